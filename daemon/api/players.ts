@@ -1,0 +1,183 @@
+// Players and zones: listing (filtered by assignments), routing, volume, mute and power.
+import { T, IdParams, Volume, UuidList } from '../http/schema.js';
+import { route, ok, created, noContent, type Route } from '../http/route.js';
+import type { AudioService } from '../domain/audio.js';
+import { Name, PlayerSchema, ZoneSchema } from './schemas.js';
+
+const Channel = T.Integer({ minimum: 1, maximum: 99, errorMessage: 'must be an integer channel number' });
+const DriverName = T.Optional(T.String({ errorMessage: 'must be a string' }));
+const ZoneIdsBody = T.Object({ zoneIds: UuidList('zone ids; duplicates are ignored') });
+const notFoundDoc = { description: 'no such player/zone, or not in your assignments' };
+
+export function playerRoutes(audio: AudioService): Route[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/api/players',
+      access: 'user',
+      summary: 'List the players visible to the caller',
+      tags: ['players'],
+      responses: { 200: { description: 'players', schema: T.Array(PlayerSchema) } },
+      handle: (req) => ok(audio.listPlayers(req.caller)),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/players',
+      access: 'admin',
+      summary: 'Create a player fed into an amplifier input',
+      tags: ['players'],
+      body: T.Object({ name: Name, input: T.Object({ driver: DriverName, channel: Channel }) }),
+      responses: { 201: { description: 'created', schema: PlayerSchema }, 409: { description: 'input already used' } },
+      handle: (req) => created(audio.createPlayer(req.body)),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/players/{id}',
+      access: 'user',
+      summary: 'Get a player',
+      tags: ['players'],
+      params: IdParams,
+      responses: { 200: { description: 'the player', schema: PlayerSchema }, 404: notFoundDoc },
+      handle: (req) => ok(audio.getPlayer(req.caller, req.params.id)),
+    }),
+    route({
+      method: 'DELETE',
+      path: '/api/players/{id}',
+      access: 'admin',
+      summary: 'Delete a player (its zones are detached and muted)',
+      tags: ['players'],
+      params: IdParams,
+      responses: { 204: { description: 'deleted' }, 404: notFoundDoc },
+      handle: (req) => {
+        audio.deletePlayer(req.params.id);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/api/players/{id}/volume',
+      access: 'writer',
+      summary: 'Set the group volume: every attached zone follows',
+      tags: ['players'],
+      params: IdParams,
+      body: T.Object({ volume: Volume }),
+      responses: { 204: { description: 'stored; the amplifier follows asynchronously' }, 404: notFoundDoc },
+      handle: (req) => {
+        audio.setPlayerVolume(req.caller, req.params.id, req.body.volume);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/players/{id}/attach-zones',
+      access: 'writer',
+      summary: "Route the player's input to zones (powers them on, unmutes; moves them from other players)",
+      tags: ['players'],
+      params: IdParams,
+      body: ZoneIdsBody,
+      responses: { 204: { description: 'attached' }, 400: { description: 'invalid body or unknown zone ids' }, 404: notFoundDoc },
+      handle: (req) => {
+        audio.attachZones(req.caller, req.params.id, req.body.zoneIds);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/players/{id}/detach-zones',
+      access: 'writer',
+      summary: 'Remove the route to zones (they are muted and belong to no player)',
+      tags: ['players'],
+      params: IdParams,
+      body: ZoneIdsBody,
+      responses: { 204: { description: 'detached' }, 400: { description: 'invalid body or unknown zone ids' }, 404: notFoundDoc },
+      handle: (req) => {
+        audio.detachZones(req.caller, req.params.id, req.body.zoneIds);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/zones',
+      access: 'user',
+      summary: 'List the zones visible to the caller',
+      tags: ['zones'],
+      responses: { 200: { description: 'zones', schema: T.Array(ZoneSchema) } },
+      handle: (req) => ok(audio.listZones(req.caller)),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/zones',
+      access: 'admin',
+      summary: 'Create a zone on an amplifier output that has none',
+      tags: ['zones'],
+      body: T.Object({ name: Name, output: T.Object({ driver: DriverName, channel: Channel }) }),
+      responses: { 201: { description: 'created', schema: ZoneSchema }, 409: { description: 'output already used' } },
+      handle: (req) => created(audio.createZone(req.body)),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/zones/{id}',
+      access: 'user',
+      summary: 'Get a zone',
+      tags: ['zones'],
+      params: IdParams,
+      responses: { 200: { description: 'the zone', schema: ZoneSchema }, 404: notFoundDoc },
+      handle: (req) => ok(audio.getZone(req.caller, req.params.id)),
+    }),
+    route({
+      method: 'DELETE',
+      path: '/api/zones/{id}',
+      access: 'admin',
+      summary: 'Delete a zone (it is not recreated from the amplifier on restart)',
+      tags: ['zones'],
+      params: IdParams,
+      responses: { 204: { description: 'deleted' }, 404: notFoundDoc },
+      handle: (req) => {
+        audio.deleteZone(req.params.id);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/api/zones/{id}/volume',
+      access: 'writer',
+      summary: "Set one zone's volume",
+      tags: ['zones'],
+      params: IdParams,
+      body: T.Object({ volume: Volume }),
+      responses: { 204: { description: 'stored' }, 404: notFoundDoc },
+      handle: (req) => {
+        audio.setZoneVolume(req.caller, req.params.id, req.body.volume);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/api/zones/{id}/mute',
+      access: 'writer',
+      summary: 'Mute or unmute a zone',
+      tags: ['zones'],
+      params: IdParams,
+      body: T.Object({ muted: T.Boolean({ errorMessage: 'must be true or false' }) }),
+      responses: { 204: { description: 'stored' }, 404: notFoundDoc },
+      handle: (req) => {
+        audio.setZoneMuted(req.caller, req.params.id, req.body.muted);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/api/zones/{id}/power',
+      access: 'writer',
+      summary: 'Switch a zone on or off',
+      tags: ['zones'],
+      params: IdParams,
+      body: T.Object({ power: T.Boolean({ errorMessage: 'must be true or false' }) }),
+      responses: { 204: { description: 'stored' }, 404: notFoundDoc },
+      handle: (req) => {
+        audio.setZonePower(req.caller, req.params.id, req.body.power);
+        return noContent();
+      },
+    }),
+  ];
+}

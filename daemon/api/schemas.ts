@@ -1,0 +1,90 @@
+// Response and shared request schemas, used for validation and for the OpenAPI document.
+import { T, Uuid } from '../http/schema.js';
+
+export const RoleSchema = T.String({
+  description: 'Admin, Operator or Viewer (requests accept any letter case; responses use exactly these)',
+  examples: ['Operator'],
+});
+
+export const AssignmentsSchema = T.Object({
+  playerIds: T.Array(Uuid(), { maxItems: 256, description: 'players this user may see and control' }),
+  zoneIds: T.Array(Uuid(), { maxItems: 256, description: 'zones this user may see and control' }),
+});
+
+export const UserSchema = T.Object({
+  id: T.String({ format: 'uuid' }),
+  username: T.String(),
+  role: T.Union([T.Literal('Admin'), T.Literal('Operator'), T.Literal('Viewer')]),
+  apiKey: T.Union([T.String({ description: 'masked: svc_ + first 4 hex + … + last 4' }), T.Null()]),
+  isEnabled: T.Boolean(),
+  createdAt: T.String({ format: 'date-time' }),
+  assignments: AssignmentsSchema,
+});
+
+export const ApiKeySchema = T.Object({ apiKey: T.String({ pattern: '^svc_[0-9a-f]{48}$' }) });
+
+const Binding = (what: string) =>
+  T.Object({ driver: T.String({ description: 'amplifier driver name' }), channel: T.Integer({ description: what }) });
+
+export const PlayerSchema = T.Object({
+  id: T.String({ format: 'uuid' }),
+  name: T.String(),
+  volume: T.Number({ minimum: 0, maximum: 1, format: 'double' }),
+  zoneIds: T.Array(T.String({ format: 'uuid' })),
+  input: Binding('amplifier source input the player feeds'),
+  state: T.Union([T.Literal('playing'), T.Literal('idle')]),
+});
+
+export const ZoneSchema = T.Object({
+  id: T.String({ format: 'uuid' }),
+  name: T.String(),
+  volume: T.Number({ minimum: 0, maximum: 1, format: 'double' }),
+  muted: T.Boolean(),
+  power: T.Boolean(),
+  playerId: T.Union([T.String({ format: 'uuid' }), T.Null()]),
+  output: Binding('amplifier zone output'),
+});
+
+export const InputDeviceSchema = T.Object({
+  id: T.String({ format: 'uuid' }),
+  name: T.String(),
+  kind: T.String(),
+  input: Binding('amplifier source input'),
+  isFavorite: T.Boolean(),
+});
+
+export const TrackSchema = T.Object({
+  id: T.String({ format: 'uuid' }),
+  title: T.String(),
+  uri: T.String(),
+  durationMs: T.Union([T.Integer(), T.Null()]),
+});
+
+export const PlaylistSchema = T.Object({
+  id: T.String({ format: 'uuid' }),
+  name: T.String(),
+  isFavorite: T.Boolean(),
+  tracks: T.Array(TrackSchema),
+  createdAt: T.String({ format: 'date-time' }),
+});
+
+export const Name = T.String({ minLength: 1, maxLength: 100, errorMessage: 'must be a string of 1 to 100 characters' });
+
+export const TrackInputSchema = T.Object({
+  title: T.String({ minLength: 1, maxLength: 500, errorMessage: 'must be a string of 1 to 500 characters' }),
+  uri: T.String({ minLength: 1, maxLength: 2048, errorMessage: 'must be a string of 1 to 2048 characters' }),
+  durationMs: T.Optional(T.Integer({ minimum: 0, maximum: 86_400_000, errorMessage: 'must be an integer number of milliseconds from 0 to 86400000' })),
+});
+
+export const ProblemSchema = T.Object({
+  type: T.String(),
+  title: T.String(),
+  status: T.Integer({ format: 'int32' }),
+  detail: T.String(),
+  instance: T.String(),
+  requestId: T.String(),
+  errors: T.Optional(T.Record(T.String(), T.Array(T.String()))),
+});
+
+export const Flag = (name: string) =>
+  T.Object({ [name]: T.Boolean({ errorMessage: 'must be true or false' }) });

@@ -1,0 +1,61 @@
+// Health, the OpenAPI document and the UPnP device description.
+import { T } from '../http/schema.js';
+import { route, ok, type Route } from '../http/route.js';
+
+export interface HealthSource {
+  version: string;
+  startedAt: number;
+  drivers(): Array<{ name: string; online: boolean }>;
+  storeHealthy(): boolean;
+}
+
+export function systemRoutes(health: HealthSource, openApiJson: () => string, descriptionXml: () => string): Route[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/api/health',
+      access: 'public',
+      summary: 'Liveness, version and amplifier link state (no secrets)',
+      tags: ['system'],
+      responses: {
+        200: {
+          description: 'status is ok, or degraded when an amplifier is offline or the store fails',
+          schema: T.Object({
+            status: T.Union([T.Literal('ok'), T.Literal('degraded')]),
+            version: T.String(),
+            uptimeS: T.Integer(),
+            drivers: T.Array(T.Object({ name: T.String(), online: T.Boolean() })),
+          }),
+        },
+      },
+      handle: () => {
+        const drivers = health.drivers();
+        const healthy = health.storeHealthy() && drivers.every((d) => d.online);
+        return ok({
+          status: healthy ? 'ok' : 'degraded',
+          version: health.version,
+          uptimeS: Math.floor((Date.now() - health.startedAt) / 1000),
+          drivers,
+        });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/openapi.json',
+      access: 'public',
+      summary: 'This API as OpenAPI 3.1, generated from the route schemas',
+      tags: ['system'],
+      responses: { 200: { description: 'the OpenAPI document' } },
+      handle: () => ({ status: 200, raw: openApiJson(), contentType: 'application/json' }),
+    }),
+    route({
+      method: 'GET',
+      path: '/description.xml',
+      access: 'public',
+      summary: 'UPnP device description for SSDP discovery',
+      tags: ['system'],
+      responses: { 200: { description: 'UPnP device description', contentType: 'text/xml' } },
+      handle: () => ({ status: 200, raw: descriptionXml(), contentType: 'text/xml; charset="utf-8"' }),
+    }),
+  ];
+}

@@ -1,0 +1,211 @@
+// Login sessions and user accounts (interface spec §4.1-4.3, DESIGN §3-§4).
+import { T, IdParams } from '../http/schema.js';
+import { route, ok, created, noContent, type Route } from '../http/route.js';
+import { forbidden, badRequest } from '../http/problem.js';
+import { isAdmin, parseRole, type Role } from '../domain/access.js';
+import type { AccountsService } from '../domain/accounts.js';
+import { ApiKeySchema, AssignmentsSchema, RoleSchema, UserSchema } from './schemas.js';
+
+const Username = T.String({ description: '3-64 characters of A-Z a-z 0-9 . _ -', errorMessage: 'must be a string' });
+const Password = T.String({ description: '8-256 characters', errorMessage: 'must be a string' });
+
+function role(value: string): Role {
+  const parsed = parseRole(value);
+  if (!parsed) {
+    throw badRequest(`"role" must be Admin, Operator or Viewer, got ${JSON.stringify(value).slice(0, 40)}`, {
+      role: ['must be Admin, Operator or Viewer'],
+    });
+  }
+  return parsed;
+}
+
+export function userRoutes(accounts: AccountsService): Route[] {
+  return [
+    route({
+      method: 'POST',
+      path: '/api/auth/login',
+      access: 'public',
+      summary: 'Sign in with username and password; returns a session token for Authorization: Bearer',
+      tags: ['auth'],
+      body: T.Object({ username: T.String({ maxLength: 64, errorMessage: 'must be a string' }), password: T.String({ maxLength: 1024, errorMessage: 'must be a string' }) }),
+      responses: {
+        200: {
+          description: 'signed in',
+          schema: T.Object({ token: T.String({ pattern: '^sst_' }), expiresAt: T.String({ format: 'date-time' }), user: UserSchema }),
+        },
+        401: { description: 'wrong username or password, or disabled user' },
+        429: { description: 'too many failed attempts; see Retry-After' },
+      },
+      handle: async (req) => ok(await accounts.login(req.body.username, req.body.password, req.ip)),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/auth/logout',
+      access: 'user',
+      summary: 'End the login session used for this request',
+      tags: ['auth'],
+      responses: { 204: { description: 'session revoked' }, 400: { description: 'the request used an API key' } },
+      handle: (req) => {
+        accounts.logout(req.caller);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/users/me',
+      access: 'user',
+      summary: 'The calling user',
+      tags: ['users'],
+      responses: { 200: { description: 'the user', schema: UserSchema } },
+      handle: (req) => ok(accounts.get(req.caller.userId)),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/users',
+      access: 'admin',
+      summary: 'List users',
+      tags: ['users'],
+      responses: { 200: { description: 'all users', schema: T.Array(UserSchema) } },
+      handle: () => ok(accounts.list()),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/users',
+      access: 'admin',
+      summary: 'Create a user with an API key (returned once in full)',
+      tags: ['users'],
+      body: T.Object({
+        username: Username,
+        password: Password,
+        role: T.String({ errorMessage: 'must be a string: Admin, Operator or Viewer' }),
+        assignments: T.Optional(AssignmentsSchema),
+      }),
+      responses: {
+        201: { description: 'created; apiKey is the full key', schema: UserSchema },
+        409: { description: 'username taken' },
+      },
+      handle: async (req) =>
+        created(
+          await accounts.create({
+            username: req.body.username,
+            password: req.body.password,
+            role: role(req.body.role),
+            assignments: req.body.assignments,
+          }),
+        ),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/users/{id}',
+      access: 'user',
+      summary: 'Get a user (admin, or the user themself)',
+      tags: ['users'],
+      params: IdParams,
+      responses: { 200: { description: 'the user', schema: UserSchema }, 403: { description: 'not admin nor self' } },
+      handle: (req) => {
+        if (!isAdmin(req.caller) && req.caller.userId !== req.params.id) throw forbidden('only an Admin can read other users');
+        return ok(accounts.get(req.params.id));
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/api/users/{id}',
+      access: 'admin',
+      summary: 'Update role and/or enabled state',
+      tags: ['users'],
+      params: IdParams,
+      body: T.Object({
+        role: T.Optional(RoleSchema),
+        isEnabled: T.Optional(T.Boolean({ errorMessage: 'must be true or false' })),
+      }),
+      responses: {
+        200: { description: 'the updated user', schema: UserSchema },
+        400: { description: 'invalid body, or the change would leave no enabled Admin' },
+      },
+      handle: (req) => {
+        if (req.body.role === undefined && req.body.isEnabled === undefined) {
+          throw badRequest('send at least one of "role" and "isEnabled"', { body: ['needs "role" or "isEnabled"'] });
+        }
+        const change: { role?: Role; isEnabled?: boolean } = {};
+        if (req.body.role !== undefined) change.role = role(req.body.role);
+        if (req.body.isEnabled !== undefined) change.isEnabled = req.body.isEnabled;
+        return ok(accounts.update(req.params.id, change));
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/api/users/{id}',
+      access: 'admin',
+      summary: 'Delete a user; its key and sessions are revoked permanently',
+      tags: ['users'],
+      params: IdParams,
+      responses: { 204: { description: 'deleted' }, 400: { description: 'the last enabled Admin' } },
+      handle: (req) => {
+        accounts.remove(req.params.id);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/users/{id}/api-key',
+      access: 'admin',
+      summary: "Read a user's full API key",
+      tags: ['users'],
+      params: IdParams,
+      responses: { 200: { description: 'the key', schema: ApiKeySchema }, 404: { description: 'no such user, or no key' } },
+      handle: (req) => ok({ apiKey: accounts.getApiKey(req.params.id) }),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/users/{id}/api-key',
+      access: 'admin',
+      summary: 'Regenerate the API key; the previous key stops working at once',
+      tags: ['users'],
+      params: IdParams,
+      responses: { 200: { description: 'the new key', schema: ApiKeySchema } },
+      handle: (req) => ok({ apiKey: accounts.regenerateApiKey(req.params.id) }),
+    }),
+    route({
+      method: 'DELETE',
+      path: '/api/users/{id}/api-key',
+      access: 'admin',
+      summary: 'Revoke the API key without deleting the user',
+      tags: ['users'],
+      params: IdParams,
+      responses: { 204: { description: 'revoked' } },
+      handle: (req) => {
+        accounts.revokeApiKey(req.params.id);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/api/users/{id}/password',
+      access: 'user',
+      summary: "Change a user's password (admin or self); ends that user's sessions",
+      tags: ['users'],
+      params: IdParams,
+      body: T.Object({ newPassword: Password }),
+      responses: { 200: { description: 'changed (empty body)' }, 403: { description: 'not admin nor self' } },
+      handle: async (req) => {
+        if (!isAdmin(req.caller) && req.caller.userId !== req.params.id) {
+          throw forbidden("only an Admin can change another user's password");
+        }
+        await accounts.setPassword(req.params.id, req.body.newPassword);
+        return { status: 200 };
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/api/users/{id}/assignments',
+      access: 'admin',
+      summary: 'Replace the players and zones a user may see and control',
+      tags: ['users'],
+      params: IdParams,
+      body: AssignmentsSchema,
+      responses: { 200: { description: 'the updated user', schema: UserSchema }, 400: { description: 'unknown ids' } },
+      handle: (req) => ok(accounts.setAssignments(req.params.id, req.body)),
+    }),
+  ];
+}
+

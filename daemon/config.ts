@@ -1,0 +1,253 @@
+// Typed configuration: defaults < JSON config file < AZC_* environment < command-line flags.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  stateDir: string;
+  /** Where playlist exports go; `<stateDir>/exports` unless set. */
+  exportDir: string;
+  driver: string;
+  serialPort: string | undefined;
+  /** Amplifier poll interval for serial drivers (ms). */
+  pollIntervalMs: number;
+  ssdp: boolean;
+  /** Network interfaces SSDP announces on (empty: all IPv4 interfaces). */
+  ssdpInterfaces: string[];
+  friendlyName: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Request body cap in bytes (413 above). */
+  maxBodyBytes: number;
+  sessionIdleMs: number;
+  sessionAbsoluteMs: number;
+  /** Failed logins allowed per username/address before back-off starts. */
+  loginFreeFailures: number;
+  loginBaseDelayMs: number;
+  loginMaxDelayMs: number;
+  sse: {
+    retryMs: number;
+    pingIntervalMs: number;
+    maxBufferedBytes: number;
+    replayEvents: number;
+    /** How often open streams re-check their credential (expiry, revocation safety net). */
+    recheckIntervalMs: number;
+  };
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function defaultConfig(cwd = process.cwd()): Config {
+  const stateDir = path.resolve(cwd, 'data');
+  return {
+    host: '0.0.0.0',
+    port: 8080,
+    stateDir,
+    exportDir: '',
+    driver: 'simulated',
+    serialPort: undefined,
+    pollIntervalMs: 5000,
+    ssdp: false,
+    ssdpInterfaces: [],
+    friendlyName: 'Audio Zone Controller',
+    logLevel: 'info',
+    maxBodyBytes: 64 * 1024,
+    sessionIdleMs: 12 * 3600_000,
+    sessionAbsoluteMs: 7 * 24 * 3600_000,
+    loginFreeFailures: 5,
+    loginBaseDelayMs: 1000,
+    loginMaxDelayMs: 15 * 60_000,
+    sse: {
+      retryMs: 2000,
+      pingIntervalMs: 15_000,
+      maxBufferedBytes: 1024 * 1024,
+      replayEvents: 4096,
+      recheckIntervalMs: 500,
+    },
+  };
+}
+
+export class ConfigError extends Error {}
+
+type Raw = Record<string, unknown>;
+
+const FLAG_KEYS: Record<string, keyof Config> = {
+  '--host': 'host',
+  '--port': 'port',
+  '--state-dir': 'stateDir',
+  '--export-dir': 'exportDir',
+  '--driver': 'driver',
+  '--serial-port': 'serialPort',
+  '--poll-interval-ms': 'pollIntervalMs',
+  '--log-level': 'logLevel',
+  '--friendly-name': 'friendlyName',
+  '--ssdp-interfaces': 'ssdpInterfaces',
+};
+
+const ENV_KEYS: Record<string, keyof Config> = {
+  AZC_HOST: 'host',
+  AZC_PORT: 'port',
+  AZC_STATE_DIR: 'stateDir',
+  AZC_EXPORT_DIR: 'exportDir',
+  AZC_DRIVER: 'driver',
+  AZC_SERIAL_PORT: 'serialPort',
+  AZC_POLL_INTERVAL_MS: 'pollIntervalMs',
+  AZC_LOG_LEVEL: 'logLevel',
+  AZC_FRIENDLY_NAME: 'friendlyName',
+  AZC_SSDP: 'ssdp',
+  AZC_SSDP_INTERFACES: 'ssdpInterfaces',
+};
+
+export const USAGE = `usage: azcd [options]
+  --config FILE          JSON configuration file (also AZC_CONFIG)
+  --host ADDR            listen address (default 0.0.0.0)
+  --port N               listen port (default 8080; 0 picks a free one)
+  --state-dir DIR        database, device key and exports (default ./data)
+  --export-dir DIR       playlist export directory (default <state-dir>/exports)
+  --driver NAME          amplifier driver: simulated (default) or monoprice
+  --serial-port PATH     serial device for monoprice (prefer /dev/serial/by-id/...)
+  --poll-interval-ms N   amplifier poll interval (default 5000)
+  --ssdp / --no-ssdp     announce on the LAN with SSDP (default off)
+  --ssdp-interfaces LIST comma-separated interfaces for SSDP (default: all)
+  --friendly-name NAME   name shown by discovery
+  --log-level LEVEL      fatal|error|warn|info|debug|trace|silent (default info)
+  --help                 this text`;
+
+/** Parses flags into raw values; throws ConfigError on anything unknown. */
+function parseFlags(argv: string[]): { raw: Raw; configFile?: string; help: boolean } {
+  const raw: Raw = {};
+  let configFile: string | undefined;
+  let help = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      const next = argv[++i];
+      if (next === undefined) throw new ConfigError(`${name} needs a value`);
+      return next;
+    };
+    if (name === '--help' || name === '-h') help = true;
+    else if (name === '--ssdp') raw.ssdp = true;
+    else if (name === '--no-ssdp') raw.ssdp = false;
+    else if (name === '--config') configFile = value();
+    else if (FLAG_KEYS[name]) raw[FLAG_KEYS[name]] = value();
+    else throw new ConfigError(`unknown option ${name} (see --help)`);
+  }
+  return { raw, configFile, help };
+}
+
+function fromEnv(env: NodeJS.ProcessEnv): Raw {
+  const raw: Raw = {};
+  for (const [variable, key] of Object.entries(ENV_KEYS)) {
+    const value = env[variable];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  return raw;
+}
+
+function readConfigFile(file: string): Raw {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${file}: ${(err as Error).message}`);
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not a JSON object');
+    return value as Raw;
+  } catch (err) {
+    throw new ConfigError(`config file ${file} is not a JSON object: ${(err as Error).message}`);
+  }
+}
+
+function toInt(key: string, value: unknown, min: number, max: number): number {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`"${key}" must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+function toBool(key: string, value: unknown): boolean {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === '1' || value === 'yes' || value === 'on') return true;
+  if (value === 'false' || value === '0' || value === 'no' || value === 'off') return false;
+  throw new ConfigError(`"${key}" must be true or false, got ${JSON.stringify(value)}`);
+}
+
+function toString(key: string, value: unknown): string {
+  if (typeof value !== 'string' || value === '') throw new ConfigError(`"${key}" must be a non-empty string`);
+  return value;
+}
+
+function toList(key: string, value: unknown): string[] {
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
+  if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter(Boolean);
+  throw new ConfigError(`"${key}" must be a list of interface names`);
+}
+
+/** Applies one layer of raw values onto a config, validating each. */
+function apply(config: Config, raw: Raw, baseDir: string): void {
+  for (const [key, value] of Object.entries(raw)) {
+    switch (key) {
+      case 'host':
+      case 'driver':
+      case 'friendlyName':
+        config[key] = toString(key, value);
+        break;
+      case 'serialPort':
+        config.serialPort = toString(key, value);
+        break;
+      case 'stateDir':
+      case 'exportDir':
+        config[key] = path.resolve(baseDir, toString(key, value));
+        break;
+      case 'port':
+        config.port = toInt(key, value, 0, 65535);
+        break;
+      case 'pollIntervalMs':
+        config.pollIntervalMs = toInt(key, value, 200, 600_000);
+        break;
+      case 'ssdp':
+        config.ssdp = toBool(key, value);
+        break;
+      case 'ssdpInterfaces':
+        config.ssdpInterfaces = toList(key, value);
+        break;
+      case 'logLevel': {
+        const level = toString(key, value);
+        if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+          throw new ConfigError(`"logLevel" must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+        }
+        config.logLevel = level as Config['logLevel'];
+        break;
+      }
+      default:
+        // Unknown keys in a config file are tolerated so newer files work with older daemons.
+        break;
+    }
+  }
+}
+
+export interface LoadedConfig {
+  config: Config;
+  help: boolean;
+}
+
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): LoadedConfig {
+  const flags = parseFlags(argv);
+  const config = defaultConfig(cwd);
+  const configFile = flags.configFile ?? env.AZC_CONFIG;
+  if (configFile) apply(config, readConfigFile(path.resolve(cwd, configFile)), path.dirname(path.resolve(cwd, configFile)));
+  apply(config, fromEnv(env), cwd);
+  apply(config, flags.raw, cwd);
+  if (!config.exportDir) config.exportDir = path.join(config.stateDir, 'exports');
+  if (config.driver === 'monoprice' && !config.serialPort) {
+    throw new ConfigError('the monoprice driver needs --serial-port (or AZC_SERIAL_PORT), e.g. /dev/serial/by-id/usb-...');
+  }
+  return { config, help: flags.help };
+}

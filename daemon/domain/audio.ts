@@ -1,0 +1,421 @@
+// Players and zones: routing rules, group volume, visibility per caller, and the amplifier kept in step.
+import { randomUUID } from 'node:crypto';
+import type { AmplifierDriver, DriverEvent, ZoneState } from '../../drivers/driver.js';
+import { volumeToStep } from '../../drivers/driver.js';
+import type { Store } from '../store/db.js';
+import type { AudioRepo, PlayerRow, ZoneRow } from '../store/audio-repo.js';
+import type { UsersRepo } from '../store/users-repo.js';
+import { canSeePlayer, canSeeZone, isAdmin, type Caller } from './access.js';
+import type { DomainEvent, EventBus, PlayerView, ZoneView } from './events.js';
+import { badRequest, conflict, notFound } from '../http/problem.js';
+
+/** Volume a new player starts at (a quiet, safe default). */
+const NEW_PLAYER_VOLUME = 0.3;
+const NEW_ZONE_VOLUME = 0.3;
+
+export class AudioService {
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly repo: AudioRepo,
+    private readonly users: UsersRepo,
+    private readonly bus: EventBus,
+    readonly driver: AmplifierDriver,
+    /** Notified with the users whose assignment lists lost a deleted player or zone. */
+    private readonly onAssignmentsDropped: (userIds: string[]) => void,
+  ) {}
+
+  /** Creates rows for zones and inputs the driver describes, then hands the stored state to the driver. */
+  async start(): Promise<void> {
+    this.syncDescription();
+    this.unsubscribe = this.driver.onEvent((event) => this.onDriverEvent(event));
+    const desired = new Map<number, ZoneState>();
+    for (const zone of this.repo.zones()) {
+      if (zone.output_driver === this.driver.name) desired.set(zone.output_channel, hardwareOf(zone));
+    }
+    await this.driver.start(desired);
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    await this.driver.stop();
+  }
+
+  // ---- players --------------------------------------------------------------------------------
+
+  listPlayers(caller: Caller): PlayerView[] {
+    const zones = this.repo.zones();
+    return this.repo
+      .players()
+      .filter((player) => canSeePlayer(caller, player.id))
+      .map((player) => this.playerView(player, zones, caller));
+  }
+
+  getPlayer(caller: Caller, id: string): PlayerView {
+    return this.playerView(this.visiblePlayer(caller, id), this.repo.zonesOfPlayer(id), caller);
+  }
+
+  createPlayer(input: { name: string; input: { driver?: string; channel: number } }): PlayerView {
+    const driverName = this.checkDriver(input.input.driver, 'input.driver');
+    const inputs = this.driver.describe().inputs;
+    if (!inputs.some((i) => i.channel === input.input.channel)) {
+      throw badRequest(`"input.channel" must be one of the amplifier's inputs (${inputs.map((i) => i.channel).join(', ')}), got ${input.input.channel}`, {
+        'input.channel': ['not an input of the amplifier'],
+      });
+    }
+    const row: PlayerRow = {
+      id: randomUUID(),
+      name: input.name,
+      volume: NEW_PLAYER_VOLUME,
+      input_driver: driverName,
+      input_channel: input.input.channel,
+      created_at: new Date().toISOString(),
+    };
+    this.store.transaction(() => {
+      const taken = this.repo.playerByInput(driverName, input.input.channel);
+      if (taken) throw conflict(`input ${input.input.channel} already feeds player "${taken.name}" (${taken.id})`);
+      this.repo.insertPlayer(row);
+    });
+    const view = this.playerView(row, [], null);
+    this.bus.publish({ type: 'player.created', payload: { player: view } });
+    return view;
+  }
+
+  deletePlayer(id: string): void {
+    const player = this.existingPlayer(id);
+    const zones = this.repo.zonesOfPlayer(id);
+    let dropped: string[] = [];
+    this.store.transaction(() => {
+      for (const zone of zones) this.repo.updateZone({ ...zone, player_id: null, muted: 1 });
+      this.repo.deletePlayer(player.id);
+      dropped = this.users.dropAssignmentTarget('player', player.id);
+    });
+    for (const zone of zones) {
+      this.driver.setZone(zone.output_channel, { muted: true });
+      if (!zone.muted) this.bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: zone.id, muted: true } });
+    }
+    this.bus.publish({ type: 'player.deleted', payload: { playerId: id } });
+    this.onAssignmentsDropped(dropped);
+  }
+
+  setPlayerVolume(caller: Caller, id: string, volume: number): void {
+    const player = this.visiblePlayer(caller, id);
+    const zones = this.repo.zonesOfPlayer(id);
+    this.store.transaction(() => {
+      this.repo.setPlayerVolume(id, volume);
+      for (const zone of zones) this.repo.updateZone({ ...zone, volume });
+    }, false);
+    const events: DomainEvent[] = [];
+    if (player.volume !== volume) events.push({ type: 'player.volumeChanged', payload: { playerId: id, volume } });
+    for (const zone of zones) {
+      this.driver.setZone(zone.output_channel, { volume });
+      if (zone.volume !== volume) events.push({ type: 'zone.volumeChanged', payload: { zoneId: zone.id, volume } });
+    }
+    this.publish(events);
+  }
+
+  /** Routes the player's input to the zones, powers them on and unmutes them; zones move from other players. */
+  attachZones(caller: Caller, playerId: string, zoneIds: string[]): void {
+    const player = this.visiblePlayer(caller, playerId);
+    const zones = this.visibleZones(caller, zoneIds);
+    const events: DomainEvent[] = [];
+    const losers = new Set<string>();
+    const changed: ZoneRow[] = [];
+    this.store.transaction(() => {
+      for (const zone of zones) {
+        if (zone.player_id === playerId) continue;
+        if (zone.player_id) losers.add(zone.player_id);
+        const next = { ...zone, player_id: playerId, power: 1, muted: 0, source: player.input_channel };
+        this.repo.updateZone(next);
+        changed.push(zone);
+      }
+    });
+    if (changed.length === 0) return;
+    for (const zone of changed) {
+      // Power first: real amplifiers ignore other commands to a zone that is off.
+      this.driver.setZone(zone.output_channel, { power: true, source: player.input_channel, muted: false });
+      if (!zone.power) events.push({ type: 'zone.powerChanged', payload: { zoneId: zone.id, power: true } });
+      if (zone.muted) events.push({ type: 'zone.mutedChanged', payload: { zoneId: zone.id, muted: false } });
+    }
+    for (const loser of losers) events.push(this.zonesChangedEvent(loser));
+    events.push(this.zonesChangedEvent(playerId));
+    this.publish(events);
+  }
+
+  /** Removes the route: the zones are muted and belong to no player. */
+  detachZones(caller: Caller, playerId: string, zoneIds: string[]): void {
+    this.visiblePlayer(caller, playerId);
+    const zones = this.visibleZones(caller, zoneIds).filter((zone) => zone.player_id === playerId);
+    if (zones.length === 0) return;
+    this.store.transaction(() => {
+      for (const zone of zones) this.repo.updateZone({ ...zone, player_id: null, muted: 1 });
+    });
+    const events: DomainEvent[] = [];
+    for (const zone of zones) {
+      this.driver.setZone(zone.output_channel, { muted: true });
+      if (!zone.muted) events.push({ type: 'zone.mutedChanged', payload: { zoneId: zone.id, muted: true } });
+    }
+    events.push(this.zonesChangedEvent(playerId));
+    this.publish(events);
+  }
+
+  // ---- zones ----------------------------------------------------------------------------------
+
+  listZones(caller: Caller): ZoneView[] {
+    return this.repo
+      .zones()
+      .filter((zone) => canSeeZone(caller, zone.id))
+      .map((zone) => zoneView(zone, caller));
+  }
+
+  getZone(caller: Caller, id: string): ZoneView {
+    return zoneView(this.visibleZone(caller, id), caller);
+  }
+
+  createZone(input: { name: string; output: { driver?: string; channel: number } }): ZoneView {
+    const driverName = this.checkDriver(input.output.driver, 'output.driver');
+    const outputs = this.driver.describe().zones;
+    if (!outputs.some((z) => z.channel === input.output.channel)) {
+      throw badRequest(`"output.channel" must be one of the amplifier's zone outputs (${outputs.map((z) => z.channel).join(', ')}), got ${input.output.channel}`, {
+        'output.channel': ['not a zone output of the amplifier'],
+      });
+    }
+    const hardware = this.driver.hardwareState(input.output.channel);
+    const row: ZoneRow = {
+      id: randomUUID(),
+      name: input.name,
+      volume: hardware?.volume ?? NEW_ZONE_VOLUME,
+      muted: hardware?.muted ? 1 : 0,
+      power: hardware?.power ? 1 : 0,
+      source: hardware?.source ?? 1,
+      player_id: null,
+      output_driver: driverName,
+      output_channel: input.output.channel,
+      created_at: new Date().toISOString(),
+    };
+    this.store.transaction(() => {
+      const taken = this.repo.zoneByOutput(driverName, input.output.channel);
+      if (taken) throw conflict(`output ${input.output.channel} already belongs to zone "${taken.name}" (${taken.id})`);
+      this.repo.insertZone(row);
+      this.users.setMeta(tombstone('zone', driverName, input.output.channel), '');
+    });
+    const view = zoneView(row, null);
+    this.bus.publish({ type: 'zone.created', payload: { zone: view } });
+    return view;
+  }
+
+  deleteZone(id: string): void {
+    const zone = this.repo.zone(id);
+    if (!zone) throw notFound(`no zone with id ${id}`);
+    let dropped: string[] = [];
+    this.store.transaction(() => {
+      this.repo.deleteZone(id);
+      dropped = this.users.dropAssignmentTarget('zone', id);
+      // Remembered so the next start does not recreate the zone from the amplifier's description.
+      this.users.setMeta(tombstone('zone', zone.output_driver, zone.output_channel), 'deleted');
+    });
+    const events: DomainEvent[] = [{ type: 'zone.deleted', payload: { zoneId: id } }];
+    if (zone.player_id) events.unshift(this.zonesChangedEvent(zone.player_id));
+    this.publish(events);
+    this.onAssignmentsDropped(dropped);
+  }
+
+  setZoneVolume(caller: Caller, id: string, volume: number): void {
+    this.changeZone(caller, id, { volume });
+  }
+
+  setZoneMuted(caller: Caller, id: string, muted: boolean): void {
+    this.changeZone(caller, id, { muted });
+  }
+
+  setZonePower(caller: Caller, id: string, power: boolean): void {
+    this.changeZone(caller, id, { power });
+  }
+
+  /** Whether an id names an existing player or zone (for assignment lists). */
+  exists(kind: 'player' | 'zone', id: string): boolean {
+    return kind === 'player' ? this.repo.player(id) !== undefined : this.repo.zone(id) !== undefined;
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  private changeZone(caller: Caller, id: string, change: Partial<Pick<ZoneState, 'volume' | 'muted' | 'power'>>): void {
+    const zone = this.visibleZone(caller, id);
+    const next = { ...zone };
+    if (change.volume !== undefined) next.volume = change.volume;
+    if (change.muted !== undefined) next.muted = change.muted ? 1 : 0;
+    if (change.power !== undefined) next.power = change.power ? 1 : 0;
+    this.store.transaction(() => this.repo.updateZone(next), false);
+    this.driver.setZone(zone.output_channel, change);
+    this.publish(zoneEvents(zone, next));
+  }
+
+  /** A state read back from the amplifier (a keypad, the front panel): the hardware wins. */
+  private onDriverEvent(event: DriverEvent): void {
+    if (event.type === 'status') {
+      this.bus.publish({ type: 'hardware.status', payload: { driver: this.driver.name, online: event.online } });
+      return;
+    }
+    if (event.type === 'described') {
+      this.syncDescription();
+      return;
+    }
+    const zone = this.repo.zoneByOutput(this.driver.name, event.channel);
+    if (!zone) return;
+    const steps = this.driver.describe().volumeSteps;
+    const next: ZoneRow = { ...zone, power: event.state.power ? 1 : 0, muted: event.state.muted ? 1 : 0, source: event.state.source };
+    // Keep the client's exact value unless the hardware shows a different step.
+    if (volumeToStep(zone.volume, steps) !== volumeToStep(event.state.volume, steps)) next.volume = event.state.volume;
+    const events = zoneEvents(zone, next);
+    if (next.source !== zone.source) {
+      const owner = this.repo.playerByInput(this.driver.name, next.source);
+      next.player_id = owner?.id ?? null;
+    }
+    if (events.length === 0 && next.player_id === zone.player_id && next.source === zone.source) return;
+    this.store.transaction(() => this.repo.updateZone(next), false);
+    if (next.player_id !== zone.player_id) {
+      if (zone.player_id) events.push(this.zonesChangedEvent(zone.player_id));
+      if (next.player_id) events.push(this.zonesChangedEvent(next.player_id));
+    }
+    this.publish(events);
+  }
+
+  /** Adds rows for zones and inputs the amplifier has and the database lacks; never removes any. */
+  private syncDescription(): void {
+    const description = this.driver.describe();
+    const driverName = this.driver.name;
+    const created: DomainEvent[] = [];
+    this.store.transaction(() => {
+      const now = new Date().toISOString();
+      for (const output of description.zones) {
+        if (this.repo.zoneByOutput(driverName, output.channel)) continue;
+        if (this.users.getMeta(tombstone('zone', driverName, output.channel)) === 'deleted') continue;
+        const hardware = this.driver.hardwareState(output.channel);
+        const row: ZoneRow = {
+          id: randomUUID(),
+          name: output.name,
+          volume: hardware?.volume ?? NEW_ZONE_VOLUME,
+          muted: hardware?.muted ? 1 : 0,
+          power: hardware?.power ? 1 : 0,
+          source: hardware?.source ?? 1,
+          player_id: null,
+          output_driver: driverName,
+          output_channel: output.channel,
+          created_at: now,
+        };
+        this.repo.insertZone(row);
+        created.push({ type: 'zone.created', payload: { zone: zoneView(row, null) } });
+      }
+      for (const input of description.inputs) {
+        if (this.repo.inputByChannel(driverName, input.channel)) continue;
+        if (this.users.getMeta(tombstone('input', driverName, input.channel)) === 'deleted') continue;
+        const row = {
+          id: randomUUID(),
+          name: input.name,
+          kind: input.kind,
+          input_driver: driverName,
+          input_channel: input.channel,
+          is_favorite: 0,
+          created_at: now,
+        };
+        this.repo.insertInput(row);
+      }
+    });
+    this.publish(created);
+  }
+
+  private checkDriver(driver: string | undefined, field: string): string {
+    if (driver !== undefined && driver !== this.driver.name) {
+      throw badRequest(`"${field}" must be "${this.driver.name}" (the configured amplifier driver), got "${driver}"`, {
+        [field]: [`must be "${this.driver.name}"`],
+      });
+    }
+    return this.driver.name;
+  }
+
+  private existingPlayer(id: string): PlayerRow {
+    const player = this.repo.player(id);
+    if (!player) throw notFound(`no player with id ${id}`);
+    return player;
+  }
+
+  /** Loads a player for a caller: one outside the caller's assignments does not exist for it. */
+  private visiblePlayer(caller: Caller, id: string): PlayerRow {
+    const player = this.repo.player(id);
+    if (!player || !canSeePlayer(caller, id)) throw notFound(`no player with id ${id}`);
+    return player;
+  }
+
+  private visibleZone(caller: Caller, id: string): ZoneRow {
+    const zone = this.repo.zone(id);
+    if (!zone || !canSeeZone(caller, id)) throw notFound(`no zone with id ${id}`);
+    return zone;
+  }
+
+  /** All zones named in a body; any unknown or invisible id fails the whole request with 400. */
+  private visibleZones(caller: Caller, zoneIds: string[]): ZoneRow[] {
+    const ids = [...new Set(zoneIds.map((id) => id.toLowerCase()))];
+    const zones: ZoneRow[] = [];
+    const missing: string[] = [];
+    for (const id of ids) {
+      const zone = this.repo.zone(id);
+      if (zone && canSeeZone(caller, id)) zones.push(zone);
+      else missing.push(id);
+    }
+    if (missing.length) {
+      throw badRequest(`unknown zone ids: ${missing.join(', ')}`, { zoneIds: [`unknown zone ids: ${missing.join(', ')}`] });
+    }
+    return zones;
+  }
+
+  private zonesChangedEvent(playerId: string): DomainEvent {
+    return { type: 'player.zonesChanged', payload: { playerId, zoneIds: this.repo.zonesOfPlayer(playerId).map((z) => z.id) } };
+  }
+
+  private playerView(player: PlayerRow, zones: ZoneRow[], caller: Caller | null): PlayerView {
+    const attached = zones.filter((zone) => zone.player_id === player.id);
+    const visible = caller && !isAdmin(caller) ? attached.filter((zone) => canSeeZone(caller, zone.id)) : attached;
+    return {
+      id: player.id,
+      name: player.name,
+      volume: player.volume,
+      zoneIds: visible.map((zone) => zone.id),
+      input: { driver: player.input_driver, channel: player.input_channel },
+      state: attached.some((zone) => zone.power && !zone.muted) ? 'playing' : 'idle',
+    };
+  }
+
+  private publish(events: DomainEvent[]): void {
+    for (const event of events) this.bus.publish(event);
+  }
+}
+
+function hardwareOf(zone: ZoneRow): ZoneState {
+  return { power: zone.power === 1, muted: zone.muted === 1, volume: zone.volume, source: zone.source };
+}
+
+function zoneView(zone: ZoneRow, caller: Caller | null): ZoneView {
+  const playerVisible = zone.player_id !== null && (!caller || canSeePlayer(caller, zone.player_id));
+  return {
+    id: zone.id,
+    name: zone.name,
+    volume: zone.volume,
+    muted: zone.muted === 1,
+    power: zone.power === 1,
+    playerId: playerVisible ? zone.player_id : null,
+    output: { driver: zone.output_driver, channel: zone.output_channel },
+  };
+}
+
+function zoneEvents(before: ZoneRow, after: ZoneRow): DomainEvent[] {
+  const events: DomainEvent[] = [];
+  if (before.power !== after.power) events.push({ type: 'zone.powerChanged', payload: { zoneId: after.id, power: after.power === 1 } });
+  if (before.muted !== after.muted) events.push({ type: 'zone.mutedChanged', payload: { zoneId: after.id, muted: after.muted === 1 } });
+  if (before.volume !== after.volume) events.push({ type: 'zone.volumeChanged', payload: { zoneId: after.id, volume: after.volume } });
+  return events;
+}
+
+export function tombstone(kind: 'zone' | 'input', driver: string, channel: number): string {
+  return `deleted:${kind}:${driver}:${channel}`;
+}

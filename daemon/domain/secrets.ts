@@ -1,0 +1,106 @@
+// Secrets at rest: API keys sealed with a device key (secretbox), keyed digests for lookup, scrypt passwords.
+import { createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import nacl from 'tweetnacl';
+
+export const API_KEY_RE = /^svc_[0-9a-f]{48}$/;
+export const SESSION_TOKEN_RE = /^sst_[A-Za-z0-9_-]{43}$/;
+
+export function generateApiKey(): string {
+  return `svc_${randomBytes(24).toString('hex')}`;
+}
+
+export function generateSessionToken(): string {
+  return `sst_${randomBytes(32).toString('base64url')}`;
+}
+
+/** `svc_` + first 4 hex + `…` + last 4: enough to tell keys apart, useless to an attacker. */
+export function maskApiKey(key: string): string {
+  return `${key.slice(0, 8)}…${key.slice(-4)}`;
+}
+
+export interface SealedKey {
+  nonce: Buffer;
+  box: Buffer;
+}
+
+/** Holds the device key and everything derived from it. */
+export class DeviceSecrets {
+  private readonly boxKey: Uint8Array;
+  private readonly macKey: Buffer;
+
+  constructor(deviceKey: Buffer) {
+    if (deviceKey.length !== 32) throw new Error('the device key must be 32 bytes');
+    this.boxKey = new Uint8Array(createHmac('sha256', deviceKey).update('azc:secretbox:v1').digest());
+    this.macKey = createHmac('sha256', deviceKey).update('azc:lookup:v1').digest();
+  }
+
+  /** Loads `<stateDir>/device.key`, creating it (mode 0600) on first start. */
+  static open(stateDir: string): DeviceSecrets {
+    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    const file = path.join(stateDir, 'device.key');
+    let key: Buffer;
+    try {
+      key = readFileSync(file);
+      if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      key = randomBytes(32);
+      const fd = openSync(file, 'wx', 0o600);
+      try {
+        writeSync(fd, key);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    return new DeviceSecrets(key);
+  }
+
+  /** Keyed digest used to find a key or session without storing it; equal inputs give equal digests. */
+  digest(secret: string): Buffer {
+    return createHmac('sha256', this.macKey).update(secret).digest();
+  }
+
+  seal(secret: string): SealedKey {
+    const nonce = randomBytes(nacl.secretbox.nonceLength);
+    const box = nacl.secretbox(new TextEncoder().encode(secret), new Uint8Array(nonce), this.boxKey);
+    return { nonce, box: Buffer.from(box) };
+  }
+
+  open(sealed: SealedKey): string | null {
+    const plain = nacl.secretbox.open(new Uint8Array(sealed.box), new Uint8Array(sealed.nonce), this.boxKey);
+    return plain ? new TextDecoder().decode(plain) : null;
+  }
+}
+
+/** Constant-time comparison of two digests. */
+export function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && nacl.verify(a, b);
+}
+
+const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
+
+function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))),
+  );
+}
+
+/** `scrypt$N$r$p$salt$hash`, base64url; runs off the event loop. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: 64 * 1024 * 1024 });
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
+  const salt = Buffer.from(parts[4]!, 'base64url');
+  const expected = Buffer.from(parts[5]!, 'base64url');
+  const actual = await scrypt(password, salt, expected.length, { N, r, p, maxmem: 64 * 1024 * 1024 });
+  return timingSafeEqual(actual, expected);
+}

@@ -1,0 +1,97 @@
+// What a route is: method, path template, who may call it, its schemas, and a plain handler.
+import type { TSchema, Static } from './schema.js';
+import type { Caller } from '../domain/access.js';
+import type { HttpResponse } from './uws.js';
+
+/** public: no credential; user: any signed-in user; writer: Operator or Admin (Viewer 403); admin: Admin only. */
+export type Access = 'public' | 'user' | 'writer' | 'admin';
+
+export interface RequestHeaders {
+  authorization: string;
+  'x-api-key': string;
+  'content-type': string;
+  'content-length': string;
+  'x-request-id': string;
+  'last-event-id': string;
+  'if-none-match': string;
+  'accept-encoding': string;
+}
+
+export const CAPTURED_HEADERS = [
+  'authorization',
+  'x-api-key',
+  'content-type',
+  'content-length',
+  'x-request-id',
+  'last-event-id',
+  'if-none-match',
+  'accept-encoding',
+] as const satisfies ReadonlyArray<keyof RequestHeaders>;
+
+export interface ApiRequest<P = Record<string, string>, B = unknown> {
+  method: string;
+  path: string;
+  params: P;
+  body: B;
+  query: URLSearchParams;
+  caller: Caller | null;
+  requestId: string;
+  ip: string;
+  headers: RequestHeaders;
+}
+
+export interface AuthedRequest<P = Record<string, string>, B = unknown> extends ApiRequest<P, B> {
+  caller: Caller;
+}
+
+export interface ApiResult {
+  status: number;
+  body?: unknown;
+  /** A pre-encoded body (bypasses JSON encoding); `contentType` then says what it is. */
+  raw?: string | Buffer;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface ResponseDoc {
+  description: string;
+  schema?: TSchema;
+  contentType?: string;
+}
+
+interface RouteBase<P extends TSchema, B extends TSchema> {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  access: Access;
+  summary: string;
+  tags: string[];
+  params?: P;
+  body?: B;
+  query?: TSchema;
+  responses: Record<number, ResponseDoc>;
+  /** OpenAPI security override (e.g. the event stream documents the query key). */
+  description?: string;
+}
+
+export interface JsonRoute<P extends TSchema = TSchema, B extends TSchema = TSchema> extends RouteBase<P, B> {
+  kind?: 'json';
+  /** Public routes receive no caller; every other route's caller is the authenticated user. */
+  handle(req: ApiRequest<Static<P>, Static<B>> & { caller: Caller }): ApiResult | Promise<ApiResult>;
+}
+
+/** A route that writes to the uWS response itself (the event stream, static files). */
+export interface RawRoute<P extends TSchema = TSchema> extends RouteBase<P, TSchema> {
+  kind: 'raw';
+  open(req: ApiRequest<Static<P>, undefined>, res: HttpResponse): void;
+}
+
+export type Route = JsonRoute<any, any> | RawRoute<any>;
+
+/** Identity helper that keeps the handler's types tied to its schemas. */
+export function route<P extends TSchema, B extends TSchema>(definition: JsonRoute<P, B>): JsonRoute<P, B> {
+  return definition;
+}
+
+export const noContent = (): ApiResult => ({ status: 204 });
+export const ok = (body: unknown): ApiResult => ({ status: 200, body });
+export const created = (body: unknown): ApiResult => ({ status: 201, body });

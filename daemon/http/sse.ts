@@ -1,0 +1,287 @@
+// The server-sent-events stream: per-caller filtering at send time, replay, heartbeats and backpressure.
+import type { Logger } from '../log.js';
+import { canSeePlayer, canSeeZone, isAdmin, type Caller } from '../domain/access.js';
+import type { AccountsService } from '../domain/accounts.js';
+import type { EventBus, StampedEvent } from '../domain/events.js';
+import { T } from './schema.js';
+import type { ApiRequest, RawRoute } from './route.js';
+import { extractCredential } from './credentials.js';
+import type { HttpResponse } from './uws.js';
+import { statusLine } from './server.js';
+
+export interface StreamOptions {
+  retryMs: number;
+  pingIntervalMs: number;
+  maxBufferedBytes: number;
+  recheckIntervalMs: number;
+}
+
+interface Stream {
+  res: HttpResponse;
+  caller: Caller;
+  /** For API-key streams: the key's digest, to notice regeneration or revocation. */
+  keyDigest: Buffer | null;
+  /** uWS reported backpressure: new chunks wait in `queue` until onWritable. */
+  blocked: boolean;
+  queue: string[];
+  /** Bytes not yet handed to the socket: what uWS holds plus our queue. */
+  backlog: number;
+  closed: boolean;
+}
+
+const PING = ': ping\n\n';
+
+export class EventStreams {
+  private readonly streams = new Set<Stream>();
+  private readonly byUser = new Map<string, Set<Stream>>();
+  private pingTimer: NodeJS.Timeout | undefined;
+  private recheckTimer: NodeJS.Timeout | undefined;
+  private readonly unsubscribers: Array<() => void> = [];
+  /** Counters for tests, the benchmark and logs. */
+  readonly stats = { opened: 0, closed: 0, cutOff: 0, revoked: 0 };
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly accounts: AccountsService,
+    private readonly options: StreamOptions,
+    private readonly logger: Logger,
+  ) {
+    this.unsubscribers.push(
+      bus.subscribe((event) => this.broadcast(event)),
+      accounts.onAccessChange(({ userId }) => this.recheckUser(userId)),
+    );
+  }
+
+  get size(): number {
+    return this.streams.size;
+  }
+
+  route(): RawRoute {
+    return {
+      kind: 'raw',
+      method: 'GET',
+      path: '/api/stream/events',
+      access: 'user',
+      summary: 'Server-sent events for the players and zones you may see',
+      description:
+        'text/event-stream. First `retry:`, then messages of `id: <n>` and `data: {"type","payload"}` (no `event:` line). ' +
+        '`: ping` every 15 s. Resume with the Last-Event-ID header or ?lastEventId=; `stream.reset` means refetch state. ' +
+        'Accepts ?apiKey= for EventSource clients. Event types: player.volumeChanged, player.zonesChanged, ' +
+        'player.created|updated|deleted, zone.volumeChanged, zone.mutedChanged, zone.powerChanged, zone.created|deleted, ' +
+        'playlist.changed, playlist.exported, inputDevice.favoriteChanged|created|deleted, hardware.status, user.changed (admins), stream.reset.',
+      tags: ['events'],
+      query: T.Object({
+        apiKey: T.Optional(T.String({ description: 'API key for clients that cannot set headers (URL-encode it)' })),
+        lastEventId: T.Optional(T.String({ pattern: '^[0-9]{1,15}$', description: 'resume after this event id', errorMessage: 'must be an event id (digits)' })),
+      }),
+      responses: { 200: { description: 'the event stream', contentType: 'text/event-stream' } },
+      open: (req, res) => this.open(req as ApiRequest<Record<string, string>, undefined>, res),
+    };
+  }
+
+  /** Ends every stream (shutdown). */
+  closeAll(): void {
+    for (const stream of [...this.streams]) this.end(stream);
+    this.stopTimers();
+  }
+
+  dispose(): void {
+    this.closeAll();
+    for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+  }
+
+  private open(req: ApiRequest<Record<string, string>, undefined>, res: HttpResponse): void {
+    const caller = req.caller!;
+    const credential = extractCredential(req.headers, req.query);
+    const keyDigest =
+      caller.credential.kind === 'apiKey' && credential && credential !== 'malformed' ? this.accounts.digestOf(credential.value) : null;
+    const stream: Stream = { res, caller, keyDigest, blocked: false, queue: [], backlog: 0, closed: false };
+    res.onAborted(() => this.forget(stream));
+    res.onWritable(() => this.flush(stream));
+    res.writeStatus(statusLine(200));
+    res.writeHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.writeHeader('Cache-Control', 'no-cache, no-transform');
+    res.writeHeader('X-Accel-Buffering', 'no');
+    res.writeHeader('X-Request-Id', req.requestId);
+    let first = `retry: ${this.options.retryMs}\n\n`;
+    const resumeFrom = req.headers['last-event-id'] || req.query.get('lastEventId') || '';
+    if (/^\d{1,15}$/.test(resumeFrom)) {
+      const missed = this.bus.since(Number(resumeFrom));
+      if (missed === null) {
+        first += frame(this.bus.lastId, JSON.stringify({ type: 'stream.reset', payload: { reason: 'the events after your Last-Event-ID are no longer kept; refetch state' } }));
+      } else {
+        for (const event of missed) {
+          const data = this.render(stream, event);
+          if (data) first += data;
+        }
+      }
+    }
+    if (!res.write(first)) {
+      stream.blocked = true;
+      stream.backlog = Buffer.byteLength(first);
+    }
+    this.streams.add(stream);
+    let mine = this.byUser.get(caller.userId);
+    if (!mine) this.byUser.set(caller.userId, (mine = new Set()));
+    mine.add(stream);
+    this.stats.opened++;
+    this.startTimers();
+  }
+
+  private broadcast(event: StampedEvent): void {
+    if (this.streams.size === 0) return;
+    let shared: string | undefined;
+    for (const stream of this.streams) {
+      if (!visible(stream.caller, event)) continue;
+      if (event.type === 'player.zonesChanged' && !isAdmin(stream.caller)) {
+        this.send(stream, this.render(stream, event)!);
+      } else {
+        shared ??= frame(event.id, JSON.stringify({ type: event.type, payload: event.payload }));
+        this.send(stream, shared);
+      }
+    }
+  }
+
+  /** The message for one stream, or undefined when the event is not for its caller. */
+  private render(stream: Stream, event: StampedEvent): string | undefined {
+    if (!visible(stream.caller, event)) return undefined;
+    let payload: unknown = event.payload;
+    if (event.type === 'player.zonesChanged' && !isAdmin(stream.caller)) {
+      payload = { ...event.payload, zoneIds: event.payload.zoneIds.filter((id) => canSeeZone(stream.caller, id)) };
+    }
+    return frame(event.id, JSON.stringify({ type: event.type, payload }));
+  }
+
+  private send(stream: Stream, chunk: string): void {
+    if (stream.closed) return;
+    if (stream.blocked) {
+      stream.queue.push(chunk);
+      stream.backlog += Buffer.byteLength(chunk);
+      this.cutOffIfStalled(stream);
+      return;
+    }
+    this.write(stream, chunk);
+  }
+
+  /** Writes one chunk; uWS keeps a chunk it could not send, and we hold the rest until onWritable. */
+  private write(stream: Stream, chunk: string): boolean {
+    let accepted = false;
+    stream.res.cork(() => {
+      accepted = stream.res.write(chunk);
+    });
+    if (!accepted) {
+      stream.blocked = true;
+      stream.backlog += Buffer.byteLength(chunk);
+      this.cutOffIfStalled(stream);
+    }
+    return accepted;
+  }
+
+  private cutOffIfStalled(stream: Stream): void {
+    if (stream.backlog <= this.options.maxBufferedBytes) return;
+    this.stats.cutOff++;
+    this.logger.warn({ user: stream.caller.userId, bufferedBytes: stream.backlog }, 'event stream cut off: the client is not reading');
+    this.abort(stream);
+  }
+
+  /** Called by uWS when the socket drained: send what waited, stopping at the next backpressure. */
+  private flush(stream: Stream): boolean {
+    if (stream.closed) return true;
+    stream.blocked = false;
+    stream.backlog = stream.queue.reduce((n, c) => n + Buffer.byteLength(c), 0);
+    while (stream.queue.length > 0 && !stream.closed) {
+      const chunk = stream.queue.shift()!;
+      stream.backlog -= Buffer.byteLength(chunk);
+      if (!this.write(stream, chunk)) break;
+    }
+    return true;
+  }
+
+  private recheckUser(userId: string): void {
+    const mine = this.byUser.get(userId);
+    if (!mine) return;
+    for (const stream of [...mine]) this.recheck(stream);
+  }
+
+  private recheck(stream: Stream): void {
+    const caller = this.accounts.recheck(stream.caller, stream.keyDigest);
+    if (caller) {
+      stream.caller = caller;
+      return;
+    }
+    this.stats.revoked++;
+    this.end(stream);
+  }
+
+  private startTimers(): void {
+    this.pingTimer ??= setInterval(() => {
+      for (const stream of this.streams) this.send(stream, PING);
+    }, this.options.pingIntervalMs);
+    // Session expiry is the one change no account operation announces: check session streams regularly.
+    this.recheckTimer ??= setInterval(() => {
+      for (const stream of [...this.streams]) if (stream.caller.credential.kind === 'session') this.recheck(stream);
+    }, this.options.recheckIntervalMs);
+  }
+
+  private stopTimers(): void {
+    clearInterval(this.pingTimer);
+    clearInterval(this.recheckTimer);
+    this.pingTimer = undefined;
+    this.recheckTimer = undefined;
+  }
+
+  /** Ends the response cleanly (the client sees the stream finish). */
+  private end(stream: Stream): void {
+    if (stream.closed) return;
+    this.forget(stream);
+    stream.res.cork(() => stream.res.end());
+  }
+
+  /** Drops the connection at once (a stalled reader gets no graceful end). */
+  private abort(stream: Stream): void {
+    if (stream.closed) return;
+    this.forget(stream);
+    stream.res.close();
+  }
+
+  private forget(stream: Stream): void {
+    if (stream.closed) return;
+    stream.closed = true;
+    stream.queue.length = 0;
+    this.streams.delete(stream);
+    const mine = this.byUser.get(stream.caller.userId);
+    mine?.delete(stream);
+    if (mine && mine.size === 0) this.byUser.delete(stream.caller.userId);
+    this.stats.closed++;
+    if (this.streams.size === 0) this.stopTimers();
+  }
+}
+
+function frame(id: number, data: string): string {
+  return `id: ${id}\ndata: ${data}\n\n`;
+}
+
+/** Admins see everything; others see player/zone events for their assignments, and all library/hardware events. */
+export function visible(caller: Caller, event: StampedEvent): boolean {
+  if (caller.role === 'Admin') return true;
+  switch (event.type) {
+    case 'user.changed':
+      return false;
+    case 'player.created':
+    case 'player.updated':
+      return canSeePlayer(caller, event.payload.player.id);
+    case 'player.volumeChanged':
+    case 'player.zonesChanged':
+    case 'player.deleted':
+      return canSeePlayer(caller, event.payload.playerId);
+    case 'zone.created':
+      return canSeeZone(caller, event.payload.zone.id);
+    case 'zone.volumeChanged':
+    case 'zone.mutedChanged':
+    case 'zone.powerChanged':
+    case 'zone.deleted':
+      return canSeeZone(caller, event.payload.zoneId);
+    default:
+      return true;
+  }
+}

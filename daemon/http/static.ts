@@ -1,0 +1,81 @@
+// Serves the dashboard's static files from memory with ETag, Cache-Control and gzip.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { UI_DIR } from '../paths.js';
+import type { ApiRequest } from './route.js';
+import type { HttpResponse } from './uws.js';
+
+interface Asset {
+  body: Buffer;
+  gzip: Buffer | undefined;
+  etag: string;
+  type: string;
+  cache: string;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.webmanifest': 'application/manifest+json',
+};
+
+function load(dir: string, prefix = ''): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  if (!existsSync(dir)) return assets;
+  for (const name of readdirSync(dir)) {
+    const file = path.join(dir, name);
+    if (statSync(file).isDirectory()) {
+      for (const [key, asset] of load(file, `${prefix}/${name}`)) assets.set(key, asset);
+      continue;
+    }
+    const type = TYPES[path.extname(name)];
+    if (!type) continue;
+    const body = readFileSync(file);
+    const compressible = !type.startsWith('image/png');
+    assets.set(`${prefix}/${name}`, {
+      body,
+      gzip: compressible ? gzipSync(body, { level: 9 }) : undefined,
+      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+      type,
+      // HTML must be revalidated so a new version shows at once; the rest is revalidated cheaply by ETag.
+      cache: name.endsWith('.html') ? 'no-cache' : 'public, max-age=300, must-revalidate',
+    });
+  }
+  return assets;
+}
+
+/** Returns the fallback handler the HTTP server calls for GET requests no API route matched. */
+export function createStaticHandler(dir = UI_DIR): (req: ApiRequest<Record<string, string>, undefined>, res: HttpResponse) => boolean {
+  const assets = load(dir);
+  return (req, res) => {
+    if (req.path.startsWith('/api/') || req.path === '/api') return false;
+    const asset = assets.get(req.path === '/' ? '/index.html' : req.path);
+    if (!asset) return false;
+    const notModified = req.headers['if-none-match'] === asset.etag;
+    const gzip = asset.gzip && /\bgzip\b/.test(req.headers['accept-encoding']);
+    res.writeStatus(notModified ? '304 Not Modified' : '200 OK');
+    res.writeHeader('ETag', asset.etag);
+    res.writeHeader('Cache-Control', asset.cache);
+    res.writeHeader('Vary', 'Accept-Encoding');
+    res.writeHeader('X-Content-Type-Options', 'nosniff');
+    if (asset.type.startsWith('text/html')) {
+      res.writeHeader('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'");
+      res.writeHeader('Referrer-Policy', 'no-referrer');
+    }
+    if (notModified) {
+      res.endWithoutBody();
+      return true;
+    }
+    res.writeHeader('Content-Type', asset.type);
+    if (gzip) res.writeHeader('Content-Encoding', 'gzip');
+    res.end(req.method === 'HEAD' ? '' : gzip ? asset.gzip! : asset.body);
+    return true;
+  };
+}

@@ -1,0 +1,94 @@
+// Numbered schema migrations; PRAGMA user_version records how many have run.
+
+export const MIGRATIONS: string[] = [
+  // 1: accounts, audio resources, playlists.
+  `
+  CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE users (
+    id            TEXT PRIMARY KEY,
+    username      TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    role          TEXT NOT NULL CHECK (role IN ('Admin', 'Operator', 'Viewer')),
+    password_hash TEXT NOT NULL,
+    is_enabled    INTEGER NOT NULL DEFAULT 1,
+    created_at    TEXT NOT NULL,
+    key_digest    BLOB UNIQUE,
+    key_nonce     BLOB,
+    key_box       BLOB
+  ) STRICT;
+
+  CREATE TABLE sessions (
+    id           TEXT PRIMARY KEY,
+    digest       BLOB NOT NULL UNIQUE,
+    user_id      TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    created_at   INTEGER NOT NULL,
+    last_used_at INTEGER NOT NULL,
+    expires_at   INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX sessions_user ON sessions(user_id);
+
+  CREATE TABLE assignments (
+    user_id   TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    kind      TEXT NOT NULL CHECK (kind IN ('player', 'zone')),
+    target_id TEXT NOT NULL,
+    PRIMARY KEY (user_id, kind, target_id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX assignments_target ON assignments(kind, target_id);
+
+  CREATE TABLE players (
+    id            TEXT PRIMARY KEY,
+    name          TEXT NOT NULL,
+    volume        REAL NOT NULL,
+    input_driver  TEXT NOT NULL,
+    input_channel INTEGER NOT NULL,
+    created_at    TEXT NOT NULL,
+    UNIQUE (input_driver, input_channel)
+  ) STRICT;
+
+  CREATE TABLE zones (
+    id             TEXT PRIMARY KEY,
+    name           TEXT NOT NULL,
+    volume         REAL NOT NULL,
+    muted          INTEGER NOT NULL,
+    power          INTEGER NOT NULL,
+    source         INTEGER NOT NULL DEFAULT 1,
+    player_id      TEXT REFERENCES players(id) ON DELETE SET NULL,
+    output_driver  TEXT NOT NULL,
+    output_channel INTEGER NOT NULL,
+    created_at     TEXT NOT NULL,
+    UNIQUE (output_driver, output_channel)
+  ) STRICT;
+  CREATE INDEX zones_player ON zones(player_id);
+
+  CREATE TABLE input_devices (
+    id            TEXT PRIMARY KEY,
+    name          TEXT NOT NULL,
+    kind          TEXT NOT NULL,
+    input_driver  TEXT NOT NULL,
+    input_channel INTEGER NOT NULL,
+    is_favorite   INTEGER NOT NULL DEFAULT 0,
+    created_at    TEXT NOT NULL,
+    UNIQUE (input_driver, input_channel)
+  ) STRICT;
+
+  CREATE TABLE playlists (
+    id          TEXT PRIMARY KEY,
+    name        TEXT NOT NULL,
+    is_favorite INTEGER NOT NULL DEFAULT 0,
+    created_at  TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE tracks (
+    id          TEXT PRIMARY KEY,
+    playlist_id TEXT NOT NULL REFERENCES playlists(id) ON DELETE CASCADE,
+    position    INTEGER NOT NULL,
+    title       TEXT NOT NULL,
+    uri         TEXT NOT NULL,
+    duration_ms INTEGER
+  ) STRICT;
+  CREATE INDEX tracks_playlist ON tracks(playlist_id, position);
+  `,
+];

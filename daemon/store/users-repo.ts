@@ -1,0 +1,150 @@
+// Users, API-key material, login sessions and assignment lists.
+import type { Db } from './db.js';
+import type { Role } from '../domain/access.js';
+
+export interface UserRow {
+  id: string;
+  username: string;
+  role: Role;
+  password_hash: string;
+  is_enabled: number;
+  created_at: string;
+  key_digest: Buffer | null;
+  key_nonce: Buffer | null;
+  key_box: Buffer | null;
+}
+
+export interface SessionRow {
+  id: string;
+  user_id: string;
+  created_at: number;
+  last_used_at: number;
+  expires_at: number;
+}
+
+export interface Assignments {
+  playerIds: string[];
+  zoneIds: string[];
+}
+
+export class UsersRepo {
+  private readonly s;
+
+  constructor(private readonly db: Db) {
+    this.s = {
+      insert: db.prepare(
+        `INSERT INTO users (id, username, role, password_hash, is_enabled, created_at, key_digest, key_nonce, key_box)
+         VALUES (@id, @username, @role, @password_hash, @is_enabled, @created_at, @key_digest, @key_nonce, @key_box)`,
+      ),
+      byId: db.prepare('SELECT * FROM users WHERE id = ?'),
+      byUsername: db.prepare('SELECT * FROM users WHERE username = ?'),
+      byKeyDigest: db.prepare('SELECT * FROM users WHERE key_digest = ?'),
+      list: db.prepare('SELECT * FROM users ORDER BY created_at, username'),
+      count: db.prepare('SELECT COUNT(*) AS n FROM users'),
+      update: db.prepare('UPDATE users SET role = @role, is_enabled = @is_enabled WHERE id = @id'),
+      remove: db.prepare('DELETE FROM users WHERE id = ?'),
+      setKey: db.prepare('UPDATE users SET key_digest = ?, key_nonce = ?, key_box = ? WHERE id = ?'),
+      setPassword: db.prepare('UPDATE users SET password_hash = ? WHERE id = ?'),
+      enabledAdmins: db.prepare(`SELECT COUNT(*) AS n FROM users WHERE role = 'Admin' AND is_enabled = 1`),
+      assignments: db.prepare('SELECT kind, target_id FROM assignments WHERE user_id = ?'),
+      clearAssignments: db.prepare('DELETE FROM assignments WHERE user_id = ?'),
+      addAssignment: db.prepare('INSERT OR IGNORE INTO assignments (user_id, kind, target_id) VALUES (?, ?, ?)'),
+      dropTarget: db.prepare('DELETE FROM assignments WHERE kind = ? AND target_id = ?'),
+      usersAssigned: db.prepare('SELECT DISTINCT user_id FROM assignments WHERE kind = ? AND target_id = ?'),
+      insertSession: db.prepare(
+        `INSERT INTO sessions (id, digest, user_id, created_at, last_used_at, expires_at)
+         VALUES (@id, @digest, @user_id, @created_at, @last_used_at, @expires_at)`,
+      ),
+      sessionByDigest: db.prepare('SELECT id, user_id, created_at, last_used_at, expires_at FROM sessions WHERE digest = ?'),
+      sessionById: db.prepare('SELECT id, user_id, created_at, last_used_at, expires_at FROM sessions WHERE id = ?'),
+      touchSession: db.prepare('UPDATE sessions SET last_used_at = ? WHERE id = ?'),
+      deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
+      deleteUserSessions: db.prepare('DELETE FROM sessions WHERE user_id = ?'),
+      deleteExpiredSessions: db.prepare('DELETE FROM sessions WHERE expires_at <= ? OR last_used_at <= ?'),
+      getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
+      setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    };
+  }
+
+  insert(row: UserRow): void {
+    this.s.insert.run(row);
+  }
+  byId(id: string): UserRow | undefined {
+    return this.s.byId.get(id) as UserRow | undefined;
+  }
+  byUsername(username: string): UserRow | undefined {
+    return this.s.byUsername.get(username) as UserRow | undefined;
+  }
+  byKeyDigest(digest: Buffer): UserRow | undefined {
+    return this.s.byKeyDigest.get(digest) as UserRow | undefined;
+  }
+  list(): UserRow[] {
+    return this.s.list.all() as UserRow[];
+  }
+  count(): number {
+    return (this.s.count.get() as { n: number }).n;
+  }
+  update(id: string, role: Role, isEnabled: boolean): void {
+    this.s.update.run({ id, role, is_enabled: isEnabled ? 1 : 0 });
+  }
+  remove(id: string): void {
+    this.s.remove.run(id);
+  }
+  setKey(id: string, key: { digest: Buffer; nonce: Buffer; box: Buffer } | null): void {
+    this.s.setKey.run(key?.digest ?? null, key?.nonce ?? null, key?.box ?? null, id);
+  }
+  setPassword(id: string, hash: string): void {
+    this.s.setPassword.run(hash, id);
+  }
+  enabledAdminCount(): number {
+    return (this.s.enabledAdmins.get() as { n: number }).n;
+  }
+
+  assignments(userId: string): Assignments {
+    const result: Assignments = { playerIds: [], zoneIds: [] };
+    for (const row of this.s.assignments.all(userId) as Array<{ kind: string; target_id: string }>) {
+      (row.kind === 'player' ? result.playerIds : result.zoneIds).push(row.target_id);
+    }
+    return result;
+  }
+  replaceAssignments(userId: string, assignments: Assignments): void {
+    this.s.clearAssignments.run(userId);
+    for (const id of assignments.playerIds) this.s.addAssignment.run(userId, 'player', id);
+    for (const id of assignments.zoneIds) this.s.addAssignment.run(userId, 'zone', id);
+  }
+  /** Removes a deleted player or zone from every assignment list; returns the users affected. */
+  dropAssignmentTarget(kind: 'player' | 'zone', targetId: string): string[] {
+    const users = (this.s.usersAssigned.all(kind, targetId) as Array<{ user_id: string }>).map((r) => r.user_id);
+    this.s.dropTarget.run(kind, targetId);
+    return users;
+  }
+
+  insertSession(row: SessionRow & { digest: Buffer }): void {
+    this.s.insertSession.run(row);
+  }
+  sessionByDigest(digest: Buffer): SessionRow | undefined {
+    return this.s.sessionByDigest.get(digest) as SessionRow | undefined;
+  }
+  sessionById(id: string): SessionRow | undefined {
+    return this.s.sessionById.get(id) as SessionRow | undefined;
+  }
+  touchSession(id: string, now: number): void {
+    this.s.touchSession.run(now, id);
+  }
+  deleteSession(id: string): void {
+    this.s.deleteSession.run(id);
+  }
+  deleteUserSessions(userId: string): void {
+    this.s.deleteUserSessions.run(userId);
+  }
+  deleteExpiredSessions(now: number, idleMs: number): number {
+    return this.s.deleteExpiredSessions.run(now, now - idleMs).changes;
+  }
+
+  getMeta(key: string): string | undefined {
+    return (this.s.getMeta.get(key) as { value: string } | undefined)?.value;
+  }
+  setMeta(key: string, value: string): void {
+    this.s.setMeta.run(key, value);
+  }
+}

@@ -1,0 +1,95 @@
+// The amplifier driver seam: the only thing the daemon knows about hardware.
+
+/** What one zone output of the amplifier is doing. Volume is a fraction of full scale (0..1). */
+export interface ZoneState {
+  power: boolean;
+  muted: boolean;
+  volume: number;
+  /** Source input channel feeding the zone (1..S). */
+  source: number;
+}
+
+export interface ZoneDescription {
+  /** The driver's own address of the output (simulated: 1..6; Monoprice: 11..16, 21..26, 31..36). */
+  channel: number;
+  name: string;
+}
+
+export interface InputDescription {
+  /** Source input number (1..S). */
+  channel: number;
+  name: string;
+  kind: string;
+}
+
+export interface DriverDescription {
+  zones: ZoneDescription[];
+  inputs: InputDescription[];
+  /** Number of volume steps of the device; the API volume v maps to round(v * volumeSteps). */
+  volumeSteps: number;
+}
+
+/**
+ * Events a driver reports. `zone` is a state read back from the hardware that differs from what the driver
+ * last knew (a keypad, a front panel, another controller); `status` is the link going up or down;
+ * `described` is a change of the fitted zones/inputs (for example a slave unit found by a probe).
+ */
+export type DriverEvent =
+  | { type: 'zone'; channel: number; state: ZoneState }
+  | { type: 'status'; online: boolean; detail?: string }
+  | { type: 'described'; description: DriverDescription };
+
+export type DriverListener = (event: DriverEvent) => void;
+
+/**
+ * An amplifier. The driver keeps the desired state (what the daemon asked for) apart from the hardware
+ * state (what was read back); it applies the desired state whenever the device is reachable.
+ * No method may throw because of the hardware: faults become `status` events.
+ */
+export interface AmplifierDriver {
+  /** Family name, as chosen in configuration (`simulated`, `monoprice`). */
+  readonly name: string;
+  /** Whether the hardware is currently reachable. */
+  readonly online: boolean;
+  /** The zones and inputs currently known (before start: the configured/expected ones). */
+  describe(): DriverDescription;
+  /**
+   * Starts the driver with the stored desired state per zone channel. Resolves once the driver is running
+   * (not necessarily online): a missing port is a `status` event, never a rejection.
+   */
+  start(desired: ReadonlyMap<number, ZoneState>): Promise<void>;
+  /**
+   * Records a desired change for one zone and applies it asynchronously. Returns at once: callers never
+   * wait on the hardware. Bursts are coalesced by the driver.
+   */
+  setZone(channel: number, change: Partial<ZoneState>): void;
+  /** The last state read from the hardware for a zone, if any. */
+  hardwareState(channel: number): ZoneState | undefined;
+  /** Resolves once every change recorded so far has reached the hardware (or the driver is offline). */
+  settled(): Promise<void>;
+  /** Subscribes to driver events; returns the unsubscribe function. */
+  onEvent(listener: DriverListener): () => void;
+  /** Stops polling, closes the port, clears every timer. */
+  stop(): Promise<void>;
+}
+
+/** Options every driver factory receives; families read what they need. */
+export interface DriverOptions {
+  serialPort?: string;
+  baudRate?: number;
+  pollIntervalMs?: number;
+  commandTimeoutMs?: number;
+  /** Called with diagnostics; never with secrets. */
+  log?: (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+}
+
+export type DriverFactory = (options: DriverOptions) => AmplifierDriver;
+
+/** Maps an API volume (0..1) to a device step and back. */
+export function volumeToStep(volume: number, steps: number): number {
+  return Math.min(steps, Math.max(0, Math.round(volume * steps)));
+}
+
+export function stepToVolume(step: number, steps: number): number {
+  return Math.min(1, Math.max(0, step / steps));
+}
