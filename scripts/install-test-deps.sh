@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the system tools the test suite uses (socat for serial ptys, Chromium for the dashboard tests,
+# systemd-analyze for the unit checks). Needs root; does nothing when everything is already there.
+set -euo pipefail
+need=()
+command -v socat >/dev/null 2>&1 || need+=(socat)
+[ -x /usr/bin/chromium ] || need+=(chromium)
+command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+if [ ${#need[@]} -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "missing test tools: ${need[*]} (run as root, or: sudo apt-get install ${need[*]})" >&2
+  exit 1
+fi
+echo "installing test tools: ${need[*]}"
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"

@@ -1,0 +1,94 @@
+// The HTTP layer seen from outside: routing errors, body rules, request ids, OpenAPI and log redaction.
+import t from 'tap';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { client } from '../helpers/client.js';
+
+t.test('http layer', async (t) => {
+  const d = await startTestDaemon(t);
+  const api = client(d.base, d.adminKey);
+
+  t.test('an unknown route is a 404 problem', async (t) => {
+    const res = await api.get('/api/nothing-here');
+    t.equal(res.status, 404);
+    t.match(res.headers.get('content-type'), /application\/problem\+json/);
+    t.match(res.body, { type: String, title: 'Not Found', status: 404, detail: String, instance: '/api/nothing-here' });
+  });
+
+  t.test('a known path with the wrong method is 405 with Allow', async (t) => {
+    const res = await api.call('PATCH', '/api/players');
+    t.equal(res.status, 405);
+    t.equal(res.headers.get('allow'), 'GET, POST');
+  });
+
+  t.test('a body that is not JSON content is 415', async (t) => {
+    const res = await api.call('POST', '/api/playlists', { raw: 'name=x', contentType: 'text/plain' });
+    t.equal(res.status, 415);
+  });
+
+  t.test('malformed JSON is a 400 problem', async (t) => {
+    const res = await api.call('POST', '/api/playlists', { raw: '{"name": ' });
+    t.equal(res.status, 400);
+    t.match(res.body.detail, /not valid JSON/);
+  });
+
+  t.test('a JSON body that is not an object is a 400', async (t) => {
+    const res = await api.call('POST', '/api/playlists', { raw: '[1,2]' });
+    t.equal(res.status, 400);
+  });
+
+  t.test('a body over 64 KiB is a 413 and creates nothing', async (t) => {
+    const before = (await api.get('/api/playlists')).body.length;
+    const res = await api.post('/api/playlists', { name: 'big', tracks: [], pad: 'x'.repeat(70 * 1024) });
+    t.equal(res.status, 413);
+    t.equal((await api.get('/api/playlists')).body.length, before);
+  });
+
+  t.test('a missing body on a route that needs one is a 400', async (t) => {
+    const res = await api.call('POST', '/api/playlists');
+    t.equal(res.status, 400);
+  });
+
+  t.test('validation errors name the field', async (t) => {
+    const res = await api.post('/api/playlists', { name: 42 });
+    t.equal(res.status, 400);
+    t.ok(res.body.errors.name, 'errors has the offending field');
+  });
+
+  t.test('a non-UUID path id is a 400', async (t) => {
+    const res = await api.get('/api/players/not-a-uuid');
+    t.equal(res.status, 400);
+    t.ok(res.body.errors.id);
+  });
+
+  t.test('every response carries a request id, and a sane incoming one is kept', async (t) => {
+    const res = await api.get('/api/health', { headers: { 'x-request-id': 'trace-123' } });
+    t.equal(res.headers.get('x-request-id'), 'trace-123');
+    const other = await api.get('/api/health', { headers: { 'x-request-id': 'bad id with spaces' } });
+    t.not(other.headers.get('x-request-id'), 'bad id with spaces');
+    t.ok(other.headers.get('x-request-id'));
+  });
+
+  t.test('health answers without a credential and without secrets', async (t) => {
+    const res = await api.get('/api/health', { key: '' });
+    t.equal(res.status, 200);
+    t.match(res.body, { status: 'ok', version: String, uptimeS: Number, drivers: [{ name: 'simulated', online: true }] });
+    t.notMatch(res.text, /svc_/);
+  });
+
+  t.test('the OpenAPI document is generated from the route schemas', async (t) => {
+    const res = await api.get('/api/openapi.json', { key: '' });
+    t.equal(res.status, 200);
+    t.equal(res.body.openapi, '3.1.0');
+    const volume = res.body.paths['/api/players/{id}/volume'].put;
+    t.same(volume.requestBody.content['application/json'].schema.properties.volume.maximum, 1);
+    t.ok(res.body.paths['/api/stream/events'].get, 'documents the event stream');
+    t.same(Object.keys(res.body.components.securitySchemes).sort(), ['ApiKeyHeader', 'ApiKeyQuery', 'Bearer']);
+  });
+
+  t.test('access logs never contain an apiKey query value', async (t) => {
+    await api.get(`/api/users/me?apiKey=${encodeURIComponent(d.adminKey)}`, { key: '' });
+    const line = d.logs.find((l) => l.includes('/api/users/me?apiKey='));
+    t.ok(line, 'the request was logged');
+    t.notMatch(d.logs.join('\n'), d.adminKey);
+  });
+});

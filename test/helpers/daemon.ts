@@ -1,0 +1,81 @@
+// Starts a real daemon in this process on a loopback port with a temporary state directory.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { defaultConfig, type Config } from '../../daemon/config.js';
+import { createLogger } from '../../daemon/log.js';
+import { Daemon } from '../../daemon/app.js';
+import { SimulatedDriver } from '../../drivers/simulated/index.js';
+import type { AmplifierDriver } from '../../drivers/driver.js';
+
+export interface TestDaemon {
+  daemon: Daemon;
+  base: string;
+  stateDir: string;
+  adminKey: string;
+  adminPassword: string;
+  driver: AmplifierDriver;
+  /** Log lines the daemon wrote (JSON strings). */
+  logs: string[];
+  /** Stops the daemon; the state directory is kept so a test can restart on it. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  stateDir?: string;
+  config?: Partial<Config>;
+  driver?: AmplifierDriver;
+  adminPassword?: string;
+}
+
+export function tempDir(prefix = 'azc-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export async function startDaemon(options: StartOptions = {}): Promise<TestDaemon> {
+  const stateDir = options.stateDir ?? tempDir();
+  const config: Config = {
+    ...defaultConfig(),
+    host: '127.0.0.1',
+    port: 0,
+    stateDir,
+    exportDir: path.join(stateDir, 'exports'),
+    logLevel: 'info',
+    ...options.config,
+  };
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const logger = createLogger(config.logLevel, sink);
+  const driver = options.driver ?? new SimulatedDriver({ applyDelayMs: 1 });
+  const daemon = await Daemon.create({ config, logger, driver });
+  const adminPassword = options.adminPassword ?? 'admin-password-1';
+  const { port } = await daemon.start(adminPassword);
+  const file = path.join(stateDir, 'initial-admin.txt');
+  const adminKey = /apiKey=(\S+)/.exec(readFileSync(file, 'utf8'))?.[1] ?? '';
+  return {
+    daemon,
+    base: `http://127.0.0.1:${port}`,
+    stateDir,
+    adminKey,
+    adminPassword,
+    driver,
+    logs,
+    stop: () => daemon.stop(),
+  };
+}
+
+/** Registers teardown: stop the daemon and remove its state directory. */
+export async function startTestDaemon(t: { teardown(fn: () => unknown): void }, options: StartOptions = {}): Promise<TestDaemon> {
+  const d = await startDaemon(options);
+  t.teardown(async () => {
+    await d.stop();
+    if (!options.stateDir) rmSync(d.stateDir, { recursive: true, force: true });
+  });
+  return d;
+}

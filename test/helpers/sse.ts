@@ -1,0 +1,147 @@
+// Reads a server-sent-events stream over a raw loopback socket, so tests see exactly what the server sends.
+import net from 'node:net';
+
+export interface SseMessage {
+  id?: string;
+  data?: string;
+  comment?: string;
+  retry?: string;
+  event?: string;
+}
+
+export interface SseClient {
+  status: Promise<number>;
+  headers: Promise<Record<string, string>>;
+  messages: SseMessage[];
+  /** Resolves with the first message (from now or already received) that matches. */
+  next(match: (m: SseMessage) => boolean, timeoutMs?: number, what?: string): Promise<SseMessage>;
+  /** Resolves when the server ends or drops the stream. */
+  closed: Promise<void>;
+  isClosed(): boolean;
+  /** Stops reading from the socket (a stalled client). */
+  pause(): void;
+  close(): void;
+}
+
+export function openStream(base: string, path: string, headers: Record<string, string> = {}): SseClient {
+  const url = new URL(base);
+  const socket = net.connect(Number(url.port), url.hostname);
+  const lines = [`GET ${path} HTTP/1.1`, `Host: ${url.host}`, 'Accept: text/event-stream'];
+  for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
+  socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+  const messages: SseMessage[] = [];
+  const waiters: Array<{ match: (m: SseMessage) => boolean; resolve: (m: SseMessage) => void }> = [];
+  let resolveStatus!: (n: number) => void;
+  let resolveHeaders!: (h: Record<string, string>) => void;
+  const status = new Promise<number>((r) => (resolveStatus = r));
+  const headerPromise = new Promise<Record<string, string>>((r) => (resolveHeaders = r));
+  let closedFlag = false;
+  const closed = new Promise<void>((resolve) => {
+    socket.on('close', () => {
+      closedFlag = true;
+      resolve();
+    });
+  });
+  socket.on('error', () => {});
+  let head = '';
+  let headDone = false;
+  let chunked = false;
+  let raw = '';
+  let text = '';
+  const deliver = (m: SseMessage) => {
+    messages.push(m);
+    for (const waiter of [...waiters]) {
+      if (waiter.match(m)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(m);
+      }
+    }
+  };
+  const parseEvents = () => {
+    let idx: number;
+    while ((idx = text.indexOf('\n\n')) >= 0) {
+      const block = text.slice(0, idx);
+      text = text.slice(idx + 2);
+      const m: SseMessage = {};
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) m.comment = line.slice(1).trim();
+        else {
+          const c = line.indexOf(':');
+          const field = line.slice(0, c);
+          const value = line.slice(c + 1).replace(/^ /, '');
+          if (field === 'data') m.data = m.data === undefined ? value : `${m.data}\n${value}`;
+          else if (field === 'id' || field === 'retry' || field === 'event') m[field] = value;
+        }
+      }
+      deliver(m);
+    }
+  };
+  const decodeChunks = () => {
+    // Transfer-Encoding: chunked framing: size CRLF data CRLF.
+    for (;;) {
+      const crlf = raw.indexOf('\r\n');
+      if (crlf < 0) return;
+      const size = parseInt(raw.slice(0, crlf), 16);
+      if (Number.isNaN(size)) return;
+      if (raw.length < crlf + 2 + size + 2) return;
+      text += raw.slice(crlf + 2, crlf + 2 + size);
+      raw = raw.slice(crlf + 2 + size + 2);
+      if (size === 0) return;
+    }
+  };
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    if (!headDone) {
+      head += chunk;
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      headDone = true;
+      const [statusLine, ...headerLines] = head.slice(0, end).split('\r\n');
+      const hdrs: Record<string, string> = {};
+      for (const line of headerLines) {
+        const c = line.indexOf(':');
+        hdrs[line.slice(0, c).toLowerCase()] = line.slice(c + 1).trim();
+      }
+      chunked = /chunked/i.test(hdrs['transfer-encoding'] ?? '');
+      resolveStatus(Number(statusLine!.split(' ')[1]));
+      resolveHeaders(hdrs);
+      chunk = head.slice(end + 4);
+    }
+    if (chunked) {
+      raw += chunk;
+      decodeChunks();
+    } else text += chunk;
+    parseEvents();
+  });
+  return {
+    status,
+    headers: headerPromise,
+    messages,
+    closed,
+    isClosed: () => closedFlag,
+    next(match, timeoutMs = 5000, what = 'an SSE message') {
+      const found = messages.find(match);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
+        waiters.push({
+          match,
+          resolve: (m) => {
+            clearTimeout(timer);
+            resolve(m);
+          },
+        });
+      });
+    },
+    pause: () => socket.pause(),
+    close: () => socket.destroy(),
+  };
+}
+
+export const eventOf = (m: SseMessage): { type: string; payload: any } | undefined =>
+  m.data ? (JSON.parse(m.data) as { type: string; payload: any }) : undefined;
+
+export const isEvent = (type: string, where: (payload: any) => boolean = () => true) => (m: SseMessage) => {
+  const e = eventOf(m);
+  return e !== undefined && e.type === type && where(e.payload);
+};
