@@ -306,7 +306,8 @@ export class HttpServer {
       res.writeHeader('X-Request-Id', ex.requestId);
       if (result.headers) for (const [key, value] of Object.entries(result.headers)) res.writeHeader(key, value);
       if (result.status === 204 || result.status === 304) {
-        res.endWithoutBody(undefined, closeConnection);
+        // This uWS build aborts the process if endWithoutBody gets explicit undefined arguments.
+        res.endWithoutBody();
         return;
       }
       if (result.raw !== undefined) {

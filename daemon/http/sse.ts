@@ -133,11 +133,17 @@ export class EventStreams {
     let shared: string | undefined;
     for (const stream of this.streams) {
       if (!visible(stream.caller, event)) continue;
-      if (event.type === 'player.zonesChanged' && !isAdmin(stream.caller)) {
-        this.send(stream, this.render(stream, event)!);
-      } else {
-        shared ??= frame(event.id, JSON.stringify({ type: event.type, payload: event.payload }));
-        this.send(stream, shared);
+      try {
+        if (event.type === 'player.zonesChanged' && !isAdmin(stream.caller)) {
+          this.send(stream, this.render(stream, event)!);
+        } else {
+          shared ??= frame(event.id, JSON.stringify({ type: event.type, payload: event.payload }));
+          this.send(stream, shared);
+        }
+      } catch (err) {
+        // A response uWS already closed must not stop delivery to the other streams.
+        this.logger.warn({ err, user: stream.caller.userId }, 'event stream write failed; dropping the stream');
+        this.forget(stream);
       }
     }
   }
@@ -230,11 +236,11 @@ export class EventStreams {
     this.recheckTimer = undefined;
   }
 
-  /** Ends the response cleanly (the client sees the stream finish). */
+  /** Ends the response cleanly and closes the connection (the client sees the stream finish). */
   private end(stream: Stream): void {
     if (stream.closed) return;
     this.forget(stream);
-    stream.res.cork(() => stream.res.end());
+    stream.res.cork(() => stream.res.end('', true));
   }
 
   /** Drops the connection at once (a stalled reader gets no graceful end). */

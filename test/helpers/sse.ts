@@ -20,6 +20,7 @@ export interface SseClient {
   isClosed(): boolean;
   /** Stops reading from the socket (a stalled client). */
   pause(): void;
+  resume(): void;
   close(): void;
 }
 
@@ -57,11 +58,13 @@ export function openStream(base: string, path: string, headers: Record<string, s
       }
     }
   };
+  // Both parsers walk with an offset and cut the consumed prefix once per chunk: large backlogs stay linear.
   const parseEvents = () => {
+    let start = 0;
     let idx: number;
-    while ((idx = text.indexOf('\n\n')) >= 0) {
-      const block = text.slice(0, idx);
-      text = text.slice(idx + 2);
+    while ((idx = text.indexOf('\n\n', start)) >= 0) {
+      const block = text.slice(start, idx);
+      start = idx + 2;
       const m: SseMessage = {};
       for (const line of block.split('\n')) {
         if (line.startsWith(':')) m.comment = line.slice(1).trim();
@@ -75,19 +78,29 @@ export function openStream(base: string, path: string, headers: Record<string, s
       }
       deliver(m);
     }
+    if (start > 0) text = text.slice(start);
   };
   const decodeChunks = () => {
     // Transfer-Encoding: chunked framing: size CRLF data CRLF.
+    let start = 0;
+    const parts: string[] = [];
+    let ended = false;
     for (;;) {
-      const crlf = raw.indexOf('\r\n');
-      if (crlf < 0) return;
-      const size = parseInt(raw.slice(0, crlf), 16);
-      if (Number.isNaN(size)) return;
-      if (raw.length < crlf + 2 + size + 2) return;
-      text += raw.slice(crlf + 2, crlf + 2 + size);
-      raw = raw.slice(crlf + 2 + size + 2);
-      if (size === 0) return;
+      const crlf = raw.indexOf('\r\n', start);
+      if (crlf < 0) break;
+      const size = parseInt(raw.slice(start, crlf), 16);
+      if (Number.isNaN(size) || raw.length < crlf + 2 + size + 2) break;
+      parts.push(raw.slice(crlf + 2, crlf + 2 + size));
+      start = crlf + 2 + size + 2;
+      if (size === 0) {
+        ended = true;
+        break;
+      }
     }
+    if (start > 0) raw = raw.slice(start);
+    text += parts.join('');
+    // The last chunk: the server ended the stream, whether or not it keeps the connection.
+    if (ended) socket.destroy();
   };
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => {
@@ -134,6 +147,7 @@ export function openStream(base: string, path: string, headers: Record<string, s
       });
     },
     pause: () => socket.pause(),
+    resume: () => socket.resume(),
     close: () => socket.destroy(),
   };
 }

@@ -1,0 +1,169 @@
+// Playlists from outside: tracks, permutation reorder, favorites, and export with its path rules.
+import t from 'tap';
+import { mkdirSync, readFileSync, readdirSync, symlinkSync, existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startTestDaemon, tempDir } from '../helpers/daemon.js';
+import { client } from '../helpers/client.js';
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+t.test('playlists', async (t) => {
+  const d = await startTestDaemon(t);
+  const api = client(d.base, d.adminKey);
+  const exportDir = path.join(d.stateDir, 'exports');
+  const tracks = ['One', 'Two', 'Three', 'Four'].map((title, i) => ({ title, uri: `file:///music/${i}.flac`, durationMs: (i + 1) * 61_000 }));
+  const created = await api.post('/api/playlists', { name: 'Evening', tracks });
+  const id = created.body.id as string;
+  const titles = async () => (await api.get(`/api/playlists/${id}`)).body.tracks.map((x: { title: string }) => x.title);
+
+  t.test('create returns the playlist with generated track ids in order', async (t) => {
+    t.equal(created.status, 201);
+    t.match(created.body, { name: 'Evening', isFavorite: false, createdAt: String });
+    t.same(created.body.tracks.map((x: { title: string }) => x.title), ['One', 'Two', 'Three', 'Four']);
+    t.ok(created.body.tracks.every((x: { id: string }) => /^[0-9a-f-]{36}$/.test(x.id)));
+    t.equal((await api.get('/api/playlists')).body.length, 1);
+  });
+
+  t.test('reorder: newOrder[i] is the current index of the track that moves to position i', async (t) => {
+    t.equal((await api.post(`/api/playlists/${id}/reorder`, { newOrder: [3, 0, 1, 2] })).status, 204);
+    t.same(await titles(), ['Four', 'One', 'Two', 'Three']);
+    t.equal((await api.post(`/api/playlists/${id}/reorder`, { newOrder: [1, 2, 3, 0] })).status, 204);
+    t.same(await titles(), ['One', 'Two', 'Three', 'Four']);
+  });
+
+  t.test('anything but a permutation of 0..n-1 is a 400 that changes nothing', async (t) => {
+    for (const newOrder of [[0, 1, 2], [0, 1, 2, 3, 4], [0, 0, 1, 2], [0, 1, 2, 4], [-1, 0, 1, 2], [0.5, 1, 2, 3], ['0', 1, 2, 3], 'x']) {
+      const res = await api.post(`/api/playlists/${id}/reorder`, { newOrder });
+      t.equal(res.status, 400, `newOrder ${JSON.stringify(newOrder)} is rejected`);
+      t.ok(Object.keys(res.body.errors).some((f) => f.startsWith('newOrder')), 'names the field');
+    }
+    t.same(await titles(), ['One', 'Two', 'Three', 'Four']);
+  });
+
+  t.test('appending tracks returns the playlist with new ids at the end', async (t) => {
+    const res = await api.post(`/api/playlists/${id}/tracks`, { tracks: [{ title: 'Five', uri: 'http://radio.example/stream' }] });
+    t.equal(res.status, 200);
+    t.same(res.body.tracks.map((x: { title: string }) => x.title), ['One', 'Two', 'Three', 'Four', 'Five']);
+    t.equal(res.body.tracks[4].durationMs, null);
+    t.equal((await api.post(`/api/playlists/${id}/tracks`, { tracks: [] })).status, 400);
+    t.equal((await api.post(`/api/playlists/${id}/tracks`, { tracks: [{ title: 'no uri' }] })).status, 400);
+  });
+
+  t.test('removing tracks by id; an unknown id fails the whole request', async (t) => {
+    const list = (await api.get(`/api/playlists/${id}`)).body.tracks as Array<{ id: string }>;
+    const bad = await api.del(`/api/playlists/${id}/tracks`, { trackIds: [list[4]!.id, UNKNOWN] });
+    t.equal(bad.status, 400);
+    t.match(bad.body.detail, UNKNOWN);
+    t.equal((await titles()).length, 5, 'nothing removed');
+    t.equal((await api.del(`/api/playlists/${id}/tracks`, { trackIds: [list[4]!.id, list[4]!.id] })).status, 204);
+    t.same(await titles(), ['One', 'Two', 'Three', 'Four']);
+    t.equal((await api.del(`/api/playlists/${id}/tracks`, { trackIds: [] })).status, 400);
+    t.equal((await api.del(`/api/playlists/${id}/tracks`, { trackIds: ['nope'] })).status, 400);
+  });
+
+  t.test('positions stay dense after a removal, so reorder still works', async (t) => {
+    t.equal((await api.post(`/api/playlists/${id}/reorder`, { newOrder: [1, 0, 2, 3] })).status, 204);
+    t.same(await titles(), ['Two', 'One', 'Three', 'Four']);
+    await api.post(`/api/playlists/${id}/reorder`, { newOrder: [1, 0, 2, 3] });
+  });
+
+  t.test('favorite is a boolean set directly', async (t) => {
+    t.equal((await api.put(`/api/playlists/${id}/favorite`, { isFavorite: true })).status, 204);
+    t.equal((await api.get(`/api/playlists/${id}`)).body.isFavorite, true);
+    t.equal((await api.put(`/api/playlists/${id}/favorite`, { isFavorite: 'true' })).status, 400);
+    t.equal((await api.put(`/api/playlists/${UNKNOWN}/favorite`, { isFavorite: true })).status, 404);
+  });
+
+  t.test('export writes extended M3U atomically inside the export directory', async (t) => {
+    t.equal((await api.post(`/api/playlists/${id}/export`, { filePath: 'rooms/evening.m3u8' })).status, 204);
+    const text = readFileSync(path.join(exportDir, 'rooms', 'evening.m3u8'), 'utf8');
+    t.equal(
+      text,
+      '#EXTM3U\n#PLAYLIST:Evening\n#EXTINF:61,One\nfile:///music/0.flac\n#EXTINF:122,Two\nfile:///music/1.flac\n' +
+        '#EXTINF:183,Three\nfile:///music/2.flac\n#EXTINF:244,Four\nfile:///music/3.flac\n',
+    );
+    t.same(readdirSync(path.join(exportDir, 'rooms')), ['evening.m3u8'], 'no temporary file left behind');
+    t.equal((await api.post(`/api/playlists/${id}/export`, { filePath: 'rooms/evening.m3u8' })).status, 204, 'an existing file is replaced');
+    t.equal((await api.post(`/api/playlists/${id}/export`, { filePath: 'plain.M3U' })).status, 204);
+  });
+
+  t.test('export path attacks are 400 and write nothing outside', async (t) => {
+    const outside = tempDir('azc-outside-');
+    symlinkSync(outside, path.join(exportDir, 'escape'));
+    writeFileSync(path.join(outside, 'target.m3u8'), 'untouched');
+    symlinkSync(path.join(outside, 'target.m3u8'), path.join(exportDir, 'link.m3u8'));
+    mkdirSync(path.join(exportDir, 'folder.m3u8'));
+    const attacks = [
+      '../evil.m3u8',
+      'a/../../evil.m3u8',
+      '/tmp/evil.m3u8',
+      'escape/evil.m3u8',
+      'link.m3u8',
+      'nul\u0000.m3u8',
+      'line\nbreak.m3u8',
+      `${'a'.repeat(260)}.m3u8`,
+      'playlist.txt',
+      'playlist.m3u8.sh',
+      '',
+      'folder.m3u8',
+      '..\\evil.m3u8',
+    ];
+    for (const filePath of attacks) {
+      const res = await api.post(`/api/playlists/${id}/export`, { filePath });
+      t.equal(res.status, 400, `${JSON.stringify(filePath).slice(0, 40)} is rejected`);
+      t.ok(res.body.errors?.filePath, 'names filePath');
+    }
+    t.equal((await api.post(`/api/playlists/${id}/export`, { filePath: 42 })).status, 400);
+    t.same(readdirSync(outside), ['target.m3u8']);
+    t.equal(readFileSync(path.join(outside, 'target.m3u8'), 'utf8'), 'untouched');
+    t.notOk(existsSync(path.join(d.stateDir, 'evil.m3u8')));
+  });
+
+  t.test('export of an unknown playlist is 404', async (t) => {
+    t.equal((await api.post(`/api/playlists/${UNKNOWN}/export`, { filePath: 'x.m3u' })).status, 404);
+  });
+
+  t.test('delete removes the playlist and its tracks', async (t) => {
+    const other = (await api.post('/api/playlists', { name: 'Temp' })).body;
+    t.same(other.tracks, []);
+    t.equal((await api.del(`/api/playlists/${other.id}`)).status, 204);
+    t.equal((await api.get(`/api/playlists/${other.id}`)).status, 404);
+    t.equal((await api.del(`/api/playlists/${other.id}`)).status, 404);
+  });
+
+  t.test('names and tracks are validated', async (t) => {
+    t.equal((await api.post('/api/playlists', { name: '' })).status, 400);
+    t.equal((await api.post('/api/playlists', {})).status, 400);
+    t.equal((await api.post('/api/playlists', { name: 'x', tracks: [{ title: 't', uri: 'u', durationMs: -5 }] })).status, 400);
+    t.equal((await api.post('/api/playlists', { name: 'x', tracks: 'no' })).status, 400);
+  });
+});
+
+t.test('input devices', async (t) => {
+  const d = await startTestDaemon(t);
+  const api = client(d.base, d.adminKey);
+  const inputs = (await api.get('/api/input-devices')).body as Array<{ id: string; input: { channel: number } }>;
+
+  t.test('lists the amplifier inputs with their fields', async (t) => {
+    t.equal(inputs.length, 6);
+    t.match(inputs[0], { id: String, name: 'Input 1', kind: 'line-in', input: { driver: 'simulated', channel: 1 }, isFavorite: false });
+    t.same((await api.get(`/api/input-devices/${inputs[0]!.id}`)).body, inputs[0]);
+  });
+
+  t.test('favorite is set directly and validated', async (t) => {
+    t.equal((await api.put(`/api/input-devices/${inputs[1]!.id}/favorite`, { isFavorite: true })).status, 204);
+    t.equal((await api.get(`/api/input-devices/${inputs[1]!.id}`)).body.isFavorite, true);
+    t.equal((await api.put(`/api/input-devices/${inputs[1]!.id}/favorite`, { isFavorite: 1 })).status, 400);
+    t.equal((await api.put(`/api/input-devices/${UNKNOWN}/favorite`, { isFavorite: true })).status, 404);
+    t.equal((await api.get(`/api/input-devices/${UNKNOWN}`)).status, 404);
+    t.equal((await api.get('/api/input-devices/xyz')).status, 400);
+  });
+
+  t.test('admins delete and recreate input devices', async (t) => {
+    t.equal((await api.del(`/api/input-devices/${inputs[5]!.id}`)).status, 204);
+    const res = await api.post('/api/input-devices', { name: 'Turntable', kind: 'phono', input: { channel: 6 } });
+    t.equal(res.status, 201);
+    t.match(res.body, { name: 'Turntable', kind: 'phono', input: { channel: 6 } });
+    t.equal((await api.post('/api/input-devices', { name: 'Again', input: { channel: 6 } })).status, 409);
+  });
+});
