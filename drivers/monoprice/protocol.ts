@@ -1,0 +1,248 @@
+// Monoprice MPR-6ZHMAUT / Dayton DAX66 RS-232 codec: pure encode/decode and line framing, no I/O, no timers.
+
+export const VOLUME_STEPS = 38;
+export const SOURCE_COUNT = 6;
+export const ZONES_PER_UNIT = 6;
+export const MAX_UNITS = 3;
+
+/** One decoded `>` status line: every field of a zone as the amplifier reports it. */
+export interface ZoneStatus {
+  /** Zone address xy (11..36). */
+  zone: number;
+  pa: boolean;
+  power: boolean;
+  mute: boolean;
+  dnd: boolean;
+  /** 0..38 */
+  volume: number;
+  /** 0..14, 7 flat */
+  treble: number;
+  /** 0..14, 7 flat */
+  bass: number;
+  /** 0..20, 10 centre */
+  balance: number;
+  /** 1..6 */
+  source: number;
+  /** LS: a keypad is connected (flaps constantly; never a state change). */
+  keypad: boolean;
+}
+
+/** Writable attributes and the range the amplifier accepts for each. */
+export const SET_RANGES = {
+  PR: [0, 1],
+  MU: [0, 1],
+  DT: [0, 1],
+  VO: [0, VOLUME_STEPS],
+  TR: [0, 14],
+  BS: [0, 14],
+  BL: [0, 20],
+  CH: [1, SOURCE_COUNT],
+} as const;
+export type SetAttribute = keyof typeof SET_RANGES;
+/** Attributes that can be queried one at a time (`?11VO`), including the read-only PA and LS. */
+export type QueryAttribute = SetAttribute | 'PA' | 'LS';
+
+const QUERY_ATTRIBUTES: readonly QueryAttribute[] = ['PA', 'PR', 'MU', 'DT', 'VO', 'TR', 'BS', 'BL', 'CH', 'LS'];
+const STATUS_LINE = /^>(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)$/;
+const ATTRIBUTE_LINE = /^>([1-3][1-6])(PA|PR|MU|DT|VO|TR|BS|BL|CH|LS)(\d\d)$/;
+const COMMAND_ERROR = 'Command Error.';
+
+const pad2 = (n: number): string => String(n).padStart(2, '0');
+
+export function isZoneAddress(zone: number): boolean {
+  const unit = Math.floor(zone / 10);
+  const index = zone % 10;
+  return Number.isInteger(zone) && unit >= 1 && unit <= MAX_UNITS && index >= 1 && index <= ZONES_PER_UNIT;
+}
+
+export function unitOf(zone: number): number {
+  return Math.floor(zone / 10);
+}
+
+/** `<11VO20\r`. The value must already be in range: the amplifier silently ignores anything else. */
+export function encodeSet(zone: number, attribute: SetAttribute, value: number): string {
+  return `<${zone}${attribute}${pad2(value)}\r`;
+}
+
+/** `?11\r` for one zone, `?10\r` for all six zones of unit 1. */
+export function encodeQuery(address: number): string {
+  return `?${address}\r`;
+}
+
+/** `?11VO\r`: one attribute of one zone. */
+export function encodeAttributeQuery(zone: number, attribute: QueryAttribute): string {
+  return `?${zone}${attribute}\r`;
+}
+
+/** Decodes a status line; anything that does not match in full (garbled, truncated) gives undefined. */
+export function decodeStatus(line: string): ZoneStatus | undefined {
+  const m = STATUS_LINE.exec(line);
+  if (!m) return undefined;
+  const f = m.slice(1).map(Number);
+  const status: ZoneStatus = {
+    zone: f[0]!,
+    pa: f[1] === 1,
+    power: f[2] === 1,
+    mute: f[3] === 1,
+    dnd: f[4] === 1,
+    volume: f[5]!,
+    treble: f[6]!,
+    bass: f[7]!,
+    balance: f[8]!,
+    source: f[9]!,
+    keypad: f[10] === 1,
+  };
+  // A line with valid digits but impossible values is line noise too.
+  const sane =
+    isZoneAddress(status.zone) &&
+    f.every((n, i) => i === 0 || i >= 5 || n <= 1) &&
+    status.volume <= VOLUME_STEPS &&
+    status.treble <= 14 &&
+    status.bass <= 14 &&
+    status.balance <= 20 &&
+    status.source >= 1 &&
+    status.source <= SOURCE_COUNT &&
+    f[10]! <= 1;
+  return sane ? status : undefined;
+}
+
+/** `>1100010000131112100401` (no terminator): the emulator's side of decodeStatus. */
+export function encodeStatus(s: ZoneStatus): string {
+  const b = (v: boolean): string => (v ? '01' : '00');
+  return (
+    `>${s.zone}${b(s.pa)}${b(s.power)}${b(s.mute)}${b(s.dnd)}` +
+    `${pad2(s.volume)}${pad2(s.treble)}${pad2(s.bass)}${pad2(s.balance)}${pad2(s.source)}${b(s.keypad)}`
+  );
+}
+
+/** The value of one attribute in a status, as the two-digit number the wire carries. */
+export function attributeValue(s: ZoneStatus, attribute: QueryAttribute): number {
+  switch (attribute) {
+    case 'PA': return s.pa ? 1 : 0;
+    case 'PR': return s.power ? 1 : 0;
+    case 'MU': return s.mute ? 1 : 0;
+    case 'DT': return s.dnd ? 1 : 0;
+    case 'VO': return s.volume;
+    case 'TR': return s.treble;
+    case 'BS': return s.bass;
+    case 'BL': return s.balance;
+    case 'CH': return s.source;
+    case 'LS': return s.keypad ? 1 : 0;
+  }
+}
+
+/** `>11VO20`: the reply to an attribute query. */
+export function encodeAttribute(zone: number, attribute: QueryAttribute, value: number): string {
+  return `>${zone}${attribute}${pad2(value)}`;
+}
+
+/** A command as the amplifier parses it (the emulator's view of what the host sent). */
+export type Command =
+  | { kind: 'empty' }
+  | { kind: 'query'; unit: number; zone: number } // zone 0 = the whole unit
+  | { kind: 'attribute-query'; unit: number; zone: number; attribute: QueryAttribute }
+  | { kind: 'set'; unit: number; zone: number; attribute: SetAttribute; value: number };
+
+/** Parses one command line (without its CR); undefined means `Command Error.`. Action letters may be lower case. */
+export function parseCommand(text: string): Command | undefined {
+  if (text === '') return { kind: 'empty' };
+  const upper = text.toUpperCase();
+  let m = /^\?([1-3])([0-6])$/.exec(upper);
+  if (m) return { kind: 'query', unit: Number(m[1]), zone: Number(m[2]) };
+  m = /^\?([1-3])([1-6])([A-Z]{2})$/.exec(upper);
+  if (m && (QUERY_ATTRIBUTES as readonly string[]).includes(m[3]!)) {
+    return { kind: 'attribute-query', unit: Number(m[1]), zone: Number(m[2]), attribute: m[3] as QueryAttribute };
+  }
+  m = /^<([1-3])([0-6])([A-Z]{2})(\d\d)$/.exec(upper);
+  if (m && m[3]! in SET_RANGES) {
+    return { kind: 'set', unit: Number(m[1]), zone: Number(m[2]), attribute: m[3] as SetAttribute, value: Number(m[4]) };
+  }
+  return undefined;
+}
+
+/**
+ * One line the amplifier sent, ended by its `\r\n#` prompt. Every frame implies a prompt.
+ * `status`: a full status line; `attribute`: a `>11VO20` reply; `error`: `Command Error.`;
+ * `text`: anything else (the echo of our command, an empty resync answer, garbage).
+ */
+export type Frame =
+  | { kind: 'status'; status: ZoneStatus }
+  | { kind: 'attribute'; zone: number; attribute: QueryAttribute; value: number }
+  | { kind: 'error' }
+  | { kind: 'text'; text: string };
+
+export function classifyLine(raw: string): Frame {
+  // Leading CR/LF come from `\r\nCommand Error.` and stray extra CRs; they carry no meaning.
+  const text = raw.replace(/^[\r\n]+/, '').replace(/\r+$/, '');
+  const status = decodeStatus(text);
+  if (status) return { kind: 'status', status };
+  const attr = ATTRIBUTE_LINE.exec(text);
+  if (attr) return { kind: 'attribute', zone: Number(attr[1]), attribute: attr[2] as QueryAttribute, value: Number(attr[3]) };
+  if (text === COMMAND_ERROR) return { kind: 'error' };
+  return { kind: 'text', text };
+}
+
+/** Largest line kept while waiting for a prompt: a run of noise without one is dropped rather than hoarded. */
+const MAX_PENDING = 512;
+const PROMPT = /\r*\n#/;
+
+/**
+ * Streaming framer for the amplifier's output: feed it chunks as they arrive, get whole frames back.
+ * Splits on `/\r*\n#/`, so echoes, extra CRs, split chunks and several frames per chunk all work.
+ */
+export class LineFramer {
+  private pending = '';
+
+  push(chunk: Buffer | string): Frame[] {
+    // latin1 maps every byte to one char, so garbage bytes never throw and never merge into multi-byte chars.
+    this.pending += typeof chunk === 'string' ? chunk : chunk.toString('latin1');
+    const frames: Frame[] = [];
+    for (let m = PROMPT.exec(this.pending); m; m = PROMPT.exec(this.pending)) {
+      frames.push(classifyLine(this.pending.slice(0, m.index)));
+      this.pending = this.pending.slice(m.index + m[0].length);
+    }
+    if (this.pending.length > MAX_PENDING) this.pending = this.pending.slice(-MAX_PENDING);
+    return frames;
+  }
+
+  /** Forgets a partial line (after a resync or a reconnect). */
+  reset(): void {
+    this.pending = '';
+  }
+
+  /** Bytes received since the last prompt (diagnostics). */
+  get buffered(): string {
+    return this.pending;
+  }
+}
+
+/**
+ * Collects the reply to one command from its frames. A set (or a bare CR) is complete at the prompt after its
+ * echo: the amp sends no data after a set, and waiting for some is how other drivers lock up. A query is complete
+ * after its echo and `lines` data lines; a garbled line still counts, as it used up a prompt.
+ */
+export class ReplyCollector {
+  readonly statuses: ZoneStatus[] = [];
+  private echoSeen = false;
+  private received = 0;
+
+  /** `zones`: the addresses whose status lines belong to this query (others are stale and dropped). */
+  constructor(
+    readonly lines: number,
+    private readonly zones: ReadonlySet<number> = new Set(),
+  ) {}
+
+  /** 'ok' or 'error' once the reply is complete; undefined while more is expected. */
+  accept(frame: Frame): 'ok' | 'error' | undefined {
+    if (!this.echoSeen) {
+      // Status lines and errors before our echo are left over from an earlier exchange.
+      if (frame.kind !== 'text') return undefined;
+      this.echoSeen = true;
+      return this.lines === 0 ? 'ok' : undefined;
+    }
+    if (frame.kind === 'error') return 'error';
+    this.received++;
+    if (frame.kind === 'status' && this.zones.has(frame.status.zone)) this.statuses.push(frame.status);
+    return this.received >= this.lines ? 'ok' : undefined;
+  }
+}
