@@ -81,17 +81,19 @@ export function openStream(base: string, path: string, headers: Record<string, s
     if (start > 0) text = text.slice(start);
   };
   const decodeChunks = () => {
-    // Transfer-Encoding: chunked framing: size CRLF data CRLF.
+    // Transfer-Encoding: chunked: [CRLF] size CRLF data. uWS sends each chunk's closing CRLF in front of the
+    // next one, so a chunk is complete once its data is here.
     let start = 0;
     const parts: string[] = [];
     let ended = false;
     for (;;) {
+      if (raw.startsWith('\r\n', start)) start += 2;
       const crlf = raw.indexOf('\r\n', start);
       if (crlf < 0) break;
       const size = parseInt(raw.slice(start, crlf), 16);
-      if (Number.isNaN(size) || raw.length < crlf + 2 + size + 2) break;
+      if (Number.isNaN(size) || raw.length < crlf + 2 + size) break;
       parts.push(raw.slice(crlf + 2, crlf + 2 + size));
-      start = crlf + 2 + size + 2;
+      start = crlf + 2 + size;
       if (size === 0) {
         ended = true;
         break;

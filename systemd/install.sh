@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# install.sh: builds azcd from this source tree and installs it into /opt/azcd (or --prefix) as a systemd service.
+set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+Usage: sudo systemd/install.sh [--prefix DIR] [--no-enable] [--no-system] [--dry-run]
+
+  --prefix DIR   install the application into DIR (default /opt/azcd); the unit's paths are rewritten to match
+  --no-enable    install everything but do not enable or (re)start azcd.service
+  --no-system    install the application tree only: no user, unit, modules-load.d entry or systemctl
+  --dry-run      print every step without changing anything
+  -h, --help     this text
+
+Steps: npm ci (only if the source tree lacks its dev dependencies) and npm run build in the source tree; copy
+package.json, package-lock.json, dist/, native/, scripts/ and daemon/ui/ into a staging directory and run
+npm ci --omit=dev there (which also builds the sd_notify addon); swap it into place; install the sysusers entry
+(user azcd in dialout and audio), /etc/modules-load.d/azcd.conf (usbserial, cdc_acm), /etc/azcd/config.json if
+missing and the unit; then systemctl daemon-reload, enable and restart.
+EOF
+}
+
+PREFIX=/opt/azcd
+DRY_RUN=0
+ENABLE=1
+SYSTEM=1
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --prefix) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; PREFIX="$2"; shift 2 ;;
+    --prefix=*) PREFIX="${1#--prefix=}"; shift ;;
+    --dry-run) DRY_RUN=1; shift ;;
+    --no-enable) ENABLE=0; shift ;;
+    --no-system) SYSTEM=0; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "install.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+SRC_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+UNIT_DIR=/etc/systemd/system
+SYSUSERS_DIR=/etc/sysusers.d
+MODULES_DIR=/etc/modules-load.d
+CONFIG_DIR=/etc/azcd
+ADDON=native/build/Release/azc_notify.node
+umask 022
+
+log() { printf 'install.sh: %s\n' "$*"; }
+die() { printf 'install.sh: error: %s\n' "$*" >&2; exit 1; }
+
+# Runs a command, or only shows it under --dry-run.
+run() {
+  if [[ $DRY_RUN -eq 1 ]]; then
+    printf '+'; printf ' %q' "$@"; printf '\n'
+  else
+    "$@"
+  fi
+}
+
+# Writes stdin to a file with a mode, or shows the content under --dry-run.
+write_file() {
+  local dest="$1" mode="$2" content
+  content="$(cat)"
+  if [[ $DRY_RUN -eq 1 ]]; then
+    printf '+ write %s (mode %s):\n' "$dest" "$mode"
+    printf '%s\n' "$content" | sed 's/^/|   /'
+  else
+    printf '%s\n' "$content" >"$dest.tmp.$$"
+    chmod "$mode" "$dest.tmp.$$"
+    mv -f "$dest.tmp.$$" "$dest"
+  fi
+}
+
+# The source tree usually belongs to whoever cloned it: build there as that user, not as root.
+as_source_owner() {
+  local owner
+  owner="$(stat -c %U "$SRC_DIR")"
+  if [[ $EUID -eq 0 && "$owner" != root ]] && command -v runuser >/dev/null; then
+    run runuser -u "$owner" -- "$@"
+  else
+    run "$@"
+  fi
+}
+
+# --- Checks -------------------------------------------------------------------------------------------------
+[[ "$PREFIX" =~ ^/[A-Za-z0-9._/+-]+$ ]] || die "--prefix must be an absolute path of [A-Za-z0-9._/+-], got '$PREFIX'"
+PREFIX="${PREFIX%/}"
+[[ -n "$PREFIX" && "$PREFIX" != /usr && "$PREFIX" != /opt ]] || die "refusing --prefix '$PREFIX'"
+STAGE="$PREFIX.staging"
+
+command -v node >/dev/null || die "node not found: install Node.js 20 (see docs/install-pi.md)"
+command -v npm >/dev/null || die "npm not found: install Node.js 20 with npm"
+NODE="$(command -v node)"
+NODE_MAJOR="$(node -p 'process.versions.node.split(".")[0]')"
+[[ "$NODE_MAJOR" == 20 ]] || die "azcd needs Node.js 20 (uWebSockets.js build), found $(node --version)"
+case "$NODE" in
+  /home/* | /root/*) die "node is at $NODE, which ProtectHome= hides from the service: install a system-wide Node.js" ;;
+esac
+for tool in python3 make cc; do
+  command -v "$tool" >/dev/null || log "warning: $tool not found; native modules (better-sqlite3, the sd_notify addon) need python3, make and a C/C++ compiler (apt-get install build-essential python3)"
+done
+if [[ $DRY_RUN -eq 0 && $EUID -ne 0 && $SYSTEM -eq 1 ]]; then
+  die "run as root (sudo), or use --dry-run, or --no-system with a --prefix you can write"
+fi
+[[ $DRY_RUN -eq 1 ]] && log "dry run: nothing below is executed"
+log "source $SRC_DIR -> $PREFIX (node $NODE $(node --version))"
+
+# --- Build in the source tree -----------------------------------------------------------------------------------
+if [[ ! -x "$SRC_DIR/node_modules/.bin/tsc" ]]; then
+  as_source_owner npm ci --prefix "$SRC_DIR" --no-audit --no-fund
+fi
+as_source_owner npm run build --prefix "$SRC_DIR"
+[[ $DRY_RUN -eq 1 || -f "$SRC_DIR/dist/daemon/main.js" ]] || die "the build produced no dist/daemon/main.js"
+
+# --- Stage the application, install production dependencies, swap it in ------------------------------------
+PARTS=(package.json package-lock.json dist native scripts)
+[[ -d "$SRC_DIR/daemon/ui" ]] && PARTS+=(daemon/ui)
+run rm -rf "$STAGE"
+run mkdir -p "$STAGE"
+if [[ $DRY_RUN -eq 1 ]]; then
+  printf '+ tar -C %q --exclude=native/build -cf - %s | tar -C %q --no-same-owner -xf -\n' "$SRC_DIR" "${PARTS[*]}" "$STAGE"
+else
+  tar -C "$SRC_DIR" --exclude=native/build -cf - "${PARTS[@]}" | tar -C "$STAGE" --no-same-owner -xf -
+fi
+# The installed tree has no TypeScript: drop the lifecycle scripts that would run tsc during npm ci.
+run npm pkg delete scripts.prepare scripts.prestart --prefix "$STAGE"
+# Runs the package's install script too, which builds the sd_notify addon (scripts/build-native.mjs).
+run npm ci --omit=dev --no-audit --no-fund --prefix "$STAGE"
+if [[ $DRY_RUN -eq 0 && ! -f "$STAGE/$ADDON" ]]; then
+  die "the sd_notify addon was not built ($STAGE/$ADDON); Type=notify needs it: apt-get install build-essential python3, then rerun"
+fi
+if [[ -d "$PREFIX" ]]; then
+  run rm -rf "$PREFIX.old"
+  run mv "$PREFIX" "$PREFIX.old"
+fi
+run mv "$STAGE" "$PREFIX"
+run rm -rf "$PREFIX.old"
+
+if [[ $SYSTEM -eq 0 ]]; then
+  log "application installed in $PREFIX (--no-system: no user, unit or service changes)"
+  exit 0
+fi
+
+# --- System integration -------------------------------------------------------------------------------------
+run install -d -m 0755 "$SYSUSERS_DIR" "$MODULES_DIR" "$UNIT_DIR"
+run install -m 0644 "$SRC_DIR/systemd/azcd.sysusers" "$SYSUSERS_DIR/azcd.conf"
+run systemd-sysusers "$SYSUSERS_DIR/azcd.conf"
+
+# DeviceAllow=char-ttyUSB/char-ttyACM resolve through /proc/devices when the service starts: load the USB serial
+# drivers at boot so an adapter plugged in later is still allowed.
+printf '# azcd: USB serial drivers, loaded at boot so DeviceAllow=char-ttyUSB/char-ttyACM resolve\nusbserial\ncdc_acm\n' |
+  write_file "$MODULES_DIR/azcd.conf" 0644
+run modprobe -a -q usbserial cdc_acm || log "warning: could not load usbserial/cdc_acm now; they load at next boot"
+
+run install -d -m 0755 "$CONFIG_DIR"
+if [[ -e "$CONFIG_DIR/config.json" ]]; then
+  log "keeping existing $CONFIG_DIR/config.json"
+else
+  printf '{}' | write_file "$CONFIG_DIR/config.json" 0644
+fi
+
+sed -e "s#/opt/azcd#$PREFIX#g" -e "s#^ExecStart=/usr/bin/node #ExecStart=$NODE #" "$SRC_DIR/systemd/azcd.service" |
+  write_file "$UNIT_DIR/azcd.service" 0644
+
+if [[ ! -d /run/systemd/system ]]; then
+  if [[ $DRY_RUN -eq 0 ]]; then
+    log "systemd is not running here: skipping systemctl; run 'systemctl daemon-reload && systemctl enable --now azcd' on the appliance"
+    exit 0
+  fi
+  log "(systemd is not running on this machine; on the appliance the steps below follow)"
+fi
+run systemctl daemon-reload
+if [[ $ENABLE -eq 1 ]]; then
+  run systemctl enable azcd.service
+  run systemctl restart azcd.service
+  log "azcd $([[ $DRY_RUN -eq 1 ]] && echo 'would now be' || echo is) running: journalctl -u azcd -f; first admin credentials: /var/lib/azcd/initial-admin.txt"
+else
+  log "installed but not enabled (--no-enable): systemctl enable --now azcd"
+fi

@@ -1,0 +1,229 @@
+// sd_notify addon and wrapper: real datagrams to a real unix socket (a python3 receiver), path and abstract addresses.
+import t from 'tap';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { createNotifier, startWatchdog, watchdogIntervalMs } from '../../native/index.js';
+
+const ADDON = fileURLToPath(new URL('../../native/build/Release/azc_notify.node', import.meta.url));
+const WAIT_MS = 5000;
+
+// Binds an AF_UNIX SOCK_DGRAM socket ("@name" = abstract namespace) and prints one JSON line per datagram.
+const RECEIVER = `
+import json, socket, sys
+name = sys.argv[1]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind('\\0' + name[1:] if name.startswith('@') else name)
+print(json.dumps({'ready': True}), flush=True)
+while True:
+    print(json.dumps({'datagram': s.recv(65536).decode('utf-8', 'replace')}), flush=True)
+`;
+
+class Receiver {
+  readonly datagrams: string[] = [];
+  private waiters: Array<() => void> = [];
+  private constructor(private readonly child: ChildProcessWithoutNullStreams) {}
+
+  static async start(address: string): Promise<Receiver> {
+    const child = spawn('python3', ['-c', RECEIVER, address], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const receiver = new Receiver(child);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const ready = new Promise<void>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', (code) => reject(new Error(`python3 receiver exited (${code}): ${stderr}`)));
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        const parsed = JSON.parse(line) as { ready?: boolean; datagram?: string };
+        if (parsed.ready) resolve();
+        if (parsed.datagram !== undefined) {
+          receiver.datagrams.push(parsed.datagram);
+          for (const wake of receiver.waiters.splice(0)) wake();
+        }
+      });
+    });
+    await ready;
+    return receiver;
+  }
+
+  /** Resolves with the index of the first datagram at or after `from` equal to `expected`. */
+  async waitFor(expected: string, from = 0): Promise<number> {
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      const index = this.datagrams.indexOf(expected, from);
+      if (index >= 0) return index;
+      if (Date.now() > deadline) throw new Error(`no ${JSON.stringify(expected)}; got ${JSON.stringify(this.datagrams)}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, deadline - Date.now() + 1);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'azc-notify-'));
+const savedEnv = { ...process.env };
+t.teardown(() => {
+  process.env = savedEnv;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function clearSystemdEnv(): void {
+  for (const key of ['NOTIFY_SOCKET', 'WATCHDOG_USEC', 'WATCHDOG_PID']) delete process.env[key];
+}
+
+t.test('the addon is built (run `npm run install` or `npm rebuild` if this fails)', async (t) => {
+  t.ok(existsSync(ADDON), `${ADDON} exists`);
+});
+
+t.test('without NOTIFY_SOCKET the addon returns false and the notifier is a silent no-op', async (t) => {
+  clearSystemdEnv();
+  const addon = createRequire(import.meta.url)(ADDON) as { notify(message: string): boolean };
+  t.equal(addon.notify('READY=1'), false);
+  const logs: string[] = [];
+  const notifier = createNotifier((msg) => logs.push(msg));
+  t.equal(notifier.available, false);
+  t.equal(notifier.ready('up'), false);
+  t.equal(notifier.status('x'), false);
+  t.equal(notifier.watchdogPing(), false);
+  t.equal(notifier.stopping(), false);
+  t.same(logs, [], 'nothing to say when the addon is present');
+});
+
+for (const kind of ['path', 'abstract'] as const) {
+  t.test(`READY, STATUS, WATCHDOG and STOPPING datagrams reach a ${kind} socket`, async (t) => {
+    clearSystemdEnv();
+    const address =
+      kind === 'path' ? join(dir, 'notify.sock') : `@azc-notify-test-${process.pid}-${Date.now().toString(36)}`;
+    const receiver = await Receiver.start(address);
+    t.teardown(() => receiver.stop());
+    process.env['NOTIFY_SOCKET'] = address;
+    const logs: string[] = [];
+    const notifier = createNotifier((msg) => logs.push(msg));
+    t.equal(notifier.available, true);
+    t.equal(notifier.ready('serving on :8080'), true);
+    t.equal(notifier.status('two\nlines'), true);
+    t.equal(notifier.watchdogPing(), true);
+    t.equal(notifier.stopping(), true);
+    await receiver.waitFor('STOPPING=1');
+    t.same(receiver.datagrams, ['READY=1\nSTATUS=serving on :8080', 'STATUS=two lines', 'WATCHDOG=1', 'STOPPING=1']);
+    t.same(logs, []);
+  });
+}
+
+t.test('a send failure throws from the addon with the errno code, and the wrapper logs it once', async (t) => {
+  clearSystemdEnv();
+  process.env['NOTIFY_SOCKET'] = join(dir, 'nobody-listens.sock');
+  const addon = createRequire(import.meta.url)(ADDON) as { notify(message: string): boolean };
+  t.throws(() => addon.notify('READY=1'), { code: 'ENOENT', errno: 2 });
+  process.env['NOTIFY_SOCKET'] = 'relative/path';
+  t.throws(() => addon.notify('READY=1'), { code: 'EAFNOSUPPORT' });
+  t.throws(() => addon.notify(42 as unknown as string), TypeError);
+
+  process.env['NOTIFY_SOCKET'] = join(dir, 'nobody-listens.sock');
+  const logs: string[] = [];
+  const notifier = createNotifier((msg) => logs.push(msg));
+  t.equal(notifier.ready(), false);
+  t.equal(notifier.watchdogPing(), false);
+  t.equal(logs.length, 1, 'one log line for repeated ENOENT');
+  t.match(logs[0], /ENOENT/);
+});
+
+t.test('a missing addon is logged once and every call is a no-op, even under systemd', async (t) => {
+  clearSystemdEnv();
+  process.env['NOTIFY_SOCKET'] = join(dir, 'unused.sock');
+  const logs: string[] = [];
+  const notifier = createNotifier((msg) => logs.push(msg), { addonPaths: [join(dir, 'missing.node')] });
+  t.equal(notifier.available, false);
+  t.equal(notifier.ready(), false);
+  t.equal(notifier.watchdogPing(), false);
+  t.equal(logs.length, 1);
+  t.match(logs[0], /addon missing.*time the start out/);
+});
+
+t.test('the watchdog interval is half WATCHDOG_USEC, and off for another WATCHDOG_PID', async (t) => {
+  t.equal(watchdogIntervalMs({ WATCHDOG_USEC: '30000000' }), 15000);
+  t.equal(watchdogIntervalMs({ WATCHDOG_USEC: '30000000', WATCHDOG_PID: String(process.pid) }), 15000);
+  t.equal(watchdogIntervalMs({ WATCHDOG_USEC: '30000000', WATCHDOG_PID: String(process.pid + 1) }), undefined);
+  t.equal(watchdogIntervalMs({}), undefined);
+  t.equal(watchdogIntervalMs({ WATCHDOG_USEC: '0' }), undefined);
+  t.equal(watchdogIntervalMs({ WATCHDOG_USEC: '-5' }), undefined);
+  t.equal(watchdogIntervalMs({ WATCHDOG_USEC: 'soon' }), undefined);
+});
+
+t.test('watchdog pings flow while healthy, stop while unhealthy and resume after', async (t) => {
+  clearSystemdEnv();
+  const address = `@azc-watchdog-test-${process.pid}-${Date.now().toString(36)}`;
+  const receiver = await Receiver.start(address);
+  t.teardown(() => receiver.stop());
+  process.env['NOTIFY_SOCKET'] = address;
+  process.env['WATCHDOG_USEC'] = '40000'; // pings every 20 ms
+  const logs: string[] = [];
+  const notifier = createNotifier((msg) => logs.push(msg));
+  let healthy = true;
+  let checks = 0;
+  let onCheck: (() => void) | undefined;
+  const stop = startWatchdog(
+    notifier,
+    () => {
+      checks += 1;
+      onCheck?.();
+      return healthy;
+    },
+    (msg) => logs.push(msg),
+  );
+  t.teardown(stop);
+  const checksDone = (n: number) =>
+    new Promise<void>((resolve) => {
+      const target = checks + n;
+      onCheck = () => {
+        if (checks >= target) resolve();
+      };
+    });
+
+  await receiver.waitFor('WATCHDOG=1');
+
+  // Markers sent in the same tick as each switch bound exactly which pings happened while unhealthy.
+  healthy = false;
+  notifier.status('unhealthy-begin');
+  await checksDone(5);
+  notifier.status('unhealthy-end');
+  const begin = await receiver.waitFor('STATUS=unhealthy-begin');
+  const end = await receiver.waitFor('STATUS=unhealthy-end', begin);
+  t.same(receiver.datagrams.slice(begin + 1, end), [], 'no WATCHDOG=1 during five unhealthy checks');
+
+  healthy = true;
+  await receiver.waitFor('WATCHDOG=1', end);
+  t.equal(logs.length, 2, 'one log line per health transition');
+  t.match(logs[0], /health check failed/);
+  t.match(logs[1], /passes again/);
+
+  stop();
+  const before = checks;
+  await new Promise((resolve) => setTimeout(resolve, 100)); // five intervals: proving an absence takes time
+  t.equal(checks, before, 'no health checks after stop()');
+});
+
+t.test('startWatchdog never runs health checks outside systemd, even with WATCHDOG_USEC set', async (t) => {
+  clearSystemdEnv();
+  process.env['WATCHDOG_USEC'] = '2000'; // would check every millisecond
+  const notifier = createNotifier(() => {});
+  let checks = 0;
+  const stop = startWatchdog(notifier, () => ++checks > 0);
+  t.teardown(stop);
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  t.equal(checks, 0);
+});
