@@ -1,5 +1,5 @@
 // The composition root: builds the store, services, driver and HTTP server, and starts/stops them in order.
-import { writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { VERSION } from './paths.js';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -117,18 +117,15 @@ export class Daemon {
   /** Starts the driver, creates the first admin on an empty database, then listens. */
   async start(adminPassword?: string): Promise<{ port: number; initialAdmin: InitialAdmin | null }> {
     await this.audio.start();
-    const created = await this.accounts.ensureInitialAdmin(adminPassword);
-    let initialAdmin: InitialAdmin | null = null;
-    if (created) {
-      const file = path.join(this.config.stateDir, 'initial-admin.txt');
-      writeFileSync(
+    const file = path.join(this.config.stateDir, 'initial-admin.txt');
+    const created = await this.accounts.ensureInitialAdmin(adminPassword, (admin) =>
+      writePrivateFile(
         file,
         `# azcd first administrator (created ${new Date().toISOString()}); change the password after signing in.\n` +
-          `username=${created.username}\npassword=${created.password}\napiKey=${created.apiKey}\n`,
-        { mode: 0o600 },
-      );
-      initialAdmin = { ...created, file };
-    }
+          `username=${admin.username}\npassword=${admin.password}\napiKey=${admin.apiKey}\n`,
+      ),
+    );
+    const initialAdmin: InitialAdmin | null = created ? { ...created, file } : null;
     this.port = await this.server.listen(this.config.host, this.config.port);
     this.logger.info({ host: this.config.host, port: this.port, driver: this.driver.name, uws: this.server.uwsSource }, 'listening');
     return { port: this.port, initialAdmin };
@@ -169,4 +166,17 @@ export class Daemon {
     users.setMeta('udn', udn);
     return udn;
   }
+}
+
+/** Writes a secret file atomically with mode 0600 (a temp file created 0600, fsync, rename). */
+function writePrivateFile(file: string, content: string): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  const fd = openSync(temp, 'w', 0o600);
+  try {
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, file);
 }

@@ -1,6 +1,7 @@
 // Typed configuration: defaults < JSON config file < AZC_* environment < command-line flags.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { DRIVER_NAMES } from '../drivers/index.js';
 
 export interface Config {
   host: string;
@@ -165,7 +166,8 @@ function readConfigFile(file: string): Raw {
 }
 
 function toInt(key: string, value: unknown, min: number, max: number): number {
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  // Strings must be plain decimal digits: Number() would also take "0x1F90", "8e3" or " 80".
+  const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
     throw new ConfigError(`"${key}" must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
   }
@@ -195,10 +197,17 @@ function apply(config: Config, raw: Raw, baseDir: string): void {
   for (const [key, value] of Object.entries(raw)) {
     switch (key) {
       case 'host':
-      case 'driver':
       case 'friendlyName':
         config[key] = toString(key, value);
         break;
+      case 'driver': {
+        const driver = toString(key, value);
+        if (!(DRIVER_NAMES as readonly string[]).includes(driver)) {
+          throw new ConfigError(`"driver" must be one of ${DRIVER_NAMES.join(', ')}, got ${JSON.stringify(driver)}`);
+        }
+        config.driver = driver;
+        break;
+      }
       case 'serialPort':
         config.serialPort = toString(key, value);
         break;

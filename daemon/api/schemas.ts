@@ -15,7 +15,7 @@ export const UserSchema = T.Object({
   id: T.String({ format: 'uuid' }),
   username: T.String(),
   role: T.Union([T.Literal('Admin'), T.Literal('Operator'), T.Literal('Viewer')]),
-  apiKey: T.Union([T.String({ description: 'masked: svc_ + first 4 hex + … + last 4' }), T.Null()]),
+  apiKey: T.String({ description: 'masked: svc_ + first 4 hex + … + last 4; empty when the key was revoked' }),
   isEnabled: T.Boolean(),
   createdAt: T.String({ format: 'date-time' }),
   assignments: AssignmentsSchema,

@@ -7,7 +7,8 @@ import type { AccountsService } from '../domain/accounts.js';
 import { ApiKeySchema, AssignmentsSchema, RoleSchema, UserSchema } from './schemas.js';
 
 const Username = T.String({ description: '3-64 characters of A-Z a-z 0-9 . _ -', errorMessage: 'must be a string' });
-const Password = T.String({ description: '8-256 characters', errorMessage: 'must be a string' });
+/** writeOnly: a secret, never to be echoed back (also in validation messages). */
+const Password = T.String({ description: '8-256 characters', errorMessage: 'must be a string', writeOnly: true });
 
 function role(value: string): Role {
   const parsed = parseRole(value);
@@ -27,7 +28,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
       access: 'public',
       summary: 'Sign in with username and password; returns a session token for Authorization: Bearer',
       tags: ['auth'],
-      body: T.Object({ username: T.String({ maxLength: 64, errorMessage: 'must be a string' }), password: T.String({ maxLength: 1024, errorMessage: 'must be a string' }) }),
+      body: T.Object({ username: T.String({ maxLength: 64, errorMessage: 'must be a string' }), password: T.String({ maxLength: 1024, errorMessage: 'must be a string of at most 1024 characters', writeOnly: true }) }),
       responses: {
         200: {
           description: 'signed in',

@@ -23,7 +23,8 @@ export interface UserView {
   id: string;
   username: string;
   role: Role;
-  apiKey: string | null;
+  /** Masked key; an empty string once the key was revoked (the interface spec types it as a string). */
+  apiKey: string;
   isEnabled: boolean;
   createdAt: string;
   assignments: Assignments;
@@ -64,7 +65,7 @@ export class AccountsService {
       freeFailures: options.loginFreeFailures,
       baseDelayMs: options.loginBaseDelayMs,
       maxDelayMs: options.loginMaxDelayMs,
-    });
+    }, now);
   }
 
   /** Called whenever a user's role, assignments, enabled state or credentials change. */
@@ -145,13 +146,15 @@ export class AccountsService {
         headers: { 'Retry-After': String(Math.ceil(wait / 1000)) },
       });
     }
+    // Counted as a failure before the check, so parallel guesses cannot all start before the back-off does;
+    // a success below clears it again.
+    this.throttle.recordFailure(keys);
     const row = this.users.byUsername(username);
     this.dummyHash ??= hashPassword('not a password of anyone');
     const matches = await verifyPassword(password, row?.password_hash ?? (await this.dummyHash));
-    // Re-read after the await: the user may have been disabled or deleted meanwhile.
+    // Re-read after the await: the user may have been disabled, deleted or given a new password meanwhile.
     const current = row && this.users.byId(row.id);
-    if (!matches || !current || !current.is_enabled) {
-      this.throttle.recordFailure(keys);
+    if (!matches || !current || !current.is_enabled || current.password_hash !== row.password_hash) {
       throw unauthorized('wrong username or password, or the account is disabled');
     }
     this.throttle.recordSuccess(keys);
@@ -187,7 +190,7 @@ export class AccountsService {
       id: row.id,
       username: row.username,
       role: row.role,
-      apiKey: this.keyOf(row, true),
+      apiKey: this.keyOf(row, true) ?? '',
       isEnabled: row.is_enabled === 1,
       createdAt: row.created_at,
       assignments: this.users.assignments(row.id),
@@ -202,13 +205,17 @@ export class AccountsService {
     return this.view(this.row(id));
   }
 
-  async create(input: { username: string; password: string; role: Role; assignments?: Assignments }): Promise<UserView & { apiKey: string }> {
+  async create(
+    input: { username: string; password: string; role: Role; assignments?: Assignments },
+    /** A key chosen in advance (the first admin's, saved before the account exists). */
+    presetKey?: string,
+  ): Promise<UserView & { apiKey: string }> {
     validateUsername(input.username);
     validatePassword(input.password, 'password');
     const assignments = this.checkAssignments(input.assignments ?? { playerIds: [], zoneIds: [] });
     if (this.users.byUsername(input.username)) throw conflict(`a user named "${input.username}" already exists`);
     const passwordHash = await hashPassword(input.password);
-    const apiKey = generateApiKey();
+    const apiKey = presetKey ?? generateApiKey();
     const id = randomUUID();
     this.store.transaction(() => {
       if (this.users.byUsername(input.username)) throw conflict(`a user named "${input.username}" already exists`);
@@ -305,12 +312,19 @@ export class AccountsService {
     for (const userId of userIds) this.changed(userId);
   }
 
-  /** First start: creates `admin` with the given or a random password; returns the secrets to show once. */
-  async ensureInitialAdmin(password: string | undefined): Promise<{ username: string; password: string; apiKey: string } | null> {
+  /**
+   * First start: creates `admin` with the given or a random password. `save` runs before the account exists,
+   * so a crash in between can never leave an administrator whose password nobody was shown.
+   */
+  async ensureInitialAdmin(
+    password: string | undefined,
+    save: (credentials: { username: string; password: string; apiKey: string }) => void,
+  ): Promise<{ username: string; password: string; apiKey: string } | null> {
     if (this.users.count() > 0) return null;
-    const chosen = password ?? generateSessionToken().slice(4, 24);
-    const user = await this.create({ username: 'admin', password: chosen, role: 'Admin' });
-    return { username: 'admin', password: chosen, apiKey: user.apiKey };
+    const credentials = { username: 'admin', password: password ?? generateSessionToken().slice(4, 24), apiKey: generateApiKey() };
+    save(credentials);
+    await this.create({ username: credentials.username, password: credentials.password, role: 'Admin' }, credentials.apiKey);
+    return credentials;
   }
 
   private row(id: string): UserRow {

@@ -64,8 +64,10 @@ export class Validator<S extends TSchema> {
 
 function describe(field: string, schema: TSchema, value: unknown, fallback: string): string {
   if (value === undefined) return `"${field}" is required`;
+  const message = schema.errorMessage ?? fallback.charAt(0).toLowerCase() + fallback.slice(1);
+  // Secrets (passwords) are never echoed back, not even when they have the wrong type.
+  if (schema.writeOnly) return `"${field}" ${message}`;
   const got = JSON.stringify(value);
   const shown = got === undefined ? typeof value : got.length > 60 ? `${got.slice(0, 57)}...` : got;
-  const message = schema.errorMessage ?? fallback.charAt(0).toLowerCase() + fallback.slice(1);
   return `"${field}" ${message}, got ${shown}`;
 }

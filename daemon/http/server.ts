@@ -333,7 +333,6 @@ export class HttpServer {
         path: redactUrl(ex.url),
         status,
         ms: Math.round((performance.now() - ex.started) * 100) / 100,
-        user: ex.userId,
       },
       'request',
     );
@@ -368,7 +367,9 @@ function parseJsonBody(buffer: Buffer, contentType: string): unknown {
   try {
     return JSON.parse(buffer.toString('utf8'));
   } catch (err) {
-    throw new HttpError(400, `the request body is not valid JSON: ${(err as Error).message}`);
+    // Only the position: the parser's message quotes the body, which may hold a password.
+    const position = /position (\d+)/.exec((err as Error).message)?.[1];
+    throw new HttpError(400, `the request body is not valid JSON${position ? ` (error at byte ${position})` : ''}`);
   }
 }
 

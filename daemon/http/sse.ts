@@ -236,11 +236,14 @@ export class EventStreams {
     this.recheckTimer = undefined;
   }
 
-  /** Ends the response cleanly and closes the connection (the client sees the stream finish). */
+  /**
+   * Ends the response with the last chunk, so the client sees the stream finish (an EventSource then
+   * reconnects and meets a 401). Not end('', true): this uWS build then writes a header after the body.
+   */
   private end(stream: Stream): void {
     if (stream.closed) return;
     this.forget(stream);
-    stream.res.cork(() => stream.res.end('', true));
+    stream.res.cork(() => stream.res.end());
   }
 
   /** Drops the connection at once (a stalled reader gets no graceful end). */

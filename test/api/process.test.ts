@@ -1,0 +1,168 @@
+// The real entry point as a child process: start-up output, first-admin credentials, flags, and graceful SIGTERM.
+import t from 'tap';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { tempDir } from '../helpers/daemon.js';
+import { client } from '../helpers/client.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Azcd {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first stdout match of `re` (rejects if the process exits first). */
+  waitFor(re: RegExp): Promise<RegExpExecArray>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `node --import tsx daemon/main.ts ...args` with no AZC_* or systemd variables from the outer environment. */
+function azcd(args: string[], env: Record<string, string> = {}): Azcd {
+  const clean: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(AZC_|NOTIFY_SOCKET$|INVOCATION_ID$|WATCHDOG_)/.test(key)) clean[key] = value;
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', 'daemon/main.ts', ...args], {
+    cwd: ROOT,
+    env: { ...clean, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const listeners = new Set<() => void>();
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+    for (const listener of [...listeners]) listener();
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    waitFor(re) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = re.exec(out);
+          if (match) {
+            listeners.delete(check);
+            resolve(match);
+          }
+        };
+        listeners.add(check);
+        check();
+        void exited.then(() => {
+          if (listeners.delete(check)) reject(new Error(`azcd exited before printing ${re}: ${out}\n${err}`));
+        });
+      });
+    },
+  };
+}
+
+/** Registers teardown that kills the child if a test left it running. */
+function started(t: { teardown(fn: () => unknown): void }, args: string[], env?: Record<string, string>): Azcd {
+  const p = azcd(args, env);
+  t.teardown(async () => {
+    if (p.child.exitCode === null && p.child.signalCode === null) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+  });
+  return p;
+}
+
+t.test('the azcd process', async (t) => {
+  const stateDir = tempDir('azc-proc-');
+  t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
+  const daemonArgs = ['--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--log-level', 'warn'];
+
+  // --help and a bad flag run while the first start boots: each spawn costs about a second.
+  const help = started(t, ['--help']);
+  const badFlag = started(t, ['--frobnicate']);
+  const first = started(t, daemonArgs, { AZC_ADMIN_PASSWORD: 'env-admin-password-9' });
+
+  t.test('--help prints the usage and exits 0', async (t) => {
+    const { code } = await help.exited;
+    t.equal(code, 0);
+    t.match(help.stdout(), /usage: azcd \[options\]/);
+    t.match(help.stdout(), /--state-dir DIR/);
+  });
+
+  t.test('an unknown flag exits 2 with a message naming it', async (t) => {
+    const { code } = await badFlag.exited;
+    t.equal(code, 2);
+    t.match(badFlag.stderr(), /azcd: unknown option --frobnicate/);
+    t.match(badFlag.stderr(), /usage: azcd/);
+  });
+
+  const [, port] = await first.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
+  const base = `http://127.0.0.1:${port}`;
+  const credentials = await first.waitFor(/API key:\s+(svc_[0-9a-f]{48})\n/);
+  const adminKey = credentials[1]!;
+
+  t.test('the first start prints the listening address', async (t) => {
+    t.match(port, /^[1-9]\d*$/);
+    t.equal((await client(base).get('/api/health')).status, 200);
+  });
+
+  t.test("the first start prints the first admin's credentials, with the password from AZC_ADMIN_PASSWORD", async (t) => {
+    t.match(first.stdout(), /username: admin\n/);
+    t.match(first.stdout(), /password: env-admin-password-9\n/);
+    t.match(first.stdout(), new RegExp(`saved in: ${stateDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/initial-admin.txt`));
+    const anon = client(base);
+    t.equal((await anon.get('/api/users/me', { key: adminKey })).body.username, 'admin', 'the printed key works');
+    t.equal((await anon.post('/api/auth/login', { username: 'admin', password: 'env-admin-password-9' })).status, 200, 'the password works');
+  });
+
+  t.test('SIGTERM closes an open event stream and exits 0', async (t) => {
+    // A raw socket, so the test sees whether the response was ended properly or just cut by the exit.
+    const socket = net.connect(Number(port), '127.0.0.1');
+    t.teardown(() => socket.destroy());
+    let received = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', () => {});
+    socket.write(`GET /api/stream/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nX-API-Key: ${adminKey}\r\n\r\n`);
+    try {
+      // The stream handler registers the stream before it writes the status line and the retry field.
+      await new Promise<void>((resolve, reject) => {
+        const check = () => (received.includes('retry:') ? resolve() : undefined);
+        socket.on('data', check);
+        socket.on('close', () => reject(new Error(`the stream closed before it started: ${received}`)));
+      });
+      t.match(received, /^HTTP\/1\.1 200 /);
+    } finally {
+      first.child.kill('SIGTERM');
+    }
+    await closed;
+    t.match(received, /\r\n0\r\n\r\n$/, 'the response ended with the last chunk: the shutdown ended the stream');
+    const { code, signal } = await first.exited;
+    t.same({ code, signal }, { code: 0, signal: null });
+  });
+
+  t.test('after SIGTERM the database passes an integrity check', async (t) => {
+    await first.exited;
+    const db = new Database(path.join(stateDir, 'azc.db'));
+    t.teardown(() => db.close());
+    t.same(db.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
+    t.equal((db.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n, 1, 'the admin was stored');
+  });
+
+  t.test('a second start on the same state directory does not print credentials again', async (t) => {
+    await first.exited;
+    const second = started(t, daemonArgs, { AZC_ADMIN_PASSWORD: 'another-password-1' });
+    await second.waitFor(/listening on http:\/\/127\.0\.0\.1:\d+/);
+    second.child.kill('SIGTERM');
+    const { code } = await second.exited;
+    t.equal(code, 0);
+    t.notMatch(second.stdout(), /password:|API key:|svc_/);
+    t.notOk(second.stdout().includes(adminKey));
+  });
+});
