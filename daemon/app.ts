@@ -10,7 +10,8 @@ import { UsersRepo } from './store/users-repo.js';
 import { AudioRepo } from './store/audio-repo.js';
 import { PlaylistsRepo } from './store/playlists-repo.js';
 import { DeviceSecrets } from './domain/secrets.js';
-import { EventBus } from './domain/events.js';
+import { EventBus, DomainEventSchema, StreamResetSchema } from './domain/events.js';
+import { Type as T } from '@sinclair/typebox';
 import { AccountsService } from './domain/accounts.js';
 import { AudioService } from './domain/audio.js';
 import { PlaylistsService } from './domain/playlists.js';
@@ -97,7 +98,15 @@ export class Daemon {
       ...inputRoutes(this.inputs),
       this.streams.route(),
     ]);
-    this.openApiJson = JSON.stringify(buildOpenApi(this.server.routes, { version: VERSION, problemSchema: ProblemSchema }));
+    this.openApiJson = JSON.stringify(
+      buildOpenApi(this.server.routes, {
+        version: VERSION,
+        problemSchema: ProblemSchema,
+        eventSchema: T.Union([...DomainEventSchema.anyOf, StreamResetSchema], {
+          description: 'The JSON object in the data line of each event-stream message',
+        }),
+      }),
+    );
   }
 
   private readonly openApiJson: string;

@@ -23,35 +23,7 @@ export const UserSchema = T.Object({
 
 export const ApiKeySchema = T.Object({ apiKey: T.String({ pattern: '^svc_[0-9a-f]{48}$' }) });
 
-const Binding = (what: string) =>
-  T.Object({ driver: T.String({ description: 'amplifier driver name' }), channel: T.Integer({ description: what }) });
-
-export const PlayerSchema = T.Object({
-  id: T.String({ format: 'uuid' }),
-  name: T.String(),
-  volume: T.Number({ minimum: 0, maximum: 1, format: 'double' }),
-  zoneIds: T.Array(T.String({ format: 'uuid' })),
-  input: Binding('amplifier source input the player feeds'),
-  state: T.Union([T.Literal('playing'), T.Literal('idle')]),
-});
-
-export const ZoneSchema = T.Object({
-  id: T.String({ format: 'uuid' }),
-  name: T.String(),
-  volume: T.Number({ minimum: 0, maximum: 1, format: 'double' }),
-  muted: T.Boolean(),
-  power: T.Boolean(),
-  playerId: T.Union([T.String({ format: 'uuid' }), T.Null()]),
-  output: Binding('amplifier zone output'),
-});
-
-export const InputDeviceSchema = T.Object({
-  id: T.String({ format: 'uuid' }),
-  name: T.String(),
-  kind: T.String(),
-  input: Binding('amplifier source input'),
-  isFavorite: T.Boolean(),
-});
+export { PlayerSchema, ZoneSchema, InputDeviceSchema } from '../domain/views.js';
 
 export const TrackSchema = T.Object({
   id: T.String({ format: 'uuid' }),

@@ -82,6 +82,14 @@ export class AudioService {
     return view;
   }
 
+  renamePlayer(id: string, name: string): PlayerView {
+    this.existingPlayer(id);
+    this.repo.renamePlayer(id, name);
+    const view = this.playerView(this.existingPlayer(id), this.repo.zonesOfPlayer(id), null);
+    this.bus.publish({ type: 'player.updated', payload: { player: view } });
+    return view;
+  }
+
   deletePlayer(id: string): void {
     const player = this.existingPlayer(id);
     const zones = this.repo.zonesOfPlayer(id);
@@ -202,6 +210,14 @@ export class AudioService {
     });
     const view = zoneView(row, null);
     this.bus.publish({ type: 'zone.created', payload: { zone: view } });
+    return view;
+  }
+
+  renameZone(id: string, name: string): ZoneView {
+    if (!this.repo.zone(id)) throw notFound(`no zone with id ${id}`);
+    this.repo.renameZone(id, name);
+    const view = zoneView(this.repo.zone(id)!, null);
+    this.bus.publish({ type: 'zone.updated', payload: { zone: view } });
     return view;
   }
 

@@ -1,60 +1,48 @@
 // The typed domain events and the in-process bus that numbers them and keeps a replay ring.
+import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
+import { InputDeviceSchema, PlayerSchema, ZoneSchema, type InputDeviceView, type PlayerView, type ZoneView } from './views.js';
 
-export interface PlayerView {
-  id: string;
-  name: string;
-  volume: number;
-  zoneIds: string[];
-  input: { driver: string; channel: number };
-  state: 'playing' | 'idle';
-}
+const Id = T.String({ format: 'uuid' });
+const Volume = T.Number({ minimum: 0, maximum: 1 });
+const event = <K extends string, P extends TSchema>(type: K, payload: P, description: string) =>
+  T.Object({ type: T.Literal(type), payload }, { description });
 
-export interface ZoneView {
-  id: string;
-  name: string;
-  volume: number;
-  muted: boolean;
-  power: boolean;
-  playerId: string | null;
-  output: { driver: string; channel: number };
-}
+export const PLAYLIST_CHANGE_REASONS = ['tracksRemoved', 'reordered', 'tracksAdded', 'favorite', 'created', 'deleted'] as const;
 
-export interface InputDeviceView {
-  id: string;
-  name: string;
-  kind: string;
-  input: { driver: string; channel: number };
-  isFavorite: boolean;
-}
+/** Every event the bus carries: the one definition the stream, the OpenAPI document and the dashboard follow. */
+export const DomainEventSchema = T.Union([
+  event('player.volumeChanged', T.Object({ playerId: Id, volume: Volume }), 'group volume set'),
+  event('player.zonesChanged', T.Object({ playerId: Id, zoneIds: T.Array(Id) }), 'zones attached, detached or moved (non-admins see only their zones)'),
+  event('player.created', T.Object({ player: PlayerSchema }), 'a player was created'),
+  event('player.updated', T.Object({ player: PlayerSchema }), 'a player was renamed'),
+  event('player.deleted', T.Object({ playerId: Id }), 'a player was deleted'),
+  event('zone.volumeChanged', T.Object({ zoneId: Id, volume: Volume }), 'zone volume set by the API or on the amplifier'),
+  event('zone.mutedChanged', T.Object({ zoneId: Id, muted: T.Boolean() }), 'zone muted or unmuted'),
+  event('zone.powerChanged', T.Object({ zoneId: Id, power: T.Boolean() }), 'zone switched on or off'),
+  event('zone.created', T.Object({ zone: ZoneSchema }), 'a zone was created (or found on a new amplifier unit)'),
+  event('zone.updated', T.Object({ zone: ZoneSchema }), 'a zone was renamed'),
+  event('zone.deleted', T.Object({ zoneId: Id }), 'a zone was deleted'),
+  event(
+    'playlist.changed',
+    T.Object({ playlistId: Id, reason: T.Union(PLAYLIST_CHANGE_REASONS.map((r) => T.Literal(r))) }),
+    'a playlist was created, deleted, edited, reordered or (un)marked favorite',
+  ),
+  event('playlist.exported', T.Object({ playlistId: Id, filePath: T.String() }), 'a playlist was written to the export directory'),
+  event('inputDevice.favoriteChanged', T.Object({ inputDeviceId: Id, isFavorite: T.Boolean() }), 'input favorite changed'),
+  event('inputDevice.created', T.Object({ inputDevice: InputDeviceSchema }), 'an input device was created'),
+  event('inputDevice.deleted', T.Object({ inputDeviceId: Id }), 'an input device was deleted'),
+  event('hardware.status', T.Object({ driver: T.String(), online: T.Boolean() }), 'the amplifier link went up or down'),
+  event('user.changed', T.Object({ userId: Id }), 'a user changed (admins only)'),
+]);
 
-export type PlaylistChangeReason = 'tracksRemoved' | 'reordered' | 'tracksAdded' | 'favorite' | 'created' | 'deleted';
+/** Sent only on the stream, first, when a resume point is older than the replay ring. */
+export const StreamResetSchema = event('stream.reset', T.Object({ reason: T.String() }), 'missed events are gone: refetch state');
 
-export type DomainEvent =
-  | { type: 'player.volumeChanged'; payload: { playerId: string; volume: number } }
-  | { type: 'player.zonesChanged'; payload: { playerId: string; zoneIds: string[] } }
-  | { type: 'player.created'; payload: { player: PlayerView } }
-  | { type: 'player.updated'; payload: { player: PlayerView } }
-  | { type: 'player.deleted'; payload: { playerId: string } }
-  | { type: 'zone.volumeChanged'; payload: { zoneId: string; volume: number } }
-  | { type: 'zone.mutedChanged'; payload: { zoneId: string; muted: boolean } }
-  | { type: 'zone.powerChanged'; payload: { zoneId: string; power: boolean } }
-  | { type: 'zone.created'; payload: { zone: ZoneView } }
-  | { type: 'zone.deleted'; payload: { zoneId: string } }
-  | { type: 'playlist.changed'; payload: { playlistId: string; reason: PlaylistChangeReason } }
-  | { type: 'playlist.exported'; payload: { playlistId: string; filePath: string } }
-  | { type: 'inputDevice.favoriteChanged'; payload: { inputDeviceId: string; isFavorite: boolean } }
-  | { type: 'inputDevice.created'; payload: { inputDevice: InputDeviceView } }
-  | { type: 'inputDevice.deleted'; payload: { inputDeviceId: string } }
-  | { type: 'hardware.status'; payload: { driver: string; online: boolean } }
-  | { type: 'user.changed'; payload: { userId: string } };
+export type DomainEvent = Static<typeof DomainEventSchema>;
+export type PlaylistChangeReason = (typeof PLAYLIST_CHANGE_REASONS)[number];
+export type { PlayerView, ZoneView, InputDeviceView };
 
 export type EventType = DomainEvent['type'];
-
-/** The stream-only event telling a resuming client that its gap is gone and it must refetch. */
-export interface StreamResetEvent {
-  type: 'stream.reset';
-  payload: { reason: string };
-}
 
 export type StampedEvent = DomainEvent & { id: number };
 

@@ -14,6 +14,8 @@ const STANDARD_ERRORS: Record<number, string> = {
 export interface OpenApiInfo {
   version: string;
   problemSchema: TSchema;
+  /** The event union carried in each SSE message's data. */
+  eventSchema?: TSchema;
   /** Extra path items documented by hand (the event stream). */
   extraPaths?: Record<string, unknown>;
 }
@@ -81,7 +83,7 @@ export function buildOpenApi(routes: Route[], info: OpenApiInfo): Record<string,
         Bearer: { type: 'http', scheme: 'bearer', description: 'an API key or a session token (sst_…) from /api/auth/login' },
         ApiKeyQuery: { type: 'apiKey', in: 'query', name: 'apiKey', description: 'for EventSource clients; URL-encode it' },
       },
-      schemas: { Problem: plain(info.problemSchema) },
+      schemas: { Problem: plain(info.problemSchema), ...(info.eventSchema ? { Event: plain(info.eventSchema) } : {}) },
     },
   };
 }

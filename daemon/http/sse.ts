@@ -74,7 +74,13 @@ export class EventStreams {
         apiKey: T.Optional(T.String({ description: 'API key for clients that cannot set headers (URL-encode it)' })),
         lastEventId: T.Optional(T.String({ pattern: '^[0-9]{1,15}$', description: 'resume after this event id', errorMessage: 'must be an event id (digits)' })),
       }),
-      responses: { 200: { description: 'the event stream', contentType: 'text/event-stream' } },
+      responses: {
+        200: {
+          description: 'the event stream; each data line is one components.schemas.Event object',
+          contentType: 'text/event-stream',
+          schema: T.String({ description: 'SSE: `id: <n>` and `data: <Event JSON>` lines; `: ping` comments' }),
+        },
+      },
       open: (req, res) => this.open(req as ApiRequest<Record<string, string>, undefined>, res),
     };
   }
@@ -284,6 +290,7 @@ export function visible(caller: Caller, event: StampedEvent): boolean {
     case 'player.deleted':
       return canSeePlayer(caller, event.payload.playerId);
     case 'zone.created':
+    case 'zone.updated':
       return canSeeZone(caller, event.payload.zone.id);
     case 'zone.volumeChanged':
     case 'zone.mutedChanged':

@@ -46,6 +46,8 @@ export class AudioRepo {
       players: db.prepare('SELECT * FROM players ORDER BY created_at, name'),
       playerByInput: db.prepare('SELECT * FROM players WHERE input_driver = ? AND input_channel = ?'),
       setPlayerVolume: db.prepare('UPDATE players SET volume = ? WHERE id = ?'),
+      renamePlayer: db.prepare('UPDATE players SET name = ? WHERE id = ?'),
+      renameZone: db.prepare('UPDATE zones SET name = ? WHERE id = ?'),
       deletePlayer: db.prepare('DELETE FROM players WHERE id = ?'),
       insertZone: db.prepare(
         `INSERT INTO zones (id, name, volume, muted, power, source, player_id, output_driver, output_channel, created_at)
@@ -86,6 +88,12 @@ export class AudioRepo {
   }
   setPlayerVolume(id: string, volume: number): void {
     this.s.setPlayerVolume.run(volume, id);
+  }
+  renamePlayer(id: string, name: string): void {
+    this.s.renamePlayer.run(name, id);
+  }
+  renameZone(id: string, name: string): void {
+    this.s.renameZone.run(name, id);
   }
   deletePlayer(id: string): void {
     this.s.deletePlayer.run(id);

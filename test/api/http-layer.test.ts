@@ -83,6 +83,11 @@ t.test('http layer', async (t) => {
     t.same(volume.requestBody.content['application/json'].schema.properties.volume.maximum, 1);
     t.ok(res.body.paths['/api/stream/events'].get, 'documents the event stream');
     t.same(Object.keys(res.body.components.securitySchemes).sort(), ['ApiKeyHeader', 'ApiKeyQuery', 'Bearer']);
+    const eventTypes = res.body.components.schemas.Event.anyOf.map((e: { properties: { type: { const: string } } }) => e.properties.type.const);
+    for (const type of ['player.volumeChanged', 'player.zonesChanged', 'zone.mutedChanged', 'playlist.changed', 'hardware.status', 'user.changed', 'stream.reset']) {
+      t.ok(eventTypes.includes(type), `documents the ${type} event`);
+    }
+    t.notOk(JSON.stringify(res.body).includes('errorMessage'), 'private error texts are not published');
   });
 
   t.test('access logs never contain an apiKey query value', async (t) => {

@@ -182,6 +182,19 @@ t.test('players and zones', async (t) => {
     t.equal((await api.post('/api/zones', { name: 'Bad driver', output: { driver: 'monoprice', channel: 6 } })).status, 400);
   });
 
+  t.test('admins rename players and zones; others may not', async (t) => {
+    const p = (await api.get('/api/players')).body[0];
+    const renamed = await api.put(`/api/players/${p.id}`, { name: 'Hall streamer' });
+    t.equal(renamed.status, 200);
+    t.equal(renamed.body.name, 'Hall streamer');
+    t.equal((await api.put(`/api/zones/${z1!.id}`, { name: 'Kitchen' })).body.name, 'Kitchen');
+    t.equal((await api.get(`/api/zones/${z1!.id}`)).body.name, 'Kitchen');
+    t.equal((await api.put(`/api/zones/${z1!.id}`, { name: '' })).status, 400);
+    t.equal((await api.put(`/api/players/${UNKNOWN}`, { name: 'x' })).status, 404);
+    const viewer = await createUser(api, 'rename-viewer', 'Viewer', { playerIds: [p.id], zoneIds: [z1!.id] });
+    t.equal((await api.put(`/api/zones/${z1!.id}`, { name: 'Nope' }, { key: viewer.apiKey })).status, 403);
+  });
+
   t.test('deleting a player detaches and mutes its zones and removes it from assignments', async (t) => {
     const p = await newPlayer('Temporary', 1).catch(async () => {
       const existing = (await api.get('/api/players')).body.find((x: { input: { channel: number } }) => x.input.channel === 1);

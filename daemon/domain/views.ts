@@ -1,0 +1,36 @@
+// The JSON shapes of resources, as schemas: the API documents them and the types below derive from them.
+import { Type as T, type Static } from '@sinclair/typebox';
+
+const Binding = (what: string) =>
+  T.Object({ driver: T.String({ description: 'amplifier driver name' }), channel: T.Integer({ description: what }) });
+
+export const PlayerSchema = T.Object({
+  id: T.String({ format: 'uuid' }),
+  name: T.String(),
+  volume: T.Number({ minimum: 0, maximum: 1, format: 'double', description: 'group volume, 0.5 = 50%' }),
+  zoneIds: T.Array(T.String({ format: 'uuid' }), { description: 'attached zones the caller may see' }),
+  input: Binding('amplifier source input the player feeds'),
+  state: T.Union([T.Literal('playing'), T.Literal('idle')], { description: 'playing when an attached zone is on and unmuted' }),
+});
+
+export const ZoneSchema = T.Object({
+  id: T.String({ format: 'uuid' }),
+  name: T.String(),
+  volume: T.Number({ minimum: 0, maximum: 1, format: 'double' }),
+  muted: T.Boolean(),
+  power: T.Boolean(),
+  playerId: T.Union([T.String({ format: 'uuid' }), T.Null()], { description: 'the player routed here, if visible to the caller' }),
+  output: Binding('amplifier zone output'),
+});
+
+export const InputDeviceSchema = T.Object({
+  id: T.String({ format: 'uuid' }),
+  name: T.String(),
+  kind: T.String(),
+  input: Binding('amplifier source input'),
+  isFavorite: T.Boolean(),
+});
+
+export type PlayerView = Static<typeof PlayerSchema>;
+export type ZoneView = Static<typeof ZoneSchema>;
+export type InputDeviceView = Static<typeof InputDeviceSchema>;

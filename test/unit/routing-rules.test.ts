@@ -1,0 +1,99 @@
+// The routing rules of the audio service, without HTTP: attach moves, detach mutes, group volume, keypad wins.
+import t from 'tap';
+import type { Test } from 'tap';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/daemon.js';
+import { Store } from '../../daemon/store/db.js';
+import { UsersRepo } from '../../daemon/store/users-repo.js';
+import { AudioRepo } from '../../daemon/store/audio-repo.js';
+import { AudioService } from '../../daemon/domain/audio.js';
+import { EventBus, type StampedEvent } from '../../daemon/domain/events.js';
+import type { Caller } from '../../daemon/domain/access.js';
+import { SimulatedDriver } from '../../drivers/simulated/index.js';
+
+const admin: Caller = { userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey' } };
+
+async function setup(t: Test) {
+  const dir = tempDir();
+  const store = new Store(path.join(dir, 'azc.db'));
+  const bus = new EventBus(64);
+  const driver = new SimulatedDriver({ applyDelayMs: 0 });
+  const audio = new AudioService(store, new AudioRepo(store.db), new UsersRepo(store.db), bus, driver, () => {});
+  await audio.start();
+  const events: StampedEvent[] = [];
+  bus.subscribe((e) => events.push(e));
+  t.teardown(async () => {
+    await audio.stop();
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const zones = audio.listZones(admin);
+  return { audio, driver, events, zones };
+}
+
+t.test('attaching moves a zone from its old player and announces both players', async (t) => {
+  const { audio, events, zones } = await setup(t);
+  const a = audio.createPlayer({ name: 'A', input: { channel: 1 } });
+  const b = audio.createPlayer({ name: 'B', input: { channel: 2 } });
+  audio.attachZones(admin, a.id, [zones[0]!.id]);
+  events.length = 0;
+  audio.attachZones(admin, b.id, [zones[0]!.id]);
+  const changed = events.filter((e) => e.type === 'player.zonesChanged').map((e) => e.payload);
+  t.same(changed, [
+    { playerId: a.id, zoneIds: [] },
+    { playerId: b.id, zoneIds: [zones[0]!.id] },
+  ]);
+});
+
+t.test('attaching a zone already attached changes nothing and says nothing', async (t) => {
+  const { audio, events, zones } = await setup(t);
+  const a = audio.createPlayer({ name: 'A', input: { channel: 1 } });
+  audio.attachZones(admin, a.id, [zones[1]!.id]);
+  events.length = 0;
+  audio.attachZones(admin, a.id, [zones[1]!.id]);
+  t.same(events, []);
+});
+
+t.test('detach mutes and frees only zones of that player', async (t) => {
+  const { audio, driver, zones } = await setup(t);
+  const a = audio.createPlayer({ name: 'A', input: { channel: 1 } });
+  const b = audio.createPlayer({ name: 'B', input: { channel: 2 } });
+  audio.attachZones(admin, a.id, [zones[0]!.id]);
+  audio.attachZones(admin, b.id, [zones[1]!.id]);
+  audio.detachZones(admin, a.id, [zones[0]!.id, zones[1]!.id]);
+  await driver.settled();
+  t.match(audio.getZone(admin, zones[0]!.id), { playerId: null, muted: true });
+  t.match(audio.getZone(admin, zones[1]!.id), { playerId: b.id, muted: false });
+});
+
+t.test('group volume sets every attached zone and only those', async (t) => {
+  const { audio, driver, zones } = await setup(t);
+  const a = audio.createPlayer({ name: 'A', input: { channel: 3 } });
+  audio.attachZones(admin, a.id, [zones[2]!.id, zones[3]!.id]);
+  audio.setZoneVolume(admin, zones[4]!.id, 0.1);
+  audio.setPlayerVolume(admin, a.id, 0.8);
+  await driver.settled();
+  t.equal(audio.getZone(admin, zones[2]!.id).volume, 0.8);
+  t.equal(audio.getZone(admin, zones[3]!.id).volume, 0.8);
+  t.equal(audio.getZone(admin, zones[4]!.id).volume, 0.1);
+  t.equal(driver.hardwareState(3)!.volume, Math.round(0.8 * 38) / 38);
+});
+
+t.test('a keypad volume within the same step keeps the client value; another step replaces it', async (t) => {
+  const { audio, driver, zones } = await setup(t);
+  audio.setZoneVolume(admin, zones[0]!.id, 0.5);
+  driver.simulateKeypad(1, { volume: 0.5 });
+  t.equal(audio.getZone(admin, zones[0]!.id).volume, 0.5);
+  driver.simulateKeypad(1, { volume: 0.9 });
+  t.equal(audio.getZone(admin, zones[0]!.id).volume, Math.round(0.9 * 38) / 38);
+});
+
+t.test('a keypad source with no player on it leaves the zone without a player', async (t) => {
+  const { audio, driver, zones } = await setup(t);
+  const a = audio.createPlayer({ name: 'A', input: { channel: 1 } });
+  audio.attachZones(admin, a.id, [zones[0]!.id]);
+  driver.simulateKeypad(1, { source: 6 });
+  t.equal(audio.getZone(admin, zones[0]!.id).playerId, null);
+  t.same(audio.getPlayer(admin, a.id).zoneIds, []);
+});
