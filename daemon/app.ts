@@ -1,5 +1,4 @@
 // The composition root: builds the store, services, driver and HTTP server, and starts/stops them in order.
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { VERSION } from './paths.js';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -9,7 +8,7 @@ import { Store } from './store/db.js';
 import { UsersRepo } from './store/users-repo.js';
 import { AudioRepo } from './store/audio-repo.js';
 import { PlaylistsRepo } from './store/playlists-repo.js';
-import { DeviceSecrets } from './domain/secrets.js';
+import { DeviceSecrets, writePrivateFile } from './domain/secrets.js';
 import { EventBus, DomainEventSchema, StreamResetSchema } from './domain/events.js';
 import { Type as T } from '@sinclair/typebox';
 import { AccountsService } from './domain/accounts.js';
@@ -175,17 +174,4 @@ export class Daemon {
     users.setMeta('udn', udn);
     return udn;
   }
-}
-
-/** Writes a secret file atomically with mode 0600 (a temp file created 0600, fsync, rename). */
-function writePrivateFile(file: string, content: string): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  const fd = openSync(temp, 'w', 0o600);
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, file);
 }

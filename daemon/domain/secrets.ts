@@ -1,6 +1,6 @@
 // Secrets at rest: API keys sealed with a device key (secretbox), keyed digests for lookup, scrypt passwords.
 import { createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import nacl from 'tweetnacl';
 
@@ -47,13 +47,7 @@ export class DeviceSecrets {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       key = randomBytes(32);
-      const fd = openSync(file, 'wx', 0o600);
-      try {
-        writeSync(fd, key);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      writePrivateFile(file, key, { exclusive: true });
     }
     return new DeviceSecrets(key);
   }
@@ -103,4 +97,20 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const expected = Buffer.from(parts[5]!, 'base64url');
   const actual = await scrypt(password, salt, expected.length, { N, r, p, maxmem: 64 * 1024 * 1024 });
   return timingSafeEqual(actual, expected);
+}
+
+/**
+ * Writes a secret file with mode 0600 and fsyncs it. `exclusive` fails if the file exists (first creation);
+ * otherwise the content goes to a temp file first and is renamed over the target, so it is never half written.
+ */
+export function writePrivateFile(file: string, content: string | Buffer, options: { exclusive?: boolean } = {}): void {
+  const target = options.exclusive ? file : `${file}.${process.pid}.tmp`;
+  const fd = openSync(target, options.exclusive ? 'wx' : 'w', 0o600);
+  try {
+    writeSync(fd, typeof content === 'string' ? Buffer.from(content) : content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  if (!options.exclusive) renameSync(target, file);
 }
