@@ -90,6 +90,17 @@ t.test('http layer', async (t) => {
     t.notOk(JSON.stringify(res.body).includes('errorMessage'), 'private error texts are not published');
   });
 
+  t.test('/description.xml is a UPnP device description with the persisted UDN', async (t) => {
+    const res = await api.get('/description.xml', { key: '' });
+    t.equal(res.status, 200);
+    t.match(res.headers.get('content-type'), /xml/);
+    t.match(res.text, /<deviceType>urn:audio-zone-control:device:AudioZoneController:1<\/deviceType>/);
+    t.match(res.text, new RegExp(`<UDN>${d.daemon.udn}</UDN>`));
+    t.match(d.daemon.udn, /^uuid:[0-9a-f-]{36}$/);
+    t.match(res.text, /<presentationURL>\/<\/presentationURL>/);
+    t.match(res.text, /<modelNumber>\d+\.\d+\.\d+<\/modelNumber>/);
+  });
+
   t.test('access logs never contain an apiKey query value', async (t) => {
     await api.get(`/api/users/me?apiKey=${encodeURIComponent(d.adminKey)}`, { key: '' });
     const line = d.logs.find((l) => l.includes('/api/users/me?apiKey='));

@@ -57,6 +57,10 @@ t.test('state survives a restart', async (t) => {
     t.equal(Math.round(driver.hardwareState(3)!.volume * 38), Math.round(0.77 * 38));
   });
 
+  t.test('the SSDP UDN generated on first start is kept', async (t) => {
+    t.equal(second.daemon.udn, first.daemon.udn);
+  });
+
   t.test('the first admin is not created again', async (t) => {
     t.equal((await again.get('/api/users')).body.filter((u: { username: string }) => u.username === 'admin').length, 1);
   });
