@@ -42,12 +42,20 @@ export interface AccountsOptions {
 export type AccessChange = { userId: string };
 
 export const USERNAME_RE = /^[A-Za-z0-9._-]{3,64}$/;
+/** Entries kept in each cache before it is emptied (a bound, not a working-set size). */
+const CACHE_LIMIT = 1000;
 /** Touch a session's last-use time at most this often, so reads stay reads. */
 const SESSION_TOUCH_MS = 60_000;
 
 export class AccountsService {
   private readonly throttle: LoginThrottle;
   private readonly accessListeners = new Set<(change: AccessChange) => void>();
+  /**
+   * API-key callers and user views as of the last account change. Reads dominate (every request resolves its
+   * key), writes are rare, and every write path calls changed(), which empties both.
+   */
+  private readonly keyCallers = new Map<string, Caller>();
+  private readonly views = new Map<string, UserView>();
   /** A digest computed once so unknown usernames cost the same scrypt time as known ones. */
   private dummyHash: Promise<string> | undefined;
 
@@ -80,9 +88,16 @@ export class AccountsService {
     const value = credential.value;
     if (API_KEY_RE.test(value)) {
       const digest = this.secrets.digest(value);
+      // Keyed by digest, never by the key itself, so a lookup reveals nothing about key bytes.
+      const cacheKey = digest.toString('base64');
+      const cached = this.keyCallers.get(cacheKey);
+      if (cached) return cached;
       const row = this.users.byKeyDigest(digest);
       if (!row || !row.key_digest || !sameDigest(row.key_digest, digest) || !row.is_enabled) return null;
-      return this.callerFor(row, { kind: 'apiKey' });
+      const caller = this.callerFor(row, { kind: 'apiKey' });
+      if (this.keyCallers.size >= CACHE_LIMIT) this.keyCallers.clear();
+      this.keyCallers.set(cacheKey, caller);
+      return caller;
     }
     if (credential.source === 'bearer' && SESSION_TOKEN_RE.test(value)) {
       return this.sessionCaller(this.secrets.digest(value));
@@ -202,7 +217,12 @@ export class AccountsService {
   }
 
   get(id: string): UserView {
-    return this.view(this.row(id));
+    const cached = this.views.get(id);
+    if (cached) return cached;
+    const view = this.view(this.row(id));
+    if (this.views.size >= CACHE_LIMIT) this.views.clear();
+    this.views.set(id, view);
+    return view;
   }
 
   async create(
@@ -365,6 +385,9 @@ export class AccountsService {
   }
 
   private changed(userId: string, announce = true): void {
+    // Every account change goes through here, so dropping the caches keeps permissions current.
+    this.keyCallers.clear();
+    this.views.clear();
     if (announce) this.bus.publish({ type: 'user.changed', payload: { userId } });
     for (const listener of this.accessListeners) listener({ userId });
   }

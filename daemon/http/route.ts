@@ -36,7 +36,7 @@ export interface ApiRequest<P = Record<string, string>, B = unknown> {
   query: URLSearchParams;
   caller: Caller | null;
   requestId: string;
-  ip: string;
+  readonly ip: string;
   headers: RequestHeaders;
 }
 

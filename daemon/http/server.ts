@@ -63,6 +63,7 @@ interface Exchange {
   handling?: boolean;
 }
 
+const EMPTY_QUERY = new URLSearchParams();
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 const idPrefix = randomBytes(3).toString('hex');
 let idCounter = 0;
@@ -154,7 +155,8 @@ export class HttpServer {
       method,
       url: rawQuery ? `${url}?${rawQuery}` : url,
     };
-    const query = new URLSearchParams(rawQuery);
+    const query = rawQuery ? new URLSearchParams(rawQuery) : EMPTY_QUERY;
+    let ip: string | undefined;
     const apiRequest: ApiRequest<Record<string, string>, any> = {
       method,
       path: url,
@@ -163,14 +165,16 @@ export class HttpServer {
       query,
       caller: null,
       requestId,
-      ip: '',
+      // Read on demand (only login needs it); valid until the response is sent.
+      get ip() {
+        return (ip ??= remoteAddress(res));
+      },
       headers,
     };
     try {
       const lookup = this.router.find(method === 'HEAD' ? 'GET' : method, url);
       if (lookup.kind !== 'found') {
         if ((method === 'GET' || method === 'HEAD') && this.options.fallback) {
-          apiRequest.ip = remoteAddress(res);
           if (this.options.fallback(apiRequest, res)) {
             this.log(ex, 200);
             return;
@@ -185,7 +189,6 @@ export class HttpServer {
       }
       const { route: compiled, params } = lookup.match;
       const route = compiled.route;
-      apiRequest.ip = remoteAddress(res);
       if (route.access !== 'public') {
         const caller = this.resolveCaller(headers, query);
         apiRequest.caller = caller;

@@ -1,0 +1,123 @@
+// Tiny DOM helpers: element creation, keyed list reconciliation and the toast/announce regions.
+
+/**
+ * Creates an element. `attrs` keys: `class`, `text`, `dataset` (object), `on` (event map), `aria*`/other
+ * attributes (false/null/undefined skip the attribute, true sets it empty). Never sets `style` (the CSP forbids it).
+ */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'class') el.className = value;
+    else if (key === 'text') el.textContent = value;
+    else if (key === 'dataset') Object.assign(el.dataset, value);
+    else if (key === 'on') for (const [type, fn] of Object.entries(value)) el.addEventListener(type, fn);
+    else if (key in el && typeof value !== 'string') el[key] = value;
+    else el.setAttribute(key, value === true ? '' : String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** Sets an attribute, or removes it for null/undefined/false. */
+export function attr(el, name, value) {
+  if (value === null || value === undefined || value === false) el.removeAttribute(name);
+  else el.setAttribute(name, value === true ? '' : String(value));
+}
+
+/** Sets text only when it changed (keeps screen readers and selection quiet). */
+export function text(el, value) {
+  const s = String(value);
+  if (el.textContent !== s) el.textContent = s;
+}
+
+/**
+ * Makes `parent`'s keyed children match `items` in order, reusing nodes by key so focus, a slider being
+ * dragged and open pickers survive re-renders. `create(item)` returns a node with an `update(item)` method.
+ */
+export function reconcile(parent, items, keyOf, create) {
+  const existing = new Map();
+  for (const child of parent.children) if (child.dataset.key) existing.set(child.dataset.key, child);
+  let previous = null;
+  for (const item of items) {
+    const key = keyOf(item);
+    let node = existing.get(key);
+    if (node) existing.delete(key);
+    else {
+      node = create(item);
+      node.dataset.key = key;
+    }
+    node.update?.(item);
+    const wanted = previous ? previous.nextElementSibling : parent.firstElementChild;
+    if (node !== wanted) parent.insertBefore(node, wanted);
+    previous = node;
+  }
+  for (const node of existing.values()) node.remove();
+}
+
+let toastSeq = 0;
+
+/** Shows a short message in the role="status" region; errors stay longer and can be dismissed. */
+export function toast(message, kind = 'info') {
+  const region = document.getElementById('toasts');
+  const id = `toast-${++toastSeq}`;
+  const close = h('button', { class: 'toast-close', type: 'button', 'aria-label': 'Dismiss message', text: '×' });
+  const el = h('div', { class: `toast toast-${kind}`, id }, h('span', { class: 'toast-text', text: message }), close);
+  const remove = () => el.remove();
+  close.addEventListener('click', remove);
+  region.append(el);
+  while (region.children.length > 4) region.firstElementChild.remove();
+  setTimeout(remove, kind === 'error' ? 9000 : 4000);
+  return el;
+}
+
+/** Tells screen-reader users about a change that has no visible message (e.g. a track moved). */
+export function announce(message) {
+  const el = document.getElementById('announcer');
+  el.textContent = '';
+  requestAnimationFrame(() => (el.textContent = message));
+}
+
+export const percent = (fraction) => `${Math.round(fraction * 100)}%`;
+
+/** 215000 → "3:35" */
+export function duration(ms) {
+  if (ms === null || ms === undefined) return '';
+  const s = Math.round(ms / 1000);
+  const hours = Math.floor(s / 3600);
+  const mm = String(Math.floor((s % 3600) / 60));
+  const ss = String(s % 60).padStart(2, '0');
+  return hours ? `${hours}:${mm.padStart(2, '0')}:${ss}` : `${mm}:${ss}`;
+}
+
+let idSeq = 0;
+export const uid = (prefix) => `${prefix}-${++idSeq}`;
+
+/** Runs an action; an error becomes a toast (the problem detail in words). Resolves true on success. */
+export async function attempt(action, successMessage) {
+  try {
+    await action();
+    if (successMessage) toast(successMessage, 'success');
+    return true;
+  } catch (err) {
+    if (err?.name !== 'AbortError' && err?.status !== 401) toast(err?.message ?? String(err), 'error');
+    return false;
+  }
+}
+
+/** A button with an icon and a visible or screen-reader-only label. */
+export function iconButton({ icon: iconNode, label, visibleLabel, className = 'btn btn-icon', action, pressed, onClick, type = 'button' }) {
+  return h(
+    'button',
+    { type, class: className, 'aria-label': visibleLabel ? undefined : label, title: visibleLabel ? undefined : label, 'data-action': action, 'aria-pressed': pressed, on: onClick ? { click: onClick } : undefined },
+    iconNode,
+    visibleLabel ? h('span', { text: visibleLabel }) : null,
+  );
+}

@@ -1,0 +1,297 @@
+// The Players view: every player with its zones — group and zone volume, routing, mute and power, live.
+import { h, attr, text, reconcile, attempt, announce, iconButton } from './dom.js';
+import { icon } from './icons.js';
+import { put, post, del } from './api.js';
+import { state, can, sorted } from './store.js';
+import { volumeControl } from './volume.js';
+import { confirmDialog, openDialog, field } from './dialogs.js';
+
+const reportError = (err) => attempt(() => Promise.reject(err));
+
+export function playersView(section) {
+  // Only Admins create players and zones; other roles never get the buttons.
+  const tools = can.admin()
+    ? h(
+        'div',
+        { class: 'view-actions' },
+        iconButton({ icon: icon('plus'), visibleLabel: 'New zone', className: 'btn btn-secondary', action: 'new-zone', onClick: createZone }),
+        iconButton({ icon: icon('plus'), visibleLabel: 'New player', className: 'btn btn-primary', action: 'new-player', onClick: createPlayer }),
+      )
+    : null;
+  const head = h(
+    'div',
+    { class: 'view-head' },
+    h('div', {}, h('h1', { class: 'view-title', id: 'h-players', text: 'Players' }), h('p', { class: 'view-sub', text: 'Sources on the amplifier and the rooms they play in.' })),
+    tools,
+  );
+  const grid = h('div', { class: 'card-grid' });
+  const empty = h('div', { class: 'empty-state', hidden: true });
+  const freeList = h('ul', { class: 'card-grid free-grid', 'aria-labelledby': 'h-free-zones' });
+  const free = h(
+    'section',
+    { class: 'free-zones', hidden: true },
+    h('h2', { class: 'section-title', id: 'h-free-zones', text: 'Zones without a player' }),
+    freeList,
+  );
+  section.append(head, h('p', { class: 'loading', text: 'Loading players…' }), grid, empty, free);
+
+  return {
+    render() {
+      section.querySelector('.loading').hidden = state.loaded.audio;
+      if (!state.loaded.audio) return;
+      const players = sorted.players();
+      reconcile(grid, players, (p) => p.id, playerCard);
+      const unattached = sorted.zones().filter((z) => !z.playerId || !state.players.has(z.playerId));
+      reconcile(freeList, unattached, (z) => z.id, (z) => zoneRow(z, null, 'zone-row card zone-card'));
+      free.hidden = unattached.length === 0;
+      empty.hidden = players.length > 0;
+      if (players.length === 0) renderEmpty(empty);
+    },
+  };
+}
+
+function renderEmpty(el) {
+  const admin = can.admin();
+  el.replaceChildren(
+    icon('speaker', 'icon empty-icon'),
+    h('h2', { text: admin ? 'No players yet' : 'Nothing assigned to you yet' }),
+    h('p', {
+      text: admin
+        ? 'A player is a source wired to an amplifier input, such as a streamer. Create one, then add the zones it should play in.'
+        : 'Ask an administrator to assign you players and zones.',
+    }),
+  );
+}
+
+function playerCard(player) {
+  const title = h('h2', { class: 'card-title' });
+  const meta = h('p', { class: 'card-meta' });
+  const badge = h('span', { class: 'badge' });
+  const remove = can.admin()
+    ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-player', onClick: () => deletePlayer(card.player) })
+    : null;
+  const volume = volumeControl({
+    label: '',
+    readOnly: !can.change(),
+    send: (v) => put(`/api/players/${card.player.id}/volume`, { volume: v }),
+    onError: reportError,
+  });
+  const zones = h('ul', { class: 'zone-list' });
+  const noZones = h('p', { class: 'muted small', text: 'No zones attached. Add one below to start playing.' });
+  const attach = can.change() ? attachPicker(() => card.player) : null;
+  const card = h(
+    'article',
+    { class: 'card player-card' },
+    h('header', { class: 'card-head' }, h('div', { class: 'card-head-text' }, title, meta), badge, remove),
+    h('div', { class: 'group-volume' }, h('span', { class: 'label', text: 'Group volume' }), volume),
+    h('h3', { class: 'subhead', text: 'Zones' }),
+    zones,
+    noZones,
+    attach,
+  );
+  card.update = (p) => {
+    card.player = p;
+    text(title, p.name);
+    text(meta, `Input ${p.input.channel}`);
+    const attached = p.zoneIds.map((id) => state.zones.get(id)).filter(Boolean);
+    const playing = attached.some((z) => z.power && !z.muted);
+    text(badge, playing ? 'Playing' : 'Idle');
+    badge.className = `badge ${playing ? 'badge-live' : ''}`;
+    if (remove) {
+      attr(remove, 'aria-label', `Delete player ${p.name}`);
+      attr(remove, 'title', `Delete player ${p.name}`);
+    }
+    volume.setLabel(`${p.name} group volume`);
+    volume.setValue(p.volume);
+    reconcile(zones, attached, (z) => z.id, (z) => zoneRow(z, p.id));
+    noZones.hidden = attached.length > 0;
+    attach?.update();
+  };
+  return card;
+}
+
+function zoneRow(zone, ownerId, className = 'zone-row') {
+  const name = h('span', { class: 'zone-name' });
+  const sub = h('span', { class: 'zone-sub' });
+  const writable = can.change();
+  const power = writable ? iconButton({ icon: icon('power'), label: '', className: 'btn btn-toggle btn-power', action: 'power', onClick: () => toggle('power') }) : null;
+  const mute = writable ? iconButton({ icon: icon('mute'), label: '', className: 'btn btn-toggle btn-mute', action: 'mute', onClick: () => toggle('muted') }) : null;
+  const detach = writable && ownerId
+    ? iconButton({ icon: icon('unlink'), label: '', className: 'btn btn-icon btn-quiet', action: 'detach', onClick: () => detachZone(ownerId, row.zone) })
+    : null;
+  const remove = can.admin() && !ownerId
+    ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-zone', onClick: () => deleteZone(row.zone) })
+    : null;
+  const chips = writable ? null : h('span', { class: 'chips' });
+  const volume = volumeControl({
+    label: '',
+    readOnly: !writable,
+    send: (v) => put(`/api/zones/${row.zone.id}/volume`, { volume: v }),
+    onError: reportError,
+  });
+  const row = h(
+    'li',
+    { class: className },
+    h('div', { class: 'zone-top' }, h('div', { class: 'zone-label' }, name, sub), h('div', { class: 'zone-actions' }, chips, power, mute, detach, remove)),
+    volume,
+  );
+
+  /** Optimistic: the button flips at once and flips back if the API refuses. */
+  async function toggle(prop) {
+    const zone = state.zones.get(row.zone.id) ?? row.zone;
+    const next = !zone[prop];
+    zone[prop] = next;
+    row.update(zone);
+    const path = prop === 'muted' ? `/api/zones/${zone.id}/mute` : `/api/zones/${zone.id}/power`;
+    const ok = await attempt(() => put(path, prop === 'muted' ? { muted: next } : { power: next }));
+    if (!ok && state.zones.get(zone.id) === zone) {
+      zone[prop] = !next;
+      row.update(zone);
+    }
+  }
+
+  row.update = (z) => {
+    row.zone = z;
+    text(name, z.name);
+    text(sub, `Output ${z.output.channel}${z.power ? '' : ' · off'}${z.muted ? ' · muted' : ''}`);
+    row.classList.toggle('is-off', !z.power);
+    row.classList.toggle('is-muted', z.muted);
+    if (power) {
+      attr(power, 'aria-pressed', String(z.power));
+      attr(power, 'aria-label', `Power ${z.name}`);
+      attr(power, 'title', z.power ? `Switch ${z.name} off` : `Switch ${z.name} on`);
+    }
+    if (mute) {
+      // The icon shows the current state: a speaker while sound plays, a crossed speaker once muted.
+      if (mute.dataset.state !== String(z.muted)) {
+        mute.dataset.state = String(z.muted);
+        mute.replaceChildren(icon(z.muted ? 'mute' : 'volume'));
+      }
+      attr(mute, 'aria-pressed', String(z.muted));
+      attr(mute, 'aria-label', `Mute ${z.name}`);
+      attr(mute, 'title', z.muted ? `Unmute ${z.name}` : `Mute ${z.name}`);
+    }
+    if (detach) {
+      const player = state.players.get(ownerId);
+      const label = `Remove ${z.name} from ${player?.name ?? 'this player'}`;
+      attr(detach, 'aria-label', label);
+      attr(detach, 'title', label);
+    }
+    if (remove) {
+      attr(remove, 'aria-label', `Delete zone ${z.name}`);
+      attr(remove, 'title', `Delete zone ${z.name}`);
+    }
+    if (chips) {
+      const onOff = h('span', { class: `chip ${z.power ? 'chip-on' : ''}`, text: z.power ? 'On' : 'Off' });
+      chips.replaceChildren(onOff, ...(z.muted ? [h('span', { class: 'chip chip-warn', text: 'Muted' })] : []));
+    }
+    volume.setLabel(`${z.name} volume`);
+    volume.setValue(z.volume);
+  };
+  return row;
+}
+
+/** A zone picker per player: zones attached elsewhere move here (the API's attach semantics). */
+function attachPicker(currentPlayer) {
+  const select = h('select', { class: 'select', 'data-action': 'attach-select' });
+  const label = h('label', { class: 'sr-only' });
+  const button = iconButton({ icon: icon('plus'), visibleLabel: 'Add zone', className: 'btn btn-secondary', action: 'attach', type: 'submit' });
+  const form = h('form', { class: 'attach' }, label, select, button);
+  let signature = '';
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const player = currentPlayer();
+    const zoneId = select.value;
+    if (!zoneId) return;
+    button.disabled = true;
+    const zone = state.zones.get(zoneId);
+    if (await attempt(() => post(`/api/players/${player.id}/attach-zones`, { zoneIds: [zoneId] }))) {
+      announce(`${zone?.name ?? 'Zone'} now plays ${player.name}`);
+    }
+    button.disabled = false;
+  });
+  form.update = () => {
+    const player = currentPlayer();
+    const id = `attach-${player.id}`;
+    select.id = id;
+    label.htmlFor = id;
+    text(label, `Zone to add to ${player.name}`);
+    button.setAttribute('aria-label', `Add the chosen zone to ${player.name}`);
+    const options = sorted.zones().filter((z) => !player.zoneIds.includes(z.id));
+    const next = options.map((z) => `${z.id}:${z.name}:${z.playerId}`).join('|');
+    form.hidden = options.length === 0;
+    if (next === signature) return;
+    signature = next;
+    const keep = select.value;
+    // Group by where the zone plays now: free zones first, then one group per player it would move from.
+    const groups = new Map();
+    for (const z of options) {
+      const owner = z.playerId && state.players.get(z.playerId);
+      const group = owner ? `Move from ${owner.name}` : 'Not playing';
+      if (!groups.has(group)) groups.set(group, []);
+      groups.get(group).push(h('option', { value: z.id, text: z.name }));
+    }
+    const ordered = [...groups].sort(([a], [b]) => (a === 'Not playing' ? -1 : b === 'Not playing' ? 1 : a.localeCompare(b)));
+    select.replaceChildren(...ordered.map(([group, items]) => h('optgroup', { label: group }, items)));
+    if (options.some((z) => z.id === keep)) select.value = keep;
+  };
+  return form;
+}
+
+async function detachZone(playerId, zone) {
+  const player = state.players.get(playerId);
+  if (await attempt(() => post(`/api/players/${playerId}/detach-zones`, { zoneIds: [zone.id] }))) {
+    announce(`${zone.name} removed from ${player?.name ?? 'the player'}`);
+  }
+}
+
+async function deletePlayer(player) {
+  await confirmDialog({
+    title: `Delete ${player.name}?`,
+    message: 'Its zones are detached and muted. Users assigned to this player lose access to it.',
+    confirmLabel: 'Delete player',
+    danger: true,
+    onConfirm: () => del(`/api/players/${player.id}`),
+  });
+}
+
+async function deleteZone(zone) {
+  await confirmDialog({
+    title: `Delete ${zone.name}?`,
+    message: 'The zone is removed from the dashboard and from every assignment. It is not recreated at the next start.',
+    confirmLabel: 'Delete zone',
+    danger: true,
+    onConfirm: () => del(`/api/zones/${zone.id}`),
+  });
+}
+
+function createPlayer() {
+  const used = new Set([...state.players.values()].map((p) => p.input.channel));
+  const inputs = sorted.inputs().filter((i) => !used.has(i.input.channel));
+  const options = inputs.map((i) => ({ value: String(i.input.channel), label: `Input ${i.input.channel} · ${i.name}` }));
+  openDialog({
+    title: 'New player',
+    description: 'A player is a source (a streamer, a DAC) wired to one amplifier input.',
+    content: [
+      field({ name: 'name', label: 'Name', required: true, maxlength: '100', autocomplete: 'off' }),
+      options.length
+        ? field({ name: 'channel', label: 'Amplifier input', options, value: options[0].value })
+        : field({ name: 'channel', label: 'Amplifier input (number)', type: 'number', min: '1', max: '99', required: true }),
+    ],
+    submitLabel: 'Create player',
+    onSubmit: (form) => post('/api/players', { name: form.elements.name.value.trim(), input: { channel: Number(form.elements.channel.value) } }),
+  });
+}
+
+function createZone() {
+  openDialog({
+    title: 'New zone',
+    description: 'A zone is one amplifier output (the speakers of one room). Use an output that has no zone yet.',
+    content: [
+      field({ name: 'name', label: 'Name', required: true, maxlength: '100', autocomplete: 'off' }),
+      field({ name: 'channel', label: 'Amplifier output (number)', type: 'number', min: '1', max: '99', required: true }),
+    ],
+    submitLabel: 'Create zone',
+    onSubmit: (form) => post('/api/zones', { name: form.elements.name.value.trim(), output: { channel: Number(form.elements.channel.value) } }),
+  });
+}

@@ -1,0 +1,250 @@
+// The Playlists view: list and favorites, tracks reordered by drag and drop or buttons, add, remove, export.
+import { h, attr, text, reconcile, attempt, announce, toast, iconButton, duration } from './dom.js';
+import { icon } from './icons.js';
+import { post, put, del } from './api.js';
+import { state, can, sorted, changed, loadPlaylist, invalidatePlaylist } from './store.js';
+import { confirmDialog, openDialog, field } from './dialogs.js';
+import { trackList } from './tracks.js';
+
+let selectedId = null;
+
+export function playlistsView(section) {
+  const create = can.change()
+    ? iconButton({ icon: icon('plus'), visibleLabel: 'New playlist', className: 'btn btn-primary', action: 'new-playlist', onClick: createPlaylist })
+    : null;
+  const head = h(
+    'div',
+    { class: 'view-head' },
+    h('div', {}, h('h1', { class: 'view-title', id: 'h-playlists', text: 'Playlists' }), h('p', { class: 'view-sub', text: can.change() ? 'Favorites first. Drag tracks, or use the arrows, to change their order.' : 'Favorites first.' })),
+    create ? h('div', { class: 'view-actions' }, create) : null,
+  );
+  const list = h('ul', { class: 'playlist-list', 'aria-label': 'Playlists' });
+  const emptyList = h('p', { class: 'muted empty-inline', text: 'No playlists yet.' });
+  const detail = playlistDetail();
+  const layout = h('div', { class: 'split' }, h('nav', { class: 'card list-card', 'aria-label': 'Playlist list' }, list, emptyList), detail);
+  section.append(head, h('p', { class: 'loading', text: 'Loading playlists…' }), layout);
+
+  return {
+    render() {
+      section.querySelector('.loading').hidden = state.loaded.playlists;
+      layout.hidden = !state.loaded.playlists;
+      if (!state.loaded.playlists) return;
+      const playlists = sorted.playlists();
+      if (!state.playlists.has(selectedId)) selectedId = playlists[0]?.id ?? null;
+      reconcile(list, playlists, (p) => p.id, playlistItem);
+      emptyList.hidden = playlists.length > 0;
+      detail.update(state.playlists.get(selectedId) ?? null);
+    },
+  };
+}
+
+function select(id) {
+  selectedId = id;
+  changed('playlists');
+  if (matchMedia('(max-width: 760px)').matches) {
+    requestAnimationFrame(() => document.querySelector('.playlist-detail')?.scrollIntoView({ behavior: 'smooth', block: 'start' }));
+  }
+}
+
+function favoriteToggle(getPlaylist, withText) {
+  if (!can.change()) {
+    const mark = h('span', { class: 'fav-mark' }, icon('star'));
+    mark.update = (p) => {
+      mark.hidden = !p.isFavorite;
+      attr(mark, 'title', 'Favorite');
+    };
+    return mark;
+  }
+  const button = iconButton({
+    icon: icon('star'),
+    label: '',
+    visibleLabel: withText ? 'Favorite' : undefined,
+    className: withText ? 'btn btn-secondary btn-fav' : 'btn btn-icon btn-fav',
+    action: 'favorite',
+    onClick: () => setFavorite(getPlaylist()),
+  });
+  button.update = (p) => {
+    attr(button, 'aria-pressed', String(p.isFavorite));
+    if (!withText) attr(button, 'aria-label', `Favorite ${p.name}`);
+    attr(button, 'title', p.isFavorite ? `Remove ${p.name} from favorites` : `Mark ${p.name} as favorite`);
+  };
+  return button;
+}
+
+function playlistItem(playlist) {
+  const name = h('span', { class: 'pl-name' });
+  const meta = h('span', { class: 'pl-meta' });
+  const open = h('button', { type: 'button', class: 'pl-open', on: { click: () => select(item.playlist.id) } }, icon('playlist', 'icon pl-icon'), h('span', { class: 'pl-text' }, name, meta));
+  const fav = favoriteToggle(() => state.playlists.get(item.playlist.id) ?? item.playlist, false);
+  const item = h('li', { class: 'pl-item' }, open, fav);
+  item.update = (p) => {
+    item.playlist = p;
+    text(name, p.name);
+    text(meta, summary(p));
+    attr(open, 'aria-current', p.id === selectedId ? 'true' : null);
+    item.classList.toggle('is-selected', p.id === selectedId);
+    fav.update(p);
+  };
+  return item;
+}
+
+function summary(p) {
+  const total = p.tracks.reduce((sum, t) => sum + (t.durationMs ?? 0), 0);
+  const count = `${p.tracks.length} ${p.tracks.length === 1 ? 'track' : 'tracks'}`;
+  return total ? `${count} · ${duration(total)}` : count;
+}
+
+function playlistDetail() {
+  // Always act on the model's object: a refetch may have replaced it since the last render.
+  const current = () => state.playlists.get(panel.playlist?.id) ?? panel.playlist;
+  const title = h('h2', { class: 'card-title', id: 'h-playlist-detail' });
+  const meta = h('p', { class: 'card-meta' });
+  const fav = favoriteToggle(current, true);
+  const remove = can.change()
+    ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-playlist', onClick: () => deletePlaylist(current()) })
+    : null;
+  const tracks = trackList({ getPlaylist: current, mutate });
+  const forms = can.change() ? [addTrackForm(current), exportForm(current)] : [];
+  const body = h('div', { class: 'detail-body' }, tracks, ...forms);
+  const none = h('p', { class: 'muted empty-inline', text: 'Choose a playlist, or create one.' });
+  const panel = h(
+    'section',
+    { class: 'card playlist-detail', 'aria-labelledby': 'h-playlist-detail' },
+    h('header', { class: 'card-head' }, h('div', { class: 'card-head-text' }, title, meta), fav, remove),
+    body,
+    none,
+  );
+  panel.update = (p) => {
+    panel.playlist = p;
+    panel.querySelector('.card-head').hidden = !p;
+    body.hidden = !p;
+    none.hidden = Boolean(p);
+    if (!p) return;
+    text(title, p.name);
+    text(meta, summary(p));
+    fav.update(p);
+    if (remove) attr(remove, 'aria-label', `Delete playlist ${p.name}`);
+    tracks.update(p);
+    for (const form of forms) form.update(p);
+  };
+  return panel;
+}
+
+const queues = new Map();
+
+/**
+ * Applies a local edit at once and queues its request so a playlist's requests reach the server in order
+ * (each newOrder is computed against the order the previous one produced). Refetches wait until the queue
+ * is empty, then one GET brings the truth back.
+ */
+export function mutate(playlist, localChange, request) {
+  const id = playlist.id;
+  state.locked.add(id);
+  invalidatePlaylist(id);
+  localChange?.(playlist);
+  changed('playlists');
+  const previous = queues.get(id) ?? Promise.resolve();
+  const next = previous.then(() => attempt(request));
+  queues.set(id, next);
+  next.then(() => {
+    if (queues.get(id) !== next) return;
+    queues.delete(id);
+    state.locked.delete(id);
+    loadPlaylist(id).catch(() => {});
+  });
+  return next;
+}
+
+function setFavorite(p) {
+  const isFavorite = !p.isFavorite;
+  mutate(p, (pl) => (pl.isFavorite = isFavorite), () => put(`/api/playlists/${p.id}/favorite`, { isFavorite }));
+}
+
+function createPlaylist() {
+  openDialog({
+    title: 'New playlist',
+    content: [field({ name: 'name', label: 'Name', required: true, maxlength: '100', autocomplete: 'off' })],
+    submitLabel: 'Create playlist',
+    onSubmit: async (form) => {
+      const playlist = await post('/api/playlists', { name: form.elements.name.value.trim() });
+      state.playlists.set(playlist.id, playlist);
+      select(playlist.id);
+      return playlist;
+    },
+  });
+}
+
+function deletePlaylist(p) {
+  confirmDialog({
+    title: `Delete ${p.name}?`,
+    message: `The playlist and its ${p.tracks.length} tracks are removed. Exported files are kept.`,
+    confirmLabel: 'Delete playlist',
+    danger: true,
+    onConfirm: () => del(`/api/playlists/${p.id}`),
+  });
+}
+
+/** "3:35", "1:02:03" or "215" (seconds) → milliseconds; empty → undefined; anything else → NaN. */
+function parseDuration(value) {
+  const s = value.trim();
+  if (!s) return undefined;
+  if (!/^\d+(:\d{1,2}){0,2}$/.test(s)) return NaN;
+  return s.split(':').reduce((seconds, part) => seconds * 60 + Number(part), 0) * 1000;
+}
+
+function addTrackForm(getPlaylist) {
+  const title = field({ name: 'title', label: 'Title', required: true, maxlength: '500', autocomplete: 'off' });
+  const uri = field({ name: 'uri', label: 'Location (URI)', required: true, maxlength: '2048', placeholder: 'https://… or file:///…', autocomplete: 'off' });
+  const length = field({ name: 'duration', label: 'Length', placeholder: 'm:ss', inputmode: 'numeric', autocomplete: 'off' });
+  const submit = iconButton({ icon: icon('plus'), visibleLabel: 'Add track', className: 'btn btn-secondary', action: 'add-track', type: 'submit' });
+  const form = h('form', { class: 'inline-form add-track', 'aria-label': 'Add a track' }, h('h3', { class: 'subhead', text: 'Add a track' }), h('div', { class: 'form-row' }, title, uri, length, submit));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const els = form.elements;
+    const durationMs = parseDuration(els.duration.value);
+    if (!els.title.value.trim() || !els.uri.value.trim()) return toast('A track needs a title and a location.', 'error');
+    if (Number.isNaN(durationMs)) return toast('Write the length as m:ss (for example 3:35), or leave it empty.', 'error');
+    const track = { title: els.title.value.trim(), uri: els.uri.value.trim(), ...(durationMs === undefined ? {} : { durationMs }) };
+    const ok = await mutate(getPlaylist(), null, () => post(`/api/playlists/${getPlaylist().id}/tracks`, { tracks: [track] }));
+    if (ok) {
+      form.reset();
+      els.title.focus();
+      announce(`Added ${track.title}`);
+    }
+  });
+  form.update = () => {};
+  return form;
+}
+
+function slug(name) {
+  return name.normalize('NFKD').replace(/[^\w\s-]/g, '').trim().toLowerCase().replace(/[\s_]+/g, '-').slice(0, 80) || 'playlist';
+}
+
+function exportForm(getPlaylist) {
+  const path = field({ name: 'filePath', label: 'File name', required: true, autocomplete: 'off', spellcheck: 'false' });
+  const submit = iconButton({ icon: icon('export'), visibleLabel: 'Export', className: 'btn btn-secondary', action: 'export', type: 'submit' });
+  const form = h(
+    'form',
+    { class: 'inline-form export', 'aria-label': 'Export to a file' },
+    h('h3', { class: 'subhead', text: 'Export' }),
+    h('div', { class: 'form-row' }, path, submit),
+    h('p', { class: 'hint form-hint', text: 'Saved in the appliance’s export folder as extended M3U (.m3u8 or .m3u).' }),
+  );
+  const input = form.querySelector('input');
+  let forId = null;
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const p = getPlaylist();
+    const filePath = input.value.trim();
+    if (!filePath) return toast('Enter a file name such as living-room.m3u8.', 'error');
+    submit.disabled = true;
+    await attempt(() => post(`/api/playlists/${p.id}/export`, { filePath }), `Exported ${p.name} to ${filePath}`);
+    submit.disabled = false;
+  });
+  form.update = (p) => {
+    if (forId === p.id) return;
+    forId = p.id;
+    input.value = `${slug(p.name)}.m3u8`;
+  };
+  return form;
+}

@@ -1,0 +1,225 @@
+// The client-side model: what the signed-in user may see, kept current by the event stream.
+import { get } from './api.js';
+
+export const state = {
+  me: null,
+  players: new Map(),
+  zones: new Map(),
+  playlists: new Map(),
+  inputs: new Map(),
+  users: null,
+  hardware: new Map(),
+  /** Playlists with local edits in flight: refetches wait until they are done (see playlists.js). */
+  locked: new Set(),
+  loaded: { audio: false, playlists: false, inputs: false, users: false },
+};
+
+export const can = {
+  change: () => state.me !== null && state.me.role !== 'Viewer',
+  admin: () => state.me?.role === 'Admin',
+};
+
+const listeners = new Set();
+const pendingTopics = new Set();
+let frame = 0;
+
+/** Views subscribe; they get the set of topics changed since the last animation frame. */
+export function subscribe(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function changed(topic) {
+  pendingTopics.add(topic);
+  if (frame) return;
+  frame = requestAnimationFrame(() => {
+    frame = 0;
+    const topics = new Set(pendingTopics);
+    pendingTopics.clear();
+    for (const listener of listeners) listener(topics);
+  });
+}
+
+export function reset() {
+  state.me = null;
+  state.users = null;
+  for (const key of ['players', 'zones', 'playlists', 'inputs', 'hardware', 'locked']) state[key].clear();
+  for (const key of Object.keys(state.loaded)) state.loaded[key] = false;
+}
+
+const byName = (a, b) => a.name.localeCompare(b.name, undefined, { numeric: true });
+
+export const sorted = {
+  players: () => [...state.players.values()].sort(byName),
+  zones: () => [...state.zones.values()].sort((a, b) => a.output.channel - b.output.channel || byName(a, b)),
+  playlists: () => [...state.playlists.values()].sort((a, b) => Number(b.isFavorite) - Number(a.isFavorite) || byName(a, b)),
+  inputs: () => [...state.inputs.values()].sort((a, b) => a.input.channel - b.input.channel || byName(a, b)),
+};
+
+function fill(map, items) {
+  map.clear();
+  for (const item of items) map.set(item.id, item);
+}
+
+export async function loadAudio() {
+  const [players, zones] = await Promise.all([get('/api/players'), get('/api/zones')]);
+  fill(state.players, players);
+  fill(state.zones, zones);
+  state.loaded.audio = true;
+  changed('audio');
+}
+
+export async function loadPlaylists() {
+  fill(state.playlists, await get('/api/playlists'));
+  state.loaded.playlists = true;
+  changed('playlists');
+}
+
+export async function loadInputs() {
+  fill(state.inputs, await get('/api/input-devices'));
+  state.loaded.inputs = true;
+  changed('inputs');
+}
+
+export async function loadUsers() {
+  if (!can.admin()) return;
+  state.users = await get('/api/users');
+  state.loaded.users = true;
+  changed('users');
+}
+
+export async function loadMe() {
+  state.me = await get('/api/users/me');
+  changed('me');
+  return state.me;
+}
+
+const playlistEpochs = new Map();
+
+/** Makes any GET of this playlist already in flight stale (a local edit is newer than its answer). */
+export function invalidatePlaylist(id) {
+  playlistEpochs.set(id, (playlistEpochs.get(id) ?? 0) + 1);
+}
+
+export async function loadPlaylist(id) {
+  if (state.locked.has(id)) return;
+  invalidatePlaylist(id);
+  const epoch = playlistEpochs.get(id);
+  const current = () => epoch === playlistEpochs.get(id) && !state.locked.has(id);
+  try {
+    const playlist = await get(`/api/playlists/${id}`);
+    if (!current()) return;
+    state.playlists.set(id, playlist);
+  } catch (err) {
+    if (err.status !== 404) throw err;
+    if (!current()) return;
+    state.playlists.delete(id);
+  }
+  changed('playlists');
+}
+
+export function loadAll() {
+  const jobs = [loadAudio(), loadPlaylists(), loadInputs()];
+  if (can.admin()) jobs.push(loadUsers());
+  return Promise.all(jobs);
+}
+
+/** Keeps zone.playerId consistent with a player's zoneIds (the event carries only the player side). */
+function setPlayerZones(playerId, zoneIds) {
+  const player = state.players.get(playerId);
+  if (player) player.zoneIds = zoneIds;
+  for (const zone of state.zones.values()) {
+    if (zoneIds.includes(zone.id)) zone.playerId = playerId;
+    else if (zone.playerId === playerId) zone.playerId = null;
+  }
+}
+
+const refetchTimers = new Map();
+
+/** Coalesces bursts (e.g. a reorder followed by a favorite) into one GET per resource. */
+function refetchSoon(key, job) {
+  clearTimeout(refetchTimers.get(key));
+  refetchTimers.set(
+    key,
+    setTimeout(() => {
+      refetchTimers.delete(key);
+      job().catch(() => {});
+    }, 120),
+  );
+}
+
+/** Applies one event from the stream to the model; false means "refetch everything" (stream.reset). */
+export function applyEvent({ type, payload }) {
+  if (type === 'stream.reset') return false;
+  const topic = apply(type, payload);
+  if (topic) changed(topic);
+  return true;
+}
+
+/** Updates the model for one event and names the topic that changed (or nothing). */
+function apply(type, p) {
+  switch (type) {
+    case 'player.volumeChanged': {
+      const player = state.players.get(p.playerId);
+      if (player) player.volume = p.volume;
+      return 'audio';
+    }
+    case 'player.zonesChanged':
+      setPlayerZones(p.playerId, p.zoneIds);
+      return 'audio';
+    case 'player.created':
+    case 'player.updated':
+      state.players.set(p.player.id, p.player);
+      setPlayerZones(p.player.id, p.player.zoneIds);
+      return 'audio';
+    case 'player.deleted':
+      state.players.delete(p.playerId);
+      setPlayerZones(p.playerId, []);
+      return 'audio';
+    case 'zone.volumeChanged':
+    case 'zone.mutedChanged':
+    case 'zone.powerChanged': {
+      const zone = state.zones.get(p.zoneId);
+      if (zone) {
+        if ('volume' in p) zone.volume = p.volume;
+        if ('muted' in p) zone.muted = p.muted;
+        if ('power' in p) zone.power = p.power;
+      }
+      return 'audio';
+    }
+    case 'zone.created':
+      state.zones.set(p.zone.id, p.zone);
+      return 'audio';
+    case 'zone.deleted':
+      state.zones.delete(p.zoneId);
+      for (const player of state.players.values()) player.zoneIds = player.zoneIds.filter((id) => id !== p.zoneId);
+      return 'audio';
+    case 'playlist.changed':
+      if (p.reason !== 'deleted') {
+        refetchSoon(`playlist:${p.playlistId}`, () => loadPlaylist(p.playlistId));
+        return null;
+      }
+      state.playlists.delete(p.playlistId);
+      return 'playlists';
+    case 'inputDevice.favoriteChanged': {
+      const input = state.inputs.get(p.inputDeviceId);
+      if (input) input.isFavorite = p.isFavorite;
+      return 'inputs';
+    }
+    case 'inputDevice.created':
+      state.inputs.set(p.inputDevice.id, p.inputDevice);
+      return 'inputs';
+    case 'inputDevice.deleted':
+      state.inputs.delete(p.inputDeviceId);
+      return 'inputs';
+    case 'hardware.status':
+      state.hardware.set(p.driver, p.online);
+      return 'hardware';
+    case 'user.changed':
+      if (state.me && p.userId === state.me.id) refetchSoon('me', loadMe);
+      if (can.admin()) refetchSoon('users', loadUsers);
+      return null;
+    default:
+      return null;
+  }
+}
