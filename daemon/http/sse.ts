@@ -140,7 +140,7 @@ export class EventStreams {
     for (const stream of this.streams) {
       if (!visible(stream.caller, event)) continue;
       try {
-        if (event.type === 'player.zonesChanged' && !isAdmin(stream.caller)) {
+        if (PER_CALLER.has(event.type) && !isAdmin(stream.caller)) {
           this.send(stream, this.render(stream, event)!);
         } else {
           shared ??= frame(event.id, JSON.stringify({ type: event.type, payload: event.payload }));
@@ -157,11 +157,7 @@ export class EventStreams {
   /** The message for one stream, or undefined when the event is not for its caller. */
   private render(stream: Stream, event: StampedEvent): string | undefined {
     if (!visible(stream.caller, event)) return undefined;
-    let payload: unknown = event.payload;
-    if (event.type === 'player.zonesChanged' && !isAdmin(stream.caller)) {
-      payload = { ...event.payload, zoneIds: event.payload.zoneIds.filter((id) => canSeeZone(stream.caller, id)) };
-    }
-    return frame(event.id, JSON.stringify({ type: event.type, payload }));
+    return frame(event.id, JSON.stringify({ type: event.type, payload: isAdmin(stream.caller) ? event.payload : redact(stream.caller, event) }));
   }
 
   private send(stream: Stream, chunk: string): void {
@@ -272,6 +268,28 @@ export class EventStreams {
   }
 }
 
+/** Events whose payload names other players or zones, so non-admins get their own copy. */
+const PER_CALLER = new Set<StampedEvent['type']>(['player.zonesChanged', 'player.created', 'player.updated', 'zone.created', 'zone.updated']);
+
+/** A non-admin's view of a payload: ids of players and zones it may not see are left out, as in the REST API. */
+function redact(caller: Caller, event: StampedEvent): unknown {
+  const zones = (ids: string[]) => ids.filter((id) => canSeeZone(caller, id));
+  switch (event.type) {
+    case 'player.zonesChanged':
+      return { ...event.payload, zoneIds: zones(event.payload.zoneIds) };
+    case 'player.created':
+    case 'player.updated':
+      return { player: { ...event.payload.player, zoneIds: zones(event.payload.player.zoneIds) } };
+    case 'zone.created':
+    case 'zone.updated': {
+      const { zone } = event.payload;
+      return { zone: { ...zone, playerId: zone.playerId && canSeePlayer(caller, zone.playerId) ? zone.playerId : null } };
+    }
+    default:
+      return event.payload;
+  }
+}
+
 function frame(id: number, data: string): string {
   return `id: ${id}\ndata: ${data}\n\n`;
 }
@@ -281,7 +299,8 @@ export function visible(caller: Caller, event: StampedEvent): boolean {
   if (caller.role === 'Admin') return true;
   switch (event.type) {
     case 'user.changed':
-      return false;
+      // Others hear only of changes to themselves (their role or assignments may have changed: refetch).
+      return event.payload.userId === caller.userId;
     case 'player.created':
     case 'player.updated':
       return canSeePlayer(caller, event.payload.player.id);

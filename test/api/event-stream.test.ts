@@ -71,14 +71,15 @@ t.test('event stream', async (t) => {
     await admin.put(`/api/zones/${zones[3]!.id}/mute`, { muted: true });
     await admin.put(`/api/players/${mine.id}/volume`, { volume: 0.12 });
     await admin.put(`/api/zones/${zones[0]!.id}/power`, { power: true });
-    await admin.put(`/api/users/${op.id}`, { role: 'Operator' });
+    const other = await createUser(admin, 'someone-else', 'Viewer');
+    await admin.put(`/api/users/${other.id}`, { role: 'Operator' });
     await marker(s);
     const types = s.messages.map(eventOf).filter(Boolean).map((e) => `${e!.type}:${JSON.stringify(e!.payload)}`);
     t.ok(types.some((x) => x.startsWith('player.volumeChanged') && x.includes(mine.id)), 'sees its player');
     t.ok(types.some((x) => x.startsWith('zone.powerChanged') && x.includes(zones[0]!.id)), 'sees its zone');
     t.notOk(types.some((x) => x.includes(theirs.id)), 'does not see the other player');
     t.notOk(types.some((x) => x.includes(zones[3]!.id)), 'does not see the other zone');
-    t.notOk(types.some((x) => x.startsWith('user.changed')), 'does not see user events');
+    t.notOk(types.some((x) => x.startsWith('user.changed')), 'does not see changes to other users');
     s.close();
   });
 
@@ -87,6 +88,28 @@ t.test('event stream', async (t) => {
     await admin.post(`/api/players/${mine.id}/attach-zones`, { zoneIds: [zones[0]!.id, zones[4]!.id] });
     const m = await s.next(isEvent('player.zonesChanged', (p) => p.playerId === mine.id));
     t.same(eventOf(m)!.payload.zoneIds, [zones[0]!.id]);
+    s.close();
+  });
+
+  t.test('a non-admin hears of changes to itself, so it can refetch', async (t) => {
+    const s = await ready('/api/stream/events', { 'X-API-Key': op.apiKey });
+    await admin.put(`/api/users/${op.id}`, { role: 'Operator' });
+    const m = await s.next(isEvent('user.changed', (p) => p.userId === op.id), 5000, 'user.changed about itself');
+    t.ok(m);
+    s.close();
+  });
+
+  t.test('created and renamed players and zones show a non-admin only ids it may see', async (t) => {
+    const s = await ready('/api/stream/events', { 'X-API-Key': op.apiKey });
+    // mine has zones[0] (visible) and zones[4] (not) attached; zones[0] is visible, theirs is not.
+    await admin.put(`/api/players/${mine.id}`, { name: 'Mine renamed' });
+    const p = await s.next(isEvent('player.updated', (x) => x.player.id === mine.id), 5000, 'player.updated');
+    t.same(eventOf(p)!.payload.player.zoneIds, [zones[0]!.id]);
+    await admin.post(`/api/players/${theirs.id}/attach-zones`, { zoneIds: [zones[0]!.id] });
+    await admin.put(`/api/zones/${zones[0]!.id}`, { name: 'Kitchen' });
+    const z = await s.next(isEvent('zone.updated', (x) => x.zone.id === zones[0]!.id), 5000, 'zone.updated');
+    t.equal(eventOf(z)!.payload.zone.playerId, null, 'the owner it may not see is hidden');
+    await admin.post(`/api/players/${mine.id}/attach-zones`, { zoneIds: [zones[0]!.id] });
     s.close();
   });
 

@@ -67,6 +67,9 @@ function playerCard(player) {
   const title = h('h2', { class: 'card-title' });
   const meta = h('p', { class: 'card-meta' });
   const badge = h('span', { class: 'badge' });
+  const rename = can.admin()
+    ? iconButton({ icon: icon('pencil'), label: '', className: 'btn btn-icon btn-quiet', action: 'rename-player', onClick: () => renameThing('player', card.player) })
+    : null;
   const remove = can.admin()
     ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-player', onClick: () => deletePlayer(card.player) })
     : null;
@@ -82,7 +85,7 @@ function playerCard(player) {
   const card = h(
     'article',
     { class: 'card player-card' },
-    h('header', { class: 'card-head' }, h('div', { class: 'card-head-text' }, title, meta), badge, remove),
+    h('header', { class: 'card-head' }, h('div', { class: 'card-head-text' }, title, meta), badge, rename, remove),
     h('div', { class: 'group-volume' }, h('span', { class: 'label', text: 'Group volume' }), volume),
     h('h3', { class: 'subhead', text: 'Zones' }),
     zones,
@@ -100,6 +103,8 @@ function playerCard(player) {
     if (remove) {
       attr(remove, 'aria-label', `Delete player ${p.name}`);
       attr(remove, 'title', `Delete player ${p.name}`);
+      attr(rename, 'aria-label', `Rename player ${p.name}`);
+      attr(rename, 'title', `Rename player ${p.name}`);
     }
     volume.setLabel(`${p.name} group volume`);
     volume.setValue(p.volume);
@@ -119,6 +124,9 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
   const detach = writable && ownerId
     ? iconButton({ icon: icon('unlink'), label: '', className: 'btn btn-icon btn-quiet', action: 'detach', onClick: () => detachZone(ownerId, row.zone) })
     : null;
+  const rename = can.admin()
+    ? iconButton({ icon: icon('pencil'), label: '', className: 'btn btn-icon btn-quiet', action: 'rename-zone', onClick: () => renameThing('zone', row.zone) })
+    : null;
   const remove = can.admin() && !ownerId
     ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-zone', onClick: () => deleteZone(row.zone) })
     : null;
@@ -132,7 +140,7 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
   const row = h(
     'li',
     { class: className },
-    h('div', { class: 'zone-top' }, h('div', { class: 'zone-label' }, name, sub), h('div', { class: 'zone-actions' }, chips, power, mute, detach, remove)),
+    h('div', { class: 'zone-top' }, h('div', { class: 'zone-label' }, name, sub), h('div', { class: 'zone-actions' }, chips, power, mute, rename, detach, remove)),
     volume,
   );
 
@@ -180,6 +188,10 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
     if (remove) {
       attr(remove, 'aria-label', `Delete zone ${z.name}`);
       attr(remove, 'title', `Delete zone ${z.name}`);
+    }
+    if (rename) {
+      attr(rename, 'aria-label', `Rename zone ${z.name}`);
+      attr(rename, 'title', `Rename zone ${z.name}`);
     }
     if (chips) {
       const onOff = h('span', { class: `chip ${z.power ? 'chip-on' : ''}`, text: z.power ? 'On' : 'Off' });
@@ -262,6 +274,16 @@ async function deleteZone(zone) {
     confirmLabel: 'Delete zone',
     danger: true,
     onConfirm: () => del(`/api/zones/${zone.id}`),
+  });
+}
+
+/** Admins rename players and zones (PUT /api/players|zones/{id}); the update event refreshes every page. */
+function renameThing(kind, thing) {
+  openDialog({
+    title: `Rename ${thing.name}`,
+    content: [field({ name: 'name', label: `New name of the ${kind}`, value: thing.name, required: true, maxlength: '100', autocomplete: 'off' })],
+    submitLabel: 'Rename',
+    onSubmit: (form) => put(`/api/${kind}s/${thing.id}`, { name: form.elements.name.value.trim() }),
   });
 }
 

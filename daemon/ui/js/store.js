@@ -168,10 +168,15 @@ function apply(type, p) {
       setPlayerZones(p.playerId, p.zoneIds);
       return 'audio';
     case 'player.created':
-    case 'player.updated':
-      state.players.set(p.player.id, p.player);
-      setPlayerZones(p.player.id, p.player.zoneIds);
+    case 'player.updated': {
+      // Attachments come from player.zonesChanged, which the server filters per caller; these payloads are not.
+      const existing = state.players.get(p.player.id);
+      const zoneIds = existing?.zoneIds ?? p.player.zoneIds.filter((id) => state.zones.has(id));
+      if (existing) Object.assign(existing, p.player, { zoneIds });
+      else state.players.set(p.player.id, { ...p.player, zoneIds });
+      setPlayerZones(p.player.id, zoneIds);
       return 'audio';
+    }
     case 'player.deleted':
       state.players.delete(p.playerId);
       setPlayerZones(p.playerId, []);
@@ -188,8 +193,13 @@ function apply(type, p) {
       return 'audio';
     }
     case 'zone.created':
-      state.zones.set(p.zone.id, p.zone);
+    case 'zone.updated': {
+      const existing = state.zones.get(p.zone.id);
+      const playerId = existing ? existing.playerId : state.players.has(p.zone.playerId) ? p.zone.playerId : null;
+      if (existing) Object.assign(existing, p.zone, { playerId });
+      else state.zones.set(p.zone.id, { ...p.zone, playerId });
       return 'audio';
+    }
     case 'zone.deleted':
       state.zones.delete(p.zoneId);
       for (const player of state.players.values()) player.zoneIds = player.zoneIds.filter((id) => id !== p.zoneId);
