@@ -1,20 +1,20 @@
 // Players and zones: routing rules, group volume, visibility per caller, and the amplifier kept in step.
 import { randomUUID } from 'node:crypto';
-import type { AmplifierDriver, DriverEvent, ZoneState } from '../../drivers/driver.js';
-import { volumeToStep } from '../../drivers/driver.js';
+import type { AmplifierDriver, ZoneState } from '../../drivers/driver.js';
 import type { Store } from '../store/db.js';
 import type { AudioRepo, PlayerRow, ZoneRow } from '../store/audio-repo.js';
 import type { UsersRepo } from '../store/users-repo.js';
 import { canSeePlayer, canSeeZone, isAdmin, type Caller } from './access.js';
 import type { DomainEvent, EventBus, PlayerView, ZoneView } from './events.js';
 import { badRequest, conflict, notFound } from '../http/problem.js';
+import { AmplifierSync, tombstone } from './amplifier-sync.js';
+import { newZoneRow, zoneEvents, zonesChangedEvent, zoneView } from './audio-views.js';
 
 /** Volume a new player starts at (a quiet, safe default). */
 const NEW_PLAYER_VOLUME = 0.3;
-const NEW_ZONE_VOLUME = 0.3;
 
 export class AudioService {
-  private unsubscribe: (() => void) | undefined;
+  private readonly sync: AmplifierSync;
 
   constructor(
     private readonly store: Store,
@@ -24,22 +24,17 @@ export class AudioService {
     readonly driver: AmplifierDriver,
     /** Notified with the users whose assignment lists lost a deleted player or zone. */
     private readonly onAssignmentsDropped: (userIds: string[]) => void,
-  ) {}
-
-  /** Creates rows for zones and inputs the driver describes, then hands the stored state to the driver. */
-  async start(): Promise<void> {
-    this.syncDescription();
-    this.unsubscribe = this.driver.onEvent((event) => this.onDriverEvent(event));
-    const desired = new Map<number, ZoneState>();
-    for (const zone of this.repo.zones()) {
-      if (zone.output_driver === this.driver.name) desired.set(zone.output_channel, hardwareOf(zone));
-    }
-    await this.driver.start(desired);
+  ) {
+    this.sync = new AmplifierSync(store, repo, users, bus, driver);
   }
 
-  async stop(): Promise<void> {
-    this.unsubscribe?.();
-    await this.driver.stop();
+  /** Creates rows for what the amplifier has, then hands it the stored state and follows its changes. */
+  start(): Promise<void> {
+    return this.sync.start();
+  }
+
+  stop(): Promise<void> {
+    return this.sync.stop();
   }
 
   // ---- players --------------------------------------------------------------------------------
@@ -189,19 +184,7 @@ export class AudioService {
         'output.channel': ['not a zone output of the amplifier'],
       });
     }
-    const hardware = this.driver.hardwareState(input.output.channel);
-    const row: ZoneRow = {
-      id: randomUUID(),
-      name: input.name,
-      volume: hardware?.volume ?? NEW_ZONE_VOLUME,
-      muted: hardware?.muted ? 1 : 0,
-      power: hardware?.power ? 1 : 0,
-      source: hardware?.source ?? 1,
-      player_id: null,
-      output_driver: driverName,
-      output_channel: input.output.channel,
-      created_at: new Date().toISOString(),
-    };
+    const row = newZoneRow(input.name, driverName, input.output.channel, this.driver.hardwareState(input.output.channel));
     this.store.transaction(() => {
       const taken = this.repo.zoneByOutput(driverName, input.output.channel);
       if (taken) throw conflict(`output ${input.output.channel} already belongs to zone "${taken.name}" (${taken.id})`);
@@ -267,80 +250,6 @@ export class AudioService {
     this.publish(zoneEvents(zone, next));
   }
 
-  /** A state read back from the amplifier (a keypad, the front panel): the hardware wins. */
-  private onDriverEvent(event: DriverEvent): void {
-    if (event.type === 'status') {
-      this.bus.publish({ type: 'hardware.status', payload: { driver: this.driver.name, online: event.online } });
-      return;
-    }
-    if (event.type === 'described') {
-      this.syncDescription();
-      return;
-    }
-    const zone = this.repo.zoneByOutput(this.driver.name, event.channel);
-    if (!zone) return;
-    const steps = this.driver.describe().volumeSteps;
-    const next: ZoneRow = { ...zone, power: event.state.power ? 1 : 0, muted: event.state.muted ? 1 : 0, source: event.state.source };
-    // Keep the client's exact value unless the hardware shows a different step.
-    if (volumeToStep(zone.volume, steps) !== volumeToStep(event.state.volume, steps)) next.volume = event.state.volume;
-    const events = zoneEvents(zone, next);
-    if (next.source !== zone.source) {
-      const owner = this.repo.playerByInput(this.driver.name, next.source);
-      next.player_id = owner?.id ?? null;
-    }
-    if (events.length === 0 && next.player_id === zone.player_id && next.source === zone.source) return;
-    this.store.transaction(() => this.repo.updateZone(next), false);
-    if (next.player_id !== zone.player_id) {
-      if (zone.player_id) events.push(this.zonesChangedEvent(zone.player_id));
-      if (next.player_id) events.push(this.zonesChangedEvent(next.player_id));
-    }
-    this.publish(events);
-  }
-
-  /** Adds rows for zones and inputs the amplifier has and the database lacks; never removes any. */
-  private syncDescription(): void {
-    const description = this.driver.describe();
-    const driverName = this.driver.name;
-    const created: DomainEvent[] = [];
-    this.store.transaction(() => {
-      const now = new Date().toISOString();
-      for (const output of description.zones) {
-        if (this.repo.zoneByOutput(driverName, output.channel)) continue;
-        if (this.users.getMeta(tombstone('zone', driverName, output.channel)) === 'deleted') continue;
-        const hardware = this.driver.hardwareState(output.channel);
-        const row: ZoneRow = {
-          id: randomUUID(),
-          name: output.name,
-          volume: hardware?.volume ?? NEW_ZONE_VOLUME,
-          muted: hardware?.muted ? 1 : 0,
-          power: hardware?.power ? 1 : 0,
-          source: hardware?.source ?? 1,
-          player_id: null,
-          output_driver: driverName,
-          output_channel: output.channel,
-          created_at: now,
-        };
-        this.repo.insertZone(row);
-        created.push({ type: 'zone.created', payload: { zone: zoneView(row, null) } });
-      }
-      for (const input of description.inputs) {
-        if (this.repo.inputByChannel(driverName, input.channel)) continue;
-        if (this.users.getMeta(tombstone('input', driverName, input.channel)) === 'deleted') continue;
-        const row = {
-          id: randomUUID(),
-          name: input.name,
-          kind: input.kind,
-          input_driver: driverName,
-          input_channel: input.channel,
-          is_favorite: 0,
-          created_at: now,
-        };
-        this.repo.insertInput(row);
-      }
-    });
-    this.publish(created);
-  }
-
   private checkDriver(driver: string | undefined, field: string): string {
     if (driver !== undefined && driver !== this.driver.name) {
       throw badRequest(`"${field}" must be "${this.driver.name}" (the configured amplifier driver), got "${driver}"`, {
@@ -386,7 +295,7 @@ export class AudioService {
   }
 
   private zonesChangedEvent(playerId: string): DomainEvent {
-    return { type: 'player.zonesChanged', payload: { playerId, zoneIds: this.repo.zonesOfPlayer(playerId).map((z) => z.id) } };
+    return zonesChangedEvent(this.repo, playerId);
   }
 
   private playerView(player: PlayerRow, zones: ZoneRow[], caller: Caller | null): PlayerView {
@@ -405,33 +314,4 @@ export class AudioService {
   private publish(events: DomainEvent[]): void {
     for (const event of events) this.bus.publish(event);
   }
-}
-
-function hardwareOf(zone: ZoneRow): ZoneState {
-  return { power: zone.power === 1, muted: zone.muted === 1, volume: zone.volume, source: zone.source };
-}
-
-function zoneView(zone: ZoneRow, caller: Caller | null): ZoneView {
-  const playerVisible = zone.player_id !== null && (!caller || canSeePlayer(caller, zone.player_id));
-  return {
-    id: zone.id,
-    name: zone.name,
-    volume: zone.volume,
-    muted: zone.muted === 1,
-    power: zone.power === 1,
-    playerId: playerVisible ? zone.player_id : null,
-    output: { driver: zone.output_driver, channel: zone.output_channel },
-  };
-}
-
-function zoneEvents(before: ZoneRow, after: ZoneRow): DomainEvent[] {
-  const events: DomainEvent[] = [];
-  if (before.power !== after.power) events.push({ type: 'zone.powerChanged', payload: { zoneId: after.id, power: after.power === 1 } });
-  if (before.muted !== after.muted) events.push({ type: 'zone.mutedChanged', payload: { zoneId: after.id, muted: after.muted === 1 } });
-  if (before.volume !== after.volume) events.push({ type: 'zone.volumeChanged', payload: { zoneId: after.id, volume: after.volume } });
-  return events;
-}
-
-export function tombstone(kind: 'zone' | 'input', driver: string, channel: number): string {
-  return `deleted:${kind}:${driver}:${channel}`;
 }

@@ -5,7 +5,7 @@ import type { EventBus, InputDeviceView } from './events.js';
 import { badRequest, conflict, notFound } from '../http/problem.js';
 import type { Store } from '../store/db.js';
 import type { UsersRepo } from '../store/users-repo.js';
-import { tombstone } from './audio.js';
+import { tombstone } from './amplifier-sync.js';
 
 export class InputsService {
   constructor(

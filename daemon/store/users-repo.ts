@@ -30,7 +30,7 @@ export interface Assignments {
 export class UsersRepo {
   private readonly s;
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     this.s = {
       insert: db.prepare(
         `INSERT INTO users (id, username, role, password_hash, is_enabled, created_at, key_digest, key_nonce, key_box)

@@ -1,0 +1,109 @@
+// Keeps the database and the amplifier in step: rows for what the driver describes, the stored state pushed
+// on start, and changes read back from the hardware (keypads, front panel) turned into state and events.
+import { randomUUID } from 'node:crypto';
+import type { AmplifierDriver, DriverEvent, ZoneState } from '../../drivers/driver.js';
+import { volumeToStep } from '../../drivers/driver.js';
+import type { Store } from '../store/db.js';
+import type { AudioRepo, ZoneRow } from '../store/audio-repo.js';
+import type { UsersRepo } from '../store/users-repo.js';
+import type { DomainEvent, EventBus } from './events.js';
+import { hardwareOf, newZoneRow, zoneEvents, zonesChangedEvent, zoneView } from './audio-views.js';
+
+/** The meta key remembering that an admin deleted the zone or input on a channel. */
+export function tombstone(kind: 'zone' | 'input', driver: string, channel: number): string {
+  return `deleted:${kind}:${driver}:${channel}`;
+}
+
+export class AmplifierSync {
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly repo: AudioRepo,
+    /** Owner of the meta table (tombstones). */
+    private readonly meta: UsersRepo,
+    private readonly bus: EventBus,
+    private readonly driver: AmplifierDriver,
+  ) {}
+
+  async start(): Promise<void> {
+    this.syncDescription();
+    this.unsubscribe = this.driver.onEvent((event) => this.onDriverEvent(event));
+    const desired = new Map<number, ZoneState>();
+    for (const zone of this.repo.zones()) {
+      if (zone.output_driver === this.driver.name) desired.set(zone.output_channel, hardwareOf(zone));
+    }
+    await this.driver.start(desired);
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    await this.driver.stop();
+  }
+
+  /** A state read back from the amplifier (a keypad, the front panel): the hardware wins. */
+  private onDriverEvent(event: DriverEvent): void {
+    if (event.type === 'status') {
+      this.bus.publish({ type: 'hardware.status', payload: { driver: this.driver.name, online: event.online } });
+      return;
+    }
+    if (event.type === 'described') {
+      this.syncDescription();
+      return;
+    }
+    const zone = this.repo.zoneByOutput(this.driver.name, event.channel);
+    if (!zone) return;
+    const steps = this.driver.describe().volumeSteps;
+    const next: ZoneRow = { ...zone, power: event.state.power ? 1 : 0, muted: event.state.muted ? 1 : 0, source: event.state.source };
+    // Keep the client's exact value unless the hardware shows a different step.
+    if (volumeToStep(zone.volume, steps) !== volumeToStep(event.state.volume, steps)) next.volume = event.state.volume;
+    const events = zoneEvents(zone, next);
+    if (next.source !== zone.source) {
+      const owner = this.repo.playerByInput(this.driver.name, next.source);
+      next.player_id = owner?.id ?? null;
+    }
+    if (events.length === 0 && next.player_id === zone.player_id && next.source === zone.source) return;
+    this.store.transaction(() => this.repo.updateZone(next), false);
+    if (next.player_id !== zone.player_id) {
+      if (zone.player_id) events.push(zonesChangedEvent(this.repo, zone.player_id));
+      if (next.player_id) events.push(zonesChangedEvent(this.repo, next.player_id));
+    }
+    this.publish(events);
+  }
+
+  /** Adds rows for zones and inputs the amplifier has and the database lacks; never removes any. */
+  private syncDescription(): void {
+    const description = this.driver.describe();
+    const driverName = this.driver.name;
+    const created: DomainEvent[] = [];
+    this.store.transaction(() => {
+      const now = new Date().toISOString();
+      for (const output of description.zones) {
+        if (this.repo.zoneByOutput(driverName, output.channel)) continue;
+        if (this.meta.getMeta(tombstone('zone', driverName, output.channel)) === 'deleted') continue;
+        const row = newZoneRow(output.name, driverName, output.channel, this.driver.hardwareState(output.channel), now);
+        this.repo.insertZone(row);
+        created.push({ type: 'zone.created', payload: { zone: zoneView(row, null) } });
+      }
+      for (const input of description.inputs) {
+        if (this.repo.inputByChannel(driverName, input.channel)) continue;
+        if (this.meta.getMeta(tombstone('input', driverName, input.channel)) === 'deleted') continue;
+        const row = {
+          id: randomUUID(),
+          name: input.name,
+          kind: input.kind,
+          input_driver: driverName,
+          input_channel: input.channel,
+          is_favorite: 0,
+          created_at: now,
+        };
+        this.repo.insertInput(row);
+      }
+    });
+    this.publish(created);
+  }
+
+  private publish(events: DomainEvent[]): void {
+    for (const event of events) this.bus.publish(event);
+  }
+}

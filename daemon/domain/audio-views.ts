@@ -1,0 +1,54 @@
+// Pure helpers shared by the audio service and the amplifier sync: zone views and the events a change makes.
+import type { ZoneState } from '../../drivers/driver.js';
+import { randomUUID } from 'node:crypto';
+import type { AudioRepo, ZoneRow } from '../store/audio-repo.js';
+import { canSeePlayer, type Caller } from './access.js';
+import type { DomainEvent, ZoneView } from './events.js';
+
+export function hardwareOf(zone: ZoneRow): ZoneState {
+  return { power: zone.power === 1, muted: zone.muted === 1, volume: zone.volume, source: zone.source };
+}
+
+export function zoneView(zone: ZoneRow, caller: Caller | null): ZoneView {
+  const playerVisible = zone.player_id !== null && (!caller || canSeePlayer(caller, zone.player_id));
+  return {
+    id: zone.id,
+    name: zone.name,
+    volume: zone.volume,
+    muted: zone.muted === 1,
+    power: zone.power === 1,
+    playerId: playerVisible ? zone.player_id : null,
+    output: { driver: zone.output_driver, channel: zone.output_channel },
+  };
+}
+
+export function zoneEvents(before: ZoneRow, after: ZoneRow): DomainEvent[] {
+  const events: DomainEvent[] = [];
+  if (before.power !== after.power) events.push({ type: 'zone.powerChanged', payload: { zoneId: after.id, power: after.power === 1 } });
+  if (before.muted !== after.muted) events.push({ type: 'zone.mutedChanged', payload: { zoneId: after.id, muted: after.muted === 1 } });
+  if (before.volume !== after.volume) events.push({ type: 'zone.volumeChanged', payload: { zoneId: after.id, volume: after.volume } });
+  return events;
+}
+
+export function zonesChangedEvent(repo: AudioRepo, playerId: string): DomainEvent {
+  return { type: 'player.zonesChanged', payload: { playerId, zoneIds: repo.zonesOfPlayer(playerId).map((z) => z.id) } };
+}
+
+/** Volume a new zone starts at when the amplifier cannot say. */
+const NEW_ZONE_VOLUME = 0.3;
+
+/** A row for a new zone, starting from what the amplifier reports for that output (if anything). */
+export function newZoneRow(name: string, driver: string, channel: number, hardware: ZoneState | undefined, createdAt = new Date().toISOString()): ZoneRow {
+  return {
+    id: randomUUID(),
+    name,
+    volume: hardware?.volume ?? NEW_ZONE_VOLUME,
+    muted: hardware?.muted ? 1 : 0,
+    power: hardware?.power ? 1 : 0,
+    source: hardware?.source ?? 1,
+    player_id: null,
+    output_driver: driver,
+    output_channel: channel,
+    created_at: createdAt,
+  };
+}
