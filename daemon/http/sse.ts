@@ -139,17 +139,11 @@ export class EventStreams {
     let shared: string | undefined;
     for (const stream of this.streams) {
       if (!visible(stream.caller, event)) continue;
-      try {
-        if (PER_CALLER.has(event.type) && !isAdmin(stream.caller)) {
-          this.send(stream, this.render(stream, event)!);
-        } else {
-          shared ??= frame(event.id, JSON.stringify({ type: event.type, payload: event.payload }));
-          this.send(stream, shared);
-        }
-      } catch (err) {
-        // A response uWS already closed must not stop delivery to the other streams.
-        this.logger.warn({ err, user: stream.caller.userId }, 'event stream write failed; dropping the stream');
-        this.forget(stream);
+      if (PER_CALLER.has(event.type) && !isAdmin(stream.caller)) {
+        this.send(stream, this.render(stream, event)!);
+      } else {
+        shared ??= frame(event.id, JSON.stringify({ type: event.type, payload: event.payload }));
+        this.send(stream, shared);
       }
     }
   }
@@ -174,9 +168,16 @@ export class EventStreams {
   /** Writes one chunk; uWS keeps a chunk it could not send, and we hold the rest until onWritable. */
   private write(stream: Stream, chunk: string): boolean {
     let accepted = false;
-    stream.res.cork(() => {
-      accepted = stream.res.write(chunk);
-    });
+    try {
+      stream.res.cork(() => {
+        accepted = stream.res.write(chunk);
+      });
+    } catch (err) {
+      // uWS throws on a response it already closed; treat it as a vanished client.
+      this.logger.debug({ err }, 'event stream write on a closed response');
+      this.forget(stream);
+      return false;
+    }
     if (!accepted) {
       stream.blocked = true;
       stream.backlog += Buffer.byteLength(chunk);
@@ -245,14 +246,22 @@ export class EventStreams {
   private end(stream: Stream): void {
     if (stream.closed) return;
     this.forget(stream);
-    stream.res.cork(() => stream.res.end());
+    try {
+      stream.res.cork(() => stream.res.end());
+    } catch {
+      // Already gone: nothing to end.
+    }
   }
 
   /** Drops the connection at once (a stalled reader gets no graceful end). */
   private abort(stream: Stream): void {
     if (stream.closed) return;
     this.forget(stream);
-    stream.res.close();
+    try {
+      stream.res.close();
+    } catch {
+      // Already gone.
+    }
   }
 
   private forget(stream: Stream): void {
