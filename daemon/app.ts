@@ -62,7 +62,7 @@ export class Daemon {
   private constructor(readonly config: Config, readonly logger: Logger, readonly driver: AmplifierDriver) {
     this.store = new Store(path.join(config.stateDir, 'azc.db'));
     const users = new UsersRepo(this.store.db);
-    const audioRepo = new AudioRepo(this.store.db);
+    const audioRepo = new AudioRepo(this.store);
     const secrets = DeviceSecrets.open(config.stateDir);
     this.bus = new EventBus(config.sse.replayEvents);
     this.udn = users.getMeta('udn') ?? this.createUdn(users);

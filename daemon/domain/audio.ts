@@ -107,7 +107,7 @@ export class AudioService {
     const zones = this.repo.zonesOfPlayer(id);
     this.store.transaction(() => {
       this.repo.setPlayerVolume(id, volume);
-      for (const zone of zones) this.repo.updateZone({ ...zone, volume });
+      this.repo.setPlayerZonesVolume(id, volume);
     }, false);
     const events: DomainEvent[] = [];
     if (player.volume !== volume) events.push({ type: 'player.volumeChanged', payload: { playerId: id, volume } });
@@ -298,7 +298,7 @@ export class AudioService {
     return zonesChangedEvent(this.repo, playerId);
   }
 
-  private playerView(player: PlayerRow, zones: ZoneRow[], caller: Caller | null): PlayerView {
+  private playerView(player: Readonly<PlayerRow>, zones: readonly Readonly<ZoneRow>[], caller: Caller | null): PlayerView {
     const attached = zones.filter((zone) => zone.player_id === player.id);
     const visible = caller && !isAdmin(caller) ? attached.filter((zone) => canSeeZone(caller, zone.id)) : attached;
     return {

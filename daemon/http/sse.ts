@@ -21,6 +21,8 @@ interface Stream {
   caller: Caller;
   /** For API-key streams: the key's digest, to notice regeneration or revocation. */
   keyDigest: Buffer | null;
+  /** Frames posted during this event-loop turn, written together at its end. */
+  outbox: string;
   /** uWS reported backpressure: new chunks wait in `queue` until onWritable. */
   blocked: boolean;
   queue: string[];
@@ -34,6 +36,9 @@ const PING = ': ping\n\n';
 export class EventStreams {
   private readonly streams = new Set<Stream>();
   private readonly byUser = new Map<string, Set<Stream>>();
+  /** Streams with frames in their outbox, and the pending end-of-turn flush. */
+  private readonly dirty = new Set<Stream>();
+  private flushTimer: NodeJS.Immediate | undefined;
   private pingTimer: NodeJS.Timeout | undefined;
   private recheckTimer: NodeJS.Timeout | undefined;
   private readonly unsubscribers: Array<() => void> = [];
@@ -85,8 +90,10 @@ export class EventStreams {
     };
   }
 
-  /** Ends every stream (shutdown). */
+  /** Ends every stream (shutdown), after sending what is queued for them. */
   closeAll(): void {
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushOutboxes();
     for (const stream of [...this.streams]) this.end(stream);
     this.stopTimers();
   }
@@ -101,7 +108,7 @@ export class EventStreams {
     const credential = extractCredential(req.headers, req.query);
     const keyDigest =
       caller.credential.kind === 'apiKey' && credential && credential !== 'malformed' ? this.accounts.digestOf(credential.value) : null;
-    const stream: Stream = { res, caller, keyDigest, blocked: false, queue: [], backlog: 0, closed: false };
+    const stream: Stream = { res, caller, keyDigest, outbox: '', blocked: false, queue: [], backlog: 0, closed: false };
     res.onAborted(() => this.forget(stream));
     res.onWritable(() => this.flush(stream));
     res.writeStatus(statusLine(200));
@@ -140,12 +147,32 @@ export class EventStreams {
     for (const stream of this.streams) {
       if (!visible(stream.caller, event)) continue;
       if (PER_CALLER.has(event.type) && !isAdmin(stream.caller)) {
-        this.send(stream, this.render(stream, event)!);
+        this.post(stream, this.render(stream, event)!);
       } else {
         shared ??= frame(event.id, JSON.stringify({ type: event.type, payload: event.payload }));
-        this.send(stream, shared);
+        this.post(stream, shared);
       }
     }
+  }
+
+  /**
+   * Queues a frame for the end of this event-loop turn: the events one request causes (a volume change
+   * touches a player and its zones) leave in one write per stream, after the request was answered.
+   */
+  private post(stream: Stream, chunk: string): void {
+    stream.outbox += chunk;
+    this.dirty.add(stream);
+    this.flushTimer ??= setImmediate(() => this.flushOutboxes());
+  }
+
+  private flushOutboxes(): void {
+    this.flushTimer = undefined;
+    for (const stream of this.dirty) {
+      const chunk = stream.outbox;
+      stream.outbox = '';
+      if (chunk) this.send(stream, chunk);
+    }
+    this.dirty.clear();
   }
 
   /** The message for one stream, or undefined when the event is not for its caller. */
@@ -268,6 +295,8 @@ export class EventStreams {
     if (stream.closed) return;
     stream.closed = true;
     stream.queue.length = 0;
+    stream.outbox = '';
+    this.dirty.delete(stream);
     this.streams.delete(stream);
     const mine = this.byUser.get(stream.caller.userId);
     mine?.delete(stream);

@@ -1,5 +1,7 @@
 // Players, zones and input devices: the rows that mirror the amplifier.
-import type { Db } from './db.js';
+// Players and zones are read on every audio request, so they are also held in memory: written through to
+// SQLite first, changed in memory only after the statement succeeded, and reloaded if a transaction rolls back.
+import type { Db, Store } from './db.js';
 
 export interface PlayerRow {
   id: string;
@@ -33,34 +35,37 @@ export interface InputDeviceRow {
   created_at: string;
 }
 
+type ZoneState = Pick<ZoneRow, 'id' | 'volume' | 'muted' | 'power' | 'source' | 'player_id'>;
+
 export class AudioRepo {
   private readonly s;
+  private players_ = new Map<string, Readonly<PlayerRow>>();
+  private zones_ = new Map<string, Readonly<ZoneRow>>();
+  private sortedPlayers: Readonly<PlayerRow>[] | undefined;
+  private sortedZones: Readonly<ZoneRow>[] | undefined;
 
-  constructor(db: Db) {
+  constructor(store: Store) {
+    const db: Db = store.db;
     this.s = {
+      allPlayers: db.prepare('SELECT * FROM players'),
+      allZones: db.prepare('SELECT * FROM zones'),
       insertPlayer: db.prepare(
         `INSERT INTO players (id, name, volume, input_driver, input_channel, created_at)
          VALUES (@id, @name, @volume, @input_driver, @input_channel, @created_at)`,
       ),
-      player: db.prepare('SELECT * FROM players WHERE id = ?'),
-      players: db.prepare('SELECT * FROM players ORDER BY created_at, name'),
-      playerByInput: db.prepare('SELECT * FROM players WHERE input_driver = ? AND input_channel = ?'),
       setPlayerVolume: db.prepare('UPDATE players SET volume = ? WHERE id = ?'),
       renamePlayer: db.prepare('UPDATE players SET name = ? WHERE id = ?'),
-      renameZone: db.prepare('UPDATE zones SET name = ? WHERE id = ?'),
       deletePlayer: db.prepare('DELETE FROM players WHERE id = ?'),
       insertZone: db.prepare(
         `INSERT INTO zones (id, name, volume, muted, power, source, player_id, output_driver, output_channel, created_at)
          VALUES (@id, @name, @volume, @muted, @power, @source, @player_id, @output_driver, @output_channel, @created_at)`,
       ),
-      zone: db.prepare('SELECT * FROM zones WHERE id = ?'),
-      zones: db.prepare('SELECT * FROM zones ORDER BY output_driver, output_channel'),
-      zonesOfPlayer: db.prepare('SELECT * FROM zones WHERE player_id = ? ORDER BY output_channel'),
-      zoneByOutput: db.prepare('SELECT * FROM zones WHERE output_driver = ? AND output_channel = ?'),
       updateZone: db.prepare(
         `UPDATE zones SET volume = @volume, muted = @muted, power = @power, source = @source, player_id = @player_id
          WHERE id = @id`,
       ),
+      setPlayerZonesVolume: db.prepare('UPDATE zones SET volume = ? WHERE player_id = ?'),
+      renameZone: db.prepare('UPDATE zones SET name = ? WHERE id = ?'),
       deleteZone: db.prepare('DELETE FROM zones WHERE id = ?'),
       insertInput: db.prepare(
         `INSERT INTO input_devices (id, name, kind, input_driver, input_channel, is_favorite, created_at)
@@ -72,61 +77,108 @@ export class AudioRepo {
       setInputFavorite: db.prepare('UPDATE input_devices SET is_favorite = ? WHERE id = ?'),
       deleteInput: db.prepare('DELETE FROM input_devices WHERE id = ?'),
     };
+    this.reload();
+    store.onRollback(() => this.reload());
   }
+
+  /** Rebuilds the in-memory players and zones from the database. */
+  reload(): void {
+    this.players_ = new Map((this.s.allPlayers.all() as PlayerRow[]).map((row) => [row.id, Object.freeze(row)]));
+    this.zones_ = new Map((this.s.allZones.all() as ZoneRow[]).map((row) => [row.id, Object.freeze(row)]));
+    this.sortedPlayers = undefined;
+    this.sortedZones = undefined;
+  }
+
+  // ---- players ---------------------------------------------------------------------------------
 
   insertPlayer(row: PlayerRow): void {
     this.s.insertPlayer.run(row);
+    this.putPlayer({ ...row });
+    this.sortedPlayers = undefined;
   }
-  player(id: string): PlayerRow | undefined {
-    return this.s.player.get(id) as PlayerRow | undefined;
+  player(id: string): Readonly<PlayerRow> | undefined {
+    return this.players_.get(id);
   }
-  players(): PlayerRow[] {
-    return this.s.players.all() as PlayerRow[];
+  /** Ordered by creation time, then name. */
+  players(): readonly Readonly<PlayerRow>[] {
+    this.sortedPlayers ??= [...this.players_.values()].sort(
+      (a, b) => a.created_at.localeCompare(b.created_at) || a.name.localeCompare(b.name),
+    );
+    return this.sortedPlayers;
   }
-  playerByInput(driver: string, channel: number): PlayerRow | undefined {
-    return this.s.playerByInput.get(driver, channel) as PlayerRow | undefined;
+  playerByInput(driver: string, channel: number): Readonly<PlayerRow> | undefined {
+    for (const player of this.players_.values()) {
+      if (player.input_driver === driver && player.input_channel === channel) return player;
+    }
+    return undefined;
   }
   setPlayerVolume(id: string, volume: number): void {
     this.s.setPlayerVolume.run(volume, id);
+    const player = this.players_.get(id);
+    if (player) this.putPlayer({ ...player, volume });
   }
   renamePlayer(id: string, name: string): void {
     this.s.renamePlayer.run(name, id);
-  }
-  renameZone(id: string, name: string): void {
-    this.s.renameZone.run(name, id);
+    const player = this.players_.get(id);
+    if (player) this.putPlayer({ ...player, name });
   }
   deletePlayer(id: string): void {
     this.s.deletePlayer.run(id);
+    this.players_.delete(id);
+    this.sortedPlayers = undefined;
+    // The foreign key sets player_id to NULL; keep the mirror the same.
+    for (const zone of this.zones_.values()) if (zone.player_id === id) this.putZone({ ...zone, player_id: null });
   }
+
+  // ---- zones -----------------------------------------------------------------------------------
 
   insertZone(row: ZoneRow): void {
     this.s.insertZone.run(row);
+    this.putZone({ ...row });
+    this.sortedZones = undefined;
   }
-  zone(id: string): ZoneRow | undefined {
-    return this.s.zone.get(id) as ZoneRow | undefined;
+  zone(id: string): Readonly<ZoneRow> | undefined {
+    return this.zones_.get(id);
   }
-  zones(): ZoneRow[] {
-    return this.s.zones.all() as ZoneRow[];
+  /** Ordered by driver and output channel. */
+  zones(): readonly Readonly<ZoneRow>[] {
+    this.sortedZones ??= [...this.zones_.values()].sort(
+      (a, b) => a.output_driver.localeCompare(b.output_driver) || a.output_channel - b.output_channel,
+    );
+    return this.sortedZones;
   }
-  zonesOfPlayer(playerId: string): ZoneRow[] {
-    return this.s.zonesOfPlayer.all(playerId) as ZoneRow[];
+  zonesOfPlayer(playerId: string): Readonly<ZoneRow>[] {
+    return this.zones().filter((zone) => zone.player_id === playerId);
   }
-  zoneByOutput(driver: string, channel: number): ZoneRow | undefined {
-    return this.s.zoneByOutput.get(driver, channel) as ZoneRow | undefined;
+  zoneByOutput(driver: string, channel: number): Readonly<ZoneRow> | undefined {
+    for (const zone of this.zones_.values()) {
+      if (zone.output_driver === driver && zone.output_channel === channel) return zone;
+    }
+    return undefined;
   }
-  updateZone(row: Pick<ZoneRow, 'id' | 'volume' | 'muted' | 'power' | 'source' | 'player_id'>): void {
-    this.s.updateZone.run({
-      id: row.id,
-      volume: row.volume,
-      muted: row.muted,
-      power: row.power,
-      source: row.source,
-      player_id: row.player_id,
-    });
+  updateZone(state: ZoneState): void {
+    const row = { id: state.id, volume: state.volume, muted: state.muted, power: state.power, source: state.source, player_id: state.player_id };
+    this.s.updateZone.run(row);
+    const zone = this.zones_.get(state.id);
+    if (zone) this.putZone({ ...zone, ...row });
+  }
+  /** Sets the volume of every zone attached to a player in one statement. */
+  setPlayerZonesVolume(playerId: string, volume: number): void {
+    this.s.setPlayerZonesVolume.run(volume, playerId);
+    for (const zone of this.zones_.values()) if (zone.player_id === playerId) this.putZone({ ...zone, volume });
+  }
+  renameZone(id: string, name: string): void {
+    this.s.renameZone.run(name, id);
+    const zone = this.zones_.get(id);
+    if (zone) this.putZone({ ...zone, name });
   }
   deleteZone(id: string): void {
     this.s.deleteZone.run(id);
+    this.zones_.delete(id);
+    this.sortedZones = undefined;
   }
+
+  // ---- input devices (read rarely: straight from SQLite) -----------------------------------------
 
   insertInput(row: InputDeviceRow): void {
     this.s.insertInput.run(row);
@@ -145,5 +197,15 @@ export class AudioRepo {
   }
   deleteInput(id: string): void {
     this.s.deleteInput.run(id);
+  }
+
+  private putPlayer(row: PlayerRow): void {
+    this.players_.set(row.id, Object.freeze(row));
+    if (this.sortedPlayers) this.sortedPlayers = undefined;
+  }
+
+  private putZone(row: ZoneRow): void {
+    this.zones_.set(row.id, Object.freeze(row));
+    if (this.sortedZones) this.sortedZones = undefined;
   }
 }

@@ -11,6 +11,9 @@ export class Store {
   private readonly relaxed: Database.Statement;
   private readonly strict: Database.Statement;
   private readonly probe: Database.Statement;
+  /** One wrapper for all transactions: better-sqlite3 builds BEGIN/COMMIT statements per wrapper. */
+  private readonly runInTransaction: (fn: () => unknown) => unknown;
+  private readonly rollbackListeners: Array<() => void> = [];
 
   constructor(readonly file: string) {
     mkdirSync(path.dirname(file), { recursive: true });
@@ -24,6 +27,7 @@ export class Store {
     this.relaxed = this.db.prepare('PRAGMA synchronous = NORMAL');
     this.strict = this.db.prepare('PRAGMA synchronous = FULL');
     this.probe = this.db.prepare('SELECT 1 AS ok');
+    this.runInTransaction = this.db.transaction((fn: () => unknown) => fn());
   }
 
   get schemaVersion(): number {
@@ -35,12 +39,27 @@ export class Store {
    * it survives a crash of the process but a power cut may lose the last fraction of a second.
    */
   transaction<T>(fn: () => T, durable = true): T {
-    if (durable) return this.db.transaction(fn)();
+    // A nested call joins the outer transaction (better-sqlite3 makes it a savepoint).
+    if (durable || this.db.inTransaction) return this.run(fn);
     this.relaxed.run();
     try {
-      return this.db.transaction(fn)();
+      return this.run(fn);
     } finally {
       this.strict.run();
+    }
+  }
+
+  /** Called after a transaction rolled back, so in-memory mirrors can reload what they changed. */
+  onRollback(listener: () => void): void {
+    this.rollbackListeners.push(listener);
+  }
+
+  private run<T>(fn: () => T): T {
+    try {
+      return this.runInTransaction(fn) as T;
+    } catch (err) {
+      for (const listener of this.rollbackListeners) listener();
+      throw err;
     }
   }
 
