@@ -1,0 +1,27 @@
+// Starts the bare uWS baseline server (test/bench/baseline-server.ts) in its own process.
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { BaselineConfig } from '../baseline-server.js';
+import { BENCH_DIR, forkTs, nextMessage, stopChild } from './processes.js';
+
+export interface BaselineProcess {
+  child: ChildProcess;
+  pid: number;
+  port: number;
+  base: string;
+  uws: string;
+  stop(): Promise<void>;
+}
+
+export async function startBaseline(config: BaselineConfig, needFds?: number): Promise<BaselineProcess> {
+  const child = forkTs(path.join(BENCH_DIR, 'baseline-server.ts'), [], { needFds });
+  try {
+    await nextMessage(child, (m) => m?.type === 'ready', 30_000, 'baseline server start');
+    child.send({ type: 'config', config });
+    const { port, uws } = await nextMessage<{ port: number; uws: string }>(child, (m) => m?.type === 'listening', 10_000, 'baseline listen');
+    return { child, pid: child.pid!, port, base: `http://127.0.0.1:${port}`, uws, stop: () => stopChild(child, 2000) };
+  } catch (err) {
+    await stopChild(child, 1000);
+    throw err;
+  }
+}

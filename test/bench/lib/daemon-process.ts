@@ -1,0 +1,152 @@
+// Runs the built daemon (dist/daemon/main.js) as a separate process on 127.0.0.1 with a fresh state directory.
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT, freePort, spawnTracked, stopChild, sleep } from './processes.js';
+
+export type LogLevel = 'info' | 'warn' | 'silent';
+
+export interface DaemonProcess {
+  child: ChildProcess;
+  pid: number;
+  port: number;
+  base: string;
+  stateDir: string;
+  logLevel: LogLevel;
+  adminKey: string;
+  adminPassword: string;
+  /** Milliseconds from spawn to the "listening on" line (only when stdout is read). */
+  listeningMs: number | undefined;
+  /** Milliseconds from spawn to the first 200 from /api/health. */
+  readyMs: number;
+  stop(): Promise<void>;
+}
+
+export interface DaemonSpawnOptions {
+  logLevel?: LogLevel;
+  /**
+   * 'discard': stdout goes to /dev/null (what a benchmark of request handling should pay for logs: the formatting and
+   * the write, not a reader); the port is chosen up front. 'read': stdout is parsed for the "listening on" line
+   * (start-up timing) and drained afterwards.
+   */
+  stdout?: 'discard' | 'read';
+  stateDir?: string;
+  keepStateDir?: boolean;
+  needFds?: number;
+}
+
+export const ADMIN_PASSWORD = 'bench-admin-password';
+
+/** One GET over a fresh connection with node:http (no fetch: its first use costs tens of ms of loading). */
+export function httpGetStatus(port: number, urlPath: string, timeoutMs = 1000): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: urlPath, agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.once('timeout', () => req.destroy());
+    req.once('error', () => resolve(0));
+  });
+}
+
+export async function waitHealthy(port: number, deadline: number, child?: ChildProcess): Promise<void> {
+  for (;;) {
+    if (child && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`the process exited (${child.exitCode ?? child.signalCode}) before it was ready`);
+    if ((await httpGetStatus(port, '/api/health', 500)) === 200) return;
+    if (performance.now() > deadline) throw new Error(`no 200 from http://127.0.0.1:${port}/api/health in time`);
+    await sleep(2);
+  }
+}
+
+export async function spawnDaemon(options: DaemonSpawnOptions = {}): Promise<DaemonProcess> {
+  const logLevel = options.logLevel ?? 'info';
+  const stdoutMode = options.stdout ?? 'discard';
+  const stateDir = options.stateDir ?? mkdtempSync(path.join(tmpdir(), 'azc-bench-'));
+  const port = stdoutMode === 'discard' ? await freePort() : 0;
+  // BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the daemon under benchmark load.
+  const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const args = [
+    ...nodeArgs,
+    path.join(ROOT, 'dist/daemon/main.js'),
+    '--host', '127.0.0.1',
+    '--port', String(port),
+    '--state-dir', stateDir,
+    '--log-level', logLevel,
+    '--no-ssdp',
+  ];
+  const env: NodeJS.ProcessEnv = { ...process.env, AZC_ADMIN_PASSWORD: ADMIN_PASSWORD, AZC_SSDP: 'false' };
+  delete env.NOTIFY_SOCKET;
+  delete env.INVOCATION_ID;
+  const started = performance.now();
+  const child = spawnTracked(process.execPath, args, {
+    stdio: ['ignore', stdoutMode === 'discard' ? 'ignore' : 'pipe', 'pipe'],
+    env,
+    needFds: options.needFds,
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    if (stderr.length < 8192) stderr += chunk;
+  });
+  const deadline = started + 20_000;
+  let listeningMs: number | undefined;
+  let boundPort = port;
+  try {
+    if (stdoutMode === 'read') {
+      boundPort = await new Promise<number>((resolve, reject) => {
+        let buffer = '';
+        const timer = setTimeout(() => reject(new Error('no "listening on" line within 20 s')), 20_000);
+        child.stdout!.setEncoding('utf8');
+        const onData = (chunk: string) => {
+          buffer += chunk;
+          const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(buffer);
+          if (match) {
+            listeningMs = performance.now() - started;
+            clearTimeout(timer);
+            child.stdout!.off('data', onData);
+            child.stdout!.resume(); // keep draining so the daemon never blocks on a full pipe
+            resolve(Number(match[1]));
+          } else if (buffer.length > 65536) buffer = buffer.slice(-4096);
+        };
+        child.stdout!.on('data', onData);
+        child.once('exit', (code) => reject(new Error(`azcd exited with ${code} before listening: ${stderr.trim()}`)));
+      });
+    }
+    await waitHealthy(boundPort, deadline, child);
+  } catch (err) {
+    await stopChild(child, 1000);
+    if (!options.stateDir && !options.keepStateDir) rmSync(stateDir, { recursive: true, force: true });
+    throw new Error(`${(err as Error).message}${stderr ? `\nazcd stderr: ${stderr.trim()}` : ''}`);
+  }
+  const readyMs = performance.now() - started;
+  const adminKey = /apiKey=(\S+)/.exec(readFileSync(path.join(stateDir, 'initial-admin.txt'), 'utf8'))?.[1] ?? '';
+  if (!adminKey) throw new Error(`no apiKey in ${stateDir}/initial-admin.txt`);
+  return {
+    child,
+    pid: child.pid!,
+    port: boundPort,
+    base: `http://127.0.0.1:${boundPort}`,
+    stateDir,
+    logLevel,
+    adminKey,
+    adminPassword: ADMIN_PASSWORD,
+    listeningMs,
+    readyMs,
+    stop: async () => {
+      await stopChild(child, 12_000);
+      if (!options.keepStateDir) rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Retries spawnDaemon once: the free port chosen up front can be taken by someone else in between. */
+export async function startDaemon(options: DaemonSpawnOptions = {}): Promise<DaemonProcess> {
+  try {
+    return await spawnDaemon(options);
+  } catch (err) {
+    if (options.stdout === 'read' || options.stateDir) throw err;
+    return spawnDaemon(options);
+  }
+}

@@ -1,0 +1,132 @@
+// Readers for /proc: resident memory, open descriptors, CPU time and limits of a process (Linux only).
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+
+export interface MemoryKb {
+  rss: number;
+  /** Anonymous resident memory: the JS heap, native allocations and buffers (what grows when something leaks). */
+  anon: number;
+  /** Resident file-backed pages: the node binary, shared libraries, the uWS addon. */
+  file: number;
+  hwm: number;
+}
+
+function statusField(text: string, name: string): number {
+  const match = new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text);
+  return match ? Number(match[1]) : Number.NaN;
+}
+
+export function readMemory(pid: number): MemoryKb {
+  const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return {
+    rss: statusField(text, 'VmRSS'),
+    anon: statusField(text, 'RssAnon'),
+    file: statusField(text, 'RssFile'),
+    hwm: statusField(text, 'VmHWM'),
+  };
+}
+
+export function readRssKb(pid: number): number {
+  return readMemory(pid).rss;
+}
+
+export function readThreads(pid: number): number {
+  return statusField(readFileSync(`/proc/${pid}/status`, 'utf8'), 'Threads');
+}
+
+/** Open file descriptors (sockets, the database, pipes): a leak shows here before anywhere else. */
+export function readFdCount(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/** How many of the process's descriptors are sockets. */
+export function readSocketCount(pid: number): number {
+  let sockets = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) sockets++;
+    } catch {
+      // closed between readdir and readlink
+    }
+  }
+  return sockets;
+}
+
+let ticksPerSecond: number | undefined;
+
+function clockTicks(): number {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+
+/** User + system CPU time the process has used so far, in milliseconds (10 ms resolution on most kernels). */
+export function readCpuMs(pid: number): number {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name may contain spaces or parentheses: fields start after the last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return ((utime + stime) * 1000) / clockTicks();
+}
+
+/** Soft and hard limits on open files of this process. */
+export function openFileLimit(pid: number | 'self' = 'self'): { soft: number; hard: number } {
+  const text = readFileSync(`/proc/${pid}/limits`, 'utf8');
+  const match = /^Max open files\s+(\S+)\s+(\S+)/m.exec(text);
+  const parse = (v: string | undefined) => (v === undefined || v === 'unlimited' ? Number.POSITIVE_INFINITY : Number(v));
+  return { soft: parse(match?.[1]), hard: parse(match?.[2]) };
+}
+
+/** Whether a process with this exact command name (comm) runs, scanning /proc (read-only). */
+export function processRunning(comm: string): boolean {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === comm) return true;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return false;
+}
+
+/** CPU share of one core a process used over a window: `cpuMs` / `wallMs` (1.0 = one core fully busy). */
+export function cpuShare(cpuMs: number, wallMs: number): number {
+  return wallMs > 0 ? cpuMs / wallMs : Number.NaN;
+}
+
+export interface SmapsRollupKb {
+  pss: number;
+  privateDirty: number;
+  privateClean: number;
+  sharedClean: number;
+}
+
+/**
+ * Proportional and private memory: file-backed pages of the node binary count in RSS but are clean and shared with
+ * every other node process, so Private_Dirty is what this process alone costs.
+ */
+export function readSmapsRollup(pid: number): SmapsRollupKb | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    return {
+      pss: statusField(text, 'Pss'),
+      privateDirty: statusField(text, 'Private_Dirty'),
+      privateClean: statusField(text, 'Private_Clean'),
+      sharedClean: statusField(text, 'Shared_Clean'),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** 1-minute load average: above ~1 on this 2-core machine, something else competes with the benchmark. */
+export function readLoadAverage(): number {
+  return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+}

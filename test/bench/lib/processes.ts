@@ -1,0 +1,159 @@
+// Child processes for benchmarks: spawn with a deadline, track them, and stop each one by its own pid.
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openFileLimit } from './proc.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const BENCH_DIR = path.join(ROOT, 'test/bench');
+
+const children = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/** Kills whatever a benchmark left running when this process exits (each child by its pid, never by name). */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`\nbench: ${signal}: stopping ${children.size} child process(es)\n`);
+      process.exit(130);
+    });
+  }
+}
+
+export function track(child: ChildProcess): ChildProcess {
+  installExitHook();
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** Spawns a child and tracks it; `needFds` wraps it in `ulimit -n` when this process's soft limit is lower. */
+export function spawnTracked(command: string, args: string[], options: SpawnOptions & { needFds?: number } = {}): ChildProcess {
+  const { needFds, ...rest } = options;
+  let cmd = command;
+  let argv = args;
+  if (needFds !== undefined) {
+    const limit = openFileLimit();
+    if (limit.soft < needFds) {
+      if (limit.hard < needFds) {
+        throw new Error(`this benchmark needs ${needFds} open files per process; the hard limit is ${limit.hard} (raise it, e.g. ulimit -Hn)`);
+      }
+      // exec keeps the pid, so /proc readings and kill() still address the real process.
+      cmd = 'sh';
+      argv = ['-c', `ulimit -n ${needFds} && exec "$0" "$@"`, command, ...args];
+    }
+  }
+  return track(spawn(cmd, argv, { cwd: ROOT, ...rest }));
+}
+
+/** Starts a TypeScript child under tsx with an IPC channel (the load generator, SSE clients, the baseline). */
+export function forkTs(file: string, args: string[] = [], options: { needFds?: number; env?: NodeJS.ProcessEnv } = {}): ChildProcess {
+  return spawnTracked(process.execPath, ['--import', 'tsx', file, ...args], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: options.env ?? process.env,
+    needFds: options.needFds,
+  });
+}
+
+/** Sends SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
+export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Waits for the first IPC message that matches, failing on exit or after `timeoutMs`. */
+export function nextMessage<T>(child: ChildProcess, match: (m: any) => boolean, timeoutMs: number, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    const onMessage = (message: any) => {
+      if (message && message.type === 'error') {
+        cleanup();
+        reject(new Error(`${what}: child reported: ${message.message}`));
+      } else if (match(message)) {
+        cleanup();
+        resolve(message as T);
+      }
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      cleanup();
+      reject(new Error(`${what}: child exited (code ${code}, signal ${signal}) before answering`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`${what}: no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}
+
+/** A free TCP port on loopback (closed again before use; the tiny race is retried by callers). */
+export function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Every benchmark target must be on this machine: refuse anything but loopback. */
+export function assertLoopback(url: string): void {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (!/^127\.\d+\.\d+\.\d+$/.test(host) && host !== '::1' && host !== 'localhost') {
+    throw new Error(`benchmarks only talk to loopback; refusing ${url}`);
+  }
+}
+
+function newestMtime(dir: string, ext: string): number {
+  let newest = 0;
+  if (!existsSync(dir)) return 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name === 'ui' || entry.name === 'build') continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full, ext));
+    else if (entry.name.endsWith(ext) && !entry.name.endsWith('.d.ts')) newest = Math.max(newest, statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** Compiles the daemon (tsconfig.build.json) when dist/ is missing or older than any source file. */
+export async function ensureBuild(log: (line: string) => void): Promise<void> {
+  const main = path.join(ROOT, 'dist/daemon/main.js');
+  const dirs = ['daemon', 'drivers', 'native'];
+  const sources = Math.max(...dirs.map((d) => newestMtime(path.join(ROOT, d), '.ts')));
+  // tsc re-emits only what changed, so compare with the newest output, not with main.js alone.
+  const outputs = Math.max(...dirs.map((d) => newestMtime(path.join(ROOT, 'dist', d), '.js')));
+  if (existsSync(main) && outputs >= sources) return;
+  log('dist/ is missing or stale: compiling with tsc -p tsconfig.build.json');
+  const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+  const child = spawnTracked(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`tsc -p tsconfig.build.json failed (exit ${code})`);
+  if (!existsSync(main)) throw new Error('tsc succeeded but dist/daemon/main.js is missing');
+  // tsc skips files whose content did not change; mark the build as current so it is not repeated.
+  const now = new Date();
+  utimesSync(main, now, now);
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,105 @@
+// `npm run bench`: every benchmark section against its same-run baseline; a table on stdout, JSON in bench-results/.
+import path from 'node:path';
+import { benchColdStart } from './cold-start.js';
+import { benchHttp } from './http-ratios.js';
+import { benchMonoprice } from './monoprice.js';
+import { ensureBuild } from './lib/processes.js';
+import { openFileLimit, readLoadAverage } from './lib/proc.js';
+import { formatTable, machineInfo, writeResults, type Row, type SectionOptions } from './lib/report.js';
+import { SNAPCAST_INSTALL_HINT, benchSnapserver } from './snapserver.js';
+import { benchSse } from './sse-fanout.js';
+
+const SECTIONS: Record<string, { about: string; run: (options: SectionOptions) => Promise<Row[]> }> = {
+  start: { about: 'cold start to ready and idle RSS, vs a bare uWS node process', run: benchColdStart },
+  http: { about: 'GET /api/users/me, GET /api/players, PUT player volume and login vs bare uWS', run: benchHttp },
+  sse: { about: 'SSE fan-out to 100/1000/2000 subscribers: delivery latency and RSS per subscriber', run: benchSse },
+  monoprice: { about: 'test/bench/monoprice-drag.ts (slider drag through the Monoprice driver), if present', run: benchMonoprice },
+  snapserver: { about: 'snapserver Client.SetVolume vs PUT /api/zones/{id}/volume, if snapserver is installed', run: benchSnapserver },
+};
+
+const USAGE = `usage: node --import tsx test/bench/run.ts [--quick] [--only ${Object.keys(SECTIONS).join(',')}] [--install]
+  --quick    short runs (2 s instead of 5 s, 1 round instead of 3, fewer SSE sizes) for development
+  --only     run only the named sections
+  --sse-sizes N,...  subscriber counts for the sse section (default 100,1000,2000)
+  --install  print how to install the snapserver peer and exit
+sections:
+${Object.entries(SECTIONS).map(([name, s]) => `  ${name.padEnd(11)}${s.about}`).join('\n')}`;
+
+function parseArgs(argv: string[]): { quick: boolean; only: string[]; sseSizes?: number[] } {
+  let quick = false;
+  let sseSizes: number[] | undefined;
+  let only = Object.keys(SECTIONS);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--quick') quick = true;
+    else if (arg === '--only' || arg.startsWith('--only=')) {
+      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
+      only = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const unknown = only.filter((name) => !SECTIONS[name]);
+      if (unknown.length || only.length === 0) throw new Error(`unknown section(s) ${unknown.join(', ') || '(none given)'}\n${USAGE}`);
+    } else if (arg === '--sse-sizes') {
+      sseSizes = (argv[++i] ?? '').split(',').map(Number);
+      if (!sseSizes.length || sseSizes.some((n) => !Number.isInteger(n) || n < 1 || n > 5000)) throw new Error('--sse-sizes takes a list of 1-5000');
+    } else if (arg === '--help' || arg === '-h') {
+      console.log(USAGE);
+      process.exit(0);
+    } else if (arg === '--install') {
+      console.log(`snapserver peer comparison: ${SNAPCAST_INSTALL_HINT}`);
+      process.exit(0);
+    } else throw new Error(`unknown option ${arg}\n${USAGE}`);
+  }
+  return { quick, only, sseSizes };
+}
+
+async function main(): Promise<void> {
+  const { quick, only, sseSizes } = parseArgs(process.argv.slice(2));
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const startedAt = new Date().toISOString();
+  const machine = machineInfo();
+  log(`azcd benchmarks (${quick ? 'quick' : 'full'}): ${only.join(', ')}`);
+  log(`machine: ${machine.cores} cores (${machine.cpuModel}), node ${machine.node}, open-file limit ${openFileLimit().soft}; every target is 127.0.0.1`);
+  log('daemon log level: info (the default), stdout to /dev/null, unless a row says "log warn"');
+  const loadBefore = readLoadAverage();
+  if (loadBefore > 1) log(`warning: load average ${loadBefore} before starting: other processes compete for the 2 cores, figures will be noisy`);
+  await ensureBuild(log);
+
+  const rows: Row[] = [];
+  const failures: Array<{ section: string; error: string }> = [];
+  for (const name of only) {
+    const section = SECTIONS[name]!;
+    const began = performance.now();
+    log(`\n== ${name}: ${section.about}`);
+    try {
+      rows.push(...(await section.run({ quick, log, sseSizes })));
+      log(`== ${name}: done in ${Math.round((performance.now() - began) / 1000)} s`);
+    } catch (err) {
+      const message = err instanceof Error ? err.stack ?? err.message : String(err);
+      failures.push({ section: name, error: message });
+      log(`== ${name}: BROKEN: ${message}`);
+    }
+  }
+
+  log('');
+  log(formatTable(rows));
+  const missed = rows.filter((r) => r.pass === false).length;
+  const passed = rows.filter((r) => r.pass === true).length;
+  log(`\n${passed} targets met, ${missed} missed${failures.length ? `, ${failures.length} section(s) broken: ${failures.map((f) => f.section).join(', ')}` : ''}`);
+  const file = writeResults('bench', {
+    kind: 'bench',
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    machine,
+    options: { quick, only, sseSizes, logLevel: 'info (default), stdout → /dev/null; "log warn" rows: --log-level warn', connections: 10, pipelining: 1 },
+    loadAverage: { before: loadBefore, after: readLoadAverage() },
+    rows,
+    failures,
+  });
+  log(`results: ${path.relative(process.cwd(), file)}`);
+  // A missed target is a finding, not a failure; a broken benchmark is.
+  if (failures.length) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});
