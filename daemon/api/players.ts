@@ -73,8 +73,8 @@ export function playerRoutes(audio: AudioService): Route[] {
       params: IdParams,
       body: T.Object({ volume: Volume }),
       responses: { 204: { description: 'stored; the amplifier follows asynchronously' }, 404: notFoundDoc },
-      handle: (req) => {
-        audio.setPlayerVolume(req.caller, req.params.id, req.body.volume);
+      handle: async (req) => {
+        await audio.setPlayerVolume(req.caller, req.params.id, req.body.volume);
         return noContent();
       },
     }),
@@ -168,8 +168,8 @@ export function playerRoutes(audio: AudioService): Route[] {
       params: IdParams,
       body: T.Object({ volume: Volume }),
       responses: { 204: { description: 'stored' }, 404: notFoundDoc },
-      handle: (req) => {
-        audio.setZoneVolume(req.caller, req.params.id, req.body.volume);
+      handle: async (req) => {
+        await audio.setZoneVolume(req.caller, req.params.id, req.body.volume);
         return noContent();
       },
     }),
@@ -182,8 +182,8 @@ export function playerRoutes(audio: AudioService): Route[] {
       params: IdParams,
       body: T.Object({ muted: T.Boolean({ errorMessage: 'must be true or false' }) }),
       responses: { 204: { description: 'stored' }, 404: notFoundDoc },
-      handle: (req) => {
-        audio.setZoneMuted(req.caller, req.params.id, req.body.muted);
+      handle: async (req) => {
+        await audio.setZoneMuted(req.caller, req.params.id, req.body.muted);
         return noContent();
       },
     }),
@@ -196,8 +196,8 @@ export function playerRoutes(audio: AudioService): Route[] {
       params: IdParams,
       body: T.Object({ power: T.Boolean({ errorMessage: 'must be true or false' }) }),
       responses: { 204: { description: 'stored' }, 404: notFoundDoc },
-      handle: (req) => {
-        audio.setZonePower(req.caller, req.params.id, req.body.power);
+      handle: async (req) => {
+        await audio.setZonePower(req.caller, req.params.id, req.body.power);
         return noContent();
       },
     }),

@@ -63,7 +63,8 @@ export class AmplifierSync {
       next.player_id = owner?.id ?? null;
     }
     if (events.length === 0 && next.player_id === zone.player_id && next.source === zone.source) return;
-    this.store.transaction(() => this.repo.updateZone(next), false);
+    // Nobody waits for this commit; a failure is rolled back and reloaded by the store.
+    void this.store.commitSoon(() => this.repo.updateZone(next));
     if (next.player_id !== zone.player_id) {
       if (zone.player_id) events.push(zonesChangedEvent(this.repo, zone.player_id));
       if (next.player_id) events.push(zonesChangedEvent(this.repo, next.player_id));

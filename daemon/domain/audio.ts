@@ -102,13 +102,14 @@ export class AudioService {
     this.onAssignmentsDropped(dropped);
   }
 
-  setPlayerVolume(caller: Caller, id: string, volume: number): void {
+  /** Resolves once the change is committed; the amplifier follows on its own schedule. */
+  setPlayerVolume(caller: Caller, id: string, volume: number): Promise<void> {
     const player = this.visiblePlayer(caller, id);
     const zones = this.repo.zonesOfPlayer(id);
-    this.store.transaction(() => {
+    const committed = this.store.commitSoon(() => {
       this.repo.setPlayerVolume(id, volume);
       this.repo.setPlayerZonesVolume(id, volume);
-    }, false);
+    });
     const events: DomainEvent[] = [];
     if (player.volume !== volume) events.push({ type: 'player.volumeChanged', payload: { playerId: id, volume } });
     for (const zone of zones) {
@@ -116,6 +117,7 @@ export class AudioService {
       if (zone.volume !== volume) events.push({ type: 'zone.volumeChanged', payload: { zoneId: zone.id, volume } });
     }
     this.publish(events);
+    return committed;
   }
 
   /** Routes the player's input to the zones, powers them on and unmutes them; zones move from other players. */
@@ -220,16 +222,16 @@ export class AudioService {
     this.onAssignmentsDropped(dropped);
   }
 
-  setZoneVolume(caller: Caller, id: string, volume: number): void {
-    this.changeZone(caller, id, { volume });
+  setZoneVolume(caller: Caller, id: string, volume: number): Promise<void> {
+    return this.changeZone(caller, id, { volume });
   }
 
-  setZoneMuted(caller: Caller, id: string, muted: boolean): void {
-    this.changeZone(caller, id, { muted });
+  setZoneMuted(caller: Caller, id: string, muted: boolean): Promise<void> {
+    return this.changeZone(caller, id, { muted });
   }
 
-  setZonePower(caller: Caller, id: string, power: boolean): void {
-    this.changeZone(caller, id, { power });
+  setZonePower(caller: Caller, id: string, power: boolean): Promise<void> {
+    return this.changeZone(caller, id, { power });
   }
 
   /** Whether an id names an existing player or zone (for assignment lists). */
@@ -239,15 +241,16 @@ export class AudioService {
 
   // ---- internals ------------------------------------------------------------------------------
 
-  private changeZone(caller: Caller, id: string, change: Partial<Pick<ZoneState, 'volume' | 'muted' | 'power'>>): void {
+  private changeZone(caller: Caller, id: string, change: Partial<Pick<ZoneState, 'volume' | 'muted' | 'power'>>): Promise<void> {
     const zone = this.visibleZone(caller, id);
     const next = { ...zone };
     if (change.volume !== undefined) next.volume = change.volume;
     if (change.muted !== undefined) next.muted = change.muted ? 1 : 0;
     if (change.power !== undefined) next.power = change.power ? 1 : 0;
-    this.store.transaction(() => this.repo.updateZone(next), false);
+    const committed = this.store.commitSoon(() => this.repo.updateZone(next));
     this.driver.setZone(zone.output_channel, change);
     this.publish(zoneEvents(zone, next));
+    return committed;
   }
 
   private checkDriver(driver: string | undefined, field: string): string {

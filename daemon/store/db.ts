@@ -14,6 +14,9 @@ export class Store {
   /** One wrapper for all transactions: better-sqlite3 builds BEGIN/COMMIT statements per wrapper. */
   private readonly runInTransaction: (fn: () => unknown) => unknown;
   private readonly rollbackListeners: Array<() => void> = [];
+  /** The open group commit of device-state writes, if any (see commitSoon). */
+  private batch: { promise: Promise<void>; resolve: () => void; reject: (err: unknown) => void } | undefined;
+  private readonly sql: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
 
   constructor(readonly file: string) {
     mkdirSync(path.dirname(file), { recursive: true });
@@ -28,22 +31,72 @@ export class Store {
     this.strict = this.db.prepare('PRAGMA synchronous = FULL');
     this.probe = this.db.prepare('SELECT 1 AS ok');
     this.runInTransaction = this.db.transaction((fn: () => unknown) => fn());
+    this.sql = {
+      begin: this.db.prepare('BEGIN'),
+      commit: this.db.prepare('COMMIT'),
+      rollback: this.db.prepare('ROLLBACK'),
+      savepoint: this.db.prepare('SAVEPOINT device_state'),
+      release: this.db.prepare('RELEASE device_state'),
+      rollbackTo: this.db.prepare('ROLLBACK TO device_state'),
+    };
   }
 
   get schemaVersion(): number {
     return this.db.pragma('user_version', { simple: true }) as number;
   }
 
+  /** Runs fn in one transaction, committed (synchronous=FULL) before this returns. */
+  transaction<T>(fn: () => T): T {
+    // Durable writes never hide inside a pending group commit: that one is committed first.
+    this.flushBatch();
+    return this.run(fn);
+  }
+
   /**
-   * Runs fn in one transaction. `durable: false` is for high-rate device state (volume, mute, power):
-   * it survives a crash of the process but a power cut may lose the last fraction of a second.
+   * Group commit for high-rate device state (volume, mute, power). Every call in the same event-loop turn
+   * joins one transaction, committed with synchronous=NORMAL when the turn ends; the promise resolves once
+   * it is committed, so a write is acknowledged only after it survives a crash of the process (a power cut
+   * may still lose the last turn). A call that throws rolls back only its own changes.
    */
-  transaction<T>(fn: () => T, durable = true): T {
-    // A nested call joins the outer transaction (better-sqlite3 makes it a savepoint).
-    if (durable || this.db.inTransaction) return this.run(fn);
-    this.relaxed.run();
+  commitSoon(fn: () => void): Promise<void> {
+    if (!this.batch) {
+      this.relaxed.run();
+      this.sql.begin.run();
+      let resolve!: () => void;
+      let reject!: (err: unknown) => void;
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      promise.catch(() => {}); // a batch nobody awaits must not become an unhandled rejection
+      this.batch = { promise, resolve, reject };
+      setImmediate(() => this.flushBatch());
+    }
+    this.sql.savepoint.run();
     try {
-      return this.run(fn);
+      fn();
+      this.sql.release.run();
+    } catch (err) {
+      this.sql.rollbackTo.run();
+      this.sql.release.run();
+      this.rolledBack();
+      throw err;
+    }
+    return this.batch.promise;
+  }
+
+  /** Commits the pending group commit now (before a durable write, and on close). */
+  flushBatch(): void {
+    const batch = this.batch;
+    if (!batch) return;
+    this.batch = undefined;
+    try {
+      this.sql.commit.run();
+      batch.resolve();
+    } catch (err) {
+      if (this.db.inTransaction) this.sql.rollback.run();
+      this.rolledBack();
+      batch.reject(err);
     } finally {
       this.strict.run();
     }
@@ -58,9 +111,13 @@ export class Store {
     try {
       return this.runInTransaction(fn) as T;
     } catch (err) {
-      for (const listener of this.rollbackListeners) listener();
+      this.rolledBack();
       throw err;
     }
+  }
+
+  private rolledBack(): void {
+    for (const listener of this.rollbackListeners) listener();
   }
 
   /** A cheap liveness probe for the watchdog and health checks. */
@@ -73,7 +130,9 @@ export class Store {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.flushBatch();
+    this.db.close();
   }
 
   private migrate(): void {
