@@ -9,6 +9,7 @@ import { Validator } from './schema.js';
 import { loadUws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.js';
 import { CAPTURED_HEADERS, type ApiRequest, type ApiResult, type RequestHeaders, type Route } from './route.js';
 import { extractCredential, type Credential } from './credentials.js';
+import { createAccessLog, type AccessLog } from './access-log.js';
 
 export interface ServerOptions {
   logger: Logger;
@@ -79,7 +80,10 @@ export class HttpServer {
   private readonly uws = loadUws();
   boundPort = 0;
 
+  private readonly accessLog: AccessLog;
+
   constructor(private readonly options: ServerOptions) {
+    this.accessLog = createAccessLog(options.logger);
     this.app = this.uws.module.App();
     this.app.any('/*', (res, req) => this.handle(res, req));
   }
@@ -327,18 +331,13 @@ export class HttpServer {
   }
 
   private log(ex: Exchange, status: number): void {
-    const logger = this.options.logger;
-    if (!logger.isLevelEnabled('info')) return;
-    logger.info(
-      {
-        reqId: ex.requestId,
-        method: ex.method,
-        path: redactUrl(ex.url),
-        status,
-        ms: Math.round((performance.now() - ex.started) * 100) / 100,
-      },
-      'request',
-    );
+    this.accessLog({
+      requestId: ex.requestId,
+      method: ex.method,
+      url: ex.url,
+      status,
+      ms: Math.round((performance.now() - ex.started) * 100) / 100,
+    });
   }
 }
 

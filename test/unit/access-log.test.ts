@@ -1,0 +1,36 @@
+// Access-log lines: valid JSON in pino's shape, apiKey values redacted, client text escaped.
+import t from 'tap';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../daemon/log.js';
+import { createAccessLog } from '../../daemon/http/access-log.js';
+
+function capture(level = 'info') {
+  const lines: string[] = [];
+  const logger = createLogger(level, new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } }));
+  return { lines, log: createAccessLog(logger) };
+}
+
+t.test('a line is one JSON object with the request fields and no apiKey value', async (t) => {
+  const { lines, log } = capture();
+  log({ requestId: 'r-1', method: 'GET', url: '/api/stream/events?apiKey=svc_abc&APIKEY=x&lastEventId=4', status: 200, ms: 0.25 });
+  t.equal(lines.length, 1);
+  const entry = JSON.parse(lines[0]!);
+  t.match(entry, { level: 30, time: Number, service: 'azcd', reqId: 'r-1', method: 'GET', status: 200, ms: 0.25, msg: 'request' });
+  t.equal(entry.path, '/api/stream/events?apiKey=[redacted]&APIKEY=[redacted]&lastEventId=4');
+  t.notMatch(lines[0], /svc_abc/);
+});
+
+t.test('quotes, backslashes and control characters from the client stay inside their strings', async (t) => {
+  const { lines, log } = capture();
+  log({ requestId: 'r-2', method: 'GE"T', url: '/api/x"}\n{"evil":1\\', status: 404, ms: 1 });
+  const entry = JSON.parse(lines[0]!);
+  t.equal(entry.method, 'GE"T');
+  t.equal(entry.path, '/api/x"}\n{"evil":1\\');
+  t.equal(entry.evil, undefined);
+});
+
+t.test('nothing is written above the info level', async (t) => {
+  const { lines, log } = capture('warn');
+  log({ requestId: 'r-3', method: 'GET', url: '/', status: 200, ms: 1 });
+  t.same(lines, []);
+});
