@@ -4,7 +4,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ConfigError, USAGE, loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { Daemon, VERSION, type InitialAdmin } from './app.js';
-import { SsdpAnnouncer } from './discovery/ssdp.js';
+import type { SsdpAnnouncer } from './discovery/ssdp.js';
 import { createNotifier, startWatchdog } from '../native/index.js';
 
 /** Event-loop delay above which the watchdog is starved on purpose, so systemd restarts a wedged daemon. */
@@ -51,6 +51,8 @@ async function main(): Promise<void> {
 
   let ssdp: SsdpAnnouncer | undefined;
   if (config.ssdp) {
+    // Loaded only when enabled: development runs never pay for node-ssdp and its dependencies.
+    const { SsdpAnnouncer } = await import('./discovery/ssdp.js');
     ssdp = new SsdpAnnouncer({
       udn: daemon.udn,
       location: `http://${config.host}:${port}/description.xml`,
