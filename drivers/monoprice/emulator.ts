@@ -14,24 +14,28 @@ import {
   type SetAttribute,
   type ZoneStatus,
 } from './protocol.js';
+import { PacedOutput, type OutputOptions } from './emulator-output.js';
 
-export interface EmulatorOptions {
+/** Variants the protocol reference allows or real units, clones and serial-to-IP bridges show; every one switchable. */
+export interface EmulatorOptions extends OutputOptions {
   /** Units fitted (1 master + up to 2 slaves). Default 1. */
   units?: number;
-  /** Add the extra CR to single-zone and attribute replies too (whole-unit replies always have it). Default false. */
+  /** Add the extra CR to single-zone and attribute replies too. Default false. */
   extraCr?: boolean;
+  /** Whole-unit replies end each data line with an extra CR (`\r\r\n#`). Default true. */
+  wholeUnitExtraCr?: boolean;
+  /** The line break printed before every `#`. Default '\r\n'; '\n', '\n\r' and '\r\n\r\n' are seen on clones. */
+  newline?: string;
+  /** 'bytes': each byte as it arrives (the reference); 'line': the whole command at its CR; 'none': no echo. */
+  echo?: 'bytes' | 'line' | 'none';
+  /** Prompt right after the CR (the reference). false: replies start with the data line and sets get no answer. */
+  promptAfterCommand?: boolean;
+  /** How queries to a unit that is not fitted are answered: 'prompt' (echo and prompt, no data) or 'silent' (nothing). */
+  absentUnits?: 'prompt' | 'silent';
   /** Real units ignore set commands other than PR to a zone that is off. Default true. */
   ignoreSetsWhileOff?: boolean;
-  /** Pace output like the serial line: 9600 baud is about 1.04 ms per byte. Default 0 (as fast as possible). */
-  byteDelayMs?: number;
-  /** Fraction (0..1) of output bytes dropped. Default 0. */
-  dropRate?: number;
-  /** Fraction (0..1) of output bytes replaced by a random byte. Default 0. */
-  garbleRate?: number;
   /** Toggle the LS (keypad connected) field on every status read, as busy keypads do. Default false. */
   flapKeypadConnected?: boolean;
-  /** Seed for the fault generator, so a failing run can be replayed. */
-  seed?: number;
 }
 
 export type KeypadChange = Partial<Omit<ZoneStatus, 'zone'>>;
@@ -42,61 +46,75 @@ function initialStatus(zone: number): ZoneStatus {
   return { zone, pa: false, power: false, mute: false, dnd: false, volume: 10, treble: 7, bass: 7, balance: 10, source: 1, keypad: true };
 }
 
-/** mulberry32: a tiny deterministic PRNG for reproducible line faults. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A status line as line noise leaves it: the right length and a `>`, but no longer a valid line. */
+const garble = (line: string): string => `${line.slice(0, 7)}\x9f?${line.slice(9)}`;
 
 /**
  * Events: `command` (text without CR, after the state changed), `close` (the attached stream ended).
- * Faults switch at run time through the public fields and `setSilent`.
+ * Variants and faults switch at run time through the public fields, `setSilent` and `rejectNext`.
  */
 export class MonopriceEmulator extends EventEmitter {
   /** Every command line received (without the CR), in order, including empty resync lines. */
   readonly commands: string[] = [];
   units: number;
   extraCr: boolean;
+  wholeUnitExtraCr: boolean;
+  newline: string;
+  echo: 'bytes' | 'line' | 'none';
+  promptAfterCommand: boolean;
+  absentUnits: 'prompt' | 'silent';
   ignoreSetsWhileOff: boolean;
-  byteDelayMs: number;
-  dropRate: number;
-  garbleRate: number;
   flapKeypadConnected: boolean;
+  /** Zones whose lines in whole-unit (`?x0`) replies go out garbled: a reply with only some lines garbled. */
+  readonly garbledZones = new Set<number>();
   private silent = false;
   private readonly zones = new Map<number, ZoneStatus>();
   private input = '';
   private stream: Duplex | undefined;
-  private readonly random: () => number;
-  private outQueue: Buffer[] = [];
-  private paceTimer: NodeJS.Timeout | undefined;
-  private paceStart = 0;
-  private paceSent = 0;
+  private readonly output: PacedOutput;
+  private rejections: Array<{ test: (command: string) => boolean; left: number }> = [];
 
   constructor(options: EmulatorOptions = {}) {
     super();
     this.units = options.units ?? 1;
     this.extraCr = options.extraCr ?? false;
+    this.wholeUnitExtraCr = options.wholeUnitExtraCr ?? true;
+    this.newline = options.newline ?? '\r\n';
+    this.echo = options.echo ?? 'bytes';
+    this.promptAfterCommand = options.promptAfterCommand ?? true;
+    this.absentUnits = options.absentUnits ?? 'prompt';
     this.ignoreSetsWhileOff = options.ignoreSetsWhileOff ?? true;
-    this.byteDelayMs = options.byteDelayMs ?? 0;
-    this.dropRate = options.dropRate ?? 0;
-    this.garbleRate = options.garbleRate ?? 0;
     this.flapKeypadConnected = options.flapKeypadConnected ?? false;
-    this.random = prng(options.seed ?? 0x5eed);
+    this.output = new PacedOutput(options);
     for (let unit = 1; unit <= MAX_UNITS; unit++) {
       for (let i = 1; i <= ZONES_PER_UNIT; i++) this.zones.set(unit * 10 + i, initialStatus(unit * 10 + i));
     }
+  }
+
+  get byteDelayMs(): number {
+    return this.output.byteDelayMs;
+  }
+  set byteDelayMs(ms: number) {
+    this.output.byteDelayMs = ms;
+  }
+  get dropRate(): number {
+    return this.output.dropRate;
+  }
+  set dropRate(rate: number) {
+    this.output.dropRate = rate;
+  }
+  get garbleRate(): number {
+    return this.output.garbleRate;
+  }
+  set garbleRate(rate: number) {
+    this.output.garbleRate = rate;
   }
 
   /** Connects the emulator to a duplex stream (a serial port, one end of a pty, a socket pair). */
   attach(stream: Duplex): void {
     this.detach();
     this.stream = stream;
+    this.output.attach(stream);
     this.input = '';
     stream.on('data', this.onData);
     const ended = (): void => {
@@ -156,7 +174,12 @@ export class MonopriceEmulator extends EventEmitter {
 
   /** Writes raw bytes to the host as if the line picked up noise. */
   injectNoise(bytes: Buffer | string): void {
-    this.send(typeof bytes === 'string' ? bytes : bytes.toString('latin1'), false);
+    this.output.write(typeof bytes === 'string' ? bytes : bytes.toString('latin1'), false);
+  }
+
+  /** The next `times` commands matching `test` arrive garbled: answered with `Command Error.`, not executed. */
+  rejectNext(test: (command: string) => boolean, times = 1): void {
+    this.rejections.push({ test, left: times });
   }
 
   /** Resolves with the next command matching `test` (bounded, with a clear message). */
@@ -177,11 +200,14 @@ export class MonopriceEmulator extends EventEmitter {
   }
 
   private detach(): void {
-    if (this.paceTimer) clearTimeout(this.paceTimer);
-    this.paceTimer = undefined;
-    this.outQueue = [];
+    this.output.attach(undefined);
     this.stream?.off('data', this.onData);
     this.stream = undefined;
+  }
+
+  /** Echoing byte by byte is impossible when a whole command may have to go unanswered: then the echo waits for the CR. */
+  private get echoesBytes(): boolean {
+    return this.echo === 'bytes' && this.absentUnits !== 'silent';
   }
 
   private readonly onData = (chunk: Buffer): void => {
@@ -193,39 +219,54 @@ export class MonopriceEmulator extends EventEmitter {
         this.run(command);
       } else if (BACKSPACE.has(byte)) {
         this.input = this.input.slice(0, -1);
-        this.send(String.fromCharCode(byte));
+        if (this.echoesBytes) this.send(String.fromCharCode(byte));
       } else if (byte >= 0x20 && byte < 0x7f) {
         this.input += String.fromCharCode(byte);
-        this.send(String.fromCharCode(byte));
+        if (this.echoesBytes) this.send(String.fromCharCode(byte));
       }
       // LF and other control bytes are swallowed, like the real terminal does.
     }
   };
 
   private run(text: string): void {
-    this.send('\r\n#');
+    const prompt = `${this.newline}#`;
     const command = parseCommand(text);
-    if (!command) {
-      this.send('\r\nCommand Error.\r\n#');
+    const absent = command !== undefined && command.kind !== 'empty' && command.unit > this.units;
+    if (absent && this.absentUnits === 'silent') return this.done(text);
+    if (this.echo !== 'none' && !this.echoesBytes) this.send(text);
+    if (this.promptAfterCommand) this.send(prompt);
+    if (!command || this.takeRejection(text)) {
+      this.send(`${this.newline}Command Error.${prompt}`);
     } else if (command.kind === 'query' || command.kind === 'attribute-query') {
-      if (command.unit <= this.units) {
+      if (!absent) {
         const whole = command.kind === 'query' && command.zone === 0;
         const zones = whole ? [1, 2, 3, 4, 5, 6] : [command.zone];
-        const cr = whole || this.extraCr ? '\r' : '';
+        const cr = (whole && this.wholeUnitExtraCr) || this.extraCr ? '\r' : '';
         for (const i of zones) {
           const status = this.readStatus(command.unit * 10 + i);
           const line = command.kind === 'attribute-query'
             ? encodeAttribute(status.zone, command.attribute, attributeValue(status, command.attribute))
             : encodeStatus(status);
-          this.send(`${line}${cr}\r\n#`);
+          this.send(`${whole && this.garbledZones.has(status.zone) ? garble(line) : line}${cr}${prompt}`);
         }
       }
-    } else if (command.kind === 'set' && command.unit <= this.units) {
+    } else if (command.kind === 'set' && !absent) {
       const zones = command.zone === 0 ? [1, 2, 3, 4, 5, 6] : [command.zone];
       for (const i of zones) this.applySet(this.zones.get(command.unit * 10 + i)!, command.attribute, command.value);
     }
+    this.done(text);
+  }
+
+  private done(text: string): void {
     this.commands.push(text);
     this.emit('command', text);
+  }
+
+  private takeRejection(text: string): boolean {
+    const rejection = this.rejections.find((r) => r.test(text));
+    if (!rejection) return false;
+    if (--rejection.left <= 0) this.rejections = this.rejections.filter((r) => r !== rejection);
+    return true;
   }
 
   private readStatus(zone: number): ZoneStatus {
@@ -250,61 +291,12 @@ export class MonopriceEmulator extends EventEmitter {
     }
   }
 
-  private send(text: string, faults = true): void {
-    if (!this.stream) return;
-    let bytes: Buffer = Buffer.from(text, 'latin1');
-    if (faults && (this.dropRate > 0 || this.garbleRate > 0)) bytes = this.corrupt(bytes);
-    if (this.byteDelayMs <= 0) {
-      this.stream.write(bytes);
-      return;
-    }
-    this.outQueue.push(bytes);
-    if (!this.paceTimer) {
-      this.paceStart = performance.now();
-      this.paceSent = 0;
-      this.pace();
-    }
-  }
-
-  private corrupt(bytes: Buffer): Buffer {
-    const out: number[] = [];
-    for (const byte of bytes) {
-      const r = this.random();
-      if (r < this.dropRate) continue;
-      out.push(r < this.dropRate + this.garbleRate ? Math.floor(this.random() * 256) : byte);
-    }
-    return Buffer.from(out);
-  }
-
-  /** Writes whatever the baud rate allows by now; catching up by elapsed time keeps the average exact despite 1 ms timers. */
-  private pace(): void {
-    this.paceTimer = undefined;
-    if (!this.stream) return;
-    const due = Math.floor((performance.now() - this.paceStart) / this.byteDelayMs) + 1 - this.paceSent;
-    const out: Buffer[] = [];
-    let budget = due;
-    while (budget > 0 && this.outQueue.length > 0) {
-      const head = this.outQueue[0]!;
-      if (head.length <= budget) {
-        out.push(head);
-        budget -= head.length;
-        this.outQueue.shift();
-      } else {
-        out.push(head.subarray(0, budget));
-        this.outQueue[0] = head.subarray(budget);
-        budget = 0;
-      }
-    }
-    if (out.length > 0) {
-      const chunk = Buffer.concat(out);
-      this.paceSent += chunk.length;
-      this.stream.write(chunk);
-    }
-    if (this.outQueue.length > 0) this.paceTimer = setTimeout(() => this.pace(), Math.max(1, this.byteDelayMs));
+  private send(text: string): void {
+    this.output.write(text);
   }
 }
 
-/** Standalone: `node --import tsx drivers/monoprice/emulator.ts --path /tmp/ttyEMU [--units 1] [--byte-delay-ms 1.04]`. */
+/** Standalone: `node --import tsx drivers/monoprice/emulator.ts --path /tmp/ttyEMU [--units 1] [--byte-delay-ms 1.04] [variants]`. */
 async function main(argv: string[]): Promise<void> {
   const arg = (name: string): string | undefined => {
     const i = argv.indexOf(name);
@@ -314,6 +306,7 @@ async function main(argv: string[]): Promise<void> {
   if (!path) {
     process.stderr.write(
       'usage: emulator.ts --path <pty> [--units 1..3] [--byte-delay-ms 1.04]\n' +
+        '  variants: [--echo bytes|line|none] [--no-prompt] [--absent prompt|silent] [--accept-sets-while-off]\n' +
         'make a pty pair first: socat -d -d pty,raw,echo=0,link=/tmp/ttyAMP pty,raw,echo=0,link=/tmp/ttyEMU\n' +
         'then point the driver at /tmp/ttyAMP and this emulator at /tmp/ttyEMU\n',
     );
@@ -323,6 +316,10 @@ async function main(argv: string[]): Promise<void> {
   const emulator = new MonopriceEmulator({
     units: Number(arg('--units') ?? 1),
     byteDelayMs: Number(arg('--byte-delay-ms') ?? 1.04),
+    echo: (arg('--echo') ?? 'bytes') as EmulatorOptions['echo'],
+    promptAfterCommand: !argv.includes('--no-prompt'),
+    absentUnits: (arg('--absent') ?? 'prompt') as EmulatorOptions['absentUnits'],
+    ignoreSetsWhileOff: !argv.includes('--accept-sets-while-off'),
   });
   emulator.on('command', (command: string) => process.stderr.write(`emulator: ${JSON.stringify(command)}\n`));
   emulator.on('close', () => {

@@ -45,7 +45,7 @@ export type QueryAttribute = SetAttribute | 'PA' | 'LS';
 const QUERY_ATTRIBUTES: readonly QueryAttribute[] = ['PA', 'PR', 'MU', 'DT', 'VO', 'TR', 'BS', 'BL', 'CH', 'LS'];
 const STATUS_LINE = /^>(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)$/;
 const ATTRIBUTE_LINE = /^>([1-3][1-6])(PA|PR|MU|DT|VO|TR|BS|BL|CH|LS)(\d\d)$/;
-const COMMAND_ERROR = 'Command Error.';
+const COMMAND_ERROR = /^command error\.?$/i;
 
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 
@@ -57,6 +57,11 @@ export function isZoneAddress(zone: number): boolean {
 
 export function unitOf(zone: number): number {
   return Math.floor(zone / 10);
+}
+
+/** The six zone addresses of a unit: 11..16 for unit 1. */
+export function unitZones(unit: number): number[] {
+  return Array.from({ length: ZONES_PER_UNIT }, (_, i) => unit * 10 + i + 1);
 }
 
 /** `<11VO20\r`. The value must already be in range: the amplifier silently ignores anything else. */
@@ -172,23 +177,25 @@ export type Frame =
   | { kind: 'text'; text: string };
 
 export function classifyLine(raw: string): Frame {
-  // Leading CR/LF come from `\r\nCommand Error.` and stray extra CRs; they carry no meaning.
-  const text = raw.replace(/^[\r\n]+/, '').replace(/\r+$/, '');
+  // Leading and trailing CR/LF come from `\r\nCommand Error.`, extra CRs and CRLF variants; they carry no meaning.
+  const text = raw.trim();
   const status = decodeStatus(text);
   if (status) return { kind: 'status', status };
   const attr = ATTRIBUTE_LINE.exec(text);
   if (attr) return { kind: 'attribute', zone: Number(attr[1]), attribute: attr[2] as QueryAttribute, value: Number(attr[3]) };
-  if (text === COMMAND_ERROR) return { kind: 'error' };
+  if (COMMAND_ERROR.test(text)) return { kind: 'error' };
   return { kind: 'text', text };
 }
 
 /** Largest line kept while waiting for a prompt: a run of noise without one is dropped rather than hoarded. */
 const MAX_PENDING = 512;
-const PROMPT = /\r*\n#/;
+/** `\r\n#` in the reference; `\r\r\n#`, `\n#`, `\n\r#` and `\r\n\r\n#` on clones and bridges. */
+const PROMPT = /[\r\n]+#/;
 
 /**
  * Streaming framer for the amplifier's output: feed it chunks as they arrive, get whole frames back.
- * Splits on `/\r*\n#/`, so echoes, extra CRs, split chunks and several frames per chunk all work.
+ * Splits on any run of CR/LF followed by `#`, so echoes, extra CRs, CRLF variants, split chunks and several frames
+ * per chunk all work.
  */
 export class LineFramer {
   private pending = '';
@@ -217,32 +224,48 @@ export class LineFramer {
 }
 
 /**
- * Collects the reply to one command from its frames. A set (or a bare CR) is complete at the prompt after its
- * echo: the amp sends no data after a set, and waiting for some is how other drivers lock up. A query is complete
- * after its echo and `lines` data lines; a garbled line still counts, as it used up a prompt.
+ * Collects the reply to one command from its frames, whether or not the amp echoes. Before any data, a text frame
+ * without a `>` is the echo (maybe garbled) or a bare prompt: amps that do not echo send only `\r\n#`, and some send
+ * nothing and start with the data line. A set (or a bare CR) is complete at that first prompt: the amp sends no data
+ * after a set, and waiting for some is how other drivers lock up. A query is complete after `lines` data lines (a
+ * garbled line still counts, as it used up a prompt) or at the status line of its last zone, which the amp sends
+ * last, so a prompt lost to noise does not cost a timeout.
  */
 export class ReplyCollector {
   readonly statuses: ZoneStatus[] = [];
-  private echoSeen = false;
-  private received = 0;
+  /** Data lines received, garbled ones included: any means the unit answered. */
+  received = 0;
+  /** Whether an echo or a prompt came before the data; false for amps whose replies start with the data line. */
+  prompted = false;
+  private readonly zones: ReadonlySet<number>;
+  private readonly lastZone: number | undefined;
 
   /** `zones`: the addresses whose status lines belong to this query (others are stale and dropped). */
   constructor(
     readonly lines: number,
-    private readonly zones: ReadonlySet<number> = new Set(),
-  ) {}
+    zones: Iterable<number> = [],
+  ) {
+    this.zones = new Set(zones);
+    this.lastZone = this.zones.size > 0 ? Math.max(...this.zones) : undefined;
+  }
 
   /** 'ok' or 'error' once the reply is complete; undefined while more is expected. */
   accept(frame: Frame): 'ok' | 'error' | undefined {
-    if (!this.echoSeen) {
-      // Status lines and errors before our echo are left over from an earlier exchange.
-      if (frame.kind !== 'text') return undefined;
-      this.echoSeen = true;
-      return this.lines === 0 ? 'ok' : undefined;
+    // Without an echo, `Command Error.` may be the first thing the amp sends; once data flows it is someone else's.
+    if (frame.kind === 'error') return this.received === 0 ? 'error' : undefined;
+    if (this.received === 0) {
+      if (frame.kind === 'text' && !frame.text.includes('>')) {
+        this.prompted = true;
+        return this.lines === 0 ? 'ok' : undefined;
+      }
+      // Data before the reply has started is left over from an earlier exchange.
+      if (this.lines === 0 || (frame.kind === 'status' && !this.zones.has(frame.status.zone))) return undefined;
     }
-    if (frame.kind === 'error') return 'error';
     this.received++;
-    if (frame.kind === 'status' && this.zones.has(frame.status.zone)) this.statuses.push(frame.status);
+    if (frame.kind === 'status' && this.zones.has(frame.status.zone)) {
+      this.statuses.push(frame.status);
+      if (frame.status.zone === this.lastZone) return 'ok';
+    }
     return this.received >= this.lines ? 'ok' : undefined;
   }
 }

@@ -1,61 +1,8 @@
 // Monoprice driver against the emulator over a real pty: wire commands, polling, coalescing and every fault.
 import t from 'tap';
-import type { Test } from 'tap';
-import type { DriverEvent, ZoneState } from '../../drivers/driver.js';
-import { MonopriceDriver, type MonopriceOptions } from '../../drivers/monoprice/driver.js';
-import { MonopriceEmulator, type EmulatorOptions } from '../../drivers/monoprice/emulator.js';
-import { createPtyPair, type PtyPair } from '../helpers/pty.js';
+import type { DriverEvent } from '../../drivers/driver.js';
 import { isStatus, isZoneEvent, nextEvent, settledWithin } from './conformance.js';
-
-/** Short timings so faults resolve in milliseconds; the defaults are for a real 9600 baud line. */
-const FAST: Partial<MonopriceOptions> = {
-  pollIntervalMs: 40,
-  commandTimeoutMs: 150,
-  interCommandGapMs: 2,
-  reconnectMinMs: 20,
-  reconnectMaxMs: 200,
-};
-
-interface Rig {
-  pty: PtyPair;
-  emulator: MonopriceEmulator;
-  driver: MonopriceDriver;
-  events: DriverEvent[];
-  /** Resolves after two more polls reached the amp, so the reply to the first has been handled. */
-  observed(): Promise<void>;
-}
-
-async function rig(
-  t: Test,
-  options: { emulator?: EmulatorOptions; driver?: Partial<MonopriceOptions>; deferredPort?: boolean } = {},
-): Promise<Rig> {
-  const pty = await createPtyPair({ deferred: options.deferredPort ?? false });
-  const emulator = new MonopriceEmulator(options.emulator);
-  if (pty.plugged) await emulator.attachPath(pty.b);
-  const driver = new MonopriceDriver({ serialPort: pty.a, ...FAST, ...options.driver });
-  const events: DriverEvent[] = [];
-  driver.onEvent((e) => events.push(e));
-  t.teardown(async () => {
-    await driver.stop();
-    await emulator.close();
-    await pty.close();
-  });
-  const observed = async (): Promise<void> => {
-    await emulator.waitForCommand((c) => c === '?10');
-    await emulator.waitForCommand((c) => c === '?10');
-  };
-  return { pty, emulator, driver, events, observed };
-}
-
-/** Starts the driver and waits until it is online and has pushed its desired state. */
-async function startOnline(r: Rig, desired: Map<number, ZoneState> = new Map()): Promise<void> {
-  const online = nextEvent(r.driver, isStatus(true), 'status online');
-  await r.driver.start(desired);
-  await online;
-  await settledWithin(r.driver);
-}
-
-const ON: ZoneState = { power: true, muted: false, volume: 13 / 38, source: 1 };
+import { ON, rig, startOnline } from './monoprice-rig.js';
 
 t.test('routing a zone sends power on first, then source and volume', async (t) => {
   const r = await rig(t);

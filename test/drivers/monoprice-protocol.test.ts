@@ -128,8 +128,18 @@ t.test('the emulator side parses commands, lower-case letters included', async (
 
 t.test('a set reply is complete at the prompt after its echo, without waiting for data', async (t) => {
   const reply = new ReplyCollector(0);
-  t.equal(reply.accept({ kind: 'error' }), undefined, 'a leftover error before the echo is ignored');
+  t.equal(reply.accept(frames(`${LINE_11}\r\n#`)[0]!), undefined, 'a leftover status line before the echo is ignored');
   t.equal(reply.accept({ kind: 'text', text: '<11VO20' }), 'ok');
+});
+
+t.test('a set reply without an echo is complete at the bare prompt', async (t) => {
+  const reply = new ReplyCollector(0);
+  t.same(frames('\r\n#').map((f) => reply.accept(f)), ['ok']);
+});
+
+t.test('Command Error. before any prompt is the answer: an amp without echo sends nothing before it', async (t) => {
+  t.equal(new ReplyCollector(0).accept({ kind: 'error' }), 'error', 'a set');
+  t.equal(new ReplyCollector(6, [11, 12, 13, 14, 15, 16]).accept({ kind: 'error' }), 'error', 'a query');
 });
 
 t.test('a whole-unit query is complete after six data lines, garbled ones counted but not kept', async (t) => {
@@ -147,4 +157,79 @@ t.test('a query answered with Command Error. ends as an error', async (t) => {
   const reply = new ReplyCollector(1, new Set([11]));
   const out = frames('?11\r\n#\r\nCommand Error.\r\n#').map((f) => reply.accept(f));
   t.same(out, [undefined, 'error']);
+});
+
+const unitLines = (cr = '\r', newline = '\r\n'): string[] =>
+  [1, 2, 3, 4, 5, 6].map((i) => `${encodeStatus({ ...ZONE_11, zone: 10 + i })}${cr}${newline}#`);
+
+/** Feeds a reply to a fresh collector for `?10`; returns what it ended with and the zones it kept. */
+function collect(...chunks: string[]): { done: Array<string | undefined>; zones: number[]; prompted: boolean } {
+  const reply = new ReplyCollector(6, [11, 12, 13, 14, 15, 16]);
+  const done = frames(...chunks).map((f) => reply.accept(f));
+  return { done, zones: reply.statuses.map((s) => s.zone), prompted: reply.prompted };
+}
+
+t.test('line breaks before the prompt: LF only, LF CR, a blank line and CR only all frame the same', async (t) => {
+  for (const newline of ['\n', '\n\r', '\r\n\r\n', '\r', '\r\r\n']) {
+    t.same(frames(`?11${newline}#${LINE_11}${newline}#`), [
+      { kind: 'text', text: '?11' },
+      { kind: 'status', status: ZONE_11 },
+    ], JSON.stringify(newline));
+  }
+  t.same(frames(`xyz\n#\nCommand Error.\n#`).map((f) => f.kind), ['text', 'error'], 'Command Error. after LF only');
+});
+
+t.test('a whole-unit reply is collected with the echo, without it, and starting with the data line', async (t) => {
+  const lines = unitLines().join('');
+  for (const [name, reply, prompted] of [
+    ['echo and prompt', `?10\r\n#${lines}`, true],
+    ['prompt only', `\r\n#${lines}`, true],
+    ['data line first', lines, false],
+    ['no extra CR', `?10\r\n#${unitLines('').join('')}`, true],
+  ] as const) {
+    const out = collect(reply);
+    t.equal(out.done.at(-1), 'ok', `${name}: complete at the last line`);
+    t.same(out.zones, [11, 12, 13, 14, 15, 16], `${name}: six zones`);
+    t.equal(out.prompted, prompted, `${name}: prompted`);
+  }
+});
+
+t.test('a reply split before and inside every prompt completes on its last byte', async (t) => {
+  const whole = `?10\r\n#${unitLines().join('')}`;
+  const out = collect(...whole.split(/(?=[\r\n#])/));
+  t.equal(out.done.filter((d) => d === 'ok').length, 1);
+  t.same(out.zones, [11, 12, 13, 14, 15, 16]);
+});
+
+t.test('garbled lines in a whole-unit reply are counted and dropped; the good ones are kept', async (t) => {
+  const lines = unitLines();
+  lines[1] = `>12000100\x9f?31112100401\r\r\n#`;
+  lines[3] = `\x00\x07>1400\r\r\n#`;
+  const out = collect(`?10\r\n#${lines.join('')}`);
+  t.equal(out.done.at(-1), 'ok');
+  t.same(out.zones, [11, 13, 15, 16]);
+});
+
+t.test('a prompt lost to noise ends the reply at the last zone instead of a timeout', async (t) => {
+  const lines = unitLines();
+  lines[2] = lines[2]!.replace('\r\r\n#', 'x'); // zones 13 and 14 run into one garbled line
+  const out = collect(`?10\r\n#${lines.join('')}`);
+  t.equal(out.done.at(-1), 'ok');
+  t.same(out.zones, [11, 12, 15, 16]);
+});
+
+t.test('a data-line-first reply whose first line lost its > still ends at the last zone', async (t) => {
+  const lines = unitLines();
+  lines[0] = lines[0]!.slice(1);
+  const out = collect(lines.join(''));
+  t.equal(out.done.at(-1), 'ok');
+  t.same(out.zones, [12, 13, 14, 15, 16]);
+});
+
+t.test('Command Error. in the middle of a whole-unit reply is noise, not the end of it', async (t) => {
+  const lines = unitLines();
+  lines.splice(3, 0, '\r\nCommand Error.\r\n#');
+  const out = collect(`?10\r\n#${lines.join('')}`);
+  t.same(out.done.filter(Boolean), ['ok']);
+  t.same(out.zones, [11, 12, 13, 14, 15, 16]);
 });
