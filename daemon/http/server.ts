@@ -56,7 +56,6 @@ interface Exchange {
   requestId: string;
   method: string;
   url: string;
-  userId?: string;
   /** Answered after the handler returned: counted as in flight until written or aborted. */
   async?: boolean;
   settled?: boolean;
@@ -196,7 +195,6 @@ export class HttpServer {
       if (route.access !== 'public') {
         const caller = this.resolveCaller(headers, query);
         apiRequest.caller = caller;
-        ex.userId = caller.userId;
         if (route.access === 'admin' && caller.role !== 'Admin') {
           throw new HttpError(403, `${method} ${route.path} is for administrators only`);
         }
