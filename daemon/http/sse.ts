@@ -337,8 +337,8 @@ export function visible(caller: Caller, event: StampedEvent): boolean {
   if (caller.role === 'Admin') return true;
   switch (event.type) {
     case 'user.changed':
-      // Others hear only of changes to themselves (their role or assignments may have changed: refetch).
-      return event.payload.userId === caller.userId;
+      // DESIGN §5: admins only. A user's own assignment change shows as the events it now may (or no longer) see.
+      return false;
     case 'player.created':
     case 'player.updated':
       return canSeePlayer(caller, event.payload.player.id);
