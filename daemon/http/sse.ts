@@ -242,6 +242,10 @@ export class EventStreams {
   private recheck(stream: Stream): void {
     const caller = this.accounts.recheck(stream.caller, stream.keyDigest);
     if (caller) {
+      // What this client may see changed: the state it holds is now wrong in ways no event describes.
+      if (!isAdmin(caller) && !sameAccess(stream.caller, caller)) {
+        this.post(stream, frame(this.bus.lastId, JSON.stringify({ type: 'stream.reset', payload: { reason: 'your role or assignments changed; refetch state' } })));
+      }
       stream.caller = caller;
       return;
     }
@@ -326,6 +330,11 @@ function redact(caller: Caller, event: StampedEvent): unknown {
     default:
       return event.payload;
   }
+}
+
+function sameAccess(a: Caller, b: Caller): boolean {
+  const sameSet = (x: ReadonlySet<string>, y: ReadonlySet<string>) => x.size === y.size && [...x].every((id) => y.has(id));
+  return a.role === b.role && sameSet(a.playerIds, b.playerIds) && sameSet(a.zoneIds, b.zoneIds);
 }
 
 function frame(id: number, data: string): string {

@@ -98,6 +98,7 @@ t.test('event stream', async (t) => {
     await a.next(isEvent('user.changed', (p) => p.userId === op.id), 5000, 'user.changed on the admin stream');
     await marker(s);
     t.notOk(s.messages.some(isEvent('user.changed')), 'the operator got none');
+    t.notOk(s.messages.some(isEvent('stream.reset')), 'an update that changes nothing it may see sends no reset');
     s.close();
     a.close();
   });
@@ -119,6 +120,8 @@ t.test('event stream', async (t) => {
   t.test('an assignment change applies to an open stream at once', async (t) => {
     const s = await ready('/api/stream/events', { 'X-API-Key': op.apiKey });
     await admin.put(`/api/users/${op.id}/assignments`, { playerIds: [mine.id, theirs.id], zoneIds: [zones[0]!.id] });
+    const reset = await s.next((m) => eventOf(m)?.type === 'stream.reset', 5000, 'stream.reset after the change');
+    t.match(eventOf(reset)!.payload.reason, /assignments changed/, 'the client is told to refetch');
     await admin.put(`/api/players/${theirs.id}/volume`, { volume: 0.33 });
     const m = await s.next(isEvent('player.volumeChanged', (p) => p.playerId === theirs.id), 5000, 'the newly assigned player');
     t.equal(eventOf(m)!.payload.volume, 0.33);
