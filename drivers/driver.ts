@@ -83,8 +83,6 @@ export interface DriverOptions {
   log?: (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 }
 
-export type DriverFactory = (options: DriverOptions) => AmplifierDriver;
-
 /** Maps an API volume (0..1) to a device step and back. */
 export function volumeToStep(volume: number, steps: number): number {
   return Math.min(steps, Math.max(0, Math.round(volume * steps)));

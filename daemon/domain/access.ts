@@ -21,7 +21,6 @@ export interface Caller {
 }
 
 export const isAdmin = (caller: Caller): boolean => caller.role === 'Admin';
-export const canChangeAudio = (caller: Caller): boolean => caller.role !== 'Viewer';
 export const canSeePlayer = (caller: Caller, playerId: string): boolean =>
   caller.role === 'Admin' || caller.playerIds.has(playerId);
 export const canSeeZone = (caller: Caller, zoneId: string): boolean =>

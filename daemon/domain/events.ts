@@ -42,8 +42,6 @@ export type DomainEvent = Static<typeof DomainEventSchema>;
 export type PlaylistChangeReason = (typeof PLAYLIST_CHANGE_REASONS)[number];
 export type { PlayerView, ZoneView, InputDeviceView };
 
-export type EventType = DomainEvent['type'];
-
 export type StampedEvent = DomainEvent & { id: number };
 
 export type EventListener = (event: StampedEvent) => void;

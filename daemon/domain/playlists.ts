@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/db.js';
 import type { PlaylistsRepo, PlaylistRow, TrackRow } from '../store/playlists-repo.js';
-import type { EventBus } from './events.js';
+import type { EventBus, PlaylistChangeReason } from './events.js';
 import { badRequest, notFound } from '../http/problem.js';
 import { checkExportPath, resolveExportTarget, writeAtomically } from './export-path.js';
 
@@ -147,7 +147,7 @@ export class PlaylistsService {
     return row;
   }
 
-  private changed(playlistId: string, reason: 'tracksRemoved' | 'reordered' | 'tracksAdded' | 'favorite' | 'created' | 'deleted'): void {
+  private changed(playlistId: string, reason: PlaylistChangeReason): void {
     this.bus.publish({ type: 'playlist.changed', payload: { playlistId, reason } });
   }
 }

@@ -40,10 +40,6 @@ export interface ApiRequest<P = Record<string, string>, B = unknown> {
   headers: RequestHeaders;
 }
 
-export interface AuthedRequest<P = Record<string, string>, B = unknown> extends ApiRequest<P, B> {
-  caller: Caller;
-}
-
 export interface ApiResult {
   status: number;
   body?: unknown;

@@ -11,8 +11,6 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 FormatRegistry.Set('uuid', (value) => UUID_RE.test(value));
 FormatRegistry.Set('date-time', (value) => !Number.isNaN(Date.parse(value)));
 
-export const isUuid = (value: string): boolean => UUID_RE.test(value);
-
 /** A schema option carrying the human message used when a value fails it. */
 declare module '@sinclair/typebox' {
   interface SchemaOptions {

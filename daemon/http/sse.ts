@@ -123,10 +123,7 @@ export class EventStreams {
       if (missed === null) {
         first += frame(this.bus.lastId, JSON.stringify({ type: 'stream.reset', payload: { reason: 'the events after your Last-Event-ID are no longer kept; refetch state' } }));
       } else {
-        for (const event of missed) {
-          const data = this.render(stream, event);
-          if (data) first += data;
-        }
+        for (const event of missed) if (visible(caller, event)) first += render(caller, event);
       }
     }
     if (!res.write(first)) {
@@ -147,7 +144,7 @@ export class EventStreams {
     for (const stream of this.streams) {
       if (!visible(stream.caller, event)) continue;
       if (PER_CALLER.has(event.type) && !isAdmin(stream.caller)) {
-        this.post(stream, this.render(stream, event)!);
+        this.post(stream, render(stream.caller, event));
       } else {
         shared ??= frame(event.id, JSON.stringify({ type: event.type, payload: event.payload }));
         this.post(stream, shared);
@@ -173,12 +170,6 @@ export class EventStreams {
       if (chunk) this.send(stream, chunk);
     }
     this.dirty.clear();
-  }
-
-  /** The message for one stream, or undefined when the event is not for its caller. */
-  private render(stream: Stream, event: StampedEvent): string | undefined {
-    if (!visible(stream.caller, event)) return undefined;
-    return frame(event.id, JSON.stringify({ type: event.type, payload: isAdmin(stream.caller) ? event.payload : redact(stream.caller, event) }));
   }
 
   private send(stream: Stream, chunk: string): void {
@@ -335,6 +326,11 @@ function redact(caller: Caller, event: StampedEvent): unknown {
 function sameAccess(a: Caller, b: Caller): boolean {
   const sameSet = (x: ReadonlySet<string>, y: ReadonlySet<string>) => x.size === y.size && [...x].every((id) => y.has(id));
   return a.role === b.role && sameSet(a.playerIds, b.playerIds) && sameSet(a.zoneIds, b.zoneIds);
+}
+
+/** The message of an event the caller may see, in the caller's view. */
+function render(caller: Caller, event: StampedEvent): string {
+  return frame(event.id, JSON.stringify({ type: event.type, payload: isAdmin(caller) ? event.payload : redact(caller, event) }));
 }
 
 function frame(id: number, data: string): string {

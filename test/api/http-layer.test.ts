@@ -1,5 +1,6 @@
 // The HTTP layer seen from outside: routing errors, body rules, request ids, OpenAPI and log redaction.
 import t from 'tap';
+import net from 'node:net';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { client } from '../helpers/client.js';
 
@@ -41,6 +42,21 @@ t.test('http layer', async (t) => {
     const res = await api.post('/api/playlists', { name: 'big', tracks: [], pad: 'x'.repeat(70 * 1024) });
     t.equal(res.status, 413);
     t.equal((await api.get('/api/playlists')).body.length, before);
+  });
+
+  t.test('a chunked body without Content-Length is cut off at 64 KiB with a 413', async (t) => {
+    const port = Number(new URL(d.base).port);
+    const socket = net.connect(port, '127.0.0.1');
+    t.teardown(() => socket.destroy());
+    let reply = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (reply += chunk));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    socket.write(`POST /api/playlists HTTP/1.1\r\nHost: x\r\nX-API-Key: ${d.adminKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    const chunk = 'x'.repeat(16 * 1024);
+    for (let i = 0; i < 6; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    await closed;
+    t.match(reply, /^HTTP\/1\.1 413 /);
+    t.match(reply, /exceeds the limit of 65536 bytes/);
   });
 
   t.test('a missing body on a route that needs one is a 400', async (t) => {

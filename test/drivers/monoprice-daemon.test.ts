@@ -3,6 +3,7 @@ import t from 'tap';
 import { MonopriceDriver } from '../../drivers/monoprice/driver.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
 import { createPtyPair } from '../helpers/pty.js';
+import { FAST } from './monoprice-rig.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { client } from '../helpers/client.js';
 import { openStream, eventOf, isEvent } from '../helpers/sse.js';
@@ -11,14 +12,7 @@ t.test('daemon on the monoprice driver', async (t) => {
   const pty = await createPtyPair();
   const emulator = new MonopriceEmulator({ units: 1 });
   await emulator.attachPath(pty.b);
-  const driver = new MonopriceDriver({
-    serialPort: pty.a,
-    pollIntervalMs: 50,
-    commandTimeoutMs: 150,
-    interCommandGapMs: 2,
-    reconnectMinMs: 20,
-    reconnectMaxMs: 200,
-  });
+  const driver = new MonopriceDriver({ serialPort: pty.a, ...FAST });
   const d = await startTestDaemon(t, { driver });
   t.teardown(async () => {
     await emulator.close();
@@ -48,9 +42,10 @@ t.test('daemon on the monoprice driver', async (t) => {
 
   t.test('attach and volume reach the wire as the right commands, power first', async (t) => {
     const player = (await api.post('/api/players', { name: 'Streamer', input: { channel: 3 } })).body;
+    const volumeOnWire = emulator.waitForCommand((c) => c === '<11VO19');
     t.equal((await api.post(`/api/players/${player.id}/attach-zones`, { zoneIds: [zones[0]!.id] })).status, 204);
     t.equal((await api.put(`/api/players/${player.id}/volume`, { volume: 0.5 })).status, 204);
-    await emulator.waitForCommand((c) => c === '<11VO19');
+    await volumeOnWire;
     const sets = emulator.commands.filter((c) => c.startsWith('<11'));
     t.ok(sets.indexOf('<11PR01') >= 0, 'powered on');
     t.ok(sets.indexOf('<11PR01') < sets.indexOf('<11CH03'), 'power before source');
@@ -71,10 +66,12 @@ t.test('daemon on the monoprice driver', async (t) => {
     t.match((await api.get('/api/health')).body, { status: 'degraded', drivers: [{ name: 'monoprice', online: false }] });
     t.equal((await api.put(`/api/zones/${zones[0]!.id}/volume`, { volume: 0.25 })).status, 204, 'answered without the line');
     const online = stream.next(isEvent('hardware.status', (p) => p.online === true, ), 5000, 'hardware online');
+    // Listen before replugging: the driver may push the change before the online event is seen here.
+    const applied = emulator.waitForCommand((c) => c === '<11VO10');
     await pty.replug();
     await emulator.attachPath(pty.b);
     await online;
-    await emulator.waitForCommand((c) => c === '<11VO10');
+    await applied;
     t.equal(emulator.state(11).volume, 10);
   });
 });

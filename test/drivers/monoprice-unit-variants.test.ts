@@ -26,22 +26,27 @@ for (const absentUnits of ['silent', 'prompt'] as const) {
   });
 }
 
-t.test('a fitted slave unit that goes completely silent does not hold up the master, and catches up', async (t) => {
-  const r = await rig(t, { emulator: { units: 2, absentUnits: 'silent' } });
-  await startOnline(r, new Map([[21, ON]]));
-  r.emulator.units = 1; // unit 2 powered off, and this amp says nothing at all for it
-  await r.emulator.waitForCommand((c) => c === '?20');
-  await r.observed();
-  r.driver.setZone(21, { source: 6 });
-  r.driver.setZone(11, { power: true, source: 2 });
-  await settledWithin(r.driver);
-  t.ok(r.driver.online, 'still online');
-  t.match(r.emulator.state(11), { power: true, source: 2 }, 'the master was driven');
-  t.equal(r.emulator.state(21).source, 1, 'unit 2 has not changed');
-  r.emulator.units = 2;
-  await r.emulator.waitForCommand((c) => c === '<21CH06');
-  t.equal(r.emulator.state(21).source, 6, 'the change reached unit 2 once it answered');
-});
+for (const [mode, how] of [
+  ['prompt', 'the master still echoes and prompts, but ?20 gets no data'],
+  ['silent', 'this amp says nothing at all for it'],
+] as const) {
+  t.test(`a fitted slave unit that stops answering (${mode}) does not hold up the master, and catches up`, async (t) => {
+    const r = await rig(t, { emulator: { units: 2, absentUnits: mode } });
+    await startOnline(r, new Map([[21, ON]]));
+    r.emulator.units = 1; // unit 2 powered off
+    await r.emulator.waitForCommand((c) => c === '?20');
+    await r.observed();
+    r.driver.setZone(21, { source: 6 });
+    r.driver.setZone(11, { power: true, source: 2 });
+    await settledWithin(r.driver);
+    t.ok(r.driver.online, 'still online');
+    t.match(r.emulator.state(11), { power: true, source: 2 }, `the master was driven (${how})`);
+    t.equal(r.emulator.state(21).source, 1, 'unit 2 has not changed');
+    r.emulator.units = 2;
+    await r.emulator.waitForCommand((c) => c === '<21CH06');
+    t.equal(r.emulator.state(21).source, 6, 'the change reached unit 2 once it answered');
+  });
+}
 
 t.test("Command Error. answering one unit's poll neither stops the round nor marks the unit absent", async (t) => {
   const r = await rig(t, { emulator: { units: 3 } });
