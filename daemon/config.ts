@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DRIVER_NAMES } from '../drivers/index.js';
+import { parseTcpPort } from '../drivers/port.js';
 
 export interface Config {
   host: string;
@@ -34,6 +35,24 @@ export interface Config {
     /** How often open streams re-check their credential (expiry, revocation safety net). */
     recheckIntervalMs: number;
   };
+  /** Caps that keep one user, whatever its role, from starving the others (README, Security). */
+  limits: {
+    /** Open event streams per user (a 429 beyond it). */
+    streamsPerUser: number;
+    /** Open event streams in all, across users (a 503 beyond it); keeps file descriptors for the API. */
+    streamsTotal: number;
+    /** Playlists on the appliance (a 409 beyond it). */
+    playlists: number;
+    /** Tracks in one playlist (a 409 beyond it). */
+    tracksPerPlaylist: number;
+    /** Files kept in the export directory (a 409 beyond it; replacing an existing file is always allowed). */
+    exportFiles: number;
+    /** Bytes kept in the export directory in all (a 409 beyond it). */
+    exportBytes: number;
+    /** Playlists per page of GET /api/playlists when the client names no limit, and the most it may ask for. */
+    playlistPageDefault: number;
+    playlistPageMax: number;
+  };
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -64,6 +83,16 @@ export function defaultConfig(cwd = process.cwd()): Config {
       maxBufferedBytes: 1024 * 1024,
       replayEvents: 4096,
       recheckIntervalMs: 500,
+    },
+    limits: {
+      streamsPerUser: 16,
+      streamsTotal: 512,
+      playlists: 500,
+      tracksPerPlaylist: 5000,
+      exportFiles: 500,
+      exportBytes: 64 * 1024 * 1024,
+      playlistPageDefault: 50,
+      playlistPageMax: 200,
     },
   };
 }
@@ -105,8 +134,8 @@ export const USAGE = `usage: azcd [options]
   --port N               listen port (default 8080; 0 picks a free one)
   --state-dir DIR        database, device key and exports (default ./data)
   --export-dir DIR       playlist export directory (default <state-dir>/exports)
-  --driver NAME          amplifier driver: simulated (default) or monoprice
-  --serial-port PATH     serial device for monoprice (prefer /dev/serial/by-id/...)
+  --driver NAME          amplifier driver: simulated (default), monoprice or xantech
+  --serial-port PATH     serial device of a real amplifier (prefer /dev/serial/by-id/...) or tcp://host:port
   --poll-interval-ms N   amplifier poll interval (default 5000)
   --ssdp / --no-ssdp     announce on the LAN with SSDP (default off)
   --ssdp-interfaces LIST comma-separated interfaces for SSDP (default: all)
@@ -192,6 +221,17 @@ function toList(key: string, value: unknown): string[] {
   throw new ConfigError(`"${key}" must be a list of interface names`);
 }
 
+/** The config file's `"limits": {...}`: each key optional, each a positive integer up to 2^31. */
+function toLimits(current: Config['limits'], value: unknown): Config['limits'] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError('"limits" must be an object');
+  const limits = { ...current };
+  for (const [key, raw] of Object.entries(value)) {
+    if (!(key in limits)) throw new ConfigError(`"limits.${key}" is not a limit; known: ${Object.keys(limits).join(', ')}`);
+    limits[key as keyof Config['limits']] = toInt(`limits.${key}`, raw, 1, 2 ** 31);
+  }
+  return limits;
+}
+
 /** Applies one layer of raw values onto a config, validating each. */
 function apply(config: Config, raw: Raw, baseDir: string): void {
   for (const [key, value] of Object.entries(raw)) {
@@ -208,9 +248,16 @@ function apply(config: Config, raw: Raw, baseDir: string): void {
         config.driver = driver;
         break;
       }
-      case 'serialPort':
-        config.serialPort = toString(key, value);
+      case 'serialPort': {
+        const serialPort = toString(key, value);
+        try {
+          parseTcpPort(serialPort); // a tcp:// typo would otherwise only show as endless reconnect attempts
+        } catch (err) {
+          throw new ConfigError(`"serialPort": ${(err as Error).message}`);
+        }
+        config.serialPort = serialPort;
         break;
+      }
       case 'stateDir':
       case 'exportDir':
         config[key] = path.resolve(baseDir, toString(key, value));
@@ -226,6 +273,9 @@ function apply(config: Config, raw: Raw, baseDir: string): void {
         break;
       case 'ssdpInterfaces':
         config.ssdpInterfaces = toList(key, value);
+        break;
+      case 'limits':
+        config.limits = toLimits(config.limits, value);
         break;
       case 'logLevel': {
         const level = toString(key, value);
@@ -255,8 +305,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
   apply(config, fromEnv(env), cwd);
   apply(config, flags.raw, cwd);
   if (!config.exportDir) config.exportDir = path.join(config.stateDir, 'exports');
-  if (config.driver === 'monoprice' && !config.serialPort) {
-    throw new ConfigError('the monoprice driver needs --serial-port (or AZC_SERIAL_PORT), e.g. /dev/serial/by-id/usb-...');
+  if (config.driver !== 'simulated' && !config.serialPort) {
+    throw new ConfigError(`the ${config.driver} driver needs --serial-port (or AZC_SERIAL_PORT), e.g. /dev/serial/by-id/usb-... or tcp://host:port`);
   }
   return { config, help: flags.help };
 }

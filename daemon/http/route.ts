@@ -35,6 +35,12 @@ export interface ApiRequest<P = Record<string, string>, B = unknown> {
   body: B;
   query: URLSearchParams;
   caller: Caller | null;
+  /**
+   * Re-resolves the request's credential against current state and re-applies the route's access rule, for
+   * handlers that await before they commit: a caller disabled, deleted, demoted or revoked meanwhile gets a
+   * 401/403 here. Also updates `caller`.
+   */
+  revalidate(): Caller;
   requestId: string;
   readonly ip: string;
   headers: RequestHeaders;
@@ -67,6 +73,8 @@ interface RouteBase<P extends TSchema, B extends TSchema> {
   responses: Record<number, ResponseDoc>;
   /** OpenAPI security override (e.g. the event stream documents the query key). */
   description?: string;
+  /** Its answers can carry a secret (a session token, a full API key): sent with Cache-Control: no-store. */
+  sensitive?: boolean;
 }
 
 export interface JsonRoute<P extends TSchema = TSchema, B extends TSchema = TSchema> extends RouteBase<P, B> {

@@ -1,8 +1,9 @@
-// Route schemas: TypeBox types compiled once, validation into field errors, shared building blocks.
+// Route schemas: TypeBox types compiled once, JSON bodies parsed within a nesting bound, validation into field
+// errors, shared building blocks.
 import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { FormatRegistry } from '@sinclair/typebox';
-import { badRequest, type FieldErrors } from './problem.js';
+import { badRequest, HttpError, type FieldErrors } from './problem.js';
 
 export { Type as T };
 export type { TSchema, Static };
@@ -47,13 +48,27 @@ export class Validator<S extends TSchema> {
 
   /** Returns the value typed, or throws a 400 naming each offending field. */
   parse(value: unknown, what: 'body' | 'path' | 'query'): Static<S> {
-    if (this.check.Check(value)) return value;
+    let valid: boolean;
+    try {
+      valid = this.check.Check(value);
+    } catch (err) {
+      // Bad input is a 400 whatever its shape: a value too deep for the checker's recursion is one.
+      if (err instanceof RangeError) throw badRequest(`the ${what} is nested too deeply to check`);
+      throw err;
+    }
+    if (valid) return value;
     const errors: FieldErrors = {};
-    for (const error of this.check.Errors(value)) {
-      const field = error.path === '' ? what : error.path.slice(1).replaceAll('/', '.');
-      if (errors[field]) continue;
-      errors[field] = [describe(field, error.schema, error.value, error.message)];
-      if (Object.keys(errors).length >= 20) break;
+    try {
+      for (const error of this.check.Errors(value)) {
+        const field = error.path === '' ? what : error.path.slice(1).replaceAll('/', '.');
+        if (errors[field]) continue;
+        errors[field] = [describe(field, error.schema, error.value, error.message)];
+        if (Object.keys(errors).length >= 20) break;
+      }
+    } catch (err) {
+      if (!(err instanceof RangeError)) throw err;
+      // Keep what was found; the rest of a value too deep to walk is reported as the value itself.
+      errors[what] ??= [`the ${what} is nested too deeply to check`];
     }
     const first = Object.values(errors)[0]?.[0] ?? `invalid ${what}`;
     throw badRequest(what === 'body' ? first : `invalid ${what} parameter: ${first}`, errors);
@@ -65,7 +80,72 @@ function describe(field: string, schema: TSchema, value: unknown, fallback: stri
   const message = schema.errorMessage ?? fallback.charAt(0).toLowerCase() + fallback.slice(1);
   // Secrets (passwords) are never echoed back, not even when they have the wrong type.
   if (schema.writeOnly) return `"${field}" ${message}`;
-  const got = JSON.stringify(value);
-  const shown = got === undefined ? typeof value : got.length > 60 ? `${got.slice(0, 57)}...` : got;
-  return `"${field}" ${message}, got ${shown}`;
+  return `"${field}" ${message}, got ${shown(value)}`;
+}
+
+/** The start of a value as JSON for a message; a value too deep to encode is named by its type. */
+function shown(value: unknown): string {
+  let got: string | undefined;
+  try {
+    got = JSON.stringify(value);
+  } catch {
+    got = undefined;
+  }
+  if (got === undefined) return Array.isArray(value) ? 'an array' : typeof value;
+  return got.length > 60 ? `${got.slice(0, 57)}...` : got;
+}
+
+/**
+ * How deeply a JSON body may nest arrays and objects. Every request body of the API is at most three levels
+ * deep; the bound keeps hostile bodies away from the recursion in validation and error messages.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Parses a request body as JSON: 415 unless the media type is JSON, 400 when it is empty, nests deeper than
+ * MAX_JSON_DEPTH, or is not JSON.
+ */
+export function parseJsonBody(buffer: Buffer, contentType: string): unknown {
+  if (buffer.length === 0 && !contentType) throw badRequest('a JSON request body is required');
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]*\+json$/.test(mediaType)) {
+    throw new HttpError(415, `send the body as Content-Type: application/json (got ${contentType ? `"${contentType.slice(0, 80)}"` : 'none'})`);
+  }
+  if (buffer.length === 0) throw badRequest('a JSON request body is required');
+  if (nestsDeeperThan(buffer, MAX_JSON_DEPTH)) {
+    throw badRequest(`the request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep; send a flatter body`);
+  }
+  try {
+    return JSON.parse(buffer.toString('utf8'));
+  } catch (err) {
+    // Only the position: the parser's message quotes the body, which may hold a password.
+    const position = /position (\d+)/.exec((err as Error).message)?.[1];
+    throw badRequest(`the request body is not valid JSON${position ? ` (error at byte ${position})` : ''}`);
+  }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_ARRAY = 0x5d;
+const CLOSE_OBJECT = 0x7d;
+
+/** Whether brackets outside strings nest deeper than `max`; one pass over the bytes, skipped for short bodies. */
+export function nestsDeeperThan(bytes: Uint8Array, max: number): boolean {
+  // Each level needs an opening byte: a body this short cannot be too deep.
+  if (bytes.length <= max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
+      if (++depth > max) return true;
+    } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) depth--;
+  }
+  return false;
 }

@@ -1,13 +1,12 @@
 // The uWS adapter: routing, credentials, body reading, validation, problem details and access logs.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log.js';
-import { redactUrl } from '../log.js';
 import type { Caller } from '../domain/access.js';
-import { HttpError, toProblem, unauthorized } from './problem.js';
+import { HttpError, asHttpError, toProblem, unauthorized } from './problem.js';
 import { Router } from './router.js';
-import { Validator } from './schema.js';
+import { parseJsonBody, Validator } from './schema.js';
 import { loadUws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.js';
-import { CAPTURED_HEADERS, type ApiRequest, type ApiResult, type RequestHeaders, type Route } from './route.js';
+import { CAPTURED_HEADERS, type ApiRequest, type ApiResult, type JsonRoute, type RequestHeaders, type Route } from './route.js';
 import { extractCredential, type Credential } from './credentials.js';
 import { createAccessLog, type AccessLog } from './access-log.js';
 
@@ -47,20 +46,56 @@ const STATUS_TEXT: Record<number, string> = {
 
 export const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${status} Status`;
 
-/** Per-response bookkeeping: uWS forbids touching a response after it was aborted or ended. */
-interface Exchange {
-  res: HttpResponse;
-  aborted: boolean;
-  done: boolean;
-  started: number;
-  requestId: string;
-  method: string;
-  url: string;
-  /** Answered after the handler returned: counted as in flight until written or aborted. */
-  async?: boolean;
-  settled?: boolean;
+/**
+ * One request and its response. Handlers see it as their ApiRequest; the other fields are the bookkeeping uWS
+ * needs, since it forbids touching a response after it was aborted or ended.
+ */
+class Exchange implements ApiRequest<Record<string, string>, any> {
+  params: Record<string, string> = {};
+  body: any = undefined;
+  caller: Caller | null = null;
+  compiled: Compiled | undefined;
+  readonly started = performance.now();
+  aborted = false;
+  done = false;
+  /** Answered after handle() returned: counted as in flight until written or aborted. */
+  async = false;
+  settled = false;
   /** An async handler is running: shutdown waits for it even if the client went away. */
-  handling?: boolean;
+  handling = false;
+  /** The socket is not read until this request is answered (see HttpServer.defer). */
+  paused = false;
+  /** Sent instead of running the route once the request is taken up (a framing error). */
+  rejection: HttpError | undefined;
+  /** The body as it arrives (requests with a body only). */
+  chunks: Buffer[] | undefined;
+  size = 0;
+  private address: string | undefined;
+
+  constructor(
+    private readonly server: HttpServer,
+    readonly res: HttpResponse,
+    readonly method: string,
+    readonly path: string,
+    private readonly rawQuery: string,
+    readonly query: URLSearchParams,
+    readonly headers: RequestHeaders,
+    readonly requestId: string,
+  ) {}
+
+  /** Read on demand (only login needs it); valid until the response is sent. */
+  get ip(): string {
+    return (this.address ??= remoteAddress(this.res));
+  }
+
+  /** The request target as sent; logged only through redactUrl. */
+  get url(): string {
+    return this.rawQuery ? `${this.path}?${this.rawQuery}` : this.path;
+  }
+
+  revalidate(): Caller {
+    return this.server.authorize(this);
+  }
 }
 
 const EMPTY_QUERY = new URLSearchParams();
@@ -76,6 +111,9 @@ export class HttpServer {
   /** Async requests (bodies being read, handlers awaiting) not yet answered; shutdown waits for them. */
   private inflight = 0;
   private drained: Array<() => void> = [];
+  /** Requests taken up at the end of this event-loop turn (see defer), and the pending immediate. */
+  private ready: Exchange[] = [];
+  private readyTimer: NodeJS.Immediate | undefined;
   private readonly uws = loadUws();
   boundPort = 0;
 
@@ -141,113 +179,162 @@ export class HttpServer {
     (this.app as unknown as { close?: () => void }).close?.();
   }
 
+  /**
+   * Resolves the request's caller from its credential as things are now and applies the route's access rule:
+   * at authentication, again once the body is in (revocation is final for requests in flight), and whenever a
+   * handler calls ApiRequest.revalidate().
+   */
+  authorize(ex: Exchange): Caller {
+    const route = ex.compiled?.route;
+    if (!route || route.access === 'public') throw new Error('revalidate() is only available on authenticated routes');
+    const credential = extractCredential(ex.headers, ex.query);
+    if (credential === null) throw unauthorized();
+    if (credential === 'malformed') throw unauthorized('the Authorization header must be "Bearer <API key or session token>"');
+    const caller = this.options.authenticate(credential);
+    if (!caller) throw unauthorized('the credential is invalid, revoked, or belongs to a disabled user');
+    ex.caller = caller;
+    if (route.access === 'admin' && caller.role !== 'Admin') {
+      throw new HttpError(403, `${ex.method} ${route.path} is for administrators only`);
+    }
+    if (route.access === 'writer' && caller.role === 'Viewer') {
+      throw new HttpError(403, 'a Viewer can read but not change anything');
+    }
+    return caller;
+  }
+
   private handle(res: HttpResponse, req: HttpRequest): void {
     const method = req.getCaseSensitiveMethod().toUpperCase();
-    const url = req.getUrl();
+    const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
     const headers = {} as RequestHeaders;
     for (const name of CAPTURED_HEADERS) headers[name] = req.getHeader(name);
     const incomingId = headers['x-request-id'];
     const requestId = REQUEST_ID_RE.test(incomingId) ? incomingId : `${idPrefix}-${(++idCounter).toString(36)}`;
-    const ex: Exchange = {
-      res,
-      aborted: false,
-      done: false,
-      started: performance.now(),
-      requestId,
-      method,
-      url: rawQuery ? `${url}?${rawQuery}` : url,
-    };
     const query = rawQuery ? new URLSearchParams(rawQuery) : EMPTY_QUERY;
-    let ip: string | undefined;
-    const apiRequest: ApiRequest<Record<string, string>, any> = {
-      method,
-      path: url,
-      params: {},
-      body: undefined,
-      query,
-      caller: null,
-      requestId,
-      // Read on demand (only login needs it); valid until the response is sent.
-      get ip() {
-        return (ip ??= remoteAddress(res));
-      },
-      headers,
-    };
+    const ex = new Exchange(this, res, method, path, rawQuery, query, headers, requestId);
+    // uWS frames the body by the first Content-Length; a message whose lengths disagree is refused (RFC 9112
+    // 6.3), not guessed at. Only requests that declare a length pay for the walk over their headers. The 400
+    // (which closes the connection) waits like a write: whatever was sent behind it is never run.
+    if (headers['content-length'] && contentLengthsDisagree(req)) {
+      this.defer(ex, new HttpError(400, 'the request has several Content-Length headers that disagree; send exactly one'));
+      return;
+    }
     try {
-      const lookup = this.router.find(method === 'HEAD' ? 'GET' : method, url);
+      const lookup = this.router.find(method === 'HEAD' ? 'GET' : method, path);
       if (lookup.kind !== 'found') {
-        if ((method === 'GET' || method === 'HEAD') && this.options.fallback) {
-          if (this.options.fallback(apiRequest, res)) {
-            this.log(ex, 200);
-            return;
-          }
+        if ((method === 'GET' || method === 'HEAD') && this.options.fallback?.(ex, res)) {
+          ex.done = true;
+          this.log(ex, 200);
+          return;
         }
         if (lookup.kind === 'method-not-allowed') {
-          throw new HttpError(405, `${method} is not allowed on ${url}; use ${lookup.allow.join(', ')}`, {
+          throw new HttpError(405, `${method} is not allowed on ${path}; use ${lookup.allow.join(', ')}`, {
             headers: { Allow: lookup.allow.join(', ') },
           });
         }
-        throw new HttpError(404, `no resource at ${url}`);
+        throw new HttpError(404, `no resource at ${path}`);
       }
-      const { route: compiled, params } = lookup.match;
+      const compiled = lookup.match.route;
       const route = compiled.route;
-      if (route.access !== 'public') {
-        const caller = this.resolveCaller(headers, query);
-        apiRequest.caller = caller;
-        if (route.access === 'admin' && caller.role !== 'Admin') {
-          throw new HttpError(403, `${method} ${route.path} is for administrators only`);
-        }
-        if (route.access === 'writer' && caller.role === 'Viewer') {
-          throw new HttpError(403, 'a Viewer can read but not change anything');
-        }
-      }
-      apiRequest.params = compiled.params ? normaliseIds(compiled.params.parse(params, 'path')) : params;
+      ex.compiled = compiled;
+      if (route.access !== 'public') this.authorize(ex);
+      const params = lookup.match.params;
+      ex.params = compiled.params ? normaliseIds(compiled.params.parse(params, 'path')) : params;
       if (compiled.query) compiled.query.parse(Object.fromEntries(query), 'query');
       if (route.kind === 'raw') {
-        route.open(apiRequest as ApiRequest<any, undefined>, res);
+        route.open(ex, res);
         ex.done = true;
         this.log(ex, 200);
         return;
       }
-      if (!compiled.body) {
-        this.finish(ex, route.handle(apiRequest as ApiRequest<any, any> & { caller: Caller }));
-        return;
-      }
-      const bodyValidator = compiled.body;
-      const contentLength = headers['content-length'];
-      if (contentLength && Number(contentLength) > this.options.maxBodyBytes) {
-        throw new HttpError(413, `the request body is ${contentLength} bytes; the limit is ${this.options.maxBodyBytes}`);
-      }
-      res.onAborted(() => {
-        ex.aborted = true;
-        if (!ex.handling) this.end(ex);
-      });
-      this.begin(ex);
-      readBody(res, this.options.maxBodyBytes).then(
-        (buffer) => {
-          if (ex.aborted) return;
-          try {
-            apiRequest.body = bodyValidator.parse(parseJsonBody(buffer, headers['content-type']), 'body');
-            this.finish(ex, route.handle(apiRequest as ApiRequest<any, any> & { caller: Caller }));
-          } catch (err) {
-            this.fail(ex, err);
-          }
-        },
-        (err) => this.fail(ex, err),
-      );
+      if (compiled.body) this.readBody(ex);
+      else if (method === 'GET' || method === 'HEAD') this.finish(ex, route.handle(ex as Exchange & { caller: Caller }));
+      else this.defer(ex);
     } catch (err) {
       this.fail(ex, err);
     }
   }
 
-  private resolveCaller(headers: RequestHeaders, query: URLSearchParams): Caller {
-    const credential = extractCredential(headers, query);
-    if (credential === null) throw unauthorized();
-    if (credential === 'malformed') throw unauthorized('the Authorization header must be "Bearer <API key or session token>"');
-    const caller = this.options.authenticate(credential);
-    if (!caller) throw unauthorized('the credential is invalid, revoked, or belongs to a disabled user');
-    return caller;
+  /** Reads the whole body, copying every chunk (uWS neuters them) and enforcing the cap as bytes arrive. */
+  private readBody(ex: Exchange): void {
+    const contentLength = ex.headers['content-length'];
+    const limit = this.options.maxBodyBytes;
+    if (contentLength && Number(contentLength) > limit) {
+      throw new HttpError(413, `the request body is ${contentLength} bytes; the limit is ${limit}`);
+    }
+    ex.res.onAborted(() => this.aborted(ex));
+    this.begin(ex);
+    const chunks: Buffer[] = (ex.chunks = []);
+    ex.res.onData((chunk, isLast) => {
+      if (ex.done || ex.aborted) return;
+      ex.size += chunk.byteLength;
+      if (ex.size > limit) {
+        this.fail(ex, new HttpError(413, `the request body exceeds the limit of ${limit} bytes`));
+        return;
+      }
+      chunks.push(Buffer.from(new Uint8Array(chunk)));
+      if (isLast) this.schedule(ex);
+    });
+  }
+
+  /**
+   * Takes a request up at the end of this event-loop turn instead of now. uWS parses every request that came
+   * in the same read before that turn ends, and closes the connection when one arrives while an earlier answer
+   * is still pending; a change applied before that would lose its answer. So a request that may change
+   * something runs only once the parser is done with its bytes (if the connection is gone by then, nothing
+   * happens), and its socket is not read again until it is answered: pipelined requests then wait their turn.
+   */
+  private defer(ex: Exchange, rejection?: HttpError): void {
+    ex.rejection = rejection;
+    ex.res.onAborted(() => this.aborted(ex));
+    this.begin(ex);
+    this.schedule(ex);
+  }
+
+  private schedule(ex: Exchange): void {
+    if (!ex.rejection) this.pause(ex);
+    this.ready.push(ex);
+    this.readyTimer ??= setImmediate(this.takeUpReady);
+  }
+
+  private readonly takeUpReady = (): void => {
+    this.readyTimer = undefined;
+    const batch = this.ready;
+    this.ready = [];
+    for (const ex of batch) this.takeUp(ex);
+  };
+
+  private takeUp(ex: Exchange): void {
+    if (ex.aborted) return;
+    if (ex.rejection) {
+      this.fail(ex, ex.rejection, true);
+      return;
+    }
+    const compiled = ex.compiled!;
+    try {
+      // The caller may have been deleted, disabled, demoted or unassigned while the body was on its way.
+      if (compiled.route.access !== 'public') this.authorize(ex);
+      if (compiled.body) {
+        const chunks = ex.chunks ?? [];
+        const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, ex.size);
+        ex.chunks = undefined;
+        ex.body = compiled.body.parse(parseJsonBody(buffer, ex.headers['content-type']), 'body');
+      }
+      this.finish(ex, (compiled.route as JsonRoute).handle(ex as Exchange & { caller: Caller }));
+    } catch (err) {
+      this.fail(ex, err);
+    }
+  }
+
+  private pause(ex: Exchange): void {
+    if (ex.paused || ex.aborted) return;
+    ex.paused = true;
+    ex.res.pause();
+  }
+
+  private aborted(ex: Exchange): void {
+    ex.aborted = true;
+    if (!ex.handling) this.end(ex);
   }
 
   private finish(ex: Exchange, result: ApiResult | Promise<ApiResult>): void {
@@ -260,6 +347,7 @@ export class HttpServer {
         });
         this.begin(ex);
       }
+      this.pause(ex);
       result.then(
         (value) => this.write(ex, value),
         (err) => this.fail(ex, err),
@@ -269,20 +357,20 @@ export class HttpServer {
     this.write(ex, result);
   }
 
-  private fail(ex: Exchange, err: unknown): void {
-    let error: HttpError;
-    if (err instanceof HttpError) error = err;
-    else {
+  private fail(ex: Exchange, err: unknown, closeConnection = false): void {
+    let error = asHttpError(err);
+    if (!error) {
       this.options.logger.error({ err, reqId: ex.requestId }, 'unhandled error in request');
       error = new HttpError(500, `internal error; quote request id ${ex.requestId} when reporting it`);
     }
-    const problem = toProblem(error, redactUrl(ex.url).split('?')[0]!, ex.requestId);
+    // The path only: the query may carry an API key.
+    const problem = toProblem(error, ex.path, ex.requestId);
     this.write(ex, {
       status: error.status,
       raw: JSON.stringify(problem),
       contentType: 'application/problem+json',
       headers: error.options.headers,
-    }, error.status === 413);
+    }, closeConnection || error.status === 413);
   }
 
   private begin(ex: Exchange): void {
@@ -307,8 +395,12 @@ export class HttpServer {
     ex.done = true;
     const { res } = ex;
     res.cork(() => {
+      // The next pipelined request is read once this answer is on its way.
+      if (ex.paused) res.resume();
       res.writeStatus(statusLine(result.status));
       res.writeHeader('X-Request-Id', ex.requestId);
+      res.writeHeader('X-Content-Type-Options', 'nosniff');
+      if (ex.compiled?.route.sensitive) res.writeHeader('Cache-Control', 'no-store');
       if (result.headers) for (const [key, value] of Object.entries(result.headers)) res.writeHeader(key, value);
       if (result.status === 204 || result.status === 304) {
         // This uWS build aborts the process if endWithoutBody gets explicit undefined arguments.
@@ -339,6 +431,25 @@ export class HttpServer {
   }
 }
 
+// req.forEach takes a callback: these two slots let one module-level function serve every request.
+let firstContentLength: string | undefined;
+let contentLengthDiffers = false;
+
+function compareContentLength(key: string, value: string): void {
+  if (key !== 'content-length') return;
+  const length = value.trim();
+  if (firstContentLength === undefined) firstContentLength = length;
+  else if (length !== firstContentLength) contentLengthDiffers = true;
+}
+
+/** Whether the request carries Content-Length headers with different values (identical repeats are harmless). */
+function contentLengthsDisagree(req: HttpRequest): boolean {
+  firstContentLength = undefined;
+  contentLengthDiffers = false;
+  req.forEach(compareContentLength);
+  return contentLengthDiffers;
+}
+
 /** Lower-cases UUID path parameters so lookups match the stored form. */
 function normaliseIds<T>(params: T): T {
   const out = params as Record<string, unknown>;
@@ -355,40 +466,4 @@ function remoteAddress(res: HttpResponse): string {
   } catch {
     return '';
   }
-}
-
-function parseJsonBody(buffer: Buffer, contentType: string): unknown {
-  if (buffer.length === 0 && !contentType) throw new HttpError(400, 'a JSON request body is required');
-  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
-  if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]*\+json$/.test(mediaType)) {
-    throw new HttpError(415, `send the body as Content-Type: application/json (got ${contentType ? `"${contentType.slice(0, 80)}"` : 'none'})`);
-  }
-  if (buffer.length === 0) throw new HttpError(400, 'a JSON request body is required');
-  try {
-    return JSON.parse(buffer.toString('utf8'));
-  } catch (err) {
-    // Only the position: the parser's message quotes the body, which may hold a password.
-    const position = /position (\d+)/.exec((err as Error).message)?.[1];
-    throw new HttpError(400, `the request body is not valid JSON${position ? ` (error at byte ${position})` : ''}`);
-  }
-}
-
-/** Reads the whole body, copying every chunk (uWS neuters them) and enforcing the cap as bytes arrive. */
-function readBody(res: HttpResponse, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let failed = false;
-    res.onData((chunk, isLast) => {
-      if (failed) return;
-      size += chunk.byteLength;
-      if (size > limit) {
-        failed = true;
-        reject(new HttpError(413, `the request body exceeds the limit of ${limit} bytes`));
-        return;
-      }
-      chunks.push(Buffer.from(new Uint8Array(chunk)));
-      if (isLast) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    });
-  });
 }

@@ -1,5 +1,6 @@
 // The server-sent-events stream: per-caller filtering at send time, replay, heartbeats and backpressure.
 import type { Logger } from '../log.js';
+import type { Config } from '../config.js';
 import { canSeePlayer, canSeeZone, isAdmin, type Caller } from '../domain/access.js';
 import type { AccountsService } from '../domain/accounts.js';
 import type { EventBus, StampedEvent } from '../domain/events.js';
@@ -8,6 +9,7 @@ import type { ApiRequest, RawRoute } from './route.js';
 import { extractCredential } from './credentials.js';
 import type { HttpResponse } from './uws.js';
 import { statusLine } from './server.js';
+import { HttpError } from './problem.js';
 
 export interface StreamOptions {
   retryMs: number;
@@ -15,6 +17,9 @@ export interface StreamOptions {
   maxBufferedBytes: number;
   recheckIntervalMs: number;
 }
+
+/** How many streams may be open at once: per user (429 beyond) and in all (503 beyond). */
+export type StreamLimits = Pick<Config['limits'], 'streamsPerUser' | 'streamsTotal'>;
 
 interface Stream {
   res: HttpResponse;
@@ -50,6 +55,7 @@ export class EventStreams {
     private readonly accounts: AccountsService,
     private readonly options: StreamOptions,
     private readonly logger: Logger,
+    private readonly limits: StreamLimits,
   ) {
     this.unsubscribers.push(
       bus.subscribe((event) => this.broadcast(event)),
@@ -105,6 +111,14 @@ export class EventStreams {
 
   private open(req: ApiRequest<Record<string, string>, undefined>, res: HttpResponse): void {
     const caller = req.caller!;
+    this.admit(caller);
+    if (req.method === 'HEAD') {
+      // The headers a stream would start with, and nothing else: no body, nothing registered.
+      res.writeStatus(statusLine(200));
+      writeStreamHeaders(res, req.requestId);
+      res.endWithoutBody();
+      return;
+    }
     const credential = extractCredential(req.headers, req.query);
     const keyDigest =
       caller.credential.kind === 'apiKey' && credential && credential !== 'malformed' ? this.accounts.digestOf(credential.value) : null;
@@ -112,10 +126,7 @@ export class EventStreams {
     res.onAborted(() => this.forget(stream));
     res.onWritable(() => this.flush(stream));
     res.writeStatus(statusLine(200));
-    res.writeHeader('Content-Type', 'text/event-stream; charset=utf-8');
-    res.writeHeader('Cache-Control', 'no-cache, no-transform');
-    res.writeHeader('X-Accel-Buffering', 'no');
-    res.writeHeader('X-Request-Id', req.requestId);
+    writeStreamHeaders(res, req.requestId);
     let first = `retry: ${this.options.retryMs}\n\n`;
     const resumeFrom = req.headers['last-event-id'] || req.query.get('lastEventId') || '';
     if (/^\d{1,15}$/.test(resumeFrom)) {
@@ -136,6 +147,29 @@ export class EventStreams {
     mine.add(stream);
     this.stats.opened++;
     this.startTimers();
+  }
+
+  /**
+   * Refuses a stream beyond the caps, before anything is written: each open stream holds a socket, and one
+   * client must not be able to take the file descriptors the others (and the admin) need.
+   */
+  private admit(caller: Caller): void {
+    const mine = this.byUser.get(caller.userId)?.size ?? 0;
+    if (mine >= this.limits.streamsPerUser) {
+      throw new HttpError(429, `you already have ${mine} event streams open, the most one user may; close one before opening another`, {
+        headers: this.retryAfter(),
+      });
+    }
+    if (this.streams.size >= this.limits.streamsTotal) {
+      throw new HttpError(503, `the appliance already serves ${this.streams.size} event streams, its limit; try again later`, {
+        headers: this.retryAfter(),
+      });
+    }
+  }
+
+  /** Streams of vanished clients are found out by the next ping: that is when a slot may free up. */
+  private retryAfter(): Record<string, string> {
+    return { 'Retry-After': String(Math.max(1, Math.ceil(this.options.pingIntervalMs / 1000))) };
   }
 
   private broadcast(event: StampedEvent): void {
@@ -299,6 +333,14 @@ export class EventStreams {
     this.stats.closed++;
     if (this.streams.size === 0) this.stopTimers();
   }
+}
+
+function writeStreamHeaders(res: HttpResponse, requestId: string): void {
+  res.writeHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  res.writeHeader('Cache-Control', 'no-cache, no-transform');
+  res.writeHeader('X-Accel-Buffering', 'no');
+  res.writeHeader('X-Content-Type-Options', 'nosniff');
+  res.writeHeader('X-Request-Id', requestId);
 }
 
 /** Events whose payload names other players or zones, so non-admins get their own copy. */

@@ -7,9 +7,11 @@ import { defaultConfig } from '../../daemon/config.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
 
 const sse = { ...defaultConfig().sse, pingIntervalMs: 200, replayEvents: 64, maxBufferedBytes: 256 * 1024 };
+// One admin opens 200 streams at once below (a leak check), past the default per-user cap.
+const limits = { ...defaultConfig().limits, streamsPerUser: 256 };
 
 t.test('event stream', async (t) => {
-  const d = await startTestDaemon(t, { config: { sse } });
+  const d = await startTestDaemon(t, { config: { sse, limits } });
   const admin = client(d.base, d.adminKey);
   const zones = (await admin.get('/api/zones')).body as Array<{ id: string }>;
   const mine = (await admin.post('/api/players', { name: 'Mine', input: { channel: 1 } })).body;

@@ -84,7 +84,7 @@ export async function soak(minutes: number, subscribers: number, log: (line: str
   let daemon: DaemonProcess | undefined;
   const clients: ChildProcess[] = [];
   try {
-    daemon = await startDaemon({ logLevel: 'info', stdout: 'discard', needFds: subscribers + 512 });
+    daemon = await startDaemon({ logLevel: 'info', stdout: 'discard', needFds: subscribers + 512, limits: { streamsPerUser: subscribers + 16, streamsTotal: subscribers + 64 } });
     const fixture = await setupPlayers(daemon.base, daemon.adminKey);
     const editPlaylistId = await createPlaylist(fixture.api, 'Soak edits', 3);
     const reorderPlaylistId = await createPlaylist(fixture.api, 'Soak reorder', 5);

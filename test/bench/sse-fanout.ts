@@ -46,7 +46,7 @@ interface Server {
 
 async function startServer(kind: 'azcd' | 'bare', n: number): Promise<{ server: Server; playerId: string }> {
   if (kind === 'azcd') {
-    const daemon = await startDaemon({ logLevel: 'info', stdout: 'discard', needFds: n + 512 });
+    const daemon = await startDaemon({ logLevel: 'info', stdout: 'discard', needFds: n + 512, limits: { streamsPerUser: n + 16, streamsTotal: n + 64 } });
     try {
       const fixture = await setupPlayers(daemon.base, daemon.adminKey);
       return { server: daemon, playerId: fixture.playerId };

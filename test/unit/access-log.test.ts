@@ -34,3 +34,23 @@ t.test('nothing is written above the info level', async (t) => {
   log({ requestId: 'r-3', method: 'GET', url: '/', status: 200, ms: 1 });
   t.same(lines, []);
 });
+
+t.test('an apiKey parameter is redacted however its name is encoded, as the query parser would decode it', async (t) => {
+  const { lines, log } = capture();
+  const cases: Array<[string, string]> = [
+    ['api%4Bey=svc_a', 'api%4Bey=[redacted]'],
+    ['api%4bey=svc_a&lastEventId=4', 'api%4bey=[redacted]&lastEventId=4'],
+    ['%61%70%69%4b%65%79=svc_a', '%61%70%69%4b%65%79=[redacted]'],
+    ['apiKey=svc_a&apiKey=svc_b', 'apiKey=[redacted]&apiKey=[redacted]'],
+    ['api+Key=svc_a', 'api+Key=[redacted]'],
+    ['apiKey%3Dsvc_a', '[redacted]'],
+    ['x=%zz&apiKey=svc_a', 'x=%zz&apiKey=[redacted]'],
+    ['apiKeyword=1', '[redacted]'],
+    ['keep=svc_a', 'keep=svc_a'],
+  ];
+  for (const [query] of cases) log({ requestId: 'r-4', method: 'GET', url: `/api/stream/events?${query}`, status: 200, ms: 1 });
+  t.same(
+    lines.map((line) => JSON.parse(line).path),
+    cases.map(([, logged]) => `/api/stream/events?${logged}`),
+  );
+});

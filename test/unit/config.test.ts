@@ -2,7 +2,7 @@
 import t from 'tap';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../daemon/config.js';
+import { ConfigError, defaultConfig, loadConfig } from '../../daemon/config.js';
 import { tempDir } from '../helpers/daemon.js';
 
 const CWD = '/srv/azcd';
@@ -162,7 +162,7 @@ t.test('unknown keys in the config file are ignored', async (t) => {
 });
 
 t.test('an unknown driver is a ConfigError listing the drivers', async (t) => {
-  t.match(configError(() => loadConfig(['--driver', 'sonos'], {}, CWD))?.message, /"driver" must be one of simulated, monoprice, got "sonos"/);
+  t.match(configError(() => loadConfig(['--driver', 'sonos'], {}, CWD))?.message, /"driver" must be one of simulated, monoprice, xantech, got "sonos"/);
 });
 
 t.test('the monoprice driver without a serial port is a ConfigError that says how to set one', async (t) => {
@@ -176,4 +176,15 @@ t.test('the monoprice driver with a serial port from any layer is accepted', asy
 
 t.test('the SSDP interface list is split on commas', async (t) => {
   t.same(loadConfig(['--ssdp-interfaces', 'eth0, wlan0,'], {}, CWD).config.ssdpInterfaces, ['eth0', 'wlan0']);
+});
+
+t.test('the config file may raise or lower the limits, one key at a time, and refuses unknown or invalid ones', async (t) => {
+  const file = configFile(t, { limits: { streamsPerUser: 4 } });
+  const { config } = loadConfig(['--config', file], {}, CWD);
+  t.equal(config.limits.streamsPerUser, 4, 'the named limit is taken');
+  t.equal(config.limits.playlists, defaultConfig().limits.playlists, 'the others keep their defaults');
+  const misspelt = configFile(t, { limits: { streamsPerUsr: 4 } });
+  t.match(configError(() => loadConfig(['--config', misspelt], {}, CWD))?.message, /"limits.streamsPerUsr" is not a limit/);
+  const zero = configFile(t, { limits: { playlists: 0 } });
+  t.match(configError(() => loadConfig(['--config', zero], {}, CWD))?.message, /"limits.playlists" must be an integer from 1/);
 });

@@ -1,6 +1,6 @@
 // Runs the built daemon (dist/daemon/main.js) as a separate process on 127.0.0.1 with a fresh state directory.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -35,6 +35,8 @@ export interface DaemonSpawnOptions {
   stateDir?: string;
   keepStateDir?: boolean;
   needFds?: number;
+  /** Limits written to a config file for the daemon (fan-out and soak runs open more streams than one user may). */
+  limits?: Record<string, number>;
 }
 
 export const ADMIN_PASSWORD = 'bench-admin-password';
@@ -76,6 +78,11 @@ export async function spawnDaemon(options: DaemonSpawnOptions = {}): Promise<Dae
     '--log-level', logLevel,
     '--no-ssdp',
   ];
+  if (options.limits) {
+    const file = path.join(stateDir, 'bench-config.json');
+    writeFileSync(file, JSON.stringify({ limits: options.limits }), { mode: 0o600 });
+    args.push('--config', file);
+  }
   const env: NodeJS.ProcessEnv = { ...process.env, AZC_ADMIN_PASSWORD: ADMIN_PASSWORD, AZC_SSDP: 'false' };
   delete env.NOTIFY_SOCKET;
   delete env.INVOCATION_ID;
