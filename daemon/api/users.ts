@@ -25,6 +25,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
     route({
       method: 'POST',
       path: '/api/auth/login',
+      sensitive: true,
       access: 'public',
       summary: 'Sign in with username and password; returns a session token for Authorization: Bearer',
       tags: ['auth'],
@@ -72,6 +73,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
     route({
       method: 'POST',
       path: '/api/users',
+      sensitive: true,
       access: 'admin',
       summary: 'Create a user with an API key (returned once in full)',
       tags: ['users'],
@@ -87,12 +89,16 @@ export function userRoutes(accounts: AccountsService): Route[] {
       },
       handle: async (req) =>
         created(
-          await accounts.create({
-            username: req.body.username,
-            password: req.body.password,
-            role: role(req.body.role),
-            assignments: req.body.assignments,
-          }),
+          await accounts.create(
+            {
+              username: req.body.username,
+              password: req.body.password,
+              role: role(req.body.role),
+              assignments: req.body.assignments,
+            },
+            // The caller may have been demoted, disabled or deleted while the password was being hashed.
+            { beforeCommit: () => req.revalidate() },
+          ),
         ),
     }),
     route({
@@ -149,6 +155,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
     route({
       method: 'GET',
       path: '/api/users/{id}/api-key',
+      sensitive: true,
       access: 'admin',
       summary: "Read a user's full API key",
       tags: ['users'],
@@ -159,6 +166,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
     route({
       method: 'POST',
       path: '/api/users/{id}/api-key',
+      sensitive: true,
       access: 'admin',
       summary: 'Regenerate the API key; the previous key stops working at once',
       tags: ['users'],
@@ -183,16 +191,28 @@ export function userRoutes(accounts: AccountsService): Route[] {
       method: 'PUT',
       path: '/api/users/{id}/password',
       access: 'user',
-      summary: "Change a user's password (admin or self); ends that user's sessions",
+      summary: "Change a user's password (admin, or self with currentPassword); ends that user's sessions",
+      description:
+        'Changing your own password (Admins too) needs `currentPassword`; an Admin resetting another user\'s password does ' +
+        'not. A wrong `currentPassword` counts as a failed login of that user (same throttle and 429).',
       tags: ['users'],
       params: IdParams,
-      body: T.Object({ newPassword: Password }),
-      responses: { 200: { description: 'changed (empty body)' }, 403: { description: 'not admin nor self' } },
+      body: T.Object({
+        newPassword: Password,
+        currentPassword: T.Optional(
+          T.String({ maxLength: 1024, errorMessage: 'must be a string of at most 1024 characters', writeOnly: true, description: 'required when changing your own password' }),
+        ),
+      }),
+      responses: {
+        200: { description: 'changed (empty body)' },
+        403: { description: 'not admin nor self, or (own password) currentPassword missing or wrong' },
+        409: { description: 'the password changed while this request was checked' },
+        429: { description: 'too many wrong passwords for this user or from this address; see Retry-After' },
+      },
       handle: async (req) => {
-        if (!isAdmin(req.caller) && req.caller.userId !== req.params.id) {
-          throw forbidden("only an Admin can change another user's password");
-        }
-        await accounts.setPassword(req.params.id, req.body.newPassword);
+        // Read before any await: the address belongs to the open response.
+        const address = req.ip;
+        await accounts.changePassword(req.caller, req.params.id, req.body, { address, recheck: () => req.revalidate() });
         return { status: 200 };
       },
     }),

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/db.js';
 import type { UsersRepo, UserRow, Assignments } from '../store/users-repo.js';
-import type { Caller, Role } from './access.js';
+import { isAdmin, type Caller, type Role } from './access.js';
 import type { EventBus } from './events.js';
 import {
   API_KEY_RE,
@@ -15,8 +15,8 @@ import {
   sameDigest,
   verifyPassword,
 } from './secrets.js';
-import { LoginThrottle } from './login-throttle.js';
-import { HttpError, badRequest, conflict, notFound, unauthorized } from '../http/problem.js';
+import { LoginThrottle, canonicalAddress, isLoopback } from './login-throttle.js';
+import { HttpError, badRequest, conflict, forbidden, notFound, unauthorized } from '../http/problem.js';
 import type { Credential } from '../http/credentials.js';
 
 export interface UserView {
@@ -28,6 +28,14 @@ export interface UserView {
   isEnabled: boolean;
   createdAt: string;
   assignments: Assignments;
+  /** True while the account still has the generated password of the first start; clients should ask for a new one. */
+  passwordChangeRequired: boolean;
+}
+
+/** Password hashing, swappable so tests can hold a request inside the hash (where permissions may change). */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(password: string, stored: string): Promise<boolean>;
 }
 
 export interface AccountsOptions {
@@ -46,6 +54,8 @@ export const USERNAME_RE = /^[A-Za-z0-9._-]{3,64}$/;
 const CACHE_LIMIT = 1000;
 /** Touch a session's last-use time at most this often, so reads stay reads. */
 const SESSION_TOUCH_MS = 60_000;
+/** Addresses remembered per user as trusted for the login lock (login-throttle.ts): the most recent successes. */
+export const TRUSTED_ADDRESSES_PER_USER = 8;
 
 export class AccountsService {
   private readonly throttle: LoginThrottle;
@@ -58,6 +68,7 @@ export class AccountsService {
   private readonly views = new Map<string, UserView>();
   /** A digest computed once so unknown usernames cost the same scrypt time as known ones. */
   private dummyHash: Promise<string> | undefined;
+  passwords: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
 
   constructor(
     private readonly store: Store,
@@ -154,25 +165,9 @@ export class AccountsService {
   }
 
   async login(username: string, password: string, address: string): Promise<{ token: string; expiresAt: string; user: UserView }> {
-    const keys = [`user:${username.toLowerCase()}`, `addr:${address}`];
-    const wait = this.throttle.retryAfterMs(keys);
-    if (wait > 0) {
-      throw new HttpError(429, `too many failed logins; try again in ${Math.ceil(wait / 1000)} s`, {
-        headers: { 'Retry-After': String(Math.ceil(wait / 1000)) },
-      });
-    }
-    // Counted as a failure before the check, so parallel guesses cannot all start before the back-off does;
-    // a success below clears it again.
-    this.throttle.recordFailure(keys);
-    const row = this.users.byUsername(username);
-    this.dummyHash ??= hashPassword('not a password of anyone');
-    const matches = await verifyPassword(password, row?.password_hash ?? (await this.dummyHash));
-    // Re-read after the await: the user may have been disabled, deleted or given a new password meanwhile.
-    const current = row && this.users.byId(row.id);
-    if (!matches || !current || !current.is_enabled || current.password_hash !== row.password_hash) {
-      throw unauthorized('wrong username or password, or the account is disabled');
-    }
-    this.throttle.recordSuccess(keys);
+    const client = canonicalAddress(address);
+    const current = await this.checkPassword(username, password, client);
+    if (!current) throw unauthorized('wrong username or password, or the account is disabled');
     const token = generateSessionToken();
     const now = this.now();
     const expiresAt = now + this.options.sessionAbsoluteMs;
@@ -186,8 +181,38 @@ export class AccountsService {
         last_used_at: now,
         expires_at: expiresAt,
       });
+      // Loopback is always trusted; remembering it would only push a real address out of the list.
+      if (!isLoopback(client)) this.users.trustAddress(current.id, client, now, TRUSTED_ADDRESSES_PER_USER);
     });
     return { token, expiresAt: new Date(expiresAt).toISOString(), user: this.view(current) };
+  }
+
+  /**
+   * One throttled password check (login-throttle.ts has the policy): 429 while blocked, otherwise the user as it
+   * is after the check, or null when the password is wrong, the user unknown or disabled, or its password
+   * changed while the check ran.
+   */
+  private async checkPassword(username: string, password: string, client: string): Promise<UserRow | null> {
+    const row = this.users.byUsername(username);
+    const trusted = isLoopback(client) || (row !== undefined && this.users.isTrustedAddress(row.id, client));
+    const wait = this.throttle.retryAfterMs(username, client, trusted);
+    if (wait > 0) {
+      throw new HttpError(429, `too many failed password attempts; try again in ${Math.ceil(wait / 1000)} s`, {
+        headers: { 'Retry-After': String(Math.ceil(wait / 1000)) },
+      });
+    }
+    const attempt = this.throttle.begin(username, client);
+    try {
+      this.dummyHash ??= hashPassword('not a password of anyone');
+      const matches = await this.passwords.verify(password, row?.password_hash ?? (await this.dummyHash));
+      // Re-read after the await: the user may have been disabled, deleted or given a new password meanwhile.
+      const current = row && this.users.byId(row.id);
+      if (!matches || !current || !current.is_enabled || current.password_hash !== row.password_hash) return null;
+      attempt.succeeded();
+      return current;
+    } finally {
+      attempt.failed(); // a no-op once it succeeded; an exception counts as a failure
+    }
   }
 
   logout(caller: Caller): void {
@@ -209,6 +234,7 @@ export class AccountsService {
       isEnabled: row.is_enabled === 1,
       createdAt: row.created_at,
       assignments: this.users.assignments(row.id),
+      passwordChangeRequired: row.password_change_required === 1,
     };
   }
 
@@ -227,15 +253,24 @@ export class AccountsService {
 
   async create(
     input: { username: string; password: string; role: Role; assignments?: Assignments },
-    /** A key chosen in advance (the first admin's, saved before the account exists). */
-    presetKey?: string,
+    options: {
+      /** A key chosen in advance (the first admin's, saved before the account exists). */
+      presetKey?: string;
+      /** The password was generated, not chosen: its owner should replace it. */
+      passwordChangeRequired?: boolean;
+      /** Re-checks the caller after the hash, right before the commit; throws to abort (see ApiRequest.revalidate). */
+      beforeCommit?: () => void;
+    } = {},
   ): Promise<UserView & { apiKey: string }> {
     validateUsername(input.username);
     validatePassword(input.password, 'password');
-    const assignments = this.checkAssignments(input.assignments ?? { playerIds: [], zoneIds: [] });
+    this.checkAssignments(input.assignments ?? { playerIds: [], zoneIds: [] });
     if (this.users.byUsername(input.username)) throw conflict(`a user named "${input.username}" already exists`);
-    const passwordHash = await hashPassword(input.password);
-    const apiKey = presetKey ?? generateApiKey();
+    const passwordHash = await this.passwords.hash(input.password);
+    options.beforeCommit?.();
+    // Checked again after the hash: a player or zone may have been deleted meanwhile.
+    const assignments = this.checkAssignments(input.assignments ?? { playerIds: [], zoneIds: [] });
+    const apiKey = options.presetKey ?? generateApiKey();
     const id = randomUUID();
     this.store.transaction(() => {
       if (this.users.byUsername(input.username)) throw conflict(`a user named "${input.username}" already exists`);
@@ -246,6 +281,7 @@ export class AccountsService {
         password_hash: passwordHash,
         is_enabled: 1,
         created_at: new Date(this.now()).toISOString(),
+        password_change_required: options.passwordChangeRequired ? 1 : 0,
         ...this.sealedKey(apiKey),
       });
       this.users.replaceAssignments(id, assignments);
@@ -305,12 +341,41 @@ export class AccountsService {
     this.changed(id);
   }
 
-  async setPassword(id: string, newPassword: string): Promise<void> {
-    this.row(id);
-    validatePassword(newPassword, 'newPassword');
-    const hash = await hashPassword(newPassword);
+  /**
+   * Sets a user's password and ends its sessions. An Admin may reset another user's password outright; changing
+   * one's own (Admin or not) needs the current password (OWASP ASVS 2.1.6), so a stolen session or key cannot
+   * take over the account. A wrong current password counts as a failed login of that username from `address`.
+   */
+  async changePassword(
+    caller: Caller,
+    id: string,
+    input: { newPassword: string; currentPassword?: string },
+    context: {
+      address: string;
+      /** Re-resolves the caller after the awaits (ApiRequest.revalidate); throws when its credential is gone. */
+      recheck: () => Caller;
+    },
+  ): Promise<void> {
+    const self = caller.userId === id;
+    if (!self && !isAdmin(caller)) throw forbidden("only an Admin can change another user's password");
+    const row = this.row(id);
+    validatePassword(input.newPassword, 'newPassword');
+    if (self) {
+      if (input.currentPassword === undefined) {
+        throw forbidden('changing your own password needs "currentPassword" (your present password) as well as "newPassword"');
+      }
+      const checked = await this.checkPassword(row.username, input.currentPassword, canonicalAddress(context.address));
+      if (!checked) throw forbidden('"currentPassword" is not the present password of this account; nothing was changed');
+    }
+    const hash = await this.passwords.hash(input.newPassword);
+    const recheckedCaller = context.recheck();
+    if (recheckedCaller.userId !== id && !isAdmin(recheckedCaller)) throw forbidden("only an Admin can change another user's password");
     this.store.transaction(() => {
-      this.row(id);
+      const current = this.row(id);
+      // Two changes with the same current password: only the first may win.
+      if (self && current.password_hash !== row.password_hash) {
+        throw conflict('the password was changed by another request meanwhile; sign in again with the new one');
+      }
       this.users.setPassword(id, hash);
       this.users.deleteUserSessions(id);
     });
@@ -343,7 +408,10 @@ export class AccountsService {
     if (this.users.count() > 0) return null;
     const credentials = { username: 'admin', password: password ?? generateSessionToken().slice(4, 24), apiKey: generateApiKey() };
     save(credentials);
-    await this.create({ username: credentials.username, password: credentials.password, role: 'Admin' }, credentials.apiKey);
+    await this.create(
+      { username: credentials.username, password: credentials.password, role: 'Admin' },
+      { presetKey: credentials.apiKey, passwordChangeRequired: password === undefined },
+    );
     return credentials;
   }
 

@@ -1,8 +1,9 @@
 // Secrets at rest: API keys sealed with a device key (secretbox), keyed digests for lookup, scrypt passwords.
 import { createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import nacl from 'tweetnacl';
+import { ensurePrivateDir, ensurePrivateFile } from '../paths.js';
 
 export const API_KEY_RE = /^svc_[0-9a-f]{48}$/;
 export const SESSION_TOKEN_RE = /^sst_[A-Za-z0-9_-]{43}$/;
@@ -38,12 +39,12 @@ export class DeviceSecrets {
 
   /** Loads `<stateDir>/device.key`, creating it (mode 0600) on first start. */
   static open(stateDir: string): DeviceSecrets {
-    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(stateDir);
     const file = path.join(stateDir, 'device.key');
     let key: Buffer;
     try {
       key = readFileSync(file);
-      if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+      ensurePrivateFile(file);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       key = randomBytes(32);
@@ -107,6 +108,8 @@ export function writePrivateFile(file: string, content: string | Buffer, options
   const target = options.exclusive ? file : `${file}.${process.pid}.tmp`;
   const fd = openSync(target, options.exclusive ? 'wx' : 'w', 0o600);
   try {
+    // The mode of open() applies only to a new file: a leftover temp file keeps its own.
+    fchmodSync(fd, 0o600);
     writeSync(fd, typeof content === 'string' ? Buffer.from(content) : content);
     fsyncSync(fd);
   } finally {

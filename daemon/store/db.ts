@@ -1,8 +1,8 @@
 // Opens the SQLite store (WAL, foreign keys), runs migrations, and offers transactions.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { MIGRATIONS } from './migrations.js';
+import { ensurePrivateDir, ensurePrivateFile } from '../paths.js';
 
 export type Db = Database.Database;
 
@@ -19,7 +19,10 @@ export class Store {
   private readonly sql: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
 
   constructor(readonly file: string) {
-    mkdirSync(path.dirname(file), { recursive: true });
+    // Private before SQLite opens anything: the files hold usernames, roles and password hashes.
+    ensurePrivateDir(path.dirname(file));
+    ensurePrivateFile(file, { create: true });
+    for (const suffix of ['-wal', '-shm', '-journal']) ensurePrivateFile(file + suffix);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // FULL: a committed transaction survives a power cut, not only a crash of the process.

@@ -91,4 +91,16 @@ export const MIGRATIONS: string[] = [
   ) STRICT;
   CREATE INDEX tracks_playlist ON tracks(playlist_id, position);
   `,
+  // 2: the first admin's generated password must be replaced; addresses each user last signed in from, which the
+  // per-username login lock does not hold back (login-throttle.ts).
+  `
+  ALTER TABLE users ADD COLUMN password_change_required INTEGER NOT NULL DEFAULT 0;
+
+  CREATE TABLE trusted_addresses (
+    user_id      TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    address      TEXT NOT NULL,
+    last_success INTEGER NOT NULL,
+    PRIMARY KEY (user_id, address)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];

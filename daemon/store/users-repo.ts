@@ -12,6 +12,8 @@ export interface UserRow {
   key_digest: Buffer | null;
   key_nonce: Buffer | null;
   key_box: Buffer | null;
+  /** 1 while the password is the generated one of the first start (it should be replaced). */
+  password_change_required: number;
 }
 
 export interface SessionRow {
@@ -33,8 +35,10 @@ export class UsersRepo {
   constructor(db: Db) {
     this.s = {
       insert: db.prepare(
-        `INSERT INTO users (id, username, role, password_hash, is_enabled, created_at, key_digest, key_nonce, key_box)
-         VALUES (@id, @username, @role, @password_hash, @is_enabled, @created_at, @key_digest, @key_nonce, @key_box)`,
+        `INSERT INTO users (id, username, role, password_hash, is_enabled, created_at, key_digest, key_nonce, key_box,
+                            password_change_required)
+         VALUES (@id, @username, @role, @password_hash, @is_enabled, @created_at, @key_digest, @key_nonce, @key_box,
+                 @password_change_required)`,
       ),
       byId: db.prepare('SELECT * FROM users WHERE id = ?'),
       byUsername: db.prepare('SELECT * FROM users WHERE username = ?'),
@@ -44,7 +48,7 @@ export class UsersRepo {
       update: db.prepare('UPDATE users SET role = @role, is_enabled = @is_enabled WHERE id = @id'),
       remove: db.prepare('DELETE FROM users WHERE id = ?'),
       setKey: db.prepare('UPDATE users SET key_digest = ?, key_nonce = ?, key_box = ? WHERE id = ?'),
-      setPassword: db.prepare('UPDATE users SET password_hash = ? WHERE id = ?'),
+      setPassword: db.prepare('UPDATE users SET password_hash = ?, password_change_required = 0 WHERE id = ?'),
       enabledAdmins: db.prepare(`SELECT COUNT(*) AS n FROM users WHERE role = 'Admin' AND is_enabled = 1`),
       assignments: db.prepare('SELECT kind, target_id FROM assignments WHERE user_id = ?'),
       clearAssignments: db.prepare('DELETE FROM assignments WHERE user_id = ?'),
@@ -61,6 +65,16 @@ export class UsersRepo {
       deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
       deleteUserSessions: db.prepare('DELETE FROM sessions WHERE user_id = ?'),
       deleteExpiredSessions: db.prepare('DELETE FROM sessions WHERE expires_at <= ? OR last_used_at <= ?'),
+      isTrusted: db.prepare('SELECT 1 AS ok FROM trusted_addresses WHERE user_id = ? AND address = ?'),
+      trust: db.prepare(
+        `INSERT INTO trusted_addresses (user_id, address, last_success) VALUES (?, ?, ?)
+         ON CONFLICT (user_id, address) DO UPDATE SET last_success = excluded.last_success`,
+      ),
+      trimTrusted: db.prepare(
+        `DELETE FROM trusted_addresses WHERE user_id = @user_id AND address NOT IN (
+           SELECT address FROM trusted_addresses WHERE user_id = @user_id ORDER BY last_success DESC, address LIMIT @keep)`,
+      ),
+      trustedAddresses: db.prepare('SELECT address FROM trusted_addresses WHERE user_id = ? ORDER BY last_success DESC, address'),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     };
@@ -93,6 +107,7 @@ export class UsersRepo {
   setKey(id: string, key: { digest: Buffer; nonce: Buffer; box: Buffer } | null): void {
     this.s.setKey.run(key?.digest ?? null, key?.nonce ?? null, key?.box ?? null, id);
   }
+  /** Also clears password_change_required: whoever set this password chose it. */
   setPassword(id: string, hash: string): void {
     this.s.setPassword.run(hash, id);
   }
@@ -139,6 +154,18 @@ export class UsersRepo {
   }
   deleteExpiredSessions(now: number, idleMs: number): number {
     return this.s.deleteExpiredSessions.run(now, now - idleMs).changes;
+  }
+
+  isTrustedAddress(userId: string, address: string): boolean {
+    return this.s.isTrusted.get(userId, address) !== undefined;
+  }
+  /** Records a successful sign-in from `address`, keeping only the user's `keep` most recent addresses. */
+  trustAddress(userId: string, address: string, now: number, keep: number): void {
+    this.s.trust.run(userId, address, now);
+    this.s.trimTrusted.run({ user_id: userId, keep });
+  }
+  trustedAddresses(userId: string): string[] {
+    return (this.s.trustedAddresses.all(userId) as Array<{ address: string }>).map((row) => row.address);
   }
 
   getMeta(key: string): string | undefined {

@@ -64,7 +64,8 @@ t.test('user endpoints', async (t) => {
     t.equal(res.status, 201);
     t.match(res.body, { id: UUID, username: 'created1', role: 'Operator', apiKey: FULL_KEY, isEnabled: true, assignments: { playerIds: [], zoneIds: [] } });
     t.ok(Date.parse(res.body.createdAt) >= before - 1000, `createdAt is a date-time of now: ${res.body.createdAt}`);
-    t.equal(Object.keys(res.body).sort().join(), 'apiKey,assignments,createdAt,id,isEnabled,role,username');
+    t.equal(Object.keys(res.body).sort().join(), 'apiKey,assignments,createdAt,id,isEnabled,passwordChangeRequired,role,username');
+    t.equal(res.body.passwordChangeRequired, false, 'a password chosen by an admin need not be replaced');
   });
 
   t.test("a new user's key authenticates as that user", async (t) => {
@@ -357,9 +358,9 @@ t.test('user endpoints', async (t) => {
     t.equal(await loginStatus(d.base, 'pw-login', user.password), 401);
   });
 
-  t.test('a user changes its own password', async (t) => {
+  t.test('a user changes its own password, giving the current one', async (t) => {
     const user = await createUser(api, 'pw-self', 'Viewer');
-    const res = await anon.put(`/api/users/${user.id}/password`, { newPassword: 'my-own-new-password' }, { key: user.apiKey });
+    const res = await anon.put(`/api/users/${user.id}/password`, { currentPassword: user.password, newPassword: 'my-own-new-password' }, { key: user.apiKey });
     t.equal(res.status, 200);
     t.equal(await loginStatus(d.base, 'pw-self', 'my-own-new-password'), 200);
   });

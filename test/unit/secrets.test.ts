@@ -13,6 +13,7 @@ import {
   maskApiKey,
   sameDigest,
   verifyPassword,
+  writePrivateFile,
 } from '../../daemon/domain/secrets.js';
 import { tempDir } from '../helpers/daemon.js';
 
@@ -159,4 +160,24 @@ t.test('a device key file readable by others is tightened to 0600 on open', asyn
   chmodSync(file, 0o644);
   DeviceSecrets.open(dir);
   t.equal(statSync(file).mode & 0o777, 0o600);
+});
+
+t.test('a state folder readable by others is tightened to 0700 when the device key is opened', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  chmodSync(dir, 0o755);
+  DeviceSecrets.open(dir);
+  t.equal(statSync(dir).mode & 0o777, 0o700);
+});
+
+t.test('a private file written over a leftover temp file readable by others is still 0600', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'initial-admin.txt');
+  const leftover = `${file}.${process.pid}.tmp`;
+  writeFileSync(leftover, 'from a crash');
+  chmodSync(leftover, 0o644);
+  writePrivateFile(file, 'secret');
+  t.equal(statSync(file).mode & 0o777, 0o600);
+  t.equal(readFileSync(file, 'utf8'), 'secret');
 });

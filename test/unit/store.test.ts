@@ -4,6 +4,8 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Store } from '../../daemon/store/db.js';
+import { MIGRATIONS } from '../../daemon/store/migrations.js';
+import { UsersRepo } from '../../daemon/store/users-repo.js';
 import { tempDir } from '../helpers/daemon.js';
 
 function setup(t: { teardown(fn: () => unknown): void }) {
@@ -75,4 +77,40 @@ t.test('closing commits what is pending', async (t) => {
   const reopened = new Database(path.join(dir, 'azc.db'));
   t.equal((reopened.prepare('SELECT v FROM probe WHERE k = ?').get('late') as { v: number }).v, 7);
   reopened.close();
+});
+
+t.test('a database of schema version 1 is migrated: its users are not asked to replace their passwords', async (t) => {
+  const dir = tempDir('azc-store-');
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'azc.db');
+  const old = new Database(file);
+  old.exec(MIGRATIONS[0]!);
+  old.pragma('user_version = 1');
+  old.prepare(`INSERT INTO users (id, username, role, password_hash, created_at) VALUES ('u1', 'admin', 'Admin', 'scrypt$x', '2026-01-01T00:00:00Z')`).run();
+  old.close();
+  const store = new Store(file);
+  t.teardown(() => store.close());
+  t.equal(store.schemaVersion, MIGRATIONS.length);
+  const users = new UsersRepo(store.db);
+  t.equal(users.byId('u1')?.password_change_required, 0);
+  users.trustAddress('u1', '192.0.2.1', 1, 8);
+  t.same(users.trustedAddresses('u1'), ['192.0.2.1'], 'the trusted-address table exists');
+});
+
+t.test('trusted addresses are kept per user, newest first, and go with the user', async (t) => {
+  const { store } = setup(t);
+  const users = new UsersRepo(store.db);
+  for (const id of ['a', 'b']) {
+    users.insert({ id, username: `user-${id}`, role: 'Viewer', password_hash: 'scrypt$x', is_enabled: 1, created_at: '2026-01-01T00:00:00Z', key_digest: null, key_nonce: null, key_box: null, password_change_required: 0 });
+  }
+  for (let i = 1; i <= 4; i++) users.trustAddress('a', `192.0.2.${i}`, i, 3);
+  users.trustAddress('a', '192.0.2.2', 10, 3);
+  users.trustAddress('b', '198.51.100.1', 1, 3);
+  t.same(users.trustedAddresses('a'), ['192.0.2.2', '192.0.2.4', '192.0.2.3'], 'three kept, a repeat moves to the front');
+  t.ok(users.isTrustedAddress('a', '192.0.2.4'));
+  t.notOk(users.isTrustedAddress('a', '192.0.2.1'), 'the oldest was dropped');
+  t.notOk(users.isTrustedAddress('a', '198.51.100.1'), "another user's address is not this user's");
+  users.remove('a');
+  t.same(users.trustedAddresses('a'), [], 'deleting the user deletes its addresses');
+  t.same(users.trustedAddresses('b'), ['198.51.100.1']);
 });
