@@ -19,6 +19,9 @@ export const UserSchema = T.Object({
   isEnabled: T.Boolean(),
   createdAt: T.String({ format: 'date-time' }),
   assignments: AssignmentsSchema,
+  passwordChangeRequired: T.Boolean({
+    description: 'true while the account has the generated password of the first start; sign-in clients should ask for a new one',
+  }),
 });
 
 export const ApiKeySchema = T.Object({ apiKey: T.String({ pattern: '^svc_[0-9a-f]{48}$' }) });
@@ -39,6 +42,22 @@ export const PlaylistSchema = T.Object({
   tracks: T.Array(TrackSchema),
   createdAt: T.String({ format: 'date-time' }),
 });
+
+export const PlaylistSummarySchema = T.Object(
+  {
+    id: T.String({ format: 'uuid' }),
+    name: T.String(),
+    isFavorite: T.Boolean(),
+    trackCount: T.Integer({ minimum: 0 }),
+    durationMs: T.Integer({ minimum: 0, description: 'the sum of the known track durations' }),
+    createdAt: T.String({ format: 'date-time' }),
+  },
+  { title: 'PlaylistSummary', description: 'a playlist in the list: its size instead of its tracks (GET /api/playlists/{id} has them)' },
+);
+
+/** A query parameter holding a whole number; the range is checked by the handler, which knows the configured limits. */
+export const QueryInteger = (description: string) =>
+  T.Optional(T.String({ pattern: '^[0-9]{1,9}$', description, errorMessage: 'must be a whole number of at most 9 digits' }));
 
 export const Name = T.String({ minLength: 1, maxLength: 100, errorMessage: 'must be a string of 1 to 100 characters' });
 

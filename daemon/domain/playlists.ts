@@ -1,10 +1,11 @@
-// Playlists: tracks, reordering by permutation, favorites and extended-M3U export.
+// Playlists: tracks, reordering by permutation, favorites, caps from config.limits, the summary list and M3U export.
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/db.js';
-import type { PlaylistsRepo, PlaylistRow, TrackRow } from '../store/playlists-repo.js';
+import type { PlaylistsRepo, PlaylistRow, PlaylistSummaryRow, TrackRow } from '../store/playlists-repo.js';
 import type { EventBus, PlaylistChangeReason } from './events.js';
-import { badRequest, notFound } from '../http/problem.js';
-import { checkExportPath, resolveExportTarget, writeAtomically } from './export-path.js';
+import type { Config } from '../config.js';
+import { badRequest, conflict, notFound } from '../http/problem.js';
+import { checkExportPath, ExportDirectory } from './export-path.js';
 
 export interface TrackInput {
   title: string;
@@ -27,20 +28,35 @@ export interface PlaylistView {
   createdAt: string;
 }
 
-/** Upper bound on tracks per playlist, so one playlist cannot grow without limit. */
-export const MAX_TRACKS = 10_000;
+/** A playlist in the list: its size instead of its tracks, so the list stays small however long they get. */
+export interface PlaylistSummary {
+  id: string;
+  name: string;
+  isFavorite: boolean;
+  trackCount: number;
+  /** The sum of the known track durations. */
+  durationMs: number;
+  createdAt: string;
+}
+
+export type PlaylistLimits = Pick<Config['limits'], 'playlists' | 'tracksPerPlaylist' | 'exportFiles' | 'exportBytes' | 'playlistPageDefault' | 'playlistPageMax'>;
 
 export class PlaylistsService {
+  private readonly exports: ExportDirectory;
+
   constructor(
     private readonly store: Store,
     private readonly repo: PlaylistsRepo,
     private readonly bus: EventBus,
-    private readonly exportDir: string,
-  ) {}
+    exportDir: string,
+    readonly limits: PlaylistLimits,
+  ) {
+    this.exports = new ExportDirectory(exportDir, limits);
+  }
 
-  list(): PlaylistView[] {
-    const tracks = this.repo.tracksByPlaylist();
-    return this.repo.list().map((row) => view(row, tracks.get(row.id) ?? []));
+  /** One page of the list in creation order, and the total for paging (both read in the same turn). */
+  page(limit: number, offset: number): { items: PlaylistSummary[]; total: number } {
+    return { items: this.repo.summaries(limit, offset).map(summary), total: this.repo.count() };
   }
 
   get(id: string): PlaylistView {
@@ -51,6 +67,11 @@ export class PlaylistsService {
   create(input: { name: string; tracks?: TrackInput[] }): PlaylistView {
     const id = randomUUID();
     this.store.transaction(() => {
+      const count = this.repo.count();
+      if (count >= this.limits.playlists) {
+        throw conflict(`the appliance holds at most ${this.limits.playlists} playlists and has ${count}; delete one before creating another`);
+      }
+      this.checkTrackRoom(0, input.tracks?.length ?? 0);
       this.repo.insert({ id, name: input.name, is_favorite: 0, created_at: new Date().toISOString() });
       this.insertTracks(id, 0, input.tracks ?? []);
     });
@@ -69,12 +90,8 @@ export class PlaylistsService {
   appendTracks(id: string, tracks: TrackInput[]): PlaylistView {
     this.store.transaction(() => {
       this.row(id);
-      const existing = this.repo.tracks(id).length;
-      if (existing + tracks.length > MAX_TRACKS) {
-        throw badRequest(`a playlist holds at most ${MAX_TRACKS} tracks; this one has ${existing}`, {
-          tracks: [`at most ${MAX_TRACKS - existing} more tracks fit`],
-        });
-      }
+      const existing = this.repo.trackCount(id);
+      this.checkTrackRoom(existing, tracks.length);
       this.insertTracks(id, existing, tracks);
     });
     this.changed(id, 'tracksAdded');
@@ -117,11 +134,14 @@ export class PlaylistsService {
     if ((row.is_favorite === 1) !== isFavorite) this.changed(id, 'favorite');
   }
 
-  async export(id: string, filePath: string): Promise<string> {
+  /**
+   * Writes the playlist as extended M3U inside the export directory. Exports wait their turn, so the playlist is
+   * read when the write starts and `authorize` (the caller's re-check) runs just before the file is put in place.
+   */
+  async export(id: string, filePath: string, authorize: () => void): Promise<string> {
     const segments = checkExportPath(filePath);
-    const playlist = this.get(id);
-    const target = await resolveExportTarget(this.exportDir, segments);
-    await writeAtomically(target, toM3u(playlist));
+    this.row(id);
+    await this.exports.write(segments, { render: () => toM3u(this.get(id)), authorize });
     const relative = segments.join('/');
     this.bus.publish({ type: 'playlist.exported', payload: { playlistId: id, filePath: relative } });
     return relative;
@@ -139,6 +159,13 @@ export class PlaylistsService {
       };
       this.repo.insertTrack(row);
     });
+  }
+
+  private checkTrackRoom(existing: number, adding: number): void {
+    const cap = this.limits.tracksPerPlaylist;
+    if (existing + adding > cap) {
+      throw conflict(`a playlist holds at most ${cap} tracks; this one has ${existing} and ${adding} more do not fit (at most ${Math.max(0, cap - existing)} do)`);
+    }
   }
 
   private row(id: string): PlaylistRow {
@@ -176,6 +203,17 @@ export function toM3u(playlist: PlaylistView): string {
 }
 
 const oneLine = (text: string): string => text.replace(/[\r\n]+/g, ' ');
+
+function summary(row: PlaylistSummaryRow): PlaylistSummary {
+  return {
+    id: row.id,
+    name: row.name,
+    isFavorite: row.is_favorite === 1,
+    trackCount: row.track_count,
+    durationMs: row.duration_ms,
+    createdAt: row.created_at,
+  };
+}
 
 function view(row: PlaylistRow, tracks: TrackRow[]): PlaylistView {
   return {

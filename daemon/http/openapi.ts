@@ -32,6 +32,12 @@ export function buildOpenApi(routes: Route[], info: OpenApiInfo): Record<string,
           schema: plain(schema),
         }))
       : [];
+    if (route.query) {
+      const { properties, required = [] } = route.query as unknown as { properties: Record<string, TSchema>; required?: string[] };
+      for (const [name, schema] of Object.entries(properties)) {
+        parameters.push({ name, in: 'query', required: required.includes(name), schema: plain(schema) });
+      }
+    }
     const responses: Record<string, unknown> = {};
     for (const [status, doc] of Object.entries(route.responses)) {
       responses[status] = doc.schema
@@ -42,7 +48,7 @@ export function buildOpenApi(routes: Route[], info: OpenApiInfo): Record<string,
       if (route.access === 'public') return status === 400 && route.body !== undefined;
       if (status === 403) return route.access !== 'user' || route.path.includes('{id}');
       if (status === 404) return route.params !== undefined;
-      if (status === 400) return route.body !== undefined || route.params !== undefined;
+      if (status === 400) return route.body !== undefined || route.params !== undefined || route.query !== undefined;
       return true;
     });
     for (const status of errorStatuses) {

@@ -8,6 +8,12 @@ export interface PlaylistRow {
   created_at: string;
 }
 
+/** A playlist with its track count and the sum of its known durations, for the list. */
+export interface PlaylistSummaryRow extends PlaylistRow {
+  track_count: number;
+  duration_ms: number;
+}
+
 export interface TrackRow {
   id: string;
   playlist_id: string;
@@ -24,11 +30,20 @@ export class PlaylistsRepo {
     this.s = {
       insert: db.prepare('INSERT INTO playlists (id, name, is_favorite, created_at) VALUES (@id, @name, @is_favorite, @created_at)'),
       byId: db.prepare('SELECT * FROM playlists WHERE id = ?'),
-      list: db.prepare('SELECT * FROM playlists ORDER BY created_at, name'),
+      count: db.prepare('SELECT COUNT(*) FROM playlists').pluck(),
+      // The page is chosen first, so only its playlists' tracks are read (through the tracks_playlist index);
+      // id breaks ties so pages never overlap or skip.
+      summaries: db.prepare(
+        `SELECT p.*, COUNT(t.id) AS track_count, COALESCE(SUM(t.duration_ms), 0) AS duration_ms
+         FROM (SELECT * FROM playlists ORDER BY created_at, name, id LIMIT ? OFFSET ?) p
+         LEFT JOIN tracks t ON t.playlist_id = p.id
+         GROUP BY p.id
+         ORDER BY p.created_at, p.name, p.id`,
+      ),
       remove: db.prepare('DELETE FROM playlists WHERE id = ?'),
       setFavorite: db.prepare('UPDATE playlists SET is_favorite = ? WHERE id = ?'),
       tracks: db.prepare('SELECT * FROM tracks WHERE playlist_id = ? ORDER BY position'),
-      allTracks: db.prepare('SELECT * FROM tracks ORDER BY playlist_id, position'),
+      trackCount: db.prepare('SELECT COUNT(*) FROM tracks WHERE playlist_id = ?').pluck(),
       insertTrack: db.prepare(
         `INSERT INTO tracks (id, playlist_id, position, title, uri, duration_ms)
          VALUES (@id, @playlist_id, @position, @title, @uri, @duration_ms)`,
@@ -44,8 +59,11 @@ export class PlaylistsRepo {
   byId(id: string): PlaylistRow | undefined {
     return this.s.byId.get(id) as PlaylistRow | undefined;
   }
-  list(): PlaylistRow[] {
-    return this.s.list.all() as PlaylistRow[];
+  count(): number {
+    return this.s.count.get() as number;
+  }
+  summaries(limit: number, offset: number): PlaylistSummaryRow[] {
+    return this.s.summaries.all(limit, offset) as PlaylistSummaryRow[];
   }
   remove(id: string): void {
     this.s.remove.run(id);
@@ -56,15 +74,8 @@ export class PlaylistsRepo {
   tracks(playlistId: string): TrackRow[] {
     return this.s.tracks.all(playlistId) as TrackRow[];
   }
-  /** Every track of every playlist, grouped by playlist id (one query for a list view). */
-  tracksByPlaylist(): Map<string, TrackRow[]> {
-    const grouped = new Map<string, TrackRow[]>();
-    for (const row of this.s.allTracks.all() as TrackRow[]) {
-      let list = grouped.get(row.playlist_id);
-      if (!list) grouped.set(row.playlist_id, (list = []));
-      list.push(row);
-    }
-    return grouped;
+  trackCount(playlistId: string): number {
+    return this.s.trackCount.get(playlistId) as number;
   }
   insertTrack(row: TrackRow): void {
     this.s.insertTrack.run(row);

@@ -1,9 +1,9 @@
-// Playlists from outside: tracks, permutation reorder, favorites, and export with its path rules.
+// Playlists from outside: tracks, permutation reorder, favorites, the summary list, M3U download and export.
 import t from 'tap';
-import { mkdirSync, readFileSync, readdirSync, symlinkSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startTestDaemon, tempDir } from '../helpers/daemon.js';
-import { client } from '../helpers/client.js';
+import { client, createUser } from '../helpers/client.js';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
@@ -22,6 +22,16 @@ t.test('playlists', async (t) => {
     t.same(created.body.tracks.map((x: { title: string }) => x.title), ['One', 'Two', 'Three', 'Four']);
     t.ok(created.body.tracks.every((x: { id: string }) => /^[0-9a-f-]{36}$/.test(x.id)));
     t.equal((await api.get('/api/playlists')).body.length, 1);
+  });
+
+  t.test('the list gives each playlist as a summary: its track count and duration, not its tracks', async (t) => {
+    const res = await api.get('/api/playlists');
+    t.equal(res.status, 200);
+    t.same(res.body, [
+      { id, name: 'Evening', isFavorite: false, trackCount: 4, durationMs: (1 + 2 + 3 + 4) * 61_000, createdAt: created.body.createdAt },
+    ]);
+    t.equal(res.headers.get('x-total-count'), '1');
+    t.equal(res.headers.get('link'), null, 'one page only');
   });
 
   t.test('reorder: newOrder[i] is the current index of the track that moves to position i', async (t) => {
@@ -89,6 +99,7 @@ t.test('playlists', async (t) => {
 
   t.test('export path attacks are 400 and write nothing outside', async (t) => {
     const outside = tempDir('azc-outside-');
+    t.teardown(() => rmSync(outside, { recursive: true, force: true }));
     symlinkSync(outside, path.join(exportDir, 'escape'));
     writeFileSync(path.join(outside, 'target.m3u8'), 'untouched');
     symlinkSync(path.join(outside, 'target.m3u8'), path.join(exportDir, 'link.m3u8'));
@@ -117,6 +128,27 @@ t.test('playlists', async (t) => {
     t.same(readdirSync(outside), ['target.m3u8']);
     t.equal(readFileSync(path.join(outside, 'target.m3u8'), 'utf8'), 'untouched');
     t.notOk(existsSync(path.join(d.stateDir, 'evil.m3u8')));
+  });
+
+  t.test('any signed-in user can download the playlist as the same M3U an export writes', async (t) => {
+    const viewer = await createUser(api, 'listener', 'Viewer');
+    const res = await api.get(`/api/playlists/${id}/m3u`, { key: viewer.apiKey });
+    t.equal(res.status, 200);
+    t.equal(res.headers.get('content-type'), 'audio/x-mpegurl; charset=utf-8');
+    t.equal(res.headers.get('content-disposition'), 'attachment; filename="Evening.m3u8"');
+    t.equal(res.text, readFileSync(path.join(exportDir, 'rooms', 'evening.m3u8'), 'utf8'));
+    t.equal((await api.get(`/api/playlists/${UNKNOWN}/m3u`, { key: viewer.apiKey })).status, 404);
+    t.equal((await api.get(`/api/playlists/${id}/m3u`, { key: '' })).status, 401);
+  });
+
+  t.test('the download file name keeps only safe characters', async (t) => {
+    const odd = (await api.post('/api/playlists', { name: '../Café "Noir"; \\ x\r\n.' })).body;
+    const res = await api.get(`/api/playlists/${odd.id}/m3u`);
+    t.equal(res.headers.get('content-disposition'), 'attachment; filename="Cafe _Noir_ _ x.m3u8"');
+    const bare = (await api.post('/api/playlists', { name: '...' })).body;
+    t.equal((await api.get(`/api/playlists/${bare.id}/m3u`)).headers.get('content-disposition'), 'attachment; filename="playlist.m3u8"');
+    await api.del(`/api/playlists/${odd.id}`);
+    await api.del(`/api/playlists/${bare.id}`);
   });
 
   t.test('export of an unknown playlist is 404', async (t) => {
