@@ -1,5 +1,7 @@
 // Demo: the daemon driving an emulated Monoprice amplifier over a socat pty; extra arguments go to the daemon.
 import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MonopriceEmulator } from '../drivers/monoprice/emulator.js';
 import { createPtyPair } from '../test/helpers/pty.js';
@@ -12,11 +14,17 @@ await emulator.attachPath(pty.b);
 emulator.on('command', (command: string) => {
   if (command.startsWith('<')) process.stderr.write(`[amp] ${command}\n`);
 });
+// The demo keeps its own state (kept between demo runs), never the owner's ./data; a --state-dir argument wins.
+const stateDir = path.join(tmpdir(), 'azcd-demo-monoprice');
+const stateDirGiven = process.argv.slice(2).some((arg) => arg === '--state-dir' || arg.startsWith('--state-dir='));
 process.stderr.write(`[demo] emulated amplifier on ${pty.b}; daemon uses ${pty.a}\n`);
+if (!stateDirGiven) {
+  process.stderr.write(`[demo] demo state in ${stateDir} (first administrator: ${path.join(stateDir, 'initial-admin.txt')})\n`);
+}
 
 const daemon = spawn(
   process.execPath,
-  ['--import', 'tsx', 'daemon/main.ts', '--driver', 'monoprice', '--serial-port', pty.a, ...process.argv.slice(2)],
+  ['--import', 'tsx', 'daemon/main.ts', '--driver', 'monoprice', '--serial-port', pty.a, '--state-dir', stateDir, ...process.argv.slice(2)],
   { cwd: root, stdio: 'inherit' },
 );
 

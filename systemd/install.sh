@@ -4,13 +4,19 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-Usage: sudo systemd/install.sh [--prefix DIR] [--no-enable] [--no-system] [--dry-run]
+Usage: sudo systemd/install.sh [--driver NAME [--serial-port PORT]] [--prefix DIR] [--no-enable] [--no-system] [--dry-run]
 
-  --prefix DIR   install the application into DIR (default /opt/azcd); the unit's paths are rewritten to match
-  --no-enable    install everything but do not enable or (re)start azcd.service
-  --no-system    install the application tree only: no user, unit, modules-load.d entry or systemctl
-  --dry-run      print every step without changing anything
-  -h, --help     this text
+  --driver NAME       amplifier driver written to /etc/azcd/config.json (simulated, monoprice, ...)
+  --serial-port PORT  the amplifier's serial port, best a /dev/serial/by-id/... path (real drivers need one)
+  --prefix DIR        install the application into DIR (default /opt/azcd); the unit's paths are rewritten to match
+  --no-enable         install everything but do not enable or (re)start azcd.service
+  --no-system         install the application tree only: no user, unit, modules-load.d entry, config or systemctl
+  --dry-run           print every step without changing anything
+  -h, --help          this text
+
+Amplifier: without --driver, on a terminal and with no /etc/azcd/config.json yet, it asks for the driver and the
+serial port (suggesting the adapters in /dev/serial/by-id/); otherwise it keeps the existing config, or on a first
+install the simulated amplifier, and says so. --driver on an existing config changes only driver and serialPort.
 
 Steps: npm ci (only if the source tree lacks its dev dependencies) and npm run build in the source tree; copy
 package.json, package-lock.json, dist/, native/, scripts/ and daemon/ui/ into a staging directory and run
@@ -24,10 +30,16 @@ PREFIX=/opt/azcd
 DRY_RUN=0
 ENABLE=1
 SYSTEM=1
+DRIVER=
+SERIAL_PORT=
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --prefix) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; PREFIX="$2"; shift 2 ;;
     --prefix=*) PREFIX="${1#--prefix=}"; shift ;;
+    --driver) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; DRIVER="$2"; shift 2 ;;
+    --driver=*) DRIVER="${1#--driver=}"; shift ;;
+    --serial-port) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; SERIAL_PORT="$2"; shift 2 ;;
+    --serial-port=*) SERIAL_PORT="${1#--serial-port=}"; shift ;;
     --dry-run) DRY_RUN=1; shift ;;
     --no-enable) ENABLE=0; shift ;;
     --no-system) SYSTEM=0; shift ;;
@@ -41,6 +53,9 @@ UNIT_DIR=/etc/systemd/system
 SYSUSERS_DIR=/etc/sysusers.d
 MODULES_DIR=/etc/modules-load.d
 CONFIG_DIR=/etc/azcd
+CONFIG_FILE="$CONFIG_DIR/config.json"
+# Stable names of USB serial adapters (a /dev/ttyUSB0 number can change between boots).
+SERIAL_BY_ID=/dev/serial/by-id
 ADDON=native/build/Release/azc_notify.node
 umask 022
 
@@ -101,8 +116,111 @@ done
 if [[ $DRY_RUN -eq 0 && $EUID -ne 0 && $SYSTEM -eq 1 ]]; then
   die "run as root (sudo), or use --dry-run, or --no-system with a --prefix you can write"
 fi
+
+# --- Amplifier: which driver and port the service starts with --------------------------------------------------
+# The driver names the daemon knows, read from its source (the build has not run yet).
+KNOWN_DRIVERS="$(sed -n "s/^export const DRIVER_NAMES = \[\(.*\)\] as const;.*/\1/p" "$SRC_DIR/drivers/index.ts" | tr -d "' " | tr ',' ' ')"
+[[ -n "$KNOWN_DRIVERS" ]] || KNOWN_DRIVERS=simulated
+
+serial_suggestions() {
+  local entry
+  [[ -d "$SERIAL_BY_ID" ]] || return 0
+  for entry in "$SERIAL_BY_ID"/*; do
+    [[ -e "$entry" ]] && printf '%s\n' "$entry"
+  done
+  return 0
+}
+
+print_suggestions() {
+  local found
+  found="$(serial_suggestions)"
+  if [[ -n "$found" ]]; then
+    log "serial adapters found in $SERIAL_BY_ID/:"
+    printf '%s\n' "$found" | sed 's/^/    /'
+  else
+    log "no serial adapter found in $SERIAL_BY_ID/ (plug in the USB-RS-232 adapter first)"
+  fi
+}
+
+check_amplifier() {
+  [[ " $KNOWN_DRIVERS " == *" $DRIVER "* ]] || die "unknown --driver '$DRIVER': choose one of $KNOWN_DRIVERS"
+  if [[ "$DRIVER" == simulated ]]; then
+    [[ -z "$SERIAL_PORT" ]] || die "--serial-port is for a real amplifier; the simulated driver has none"
+    return 0
+  fi
+  if [[ -z "$SERIAL_PORT" ]]; then
+    print_suggestions >&2
+    die "--driver $DRIVER needs --serial-port PORT (best a $SERIAL_BY_ID/... path)"
+  fi
+  [[ "$SERIAL_PORT" != *[[:cntrl:]]* ]] || die "--serial-port must not contain control characters"
+  if [[ "$SERIAL_PORT" == /* && ! -e "$SERIAL_PORT" ]]; then
+    log "warning: $SERIAL_PORT does not exist now; the service reports the amplifier offline until it appears"
+  fi
+  return 0
+}
+
+# Asks on the terminal; adapters are numbered so a long by-id name need not be typed.
+ask_amplifier() {
+  local answer entry i suggestions=()
+  printf 'Amplifier driver (%s) [simulated]: ' "${KNOWN_DRIVERS// /, }"
+  read -r answer || answer=
+  DRIVER="${answer:-simulated}"
+  [[ "$DRIVER" == simulated ]] && return 0
+  while IFS= read -r entry; do suggestions+=("$entry"); done < <(serial_suggestions)
+  if [[ ${#suggestions[@]} -gt 0 ]]; then
+    printf 'Serial adapters in %s/:\n' "$SERIAL_BY_ID"
+    for i in "${!suggestions[@]}"; do printf '  %d) %s\n' "$((i + 1))" "${suggestions[$i]}"; done
+    printf 'Serial port (number or path) [1]: '
+  else
+    printf 'No adapter in %s/ now. Serial port (path): ' "$SERIAL_BY_ID"
+  fi
+  read -r answer || answer=
+  [[ -z "$answer" && ${#suggestions[@]} -gt 0 ]] && answer=1
+  if [[ "$answer" =~ ^[0-9]+$ ]] && ((answer >= 1 && answer <= ${#suggestions[@]})); then
+    answer="${suggestions[$((answer - 1))]}"
+  fi
+  SERIAL_PORT="$answer"
+}
+
+if [[ -n "$DRIVER" || -n "$SERIAL_PORT" ]]; then
+  [[ $SYSTEM -eq 1 ]] || die "--driver and --serial-port go to $CONFIG_FILE, which --no-system leaves alone"
+  [[ -n "$DRIVER" ]] || die "--serial-port needs --driver (for example --driver monoprice)"
+  check_amplifier
+elif [[ $SYSTEM -eq 1 && ! -e "$CONFIG_FILE" ]]; then
+  if [[ -t 0 ]]; then
+    ask_amplifier
+    check_amplifier
+  else
+    log "no --driver given and no terminal to ask on: the service starts with the simulated amplifier"
+    log "  for a real one rerun with --driver monoprice --serial-port $SERIAL_BY_ID/..., or edit $CONFIG_FILE"
+    print_suggestions
+  fi
+fi
+
+# The new config is made now, so a broken existing file stops the install before anything changed. Only driver
+# and serialPort change; every other setting already in the file stays.
+CONFIG_JSON=
+if [[ -n "$DRIVER" ]]; then
+  CONFIG_JSON="$(DRIVER="$DRIVER" SERIAL_PORT="$SERIAL_PORT" node -e '
+    const fs = require("fs");
+    const file = process.argv[1];
+    let config = {};
+    try {
+      config = JSON.parse(fs.readFileSync(file, "utf8"));
+    } catch (err) {
+      if (err.code !== "ENOENT") { console.error(`${file} is not valid JSON: ${err.message}`); process.exit(1); }
+    }
+    if (typeof config !== "object" || config === null || Array.isArray(config)) { console.error(`${file} is not a JSON object`); process.exit(1); }
+    config.driver = process.env.DRIVER;
+    if (process.env.SERIAL_PORT) config.serialPort = process.env.SERIAL_PORT;
+    else delete config.serialPort;
+    process.stdout.write(JSON.stringify(config, null, 2));
+  ' "$CONFIG_FILE")" || die "could not update $CONFIG_FILE: fix or remove it, then rerun"
+fi
+
 [[ $DRY_RUN -eq 1 ]] && log "dry run: nothing below is executed"
 log "source $SRC_DIR -> $PREFIX (node $NODE $(node --version))"
+if [[ -n "$DRIVER" ]]; then log "amplifier: driver $DRIVER${SERIAL_PORT:+ on $SERIAL_PORT}"; fi
 
 # --- Build in the source tree -----------------------------------------------------------------------------------
 if [[ ! -x "$SRC_DIR/node_modules/.bin/tsc" ]]; then
@@ -152,10 +270,12 @@ printf '# azcd: USB serial drivers, loaded at boot so DeviceAllow=char-ttyUSB/ch
 run modprobe -a -q usbserial cdc_acm || log "warning: could not load usbserial/cdc_acm now; they load at next boot"
 
 run install -d -m 0755 "$CONFIG_DIR"
-if [[ -e "$CONFIG_DIR/config.json" ]]; then
-  log "keeping existing $CONFIG_DIR/config.json"
+if [[ -n "$DRIVER" ]]; then
+  printf '%s' "$CONFIG_JSON" | write_file "$CONFIG_FILE" 0644
+elif [[ -e "$CONFIG_FILE" ]]; then
+  log "keeping existing $CONFIG_FILE"
 else
-  printf '{}' | write_file "$CONFIG_DIR/config.json" 0644
+  printf '{}' | write_file "$CONFIG_FILE" 0644
 fi
 
 sed -e "s#/opt/azcd#$PREFIX#g" -e "s#^ExecStart=/usr/bin/node #ExecStart=$NODE #" "$SRC_DIR/systemd/azcd.service" |

@@ -7,7 +7,7 @@ import { Name, PlayerSchema, ZoneSchema } from './schemas.js';
 const Channel = T.Integer({ minimum: 1, maximum: 99, errorMessage: 'must be an integer channel number' });
 const DriverName = T.Optional(T.String({ errorMessage: 'must be a string' }));
 const ZoneIdsBody = T.Object({ zoneIds: UuidList('zone ids; duplicates are ignored') });
-const notFoundDoc = { description: 'no such player/zone, or not in your assignments' };
+const notFoundDoc = { description: 'no such player/zone, not in your assignments, or on an amplifier that is not configured' };
 
 export function playerRoutes(audio: AudioService): Route[] {
   return [
@@ -86,7 +86,11 @@ export function playerRoutes(audio: AudioService): Route[] {
       tags: ['players'],
       params: IdParams,
       body: ZoneIdsBody,
-      responses: { 204: { description: 'attached' }, 400: { description: 'invalid body or unknown zone ids' }, 404: notFoundDoc },
+      responses: {
+        204: { description: 'attached' },
+        400: { description: 'invalid body, unknown zone ids, or zones of another amplifier than the player feeds' },
+        404: notFoundDoc,
+      },
       handle: (req) => {
         audio.attachZones(req.caller, req.params.id, req.body.zoneIds);
         return noContent();

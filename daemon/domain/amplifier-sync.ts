@@ -27,6 +27,7 @@ export class AmplifierSync {
   ) {}
 
   async start(): Promise<void> {
+    this.dropRoutesAcrossAmplifiers();
     this.syncDescription();
     this.unsubscribe = this.driver.onEvent((event) => this.onDriverEvent(event));
     const desired = new Map<number, ZoneState>();
@@ -70,6 +71,18 @@ export class AmplifierSync {
       if (next.player_id) events.push(zonesChangedEvent(this.repo, next.player_id));
     }
     this.publish(events);
+  }
+
+  /**
+   * Unlinks zones from players of another amplifier (routes older versions accepted). Only the link goes: the
+   * zone keeps its power, mute and source, so nothing audible changes at start.
+   */
+  private dropRoutesAcrossAmplifiers(): void {
+    const crossed = this.repo.zonesRoutedAcrossAmplifiers();
+    if (crossed.length === 0) return;
+    this.store.transaction(() => {
+      for (const zone of crossed) this.repo.updateZone({ ...zone, player_id: null });
+    });
   }
 
   /** Adds rows for zones and inputs the amplifier has and the database lacks; never removes any. */

@@ -124,6 +124,7 @@ export class AudioService {
   attachZones(caller: Caller, playerId: string, zoneIds: string[]): void {
     const player = this.visiblePlayer(caller, playerId);
     const zones = this.visibleZones(caller, zoneIds);
+    this.checkSameAmplifier(player, zones);
     const events: DomainEvent[] = [];
     const losers = new Set<string>();
     const changed: ZoneRow[] = [];
@@ -281,20 +282,41 @@ export class AudioService {
     return zone;
   }
 
-  /** All zones named in a body; any unknown or invisible id fails the whole request with 400. */
+  /**
+   * All zones named in a body; any unknown or invisible id fails the whole request with 400. A zone kept for an
+   * amplifier that is not configured is named as such to callers who could see it, so the fix is clear.
+   */
   private visibleZones(caller: Caller, zoneIds: string[]): ZoneRow[] {
     const ids = [...new Set(zoneIds.map((id) => id.toLowerCase()))];
     const zones: ZoneRow[] = [];
     const missing: string[] = [];
+    const unconfigured: string[] = [];
     for (const id of ids) {
       const zone = this.repo.zone(id);
       if (zone && canSeeZone(caller, id)) zones.push(zone);
+      else if (canSeeZone(caller, id) && this.repo.unconfiguredZoneDriver(id) !== undefined) unconfigured.push(id);
       else missing.push(id);
     }
     if (missing.length) {
       throw badRequest(`unknown zone ids: ${missing.join(', ')}`, { zoneIds: [`unknown zone ids: ${missing.join(', ')}`] });
     }
+    if (unconfigured.length) {
+      const named = unconfigured.map((id) => `${id} (driver "${this.repo.unconfiguredZoneDriver(id)}")`).join(', ');
+      const detail = `zones of an amplifier that is not configured cannot be used: ${named}; the configured driver is "${this.driver.name}"`;
+      throw badRequest(detail, { zoneIds: [detail] });
+    }
     return zones;
+  }
+
+  /** A player can only feed zones of its own amplifier: its input and the zone's output share one driver. */
+  private checkSameAmplifier(player: Readonly<PlayerRow>, zones: readonly ZoneRow[]): void {
+    const foreign = zones.filter((zone) => zone.output_driver !== player.input_driver);
+    if (foreign.length === 0) return;
+    const named = foreign.map((zone) => `"${zone.name}" (${zone.id}, driver "${zone.output_driver}")`).join(', ');
+    const detail =
+      `player "${player.name}" feeds an input of the "${player.input_driver}" amplifier and can only feed zones of that ` +
+      `amplifier; these zones belong to another one: ${named}`;
+    throw badRequest(detail, { zoneIds: [detail] });
   }
 
   private zonesChangedEvent(playerId: string): DomainEvent {

@@ -1,6 +1,8 @@
 // Players, zones and input devices: the rows that mirror the amplifier.
 // Players and zones are read on every audio request, so they are also held in memory: written through to
 // SQLite first, changed in memory only after the statement succeeded, and reloaded if a transaction rolls back.
+// Rows of an amplifier driver that is not configured stay in the database (switching back restores them) but
+// are left out of every lookup by id and every list, so nothing can read, route or change them.
 import type { Db, Store } from './db.js';
 
 export interface PlayerRow {
@@ -44,7 +46,11 @@ export class AudioRepo {
   private sortedPlayers: Readonly<PlayerRow>[] | undefined;
   private sortedZones: Readonly<ZoneRow>[] | undefined;
 
-  constructor(store: Store) {
+  private readonly configured: ReadonlySet<string>;
+
+  /** `configuredDrivers`: names of the amplifier drivers in use; rows of any other driver are hidden. */
+  constructor(store: Store, configuredDrivers: readonly string[]) {
+    this.configured = new Set(configuredDrivers);
     const db: Db = store.db;
     this.s = {
       allPlayers: db.prepare('SELECT * FROM players'),
@@ -97,15 +103,17 @@ export class AudioRepo {
     this.sortedPlayers = undefined;
   }
   player(id: string): Readonly<PlayerRow> | undefined {
-    return this.players_.get(id);
+    const player = this.players_.get(id);
+    return player && this.configured.has(player.input_driver) ? player : undefined;
   }
   /** Ordered by creation time, then name. */
   players(): readonly Readonly<PlayerRow>[] {
-    this.sortedPlayers ??= [...this.players_.values()].sort(
+    this.sortedPlayers ??= [...this.players_.values()].filter((p) => this.configured.has(p.input_driver)).sort(
       (a, b) => a.created_at.localeCompare(b.created_at) || a.name.localeCompare(b.name),
     );
     return this.sortedPlayers;
   }
+  /** The player on an input of the given driver (configured or not: used to keep inputs unique). */
   playerByInput(driver: string, channel: number): Readonly<PlayerRow> | undefined {
     for (const player of this.players_.values()) {
       if (player.input_driver === driver && player.input_channel === channel) return player;
@@ -138,11 +146,17 @@ export class AudioRepo {
     this.sortedZones = undefined;
   }
   zone(id: string): Readonly<ZoneRow> | undefined {
-    return this.zones_.get(id);
+    const zone = this.zones_.get(id);
+    return zone && this.configured.has(zone.output_driver) ? zone : undefined;
+  }
+  /** The driver of a zone kept for an amplifier that is not configured, so errors can say why it is unusable. */
+  unconfiguredZoneDriver(id: string): string | undefined {
+    const zone = this.zones_.get(id);
+    return zone && !this.configured.has(zone.output_driver) ? zone.output_driver : undefined;
   }
   /** Ordered by driver and output channel. */
   zones(): readonly Readonly<ZoneRow>[] {
-    this.sortedZones ??= [...this.zones_.values()].sort(
+    this.sortedZones ??= [...this.zones_.values()].filter((z) => this.configured.has(z.output_driver)).sort(
       (a, b) => a.output_driver.localeCompare(b.output_driver) || a.output_channel - b.output_channel,
     );
     return this.sortedZones;
@@ -150,6 +164,7 @@ export class AudioRepo {
   zonesOfPlayer(playerId: string): Readonly<ZoneRow>[] {
     return this.zones().filter((zone) => zone.player_id === playerId);
   }
+  /** The zone on an output of the given driver (configured or not: used to keep outputs unique). */
   zoneByOutput(driver: string, channel: number): Readonly<ZoneRow> | undefined {
     for (const zone of this.zones_.values()) {
       if (zone.output_driver === driver && zone.output_channel === channel) return zone;
@@ -161,6 +176,16 @@ export class AudioRepo {
     this.s.updateZone.run(row);
     const zone = this.zones_.get(state.id);
     if (zone) this.putZone({ ...zone, ...row });
+  }
+  /**
+   * Zones of any driver, configured or not, routed to a player of another amplifier. Older versions allowed
+   * such routes; a player can only feed zones of its own amplifier.
+   */
+  zonesRoutedAcrossAmplifiers(): Readonly<ZoneRow>[] {
+    return [...this.zones_.values()].filter((zone) => {
+      const player = zone.player_id === null ? undefined : this.players_.get(zone.player_id);
+      return player !== undefined && player.input_driver !== zone.output_driver;
+    });
   }
   /** Sets the volume of every zone attached to a player in one statement. */
   setPlayerZonesVolume(playerId: string, volume: number): void {
@@ -184,11 +209,13 @@ export class AudioRepo {
     this.s.insertInput.run(row);
   }
   input(id: string): InputDeviceRow | undefined {
-    return this.s.input.get(id) as InputDeviceRow | undefined;
+    const row = this.s.input.get(id) as InputDeviceRow | undefined;
+    return row && this.configured.has(row.input_driver) ? row : undefined;
   }
   inputs(): InputDeviceRow[] {
-    return this.s.inputs.all() as InputDeviceRow[];
+    return (this.s.inputs.all() as InputDeviceRow[]).filter((row) => this.configured.has(row.input_driver));
   }
+  /** The input device on a channel of the given driver (configured or not: used to keep channels unique). */
   inputByChannel(driver: string, channel: number): InputDeviceRow | undefined {
     return this.s.inputByChannel.get(driver, channel) as InputDeviceRow | undefined;
   }

@@ -1,6 +1,5 @@
 // The amplifier side of the Monoprice/Dayton RS-232 protocol, byte for byte, with fault switches for tests and demos.
 import { EventEmitter } from 'node:events';
-import { pathToFileURL } from 'node:url';
 import type { Duplex } from 'node:stream';
 import { SerialPort } from 'serialport';
 import {
@@ -295,48 +294,3 @@ export class MonopriceEmulator extends EventEmitter {
     this.output.write(text);
   }
 }
-
-/** Standalone: `node --import tsx drivers/monoprice/emulator.ts --path /tmp/ttyEMU [--units 1] [--byte-delay-ms 1.04] [variants]`. */
-async function main(argv: string[]): Promise<void> {
-  const arg = (name: string): string | undefined => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const path = arg('--path');
-  if (!path) {
-    process.stderr.write(
-      'usage: emulator.ts --path <pty> [--units 1..3] [--byte-delay-ms 1.04]\n' +
-        '  variants: [--echo bytes|line|none] [--no-prompt] [--absent prompt|silent] [--accept-sets-while-off]\n' +
-        'make a pty pair first: socat -d -d pty,raw,echo=0,link=/tmp/ttyAMP pty,raw,echo=0,link=/tmp/ttyEMU\n' +
-        'then point the driver at /tmp/ttyAMP and this emulator at /tmp/ttyEMU\n',
-    );
-    process.exitCode = 2;
-    return;
-  }
-  const emulator = new MonopriceEmulator({
-    units: Number(arg('--units') ?? 1),
-    byteDelayMs: Number(arg('--byte-delay-ms') ?? 1.04),
-    echo: (arg('--echo') ?? 'bytes') as EmulatorOptions['echo'],
-    promptAfterCommand: !argv.includes('--no-prompt'),
-    absentUnits: (arg('--absent') ?? 'prompt') as EmulatorOptions['absentUnits'],
-    ignoreSetsWhileOff: !argv.includes('--accept-sets-while-off'),
-  });
-  emulator.on('command', (command: string) => process.stderr.write(`emulator: ${JSON.stringify(command)}\n`));
-  emulator.on('close', () => {
-    process.stderr.write('emulator: port closed\n');
-    process.exit(0);
-  });
-  try {
-    await emulator.attachPath(path);
-  } catch (err) {
-    process.stderr.write(`emulator: cannot open ${path}: ${(err as Error).message} (is socat running?)\n`);
-    process.exitCode = 1;
-    return;
-  }
-  process.stderr.write(`emulator: ${emulator.units} unit(s) on ${path}\n`);
-  const shutdown = (): void => void emulator.close().then(() => process.exit(0));
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main(process.argv.slice(2));

@@ -1,7 +1,7 @@
 // systemd files: the unit verified and scored by systemd-analyze, sysusers applied to a scratch root, install.sh dry run.
 import t, { type Test } from 'tap';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -178,4 +178,63 @@ t.test('install.sh --no-enable skips systemctl enable; bad options and prefixes 
   const relative = run('bash', [INSTALL, '--dry-run', '--prefix', 'opt/azcd']);
   t.equal(relative.status, 1);
   t.match(relative.stderr, /must be an absolute path/);
+});
+
+/** The lines of a dry run that show what would be written to /etc/azcd/config.json, as JSON text. */
+function configWritten(out: string): string | undefined {
+  const match = /\+ write \/etc\/azcd\/config\.json \(mode 0644\):\r?\n((?:\|   .*\r?\n)+)/.exec(out);
+  return match?.[1]!.replace(/^\|   /gm, '').replace(/\r/g, '').trimEnd();
+}
+
+const FIRST_INSTALL = !existsSync('/etc/azcd/config.json');
+
+t.test('install.sh --driver and --serial-port go into the config the unit reads', { skip: !FIRST_INSTALL && '/etc/azcd/config.json exists here' }, async (t) => {
+  const port = '/dev/serial/by-id/usb-FTDI_FT232R_USB_UART_A1B2C3D4-if00-port0';
+  const result = run('bash', [INSTALL, '--dry-run', '--prefix', join(scratch, 'dry3/opt/azcd'), '--driver', 'monoprice', '--serial-port', port]);
+  t.equal(result.status, 0, result.stderr);
+  t.match(result.stdout, `amplifier: driver monoprice on ${port}`);
+  t.same(JSON.parse(configWritten(result.stdout) ?? 'null'), { driver: 'monoprice', serialPort: port });
+  t.match(result.stdout, /\|   ExecStart=.* --config \/etc\/azcd\/config\.json/, 'the file the unit is started with');
+  t.match(result.stdout, /does not exist now/, 'warns about a port that is not there');
+});
+
+t.test('install.sh without a terminal and without --driver keeps the simulated amplifier and says so', { skip: !FIRST_INSTALL && '/etc/azcd/config.json exists here' }, async (t) => {
+  const result = run('bash', [INSTALL, '--dry-run', '--prefix', join(scratch, 'dry4/opt/azcd')]);
+  t.equal(result.status, 0, result.stderr);
+  t.match(result.stdout, /no --driver given and no terminal to ask on: the service starts with the simulated amplifier/);
+  t.match(result.stdout, /--driver monoprice --serial-port \/dev\/serial\/by-id\//, 'says how to choose a real one');
+  t.match(result.stdout, /\/dev\/serial\/by-id\//, 'lists or looks for adapters');
+  t.equal(configWritten(result.stdout), '{}');
+});
+
+t.test('install.sh on a terminal asks for the driver and the serial port', { skip: !FIRST_INSTALL && '/etc/azcd/config.json exists here' }, async (t) => {
+  if (!haveTool(t, 'script')) return;
+  // script(1) gives install.sh a pseudo-terminal as stdin and feeds it the two answers.
+  const command = `bash ${INSTALL} --dry-run --prefix ${join(scratch, 'dry5/opt/azcd')}`;
+  const result = spawnSync('script', ['-qec', command, '/dev/null'], {
+    encoding: 'utf8',
+    env: ENV,
+    timeout: 30_000,
+    input: 'monoprice\n/dev/ttyUSB7\n',
+  });
+  t.equal(result.status, 0, result.status === 0 ? 'exits 0' : result.stdout.slice(-2000));
+  t.match(result.stdout, /Amplifier driver \(simulated, monoprice[^)]*\) \[simulated\]:/);
+  t.match(result.stdout, /Serial port/);
+  t.same(JSON.parse(configWritten(result.stdout) ?? 'null'), { driver: 'monoprice', serialPort: '/dev/ttyUSB7' });
+});
+
+t.test('install.sh refuses an unknown driver, a real driver without a port and a port without a driver', async (t) => {
+  const cases: Array<[string[], RegExp]> = [
+    [['--driver', 'frobnicator'], /unknown --driver 'frobnicator': choose one of simulated monoprice/],
+    [['--driver', 'monoprice'], /--driver monoprice needs --serial-port PORT/],
+    [['--serial-port', '/dev/ttyUSB0'], /--serial-port needs --driver/],
+    [['--driver', 'simulated', '--serial-port', '/dev/ttyUSB0'], /the simulated driver has none/],
+    [['--no-system', '--driver', 'monoprice', '--serial-port', '/dev/ttyUSB0'], /--no-system leaves alone/],
+  ];
+  for (const [args, message] of cases) {
+    const result = run('bash', [INSTALL, '--dry-run', '--prefix', join(scratch, 'dry6/opt/azcd'), ...args]);
+    t.equal(result.status, 1, args.join(' '));
+    t.match(result.stderr, message);
+    t.notMatch(result.stdout, /^\+ /m, 'stops before the first step');
+  }
 });

@@ -19,7 +19,7 @@ async function setup(t: Test) {
   const store = new Store(path.join(dir, 'azc.db'));
   const bus = new EventBus(64);
   const driver = new SimulatedDriver({ applyDelayMs: 0 });
-  const audio = new AudioService(store, new AudioRepo(store), new UsersRepo(store.db), bus, driver, () => {});
+  const audio = new AudioService(store, new AudioRepo(store, [driver.name]), new UsersRepo(store.db), bus, driver, () => {});
   await audio.start();
   const events: StampedEvent[] = [];
   bus.subscribe((e) => events.push(e));

@@ -1,0 +1,13 @@
+// Types for scripts/ensure-build.mjs (plain JavaScript so `npm start` needs no TypeScript loader).
+export declare const SOURCE_DIRS: string[];
+export declare const SOURCE_FILES: string[];
+export declare const OUTPUT: string;
+export declare const STAMP: string;
+export declare function newestSource(root: string): { mtimeMs: number; file: string };
+export declare function staleReason(root: string): string | undefined;
+export declare function ensureBuild(options: {
+  root: string;
+  force?: boolean;
+  build: () => boolean;
+  log?: (msg: string) => void;
+}): { built: boolean; failed?: boolean };

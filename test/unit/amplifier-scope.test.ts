@@ -1,0 +1,82 @@
+// A player can only feed zones of its own amplifier, even when several amplifiers are configured at once.
+import t from 'tap';
+import type { Test } from 'tap';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { tempDir } from '../helpers/daemon.js';
+import { Store } from '../../daemon/store/db.js';
+import { UsersRepo } from '../../daemon/store/users-repo.js';
+import { AudioRepo, type PlayerRow } from '../../daemon/store/audio-repo.js';
+import { AudioService } from '../../daemon/domain/audio.js';
+import { EventBus, type StampedEvent } from '../../daemon/domain/events.js';
+import { HttpError } from '../../daemon/http/problem.js';
+import type { Caller } from '../../daemon/domain/access.js';
+import { SimulatedDriver } from '../../drivers/simulated/index.js';
+
+const admin: Caller = { userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey' } };
+
+function playerOn(driver: string, channel: number): PlayerRow {
+  return { id: randomUUID(), name: `${driver} ${channel}`, volume: 0.3, input_driver: driver, input_channel: channel, created_at: new Date().toISOString() };
+}
+
+async function setup(t: Test, configured: string[]) {
+  const dir = tempDir();
+  const store = new Store(path.join(dir, 'azc.db'));
+  const driver = new SimulatedDriver({ applyDelayMs: 0 });
+  const repo = new AudioRepo(store, configured);
+  const bus = new EventBus(64);
+  const audio = new AudioService(store, repo, new UsersRepo(store.db), bus, driver, () => {});
+  await audio.start();
+  const events: StampedEvent[] = [];
+  bus.subscribe((e) => events.push(e));
+  t.teardown(async () => {
+    await audio.stop();
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, store, repo, audio, driver, events };
+}
+
+t.test('a player of another configured amplifier cannot be attached to a zone and nothing changes', async (t) => {
+  const { repo, audio, driver, events } = await setup(t, ['simulated', 'second-amp']);
+  const foreign = playerOn('second-amp', 1);
+  repo.insertPlayer(foreign);
+  const zone = audio.listZones(admin)[0]!;
+  const sent: unknown[] = [];
+  const setZone = driver.setZone.bind(driver);
+  driver.setZone = (channel, change) => {
+    sent.push({ channel, change });
+    setZone(channel, change);
+  };
+  const refused = (() => {
+    try {
+      audio.attachZones(admin, foreign.id, [zone.id]);
+      return undefined;
+    } catch (err) {
+      return err;
+    }
+  })();
+  t.ok(refused instanceof HttpError && refused.status === 400, 'a 400');
+  t.match((refused as HttpError).message, /can only feed zones of that amplifier/);
+  t.same(audio.getZone(admin, zone.id), zone, 'zone unchanged');
+  t.same(audio.getPlayer(admin, foreign.id).zoneIds, []);
+  t.same(sent, [], 'nothing sent to the amplifier');
+  t.same(events, [], 'no events');
+});
+
+t.test('a route across amplifiers left by an older version is dropped at start, the zone keeps playing', async (t) => {
+  const first = await setup(t, ['simulated']);
+  const zone = first.audio.listZones(admin)[0]!;
+  const foreign = playerOn('monoprice', 2);
+  first.repo.insertPlayer(foreign);
+  await first.audio.setZonePower(admin, zone.id, true);
+  first.store.transaction(() => first.repo.updateZone({ ...first.repo.zone(zone.id)!, player_id: foreign.id }));
+
+  const repo = new AudioRepo(first.store, ['simulated']);
+  const audio = new AudioService(first.store, repo, new UsersRepo(first.store.db), new EventBus(64), new SimulatedDriver(), () => {});
+  await audio.start();
+  t.teardown(() => audio.stop());
+  t.match(audio.getZone(admin, zone.id), { playerId: null, power: true });
+  t.equal(new AudioRepo(first.store, ['monoprice']).zonesRoutedAcrossAmplifiers().length, 0, 'stored without the route');
+});
