@@ -8,6 +8,7 @@ import { playersView } from './js/players.js';
 import { playlistsView } from './js/playlists.js';
 import { inputsView } from './js/inputs.js';
 import { usersView } from './js/users.js';
+import { changePasswordDialog } from './js/password.js';
 
 const $ = (id) => document.getElementById(id);
 const TABS = ['players', 'playlists', 'inputs', 'users'];
@@ -17,6 +18,8 @@ const TOPICS = { players: ['audio', 'inputs'], playlists: ['playlists'], inputs:
 let views = {};
 let stream = null;
 let renderedRole = null;
+/** True while the password change signs in again: the old token's 401s are expected then. */
+let renewing = false;
 /** Events that arrive while the first state load is running are applied after it. */
 let backlog = null;
 
@@ -68,15 +71,15 @@ function endSession(message) {
   for (const id of TABS) $(`view-${id}`).replaceChildren();
   views = {};
   renderedRole = null;
-  document.querySelectorAll('dialog[open]').forEach((d) => d.close());
+  document.querySelectorAll('dialog[open]').forEach((d) => (d.forceClose ? d.forceClose() : d.close()));
   showSignIn(message);
 }
 
 setUnauthorizedHandler(() => {
-  if (session.token) endSession('Your session has ended. Please sign in again.');
+  if (session.token && !renewing) endSession('Your session has ended. Please sign in again.');
 });
 
-$('signout').addEventListener('click', async () => {
+async function signOut() {
   stream?.stop();
   try {
     await api('POST', '/api/auth/logout');
@@ -84,7 +87,31 @@ $('signout').addEventListener('click', async () => {
     // Signing out locally is what matters; the token is forgotten either way.
   }
   endSession();
-});
+}
+
+$('signout').addEventListener('click', signOut);
+
+/** Runs `work` (which replaces the session token) with the event stream paused, then follows events again. */
+async function renew(work) {
+  renewing = true;
+  stream?.stop();
+  try {
+    return await work();
+  } finally {
+    renewing = false;
+    if (state.me && session.token) openStream();
+  }
+}
+
+$('change-password').addEventListener('click', () => changePasswordDialog({ renew, signOut }));
+
+let passwordPrompt = null;
+
+/** The first administrator's generated password must be replaced before anything else. */
+function requirePasswordChange() {
+  if (state.me?.passwordChangeRequired !== true || passwordPrompt) return;
+  passwordPrompt = changePasswordDialog({ required: true, renew, signOut }).finally(() => (passwordPrompt = null));
+}
 
 // ---- the signed-in app --------------------------------------------------------------------------
 
@@ -93,6 +120,16 @@ function start() {
   $('app').hidden = false;
   buildViews();
   route();
+  openStream();
+  // If the stream cannot connect (a proxy that buffers, say), still show the state.
+  setTimeout(() => {
+    if (state.me && !state.loaded.audio && !loadingNow) refetch();
+  }, 3000);
+  get('/api/health').then(showHealth, () => {});
+  requirePasswordChange();
+}
+
+function openStream() {
   backlog = [];
   stream = followEvents({
     token: () => session.token,
@@ -106,11 +143,6 @@ function start() {
       else if (!applyEvent(event)) refetch();
     },
   });
-  // If the stream cannot connect (a proxy that buffers, say), still show the state.
-  setTimeout(() => {
-    if (state.me && !state.loaded.audio && !loadingNow) refetch();
-  }, 3000);
-  get('/api/health').then(showHealth, () => {});
 }
 
 let loadingNow = false;
@@ -174,6 +206,7 @@ window.addEventListener('hashchange', () => {
 subscribe((topics) => {
   if (!state.me) return;
   if (topics.has('me')) {
+    requirePasswordChange();
     if (renderedRole !== state.me.role) {
       buildViews();
       if (can.admin()) refetch();

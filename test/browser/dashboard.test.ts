@@ -2,59 +2,15 @@
 import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { BrowserContextOptions, Page } from 'playwright-core';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { client, type Client } from '../helpers/client.js';
 import { seed } from './seed.js';
-import { chromiumMissing, launch, screenshot, watchConsole, type Browser } from './browser.js';
+import { chromiumMissing, launch, screenshot, watchConsole } from './browser.js';
+import { PHONE, eventually, signIn, unlabelled } from './session.js';
 
 // Page globals inside evaluate() callbacks: the project compiles without the DOM lib.
 declare const sessionStorage: { getItem(key: string): string | null; length: number };
 declare const document: any;
-
-const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, colorScheme: 'dark' };
-
-/** Polls until `check` holds (for state behind the API, where there is no event to await in the test). */
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-interface Session {
-  page: Page;
-  console: ReturnType<typeof watchConsole>;
-  /** Every URL the page requested, to prove no credential ever travels in one. */
-  urls: string[];
-}
-
-async function signIn(browser: Browser, base: string, username: string, password: string, options: BrowserContextOptions = {}): Promise<Session> {
-  const context = await browser.context(options);
-  context.setDefaultTimeout(8000);
-  const page = await context.newPage();
-  const session: Session = { page, console: watchConsole(page), urls: [] };
-  page.on('request', (request) => session.urls.push(request.url()));
-  await page.goto(`${base}/`);
-  await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.locator('#conn[data-state="live"]').waitFor();
-  return session;
-}
-
-/** Controls in the shown view or header without an accessible name (label, aria-label or text): should be none. */
-const unlabelled = (page: Page): Promise<string[]> =>
-  page.evaluate(() =>
-    [...document.querySelectorAll('header button, main button, main input, main select, main [role=meter]')]
-      .filter((el: any) => !el.closest('[hidden]'))
-      .filter((el: any) => {
-        const labels = [...(el.labels ?? [])].map((label: any) => label.textContent).join(' ');
-        return !(el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || labels.trim() || el.textContent.trim());
-      })
-      .map((el: any) => el.outerHTML.slice(0, 160)),
-  );
 
 const trackTitles = async (api: Client, id: string): Promise<string[]> =>
   ((await api.get(`/api/playlists/${id}`)).body.tracks as Array<{ title: string }>).map((track) => track.title);
@@ -76,7 +32,7 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     const watch = watchConsole(signinPage);
     watch.allow(/status of 401/);
     await signinPage.getByLabel('Username').fill('admin');
-    await signinPage.getByLabel('Password').fill('not-the-password');
+    await signinPage.getByLabel('Password', { exact: true }).fill('not-the-password');
     await signinPage.getByRole('button', { name: 'Sign in' }).click();
     await signinPage.getByRole('alert').getByText('Wrong username or password, or the account is disabled.').waitFor();
     t.equal(await signinPage.evaluate(() => sessionStorage.length), 0);
@@ -270,13 +226,14 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     await eventually(async () => (await api.get(`/api/playlists/${id}`)).body.isFavorite === true, 'the playlist is a favorite');
     // A refused request shows the server's problem detail in the status region.
     admin.console.allow(/status of 400 \(Bad Request\).*\/export/);
+    await page.getByText('Save a copy on the appliance').click();
     await page.getByLabel('File name').fill('../outside.m3u8');
-    await page.getByRole('button', { name: 'Export' }).click();
-    await page.getByRole('status').getByText(/^"filePath" /).waitFor();
+    await page.getByRole('button', { name: 'Save on appliance' }).click();
+    await page.getByRole('status').getByText('File name: must not contain a ".." segment').waitFor();
     await page.getByRole('status').getByRole('button', { name: 'Dismiss message' }).click();
     await page.getByLabel('File name').fill('rooms/sunday.m3u8');
-    await page.getByRole('button', { name: 'Export' }).click();
-    await page.getByRole('status').getByText('Exported Sunday morning to rooms/sunday.m3u8').waitFor();
+    await page.getByRole('button', { name: 'Save on appliance' }).click();
+    await page.getByRole('status').getByText('Saved Sunday morning on the appliance as rooms/sunday.m3u8').waitFor();
     const exported = path.join(d.stateDir, 'exports', 'rooms', 'sunday.m3u8');
     t.ok(existsSync(exported), 'the export file exists');
     t.match(readFileSync(exported, 'utf8'), /^#EXTM3U\n(#PLAYLIST:Sunday morning\n)?#EXTINF:124,Pink Moon\nfile:\/\/\/music\/3\.flac\n/, 'the file is extended M3U in the new order');
@@ -330,7 +287,7 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     await page.getByRole('button', { name: 'New user' }).click();
     const form = page.getByRole('dialog', { name: 'New user' });
     await form.getByLabel('Username').fill('kiosk');
-    await form.getByLabel('Password').fill('kiosk-password-1');
+    await form.getByLabel('Password', { exact: true }).fill('kiosk-password-1');
     await form.getByLabel('Role').selectOption('Viewer');
     await form.getByRole('button', { name: 'Create user' }).click();
     const key = await page.getByRole('dialog', { name: 'API key of kiosk' }).getByLabel('API key').inputValue();

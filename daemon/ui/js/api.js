@@ -1,4 +1,6 @@
 // HTTP access to the azcd API: the session token (sessionStorage only), JSON bodies, problem details as errors.
+import { problemText } from './problem-text.js';
+
 const STORAGE_KEY = 'azc.session';
 
 export class ApiError extends Error {
@@ -44,46 +46,99 @@ export function authHeaders() {
 function describe(status, problem, headers) {
   if (status === 429) {
     const wait = headers.get('retry-after');
-    return problem?.detail ?? `Too many attempts. Try again${wait ? ` in ${wait} s` : ' later'}.`;
+    return problemText(problem) ?? `Too many attempts. Try again${wait ? ` in ${wait} s` : ' later'}.`;
   }
-  if (problem?.detail) return problem.detail;
+  const words = problemText(problem);
+  if (words) return words;
   if (status === 403) return 'Your role does not allow this.';
   if (status === 404) return 'That item no longer exists.';
   if (status >= 500) return 'The appliance hit an internal error. Try again.';
   return problem?.title ?? `The request failed (HTTP ${status}).`;
 }
 
-/**
- * One API call. Resolves with the parsed JSON body (or null for 204); rejects with ApiError carrying the
- * problem+json `detail`. `auth: false` is for sign-in, where a 401 means "wrong password", not "signed out".
- */
-export async function api(method, path, body, { auth = true, signal } = {}) {
-  const headers = { Accept: 'application/json, application/problem+json', ...(auth ? authHeaders() : {}) };
+/** Sends one request; a failure to connect becomes an ApiError in words. */
+async function send(method, path, body, { auth = true, signal, accept = 'application/json, application/problem+json' } = {}) {
+  const headers = { Accept: accept, ...(auth ? authHeaders() : {}) };
   const init = { method, headers, signal, cache: 'no-store', credentials: 'omit' };
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  let res;
   try {
-    res = await fetch(path, init);
+    return await fetch(path, init);
   } catch (err) {
     if (err?.name === 'AbortError') throw err;
     throw new ApiError(0, 'The appliance cannot be reached. Check the network connection and try again.');
   }
+}
+
+async function parseJson(res) {
   const raw = await res.text();
-  let data = null;
-  if (raw) {
-    try {
-      data = JSON.parse(raw);
-    } catch {
-      data = null;
-    }
+  if (!raw) return null;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return null;
   }
-  if (res.ok) return data;
+}
+
+/** Turns a non-2xx answer into an ApiError (and tells the app about a 401 on an authenticated call). */
+async function failure(res, auth) {
+  const data = await parseJson(res);
   const error = new ApiError(res.status, describe(res.status, data, res.headers), data);
   if (res.status === 401 && auth) onUnauthorized(error);
-  throw error;
+  return error;
+}
+
+/**
+ * One API call. Resolves with the parsed JSON body (or null for 204); rejects with ApiError carrying the
+ * problem+json `detail`. `auth: false` is for sign-in, where a 401 means "wrong password", not "signed out".
+ */
+export async function api(method, path, body, options = {}) {
+  return (await apiResponse(method, path, body, options)).data;
+}
+
+/** Like api(), but also gives the response headers (paging: X-Total-Count, Link). */
+export async function apiResponse(method, path, body, options = {}) {
+  const res = await send(method, path, body, options);
+  if (!res.ok) throw await failure(res, options.auth ?? true);
+  return { data: await parseJson(res), headers: res.headers };
+}
+
+/** The URL of the `rel="next"` entry of a Link header, or null. */
+export function nextLink(headers) {
+  for (const part of (headers.get('link') ?? '').split(',')) {
+    const match = /<([^>]*)>\s*;(?:[^;]*;)*\s*rel="?([^";]*)"?/.exec(part.trim());
+    if (match && match[2].split(/\s+/).includes('next')) return match[1];
+  }
+  return null;
+}
+
+/**
+ * Fetches a file the API offers as an attachment. The token travels in the Authorization header (a plain
+ * link cannot send it), so the bytes come back here and become a Blob the browser saves.
+ */
+export async function download(path, fallbackName) {
+  const res = await send('GET', path, undefined, { accept: '*/*' });
+  if (!res.ok) throw await failure(res, true);
+  return { blob: await res.blob(), filename: attachmentName(res.headers.get('content-disposition')) ?? fallbackName };
+}
+
+/** The file name of a Content-Disposition header (RFC 6266: filename* wins over filename). */
+function attachmentName(header) {
+  if (!header) return null;
+  const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header);
+  if (extended) {
+    try {
+      return decodeURIComponent(extended[1].trim());
+    } catch {
+      // fall through to the plain filename
+    }
+  }
+  const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/.exec(header);
+  const name = plain ? (plain[1]?.replace(/\\(.)/g, '$1') ?? plain[2]) : null;
+  // Only a bare name: the browser would strip folders anyway, but say so here rather than trust the header.
+  return name ? name.split(/[\\/]/).pop() || null : null;
 }
 
 export const get = (path, options) => api('GET', path, undefined, options);

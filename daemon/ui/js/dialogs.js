@@ -4,16 +4,18 @@ import { icon } from './icons.js';
 
 /**
  * Opens a modal. `onSubmit` runs on the primary button; if it throws, its message is shown inside the dialog
- * and the dialog stays open. Resolves with onSubmit's result, or null when cancelled.
+ * and the dialog stays open. Resolves with onSubmit's result, or null when cancelled. A `blocking` dialog
+ * ignores Escape and stays until it is submitted, its cancel button's `onCancel` runs, or the app closes it
+ * with `forceClose()` (signing out).
  */
-export function openDialog({ title, description, content = [], submitLabel = 'Save', cancelLabel = 'Cancel', danger = false, onSubmit, wide = false }) {
+export function openDialog({ title, description, content = [], submitLabel = 'Save', cancelLabel = 'Cancel', danger = false, onSubmit, onCancel, wide = false, blocking = false }) {
   return new Promise((resolve) => {
     const titleId = uid('dlg-title');
     const descId = description ? uid('dlg-desc') : undefined;
     const error = h('p', { class: 'form-error', role: 'alert', hidden: true });
     const submit = h('button', { class: `btn ${danger ? 'btn-danger' : 'btn-primary'}`, type: 'submit', text: submitLabel });
     const cancel = cancelLabel
-      ? h('button', { class: 'btn btn-ghost', type: 'button', text: cancelLabel, on: { click: () => dialog.close() } })
+      ? h('button', { class: 'btn btn-ghost', type: 'button', text: cancelLabel, on: { click: () => (onCancel ? onCancel() : dialog.close()) } })
       : null;
     const form = h(
       'form',
@@ -26,6 +28,16 @@ export function openDialog({ title, description, content = [], submitLabel = 'Sa
     );
     const dialog = h('dialog', { class: `dialog${wide ? ' dialog-wide' : ''}`, 'aria-labelledby': titleId, 'aria-describedby': descId }, form);
     let result = null;
+    let forced = false;
+    dialog.forceClose = () => {
+      forced = true;
+      dialog.close();
+    };
+    if (blocking) {
+      // Escape's default action is what closes a modal; cancel alone can be skipped on a repeated Escape.
+      dialog.addEventListener('keydown', (event) => event.key === 'Escape' && event.preventDefault());
+      dialog.addEventListener('cancel', (event) => event.preventDefault());
+    }
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       const invalid = form.querySelector(':invalid');
@@ -48,6 +60,8 @@ export function openDialog({ title, description, content = [], submitLabel = 'Sa
       }
     });
     dialog.addEventListener('close', () => {
+      // Some browsers close a modal on a repeated Escape even when cancel was prevented: open it again.
+      if (blocking && result === null && !forced) return dialog.showModal();
       dialog.remove();
       resolve(result);
     });

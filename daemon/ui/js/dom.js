@@ -1,4 +1,4 @@
-// Tiny DOM helpers: element creation, keyed list reconciliation and the toast/announce regions.
+// Tiny DOM helpers: element creation, keyed list reconciliation, the toast/announce regions and saving a file.
 
 /**
  * Creates an element. `attrs` keys: `class`, `text`, `dataset` (object), `on` (event map), `aria*`/other
@@ -62,19 +62,69 @@ export function reconcile(parent, items, keyOf, create) {
   for (const node of existing.values()) node.remove();
 }
 
-let toastSeq = 0;
+/** At most this many messages show at once; a new one pushes the oldest out. */
+const MAX_TOASTS = 3;
 
-/** Shows a short message in the role="status" region; errors stay longer and can be dismissed. */
+/**
+ * How long a message stays, in ms; errors stay longer. `?toastMs=<n>` in the page address sets it (the browser
+ * tests use it, so they neither wait seconds nor race a timer); hovering or focusing a message holds it.
+ */
+const TOAST_MS = (() => {
+  const wanted = Number(new URLSearchParams(location.search).get('toastMs'));
+  return Number.isFinite(wanted) && wanted > 0 ? wanted : 6000;
+})();
+const ERROR_FACTOR = 1.5;
+
+/** Removes the newest message on Escape unless a dialog has it (a modal's Escape closes the modal). */
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Escape' || event.defaultPrevented || document.querySelector('dialog[open]')) return;
+  const newest = document.getElementById('toasts')?.lastElementChild;
+  if (newest) newest.dismiss();
+});
+
+/**
+ * Shows a short message in the role="status" region. It leaves by itself, by its close button or by Escape;
+ * the same message again counts up on the one already shown instead of stacking a copy.
+ */
 export function toast(message, kind = 'info') {
   const region = document.getElementById('toasts');
-  const id = `toast-${++toastSeq}`;
-  const close = h('button', { class: 'toast-close', type: 'button', 'aria-label': 'Dismiss message', text: '×' });
-  const el = h('div', { class: `toast toast-${kind}`, id }, h('span', { class: 'toast-text', text: message }), close);
-  const remove = () => el.remove();
-  close.addEventListener('click', remove);
+  const same = [...region.children].find((el) => el.dataset.kind === kind && el.message === message);
+  if (same) {
+    same.repeat();
+    region.append(same);
+    return same;
+  }
+  const count = h('span', { class: 'toast-count', hidden: true });
+  const close = h('button', { class: 'toast-close', type: 'button', 'aria-label': 'Dismiss message', title: 'Dismiss (Esc)', text: '×' });
+  const el = h('div', { class: `toast toast-${kind}`, dataset: { kind } }, h('span', { class: 'toast-text', text: message }), count, close);
+  el.message = message;
+  let timer = 0;
+  let times = 1;
+  const ms = kind === 'error' ? TOAST_MS * ERROR_FACTOR : TOAST_MS;
+  const hold = () => clearTimeout(timer);
+  const wait = () => {
+    hold();
+    timer = setTimeout(el.dismiss, ms);
+  };
+  el.dismiss = () => {
+    hold();
+    // Keep focus in the page when the message that had it goes away.
+    if (el.contains(document.activeElement)) document.getElementById('main')?.focus({ preventScroll: true });
+    el.remove();
+  };
+  el.repeat = () => {
+    count.hidden = false;
+    count.textContent = `×${++times}`;
+    if (!el.matches(':hover, :focus-within')) wait();
+  };
+  close.addEventListener('click', el.dismiss);
+  el.addEventListener('mouseenter', hold);
+  el.addEventListener('focusin', hold);
+  el.addEventListener('mouseleave', () => !el.contains(document.activeElement) && wait());
+  el.addEventListener('focusout', (event) => !el.contains(event.relatedTarget) && !el.matches(':hover') && wait());
   region.append(el);
-  while (region.children.length > 4) region.firstElementChild.remove();
-  setTimeout(remove, kind === 'error' ? 9000 : 4000);
+  while (region.children.length > MAX_TOASTS) region.firstElementChild.dismiss();
+  wait();
   return el;
 }
 
@@ -120,4 +170,17 @@ export function iconButton({ icon: iconNode, label, visibleLabel, className = 'b
     iconNode,
     visibleLabel ? h('span', { text: visibleLabel }) : null,
   );
+}
+
+const OBJECT_URL_LIFETIME_MS = 60_000;
+
+/** Hands a Blob to the browser as a download named `filename` (an <a download> on an object URL). */
+export function saveFile(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const link = h('a', { href: url, download: filename, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Revoking at once can cancel a download that has not read the Blob yet; a minute is plenty.
+  setTimeout(() => URL.revokeObjectURL(url), OBJECT_URL_LIFETIME_MS);
 }

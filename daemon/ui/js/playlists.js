@@ -1,12 +1,12 @@
 // The Playlists view: list and favorites, tracks reordered by drag and drop or buttons, add, remove, export.
+// The list holds summaries; a playlist's tracks are fetched when it is opened.
 import { h, attr, text, reconcile, attempt, announce, toast, iconButton, duration } from './dom.js';
 import { icon } from './icons.js';
 import { post, put, del } from './api.js';
-import { state, can, sorted, changed, loadPlaylist, invalidatePlaylist } from './store.js';
+import { state, can, sorted, changed, loadPlaylist, invalidatePlaylist, ensureTracks } from './store.js';
 import { confirmDialog, openDialog, field } from './dialogs.js';
 import { trackList } from './tracks.js';
-
-let selectedId = null;
+import { exportPanel } from './playlist-export.js';
 
 export function playlistsView(section) {
   const create = can.change()
@@ -30,16 +30,17 @@ export function playlistsView(section) {
       layout.hidden = !state.loaded.playlists;
       if (!state.loaded.playlists) return;
       const playlists = sorted.playlists();
-      if (!state.playlists.has(selectedId)) selectedId = playlists[0]?.id ?? null;
+      if (!state.playlists.has(state.openPlaylistId)) state.openPlaylistId = playlists[0]?.id ?? null;
+      if (state.openPlaylistId) ensureTracks(state.openPlaylistId);
       reconcile(list, playlists, (p) => p.id, playlistItem);
       emptyList.hidden = playlists.length > 0;
-      detail.update(state.playlists.get(selectedId) ?? null);
+      detail.update(state.playlists.get(state.openPlaylistId) ?? null);
     },
   };
 }
 
 function select(id) {
-  selectedId = id;
+  state.openPlaylistId = id;
   changed('playlists');
   if (matchMedia('(max-width: 760px)').matches) {
     requestAnimationFrame(() => document.querySelector('.playlist-detail')?.scrollIntoView({ behavior: 'smooth', block: 'start' }));
@@ -81,16 +82,20 @@ function playlistItem(playlist) {
     item.playlist = p;
     text(name, p.name);
     text(meta, summary(p));
-    attr(open, 'aria-current', p.id === selectedId ? 'true' : null);
-    item.classList.toggle('is-selected', p.id === selectedId);
+    attr(open, 'aria-current', p.id === state.openPlaylistId ? 'true' : null);
+    item.classList.toggle('is-selected', p.id === state.openPlaylistId);
     fav.update(p);
   };
   return item;
 }
 
+/** Loaded tracks are the freshest (local edits show at once); a list summary carries the totals instead. */
+const trackCount = (p) => (p.tracks ? p.tracks.length : (p.trackCount ?? 0));
+
 function summary(p) {
-  const total = p.tracks.reduce((sum, t) => sum + (t.durationMs ?? 0), 0);
-  const count = `${p.tracks.length} ${p.tracks.length === 1 ? 'track' : 'tracks'}`;
+  const total = p.tracks ? p.tracks.reduce((sum, t) => sum + (t.durationMs ?? 0), 0) : (p.durationMs ?? 0);
+  const n = trackCount(p);
+  const count = `${n} ${n === 1 ? 'track' : 'tracks'}`;
   return total ? `${count} · ${duration(total)}` : count;
 }
 
@@ -104,8 +109,9 @@ function playlistDetail() {
     ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-playlist', onClick: () => deletePlaylist(current()) })
     : null;
   const tracks = trackList({ getPlaylist: current, mutate });
-  const forms = can.change() ? [addTrackForm(current), exportForm(current)] : [];
-  const body = h('div', { class: 'detail-body' }, tracks, ...forms);
+  const forms = can.change() ? [addTrackForm(current), exportPanel(current, true)] : [exportPanel(current, false)];
+  const loading = h('p', { class: 'loading', text: 'Loading tracks…' });
+  const body = h('div', { class: 'detail-body' }, loading, tracks, ...forms);
   const none = h('p', { class: 'muted empty-inline', text: 'Choose a playlist, or create one.' });
   const panel = h(
     'section',
@@ -124,6 +130,10 @@ function playlistDetail() {
     text(meta, summary(p));
     fav.update(p);
     if (remove) attr(remove, 'aria-label', `Delete playlist ${p.name}`);
+    loading.hidden = Boolean(p.tracks);
+    tracks.hidden = !p.tracks;
+    for (const form of forms) form.hidden = !p.tracks;
+    if (!p.tracks) return;
     tracks.update(p);
     for (const form of forms) form.update(p);
   };
@@ -177,7 +187,7 @@ function createPlaylist() {
 function deletePlaylist(p) {
   confirmDialog({
     title: `Delete ${p.name}?`,
-    message: `The playlist and its ${p.tracks.length} tracks are removed. Exported files are kept.`,
+    message: `The playlist and its ${trackCount(p)} tracks are removed. Exported files are kept.`,
     confirmLabel: 'Delete playlist',
     danger: true,
     onConfirm: () => del(`/api/playlists/${p.id}`),
@@ -213,38 +223,5 @@ function addTrackForm(getPlaylist) {
     }
   });
   form.update = () => {};
-  return form;
-}
-
-function slug(name) {
-  return name.normalize('NFKD').replace(/[^\w\s-]/g, '').trim().toLowerCase().replace(/[\s_]+/g, '-').slice(0, 80) || 'playlist';
-}
-
-function exportForm(getPlaylist) {
-  const path = field({ name: 'filePath', label: 'File name', required: true, autocomplete: 'off', spellcheck: 'false' });
-  const submit = iconButton({ icon: icon('export'), visibleLabel: 'Export', className: 'btn btn-secondary', action: 'export', type: 'submit' });
-  const form = h(
-    'form',
-    { class: 'inline-form export', 'aria-label': 'Export to a file' },
-    h('h3', { class: 'subhead', text: 'Export' }),
-    h('div', { class: 'form-row' }, path, submit),
-    h('p', { class: 'hint form-hint', text: 'Saved in the appliance’s export folder as extended M3U (.m3u8 or .m3u).' }),
-  );
-  const input = form.querySelector('input');
-  let forId = null;
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const p = getPlaylist();
-    const filePath = input.value.trim();
-    if (!filePath) return toast('Enter a file name such as living-room.m3u8.', 'error');
-    submit.disabled = true;
-    await attempt(() => post(`/api/playlists/${p.id}/export`, { filePath }), `Exported ${p.name} to ${filePath}`);
-    submit.disabled = false;
-  });
-  form.update = (p) => {
-    if (forId === p.id) return;
-    forId = p.id;
-    input.value = `${slug(p.name)}.m3u8`;
-  };
   return form;
 }

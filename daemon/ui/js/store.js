@@ -1,5 +1,5 @@
 // The client-side model: what the signed-in user may see, kept current by the event stream.
-import { get } from './api.js';
+import { get, apiResponse, nextLink } from './api.js';
 
 export const state = {
   me: null,
@@ -11,6 +11,8 @@ export const state = {
   hardware: new Map(),
   /** Playlists with local edits in flight: refetches wait until they are done (see playlists.js). */
   locked: new Set(),
+  /** The playlist shown in the Playlists view: the only one whose tracks are kept current. */
+  openPlaylistId: null,
   loaded: { audio: false, playlists: false, inputs: false, users: false },
 };
 
@@ -44,6 +46,7 @@ export function reset() {
   state.me = null;
   state.users = null;
   for (const key of ['players', 'zones', 'playlists', 'inputs', 'hardware', 'locked']) state[key].clear();
+  state.openPlaylistId = null;
   for (const key of Object.keys(state.loaded)) state.loaded[key] = false;
 }
 
@@ -69,12 +72,48 @@ export async function loadAudio() {
   changed('audio');
 }
 
+/** The list asks for the largest page the API gives; the bound stops a server that never ends the list. */
+const PLAYLIST_PAGE = 200;
+const MAX_PLAYLIST_PAGES = 25;
+
+/**
+ * Loads every playlist. The API answers a summary page (no `tracks`, `trackCount` and `durationMs` instead)
+ * with X-Total-Count and a Link rel="next"; an older API answers the full array at once, which works too.
+ * Tracks already loaded for the open or an edited playlist are kept until its own GET replaces them.
+ */
 export async function loadPlaylists() {
-  fill(state.playlists, await get('/api/playlists'));
+  const items = [];
+  let url = `/api/playlists?limit=${PLAYLIST_PAGE}&offset=0`;
+  for (let page = 0; url && page < MAX_PLAYLIST_PAGES; page++) {
+    const { data, headers } = await apiResponse('GET', url);
+    items.push(...data);
+    const total = Number(headers.get('x-total-count'));
+    url = nextLink(headers) ?? (data.length && items.length < total ? `/api/playlists?limit=${PLAYLIST_PAGE}&offset=${items.length}` : null);
+  }
+  const keep = (id) => id === state.openPlaylistId || state.locked.has(id);
+  const previous = new Map(state.playlists);
+  state.playlists.clear();
+  for (const item of items) {
+    const old = previous.get(item.id);
+    state.playlists.set(item.id, !item.tracks && old?.tracks && keep(item.id) ? { ...item, tracks: old.tracks } : item);
+  }
   state.loaded.playlists = true;
   changed('playlists');
+  const open = state.playlists.get(state.openPlaylistId);
+  if (open && !items.find((p) => p.id === open.id)?.tracks) loadPlaylist(open.id).catch(() => {});
 }
 
+const loadingTracks = new Set();
+
+/** Makes sure the tracks of one playlist are loaded (a summary from the list has none). */
+export function ensureTracks(id) {
+  const playlist = state.playlists.get(id);
+  if (!playlist || playlist.tracks || state.locked.has(id) || loadingTracks.has(id)) return;
+  loadingTracks.add(id);
+  loadPlaylist(id)
+    .catch(() => {})
+    .finally(() => loadingTracks.delete(id));
+}
 export async function loadInputs() {
   fill(state.inputs, await get('/api/input-devices'));
   state.loaded.inputs = true;

@@ -2,7 +2,7 @@
 import { h, text, reconcile, attempt, toast, uid } from './dom.js';
 import { icon } from './icons.js';
 import { get, post, put, del } from './api.js';
-import { state, sorted, changed, loadUsers } from './store.js';
+import { state, sorted, changed, loadUsers, loadAudio } from './store.js';
 import { openDialog, confirmDialog, keyDialog, field } from './dialogs.js';
 
 const ROLES = ['Admin', 'Operator', 'Viewer'];
@@ -116,7 +116,13 @@ function renderUser(u, titleId) {
       { class: 'user-row' },
       h('span', { class: 'label', text: 'Access' }),
       h('span', { class: 'access-summary', text: accessSummary(u) }),
-      h('div', { class: 'button-row' }, button('assignments', 'shield', 'Edit access', '', editAssignments), button('password', 'lock', 'Set password', '', setPassword)),
+      h(
+        'div',
+        { class: 'button-row' },
+        button('assignments', 'shield', 'Edit access', '', editAssignments),
+        // One's own password needs the current one too: that is the header's dialog.
+        button('password', 'lock', 'Set password', '', self ? () => document.getElementById('change-password').click() : setPassword),
+      ),
     ),
   ];
 }
@@ -202,24 +208,33 @@ function checkboxGroup(legend, items, checked, name) {
   );
 }
 
-async function editAssignments(u) {
+/** Player and zone checkboxes side by side, `checked` ticked. */
+function accessChoices(checked) {
   const players = sorted.players().map((p) => ({ id: p.id, label: p.name }));
   const zones = sorted.zones().map((z) => {
     const owner = z.playerId && state.players.get(z.playerId);
     return { id: z.id, label: owner ? `${z.name} · ${owner.name}` : z.name };
   });
+  return h('div', { class: 'check-columns' }, checkboxGroup('Players', players, checked.playerIds, 'playerIds'), checkboxGroup('Zones', zones, checked.zoneIds, 'zoneIds'));
+}
+
+const ticked = (form) => {
+  const values = (name) => [...form.querySelectorAll(`input[name="${name}"]:checked`)].map((el) => el.value);
+  return { playerIds: values('playerIds'), zoneIds: values('zoneIds') };
+};
+
+async function editAssignments(u) {
   await openDialog({
     title: `Access of ${u.username}`,
     description:
       u.role === 'Admin'
         ? 'Admins control everything; this list applies if the role changes.'
         : 'The players and zones this user can see and control. Attaching a zone needs both the player and the zone.',
-    content: [h('div', { class: 'check-columns' }, checkboxGroup('Players', players, u.assignments.playerIds, 'playerIds'), checkboxGroup('Zones', zones, u.assignments.zoneIds, 'zoneIds'))],
+    content: [accessChoices(u.assignments)],
     submitLabel: 'Save access',
     wide: true,
     onSubmit: async (form) => {
-      const values = (name) => [...form.querySelectorAll(`input[name="${name}"]:checked`)].map((el) => el.value);
-      store(await put(`/api/users/${u.id}/assignments`, { playerIds: values('playerIds'), zoneIds: values('zoneIds') }));
+      store(await put(`/api/users/${u.id}/assignments`, ticked(form)));
     },
   });
 }
@@ -242,20 +257,34 @@ async function setPassword(u) {
   });
 }
 
-function createUser() {
-  openDialog({
+async function createUser() {
+  // The checkboxes list what GET /api/players and /api/zones gave; load them if the Players view has not yet.
+  if (!state.loaded.audio && !(await attempt(loadAudio))) return;
+  const role = field({ name: 'role', label: 'Role', value: 'Operator', options: ROLES.map((r) => ({ value: r, label: r })) });
+  const access = h(
+    'div',
+    { class: 'new-user-access' },
+    h('p', { class: 'hint', text: 'Operators and Viewers see and control only the players and zones ticked here (you can change this later).' }),
+    accessChoices({ playerIds: [], zoneIds: [] }),
+  );
+  const select = role.querySelector('select');
+  select.addEventListener('change', () => (access.hidden = select.value === 'Admin'));
+  return openDialog({
     title: 'New user',
-    description: 'The user gets an API key at once; you can assign players and zones afterwards.',
+    description: 'The user gets an API key at once.',
     content: [
       field({ name: 'username', label: 'Username', required: true, pattern: '[A-Za-z0-9._\\-]{3,64}', hint: '3 to 64 letters, digits, dots, dashes or underscores.', autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false' }),
       field({ name: 'password', label: 'Password', type: 'password', required: true, minlength: '8', maxlength: '256', autocomplete: 'new-password', hint: 'At least 8 characters.' }),
-      field({ name: 'role', label: 'Role', value: 'Operator', options: ROLES.map((r) => ({ value: r, label: r })) }),
+      role,
+      access,
     ],
     submitLabel: 'Create user',
+    wide: true,
     onSubmit: async (form) => {
-      const { username, password, role } = form.elements;
-      const user = await post('/api/users', { username: username.value.trim(), password: password.value, role: role.value });
-      return user;
+      const { username, password } = form.elements;
+      const body = { username: username.value.trim(), password: password.value, role: select.value };
+      if (select.value !== 'Admin') body.assignments = ticked(form);
+      return post('/api/users', body);
     },
   }).then((user) => {
     if (!user) return;

@@ -1,0 +1,32 @@
+// A daemon started the way a fresh appliance starts: no admin password given, so `admin` gets a generated one.
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { defaultConfig, type Config } from '../../daemon/config.js';
+import { createLogger } from '../../daemon/log.js';
+import { Daemon } from '../../daemon/app.js';
+import { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { tempDir } from '../helpers/daemon.js';
+
+export interface FirstStart {
+  base: string;
+  /** The generated password and key, read from `<stateDir>/initial-admin.txt` as an owner would. */
+  password: string;
+  adminKey: string;
+}
+
+/** Starts the daemon without `adminPassword` and registers its teardown. */
+export async function startWithGeneratedAdmin(t: { teardown(fn: () => unknown): void }): Promise<FirstStart> {
+  const stateDir = tempDir('azc-first-start-');
+  const config: Config = { ...defaultConfig(), host: '127.0.0.1', port: 0, stateDir, exportDir: path.join(stateDir, 'exports'), logLevel: 'warn' };
+  const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const daemon = await Daemon.create({ config, logger: createLogger(config.logLevel, quiet), driver: new SimulatedDriver({ applyDelayMs: 1 }) });
+  t.teardown(async () => {
+    await daemon.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+  const { port } = await daemon.start();
+  const file = readFileSync(path.join(stateDir, 'initial-admin.txt'), 'utf8');
+  const field = (name: string) => new RegExp(`^${name}=(\\S+)$`, 'm').exec(file)?.[1] ?? '';
+  return { base: `http://127.0.0.1:${port}`, password: field('password'), adminKey: field('apiKey') };
+}
