@@ -1,5 +1,5 @@
 // The serial link to the amp: port open/reopen with back-off, one command in flight, replies matched with timeouts.
-import { SerialPort } from 'serialport';
+import { openPort, parseTcpPort, type BytePort } from '../port.js';
 import {
   LineFramer,
   ReplyCollector,
@@ -24,6 +24,7 @@ export interface Reply {
 export type LinkLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 
 export interface LinkOptions {
+  /** A serial device, or `tcp://host:port` for an IP-serial adapter (drivers/port.ts). */
   path: string;
   baudRate: number;
   timeoutMs: number;
@@ -52,10 +53,18 @@ interface Exchange {
 
 const closedReply = (): Reply => ({ outcome: 'closed', statuses: [], received: 0 });
 
+function isNetworkPath(path: string): boolean {
+  try {
+    return parseTcpPort(path) !== undefined;
+  } catch {
+    return false; // a malformed tcp: path never opens, so it never closes either
+  }
+}
+
 export class MonopriceLink {
   private readonly options: LinkOptions;
   private readonly framer = new LineFramer();
-  private port: SerialPort | undefined;
+  private port: BytePort | undefined;
   private sessionId = 0;
   private stopped = false;
   private current: Exchange | undefined;
@@ -66,6 +75,8 @@ export class MonopriceLink {
   private prompts = true;
   private backoffMs: number;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  /** Cancels an open under way, so stop() leaves no connect attempt (and its timer) behind. */
+  private opening: AbortController | undefined;
 
   constructor(options: LinkOptions) {
     this.options = options;
@@ -108,10 +119,11 @@ export class MonopriceLink {
     this.sessionId++;
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = undefined;
+    this.opening?.abort(new Error('the driver stopped'));
     this.abort();
     const port = this.port;
     this.port = undefined;
-    if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
+    await port?.close();
   }
 
   // ---- port ----------------------------------------------------------------------------------------------------
@@ -120,16 +132,19 @@ export class MonopriceLink {
     this.reconnectTimer = undefined;
     const session = ++this.sessionId;
     const { path, baudRate } = this.options;
-    let port: SerialPort;
+    let port: BytePort;
+    const opening = new AbortController();
+    this.opening = opening;
     try {
-      port = new SerialPort({ path, baudRate, dataBits: 8, parity: 'none', stopBits: 1, autoOpen: false });
-      await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
+      port = await openPort({ path, baudRate, signal: opening.signal });
     } catch (err) {
       if (session === this.sessionId) this.down(`cannot open ${path}: ${(err as Error).message}`);
       return;
+    } finally {
+      if (this.opening === opening) this.opening = undefined;
     }
     if (session !== this.sessionId) {
-      port.close(() => undefined); // stopped while opening
+      void port.close(); // stopped while opening
       return;
     }
     this.port = port;
@@ -138,11 +153,12 @@ export class MonopriceLink {
     this.needsResync = true;
     port.on('data', (chunk: Buffer) => this.onData(session, chunk));
     port.on('close', () => {
-      if (session === this.sessionId) this.down(`${path} closed (unplugged?)`);
+      if (session === this.sessionId) this.down(this.lostDetail);
     });
+    // A read or write failure: the port is unusable (a 'close' follows), so reopen rather than wait for timeouts.
     port.on('error', (err: Error) => {
       this.options.log('warn', `monoprice: port error: ${err.message}`);
-      if (session === this.sessionId && !port.isOpen) this.down(`${path}: ${err.message}`);
+      if (session === this.sessionId) this.down(`${path}: ${err.message}`);
     });
     this.options.onUp();
   }
@@ -154,11 +170,19 @@ export class MonopriceLink {
     this.abort();
     const port = this.port;
     this.port = undefined;
-    if (port?.isOpen) port.close(() => undefined);
+    void port?.close();
     this.options.log('warn', `monoprice: offline: ${detail}; retrying in ${this.backoffMs} ms`);
     this.reconnectTimer = setTimeout(() => void this.open(), this.backoffMs);
     this.backoffMs = Math.min(this.backoffMs * 2, this.options.reconnectMaxMs);
     this.options.onDown(detail);
+  }
+
+  /** Why the port went away, in the words that fit how it is attached. */
+  private get lostDetail(): string {
+    const { path } = this.options;
+    return isNetworkPath(path)
+      ? `${path}: the adapter closed the connection (adapter restarted or network down?)`
+      : `${path} closed (unplugged?)`;
   }
 
   // ---- exchanges -----------------------------------------------------------------------------------------------
@@ -185,11 +209,8 @@ export class MonopriceLink {
   /** Writes one command and resolves once its reply is complete (or timed out) and the gap after it has passed. */
   private exchange(session: number, command: string, reply: ReplyCollector, endsWhenQuiet: boolean): Promise<Outcome> {
     const port = this.port;
-    if (session !== this.sessionId || this.stopped) return Promise.resolve('closed');
-    if (!port?.isOpen) {
-      this.down(`${this.options.path} closed (unplugged?)`); // before its 'close' event: do not spin on a dead port
-      return Promise.resolve('closed');
-    }
+    // No port in the current session: it is still opening, and the driver sends nothing before it is up.
+    if (session !== this.sessionId || this.stopped || !port) return Promise.resolve('closed');
     // Anything still buffered belongs to an earlier exchange; starting clean is what keeps the framing in step.
     this.framer.reset();
     return new Promise((resolve) => {
@@ -197,9 +218,7 @@ export class MonopriceLink {
       ex.timer = setTimeout(() => this.complete(ex, 'timeout'), this.options.timeoutMs);
       this.current = ex;
       if (endsWhenQuiet) this.restartQuiet(ex);
-      port.write(command, (err) => {
-        if (err && session === this.sessionId) this.down(`${this.options.path}: write failed: ${err.message}`);
-      });
+      port.write(command); // a failed write is the port's 'error', which takes the link down
     });
   }
 
