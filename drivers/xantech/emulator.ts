@@ -1,0 +1,380 @@
+// The amplifier side of the Xantech RS-232 protocol, byte for byte, with fault switches for tests and demos.
+import { EventEmitter } from 'node:events';
+import type { Duplex } from 'node:stream';
+import { SerialPort } from 'serialport';
+import { PacedOutput, type OutputOptions } from '../monoprice/emulator-output.js';
+import {
+  MAX_ZONES,
+  VOLUME_STEPS,
+  acceptsValue,
+  attributeValue,
+  encodeStatus,
+  encodeValue,
+  parseCommand,
+  type Command,
+  type SetAttribute,
+  type ZoneCount,
+  type ZoneStatus,
+} from './protocol.js';
+
+export interface EmulatorOptions extends OutputOptions {
+  /** 8, or 16 for two linked amplifiers in expanded mode. Default 8. */
+  zones?: ZoneCount;
+  /** What follows every reply: '\r' (default, as one integration reads them), '' or '\r\n'. */
+  lineEnd?: string;
+  /** How `!ZA1+` is refused by firmware without zone-activity reports: 'error', 'silent', or not at all (false). */
+  refuseActivityUpdates?: 'error' | 'silent' | false;
+  /** How long after the last activity on a zone its report goes out (a look-alike's manual says one second). */
+  activityDelayMs?: number;
+  /** Whether changes made over RS-232 are reported too, not only keypad ones. Default true (the harder case). */
+  reportOwnChanges?: boolean;
+  /** How long the amplifier ignores its port after power-up (slow boot). Default 0. */
+  bootMs?: number;
+  /** Drop sets other than power to a zone that is off, as Monoprice-style units do. Default false. */
+  ignoreSetsWhileOff?: boolean;
+  /** A zone powered on starts at volume 0, as one MRC88 owner reports. Default false. */
+  volumeZeroAtPowerOn?: boolean;
+}
+
+/** Longest command kept while waiting for its `+`. */
+const INPUT_LIMIT = 64;
+
+export type KeypadChange = Partial<Omit<ZoneStatus, 'zone'>>;
+
+function initialStatus(zone: number): ZoneStatus {
+  return { zone, power: false, source: 1, volume: 10, mute: false, treble: 7, bass: 7, balance: 32, linked: false, paged: false };
+}
+
+/**
+ * Events: `command` (text without its `+`, after the state changed), `report` (a zone-activity report went out),
+ * `close` (the attached stream ended). Faults switch at run time through the public fields and methods.
+ */
+export class XantechEmulator extends EventEmitter {
+  /** Every command received (without its `+`), in order, including refused ones. */
+  readonly commands: string[] = [];
+  zones: ZoneCount;
+  lineEnd: string;
+  refuseActivityUpdates: 'error' | 'silent' | false;
+  activityDelayMs: number;
+  reportOwnChanges: boolean;
+  bootMs: number;
+  ignoreSetsWhileOff: boolean;
+  volumeZeroAtPowerOn: boolean;
+  /** Whether zone-activity reports are on (`!ZA1+`). */
+  activityUpdates = false;
+  private silent = false;
+  private booting: NodeJS.Timeout | undefined;
+  private readonly state = new Map<number, ZoneStatus>();
+  private readonly reportTimers = new Map<number, NodeJS.Timeout>();
+  private idleWaiters: Array<() => void> = [];
+  private input = '';
+  private stream: Duplex | undefined;
+  private readonly output: PacedOutput;
+  private rejections: Array<{ test: (command: string) => boolean; left: number }> = [];
+
+  constructor(options: EmulatorOptions = {}) {
+    super();
+    this.zones = options.zones ?? 8;
+    this.lineEnd = options.lineEnd ?? '\r';
+    this.refuseActivityUpdates = options.refuseActivityUpdates ?? false;
+    this.activityDelayMs = options.activityDelayMs ?? 1000;
+    this.reportOwnChanges = options.reportOwnChanges ?? true;
+    this.bootMs = options.bootMs ?? 0;
+    this.ignoreSetsWhileOff = options.ignoreSetsWhileOff ?? false;
+    this.volumeZeroAtPowerOn = options.volumeZeroAtPowerOn ?? false;
+    this.output = new PacedOutput(options);
+    for (let zone = 1; zone <= MAX_ZONES; zone++) this.state.set(zone, initialStatus(zone));
+  }
+
+  get byteDelayMs(): number {
+    return this.output.byteDelayMs;
+  }
+  set byteDelayMs(ms: number) {
+    this.output.byteDelayMs = ms;
+  }
+  get dropRate(): number {
+    return this.output.dropRate;
+  }
+  set dropRate(rate: number) {
+    this.output.dropRate = rate;
+  }
+  get garbleRate(): number {
+    return this.output.garbleRate;
+  }
+  set garbleRate(rate: number) {
+    this.output.garbleRate = rate;
+  }
+
+  /** Connects the emulator to a duplex stream (a serial port, one end of a pty, a TCP socket); boots if bootMs > 0. */
+  attach(stream: Duplex): void {
+    this.detach();
+    this.stream = stream;
+    this.output.attach(stream);
+    this.input = '';
+    stream.on('data', this.onData);
+    const ended = (): void => {
+      if (this.stream !== stream) return;
+      this.detach();
+      this.emit('close');
+    };
+    stream.once('close', ended);
+    stream.on('error', () => ended());
+    if (this.bootMs > 0) this.boot();
+  }
+
+  /** Opens a device path (one end of a pty pair) with serialport and attaches to it. */
+  async attachPath(path: string, baudRate = 9600): Promise<void> {
+    const port = new SerialPort({ path, baudRate, autoOpen: false });
+    await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
+    this.attach(port);
+  }
+
+  /**
+   * The device end going away: closes the attached stream. Over TCP the host sees its connection drop; on a socat pty
+   * the host end stays open and hears nothing more (to make the host's port vanish, kill socat: test/helpers/pty.ts).
+   */
+  vanish(): Promise<void> {
+    return this.close();
+  }
+
+  async close(): Promise<void> {
+    const stream = this.stream;
+    this.detach();
+    if (!stream || stream.destroyed) return;
+    await new Promise<void>((resolve) => {
+      stream.once('close', () => resolve());
+      const port = stream as Partial<SerialPort>;
+      if (typeof port.close === 'function' && port.isOpen) port.close(() => resolve());
+      else stream.destroy();
+    });
+  }
+
+  /** A silent amplifier (mains off, cable pulled at the amp end): input is ignored, nothing is sent. */
+  setSilent(silent: boolean): void {
+    this.silent = silent;
+    if (silent) this.cancelReports();
+  }
+
+  /** Mains off: silent, and zone-activity mode forgotten, so the driver must ask for it again. */
+  powerOff(): void {
+    this.setSilent(true);
+    this.activityUpdates = false;
+  }
+
+  /** Mains on: answers again once it has booted (bootMs). */
+  powerOn(): void {
+    if (this.bootMs > 0) this.boot();
+    else this.setSilent(false);
+  }
+
+  /** A copy of one zone's state. */
+  zone(zone: number): ZoneStatus {
+    const status = this.state.get(zone);
+    if (!status) throw new RangeError(`no zone ${zone}: zones are 1..${MAX_ZONES}`);
+    return { ...status };
+  }
+
+  /** Someone at a keypad changes a zone; with zone-activity reports on, the amplifier reports it shortly after. */
+  keypad(zone: number, change: KeypadChange): void {
+    const status = this.state.get(zone);
+    if (!status || zone > this.zones) throw new RangeError(`no zone ${zone}: zones are 1..${this.zones}`);
+    Object.assign(status, change, { zone });
+    this.activity(zone);
+  }
+
+  /** Writes raw bytes to the host as if the line picked up noise. */
+  injectNoise(bytes: Buffer | string): void {
+    this.output.write(typeof bytes === 'string' ? bytes : bytes.toString('latin1'), false);
+  }
+
+  /** The next `times` commands matching `test` arrive garbled: answered with `ERROR`, not executed. */
+  rejectNext(test: (command: string) => boolean, times = 1): void {
+    this.rejections.push({ test, left: times });
+  }
+
+  /** Resolves once every pending zone-activity report has been written (at once if none is pending). */
+  reportsSent(): Promise<void> {
+    if (this.reportTimers.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Resolves with the next command matching `test` (bounded, with a clear message). */
+  waitForCommand(test: (command: string) => boolean, timeoutMs = 5000): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.off('command', listener);
+        reject(new Error(`emulator: no matching command within ${timeoutMs} ms (last: ${this.commands.slice(-5).join(' | ')})`));
+      }, timeoutMs);
+      const listener = (command: string): void => {
+        if (!test(command)) return;
+        clearTimeout(timer);
+        this.off('command', listener);
+        resolve(command);
+      };
+      this.on('command', listener);
+    });
+  }
+
+  private boot(): void {
+    this.setSilent(true);
+    clearTimeout(this.booting);
+    this.booting = setTimeout(() => {
+      this.booting = undefined;
+      this.silent = false;
+    }, this.bootMs);
+    this.booting.unref();
+  }
+
+  private detach(): void {
+    this.output.attach(undefined);
+    this.cancelReports();
+    clearTimeout(this.booting);
+    this.booting = undefined;
+    this.stream?.off('data', this.onData);
+    this.stream = undefined;
+  }
+
+  private cancelReports(): void {
+    for (const timer of this.reportTimers.values()) clearTimeout(timer);
+    this.reportTimers.clear();
+    this.notifyIdle();
+  }
+
+  private notifyIdle(): void {
+    if (this.reportTimers.size > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** Zone activity: (re)starts the zone's report timer, so the report follows once activity stops. */
+  private activity(zone: number): void {
+    if (!this.activityUpdates || this.silent) return;
+    clearTimeout(this.reportTimers.get(zone));
+    const timer = setTimeout(() => {
+      this.reportTimers.delete(zone);
+      if (this.activityUpdates && !this.silent) {
+        this.send(encodeStatus(this.state.get(zone)!));
+        this.emit('report', zone);
+      }
+      this.notifyIdle();
+    }, this.activityDelayMs);
+    // A pending report must not keep a process alive, nor count as a driver's timer.
+    timer.unref();
+    this.reportTimers.set(zone, timer);
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    if (this.silent) return;
+    for (const byte of chunk) {
+      if (byte === 0x2b) {
+        const command = this.input;
+        this.input = '';
+        this.run(command);
+      } else if (byte >= 0x20 && byte < 0x7f) {
+        // A run without `+` (noise) is bounded like a real input buffer; the command it spoils gets ERROR.
+        this.input = (this.input + String.fromCharCode(byte)).slice(-INPUT_LIMIT);
+      }
+      // CR, LF and other control bytes are ignored: a `+\r` ending is as good as `+`.
+    }
+  };
+
+  private run(text: string): void {
+    const command = parseCommand(text);
+    if (!command || this.takeRejection(text) || !this.execute(command)) {
+      this.reply('ERROR');
+    }
+    this.commands.push(text);
+    this.emit('command', text);
+  }
+
+  /** Carries out one command and answers it; false when the amplifier would answer ERROR. */
+  private execute(command: Command): boolean {
+    switch (command.kind) {
+      case 'query': {
+        if (command.zone < 1 || command.zone > this.zones) return false;
+        const status = this.state.get(command.zone)!;
+        this.send(command.attribute === 'ZD' ? encodeStatus(status) : encodeValue(status.zone, command.attribute, attributeValue(status, command.attribute)));
+        return true;
+      }
+      case 'set': {
+        if (command.zone < 1 || command.zone > this.zones || !acceptsValue(command.attribute, command.value)) return false;
+        this.apply(command.zone, command.attribute, command.value);
+        this.reply('OK');
+        return true;
+      }
+      case 'step': {
+        if (command.zone < 1 || command.zone > this.zones) return false;
+        this.step(command.zone, command.action);
+        this.reply('OK');
+        return true;
+      }
+      case 'all':
+        for (let zone = 1; zone <= this.zones; zone++) this.apply(zone, 'PR', command.power ? 1 : 0);
+        this.reply('OK');
+        return true;
+      case 'activity':
+        if (command.on && this.refuseActivityUpdates === 'silent') return true;
+        if (command.on && this.refuseActivityUpdates === 'error') return false;
+        this.activityUpdates = command.on;
+        if (!command.on) this.cancelReports();
+        this.reply('OK');
+        return true;
+      case 'periodic':
+        this.reply('OK'); // periodic reports are not emulated: the driver never asks for them
+        return true;
+    }
+  }
+
+  private apply(zone: number, attribute: SetAttribute, value: number): void {
+    const status = this.state.get(zone)!;
+    if (attribute !== 'PR' && this.ignoreSetsWhileOff && !status.power) return;
+    const before = encodeStatus(status);
+    switch (attribute) {
+      case 'PR':
+        if (value === 1 && !status.power && this.volumeZeroAtPowerOn) status.volume = 0;
+        status.power = value === 1;
+        break;
+      case 'SS': status.source = value; break;
+      case 'VO': status.volume = value; break;
+      case 'MU': status.mute = value === 1; break;
+      case 'TR': status.treble = value; break;
+      case 'BS': status.bass = value; break;
+      case 'BA': status.balance = value; break;
+    }
+    if (this.reportOwnChanges && encodeStatus(status) !== before) this.activity(zone);
+  }
+
+  private step(zone: number, action: string): void {
+    const s = this.state.get(zone)!;
+    const clamp = (v: number, max: number): number => Math.min(max, Math.max(0, v));
+    const changes: Record<string, () => void> = {
+      PT: () => this.apply(zone, 'PR', s.power ? 0 : 1),
+      MT: () => this.apply(zone, 'MU', s.mute ? 0 : 1),
+      VI: () => this.apply(zone, 'VO', clamp(s.volume + 1, VOLUME_STEPS)),
+      VD: () => this.apply(zone, 'VO', clamp(s.volume - 1, VOLUME_STEPS)),
+      BI: () => this.apply(zone, 'BS', clamp(s.bass + 1, 14)),
+      BD: () => this.apply(zone, 'BS', clamp(s.bass - 1, 14)),
+      TI: () => this.apply(zone, 'TR', clamp(s.treble + 1, 14)),
+      TD: () => this.apply(zone, 'TR', clamp(s.treble - 1, 14)),
+      BL: () => this.apply(zone, 'BA', clamp(s.balance + 1, 63)),
+      BR: () => this.apply(zone, 'BA', clamp(s.balance - 1, 63)),
+    };
+    changes[action]?.();
+  }
+
+  private takeRejection(text: string): boolean {
+    const rejection = this.rejections.find((r) => r.test(text));
+    if (!rejection) return false;
+    if (--rejection.left <= 0) this.rejections = this.rejections.filter((r) => r !== rejection);
+    return true;
+  }
+
+  private reply(word: 'OK' | 'ERROR'): void {
+    this.send(word);
+  }
+
+  private send(text: string): void {
+    this.output.write(`${text}${this.lineEnd}`);
+  }
+}

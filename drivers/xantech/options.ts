@@ -1,0 +1,38 @@
+// Options of the Xantech driver and their defaults, with the reason for each.
+import type { DriverOptions } from '../driver.js';
+import type { XantechModel, ZoneCount } from './protocol.js';
+
+export interface XantechOptions extends DriverOptions {
+  /** Picks the default baud rate (an explicit baudRate wins). Default 'mrc88'. */
+  model?: XantechModel;
+  /** 8, or 16 for two amplifiers linked in expanded mode. Default 8. */
+  zones?: ZoneCount;
+  /**
+   * 'auto': ask for zone-activity reports (`!ZA1+`) and poll only as a safety net, falling back to polling when the
+   * amp refuses. 'off': switch them off (`!ZA0+`; the setting survives power cycles) and poll, for firmware that
+   * misbehaves with them on.
+   */
+  activityUpdates?: 'auto' | 'off';
+  /** Poll interval while zone-activity reports are on: a safety net for a lost report, and the liveness check. */
+  activityPollIntervalMs?: number;
+  /** Quiet time between commands. */
+  interCommandGapMs?: number;
+  /** First reconnect delay; doubles per failed attempt up to reconnectMaxMs. */
+  reconnectMinMs?: number;
+  reconnectMaxMs?: number;
+  /** Consecutive unanswered commands that mean the amplifier is off or unplugged. */
+  offlineAfterTimeouts?: number;
+}
+
+/** Defaults and their reasons live here, not spread through the code. */
+export const XANTECH_DEFAULTS = {
+  model: 'mrc88' as XantechModel,
+  zones: 8 as ZoneCount,
+  pollIntervalMs: 5000, // without activity reports: a keypad change shows within ~5 s (8 queries, ~0.5 s at 9600 baud)
+  activityPollIntervalMs: 60_000, // with them: reports carry the news, the poll only catches what got lost
+  commandTimeoutMs: 1000, // a zone report is ~45 bytes, ~50 ms at 9600 baud
+  interCommandGapMs: 30,
+  reconnectMinMs: 250,
+  reconnectMaxMs: 10_000,
+  offlineAfterTimeouts: 3,
+} as const;
