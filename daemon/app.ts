@@ -20,7 +20,8 @@ import { EventStreams } from './http/sse.js';
 import { buildOpenApi } from './http/openapi.js';
 import { userRoutes } from './api/users.js';
 import { playerRoutes } from './api/players.js';
-import { playlistRoutes, inputRoutes } from './api/library.js';
+import { playlistRoutes } from './api/playlists.js';
+import { inputRoutes } from './api/input-devices.js';
 import { systemRoutes } from './api/system.js';
 import { ProblemSchema } from './api/schemas.js';
 import { createDriver } from '../drivers/index.js';
@@ -62,18 +63,18 @@ export class Daemon {
   private constructor(readonly config: Config, readonly logger: Logger, readonly driver: AmplifierDriver) {
     this.store = new Store(path.join(config.stateDir, 'azc.db'));
     const users = new UsersRepo(this.store.db);
-    const audioRepo = new AudioRepo(this.store);
+    const audioRepo = new AudioRepo(this.store, [driver.name]);
     const secrets = DeviceSecrets.open(config.stateDir);
     this.bus = new EventBus(config.sse.replayEvents);
     this.udn = users.getMeta('udn') ?? this.createUdn(users);
     let audio: AudioService | undefined;
     this.accounts = new AccountsService(this.store, users, secrets, this.bus, config, (kind, id) => audio!.exists(kind, id));
     audio = this.audio = new AudioService(this.store, audioRepo, users, this.bus, driver, (ids) => this.accounts.assignmentsDropped(ids));
-    this.playlists = new PlaylistsService(this.store, new PlaylistsRepo(this.store.db), this.bus, config.exportDir);
+    this.playlists = new PlaylistsService(this.store, new PlaylistsRepo(this.store.db), this.bus, config.exportDir, config.limits);
     this.inputs = new InputsService(this.store, audioRepo, users, this.bus, driver.name, () =>
       driver.describe().inputs.map((i) => i.channel),
     );
-    this.streams = new EventStreams(this.bus, this.accounts, config.sse, logger);
+    this.streams = new EventStreams(this.bus, this.accounts, config.sse, logger, config.limits);
     this.server = new HttpServer({
       logger,
       maxBodyBytes: config.maxBodyBytes,

@@ -1,0 +1,48 @@
+// The README's quick tour, run as it is written: every status it promises is the status the daemon answers.
+import t from 'tap';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startTestDaemon } from '../helpers/daemon.js';
+
+const README = path.resolve(import.meta.dirname, '../../README.md');
+
+/** The tour block: the fenced sh block that sets B from AZC_URL. */
+function tourBlock(): string {
+  const blocks = [...readFileSync(README, 'utf8').matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  const tour = blocks.find((block) => block.includes('B=${AZC_URL'));
+  if (!tour) throw new Error('README has no quick-tour block that reads AZC_URL');
+  return tour;
+}
+
+/** The status codes the tour's comments promise, in order (`st ... # 204: ...`). */
+function promisedStatuses(block: string): string[] {
+  return block
+    .split('\n')
+    .filter((line) => /(^|\s)st\s/.test(line))
+    .map((line) => /#\s*(\d{3})\b/.exec(line)?.[1] ?? 'unannotated');
+}
+
+function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('bash', ['-euo', 'pipefail', '-c', script], { env, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+t.test('the quick tour in the README runs as written and every status matches its comment', async (t) => {
+  const d = await startTestDaemon(t);
+  const block = tourBlock();
+  const promised = promisedStatuses(block);
+  t.ok(promised.length >= 8, 'the tour shows the status of its changes');
+  t.notOk(promised.includes('unannotated'), 'every status line says what to expect');
+
+  const result = await runBash(block, { ...process.env, AZC_URL: d.base, AZC_STATE_DIR: d.stateDir });
+  t.equal(result.code, 0, `the tour exits cleanly (stderr: ${result.stderr.slice(0, 400)})`);
+  t.equal(result.stderr, '', 'nothing is written to stderr');
+  const printed = result.stdout.split('\n').filter((line) => /^\d{3}$/.test(line));
+  t.same(printed, promised, 'the printed statuses are the promised ones, in order');
+  t.match(result.stdout, /^#EXTM3U$/m, 'the downloaded playlist is an extended M3U');
+  t.match(result.stdout, /^retry: \d+$/m, 'the event stream answered');
+});
