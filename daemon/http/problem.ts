@@ -1,6 +1,9 @@
-// The one error type handlers throw, and its RFC 9457 problem-details form.
+// HTTP's own errors, and the one place that turns any error (a domain error included) into RFC 9457 problem details.
+import { DomainError, type DomainErrorKind, type FieldErrors } from '../domain/errors.js';
 
-export type FieldErrors = Record<string, string[]>;
+export type { FieldErrors };
+
+const WWW_AUTHENTICATE = 'Bearer realm="azcd"';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -31,7 +34,35 @@ export const notFound = (detail: string) => new HttpError(404, detail);
 export const forbidden = (detail: string) => new HttpError(403, detail);
 export const conflict = (detail: string) => new HttpError(409, detail);
 export const unauthorized = (detail = 'a valid credential is required (X-API-Key, Authorization: Bearer, or ?apiKey=)') =>
-  new HttpError(401, detail, { headers: { 'WWW-Authenticate': 'Bearer realm="azcd"' } });
+  new HttpError(401, detail, { headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } });
+
+const STATUS_OF: Record<DomainErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  throttled: 429,
+  unavailable: 503,
+};
+
+/** The HTTP form of a domain error: status by kind, `Retry-After` and `WWW-Authenticate` where they belong. */
+export function fromDomainError(error: DomainError): HttpError {
+  const headers: Record<string, string> = {};
+  if (error.kind === 'unauthenticated') headers['WWW-Authenticate'] = WWW_AUTHENTICATE;
+  if (error.options.retryAfterS !== undefined) headers['Retry-After'] = String(error.options.retryAfterS);
+  return new HttpError(STATUS_OF[error.kind], error.detail, {
+    ...(error.options.errors ? { errors: error.options.errors } : {}),
+    ...(Object.keys(headers).length ? { headers } : {}),
+  });
+}
+
+/** An HttpError or DomainError as an HttpError; undefined for anything else (a bug: the caller answers 500). */
+export function asHttpError(err: unknown): HttpError | undefined {
+  if (err instanceof HttpError) return err;
+  if (err instanceof DomainError) return fromDomainError(err);
+  return undefined;
+}
 
 export interface Problem {
   type: string;
