@@ -9,6 +9,12 @@ export function parseRole(value: string): Role | undefined {
   return ROLES.find((role) => role.toLowerCase() === lower);
 }
 
+/** A credential as presented, whichever way the front door received it. */
+export interface Credential {
+  source: 'x-api-key' | 'bearer' | 'query';
+  value: string;
+}
+
 export type CredentialRef = { kind: 'apiKey' } | { kind: 'session'; sessionId: string };
 
 export interface Caller {

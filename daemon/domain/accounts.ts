@@ -16,8 +16,8 @@ import {
   verifyPassword,
 } from './secrets.js';
 import { LoginThrottle, canonicalAddress, isLoopback } from './login-throttle.js';
-import { HttpError, badRequest, conflict, forbidden, notFound, unauthorized } from '../http/problem.js';
-import type { Credential } from '../http/credentials.js';
+import { conflict, forbidden, invalid, notFound, throttled, unauthenticated } from './errors.js';
+import type { Credential } from './access.js';
 
 export interface UserView {
   id: string;
@@ -167,7 +167,7 @@ export class AccountsService {
   async login(username: string, password: string, address: string): Promise<{ token: string; expiresAt: string; user: UserView }> {
     const client = canonicalAddress(address);
     const current = await this.checkPassword(username, password, client);
-    if (!current) throw unauthorized('wrong username or password, or the account is disabled');
+    if (!current) throw unauthenticated('wrong username or password, or the account is disabled');
     const token = generateSessionToken();
     const now = this.now();
     const expiresAt = now + this.options.sessionAbsoluteMs;
@@ -197,9 +197,7 @@ export class AccountsService {
     const trusted = isLoopback(client) || (row !== undefined && this.users.isTrustedAddress(row.id, client));
     const wait = this.throttle.retryAfterMs(username, client, trusted);
     if (wait > 0) {
-      throw new HttpError(429, `too many failed password attempts; try again in ${Math.ceil(wait / 1000)} s`, {
-        headers: { 'Retry-After': String(Math.ceil(wait / 1000)) },
-      });
+      throw throttled(`too many failed password attempts; try again in ${Math.ceil(wait / 1000)} s`, Math.ceil(wait / 1000));
     }
     const attempt = this.throttle.begin(username, client);
     try {
@@ -217,7 +215,7 @@ export class AccountsService {
 
   logout(caller: Caller): void {
     if (caller.credential.kind !== 'session') {
-      throw badRequest('logout ends a login session; this request used an API key (revoke keys in the Users tab)');
+      throw invalid('logout ends a login session; this request used an API key (revoke keys in the Users tab)');
     }
     this.users.deleteSession(caller.credential.sessionId);
     this.changed(caller.userId, false);
@@ -297,7 +295,7 @@ export class AccountsService {
       const isEnabled = change.isEnabled ?? row.is_enabled === 1;
       const wasActiveAdmin = row.role === 'Admin' && row.is_enabled === 1;
       if (wasActiveAdmin && !(role === 'Admin' && isEnabled) && this.users.enabledAdminCount() <= 1) {
-        throw badRequest(`"${row.username}" is the last enabled Admin; make another user an enabled Admin first`);
+        throw invalid(`"${row.username}" is the last enabled Admin; make another user an enabled Admin first`);
       }
       this.users.update(id, role, isEnabled);
       if (!isEnabled) this.users.deleteUserSessions(id);
@@ -310,7 +308,7 @@ export class AccountsService {
     this.store.transaction(() => {
       const row = this.row(id);
       if (row.role === 'Admin' && row.is_enabled === 1 && this.users.enabledAdminCount() <= 1) {
-        throw badRequest(`"${row.username}" is the last enabled Admin and cannot be deleted`);
+        throw invalid(`"${row.username}" is the last enabled Admin and cannot be deleted`);
       }
       this.users.remove(id);
     });
@@ -447,7 +445,7 @@ export class AccountsService {
       const errors: Record<string, string[]> = {};
       if (unknownPlayers.length) errors.playerIds = [`unknown player ids: ${unknownPlayers.join(', ')}`];
       if (unknownZones.length) errors.zoneIds = [`unknown zone ids: ${unknownZones.join(', ')}`];
-      throw badRequest(Object.values(errors).flat().join('; '), errors);
+      throw invalid(Object.values(errors).flat().join('; '), errors);
     }
     return { playerIds, zoneIds };
   }
@@ -463,7 +461,7 @@ export class AccountsService {
 
 export function validateUsername(username: string): void {
   if (!USERNAME_RE.test(username)) {
-    throw badRequest(`"username" must be 3 to 64 characters of A-Z a-z 0-9 . _ -, got ${JSON.stringify(username).slice(0, 80)}`, {
+    throw invalid(`"username" must be 3 to 64 characters of A-Z a-z 0-9 . _ -, got ${JSON.stringify(username).slice(0, 80)}`, {
       username: ['must be 3 to 64 characters of A-Z a-z 0-9 . _ -'],
     });
   }
@@ -472,6 +470,6 @@ export function validateUsername(username: string): void {
 export function validatePassword(password: string, field: string): void {
   const length = [...password].length;
   if (length < 8 || length > 256) {
-    throw badRequest(`"${field}" must be 8 to 256 characters, got ${length}`, { [field]: ['must be 8 to 256 characters'] });
+    throw invalid(`"${field}" must be 8 to 256 characters, got ${length}`, { [field]: ['must be 8 to 256 characters'] });
   }
 }

@@ -6,7 +6,7 @@ import type { AudioRepo, PlayerRow, ZoneRow } from '../store/audio-repo.js';
 import type { UsersRepo } from '../store/users-repo.js';
 import { canSeePlayer, canSeeZone, isAdmin, type Caller } from './access.js';
 import type { DomainEvent, EventBus, PlayerView, ZoneView } from './events.js';
-import { badRequest, conflict, notFound } from '../http/problem.js';
+import { conflict, invalid, notFound } from './errors.js';
 import { AmplifierSync, tombstone } from './amplifier-sync.js';
 import { newZoneRow, zoneEvents, zonesChangedEvent, zoneView } from './audio-views.js';
 
@@ -55,7 +55,7 @@ export class AudioService {
     const driverName = this.checkDriver(input.input.driver, 'input.driver');
     const inputs = this.driver.describe().inputs;
     if (!inputs.some((i) => i.channel === input.input.channel)) {
-      throw badRequest(`"input.channel" must be one of the amplifier's inputs (${inputs.map((i) => i.channel).join(', ')}), got ${input.input.channel}`, {
+      throw invalid(`"input.channel" must be one of the amplifier's inputs (${inputs.map((i) => i.channel).join(', ')}), got ${input.input.channel}`, {
         'input.channel': ['not an input of the amplifier'],
       });
     }
@@ -183,7 +183,7 @@ export class AudioService {
     const driverName = this.checkDriver(input.output.driver, 'output.driver');
     const outputs = this.driver.describe().zones;
     if (!outputs.some((z) => z.channel === input.output.channel)) {
-      throw badRequest(`"output.channel" must be one of the amplifier's zone outputs (${outputs.map((z) => z.channel).join(', ')}), got ${input.output.channel}`, {
+      throw invalid(`"output.channel" must be one of the amplifier's zone outputs (${outputs.map((z) => z.channel).join(', ')}), got ${input.output.channel}`, {
         'output.channel': ['not a zone output of the amplifier'],
       });
     }
@@ -256,7 +256,7 @@ export class AudioService {
 
   private checkDriver(driver: string | undefined, field: string): string {
     if (driver !== undefined && driver !== this.driver.name) {
-      throw badRequest(`"${field}" must be "${this.driver.name}" (the configured amplifier driver), got "${driver}"`, {
+      throw invalid(`"${field}" must be "${this.driver.name}" (the configured amplifier driver), got "${driver}"`, {
         [field]: [`must be "${this.driver.name}"`],
       });
     }
@@ -298,12 +298,12 @@ export class AudioService {
       else missing.push(id);
     }
     if (missing.length) {
-      throw badRequest(`unknown zone ids: ${missing.join(', ')}`, { zoneIds: [`unknown zone ids: ${missing.join(', ')}`] });
+      throw invalid(`unknown zone ids: ${missing.join(', ')}`, { zoneIds: [`unknown zone ids: ${missing.join(', ')}`] });
     }
     if (unconfigured.length) {
       const named = unconfigured.map((id) => `${id} (driver "${this.repo.unconfiguredZoneDriver(id)}")`).join(', ');
       const detail = `zones of an amplifier that is not configured cannot be used: ${named}; the configured driver is "${this.driver.name}"`;
-      throw badRequest(detail, { zoneIds: [detail] });
+      throw invalid(detail, { zoneIds: [detail] });
     }
     return zones;
   }
@@ -316,7 +316,7 @@ export class AudioService {
     const detail =
       `player "${player.name}" feeds an input of the "${player.input_driver}" amplifier and can only feed zones of that ` +
       `amplifier; these zones belong to another one: ${named}`;
-    throw badRequest(detail, { zoneIds: [detail] });
+    throw invalid(detail, { zoneIds: [detail] });
   }
 
   private zonesChangedEvent(playerId: string): DomainEvent {

@@ -31,7 +31,7 @@ import { constants as fsc, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, realpath, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { badRequest, conflict } from '../http/problem.js';
+import { conflict, invalid } from './errors.js';
 
 /** DESIGN §4: a filePath is at most 255 bytes, and so is each of its names (NAME_MAX on Linux file systems). */
 const MAX_PATH_BYTES = 255;
@@ -47,7 +47,7 @@ const TEMP_NAME = /^\.azcd-[0-9a-f]{12}\.tmp$/;
 const tempName = (): string => `.azcd-${randomBytes(6).toString('hex')}.tmp`;
 
 function reject(reason: string): never {
-  throw badRequest(`"filePath" ${reason}`, { filePath: [reason] });
+  throw invalid(`"filePath" ${reason}`, { filePath: [reason] });
 }
 
 /** Checks the textual rules: relative, .m3u8/.m3u, at most 255 bytes, no `..`, no NUL or control characters. */
@@ -302,13 +302,13 @@ function explain(err: unknown, name: string): unknown {
   switch (errno(err)) {
     case 'ENOTDIR':
     case 'ELOOP':
-      return badRequest(`"filePath" has a component that is not a folder (symbolic links are not followed): ${name}`, {
+      return invalid(`"filePath" has a component that is not a folder (symbolic links are not followed): ${name}`, {
         filePath: [`not a folder: ${name}`],
       });
     case 'EISDIR':
-      return badRequest(`"filePath" names a folder, not a file: ${name}`, { filePath: [`a folder: ${name}`] });
+      return invalid(`"filePath" names a folder, not a file: ${name}`, { filePath: [`a folder: ${name}`] });
     case 'ENAMETOOLONG':
-      return badRequest(`"filePath" has a name longer than the export file system allows: ${name.slice(0, 40)}…`, {
+      return invalid(`"filePath" has a name longer than the export file system allows: ${name.slice(0, 40)}…`, {
         filePath: ['a name is too long for the file system'],
       });
     case 'ENOENT':

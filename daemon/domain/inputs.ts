@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AudioRepo, InputDeviceRow } from '../store/audio-repo.js';
 import type { EventBus, InputDeviceView } from './events.js';
-import { badRequest, conflict, notFound } from '../http/problem.js';
+import { conflict, invalid, notFound } from './errors.js';
 import type { Store } from '../store/db.js';
 import type { UsersRepo } from '../store/users-repo.js';
 import { tombstone } from './amplifier-sync.js';
@@ -35,11 +35,11 @@ export class InputsService {
 
   create(input: { name: string; kind?: string; input: { driver?: string; channel: number } }): InputDeviceView {
     if (input.input.driver !== undefined && input.input.driver !== this.driverName) {
-      throw badRequest(`"input.driver" must be "${this.driverName}", got "${input.input.driver}"`, { 'input.driver': [`must be "${this.driverName}"`] });
+      throw invalid(`"input.driver" must be "${this.driverName}", got "${input.input.driver}"`, { 'input.driver': [`must be "${this.driverName}"`] });
     }
     const channels = this.inputChannels();
     if (!channels.includes(input.input.channel)) {
-      throw badRequest(`"input.channel" must be one of ${channels.join(', ')}, got ${input.input.channel}`, { 'input.channel': ['not an input of the amplifier'] });
+      throw invalid(`"input.channel" must be one of ${channels.join(', ')}, got ${input.input.channel}`, { 'input.channel': ['not an input of the amplifier'] });
     }
     const row: InputDeviceRow = {
       id: randomUUID(),

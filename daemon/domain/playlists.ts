@@ -4,7 +4,7 @@ import type { Store } from '../store/db.js';
 import type { PlaylistsRepo, PlaylistRow, PlaylistSummaryRow, TrackRow } from '../store/playlists-repo.js';
 import type { EventBus, PlaylistChangeReason } from './events.js';
 import type { Config } from '../config.js';
-import { badRequest, conflict, notFound } from '../http/problem.js';
+import { conflict, invalid, notFound } from './errors.js';
 import { checkExportPath, ExportDirectory } from './export-path.js';
 
 export interface TrackInput {
@@ -107,7 +107,7 @@ export class PlaylistsService {
       const wanted = new Set(trackIds.map((t) => t.toLowerCase()));
       const missing = [...wanted].filter((t) => !present.has(t));
       if (missing.length) {
-        throw badRequest(`unknown track ids in this playlist: ${missing.join(', ')}`, {
+        throw invalid(`unknown track ids in this playlist: ${missing.join(', ')}`, {
           trackIds: [`unknown track ids: ${missing.join(', ')}`],
         });
       }
@@ -182,7 +182,7 @@ export class PlaylistsService {
 /** Throws a 400 unless `order` is a permutation of 0..length-1. */
 export function checkPermutation(order: number[], length: number): void {
   const fail = (why: string): never => {
-    throw badRequest(`"newOrder" ${why}`, { newOrder: [why] });
+    throw invalid(`"newOrder" ${why}`, { newOrder: [why] });
   };
   if (order.length !== length) fail(`must list all ${length} track positions, got ${order.length}`);
   const seen = new Set<number>();

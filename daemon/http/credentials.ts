@@ -1,10 +1,8 @@
 // Finds the request's credential: X-API-Key, then Authorization: Bearer, then ?apiKey= (first present wins).
 import type { RequestHeaders } from './route.js';
+import type { Credential } from '../domain/access.js';
 
-export interface Credential {
-  source: 'x-api-key' | 'bearer' | 'query';
-  value: string;
-}
+export type { Credential };
 
 /** null when no credential is sent; 'malformed' when the first one present cannot be a credential. */
 export function extractCredential(headers: Pick<RequestHeaders, 'x-api-key' | 'authorization'>, query: URLSearchParams): Credential | null | 'malformed' {

@@ -8,7 +8,7 @@ import { client, createUser } from '../helpers/client.js';
 import { AccountsService, TRUSTED_ADDRESSES_PER_USER, type PasswordHasher } from '../../daemon/domain/accounts.js';
 import { DeviceSecrets } from '../../daemon/domain/secrets.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
-import { HttpError } from '../../daemon/http/problem.js';
+import { asHttpError } from '../../daemon/http/problem.js';
 import type { Caller } from '../../daemon/domain/access.js';
 import { Daemon } from '../../daemon/app.js';
 import { defaultConfig } from '../../daemon/config.js';
@@ -44,7 +44,7 @@ function holdNextHash(accounts: AccountsService) {
 function outcome<T>(promise: Promise<T>): Promise<T | number | unknown> {
   return promise.then(
     (value) => value,
-    (err: unknown) => (err instanceof HttpError ? err.status : err),
+    (err: unknown) => (asHttpError(err)?.status ?? err),
   );
 }
 

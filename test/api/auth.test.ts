@@ -6,7 +6,7 @@ import { client, createUser, type Reply } from '../helpers/client.js';
 import { AccountsService } from '../../daemon/domain/accounts.js';
 import { DeviceSecrets, hashPassword } from '../../daemon/domain/secrets.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
-import { HttpError } from '../../daemon/http/problem.js';
+import { asHttpError } from '../../daemon/http/problem.js';
 
 const HOUR = 3600_000;
 
@@ -456,7 +456,7 @@ t.test('the login back-off on the service clock', async (t) => {
   const status = (password: string) =>
     accounts.login('admin', password, '192.0.2.9').then(
       () => 200,
-      (err: unknown) => (err instanceof HttpError ? err.status : 500),
+      (err: unknown) => (asHttpError(err)?.status ?? 500),
     );
 
   t.test('a login that was checking the old password when the password changed gets no session', async (t) => {
@@ -471,7 +471,7 @@ t.test('the login back-off on the service clock', async (t) => {
     });
     const outcome = await pending.then(
       (session) => session.token,
-      (err: unknown) => (err instanceof HttpError ? err.status : err),
+      (err: unknown) => (asHttpError(err)?.status ?? err),
     );
     t.equal(outcome, 401);
     t.equal((d.daemon.store.db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE user_id = ?').get(user.id) as { n: number }).n, 0);

@@ -10,7 +10,7 @@ import { UsersRepo } from '../../daemon/store/users-repo.js';
 import { AudioRepo, type PlayerRow } from '../../daemon/store/audio-repo.js';
 import { AudioService } from '../../daemon/domain/audio.js';
 import { EventBus, type StampedEvent } from '../../daemon/domain/events.js';
-import { HttpError } from '../../daemon/http/problem.js';
+import { asHttpError } from '../../daemon/http/problem.js';
 import type { Caller } from '../../daemon/domain/access.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 
@@ -57,8 +57,8 @@ t.test('a player of another configured amplifier cannot be attached to a zone an
       return err;
     }
   })();
-  t.ok(refused instanceof HttpError && refused.status === 400, 'a 400');
-  t.match((refused as HttpError).message, /can only feed zones of that amplifier/);
+  t.equal(asHttpError(refused)?.status, 400, 'a 400');
+  t.match((refused as Error).message, /can only feed zones of that amplifier/);
   t.same(audio.getZone(admin, zone.id), zone, 'zone unchanged');
   t.same(audio.getPlayer(admin, foreign.id).zoneIds, []);
   t.same(sent, [], 'nothing sent to the amplifier');

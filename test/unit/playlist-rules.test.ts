@@ -5,14 +5,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { checkPermutation, toM3u } from '../../daemon/domain/playlists.js';
 import { checkExportPath, ExportDirectory } from '../../daemon/domain/export-path.js';
-import { HttpError } from '../../daemon/http/problem.js';
+import { HttpError, asHttpError } from '../../daemon/http/problem.js';
 
 const rejects = (fn: () => unknown): boolean => {
   try {
     fn();
     return false;
   } catch (err) {
-    return err instanceof HttpError && err.status === 400;
+    return asHttpError(err)?.status === 400;
   }
 };
 
@@ -61,7 +61,7 @@ t.test('export paths: 255 bytes is the most, for the path and for each name', as
 const status = (promise: Promise<unknown>): Promise<number> =>
   promise.then(
     () => 204,
-    (err: unknown) => (err instanceof HttpError ? err.status : 500),
+    (err: unknown) => (asHttpError(err)?.status ?? 500),
   );
 
 t.test('the export directory', async (t) => {
