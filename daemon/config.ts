@@ -134,7 +134,7 @@ export const USAGE = `usage: azcd [options]
   --port N               listen port (default 8080; 0 picks a free one)
   --state-dir DIR        database, device key and exports (default ./data)
   --export-dir DIR       playlist export directory (default <state-dir>/exports)
-  --driver NAME          amplifier driver: simulated (default), monoprice or xantech
+  --driver NAME          amplifier driver: simulated (default), monoprice, rnet or xantech
   --serial-port PATH     serial device of a real amplifier (prefer /dev/serial/by-id/...) or tcp://host:port
   --poll-interval-ms N   amplifier poll interval (default 5000)
   --ssdp / --no-ssdp     announce on the LAN with SSDP (default off)

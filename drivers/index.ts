@@ -2,7 +2,7 @@
 import type { AmplifierDriver, DriverOptions } from './driver.js';
 import { createSimulatedDriver } from './simulated/index.js';
 
-export const DRIVER_NAMES = ['simulated', 'monoprice', 'xantech'] as const;
+export const DRIVER_NAMES = ['simulated', 'monoprice', 'rnet', 'xantech'] as const;
 export type DriverName = (typeof DRIVER_NAMES)[number];
 
 export async function createDriver(name: string, options: DriverOptions): Promise<AmplifierDriver> {
@@ -12,6 +12,10 @@ export async function createDriver(name: string, options: DriverOptions): Promis
     case 'monoprice': {
       const { createMonopriceDriver } = await import('./monoprice/index.js');
       return createMonopriceDriver(options);
+    }
+    case 'rnet': {
+      const { createRnetDriver } = await import('./rnet/index.js');
+      return createRnetDriver(options);
     }
     case 'xantech': {
       const { createXantechDriver } = await import('./xantech/index.js');

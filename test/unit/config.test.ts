@@ -162,7 +162,7 @@ t.test('unknown keys in the config file are ignored', async (t) => {
 });
 
 t.test('an unknown driver is a ConfigError listing the drivers', async (t) => {
-  t.match(configError(() => loadConfig(['--driver', 'sonos'], {}, CWD))?.message, /"driver" must be one of simulated, monoprice, xantech, got "sonos"/);
+  t.match(configError(() => loadConfig(['--driver', 'sonos'], {}, CWD))?.message, /"driver" must be one of simulated, monoprice, rnet, xantech, got "sonos"/);
 });
 
 t.test('the monoprice driver without a serial port is a ConfigError that says how to set one', async (t) => {
