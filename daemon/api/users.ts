@@ -1,9 +1,10 @@
 // Login sessions and user accounts (interface spec §4.1-4.3, DESIGN §3-§4).
 import { T, IdParams } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
-import { forbidden, badRequest } from '../http/problem.js';
-import { isAdmin, parseRole, type Role } from '../domain/access.js';
-import type { AccountsService } from '../domain/accounts.js';
+import { badRequest } from '../http/problem.js';
+import { parseRole, type Role } from '../domain/access.js';
+import type { Authentication } from '../domain/authentication.js';
+import type { UserAdmin } from '../domain/user-admin.js';
 import { ApiKeySchema, AssignmentsSchema, RoleSchema, UserSchema } from './schemas.js';
 
 const Username = T.String({ description: '3-64 characters of A-Z a-z 0-9 . _ -', errorMessage: 'must be a string' });
@@ -20,7 +21,8 @@ function role(value: string): Role {
   return parsed;
 }
 
-export function userRoutes(accounts: AccountsService): Route[] {
+/** The routes gate by role first; each user-admin operation checks its permission again in the domain. */
+export function userRoutes(auth: Authentication, users: UserAdmin): Route[] {
   return [
     route({
       method: 'POST',
@@ -38,7 +40,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
         401: { description: 'wrong username or password, or disabled user' },
         429: { description: 'too many failed attempts; see Retry-After' },
       },
-      handle: async (req) => ok(await accounts.login(req.body.username, req.body.password, req.ip)),
+      handle: async (req) => ok(await auth.login(req.body.username, req.body.password, req.ip)),
     }),
     route({
       method: 'POST',
@@ -48,7 +50,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
       tags: ['auth'],
       responses: { 204: { description: 'session revoked' }, 400: { description: 'the request used an API key' } },
       handle: (req) => {
-        accounts.logout(req.caller);
+        auth.logout(req.caller);
         return noContent();
       },
     }),
@@ -59,7 +61,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
       summary: 'The calling user',
       tags: ['users'],
       responses: { 200: { description: 'the user', schema: UserSchema } },
-      handle: (req) => ok(accounts.get(req.caller.userId)),
+      handle: (req) => ok(users.get(req.caller, req.caller.userId)),
     }),
     route({
       method: 'GET',
@@ -68,7 +70,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
       summary: 'List users',
       tags: ['users'],
       responses: { 200: { description: 'all users', schema: T.Array(UserSchema) } },
-      handle: () => ok(accounts.list()),
+      handle: (req) => ok(users.list(req.caller)),
     }),
     route({
       method: 'POST',
@@ -89,7 +91,8 @@ export function userRoutes(accounts: AccountsService): Route[] {
       },
       handle: async (req) =>
         created(
-          await accounts.create(
+          await users.create(
+            req.caller,
             {
               username: req.body.username,
               password: req.body.password,
@@ -97,7 +100,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
               assignments: req.body.assignments,
             },
             // The caller may have been demoted, disabled or deleted while the password was being hashed.
-            { beforeCommit: () => req.revalidate() },
+            { recheck: () => req.revalidate() },
           ),
         ),
     }),
@@ -109,10 +112,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
       tags: ['users'],
       params: IdParams,
       responses: { 200: { description: 'the user', schema: UserSchema }, 403: { description: 'not admin nor self' } },
-      handle: (req) => {
-        if (!isAdmin(req.caller) && req.caller.userId !== req.params.id) throw forbidden('only an Admin can read other users');
-        return ok(accounts.get(req.params.id));
-      },
+      handle: (req) => ok(users.get(req.caller, req.params.id)),
     }),
     route({
       method: 'PUT',
@@ -136,7 +136,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
         const change: { role?: Role; isEnabled?: boolean } = {};
         if (req.body.role !== undefined) change.role = role(req.body.role);
         if (req.body.isEnabled !== undefined) change.isEnabled = req.body.isEnabled;
-        return ok(accounts.update(req.params.id, change));
+        return ok(users.update(req.caller, req.params.id, change));
       },
     }),
     route({
@@ -148,7 +148,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
       params: IdParams,
       responses: { 204: { description: 'deleted' }, 400: { description: 'the last enabled Admin' } },
       handle: (req) => {
-        accounts.remove(req.params.id);
+        users.remove(req.caller, req.params.id);
         return noContent();
       },
     }),
@@ -161,7 +161,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
       tags: ['users'],
       params: IdParams,
       responses: { 200: { description: 'the key', schema: ApiKeySchema }, 404: { description: 'no such user, or no key' } },
-      handle: (req) => ok({ apiKey: accounts.getApiKey(req.params.id) }),
+      handle: (req) => ok({ apiKey: users.getApiKey(req.caller, req.params.id) }),
     }),
     route({
       method: 'POST',
@@ -172,7 +172,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
       tags: ['users'],
       params: IdParams,
       responses: { 200: { description: 'the new key', schema: ApiKeySchema } },
-      handle: (req) => ok({ apiKey: accounts.regenerateApiKey(req.params.id) }),
+      handle: (req) => ok({ apiKey: users.regenerateApiKey(req.caller, req.params.id) }),
     }),
     route({
       method: 'DELETE',
@@ -183,7 +183,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
       params: IdParams,
       responses: { 204: { description: 'revoked' } },
       handle: (req) => {
-        accounts.revokeApiKey(req.params.id);
+        users.revokeApiKey(req.caller, req.params.id);
         return noContent();
       },
     }),
@@ -212,7 +212,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
       handle: async (req) => {
         // Read before any await: the address belongs to the open response.
         const address = req.ip;
-        await accounts.changePassword(req.caller, req.params.id, req.body, { address, recheck: () => req.revalidate() });
+        await users.changePassword(req.caller, req.params.id, req.body, { address, recheck: () => req.revalidate() });
         return { status: 200 };
       },
     }),
@@ -225,7 +225,7 @@ export function userRoutes(accounts: AccountsService): Route[] {
       params: IdParams,
       body: AssignmentsSchema,
       responses: { 200: { description: 'the updated user', schema: UserSchema }, 400: { description: 'unknown ids' } },
-      handle: (req) => ok(accounts.setAssignments(req.params.id, req.body)),
+      handle: (req) => ok(users.setAssignments(req.caller, req.params.id, req.body)),
     }),
   ];
 }

@@ -1,4 +1,4 @@
-// Who is calling and what they may see: roles and assignment lists, evaluated from current state.
+// Who is calling: roles, credentials and assignment lists, evaluated from current state (policy.ts decides with them).
 
 export const ROLES = ['Admin', 'Operator', 'Viewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -15,7 +15,15 @@ export interface Credential {
   value: string;
 }
 
-export type CredentialRef = { kind: 'apiKey' } | { kind: 'session'; sessionId: string };
+/**
+ * Which credential a caller used, by a reference that is no secret: the key's keyed digest (hex, as stored) or
+ * the session's id. Enough to notice later that the credential was revoked, useless for signing in.
+ */
+export type CredentialRef =
+  | { kind: 'apiKey'; keyDigest: string }
+  | { kind: 'session'; sessionId: string }
+  /** An in-process front door acting as a named user without a credential (the MQTT bridge's --mqtt-account). */
+  | { kind: 'account' };
 
 export interface Caller {
   userId: string;
@@ -27,7 +35,3 @@ export interface Caller {
 }
 
 export const isAdmin = (caller: Caller): boolean => caller.role === 'Admin';
-export const canSeePlayer = (caller: Caller, playerId: string): boolean =>
-  caller.role === 'Admin' || caller.playerIds.has(playerId);
-export const canSeeZone = (caller: Caller, zoneId: string): boolean =>
-  caller.role === 'Admin' || caller.zoneIds.has(zoneId);

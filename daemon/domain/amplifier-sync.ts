@@ -5,14 +5,9 @@ import type { AmplifierDriver, DriverEvent, ZoneState } from '../../drivers/driv
 import { volumeToStep } from '../../drivers/driver.js';
 import type { Store } from '../store/db.js';
 import type { AudioRepo, ZoneRow } from '../store/audio-repo.js';
-import type { UsersRepo } from '../store/users-repo.js';
+import type { MetaRepo } from '../store/meta-repo.js';
 import type { DomainEvent, EventBus } from './events.js';
 import { hardwareOf, newZoneRow, zoneEvents, zonesChangedEvent, zoneView } from './audio-views.js';
-
-/** The meta key remembering that an admin deleted the zone or input on a channel. */
-export function tombstone(kind: 'zone' | 'input', driver: string, channel: number): string {
-  return `deleted:${kind}:${driver}:${channel}`;
-}
 
 export class AmplifierSync {
   private unsubscribe: (() => void) | undefined;
@@ -20,8 +15,8 @@ export class AmplifierSync {
   constructor(
     private readonly store: Store,
     private readonly repo: AudioRepo,
-    /** Owner of the meta table (tombstones). */
-    private readonly meta: UsersRepo,
+    /** Remembers the channels whose zone or input an admin deleted. */
+    private readonly meta: MetaRepo,
     private readonly bus: EventBus,
     private readonly driver: AmplifierDriver,
   ) {}
@@ -94,14 +89,14 @@ export class AmplifierSync {
       const now = new Date().toISOString();
       for (const output of description.zones) {
         if (this.repo.zoneByOutput(driverName, output.channel)) continue;
-        if (this.meta.getMeta(tombstone('zone', driverName, output.channel)) === 'deleted') continue;
+        if (this.meta.isDeleted('zone', driverName, output.channel)) continue;
         const row = newZoneRow(output.name, driverName, output.channel, this.driver.hardwareState(output.channel), now);
         this.repo.insertZone(row);
         created.push({ type: 'zone.created', payload: { zone: zoneView(row, null) } });
       }
       for (const input of description.inputs) {
         if (this.repo.inputByChannel(driverName, input.channel)) continue;
-        if (this.meta.getMeta(tombstone('input', driverName, input.channel)) === 'deleted') continue;
+        if (this.meta.isDeleted('input', driverName, input.channel)) continue;
         const row = {
           id: randomUUID(),
           name: input.name,

@@ -2,24 +2,25 @@
 import type { ZoneState } from '../../drivers/driver.js';
 import { randomUUID } from 'node:crypto';
 import type { AudioRepo, ZoneRow } from '../store/audio-repo.js';
-import { canSeePlayer, type Caller } from './access.js';
+import type { Caller } from './access.js';
 import type { DomainEvent, ZoneView } from './events.js';
+import { zoneFor } from './policy.js';
 
 export function hardwareOf(zone: ZoneRow): ZoneState {
   return { power: zone.power === 1, muted: zone.muted === 1, volume: zone.volume, source: zone.source };
 }
 
+/** A zone as the caller sees it (the policy decides); `null` is the unrestricted view events carry. */
 export function zoneView(zone: ZoneRow, caller: Caller | null): ZoneView {
-  const playerVisible = zone.player_id !== null && (!caller || canSeePlayer(caller, zone.player_id));
-  return {
+  return zoneFor(caller, {
     id: zone.id,
     name: zone.name,
     volume: zone.volume,
     muted: zone.muted === 1,
     power: zone.power === 1,
-    playerId: playerVisible ? zone.player_id : null,
+    playerId: zone.player_id,
     output: { driver: zone.output_driver, channel: zone.output_channel },
-  };
+  });
 }
 
 export function zoneEvents(before: ZoneRow, after: ZoneRow): DomainEvent[] {

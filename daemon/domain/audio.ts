@@ -1,13 +1,15 @@
-// Players and zones: routing rules, group volume, visibility per caller, and the amplifier kept in step.
+// Players and zones: routing rules, group volume, the policy applied to every read and write, and the amplifier kept in step.
 import { randomUUID } from 'node:crypto';
 import type { AmplifierDriver, ZoneState } from '../../drivers/driver.js';
 import type { Store } from '../store/db.js';
 import type { AudioRepo, PlayerRow, ZoneRow } from '../store/audio-repo.js';
 import type { UsersRepo } from '../store/users-repo.js';
-import { canSeePlayer, canSeeZone, isAdmin, type Caller } from './access.js';
+import type { MetaRepo } from '../store/meta-repo.js';
+import type { Caller } from './access.js';
+import { canSeePlayer, canSeeZone, playerFor, requireAdmin, requireWriter, visiblePlayers, visibleZones } from './policy.js';
 import type { DomainEvent, EventBus, PlayerView, ZoneView } from './events.js';
 import { conflict, invalid, notFound } from './errors.js';
-import { AmplifierSync, tombstone } from './amplifier-sync.js';
+import { AmplifierSync } from './amplifier-sync.js';
 import { newZoneRow, zoneEvents, zonesChangedEvent, zoneView } from './audio-views.js';
 
 /** Volume a new player starts at (a quiet, safe default). */
@@ -20,12 +22,13 @@ export class AudioService {
     private readonly store: Store,
     private readonly repo: AudioRepo,
     private readonly users: UsersRepo,
+    private readonly meta: MetaRepo,
     private readonly bus: EventBus,
     readonly driver: AmplifierDriver,
     /** Notified with the users whose assignment lists lost a deleted player or zone. */
     private readonly onAssignmentsDropped: (userIds: string[]) => void,
   ) {
-    this.sync = new AmplifierSync(store, repo, users, bus, driver);
+    this.sync = new AmplifierSync(store, repo, meta, bus, driver);
   }
 
   /** Creates rows for what the amplifier has, then hands it the stored state and follows its changes. */
@@ -41,17 +44,15 @@ export class AudioService {
 
   listPlayers(caller: Caller): PlayerView[] {
     const zones = this.repo.zones();
-    return this.repo
-      .players()
-      .filter((player) => canSeePlayer(caller, player.id))
-      .map((player) => this.playerView(player, zones, caller));
+    return visiblePlayers(caller, this.repo.players()).map((player) => this.playerView(player, zones, caller));
   }
 
   getPlayer(caller: Caller, id: string): PlayerView {
     return this.playerView(this.visiblePlayer(caller, id), this.repo.zonesOfPlayer(id), caller);
   }
 
-  createPlayer(input: { name: string; input: { driver?: string; channel: number } }): PlayerView {
+  createPlayer(caller: Caller, input: { name: string; input: { driver?: string; channel: number } }): PlayerView {
+    requireAdmin(caller, 'creating a player');
     const driverName = this.checkDriver(input.input.driver, 'input.driver');
     const inputs = this.driver.describe().inputs;
     if (!inputs.some((i) => i.channel === input.input.channel)) {
@@ -77,7 +78,8 @@ export class AudioService {
     return view;
   }
 
-  renamePlayer(id: string, name: string): PlayerView {
+  renamePlayer(caller: Caller, id: string, name: string): PlayerView {
+    requireAdmin(caller, 'renaming a player');
     this.existingPlayer(id);
     this.repo.renamePlayer(id, name);
     const view = this.playerView(this.existingPlayer(id), this.repo.zonesOfPlayer(id), null);
@@ -85,7 +87,8 @@ export class AudioService {
     return view;
   }
 
-  deletePlayer(id: string): void {
+  deletePlayer(caller: Caller, id: string): void {
+    requireAdmin(caller, 'deleting a player');
     const player = this.existingPlayer(id);
     const zones = this.repo.zonesOfPlayer(id);
     let dropped: string[] = [];
@@ -104,6 +107,7 @@ export class AudioService {
 
   /** Resolves once the change is committed; the amplifier follows on its own schedule. */
   setPlayerVolume(caller: Caller, id: string, volume: number): Promise<void> {
+    requireWriter(caller);
     const player = this.visiblePlayer(caller, id);
     const zones = this.repo.zonesOfPlayer(id);
     const committed = this.store.commitSoon(() => {
@@ -122,8 +126,9 @@ export class AudioService {
 
   /** Routes the player's input to the zones, powers them on and unmutes them; zones move from other players. */
   attachZones(caller: Caller, playerId: string, zoneIds: string[]): void {
+    requireWriter(caller);
     const player = this.visiblePlayer(caller, playerId);
-    const zones = this.visibleZones(caller, zoneIds);
+    const zones = this.zonesOfBody(caller, zoneIds);
     this.checkSameAmplifier(player, zones);
     const events: DomainEvent[] = [];
     const losers = new Set<string>();
@@ -151,8 +156,9 @@ export class AudioService {
 
   /** Removes the route: the zones are muted and belong to no player. */
   detachZones(caller: Caller, playerId: string, zoneIds: string[]): void {
+    requireWriter(caller);
     this.visiblePlayer(caller, playerId);
-    const zones = this.visibleZones(caller, zoneIds).filter((zone) => zone.player_id === playerId);
+    const zones = this.zonesOfBody(caller, zoneIds).filter((zone) => zone.player_id === playerId);
     if (zones.length === 0) return;
     this.store.transaction(() => {
       for (const zone of zones) this.repo.updateZone({ ...zone, player_id: null, muted: 1 });
@@ -169,17 +175,15 @@ export class AudioService {
   // ---- zones ----------------------------------------------------------------------------------
 
   listZones(caller: Caller): ZoneView[] {
-    return this.repo
-      .zones()
-      .filter((zone) => canSeeZone(caller, zone.id))
-      .map((zone) => zoneView(zone, caller));
+    return visibleZones(caller, this.repo.zones()).map((zone) => zoneView(zone, caller));
   }
 
   getZone(caller: Caller, id: string): ZoneView {
     return zoneView(this.visibleZone(caller, id), caller);
   }
 
-  createZone(input: { name: string; output: { driver?: string; channel: number } }): ZoneView {
+  createZone(caller: Caller, input: { name: string; output: { driver?: string; channel: number } }): ZoneView {
+    requireAdmin(caller, 'creating a zone');
     const driverName = this.checkDriver(input.output.driver, 'output.driver');
     const outputs = this.driver.describe().zones;
     if (!outputs.some((z) => z.channel === input.output.channel)) {
@@ -192,14 +196,15 @@ export class AudioService {
       const taken = this.repo.zoneByOutput(driverName, input.output.channel);
       if (taken) throw conflict(`output ${input.output.channel} already belongs to zone "${taken.name}" (${taken.id})`);
       this.repo.insertZone(row);
-      this.users.setMeta(tombstone('zone', driverName, input.output.channel), '');
+      this.meta.clearDeleted('zone', driverName, input.output.channel);
     });
     const view = zoneView(row, null);
     this.bus.publish({ type: 'zone.created', payload: { zone: view } });
     return view;
   }
 
-  renameZone(id: string, name: string): ZoneView {
+  renameZone(caller: Caller, id: string, name: string): ZoneView {
+    requireAdmin(caller, 'renaming a zone');
     if (!this.repo.zone(id)) throw notFound(`no zone with id ${id}`);
     this.repo.renameZone(id, name);
     const view = zoneView(this.repo.zone(id)!, null);
@@ -207,7 +212,8 @@ export class AudioService {
     return view;
   }
 
-  deleteZone(id: string): void {
+  deleteZone(caller: Caller, id: string): void {
+    requireAdmin(caller, 'deleting a zone');
     const zone = this.repo.zone(id);
     if (!zone) throw notFound(`no zone with id ${id}`);
     let dropped: string[] = [];
@@ -215,7 +221,7 @@ export class AudioService {
       this.repo.deleteZone(id);
       dropped = this.users.dropAssignmentTarget('zone', id);
       // Remembered so the next start does not recreate the zone from the amplifier's description.
-      this.users.setMeta(tombstone('zone', zone.output_driver, zone.output_channel), 'deleted');
+      this.meta.markDeleted('zone', zone.output_driver, zone.output_channel);
     });
     const events: DomainEvent[] = [{ type: 'zone.deleted', payload: { zoneId: id } }];
     if (zone.player_id) events.unshift(this.zonesChangedEvent(zone.player_id));
@@ -243,6 +249,7 @@ export class AudioService {
   // ---- internals ------------------------------------------------------------------------------
 
   private changeZone(caller: Caller, id: string, change: Partial<Pick<ZoneState, 'volume' | 'muted' | 'power'>>): Promise<void> {
+    requireWriter(caller);
     const zone = this.visibleZone(caller, id);
     const next = { ...zone };
     if (change.volume !== undefined) next.volume = change.volume;
@@ -286,7 +293,7 @@ export class AudioService {
    * All zones named in a body; any unknown or invisible id fails the whole request with 400. A zone kept for an
    * amplifier that is not configured is named as such to callers who could see it, so the fix is clear.
    */
-  private visibleZones(caller: Caller, zoneIds: string[]): ZoneRow[] {
+  private zonesOfBody(caller: Caller, zoneIds: string[]): ZoneRow[] {
     const ids = [...new Set(zoneIds.map((id) => id.toLowerCase()))];
     const zones: ZoneRow[] = [];
     const missing: string[] = [];
@@ -325,15 +332,14 @@ export class AudioService {
 
   private playerView(player: Readonly<PlayerRow>, zones: readonly Readonly<ZoneRow>[], caller: Caller | null): PlayerView {
     const attached = zones.filter((zone) => zone.player_id === player.id);
-    const visible = caller && !isAdmin(caller) ? attached.filter((zone) => canSeeZone(caller, zone.id)) : attached;
-    return {
+    return playerFor(caller, {
       id: player.id,
       name: player.name,
       volume: player.volume,
-      zoneIds: visible.map((zone) => zone.id),
+      zoneIds: attached.map((zone) => zone.id),
       input: { driver: player.input_driver, channel: player.input_channel },
       state: attached.some((zone) => zone.power && !zone.muted) ? 'playing' : 'idle',
-    };
+    });
   }
 
   private publish(events: DomainEvent[]): void {

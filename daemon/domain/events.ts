@@ -44,12 +44,25 @@ export type { PlayerView, ZoneView, InputDeviceView };
 
 export type StampedEvent = DomainEvent & { id: number };
 
+/**
+ * Events for in-process subscribers only: never numbered, kept for replay, documented or sent to any client.
+ * access.changed: a user's role, assignments, enabled state or credentials changed (or one of its sessions
+ * ended), so whoever holds that user's caller (an open stream) must re-check it.
+ */
+export type InternalEvent = { type: 'access.changed'; payload: { userId: string } };
+
+/** What a subscriber that asked for internal events receives. */
+export type BusEvent = StampedEvent | InternalEvent;
+
+export const isInternal = (event: DomainEvent | BusEvent): event is InternalEvent => event.type === 'access.changed';
+
 export type EventListener = (event: StampedEvent) => void;
 
 export class EventBus {
   private readonly ring: Array<StampedEvent | undefined>;
   private nextId = 1;
-  private readonly listeners = new Set<EventListener>();
+  /** Each listener, and whether it asked for internal events too. */
+  private readonly listeners = new Map<(event: BusEvent) => void, boolean>();
 
   constructor(readonly capacity = 4096) {
     this.ring = new Array(capacity);
@@ -59,22 +72,39 @@ export class EventBus {
     return this.nextId - 1;
   }
 
-  publish(event: DomainEvent): StampedEvent {
+  /** Numbers a domain event, keeps it for replay and delivers it; an internal event is only delivered. */
+  publish(event: DomainEvent): StampedEvent;
+  publish(event: InternalEvent): void;
+  publish(event: DomainEvent | InternalEvent): StampedEvent | void {
+    if (isInternal(event)) return this.deliver(event, true);
     const stamped = { ...event, id: this.nextId++ } as StampedEvent;
     this.ring[stamped.id % this.capacity] = stamped;
-    for (const listener of this.listeners) {
+    this.deliver(stamped, false);
+    return stamped;
+  }
+
+  /**
+   * Domain events only, unless `internal` is asked for: then internal events too, which the subscriber must
+   * never pass on to a client.
+   */
+  subscribe(listener: EventListener): () => void;
+  subscribe(listener: (event: BusEvent) => void, options: { internal: true }): () => void;
+  subscribe(listener: EventListener | ((event: BusEvent) => void), options?: { internal: true }): () => void {
+    // A listener without the option is only ever called with domain events (see deliver()).
+    const wide = listener as (event: BusEvent) => void;
+    this.listeners.set(wide, options?.internal === true);
+    return () => this.listeners.delete(wide);
+  }
+
+  private deliver(event: BusEvent, internal: boolean): void {
+    for (const [listener, wantsInternal] of this.listeners) {
+      if (internal && !wantsInternal) continue;
       try {
-        listener(stamped);
+        listener(event);
       } catch {
         // A faulty subscriber must not break publishing for the rest.
       }
     }
-    return stamped;
-  }
-
-  subscribe(listener: EventListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
   }
 
   get subscriberCount(): number {

@@ -4,14 +4,15 @@ import type { AudioRepo, InputDeviceRow } from '../store/audio-repo.js';
 import type { EventBus, InputDeviceView } from './events.js';
 import { conflict, invalid, notFound } from './errors.js';
 import type { Store } from '../store/db.js';
-import type { UsersRepo } from '../store/users-repo.js';
-import { tombstone } from './amplifier-sync.js';
+import type { MetaRepo } from '../store/meta-repo.js';
+import type { Caller } from './access.js';
+import { requireAdmin, requireWriter } from './policy.js';
 
 export class InputsService {
   constructor(
     private readonly store: Store,
     private readonly repo: AudioRepo,
-    private readonly meta: UsersRepo,
+    private readonly meta: MetaRepo,
     private readonly bus: EventBus,
     private readonly driverName: string,
     private readonly inputChannels: () => number[],
@@ -25,7 +26,8 @@ export class InputsService {
     return view(this.row(id));
   }
 
-  setFavorite(id: string, isFavorite: boolean): void {
+  setFavorite(caller: Caller, id: string, isFavorite: boolean): void {
+    requireWriter(caller);
     const row = this.row(id);
     this.repo.setInputFavorite(id, isFavorite);
     if ((row.is_favorite === 1) !== isFavorite) {
@@ -33,7 +35,8 @@ export class InputsService {
     }
   }
 
-  create(input: { name: string; kind?: string; input: { driver?: string; channel: number } }): InputDeviceView {
+  create(caller: Caller, input: { name: string; kind?: string; input: { driver?: string; channel: number } }): InputDeviceView {
+    requireAdmin(caller, 'creating an input device');
     if (input.input.driver !== undefined && input.input.driver !== this.driverName) {
       throw invalid(`"input.driver" must be "${this.driverName}", got "${input.input.driver}"`, { 'input.driver': [`must be "${this.driverName}"`] });
     }
@@ -54,18 +57,19 @@ export class InputsService {
       const taken = this.repo.inputByChannel(this.driverName, input.input.channel);
       if (taken) throw conflict(`input ${input.input.channel} is already "${taken.name}" (${taken.id})`);
       this.repo.insertInput(row);
-      this.meta.setMeta(tombstone('input', this.driverName, input.input.channel), '');
+      this.meta.clearDeleted('input', this.driverName, input.input.channel);
     });
     const created = view(row);
     this.bus.publish({ type: 'inputDevice.created', payload: { inputDevice: created } });
     return created;
   }
 
-  remove(id: string): void {
+  remove(caller: Caller, id: string): void {
+    requireAdmin(caller, 'deleting an input device');
     const row = this.row(id);
     this.store.transaction(() => {
       this.repo.deleteInput(id);
-      this.meta.setMeta(tombstone('input', row.input_driver, row.input_channel), 'deleted');
+      this.meta.markDeleted('input', row.input_driver, row.input_channel);
     });
     this.bus.publish({ type: 'inputDevice.deleted', payload: { inputDeviceId: id } });
   }

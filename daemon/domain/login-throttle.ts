@@ -7,7 +7,7 @@
 // - A success clears only that username's failures, never the address's: an attacker who signs in to an account
 //   of its own between guesses cannot reset its per-address budget (password spraying).
 // - The username lock does not hold back an address the account is trusted from: loopback (the local console)
-//   and the addresses it last signed in from successfully (AccountsService keeps a few per user in the database,
+//   and the addresses it last signed in from successfully (authentication.ts keeps a few per user in the database,
 //   so they survive restarts). Failing the admin's login from elsewhere therefore cannot lock the owner out.
 //   The per-address limit applies to everyone, trusted or not.
 // - The address is the TCP peer's; forwarding headers (X-Forwarded-For) are not trusted, since anyone can send them.

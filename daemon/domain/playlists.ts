@@ -6,6 +6,8 @@ import type { EventBus, PlaylistChangeReason } from './events.js';
 import type { Config } from '../config.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { checkExportPath, ExportDirectory } from './export-path.js';
+import type { Caller } from './access.js';
+import { requireWriter } from './policy.js';
 
 export interface TrackInput {
   title: string;
@@ -64,7 +66,8 @@ export class PlaylistsService {
     return view(row, this.repo.tracks(id));
   }
 
-  create(input: { name: string; tracks?: TrackInput[] }): PlaylistView {
+  create(caller: Caller, input: { name: string; tracks?: TrackInput[] }): PlaylistView {
+    requireWriter(caller);
     const id = randomUUID();
     this.store.transaction(() => {
       const count = this.repo.count();
@@ -79,7 +82,8 @@ export class PlaylistsService {
     return this.get(id);
   }
 
-  remove(id: string): void {
+  remove(caller: Caller, id: string): void {
+    requireWriter(caller);
     this.store.transaction(() => {
       this.row(id);
       this.repo.remove(id);
@@ -87,7 +91,8 @@ export class PlaylistsService {
     this.changed(id, 'deleted');
   }
 
-  appendTracks(id: string, tracks: TrackInput[]): PlaylistView {
+  appendTracks(caller: Caller, id: string, tracks: TrackInput[]): PlaylistView {
+    requireWriter(caller);
     this.store.transaction(() => {
       this.row(id);
       const existing = this.repo.trackCount(id);
@@ -99,7 +104,8 @@ export class PlaylistsService {
   }
 
   /** Removes tracks by id; any id not in the playlist fails the whole request. */
-  removeTracks(id: string, trackIds: string[]): void {
+  removeTracks(caller: Caller, id: string, trackIds: string[]): void {
+    requireWriter(caller);
     this.store.transaction(() => {
       this.row(id);
       const tracks = this.repo.tracks(id);
@@ -118,7 +124,8 @@ export class PlaylistsService {
   }
 
   /** `newOrder[i]` is the current index of the track that moves to position i. */
-  reorder(id: string, newOrder: number[]): void {
+  reorder(caller: Caller, id: string, newOrder: number[]): void {
+    requireWriter(caller);
     this.store.transaction(() => {
       this.row(id);
       const tracks = this.repo.tracks(id);
@@ -128,7 +135,8 @@ export class PlaylistsService {
     this.changed(id, 'reordered');
   }
 
-  setFavorite(id: string, isFavorite: boolean): void {
+  setFavorite(caller: Caller, id: string, isFavorite: boolean): void {
+    requireWriter(caller);
     const row = this.row(id);
     this.repo.setFavorite(id, isFavorite);
     if ((row.is_favorite === 1) !== isFavorite) this.changed(id, 'favorite');
@@ -136,12 +144,14 @@ export class PlaylistsService {
 
   /**
    * Writes the playlist as extended M3U inside the export directory. Exports wait their turn, so the playlist is
-   * read when the write starts and `authorize` (the caller's re-check) runs just before the file is put in place.
+   * read when the write starts, and just before the file is put in place `revalidate` gives the caller as it is
+   * now (its front door re-resolves it, failing if the caller is gone) and the policy is applied again.
    */
-  async export(id: string, filePath: string, authorize: () => void): Promise<string> {
+  async export(caller: Caller, id: string, filePath: string, revalidate: () => Caller): Promise<string> {
+    requireWriter(caller);
     const segments = checkExportPath(filePath);
     this.row(id);
-    await this.exports.write(segments, { render: () => toM3u(this.get(id)), authorize });
+    await this.exports.write(segments, { render: () => toM3u(this.get(id)), authorize: () => requireWriter(revalidate()) });
     const relative = segments.join('/');
     this.bus.publish({ type: 'playlist.exported', payload: { playlistId: id, filePath: relative } });
     return relative;

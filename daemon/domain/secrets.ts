@@ -64,6 +64,11 @@ export class DeviceSecrets {
     return { nonce, box: Buffer.from(box) };
   }
 
+  /** Everything stored for an API key: its lookup digest and the sealed key (shown again to admins). */
+  sealKey(apiKey: string): SealedKey & { digest: Buffer } {
+    return { digest: this.digest(apiKey), ...this.seal(apiKey) };
+  }
+
   open(sealed: SealedKey): string | null {
     const plain = nacl.secretbox.open(new Uint8Array(sealed.box), new Uint8Array(sealed.nonce), this.boxKey);
     return plain ? new TextDecoder().decode(plain) : null;

@@ -53,6 +53,14 @@ t.test('a sealed key opens to the same key', async (t) => {
   t.notOk(sealed.box.toString('latin1').includes(key), 'the box does not hold the key in clear');
 });
 
+t.test('what is stored for an API key finds it by digest and opens to it', async (t) => {
+  const secrets = secretsWith(1);
+  const key = generateApiKey();
+  const stored = secrets.sealKey(key);
+  t.ok(sameDigest(stored.digest, secrets.digest(key)), 'the lookup digest is the key digest');
+  t.equal(secrets.open(stored), key);
+});
+
 t.test('sealing the same key twice uses different nonces and boxes', async (t) => {
   const secrets = secretsWith(1);
   const key = generateApiKey();
