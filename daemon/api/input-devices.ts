@@ -27,7 +27,7 @@ export function inputRoutes(inputs: InputsService): Route[] {
         input: T.Object({ driver: T.Optional(T.String()), channel: T.Integer({ minimum: 1, maximum: 99, errorMessage: 'must be an integer channel number' }) }),
       }),
       responses: { 201: { description: 'created', schema: InputDeviceSchema }, 409: { description: 'input already described' } },
-      handle: (req) => created(inputs.create(req.body)),
+      handle: (req) => created(inputs.create(req.caller, req.body)),
     }),
     route({
       method: 'GET',
@@ -48,7 +48,7 @@ export function inputRoutes(inputs: InputsService): Route[] {
       params: IdParams,
       responses: { 204: { description: 'deleted' }, 404: { description: 'no such input device' } },
       handle: (req) => {
-        inputs.remove(req.params.id);
+        inputs.remove(req.caller, req.params.id);
         return noContent();
       },
     }),
@@ -62,7 +62,7 @@ export function inputRoutes(inputs: InputsService): Route[] {
       body: Flag('isFavorite'),
       responses: { 204: { description: 'stored' }, 404: { description: 'no such input device' } },
       handle: (req) => {
-        inputs.setFavorite(req.params.id, req.body.isFavorite as boolean);
+        inputs.setFavorite(req.caller, req.params.id, req.body.isFavorite as boolean);
         return noContent();
       },
     }),

@@ -28,7 +28,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       tags: ['players'],
       body: T.Object({ name: Name, input: T.Object({ driver: DriverName, channel: Channel }) }),
       responses: { 201: { description: 'created', schema: PlayerSchema }, 409: { description: 'input already used' } },
-      handle: (req) => created(audio.createPlayer(req.body)),
+      handle: (req) => created(audio.createPlayer(req.caller, req.body)),
     }),
     route({
       method: 'GET',
@@ -49,7 +49,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       params: IdParams,
       body: T.Object({ name: Name }),
       responses: { 200: { description: 'the player', schema: PlayerSchema }, 404: notFoundDoc },
-      handle: (req) => ok(audio.renamePlayer(req.params.id, req.body.name)),
+      handle: (req) => ok(audio.renamePlayer(req.caller, req.params.id, req.body.name)),
     }),
     route({
       method: 'DELETE',
@@ -60,7 +60,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       params: IdParams,
       responses: { 204: { description: 'deleted' }, 404: notFoundDoc },
       handle: (req) => {
-        audio.deletePlayer(req.params.id);
+        audio.deletePlayer(req.caller, req.params.id);
         return noContent();
       },
     }),
@@ -127,7 +127,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       tags: ['zones'],
       body: T.Object({ name: Name, output: T.Object({ driver: DriverName, channel: Channel }) }),
       responses: { 201: { description: 'created', schema: ZoneSchema }, 409: { description: 'output already used' } },
-      handle: (req) => created(audio.createZone(req.body)),
+      handle: (req) => created(audio.createZone(req.caller, req.body)),
     }),
     route({
       method: 'GET',
@@ -148,7 +148,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       params: IdParams,
       body: T.Object({ name: Name }),
       responses: { 200: { description: 'the zone', schema: ZoneSchema }, 404: notFoundDoc },
-      handle: (req) => ok(audio.renameZone(req.params.id, req.body.name)),
+      handle: (req) => ok(audio.renameZone(req.caller, req.params.id, req.body.name)),
     }),
     route({
       method: 'DELETE',
@@ -159,7 +159,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       params: IdParams,
       responses: { 204: { description: 'deleted' }, 404: notFoundDoc },
       handle: (req) => {
-        audio.deleteZone(req.params.id);
+        audio.deleteZone(req.caller, req.params.id);
         return noContent();
       },
     }),

@@ -34,7 +34,7 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
       tags: ['playlists'],
       body: T.Object({ name: Name, tracks: T.Optional(Tracks) }),
       responses: { 201: { description: 'created', schema: PlaylistSchema }, 409: { description: 'the playlist cap or the track cap (config limits) is reached' } },
-      handle: (req) => created(playlists.create(req.body)),
+      handle: (req) => created(playlists.create(req.caller, req.body)),
     }),
     route({
       method: 'GET',
@@ -55,7 +55,7 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
       params: IdParams,
       responses: { 204: { description: 'deleted' }, 404: playlistMissing },
       handle: (req) => {
-        playlists.remove(req.params.id);
+        playlists.remove(req.caller, req.params.id);
         return noContent();
       },
     }),
@@ -68,7 +68,7 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
       params: IdParams,
       body: T.Object({ tracks: T.Array(TrackInputSchema, { minItems: 1, maxItems: 1000, errorMessage: 'must be an array of 1 to 1000 tracks' }) }),
       responses: { 200: { description: 'the playlist', schema: PlaylistSchema }, 404: playlistMissing, 409: { description: 'the playlist would pass the track cap (config limits)' } },
-      handle: (req) => ok(playlists.appendTracks(req.params.id, req.body.tracks)),
+      handle: (req) => ok(playlists.appendTracks(req.caller, req.params.id, req.body.tracks)),
     }),
     route({
       method: 'DELETE',
@@ -80,7 +80,7 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
       body: T.Object({ trackIds: UuidList('track ids; duplicates are ignored') }),
       responses: { 204: { description: 'removed' }, 400: { description: 'invalid body or unknown track ids' }, 404: playlistMissing },
       handle: (req) => {
-        playlists.removeTracks(req.params.id, req.body.trackIds);
+        playlists.removeTracks(req.caller, req.params.id, req.body.trackIds);
         return noContent();
       },
     }),
@@ -99,7 +99,7 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
       }),
       responses: { 204: { description: 'reordered' }, 400: { description: 'not a permutation of 0..n-1' }, 404: playlistMissing },
       handle: (req) => {
-        playlists.reorder(req.params.id, req.body.newOrder);
+        playlists.reorder(req.caller, req.params.id, req.body.newOrder);
         return noContent();
       },
     }),
@@ -113,7 +113,7 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
       body: Flag('isFavorite'),
       responses: { 204: { description: 'stored' }, 404: playlistMissing },
       handle: (req) => {
-        playlists.setFavorite(req.params.id, req.body.isFavorite as boolean);
+        playlists.setFavorite(req.caller, req.params.id, req.body.isFavorite as boolean);
         return noContent();
       },
     }),
@@ -137,7 +137,7 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
         409: { description: 'the export directory is full (config limits), or the path changed while it was written' },
       },
       handle: async (req) => {
-        await playlists.export(req.params.id, req.body.filePath, () => req.revalidate());
+        await playlists.export(req.caller, req.params.id, req.body.filePath, () => req.revalidate());
         return noContent();
       },
     }),

@@ -7,6 +7,8 @@ export interface HealthSource {
   startedAt: number;
   drivers(): Array<{ name: string; online: boolean }>;
   storeHealthy(): boolean;
+  /** The MQTT bridge's state; undefined when no bridge is configured (the field is then left out). */
+  mqtt?(): { state: string; detail?: string } | undefined;
 }
 
 export function systemRoutes(health: HealthSource, openApiJson: () => string, descriptionXml: () => string): Route[] {
@@ -25,17 +27,29 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
             version: T.String(),
             uptimeS: T.Integer(),
             drivers: T.Array(T.Object({ name: T.String(), online: T.Boolean() })),
+            mqtt: T.Optional(
+              T.Object(
+                {
+                  state: T.Union(['refused', 'connecting', 'connected', 'reconnecting', 'stopped'].map((s) => T.Literal(s))),
+                  detail: T.Optional(T.String({ description: 'why it is not connected, when known' })),
+                },
+                { description: 'the MQTT bridge, present only when one is configured' },
+              ),
+            ),
           }),
         },
       },
       handle: () => {
         const drivers = health.drivers();
         const healthy = health.storeHealthy() && drivers.every((d) => d.online);
+        // The bridge is reported but does not make the appliance degraded: the API and amplifier work without it.
+        const mqtt = health.mqtt?.();
         return ok({
           status: healthy ? 'ok' : 'degraded',
           version: health.version,
           uptimeS: Math.floor((Date.now() - health.startedAt) / 1000),
           drivers,
+          ...(mqtt ? { mqtt } : {}),
         });
       },
     }),

@@ -83,7 +83,7 @@ export interface JsonRoute<P extends TSchema = TSchema, B extends TSchema = TSch
   handle(req: ApiRequest<Static<P>, Static<B>> & { caller: Caller }): ApiResult | Promise<ApiResult>;
 }
 
-/** A route that writes to the uWS response itself (the event stream, static files). */
+/** A route that writes to the uWS response itself (the event stream): only the socket adapter opens it; inject() refuses it. */
 export interface RawRoute<P extends TSchema = TSchema> extends RouteBase<P, TSchema> {
   kind: 'raw';
   open(req: ApiRequest<Static<P>, undefined>, res: HttpResponse): void;

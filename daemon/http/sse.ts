@@ -1,12 +1,12 @@
-// The server-sent-events stream: per-caller filtering at send time, replay, heartbeats and backpressure.
+// The server-sent-events stream: framing, replay, heartbeats and backpressure; who sees what is the policy's call.
 import type { Logger } from '../log.js';
 import type { Config } from '../config.js';
-import { canSeePlayer, canSeeZone, isAdmin, type Caller } from '../domain/access.js';
-import type { AccountsService } from '../domain/accounts.js';
-import type { EventBus, StampedEvent } from '../domain/events.js';
+import type { Caller } from '../domain/access.js';
+import { accessChangeNeedsRefetch, canSeeEvent, eventPayloadFor, seesPayloadAsPublished } from '../domain/policy.js';
+import type { Authentication } from '../domain/authentication.js';
+import { isInternal, type EventBus, type StampedEvent } from '../domain/events.js';
 import { T } from './schema.js';
 import type { ApiRequest, RawRoute } from './route.js';
-import { extractCredential } from './credentials.js';
 import type { HttpResponse } from './uws.js';
 import { statusLine } from './server.js';
 import { HttpError } from './problem.js';
@@ -24,8 +24,6 @@ export type StreamLimits = Pick<Config['limits'], 'streamsPerUser' | 'streamsTot
 interface Stream {
   res: HttpResponse;
   caller: Caller;
-  /** For API-key streams: the key's digest, to notice regeneration or revocation. */
-  keyDigest: Buffer | null;
   /** Frames posted during this event-loop turn, written together at its end. */
   outbox: string;
   /** uWS reported backpressure: new chunks wait in `queue` until onWritable. */
@@ -52,14 +50,14 @@ export class EventStreams {
 
   constructor(
     private readonly bus: EventBus,
-    private readonly accounts: AccountsService,
+    private readonly auth: Authentication,
     private readonly options: StreamOptions,
     private readonly logger: Logger,
     private readonly limits: StreamLimits,
   ) {
+    // Internal events (access.changed) only trigger a re-check here; they are never framed for a client.
     this.unsubscribers.push(
-      bus.subscribe((event) => this.broadcast(event)),
-      accounts.onAccessChange(({ userId }) => this.recheckUser(userId)),
+      bus.subscribe((event) => (isInternal(event) ? this.recheckUser(event.payload.userId) : this.broadcast(event)), { internal: true }),
     );
   }
 
@@ -119,10 +117,7 @@ export class EventStreams {
       res.endWithoutBody();
       return;
     }
-    const credential = extractCredential(req.headers, req.query);
-    const keyDigest =
-      caller.credential.kind === 'apiKey' && credential && credential !== 'malformed' ? this.accounts.digestOf(credential.value) : null;
-    const stream: Stream = { res, caller, keyDigest, outbox: '', blocked: false, queue: [], backlog: 0, closed: false };
+    const stream: Stream = { res, caller, outbox: '', blocked: false, queue: [], backlog: 0, closed: false };
     res.onAborted(() => this.forget(stream));
     res.onWritable(() => this.flush(stream));
     res.writeStatus(statusLine(200));
@@ -134,7 +129,7 @@ export class EventStreams {
       if (missed === null) {
         first += frame(this.bus.lastId, JSON.stringify({ type: 'stream.reset', payload: { reason: 'the events after your Last-Event-ID are no longer kept; refetch state' } }));
       } else {
-        for (const event of missed) if (visible(caller, event)) first += render(caller, event);
+        for (const event of missed) if (canSeeEvent(caller, event)) first += render(caller, event);
       }
     }
     if (!res.write(first)) {
@@ -176,12 +171,12 @@ export class EventStreams {
     if (this.streams.size === 0) return;
     let shared: string | undefined;
     for (const stream of this.streams) {
-      if (!visible(stream.caller, event)) continue;
-      if (PER_CALLER.has(event.type) && !isAdmin(stream.caller)) {
-        this.post(stream, render(stream.caller, event));
-      } else {
+      if (!canSeeEvent(stream.caller, event)) continue;
+      if (seesPayloadAsPublished(stream.caller, event)) {
         shared ??= frame(event.id, JSON.stringify({ type: event.type, payload: event.payload }));
         this.post(stream, shared);
+      } else {
+        this.post(stream, render(stream.caller, event));
       }
     }
   }
@@ -265,10 +260,10 @@ export class EventStreams {
   }
 
   private recheck(stream: Stream): void {
-    const caller = this.accounts.recheck(stream.caller, stream.keyDigest);
+    const caller = this.auth.recheck(stream.caller);
     if (caller) {
       // What this client may see changed: the state it holds is now wrong in ways no event describes.
-      if (!isAdmin(caller) && !sameAccess(stream.caller, caller)) {
+      if (accessChangeNeedsRefetch(stream.caller, caller)) {
         this.post(stream, frame(this.bus.lastId, JSON.stringify({ type: 'stream.reset', payload: { reason: 'your role or assignments changed; refetch state' } })));
       }
       stream.caller = caller;
@@ -343,65 +338,11 @@ function writeStreamHeaders(res: HttpResponse, requestId: string): void {
   res.writeHeader('X-Request-Id', requestId);
 }
 
-/** Events whose payload names other players or zones, so non-admins get their own copy. */
-const PER_CALLER = new Set<StampedEvent['type']>(['player.zonesChanged', 'player.created', 'player.updated', 'zone.created', 'zone.updated']);
-
-/** A non-admin's view of a payload: ids of players and zones it may not see are left out, as in the REST API. */
-function redact(caller: Caller, event: StampedEvent): unknown {
-  const zones = (ids: string[]) => ids.filter((id) => canSeeZone(caller, id));
-  switch (event.type) {
-    case 'player.zonesChanged':
-      return { ...event.payload, zoneIds: zones(event.payload.zoneIds) };
-    case 'player.created':
-    case 'player.updated':
-      return { player: { ...event.payload.player, zoneIds: zones(event.payload.player.zoneIds) } };
-    case 'zone.created':
-    case 'zone.updated': {
-      const { zone } = event.payload;
-      return { zone: { ...zone, playerId: zone.playerId && canSeePlayer(caller, zone.playerId) ? zone.playerId : null } };
-    }
-    default:
-      return event.payload;
-  }
-}
-
-function sameAccess(a: Caller, b: Caller): boolean {
-  const sameSet = (x: ReadonlySet<string>, y: ReadonlySet<string>) => x.size === y.size && [...x].every((id) => y.has(id));
-  return a.role === b.role && sameSet(a.playerIds, b.playerIds) && sameSet(a.zoneIds, b.zoneIds);
-}
-
 /** The message of an event the caller may see, in the caller's view. */
 function render(caller: Caller, event: StampedEvent): string {
-  return frame(event.id, JSON.stringify({ type: event.type, payload: isAdmin(caller) ? event.payload : redact(caller, event) }));
+  return frame(event.id, JSON.stringify({ type: event.type, payload: eventPayloadFor(caller, event) }));
 }
 
 function frame(id: number, data: string): string {
   return `id: ${id}\ndata: ${data}\n\n`;
-}
-
-/** Admins see everything; others see player/zone events for their assignments, and all library/hardware events. */
-export function visible(caller: Caller, event: StampedEvent): boolean {
-  if (caller.role === 'Admin') return true;
-  switch (event.type) {
-    case 'user.changed':
-      // DESIGN §5: admins only. A user's own assignment change shows as the events it now may (or no longer) see.
-      return false;
-    case 'player.created':
-    case 'player.updated':
-      return canSeePlayer(caller, event.payload.player.id);
-    case 'player.volumeChanged':
-    case 'player.zonesChanged':
-    case 'player.deleted':
-      return canSeePlayer(caller, event.payload.playerId);
-    case 'zone.created':
-    case 'zone.updated':
-      return canSeeZone(caller, event.payload.zone.id);
-    case 'zone.volumeChanged':
-    case 'zone.mutedChanged':
-    case 'zone.powerChanged':
-    case 'zone.deleted':
-      return canSeeZone(caller, event.payload.zoneId);
-    default:
-      return true;
-  }
 }

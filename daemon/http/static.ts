@@ -4,8 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { UI_DIR } from '../paths.js';
-import type { ApiRequest } from './route.js';
-import type { HttpResponse } from './uws.js';
+import type { Fallback } from './dispatch.js';
 
 interface Asset {
   body: Buffer;
@@ -51,8 +50,8 @@ function load(dir: string, prefix = ''): Map<string, Asset> {
   return assets;
 }
 
-/** Returns the fallback handler the HTTP server calls for GET requests no API route matched. */
-export function createStaticHandler(dir = UI_DIR): (req: ApiRequest<Record<string, string>, undefined>, res: HttpResponse) => boolean {
+/** Returns the fallback the request pipeline calls for GET and HEAD requests no API route matched. */
+export function createStaticHandler(dir = UI_DIR): Fallback {
   const assets = load(dir);
   return (req, res) => {
     if (req.path.startsWith('/api/') || req.path === '/api') return false;

@@ -4,8 +4,9 @@ import t from 'tap';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon.js';
-import { client, createUser } from '../helpers/client.js';
-import { AccountsService, TRUSTED_ADDRESSES_PER_USER, type PasswordHasher } from '../../daemon/domain/accounts.js';
+import { createUser, injectClient } from '../helpers/inject.js';
+import { Authentication, TRUSTED_ADDRESSES_PER_USER, type PasswordHasher } from '../../daemon/domain/authentication.js';
+import { UserAdmin } from '../../daemon/domain/user-admin.js';
 import { DeviceSecrets } from '../../daemon/domain/secrets.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
 import { asHttpError } from '../../daemon/http/problem.js';
@@ -19,7 +20,7 @@ import { SimulatedDriver } from '../../drivers/simulated/index.js';
  * Holds the next password hash of `accounts` until released, so a test can change the caller's permissions
  * while its request sits inside scrypt. Later hashes pass straight through.
  */
-function holdNextHash(accounts: AccountsService) {
+function holdNextHash(accounts: Authentication) {
   const real: PasswordHasher = accounts.passwords;
   let entered!: () => void;
   let release!: () => void;
@@ -48,12 +49,19 @@ function outcome<T>(promise: Promise<T>): Promise<T | number | unknown> {
   );
 }
 
-/** A service with its own login throttle and clock over the daemon's store, so addresses can be chosen. */
-function service(d: TestDaemon, clock = { now: Date.now() }) {
-  return new AccountsService(d.daemon.store, new UsersRepo(d.daemon.store.db), DeviceSecrets.open(d.stateDir), d.daemon.bus, d.daemon.config, () => false, () => clock.now);
+/** Services with their own login throttle and clock over the daemon's store, so addresses can be chosen. */
+function services(d: TestDaemon, clock = { now: Date.now() }) {
+  const { store, bus, config } = d.daemon;
+  const users = new UsersRepo(store.db);
+  const secrets = DeviceSecrets.open(d.stateDir);
+  const auth = new Authentication(store, users, secrets, bus, config, () => clock.now);
+  return { auth, admin: new UserAdmin(store, users, secrets, bus, auth, () => false, () => clock.now) };
 }
 
-function callerOf(accounts: AccountsService, apiKey: string): Caller {
+/** The login side alone, for the tests of the lock. */
+const service = (d: TestDaemon, clock?: { now: number }) => services(d, clock).auth;
+
+function callerOf(accounts: Authentication, apiKey: string): Caller {
   const caller = accounts.authenticate({ source: 'x-api-key', value: apiKey });
   if (!caller) throw new Error('the key does not authenticate');
   return caller;
@@ -61,13 +69,13 @@ function callerOf(accounts: AccountsService, apiKey: string): Caller {
 
 t.test('permissions are checked again after the password hash', async (t) => {
   const d = await startTestDaemon(t);
-  const api = client(d.base, d.adminKey);
-  const anon = client(d.base);
+  const api = injectClient(d.daemon, d.adminKey);
+  const anon = injectClient(d.daemon);
   const usernames = async () => ((await api.get('/api/users')).body as Array<{ username: string }>).map((u) => u.username);
 
   t.test('an admin deleted while its new user is being hashed creates nobody: 401', async (t) => {
     const b = await createUser(api, 'admin-b-deleted', 'Admin');
-    const hold = holdNextHash(d.daemon.accounts);
+    const hold = holdNextHash(d.daemon.authentication);
     t.teardown(hold.restore);
     const pending = anon.post('/api/users', { username: 'made-by-deleted', password: 'made-password', role: 'Admin' }, { key: b.apiKey });
     await hold.inside;
@@ -79,7 +87,7 @@ t.test('permissions are checked again after the password hash', async (t) => {
 
   t.test('an admin demoted while its new user is being hashed creates nobody: 403', async (t) => {
     const b = await createUser(api, 'admin-b-demoted', 'Admin');
-    const hold = holdNextHash(d.daemon.accounts);
+    const hold = holdNextHash(d.daemon.authentication);
     t.teardown(hold.restore);
     const pending = anon.post('/api/users', { username: 'made-by-demoted', password: 'made-password', role: 'Admin' }, { key: b.apiKey });
     await hold.inside;
@@ -94,7 +102,7 @@ t.test('permissions are checked again after the password hash', async (t) => {
   t.test("an admin demoted while resetting another user's password changes nothing: 403", async (t) => {
     const b = await createUser(api, 'admin-b-reset', 'Admin');
     const c = await createUser(api, 'reset-target', 'Viewer');
-    const hold = holdNextHash(d.daemon.accounts);
+    const hold = holdNextHash(d.daemon.authentication);
     t.teardown(hold.restore);
     const pending = anon.put(`/api/users/${c.id}/password`, { newPassword: 'taken-over-password' }, { key: b.apiKey });
     await hold.inside;
@@ -106,7 +114,7 @@ t.test('permissions are checked again after the password hash', async (t) => {
 
   t.test('a user disabled while changing its own password changes nothing: 401', async (t) => {
     const u = await createUser(api, 'self-disabled', 'Operator');
-    const hold = holdNextHash(d.daemon.accounts);
+    const hold = holdNextHash(d.daemon.authentication);
     t.teardown(hold.restore);
     const pending = anon.put(`/api/users/${u.id}/password`, { currentPassword: u.password, newPassword: 'while-disabled-pw' }, { key: u.apiKey });
     await hold.inside;
@@ -120,8 +128,8 @@ t.test('permissions are checked again after the password hash', async (t) => {
 
 t.test('changing a password', async (t) => {
   const d = await startTestDaemon(t);
-  const api = client(d.base, d.adminKey);
-  const anon = client(d.base);
+  const api = injectClient(d.daemon, d.adminKey);
+  const anon = injectClient(d.daemon);
   const login = (username: string, password: string) => anon.post('/api/auth/login', { username, password }).then((res) => res.status);
 
   t.test('a user changing its own password without currentPassword gets a 403 problem and keeps its password', async (t) => {
@@ -154,7 +162,7 @@ t.test('changing a password', async (t) => {
 
   t.test('an admin changing its own password needs currentPassword too', async (t) => {
     const admin = await createUser(api, 'second-admin', 'Admin');
-    const own = client(d.base, admin.apiKey);
+    const own = injectClient(d.daemon, admin.apiKey);
     t.equal((await own.put(`/api/users/${admin.id}/password`, { newPassword: 'admin-new-password' })).status, 403, 'without it');
     t.equal((await own.put(`/api/users/${admin.id}/password`, { currentPassword: 'wrong-password!', newPassword: 'admin-new-password' })).status, 403, 'wrong');
     t.equal(await login('second-admin', admin.password), 200, 'unchanged so far');
@@ -170,11 +178,11 @@ t.test('changing a password', async (t) => {
 
   t.test('a wrong currentPassword counts as a failed login of that user', async (t) => {
     const clock = { now: Date.now() };
-    const accounts = service(d, clock);
+    const { auth: accounts, admin } = services(d, clock);
     const u = await createUser(api, 'oracle-target', 'Viewer');
     const caller = callerOf(accounts, u.apiKey);
     const change = (currentPassword: string) =>
-      outcome(accounts.changePassword(caller, u.id, { currentPassword, newPassword: 'oracle-new-pw' }, { address: '192.0.2.60', recheck: () => caller }));
+      outcome(admin.changePassword(caller, u.id, { currentPassword, newPassword: 'oracle-new-pw' }, { address: '192.0.2.60', recheck: () => caller }));
     for (let i = 0; i < 5; i++) t.equal(await change(`guess-${i}-password`), 403);
     t.equal(await change(u.password), 429, 'the next check, even with the right password, waits');
     t.equal(await outcome(accounts.login('oracle-target', u.password, '198.51.100.60')), 429, 'and so does a login of that user from elsewhere');
@@ -185,9 +193,9 @@ t.test('changing a password', async (t) => {
 
 t.test('the login lock', async (t) => {
   const d = await startTestDaemon(t);
-  const api = client(d.base, d.adminKey);
+  const api = injectClient(d.daemon, d.adminKey);
   const owner = await createUser(api, 'owner', 'Admin');
-  const status = (accounts: AccountsService, username: string, password: string, address: string) =>
+  const status = (accounts: Authentication, username: string, password: string, address: string) =>
     outcome(accounts.login(username, password, address).then(() => 200));
 
   t.test('five failures lock a username for any other address', async (t) => {
@@ -277,7 +285,7 @@ t.test('the first admin and its generated password', async (t) => {
     const stateDir = tempDir();
     const config = { ...defaultConfig(), host: '127.0.0.1', port: 0, stateDir, exportDir: path.join(stateDir, 'exports'), logLevel: 'silent' as const };
     const start = async () => {
-      const daemon = await Daemon.create({ config, logger: createLogger('silent'), driver: new SimulatedDriver({ applyDelayMs: 1 }) });
+      const daemon = new Daemon({ config, logger: createLogger('silent'), driver: new SimulatedDriver({ applyDelayMs: 1 }) });
       const started = await daemon.start(undefined);
       return { daemon, ...started, base: `http://127.0.0.1:${started.port}` };
     };
@@ -287,18 +295,18 @@ t.test('the first admin and its generated password', async (t) => {
       rmSync(stateDir, { recursive: true, force: true });
     });
     const admin = running.initialAdmin!;
-    const me = async () => (await client(running.base, admin.apiKey).get('/api/users/me')).body;
+    const me = async () => (await injectClient(running.daemon, admin.apiKey).get('/api/users/me')).body;
     t.equal((await me()).passwordChangeRequired, true, 'GET /api/users/me says so');
-    const login = await client(running.base).post('/api/auth/login', { username: 'admin', password: admin.password });
+    const login = await injectClient(running.daemon).post('/api/auth/login', { username: 'admin', password: admin.password });
     t.equal(login.body.user.passwordChangeRequired, true, 'and so does the login answer');
-    const other = await createUser(client(running.base, admin.apiKey), 'not-first', 'Admin');
-    t.equal((await client(running.base, other.apiKey).get('/api/users/me')).body.passwordChangeRequired, false, 'other users are not asked');
+    const other = await createUser(injectClient(running.daemon, admin.apiKey), 'not-first', 'Admin');
+    t.equal((await injectClient(running.daemon, other.apiKey).get('/api/users/me')).body.passwordChangeRequired, false, 'other users are not asked');
 
     await running.daemon.stop();
     running = await start();
     t.equal((await me()).passwordChangeRequired, true, 'it is stored: still asked after a restart');
 
-    const api = client(running.base, admin.apiKey);
+    const api = injectClient(running.daemon, admin.apiKey);
     t.equal((await api.put(`/api/users/${(await me()).id}/password`, { currentPassword: admin.password, newPassword: 'my-own-choice-1' })).status, 200);
     t.equal((await me()).passwordChangeRequired, false, 'no longer once the password was changed');
     const listed = ((await api.get('/api/users')).body as Array<{ username: string; passwordChangeRequired: boolean }>).find((u) => u.username === 'admin');
@@ -307,13 +315,13 @@ t.test('the first admin and its generated password', async (t) => {
 
   t.test('with a chosen password the first admin is not asked to replace it', async (t) => {
     const d = await startTestDaemon(t, { adminPassword: 'chosen-by-owner-1' });
-    const me = (await client(d.base, d.adminKey).get('/api/users/me')).body;
+    const me = (await injectClient(d.daemon, d.adminKey).get('/api/users/me')).body;
     t.equal(me.passwordChangeRequired, false);
   });
 
   t.test('the OpenAPI User schema documents passwordChangeRequired', async (t) => {
     const d = await startTestDaemon(t);
-    const doc = (await client(d.base).get('/api/openapi.json')).body;
+    const doc = (await injectClient(d.daemon).get('/api/openapi.json')).body;
     const found: unknown[] = [];
     JSON.stringify(doc, (key, value) => (key === 'passwordChangeRequired' && found.push(value), value));
     t.ok(found.length > 0, 'the field is documented');

@@ -6,13 +6,12 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { tempDir } from '../helpers/daemon.js';
 import { client } from '../helpers/client.js';
-import { spawnDaemon } from '../helpers/process.js';
+import { startedDaemon } from '../helpers/process.js';
 
 t.test('acknowledged writes survive SIGKILL', async (t) => {
   const stateDir = tempDir('azc-crash-');
   t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
-  const first = await spawnDaemon(['--state-dir', stateDir, '--log-level', 'warn']);
-  t.teardown(() => first.child.kill('SIGKILL'));
+  const first = await startedDaemon(t, { args: ['--state-dir', stateDir, '--log-level', 'warn'] });
   const key = /apiKey=(\S+)/.exec(readFileSync(path.join(stateDir, 'initial-admin.txt'), 'utf8'))![1]!;
   const api = client(first.base, key);
   const zones = (await api.get('/api/zones')).body as Array<{ id: string }>;
@@ -66,8 +65,7 @@ t.test('acknowledged writes survive SIGKILL', async (t) => {
   })();
   while (writes < killAfter) await new Promise((resolve) => setImmediate(resolve));
   killed = true;
-  first.child.kill('SIGKILL');
-  await first.exited;
+  await first.stop('SIGKILL');
   await writer;
   t.ok(writes >= killAfter, `${writes} writes acknowledged before the kill`);
 
@@ -75,8 +73,7 @@ t.test('acknowledged writes survive SIGKILL', async (t) => {
   t.equal(db.pragma('integrity_check', { simple: true }), 'ok', 'PRAGMA integrity_check passes');
   db.close();
 
-  const second = await spawnDaemon(['--state-dir', stateDir, '--log-level', 'warn']);
-  t.teardown(() => second.child.kill('SIGKILL'));
+  const second = await startedDaemon(t, { args: ['--state-dir', stateDir, '--log-level', 'warn'] });
   const again = client(second.base, key);
   const stored = (await again.get(`/api/players/${player.id}`)).body;
   t.ok(stored.volume === acked.volume || stored.volume === inFlightVolume, `volume ${stored.volume} is the last acknowledged one (${acked.volume})`);
@@ -90,6 +87,5 @@ t.test('acknowledged writes survive SIGKILL', async (t) => {
   const usernames = new Set((await again.get('/api/users')).body.map((u: { username: string }) => u.username));
   t.ok(acked.users.every((u) => usernames.has(u)), `all ${acked.users.length} acknowledged users exist`);
   t.ok(usernames.size === acked.users.length + 1 || (usernames.size === acked.users.length + 2 && usernames.has(inFlightUser)));
-  second.child.kill('SIGTERM');
-  t.equal((await second.exited).code, 0, 'the restarted daemon stops cleanly');
+  t.equal((await second.stop('SIGTERM')).code, 0, 'the restarted daemon stops cleanly');
 });

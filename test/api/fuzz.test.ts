@@ -3,7 +3,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { startTestDaemon } from '../helpers/daemon.js';
-import { client } from '../helpers/client.js';
+import { injectClient } from '../helpers/inject.js';
 
 /** Every table a request could change, dumped in a stable order. */
 function snapshot(db: import('better-sqlite3').Database): string {
@@ -15,7 +15,7 @@ function snapshot(db: import('better-sqlite3').Database): string {
 
 t.test('fuzzing every route', async (t) => {
   const d = await startTestDaemon(t);
-  const api = client(d.base, d.adminKey);
+  const api = injectClient(d.daemon, d.adminKey);
   const zones = (await api.get('/api/zones')).body as Array<{ id: string }>;
   const player = (await api.post('/api/players', { name: 'Fuzzed', input: { channel: 1 } })).body;
   const playlist = (await api.post('/api/playlists', { name: 'Fuzzed', tracks: [{ title: 'a', uri: 'u:a' }, { title: 'b', uri: 'u:b' }] })).body;
@@ -73,7 +73,7 @@ t.test('fuzzing every route', async (t) => {
 
 t.test('a thousand malformed requests give no 5xx and leave the daemon healthy', async (t) => {
   const d = await startTestDaemon(t);
-  const api = client(d.base, d.adminKey);
+  const api = injectClient(d.daemon, d.adminKey);
   const player = (await api.post('/api/players', { name: 'P', input: { channel: 1 } })).body;
   const playlist = (await api.post('/api/playlists', { name: 'L' })).body;
   const before = snapshot(d.daemon.store.db);

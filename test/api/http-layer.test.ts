@@ -3,6 +3,7 @@ import t from 'tap';
 import net from 'node:net';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { client } from '../helpers/client.js';
+import { within, WAIT_MS } from '../helpers/wait-for.js';
 
 t.test('http layer', async (t) => {
   const d = await startTestDaemon(t);
@@ -54,7 +55,7 @@ t.test('http layer', async (t) => {
     socket.write(`POST /api/playlists HTTP/1.1\r\nHost: x\r\nX-API-Key: ${d.adminKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
     const chunk = 'x'.repeat(16 * 1024);
     for (let i = 0; i < 6; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
-    await closed;
+    await within(closed, WAIT_MS, 'the server to close the connection after its 413');
     t.match(reply, /^HTTP\/1\.1 413 /);
     t.match(reply, /exceeds the limit of 65536 bytes/);
   });

@@ -2,14 +2,14 @@
 import t from 'tap';
 import { rmSync } from 'node:fs';
 import { startDaemon, tempDir } from '../helpers/daemon.js';
-import { client, createUser } from '../helpers/client.js';
+import { injectClient, createUser } from '../helpers/inject.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 
 t.test('state survives a restart', async (t) => {
   const stateDir = tempDir();
   t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
   const first = await startDaemon({ stateDir });
-  const api = client(first.base, first.adminKey);
+  const api = injectClient(first.daemon, first.adminKey);
   const zones = (await api.get('/api/zones')).body as Array<{ id: string }>;
   const inputs = (await api.get('/api/input-devices')).body as Array<{ id: string }>;
   const player = (await api.post('/api/players', { name: 'Den', input: { channel: 2 } })).body;
@@ -35,7 +35,7 @@ t.test('state survives a restart', async (t) => {
   const driver = new SimulatedDriver({ applyDelayMs: 1 });
   const second = await startDaemon({ stateDir, driver });
   t.teardown(() => second.stop());
-  const again = client(second.base, first.adminKey);
+  const again = injectClient(second.daemon, first.adminKey);
 
   t.test('players, zones, playlists, inputs and users are unchanged and ids are stable', async (t) => {
     t.same((await again.get('/api/players')).body, before.players);
@@ -46,7 +46,7 @@ t.test('state survives a restart', async (t) => {
   });
 
   t.test('API keys keep working across the restart with the same permissions', async (t) => {
-    const opApi = client(second.base, op.apiKey);
+    const opApi = injectClient(second.daemon, op.apiKey);
     t.same((await opApi.get('/api/players')).body.map((p: { id: string }) => p.id), [player.id]);
   });
 

@@ -1,10 +1,10 @@
 // Caps on playlists, tracks and exports (config.limits), and the paged summary list of GET /api/playlists.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { defaultConfig } from '../../daemon/config.js';
 import { startDaemon, startTestDaemon, tempDir } from '../helpers/daemon.js';
-import { client, createUser } from '../helpers/client.js';
+import { injectClient, createUser } from '../helpers/inject.js';
 
 const limits = (overrides: Partial<ReturnType<typeof defaultConfig>['limits']>) => ({
   config: { limits: { ...defaultConfig().limits, ...overrides } },
@@ -13,21 +13,25 @@ const track = (i: number, durationMs?: number) => ({ title: `T${i}`, uri: `file:
 
 t.test('playlist and track caps', async (t) => {
   const d = await startTestDaemon(t, limits({ playlists: 3, tracksPerPlaylist: 4 }));
-  const admin = client(d.base, d.adminKey);
-  const operator = client(d.base, (await createUser(admin, 'operator', 'Operator')).apiKey);
+  const admin = injectClient(d.daemon, d.adminKey);
+  const operator = injectClient(d.daemon, (await createUser(admin, 'operator', 'Operator')).apiKey);
   const total = async () => (await operator.get('/api/playlists')).headers.get('x-total-count');
 
   t.test('an operator cannot create more playlists than the cap', async (t) => {
     const ids: string[] = [];
+    t.teardown(async () => {
+      for (const id of ids) await operator.del(`/api/playlists/${id}`);
+    });
     for (const name of ['A', 'B', 'C']) ids.push((await operator.post('/api/playlists', { name })).body.id);
     const refused = await operator.post('/api/playlists', { name: 'D' });
     t.equal(refused.status, 409);
     t.match(refused.headers.get('content-type'), /problem\+json/);
     t.match(refused.body.detail, /at most 3 playlists/);
     t.equal(await total(), '3', 'nothing was created');
-    t.equal((await operator.del(`/api/playlists/${ids[2]}`)).status, 204);
-    t.equal((await operator.post('/api/playlists', { name: 'D' })).status, 201, 'deleting one makes room');
-    for (const id of [ids[0], ids[1]]) await operator.del(`/api/playlists/${id}`);
+    t.equal((await operator.del(`/api/playlists/${ids.pop()}`)).status, 204);
+    const made = await operator.post('/api/playlists', { name: 'D' });
+    t.equal(made.status, 201, 'deleting one makes room');
+    ids.push(made.body.id);
   });
 
   t.test('a playlist cannot be created with more tracks than the cap', async (t) => {
@@ -40,6 +44,7 @@ t.test('playlist and track caps', async (t) => {
 
   t.test('appending past the track cap is refused and adds nothing', async (t) => {
     const list = (await operator.post('/api/playlists', { name: 'Grow', tracks: [0, 1, 2].map((i) => track(i)) })).body;
+    t.teardown(() => operator.del(`/api/playlists/${list.id}`));
     const refused = await operator.post(`/api/playlists/${list.id}/tracks`, { tracks: [track(3), track(4)] });
     t.equal(refused.status, 409);
     t.match(refused.body.detail, /at most 4 tracks; this one has 3/);
@@ -53,8 +58,8 @@ t.test('playlist and track caps', async (t) => {
 
 t.test('the playlist list is paged', async (t) => {
   const d = await startTestDaemon(t, limits({ playlistPageDefault: 2, playlistPageMax: 3 }));
-  const admin = client(d.base, d.adminKey);
-  const viewer = client(d.base, (await createUser(admin, 'viewer', 'Viewer')).apiKey);
+  const admin = injectClient(d.daemon, d.adminKey);
+  const viewer = injectClient(d.daemon, (await createUser(admin, 'viewer', 'Viewer')).apiKey);
   const names = ['P1', 'P2', 'P3', 'P4', 'P5'];
   const ids: string[] = [];
   for (const name of names) ids.push((await admin.post('/api/playlists', { name, tracks: [track(1, 1000), track(2)] })).body.id);
@@ -109,23 +114,34 @@ t.test('the playlist list is paged', async (t) => {
   });
 });
 
+// Each case has a daemon of its own: the export totals are counted once and kept, so cases sharing a directory
+// would depend on the files the others left.
 t.test('export caps', async (t) => {
-  const d = await startTestDaemon(t, limits({ exportFiles: 3, exportBytes: 100 }));
-  const api = client(d.base, d.adminKey);
-  const exportDir = path.join(d.stateDir, 'exports');
-  const small = (await api.post('/api/playlists', { name: 'S' })).body.id as string;
-  const big = (await api.post('/api/playlists', { name: 'B', tracks: [{ title: 't', uri: `u:${'x'.repeat(60)}` }] })).body.id as string;
-  const smallText = (await api.get(`/api/playlists/${small}/m3u`)).text;
-  const bigText = (await api.get(`/api/playlists/${big}/m3u`)).text;
-  const exportTo = (id: string, filePath: string) => api.post(`/api/playlists/${id}/export`, { filePath });
-  const read = (name: string) => readFileSync(path.join(exportDir, name), 'utf8');
+  const setup = async (t: Test) => {
+    const d = await startTestDaemon(t, limits({ exportFiles: 3, exportBytes: 100 }));
+    const api = injectClient(d.daemon, d.adminKey);
+    const exportDir = path.join(d.stateDir, 'exports');
+    const small = (await api.post('/api/playlists', { name: 'S' })).body.id as string;
+    const big = (await api.post('/api/playlists', { name: 'B', tracks: [{ title: 't', uri: `u:${'x'.repeat(60)}` }] })).body.id as string;
+    return {
+      exportDir,
+      small,
+      big,
+      smallText: (await api.get(`/api/playlists/${small}/m3u`)).text,
+      bigText: (await api.get(`/api/playlists/${big}/m3u`)).text,
+      exportTo: (id: string, filePath: string) => api.post(`/api/playlists/${id}/export`, { filePath }),
+      read: (name: string) => readFileSync(path.join(exportDir, name), 'utf8'),
+    };
+  };
 
   t.test('the sizes this test relies on', async (t) => {
+    const { smallText, bigText } = await setup(t);
     t.equal(Buffer.byteLength(smallText), 20);
     t.equal(Buffer.byteLength(bigText), 96);
   });
 
   t.test('a new file that would pass the byte cap is refused and not written', async (t) => {
+    const { exportTo, small, big, exportDir } = await setup(t);
     t.equal((await exportTo(small, 'a.m3u8')).status, 204);
     t.equal((await exportTo(small, 'b.m3u8')).status, 204);
     const refused = await exportTo(big, 'c.m3u8');
@@ -135,7 +151,8 @@ t.test('export caps', async (t) => {
   });
 
   t.test('a new file past the file cap is refused, and so are the folders it would need', async (t) => {
-    t.equal((await exportTo(small, 'c.m3u8')).status, 204);
+    const { exportTo, small, exportDir } = await setup(t);
+    for (const name of ['a.m3u8', 'b.m3u8', 'c.m3u8']) t.equal((await exportTo(small, name)).status, 204);
     const refused = await exportTo(small, 'd.m3u8');
     t.equal(refused.status, 409);
     t.match(refused.body.detail, /at most 3 files/);
@@ -144,10 +161,13 @@ t.test('export caps', async (t) => {
   });
 
   t.test('replacing an existing file is allowed at the file cap while the bytes stay under the cap', async (t) => {
+    const { exportTo, small, big, read, smallText } = await setup(t);
+    for (const name of ['a.m3u8', 'b.m3u8', 'c.m3u8']) t.equal((await exportTo(small, name)).status, 204);
     const tooBig = await exportTo(big, 'a.m3u8');
     t.equal(tooBig.status, 409, '20 + 20 + 96 bytes would pass 100');
     t.equal(read('a.m3u8'), smallText, 'the old file is untouched');
     t.equal((await exportTo(small, 'a.m3u8')).status, 204);
+    t.equal((await exportTo(small, 'd.m3u8')).status, 409, 'while a new file is still refused');
   });
 
   t.test('files already in the export directory count toward the caps', async (t) => {
@@ -160,7 +180,7 @@ t.test('export caps', async (t) => {
       await again.stop();
       rmSync(stateDir, { recursive: true, force: true });
     });
-    const api2 = client(again.base, again.adminKey);
+    const api2 = injectClient(again.daemon, again.adminKey);
     const id = (await api2.post('/api/playlists', { name: 'S' })).body.id;
     t.equal((await api2.post(`/api/playlists/${id}/export`, { filePath: 'three.m3u8' })).status, 204);
     t.equal((await api2.post(`/api/playlists/${id}/export`, { filePath: 'four.m3u8' })).status, 409);

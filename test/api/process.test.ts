@@ -1,80 +1,23 @@
 // The real entry point as a child process: start-up output, first-admin credentials, flags, and graceful SIGTERM.
 import t from 'tap';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { tempDir } from '../helpers/daemon.js';
 import { client } from '../helpers/client.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Azcd {
-  child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  /** Resolves with the first stdout match of `re` (rejects if the process exits first). */
-  waitFor(re: RegExp): Promise<RegExpExecArray>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+import { runAzcd, type AzcdProcess } from '../helpers/process.js';
+import { within } from '../helpers/wait-for.js';
 
 /** Starts `node --import tsx daemon/main.ts ...args` with no AZC_* or systemd variables from the outer environment. */
-function azcd(args: string[], env: Record<string, string> = {}): Azcd {
-  const clean: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(AZC_|NOTIFY_SOCKET$|INVOCATION_ID$|WATCHDOG_)/.test(key)) clean[key] = value;
-  }
-  const child = spawn(process.execPath, ['--import', 'tsx', 'daemon/main.ts', ...args], {
-    cwd: ROOT,
-    env: { ...clean, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  const listeners = new Set<() => void>();
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-    for (const listener of [...listeners]) listener();
-  });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return {
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    exited,
-    waitFor(re) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const match = re.exec(out);
-          if (match) {
-            listeners.delete(check);
-            resolve(match);
-          }
-        };
-        listeners.add(check);
-        check();
-        void exited.then(() => {
-          if (listeners.delete(check)) reject(new Error(`azcd exited before printing ${re}: ${out}\n${err}`));
-        });
-      });
-    },
-  };
+function azcd(args: string[], env: Record<string, string> = {}): AzcdProcess {
+  return runAzcd({ args, env });
 }
 
 /** Registers teardown that kills the child if a test left it running. */
-function started(t: { teardown(fn: () => unknown): void }, args: string[], env?: Record<string, string>): Azcd {
+function started(t: { teardown(fn: () => unknown): void }, args: string[], env?: Record<string, string>): AzcdProcess {
   const p = azcd(args, env);
-  t.teardown(async () => {
-    if (p.child.exitCode === null && p.child.signalCode === null) {
-      p.child.kill('SIGKILL');
-      await p.exited;
-    }
-  });
+  t.teardown(() => p.stop('SIGKILL'));
   return p;
 }
 
@@ -89,14 +32,14 @@ t.test('the azcd process', async (t) => {
   const first = started(t, daemonArgs, { AZC_ADMIN_PASSWORD: 'env-admin-password-9' });
 
   t.test('--help prints the usage and exits 0', async (t) => {
-    const { code } = await help.exited;
+    const { code } = await within(help.exited, undefined, 'help to exit');
     t.equal(code, 0);
     t.match(help.stdout(), /usage: azcd \[options\]/);
     t.match(help.stdout(), /--state-dir DIR/);
   });
 
   t.test('an unknown flag exits 2 with a message naming it', async (t) => {
-    const { code } = await badFlag.exited;
+    const { code } = await within(badFlag.exited, undefined, 'badFlag to exit');
     t.equal(code, 2);
     t.match(badFlag.stderr(), /azcd: unknown option --frobnicate/);
     t.match(badFlag.stderr(), /usage: azcd/);
@@ -132,23 +75,23 @@ t.test('the azcd process', async (t) => {
     socket.write(`GET /api/stream/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nX-API-Key: ${adminKey}\r\n\r\n`);
     try {
       // The stream handler registers the stream before it writes the status line and the retry field.
-      await new Promise<void>((resolve, reject) => {
+      await within(new Promise<void>((resolve, reject) => {
         const check = () => (received.includes('retry:') ? resolve() : undefined);
         socket.on('data', check);
         socket.on('close', () => reject(new Error(`the stream closed before it started: ${received}`)));
-      });
+      }), undefined, 'the stream to start');
       t.match(received, /^HTTP\/1\.1 200 /);
     } finally {
       first.child.kill('SIGTERM');
     }
-    await closed;
+    await within(closed, undefined, 'the stream to close');
     t.match(received, /\r\n0\r\n\r\n$/, 'the response ended with the last chunk: the shutdown ended the stream');
-    const { code, signal } = await first.exited;
+    const { code, signal } = await within(first.exited, undefined, 'first to exit');
     t.same({ code, signal }, { code: 0, signal: null });
   });
 
   t.test('after SIGTERM the database passes an integrity check', async (t) => {
-    await first.exited;
+    await within(first.exited, undefined, 'first to exit');
     const db = new Database(path.join(stateDir, 'azc.db'));
     t.teardown(() => db.close());
     t.same(db.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
@@ -156,11 +99,11 @@ t.test('the azcd process', async (t) => {
   });
 
   t.test('a second start on the same state directory does not print credentials again', async (t) => {
-    await first.exited;
+    await within(first.exited, undefined, 'first to exit');
     const second = started(t, daemonArgs, { AZC_ADMIN_PASSWORD: 'another-password-1' });
     await second.waitFor(/listening on http:\/\/127\.0\.0\.1:\d+/);
     second.child.kill('SIGTERM');
-    const { code } = await second.exited;
+    const { code } = await within(second.exited, undefined, 'second to exit');
     t.equal(code, 0);
     t.notMatch(second.stdout(), /password:|API key:|svc_/);
     t.notOk(second.stdout().includes(adminKey));

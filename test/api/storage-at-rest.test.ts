@@ -100,7 +100,7 @@ t.test('without a chosen admin password a random one is generated and saved', as
   const logs: string[] = [];
   const config = { ...defaultConfig(), host: '127.0.0.1', port: 0, stateDir, exportDir: path.join(stateDir, 'exports'), logLevel: 'warn' as const };
   const sink = new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) });
-  const daemon = await Daemon.create({ config, logger: createLogger('warn', sink), driver: new SimulatedDriver({ applyDelayMs: 1 }) });
+  const daemon = new Daemon({ config, logger: createLogger('warn', sink), driver: new SimulatedDriver({ applyDelayMs: 1 }) });
   t.teardown(async () => {
     await daemon.stop();
     rmSync(stateDir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-// A small HTTP client for black-box API tests over loopback.
+// A small HTTP client for black-box API tests: over loopback (client) or any other transport (clientOver).
 export interface Reply<T = any> {
   status: number;
   headers: Headers;
@@ -16,7 +16,10 @@ export interface RequestOptions {
   contentType?: string;
 }
 
-export function client(base: string, defaultKey?: string) {
+/** Sends one request with its headers and encoded body; the client builds both. */
+export type Transport = (method: string, path: string, headers: Record<string, string>, body: string | Buffer | undefined) => Promise<Reply>;
+
+export function clientOver(send: Transport, defaultKey?: string) {
   const call = async <T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> => {
     const headers: Record<string, string> = { ...options.headers };
     const key = options.key ?? (options.token ? undefined : defaultKey);
@@ -26,11 +29,7 @@ export function client(base: string, defaultKey?: string) {
     if (options.raw !== undefined) body = options.raw;
     else if (options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
-    const res = await fetch(base + path, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown = undefined;
-    if (text && /json/.test(res.headers.get('content-type') ?? '')) parsed = JSON.parse(text);
-    return { status: res.status, headers: res.headers, body: parsed as T, text };
+    return send(method, path, headers, body);
   };
   return {
     call,
@@ -41,7 +40,18 @@ export function client(base: string, defaultKey?: string) {
   };
 }
 
-export type Client = ReturnType<typeof client>;
+/** A client for a daemon listening at `base` (http://127.0.0.1:port). */
+export function client(base: string, defaultKey?: string) {
+  return clientOver(async (method, path, headers, body) => {
+    const res = await fetch(base + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    if (text && /json/.test(res.headers.get('content-type') ?? '')) parsed = JSON.parse(text);
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  }, defaultKey);
+}
+
+export type Client = ReturnType<typeof clientOver>;
 
 /** Creates a user through the API and returns its id and full API key. */
 export async function createUser(

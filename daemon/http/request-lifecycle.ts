@@ -1,0 +1,48 @@
+// Where a socket request is in its life, and the only moves between those places: uWS forbids touching a
+// response after it was aborted or ended, and shutdown must wait for every request still under way.
+
+/**
+ * - routing: inside the uWS handler call; nothing registered with uWS yet, not counted.
+ * - reading: the body is arriving.
+ * - waiting: taken up at the end of this event-loop turn; its socket is paused until it is answered.
+ * - rejecting: a framing error to send at the end of the turn; the socket is not paused (the answer closes it).
+ * - handling: an async handler runs; the socket is paused.
+ * - orphaned: the client went away while the handler runs; still counted until the handler settles.
+ * - answered: the response is written, or a raw route or static file took it over.
+ * - aborted: the client went away; the response may not be touched.
+ */
+export type Phase = 'routing' | 'reading' | 'waiting' | 'rejecting' | 'handling' | 'orphaned' | 'answered' | 'aborted';
+
+const NEXT: Record<Phase, readonly Phase[]> = {
+  routing: ['reading', 'waiting', 'rejecting', 'handling', 'answered'],
+  reading: ['waiting', 'answered', 'aborted'],
+  waiting: ['handling', 'answered', 'aborted'],
+  rejecting: ['answered', 'aborted'],
+  handling: ['answered', 'orphaned'],
+  orphaned: ['aborted'],
+  answered: [],
+  aborted: [],
+};
+
+/** Checks a move against the table above; a wrong one is a bug in the adapter, never the client's doing. */
+export function move(from: Phase, to: Phase): Phase {
+  if (!NEXT[from].includes(to)) throw new Error(`request lifecycle: no move from ${from} to ${to}`);
+  return to;
+}
+
+/** Phases that outlive the uWS handler call: shutdown waits for requests in them. */
+export function isUnderWay(phase: Phase): boolean {
+  return phase === 'reading' || phase === 'waiting' || phase === 'rejecting' || phase === 'handling' || phase === 'orphaned';
+}
+
+/** Phases whose socket was paused (and must be resumed when the answer goes out). */
+export function isPaused(phase: Phase): boolean {
+  return phase === 'waiting' || phase === 'handling';
+}
+
+/** What the client going away does: a running handler is left to finish; anything else ends here. */
+export function onAbort(phase: Phase): Phase | undefined {
+  if (phase === 'handling') return 'orphaned';
+  if (phase === 'reading' || phase === 'waiting' || phase === 'rejecting') return 'aborted';
+  return undefined;
+}
