@@ -1,4 +1,5 @@
-// The composition root: builds the store, services, driver and HTTP server, and starts/stops them in order.
+// The composition root: wires store, services, driver, HTTP, event stream, MQTT, SSDP and systemd, starts them in
+// one order and stops them in the reverse one. The constructor only stores options; start() does the I/O.
 import { VERSION } from './paths.js';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -7,15 +8,18 @@ import type { Logger } from './log.js';
 import { Store } from './store/db.js';
 import { UsersRepo } from './store/users-repo.js';
 import { AudioRepo } from './store/audio-repo.js';
+import { MetaRepo } from './store/meta-repo.js';
 import { PlaylistsRepo } from './store/playlists-repo.js';
 import { DeviceSecrets, writePrivateFile } from './domain/secrets.js';
 import { EventBus, DomainEventSchema, StreamResetSchema } from './domain/events.js';
 import { Type as T } from '@sinclair/typebox';
-import { AccountsService } from './domain/accounts.js';
+import { Authentication } from './domain/authentication.js';
+import { UserAdmin } from './domain/user-admin.js';
 import { AudioService } from './domain/audio.js';
 import { PlaylistsService } from './domain/playlists.js';
 import { InputsService } from './domain/inputs.js';
 import { HttpServer } from './http/server.js';
+import type { InjectRequest, InjectResponse } from './http/dispatch.js';
 import { EventStreams } from './http/sse.js';
 import { buildOpenApi } from './http/openapi.js';
 import { userRoutes } from './api/users.js';
@@ -27,9 +31,20 @@ import { ProblemSchema } from './api/schemas.js';
 import { createDriver } from '../drivers/index.js';
 import type { AmplifierDriver } from '../drivers/driver.js';
 import { renderDescription } from './discovery/description.js';
+import type { SsdpAnnouncerOptions } from './discovery/ssdp.js';
 import { createStaticHandler } from './http/static.js';
+import type { Notifier } from '../native/index.js';
+import { Lifecycle } from './lifecycle.js';
+import { announceReady } from './systemd.js';
+import { MqttBridge } from './mqtt/bridge.js';
+import { dashboardUrl, resolveBridgeOptions } from './mqtt/options.js';
 
 export { VERSION };
+
+/** How long shutdown lets requests in flight finish before the connections close. */
+const SHUTDOWN_DRAIN_MS = 5000;
+/** How long shutdown waits for the amplifier to apply the last changes before the driver stops. */
+const DRIVER_SETTLE_MS = 2000;
 
 export interface InitialAdmin {
   username: string;
@@ -43,113 +58,153 @@ export interface DaemonOptions {
   logger: Logger;
   /** A ready driver instead of one built from the configuration (tests inject the simulated one). */
   driver?: AmplifierDriver;
-  adminPassword?: string;
+  /** systemd notification (READY, STATUS, WATCHDOG, STOPPING); none unless given. */
+  notifier?: Notifier;
+  /** SSDP socket settings a test changes to stay on loopback (a free port, bound to 127.0.0.1 only). */
+  ssdp?: Pick<SsdpAnnouncerOptions, 'port' | 'bindToInterfaceAddress' | 'maxAgeS'>;
+}
+
+/** Everything that exists once the store is open; built by start(). */
+interface Parts {
+  store: Store;
+  driver: AmplifierDriver;
+  bus: EventBus;
+  udn: string;
+  authentication: Authentication;
+  userAdmin: UserAdmin;
+  audio: AudioService;
+  playlists: PlaylistsService;
+  inputs: InputsService;
+  streams: EventStreams;
+  server: HttpServer;
 }
 
 export class Daemon {
-  readonly store: Store;
-  readonly bus: EventBus;
-  readonly accounts: AccountsService;
-  readonly audio: AudioService;
-  readonly playlists: PlaylistsService;
-  readonly inputs: InputsService;
-  readonly streams: EventStreams;
-  readonly server: HttpServer;
-  readonly udn: string;
-  readonly startedAt = Date.now();
+  readonly config: Config;
+  readonly logger: Logger;
+  startedAt = Date.now();
   port = 0;
+  private parts: Parts | undefined;
+  private openApiJson = '';
+  private readonly lifecycle: Lifecycle;
+  private starting: Promise<unknown> | undefined;
   private stopping: Promise<void> | undefined;
+  /** The MQTT bridge, when one is configured (startMqtt). */
+  private mqtt: MqttBridge | undefined;
 
-  private constructor(readonly config: Config, readonly logger: Logger, readonly driver: AmplifierDriver) {
-    this.store = new Store(path.join(config.stateDir, 'azc.db'));
-    const users = new UsersRepo(this.store.db);
-    const audioRepo = new AudioRepo(this.store, [driver.name]);
-    const secrets = DeviceSecrets.open(config.stateDir);
-    this.bus = new EventBus(config.sse.replayEvents);
-    this.udn = users.getMeta('udn') ?? this.createUdn(users);
-    let audio: AudioService | undefined;
-    this.accounts = new AccountsService(this.store, users, secrets, this.bus, config, (kind, id) => audio!.exists(kind, id));
-    audio = this.audio = new AudioService(this.store, audioRepo, users, this.bus, driver, (ids) => this.accounts.assignmentsDropped(ids));
-    this.playlists = new PlaylistsService(this.store, new PlaylistsRepo(this.store.db), this.bus, config.exportDir, config.limits);
-    this.inputs = new InputsService(this.store, audioRepo, users, this.bus, driver.name, () =>
-      driver.describe().inputs.map((i) => i.channel),
-    );
-    this.streams = new EventStreams(this.bus, this.accounts, config.sse, logger, config.limits);
-    this.server = new HttpServer({
-      logger,
-      maxBodyBytes: config.maxBodyBytes,
-      authenticate: (credential) => this.accounts.authenticate(credential),
-      fallback: createStaticHandler(),
-    });
-    this.server.add([
-      ...systemRoutes(
-        {
-          version: VERSION,
-          startedAt: this.startedAt,
-          drivers: () => [{ name: driver.name, online: driver.online }],
-          storeHealthy: () => this.store.healthy(),
-        },
-        () => this.openApiJson,
-        () => this.descriptionXml(),
-      ),
-      ...userRoutes(this.accounts),
-      ...playerRoutes(this.audio),
-      ...playlistRoutes(this.playlists),
-      ...inputRoutes(this.inputs),
-      this.streams.route(),
-    ]);
-    this.openApiJson = JSON.stringify(
-      buildOpenApi(this.server.routes, {
-        version: VERSION,
-        problemSchema: ProblemSchema,
-        eventSchema: T.Union([...DomainEventSchema.anyOf, StreamResetSchema], {
-          description: 'The JSON object in the data line of each event-stream message',
-        }),
-      }),
-    );
+  constructor(private readonly options: DaemonOptions) {
+    this.config = options.config;
+    this.logger = options.logger;
+    this.lifecycle = new Lifecycle(options.logger);
   }
 
-  private readonly openApiJson: string;
-
-  static async create(options: DaemonOptions): Promise<Daemon> {
-    const { config } = options;
-    const driver =
-      options.driver ??
-      (await createDriver(config.driver, {
-        serialPort: config.serialPort,
-        pollIntervalMs: config.pollIntervalMs,
-        log: (level, msg, fields) => options.logger[level]({ driver: config.driver, ...fields }, msg),
-      }));
-    return new Daemon(config, options.logger, driver);
+  get store(): Store {
+    return this.started().store;
+  }
+  get driver(): AmplifierDriver {
+    return this.started().driver;
+  }
+  get bus(): EventBus {
+    return this.started().bus;
+  }
+  get udn(): string {
+    return this.started().udn;
+  }
+  get authentication(): Authentication {
+    return this.started().authentication;
+  }
+  get userAdmin(): UserAdmin {
+    return this.started().userAdmin;
+  }
+  get audio(): AudioService {
+    return this.started().audio;
+  }
+  get playlists(): PlaylistsService {
+    return this.started().playlists;
+  }
+  get inputs(): InputsService {
+    return this.started().inputs;
+  }
+  get streams(): EventStreams {
+    return this.started().streams;
+  }
+  get server(): HttpServer {
+    return this.started().server;
   }
 
-  /** Starts the driver, creates the first admin on an empty database, then listens. */
-  async start(adminPassword?: string): Promise<{ port: number; initialAdmin: InitialAdmin | null }> {
-    await this.audio.start();
-    const file = path.join(this.config.stateDir, 'initial-admin.txt');
-    const created = await this.accounts.ensureInitialAdmin(adminPassword, (admin) =>
-      writePrivateFile(
-        file,
-        `# azcd first administrator (created ${new Date().toISOString()}); change the password after signing in.\n` +
-          `username=${admin.username}\npassword=${admin.password}\napiKey=${admin.apiKey}\n`,
-      ),
-    );
-    const initialAdmin: InitialAdmin | null = created ? { ...created, file } : null;
-    this.port = await this.server.listen(this.config.host, this.config.port);
-    this.logger.info({ host: this.config.host, port: this.port, driver: this.driver.name, uws: this.server.uwsSource }, 'listening');
-    return { port: this.port, initialAdmin };
+  /** Sends a request through the HTTP pipeline in-process, without a socket (tests): same routes, auth and errors. */
+  inject(request: InjectRequest): Promise<InjectResponse> {
+    return this.started().server.inject(request);
   }
 
-  /** Graceful stop: no new connections, in-flight writes finish, streams close, driver settles, store closes. */
+  /**
+   * Opens the store, starts the amplifier, creates the first admin on an empty database (its credentials file is
+   * written before the account exists), listens, then announces over SSDP and tells systemd it is ready. A step
+   * that fails stops the ones before it.
+   */
+  start(adminPassword?: string): Promise<{ port: number; initialAdmin: InitialAdmin | null }> {
+    if (this.starting) return Promise.reject(new Error('the daemon was already started'));
+    const starting = this.startOnce(adminPassword);
+    this.starting = starting.catch(() => {});
+    return starting;
+  }
+
+  private async startOnce(adminPassword: string | undefined): Promise<{ port: number; initialAdmin: InitialAdmin | null }> {
+    const { config, logger, lifecycle } = this;
+    this.startedAt = Date.now();
+    try {
+      const driver =
+        this.options.driver ??
+        (await createDriver(config.driver, {
+          serialPort: config.serialPort,
+          pollIntervalMs: config.pollIntervalMs,
+          log: (level, msg, fields) => logger[level]({ driver: config.driver, ...fields }, msg),
+        }));
+      const store: Store = await lifecycle.start('store', () => new Store(path.join(config.stateDir, 'azc.db')), () => store.close());
+      const parts = (this.parts = this.compose(store, driver, DeviceSecrets.open(config.stateDir)));
+      await lifecycle.start('amplifier', () => parts.audio.start(), async () => {
+        await Promise.race([driver.settled(), new Promise((resolve) => setTimeout(resolve, DRIVER_SETTLE_MS).unref())]);
+        await parts.audio.stop();
+      });
+      // The uWS app exists since compose(); closing it ends every connection that is left.
+      await lifecycle.start('http', () => {}, () => parts.server.close());
+      await lifecycle.start('event stream', () => {}, () => parts.streams.dispose());
+      const initialAdmin = await this.ensureInitialAdmin(adminPassword);
+      this.port = await lifecycle.start('listener', () => parts.server.listen(config.host, config.port), async () => {
+        parts.server.stopListening();
+        await parts.server.drain(SHUTDOWN_DRAIN_MS);
+      });
+      logger.info({ host: config.host, port: this.port, driver: driver.name, uws: parts.server.uwsSource }, 'listening');
+      if (config.mqtt.url) await this.startMqtt(parts);
+      if (config.ssdp) await this.startSsdp(parts.udn);
+      const notifier = this.options.notifier;
+      if (notifier) {
+        let stopSystemd = () => {};
+        await lifecycle.start('systemd', () => (stopSystemd = announceReady({
+          notifier,
+          bus: parts.bus,
+          summary: () =>
+            `listening on ${config.host}:${this.port}; amplifier ${driver.name} ${driver.online ? 'online' : 'offline'}; ${parts.streams.size} event streams`,
+          storeHealthy: () => parts.store.healthy(),
+          log: (msg) => logger.warn(msg),
+        })), () => stopSystemd());
+      }
+      return { port: this.port, initialAdmin };
+    } catch (err) {
+      await lifecycle.stop().catch(() => {});
+      throw err;
+    }
+  }
+
+  /**
+   * Graceful stop, the start order reversed: STOPPING=1 to systemd, SSDP byebye, the MQTT bridge says offline, no new
+   * connections, requests in flight finish, event streams end, connections close, the driver settles, the store
+   * closes. Waits for a start still under way, so nothing it opens is left behind.
+   */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      this.server.stopListening();
-      await this.server.drain(5000);
-      this.streams.dispose();
-      this.server.close();
-      await Promise.race([this.driver.settled(), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-      await this.audio.stop();
-      this.store.close();
+      await this.starting;
+      await this.lifecycle.stop();
       this.logger.info('stopped');
     })();
     return this.stopping;
@@ -170,9 +225,120 @@ export class Daemon {
     });
   }
 
-  private createUdn(users: UsersRepo): string {
+  /** Builds repositories, services, routes and the HTTP server on an open store: no I/O of its own. */
+  private compose(store: Store, driver: AmplifierDriver, secrets: DeviceSecrets): Parts {
+    const { config, logger } = this;
+    const users = new UsersRepo(store.db);
+    const meta = new MetaRepo(store.db);
+    const audioRepo = new AudioRepo(store, [driver.name]);
+    const bus = new EventBus(config.sse.replayEvents);
+    const udn = meta.udn() ?? this.createUdn(meta);
+    let audio: AudioService | undefined;
+    const authentication = new Authentication(store, users, secrets, bus, config);
+    const userAdmin = new UserAdmin(store, users, secrets, bus, authentication, (kind, id) => audio!.exists(kind, id));
+    audio = new AudioService(store, audioRepo, users, meta, bus, driver, (ids) => userAdmin.assignmentsDropped(ids));
+    const playlists = new PlaylistsService(store, new PlaylistsRepo(store.db), bus, config.exportDir, config.limits);
+    const inputs = new InputsService(store, audioRepo, meta, bus, driver.name, () =>
+      driver.describe().inputs.map((i) => i.channel),
+    );
+    const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits);
+    const server = new HttpServer({
+      logger,
+      maxBodyBytes: config.maxBodyBytes,
+      authenticate: (credential) => authentication.authenticate(credential),
+      fallback: createStaticHandler(),
+    });
+    server.add([
+      ...systemRoutes(
+        {
+          version: VERSION,
+          startedAt: this.startedAt,
+          drivers: () => [{ name: driver.name, online: driver.online }],
+          storeHealthy: () => store.healthy(),
+          mqtt: () => this.mqtt?.status,
+        },
+        () => this.openApiJson,
+        () => this.descriptionXml(),
+      ),
+      ...userRoutes(authentication, userAdmin),
+      ...playerRoutes(audio),
+      ...playlistRoutes(playlists),
+      ...inputRoutes(inputs),
+      streams.route(),
+    ]);
+    this.openApiJson = JSON.stringify(
+      buildOpenApi(server.routes, {
+        version: VERSION,
+        problemSchema: ProblemSchema,
+        eventSchema: T.Union([...DomainEventSchema.anyOf, StreamResetSchema], {
+          description: 'The JSON object in the data line of each event-stream message',
+        }),
+      }),
+    );
+    return { store, driver, bus, udn, authentication, userAdmin, audio, playlists, inputs, streams, server };
+  }
+
+  private async ensureInitialAdmin(adminPassword: string | undefined): Promise<InitialAdmin | null> {
+    const file = path.join(this.config.stateDir, 'initial-admin.txt');
+    const created = await this.userAdmin.ensureInitialAdmin(adminPassword, (admin) =>
+      writePrivateFile(
+        file,
+        `# azcd first administrator (created ${new Date().toISOString()}); change the password after signing in.\n` +
+          `username=${admin.username}\npassword=${admin.password}\napiKey=${admin.apiKey}\n`,
+      ),
+    );
+    return created ? { ...created, file } : null;
+  }
+
+  // ---- MQTT bridge (README, Home Assistant) ------------------------------------------------------
+  /**
+   * Started once the API listens and stopped (last will replaced by a clean `offline`) before the listener drains
+   * and the store closes. start() only begins connecting: a missing broker never delays or fails the daemon.
+   */
+  private async startMqtt(parts: Parts): Promise<void> {
+    const { config, logger } = this;
+    const options = resolveBridgeOptions(config.mqtt, {
+      udn: parts.udn,
+      friendlyName: config.friendlyName,
+      version: VERSION,
+      dashboardUrl: dashboardUrl(config.host, this.port),
+    });
+    const bridge = (this.mqtt = new MqttBridge({
+      options,
+      audio: parts.audio,
+      bus: parts.bus,
+      caller: () => parts.authentication.callerOfAccount(options.account),
+      amplifiers: () => [{ name: parts.driver.name, online: parts.driver.online }],
+      log: logger,
+    }));
+    await this.lifecycle.start('mqtt', () => bridge.start(), () => bridge.stop());
+  }
+  // ---- end MQTT bridge ----------------------------------------------------------------------------
+
+  /** Announces on the LAN; a failure to bind is logged by the announcer and the daemon runs on without it. */
+  private async startSsdp(udn: string): Promise<void> {
+    const { config, logger } = this;
+    // Loaded only when enabled: development runs never pay for node-ssdp and its dependencies.
+    const { SsdpAnnouncer } = await import('./discovery/ssdp.js');
+    const ssdp = new SsdpAnnouncer({
+      ...this.options.ssdp,
+      udn,
+      location: `http://${config.host}:${this.port}/description.xml`,
+      interfaces: config.ssdpInterfaces.length ? config.ssdpInterfaces : undefined,
+      version: VERSION,
+      log: (level, msg, fields) => logger[level]({ component: 'ssdp', ...fields }, msg),
+    });
+    await this.lifecycle.start('ssdp', () => ssdp.start(), () => ssdp.stop());
+  }
+
+  private started(): Parts {
+    if (!this.parts) throw new Error('the daemon is not started: call start() first');
+    return this.parts;
+  }
+
+  private createUdn(meta: MetaRepo): string {
     const udn = `uuid:${randomUUID()}`;
-    users.setMeta('udn', udn);
+    meta.setUdn(udn);
     return udn;
   }
 }

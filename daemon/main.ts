@@ -1,14 +1,13 @@
 #!/usr/bin/env node
-// azcd entry point: configuration, start-up order, systemd notification, SSDP and graceful shutdown.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+// azcd entry point: reads the configuration, starts the daemon, prints the first-start credentials, and stops the
+// daemon on SIGTERM / SIGINT. Everything that starts and stops lives in app.ts.
 import { ConfigError, USAGE, loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { Daemon, VERSION, type InitialAdmin } from './app.js';
-import type { SsdpAnnouncer } from './discovery/ssdp.js';
-import { createNotifier, startWatchdog } from '../native/index.js';
+import { createNotifier } from '../native/index.js';
 
-/** Event-loop delay above which the watchdog is starved on purpose, so systemd restarts a wedged daemon. */
-const WATCHDOG_MAX_LAG_MS = 5000;
+/** A shutdown that takes longer than this exits with status 1, so systemd is never left waiting. */
+const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 function printCredentials(admin: InitialAdmin, underSystemd: boolean): void {
   const lines = underSystemd
@@ -40,63 +39,27 @@ async function main(): Promise<void> {
   }
   const { config } = loaded;
   const logger = createLogger(config.logLevel);
-  const notifier = createNotifier((msg) => logger.warn(msg));
   const underSystemd = Boolean(process.env.NOTIFY_SOCKET || process.env.INVOCATION_ID);
+  const notifier = createNotifier((msg) => logger.warn(msg));
 
-  const daemon = await Daemon.create({ config, logger });
+  const daemon = new Daemon({ config, logger, notifier });
   const { port, initialAdmin } = await daemon.start(process.env.AZC_ADMIN_PASSWORD || undefined);
-  const shown = config.host === '0.0.0.0' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
-  process.stdout.write(`azcd ${VERSION} listening on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port} (dashboard: http://${shown}:${port}/, driver: ${daemon.driver.name})\n`);
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const shown = config.host === '0.0.0.0' ? 'localhost' : host;
+  process.stdout.write(`azcd ${VERSION} listening on http://${host}:${port} (dashboard: http://${shown}:${port}/, driver: ${daemon.driver.name})\n`);
   if (initialAdmin) printCredentials(initialAdmin, underSystemd);
-
-  let ssdp: SsdpAnnouncer | undefined;
-  if (config.ssdp) {
-    // Loaded only when enabled: development runs never pay for node-ssdp and its dependencies.
-    const { SsdpAnnouncer } = await import('./discovery/ssdp.js');
-    ssdp = new SsdpAnnouncer({
-      udn: daemon.udn,
-      location: `http://${config.host}:${port}/description.xml`,
-      interfaces: config.ssdpInterfaces.length ? config.ssdpInterfaces : undefined,
-      version: VERSION,
-      log: (level, msg, fields) => logger[level]({ component: 'ssdp', ...fields }, msg),
-    });
-    await ssdp.start();
-  }
-
-  const lag = monitorEventLoopDelay({ resolution: 50 });
-  lag.enable();
-  const stopWatchdog = startWatchdog(
-    notifier,
-    () => {
-      const healthy = lag.max / 1e6 < WATCHDOG_MAX_LAG_MS && daemon.store.healthy();
-      lag.reset();
-      return healthy;
-    },
-    (msg) => logger.warn(msg),
-  );
-  const summary = () =>
-    `listening on ${config.host}:${port}; amplifier ${daemon.driver.name} ${daemon.driver.online ? 'online' : 'offline'}; ${daemon.streams.size} event streams`;
-  notifier.ready(summary());
-  const unsubscribe = daemon.bus.subscribe((event) => {
-    if (event.type === 'hardware.status') notifier.status(summary());
-  });
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    notifier.stopping();
-    stopWatchdog();
-    unsubscribe();
-    lag.disable();
     const force = setTimeout(() => {
       logger.error('shutdown took too long; exiting');
       process.exit(1);
-    }, 10_000);
+    }, SHUTDOWN_TIMEOUT_MS);
     force.unref();
     try {
-      await ssdp?.stop();
       await daemon.stop();
     } catch (err) {
       logger.error({ err }, 'error during shutdown');

@@ -37,7 +37,8 @@ export interface InputDeviceRow {
   created_at: string;
 }
 
-type ZoneState = Pick<ZoneRow, 'id' | 'volume' | 'muted' | 'power' | 'source' | 'player_id'>;
+/** The columns of a zone that change while it plays (updateZone writes exactly these). */
+export type ZoneRowUpdate = Pick<ZoneRow, 'id' | 'volume' | 'muted' | 'power' | 'source' | 'player_id'>;
 
 export class AudioRepo {
   private readonly s;
@@ -171,7 +172,7 @@ export class AudioRepo {
     }
     return undefined;
   }
-  updateZone(state: ZoneState): void {
+  updateZone(state: ZoneRowUpdate): void {
     const row = { id: state.id, volume: state.volume, muted: state.muted, power: state.power, source: state.source, player_id: state.player_id };
     this.s.updateZone.run(row);
     const zone = this.zones_.get(state.id);

@@ -75,8 +75,6 @@ export class UsersRepo {
            SELECT address FROM trusted_addresses WHERE user_id = @user_id ORDER BY last_success DESC, address LIMIT @keep)`,
       ),
       trustedAddresses: db.prepare('SELECT address FROM trusted_addresses WHERE user_id = ? ORDER BY last_success DESC, address'),
-      getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
-      setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     };
   }
 
@@ -166,12 +164,5 @@ export class UsersRepo {
   }
   trustedAddresses(userId: string): string[] {
     return (this.s.trustedAddresses.all(userId) as Array<{ address: string }>).map((row) => row.address);
-  }
-
-  getMeta(key: string): string | undefined {
-    return (this.s.getMeta.get(key) as { value: string } | undefined)?.value;
-  }
-  setMeta(key: string, value: string): void {
-    this.s.setMeta.run(key, value);
   }
 }

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Receiver } from '../helpers/notify-receiver.js';
-import { spawnDaemon } from '../helpers/process.js';
+import { startedDaemon } from '../helpers/process.js';
 
 t.test('the daemon speaks sd_notify', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'azc-sdnotify-'));
@@ -13,18 +13,17 @@ t.test('the daemon speaks sd_notify', async (t) => {
   const socket = path.join(dir, 'notify.sock');
   const receiver = await Receiver.start(socket);
   t.teardown(() => receiver.stop());
-  const daemon = await spawnDaemon(['--state-dir', path.join(dir, 'state'), '--log-level', 'warn'], {
-    NOTIFY_SOCKET: socket,
-    WATCHDOG_USEC: '400000',
+  const daemon = await startedDaemon(t, {
+    args: ['--state-dir', path.join(dir, 'state'), '--log-level', 'warn'],
+    env: { NOTIFY_SOCKET: socket, WATCHDOG_USEC: '400000' },
   });
-  t.teardown(() => daemon.child.kill('SIGKILL'));
 
   const readyAt = await receiver.waitForMatch((d) => d.startsWith('READY=1'));
   t.match(receiver.datagrams[readyAt], /^READY=1\nSTATUS=listening on 127\.0\.0\.1:\d+; amplifier simulated online/);
   const res = await fetch(`${daemon.base}/api/health`);
   t.equal(res.status, 200, 'ready means it answers');
   await receiver.waitFor('WATCHDOG=1', readyAt);
-  daemon.child.kill('SIGTERM');
+  const exit = daemon.stop('SIGTERM');
   await receiver.waitFor('STOPPING=1', readyAt);
-  t.equal((await daemon.exited).code, 0);
+  t.equal((await exit).code, 0);
 });

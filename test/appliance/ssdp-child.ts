@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { setImmediate as nextLoop } from 'node:timers/promises';
 import { renderDescription } from '../../daemon/discovery/description.js';
 import { AZC_DEVICE_TYPE, SsdpAnnouncer, UPNP_BASIC_DEVICE_TYPE } from '../../daemon/discovery/ssdp.js';
+import { Changes, waitFor } from '../helpers/wait-for.js';
 
 const mode = process.argv[2] === 'multicast' ? 'multicast' : 'unicast';
 const GROUP = '239.255.255.250';
@@ -28,28 +29,9 @@ function parseSsdp(message: Buffer): { startLine: string; headers: Headers } {
   return { startLine, headers };
 }
 
-/** Resolves once `done()` holds, re-checked whenever `changed` fires; rejects after WAIT_MS with `what`. */
-function until(changed: { on(fn: () => void): void }, done: () => boolean, what: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (done()) return resolve();
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), WAIT_MS);
-    changed.on(() => {
-      if (done()) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-}
-
-class Signal {
-  private listeners: Array<() => void> = [];
-  on(fn: () => void): void {
-    this.listeners.push(fn);
-  }
-  fire(): void {
-    for (const fn of this.listeners) fn();
-  }
+/** Resolves once `done()` holds, re-checked whenever `changes` fires; rejects after WAIT_MS with `what`. */
+async function until(changes: Changes, done: () => boolean, what: string): Promise<void> {
+  await waitFor(done, WAIT_MS, { what, changes });
 }
 
 async function bindUdp(address: string, port: number, reuseAddr: boolean): Promise<Socket> {
@@ -96,7 +78,7 @@ async function main(): Promise<Record<string, unknown>> {
 
   // The observer sees NOTIFY on loopback only; it must listen before the announcer's first alive.
   const notifies: Array<{ nts: string; nt: string; usn: string; location?: string; cacheControl?: string }> = [];
-  const notified = new Signal();
+  const notified = new Changes();
   let observer: Socket | undefined;
   if (mode === 'multicast') {
     observer = await bindUdp('0.0.0.0', ssdpPort, true);
@@ -111,7 +93,7 @@ async function main(): Promise<Record<string, unknown>> {
         location: headers['LOCATION'],
         cacheControl: headers['CACHE-CONTROL'],
       });
-      notified.fire();
+      notified.notify();
     });
   }
 
@@ -137,7 +119,7 @@ async function main(): Promise<Record<string, unknown>> {
   const expected: Record<string, number> = { 'ssdp:all': 4 };
   const searches: Record<string, Array<{ status: string; headers: Headers; from: string }>> = {};
   const clients: Socket[] = [];
-  const responded = new Signal();
+  const responded = new Changes();
   const search = async (st: string, key = st) => {
     const client = await bindUdp(mode === 'multicast' ? '0.0.0.0' : LOOPBACK, 0, false);
     clients.push(client);
@@ -147,7 +129,7 @@ async function main(): Promise<Record<string, unknown>> {
     client.on('message', (msg, rinfo) => {
       const { startLine, headers } = parseSsdp(msg);
       answers.push({ status: startLine, headers, from: `${rinfo.address}:${rinfo.port}` });
-      responded.fire();
+      responded.notify();
     });
     const request = [
       'M-SEARCH * HTTP/1.1',

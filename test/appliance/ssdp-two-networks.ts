@@ -4,6 +4,7 @@ import dgram, { type Socket } from 'node:dgram';
 import { createInterface } from 'node:readline';
 import { setImmediate as nextLoop } from 'node:timers/promises';
 import { SsdpAnnouncer } from '../../daemon/discovery/ssdp.js';
+import { Changes, waitFor as waitForCondition } from '../helpers/wait-for.js';
 
 const GROUP = '239.255.255.250';
 const WAIT_MS = 8000;
@@ -27,19 +28,16 @@ async function bind(address: string, port: number, reuseAddr: boolean): Promise<
   return socket;
 }
 
-/** Polls `done` on every datagram until it holds; rejects after WAIT_MS. */
-function waitFor(sockets: Socket[], done: () => boolean, what: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (done()) return resolve();
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), WAIT_MS);
-    const check = () => {
-      if (!done()) return;
-      clearTimeout(timer);
-      for (const s of sockets) s.off('message', check);
-      resolve();
-    };
-    for (const s of sockets) s.on('message', check);
-  });
+/** Re-checks `done` on every datagram until it holds; rejects after WAIT_MS. */
+async function waitFor(sockets: Socket[], done: () => boolean, what: string): Promise<void> {
+  const changes = new Changes();
+  const notify = () => changes.notify();
+  for (const s of sockets) s.on('message', notify);
+  try {
+    await waitForCondition(done, WAIT_MS, { what, changes });
+  } finally {
+    for (const s of sockets) s.off('message', notify);
+  }
 }
 
 async function announce(): Promise<void> {

@@ -11,6 +11,7 @@ import {
   renderDescription,
 } from '../../daemon/discovery/description.js';
 import { SsdpAnnouncer, answeringTarget, selectInterfaces } from '../../daemon/discovery/ssdp.js';
+import { within } from '../helpers/wait-for.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD = fileURLToPath(new URL('./ssdp-child.ts', import.meta.url));
@@ -296,6 +297,36 @@ t.test('announcer and M-SEARCH client on an isolated loopback', async (t) => {
   t.test('the announcer logged nothing alarming', async (t) => {
     t.same(report.logs.filter((l) => l.level === 'warn' || l.level === 'error'), []);
   });
+});
+
+t.test('Daemon.stop() sends ssdp:byebye for every advertised type', async (t) => {
+  const namespace = `azc-ssdp-${process.pid}-d`;
+  const created = createNamespace(namespace);
+  if (!created.ok) {
+    t.comment(`no network namespace (${created.why}): daemon-lifecycle.test.ts checks the SSDP socket closes instead`);
+    return;
+  }
+  t.teardown(() => spawnSync('ip', ['netns', 'delete', namespace]));
+  const script = fileURLToPath(new URL('./ssdp-daemon-child.ts', import.meta.url));
+  const child = spawn('ip', ['netns', 'exec', namespace, process.execPath, '--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await within(new Promise<number | null>((resolve) => child.once('close', resolve)), undefined, 'the daemon child');
+  const report = JSON.parse(stdout.trim().split('\n').pop() || '{}') as {
+    error?: string;
+    udn: string;
+    afterStop: Array<{ nts: string; nt: string; usn: string }>;
+  };
+  t.equal(code, 0, `child exit code (stderr: ${stderr.trim() || 'empty'})`);
+  t.notOk(report.error, report.error ?? 'no error in the child');
+  const byebye = report.afterStop?.filter((n) => n.nts === 'ssdp:byebye') ?? [];
+  t.same([...new Set(byebye.map((n) => n.nt))].sort(), [report.udn, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, AZC_DEVICE_TYPE].sort());
+  t.notOk(report.afterStop?.some((n) => n.nts === 'ssdp:alive'), 'no alive after the stop');
 });
 
 /** A child process speaking JSON lines: `next()` resolves with its next line, rejecting if it exits first. */

@@ -20,7 +20,7 @@ export async function startWithGeneratedAdmin(t: { teardown(fn: () => unknown): 
   const stateDir = tempDir('azc-first-start-');
   const config: Config = { ...defaultConfig(), host: '127.0.0.1', port: 0, stateDir, exportDir: path.join(stateDir, 'exports'), logLevel: 'warn' };
   const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
-  const daemon = await Daemon.create({ config, logger: createLogger(config.logLevel, quiet), driver: new SimulatedDriver({ applyDelayMs: 1 }) });
+  const daemon = new Daemon({ config, logger: createLogger(config.logLevel, quiet), driver: new SimulatedDriver({ applyDelayMs: 1 }) });
   t.teardown(async () => {
     await daemon.stop();
     rmSync(stateDir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 // Shared steps of the dashboard tests: signing in through the form, waiting on API state, finding unnamed controls.
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { watchConsole, type Browser } from './browser.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 // A page global used inside evaluate() callbacks: the project compiles without the DOM lib.
 declare const document: any;
@@ -8,12 +9,8 @@ declare const document: any;
 export const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, colorScheme: 'dark' };
 
 /** Polls until `check` holds (for state behind the API, where there is no event to await in the test). */
-export async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+export async function eventually(check: () => Promise<boolean>, what: string, timeoutMs?: number): Promise<void> {
+  await waitFor(check, timeoutMs, { what });
 }
 
 export interface Session {

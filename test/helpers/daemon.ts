@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { defaultConfig, type Config } from '../../daemon/config.js';
 import { createLogger } from '../../daemon/log.js';
-import { Daemon } from '../../daemon/app.js';
+import { Daemon, type DaemonOptions } from '../../daemon/app.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import type { AmplifierDriver } from '../../drivers/driver.js';
 
@@ -27,6 +27,10 @@ export interface StartOptions {
   config?: Partial<Config>;
   driver?: AmplifierDriver;
   adminPassword?: string;
+  /** A stand-in for systemd's notify socket (none by default). */
+  notifier?: DaemonOptions['notifier'];
+  /** SSDP socket settings that keep an SSDP test on loopback (see DaemonOptions). */
+  ssdp?: DaemonOptions['ssdp'];
 }
 
 export function tempDir(prefix = 'azc-test-'): string {
@@ -53,7 +57,7 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
   });
   const logger = createLogger(config.logLevel, sink);
   const driver = options.driver ?? new SimulatedDriver({ applyDelayMs: 1 });
-  const daemon = await Daemon.create({ config, logger, driver });
+  const daemon = new Daemon({ config, logger, driver, notifier: options.notifier, ssdp: options.ssdp });
   const adminPassword = options.adminPassword ?? 'admin-password-1';
   const { port } = await daemon.start(adminPassword);
   const file = path.join(stateDir, 'initial-admin.txt');

@@ -1,8 +1,7 @@
 // A real AF_UNIX datagram socket (a python3 receiver) standing in for systemd's NOTIFY_SOCKET.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
-
-const WAIT_MS = 5000;
+import { Changes, waitFor, within } from './wait-for.js';
 
 // Binds an AF_UNIX SOCK_DGRAM socket ("@name" = abstract namespace) and prints one JSON line per datagram.
 const RECEIVER = `
@@ -17,7 +16,7 @@ while True:
 
 export class Receiver {
   readonly datagrams: string[] = [];
-  private waiters: Array<() => void> = [];
+  private readonly changes = new Changes();
   private constructor(private readonly child: ChildProcessWithoutNullStreams) {}
 
   static async start(address: string): Promise<Receiver> {
@@ -33,7 +32,7 @@ export class Receiver {
         if (parsed.ready) resolve();
         if (parsed.datagram !== undefined) {
           receiver.datagrams.push(parsed.datagram);
-          for (const wake of receiver.waiters.splice(0)) wake();
+          receiver.changes.notify();
         }
       });
     });
@@ -48,18 +47,14 @@ export class Receiver {
 
   /** Resolves with the index of the first datagram at or after `from` that matches. */
   async waitForMatch(match: (datagram: string) => boolean, from = 0, what = 'a matching datagram'): Promise<number> {
-    const deadline = Date.now() + WAIT_MS;
-    for (;;) {
+    const found = () => {
       const index = this.datagrams.findIndex((d, i) => i >= from && match(d));
-      if (index >= 0) return index;
-      if (Date.now() > deadline) throw new Error(`no ${what}; got ${JSON.stringify(this.datagrams)}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, deadline - Date.now() + 1);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      return index >= 0 ? { index } : undefined;
+    };
+    try {
+      return (await waitFor(found, undefined, { what, changes: this.changes })).index;
+    } catch (err) {
+      throw new Error(`${(err as Error).message}; got ${JSON.stringify(this.datagrams)}`);
     }
   }
 
@@ -67,7 +62,7 @@ export class Receiver {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
     this.child.kill('SIGTERM');
-    await exited;
+    await within(exited, undefined, 'the notify receiver to exit');
   }
 }
 

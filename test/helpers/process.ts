@@ -1,35 +1,143 @@
-// Runs the real daemon entry point as a child process and finds its port from the start-up line.
-import { spawn, type ChildProcess } from 'node:child_process';
+// The suite's one way to run azcd as a child process, for tests (the source entry under tsx) and benchmarks (the
+// built dist/ entry): a clean environment, output kept and searchable, and stops that never wait forever.
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { within, WAIT_MS } from './wait-for.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-export interface DaemonProcess {
-  child: ChildProcess;
-  base: string;
-  stdout: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+const ENTRIES = {
+  /** daemon/main.ts under tsx: what the tests run. */
+  source: ['--import', 'tsx', 'daemon/main.ts'],
+  /** dist/daemon/main.js from `npm run build`: what the installed service and the benchmarks run. */
+  built: [path.join(ROOT, 'dist/daemon/main.js')],
+} as const;
+
+/** Variables of the outer environment that would change what the daemon does (its settings, systemd's sockets). */
+const INHERITED_SETTINGS = /^(AZC_|NOTIFY_SOCKET$|INVOCATION_ID$|WATCHDOG_)/;
+/** Start-up under tsx takes seconds on a busy machine; a daemon that prints nothing in this long is stuck. */
+const START_WAIT_MS = 30_000;
+/** Output kept per stream: enough for every start-up message, bounded for a benchmark that logs every request. */
+const KEPT_CHARS = 1 << 20;
+
+export type Exit = { code: number | null; signal: NodeJS.Signals | null };
+
+export interface RunOptions {
+  /** Command-line arguments after the entry point. */
+  args?: string[];
+  /** Added to the environment, which has no AZC_* or systemd variables of the outer one. */
+  env?: NodeJS.ProcessEnv;
+  entry?: keyof typeof ENTRIES;
+  /** Node options before the entry (e.g. `--cpu-prof`). */
+  nodeArgs?: string[];
+  /** 'discard' sends stdout to /dev/null: a benchmark pays for writing its logs, not for a reader. */
+  stdout?: 'keep' | 'discard';
+  /** Spawns with this instead of child_process.spawn (the benchmarks track their children and raise fd limits). */
+  spawner?: (command: string, args: string[], options: SpawnOptions) => ChildProcess;
 }
 
-export function spawnDaemon(args: string[], env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'daemon/main.ts', '--host', '127.0.0.1', '--port', '0', ...args], {
+export interface AzcdProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first stdout match of `re`; rejects if the process exits first or after `timeoutMs`. */
+  waitFor(re: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  exited: Promise<Exit>;
+  /** Sends `signal`, waits up to `timeoutMs` for the exit, then SIGKILL; resolves with how it exited. */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<Exit>;
+}
+
+export interface DaemonProcess extends AzcdProcess {
+  port: number;
+  base: string;
+}
+
+function cleanEnvironment(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!INHERITED_SETTINGS.test(key)) env[key] = value;
+  return { ...env, ...extra };
+}
+
+/** Starts azcd and returns at once (for --help, a bad flag, or a start that is expected to fail). */
+export function runAzcd(options: RunOptions = {}): AzcdProcess {
+  const spawner = options.spawner ?? spawn;
+  const child = spawner(process.execPath, [...(options.nodeArgs ?? []), ...ENTRIES[options.entry ?? 'source'], ...(options.args ?? [])], {
     cwd: ROOT,
-    env: { ...process.env, NOTIFY_SOCKET: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: cleanEnvironment(options.env ?? {}),
+    stdio: ['ignore', options.stdout === 'discard' ? 'ignore' : 'pipe', 'pipe'],
   });
-  let out = '';
-  let err = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return new Promise((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) resolve({ child, base: `http://127.0.0.1:${m[1]}`, stdout: () => out, exited });
-    });
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    void exited.then(({ code, signal }) => reject(new Error(`daemon exited (${code ?? signal}) before listening: ${err.slice(-500)}`)));
-  });
+  const kept = { out: '', err: '' };
+  const listeners = new Set<() => void>();
+  const keep = (which: 'out' | 'err') => (chunk: string) => {
+    kept[which] += chunk;
+    if (kept[which].length > KEPT_CHARS) kept[which] = kept[which].slice(-KEPT_CHARS / 2);
+    for (const listener of [...listeners]) listener();
+  };
+  child.stdout?.setEncoding('utf8').on('data', keep('out'));
+  child.stderr?.setEncoding('utf8').on('data', keep('err'));
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const running = () => child.exitCode === null && child.signalCode === null;
+  return {
+    child,
+    stdout: () => kept.out,
+    stderr: () => kept.err,
+    exited,
+    waitFor(re, timeoutMs = START_WAIT_MS) {
+      let check = () => {};
+      const found = new Promise<RegExpExecArray>((resolve, reject) => {
+        check = () => {
+          const match = re.exec(kept.out);
+          if (match) {
+            listeners.delete(check);
+            resolve(match);
+          }
+        };
+        listeners.add(check);
+        check();
+        void exited.then(({ code, signal }) => {
+          if (listeners.delete(check)) {
+            reject(new Error(`azcd exited (${code ?? signal}) before printing ${re}: ${kept.out.slice(-2000)}\n${kept.err.slice(-2000)}`));
+          }
+        });
+      });
+      return within(found, timeoutMs, `azcd to print ${re}`).finally(() => listeners.delete(check));
+    },
+    async stop(signal = 'SIGTERM', timeoutMs = WAIT_MS) {
+      if (running()) child.kill(signal);
+      try {
+        return await within(exited, timeoutMs, `azcd to exit after ${signal}`);
+      } catch (err) {
+        if (running()) child.kill('SIGKILL');
+        await exited;
+        throw err;
+      }
+    },
+  };
+}
+
+/**
+ * Starts azcd on 127.0.0.1 (port 0 unless `port` is given) and resolves once it printed its "listening on" line.
+ * `--host` and `--port` come first, so `args` can still override them.
+ */
+export async function spawnDaemon(options: RunOptions & { port?: number; timeoutMs?: number } = {}): Promise<DaemonProcess> {
+  if (options.stdout === 'discard') throw new Error('spawnDaemon reads the "listening on" line: use runAzcd to discard stdout');
+  const azcd = runAzcd({ ...options, args: ['--host', '127.0.0.1', '--port', String(options.port ?? 0), ...(options.args ?? [])] });
+  try {
+    const port = Number((await azcd.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/, options.timeoutMs))[1]);
+    return { ...azcd, port, base: `http://127.0.0.1:${port}` };
+  } catch (err) {
+    await azcd.stop('SIGKILL').catch(() => {});
+    throw err;
+  }
+}
+
+/** spawnDaemon, with a teardown that kills the process if the test left it running. */
+export async function startedDaemon(
+  t: { teardown(fn: () => unknown): void },
+  options: Parameters<typeof spawnDaemon>[0] = {},
+): Promise<DaemonProcess> {
+  const daemon = await spawnDaemon(options);
+  t.teardown(() => daemon.stop('SIGKILL'));
+  return daemon;
 }

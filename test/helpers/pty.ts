@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { within } from './wait-for.js';
 
 export interface PtyPair {
   /** The host end: give this path to the driver. */
@@ -72,13 +73,18 @@ function startSocat(a: string, b: string, timeoutMs: number): Promise<ChildProce
   });
 }
 
-function stopSocat(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    // SIGTERM lets socat remove its links, which is what an unplugged USB adapter looks like.
-    child.kill('SIGTERM');
-  });
+async function stopSocat(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // SIGTERM lets socat remove its links, which is what an unplugged USB adapter looks like.
+  child.kill('SIGTERM');
+  try {
+    await within(exited, undefined, 'socat to exit after SIGTERM');
+  } catch (err) {
+    child.kill('SIGKILL');
+    await exited;
+    throw err;
+  }
 }
 
 export async function createPtyPair(options: PtyOptions = {}): Promise<PtyPair> {

@@ -1,5 +1,6 @@
 // Reads a server-sent-events stream over a raw loopback socket, so tests see exactly what the server sends.
 import net from 'node:net';
+import { Changes, waitFor } from './wait-for.js';
 
 export interface SseMessage {
   id?: string;
@@ -31,7 +32,7 @@ export function openStream(base: string, path: string, headers: Record<string, s
   for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
   socket.write(`${lines.join('\r\n')}\r\n\r\n`);
   const messages: SseMessage[] = [];
-  const waiters: Array<{ match: (m: SseMessage) => boolean; resolve: (m: SseMessage) => void }> = [];
+  const changes = new Changes();
   let resolveStatus!: (n: number) => void;
   let resolveHeaders!: (h: Record<string, string>) => void;
   const status = new Promise<number>((r) => (resolveStatus = r));
@@ -51,12 +52,7 @@ export function openStream(base: string, path: string, headers: Record<string, s
   let text = '';
   const deliver = (m: SseMessage) => {
     messages.push(m);
-    for (const waiter of [...waiters]) {
-      if (waiter.match(m)) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(m);
-      }
-    }
+    changes.notify();
   };
   // Both parsers walk with an offset and cut the consumed prefix once per chunk: large backlogs stay linear.
   const parseEvents = () => {
@@ -135,18 +131,12 @@ export function openStream(base: string, path: string, headers: Record<string, s
     closed,
     isClosed: () => closedFlag,
     next(match, timeoutMs = 5000, what = 'an SSE message') {
-      const found = messages.find(match);
-      if (found) return Promise.resolve(found);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
-        waiters.push({
-          match,
-          resolve: (m) => {
-            clearTimeout(timer);
-            resolve(m);
-          },
-        });
-      });
+      let checked = 0; // each message is matched once, however long the backlog
+      const first = () => {
+        for (; checked < messages.length; checked++) if (match(messages[checked]!)) return messages[checked];
+        return undefined;
+      };
+      return waitFor(first, timeoutMs, { what, changes });
     },
     pause: () => socket.pause(),
     resume: () => socket.resume(),

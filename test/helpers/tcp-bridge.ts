@@ -1,8 +1,9 @@
 // A loopback IP-serial adapter for tests: a TCP server that hands each connection to an emulator, and can drop it or refuse.
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
+import { within } from './wait-for.js';
 
-/** What sits behind the adapter: anything that takes over a byte stream (the Monoprice emulator's attach()). */
+/** What sits behind the adapter: anything that takes over a byte stream (any emulator's attach(), drivers/emulator-port.ts). */
 export interface BridgedDevice {
   attach(stream: Duplex): void;
 }
@@ -88,7 +89,7 @@ export async function createTcpBridge(
       // A reset, not a polite FIN: what the host sees when an adapter reboots or the network drops the session.
       socket.resetAndDestroy();
     }));
-    await Promise.all(closing);
+    await within(Promise.all(closing), undefined, 'the bridge connections to close');
   };
 
   const bridge: TcpBridge = {

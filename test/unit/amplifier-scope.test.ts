@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { tempDir } from '../helpers/daemon.js';
 import { Store } from '../../daemon/store/db.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
+import { MetaRepo } from '../../daemon/store/meta-repo.js';
 import { AudioRepo, type PlayerRow } from '../../daemon/store/audio-repo.js';
 import { AudioService } from '../../daemon/domain/audio.js';
 import { EventBus, type StampedEvent } from '../../daemon/domain/events.js';
@@ -14,7 +15,7 @@ import { asHttpError } from '../../daemon/http/problem.js';
 import type { Caller } from '../../daemon/domain/access.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 
-const admin: Caller = { userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey' } };
+const admin: Caller = { userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey', keyDigest: '00' } };
 
 function playerOn(driver: string, channel: number): PlayerRow {
   return { id: randomUUID(), name: `${driver} ${channel}`, volume: 0.3, input_driver: driver, input_channel: channel, created_at: new Date().toISOString() };
@@ -26,7 +27,7 @@ async function setup(t: Test, configured: string[]) {
   const driver = new SimulatedDriver({ applyDelayMs: 0 });
   const repo = new AudioRepo(store, configured);
   const bus = new EventBus(64);
-  const audio = new AudioService(store, repo, new UsersRepo(store.db), bus, driver, () => {});
+  const audio = new AudioService(store, repo, new UsersRepo(store.db), new MetaRepo(store.db), bus, driver, () => {});
   await audio.start();
   const events: StampedEvent[] = [];
   bus.subscribe((e) => events.push(e));
@@ -74,7 +75,7 @@ t.test('a route across amplifiers left by an older version is dropped at start, 
   first.store.transaction(() => first.repo.updateZone({ ...first.repo.zone(zone.id)!, player_id: foreign.id }));
 
   const repo = new AudioRepo(first.store, ['simulated']);
-  const audio = new AudioService(first.store, repo, new UsersRepo(first.store.db), new EventBus(64), new SimulatedDriver(), () => {});
+  const audio = new AudioService(first.store, repo, new UsersRepo(first.store.db), new MetaRepo(first.store.db), new EventBus(64), new SimulatedDriver(), () => {});
   await audio.start();
   t.teardown(() => audio.stop());
   t.match(audio.getZone(admin, zone.id), { playerId: null, power: true });

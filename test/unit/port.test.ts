@@ -3,6 +3,7 @@ import net from 'node:net';
 import t, { type Test } from 'tap';
 import { openPort, parseTcpPort, type BytePort } from '../../drivers/port.js';
 import { createPtyPair } from '../helpers/pty.js';
+import { within } from '../helpers/wait-for.js';
 
 t.test('parseTcpPort reads host and port from the forms an installer writes', async (t) => {
   t.same(parseTcpPort('tcp://127.0.0.1:4999'), { host: '127.0.0.1', port: 4999 });
@@ -90,20 +91,24 @@ t.test('a tcp port carries bytes both ways unchanged, and close() resolves after
   const peerClosed = new Promise<void>((resolve) => peer.once('close', () => resolve()));
   await port.close();
   t.equal(closed, true, "the 'close' event came before close() resolved");
-  await peerClosed;
-  await port.close();
-  t.pass('closing twice is harmless');
+  await within(peerClosed, undefined, 'the peer to see the close');
+  let closes = 0;
+  port.on('close', () => (closes += 1));
+  await within(port.close(), undefined, 'a second close() to resolve');
+  t.equal(closes, 0, "closing twice is harmless: no second 'close' event");
 });
 
 t.test('a tcp port reports close when the adapter drops the connection, and close() then resolves at once', async (t) => {
   const { url, connection } = await server(t);
   const port = await openPort({ path: url, baudRate: 9600 });
   port.on('error', () => undefined);
+  let closes = 0;
+  port.on('close', () => (closes += 1));
   const closed = closeEvent(port);
   (await connection).resetAndDestroy();
-  await closed;
-  await port.close();
-  t.pass('closed');
+  await within(closed, undefined, "the 'close' event");
+  await within(port.close(), undefined, 'close() to resolve');
+  t.equal(closes, 1, "one 'close' event: close() after the drop adds none");
 });
 
 t.test('a refused tcp connection rejects with the reason', async (t) => {
@@ -153,10 +158,9 @@ t.test('a serial port that vanishes reports close once it is used, and close() a
   await pty.kill();
   // An idle pty does not always notice its other end is gone; the next write does, and a driver writes every poll.
   port.write('?10\r');
-  await closed;
-  await port.close();
-  await port.close();
-  t.pass('closed twice after vanishing');
+  await t.resolves(within(closed, undefined, "the 'close' event"), "the vanished port reports 'close' once it is used");
+  await t.resolves(within(port.close(), undefined, 'close() to resolve'), 'close() afterwards resolves');
+  await t.resolves(within(port.close(), undefined, 'a second close() to resolve'), 'and so does a second close()');
 });
 
 t.test('a serial port closed by its owner emits close once and resolves', async (t) => {

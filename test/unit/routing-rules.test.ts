@@ -6,20 +6,21 @@ import path from 'node:path';
 import { tempDir } from '../helpers/daemon.js';
 import { Store } from '../../daemon/store/db.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
+import { MetaRepo } from '../../daemon/store/meta-repo.js';
 import { AudioRepo } from '../../daemon/store/audio-repo.js';
 import { AudioService } from '../../daemon/domain/audio.js';
 import { EventBus, type StampedEvent } from '../../daemon/domain/events.js';
 import type { Caller } from '../../daemon/domain/access.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 
-const admin: Caller = { userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey' } };
+const admin: Caller = { userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey', keyDigest: '00' } };
 
 async function setup(t: Test) {
   const dir = tempDir();
   const store = new Store(path.join(dir, 'azc.db'));
   const bus = new EventBus(64);
   const driver = new SimulatedDriver({ applyDelayMs: 0 });
-  const audio = new AudioService(store, new AudioRepo(store, [driver.name]), new UsersRepo(store.db), bus, driver, () => {});
+  const audio = new AudioService(store, new AudioRepo(store, [driver.name]), new UsersRepo(store.db), new MetaRepo(store.db), bus, driver, () => {});
   await audio.start();
   const events: StampedEvent[] = [];
   bus.subscribe((e) => events.push(e));
@@ -34,8 +35,8 @@ async function setup(t: Test) {
 
 t.test('attaching moves a zone from its old player and announces both players', async (t) => {
   const { audio, events, zones } = await setup(t);
-  const a = audio.createPlayer({ name: 'A', input: { channel: 1 } });
-  const b = audio.createPlayer({ name: 'B', input: { channel: 2 } });
+  const a = audio.createPlayer(admin, { name: 'A', input: { channel: 1 } });
+  const b = audio.createPlayer(admin, { name: 'B', input: { channel: 2 } });
   audio.attachZones(admin, a.id, [zones[0]!.id]);
   events.length = 0;
   audio.attachZones(admin, b.id, [zones[0]!.id]);
@@ -48,7 +49,7 @@ t.test('attaching moves a zone from its old player and announces both players', 
 
 t.test('attaching a zone already attached changes nothing and says nothing', async (t) => {
   const { audio, events, zones } = await setup(t);
-  const a = audio.createPlayer({ name: 'A', input: { channel: 1 } });
+  const a = audio.createPlayer(admin, { name: 'A', input: { channel: 1 } });
   audio.attachZones(admin, a.id, [zones[1]!.id]);
   events.length = 0;
   audio.attachZones(admin, a.id, [zones[1]!.id]);
@@ -57,8 +58,8 @@ t.test('attaching a zone already attached changes nothing and says nothing', asy
 
 t.test('detach mutes and frees only zones of that player', async (t) => {
   const { audio, driver, zones } = await setup(t);
-  const a = audio.createPlayer({ name: 'A', input: { channel: 1 } });
-  const b = audio.createPlayer({ name: 'B', input: { channel: 2 } });
+  const a = audio.createPlayer(admin, { name: 'A', input: { channel: 1 } });
+  const b = audio.createPlayer(admin, { name: 'B', input: { channel: 2 } });
   audio.attachZones(admin, a.id, [zones[0]!.id]);
   audio.attachZones(admin, b.id, [zones[1]!.id]);
   audio.detachZones(admin, a.id, [zones[0]!.id, zones[1]!.id]);
@@ -69,7 +70,7 @@ t.test('detach mutes and frees only zones of that player', async (t) => {
 
 t.test('group volume sets every attached zone and only those', async (t) => {
   const { audio, driver, zones } = await setup(t);
-  const a = audio.createPlayer({ name: 'A', input: { channel: 3 } });
+  const a = audio.createPlayer(admin, { name: 'A', input: { channel: 3 } });
   audio.attachZones(admin, a.id, [zones[2]!.id, zones[3]!.id]);
   audio.setZoneVolume(admin, zones[4]!.id, 0.1);
   audio.setPlayerVolume(admin, a.id, 0.8);
@@ -91,7 +92,7 @@ t.test('a keypad volume within the same step keeps the client value; another ste
 
 t.test('a keypad source with no player on it leaves the zone without a player', async (t) => {
   const { audio, driver, zones } = await setup(t);
-  const a = audio.createPlayer({ name: 'A', input: { channel: 1 } });
+  const a = audio.createPlayer(admin, { name: 'A', input: { channel: 1 } });
   audio.attachZones(admin, a.id, [zones[0]!.id]);
   driver.simulateKeypad(1, { source: 6 });
   t.equal(audio.getZone(admin, zones[0]!.id).playerId, null);

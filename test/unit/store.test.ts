@@ -1,4 +1,5 @@
-// The store's transactions: group commit of device state, rollback of one failed write, durable writes first.
+// The store's transactions (group commit of device state, rollback of one failed write, durable writes first),
+// migrations, and the repositories' own rules.
 import t from 'tap';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -6,6 +7,7 @@ import Database from 'better-sqlite3';
 import { Store } from '../../daemon/store/db.js';
 import { MIGRATIONS } from '../../daemon/store/migrations.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
+import { MetaRepo } from '../../daemon/store/meta-repo.js';
 import { tempDir } from '../helpers/daemon.js';
 
 function setup(t: { teardown(fn: () => unknown): void }) {
@@ -113,4 +115,40 @@ t.test('trusted addresses are kept per user, newest first, and go with the user'
   users.remove('a');
   t.same(users.trustedAddresses('a'), [], 'deleting the user deletes its addresses');
   t.same(users.trustedAddresses('b'), ['198.51.100.1']);
+});
+
+t.test('the device UDN is kept across a restart', async (t) => {
+  const dir = tempDir('azc-store-');
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'azc.db');
+  const first = new Store(file);
+  t.equal(new MetaRepo(first.db).udn(), undefined, 'a new database has none yet');
+  new MetaRepo(first.db).setUdn('uuid:5f0c1a52-8d4e-4c55-9a3b-2f6a1e7c9d01');
+  first.close();
+  const second = new Store(file);
+  t.teardown(() => second.close());
+  t.equal(new MetaRepo(second.db).udn(), 'uuid:5f0c1a52-8d4e-4c55-9a3b-2f6a1e7c9d01');
+});
+
+t.test('a deleted channel is remembered per kind, driver and channel until one is created there again', async (t) => {
+  const { store } = setup(t);
+  const meta = new MetaRepo(store.db);
+  meta.markDeleted('zone', 'simulated', 2);
+  t.equal(meta.isDeleted('zone', 'simulated', 2), true);
+  t.equal(meta.isDeleted('input', 'simulated', 2), false, 'another kind');
+  t.equal(meta.isDeleted('zone', 'monoprice', 2), false, 'another driver');
+  t.equal(meta.isDeleted('zone', 'simulated', 3), false, 'another channel');
+  meta.clearDeleted('zone', 'simulated', 2);
+  t.equal(meta.isDeleted('zone', 'simulated', 2), false);
+});
+
+t.test('deleted-channel rows written by earlier versions keep their meaning', async (t) => {
+  const { store } = setup(t);
+  // Earlier versions wrote 'deleted' on delete and '' when the channel got a zone or input again.
+  const put = store.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
+  put.run('deleted:zone:simulated:4', 'deleted');
+  put.run('deleted:input:simulated:5', '');
+  const meta = new MetaRepo(store.db);
+  t.equal(meta.isDeleted('zone', 'simulated', 4), true);
+  t.equal(meta.isDeleted('input', 'simulated', 5), false);
 });

@@ -1,10 +1,12 @@
-// Runs the built daemon (dist/daemon/main.js) as a separate process on 127.0.0.1 with a fresh state directory.
+// Runs the built daemon (dist/daemon/main.js) on 127.0.0.1 with a fresh state directory, through the suite's one
+// process helper (test/helpers/process.ts), adding what benchmarks measure: time to listen and to answer /api/health.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ROOT, freePort, spawnTracked, stopChild, sleep } from './processes.js';
+import { freePort, spawnTracked, sleep } from './processes.js';
+import { runAzcd } from '../../helpers/process.js';
 
 export type LogLevel = 'info' | 'warn' | 'silent';
 
@@ -67,65 +69,37 @@ export async function spawnDaemon(options: DaemonSpawnOptions = {}): Promise<Dae
   const stdoutMode = options.stdout ?? 'discard';
   const stateDir = options.stateDir ?? mkdtempSync(path.join(tmpdir(), 'azc-bench-'));
   const port = stdoutMode === 'discard' ? await freePort() : 0;
-  // BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the daemon under benchmark load.
-  const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const args = [
-    ...nodeArgs,
-    path.join(ROOT, 'dist/daemon/main.js'),
-    '--host', '127.0.0.1',
-    '--port', String(port),
-    '--state-dir', stateDir,
-    '--log-level', logLevel,
-    '--no-ssdp',
-  ];
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--state-dir', stateDir, '--log-level', logLevel, '--no-ssdp'];
   if (options.limits) {
     const file = path.join(stateDir, 'bench-config.json');
     writeFileSync(file, JSON.stringify({ limits: options.limits }), { mode: 0o600 });
     args.push('--config', file);
   }
-  const env: NodeJS.ProcessEnv = { ...process.env, AZC_ADMIN_PASSWORD: ADMIN_PASSWORD, AZC_SSDP: 'false' };
-  delete env.NOTIFY_SOCKET;
-  delete env.INVOCATION_ID;
   const started = performance.now();
-  const child = spawnTracked(process.execPath, args, {
-    stdio: ['ignore', stdoutMode === 'discard' ? 'ignore' : 'pipe', 'pipe'],
-    env,
-    needFds: options.needFds,
+  const azcd = runAzcd({
+    entry: 'built',
+    args,
+    env: { AZC_ADMIN_PASSWORD: ADMIN_PASSWORD },
+    // BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the daemon under benchmark load.
+    nodeArgs: (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    stdout: stdoutMode === 'discard' ? 'discard' : 'keep',
+    spawner: (command, argv, spawnOptions) => spawnTracked(command, argv, { ...spawnOptions, needFds: options.needFds }),
   });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
-    if (stderr.length < 8192) stderr += chunk;
-  });
+  const { child } = azcd;
   const deadline = started + 20_000;
   let listeningMs: number | undefined;
   let boundPort = port;
   try {
     if (stdoutMode === 'read') {
-      boundPort = await new Promise<number>((resolve, reject) => {
-        let buffer = '';
-        const timer = setTimeout(() => reject(new Error('no "listening on" line within 20 s')), 20_000);
-        child.stdout!.setEncoding('utf8');
-        const onData = (chunk: string) => {
-          buffer += chunk;
-          const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(buffer);
-          if (match) {
-            listeningMs = performance.now() - started;
-            clearTimeout(timer);
-            child.stdout!.off('data', onData);
-            child.stdout!.resume(); // keep draining so the daemon never blocks on a full pipe
-            resolve(Number(match[1]));
-          } else if (buffer.length > 65536) buffer = buffer.slice(-4096);
-        };
-        child.stdout!.on('data', onData);
-        child.once('exit', (code) => reject(new Error(`azcd exited with ${code} before listening: ${stderr.trim()}`)));
-      });
+      boundPort = Number((await azcd.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/, 20_000))[1]);
+      listeningMs = performance.now() - started;
     }
     await waitHealthy(boundPort, deadline, child);
   } catch (err) {
-    await stopChild(child, 1000);
+    await azcd.stop('SIGTERM', 1000).catch(() => {});
     if (!options.stateDir && !options.keepStateDir) rmSync(stateDir, { recursive: true, force: true });
-    throw new Error(`${(err as Error).message}${stderr ? `\nazcd stderr: ${stderr.trim()}` : ''}`);
+    const stderr = azcd.stderr().slice(0, 8192).trim();
+    throw new Error(`${(err as Error).message}${stderr ? `\nazcd stderr: ${stderr}` : ''}`);
   }
   const readyMs = performance.now() - started;
   const adminKey = /apiKey=(\S+)/.exec(readFileSync(path.join(stateDir, 'initial-admin.txt'), 'utf8'))?.[1] ?? '';
@@ -142,7 +116,7 @@ export async function spawnDaemon(options: DaemonSpawnOptions = {}): Promise<Dae
     listeningMs,
     readyMs,
     stop: async () => {
-      await stopChild(child, 12_000);
+      await azcd.stop('SIGTERM', 12_000).catch(() => {});
       if (!options.keepStateDir) rmSync(stateDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,58 @@
+// Child of ssdp.test.ts, run inside a throwaway network namespace: a whole daemon with SSDP on loopback, stopped by
+// Daemon.stop(); prints one JSON line with the NOTIFY messages seen before and after the stop.
+import dgram from 'node:dgram';
+import { rmSync } from 'node:fs';
+import { AZC_DEVICE_TYPE, UPNP_BASIC_DEVICE_TYPE } from '../../daemon/discovery/description.js';
+import { tempDir, startDaemon } from '../helpers/daemon.js';
+import { Changes, waitFor } from '../helpers/wait-for.js';
+
+const GROUP = '239.255.255.250';
+const LOOPBACK = '127.0.0.1';
+
+interface Notify {
+  nts: string;
+  nt: string;
+  usn: string;
+}
+
+async function main(): Promise<Record<string, unknown>> {
+  const notifies: Notify[] = [];
+  const changes = new Changes();
+  // The observer listens before the daemon starts, so its first ssdp:alive is seen.
+  const observer = dgram.createSocket({ type: 'udp4', reuseAddr: true });
+  await new Promise<void>((resolve) => observer.bind(1900, '0.0.0.0', resolve));
+  observer.addMembership(GROUP, LOOPBACK);
+  observer.on('message', (msg) => {
+    const [start = '', ...lines] = msg.toString('utf8').split('\r\n');
+    if (!start.startsWith('NOTIFY')) return;
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      if (colon > 0) headers[line.slice(0, colon).trim().toUpperCase()] = line.slice(colon + 1).trim();
+    }
+    notifies.push({ nts: headers['NTS'] ?? '', nt: headers['NT'] ?? '', usn: headers['USN'] ?? '' });
+    changes.notify();
+  });
+
+  const stateDir = tempDir('azc-ssdp-daemon-');
+  try {
+    const d = await startDaemon({ stateDir, config: { ssdp: true, ssdpInterfaces: ['lo'], logLevel: 'warn' } });
+    const udn = d.daemon.udn;
+    await waitFor(() => notifies.some((n) => n.nts === 'ssdp:alive' && n.usn === udn), undefined, { what: 'ssdp:alive', changes });
+    const stopStarted = notifies.length;
+    await d.stop();
+    const types = [udn, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, AZC_DEVICE_TYPE];
+    const saidByebye = (nt: string) => notifies.slice(stopStarted).some((n) => n.nts === 'ssdp:byebye' && n.nt === nt);
+    await waitFor(() => types.every(saidByebye), undefined, { what: 'ssdp:byebye for every type', changes });
+    return { udn, beforeStop: notifies.slice(0, stopStarted), afterStop: notifies.slice(stopStarted) };
+  } finally {
+    observer.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  // node-ssdp's 3-second first-announce timer cannot be cancelled; exit instead of waiting it out.
+  (result) => process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0)),
+  (err: Error) => process.stdout.write(`${JSON.stringify({ error: err.stack ?? err.message })}\n`, () => process.exit(1)),
+);
