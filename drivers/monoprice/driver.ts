@@ -1,12 +1,6 @@
 // Monoprice MPR-6ZHMAUT / Dayton DAX66 driver: desired vs hardware state, probing, polling, coalescing and events.
-import type {
-  AmplifierDriver,
-  DriverDescription,
-  DriverEvent,
-  DriverListener,
-  DriverOptions,
-  ZoneState,
-} from '../driver.js';
+import type { DriverDescription, DriverOptions } from '../driver.js';
+import { Refusals, SerialDriver } from '../serial-driver.js';
 import { MonopriceLink, type Outcome, type Reply } from './link.js';
 import { MAX_UNITS, SOURCE_COUNT, VOLUME_STEPS, ZONES_PER_UNIT, unitOf, unitZones } from './protocol.js';
 import { ZoneBook, type Write } from './zone-book.js';
@@ -35,17 +29,13 @@ export const MONOPRICE_DEFAULTS = {
 /** `Command Error.` replies in a row to one query or one set before the driver stops insisting (noise garbles some). */
 const MAX_REJECTIONS = 3;
 
-type Phase = 'new' | 'connecting' | 'online' | 'offline' | 'stopped';
-
-export class MonopriceDriver implements AmplifierDriver {
+export class MonopriceDriver extends SerialDriver {
   readonly name = 'monoprice';
-  private readonly link: MonopriceLink;
+  protected readonly link: MonopriceLink;
+  protected readonly zones = new ZoneBook();
   private readonly pollIntervalMs: number;
   private readonly offlineAfterTimeouts: number;
-  private readonly logFn: MonopriceOptions['log'];
 
-  private readonly listeners = new Set<DriverListener>();
-  private readonly zones = new ZoneBook();
   private fitted: number[] = [1];
   /** Slave units not probed yet. Each is asked until it answers or times out once: absent ones are never asked again. */
   private readonly unprobed = new Set(Array.from({ length: MAX_UNITS - 1 }, (_, i) => i + 2));
@@ -57,20 +47,14 @@ export class MonopriceDriver implements AmplifierDriver {
   private readQueue: number[] = [];
   /** Zones whose last write the amp rejected: held back until their unit has been read (or asked) again. */
   private readonly held = new Set<number>();
-  private readonly rejections = new Map<string, number>();
+  private readonly rejections = new Refusals(MAX_REJECTIONS);
 
-  private phase: Phase = 'new';
   private masterTimeouts = 0;
-  private writeInFlight = false;
-  private pumping = false;
-  private lastStatus: boolean | undefined;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private settleWaiters: Array<() => void> = [];
 
   constructor(options: MonopriceOptions & { serialPort: string }) {
+    super('monoprice', options);
     this.pollIntervalMs = options.pollIntervalMs ?? MONOPRICE_DEFAULTS.pollIntervalMs;
     this.offlineAfterTimeouts = options.offlineAfterTimeouts ?? MONOPRICE_DEFAULTS.offlineAfterTimeouts;
-    this.logFn = options.log;
     this.link = new MonopriceLink({
       path: options.serialPort,
       baudRate: options.baudRate ?? MONOPRICE_DEFAULTS.baudRate,
@@ -84,10 +68,6 @@ export class MonopriceDriver implements AmplifierDriver {
     });
   }
 
-  get online(): boolean {
-    return this.phase === 'online';
-  }
-
   describe(): DriverDescription {
     const zones = this.fitted.flatMap((unit) =>
       unitZones(unit).map((channel) => ({ channel, name: `Zone ${(unit - 1) * ZONES_PER_UNIT + (channel % 10)}` })),
@@ -96,67 +76,16 @@ export class MonopriceDriver implements AmplifierDriver {
     return { zones, inputs, volumeSteps: VOLUME_STEPS };
   }
 
-  async start(desired: ReadonlyMap<number, ZoneState>): Promise<void> {
-    if (this.phase !== 'new') return;
-    for (const [channel, state] of desired) this.record(channel, state);
-    this.phase = 'connecting';
-    this.link.start();
-  }
-
-  setZone(channel: number, change: Partial<ZoneState>): void {
-    if (this.phase === 'stopped') return;
-    this.record(channel, change);
-    this.kick();
-    this.checkSettled();
-  }
-
-  hardwareState(channel: number): ZoneState | undefined {
-    return this.zones.hardware(channel);
-  }
-
-  settled(): Promise<void> {
-    if (this.isSettled()) return Promise.resolve();
-    return new Promise((resolve) => this.settleWaiters.push(resolve));
-  }
-
-  onEvent(listener: DriverListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  async stop(): Promise<void> {
-    if (this.phase === 'stopped') return;
-    this.phase = 'stopped';
-    this.dropSession();
-    await this.link.stop();
-    this.checkSettled();
-  }
-
   // ---- desired state -------------------------------------------------------------------------------------------
-
-  /** Bad values are logged and dropped, never thrown: callers are not the hardware. */
-  private record(channel: number, change: Partial<ZoneState>): void {
-    const complaint = this.zones.record(channel, change);
-    if (complaint) this.log('warn', `monoprice: ${complaint}`);
-  }
 
   /** The next set for a unit whose state is current on this connection; zones with a refused set wait for a read. */
   private nextWrite(): Write | undefined {
-    return this.zones.nextWrite(this.fitted.filter((unit) => this.live.has(unit)), this.held);
+    return this.zones.nextWrite(this.fitted.filter((unit) => this.live.has(unit)).flatMap(unitZones), this.held);
   }
 
-  private isSettled(): boolean {
-    if (this.phase === 'connecting') return false;
-    if (this.phase !== 'online') return true;
+  protected isSettledOnline(): boolean {
     const reading = this.syncing.size > 0 || this.held.size > 0 || this.readQueue.some((a) => a % 10 !== 0);
-    return !this.writeInFlight && !reading && this.nextWrite() === undefined;
-  }
-
-  private checkSettled(): void {
-    if (this.settleWaiters.length === 0 || !this.isSettled()) return;
-    const waiters = this.settleWaiters;
-    this.settleWaiters = [];
-    for (const resolve of waiters) resolve();
+    return !reading && this.nextWrite() === undefined;
   }
 
   // ---- session ---------------------------------------------------------------------------------------------------
@@ -165,7 +94,7 @@ export class MonopriceDriver implements AmplifierDriver {
    * The port is open: the master must answer `?10` for the link to count as up. Slave units are read (and probed, on
    * the first connection) by the work loop after the master's writes, so an absent unit's timeouts never hold them up.
    */
-  private async begin(): Promise<void> {
+  protected async begin(): Promise<void> {
     const session = this.link.session;
     this.phase = 'connecting';
     const reply = await this.link.query(10);
@@ -176,23 +105,10 @@ export class MonopriceDriver implements AmplifierDriver {
     this.masterTimeouts = 0;
     for (const unit of [...this.fitted, ...this.unprobed]) this.syncing.add(unit * 10);
     this.afterRead(10, reply);
-    this.setStatus(true);
-    this.schedulePoll();
-    this.kick();
-    this.checkSettled();
+    this.goOnline();
   }
 
-  private linkDown(detail: string): void {
-    if (this.phase === 'stopped') return;
-    this.phase = 'offline';
-    this.dropSession();
-    this.setStatus(false, detail);
-    this.checkSettled();
-  }
-
-  private dropSession(): void {
-    clearTimeout(this.pollTimer);
-    this.pollTimer = undefined;
+  protected resetSession(): void {
     this.readQueue = [];
     this.syncing.clear();
     this.live.clear();
@@ -200,73 +116,45 @@ export class MonopriceDriver implements AmplifierDriver {
     this.rejections.clear();
   }
 
-  private setStatus(online: boolean, detail?: string): void {
-    if (this.lastStatus === online) return;
-    this.lastStatus = online;
-    this.emit(detail === undefined ? { type: 'status', online } : { type: 'status', online, detail });
-  }
-
   // ---- work loop -----------------------------------------------------------------------------------------------
 
-  private schedulePoll(): void {
-    clearTimeout(this.pollTimer);
-    this.pollTimer = setTimeout(() => {
-      this.pollTimer = undefined;
-      for (const unit of this.fitted) this.queueRead(unit * 10);
-      this.kick();
-    }, this.pollIntervalMs);
+  protected pollDelayMs(): number {
+    return this.pollIntervalMs;
+  }
+
+  protected queuePoll(): void {
+    for (const unit of this.fitted) this.queueRead(unit * 10);
   }
 
   private queueRead(address: number): void {
     if (!this.readQueue.includes(address)) this.readQueue.push(address);
   }
 
-  /** Wakes the loop on a microtask, so a synchronous burst of setZone calls is seen as one. */
-  private kick(): void {
-    if (this.phase !== 'online' || this.pumping) return;
-    queueMicrotask(() => void this.pump());
-  }
-
-  /** The only sender while online, one command at a time: pending writes, then reads (syncs and probes first). */
-  private async pump(): Promise<void> {
-    if (this.pumping) return;
-    this.pumping = true;
-    const session = this.link.session;
-    try {
-      while (this.phase === 'online' && session === this.link.session) {
-        const write = this.nextWrite();
-        if (write) {
-          this.writeInFlight = true;
-          const reply = await this.link.set(write.zone, write.attribute, write.value);
-          this.writeInFlight = false;
-          if (session !== this.link.session || reply.outcome === 'closed') break;
-          this.afterWrite(write, reply.outcome);
-          continue;
-        }
-        const address = this.syncing.size > 0 ? Math.min(...this.syncing) : this.readQueue.shift();
-        if (address === undefined) break;
-        const reply = await this.link.query(address);
-        if (session !== this.link.session || reply.outcome === 'closed') break;
-        this.afterRead(address, reply);
-        if (this.readQueue.length === 0 && this.phase === 'online') this.schedulePoll();
-      }
-    } catch (err) {
-      // Nothing above should throw; if it does, the link is in an unknown state, so start it afresh.
-      this.log('error', `monoprice: work loop failed: ${(err as Error).stack ?? String(err)}`);
-      if (session === this.link.session) this.link.fail('internal error');
-    } finally {
-      this.pumping = false;
+  /** Pending writes first, then reads (syncs and probes first). */
+  protected async turn(session: number): Promise<boolean> {
+    const write = this.nextWrite();
+    if (write) {
+      this.writeInFlight = true;
+      const reply = await this.link.set(write.zone, write.attribute, write.value);
       this.writeInFlight = false;
-      if (session !== this.link.session) this.kick(); // a new session began while this loop was winding down
-      this.checkSettled();
+      if (session !== this.link.session || reply.outcome === 'closed') return false;
+      this.afterWrite(write, reply.outcome);
+      return true;
     }
+    const address = this.syncing.size > 0 ? Math.min(...this.syncing) : this.readQueue.shift();
+    if (address === undefined) return false;
+    const reply = await this.link.query(address);
+    if (session !== this.link.session || reply.outcome === 'closed') return false;
+    this.afterRead(address, reply);
+    if (this.readQueue.length === 0 && this.phase === 'online') this.schedulePoll();
+    return true;
   }
 
   private afterWrite(write: Write, outcome: Outcome): void {
     const unit = unitOf(write.zone);
     if (outcome === 'ok') {
       this.zones.acknowledge(write);
-      this.rejections.delete(`<${write.zone}`);
+      this.rejections.reset(`<${write.zone}`);
     } else if (outcome === 'error') {
       this.rejected(write);
     }
@@ -280,17 +168,13 @@ export class MonopriceDriver implements AmplifierDriver {
    * again, so a command the amp keeps refusing cannot monopolise the line; after a few refusals keep the hardware value.
    */
   private rejected(write: Write): void {
-    const key = `<${write.zone}`;
-    const count = (this.rejections.get(key) ?? 0) + 1;
-    this.rejections.set(key, count);
-    if (count < MAX_REJECTIONS) {
+    if (this.rejections.retry(`<${write.zone}`)) {
       this.held.add(write.zone);
       this.queueRead(unitOf(write.zone) * 10);
       return;
     }
-    this.rejections.delete(key);
     const refused = `${write.attribute}${write.value}`;
-    this.log('warn', `monoprice: zone ${write.zone} refused ${refused} ${count} times; keeping its value`);
+    this.log('warn', `monoprice: zone ${write.zone} refused ${refused} ${MAX_REJECTIONS} times; keeping its value`);
     const state = this.zones.forget(write);
     if (state) this.emit({ type: 'zone', channel: write.zone, state });
   }
@@ -303,16 +187,15 @@ export class MonopriceDriver implements AmplifierDriver {
     for (const zone of unitZones(unit)) this.held.delete(zone);
     if (!answered && reply.outcome === 'error') {
       // A refused query says nothing about the unit (noise garbled it): a sync or a probe asks again, a few times.
-      const count = (this.rejections.get(key) ?? 0) + 1;
-      this.rejections.set(key, count);
       this.noteMaster('error');
-      if (count < MAX_REJECTIONS) return;
+      if (this.rejections.retry(key)) return;
+    } else {
+      this.rejections.reset(key);
     }
-    this.rejections.delete(key);
     this.syncing.delete(address);
     if (this.unprobed.delete(unit)) this.probed(unit, answered);
     if (!this.fitted.includes(unit)) return;
-    const mode = this.live.has(unit) ? 'poll' : 'sync';
+    const mode = this.live.has(unit) ? 'update' : 'sync';
     for (const status of reply.statuses) {
       const state = this.zones.learn(status, mode);
       if (state) this.emit({ type: 'zone', channel: status.zone, state });
@@ -321,7 +204,7 @@ export class MonopriceDriver implements AmplifierDriver {
     if (answered || reply.outcome === 'timeout') this.noteUnit(unit, answered);
     if (!answered || address % 10 !== 0) return;
     // Nothing can be diffed against a zone never read: ask for a zone whose line came garbled on its own (`?xy`).
-    for (const zone of this.zones.unread(unit)) this.queueRead(zone);
+    for (const zone of this.zones.unread(unitZones(unit))) this.queueRead(zone);
   }
 
   private probed(unit: number, answered: boolean): void {
@@ -354,23 +237,5 @@ export class MonopriceDriver implements AmplifierDriver {
     }
     // Ask again at once, so a dead amplifier is found within a few timeouts rather than a few poll intervals.
     if (!this.readQueue.includes(10)) this.readQueue.unshift(10);
-  }
-
-  private emit(event: DriverEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (err) {
-        this.log('error', `monoprice: event listener threw: ${(err as Error).message}`);
-      }
-    }
-  }
-
-  private log(level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>): void {
-    try {
-      this.logFn?.(level, msg, fields);
-    } catch {
-      // A broken logger must not take the serial line down with it.
-    }
   }
 }

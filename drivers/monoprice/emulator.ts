@@ -1,7 +1,5 @@
 // The amplifier side of the Monoprice/Dayton RS-232 protocol, byte for byte, with fault switches for tests and demos.
-import { EventEmitter } from 'node:events';
-import type { Duplex } from 'node:stream';
-import { SerialPort } from 'serialport';
+import { CommandRejections, EmulatorPort, type OutputOptions } from '../emulator-port.js';
 import {
   MAX_UNITS,
   ZONES_PER_UNIT,
@@ -13,7 +11,6 @@ import {
   type SetAttribute,
   type ZoneStatus,
 } from './protocol.js';
-import { PacedOutput, type OutputOptions } from './emulator-output.js';
 
 /** Variants the protocol reference allows or real units, clones and serial-to-IP bridges show; every one switchable. */
 export interface EmulatorOptions extends OutputOptions {
@@ -52,9 +49,7 @@ const garble = (line: string): string => `${line.slice(0, 7)}\x9f?${line.slice(9
  * Events: `command` (text without CR, after the state changed), `close` (the attached stream ended).
  * Variants and faults switch at run time through the public fields, `setSilent` and `rejectNext`.
  */
-export class MonopriceEmulator extends EventEmitter {
-  /** Every command line received (without the CR), in order, including empty resync lines. */
-  readonly commands: string[] = [];
+export class MonopriceEmulator extends EmulatorPort {
   units: number;
   extraCr: boolean;
   wholeUnitExtraCr: boolean;
@@ -69,12 +64,10 @@ export class MonopriceEmulator extends EventEmitter {
   private silent = false;
   private readonly zones = new Map<number, ZoneStatus>();
   private input = '';
-  private stream: Duplex | undefined;
-  private readonly output: PacedOutput;
-  private rejections: Array<{ test: (command: string) => boolean; left: number }> = [];
+  private readonly rejections = new CommandRejections();
 
   constructor(options: EmulatorOptions = {}) {
-    super();
+    super(options, 9600);
     this.units = options.units ?? 1;
     this.extraCr = options.extraCr ?? false;
     this.wholeUnitExtraCr = options.wholeUnitExtraCr ?? true;
@@ -84,72 +77,13 @@ export class MonopriceEmulator extends EventEmitter {
     this.absentUnits = options.absentUnits ?? 'prompt';
     this.ignoreSetsWhileOff = options.ignoreSetsWhileOff ?? true;
     this.flapKeypadConnected = options.flapKeypadConnected ?? false;
-    this.output = new PacedOutput(options);
     for (let unit = 1; unit <= MAX_UNITS; unit++) {
       for (let i = 1; i <= ZONES_PER_UNIT; i++) this.zones.set(unit * 10 + i, initialStatus(unit * 10 + i));
     }
   }
 
-  get byteDelayMs(): number {
-    return this.output.byteDelayMs;
-  }
-  set byteDelayMs(ms: number) {
-    this.output.byteDelayMs = ms;
-  }
-  get dropRate(): number {
-    return this.output.dropRate;
-  }
-  set dropRate(rate: number) {
-    this.output.dropRate = rate;
-  }
-  get garbleRate(): number {
-    return this.output.garbleRate;
-  }
-  set garbleRate(rate: number) {
-    this.output.garbleRate = rate;
-  }
-
-  /** Connects the emulator to a duplex stream (a serial port, one end of a pty, a socket pair). */
-  attach(stream: Duplex): void {
-    this.detach();
-    this.stream = stream;
-    this.output.attach(stream);
+  protected attached(): void {
     this.input = '';
-    stream.on('data', this.onData);
-    const ended = (): void => {
-      if (this.stream !== stream) return;
-      this.detach();
-      this.emit('close');
-    };
-    stream.once('close', ended);
-    stream.on('error', () => ended());
-  }
-
-  /** Opens a device path (one end of a pty pair) with serialport and attaches to it. */
-  async attachPath(path: string): Promise<void> {
-    const port = new SerialPort({ path, baudRate: 9600, autoOpen: false });
-    await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
-    this.attach(port);
-  }
-
-  /**
-   * The device end going away: closes the attached stream. On a socat pty the host end stays open and simply hears
-   * nothing more; to make the host's port itself vanish (a USB adapter unplugged), kill socat (test/helpers/pty.ts).
-   */
-  vanish(): Promise<void> {
-    return this.close();
-  }
-
-  async close(): Promise<void> {
-    const stream = this.stream;
-    this.detach();
-    if (!stream || stream.destroyed) return;
-    await new Promise<void>((resolve) => {
-      stream.once('close', () => resolve());
-      const port = stream as Partial<SerialPort>;
-      if (typeof port.close === 'function' && port.isOpen) port.close(() => resolve());
-      else stream.destroy();
-    });
   }
 
   /** A silent amplifier (powered off, cable pulled at the amp end): input is ignored, nothing is echoed. */
@@ -171,37 +105,9 @@ export class MonopriceEmulator extends EventEmitter {
     Object.assign(status, change, { zone });
   }
 
-  /** Writes raw bytes to the host as if the line picked up noise. */
-  injectNoise(bytes: Buffer | string): void {
-    this.output.write(typeof bytes === 'string' ? bytes : bytes.toString('latin1'), false);
-  }
-
   /** The next `times` commands matching `test` arrive garbled: answered with `Command Error.`, not executed. */
   rejectNext(test: (command: string) => boolean, times = 1): void {
-    this.rejections.push({ test, left: times });
-  }
-
-  /** Resolves with the next command matching `test` (bounded, with a clear message). */
-  waitForCommand(test: (command: string) => boolean, timeoutMs = 5000): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.off('command', listener);
-        reject(new Error(`emulator: no matching command within ${timeoutMs} ms (last: ${this.commands.slice(-5).join(' | ')})`));
-      }, timeoutMs);
-      const listener = (command: string): void => {
-        if (!test(command)) return;
-        clearTimeout(timer);
-        this.off('command', listener);
-        resolve(command);
-      };
-      this.on('command', listener);
-    });
-  }
-
-  private detach(): void {
-    this.output.attach(undefined);
-    this.stream?.off('data', this.onData);
-    this.stream = undefined;
+    this.rejections.add(test, times);
   }
 
   /** Echoing byte by byte is impossible when a whole command may have to go unanswered: then the echo waits for the CR. */
@@ -209,7 +115,7 @@ export class MonopriceEmulator extends EventEmitter {
     return this.echo === 'bytes' && this.absentUnits !== 'silent';
   }
 
-  private readonly onData = (chunk: Buffer): void => {
+  protected receive(chunk: Buffer): void {
     if (this.silent) return;
     for (const byte of chunk) {
       if (byte === 0x0d) {
@@ -225,7 +131,7 @@ export class MonopriceEmulator extends EventEmitter {
       }
       // LF and other control bytes are swallowed, like the real terminal does.
     }
-  };
+  }
 
   private run(text: string): void {
     const prompt = `${this.newline}#`;
@@ -234,7 +140,7 @@ export class MonopriceEmulator extends EventEmitter {
     if (absent && this.absentUnits === 'silent') return this.done(text);
     if (this.echo !== 'none' && !this.echoesBytes) this.send(text);
     if (this.promptAfterCommand) this.send(prompt);
-    if (!command || this.takeRejection(text)) {
+    if (!command || this.rejections.take(text)) {
       this.send(`${this.newline}Command Error.${prompt}`);
     } else if (command.kind === 'query' || command.kind === 'attribute-query') {
       if (!absent) {
@@ -254,18 +160,6 @@ export class MonopriceEmulator extends EventEmitter {
       for (const i of zones) this.applySet(this.zones.get(command.unit * 10 + i)!, command.attribute, command.value);
     }
     this.done(text);
-  }
-
-  private done(text: string): void {
-    this.commands.push(text);
-    this.emit('command', text);
-  }
-
-  private takeRejection(text: string): boolean {
-    const rejection = this.rejections.find((r) => r.test(text));
-    if (!rejection) return false;
-    if (--rejection.left <= 0) this.rejections = this.rejections.filter((r) => r !== rejection);
-    return true;
   }
 
   private readStatus(zone: number): ZoneStatus {

@@ -3,14 +3,8 @@
 // Zone channels are controller*10 + zone: 11..16 on controller 1, 21..26 on controller 2, up to 61..66. This keeps a
 // zone's channel stable when another controller is added to the bus, reads the way installers label zones
 // ("controller 2, zone 3" is 23), leaves room for MCA units with up to 8 zones, and matches the Monoprice driver.
-import type {
-  AmplifierDriver,
-  DriverDescription,
-  DriverEvent,
-  DriverListener,
-  DriverOptions,
-  ZoneState,
-} from '../driver.js';
+import type { DriverDescription, DriverOptions } from '../driver.js';
+import { SerialDriver } from '../serial-driver.js';
 import { RnetLink, type Outcome, type Reply } from './link.js';
 import {
   MAX_CONTROLLERS,
@@ -53,20 +47,16 @@ export const RNET_DEFAULTS = {
   offlineAfterTimeouts: 3,
 } as const;
 
-type Phase = 'new' | 'connecting' | 'online' | 'offline' | 'stopped';
-
 /** Read-backs in a row that show a zone without our change before the driver stops sending it. */
 const MAX_RETRIES = 3;
 
-export class RnetDriver implements AmplifierDriver {
+export class RnetDriver extends SerialDriver {
   readonly name = 'rnet';
-  private readonly link: RnetLink;
+  protected readonly link: RnetLink;
+  protected readonly zones = new ZoneBook();
   private readonly pollIntervalMs: number;
   private readonly offlineAfterTimeouts: number;
-  private readonly logFn: RnetOptions['log'];
 
-  private readonly listeners = new Set<DriverListener>();
-  private readonly zones = new ZoneBook();
   private fitted: number[] = [1];
   /** Controllers not probed yet; each is asked once (zone 1) on the first connection: absent ones never again. */
   private readonly unprobed = new Set(Array.from({ length: MAX_CONTROLLERS - 1 }, (_, i) => i + 2));
@@ -85,18 +75,12 @@ export class RnetDriver implements AmplifierDriver {
   /** Zones a wall keypad acted on since their last read: a read-back then shows the keypad's change, not a lost set. */
   private readonly touched = new Set<number>();
 
-  private phase: Phase = 'new';
   private masterTimeouts = 0;
-  private writeInFlight = false;
-  private pumping = false;
-  private lastStatus: boolean | undefined;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private settleWaiters: Array<() => void> = [];
 
   constructor(options: RnetOptions & { serialPort: string }) {
+    super('rnet', options);
     this.pollIntervalMs = options.pollIntervalMs ?? RNET_DEFAULTS.pollIntervalMs;
     this.offlineAfterTimeouts = options.offlineAfterTimeouts ?? RNET_DEFAULTS.offlineAfterTimeouts;
-    this.logFn = options.log;
     this.link = new RnetLink({
       path: options.serialPort,
       baudRate: options.baudRate ?? RNET_DEFAULTS.baudRate,
@@ -111,10 +95,6 @@ export class RnetDriver implements AmplifierDriver {
     });
   }
 
-  get online(): boolean {
-    return this.phase === 'online';
-  }
-
   describe(): DriverDescription {
     const zones = this.fitted.flatMap((controller) =>
       controllerChannels(controller).map((channel) => ({
@@ -126,61 +106,11 @@ export class RnetDriver implements AmplifierDriver {
     return { zones, inputs, volumeSteps: VOLUME_STEPS };
   }
 
-  async start(desired: ReadonlyMap<number, ZoneState>): Promise<void> {
-    if (this.phase !== 'new') return;
-    for (const [channel, state] of desired) this.record(channel, state);
-    this.phase = 'connecting';
-    this.link.start();
-  }
-
-  setZone(channel: number, change: Partial<ZoneState>): void {
-    if (this.phase === 'stopped') return;
-    this.record(channel, change);
-    this.kick();
-    this.checkSettled();
-  }
-
-  hardwareState(channel: number): ZoneState | undefined {
-    return this.zones.hardware(channel);
-  }
-
-  settled(): Promise<void> {
-    if (this.isSettled()) return Promise.resolve();
-    return new Promise((resolve) => this.settleWaiters.push(resolve));
-  }
-
-  onEvent(listener: DriverListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  async stop(): Promise<void> {
-    if (this.phase === 'stopped') return;
-    this.phase = 'stopped';
-    this.dropSession();
-    await this.link.stop();
-    this.checkSettled();
-  }
-
   // ---- desired state -------------------------------------------------------------------------------------------
 
-  private record(channel: number, change: Partial<ZoneState>): void {
-    const complaint = this.zones.record(channel, change);
-    if (complaint) this.log('warn', `rnet: ${complaint}`);
-  }
-
-  private isSettled(): boolean {
-    if (this.phase === 'connecting') return false;
-    if (this.phase !== 'online') return true;
+  protected isSettledOnline(): boolean {
     const verifying = [...this.unverified].some((channel) => this.fresh.has(channel));
-    return !this.writeInFlight && !verifying && this.syncing.size === 0 && this.zones.nextWrite(this.fresh) === undefined;
-  }
-
-  private checkSettled(): void {
-    if (this.settleWaiters.length === 0 || !this.isSettled()) return;
-    const waiters = this.settleWaiters;
-    this.settleWaiters = [];
-    for (const resolve of waiters) resolve();
+    return !verifying && this.syncing.size === 0 && this.zones.nextWrite(this.fresh) === undefined;
   }
 
   // ---- session ---------------------------------------------------------------------------------------------------
@@ -191,7 +121,7 @@ export class RnetDriver implements AmplifierDriver {
    * desired state is pushed once it answers. The other zones (and, on the first connection, the other controllers)
    * are read by the work loop.
    */
-  private async begin(): Promise<void> {
+  protected async begin(): Promise<void> {
     const session = this.link.session;
     this.phase = 'connecting';
     const reply = await this.link.request(1, 1);
@@ -204,35 +134,16 @@ export class RnetDriver implements AmplifierDriver {
     for (const controller of this.fitted) for (const channel of controllerChannels(controller)) this.syncing.add(channel);
     for (const controller of this.unprobed) this.syncing.add(channelOf(controller, 1));
     this.afterRead(11, reply);
-    this.setStatus(true);
-    this.schedulePoll();
-    this.kick();
-    this.checkSettled();
+    this.goOnline();
   }
 
-  private linkDown(detail: string): void {
-    if (this.phase === 'stopped') return;
-    this.phase = 'offline';
-    this.dropSession();
-    this.setStatus(false, detail);
-    this.checkSettled();
-  }
-
-  private dropSession(): void {
-    clearTimeout(this.pollTimer);
-    this.pollTimer = undefined;
+  protected resetSession(): void {
     this.readQueue = [];
     this.syncing.clear();
     this.fresh.clear();
     this.unverified.clear();
     this.verifyFailures.clear();
     this.touched.clear();
-  }
-
-  private setStatus(online: boolean, detail?: string): void {
-    if (this.lastStatus === online) return;
-    this.lastStatus = online;
-    this.emit(detail === undefined ? { type: 'status', online } : { type: 'status', online, detail });
   }
 
   // ---- bus traffic -------------------------------------------------------------------------------------------------
@@ -258,17 +169,16 @@ export class RnetDriver implements AmplifierDriver {
 
   // ---- work loop -----------------------------------------------------------------------------------------------
 
-  private schedulePoll(): void {
-    clearTimeout(this.pollTimer);
-    this.pollTimer = setTimeout(() => {
-      this.pollTimer = undefined;
-      for (const controller of this.fitted) {
-        // A controller that stopped answering is asked through one zone until it answers again.
-        const channels = controller === 1 || this.isLive(controller) ? controllerChannels(controller) : [channelOf(controller, 1)];
-        for (const channel of channels) this.queueRead(channel);
-      }
-      this.kick();
-    }, this.pollIntervalMs);
+  protected pollDelayMs(): number {
+    return this.pollIntervalMs;
+  }
+
+  protected queuePoll(): void {
+    for (const controller of this.fitted) {
+      // A controller that stopped answering is asked through one zone until it answers again.
+      const channels = controller === 1 || this.isLive(controller) ? controllerChannels(controller) : [channelOf(controller, 1)];
+      for (const channel of channels) this.queueRead(channel);
+    }
   }
 
   private queueRead(channel: number): void {
@@ -279,51 +189,30 @@ export class RnetDriver implements AmplifierDriver {
     return controllerChannels(controller).some((channel) => this.fresh.has(channel));
   }
 
-  /** Wakes the loop on a microtask, so a synchronous burst of setZone calls is seen as one. */
-  private kick(): void {
-    if (this.phase !== 'online' || this.pumping) return;
-    queueMicrotask(() => void this.pump());
-  }
-
   /**
-   * The only sender while online, one message at a time: pending writes first, then reads (syncs and probes before
-   * polls). The next write is chosen only after the previous one's gap, so a burst collapses to its latest value.
+   * Pending writes first, then reads (syncs and probes before polls). The next write is chosen only after the
+   * previous one's gap, so a burst collapses to its latest value.
    */
-  private async pump(): Promise<void> {
-    if (this.pumping) return;
-    this.pumping = true;
-    const session = this.link.session;
-    try {
-      while (this.phase === 'online' && session === this.link.session) {
-        const write = this.zones.nextWrite(this.fresh);
-        if (write) {
-          this.writeInFlight = true;
-          const reply = await this.link.send(encodeWrite(write));
-          this.writeInFlight = false;
-          if (session !== this.link.session || reply.outcome === 'closed') break;
-          this.zones.acknowledge(write);
-          this.unverified.add(write.channel);
-          continue;
-        }
-        const check = this.nextCheck();
-        const channel = check ?? (this.syncing.size > 0 ? Math.min(...this.syncing) : this.readQueue.shift());
-        if (channel === undefined) break;
-        const reply = await this.link.request(controllerOf(channel), zoneOf(channel));
-        if (session !== this.link.session || reply.outcome === 'closed') break;
-        if (check !== undefined) this.afterCheck(channel, reply);
-        else this.afterRead(channel, reply);
-        if (this.readQueue.length === 0 && this.syncing.size === 0 && this.phase === 'online') this.schedulePoll();
-      }
-    } catch (err) {
-      // Nothing above should throw; if it does, the link is in an unknown state, so start it afresh.
-      this.log('error', `rnet: work loop failed: ${(err as Error).stack ?? String(err)}`);
-      if (session === this.link.session) this.link.fail('internal error');
-    } finally {
-      this.pumping = false;
+  protected async turn(session: number): Promise<boolean> {
+    const write = this.zones.nextWrite(this.fresh);
+    if (write) {
+      this.writeInFlight = true;
+      const reply = await this.link.send(encodeWrite(write));
       this.writeInFlight = false;
-      if (session !== this.link.session) this.kick(); // a new session began while this loop was winding down
-      this.checkSettled();
+      if (session !== this.link.session || reply.outcome === 'closed') return false;
+      this.zones.acknowledge(write);
+      this.unverified.add(write.channel);
+      return true;
     }
+    const check = this.nextCheck();
+    const channel = check ?? (this.syncing.size > 0 ? Math.min(...this.syncing) : this.readQueue.shift());
+    if (channel === undefined) return false;
+    const reply = await this.link.request(controllerOf(channel), zoneOf(channel));
+    if (session !== this.link.session || reply.outcome === 'closed') return false;
+    if (check !== undefined) this.afterCheck(channel, reply);
+    else this.afterRead(channel, reply);
+    if (this.readQueue.length === 0 && this.syncing.size === 0 && this.phase === 'online') this.schedulePoll();
+    return true;
   }
 
   /** The next zone to read back after writes: one whose controller still answers. */
@@ -424,24 +313,6 @@ export class RnetDriver implements AmplifierDriver {
     }
     // Ask again at once, so a dead controller is found within a few timeouts rather than a few poll intervals.
     this.readQueue = [11, ...this.readQueue.filter((c) => c !== 11)];
-  }
-
-  private emit(event: DriverEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (err) {
-        this.log('error', `rnet: event listener threw: ${(err as Error).message}`);
-      }
-    }
-  }
-
-  private log(level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>): void {
-    try {
-      this.logFn?.(level, msg, fields);
-    } catch {
-      // A broken logger must not take the serial line down with it.
-    }
   }
 }
 

@@ -1,9 +1,6 @@
 // The controller side of Russound RNET, byte for byte, with fault switches and bus traffic for tests and demos.
-import { EventEmitter } from 'node:events';
-import type { Duplex } from 'node:stream';
-import { pathToFileURL } from 'node:url';
-import { SerialPort } from 'serialport';
-import { PacedOutput, type OutputOptions } from '../monoprice/emulator-output.js';
+import { isMain, runEmulatorCli } from '../emulator-cli.js';
+import { EmulatorPort, type OutputOptions } from '../emulator-port.js';
 import { chatterFrame, keypadKeyFrame, keypadMuteFrame } from './emulator-bus.js';
 import {
   EVENT,
@@ -55,8 +52,7 @@ export interface EmulatedZone {
  * Commands are recorded as `info 11`, `power 11 on`, `source 11 3`, `volume 11 25`, `mute 11`, `all on`,
  * `bad-checksum`, or `other <hex>`.
  */
-export class RnetEmulator extends EventEmitter {
-  readonly commands: string[] = [];
+export class RnetEmulator extends EmulatorPort {
   /** Every frame received, as the bytes arrived (F0..F7). */
   readonly frames: Buffer[] = [];
   controllers: number;
@@ -73,18 +69,15 @@ export class RnetEmulator extends EventEmitter {
   private readonly zones = new Map<number, EmulatedZone>();
   private readonly parser = new FrameParser();
   private rawFrame: number[] = [];
-  private stream: Duplex | undefined;
-  private readonly output: PacedOutput;
 
   constructor(options: EmulatorOptions = {}) {
-    super();
+    super(options, 19200);
     this.controllers = options.controllers ?? 1;
     this.bootMs = options.bootMs ?? 0;
     this.ignoreWhileOff = options.ignoreWhileOff ?? true;
     this.checkChecksums = options.checkChecksums ?? true;
     this.trafficBeforeReplies = options.trafficBeforeReplies ?? false;
     this.chatterIntervalMs = options.chatterIntervalMs ?? 0;
-    this.output = new PacedOutput(options);
     for (let c = 1; c <= MAX_CONTROLLERS; c++) {
       for (let z = 1; z <= ZONES_PER_CONTROLLER; z++) {
         this.zones.set(channelOf(c, z), { power: false, source: 1, volume: 20, muted: false });
@@ -92,74 +85,22 @@ export class RnetEmulator extends EventEmitter {
     }
   }
 
-  get byteDelayMs(): number {
-    return this.output.byteDelayMs;
-  }
-  set byteDelayMs(ms: number) {
-    this.output.byteDelayMs = ms;
-  }
-  get dropRate(): number {
-    return this.output.dropRate;
-  }
-  set dropRate(rate: number) {
-    this.output.dropRate = rate;
-  }
-  get garbleRate(): number {
-    return this.output.garbleRate;
-  }
-  set garbleRate(rate: number) {
-    this.output.garbleRate = rate;
-  }
-
-  /** Connects to a duplex stream: a serial port, one end of a pty, or a TCP socket accepted by a loopback server. */
-  attach(stream: Duplex): void {
-    this.detach();
-    this.stream = stream;
-    this.output.attach(stream);
+  protected attached(): void {
     this.parser.reset();
     this.rawFrame = [];
-    stream.on('data', this.onData);
-    const ended = (): void => {
-      if (this.stream !== stream) return;
-      this.detach();
-      this.emit('close');
-    };
-    stream.once('close', ended);
-    stream.on('error', () => {
-      ended();
-      // A pty whose other end vanished errors (EIO) but stays open, its pending read keeping the process alive.
-      const port = stream as Partial<SerialPort>;
-      if (typeof port.close === 'function' && port.isOpen) port.close(() => undefined);
-      else if (!stream.destroyed) stream.destroy();
-    });
     if (this.bootMs > 0) this.powerOn(this.bootMs);
     this.setChatter(this.chatterIntervalMs);
   }
 
-  /** Opens a device path (one end of a pty pair) at 19200 baud and attaches to it. */
-  async attachPath(path: string): Promise<void> {
-    const port = new SerialPort({ path, baudRate: 19200, autoOpen: false });
-    await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
-    this.attach(port);
+  protected override detached(): void {
+    clearInterval(this.chatterTimer);
+    this.chatterTimer = undefined;
   }
 
-  /** The device end going away (a TCP adapter dropping the connection, a cable pulled): closes the stream. */
-  vanish(): Promise<void> {
-    return this.close();
-  }
-
-  async close(): Promise<void> {
-    const stream = this.stream;
-    this.detach();
+  override async close(): Promise<void> {
     clearTimeout(this.booting);
     this.booting = undefined;
-    if (!stream || stream.destroyed) return;
-    await new Promise<void>((resolve) => {
-      stream.once('close', () => resolve());
-      const port = stream as Partial<SerialPort>;
-      if (typeof port.close === 'function' && port.isOpen) port.close(() => resolve());
-      else stream.destroy();
-    });
+    await super.close();
   }
 
   /** A silent controller (powered off, RS-232 cable pulled at the amp): input is ignored, nothing is sent. */
@@ -243,28 +184,6 @@ export class RnetEmulator extends EventEmitter {
     this.toLose += count;
   }
 
-  /** Writes raw bytes to the host as if the line picked up noise. */
-  injectNoise(bytes: Buffer): void {
-    this.output.write(bytes.toString('latin1'), false);
-  }
-
-  /** Resolves with the next command matching `test` (bounded, with a clear message). */
-  waitForCommand(test: (command: string) => boolean, timeoutMs = 5000): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.off('command', listener);
-        reject(new Error(`emulator: no matching command within ${timeoutMs} ms (last: ${this.commands.slice(-5).join(' | ')})`));
-      }, timeoutMs);
-      const listener = (command: string): void => {
-        if (!test(command)) return;
-        clearTimeout(timer);
-        this.off('command', listener);
-        resolve(command);
-      };
-      this.on('command', listener);
-    });
-  }
-
   private zone(channel: number): EmulatedZone {
     const zone = this.zones.get(channel);
     if (!zone) throw new RangeError(`no zone ${channel}: channels are controller*10 + zone, 11..16 up to 61..66`);
@@ -290,15 +209,7 @@ export class RnetEmulator extends EventEmitter {
     };
   }
 
-  private detach(): void {
-    clearInterval(this.chatterTimer);
-    this.chatterTimer = undefined;
-    this.output.attach(undefined);
-    this.stream?.off('data', this.onData);
-    this.stream = undefined;
-  }
-
-  private readonly onData = (chunk: Buffer): void => {
+  protected receive(chunk: Buffer): void {
     if (this.silent) return;
     for (const byte of chunk) {
       // Keep the bytes of the frame being received, for the byte-exact record.
@@ -309,7 +220,7 @@ export class RnetEmulator extends EventEmitter {
         this.run(frame);
       }
     }
-  };
+  }
 
   private run(frame: Frame): void {
     if (this.checkChecksums && !frame.checksumOk) return this.done('bad-checksum');
@@ -375,54 +286,22 @@ export class RnetEmulator extends EventEmitter {
     }
   }
 
-  private done(command: string): void {
-    this.commands.push(command);
-    this.emit('command', command);
-  }
-
   private send(frame: Buffer): void {
     this.output.write(frame.toString('latin1'));
   }
 }
 
 /** Standalone: `node --import tsx drivers/rnet/emulator.ts --path /tmp/ttyEMU [--controllers 1] [--boot-ms 0] [--chatter-ms 0]`. */
-async function main(argv: string[]): Promise<void> {
-  const arg = (name: string): string | undefined => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const path = arg('--path');
-  if (!path) {
-    process.stderr.write(
-      'usage: emulator.ts --path <pty> [--controllers 1..6] [--byte-delay-ms 0.52] [--boot-ms N] [--chatter-ms N]\n' +
-        'make a pty pair first: socat -d -d pty,raw,echo=0,link=/tmp/ttyAMP pty,raw,echo=0,link=/tmp/ttyEMU\n' +
-        'then point the driver at /tmp/ttyAMP and this emulator at /tmp/ttyEMU\n',
-    );
-    process.exitCode = 2;
-    return;
-  }
-  const emulator = new RnetEmulator({
-    controllers: Number(arg('--controllers') ?? 1),
-    byteDelayMs: Number(arg('--byte-delay-ms') ?? 0.52),
-    bootMs: Number(arg('--boot-ms') ?? 0),
-    chatterIntervalMs: Number(arg('--chatter-ms') ?? 0),
+if (isMain(import.meta.url)) {
+  void runEmulatorCli(process.argv.slice(2), {
+    usage: 'emulator.ts --path <pty> [--controllers 1..6] [--byte-delay-ms 0.52] [--boot-ms N] [--chatter-ms N]',
+    build: (arg) =>
+      new RnetEmulator({
+        controllers: Number(arg('--controllers') ?? 1),
+        byteDelayMs: Number(arg('--byte-delay-ms') ?? 0.52),
+        bootMs: Number(arg('--boot-ms') ?? 0),
+        chatterIntervalMs: Number(arg('--chatter-ms') ?? 0),
+      }),
+    banner: (emulator, path) => `${emulator.controllers} controller(s) on ${path}`,
   });
-  emulator.on('command', (command: string) => process.stderr.write(`emulator: ${command}\n`));
-  emulator.on('close', () => {
-    process.stderr.write('emulator: port closed\n');
-    process.exit(0);
-  });
-  try {
-    await emulator.attachPath(path);
-  } catch (err) {
-    process.stderr.write(`emulator: cannot open ${path}: ${(err as Error).message} (is socat running?)\n`);
-    process.exitCode = 1;
-    return;
-  }
-  process.stderr.write(`emulator: ${emulator.controllers} controller(s) on ${path}\n`);
-  const shutdown = (): void => void emulator.close().then(() => process.exit(0));
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
 }
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main(process.argv.slice(2));

@@ -1,6 +1,6 @@
 // The RNET line: port open/reopen with back-off, one message at a time with a quiet gap after each, replies matched
 // by zone with a timeout, and everything else on the bus handed up as unsolicited traffic.
-import { openPort, type BytePort } from '../port.js';
+import { SerialLink, type LinkLog, type PortLinkOptions } from '../serial-link.js';
 import { FrameParser, classify, encodeZoneInfoRequest, type Frame, type Heard, type ZoneInfo } from './protocol.js';
 
 export type Outcome = 'ok' | 'timeout' | 'closed';
@@ -10,21 +10,12 @@ export interface Reply {
   info?: ZoneInfo;
 }
 
-export type LinkLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+export type { LinkLog };
 
-export interface LinkOptions {
-  path: string;
-  baudRate: number;
+export interface LinkOptions extends PortLinkOptions {
   timeoutMs: number;
   /** Quiet time after each message (and after its reply): the docs ask for about 100 ms. */
   gapMs: number;
-  reconnectMinMs: number;
-  reconnectMaxMs: number;
-  log: LinkLog;
-  /** The port is open: the session can start. */
-  onUp(): void;
-  /** The port closed, failed to open, or fail() was called; a reopen is already scheduled. */
-  onDown(detail: string): void;
   /** A frame that answers nothing we asked: keypad events, display feedback, late or foreign replies. */
   onHeard(heard: Heard): void;
 }
@@ -39,16 +30,10 @@ interface Exchange {
   resolve: (outcome: Outcome) => void;
 }
 
-export class RnetLink {
+export class RnetLink extends SerialLink {
   private readonly options: LinkOptions;
   private readonly parser = new FrameParser();
-  private port: BytePort | undefined;
-  private sessionId = 0;
-  private stopped = false;
   private current: Exchange | undefined;
-  private chain: Promise<unknown> = Promise.resolve();
-  private backoffMs: number;
-  private reconnectTimer: NodeJS.Timeout | undefined;
   /**
    * Set once a frame with a correct checksum arrives. Clients in the field never check checksums and one document
    * example carries a wrong one, so until the controller has shown it computes them as documented, frames with a
@@ -58,17 +43,8 @@ export class RnetLink {
   private loggedChecksums = false;
 
   constructor(options: LinkOptions) {
+    super({ ...options, family: 'rnet' });
     this.options = options;
-    this.backoffMs = options.reconnectMinMs;
-  }
-
-  /** Bumped whenever the port opens or goes away: work begun in an older session is stale. */
-  get session(): number {
-    return this.sessionId;
-  }
-
-  start(): void {
-    void this.open();
   }
 
   /** Asks one zone for all its info; 'ok' with the info, or 'timeout'. */
@@ -81,88 +57,26 @@ export class RnetLink {
     return this.enqueue(message, undefined, 0);
   }
 
-  /** The controller is unusable though the port is open (it stopped answering): close, and reopen with back-off. */
-  fail(detail: string): void {
-    if (this.port) this.down(detail);
-  }
-
-  /** The session is up: the next loss starts the back-off from its minimum again. */
-  healthy(): void {
-    this.backoffMs = this.options.reconnectMinMs;
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.sessionId++;
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = undefined;
-    this.abort();
-    // Its listeners stay: they check the session, and a serial stream needs its own to finish closing.
-    this.port?.close();
-    this.port = undefined;
-  }
-
-  // ---- port ----------------------------------------------------------------------------------------------------
-
-  private async open(): Promise<void> {
-    this.reconnectTimer = undefined;
-    const session = ++this.sessionId;
-    const { path, baudRate } = this.options;
-    let port: BytePort;
-    try {
-      port = await openPort({ path, baudRate });
-    } catch (err) {
-      if (session === this.sessionId) this.down(`cannot open ${path}: ${(err as Error).message}`);
-      return;
-    }
-    if (session !== this.sessionId) {
-      port.on('error', () => undefined);
-      port.close(); // stopped (or superseded) while opening
-      return;
-    }
-    this.port = port;
+  protected opened(): void {
     this.parser.reset();
-    port.on('data', (chunk: Buffer) => this.onData(session, chunk));
-    port.on('close', () => {
-      if (session === this.sessionId) this.down(`${path} closed (unplugged or connection lost?)`);
-    });
-    port.on('error', (err: Error) => {
-      if (session === this.sessionId) this.down(`${path}: ${err.message}`);
-    });
-    this.options.onUp();
-  }
-
-  /** The port is gone or unusable: drop it, fail what is in flight, and schedule a reopen with back-off. */
-  private down(detail: string): void {
-    if (this.stopped) return;
-    this.sessionId++;
-    this.abort();
-    this.port?.close();
-    this.port = undefined;
-    this.options.log('warn', `rnet: offline: ${detail}; retrying in ${this.backoffMs} ms`);
-    this.reconnectTimer = setTimeout(() => void this.open(), this.backoffMs);
-    this.backoffMs = Math.min(this.backoffMs * 2, this.options.reconnectMaxMs);
-    this.options.onDown(detail);
   }
 
   // ---- exchanges -----------------------------------------------------------------------------------------------
 
   private enqueue(message: Buffer, awaits: Exchange['awaits'], timeoutMs: number): Promise<Reply> {
-    const session = this.sessionId;
+    const session = this.session;
     const run = async (): Promise<Reply> => {
       const ex: Exchange = { awaits, info: undefined, outcome: undefined, timer: undefined, resolve: () => undefined };
       const outcome = await this.exchange(session, message, ex, timeoutMs);
       return ex.info ? { outcome, info: ex.info } : { outcome };
     };
-    const result = this.chain.then(run);
-    this.chain = result.catch(() => undefined);
-    return result;
+    return this.queue(run);
   }
 
   /** Writes one message and resolves once its reply is in (or timed out) and the gap after it has passed. */
   private exchange(session: number, message: Buffer, ex: Exchange, timeoutMs: number): Promise<Outcome> {
-    const port = this.port;
-    if (session !== this.sessionId || this.stopped || !port) return Promise.resolve('closed');
+    const port = this.portOf(session);
+    if (!port) return Promise.resolve('closed');
     return new Promise((resolve) => {
       ex.resolve = resolve;
       this.current = ex;
@@ -188,15 +102,15 @@ export class RnetLink {
   }
 
   /** Fails the exchange in flight; the queue then drains, each waiting message finding its session gone. */
-  private abort(): void {
+  protected aborted(): void {
     const ex = this.current;
     if (!ex) return;
     ex.outcome = 'closed';
     this.release(ex);
   }
 
-  private onData(session: number, chunk: Buffer): void {
-    if (session !== this.sessionId) return;
+  protected received(session: number, chunk: Buffer): void {
+    if (session !== this.session) return;
     for (const frame of this.parser.push(chunk)) {
       if (!this.checksumAccepted(frame)) continue;
       const heard = classify(frame);

@@ -1,6 +1,7 @@
 // Xantech MRC88 / MRAUDIO8x8 / MX88 driver: desired vs hardware state, zone-activity reports or polling, coalescing.
-import type { AmplifierDriver, DriverDescription, DriverEvent, DriverListener, ZoneState } from '../driver.js';
+import type { DriverDescription } from '../driver.js';
 import { parseTcpPort } from '../port.js';
+import { Refusals, SerialDriver } from '../serial-driver.js';
 import { XantechLink, type Outcome, type Reply } from './link.js';
 import { XANTECH_DEFAULTS, type XantechOptions } from './options.js';
 import { SOURCE_COUNT, VOLUME_STEPS, XANTECH_MODELS, ZONE_COUNTS, isZone, type ZoneCount, type ZoneStatus } from './protocol.js';
@@ -11,22 +12,18 @@ export { XANTECH_DEFAULTS, type XantechOptions } from './options.js';
 /** `ERROR` replies in a row to one command before the driver stops insisting (noise garbles some). */
 const MAX_REJECTIONS = 3;
 
-type Phase = 'new' | 'connecting' | 'online' | 'offline' | 'stopped';
-
-export class XantechDriver implements AmplifierDriver {
+export class XantechDriver extends SerialDriver {
   readonly name = 'xantech';
   /** The line speed used: the option, else the model's factory default. */
   readonly baudRate: number;
-  private readonly link: XantechLink;
+  protected readonly link: XantechLink;
+  protected readonly zones: ZoneBook;
   private readonly zoneCount: ZoneCount;
   private readonly pollIntervalMs: number;
   private readonly activityPollIntervalMs: number;
   private readonly activityMode: 'auto' | 'off';
   private readonly offlineAfterTimeouts: number;
-  private readonly logFn: XantechOptions['log'];
 
-  private readonly listeners = new Set<DriverListener>();
-  private readonly zones: ZoneBook;
   /** Zones read on this connection: their known state is current, so writes and diffs use it. */
   private readonly live = new Set<number>();
   /** Zones to read before anything else on this connection. */
@@ -35,19 +32,14 @@ export class XantechDriver implements AmplifierDriver {
   private readQueue: number[] = [];
   /** Zones whose last set the amp refused: held back until the zone has been read again. */
   private readonly held = new Set<number>();
-  private readonly rejections = new Map<string, number>();
+  private readonly rejections = new Refusals(MAX_REJECTIONS);
   /** Whether the amp sends zone-activity reports on this connection. */
   private reporting = false;
 
-  private phase: Phase = 'new';
   private timeouts = 0;
-  private writeInFlight = false;
-  private pumping = false;
-  private lastStatus: boolean | undefined;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private settleWaiters: Array<() => void> = [];
 
   constructor(options: XantechOptions & { serialPort: string }) {
+    super('xantech', options);
     const model = options.model ?? XANTECH_DEFAULTS.model;
     if (!(model in XANTECH_MODELS)) {
       throw new Error(`unknown xantech model "${model}": choose one of ${Object.keys(XANTECH_MODELS).join(', ')}`);
@@ -67,7 +59,6 @@ export class XantechDriver implements AmplifierDriver {
     this.activityPollIntervalMs = options.activityPollIntervalMs ?? XANTECH_DEFAULTS.activityPollIntervalMs;
     this.activityMode = activity;
     this.offlineAfterTimeouts = options.offlineAfterTimeouts ?? XANTECH_DEFAULTS.offlineAfterTimeouts;
-    this.logFn = options.log;
     this.baudRate = options.baudRate ?? XANTECH_MODELS[model].baudRate;
     this.link = new XantechLink({
       path: options.serialPort,
@@ -83,10 +74,6 @@ export class XantechDriver implements AmplifierDriver {
     });
   }
 
-  get online(): boolean {
-    return this.phase === 'online';
-  }
-
   /** Whether zone-activity reports are on for this connection (false: the driver polls). */
   get activityReports(): boolean {
     return this.reporting;
@@ -98,69 +85,18 @@ export class XantechDriver implements AmplifierDriver {
     return { zones, inputs, volumeSteps: VOLUME_STEPS };
   }
 
-  async start(desired: ReadonlyMap<number, ZoneState>): Promise<void> {
-    if (this.phase !== 'new') return;
-    for (const [channel, state] of desired) this.record(channel, state);
-    this.phase = 'connecting';
-    this.link.start();
-  }
-
-  setZone(channel: number, change: Partial<ZoneState>): void {
-    if (this.phase === 'stopped') return;
-    this.record(channel, change);
-    this.kick();
-    this.checkSettled();
-  }
-
-  hardwareState(channel: number): ZoneState | undefined {
-    return this.zones.hardware(channel);
-  }
-
-  settled(): Promise<void> {
-    if (this.isSettled()) return Promise.resolve();
-    return new Promise((resolve) => this.settleWaiters.push(resolve));
-  }
-
-  onEvent(listener: DriverListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  async stop(): Promise<void> {
-    if (this.phase === 'stopped') return;
-    this.phase = 'stopped';
-    this.dropSession();
-    await this.link.stop();
-    this.checkSettled();
-  }
-
   // ---- desired state -------------------------------------------------------------------------------------------
 
   private allZones(): number[] {
     return Array.from({ length: this.zoneCount }, (_, i) => i + 1);
   }
 
-  /** Bad values are logged and dropped, never thrown: callers are not the hardware. */
-  private record(channel: number, change: Partial<ZoneState>): void {
-    const complaint = this.zones.record(channel, change);
-    if (complaint) this.log('warn', `xantech: ${complaint}`);
-  }
-
   private nextWrite(): Write | undefined {
     return this.zones.nextWrite([...this.live].sort((a, b) => a - b), this.held);
   }
 
-  private isSettled(): boolean {
-    if (this.phase === 'connecting') return false;
-    if (this.phase !== 'online') return true;
-    return !this.writeInFlight && this.syncing.size === 0 && this.held.size === 0 && this.nextWrite() === undefined;
-  }
-
-  private checkSettled(): void {
-    if (this.settleWaiters.length === 0 || !this.isSettled()) return;
-    const waiters = this.settleWaiters;
-    this.settleWaiters = [];
-    for (const resolve of waiters) resolve();
+  protected isSettledOnline(): boolean {
+    return this.syncing.size === 0 && this.held.size === 0 && this.nextWrite() === undefined;
   }
 
   // ---- session ---------------------------------------------------------------------------------------------------
@@ -170,7 +106,7 @@ export class XantechDriver implements AmplifierDriver {
    * left in the amp's buffer from before spoils the first one). Then zone-activity reports are switched on, or off,
    * and every zone is read before the desired state is pushed.
    */
-  private async begin(): Promise<void> {
+  protected async begin(): Promise<void> {
     const session = this.link.session;
     this.phase = 'connecting';
     let reply: Reply = { outcome: 'error' };
@@ -197,23 +133,10 @@ export class XantechDriver implements AmplifierDriver {
     this.timeouts = 0;
     for (const zone of this.allZones()) this.syncing.add(zone);
     if (reply.status) this.afterRead(1, reply);
-    this.setStatus(true);
-    this.schedulePoll();
-    this.kick();
-    this.checkSettled();
+    this.goOnline();
   }
 
-  private linkDown(detail: string): void {
-    if (this.phase === 'stopped') return;
-    this.phase = 'offline';
-    this.dropSession();
-    this.setStatus(false, detail);
-    this.checkSettled();
-  }
-
-  private dropSession(): void {
-    clearTimeout(this.pollTimer);
-    this.pollTimer = undefined;
+  protected resetSession(): void {
     this.readQueue = [];
     this.syncing.clear();
     this.live.clear();
@@ -222,78 +145,50 @@ export class XantechDriver implements AmplifierDriver {
     this.reporting = false;
   }
 
-  private setStatus(online: boolean, detail?: string): void {
-    if (this.lastStatus === online) return;
-    this.lastStatus = online;
-    this.emit(detail === undefined ? { type: 'status', online } : { type: 'status', online, detail });
-  }
-
   // ---- work loop -----------------------------------------------------------------------------------------------
 
-  private schedulePoll(): void {
-    clearTimeout(this.pollTimer);
-    this.pollTimer = setTimeout(() => {
-      this.pollTimer = undefined;
-      for (const zone of this.allZones()) this.queueRead(zone);
-      this.kick();
-    }, this.reporting ? this.activityPollIntervalMs : this.pollIntervalMs);
+  protected pollDelayMs(): number {
+    return this.reporting ? this.activityPollIntervalMs : this.pollIntervalMs;
+  }
+
+  protected queuePoll(): void {
+    for (const zone of this.allZones()) this.queueRead(zone);
   }
 
   private queueRead(zone: number): void {
     if (!this.readQueue.includes(zone)) this.readQueue.push(zone);
   }
 
-  /** Wakes the loop on a microtask, so a synchronous burst of setZone calls is seen as one. */
-  private kick(): void {
-    if (this.phase !== 'online' || this.pumping) return;
-    queueMicrotask(() => void this.pump());
-  }
-
   /**
-   * The only sender while online, one command at a time: pending writes first, then reads. Writes are computed from
-   * the desired state at the moment the line is free, so a burst of changes to one zone goes out as its latest value.
+   * Pending writes first, then reads. Writes are computed from the desired state at the moment the line is free, so a
+   * burst of changes to one zone goes out as its latest value.
    */
-  private async pump(): Promise<void> {
-    if (this.pumping) return;
-    this.pumping = true;
-    const session = this.link.session;
-    try {
-      while (this.phase === 'online' && session === this.link.session) {
-        const write = this.nextWrite();
-        if (write) {
-          this.writeInFlight = true;
-          const reply = await this.link.set(write.zone, write.attribute, write.value);
-          this.writeInFlight = false;
-          if (session !== this.link.session || reply.outcome === 'closed') break;
-          this.afterWrite(write, reply.outcome);
-          continue;
-        }
-        const zone = this.syncing.size > 0 ? Math.min(...this.syncing) : this.readQueue.shift();
-        if (zone === undefined) break;
-        const reply = await this.link.query(zone);
-        if (session !== this.link.session || reply.outcome === 'closed') break;
-        this.afterRead(zone, reply);
-        if (this.readQueue.length === 0 && this.syncing.size === 0 && this.phase === 'online' && !this.pollTimer) {
-          this.schedulePoll();
-        }
-      }
-    } catch (err) {
-      // Nothing above should throw; if it does, the link is in an unknown state, so start it afresh.
-      this.log('error', `xantech: work loop failed: ${(err as Error).stack ?? String(err)}`);
-      if (session === this.link.session) this.link.fail('internal error');
-    } finally {
-      this.pumping = false;
+  protected async turn(session: number): Promise<boolean> {
+    const write = this.nextWrite();
+    if (write) {
+      this.writeInFlight = true;
+      const reply = await this.link.set(write.zone, write.attribute, write.value);
       this.writeInFlight = false;
-      if (session !== this.link.session) this.kick(); // a new session began while this loop was winding down
-      this.checkSettled();
+      if (session !== this.link.session || reply.outcome === 'closed') return false;
+      this.afterWrite(write, reply.outcome);
+      return true;
     }
+    const zone = this.syncing.size > 0 ? Math.min(...this.syncing) : this.readQueue.shift();
+    if (zone === undefined) return false;
+    const reply = await this.link.query(zone);
+    if (session !== this.link.session || reply.outcome === 'closed') return false;
+    this.afterRead(zone, reply);
+    if (this.readQueue.length === 0 && this.syncing.size === 0 && this.phase === 'online' && !this.pollTimer) {
+      this.schedulePoll();
+    }
+    return true;
   }
 
   private afterWrite(write: Write, outcome: Outcome): void {
     this.noteOutcome(outcome);
     if (outcome === 'ok') {
       this.zones.acknowledge(write);
-      this.rejections.delete(`!${write.zone}`);
+      this.rejections.reset(`!${write.zone}`);
       if (write.attribute === 'PR' && write.value === 1) this.resync(write.zone);
     } else if (outcome === 'error') {
       this.rejected(write);
@@ -313,16 +208,12 @@ export class XantechDriver implements AmplifierDriver {
 
   /** The amp answered ERROR (noise garbled the command): retry after the zone is read again; after a few, give up. */
   private rejected(write: Write): void {
-    const key = `!${write.zone}`;
-    const count = (this.rejections.get(key) ?? 0) + 1;
-    this.rejections.set(key, count);
-    if (count < MAX_REJECTIONS) {
+    if (this.rejections.retry(`!${write.zone}`)) {
       this.held.add(write.zone);
       if (!this.readQueue.includes(write.zone)) this.readQueue.unshift(write.zone);
       return;
     }
-    this.rejections.delete(key);
-    this.log('warn', `xantech: zone ${write.zone} refused ${write.attribute}${write.value} ${count} times; keeping its value`);
+    this.log('warn', `xantech: zone ${write.zone} refused ${write.attribute}${write.value} ${MAX_REJECTIONS} times; keeping its value`);
     const state = this.zones.forget(write);
     if (state) this.emit({ type: 'zone', channel: write.zone, state });
   }
@@ -333,11 +224,10 @@ export class XantechDriver implements AmplifierDriver {
     const key = `?${zone}`;
     if (reply.outcome === 'error') {
       // A refused query says nothing about the zone (noise garbled it): a sync asks again, a few times.
-      const count = (this.rejections.get(key) ?? 0) + 1;
-      this.rejections.set(key, count);
-      if (count < MAX_REJECTIONS) return;
+      if (this.rejections.retry(key)) return;
+    } else {
+      this.rejections.reset(key);
     }
-    this.rejections.delete(key);
     this.syncing.delete(zone);
     if (reply.status) this.take(reply.status);
     this.checkSettled();
@@ -371,23 +261,5 @@ export class XantechDriver implements AmplifierDriver {
     if (this.timeouts >= this.offlineAfterTimeouts) return this.link.fail(`${this.timeouts} commands unanswered`);
     // Ask again at once, so a dead amplifier is found within a few timeouts rather than a few poll intervals.
     if (!this.readQueue.includes(1)) this.readQueue.unshift(1);
-  }
-
-  private emit(event: DriverEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (err) {
-        this.log('error', `xantech: event listener threw: ${(err as Error).message}`);
-      }
-    }
-  }
-
-  private log(level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>): void {
-    try {
-      this.logFn?.(level, msg, fields);
-    } catch {
-      // A broken logger must not take the serial line down with it.
-    }
   }
 }

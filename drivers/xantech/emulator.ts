@@ -1,8 +1,5 @@
 // The amplifier side of the Xantech RS-232 protocol, byte for byte, with fault switches for tests and demos.
-import { EventEmitter } from 'node:events';
-import type { Duplex } from 'node:stream';
-import { SerialPort } from 'serialport';
-import { PacedOutput, type OutputOptions } from '../monoprice/emulator-output.js';
+import { CommandRejections, EmulatorPort, type OutputOptions } from '../emulator-port.js';
 import {
   MAX_ZONES,
   VOLUME_STEPS,
@@ -49,9 +46,7 @@ function initialStatus(zone: number): ZoneStatus {
  * Events: `command` (text without its `+`, after the state changed), `report` (a zone-activity report went out),
  * `close` (the attached stream ended). Faults switch at run time through the public fields and methods.
  */
-export class XantechEmulator extends EventEmitter {
-  /** Every command received (without its `+`), in order, including refused ones. */
-  readonly commands: string[] = [];
+export class XantechEmulator extends EmulatorPort {
   zones: ZoneCount;
   lineEnd: string;
   refuseActivityUpdates: 'error' | 'silent' | false;
@@ -68,12 +63,10 @@ export class XantechEmulator extends EventEmitter {
   private readonly reportTimers = new Map<number, NodeJS.Timeout>();
   private idleWaiters: Array<() => void> = [];
   private input = '';
-  private stream: Duplex | undefined;
-  private readonly output: PacedOutput;
-  private rejections: Array<{ test: (command: string) => boolean; left: number }> = [];
+  private readonly rejections = new CommandRejections();
 
   constructor(options: EmulatorOptions = {}) {
-    super();
+    super(options, 9600);
     this.zones = options.zones ?? 8;
     this.lineEnd = options.lineEnd ?? '\r';
     this.refuseActivityUpdates = options.refuseActivityUpdates ?? false;
@@ -82,71 +75,18 @@ export class XantechEmulator extends EventEmitter {
     this.bootMs = options.bootMs ?? 0;
     this.ignoreSetsWhileOff = options.ignoreSetsWhileOff ?? false;
     this.volumeZeroAtPowerOn = options.volumeZeroAtPowerOn ?? false;
-    this.output = new PacedOutput(options);
     for (let zone = 1; zone <= MAX_ZONES; zone++) this.state.set(zone, initialStatus(zone));
   }
 
-  get byteDelayMs(): number {
-    return this.output.byteDelayMs;
-  }
-  set byteDelayMs(ms: number) {
-    this.output.byteDelayMs = ms;
-  }
-  get dropRate(): number {
-    return this.output.dropRate;
-  }
-  set dropRate(rate: number) {
-    this.output.dropRate = rate;
-  }
-  get garbleRate(): number {
-    return this.output.garbleRate;
-  }
-  set garbleRate(rate: number) {
-    this.output.garbleRate = rate;
-  }
-
-  /** Connects the emulator to a duplex stream (a serial port, one end of a pty, a TCP socket); boots if bootMs > 0. */
-  attach(stream: Duplex): void {
-    this.detach();
-    this.stream = stream;
-    this.output.attach(stream);
+  protected attached(): void {
     this.input = '';
-    stream.on('data', this.onData);
-    const ended = (): void => {
-      if (this.stream !== stream) return;
-      this.detach();
-      this.emit('close');
-    };
-    stream.once('close', ended);
-    stream.on('error', () => ended());
     if (this.bootMs > 0) this.boot();
   }
 
-  /** Opens a device path (one end of a pty pair) with serialport and attaches to it. */
-  async attachPath(path: string, baudRate = 9600): Promise<void> {
-    const port = new SerialPort({ path, baudRate, autoOpen: false });
-    await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
-    this.attach(port);
-  }
-
-  /**
-   * The device end going away: closes the attached stream. Over TCP the host sees its connection drop; on a socat pty
-   * the host end stays open and hears nothing more (to make the host's port vanish, kill socat: test/helpers/pty.ts).
-   */
-  vanish(): Promise<void> {
-    return this.close();
-  }
-
-  async close(): Promise<void> {
-    const stream = this.stream;
-    this.detach();
-    if (!stream || stream.destroyed) return;
-    await new Promise<void>((resolve) => {
-      stream.once('close', () => resolve());
-      const port = stream as Partial<SerialPort>;
-      if (typeof port.close === 'function' && port.isOpen) port.close(() => resolve());
-      else stream.destroy();
-    });
+  protected override detached(): void {
+    this.cancelReports();
+    clearTimeout(this.booting);
+    this.booting = undefined;
   }
 
   /** A silent amplifier (mains off, cable pulled at the amp end): input is ignored, nothing is sent. */
@@ -182,37 +122,15 @@ export class XantechEmulator extends EventEmitter {
     this.activity(zone);
   }
 
-  /** Writes raw bytes to the host as if the line picked up noise. */
-  injectNoise(bytes: Buffer | string): void {
-    this.output.write(typeof bytes === 'string' ? bytes : bytes.toString('latin1'), false);
-  }
-
   /** The next `times` commands matching `test` arrive garbled: answered with `ERROR`, not executed. */
   rejectNext(test: (command: string) => boolean, times = 1): void {
-    this.rejections.push({ test, left: times });
+    this.rejections.add(test, times);
   }
 
   /** Resolves once every pending zone-activity report has been written (at once if none is pending). */
   reportsSent(): Promise<void> {
     if (this.reportTimers.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
-  /** Resolves with the next command matching `test` (bounded, with a clear message). */
-  waitForCommand(test: (command: string) => boolean, timeoutMs = 5000): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.off('command', listener);
-        reject(new Error(`emulator: no matching command within ${timeoutMs} ms (last: ${this.commands.slice(-5).join(' | ')})`));
-      }, timeoutMs);
-      const listener = (command: string): void => {
-        if (!test(command)) return;
-        clearTimeout(timer);
-        this.off('command', listener);
-        resolve(command);
-      };
-      this.on('command', listener);
-    });
   }
 
   private boot(): void {
@@ -223,15 +141,6 @@ export class XantechEmulator extends EventEmitter {
       this.silent = false;
     }, this.bootMs);
     this.booting.unref();
-  }
-
-  private detach(): void {
-    this.output.attach(undefined);
-    this.cancelReports();
-    clearTimeout(this.booting);
-    this.booting = undefined;
-    this.stream?.off('data', this.onData);
-    this.stream = undefined;
   }
 
   private cancelReports(): void {
@@ -264,7 +173,7 @@ export class XantechEmulator extends EventEmitter {
     this.reportTimers.set(zone, timer);
   }
 
-  private readonly onData = (chunk: Buffer): void => {
+  protected receive(chunk: Buffer): void {
     if (this.silent) return;
     for (const byte of chunk) {
       if (byte === 0x2b) {
@@ -277,15 +186,14 @@ export class XantechEmulator extends EventEmitter {
       }
       // CR, LF and other control bytes are ignored: a `+\r` ending is as good as `+`.
     }
-  };
+  }
 
   private run(text: string): void {
     const command = parseCommand(text);
-    if (!command || this.takeRejection(text) || !this.execute(command)) {
+    if (!command || this.rejections.take(text) || !this.execute(command)) {
       this.reply('ERROR');
     }
-    this.commands.push(text);
-    this.emit('command', text);
+    this.done(text);
   }
 
   /** Carries out one command and answers it; false when the amplifier would answer ERROR. */
@@ -361,13 +269,6 @@ export class XantechEmulator extends EventEmitter {
       BR: () => this.apply(zone, 'BA', clamp(s.balance - 1, 63)),
     };
     changes[action]?.();
-  }
-
-  private takeRejection(text: string): boolean {
-    const rejection = this.rejections.find((r) => r.test(text));
-    if (!rejection) return false;
-    if (--rejection.left <= 0) this.rejections = this.rejections.filter((r) => r !== rejection);
-    return true;
   }
 
   private reply(word: 'OK' | 'ERROR'): void {

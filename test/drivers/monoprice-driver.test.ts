@@ -86,15 +86,14 @@ t.test('unplugging the adapter goes offline; a change made meanwhile is applied 
   const r = await rig(t);
   await startOnline(r, new Map([[11, ON]]));
   const offline = nextEvent(r.driver, isStatus(false), 'status offline');
-  await r.pty.kill();
+  await r.unplug();
   t.match(await offline, { type: 'status', online: false });
   r.driver.setZone(11, { volume: 0.5, source: 6 });
   await settledWithin(r.driver, 1000); // offline: settles at once rather than waiting for the port
   t.equal(r.driver.online, false);
 
   const online = nextEvent(r.driver, isStatus(true), 'status online after replug');
-  await r.pty.replug();
-  await r.emulator.attachPath(r.pty.b);
+  await r.replug();
   await online;
   await settledWithin(r.driver);
   t.match(r.emulator.state(11), { power: true, volume: 19, source: 6 });
@@ -106,8 +105,7 @@ t.test('a port missing at start is reported offline and used once it appears', a
   await r.driver.start(new Map([[14, { power: true, muted: false, volume: 0.25, source: 3 }]]));
   t.match((await offline).detail, /cannot open/);
   const online = nextEvent(r.driver, isStatus(true), 'status online');
-  await r.pty.replug();
-  await r.emulator.attachPath(r.pty.b);
+  await r.replug();
   await online;
   await settledWithin(r.driver);
   t.match(r.emulator.state(14), { power: true, volume: 10, source: 3 });

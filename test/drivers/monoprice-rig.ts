@@ -1,10 +1,14 @@
 // A Monoprice driver wired to the emulator over a real pty, with fast timings; shared by the driver test files.
 import type { Test } from 'tap';
-import type { DriverEvent, ZoneState } from '../../drivers/driver.js';
+import type { ZoneState } from '../../drivers/driver.js';
 import { MonopriceDriver, type MonopriceOptions } from '../../drivers/monoprice/driver.js';
-import { MonopriceEmulator, type EmulatorOptions } from '../../drivers/monoprice/emulator.js';
-import { createPtyPair, type PtyPair } from '../helpers/pty.js';
-import { isStatus, nextEvent, settledWithin } from './conformance.js';
+import { MonopriceEmulator, type EmulatorOptions, type KeypadChange } from '../../drivers/monoprice/emulator.js';
+import type { ZoneStatus } from '../../drivers/monoprice/protocol.js';
+import { fromStatusLine, serialRig, toStatusChange, type SerialRig } from './serial-rig.js';
+
+export { startOnline } from './serial-rig.js';
+
+export const STEPS = 38;
 
 /** Short timings so faults resolve in milliseconds; the defaults are for a real 9600 baud line. */
 export const FAST: Partial<MonopriceOptions> = {
@@ -17,16 +21,7 @@ export const FAST: Partial<MonopriceOptions> = {
 
 export const ON: ZoneState = { power: true, muted: false, volume: 13 / 38, source: 1 };
 
-export interface Rig {
-  pty: PtyPair;
-  emulator: MonopriceEmulator;
-  driver: MonopriceDriver;
-  events: DriverEvent[];
-  /** Every log line the driver wrote, as `level: message`. */
-  logs: string[];
-  /** Resolves after two more polls reached the amp, so the reply to the first has been handled. */
-  observed(): Promise<void>;
-}
+export type Rig = SerialRig<MonopriceDriver, MonopriceEmulator>;
 
 export interface RigOptions {
   emulator?: EmulatorOptions;
@@ -34,37 +29,17 @@ export interface RigOptions {
   deferredPort?: boolean;
 }
 
-export async function rig(t: Test, options: RigOptions = {}): Promise<Rig> {
-  const pty = await createPtyPair({ deferred: options.deferredPort ?? false });
-  const emulator = new MonopriceEmulator(options.emulator);
-  if (pty.plugged) await emulator.attachPath(pty.b);
-  const logs: string[] = [];
-  const driver = new MonopriceDriver({
-    serialPort: pty.a,
-    ...FAST,
-    log: (level, msg) => logs.push(`${level}: ${msg}`),
-    ...options.driver,
+export function rig(t: Test, options: RigOptions = {}): Promise<Rig> {
+  return serialRig(t, {
+    emulator: new MonopriceEmulator(options.emulator),
+    driver: (serialPort, log) => new MonopriceDriver({ serialPort, ...FAST, log, ...options.driver }),
+    // The reply to one poll is handled before the next poll is sent, so the second ?10 proves the first was seen.
+    observed: async (emulator) => {
+      await emulator.waitForCommand((c) => c === '?10');
+      await emulator.waitForCommand((c) => c === '?10');
+    },
+    deferredPort: options.deferredPort ?? false,
   });
-  const events: DriverEvent[] = [];
-  driver.onEvent((e) => events.push(e));
-  t.teardown(async () => {
-    await driver.stop();
-    await emulator.close();
-    await pty.close();
-  });
-  const observed = async (): Promise<void> => {
-    await emulator.waitForCommand((c) => c === '?10');
-    await emulator.waitForCommand((c) => c === '?10');
-  };
-  return { pty, emulator, driver, events, logs, observed };
-}
-
-/** Starts the driver and waits until it is online and has pushed its desired state. */
-export async function startOnline(r: Rig, desired: Map<number, ZoneState> = new Map()): Promise<void> {
-  const online = nextEvent(r.driver, isStatus(true), 'status online');
-  await r.driver.start(desired);
-  await online;
-  await settledWithin(r.driver);
 }
 
 /** Commands the amp received since `mark` (an index into emulator.commands), sets only. */
@@ -72,3 +47,6 @@ export const setsSince = (r: Rig, mark = 0): string[] => r.emulator.commands.sli
 
 /** Timeouts the driver logged. */
 export const timeouts = (r: Rig): string[] => r.logs.filter((l) => l.includes('timeout on'));
+
+export const toKeypad = (change: Partial<ZoneState>): KeypadChange => toStatusChange(change, STEPS);
+export const fromStatus = (s: ZoneStatus): ZoneState => fromStatusLine(s, STEPS);

@@ -179,12 +179,9 @@ t.test('azcd --driver monoprice --serial-port tcp://host:port drives the amplifi
   const bridge = await createTcpBridge(t, { device: emulator });
   const stateDir = tempDir('azc-tcp-');
   const polled = emulator.waitForCommand((c) => c === '?10', 20_000);
-  const daemon = await spawnDaemon(['--state-dir', stateDir, '--log-level', 'warn', '--driver', 'monoprice', '--serial-port', bridge.url]);
+  const daemon = await spawnDaemon({ args: ['--state-dir', stateDir, '--log-level', 'warn', '--driver', 'monoprice', '--serial-port', bridge.url] });
   t.teardown(async () => {
-    if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
-      daemon.child.kill('SIGTERM');
-      await daemon.exited;
-    }
+    await daemon.stop();
     await emulator.close();
     rmSync(stateDir, { recursive: true, force: true });
   });

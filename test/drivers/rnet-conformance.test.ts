@@ -1,30 +1,22 @@
 // The RNET driver passes the shared conformance suite: real serialport, socat pty, byte-exact emulator.
 import t from 'tap';
-import { RnetDriver } from '../../drivers/rnet/driver.js';
-import { RnetEmulator } from '../../drivers/rnet/emulator.js';
-import { createPtyPair } from '../helpers/pty.js';
 import { driverConformance } from './conformance.js';
-import { FAST, STEPS, fromEmulated, observed, toEmulated } from './rnet-rig.js';
+import { STEPS, fromEmulated, rig, toEmulated } from './rnet-rig.js';
 
 driverConformance(t, {
   expect: { zones: 6, inputs: 6, volumeSteps: STEPS },
   async create(t) {
-    const pty = await createPtyPair();
-    const emulator = new RnetEmulator({ controllers: 1 });
-    await emulator.attachPath(pty.b);
-    const driver = new RnetDriver({ serialPort: pty.a, ...FAST });
-    t.teardown(async () => {
-      await driver.stop();
-      await emulator.close();
-      await pty.close();
-    });
+    const r = await rig(t, { emulator: { controllers: 1 } });
     return {
-      driver,
+      driver: r.driver,
       // As heard on a real bus: the change is made and the keypad's event goes out on it.
-      keypad: (channel, change) => emulator.keypad(channel, toEmulated(change)),
-      hardware: (channel) => fromEmulated(emulator.state(channel)),
-      observed: () => observed(emulator),
-      volumeWrites: (channel) => emulator.commands.filter((c) => c.startsWith(`volume ${channel} `)).length,
+      keypad: (channel, change) => r.emulator.keypad(channel, toEmulated(change)),
+      hardware: (channel) => fromEmulated(r.emulator.state(channel)),
+      observed: r.observed,
+      volumeWrites: (channel) => r.emulator.commands.filter((c) => c.startsWith(`volume ${channel} `)).length,
+      // The RS-232 adapter is pulled and plugged back in: the port vanishes and returns at the same path.
+      unplug: r.unplug,
+      replug: r.replug,
     };
   },
 });

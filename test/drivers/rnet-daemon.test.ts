@@ -2,30 +2,14 @@
 import t from 'tap';
 import { RnetDriver } from '../../drivers/rnet/driver.js';
 import { RnetEmulator } from '../../drivers/rnet/emulator.js';
-import { createPtyPair } from '../helpers/pty.js';
-import { startTestDaemon } from '../helpers/daemon.js';
-import { client } from '../helpers/client.js';
-import { openStream, eventOf, isEvent } from '../helpers/sse.js';
-import { isStatus, nextEvent } from './conformance.js';
+import { eventOf, isEvent } from '../helpers/sse.js';
+import { daemonOnDriver } from './daemon-rig.js';
 import { FAST } from './rnet-rig.js';
 
 t.test('daemon on the rnet driver', async (t) => {
-  const pty = await createPtyPair();
-  const emulator = new RnetEmulator({ controllers: 1 });
-  await emulator.attachPath(pty.b);
-  const driver = new RnetDriver({ serialPort: pty.a, ...FAST });
-  const online = nextEvent(driver, isStatus(true), 'status online');
-  const d = await startTestDaemon(t, { driver });
-  t.teardown(async () => {
-    await emulator.close();
-    await pty.close();
-  });
-  const api = client(d.base, d.adminKey);
-  if (!driver.online) await online; // start() resolves once the driver runs; the link comes up on its own schedule
-  const zones = (await api.get('/api/zones')).body as Array<{ id: string; output: { channel: number } }>;
-  const stream = openStream(d.base, '/api/stream/events', { 'X-API-Key': d.adminKey });
-  t.teardown(() => stream.close());
-  await stream.next((m) => m.retry !== undefined);
+  const { pty, emulator, api, zones, stream } = await daemonOnDriver(t, new RnetEmulator({ controllers: 1 }), (serialPort) =>
+    new RnetDriver({ serialPort, ...FAST }),
+  );
 
   t.test('zones are controller 1 zones 1 to 6, as channels 11 to 16', async (t) => {
     t.same(zones.map((z) => z.output.channel), [11, 12, 13, 14, 15, 16]);

@@ -2,9 +2,13 @@
 import type { Test } from 'tap';
 import type { DriverEvent, ZoneState } from '../../drivers/driver.js';
 import { XantechDriver, type XantechOptions } from '../../drivers/xantech/driver.js';
-import { XantechEmulator, type EmulatorOptions } from '../../drivers/xantech/emulator.js';
-import { createPtyPair, type PtyPair } from '../helpers/pty.js';
-import { isStatus, nextEvent, settledWithin } from './conformance.js';
+import { XantechEmulator, type EmulatorOptions, type KeypadChange } from '../../drivers/xantech/emulator.js';
+import type { ZoneStatus } from '../../drivers/xantech/protocol.js';
+import { fromStatusLine, serialRig, toStatusChange, type SerialRig } from './serial-rig.js';
+
+export { startOnline } from './serial-rig.js';
+
+export const STEPS = 38;
 
 /** Short timings so faults resolve in milliseconds; the defaults are for a real 9600 baud line. */
 export const FAST: Partial<XantechOptions> = {
@@ -21,16 +25,7 @@ export const FAST_EMULATOR: EmulatorOptions = { activityDelayMs: 5 };
 
 export const ON: ZoneState = { power: true, muted: false, volume: 13 / 38, source: 1 };
 
-export interface Rig {
-  pty: PtyPair;
-  emulator: XantechEmulator;
-  driver: XantechDriver;
-  events: DriverEvent[];
-  /** Every log line the driver wrote, as `level: message`. */
-  logs: string[];
-  /** Resolves after pending reports went out and a full poll of zone 1 followed them (needs a fast poll). */
-  observed(): Promise<void>;
-}
+export type Rig = SerialRig<XantechDriver, XantechEmulator>;
 
 export interface RigOptions {
   emulator?: EmulatorOptions;
@@ -38,38 +33,18 @@ export interface RigOptions {
   deferredPort?: boolean;
 }
 
-export async function rig(t: Test, options: RigOptions = {}): Promise<Rig> {
-  const pty = await createPtyPair({ deferred: options.deferredPort ?? false });
-  const emulator = new XantechEmulator({ ...FAST_EMULATOR, ...options.emulator });
-  if (pty.plugged) await emulator.attachPath(pty.b);
-  const logs: string[] = [];
-  const driver = new XantechDriver({
-    serialPort: pty.a,
-    ...FAST,
-    log: (level, msg) => logs.push(`${level}: ${msg}`),
-    ...options.driver,
+export function rig(t: Test, options: RigOptions = {}): Promise<Rig> {
+  return serialRig(t, {
+    emulator: new XantechEmulator({ ...FAST_EMULATOR, ...options.emulator }),
+    driver: (serialPort, log) => new XantechDriver({ serialPort, ...FAST, log, ...options.driver }),
+    // Reports go out first; the reply to one safety poll of zone 1 is handled before the next is sent (needs a fast poll).
+    observed: async (emulator) => {
+      await emulator.reportsSent();
+      await emulator.waitForCommand((c) => c === '?1ZD');
+      await emulator.waitForCommand((c) => c === '?1ZD');
+    },
+    deferredPort: options.deferredPort ?? false,
   });
-  const events: DriverEvent[] = [];
-  driver.onEvent((e) => events.push(e));
-  t.teardown(async () => {
-    await driver.stop();
-    await emulator.close();
-    await pty.close();
-  });
-  const observed = async (): Promise<void> => {
-    await emulator.reportsSent();
-    await emulator.waitForCommand((c) => c === '?1ZD');
-    await emulator.waitForCommand((c) => c === '?1ZD');
-  };
-  return { pty, emulator, driver, events, logs, observed };
-}
-
-/** Starts the driver and waits until it is online and has pushed its desired state. */
-export async function startOnline(r: Rig, desired: Map<number, ZoneState> = new Map()): Promise<void> {
-  const online = nextEvent(r.driver, isStatus(true), 'status online');
-  await r.driver.start(desired);
-  await online;
-  await settledWithin(r.driver);
 }
 
 /** Commands the amp received since `mark` (an index into emulator.commands), sets only. */
@@ -77,3 +52,6 @@ export const setsSince = (r: Rig, mark = 0): string[] => r.emulator.commands.sli
 
 /** Zone events the driver emitted. */
 export const zoneEvents = (r: Rig): DriverEvent[] => r.events.filter((e) => e.type === 'zone');
+
+export const toKeypad = (change: Partial<ZoneState>): KeypadChange => toStatusChange(change, STEPS);
+export const fromStatus = (s: ZoneStatus): ZoneState => fromStatusLine(s, STEPS);
