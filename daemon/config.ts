@@ -53,6 +53,30 @@ export interface Config {
     playlistPageDefault: number;
     playlistPageMax: number;
   };
+  /** The MQTT bridge to Home Assistant and other hubs (README, Home Assistant); off while `url` is empty. */
+  mqtt: MqttConfig;
+}
+
+export interface MqttConfig {
+  /** `mqtt://host:port` or `mqtts://host:port`; empty: no bridge. */
+  url: string;
+  username: string | undefined;
+  /** From AZC_MQTT_PASSWORD or the file named by --mqtt-password-file, never from a flag (it would show in ps). */
+  password: string | undefined;
+  /** The daemon user the bridge acts as; without one the bridge does not start (README, Home Assistant). */
+  account: string | undefined;
+  /** Prefix of every state and command topic; empty: `azc/<first 8 hex digits of the device UDN>`. */
+  baseTopic: string;
+  discoveryPrefix: string;
+  /** PEM files for mqtts:// (a private CA, and a client certificate and key when the broker asks for one). */
+  caFile: string | undefined;
+  certFile: string | undefined;
+  keyFile: string | undefined;
+  keepaliveS: number;
+  connectTimeoutMs: number;
+  /** Reconnect back-off: starts at the minimum, doubles per failed attempt, capped at the maximum. */
+  reconnectMinMs: number;
+  reconnectMaxMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -94,6 +118,21 @@ export function defaultConfig(cwd = process.cwd()): Config {
       playlistPageDefault: 50,
       playlistPageMax: 200,
     },
+    mqtt: {
+      url: '',
+      username: undefined,
+      password: undefined,
+      account: undefined,
+      baseTopic: '',
+      discoveryPrefix: 'homeassistant',
+      caFile: undefined,
+      certFile: undefined,
+      keyFile: undefined,
+      keepaliveS: 30,
+      connectTimeoutMs: 10_000,
+      reconnectMinMs: 1000,
+      reconnectMaxMs: 60_000,
+    },
   };
 }
 
@@ -101,7 +140,24 @@ export class ConfigError extends Error {}
 
 type Raw = Record<string, unknown>;
 
-const FLAG_KEYS: Record<string, keyof Config> = {
+/** MQTT settings as flat raw keys (`mqtt.url` is `mqttUrl`), so flags, environment and file share one path. */
+const MQTT_KEYS = {
+  url: 'mqttUrl',
+  username: 'mqttUsername',
+  passwordFile: 'mqttPasswordFile',
+  account: 'mqttAccount',
+  baseTopic: 'mqttBaseTopic',
+  discoveryPrefix: 'mqttDiscoveryPrefix',
+  caFile: 'mqttCaFile',
+  certFile: 'mqttCertFile',
+  keyFile: 'mqttKeyFile',
+  keepaliveS: 'mqttKeepaliveS',
+  connectTimeoutMs: 'mqttConnectTimeoutMs',
+  reconnectMinMs: 'mqttReconnectMinMs',
+  reconnectMaxMs: 'mqttReconnectMaxMs',
+} as const;
+
+const FLAG_KEYS: Record<string, keyof Config | (typeof MQTT_KEYS)[keyof typeof MQTT_KEYS]> = {
   '--host': 'host',
   '--port': 'port',
   '--state-dir': 'stateDir',
@@ -112,9 +168,18 @@ const FLAG_KEYS: Record<string, keyof Config> = {
   '--log-level': 'logLevel',
   '--friendly-name': 'friendlyName',
   '--ssdp-interfaces': 'ssdpInterfaces',
+  '--mqtt-url': 'mqttUrl',
+  '--mqtt-username': 'mqttUsername',
+  '--mqtt-password-file': 'mqttPasswordFile',
+  '--mqtt-account': 'mqttAccount',
+  '--mqtt-base-topic': 'mqttBaseTopic',
+  '--mqtt-discovery-prefix': 'mqttDiscoveryPrefix',
+  '--mqtt-ca': 'mqttCaFile',
+  '--mqtt-cert': 'mqttCertFile',
+  '--mqtt-key': 'mqttKeyFile',
 };
 
-const ENV_KEYS: Record<string, keyof Config> = {
+const ENV_KEYS: Record<string, keyof Config | (typeof MQTT_KEYS)[keyof typeof MQTT_KEYS] | 'mqttPassword'> = {
   AZC_HOST: 'host',
   AZC_PORT: 'port',
   AZC_STATE_DIR: 'stateDir',
@@ -126,6 +191,16 @@ const ENV_KEYS: Record<string, keyof Config> = {
   AZC_FRIENDLY_NAME: 'friendlyName',
   AZC_SSDP: 'ssdp',
   AZC_SSDP_INTERFACES: 'ssdpInterfaces',
+  AZC_MQTT_URL: 'mqttUrl',
+  AZC_MQTT_USERNAME: 'mqttUsername',
+  AZC_MQTT_PASSWORD: 'mqttPassword',
+  AZC_MQTT_PASSWORD_FILE: 'mqttPasswordFile',
+  AZC_MQTT_ACCOUNT: 'mqttAccount',
+  AZC_MQTT_BASE_TOPIC: 'mqttBaseTopic',
+  AZC_MQTT_DISCOVERY_PREFIX: 'mqttDiscoveryPrefix',
+  AZC_MQTT_CA: 'mqttCaFile',
+  AZC_MQTT_CERT: 'mqttCertFile',
+  AZC_MQTT_KEY: 'mqttKeyFile',
 };
 
 export const USAGE = `usage: azcd [options]
@@ -141,6 +216,13 @@ export const USAGE = `usage: azcd [options]
   --ssdp-interfaces LIST comma-separated interfaces for SSDP (default: all)
   --friendly-name NAME   name shown by discovery
   --log-level LEVEL      fatal|error|warn|info|debug|trace|silent (default info)
+  --mqtt-url URL         MQTT broker for the Home Assistant bridge, mqtt://host:1883 or mqtts://host:8883 (default off)
+  --mqtt-username NAME   broker username (the password comes from AZC_MQTT_PASSWORD or --mqtt-password-file)
+  --mqtt-password-file F file holding the broker password
+  --mqtt-account USER    the azcd user the bridge acts as (required for the bridge; give it an Operator)
+  --mqtt-base-topic T    state and command topics (default azc/<device id>)
+  --mqtt-discovery-prefix P  Home Assistant discovery prefix (default homeassistant)
+  --mqtt-ca/--mqtt-cert/--mqtt-key FILE  PEM files for mqtts://
   --help                 this text`;
 
 /** Parses flags into raw values; throws ConfigError on anything unknown. */
@@ -163,6 +245,9 @@ function parseFlags(argv: string[]): { raw: Raw; configFile?: string; help: bool
     else if (name === '--ssdp') raw.ssdp = true;
     else if (name === '--no-ssdp') raw.ssdp = false;
     else if (name === '--config') configFile = value();
+    else if (name === '--mqtt-password') {
+      throw new ConfigError('--mqtt-password would show in the process list; set AZC_MQTT_PASSWORD or use --mqtt-password-file FILE');
+    }
     else if (FLAG_KEYS[name]) raw[FLAG_KEYS[name]] = value();
     else throw new ConfigError(`unknown option ${name} (see --help)`);
   }
@@ -232,6 +317,41 @@ function toLimits(current: Config['limits'], value: unknown): Config['limits'] {
   return limits;
 }
 
+/** The config file's `"mqtt": {...}` as flat raw keys; a password is refused there (use passwordFile). */
+function mqttSection(value: unknown): Raw {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError('"mqtt" must be an object');
+  const raw: Raw = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (key === 'password') throw new ConfigError('"mqtt.password" is not read from the config file; use "mqtt.passwordFile" or AZC_MQTT_PASSWORD');
+    const flat = MQTT_KEYS[key as keyof typeof MQTT_KEYS];
+    if (!flat) throw new ConfigError(`"mqtt.${key}" is not an MQTT setting; known: ${Object.keys(MQTT_KEYS).join(', ')}`);
+    raw[flat] = v;
+  }
+  return raw;
+}
+
+/** A topic prefix: levels without wildcards, no leading or trailing slash. */
+function toTopicPrefix(key: string, value: unknown): string {
+  const topic = toString(key, value);
+  if (topic.length > 128 || /[+#\u0000]/.test(topic) || topic.startsWith('/') || topic.endsWith('/') || topic.includes('//')) {
+    throw new ConfigError(`"${key}" must be topic levels like azc/living-room (no +, #, empty levels or leading/trailing /), got ${JSON.stringify(topic).slice(0, 140)}`);
+  }
+  return topic;
+}
+
+function readSecretFile(key: string, file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read "${key}" ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  // A trailing newline from `echo secret > file` is not part of the password.
+  const secret = text.replace(/\r?\n$/, '');
+  if (!secret) throw new ConfigError(`"${key}" ${file} is empty`);
+  return secret;
+}
+
 /** Applies one layer of raw values onto a config, validating each. */
 function apply(config: Config, raw: Raw, baseDir: string): void {
   for (const [key, value] of Object.entries(raw)) {
@@ -276,6 +396,57 @@ function apply(config: Config, raw: Raw, baseDir: string): void {
         break;
       case 'limits':
         config.limits = toLimits(config.limits, value);
+        break;
+      case 'mqtt':
+        apply(config, mqttSection(value), baseDir);
+        break;
+      case 'mqttUrl': {
+        const url = toString('mqtt.url', value);
+        if (!/^mqtts?:\/\/[^/\s]+(\/)?$/.test(url)) {
+          throw new ConfigError(`"mqtt.url" must look like mqtt://host:1883 or mqtts://host:8883, got ${JSON.stringify(url).slice(0, 120)}`);
+        }
+        if (url.includes('@')) {
+          throw new ConfigError('"mqtt.url" must not carry credentials (they would show in the process list and logs); use --mqtt-username and AZC_MQTT_PASSWORD or --mqtt-password-file');
+        }
+        config.mqtt.url = url;
+        break;
+      }
+      case 'mqttUsername':
+        config.mqtt.username = toString('mqtt.username', value);
+        break;
+      case 'mqttPassword':
+        config.mqtt.password = toString('AZC_MQTT_PASSWORD', value);
+        break;
+      case 'mqttPasswordFile':
+        config.mqtt.password = readSecretFile('mqtt.passwordFile', path.resolve(baseDir, toString('mqtt.passwordFile', value)));
+        break;
+      case 'mqttAccount':
+        config.mqtt.account = toString('mqtt.account', value);
+        break;
+      case 'mqttBaseTopic':
+      case 'mqttDiscoveryPrefix': {
+        const field = key === 'mqttBaseTopic' ? 'baseTopic' : 'discoveryPrefix';
+        config.mqtt[field] = toTopicPrefix(`mqtt.${field}`, value);
+        break;
+      }
+      case 'mqttCaFile':
+      case 'mqttCertFile':
+      case 'mqttKeyFile': {
+        const field = key === 'mqttCaFile' ? 'caFile' : key === 'mqttCertFile' ? 'certFile' : 'keyFile';
+        config.mqtt[field] = path.resolve(baseDir, toString(`mqtt.${field}`, value));
+        break;
+      }
+      case 'mqttKeepaliveS':
+        config.mqtt.keepaliveS = toInt('mqtt.keepaliveS', value, 5, 3600);
+        break;
+      case 'mqttConnectTimeoutMs':
+        config.mqtt.connectTimeoutMs = toInt('mqtt.connectTimeoutMs', value, 100, 600_000);
+        break;
+      case 'mqttReconnectMinMs':
+        config.mqtt.reconnectMinMs = toInt('mqtt.reconnectMinMs', value, 50, 600_000);
+        break;
+      case 'mqttReconnectMaxMs':
+        config.mqtt.reconnectMaxMs = toInt('mqtt.reconnectMaxMs', value, 50, 3_600_000);
         break;
       case 'logLevel': {
         const level = toString(key, value);

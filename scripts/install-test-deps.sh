@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system tools the test suite uses (socat for serial ptys, Chromium for the dashboard tests,
-# systemd-analyze for the unit checks, curl and jq for the README's tour). Needs root; does nothing when everything is already there.
+# systemd-analyze for the unit checks, curl and jq for the README's tour, mosquitto as the MQTT bridge's broker). Needs root; does nothing when everything is already there.
 set -euo pipefail
 need=()
 command -v socat >/dev/null 2>&1 || need+=(socat)
@@ -10,6 +10,7 @@ command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v jq >/dev/null 2>&1 || need+=(jq)
+[ -x /usr/sbin/mosquitto ] || need+=(mosquitto)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi

@@ -1,0 +1,152 @@
+// Commands from the hub: parsed, checked and sent through the same domain services and policy as REST.
+import type { Logger } from '../log.js';
+import type { Caller } from '../domain/access.js';
+import type { AudioService } from '../domain/audio.js';
+import { DomainError } from '../domain/errors.js';
+import { requireWriter } from '../domain/policy.js';
+import { MAX_COMMAND_BYTES, WARN_BUDGET, WARN_WINDOW_MS } from './options.js';
+import { NO_SOURCE, PRESS, parseOnOff, parsePercent, sourceLabels } from './payloads.js';
+import type { CommandTarget, Topics } from './topics.js';
+
+/** The slice of the domain the bridge drives. */
+export type BridgeAudio = Pick<
+  AudioService,
+  'listZones' | 'listPlayers' | 'getZone' | 'setZoneVolume' | 'setZoneMuted' | 'setZonePower' | 'setPlayerVolume' | 'attachZones' | 'detachZones'
+>;
+
+export interface CommandDomain {
+  audio: BridgeAudio;
+  /** The bridge's account as a caller, from current state; null when it is missing or disabled. */
+  caller(): Caller | null;
+}
+
+/** Not acted on: the reason is logged at warn. */
+class Rejected extends Error {}
+
+export class CommandHandler {
+  /** Latest volume per target, applied once per turn of the event loop (like the API's coalescing of a drag). */
+  private readonly volumes = new Map<string, { topic: string; target: CommandTarget; volume: number }>();
+  private flushing: NodeJS.Immediate | undefined;
+  private warned = 0;
+  private suppressed = 0;
+  private windowStart = 0;
+
+  constructor(
+    private readonly topics: Topics,
+    private readonly domain: CommandDomain,
+    private readonly log: Logger,
+  ) {}
+
+  /** Never throws: whatever arrives, the worst outcome is a warning. */
+  handle(topic: string, payload: Buffer): void {
+    try {
+      this.dispatch(topic, payload);
+    } catch (err) {
+      this.reject(topic, err);
+    }
+  }
+
+  /** Logs (within the warning budget) a command that is not acted on for a reason the caller found. */
+  ignore(topic: string, reason: string): void {
+    this.reject(topic, new Rejected(reason));
+  }
+
+  stop(): void {
+    if (this.flushing) clearImmediate(this.flushing);
+    this.flushing = undefined;
+    this.volumes.clear();
+  }
+
+  private dispatch(topic: string, payload: Buffer): void {
+    const target = this.topics.parseCommand(topic);
+    if (!target) throw new Rejected('not a command topic of this bridge');
+    if (payload.length > MAX_COMMAND_BYTES) throw new Rejected(`payload of ${payload.length} bytes is longer than ${MAX_COMMAND_BYTES}`);
+    const text = payload.toString('utf8');
+    const caller = this.caller();
+    if (target.kind === 'all-off') {
+      if (text.trim().toUpperCase() !== PRESS) throw new Rejected(`expected ${PRESS}, got ${JSON.stringify(text.slice(0, 40))}`);
+      for (const zone of this.domain.audio.listZones(caller)) {
+        if (zone.power) this.settle(topic, this.domain.audio.setZonePower(caller, zone.id, false));
+      }
+      return;
+    }
+    if (target.field === 'volume') {
+      const volume = parsePercent(text);
+      if (!volume.ok) throw new Rejected(volume.reason);
+      this.volumes.set(topic, { topic, target, volume: volume.value });
+      this.flushing ??= setImmediate(() => this.flushVolumes());
+      return;
+    }
+    if (target.kind !== 'zone') throw new Rejected('not a command topic of this bridge');
+    if (target.field === 'power' || target.field === 'mute') {
+      const on = parseOnOff(text);
+      if (!on.ok) throw new Rejected(on.reason);
+      const done = target.field === 'power' ? this.domain.audio.setZonePower(caller, target.id, on.value) : this.domain.audio.setZoneMuted(caller, target.id, on.value);
+      this.settle(topic, done);
+      return;
+    }
+    this.selectSource(caller, target.id, text);
+  }
+
+  /** "None" detaches the zone from its player; a player's label attaches the zone to that player. */
+  private selectSource(caller: Caller, zoneId: string, label: string): void {
+    const zone = this.domain.audio.getZone(caller, zoneId);
+    if (label === NO_SOURCE) {
+      if (zone.playerId) this.domain.audio.detachZones(caller, zone.playerId, [zone.id]);
+      return;
+    }
+    const players = this.domain.audio.listPlayers(caller);
+    const labels = sourceLabels(players);
+    const player = players.find((p) => labels.get(p.id) === label);
+    if (!player) throw new Rejected(`no player named ${JSON.stringify(label.slice(0, 60))}; options are ${NO_SOURCE} or ${[...labels.values()].join(', ')}`);
+    this.domain.audio.attachZones(caller, player.id, [zone.id]);
+  }
+
+  private flushVolumes(): void {
+    this.flushing = undefined;
+    const pending = [...this.volumes.values()];
+    this.volumes.clear();
+    for (const { topic, target, volume } of pending) {
+      try {
+        const caller = this.caller();
+        if (target.kind === 'zone') this.settle(topic, this.domain.audio.setZoneVolume(caller, target.id, volume));
+        else if (target.kind === 'player') this.settle(topic, this.domain.audio.setPlayerVolume(caller, target.id, volume));
+      } catch (err) {
+        this.reject(topic, err);
+      }
+    }
+  }
+
+  /** Resolved per command, so role, assignment and enabled changes apply to the very next one. */
+  private caller(): Caller {
+    const caller = this.domain.caller();
+    if (!caller) throw new Rejected('the bridge account is missing or disabled');
+    requireWriter(caller);
+    return caller;
+  }
+
+  private settle(topic: string, done: Promise<void>): void {
+    done.catch((err: unknown) => this.reject(topic, err));
+  }
+
+  private reject(topic: string, err: unknown): void {
+    if (!(err instanceof Rejected) && !(err instanceof DomainError)) {
+      this.log.error({ component: 'mqtt', topic, err }, 'MQTT command failed');
+      return;
+    }
+    const now = Date.now();
+    if (now - this.windowStart >= WARN_WINDOW_MS) {
+      if (this.suppressed > 0) this.log.warn({ component: 'mqtt', suppressed: this.suppressed }, 'more MQTT commands were ignored');
+      this.windowStart = now;
+      this.warned = 0;
+      this.suppressed = 0;
+    }
+    if (this.warned >= WARN_BUDGET) {
+      this.suppressed++;
+      return;
+    }
+    this.warned++;
+    const reason = err instanceof DomainError ? `${err.kind}: ${err.detail}` : err.message;
+    this.log.warn({ component: 'mqtt', topic, reason }, 'MQTT command ignored');
+  }
+}

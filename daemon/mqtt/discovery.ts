@@ -1,0 +1,113 @@
+// Home Assistant discovery: one retained config message per entity, every entity on one device per appliance.
+import type { ResolvedBridgeOptions } from './options.js';
+import { NO_SOURCE, OFFLINE, ONLINE, PRESS, sourceLabels } from './payloads.js';
+import type { Topics } from './topics.js';
+import type { BridgeView } from './view.js';
+
+type Payload = Record<string, unknown>;
+
+/** Every discovery config the view calls for, by topic, as the JSON text to publish retained. */
+export function discoveryMessages(view: BridgeView, topics: Topics, options: ResolvedBridgeOptions): Map<string, string> {
+  const { nodeId, identity } = options;
+  const device = {
+    identifiers: [nodeId],
+    name: identity.friendlyName,
+    manufacturer: 'audio-zone-control',
+    model: 'azcd',
+    sw_version: identity.version,
+    configuration_url: identity.dashboardUrl,
+  };
+  const origin = { name: 'azcd', sw_version: identity.version };
+  const bridgeUp = { topic: topics.availability, payload_available: ONLINE, payload_not_available: OFFLINE };
+  const linkUp = (driver: string) => ({ topic: topics.amplifier(driver), payload_available: ONLINE, payload_not_available: OFFLINE });
+  const messages = new Map<string, string>();
+  if (!view.account) return messages;
+  // unique_id and object_id use ids, never names, so renames keep the entity (and its history) in the hub.
+  const add = (component: string, objectId: string, payload: Payload) => {
+    messages.set(topics.discovery(component, nodeId, objectId), JSON.stringify({ ...payload, unique_id: `${nodeId}_${objectId}`, device, origin }));
+  };
+  /** Zone and player entities: usable only while both the bridge and their amplifier link are up. */
+  const onAmplifier = (driver: string) => ({ availability: [bridgeUp, linkUp(driver)], availability_mode: 'all' });
+
+  const labels = sourceLabels(view.players);
+  const sourceOptions = [NO_SOURCE, ...view.players.map((player) => labels.get(player.id)!)];
+  for (const zone of view.zones) {
+    const on = onAmplifier(zone.output.driver);
+    const volume = topics.zone(zone.id, 'volume');
+    add('number', `zone_${zone.id}_volume`, {
+      name: `${zone.name} volume`,
+      state_topic: volume,
+      command_topic: topics.command(volume),
+      min: 0,
+      max: 100,
+      step: 1,
+      mode: 'slider',
+      unit_of_measurement: '%',
+      icon: 'mdi:volume-high',
+      ...on,
+    });
+    const power = topics.zone(zone.id, 'power');
+    add('switch', `zone_${zone.id}_power`, {
+      name: `${zone.name} power`,
+      state_topic: power,
+      command_topic: topics.command(power),
+      payload_on: 'ON',
+      payload_off: 'OFF',
+      icon: 'mdi:power',
+      ...on,
+    });
+    const mute = topics.zone(zone.id, 'mute');
+    add('switch', `zone_${zone.id}_mute`, {
+      name: `${zone.name} mute`,
+      state_topic: mute,
+      command_topic: topics.command(mute),
+      payload_on: 'ON',
+      payload_off: 'OFF',
+      icon: 'mdi:volume-off',
+      ...on,
+    });
+    const source = topics.zone(zone.id, 'source');
+    add('select', `zone_${zone.id}_source`, {
+      name: `${zone.name} source`,
+      state_topic: source,
+      command_topic: topics.command(source),
+      options: sourceOptions,
+      icon: 'mdi:speaker-multiple',
+      ...on,
+    });
+  }
+  for (const player of view.players) {
+    const volume = topics.player(player.id, 'volume');
+    add('number', `player_${player.id}_volume`, {
+      name: `${player.name} volume`,
+      state_topic: volume,
+      command_topic: topics.command(volume),
+      min: 0,
+      max: 100,
+      step: 1,
+      mode: 'slider',
+      unit_of_measurement: '%',
+      icon: 'mdi:speaker',
+      ...onAmplifier(player.input.driver),
+    });
+  }
+  for (const amplifier of view.amplifiers) {
+    add('binary_sensor', `amplifier_${amplifier.name}_link`, {
+      name: `Amplifier ${amplifier.name} link`,
+      state_topic: topics.amplifier(amplifier.name),
+      payload_on: ONLINE,
+      payload_off: OFFLINE,
+      device_class: 'connectivity',
+      entity_category: 'diagnostic',
+      availability: [bridgeUp],
+    });
+  }
+  add('button', 'all_zones_off', {
+    name: 'All zones off',
+    command_topic: topics.allOffCommand,
+    payload_press: PRESS,
+    icon: 'mdi:power-off',
+    availability: [bridgeUp],
+  });
+  return messages;
+}

@@ -1,0 +1,72 @@
+// The topic layout: one place that names every state, command, availability and discovery topic.
+
+export type ZoneField = 'volume' | 'power' | 'mute' | 'source';
+export type PlayerField = 'volume';
+
+/** What a command topic addresses, once parsed. */
+export type CommandTarget =
+  | { kind: 'zone'; id: string; field: ZoneField }
+  | { kind: 'player'; id: string; field: PlayerField }
+  | { kind: 'all-off' };
+
+const ZONE_FIELDS: readonly string[] = ['volume', 'power', 'mute', 'source'];
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export class Topics {
+  constructor(
+    readonly base: string,
+    readonly discoveryPrefix: string,
+  ) {}
+
+  /** The bridge's availability: `online` retained on connect, `offline` as the last will. */
+  get availability(): string {
+    return `${this.base}/status`;
+  }
+
+  /** Home Assistant's own status topic; `online` there is its birth message. */
+  get hassStatus(): string {
+    return `${this.discoveryPrefix}/status`;
+  }
+
+  zone(id: string, field: ZoneField): string {
+    return `${this.base}/zone/${id}/${field}`;
+  }
+
+  player(id: string, field: PlayerField): string {
+    return `${this.base}/player/${id}/${field}`;
+  }
+
+  /** An amplifier link: `online` or `offline`; zones on it are available only while it is online. */
+  amplifier(driver: string): string {
+    return `${this.base}/amplifier/${driver}/status`;
+  }
+
+  get allOffCommand(): string {
+    return `${this.base}/all_off/set`;
+  }
+
+  command(state: string): string {
+    return `${state}/set`;
+  }
+
+  /** Subscriptions that cover every command topic. */
+  get commandFilters(): string[] {
+    return [`${this.base}/zone/+/+/set`, `${this.base}/player/+/+/set`, this.allOffCommand];
+  }
+
+  discovery(component: string, nodeId: string, objectId: string): string {
+    return `${this.discoveryPrefix}/${component}/${nodeId}/${objectId}/config`;
+  }
+
+  /** Parses a command topic; undefined for anything that is not one of ours. */
+  parseCommand(topic: string): CommandTarget | undefined {
+    if (topic === this.allOffCommand) return { kind: 'all-off' };
+    if (!topic.startsWith(`${this.base}/`) || !topic.endsWith('/set')) return undefined;
+    const parts = topic.slice(this.base.length + 1, -'/set'.length).split('/');
+    if (parts.length !== 3 || !UUID_RE.test(parts[1]!)) return undefined;
+    const [kind, id, field] = parts as [string, string, string];
+    if (kind === 'zone' && ZONE_FIELDS.includes(field)) return { kind, id: id.toLowerCase(), field: field as ZoneField };
+    if (kind === 'player' && field === 'volume') return { kind, id: id.toLowerCase(), field };
+    return undefined;
+  }
+}

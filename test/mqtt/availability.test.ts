@@ -1,0 +1,142 @@
+// Availability and broker failures over a real mosquitto: last will, restarts on both sides, birth message, auth.
+import t from 'tap';
+import { rmSync } from 'node:fs';
+import { client } from '../helpers/client.js';
+import { startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon.js';
+import { spawnDaemon, type DaemonProcess } from '../helpers/process.js';
+import { startBroker, Watcher } from '../helpers/mosquitto.js';
+import { defaultConfig, type MqttConfig } from '../../daemon/config.js';
+import { BASE, PREFIX, bridged } from './setup.js';
+
+const configs = (w: Watcher) => [...w.latest.keys()].filter((topic) => topic.startsWith(`${PREFIX}/`) && topic.endsWith('/config'));
+const mqttConfig = (url: string, extra: Partial<MqttConfig> = {}): MqttConfig => ({
+  ...defaultConfig().mqtt,
+  url,
+  account: 'admin',
+  baseTopic: BASE,
+  reconnectMinMs: 100,
+  reconnectMaxMs: 400,
+  ...extra,
+});
+
+/** Follows GET /api/health until the bridge reports the state (each poll is a real request, not a timed sleep). */
+async function untilBridge(d: TestDaemon, state: string): Promise<{ state: string; detail?: string }> {
+  for (;;) {
+    const health = await client(d.base).get('/api/health');
+    if (health.body.mqtt?.state === state) return health.body.mqtt;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+t.test('the last will marks the appliance offline after a SIGKILL, and a restart brings it back online', async (t) => {
+  const broker = await startBroker(t);
+  const hub = await Watcher.connect(t, broker.url);
+  const stateDir = tempDir();
+  const args = ['--state-dir', stateDir, '--mqtt-url', broker.url, '--mqtt-account', 'admin', '--mqtt-base-topic', BASE];
+  const env = { AZC_ADMIN_PASSWORD: 'admin-password-1', AZC_LOG_LEVEL: 'warn' };
+  let running: DaemonProcess | undefined;
+  t.teardown(async () => {
+    if (running && running.child.exitCode === null && running.child.signalCode === null) {
+      running.child.kill('SIGTERM');
+      await running.exited;
+    }
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+  running = await spawnDaemon({ args, env });
+  await hub.value(`${BASE}/status`, 'online');
+  await hub.until((w) => configs(w).length === 26);
+  const zoneVolume = configs(hub).find((topic) => topic.includes('/number/') && topic.includes('zone_'))!;
+  const volumeState = hub.json(zoneVolume).state_topic as string;
+  const before = await hub.value(volumeState, () => true);
+
+  running.child.kill('SIGKILL');
+  t.match(await running.exited, { signal: 'SIGKILL' });
+  t.equal(await hub.value(`${BASE}/status`, 'offline'), 'offline', 'the broker published the last will');
+  // Commands sent while the appliance is away, retained or not, must not be acted on when it comes back.
+  await hub.publish(`${volumeState}/set`, '99', { qos: 1 });
+  await hub.publish(`${volumeState}/set`, '98', { qos: 1, retain: true });
+
+  running = await spawnDaemon({ args, env });
+  await hub.value(`${BASE}/status`, 'online');
+  const stale = await hub.value(volumeState, () => true);
+  t.equal(stale, before, 'no stale command was applied');
+  // A fresh command round trip proves the bridge is subscribed and has handled the retained one by now.
+  await hub.publish(`${volumeState.replace('/volume', '/power')}/set`, 'ON');
+  await hub.value(volumeState.replace('/volume', '/power'), 'ON');
+  t.equal(hub.latest.get(volumeState), before);
+  await hub.publish(`${volumeState}/set`, '', { retain: true });
+});
+
+t.test('a broker restart: the bridge reconnects and publishes everything again, including changes made meanwhile', async (t) => {
+  const { broker, d, zones, admin } = await bridged(t);
+  const first = await Watcher.connect(t, broker.url, ['#'], { reconnectPeriod: 0 });
+  await first.until((w) => configs(w).length === 28);
+  await broker.stop();
+  await untilBridge(d, 'reconnecting');
+  t.equal((await admin.put(`/api/zones/${zones[0]!.id}/volume`, { volume: 0.77 })).status, 204, 'the API works while the broker is down');
+  await broker.start();
+  await untilBridge(d, 'connected');
+  // The broker kept nothing (no persistence), so all a new subscriber sees was published after the reconnect.
+  const hub = await Watcher.connect(t, broker.url);
+  await hub.until((w) => configs(w).length === 28);
+  t.equal(await hub.value(`${BASE}/status`, 'online'), 'online');
+  t.equal(await hub.value(`${BASE}/zone/${zones[0]!.id}/volume`, '77'), '77');
+});
+
+t.test("Home Assistant's birth message makes the bridge publish discovery and state again", async (t) => {
+  const { hub } = await bridged(t);
+  await hub.until((w) => configs(w).length === 28 && w.latest.has(`${BASE}/status`));
+  const mark = hub.received.length;
+  await hub.publish(`${PREFIX}/status`, 'online');
+  await hub.until((w) => new Set(w.received.slice(mark).filter((m) => m.topic.endsWith('/config')).map((m) => m.topic)).size === 28);
+  t.ok(hub.received.slice(mark).some((m) => m.topic.startsWith(`${BASE}/zone/`)), 'states too');
+  const after = hub.received.length;
+  await hub.publish(`${PREFIX}/status`, 'offline');
+  // HA going offline asks for nothing; a birth afterwards does. Only the second one's replay may appear.
+  await hub.publish(`${PREFIX}/status`, 'online');
+  await hub.until((w) => w.received.slice(after).filter((m) => m.topic.endsWith('/config')).length >= 28);
+  t.pass();
+});
+
+t.test('the daemon starts and serves the API while the broker is down, and connects once it is up', async (t) => {
+  const broker = await startBroker(t);
+  await broker.stop();
+  const d = await startTestDaemon(t, { config: { mqtt: mqttConfig(broker.url) } });
+  const health = await client(d.base).get('/api/health');
+  t.equal(health.status, 200);
+  t.match(health.body, { status: 'ok', mqtt: { state: /connecting|reconnecting/ } });
+  t.equal((await client(d.base, d.adminKey).get('/api/zones')).status, 200);
+  await broker.start();
+  const hub = await Watcher.connect(t, broker.url);
+  await hub.value(`${BASE}/status`, 'online');
+  await untilBridge(d, 'connected');
+});
+
+t.test('with password auth the bridge connects with its username and password, and a wrong one is reported, not fatal', async (t) => {
+  const auth = { username: 'azcd', password: 'broker-secret-1' };
+  const broker = await startBroker(t, { auth });
+  const hub = await Watcher.connect(t, broker.url, ['#'], auth);
+  const good = await startTestDaemon(t, { config: { mqtt: mqttConfig(broker.url, { ...auth, baseTopic: 'azc/good' }) } });
+  await hub.value('azc/good/status', 'online');
+  await untilBridge(good, 'connected');
+  const bad = await startTestDaemon(t, { config: { mqtt: mqttConfig(broker.url, { username: 'azcd', password: 'wrong-secret-2', baseTopic: 'azc/bad' }) } });
+  const status = await untilBridge(bad, 'reconnecting');
+  t.match(status.detail, /Not authorized|Bad username or password/i);
+  t.equal((await client(bad.base).get('/api/health')).body.status, 'ok', 'the appliance itself is fine');
+  t.notOk(bad.logs.some((line) => line.includes('wrong-secret-2')), 'the password never reaches the log');
+  t.notOk(hub.latest.has('azc/bad/status'));
+});
+
+t.test('a bridge account that does not exist yet publishes nothing until it is created', async (t) => {
+  const { hub, d, admin, zones } = await bridged(t, { account: 'later' });
+  await hub.value(`${BASE}/status`, 'online');
+  t.equal(configs(hub).length, 0);
+  t.ok(d.logs.some((line) => /account is missing or disabled/.test(line)));
+  await admin.post('/api/users', { username: 'later', password: 'later-password', role: 'Operator', assignments: { playerIds: [], zoneIds: [zones[0]!.id] } });
+  // One zone: volume, power, mute, source, plus the amplifier link and the all-off button.
+  await hub.until((w) => configs(w).length === 6);
+  const users = (await admin.get('/api/users')).body as Array<{ id: string; username: string }>;
+  await admin.put(`/api/users/${users.find((u) => u.username === 'later')!.id}`, { isEnabled: false });
+  await hub.until((w) => configs(w).length === 0);
+  t.pass('disabling the account removes its entities');
+});

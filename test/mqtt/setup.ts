@@ -1,0 +1,63 @@
+// Shared set-up for the MQTT bridge tests: a broker, a daemon bridged to it as a named account, a hub-like watcher.
+import { startTestDaemon, type StartOptions, type TestDaemon } from '../helpers/daemon.js';
+import { client, createUser, type Client } from '../helpers/client.js';
+import { startBroker, Watcher, type Broker } from '../helpers/mosquitto.js';
+import { defaultConfig } from '../../daemon/config.js';
+
+export const BASE = 'azc/test';
+export const PREFIX = 'homeassistant';
+
+interface T {
+  teardown(fn: () => unknown): void;
+}
+
+export interface Bridged {
+  broker: Broker;
+  d: TestDaemon;
+  admin: Client;
+  hub: Watcher;
+  zones: Array<{ id: string; name: string }>;
+  /** The discovery node id: `azc_` + the UDN's hex digits. */
+  nodeId: string;
+}
+
+/**
+ * A daemon whose bridge acts as `account` (an Operator `hub` assigned every zone and player unless `role` or
+ * `assign` say otherwise), a broker, and a watcher subscribed to everything.
+ */
+export async function bridged(
+  t: T,
+  options: { role?: 'Admin' | 'Operator' | 'Viewer'; account?: string | null; players?: number; start?: StartOptions; broker?: Broker } = {},
+): Promise<Bridged> {
+  const broker = options.broker ?? (await startBroker(t));
+  const account = options.account === undefined ? 'hub' : options.account;
+  const d = await startTestDaemon(t, {
+    ...options.start,
+    config: {
+      mqtt: {
+        ...defaultConfig().mqtt,
+        url: broker.url,
+        account: account ?? undefined,
+        baseTopic: BASE,
+        reconnectMinMs: 100,
+        reconnectMaxMs: 400,
+      },
+      ...options.start?.config,
+    },
+  });
+  const admin = client(d.base, d.adminKey);
+  const playerIds: string[] = [];
+  for (let i = 1; i <= (options.players ?? 2); i++) {
+    const res = await admin.post('/api/players', { name: `Player ${i}`, input: { channel: i } });
+    playerIds.push(res.body.id);
+  }
+  const zones = ((await admin.get('/api/zones')).body as Array<{ id: string; name: string }>).map(({ id, name }) => ({ id, name }));
+  if (account === 'hub') {
+    await createUser(admin, 'hub', options.role ?? 'Operator', { playerIds, zoneIds: zones.map((z) => z.id) });
+  }
+  const hub = await Watcher.connect(t, broker.url);
+  const nodeId = `azc_${d.daemon.udn.replace(/^uuid:/, '').replace(/-/g, '')}`;
+  return { broker, d, admin, hub, zones, nodeId };
+}
+
+export const configTopic = (component: string, nodeId: string, objectId: string) => `${PREFIX}/${component}/${nodeId}/${objectId}/config`;
