@@ -3,7 +3,7 @@
 import { VERSION } from './paths.js';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { Config } from './config.js';
+import { amplifiersOf, type Config } from './config.js';
 import type { Logger } from './log.js';
 import { Store } from './store/db.js';
 import { UsersRepo } from './store/users-repo.js';
@@ -30,6 +30,7 @@ import { systemRoutes } from './api/system.js';
 import { ProblemSchema } from './api/schemas.js';
 import { createDriver } from '../drivers/index.js';
 import type { AmplifierDriver } from '../drivers/driver.js';
+import { Amplifiers, singleAmplifier, type Amplifier } from './domain/amplifiers.js';
 import { renderDescription } from './discovery/description.js';
 import type { SsdpAnnouncerOptions } from './discovery/ssdp.js';
 import { createStaticHandler } from './http/static.js';
@@ -43,7 +44,7 @@ export { VERSION };
 
 /** How long shutdown lets requests in flight finish before the connections close. */
 const SHUTDOWN_DRAIN_MS = 5000;
-/** How long shutdown waits for the amplifier to apply the last changes before the driver stops. */
+/** How long shutdown waits for the amplifiers to apply the last changes before the drivers stop. */
 const DRIVER_SETTLE_MS = 2000;
 
 export interface InitialAdmin {
@@ -56,7 +57,7 @@ export interface InitialAdmin {
 export interface DaemonOptions {
   config: Config;
   logger: Logger;
-  /** A ready driver instead of one built from the configuration (tests inject the simulated one). */
+  /** A ready driver instead of those built from the configuration (tests inject the simulated one). */
   driver?: AmplifierDriver;
   /** systemd notification (READY, STATUS, WATCHDOG, STOPPING); none unless given. */
   notifier?: Notifier;
@@ -67,7 +68,7 @@ export interface DaemonOptions {
 /** Everything that exists once the store is open; built by start(). */
 interface Parts {
   store: Store;
-  driver: AmplifierDriver;
+  amplifiers: Amplifiers;
   bus: EventBus;
   udn: string;
   authentication: Authentication;
@@ -101,8 +102,12 @@ export class Daemon {
   get store(): Store {
     return this.started().store;
   }
+  /** The first amplifier's driver (the only one unless the config file lists several). */
   get driver(): AmplifierDriver {
-    return this.started().driver;
+    return this.started().amplifiers.list[0]!.driver;
+  }
+  get amplifiers(): Amplifiers {
+    return this.started().amplifiers;
   }
   get bus(): EventBus {
     return this.started().bus;
@@ -153,17 +158,12 @@ export class Daemon {
     const { config, logger, lifecycle } = this;
     this.startedAt = Date.now();
     try {
-      const driver =
-        this.options.driver ??
-        (await createDriver(config.driver, {
-          serialPort: config.serialPort,
-          pollIntervalMs: config.pollIntervalMs,
-          log: (level, msg, fields) => logger[level]({ driver: config.driver, ...fields }, msg),
-        }));
+      const amplifiers = this.options.driver ? new Amplifiers([singleAmplifier(this.options.driver)]) : await this.createAmplifiers();
       const store: Store = await lifecycle.start('store', () => new Store(path.join(config.stateDir, 'azc.db')), () => store.close());
-      const parts = (this.parts = this.compose(store, driver, DeviceSecrets.open(config.stateDir)));
+      const parts = (this.parts = this.compose(store, amplifiers, DeviceSecrets.open(config.stateDir)));
       await lifecycle.start('amplifier', () => parts.audio.start(), async () => {
-        await Promise.race([driver.settled(), new Promise((resolve) => setTimeout(resolve, DRIVER_SETTLE_MS).unref())]);
+        const settled = Promise.all(amplifiers.list.map((a) => a.driver.settled()));
+        await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, DRIVER_SETTLE_MS).unref())]);
         await parts.audio.stop();
       });
       // The uWS app exists since compose(); closing it ends every connection that is left.
@@ -174,7 +174,10 @@ export class Daemon {
         parts.server.stopListening();
         await parts.server.drain(SHUTDOWN_DRAIN_MS);
       });
-      logger.info({ host: config.host, port: this.port, driver: driver.name, uws: parts.server.uwsSource }, 'listening');
+      logger.info(
+        { host: config.host, port: this.port, driver: amplifiers.list[0]!.driver.name, amplifiers: amplifiers.list.map((a) => a.name), uws: parts.server.uwsSource },
+        'listening',
+      );
       if (config.mqtt.url) await this.startMqtt(parts);
       if (config.ssdp) await this.startSsdp(parts.udn);
       const notifier = this.options.notifier;
@@ -184,7 +187,9 @@ export class Daemon {
           notifier,
           bus: parts.bus,
           summary: () =>
-            `listening on ${config.host}:${this.port}; amplifier ${driver.name} ${driver.online ? 'online' : 'offline'}; ${parts.streams.size} event streams`,
+            `listening on ${config.host}:${this.port}; ${amplifiers.list
+              .map((a) => `amplifier ${a.name} ${a.driver.online ? 'online' : 'offline'}`)
+              .join(', ')}; ${parts.streams.size} event streams`,
           storeHealthy: () => parts.store.healthy(),
           log: (msg) => logger.warn(msg),
         })), () => stopSystemd());
@@ -226,21 +231,19 @@ export class Daemon {
   }
 
   /** Builds repositories, services, routes and the HTTP server on an open store: no I/O of its own. */
-  private compose(store: Store, driver: AmplifierDriver, secrets: DeviceSecrets): Parts {
+  private compose(store: Store, amplifiers: Amplifiers, secrets: DeviceSecrets): Parts {
     const { config, logger } = this;
     const users = new UsersRepo(store.db);
     const meta = new MetaRepo(store.db);
-    const audioRepo = new AudioRepo(store, [driver.name]);
+    const audioRepo = new AudioRepo(store, amplifiers.refs());
     const bus = new EventBus(config.sse.replayEvents);
     const udn = meta.udn() ?? this.createUdn(meta);
     let audio: AudioService | undefined;
     const authentication = new Authentication(store, users, secrets, bus, config);
     const userAdmin = new UserAdmin(store, users, secrets, bus, authentication, (kind, id) => audio!.exists(kind, id));
-    audio = new AudioService(store, audioRepo, users, meta, bus, driver, (ids) => userAdmin.assignmentsDropped(ids));
+    audio = new AudioService(store, audioRepo, users, meta, bus, amplifiers, (ids) => userAdmin.assignmentsDropped(ids));
     const playlists = new PlaylistsService(store, new PlaylistsRepo(store.db), bus, config.exportDir, config.limits);
-    const inputs = new InputsService(store, audioRepo, meta, bus, driver.name, () =>
-      driver.describe().inputs.map((i) => i.channel),
-    );
+    const inputs = new InputsService(store, audioRepo, meta, bus, amplifiers);
     const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits);
     const server = new HttpServer({
       logger,
@@ -253,7 +256,7 @@ export class Daemon {
         {
           version: VERSION,
           startedAt: this.startedAt,
-          drivers: () => [{ name: driver.name, online: driver.online }],
+          amplifiers: () => amplifiers.list.map((a) => ({ name: a.name, driver: a.driver.name, online: a.driver.online })),
           storeHealthy: () => store.healthy(),
           mqtt: () => this.mqtt?.status,
         },
@@ -275,7 +278,7 @@ export class Daemon {
         }),
       }),
     );
-    return { store, driver, bus, udn, authentication, userAdmin, audio, playlists, inputs, streams, server };
+    return { store, amplifiers, bus, udn, authentication, userAdmin, audio, playlists, inputs, streams, server };
   }
 
   private async ensureInitialAdmin(adminPassword: string | undefined): Promise<InitialAdmin | null> {
@@ -308,7 +311,7 @@ export class Daemon {
       audio: parts.audio,
       bus: parts.bus,
       caller: () => parts.authentication.callerOfAccount(options.account),
-      amplifiers: () => [{ name: parts.driver.name, online: parts.driver.online }],
+      amplifiers: () => parts.amplifiers.list.map((a) => ({ key: a.key, name: a.name, online: a.driver.online })),
       log: logger,
     }));
     await this.lifecycle.start('mqtt', () => bridge.start(), () => bridge.stop());
@@ -329,6 +332,22 @@ export class Daemon {
       log: (level, msg, fields) => logger[level]({ component: 'ssdp', ...fields }, msg),
     });
     await this.lifecycle.start('ssdp', () => ssdp.start(), () => ssdp.stop());
+  }
+
+  /** One driver per configured amplifier; its log lines name the amplifier. Nothing is opened before start. */
+  private async createAmplifiers(): Promise<Amplifiers> {
+    const { config, logger } = this;
+    const list: Amplifier[] = [];
+    for (const amplifier of amplifiersOf(config)) {
+      const driver = await createDriver(amplifier.driver, {
+        pollIntervalMs: config.pollIntervalMs,
+        ...amplifier.options,
+        serialPort: amplifier.port,
+        log: (level, msg, fields) => logger[level]({ driver: amplifier.driver, amplifier: amplifier.name, ...fields }, msg),
+      });
+      list.push({ name: amplifier.name, key: amplifier.key, driver });
+    }
+    return new Amplifiers(list);
   }
 
   private started(): Parts {

@@ -1,8 +1,10 @@
 // Typed configuration: defaults < JSON config file < AZC_* environment < command-line flags.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DRIVER_NAMES } from '../drivers/index.js';
 import { parseTcpPort } from '../drivers/port.js';
+import { XANTECH_MODELS } from '../drivers/xantech/protocol.js';
 
 export interface Config {
   host: string;
@@ -14,6 +16,11 @@ export interface Config {
   serialPort: string | undefined;
   /** Amplifier poll interval for serial drivers (ms). */
   pollIntervalMs: number;
+  /**
+   * The amplifiers listed in the config file (README, Several amplifiers); empty: the one amplifier of `driver` and
+   * `serialPort`. Use amplifiersOf(config) for the list the daemon runs either way.
+   */
+  amplifiers: AmplifierConfig[];
   ssdp: boolean;
   /** Network interfaces SSDP announces on (empty: all IPv4 interfaces). */
   ssdpInterfaces: string[];
@@ -57,6 +64,19 @@ export interface Config {
   mqtt: MqttConfig;
 }
 
+/** One amplifier the daemon drives; `key` identifies its zones and inputs in the store. */
+export interface AmplifierConfig {
+  /** Shown in the API (`output.amplifier`), health and Home Assistant; unique, case-insensitive. */
+  name: string;
+  /** Derived from the name (amplifierKey): renaming an amplifier gives it new zones and inputs. */
+  key: string;
+  driver: string;
+  /** Serial device path or tcp://host:port; absent only for the simulated driver. */
+  port: string | undefined;
+  /** Driver options passed through to the family's factory (baudRate, pollIntervalMs, model, zones, ...). */
+  options: Record<string, number | string>;
+}
+
 export interface MqttConfig {
   /** `mqtt://host:port` or `mqtts://host:port`; empty: no bridge. */
   url: string;
@@ -91,6 +111,7 @@ export function defaultConfig(cwd = process.cwd()): Config {
     driver: 'simulated',
     serialPort: undefined,
     pollIntervalMs: 5000,
+    amplifiers: [],
     ssdp: false,
     ssdpInterfaces: [],
     friendlyName: 'Audio Zone Controller',
@@ -397,6 +418,9 @@ function apply(config: Config, raw: Raw, baseDir: string): void {
       case 'limits':
         config.limits = toLimits(config.limits, value);
         break;
+      case 'amplifiers':
+        config.amplifiers = toAmplifiers(value);
+        break;
       case 'mqtt':
         apply(config, mqttSection(value), baseDir);
         break;
@@ -472,12 +496,136 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
   const flags = parseFlags(argv);
   const config = defaultConfig(cwd);
   const configFile = flags.configFile ?? env.AZC_CONFIG;
-  if (configFile) apply(config, readConfigFile(path.resolve(cwd, configFile)), path.dirname(path.resolve(cwd, configFile)));
-  apply(config, fromEnv(env), cwd);
+  const fileRaw = configFile ? readConfigFile(path.resolve(cwd, configFile)) : {};
+  const envRaw = fromEnv(env);
+  if (configFile) apply(config, fileRaw, path.dirname(path.resolve(cwd, configFile)));
+  apply(config, envRaw, cwd);
   apply(config, flags.raw, cwd);
   if (!config.exportDir) config.exportDir = path.join(config.stateDir, 'exports');
+  if (config.amplifiers.length > 0) {
+    // Two descriptions of the hardware would leave one silently ignored: refuse, whichever layer set the single one.
+    const single = [fileRaw, envRaw, flags.raw].some((raw) => 'driver' in raw || 'serialPort' in raw);
+    if (single) {
+      throw new ConfigError(
+        'the config file lists "amplifiers" and a single amplifier is also given (--driver/--serial-port, AZC_DRIVER/AZC_SERIAL_PORT or "driver"/"serialPort"): ' +
+          'describe every amplifier in "amplifiers" and drop the single one',
+      );
+    }
+    return { config, help: flags.help };
+  }
   if (config.driver !== 'simulated' && !config.serialPort) {
     throw new ConfigError(`the ${config.driver} driver needs --serial-port (or AZC_SERIAL_PORT), e.g. /dev/serial/by-id/usb-... or tcp://host:port`);
   }
   return { config, help: flags.help };
+}
+
+
+/** Most amplifiers one daemon drives: each holds a port and a poll loop, and the API lists all their zones. */
+export const MAX_AMPLIFIERS = 8;
+const AMPLIFIER_NAME_MAX = 64;
+
+/** Driver options an amplifier entry may carry, with their ranges; anything else is refused as a likely typo. */
+const AMPLIFIER_INT_OPTIONS: Record<string, [number, number]> = {
+  baudRate: [1200, 115_200],
+  pollIntervalMs: [200, 600_000],
+  commandTimeoutMs: [50, 60_000],
+  interCommandGapMs: [0, 5000],
+  reconnectMinMs: [50, 600_000],
+  reconnectMaxMs: [50, 3_600_000],
+  offlineAfterTimeouts: [1, 100],
+  activityPollIntervalMs: [200, 3_600_000],
+};
+const AMPLIFIER_CHOICE_OPTIONS: Record<string, readonly (string | number)[]> = {
+  model: Object.keys(XANTECH_MODELS),
+  zones: [8, 16],
+  activityUpdates: ['auto', 'off'],
+};
+
+/**
+ * The store key of an amplifier named `name`: lower-case ASCII letters and digits joined by dashes ("Main floor" is
+ * `main-floor`), so it is stable across restarts and reordering and safe in MQTT topics. A name with no such
+ * characters gets a short hash of itself. The single amplifier of --driver is named after its driver, so its key is
+ * the driver name, the one zones and inputs made before amplifier lists carry.
+ */
+export function amplifierKey(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '') // accents split off by NFKD: "Küche" is `kuche`
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  if (slug) return slug;
+  return `amp-${createHash('sha256').update(name.toLowerCase()).digest('hex').slice(0, 8)}`;
+}
+
+/** The amplifiers the daemon runs: the listed ones, or the single one of `driver` and `serialPort`. */
+export function amplifiersOf(config: Config): AmplifierConfig[] {
+  if (config.amplifiers.length > 0) return config.amplifiers;
+  return [
+    {
+      name: config.driver,
+      key: amplifierKey(config.driver),
+      driver: config.driver,
+      port: config.serialPort,
+      options: { pollIntervalMs: config.pollIntervalMs },
+    },
+  ];
+}
+
+/** The config file's `"amplifiers": [{name, driver, port, ...options}, ...]`. */
+function toAmplifiers(value: unknown): AmplifierConfig[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_AMPLIFIERS) {
+    throw new ConfigError(`"amplifiers" must be a list of 1 to ${MAX_AMPLIFIERS} amplifiers like {"name": "Main floor", "driver": "rnet", "port": "tcp://10.0.0.5:4999"}`);
+  }
+  const seen = new Map<string, string>();
+  return value.map((entry: unknown, i) => {
+    const at = `amplifiers[${i}]`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      throw new ConfigError(`"${at}" must be an object like {"name": "Main floor", "driver": "rnet", "port": "tcp://10.0.0.5:4999"}`);
+    }
+    const { name: rawName, driver: rawDriver, port: rawPort, ...rest } = entry as Raw;
+    if (typeof rawName !== 'string' || rawName.trim() === '' || rawName.length > AMPLIFIER_NAME_MAX || /[\u0000-\u001f\u007f]/.test(rawName)) {
+      throw new ConfigError(`"${at}.name" must be a name of 1 to ${AMPLIFIER_NAME_MAX} printable characters, got ${JSON.stringify(rawName)?.slice(0, 80)}`);
+    }
+    const name = rawName.trim();
+    const key = amplifierKey(name);
+    const clash = seen.get(key);
+    if (clash !== undefined) {
+      throw new ConfigError(
+        `"${at}.name" ${JSON.stringify(name)} is too close to ${JSON.stringify(clash)}: amplifier names must differ in more than case, spaces or punctuation`,
+      );
+    }
+    seen.set(key, name);
+    const driver = toString(`${at}.driver`, rawDriver);
+    if (!(DRIVER_NAMES as readonly string[]).includes(driver)) {
+      throw new ConfigError(`"${at}.driver" must be one of ${DRIVER_NAMES.join(', ')}, got ${JSON.stringify(driver)}`);
+    }
+    let port: string | undefined;
+    if (rawPort !== undefined) {
+      port = toString(`${at}.port`, rawPort);
+      try {
+        parseTcpPort(port);
+      } catch (err) {
+        throw new ConfigError(`"${at}.port": ${(err as Error).message}`);
+      }
+    } else if (driver !== 'simulated') {
+      throw new ConfigError(`"${at}.port" is required for the ${driver} driver of ${JSON.stringify(name)}: a serial device like /dev/serial/by-id/usb-... or tcp://host:port`);
+    }
+    const options: Record<string, number | string> = {};
+    for (const [option, raw] of Object.entries(rest)) {
+      const range = AMPLIFIER_INT_OPTIONS[option];
+      const choices = AMPLIFIER_CHOICE_OPTIONS[option];
+      if (range) options[option] = toInt(`${at}.${option}`, raw, range[0], range[1]);
+      else if (choices) {
+        if (!choices.includes(raw as string | number)) {
+          throw new ConfigError(`"${at}.${option}" must be one of ${choices.map((c) => JSON.stringify(c)).join(', ')}, got ${JSON.stringify(raw)}`);
+        }
+        options[option] = raw as string | number;
+      } else {
+        const known = ['name', 'driver', 'port', ...Object.keys(AMPLIFIER_INT_OPTIONS), ...Object.keys(AMPLIFIER_CHOICE_OPTIONS)];
+        throw new ConfigError(`"${at}.${option}" is not an amplifier setting; known: ${known.join(', ')}`);
+      }
+    }
+    return { name, key, driver, port, options };
+  });
 }

@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   const { port, initialAdmin } = await daemon.start(process.env.AZC_ADMIN_PASSWORD || undefined);
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const shown = config.host === '0.0.0.0' ? 'localhost' : host;
-  process.stdout.write(`azcd ${VERSION} listening on http://${host}:${port} (dashboard: http://${shown}:${port}/, driver: ${daemon.driver.name})\n`);
+  process.stdout.write(`azcd ${VERSION} listening on http://${host}:${port} (dashboard: http://${shown}:${port}/, amplifiers: ${daemon.amplifiers.list.map((a) => a.name === a.driver.name ? a.name : `${a.name} (${a.driver.name})`).join(', ')})\n`);
   if (initialAdmin) printCredentials(initialAdmin, underSystemd);
 
   let stopping = false;

@@ -24,7 +24,11 @@ export function inputRoutes(inputs: InputsService): Route[] {
       body: T.Object({
         name: Name,
         kind: T.Optional(T.String({ minLength: 1, maxLength: 40, errorMessage: 'must be a string of 1 to 40 characters' })),
-        input: T.Object({ driver: T.Optional(T.String()), channel: T.Integer({ minimum: 1, maximum: 99, errorMessage: 'must be an integer channel number' }) }),
+        input: T.Object({
+          amplifier: T.Optional(T.String({ minLength: 1, maxLength: 64, errorMessage: 'must be the name of a configured amplifier', description: 'required when several amplifiers are configured' })),
+          driver: T.Optional(T.String()),
+          channel: T.Integer({ minimum: 1, maximum: 99, errorMessage: 'must be an integer channel number' }),
+        }),
       }),
       responses: { 201: { description: 'created', schema: InputDeviceSchema }, 409: { description: 'input already described' } },
       handle: (req) => created(inputs.create(req.caller, req.body)),

@@ -6,6 +6,9 @@ import { Name, PlayerSchema, ZoneSchema } from './schemas.js';
 
 const Channel = T.Integer({ minimum: 1, maximum: 99, errorMessage: 'must be an integer channel number' });
 const DriverName = T.Optional(T.String({ errorMessage: 'must be a string' }));
+const AmplifierName = T.Optional(
+  T.String({ minLength: 1, maxLength: 64, errorMessage: 'must be the name of a configured amplifier', description: 'required when several amplifiers are configured' }),
+);
 const ZoneIdsBody = T.Object({ zoneIds: UuidList('zone ids; duplicates are ignored') });
 const notFoundDoc = { description: 'no such player/zone, not in your assignments, or on an amplifier that is not configured' };
 
@@ -26,7 +29,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       access: 'admin',
       summary: 'Create a player fed into an amplifier input',
       tags: ['players'],
-      body: T.Object({ name: Name, input: T.Object({ driver: DriverName, channel: Channel }) }),
+      body: T.Object({ name: Name, input: T.Object({ amplifier: AmplifierName, driver: DriverName, channel: Channel }) }),
       responses: { 201: { description: 'created', schema: PlayerSchema }, 409: { description: 'input already used' } },
       handle: (req) => created(audio.createPlayer(req.caller, req.body)),
     }),
@@ -125,7 +128,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       access: 'admin',
       summary: 'Create a zone on an amplifier output that has none',
       tags: ['zones'],
-      body: T.Object({ name: Name, output: T.Object({ driver: DriverName, channel: Channel }) }),
+      body: T.Object({ name: Name, output: T.Object({ amplifier: AmplifierName, driver: DriverName, channel: Channel }) }),
       responses: { 201: { description: 'created', schema: ZoneSchema }, 409: { description: 'output already used' } },
       handle: (req) => created(audio.createZone(req.caller, req.body)),
     }),

@@ -5,7 +5,8 @@ import { route, ok, type Route } from '../http/route.js';
 export interface HealthSource {
   version: string;
   startedAt: number;
-  drivers(): Array<{ name: string; online: boolean }>;
+  /** Each configured amplifier: its name, driver family and link state. */
+  amplifiers(): Array<{ name: string; driver: string; online: boolean }>;
   storeHealthy(): boolean;
   /** The MQTT bridge's state; undefined when no bridge is configured (the field is then left out). */
   mqtt?(): { state: string; detail?: string } | undefined;
@@ -26,7 +27,17 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
             status: T.Union([T.Literal('ok'), T.Literal('degraded')]),
             version: T.String(),
             uptimeS: T.Integer(),
-            drivers: T.Array(T.Object({ name: T.String(), online: T.Boolean() })),
+            drivers: T.Array(T.Object({ name: T.String(), online: T.Boolean() }), {
+              description: 'one entry per amplifier, named by its driver (kept for older clients; see amplifiers)',
+            }),
+            amplifiers: T.Array(
+              T.Object({
+                name: T.String({ description: 'as configured; the driver name for the single amplifier of --driver' }),
+                driver: T.String(),
+                online: T.Boolean(),
+              }),
+              { description: 'each configured amplifier and whether its link is up' },
+            ),
             mqtt: T.Optional(
               T.Object(
                 {
@@ -40,8 +51,9 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
         },
       },
       handle: () => {
-        const drivers = health.drivers();
-        const healthy = health.storeHealthy() && drivers.every((d) => d.online);
+        const amplifiers = health.amplifiers();
+        const drivers = amplifiers.map((a) => ({ name: a.driver, online: a.online }));
+        const healthy = health.storeHealthy() && amplifiers.every((a) => a.online);
         // The bridge is reported but does not make the appliance degraded: the API and amplifier work without it.
         const mqtt = health.mqtt?.();
         return ok({
@@ -49,6 +61,7 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
           version: health.version,
           uptimeS: Math.floor((Date.now() - health.startedAt) / 1000),
           drivers,
+          amplifiers,
           ...(mqtt ? { mqtt } : {}),
         });
       },

@@ -1,7 +1,9 @@
-// Keeps the database and the amplifier in step: rows for what the driver describes, the stored state pushed
+// Keeps the database and one amplifier in step: rows for what the driver describes, the stored state pushed
 // on start, and changes read back from the hardware (keypads, front panel) turned into state and events.
 import { randomUUID } from 'node:crypto';
 import type { AmplifierDriver, DriverEvent, ZoneState } from '../../drivers/driver.js';
+import type { AmplifierRef } from '../store/audio-repo.js';
+import { refOf, type Amplifier } from './amplifiers.js';
 import { volumeToStep } from '../../drivers/driver.js';
 import type { Store } from '../store/db.js';
 import type { AudioRepo, ZoneRow } from '../store/audio-repo.js';
@@ -11,6 +13,8 @@ import { hardwareOf, newZoneRow, zoneEvents, zonesChangedEvent, zoneView } from 
 
 export class AmplifierSync {
   private unsubscribe: (() => void) | undefined;
+  private readonly driver: AmplifierDriver;
+  private readonly ref: AmplifierRef;
 
   constructor(
     private readonly store: Store,
@@ -18,8 +22,11 @@ export class AmplifierSync {
     /** Remembers the channels whose zone or input an admin deleted. */
     private readonly meta: MetaRepo,
     private readonly bus: EventBus,
-    private readonly driver: AmplifierDriver,
-  ) {}
+    private readonly amplifier: Amplifier,
+  ) {
+    this.driver = amplifier.driver;
+    this.ref = refOf(amplifier);
+  }
 
   async start(): Promise<void> {
     this.dropRoutesAcrossAmplifiers();
@@ -27,7 +34,7 @@ export class AmplifierSync {
     this.unsubscribe = this.driver.onEvent((event) => this.onDriverEvent(event));
     const desired = new Map<number, ZoneState>();
     for (const zone of this.repo.zones()) {
-      if (zone.output_driver === this.driver.name) desired.set(zone.output_channel, hardwareOf(zone));
+      if (zone.output_amplifier === this.ref.key && zone.output_driver === this.ref.driver) desired.set(zone.output_channel, hardwareOf(zone));
     }
     await this.driver.start(desired);
   }
@@ -40,14 +47,14 @@ export class AmplifierSync {
   /** A state read back from the amplifier (a keypad, the front panel): the hardware wins. */
   private onDriverEvent(event: DriverEvent): void {
     if (event.type === 'status') {
-      this.bus.publish({ type: 'hardware.status', payload: { driver: this.driver.name, online: event.online } });
+      this.bus.publish({ type: 'hardware.status', payload: { driver: this.driver.name, online: event.online, amplifier: this.amplifier.name } });
       return;
     }
     if (event.type === 'described') {
       this.syncDescription();
       return;
     }
-    const zone = this.repo.zoneByOutput(this.driver.name, event.channel);
+    const zone = this.repo.zoneByOutput(this.ref, event.channel);
     if (!zone) return;
     const steps = this.driver.describe().volumeSteps;
     const next: ZoneRow = { ...zone, power: event.state.power ? 1 : 0, muted: event.state.muted ? 1 : 0, source: event.state.source };
@@ -55,7 +62,7 @@ export class AmplifierSync {
     if (volumeToStep(zone.volume, steps) !== volumeToStep(event.state.volume, steps)) next.volume = event.state.volume;
     const events = zoneEvents(zone, next);
     if (next.source !== zone.source) {
-      const owner = this.repo.playerByInput(this.driver.name, next.source);
+      const owner = this.repo.playerByInput(this.ref, next.source);
       next.player_id = owner?.id ?? null;
     }
     if (events.length === 0 && next.player_id === zone.player_id && next.source === zone.source) return;
@@ -83,25 +90,26 @@ export class AmplifierSync {
   /** Adds rows for zones and inputs the amplifier has and the database lacks; never removes any. */
   private syncDescription(): void {
     const description = this.driver.describe();
-    const driverName = this.driver.name;
+    const ref = this.ref;
     const created: DomainEvent[] = [];
     this.store.transaction(() => {
       const now = new Date().toISOString();
       for (const output of description.zones) {
-        if (this.repo.zoneByOutput(driverName, output.channel)) continue;
-        if (this.meta.isDeleted('zone', driverName, output.channel)) continue;
-        const row = newZoneRow(output.name, driverName, output.channel, this.driver.hardwareState(output.channel), now);
+        if (this.repo.zoneByOutput(ref, output.channel)) continue;
+        if (this.meta.isDeleted('zone', ref, output.channel)) continue;
+        const row = newZoneRow(output.name, ref, output.channel, this.driver.hardwareState(output.channel), now);
         this.repo.insertZone(row);
-        created.push({ type: 'zone.created', payload: { zone: zoneView(row, null) } });
+        created.push({ type: 'zone.created', payload: { zone: zoneView(row, null, this.amplifier.name) } });
       }
       for (const input of description.inputs) {
-        if (this.repo.inputByChannel(driverName, input.channel)) continue;
-        if (this.meta.isDeleted('input', driverName, input.channel)) continue;
+        if (this.repo.inputByChannel(ref, input.channel)) continue;
+        if (this.meta.isDeleted('input', ref, input.channel)) continue;
         const row = {
           id: randomUUID(),
           name: input.name,
           kind: input.kind,
-          input_driver: driverName,
+          input_amplifier: ref.key,
+          input_driver: ref.driver,
           input_channel: input.channel,
           is_favorite: 0,
           created_at: now,

@@ -1,7 +1,7 @@
 // Pure helpers shared by the audio service and the amplifier sync: zone views and the events a change makes.
 import type { ZoneState } from '../../drivers/driver.js';
 import { randomUUID } from 'node:crypto';
-import type { AudioRepo, ZoneRow } from '../store/audio-repo.js';
+import type { AmplifierRef, AudioRepo, ZoneRow } from '../store/audio-repo.js';
 import type { Caller } from './access.js';
 import type { DomainEvent, ZoneView } from './events.js';
 import { zoneFor } from './policy.js';
@@ -10,8 +10,11 @@ export function hardwareOf(zone: ZoneRow): ZoneState {
   return { power: zone.power === 1, muted: zone.muted === 1, volume: zone.volume, source: zone.source };
 }
 
-/** A zone as the caller sees it (the policy decides); `null` is the unrestricted view events carry. */
-export function zoneView(zone: ZoneRow, caller: Caller | null): ZoneView {
+/**
+ * A zone as the caller sees it (the policy decides); `null` is the unrestricted view events carry. `amplifier` is
+ * the configured name of the zone's amplifier.
+ */
+export function zoneView(zone: ZoneRow, caller: Caller | null, amplifier: string): ZoneView {
   return zoneFor(caller, {
     id: zone.id,
     name: zone.name,
@@ -19,7 +22,7 @@ export function zoneView(zone: ZoneRow, caller: Caller | null): ZoneView {
     muted: zone.muted === 1,
     power: zone.power === 1,
     playerId: zone.player_id,
-    output: { driver: zone.output_driver, channel: zone.output_channel },
+    output: { amplifier, driver: zone.output_driver, channel: zone.output_channel },
   });
 }
 
@@ -39,7 +42,7 @@ export function zonesChangedEvent(repo: AudioRepo, playerId: string): DomainEven
 const NEW_ZONE_VOLUME = 0.3;
 
 /** A row for a new zone, starting from what the amplifier reports for that output (if anything). */
-export function newZoneRow(name: string, driver: string, channel: number, hardware: ZoneState | undefined, createdAt = new Date().toISOString()): ZoneRow {
+export function newZoneRow(name: string, amplifier: AmplifierRef, channel: number, hardware: ZoneState | undefined, createdAt = new Date().toISOString()): ZoneRow {
   return {
     id: randomUUID(),
     name,
@@ -48,7 +51,8 @@ export function newZoneRow(name: string, driver: string, channel: number, hardwa
     power: hardware?.power ? 1 : 0,
     source: hardware?.source ?? 1,
     player_id: null,
-    output_driver: driver,
+    output_amplifier: amplifier.key,
+    output_driver: amplifier.driver,
     output_channel: channel,
     created_at: createdAt,
   };

@@ -1,6 +1,7 @@
 // Players and zones: routing rules, group volume, the policy applied to every read and write, and the amplifier kept in step.
 import { randomUUID } from 'node:crypto';
 import type { AmplifierDriver, ZoneState } from '../../drivers/driver.js';
+import { Amplifiers, refOf, singleAmplifier, type Amplifier } from './amplifiers.js';
 import type { Store } from '../store/db.js';
 import type { AudioRepo, PlayerRow, ZoneRow } from '../store/audio-repo.js';
 import type { UsersRepo } from '../store/users-repo.js';
@@ -16,7 +17,8 @@ import { newZoneRow, zoneEvents, zonesChangedEvent, zoneView } from './audio-vie
 const NEW_PLAYER_VOLUME = 0.3;
 
 export class AudioService {
-  private readonly sync: AmplifierSync;
+  private readonly syncs: AmplifierSync[];
+  readonly amplifiers: Amplifiers;
 
   constructor(
     private readonly store: Store,
@@ -24,20 +26,27 @@ export class AudioService {
     private readonly users: UsersRepo,
     private readonly meta: MetaRepo,
     private readonly bus: EventBus,
-    readonly driver: AmplifierDriver,
+    /** The amplifiers driven; a bare driver is the single amplifier of --driver. */
+    amplifiers: Amplifiers | AmplifierDriver,
     /** Notified with the users whose assignment lists lost a deleted player or zone. */
     private readonly onAssignmentsDropped: (userIds: string[]) => void,
   ) {
-    this.sync = new AmplifierSync(store, repo, meta, bus, driver);
+    this.amplifiers = amplifiers instanceof Amplifiers ? amplifiers : new Amplifiers([singleAmplifier(amplifiers)]);
+    this.syncs = this.amplifiers.list.map((amplifier) => new AmplifierSync(store, repo, meta, bus, amplifier));
   }
 
-  /** Creates rows for what the amplifier has, then hands it the stored state and follows its changes. */
-  start(): Promise<void> {
-    return this.sync.start();
+  /** Creates rows for what each amplifier has, then hands it the stored state and follows its changes. */
+  async start(): Promise<void> {
+    const results = await Promise.allSettled(this.syncs.map((sync) => sync.start()));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (!failed) return;
+    // The caller registers stop() only after a successful start: stop the amplifiers that did start.
+    await this.stop().catch(() => {});
+    throw failed.reason;
   }
 
-  stop(): Promise<void> {
-    return this.sync.stop();
+  async stop(): Promise<void> {
+    await Promise.all(this.syncs.map((sync) => sync.stop()));
   }
 
   // ---- players --------------------------------------------------------------------------------
@@ -51,10 +60,11 @@ export class AudioService {
     return this.playerView(this.visiblePlayer(caller, id), this.repo.zonesOfPlayer(id), caller);
   }
 
-  createPlayer(caller: Caller, input: { name: string; input: { driver?: string; channel: number } }): PlayerView {
+  createPlayer(caller: Caller, input: { name: string; input: { amplifier?: string; driver?: string; channel: number } }): PlayerView {
     requireAdmin(caller, 'creating a player');
-    const driverName = this.checkDriver(input.input.driver, 'input.driver');
-    const inputs = this.driver.describe().inputs;
+    const amplifier = this.amplifiers.choose(input.input, 'input');
+    const ref = refOf(amplifier);
+    const inputs = amplifier.driver.describe().inputs;
     if (!inputs.some((i) => i.channel === input.input.channel)) {
       throw invalid(`"input.channel" must be one of the amplifier's inputs (${inputs.map((i) => i.channel).join(', ')}), got ${input.input.channel}`, {
         'input.channel': ['not an input of the amplifier'],
@@ -64,12 +74,13 @@ export class AudioService {
       id: randomUUID(),
       name: input.name,
       volume: NEW_PLAYER_VOLUME,
-      input_driver: driverName,
+      input_amplifier: ref.key,
+      input_driver: ref.driver,
       input_channel: input.input.channel,
       created_at: new Date().toISOString(),
     };
     this.store.transaction(() => {
-      const taken = this.repo.playerByInput(driverName, input.input.channel);
+      const taken = this.repo.playerByInput(ref, input.input.channel);
       if (taken) throw conflict(`input ${input.input.channel} already feeds player "${taken.name}" (${taken.id})`);
       this.repo.insertPlayer(row);
     });
@@ -98,7 +109,7 @@ export class AudioService {
       dropped = this.users.dropAssignmentTarget('player', player.id);
     });
     for (const zone of zones) {
-      this.driver.setZone(zone.output_channel, { muted: true });
+      this.driverOf(zone).setZone(zone.output_channel, { muted: true });
       if (!zone.muted) this.bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: zone.id, muted: true } });
     }
     this.bus.publish({ type: 'player.deleted', payload: { playerId: id } });
@@ -117,7 +128,7 @@ export class AudioService {
     const events: DomainEvent[] = [];
     if (player.volume !== volume) events.push({ type: 'player.volumeChanged', payload: { playerId: id, volume } });
     for (const zone of zones) {
-      this.driver.setZone(zone.output_channel, { volume });
+      this.driverOf(zone).setZone(zone.output_channel, { volume });
       if (zone.volume !== volume) events.push({ type: 'zone.volumeChanged', payload: { zoneId: zone.id, volume } });
     }
     this.publish(events);
@@ -145,7 +156,7 @@ export class AudioService {
     if (changed.length === 0) return;
     for (const zone of changed) {
       // Power first: real amplifiers ignore other commands to a zone that is off.
-      this.driver.setZone(zone.output_channel, { power: true, source: player.input_channel, muted: false });
+      this.driverOf(zone).setZone(zone.output_channel, { power: true, source: player.input_channel, muted: false });
       if (!zone.power) events.push({ type: 'zone.powerChanged', payload: { zoneId: zone.id, power: true } });
       if (zone.muted) events.push({ type: 'zone.mutedChanged', payload: { zoneId: zone.id, muted: false } });
     }
@@ -165,7 +176,7 @@ export class AudioService {
     });
     const events: DomainEvent[] = [];
     for (const zone of zones) {
-      this.driver.setZone(zone.output_channel, { muted: true });
+      this.driverOf(zone).setZone(zone.output_channel, { muted: true });
       if (!zone.muted) events.push({ type: 'zone.mutedChanged', payload: { zoneId: zone.id, muted: true } });
     }
     events.push(this.zonesChangedEvent(playerId));
@@ -175,30 +186,31 @@ export class AudioService {
   // ---- zones ----------------------------------------------------------------------------------
 
   listZones(caller: Caller): ZoneView[] {
-    return visibleZones(caller, this.repo.zones()).map((zone) => zoneView(zone, caller));
+    return visibleZones(caller, this.repo.zones()).map((zone) => this.zoneView(zone, caller));
   }
 
   getZone(caller: Caller, id: string): ZoneView {
-    return zoneView(this.visibleZone(caller, id), caller);
+    return this.zoneView(this.visibleZone(caller, id), caller);
   }
 
-  createZone(caller: Caller, input: { name: string; output: { driver?: string; channel: number } }): ZoneView {
+  createZone(caller: Caller, input: { name: string; output: { amplifier?: string; driver?: string; channel: number } }): ZoneView {
     requireAdmin(caller, 'creating a zone');
-    const driverName = this.checkDriver(input.output.driver, 'output.driver');
-    const outputs = this.driver.describe().zones;
+    const amplifier = this.amplifiers.choose(input.output, 'output');
+    const ref = refOf(amplifier);
+    const outputs = amplifier.driver.describe().zones;
     if (!outputs.some((z) => z.channel === input.output.channel)) {
       throw invalid(`"output.channel" must be one of the amplifier's zone outputs (${outputs.map((z) => z.channel).join(', ')}), got ${input.output.channel}`, {
         'output.channel': ['not a zone output of the amplifier'],
       });
     }
-    const row = newZoneRow(input.name, driverName, input.output.channel, this.driver.hardwareState(input.output.channel));
+    const row = newZoneRow(input.name, ref, input.output.channel, amplifier.driver.hardwareState(input.output.channel));
     this.store.transaction(() => {
-      const taken = this.repo.zoneByOutput(driverName, input.output.channel);
+      const taken = this.repo.zoneByOutput(ref, input.output.channel);
       if (taken) throw conflict(`output ${input.output.channel} already belongs to zone "${taken.name}" (${taken.id})`);
       this.repo.insertZone(row);
-      this.meta.clearDeleted('zone', driverName, input.output.channel);
+      this.meta.clearDeleted('zone', ref, input.output.channel);
     });
-    const view = zoneView(row, null);
+    const view = this.zoneView(row, null);
     this.bus.publish({ type: 'zone.created', payload: { zone: view } });
     return view;
   }
@@ -207,7 +219,7 @@ export class AudioService {
     requireAdmin(caller, 'renaming a zone');
     if (!this.repo.zone(id)) throw notFound(`no zone with id ${id}`);
     this.repo.renameZone(id, name);
-    const view = zoneView(this.repo.zone(id)!, null);
+    const view = this.zoneView(this.repo.zone(id)!, null);
     this.bus.publish({ type: 'zone.updated', payload: { zone: view } });
     return view;
   }
@@ -221,7 +233,7 @@ export class AudioService {
       this.repo.deleteZone(id);
       dropped = this.users.dropAssignmentTarget('zone', id);
       // Remembered so the next start does not recreate the zone from the amplifier's description.
-      this.meta.markDeleted('zone', zone.output_driver, zone.output_channel);
+      this.meta.markDeleted('zone', { key: zone.output_amplifier, driver: zone.output_driver }, zone.output_channel);
     });
     const events: DomainEvent[] = [{ type: 'zone.deleted', payload: { zoneId: id } }];
     if (zone.player_id) events.unshift(this.zonesChangedEvent(zone.player_id));
@@ -256,18 +268,20 @@ export class AudioService {
     if (change.muted !== undefined) next.muted = change.muted ? 1 : 0;
     if (change.power !== undefined) next.power = change.power ? 1 : 0;
     const committed = this.store.commitSoon(() => this.repo.updateZone(next));
-    this.driver.setZone(zone.output_channel, change);
+    this.driverOf(zone).setZone(zone.output_channel, change);
     this.publish(zoneEvents(zone, next));
     return committed;
   }
 
-  private checkDriver(driver: string | undefined, field: string): string {
-    if (driver !== undefined && driver !== this.driver.name) {
-      throw invalid(`"${field}" must be "${this.driver.name}" (the configured amplifier driver), got "${driver}"`, {
-        [field]: [`must be "${this.driver.name}"`],
-      });
-    }
-    return this.driver.name;
+  /** The driver of a visible zone (only zones of a configured amplifier are visible). */
+  private driverOf(zone: Readonly<ZoneRow>): AmplifierDriver {
+    const amplifier: Amplifier | undefined = this.amplifiers.find(zone.output_amplifier, zone.output_driver);
+    if (!amplifier) throw new Error(`zone ${zone.id} belongs to an amplifier that is not configured`);
+    return amplifier.driver;
+  }
+
+  private zoneView(zone: Readonly<ZoneRow>, caller: Caller | null): ZoneView {
+    return zoneView(zone, caller, this.amplifiers.nameOf(zone.output_amplifier, zone.output_driver));
   }
 
   private existingPlayer(id: string): PlayerRow {
@@ -301,27 +315,38 @@ export class AudioService {
     for (const id of ids) {
       const zone = this.repo.zone(id);
       if (zone && canSeeZone(caller, id)) zones.push(zone);
-      else if (canSeeZone(caller, id) && this.repo.unconfiguredZoneDriver(id) !== undefined) unconfigured.push(id);
+      else if (canSeeZone(caller, id) && this.repo.unconfiguredZoneAmplifier(id) !== undefined) unconfigured.push(id);
       else missing.push(id);
     }
     if (missing.length) {
       throw invalid(`unknown zone ids: ${missing.join(', ')}`, { zoneIds: [`unknown zone ids: ${missing.join(', ')}`] });
     }
     if (unconfigured.length) {
-      const named = unconfigured.map((id) => `${id} (driver "${this.repo.unconfiguredZoneDriver(id)}")`).join(', ');
-      const detail = `zones of an amplifier that is not configured cannot be used: ${named}; the configured driver is "${this.driver.name}"`;
+      const named = unconfigured
+        .map((id) => {
+          const amplifier = this.repo.unconfiguredZoneAmplifier(id)!;
+          return amplifier.key === amplifier.driver ? `${id} (driver "${amplifier.driver}")` : `${id} (amplifier "${amplifier.key}", driver "${amplifier.driver}")`;
+        })
+        .join(', ');
+      const configured = this.amplifiers.list.map((a) => (a.name === a.driver.name ? `"${a.name}"` : `"${a.name}" (${a.driver.name})`)).join(', ');
+      const detail = `zones of an amplifier that is not configured cannot be used: ${named}; the configured ${
+        this.amplifiers.list.length === 1 && this.amplifiers.list[0]!.name === this.amplifiers.list[0]!.driver.name ? 'driver is' : 'amplifiers are'
+      } ${configured}`;
       throw invalid(detail, { zoneIds: [detail] });
     }
     return zones;
   }
 
-  /** A player can only feed zones of its own amplifier: its input and the zone's output share one driver. */
+  /** A player can only feed zones of its own amplifier: its input and the zone's output are on one amplifier. */
   private checkSameAmplifier(player: Readonly<PlayerRow>, zones: readonly ZoneRow[]): void {
-    const foreign = zones.filter((zone) => zone.output_driver !== player.input_driver);
+    const foreign = zones.filter((zone) => zone.output_amplifier !== player.input_amplifier || zone.output_driver !== player.input_driver);
     if (foreign.length === 0) return;
-    const named = foreign.map((zone) => `"${zone.name}" (${zone.id}, driver "${zone.output_driver}")`).join(', ');
+    const nameOf = (key: string, driver: string) => this.amplifiers.nameOf(key, driver);
+    const named = foreign
+      .map((zone) => `"${zone.name}" (${zone.id}, amplifier "${nameOf(zone.output_amplifier, zone.output_driver)}", driver "${zone.output_driver}")`)
+      .join(', ');
     const detail =
-      `player "${player.name}" feeds an input of the "${player.input_driver}" amplifier and can only feed zones of that ` +
+      `player "${player.name}" feeds an input of the "${nameOf(player.input_amplifier, player.input_driver)}" amplifier and can only feed zones of that ` +
       `amplifier; these zones belong to another one: ${named}`;
     throw invalid(detail, { zoneIds: [detail] });
   }
@@ -337,7 +362,7 @@ export class AudioService {
       name: player.name,
       volume: player.volume,
       zoneIds: attached.map((zone) => zone.id),
-      input: { driver: player.input_driver, channel: player.input_channel },
+      input: { amplifier: this.amplifiers.nameOf(player.input_amplifier, player.input_driver), driver: player.input_driver, channel: player.input_channel },
       state: attached.some((zone) => zone.power && !zone.muted) ? 'playing' : 'idle',
     });
   }

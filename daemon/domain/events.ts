@@ -31,7 +31,15 @@ export const DomainEventSchema = T.Union([
   event('inputDevice.favoriteChanged', T.Object({ inputDeviceId: Id, isFavorite: T.Boolean() }), 'input favorite changed'),
   event('inputDevice.created', T.Object({ inputDevice: InputDeviceSchema }), 'an input device was created'),
   event('inputDevice.deleted', T.Object({ inputDeviceId: Id }), 'an input device was deleted'),
-  event('hardware.status', T.Object({ driver: T.String(), online: T.Boolean() }), 'the amplifier link went up or down'),
+  event(
+    'hardware.status',
+    T.Object({
+      driver: T.String(),
+      online: T.Boolean(),
+      amplifier: T.Optional(T.String({ description: 'name of the amplifier whose link changed' })),
+    }),
+    'an amplifier link went up or down',
+  ),
   event('user.changed', T.Object({ userId: Id }), 'a user changed (admins only)'),
 ]);
 

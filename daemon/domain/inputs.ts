@@ -7,6 +7,7 @@ import type { Store } from '../store/db.js';
 import type { MetaRepo } from '../store/meta-repo.js';
 import type { Caller } from './access.js';
 import { requireAdmin, requireWriter } from './policy.js';
+import { refOf, type Amplifiers } from './amplifiers.js';
 
 export class InputsService {
   constructor(
@@ -14,16 +15,15 @@ export class InputsService {
     private readonly repo: AudioRepo,
     private readonly meta: MetaRepo,
     private readonly bus: EventBus,
-    private readonly driverName: string,
-    private readonly inputChannels: () => number[],
+    private readonly amplifiers: Amplifiers,
   ) {}
 
   list(): InputDeviceView[] {
-    return this.repo.inputs().map(view);
+    return this.repo.inputs().map((row) => this.view(row));
   }
 
   get(id: string): InputDeviceView {
-    return view(this.row(id));
+    return this.view(this.row(id));
   }
 
   setFavorite(caller: Caller, id: string, isFavorite: boolean): void {
@@ -35,12 +35,11 @@ export class InputsService {
     }
   }
 
-  create(caller: Caller, input: { name: string; kind?: string; input: { driver?: string; channel: number } }): InputDeviceView {
+  create(caller: Caller, input: { name: string; kind?: string; input: { amplifier?: string; driver?: string; channel: number } }): InputDeviceView {
     requireAdmin(caller, 'creating an input device');
-    if (input.input.driver !== undefined && input.input.driver !== this.driverName) {
-      throw invalid(`"input.driver" must be "${this.driverName}", got "${input.input.driver}"`, { 'input.driver': [`must be "${this.driverName}"`] });
-    }
-    const channels = this.inputChannels();
+    const amplifier = this.amplifiers.choose(input.input, 'input');
+    const ref = refOf(amplifier);
+    const channels = amplifier.driver.describe().inputs.map((i) => i.channel);
     if (!channels.includes(input.input.channel)) {
       throw invalid(`"input.channel" must be one of ${channels.join(', ')}, got ${input.input.channel}`, { 'input.channel': ['not an input of the amplifier'] });
     }
@@ -48,18 +47,19 @@ export class InputsService {
       id: randomUUID(),
       name: input.name,
       kind: input.kind ?? 'line-in',
-      input_driver: this.driverName,
+      input_amplifier: ref.key,
+      input_driver: ref.driver,
       input_channel: input.input.channel,
       is_favorite: 0,
       created_at: new Date().toISOString(),
     };
     this.store.transaction(() => {
-      const taken = this.repo.inputByChannel(this.driverName, input.input.channel);
+      const taken = this.repo.inputByChannel(ref, input.input.channel);
       if (taken) throw conflict(`input ${input.input.channel} is already "${taken.name}" (${taken.id})`);
       this.repo.insertInput(row);
-      this.meta.clearDeleted('input', this.driverName, input.input.channel);
+      this.meta.clearDeleted('input', ref, input.input.channel);
     });
-    const created = view(row);
+    const created = this.view(row);
     this.bus.publish({ type: 'inputDevice.created', payload: { inputDevice: created } });
     return created;
   }
@@ -69,7 +69,7 @@ export class InputsService {
     const row = this.row(id);
     this.store.transaction(() => {
       this.repo.deleteInput(id);
-      this.meta.markDeleted('input', row.input_driver, row.input_channel);
+      this.meta.markDeleted('input', { key: row.input_amplifier, driver: row.input_driver }, row.input_channel);
     });
     this.bus.publish({ type: 'inputDevice.deleted', payload: { inputDeviceId: id } });
   }
@@ -79,14 +79,14 @@ export class InputsService {
     if (!row) throw notFound(`no input device with id ${id}`);
     return row;
   }
-}
 
-function view(row: InputDeviceRow): InputDeviceView {
-  return {
-    id: row.id,
-    name: row.name,
-    kind: row.kind,
-    input: { driver: row.input_driver, channel: row.input_channel },
-    isFavorite: row.is_favorite === 1,
-  };
+  private view(row: InputDeviceRow): InputDeviceView {
+    return {
+      id: row.id,
+      name: row.name,
+      kind: row.kind,
+      input: { amplifier: this.amplifiers.nameOf(row.input_amplifier, row.input_driver), driver: row.input_driver, channel: row.input_channel },
+      isFavorite: row.is_favorite === 1,
+    };
+  }
 }

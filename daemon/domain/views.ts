@@ -2,7 +2,11 @@
 import { Type as T, type Static } from '@sinclair/typebox';
 
 const Binding = (what: string) =>
-  T.Object({ driver: T.String({ description: 'amplifier driver name' }), channel: T.Integer({ description: what }) });
+  T.Object({
+    amplifier: T.String({ description: 'name of the configured amplifier (its driver name when a single one is configured by --driver)' }),
+    driver: T.String({ description: 'amplifier driver name' }),
+    channel: T.Integer({ description: what }),
+  });
 
 export const PlayerSchema = T.Object({
   id: T.String({ format: 'uuid' }),

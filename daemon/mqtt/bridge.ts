@@ -8,7 +8,7 @@ import { tlsFiles, type ResolvedBridgeOptions } from './options.js';
 import { OFFLINE, ONLINE } from './payloads.js';
 import { StatePublisher } from './publisher.js';
 import { Topics } from './topics.js';
-import { EMPTY_VIEW, type BridgeView } from './view.js';
+import { EMPTY_VIEW, type BridgeAmplifier, type BridgeView } from './view.js';
 
 /**
  * refused: not started (no bridge account configured); connecting: first attempt; connected; reconnecting: the
@@ -28,7 +28,7 @@ export interface BridgeDeps {
   bus: EventBus;
   /** The bridge account as a caller, from current state; null when it is missing or disabled. */
   caller(): Caller | null;
-  amplifiers(): Array<{ name: string; online: boolean }>;
+  amplifiers(): BridgeAmplifier[];
   log: Logger;
 }
 

@@ -2,7 +2,7 @@
 import type { ResolvedBridgeOptions } from './options.js';
 import { NO_SOURCE, OFFLINE, ONLINE, PRESS, sourceLabels } from './payloads.js';
 import type { Topics } from './topics.js';
-import type { BridgeView } from './view.js';
+import { amplifierKeyOf, type BridgeView } from './view.js';
 
 type Payload = Record<string, unknown>;
 
@@ -19,7 +19,7 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
   };
   const origin = { name: 'azcd', sw_version: identity.version };
   const bridgeUp = { topic: topics.availability, payload_available: ONLINE, payload_not_available: OFFLINE };
-  const linkUp = (driver: string) => ({ topic: topics.amplifier(driver), payload_available: ONLINE, payload_not_available: OFFLINE });
+  const linkUp = (key: string) => ({ topic: topics.amplifier(key), payload_available: ONLINE, payload_not_available: OFFLINE });
   const messages = new Map<string, string>();
   if (!view.account) return messages;
   // unique_id and object_id use ids, never names, so renames keep the entity (and its history) in the hub.
@@ -27,12 +27,12 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
     messages.set(topics.discovery(component, nodeId, objectId), JSON.stringify({ ...payload, unique_id: `${nodeId}_${objectId}`, device, origin }));
   };
   /** Zone and player entities: usable only while both the bridge and their amplifier link are up. */
-  const onAmplifier = (driver: string) => ({ availability: [bridgeUp, linkUp(driver)], availability_mode: 'all' });
+  const onAmplifier = (name: string) => ({ availability: [bridgeUp, linkUp(amplifierKeyOf(view, name))], availability_mode: 'all' });
 
   const labels = sourceLabels(view.players);
   const sourceOptions = [NO_SOURCE, ...view.players.map((player) => labels.get(player.id)!)];
   for (const zone of view.zones) {
-    const on = onAmplifier(zone.output.driver);
+    const on = onAmplifier(zone.output.amplifier);
     const volume = topics.zone(zone.id, 'volume');
     add('number', `zone_${zone.id}_volume`, {
       name: `${zone.name} volume`,
@@ -88,13 +88,13 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
       mode: 'slider',
       unit_of_measurement: '%',
       icon: 'mdi:speaker',
-      ...onAmplifier(player.input.driver),
+      ...onAmplifier(player.input.amplifier),
     });
   }
   for (const amplifier of view.amplifiers) {
-    add('binary_sensor', `amplifier_${amplifier.name}_link`, {
+    add('binary_sensor', `amplifier_${amplifier.key}_link`, {
       name: `Amplifier ${amplifier.name} link`,
-      state_topic: topics.amplifier(amplifier.name),
+      state_topic: topics.amplifier(amplifier.key),
       payload_on: ONLINE,
       payload_off: OFFLINE,
       device_class: 'connectivity',

@@ -37,8 +37,8 @@ export class Topics {
   }
 
   /** An amplifier link: `online` or `offline`; zones on it are available only while it is online. */
-  amplifier(driver: string): string {
-    return `${this.base}/amplifier/${driver}/status`;
+  amplifier(key: string): string {
+    return `${this.base}/amplifier/${key}/status`;
   }
 
   get allOffCommand(): string {

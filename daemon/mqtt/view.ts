@@ -8,7 +8,19 @@ export interface BridgeView {
   account: boolean;
   zones: readonly ZoneView[];
   players: readonly PlayerView[];
-  amplifiers: ReadonlyArray<{ name: string; online: boolean }>;
+  /** `key` (config.ts amplifierKey) names topics and entities, so they follow the amplifier, not the list order. */
+  amplifiers: ReadonlyArray<BridgeAmplifier>;
+}
+
+export interface BridgeAmplifier {
+  key: string;
+  name: string;
+  online: boolean;
+}
+
+/** The key of the amplifier a zone or player names (views carry the amplifier's name). */
+export function amplifierKeyOf(view: BridgeView, name: string): string {
+  return view.amplifiers.find((amplifier) => amplifier.name === name)?.key ?? name;
 }
 
 export const EMPTY_VIEW: BridgeView = { account: false, zones: [], players: [], amplifiers: [] };
@@ -17,7 +29,7 @@ export const EMPTY_VIEW: BridgeView = { account: false, zones: [], players: [], 
 export function stateMessages(view: BridgeView, topics: Topics): Map<string, string> {
   const messages = new Map<string, string>();
   const labels = sourceLabels(view.players);
-  for (const amplifier of view.amplifiers) messages.set(topics.amplifier(amplifier.name), amplifier.online ? ONLINE : OFFLINE);
+  for (const amplifier of view.amplifiers) messages.set(topics.amplifier(amplifier.key), amplifier.online ? ONLINE : OFFLINE);
   for (const zone of view.zones) {
     messages.set(topics.zone(zone.id, 'volume'), percent(zone.volume));
     messages.set(topics.zone(zone.id, 'power'), onOff(zone.power));

@@ -1,14 +1,24 @@
 // Players, zones and input devices: the rows that mirror the amplifier.
 // Players and zones are read on every audio request, so they are also held in memory: written through to
 // SQLite first, changed in memory only after the statement succeeded, and reloaded if a transaction rolls back.
-// Rows of an amplifier driver that is not configured stay in the database (switching back restores them) but
+// Rows belong to one amplifier: its key (from its configured name) and its driver. Rows of an amplifier that is not
+// configured, or configured now with another driver, stay in the database (configuring it again restores them) but
 // are left out of every lookup by id and every list, so nothing can read, route or change them.
 import type { Db, Store } from './db.js';
+
+/** Which amplifier a row belongs to: the key of its configured name, and its driver family. */
+export interface AmplifierRef {
+  key: string;
+  driver: string;
+}
+
+const scope = (key: string, driver: string): string => `${key}\u0000${driver}`;
 
 export interface PlayerRow {
   id: string;
   name: string;
   volume: number;
+  input_amplifier: string;
   input_driver: string;
   input_channel: number;
   created_at: string;
@@ -22,6 +32,7 @@ export interface ZoneRow {
   power: number;
   source: number;
   player_id: string | null;
+  output_amplifier: string;
   output_driver: string;
   output_channel: number;
   created_at: string;
@@ -31,6 +42,7 @@ export interface InputDeviceRow {
   id: string;
   name: string;
   kind: string;
+  input_amplifier: string;
   input_driver: string;
   input_channel: number;
   is_favorite: number;
@@ -49,23 +61,26 @@ export class AudioRepo {
 
   private readonly configured: ReadonlySet<string>;
 
-  /** `configuredDrivers`: names of the amplifier drivers in use; rows of any other driver are hidden. */
-  constructor(store: Store, configuredDrivers: readonly string[]) {
-    this.configured = new Set(configuredDrivers);
+  /**
+   * `configured`: the amplifiers in use; rows of any other are hidden. A bare driver name stands for the single
+   * amplifier of --driver, whose key is its driver name.
+   */
+  constructor(store: Store, configured: ReadonlyArray<string | AmplifierRef>) {
+    this.configured = new Set(configured.map((a) => (typeof a === 'string' ? scope(a, a) : scope(a.key, a.driver))));
     const db: Db = store.db;
     this.s = {
       allPlayers: db.prepare('SELECT * FROM players'),
       allZones: db.prepare('SELECT * FROM zones'),
       insertPlayer: db.prepare(
-        `INSERT INTO players (id, name, volume, input_driver, input_channel, created_at)
-         VALUES (@id, @name, @volume, @input_driver, @input_channel, @created_at)`,
+        `INSERT INTO players (id, name, volume, input_amplifier, input_driver, input_channel, created_at)
+         VALUES (@id, @name, @volume, @input_amplifier, @input_driver, @input_channel, @created_at)`,
       ),
       setPlayerVolume: db.prepare('UPDATE players SET volume = ? WHERE id = ?'),
       renamePlayer: db.prepare('UPDATE players SET name = ? WHERE id = ?'),
       deletePlayer: db.prepare('DELETE FROM players WHERE id = ?'),
       insertZone: db.prepare(
-        `INSERT INTO zones (id, name, volume, muted, power, source, player_id, output_driver, output_channel, created_at)
-         VALUES (@id, @name, @volume, @muted, @power, @source, @player_id, @output_driver, @output_channel, @created_at)`,
+        `INSERT INTO zones (id, name, volume, muted, power, source, player_id, output_amplifier, output_driver, output_channel, created_at)
+         VALUES (@id, @name, @volume, @muted, @power, @source, @player_id, @output_amplifier, @output_driver, @output_channel, @created_at)`,
       ),
       updateZone: db.prepare(
         `UPDATE zones SET volume = @volume, muted = @muted, power = @power, source = @source, player_id = @player_id
@@ -75,12 +90,12 @@ export class AudioRepo {
       renameZone: db.prepare('UPDATE zones SET name = ? WHERE id = ?'),
       deleteZone: db.prepare('DELETE FROM zones WHERE id = ?'),
       insertInput: db.prepare(
-        `INSERT INTO input_devices (id, name, kind, input_driver, input_channel, is_favorite, created_at)
-         VALUES (@id, @name, @kind, @input_driver, @input_channel, @is_favorite, @created_at)`,
+        `INSERT INTO input_devices (id, name, kind, input_amplifier, input_driver, input_channel, is_favorite, created_at)
+         VALUES (@id, @name, @kind, @input_amplifier, @input_driver, @input_channel, @is_favorite, @created_at)`,
       ),
       input: db.prepare('SELECT * FROM input_devices WHERE id = ?'),
-      inputs: db.prepare('SELECT * FROM input_devices ORDER BY input_driver, input_channel'),
-      inputByChannel: db.prepare('SELECT * FROM input_devices WHERE input_driver = ? AND input_channel = ?'),
+      inputs: db.prepare('SELECT * FROM input_devices ORDER BY input_amplifier, input_driver, input_channel'),
+      inputByChannel: db.prepare('SELECT * FROM input_devices WHERE input_amplifier = ? AND input_driver = ? AND input_channel = ?'),
       setInputFavorite: db.prepare('UPDATE input_devices SET is_favorite = ? WHERE id = ?'),
       deleteInput: db.prepare('DELETE FROM input_devices WHERE id = ?'),
     };
@@ -105,19 +120,19 @@ export class AudioRepo {
   }
   player(id: string): Readonly<PlayerRow> | undefined {
     const player = this.players_.get(id);
-    return player && this.configured.has(player.input_driver) ? player : undefined;
+    return player && this.inUse(player.input_amplifier, player.input_driver) ? player : undefined;
   }
   /** Ordered by creation time, then name. */
   players(): readonly Readonly<PlayerRow>[] {
-    this.sortedPlayers ??= [...this.players_.values()].filter((p) => this.configured.has(p.input_driver)).sort(
+    this.sortedPlayers ??= [...this.players_.values()].filter((p) => this.inUse(p.input_amplifier, p.input_driver)).sort(
       (a, b) => a.created_at.localeCompare(b.created_at) || a.name.localeCompare(b.name),
     );
     return this.sortedPlayers;
   }
-  /** The player on an input of the given driver (configured or not: used to keep inputs unique). */
-  playerByInput(driver: string, channel: number): Readonly<PlayerRow> | undefined {
+  /** The player on an input of the given amplifier (configured or not: used to keep inputs unique). */
+  playerByInput(amplifier: AmplifierRef, channel: number): Readonly<PlayerRow> | undefined {
     for (const player of this.players_.values()) {
-      if (player.input_driver === driver && player.input_channel === channel) return player;
+      if (player.input_amplifier === amplifier.key && player.input_driver === amplifier.driver && player.input_channel === channel) return player;
     }
     return undefined;
   }
@@ -148,27 +163,28 @@ export class AudioRepo {
   }
   zone(id: string): Readonly<ZoneRow> | undefined {
     const zone = this.zones_.get(id);
-    return zone && this.configured.has(zone.output_driver) ? zone : undefined;
+    return zone && this.inUse(zone.output_amplifier, zone.output_driver) ? zone : undefined;
   }
-  /** The driver of a zone kept for an amplifier that is not configured, so errors can say why it is unusable. */
-  unconfiguredZoneDriver(id: string): string | undefined {
+  /** The amplifier of a zone kept for one that is not configured, so errors can say why it is unusable. */
+  unconfiguredZoneAmplifier(id: string): AmplifierRef | undefined {
     const zone = this.zones_.get(id);
-    return zone && !this.configured.has(zone.output_driver) ? zone.output_driver : undefined;
+    return zone && !this.inUse(zone.output_amplifier, zone.output_driver) ? { key: zone.output_amplifier, driver: zone.output_driver } : undefined;
   }
-  /** Ordered by driver and output channel. */
+  /** Ordered by amplifier, driver and output channel. */
   zones(): readonly Readonly<ZoneRow>[] {
-    this.sortedZones ??= [...this.zones_.values()].filter((z) => this.configured.has(z.output_driver)).sort(
-      (a, b) => a.output_driver.localeCompare(b.output_driver) || a.output_channel - b.output_channel,
+    this.sortedZones ??= [...this.zones_.values()].filter((z) => this.inUse(z.output_amplifier, z.output_driver)).sort(
+      (a, b) =>
+        a.output_amplifier.localeCompare(b.output_amplifier) || a.output_driver.localeCompare(b.output_driver) || a.output_channel - b.output_channel,
     );
     return this.sortedZones;
   }
   zonesOfPlayer(playerId: string): Readonly<ZoneRow>[] {
     return this.zones().filter((zone) => zone.player_id === playerId);
   }
-  /** The zone on an output of the given driver (configured or not: used to keep outputs unique). */
-  zoneByOutput(driver: string, channel: number): Readonly<ZoneRow> | undefined {
+  /** The zone on an output of the given amplifier (configured or not: used to keep outputs unique). */
+  zoneByOutput(amplifier: AmplifierRef, channel: number): Readonly<ZoneRow> | undefined {
     for (const zone of this.zones_.values()) {
-      if (zone.output_driver === driver && zone.output_channel === channel) return zone;
+      if (zone.output_amplifier === amplifier.key && zone.output_driver === amplifier.driver && zone.output_channel === channel) return zone;
     }
     return undefined;
   }
@@ -179,13 +195,13 @@ export class AudioRepo {
     if (zone) this.putZone({ ...zone, ...row });
   }
   /**
-   * Zones of any driver, configured or not, routed to a player of another amplifier. Older versions allowed
+   * Zones of any amplifier, configured or not, routed to a player of another amplifier. Older versions allowed
    * such routes; a player can only feed zones of its own amplifier.
    */
   zonesRoutedAcrossAmplifiers(): Readonly<ZoneRow>[] {
     return [...this.zones_.values()].filter((zone) => {
       const player = zone.player_id === null ? undefined : this.players_.get(zone.player_id);
-      return player !== undefined && player.input_driver !== zone.output_driver;
+      return player !== undefined && (player.input_amplifier !== zone.output_amplifier || player.input_driver !== zone.output_driver);
     });
   }
   /** Sets the volume of every zone attached to a player in one statement. */
@@ -211,20 +227,25 @@ export class AudioRepo {
   }
   input(id: string): InputDeviceRow | undefined {
     const row = this.s.input.get(id) as InputDeviceRow | undefined;
-    return row && this.configured.has(row.input_driver) ? row : undefined;
+    return row && this.inUse(row.input_amplifier, row.input_driver) ? row : undefined;
   }
   inputs(): InputDeviceRow[] {
-    return (this.s.inputs.all() as InputDeviceRow[]).filter((row) => this.configured.has(row.input_driver));
+    return (this.s.inputs.all() as InputDeviceRow[]).filter((row) => this.inUse(row.input_amplifier, row.input_driver));
   }
-  /** The input device on a channel of the given driver (configured or not: used to keep channels unique). */
-  inputByChannel(driver: string, channel: number): InputDeviceRow | undefined {
-    return this.s.inputByChannel.get(driver, channel) as InputDeviceRow | undefined;
+  /** The input device on a channel of the given amplifier (configured or not: used to keep channels unique). */
+  inputByChannel(amplifier: AmplifierRef, channel: number): InputDeviceRow | undefined {
+    return this.s.inputByChannel.get(amplifier.key, amplifier.driver, channel) as InputDeviceRow | undefined;
   }
   setInputFavorite(id: string, isFavorite: boolean): void {
     this.s.setInputFavorite.run(isFavorite ? 1 : 0, id);
   }
   deleteInput(id: string): void {
     this.s.deleteInput.run(id);
+  }
+
+  /** Whether rows of this amplifier key and driver belong to a configured amplifier. */
+  private inUse(key: string, driver: string): boolean {
+    return this.configured.has(scope(key, driver));
   }
 
   private putPlayer(row: PlayerRow): void {

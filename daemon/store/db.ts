@@ -143,11 +143,21 @@ export class Store {
     if (current > MIGRATIONS.length) {
       throw new Error(`database ${this.file} has schema version ${current}, newer than this azcd (${MIGRATIONS.length})`);
     }
-    for (let version = current; version < MIGRATIONS.length; version++) {
-      this.db.transaction(() => {
-        this.db.exec(MIGRATIONS[version]!);
-        this.db.pragma(`user_version = ${version + 1}`);
-      })();
+    if (current === MIGRATIONS.length) return;
+    // Off while tables are rebuilt (SQLite's documented way): dropping a parent table would otherwise run its
+    // ON DELETE actions on the rows that refer to it. Each migration checks the references before it commits.
+    this.db.pragma('foreign_keys = OFF');
+    try {
+      for (let version = current; version < MIGRATIONS.length; version++) {
+        this.db.transaction(() => {
+          this.db.exec(MIGRATIONS[version]!);
+          const broken = this.db.pragma('foreign_key_check') as unknown[];
+          if (broken.length > 0) throw new Error(`schema migration ${version + 1} left ${broken.length} broken references in ${this.file}`);
+          this.db.pragma(`user_version = ${version + 1}`);
+        })();
+      }
+    } finally {
+      this.db.pragma('foreign_keys = ON');
     }
   }
 }

@@ -1,6 +1,7 @@
 // The `meta` table: the device's identity (its UPnP UDN) and the amplifier channels whose zone or input an admin
 // deleted, so the next start does not recreate them from the amplifier's description.
 import type { Db } from './db.js';
+import type { AmplifierRef } from './audio-repo.js';
 
 export type DeletedKind = 'zone' | 'input';
 
@@ -8,7 +9,18 @@ const UDN_KEY = 'udn';
 /** Rows written by older versions say '' for "recreated since"; only this value means deleted. */
 const DELETED = 'deleted';
 
-const deletedKey = (kind: DeletedKind, driver: string, channel: number): string => `deleted:${kind}:${driver}:${channel}`;
+/**
+ * The single amplifier of --driver (key = driver name) keeps the form written before amplifier lists, so what an
+ * admin deleted then stays deleted; a listed amplifier adds its key.
+ */
+const deletedKey = (kind: DeletedKind, ref: Amp, channel: number): string => {
+  const amplifier = typeof ref === 'string' ? { key: ref, driver: ref } : ref;
+  return amplifier.key === amplifier.driver
+    ? `deleted:${kind}:${amplifier.driver}:${channel}`
+    : `deleted:${kind}:${amplifier.driver}@${amplifier.key}:${channel}`;
+};
+/** An amplifier, or a bare driver name for the single amplifier of --driver. */
+type Amp = AmplifierRef | string;
 
 export class MetaRepo {
   private readonly s;
@@ -30,15 +42,15 @@ export class MetaRepo {
   }
 
   /** True when an admin deleted the zone or input on this channel and nobody created one there since. */
-  isDeleted(kind: DeletedKind, driver: string, channel: number): boolean {
-    return this.get(deletedKey(kind, driver, channel)) === DELETED;
+  isDeleted(kind: DeletedKind, amplifier: Amp, channel: number): boolean {
+    return this.get(deletedKey(kind, amplifier, channel)) === DELETED;
   }
-  markDeleted(kind: DeletedKind, driver: string, channel: number): void {
-    this.s.set.run(deletedKey(kind, driver, channel), DELETED);
+  markDeleted(kind: DeletedKind, amplifier: Amp, channel: number): void {
+    this.s.set.run(deletedKey(kind, amplifier, channel), DELETED);
   }
   /** Called when an admin creates a zone or input on the channel again. */
-  clearDeleted(kind: DeletedKind, driver: string, channel: number): void {
-    this.s.remove.run(deletedKey(kind, driver, channel));
+  clearDeleted(kind: DeletedKind, amplifier: Amp, channel: number): void {
+    this.s.remove.run(deletedKey(kind, amplifier, channel));
   }
 
   private get(key: string): string | undefined {

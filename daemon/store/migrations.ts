@@ -103,4 +103,59 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (user_id, address)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 3: several amplifiers at once. Players, zones and input devices name the amplifier they belong to (its key,
+  // from its configured name) beside its driver; a channel is unique per amplifier and driver. Existing rows were
+  // made with the single amplifier of --driver, whose key is the driver name, so their ids carry over.
+  `
+  CREATE TABLE players_v3 (
+    id               TEXT PRIMARY KEY,
+    name             TEXT NOT NULL,
+    volume           REAL NOT NULL,
+    input_amplifier  TEXT NOT NULL,
+    input_driver     TEXT NOT NULL,
+    input_channel    INTEGER NOT NULL,
+    created_at       TEXT NOT NULL,
+    UNIQUE (input_amplifier, input_driver, input_channel)
+  ) STRICT;
+  INSERT INTO players_v3 (id, name, volume, input_amplifier, input_driver, input_channel, created_at)
+    SELECT id, name, volume, input_driver, input_driver, input_channel, created_at FROM players;
+  DROP TABLE players;
+  ALTER TABLE players_v3 RENAME TO players;
+
+  CREATE TABLE zones_v3 (
+    id               TEXT PRIMARY KEY,
+    name             TEXT NOT NULL,
+    volume           REAL NOT NULL,
+    muted            INTEGER NOT NULL,
+    power            INTEGER NOT NULL,
+    source           INTEGER NOT NULL DEFAULT 1,
+    player_id        TEXT REFERENCES players(id) ON DELETE SET NULL,
+    output_amplifier TEXT NOT NULL,
+    output_driver    TEXT NOT NULL,
+    output_channel   INTEGER NOT NULL,
+    created_at       TEXT NOT NULL,
+    UNIQUE (output_amplifier, output_driver, output_channel)
+  ) STRICT;
+  INSERT INTO zones_v3 (id, name, volume, muted, power, source, player_id, output_amplifier, output_driver, output_channel, created_at)
+    SELECT id, name, volume, muted, power, source, player_id, output_driver, output_driver, output_channel, created_at FROM zones;
+  DROP TABLE zones;
+  ALTER TABLE zones_v3 RENAME TO zones;
+  CREATE INDEX zones_player ON zones(player_id);
+
+  CREATE TABLE input_devices_v3 (
+    id               TEXT PRIMARY KEY,
+    name             TEXT NOT NULL,
+    kind             TEXT NOT NULL,
+    input_amplifier  TEXT NOT NULL,
+    input_driver     TEXT NOT NULL,
+    input_channel    INTEGER NOT NULL,
+    is_favorite      INTEGER NOT NULL DEFAULT 0,
+    created_at       TEXT NOT NULL,
+    UNIQUE (input_amplifier, input_driver, input_channel)
+  ) STRICT;
+  INSERT INTO input_devices_v3 (id, name, kind, input_amplifier, input_driver, input_channel, is_favorite, created_at)
+    SELECT id, name, kind, input_driver, input_driver, input_channel, is_favorite, created_at FROM input_devices;
+  DROP TABLE input_devices;
+  ALTER TABLE input_devices_v3 RENAME TO input_devices;
+  `,
 ];

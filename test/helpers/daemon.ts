@@ -26,6 +26,8 @@ export interface StartOptions {
   stateDir?: string;
   config?: Partial<Config>;
   driver?: AmplifierDriver;
+  /** Build the amplifiers from the configuration (`config.amplifiers`, or driver and serialPort) instead of a simulated driver. */
+  configuredAmplifiers?: boolean;
   adminPassword?: string;
   /** A stand-in for systemd's notify socket (none by default). */
   notifier?: DaemonOptions['notifier'];
@@ -56,8 +58,8 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const driver = options.driver ?? new SimulatedDriver({ applyDelayMs: 1 });
-  const daemon = new Daemon({ config, logger, driver, notifier: options.notifier, ssdp: options.ssdp });
+  const injected = options.configuredAmplifiers ? undefined : (options.driver ?? new SimulatedDriver({ applyDelayMs: 1 }));
+  const daemon = new Daemon({ config, logger, driver: injected, notifier: options.notifier, ssdp: options.ssdp });
   const adminPassword = options.adminPassword ?? 'admin-password-1';
   const { port } = await daemon.start(adminPassword);
   const file = path.join(stateDir, 'initial-admin.txt');
@@ -68,7 +70,7 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
     stateDir,
     adminKey,
     adminPassword,
-    driver,
+    driver: injected ?? daemon.driver,
     logs,
     stop: () => daemon.stop(),
   };

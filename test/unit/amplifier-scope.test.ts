@@ -18,7 +18,7 @@ import { SimulatedDriver } from '../../drivers/simulated/index.js';
 const admin: Caller = { userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey', keyDigest: '00' } };
 
 function playerOn(driver: string, channel: number): PlayerRow {
-  return { id: randomUUID(), name: `${driver} ${channel}`, volume: 0.3, input_driver: driver, input_channel: channel, created_at: new Date().toISOString() };
+  return { id: randomUUID(), name: `${driver} ${channel}`, volume: 0.3, input_amplifier: driver, input_driver: driver, input_channel: channel, created_at: new Date().toISOString() };
 }
 
 async function setup(t: Test, configured: string[]) {

@@ -1,0 +1,84 @@
+// The amplifiers one daemon drives: each a configured name, a stable key and a running driver.
+import type { AmplifierDriver } from '../../drivers/driver.js';
+import type { AmplifierRef } from '../store/audio-repo.js';
+import { invalid } from './errors.js';
+
+export interface Amplifier {
+  /** As configured; shown in the API (`output.amplifier`), health and Home Assistant. */
+  name: string;
+  /** Stored with its zones, players and inputs (config.ts amplifierKey). */
+  key: string;
+  driver: AmplifierDriver;
+}
+
+/** The single amplifier of --driver: named after its driver, whose name is also its key. */
+export function singleAmplifier(driver: AmplifierDriver): Amplifier {
+  return { name: driver.name, key: driver.name, driver };
+}
+
+export class Amplifiers {
+  readonly list: readonly Amplifier[];
+  private readonly byScope = new Map<string, Amplifier>();
+
+  constructor(list: readonly Amplifier[]) {
+    if (list.length === 0) throw new Error('at least one amplifier is needed');
+    this.list = list;
+    for (const amplifier of list) this.byScope.set(scopeOf(amplifier.key, amplifier.driver.name), amplifier);
+  }
+
+  /** What the store knows each configured amplifier by. */
+  refs(): AmplifierRef[] {
+    return this.list.map(refOf);
+  }
+
+  /** The amplifier rows with this key and driver belong to; undefined when it is not configured. */
+  find(key: string, driver: string): Amplifier | undefined {
+    return this.byScope.get(scopeOf(key, driver));
+  }
+
+  /** The name shown for rows of an amplifier; the key for one no longer configured. */
+  nameOf(key: string, driver: string): string {
+    return this.find(key, driver)?.name ?? key;
+  }
+
+  /**
+   * The amplifier a new zone, player or input goes on: the one named (case-insensitive), or the only one of the
+   * driver named, or the only one there is. Anything ambiguous or unknown is a 400 that lists the choices.
+   */
+  choose(request: { amplifier?: string; driver?: string }, at: string): Amplifier {
+    const names = this.list.map((a) => `"${a.name}"`).join(', ');
+    let candidates = this.list;
+    if (request.amplifier !== undefined) {
+      const wanted = request.amplifier.trim().toLowerCase();
+      candidates = candidates.filter((a) => a.name.toLowerCase() === wanted);
+      if (candidates.length === 0) {
+        throw invalid(`"${at}.amplifier" must name a configured amplifier (${names}), got "${request.amplifier}"`, {
+          [`${at}.amplifier`]: [`must be one of ${names}`],
+        });
+      }
+    }
+    if (request.driver !== undefined) {
+      const matching = candidates.filter((a) => a.driver.name === request.driver);
+      if (matching.length === 0) {
+        const allowed = [...new Set(candidates.map((a) => a.driver.name))];
+        const what = request.amplifier !== undefined ? `the driver of amplifier "${candidates[0]!.name}"` : 'the configured amplifier driver';
+        throw invalid(`"${at}.driver" must be "${allowed.join('" or "')}" (${what}), got "${request.driver}"`, {
+          [`${at}.driver`]: [`must be "${allowed.join('" or "')}"`],
+        });
+      }
+      candidates = matching;
+    }
+    if (candidates.length > 1) {
+      throw invalid(`several amplifiers are configured: name one in "${at}.amplifier" (${candidates.map((a) => `"${a.name}"`).join(', ')})`, {
+        [`${at}.amplifier`]: ['required when several amplifiers are configured'],
+      });
+    }
+    return candidates[0]!;
+  }
+}
+
+export function refOf(amplifier: Amplifier): AmplifierRef {
+  return { key: amplifier.key, driver: amplifier.driver.name };
+}
+
+const scopeOf = (key: string, driver: string): string => `${key}\u0000${driver}`;
