@@ -125,6 +125,22 @@ export class CommandRejections {
   }
 }
 
+/** Closes an attached stream; resolves once it is closed. A serial port that closed itself on unplug is left as is. */
+function closeStream(stream: Duplex): Promise<void> {
+  if (stream.destroyed) return Promise.resolve();
+  const port = stream as Partial<SerialPort>;
+  return new Promise<void>((resolve) => {
+    if (typeof port.close === 'function') {
+      if (port.isOpen) port.close(() => resolve());
+      else if (port.closing) stream.once('close', () => resolve());
+      else resolve();
+      return;
+    }
+    stream.once('close', () => resolve());
+    stream.destroy();
+  });
+}
+
 /**
  * An emulator's connection to the host. Events: `command` (after the state changed), `close` (the attached stream
  * ended). The line's rates change at run time through the accessors; subclasses handle the bytes that arrive.
@@ -163,9 +179,16 @@ export abstract class EmulatorPort extends EventEmitter {
     this.output.garbleRate = rate;
   }
 
-  /** Connects to a duplex stream: a serial port, one end of a pty, or a TCP socket accepted by a loopback server. */
+  /**
+   * Connects to a duplex stream: a serial port, one end of a pty, or a TCP socket accepted by a loopback server. The
+   * device has one line: a stream attached before is closed.
+   */
   attach(stream: Duplex): void {
+    const replaced = this.stream;
     this.detach();
+    // The stream replaced is closed, not just dropped: a pty whose other end vanished reads as end-of-file forever, and
+    // serialport retries such reads without end, so a port left open keeps the process alive (a test never exits).
+    if (replaced && replaced !== stream) void closeStream(replaced);
     this.stream = stream;
     this.output.attach(stream);
     stream.on('data', this.onData);
@@ -187,6 +210,7 @@ export abstract class EmulatorPort extends EventEmitter {
 
   /** Opens a device path (one end of a pty pair) with serialport and attaches to it. */
   async attachPath(path: string, baudRate = this.baudRate): Promise<void> {
+    await this.close(); // the port on the previous pty (replugged at the same path) must not outlive it
     const port = new SerialPort({ path, baudRate, autoOpen: false });
     await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
     this.attach(port);
@@ -203,13 +227,7 @@ export abstract class EmulatorPort extends EventEmitter {
   async close(): Promise<void> {
     const stream = this.stream;
     this.detach();
-    if (!stream || stream.destroyed) return;
-    await new Promise<void>((resolve) => {
-      stream.once('close', () => resolve());
-      const port = stream as Partial<SerialPort>;
-      if (typeof port.close === 'function' && port.isOpen) port.close(() => resolve());
-      else stream.destroy();
-    });
+    if (stream) await closeStream(stream);
   }
 
   /** Writes raw bytes to the host as if the line picked up noise. */
