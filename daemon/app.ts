@@ -1,4 +1,4 @@
-// The composition root: wires store, services, driver, HTTP, event stream, MQTT, SSDP and systemd, starts them in
+// The composition root: wires store, services, driver, HTTP, event stream, MQTT, SSDP, mDNS and systemd, starts them in
 // one order and stops them in the reverse one. The constructor only stores options; start() does the I/O.
 import { VERSION } from './paths.js';
 import { randomUUID } from 'node:crypto';
@@ -179,7 +179,10 @@ export class Daemon {
         'listening',
       );
       if (config.mqtt.url) await this.startMqtt(parts);
-      if (config.ssdp) await this.startSsdp(parts.udn);
+      if (config.ssdp) {
+        await this.startSsdp(parts.udn);
+        await this.startMdns(parts.udn);
+      }
       const notifier = this.options.notifier;
       if (notifier) {
         let stopSystemd = () => {};
@@ -332,6 +335,29 @@ export class Daemon {
       log: (level, msg, fields) => logger[level]({ component: 'ssdp', ...fields }, msg),
     });
     await this.lifecycle.start('ssdp', () => ssdp.start(), () => ssdp.stop());
+  }
+
+  /**
+   * Announces over mDNS / DNS-SD beside SSDP (phones, Home Assistant's zeroconf, avahi-browse look there first), on
+   * the same interfaces. Probing takes a second or more and goes on while the daemon serves; stop sends the goodbye.
+   */
+  private async startMdns(udn: string): Promise<void> {
+    const { config, logger } = this;
+    if (/^(127\.|::1$|localhost$)/.test(config.host)) {
+      logger.info({ component: 'mdns', host: config.host }, 'mDNS off: the listener is on loopback, out of the LAN\'s reach');
+      return;
+    }
+    const { MdnsAnnouncer } = await import('./discovery/mdns.js');
+    const mdns = new MdnsAnnouncer({
+      udn,
+      name: config.friendlyName,
+      port: this.port,
+      host: config.host,
+      interfaces: config.ssdpInterfaces.length ? config.ssdpInterfaces : undefined,
+      version: VERSION,
+      log: (level, msg, fields) => logger[level]({ component: 'mdns', ...fields }, msg),
+    });
+    await this.lifecycle.start('mdns', () => void mdns.start(), () => mdns.stop());
   }
 
   /** One driver per configured amplifier; its log lines name the amplifier. Nothing is opened before start. */

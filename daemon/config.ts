@@ -233,7 +233,7 @@ export const USAGE = `usage: azcd [options]
   --driver NAME          amplifier driver: simulated (default), monoprice, rnet or xantech
   --serial-port PATH     serial device of a real amplifier (prefer /dev/serial/by-id/...) or tcp://host:port
   --poll-interval-ms N   amplifier poll interval (default 5000)
-  --ssdp / --no-ssdp     announce on the LAN with SSDP (default off)
+  --ssdp / --no-ssdp     announce on the LAN with SSDP and mDNS (default off)
   --ssdp-interfaces LIST comma-separated interfaces for SSDP (default: all)
   --friendly-name NAME   name shown by discovery
   --log-level LEVEL      fatal|error|warn|info|debug|trace|silent (default info)

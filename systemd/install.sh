@@ -11,6 +11,7 @@ Usage: sudo systemd/install.sh [--driver NAME [--serial-port PORT]] [--prefix DI
   --prefix DIR        install the application into DIR (default /opt/azcd); the unit's paths are rewritten to match
   --no-enable         install everything but do not enable or (re)start azcd.service
   --no-system         install the application tree only: no user, unit, modules-load.d entry, config or systemctl
+  --no-apt            never run apt-get; only say which packages are missing
   --dry-run           print every step without changing anything
   -h, --help          this text
 
@@ -18,7 +19,8 @@ Amplifier: without --driver, on a terminal and with no /etc/azcd/config.json yet
 serial port (suggesting the adapters in /dev/serial/by-id/); otherwise it keeps the existing config, or on a first
 install the simulated amplifier, and says so. --driver on an existing config changes only driver and serialPort.
 
-Steps: npm ci (only if the source tree lacks its dev dependencies) and npm run build in the source tree; copy
+Steps: from apt, whatever of nodejs, npm, build-essential, python3 and libnode-dev (Node's headers, so node-gyp
+needs no download) is missing, as on a fresh Raspberry Pi OS image; npm ci (only if the source tree lacks its dev dependencies) and npm run build in the source tree; copy
 package.json, package-lock.json, dist/, native/, scripts/ and daemon/ui/ into a staging directory and run
 npm ci --omit=dev there (which also builds the sd_notify addon); swap it into place; install the sysusers entry
 (user azcd in dialout and audio), /etc/modules-load.d/azcd.conf (usbserial, cdc_acm), /etc/azcd/config.json if
@@ -30,6 +32,7 @@ PREFIX=/opt/azcd
 DRY_RUN=0
 ENABLE=1
 SYSTEM=1
+APT=1
 DRIVER=
 SERIAL_PORT=
 while [[ $# -gt 0 ]]; do
@@ -43,6 +46,7 @@ while [[ $# -gt 0 ]]; do
     --dry-run) DRY_RUN=1; shift ;;
     --no-enable) ENABLE=0; shift ;;
     --no-system) SYSTEM=0; shift ;;
+    --no-apt) APT=0; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "install.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -102,11 +106,42 @@ PREFIX="${PREFIX%/}"
 [[ -n "$PREFIX" && "$PREFIX" != /usr && "$PREFIX" != /opt ]] || die "refusing --prefix '$PREFIX'"
 STAGE="$PREFIX.staging"
 
-command -v node >/dev/null || die "node not found: install Node.js 20 (see docs/install-pi.md)"
-command -v npm >/dev/null || die "npm not found: install Node.js 20 with npm"
+# --- Prerequisites from apt: a fresh Raspberry Pi OS / Debian image has no Node.js and no compiler ---------------
+# Debian's nodejs (trixie: 20.19) and npm; build-essential and python3 compile better-sqlite3 where no prebuilt binary
+# can be fetched, and the sd_notify addon always; libnode-dev holds the headers of Debian's Node.
+MISSING=()
+command -v node >/dev/null || MISSING+=(nodejs)
+command -v npm >/dev/null || MISSING+=(npm)
+command -v python3 >/dev/null || MISSING+=(python3)
+{ command -v make >/dev/null && command -v cc >/dev/null && command -v c++ >/dev/null; } || MISSING+=(build-essential)
+if [[ ! -f /usr/include/node/node.h ]] && { ! command -v node >/dev/null || dpkg -S "$(readlink -f "$(command -v node)")" 2>/dev/null | grep -q '^nodejs:'; }; then
+  MISSING+=(libnode-dev)
+fi
+if [[ ${#MISSING[@]} -gt 0 ]]; then
+  if [[ $APT -eq 1 && $SYSTEM -eq 1 && ( $EUID -eq 0 || $DRY_RUN -eq 1 ) ]] && command -v apt-get >/dev/null; then
+    log "installing from apt: ${MISSING[*]}"
+    run apt-get update -q
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${MISSING[@]}"
+  else
+    log "warning: missing packages: ${MISSING[*]} (apt-get install ${MISSING[*]})"
+  fi
+fi
+# Node's headers from the package, not from the internet: node-gyp reads this for better-sqlite3 and the addon.
+if [[ -f /usr/include/node/node.h ]]; then export npm_config_nodedir=/usr; fi
+
+command -v node >/dev/null || die "node not found: apt-get install nodejs npm (Node.js 20, 22 or 24)"
+command -v npm >/dev/null || die "npm not found: apt-get install npm"
 NODE="$(command -v node)"
 NODE_MAJOR="$(node -p 'process.versions.node.split(".")[0]')"
-[[ "$NODE_MAJOR" == 20 ]] || die "azcd needs Node.js 20 (uWebSockets.js build), found $(node --version)"
+[[ "$NODE_MAJOR" == 20 || "$NODE_MAJOR" == 22 || "$NODE_MAJOR" == 24 ]] ||
+  die "azcd runs on Node.js 20, 22 or 24 (the uWebSockets.js builds it has), found $(node --version)"
+if [[ "$NODE_MAJOR" != 20 ]]; then
+  # The uWebSockets.js build for Node 22/24 links against glibc 2.38 (Debian 13 "trixie" and later).
+  GLIBC="$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')"
+  if [[ -z "$GLIBC" ]] || ! printf '2.38\n%s\n' "$GLIBC" | sort -V -C; then
+    die "Node.js $NODE_MAJOR needs glibc 2.38 or newer here (Debian 13 trixie), found ${GLIBC:-none}: use Node.js 20, or upgrade the OS"
+  fi
+fi
 case "$NODE" in
   /home/* | /root/*) die "node is at $NODE, which ProtectHome= hides from the service: install a system-wide Node.js" ;;
 esac

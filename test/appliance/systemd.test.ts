@@ -1,7 +1,7 @@
 // systemd files: the unit verified and scored by systemd-analyze, sysusers applied to a scratch root, install.sh dry run.
 import t, { type Test } from 'tap';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -164,6 +164,31 @@ t.test('install.sh --dry-run --prefix shows every step and changes nothing', asy
   t.match(out, /\+ systemctl daemon-reload\n\+ systemctl enable azcd\.service\n\+ systemctl restart azcd\.service/);
   t.same(readdirSync(target), [], 'nothing created under the prefix');
   t.same(systemState(), before, 'no system file touched');
+});
+
+t.test('install.sh on an image without compilers installs them from apt first, or only names them with --no-apt', async (t) => {
+  // A PATH with every command of this machine except the compilers and python3: a fresh Raspberry Pi OS image.
+  const bin = join(scratch, 'fresh-image-bin');
+  mkdirSync(bin);
+  const absent = new Set(['cc', 'c++', 'gcc', 'g++', 'make', 'python3']);
+  for (const dir of ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      if (!absent.has(name) && !existsSync(join(bin, name))) symlinkSync(join(dir, name), join(bin, name));
+    }
+  }
+  const dry = (extra: string[]) =>
+    spawnSync('bash', [INSTALL, '--dry-run', '--prefix', join(scratch, 'dry-fresh/opt/azcd'), ...extra], {
+      encoding: 'utf8', env: { ...ENV, PATH: bin }, timeout: 30_000,
+    });
+  const result = dry([]);
+  t.equal(result.status, 0, result.stderr);
+  t.match(result.stdout, /\+ apt-get update -q\n\+ env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends python3 build-essential/);
+  t.ok(result.stdout.indexOf('apt-get install') < result.stdout.indexOf('npm run build'), 'before anything is built');
+  const told = dry(['--no-apt']);
+  t.equal(told.status, 0, told.stderr);
+  t.notMatch(told.stdout, /apt-get update/);
+  t.match(told.stdout, /warning: missing packages: python3 build-essential \(apt-get install python3 build-essential\)/);
 });
 
 t.test('install.sh --no-enable skips systemctl enable; bad options and prefixes are refused', async (t) => {

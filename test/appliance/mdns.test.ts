@@ -1,0 +1,203 @@
+// mDNS / DNS-SD: two appliances and a browser on a bridge inside throwaway network namespaces, never a real LAN.
+import t, { type Test } from 'tap';
+import { spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { mdnsHostname, txtRecord } from '../../daemon/discovery/mdns.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CHILD = fileURLToPath(new URL('./mdns-child.ts', import.meta.url));
+const UDN_1 = 'uuid:5f0c1a52-8d4e-4c55-9a3b-2f6a1e7c9d01';
+const UDN_2 = 'uuid:9e1d2b63-7c5f-4d66-8b4c-3a7b2f8d0e12';
+
+/** A child process speaking JSON lines: `next()` resolves with its next line, rejecting if it exits first. */
+class LineChild {
+  private lines: unknown[] = [];
+  private wake: (() => void) | undefined;
+  private stderr = '';
+  readonly exited: Promise<number | null>;
+  private readonly child: ReturnType<typeof spawn>;
+
+  constructor(t: Test, args: string[]) {
+    this.child = spawn(args[0]!, args.slice(1), { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    t.teardown(() => {
+      if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    });
+    let buffered = '';
+    this.child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const parts = buffered.split('\n');
+      buffered = parts.pop() ?? '';
+      for (const line of parts) this.lines.push(JSON.parse(line));
+      this.wake?.();
+    });
+    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    this.exited = new Promise((resolve) => this.child.once('close', resolve));
+    void this.exited.then(() => this.wake?.());
+  }
+
+  async next(): Promise<Record<string, unknown>> {
+    while (this.lines.length === 0) {
+      if (this.child.exitCode !== null || this.child.signalCode !== null) {
+        throw new Error(`child exited (${this.child.exitCode ?? this.child.signalCode}): ${this.stderr}`);
+      }
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+    const line = this.lines.shift() as Record<string, unknown>;
+    if (line['error']) throw new Error(`${String(line['error'])}\n${this.stderr}`);
+    return line;
+  }
+
+  send(command: string): void {
+    this.child.stdin!.write(`${command}\n`);
+  }
+
+  end(): void {
+    this.child.stdin!.end();
+  }
+}
+
+t.test('the TXT record names the API path, version, device id and dashboard URL', async (t) => {
+  const hostname = mdnsHostname(UDN_1);
+  t.equal(hostname, 'azc-5f0c1a52', 'a host name of its own, from the device id');
+  t.same(txtRecord({ udn: UDN_1, version: '0.1.0', port: 8080 }, hostname), {
+    api: '/api',
+    version: '0.1.0',
+    id: UDN_1,
+    url: 'http://azc-5f0c1a52.local:8080/',
+  });
+});
+
+t.test('a browser on the LAN finds the appliance with its TXT records, a second one of the same name is renamed, and each says goodbye on stop', async (t) => {
+  // Namespace B (browser) holds a bridge, the LAN; appliances A1 and A2 each have one veth link into it.
+  const tag = String(process.pid % 100000);
+  const [nsA1, nsA2, nsB] = ['a1', 'a2', 'b'].map((n) => `azc-mdns-${process.pid}-${n}`) as [string, string, string];
+  if (process.env['AZC_TEST_SSDP_NO_NETNS'] || spawnSync('ip', ['netns', 'add', nsB]).status !== 0) {
+    t.comment('no network namespace here: mDNS is not verified in this run');
+    return;
+  }
+  t.teardown(() => {
+    for (const ns of [nsA1, nsA2, nsB]) spawnSync('ip', ['netns', 'delete', ns]);
+  });
+  const steps = [
+    ['netns', 'add', nsA1],
+    ['netns', 'add', nsA2],
+    ['-n', nsB, 'link', 'add', 'br0', 'type', 'bridge'],
+    ['link', 'add', `am${tag}a1`, 'netns', nsA1, 'type', 'veth', 'peer', 'name', `am${tag}b1`, 'netns', nsB],
+    ['link', 'add', `am${tag}a2`, 'netns', nsA2, 'type', 'veth', 'peer', 'name', `am${tag}b2`, 'netns', nsB],
+    ['-n', nsB, 'link', 'set', `am${tag}b1`, 'master', 'br0'],
+    ['-n', nsB, 'link', 'set', `am${tag}b2`, 'master', 'br0'],
+    ['-n', nsA1, 'addr', 'add', '10.78.0.1/24', 'dev', `am${tag}a1`],
+    ['-n', nsA2, 'addr', 'add', '10.78.0.2/24', 'dev', `am${tag}a2`],
+    ['-n', nsB, 'addr', 'add', '10.78.0.3/24', 'dev', 'br0'],
+    ['-n', nsA1, 'link', 'set', `am${tag}a1`, 'up'],
+    ['-n', nsA2, 'link', 'set', `am${tag}a2`, 'up'],
+    ['-n', nsB, 'link', 'set', `am${tag}b1`, 'up'],
+    ['-n', nsB, 'link', 'set', `am${tag}b2`, 'up'],
+    ['-n', nsB, 'link', 'set', 'br0', 'up'],
+    // Multicast leaves through the LAN link, as on a box whose default route points there.
+    ['-n', nsA1, 'route', 'add', '224.0.0.0/4', 'dev', `am${tag}a1`],
+    ['-n', nsA2, 'route', 'add', '224.0.0.0/4', 'dev', `am${tag}a2`],
+    ['-n', nsB, 'route', 'add', '224.0.0.0/4', 'dev', 'br0'],
+  ];
+  for (const step of steps) {
+    const result = spawnSync('ip', step, { encoding: 'utf8' });
+    t.equal(result.status, 0, `ip ${step.join(' ')} ${result.stderr}`);
+    if (result.status !== 0) return;
+  }
+  const node = [process.execPath, '--import', 'tsx', CHILD];
+  const browser = new LineChild(t, ['ip', 'netns', 'exec', nsB, ...node, 'browse']);
+  t.same(await browser.next(), { listening: true });
+
+  const first = new LineChild(t, ['ip', 'netns', 'exec', nsA1, ...node, 'announce', JSON.stringify({ udn: UDN_1, name: 'Kitchen', port: 8080 })]);
+  t.match(await first.next(), { ready: true, names: ['Kitchen._azc._tcp.local', 'Kitchen._http._tcp.local'], logs: ['info: mDNS announcing'] });
+
+  browser.send('browse _azc._tcp.local');
+  t.same((await browser.next())['found'], [
+    {
+      name: 'Kitchen._azc._tcp.local',
+      target: 'azc-5f0c1a52.local',
+      port: 8080,
+      txt: { api: '/api', version: '0.1.0', id: UDN_1, url: 'http://azc-5f0c1a52.local:8080/' },
+      addresses: ['10.78.0.1'],
+    },
+  ], 'the appliance, its SRV, TXT and address');
+  browser.send('browse _http._tcp.local');
+  t.match((await browser.next())['found'], [
+    { name: 'Kitchen._http._tcp.local', port: 8080, txt: { path: '/', id: UDN_1, url: 'http://azc-5f0c1a52.local:8080/' } },
+  ], 'the dashboard as _http._tcp');
+
+  const second = new LineChild(t, ['ip', 'netns', 'exec', nsA2, ...node, 'announce', JSON.stringify({ udn: UDN_2, name: 'Kitchen', port: 8080 })]);
+  const renamed = await second.next();
+  t.match(renamed, {
+    ready: true,
+    names: ['Kitchen (2)._azc._tcp.local', 'Kitchen (2)._http._tcp.local'],
+  }, 'the second appliance of the same name probes, finds it taken and takes another');
+  t.match((renamed['logs'] as string[]).filter((l) => l.startsWith('warn')), [/name already taken.*Kitchen \(2\)/], 'and says so');
+  browser.send('browse _azc._tcp.local');
+  const both = (await browser.next())['found'] as Array<{ target: string; txt: Record<string, string> }>;
+  t.match(both, [
+    { name: 'Kitchen (2)._azc._tcp.local', target: /^azc-9e1d2b63.*\.local$/, txt: { id: UDN_2 }, addresses: ['10.78.0.2'] },
+    { name: 'Kitchen._azc._tcp.local', target: 'azc-5f0c1a52.local', txt: { id: UDN_1 }, addresses: ['10.78.0.1'] },
+  ], 'both appliances, each under its own name and host');
+  for (const found of both) t.equal(found.txt['url'], `http://${found.target}:8080/`, `the dashboard URL of ${found.target} names the host it announces`);
+
+  first.end();
+  t.match(await first.next(), { stopped: true, logs: ['info: mDNS announcing', 'info: mDNS stopped after goodbye'] });
+  t.equal(await first.exited, 0);
+  browser.send('goodbye _azc._tcp.local Kitchen._azc._tcp.local');
+  t.same(await browser.next(), { goodbye: 'Kitchen._azc._tcp.local', stillAlive: ['Kitchen (2)._azc._tcp.local'] },
+    'the stopped appliance said goodbye; the other is still there');
+
+  second.end();
+  t.match(await second.next(), { stopped: true });
+  t.equal(await second.exited, 0);
+  browser.send('goodbye _http._tcp.local Kitchen (2)._http._tcp.local');
+  t.match(await browser.next(), { goodbye: 'Kitchen (2)._http._tcp.local' });
+  browser.end();
+  t.equal(await browser.exited, 0);
+});
+
+t.test('a daemon with discovery on is found by mDNS under its friendly name and says goodbye when it stops', async (t) => {
+  const tag = String(process.pid % 100000);
+  const [nsA, nsB] = ['da', 'db'].map((n) => `azc-mdns-${process.pid}-${n}`) as [string, string];
+  if (process.env['AZC_TEST_SSDP_NO_NETNS'] || spawnSync('ip', ['netns', 'add', nsA]).status !== 0) {
+    t.comment('no network namespace here: the daemon\'s mDNS is not verified in this run');
+    return;
+  }
+  t.teardown(() => {
+    for (const ns of [nsA, nsB]) spawnSync('ip', ['netns', 'delete', ns]);
+  });
+  const steps = [
+    ['netns', 'add', nsB],
+    ['link', 'add', `ad${tag}a`, 'netns', nsA, 'type', 'veth', 'peer', 'name', `ad${tag}b`, 'netns', nsB],
+    ['-n', nsA, 'addr', 'add', '10.79.0.1/24', 'dev', `ad${tag}a`],
+    ['-n', nsB, 'addr', 'add', '10.79.0.2/24', 'dev', `ad${tag}b`],
+    ['-n', nsA, 'link', 'set', `ad${tag}a`, 'up'],
+    ['-n', nsB, 'link', 'set', `ad${tag}b`, 'up'],
+    ['-n', nsA, 'route', 'add', '224.0.0.0/4', 'dev', `ad${tag}a`],
+    ['-n', nsB, 'route', 'add', '224.0.0.0/4', 'dev', `ad${tag}b`],
+  ];
+  for (const step of steps) {
+    const result = spawnSync('ip', step, { encoding: 'utf8' });
+    t.equal(result.status, 0, `ip ${step.join(' ')} ${result.stderr}`);
+    if (result.status !== 0) return;
+  }
+  const node = [process.execPath, '--import', 'tsx', CHILD];
+  const browser = new LineChild(t, ['ip', 'netns', 'exec', nsB, ...node, 'browse']);
+  t.same(await browser.next(), { listening: true });
+  const daemon = new LineChild(t, ['ip', 'netns', 'exec', nsA, ...node, 'daemon']);
+  const { udn, port } = (await daemon.next()) as { udn: string; port: number };
+  const host = mdnsHostname(udn);
+
+  browser.send('browse _azc._tcp.local');
+  t.match((await browser.next())['found'], [
+    { name: 'Living Room._azc._tcp.local', target: `${host}.local`, port, txt: { api: '/api', id: udn, url: `http://${host}.local:${port}/` }, addresses: ['10.79.0.1'] },
+  ]);
+  daemon.end();
+  t.same(await daemon.next(), { stopped: true });
+  browser.send('goodbye _azc._tcp.local Living Room._azc._tcp.local');
+  t.same(await browser.next(), { goodbye: 'Living Room._azc._tcp.local', stillAlive: [] });
+  browser.end();
+  t.equal(await browser.exited, 0);
+  t.equal(await daemon.exited, 0);
+});
