@@ -25,7 +25,18 @@ die() { echo "test-platforms: $*" >&2; exit 1; }
 say() { echo "test-platforms: [$(date -u +%H:%M:%S)] $*"; }
 
 [ "$(id -u)" = 0 ] || die "run as root (debootstrap, chroot and mounts need it): sudo npm run test:platforms"
-command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
+# The host tools come from Debian's packages, installed here when missing (never by hand).
+host_tools=()
+command -v debootstrap >/dev/null || host_tools+=(debootstrap)
+[ -x /usr/bin/qemu-aarch64-static ] || host_tools+=(qemu-user-static)
+command -v update-binfmts >/dev/null || host_tools+=(binfmt-support)
+if [ ${#host_tools[@]} -gt 0 ]; then
+  echo "installing host tools: ${host_tools[*]}"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${host_tools[@]}" \
+    || die "could not install ${host_tools[*]}"
+fi
+mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null || true
+update-binfmts --enable >/dev/null 2>&1 || true
 case "$(realpath -m "$DIR")/" in "$REPO"/*) die "AZC_PLATFORMS_DIR must be outside the repository ($REPO)";; esac
 
 if [ -z "${DEBIAN_MIRROR:-}" ]; then
