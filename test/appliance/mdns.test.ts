@@ -1,60 +1,13 @@
 // mDNS / DNS-SD: two appliances and a browser on a bridge inside throwaway network namespaces, never a real LAN.
-import t, { type Test } from 'tap';
-import { spawn, spawnSync } from 'node:child_process';
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { mdnsHostname, txtRecord } from '../../daemon/discovery/mdns.js';
+import { LineChild } from '../helpers/line-child.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD = fileURLToPath(new URL('./mdns-child.ts', import.meta.url));
 const UDN_1 = 'uuid:5f0c1a52-8d4e-4c55-9a3b-2f6a1e7c9d01';
 const UDN_2 = 'uuid:9e1d2b63-7c5f-4d66-8b4c-3a7b2f8d0e12';
-
-/** A child process speaking JSON lines: `next()` resolves with its next line, rejecting if it exits first. */
-class LineChild {
-  private lines: unknown[] = [];
-  private wake: (() => void) | undefined;
-  private stderr = '';
-  readonly exited: Promise<number | null>;
-  private readonly child: ReturnType<typeof spawn>;
-
-  constructor(t: Test, args: string[]) {
-    this.child = spawn(args[0]!, args.slice(1), { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-    t.teardown(() => {
-      if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
-    });
-    let buffered = '';
-    this.child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const parts = buffered.split('\n');
-      buffered = parts.pop() ?? '';
-      for (const line of parts) this.lines.push(JSON.parse(line));
-      this.wake?.();
-    });
-    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
-    this.exited = new Promise((resolve) => this.child.once('close', resolve));
-    void this.exited.then(() => this.wake?.());
-  }
-
-  async next(): Promise<Record<string, unknown>> {
-    while (this.lines.length === 0) {
-      if (this.child.exitCode !== null || this.child.signalCode !== null) {
-        throw new Error(`child exited (${this.child.exitCode ?? this.child.signalCode}): ${this.stderr}`);
-      }
-      await new Promise<void>((resolve) => (this.wake = resolve));
-    }
-    const line = this.lines.shift() as Record<string, unknown>;
-    if (line['error']) throw new Error(`${String(line['error'])}\n${this.stderr}`);
-    return line;
-  }
-
-  send(command: string): void {
-    this.child.stdin!.write(`${command}\n`);
-  }
-
-  end(): void {
-    this.child.stdin!.end();
-  }
-}
 
 t.test('the TXT record names the API path, version, device id and dashboard URL', async (t) => {
   const hostname = mdnsHostname(UDN_1);

@@ -12,6 +12,7 @@ import {
 } from '../../daemon/discovery/description.js';
 import { SsdpAnnouncer, answeringTarget, selectInterfaces } from '../../daemon/discovery/ssdp.js';
 import { within } from '../helpers/wait-for.js';
+import { LineChild } from '../helpers/line-child.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD = fileURLToPath(new URL('./ssdp-child.ts', import.meta.url));
@@ -328,53 +329,6 @@ t.test('Daemon.stop() sends ssdp:byebye for every advertised type', async (t) =>
   t.same([...new Set(byebye.map((n) => n.nt))].sort(), [report.udn, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, AZC_DEVICE_TYPE].sort());
   t.notOk(report.afterStop?.some((n) => n.nts === 'ssdp:alive'), 'no alive after the stop');
 });
-
-/** A child process speaking JSON lines: `next()` resolves with its next line, rejecting if it exits first. */
-class LineChild {
-  private lines: unknown[] = [];
-  private wake: (() => void) | undefined;
-  private stderr = '';
-  readonly exited: Promise<number | null>;
-  private readonly child: ReturnType<typeof spawn>;
-
-  constructor(t: Test, args: string[]) {
-    this.child = spawn(args[0]!, args.slice(1), { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-    t.teardown(() => {
-      if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
-    });
-    let buffered = '';
-    this.child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const parts = buffered.split('\n');
-      buffered = parts.pop() ?? '';
-      for (const line of parts) this.lines.push(JSON.parse(line));
-      this.wake?.();
-    });
-    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
-    this.exited = new Promise((resolve) => this.child.once('close', resolve));
-    void this.exited.then(() => this.wake?.());
-  }
-
-  async next(): Promise<Record<string, unknown>> {
-    while (this.lines.length === 0) {
-      if (this.child.exitCode !== null || this.child.signalCode !== null) {
-        throw new Error(`child exited (${this.child.exitCode ?? this.child.signalCode}): ${this.stderr}`);
-      }
-      await new Promise<void>((resolve) => (this.wake = resolve));
-    }
-    const line = this.lines.shift() as Record<string, unknown>;
-    if (line['error']) throw new Error(String(line['error']));
-    return line;
-  }
-
-  send(command: string): void {
-    this.child.stdin!.write(`${command}\n`);
-  }
-
-  end(): void {
-    this.child.stdin!.end();
-  }
-}
 
 t.test('on two networks each NOTIFY and answer carries the address of the network it travels on', async (t) => {
   // Namespace A (the appliance) has two veth links into namespace B (two LANs): 10.77.1.0/24 and 10.77.2.0/24.
