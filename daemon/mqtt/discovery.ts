@@ -46,26 +46,18 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
       icon: 'mdi:volume-high',
       ...on,
     });
-    const power = topics.zone(zone.id, 'power');
-    add('switch', `zone_${zone.id}_power`, {
-      name: `${zone.name} power`,
-      state_topic: power,
-      command_topic: topics.command(power),
-      payload_on: 'ON',
-      payload_off: 'OFF',
-      icon: 'mdi:power',
-      ...on,
-    });
-    const mute = topics.zone(zone.id, 'mute');
-    add('switch', `zone_${zone.id}_mute`, {
-      name: `${zone.name} mute`,
-      state_topic: mute,
-      command_topic: topics.command(mute),
-      payload_on: 'ON',
-      payload_off: 'OFF',
-      icon: 'mdi:volume-off',
-      ...on,
-    });
+    for (const [field, icon] of [['power', 'mdi:power'], ['mute', 'mdi:volume-off']] as const) {
+      const state = topics.zone(zone.id, field);
+      add('switch', `zone_${zone.id}_${field}`, {
+        name: `${zone.name} ${field}`,
+        state_topic: state,
+        command_topic: topics.command(state),
+        payload_on: 'ON',
+        payload_off: 'OFF',
+        icon,
+        ...on,
+      });
+    }
     const source = topics.zone(zone.id, 'source');
     add('select', `zone_${zone.id}_source`, {
       name: `${zone.name} source`,
