@@ -10,6 +10,9 @@ import { UsersRepo } from './store/users-repo.js';
 import { AudioRepo } from './store/audio-repo.js';
 import { MetaRepo } from './store/meta-repo.js';
 import { PlaylistsRepo } from './store/playlists-repo.js';
+import { BackupRepo } from './store/backup-repo.js';
+import { BackupService } from './domain/backup.js';
+import { backupRoutes } from './api/backup.js';
 import { DeviceSecrets, writePrivateFile } from './domain/secrets.js';
 import { EventBus, DomainEventSchema, StreamResetSchema } from './domain/events.js';
 import { Type as T } from '@sinclair/typebox';
@@ -18,6 +21,9 @@ import { UserAdmin } from './domain/user-admin.js';
 import { AudioService } from './domain/audio.js';
 import { PlaylistsService } from './domain/playlists.js';
 import { InputsService } from './domain/inputs.js';
+import { ScenesService } from './domain/scenes.js';
+import { SleepTimers, type Clock } from './domain/sleep-timers.js';
+import { ScenesRepo } from './store/scenes-repo.js';
 import { HttpServer } from './http/server.js';
 import type { InjectRequest, InjectResponse } from './http/dispatch.js';
 import { EventStreams } from './http/sse.js';
@@ -26,6 +32,7 @@ import { userRoutes } from './api/users.js';
 import { playerRoutes } from './api/players.js';
 import { playlistRoutes } from './api/playlists.js';
 import { inputRoutes } from './api/input-devices.js';
+import { sceneRoutes } from './api/scenes.js';
 import { systemRoutes } from './api/system.js';
 import { ProblemSchema } from './api/schemas.js';
 import { createDriver } from '../drivers/index.js';
@@ -63,6 +70,8 @@ export interface DaemonOptions {
   notifier?: Notifier;
   /** SSDP socket settings a test changes to stay on loopback (a free port, bound to 127.0.0.1 only). */
   ssdp?: Pick<SsdpAnnouncerOptions, 'port' | 'bindToInterfaceAddress' | 'maxAgeS'>;
+  /** Time for the sleep timers (tests pass a hand-driven clock); the system clock by default. */
+  clock?: Clock;
 }
 
 /** Everything that exists once the store is open; built by start(). */
@@ -76,6 +85,8 @@ interface Parts {
   audio: AudioService;
   playlists: PlaylistsService;
   inputs: InputsService;
+  scenes: ScenesService;
+  sleepTimers: SleepTimers;
   streams: EventStreams;
   server: HttpServer;
 }
@@ -130,6 +141,12 @@ export class Daemon {
   get inputs(): InputsService {
     return this.started().inputs;
   }
+  get scenes(): ScenesService {
+    return this.started().scenes;
+  }
+  get sleepTimers(): SleepTimers {
+    return this.started().sleepTimers;
+  }
   get streams(): EventStreams {
     return this.started().streams;
   }
@@ -166,6 +183,8 @@ export class Daemon {
         await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, DRIVER_SETTLE_MS).unref())]);
         await parts.audio.stop();
       });
+      // Timers power zones off through the amplifiers, so they run only while those do.
+      await lifecycle.start('sleep timers', () => parts.sleepTimers.start(), () => parts.sleepTimers.stop());
       // The uWS app exists since compose(); closing it ends every connection that is left.
       await lifecycle.start('http', () => {}, () => parts.server.close());
       await lifecycle.start('event stream', () => {}, () => parts.streams.dispose());
@@ -244,10 +263,27 @@ export class Daemon {
     let audio: AudioService | undefined;
     const authentication = new Authentication(store, users, secrets, bus, config);
     const userAdmin = new UserAdmin(store, users, secrets, bus, authentication, (kind, id) => audio!.exists(kind, id));
-    audio = new AudioService(store, audioRepo, users, meta, bus, amplifiers, (ids) => userAdmin.assignmentsDropped(ids));
+    audio = new AudioService(store, audioRepo, users, meta, bus, amplifiers, (ids) => userAdmin.assignmentsDropped(ids), { log: logger });
     const playlists = new PlaylistsService(store, new PlaylistsRepo(store.db), bus, config.exportDir, config.limits);
     const inputs = new InputsService(store, audioRepo, meta, bus, amplifiers);
+    const scenes = new ScenesService(store, new ScenesRepo(store.db), audio, bus, config.limits);
+    const sleepTimers = new SleepTimers(audio, bus, (level, fields, msg) => logger[level](fields, msg), this.options.clock);
     const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits);
+    const backups = new BackupService(store, new BackupRepo(store.db), secrets, amplifiers, {
+      limits: config.limits,
+      friendlyName: config.friendlyName,
+      version: VERSION,
+      // A restore replaced every row: caches reload, the amplifiers take the restored state, and every session
+      // (deleted with the rows) and event stream ends, so each client signs in again and refetches.
+      afterRestore: () => {
+        audio!.reload();
+        sleepTimers.reschedule();
+        userAdmin.accountsReplaced();
+        bus.forgetHistory();
+        streams.closeAll();
+        logger.warn('configuration restored from a backup: every session and event stream was ended');
+      },
+    });
     const server = new HttpServer({
       logger,
       maxBodyBytes: config.maxBodyBytes,
@@ -270,6 +306,8 @@ export class Daemon {
       ...playerRoutes(audio),
       ...playlistRoutes(playlists),
       ...inputRoutes(inputs),
+      ...backupRoutes(backups, config.limits.restoreBytes),
+      ...sceneRoutes(scenes, sleepTimers),
       streams.route(),
     ]);
     this.openApiJson = JSON.stringify(
@@ -281,7 +319,7 @@ export class Daemon {
         }),
       }),
     );
-    return { store, amplifiers, bus, udn, authentication, userAdmin, audio, playlists, inputs, streams, server };
+    return { store, amplifiers, bus, udn, authentication, userAdmin, audio, playlists, inputs, scenes, sleepTimers, streams, server };
   }
 
   private async ensureInitialAdmin(adminPassword: string | undefined): Promise<InitialAdmin | null> {

@@ -59,6 +59,10 @@ export interface Config {
     /** Playlists per page of GET /api/playlists when the client names no limit, and the most it may ask for. */
     playlistPageDefault: number;
     playlistPageMax: number;
+    /** Saved scenes (a 409 beyond it; the undo slot does not count). */
+    scenes: number;
+    /** Request body cap of POST /api/restore, which carries a whole backup (413 above); other routes keep maxBodyBytes. */
+    restoreBytes: number;
   };
   /** The MQTT bridge to Home Assistant and other hubs (README, Home Assistant); off while `url` is empty. */
   mqtt: MqttConfig;
@@ -138,6 +142,8 @@ export function defaultConfig(cwd = process.cwd()): Config {
       exportBytes: 64 * 1024 * 1024,
       playlistPageDefault: 50,
       playlistPageMax: 200,
+      scenes: 100,
+      restoreBytes: 32 * 1024 * 1024,
     },
     mqtt: {
       url: '',

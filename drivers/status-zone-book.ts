@@ -78,8 +78,9 @@ export class StatusZoneBook<S extends string, Z extends StatusFields> {
    * other than PR to an off zone, so those are only sent while the zone is on: power on therefore goes first, power
    * off last (the amp keeps the other settings), and changes to a zone that stays off wait until it is on again.
    * Source goes before volume and mute, so an unmuted zone never plays the previous source and a volume reset by a
-   * source switch (reported on one MRC88) is overwritten by the volume that follows. Amps that take sets while off
-   * end in the same state.
+   * source switch (reported on one MRC88) is overwritten by the volume that follows. A mute, though, goes before
+   * both: a zone asked to go silent (a scene's apply, a zone just powered on with changes waiting) is never heard
+   * while its source or volume changes. Amps that take sets while off end in the same state.
    */
   nextWrite(zones: Iterable<number>, held: ReadonlySet<number>): Write<S> | undefined {
     for (const zone of zones) {
@@ -87,6 +88,7 @@ export class StatusZoneBook<S extends string, Z extends StatusFields> {
       const want = this.desired.get(zone);
       if (!status || !want || held.has(zone)) continue;
       if (status.power) {
+        if (want.MU === 1 && this.wants(zone, 'MU')) return { zone, attribute: 'MU', value: 1 };
         for (const attribute of this.managed) {
           if (attribute !== 'PR' && this.wants(zone, attribute)) return { zone, attribute, value: want[attribute]! };
         }

@@ -2,6 +2,7 @@
 import { T, IdParams, Volume, UuidList } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
 import type { AudioService } from '../domain/audio.js';
+import { volumeRequestOf } from '../domain/volume-rule.js';
 import { Name, PlayerSchema, ZoneSchema } from './schemas.js';
 
 const Channel = T.Integer({ minimum: 1, maximum: 99, errorMessage: 'must be an integer channel number' });
@@ -11,6 +12,32 @@ const AmplifierName = T.Optional(
 );
 const ZoneIdsBody = T.Object({ zoneIds: UuidList('zone ids; duplicates are ignored') });
 const notFoundDoc = { description: 'no such player/zone, not in your assignments, or on an amplifier that is not configured' };
+const Delta = T.Number({
+  minimum: -1,
+  maximum: 1,
+  format: 'double',
+  description: 'a change of the current volume on the daemon: 0.05 means 5 points louder',
+  errorMessage: 'must be a number from -1 to 1',
+});
+/** Exactly one of the two (checked by volumeRequestOf: both or neither is a 400). */
+const VolumeBody = T.Object(
+  { volume: T.Optional(Volume), delta: T.Optional(Delta) },
+  { description: 'exactly one of "volume" (absolute) and "delta" (relative to the current value); the result is clamped to each zone\'s maxVolume' },
+);
+const volumeBadRequest = { description: 'both or neither of "volume" and "delta", or a value out of range' };
+const ZoneSettingsBody = T.Object(
+  {
+    name: T.Optional(Name),
+    maxVolume: T.Optional(T.Number({ ...Volume, description: 'the most this zone ever plays at (every path is clamped to it)' })),
+    turnOnVolume: T.Optional(
+      T.Union([T.Number({ ...Volume }), T.Null()], {
+        description: 'the volume the zone starts at when it powers on (applied clamped to maxVolume); null: keep the volume it had',
+        errorMessage: 'must be a number from 0 to 1, or null',
+      }),
+    ),
+  },
+  { description: 'at least one of the fields' },
+);
 
 export function playerRoutes(audio: AudioService): Route[] {
   return [
@@ -71,13 +98,13 @@ export function playerRoutes(audio: AudioService): Route[] {
       method: 'PUT',
       path: '/api/players/{id}/volume',
       access: 'writer',
-      summary: 'Set the group volume: every attached zone follows',
+      summary: 'Set the group volume: the attached zones you may touch move by the same proportion, each within its own limit',
       tags: ['players'],
       params: IdParams,
-      body: T.Object({ volume: Volume }),
-      responses: { 204: { description: 'stored; the amplifier follows asynchronously' }, 404: notFoundDoc },
+      body: VolumeBody,
+      responses: { 204: { description: 'stored; the amplifier follows asynchronously' }, 400: volumeBadRequest, 404: notFoundDoc },
       handle: async (req) => {
-        await audio.setPlayerVolume(req.caller, req.params.id, req.body.volume);
+        await audio.setPlayerVolume(req.caller, req.params.id, volumeRequestOf(req.body));
         return noContent();
       },
     }),
@@ -124,6 +151,20 @@ export function playerRoutes(audio: AudioService): Route[] {
     }),
     route({
       method: 'POST',
+      path: '/api/zones/all-off',
+      access: 'writer',
+      summary: 'Power off every zone you may see that is on',
+      tags: ['zones'],
+      responses: {
+        200: {
+          description: 'the zones switched off',
+          schema: T.Object({ zoneIds: T.Array(T.String({ format: 'uuid' }), { description: 'the zones that were on and are now off' }) }),
+        },
+      },
+      handle: async (req) => ok({ zoneIds: await audio.allOff(req.caller) }),
+    }),
+    route({
+      method: 'POST',
       path: '/api/zones',
       access: 'admin',
       summary: 'Create a zone on an amplifier output that has none',
@@ -146,12 +187,16 @@ export function playerRoutes(audio: AudioService): Route[] {
       method: 'PUT',
       path: '/api/zones/{id}',
       access: 'admin',
-      summary: 'Rename a zone',
+      summary: 'Rename a zone or set its volume limits (maxVolume, turnOnVolume)',
       tags: ['zones'],
       params: IdParams,
-      body: T.Object({ name: Name }),
-      responses: { 200: { description: 'the zone', schema: ZoneSchema }, 404: notFoundDoc },
-      handle: (req) => ok(audio.renameZone(req.caller, req.params.id, req.body.name)),
+      body: ZoneSettingsBody,
+      responses: {
+        200: { description: 'the zone; lowering maxVolume below its volume pulled the volume down', schema: ZoneSchema },
+        400: { description: 'no known field, or a value out of range' },
+        404: notFoundDoc,
+      },
+      handle: (req) => ok(audio.updateZone(req.caller, req.params.id, req.body)),
     }),
     route({
       method: 'DELETE',
@@ -170,13 +215,13 @@ export function playerRoutes(audio: AudioService): Route[] {
       method: 'PUT',
       path: '/api/zones/{id}/volume',
       access: 'writer',
-      summary: "Set one zone's volume",
+      summary: "Set one zone's volume, absolute or relative; above the zone's maxVolume it is clamped to it",
       tags: ['zones'],
       params: IdParams,
-      body: T.Object({ volume: Volume }),
-      responses: { 204: { description: 'stored' }, 404: notFoundDoc },
+      body: VolumeBody,
+      responses: { 204: { description: 'stored' }, 400: volumeBadRequest, 404: notFoundDoc },
       handle: async (req) => {
-        await audio.setZoneVolume(req.caller, req.params.id, req.body.volume);
+        await audio.setZoneVolume(req.caller, req.params.id, volumeRequestOf(req.body));
         return noContent();
       },
     }),

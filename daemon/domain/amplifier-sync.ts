@@ -1,5 +1,6 @@
 // Keeps the database and one amplifier in step: rows for what the driver describes, the stored state pushed
-// on start, and changes read back from the hardware (keypads, front panel) turned into state and events.
+// on start, and changes read back from the hardware (keypads, front panel) turned into state and events, under the
+// same volume rule as every other path.
 import { randomUUID } from 'node:crypto';
 import type { AmplifierDriver, DriverEvent, ZoneState } from '../../drivers/driver.js';
 import type { AmplifierRef } from '../store/audio-repo.js';
@@ -8,8 +9,12 @@ import { volumeToStep } from '../../drivers/driver.js';
 import type { Store } from '../store/db.js';
 import type { AudioRepo, ZoneRow } from '../store/audio-repo.js';
 import type { MetaRepo } from '../store/meta-repo.js';
+import type { Logger } from '../log.js';
 import type { DomainEvent, EventBus } from './events.js';
-import { hardwareOf, newZoneRow, zoneEvents, zonesChangedEvent, zoneView } from './audio-views.js';
+import { hardwareOf, limitsOf, newZoneRow, zoneView } from './audio-views.js';
+import { effectiveVolume } from './volume-rule.js';
+import type { ZoneCommits } from './zone-changes.js';
+import { changes } from './zone-apply.js';
 
 export class AmplifierSync {
   private unsubscribe: (() => void) | undefined;
@@ -23,6 +28,8 @@ export class AmplifierSync {
     private readonly meta: MetaRepo,
     private readonly bus: EventBus,
     private readonly amplifier: Amplifier,
+    private readonly commits: ZoneCommits,
+    private readonly log?: Logger,
   ) {
     this.driver = amplifier.driver;
     this.ref = refOf(amplifier);
@@ -32,11 +39,37 @@ export class AmplifierSync {
     this.dropRoutesAcrossAmplifiers();
     this.syncDescription();
     this.unsubscribe = this.driver.onEvent((event) => this.onDriverEvent(event));
-    const desired = new Map<number, ZoneState>();
-    for (const zone of this.repo.zones()) {
-      if (zone.output_amplifier === this.ref.key && zone.output_driver === this.ref.driver) desired.set(zone.output_channel, hardwareOf(zone));
-    }
-    await this.driver.start(desired);
+    this.enforceLimits();
+    await this.driver.start(this.storedState());
+  }
+
+  /**
+   * After the database was replaced underneath (a restore; the repo is already reloaded): as at start, rows for
+   * what the amplifier has, then every zone's stored state handed to the driver.
+   */
+  pushStoredState(): void {
+    this.dropRoutesAcrossAmplifiers();
+    this.syncDescription();
+    this.enforceLimits();
+    for (const [channel, state] of this.storedState()) this.driver.setZone(channel, state);
+  }
+
+  /** A stored volume above its zone's limit (a database written by other means) is lowered before it is played. */
+  private enforceLimits(): void {
+    const above = this.ownZones().filter((zone) => zone.volume > zone.max_volume);
+    if (above.length === 0) return;
+    void this.commits.commit(
+      above.map((zone) => ({ before: zone, next: { ...zone, volume: effectiveVolume(limitsOf(zone), zone.volume) } })),
+      { durable: true },
+    );
+  }
+
+  private ownZones(): Readonly<ZoneRow>[] {
+    return this.repo.zones().filter((zone) => zone.output_amplifier === this.ref.key && zone.output_driver === this.ref.driver);
+  }
+
+  private storedState(): Map<number, ZoneState> {
+    return new Map(this.ownZones().map((zone) => [zone.output_channel, hardwareOf(zone)]));
   }
 
   async stop(): Promise<void> {
@@ -44,7 +77,11 @@ export class AmplifierSync {
     await this.driver.stop();
   }
 
-  /** A state read back from the amplifier (a keypad, the front panel): the hardware wins. */
+  /**
+   * A state read back from the amplifier (a keypad, the front panel): the hardware wins, within the volume rule. A
+   * raise above the zone's limit is pulled back on the amplifier and the limit is what is stored and reported; a
+   * zone switched on there starts at its turn-on volume.
+   */
   private onDriverEvent(event: DriverEvent): void {
     if (event.type === 'status') {
       this.bus.publish({ type: 'hardware.status', payload: { driver: this.driver.name, online: event.online, amplifier: this.amplifier.name } });
@@ -57,22 +94,27 @@ export class AmplifierSync {
     const zone = this.repo.zoneByOutput(this.ref, event.channel);
     if (!zone) return;
     const steps = this.driver.describe().volumeSteps;
+    const limits = limitsOf(zone);
     const next: ZoneRow = { ...zone, power: event.state.power ? 1 : 0, muted: event.state.muted ? 1 : 0, source: event.state.source };
+    const heard = volumeToStep(event.state.volume, steps);
     // Keep the client's exact value unless the hardware shows a different step.
-    if (volumeToStep(zone.volume, steps) !== volumeToStep(event.state.volume, steps)) next.volume = event.state.volume;
-    const events = zoneEvents(zone, next);
+    const read = volumeToStep(zone.volume, steps) === heard ? zone.volume : event.state.volume;
+    const poweringOn = zone.power === 0 && next.power === 1;
+    if (heard > volumeToStep(limits.maxVolume, steps) && !(poweringOn && limits.turnOnVolume !== null)) {
+      this.log?.warn(
+        { zoneId: zone.id, amplifier: this.amplifier.name, channel: event.channel, maxVolume: limits.maxVolume, read: event.state.volume },
+        `zone "${zone.name}" was turned up above its limit on the amplifier; pulled back to ${limits.maxVolume}`,
+      );
+    }
+    next.volume = effectiveVolume(limits, read, { poweringOn });
+    if (volumeToStep(next.volume, steps) !== heard) this.driver.setZone(event.channel, { volume: next.volume });
     if (next.source !== zone.source) {
       const owner = this.repo.playerByInput(this.ref, next.source);
       next.player_id = owner?.id ?? null;
     }
-    if (events.length === 0 && next.player_id === zone.player_id && next.source === zone.source) return;
+    if (!changes({ zone, next })) return;
     // Nobody waits for this commit; a failure is rolled back and reloaded by the store.
-    void this.store.commitSoon(() => this.repo.updateZone(next));
-    if (next.player_id !== zone.player_id) {
-      if (zone.player_id) events.push(zonesChangedEvent(this.repo, zone.player_id));
-      if (next.player_id) events.push(zonesChangedEvent(this.repo, next.player_id));
-    }
-    this.publish(events);
+    void this.commits.commit([{ before: zone, next }]);
   }
 
   /**

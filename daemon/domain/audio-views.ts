@@ -5,9 +5,14 @@ import type { AmplifierRef, AudioRepo, ZoneRow } from '../store/audio-repo.js';
 import type { Caller } from './access.js';
 import type { DomainEvent, ZoneView } from './events.js';
 import { zoneFor } from './policy.js';
+import type { VolumeLimits } from './volume-rule.js';
 
 export function hardwareOf(zone: ZoneRow): ZoneState {
   return { power: zone.power === 1, muted: zone.muted === 1, volume: zone.volume, source: zone.source };
+}
+
+export function limitsOf(zone: Readonly<ZoneRow>): VolumeLimits {
+  return { maxVolume: zone.max_volume, turnOnVolume: zone.turn_on_volume };
 }
 
 /**
@@ -23,6 +28,9 @@ export function zoneView(zone: ZoneRow, caller: Caller | null, amplifier: string
     power: zone.power === 1,
     playerId: zone.player_id,
     output: { amplifier, driver: zone.output_driver, channel: zone.output_channel },
+    maxVolume: zone.max_volume,
+    turnOnVolume: zone.turn_on_volume,
+    sleepUntil: zone.sleep_until === null ? null : new Date(zone.sleep_until).toISOString(),
   });
 }
 
@@ -55,5 +63,8 @@ export function newZoneRow(name: string, amplifier: AmplifierRef, channel: numbe
     output_driver: amplifier.driver,
     output_channel: channel,
     created_at: createdAt,
+    max_volume: 1,
+    turn_on_volume: null,
+    sleep_until: null,
   };
 }

@@ -1,23 +1,47 @@
 // Players and zones: routing rules, group volume, the policy applied to every read and write, and the amplifier kept in step.
 import { randomUUID } from 'node:crypto';
 import type { AmplifierDriver, ZoneState } from '../../drivers/driver.js';
-import { Amplifiers, refOf, singleAmplifier, type Amplifier } from './amplifiers.js';
+import { Amplifiers, refOf, singleAmplifier } from './amplifiers.js';
 import type { Store } from '../store/db.js';
 import type { AudioRepo, PlayerRow, ZoneRow } from '../store/audio-repo.js';
 import type { UsersRepo } from '../store/users-repo.js';
 import type { MetaRepo } from '../store/meta-repo.js';
+import type { Logger } from '../log.js';
 import type { Caller } from './access.js';
-import { canSeePlayer, canSeeZone, playerFor, requireAdmin, requireWriter, visiblePlayers, visibleZones } from './policy.js';
+import { canSeeZone, playerFor, requireAdmin, requireWriter, visiblePlayers, visibleZones } from './policy.js';
 import type { DomainEvent, EventBus, PlayerView, ZoneView } from './events.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { AmplifierSync } from './amplifier-sync.js';
-import { newZoneRow, zoneEvents, zonesChangedEvent, zoneView } from './audio-views.js';
+import { limitsOf, newZoneRow, zonesChangedEvent, zoneView } from './audio-views.js';
+import { effectiveVolume, groupFactor, requestedVolume, roundVolume, type VolumeRequest } from './volume-rule.js';
+import { ZoneCommits, type ZoneChange } from './zone-changes.js';
+import { AudioLookup } from './audio-lookup.js';
+import { targetOf, ZoneApplier, type ApplyOptions, type ZoneTarget } from './zone-apply.js';
+
+export type { ApplyOptions, ZoneTarget } from './zone-apply.js';
+export type { VolumeRequest } from './volume-rule.js';
 
 /** Volume a new player starts at (a quiet, safe default). */
 const NEW_PLAYER_VOLUME = 0.3;
 
+/**
+ * How long one phase of a pop-free apply waits for the amplifiers to take its commands. An amplifier that is
+ * offline or reconnecting never settles; it gets the final state, in its safe order, when it is back.
+ */
+const APPLY_SETTLE_MS = 5000;
+
+export interface AudioOptions {
+  /** Where the amplifier sync reports what it corrected (a keypad raise above a zone's limit). */
+  log?: Logger;
+  /** See APPLY_SETTLE_MS. */
+  applySettleMs?: number;
+}
+
 export class AudioService {
   private readonly syncs: AmplifierSync[];
+  private readonly commits: ZoneCommits;
+  private readonly lookup: AudioLookup;
+  private readonly applier: ZoneApplier;
   readonly amplifiers: Amplifiers;
 
   constructor(
@@ -30,9 +54,13 @@ export class AudioService {
     amplifiers: Amplifiers | AmplifierDriver,
     /** Notified with the users whose assignment lists lost a deleted player or zone. */
     private readonly onAssignmentsDropped: (userIds: string[]) => void,
+    options: AudioOptions = {},
   ) {
     this.amplifiers = amplifiers instanceof Amplifiers ? amplifiers : new Amplifiers([singleAmplifier(amplifiers)]);
-    this.syncs = this.amplifiers.list.map((amplifier) => new AmplifierSync(store, repo, meta, bus, amplifier));
+    this.commits = new ZoneCommits(store, repo, bus);
+    this.lookup = new AudioLookup(repo, this.amplifiers);
+    this.applier = new ZoneApplier(repo, this.lookup, this.commits, options.applySettleMs ?? APPLY_SETTLE_MS);
+    this.syncs = this.amplifiers.list.map((amplifier) => new AmplifierSync(store, repo, meta, bus, amplifier, this.commits, options.log));
   }
 
   /** Creates rows for what each amplifier has, then hands it the stored state and follows its changes. */
@@ -49,6 +77,15 @@ export class AudioService {
     await Promise.all(this.syncs.map((sync) => sync.stop()));
   }
 
+  /**
+   * After the database was replaced underneath (a restore): rereads the players and zones and hands every zone's
+   * stored state to its amplifier.
+   */
+  reload(): void {
+    this.repo.reload();
+    for (const sync of this.syncs) sync.pushStoredState();
+  }
+
   // ---- players --------------------------------------------------------------------------------
 
   listPlayers(caller: Caller): PlayerView[] {
@@ -57,7 +94,7 @@ export class AudioService {
   }
 
   getPlayer(caller: Caller, id: string): PlayerView {
-    return this.playerView(this.visiblePlayer(caller, id), this.repo.zonesOfPlayer(id), caller);
+    return this.playerView(this.lookup.visiblePlayer(caller, id), this.repo.zonesOfPlayer(id), caller);
   }
 
   createPlayer(caller: Caller, input: { name: string; input: { amplifier?: string; driver?: string; channel: number } }): PlayerView {
@@ -91,16 +128,16 @@ export class AudioService {
 
   renamePlayer(caller: Caller, id: string, name: string): PlayerView {
     requireAdmin(caller, 'renaming a player');
-    this.existingPlayer(id);
+    this.lookup.existingPlayer(id);
     this.repo.renamePlayer(id, name);
-    const view = this.playerView(this.existingPlayer(id), this.repo.zonesOfPlayer(id), null);
+    const view = this.playerView(this.lookup.existingPlayer(id), this.repo.zonesOfPlayer(id), null);
     this.bus.publish({ type: 'player.updated', payload: { player: view } });
     return view;
   }
 
   deletePlayer(caller: Caller, id: string): void {
     requireAdmin(caller, 'deleting a player');
-    const player = this.existingPlayer(id);
+    const player = this.lookup.existingPlayer(id);
     const zones = this.repo.zonesOfPlayer(id);
     let dropped: string[] = [];
     this.store.transaction(() => {
@@ -109,78 +146,93 @@ export class AudioService {
       dropped = this.users.dropAssignmentTarget('player', player.id);
     });
     for (const zone of zones) {
-      this.driverOf(zone).setZone(zone.output_channel, { muted: true });
+      this.lookup.driverOf(zone).setZone(zone.output_channel, { muted: true });
       if (!zone.muted) this.bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: zone.id, muted: true } });
     }
     this.bus.publish({ type: 'player.deleted', payload: { playerId: id } });
     this.onAssignmentsDropped(dropped);
   }
 
-  /** Resolves once the change is committed; the amplifier follows on its own schedule. */
-  setPlayerVolume(caller: Caller, id: string, volume: number): Promise<void> {
+  /**
+   * Group volume. Moves every attached zone the caller may touch by the same proportion (factor = target / their
+   * average; all to the target when that average is 0), each within its own limit; zones outside the caller's
+   * assignments never change. A delta applies to the player's current (derived) volume. A player without zones
+   * keeps the value. Resolves once committed; the amplifier follows on its own schedule.
+   */
+  setPlayerVolume(caller: Caller, id: string, request: number | VolumeRequest): Promise<void> {
     requireWriter(caller);
-    const player = this.visiblePlayer(caller, id);
-    const zones = this.repo.zonesOfPlayer(id);
-    const committed = this.store.commitSoon(() => {
-      this.repo.setPlayerVolume(id, volume);
-      this.repo.setPlayerZonesVolume(id, volume);
-    });
-    const events: DomainEvent[] = [];
-    if (player.volume !== volume) events.push({ type: 'player.volumeChanged', payload: { playerId: id, volume } });
-    for (const zone of zones) {
-      this.driverOf(zone).setZone(zone.output_channel, { volume });
-      if (zone.volume !== volume) events.push({ type: 'zone.volumeChanged', payload: { zoneId: zone.id, volume } });
+    const player = this.lookup.visiblePlayer(caller, id);
+    const attached = this.repo.zonesOfPlayer(id);
+    const target = requestedVolume(typeof request === 'number' ? { volume: request } : request, this.commits.playerVolume(player, attached));
+    if (attached.length === 0) {
+      const committed = this.store.commitSoon(() => this.repo.setPlayerVolume(id, target));
+      if (player.volume !== target) this.bus.publish({ type: 'player.volumeChanged', payload: { playerId: id, volume: target } });
+      return committed;
     }
-    this.publish(events);
-    return committed;
+    const touchable = attached.filter((zone) => canSeeZone(caller, zone.id));
+    const factor = groupFactor(
+      touchable.map((zone) => zone.volume),
+      target,
+    );
+    const changes: ZoneChange[] = [];
+    for (const zone of touchable) {
+      const wanted = factor === null ? target : roundVolume(zone.volume * factor);
+      const next = { ...zone, volume: effectiveVolume(limitsOf(zone), wanted) };
+      this.lookup.driverOf(zone).setZone(zone.output_channel, { volume: next.volume });
+      if (next.volume !== zone.volume) changes.push({ before: zone, next });
+    }
+    return this.commits.commit(changes);
   }
 
-  /** Routes the player's input to the zones, powers them on and unmutes them; zones move from other players. */
+  /**
+   * Routes the player's input to the zones, powers them on and unmutes them; zones move from other players. A zone
+   * keeps its volume; one that was off starts at its turn-on volume when it has one.
+   */
   attachZones(caller: Caller, playerId: string, zoneIds: string[]): void {
     requireWriter(caller);
-    const player = this.visiblePlayer(caller, playerId);
-    const zones = this.zonesOfBody(caller, zoneIds);
-    this.checkSameAmplifier(player, zones);
-    const events: DomainEvent[] = [];
-    const losers = new Set<string>();
-    const changed: ZoneRow[] = [];
-    this.store.transaction(() => {
-      for (const zone of zones) {
-        if (zone.player_id === playerId) continue;
-        if (zone.player_id) losers.add(zone.player_id);
-        const next = { ...zone, player_id: playerId, power: 1, muted: 0, source: player.input_channel };
-        this.repo.updateZone(next);
-        changed.push(zone);
-      }
-    });
-    if (changed.length === 0) return;
-    for (const zone of changed) {
-      // Power first: real amplifiers ignore other commands to a zone that is off.
-      this.driverOf(zone).setZone(zone.output_channel, { power: true, source: player.input_channel, muted: false });
-      if (!zone.power) events.push({ type: 'zone.powerChanged', payload: { zoneId: zone.id, power: true } });
-      if (zone.muted) events.push({ type: 'zone.mutedChanged', payload: { zoneId: zone.id, muted: false } });
+    const player = this.lookup.visiblePlayer(caller, playerId);
+    const zones = this.lookup.zonesOfBody(caller, zoneIds);
+    this.lookup.checkSameAmplifier(player, zones);
+    const changes: ZoneChange[] = [];
+    for (const zone of zones) {
+      if (zone.player_id === playerId) continue;
+      const volume = effectiveVolume(limitsOf(zone), zone.volume, { poweringOn: zone.power === 0 });
+      changes.push({ before: zone, next: { ...zone, player_id: playerId, power: 1, muted: 0, source: player.input_channel, volume } });
     }
-    for (const loser of losers) events.push(this.zonesChangedEvent(loser));
-    events.push(this.zonesChangedEvent(playerId));
-    this.publish(events);
+    if (changes.length === 0) return;
+    void this.commits.commit(changes, { durable: true });
+    for (const { before, next } of changes) {
+      // One change: the driver sends power first (amplifiers ignore other commands to a zone that is off), then
+      // source and volume, and unmutes last.
+      this.lookup.driverOf(before).setZone(before.output_channel, {
+        power: true,
+        source: player.input_channel,
+        muted: false,
+        ...(next.volume !== before.volume ? { volume: next.volume } : {}),
+      });
+    }
   }
 
   /** Removes the route: the zones are muted and belong to no player. */
   detachZones(caller: Caller, playerId: string, zoneIds: string[]): void {
     requireWriter(caller);
-    this.visiblePlayer(caller, playerId);
-    const zones = this.zonesOfBody(caller, zoneIds).filter((zone) => zone.player_id === playerId);
+    this.lookup.visiblePlayer(caller, playerId);
+    const zones = this.lookup.zonesOfBody(caller, zoneIds).filter((zone) => zone.player_id === playerId);
     if (zones.length === 0) return;
-    this.store.transaction(() => {
-      for (const zone of zones) this.repo.updateZone({ ...zone, player_id: null, muted: 1 });
-    });
-    const events: DomainEvent[] = [];
-    for (const zone of zones) {
-      this.driverOf(zone).setZone(zone.output_channel, { muted: true });
-      if (!zone.muted) events.push({ type: 'zone.mutedChanged', payload: { zoneId: zone.id, muted: true } });
-    }
-    events.push(this.zonesChangedEvent(playerId));
-    this.publish(events);
+    void this.commits.commit(
+      zones.map((zone) => ({ before: zone, next: { ...zone, player_id: null, muted: 1 } })),
+      { durable: true },
+    );
+    for (const zone of zones) this.lookup.driverOf(zone).setZone(zone.output_channel, { muted: true });
+  }
+
+  /** Powers off every zone the caller may see that is on; returns their ids. */
+  async allOff(caller: Caller): Promise<string[]> {
+    requireWriter(caller);
+    const on = visibleZones(caller, this.repo.zones()).filter((zone) => zone.power === 1);
+    for (const zone of on) this.lookup.driverOf(zone).setZone(zone.output_channel, { power: false });
+    await this.commits.commit(on.map((zone) => ({ before: zone, next: { ...zone, power: 0 } })));
+    return on.map((zone) => zone.id);
   }
 
   // ---- zones ----------------------------------------------------------------------------------
@@ -190,7 +242,7 @@ export class AudioService {
   }
 
   getZone(caller: Caller, id: string): ZoneView {
-    return this.zoneView(this.visibleZone(caller, id), caller);
+    return this.zoneView(this.lookup.visibleZone(caller, id), caller);
   }
 
   createZone(caller: Caller, input: { name: string; output: { amplifier?: string; driver?: string; channel: number } }): ZoneView {
@@ -216,9 +268,34 @@ export class AudioService {
   }
 
   renameZone(caller: Caller, id: string, name: string): ZoneView {
-    requireAdmin(caller, 'renaming a zone');
-    if (!this.repo.zone(id)) throw notFound(`no zone with id ${id}`);
-    this.repo.renameZone(id, name);
+    return this.updateZone(caller, id, { name });
+  }
+
+  /**
+   * An admin's settings of a zone: name and volume limits. Lowering maxVolume below the current volume pulls the
+   * zone down at once; a turn-on volume above the limit is kept as given and applied clamped.
+   */
+  updateZone(caller: Caller, id: string, update: { name?: string; maxVolume?: number; turnOnVolume?: number | null }): ZoneView {
+    requireAdmin(caller, 'changing a zone');
+    if (update.name === undefined && update.maxVolume === undefined && update.turnOnVolume === undefined) {
+      const detail = 'send at least one of "name", "maxVolume" and "turnOnVolume"';
+      throw invalid(detail, { body: [detail] });
+    }
+    const zone = this.repo.zone(id);
+    if (!zone) throw notFound(`no zone with id ${id}`);
+    const settings = {
+      name: update.name ?? zone.name,
+      max_volume: update.maxVolume ?? zone.max_volume,
+      turn_on_volume: update.turnOnVolume === undefined ? zone.turn_on_volume : update.turnOnVolume,
+    };
+    const limited = { ...zone, ...settings };
+    const next = { ...limited, volume: effectiveVolume(limitsOf(limited), zone.volume) };
+    const pulledDown = next.volume !== zone.volume;
+    void this.commits.commit(pulledDown ? [{ before: zone, next }] : [], {
+      durable: true,
+      alongside: () => this.repo.setZoneSettings(id, settings),
+    });
+    if (pulledDown) this.lookup.driverOf(zone).setZone(zone.output_channel, { volume: next.volume });
     const view = this.zoneView(this.repo.zone(id)!, null);
     this.bus.publish({ type: 'zone.updated', payload: { zone: view } });
     return view;
@@ -229,20 +306,26 @@ export class AudioService {
     const zone = this.repo.zone(id);
     if (!zone) throw notFound(`no zone with id ${id}`);
     let dropped: string[] = [];
+    const volumes = this.commits.playerVolumes(zone.player_id ? [zone.player_id] : []);
+    let volumeEvents: DomainEvent[] = [];
     this.store.transaction(() => {
       this.repo.deleteZone(id);
       dropped = this.users.dropAssignmentTarget('zone', id);
       // Remembered so the next start does not recreate the zone from the amplifier's description.
       this.meta.markDeleted('zone', { key: zone.output_amplifier, driver: zone.output_driver }, zone.output_channel);
+      volumeEvents = this.commits.playerVolumeEvents(volumes);
     });
     const events: DomainEvent[] = [{ type: 'zone.deleted', payload: { zoneId: id } }];
     if (zone.player_id) events.unshift(this.zonesChangedEvent(zone.player_id));
-    this.publish(events);
+    this.publish([...events, ...volumeEvents]);
     this.onAssignmentsDropped(dropped);
   }
 
-  setZoneVolume(caller: Caller, id: string, volume: number): Promise<void> {
-    return this.changeZone(caller, id, { volume });
+  /** A zone's volume: an absolute value, or a delta applied to the current one; clamped to its limit. */
+  setZoneVolume(caller: Caller, id: string, request: number | VolumeRequest): Promise<void> {
+    requireWriter(caller);
+    const zone = this.lookup.visibleZone(caller, id);
+    return this.changeZone(caller, id, { volume: requestedVolume(typeof request === 'number' ? { volume: request } : request, zone.volume) });
   }
 
   setZoneMuted(caller: Caller, id: string, muted: boolean): Promise<void> {
@@ -253,6 +336,56 @@ export class AudioService {
     return this.changeZone(caller, id, { power });
   }
 
+  // ---- sleep timers (the timer service schedules; these keep the state) -----------------------
+
+  /**
+   * Sets (untilMs, epoch ms) or cancels (null) a zone's sleep timer. Only a zone that is on can get one: an off
+   * zone has nothing to switch off (409). Stored durably, so a timer outlives a restart.
+   */
+  setZoneSleep(caller: Caller, zoneId: string, untilMs: number | null): ZoneView {
+    requireWriter(caller);
+    const zone = this.lookup.visibleZone(caller, zoneId);
+    if (untilMs !== null && zone.power === 0) throw conflict(`zone "${zone.name}" is off: switch it on before setting a sleep timer`);
+    if (untilMs !== null && !Number.isFinite(untilMs)) throw invalid(`a sleep timer needs a finite time, got ${untilMs}`);
+    const until = untilMs === null ? null : Math.round(untilMs);
+    if (until !== zone.sleep_until) void this.commits.commit([{ before: zone, next: { ...zone, sleep_until: until } }], { durable: true });
+    return this.zoneView(this.repo.zone(zoneId)!, caller);
+  }
+
+  /** A sleep timer is due: powers the zone off if its timer is still set and due at `now` (a cancel may have won). */
+  sleepExpired(zoneId: string, now: number): void {
+    const zone = this.repo.zone(zoneId);
+    if (!zone || zone.sleep_until === null || zone.sleep_until > now) return;
+    if (zone.power === 1) this.lookup.driverOf(zone).setZone(zone.output_channel, { power: false });
+    void this.commits.commit([{ before: zone, next: { ...zone, power: 0 } }], { durable: true });
+  }
+
+  /** Every running sleep timer, for scheduling at start. */
+  zonesWithSleep(): { zoneId: string; sleepUntil: number }[] {
+    return this.repo
+      .zones()
+      .filter((zone) => zone.sleep_until !== null)
+      .map((zone) => ({ zoneId: zone.id, sleepUntil: zone.sleep_until! }));
+  }
+
+  // ---- zone states and the pop-free apply (scenes and their undo) -----------------------------
+
+  /** The current state of some zones (default: every zone the caller may see); unknown or invisible ids are a 400. */
+  zoneStates(caller: Caller, zoneIds?: string[]): ZoneTarget[] {
+    const zones = zoneIds === undefined ? visibleZones(caller, this.repo.zones()) : this.lookup.zonesOfBody(caller, zoneIds);
+    return zones.map(targetOf);
+  }
+
+  /**
+   * Puts zones into the given states without pops (zone-apply.ts), the volume rule applied to each, and returns the
+   * ids of the zones that changed. The caller must see every zone (404 otherwise, as for one zone). Applies are
+   * serialized: each starts when the one before it has finished. The final state is stored in one commit and
+   * announced with the usual zone and player events.
+   */
+  applyZoneStates(caller: Caller, targets: ZoneTarget[], options: ApplyOptions = {}): Promise<string[]> {
+    return this.applier.apply(caller, targets, options);
+  }
+
   /** Whether an id names an existing player or zone (for assignment lists). */
   exists(kind: 'player' | 'zone', id: string): boolean {
     return kind === 'player' ? this.repo.player(id) !== undefined : this.repo.zone(id) !== undefined;
@@ -260,95 +393,23 @@ export class AudioService {
 
   // ---- internals ------------------------------------------------------------------------------
 
+  /** Volume, mute or power of one zone; powering on brings the turn-on volume, powering off ends the sleep timer. */
   private changeZone(caller: Caller, id: string, change: Partial<Pick<ZoneState, 'volume' | 'muted' | 'power'>>): Promise<void> {
     requireWriter(caller);
-    const zone = this.visibleZone(caller, id);
+    const zone = this.lookup.visibleZone(caller, id);
     const next = { ...zone };
-    if (change.volume !== undefined) next.volume = change.volume;
     if (change.muted !== undefined) next.muted = change.muted ? 1 : 0;
     if (change.power !== undefined) next.power = change.power ? 1 : 0;
-    const committed = this.store.commitSoon(() => this.repo.updateZone(next));
-    this.driverOf(zone).setZone(zone.output_channel, change);
-    this.publish(zoneEvents(zone, next));
+    next.volume = effectiveVolume(limitsOf(zone), change.volume ?? zone.volume, { poweringOn: zone.power === 0 && next.power === 1 });
+    const sent: Partial<ZoneState> = { ...change };
+    if (change.volume !== undefined || next.volume !== zone.volume) sent.volume = next.volume;
+    const committed = this.commits.commit([{ before: zone, next }]);
+    this.lookup.driverOf(zone).setZone(zone.output_channel, sent);
     return committed;
-  }
-
-  /** The driver of a visible zone (only zones of a configured amplifier are visible). */
-  private driverOf(zone: Readonly<ZoneRow>): AmplifierDriver {
-    const amplifier: Amplifier | undefined = this.amplifiers.find(zone.output_amplifier, zone.output_driver);
-    if (!amplifier) throw new Error(`zone ${zone.id} belongs to an amplifier that is not configured`);
-    return amplifier.driver;
   }
 
   private zoneView(zone: Readonly<ZoneRow>, caller: Caller | null): ZoneView {
     return zoneView(zone, caller, this.amplifiers.nameOf(zone.output_amplifier, zone.output_driver));
-  }
-
-  private existingPlayer(id: string): PlayerRow {
-    const player = this.repo.player(id);
-    if (!player) throw notFound(`no player with id ${id}`);
-    return player;
-  }
-
-  /** Loads a player for a caller: one outside the caller's assignments does not exist for it. */
-  private visiblePlayer(caller: Caller, id: string): PlayerRow {
-    const player = this.repo.player(id);
-    if (!player || !canSeePlayer(caller, id)) throw notFound(`no player with id ${id}`);
-    return player;
-  }
-
-  private visibleZone(caller: Caller, id: string): ZoneRow {
-    const zone = this.repo.zone(id);
-    if (!zone || !canSeeZone(caller, id)) throw notFound(`no zone with id ${id}`);
-    return zone;
-  }
-
-  /**
-   * All zones named in a body; any unknown or invisible id fails the whole request with 400. A zone kept for an
-   * amplifier that is not configured is named as such to callers who could see it, so the fix is clear.
-   */
-  private zonesOfBody(caller: Caller, zoneIds: string[]): ZoneRow[] {
-    const ids = [...new Set(zoneIds.map((id) => id.toLowerCase()))];
-    const zones: ZoneRow[] = [];
-    const missing: string[] = [];
-    const unconfigured: string[] = [];
-    for (const id of ids) {
-      const zone = this.repo.zone(id);
-      if (zone && canSeeZone(caller, id)) zones.push(zone);
-      else if (canSeeZone(caller, id) && this.repo.unconfiguredZoneAmplifier(id) !== undefined) unconfigured.push(id);
-      else missing.push(id);
-    }
-    if (missing.length) {
-      throw invalid(`unknown zone ids: ${missing.join(', ')}`, { zoneIds: [`unknown zone ids: ${missing.join(', ')}`] });
-    }
-    if (unconfigured.length) {
-      const named = unconfigured
-        .map((id) => {
-          const amplifier = this.repo.unconfiguredZoneAmplifier(id)!;
-          return amplifier.key === amplifier.driver ? `${id} (driver "${amplifier.driver}")` : `${id} (amplifier "${amplifier.key}", driver "${amplifier.driver}")`;
-        })
-        .join(', ');
-      const configured = this.amplifiers.list.map((a) => (a.name === a.driver.name ? `"${a.name}"` : `"${a.name}" (${a.driver.name})`)).join(', ');
-      const detail = `zones of an amplifier that is not configured cannot be used: ${named}; the configured ${
-        this.amplifiers.list.length === 1 && this.amplifiers.list[0]!.name === this.amplifiers.list[0]!.driver.name ? 'driver is' : 'amplifiers are'
-      } ${configured}`;
-      throw invalid(detail, { zoneIds: [detail] });
-    }
-    return zones;
-  }
-
-  /** A player can only feed zones of its own amplifier: its input and the zone's output are on one amplifier. */
-  private checkSameAmplifier(player: Readonly<PlayerRow>, zones: readonly ZoneRow[]): void {
-    const foreign = zones.filter((zone) => zone.output_amplifier !== player.input_amplifier || zone.output_driver !== player.input_driver);
-    if (foreign.length === 0) return;
-    const nameOf = (key: string, driver: string) => this.amplifiers.nameOf(key, driver);
-    const named = foreign
-      .map((zone) => `"${zone.name}" (${zone.id}, amplifier "${nameOf(zone.output_amplifier, zone.output_driver)}", driver "${zone.output_driver}")`)
-      .join(', ');
-    const detail =
-      `player "${player.name}" feeds an input of the "${nameOf(player.input_amplifier, player.input_driver)}" amplifier and can only feed zones of that ` +
-      `amplifier; these zones belong to another one: ${named}`;
-    throw invalid(detail, { zoneIds: [detail] });
   }
 
   private zonesChangedEvent(playerId: string): DomainEvent {
@@ -360,7 +421,7 @@ export class AudioService {
     return playerFor(caller, {
       id: player.id,
       name: player.name,
-      volume: player.volume,
+      volume: this.commits.playerVolume(player, attached),
       zoneIds: attached.map((zone) => zone.id),
       input: { amplifier: this.amplifiers.nameOf(player.input_amplifier, player.input_driver), driver: player.input_driver, channel: player.input_channel },
       state: attached.some((zone) => zone.power && !zone.muted) ? 'playing' : 'idle',

@@ -1,6 +1,7 @@
 // The typed domain events and the in-process bus that numbers them and keeps a replay ring.
 import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import { InputDeviceSchema, PlayerSchema, ZoneSchema, type InputDeviceView, type PlayerView, type ZoneView } from './views.js';
+import { SceneSchema, type SceneView } from './scene-views.js';
 
 const Id = T.String({ format: 'uuid' });
 const Volume = T.Number({ minimum: 0, maximum: 1 });
@@ -11,7 +12,7 @@ export const PLAYLIST_CHANGE_REASONS = ['tracksRemoved', 'reordered', 'tracksAdd
 
 /** Every event the bus carries: the one definition the stream, the OpenAPI document and the dashboard follow. */
 export const DomainEventSchema = T.Union([
-  event('player.volumeChanged', T.Object({ playerId: Id, volume: Volume }), 'group volume set'),
+  event('player.volumeChanged', T.Object({ playerId: Id, volume: Volume }), 'group volume changed: the average of the attached zones, by any path (zone volume, keypad, attach, detach, limits, scenes)'),
   event('player.zonesChanged', T.Object({ playerId: Id, zoneIds: T.Array(Id) }), 'zones attached, detached or moved (non-admins see only their zones)'),
   event('player.created', T.Object({ player: PlayerSchema }), 'a player was created'),
   event('player.updated', T.Object({ player: PlayerSchema }), 'a player was renamed'),
@@ -20,8 +21,13 @@ export const DomainEventSchema = T.Union([
   event('zone.mutedChanged', T.Object({ zoneId: Id, muted: T.Boolean() }), 'zone muted or unmuted'),
   event('zone.powerChanged', T.Object({ zoneId: Id, power: T.Boolean() }), 'zone switched on or off'),
   event('zone.created', T.Object({ zone: ZoneSchema }), 'a zone was created (or found on a new amplifier unit)'),
-  event('zone.updated', T.Object({ zone: ZoneSchema }), 'a zone was renamed'),
+  event('zone.updated', T.Object({ zone: ZoneSchema }), 'a zone was renamed or its volume limits changed'),
   event('zone.deleted', T.Object({ zoneId: Id }), 'a zone was deleted'),
+  event(
+    'zone.sleepChanged',
+    T.Object({ zoneId: Id, sleepUntil: T.Union([T.String({ format: 'date-time' }), T.Null()], { description: 'when the sleep timer powers the zone off; null: no timer' }) }),
+    'a sleep timer was set, cancelled, or ended (it fired, or the zone was powered off)',
+  ),
   event(
     'playlist.changed',
     T.Object({ playlistId: Id, reason: T.Union(PLAYLIST_CHANGE_REASONS.map((r) => T.Literal(r))) }),
@@ -31,6 +37,21 @@ export const DomainEventSchema = T.Union([
   event('inputDevice.favoriteChanged', T.Object({ inputDeviceId: Id, isFavorite: T.Boolean() }), 'input favorite changed'),
   event('inputDevice.created', T.Object({ inputDevice: InputDeviceSchema }), 'an input device was created'),
   event('inputDevice.deleted', T.Object({ inputDeviceId: Id }), 'an input device was deleted'),
+  event('scene.created', T.Object({ scene: SceneSchema }), 'a scene was saved (non-admins: only scenes whose zones they all see)'),
+  event('scene.updated', T.Object({ scene: SceneSchema }), 'a scene was renamed or its captured values edited'),
+  event(
+    'scene.deleted',
+    T.Object({ sceneId: Id, zoneIds: T.Array(Id, { description: 'the zones the scene covered (who may see it)' }) }),
+    'a scene was deleted',
+  ),
+  event(
+    'scene.applied',
+    T.Object({
+      sceneId: T.Union([Id, T.Literal('undo')], { description: 'the scene applied, or "undo" for POST /api/scenes/undo' }),
+      zoneIds: T.Array(Id, { description: 'the zones the apply set' }),
+    }),
+    'a scene (or the undo slot) was applied; the zone and player events of the change come with it',
+  ),
   event(
     'hardware.status',
     T.Object({
@@ -48,7 +69,7 @@ export const StreamResetSchema = event('stream.reset', T.Object({ reason: T.Stri
 
 export type DomainEvent = Static<typeof DomainEventSchema>;
 export type PlaylistChangeReason = (typeof PLAYLIST_CHANGE_REASONS)[number];
-export type { PlayerView, ZoneView, InputDeviceView };
+export type { PlayerView, ZoneView, InputDeviceView, SceneView };
 
 export type StampedEvent = DomainEvent & { id: number };
 
@@ -69,6 +90,8 @@ export type EventListener = (event: StampedEvent) => void;
 export class EventBus {
   private readonly ring: Array<StampedEvent | undefined>;
   private nextId = 1;
+  /** Events up to this id are not replayed: the state they describe was replaced (forgetHistory). */
+  private replayFloor = 0;
   /** Each listener, and whether it asked for internal events too. */
   private readonly listeners = new Map<(event: BusEvent) => void, boolean>();
 
@@ -119,8 +142,17 @@ export class EventBus {
     return this.listeners.size;
   }
 
-  /** Events after `lastId`, oldest first; null when some of them have left the ring. */
+  /**
+   * After the whole state was replaced underneath (a restore): a client resuming from any event so far holds state
+   * no event describes, so it gets `stream.reset` and refetches.
+   */
+  forgetHistory(): void {
+    this.replayFloor = this.lastId;
+  }
+
+  /** Events after `lastId`, oldest first; null when some of them have left the ring or their history was forgotten. */
   since(lastId: number): StampedEvent[] | null {
+    if (this.replayFloor > 0 && lastId <= this.replayFloor) return null;
     if (lastId >= this.lastId) return lastId > this.lastId ? null : [];
     const oldest = Math.max(1, this.nextId - this.capacity);
     if (lastId + 1 < oldest) return null;

@@ -1,7 +1,7 @@
 // The one access policy: what a caller may do and see, for requests, lists and events, whatever the front door.
 import { forbidden } from './errors.js';
 import { isAdmin, type Caller } from './access.js';
-import type { DomainEvent, PlayerView, ZoneView } from './events.js';
+import type { DomainEvent, PlayerView, SceneView, ZoneView } from './events.js';
 
 export { isAdmin };
 
@@ -50,6 +50,18 @@ export function zoneFor(caller: Caller | null, zone: ZoneView): ZoneView {
   return { ...zone, playerId: null };
 }
 
+/** A scene exists for a non-admin only if it may see every zone the scene covers. */
+export function canSeeScene(caller: Caller, scene: { readonly zones: ReadonlyArray<{ readonly zoneId: string }> }): boolean {
+  return isAdmin(caller) || scene.zones.every((zone) => caller.zoneIds.has(zone.zoneId));
+}
+
+/** A visible scene as the caller sees it: a player it may not see is not named (as in zoneFor). */
+export function sceneFor(caller: Caller | null, scene: SceneView): SceneView {
+  if (!caller || isAdmin(caller)) return scene;
+  const zones = scene.zones.map((zone) => (zone.playerId === null || caller.playerIds.has(zone.playerId) ? zone : { ...zone, playerId: null }));
+  return { ...scene, zones };
+}
+
 // ---- may see: events --------------------------------------------------------------------------
 
 /**
@@ -75,15 +87,30 @@ export function canSeeEvent(caller: Caller, event: DomainEvent): boolean {
     case 'zone.volumeChanged':
     case 'zone.mutedChanged':
     case 'zone.powerChanged':
+    case 'zone.sleepChanged':
     case 'zone.deleted':
       return caller.zoneIds.has(event.payload.zoneId);
+    case 'scene.created':
+    case 'scene.updated':
+      return canSeeScene(caller, event.payload.scene);
+    case 'scene.deleted':
+    case 'scene.applied':
+      return event.payload.zoneIds.every((id) => caller.zoneIds.has(id));
     default:
       return true;
   }
 }
 
 /** Events whose payload names other players or zones, so non-admins get their own copy. */
-const PER_CALLER = new Set<DomainEvent['type']>(['player.zonesChanged', 'player.created', 'player.updated', 'zone.created', 'zone.updated']);
+const PER_CALLER = new Set<DomainEvent['type']>([
+  'player.zonesChanged',
+  'player.created',
+  'player.updated',
+  'zone.created',
+  'zone.updated',
+  'scene.created',
+  'scene.updated',
+]);
 
 /** Whether the caller gets an event's payload exactly as published, so one encoding can serve every such caller. */
 export function seesPayloadAsPublished(caller: Caller, event: DomainEvent): boolean {
@@ -102,6 +129,9 @@ export function eventPayloadFor(caller: Caller, event: DomainEvent): DomainEvent
     case 'zone.created':
     case 'zone.updated':
       return { zone: zoneFor(caller, event.payload.zone) };
+    case 'scene.created':
+    case 'scene.updated':
+      return { scene: sceneFor(caller, event.payload.scene) };
     default:
       return event.payload;
   }

@@ -164,6 +164,12 @@ export class UserAdmin {
     return this.get(caller, id);
   }
 
+  /** After every account was replaced at once (a restore): no cached view or caller may outlive it. */
+  accountsReplaced(): void {
+    this.views.clear();
+    this.auth.forgetCallers();
+  }
+
   /** Tells streams and admins that a player or zone left some users' assignment lists (the deletion was checked). */
   assignmentsDropped(userIds: string[]): void {
     for (const userId of userIds) this.changed(userId);

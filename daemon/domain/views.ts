@@ -11,7 +11,12 @@ const Binding = (what: string) =>
 export const PlayerSchema = T.Object({
   id: T.String({ format: 'uuid' }),
   name: T.String(),
-  volume: T.Number({ minimum: 0, maximum: 1, format: 'double', description: 'group volume, 0.5 = 50%' }),
+  volume: T.Number({
+    minimum: 0,
+    maximum: 1,
+    format: 'double',
+    description: 'group volume, 0.5 = 50%: the average of all attached zones; a player without zones keeps its last value',
+  }),
   zoneIds: T.Array(T.String({ format: 'uuid' }), { description: 'attached zones the caller may see' }),
   input: Binding('amplifier source input the player feeds'),
   state: T.Union([T.Literal('playing'), T.Literal('idle')], { description: 'playing when an attached zone is on and unmuted' }),
@@ -25,6 +30,11 @@ export const ZoneSchema = T.Object({
   power: T.Boolean(),
   playerId: T.Union([T.String({ format: 'uuid' }), T.Null()], { description: 'the player routed here, if visible to the caller' }),
   output: Binding('amplifier zone output'),
+  maxVolume: T.Number({ minimum: 0, maximum: 1, format: 'double', description: 'the most this zone ever plays at; higher requests are clamped to it' }),
+  turnOnVolume: T.Union([T.Number({ minimum: 0, maximum: 1, format: 'double' }), T.Null()], {
+    description: 'the volume the zone starts at whenever it powers on (at most maxVolume); null keeps the volume it had',
+  }),
+  sleepUntil: T.Union([T.String({ format: 'date-time' }), T.Null()], { description: 'when the sleep timer powers the zone off; null: no timer' }),
 });
 
 export const InputDeviceSchema = T.Object({

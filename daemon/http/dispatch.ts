@@ -122,8 +122,9 @@ export class Dispatcher {
     this.accessLog = createAccessLog(options.logger);
   }
 
-  get maxBodyBytes(): number {
-    return this.options.maxBodyBytes;
+  /** The body cap of the request's route: its own, or the configured default. */
+  bodyLimit(ex: Exchange): number {
+    return ex.compiled?.route.maxBodyBytes ?? this.options.maxBodyBytes;
   }
 
   add(routes: Route[]): void {
@@ -173,14 +174,14 @@ export class Dispatcher {
   /** Refuses a body whose declared length is over the cap before any of it is read. */
   checkDeclaredLength(ex: Exchange): void {
     const contentLength = ex.headers['content-length'];
-    const limit = this.options.maxBodyBytes;
+    const limit = this.bodyLimit(ex);
     if (contentLength && Number(contentLength) > limit) {
       throw new HttpError(413, `the request body is ${contentLength} bytes; the limit is ${limit}`);
     }
   }
 
-  tooLarge(): HttpError {
-    return new HttpError(413, `the request body exceeds the limit of ${this.options.maxBodyBytes} bytes`);
+  tooLarge(ex: Exchange): HttpError {
+    return new HttpError(413, `the request body exceeds the limit of ${this.bodyLimit(ex)} bytes`);
   }
 
   /**
@@ -303,7 +304,7 @@ export class Dispatcher {
     try {
       if (compiled.body) {
         this.checkDeclaredLength(ex);
-        if (body && body.length > this.options.maxBodyBytes) throw this.tooLarge();
+        if (body && body.length > this.bodyLimit(ex)) throw this.tooLarge(ex);
       }
       result = await this.run(ex, body, false);
     } catch (err) {

@@ -75,6 +75,8 @@ interface RouteBase<P extends TSchema, B extends TSchema> {
   description?: string;
   /** Its answers can carry a secret (a session token, a full API key): sent with Cache-Control: no-store. */
   sensitive?: boolean;
+  /** Its own request body cap in bytes (a restore carries a whole backup); others keep config.maxBodyBytes. */
+  maxBodyBytes?: number;
 }
 
 export interface JsonRoute<P extends TSchema = TSchema, B extends TSchema = TSchema> extends RouteBase<P, B> {

@@ -181,7 +181,7 @@ export class HttpServer {
   /** Reads the whole body, copying every chunk (uWS neuters them) and enforcing the cap as bytes arrive. */
   private readBody(ex: SocketExchange): void {
     this.dispatcher.checkDeclaredLength(ex);
-    const limit = this.dispatcher.maxBodyBytes;
+    const limit = this.dispatcher.bodyLimit(ex);
     ex.res.onAborted(() => this.abort(ex));
     this.enter(ex, 'reading');
     const chunks: Buffer[] = (ex.chunks = []);
@@ -189,7 +189,7 @@ export class HttpServer {
       if (ex.phase !== 'reading') return;
       ex.size += chunk.byteLength;
       if (ex.size > limit) {
-        this.fail(ex, this.dispatcher.tooLarge());
+        this.fail(ex, this.dispatcher.tooLarge(ex));
         return;
       }
       chunks.push(Buffer.from(new Uint8Array(chunk)));

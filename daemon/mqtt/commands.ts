@@ -11,7 +11,7 @@ import type { CommandTarget, Topics } from './topics.js';
 /** The slice of the domain the bridge drives. */
 export type BridgeAudio = Pick<
   AudioService,
-  'listZones' | 'listPlayers' | 'getZone' | 'setZoneVolume' | 'setZoneMuted' | 'setZonePower' | 'setPlayerVolume' | 'attachZones' | 'detachZones'
+  'listZones' | 'listPlayers' | 'getZone' | 'setZoneVolume' | 'setZoneMuted' | 'setZonePower' | 'setPlayerVolume' | 'attachZones' | 'detachZones' | 'allOff'
 >;
 
 export interface CommandDomain {
@@ -65,9 +65,7 @@ export class CommandHandler {
     const caller = this.caller();
     if (target.kind === 'all-off') {
       if (text.trim().toUpperCase() !== PRESS) throw new Rejected(`expected ${PRESS}, got ${JSON.stringify(text.slice(0, 40))}`);
-      for (const zone of this.domain.audio.listZones(caller)) {
-        if (zone.power) this.settle(topic, this.domain.audio.setZonePower(caller, zone.id, false));
-      }
+      this.settle(topic, this.domain.audio.allOff(caller));
       return;
     }
     if (target.field === 'volume') {
@@ -125,7 +123,7 @@ export class CommandHandler {
     return caller;
   }
 
-  private settle(topic: string, done: Promise<void>): void {
+  private settle(topic: string, done: Promise<unknown>): void {
     done.catch((err: unknown) => this.reject(topic, err));
   }
 

@@ -1,6 +1,6 @@
 // Home Assistant discovery: one retained config message per entity, every entity on one device per appliance.
 import type { ResolvedBridgeOptions } from './options.js';
-import { NO_SOURCE, OFFLINE, ONLINE, PRESS, sourceLabels } from './payloads.js';
+import { NO_SOURCE, OFFLINE, ONLINE, PRESS, percent, sourceLabels } from './payloads.js';
 import type { Topics } from './topics.js';
 import { amplifierKeyOf, type BridgeView } from './view.js';
 
@@ -39,7 +39,8 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
       state_topic: volume,
       command_topic: topics.command(volume),
       min: 0,
-      max: 100,
+      // The slider ends at the zone's limit: the daemon would clamp anything above it anyway.
+      max: Number(percent(zone.maxVolume)),
       step: 1,
       mode: 'slider',
       unit_of_measurement: '%',

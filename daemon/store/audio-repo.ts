@@ -36,6 +36,12 @@ export interface ZoneRow {
   output_driver: string;
   output_channel: number;
   created_at: string;
+  /** The most the zone may play at (0..1); every path clamps to it (domain/volume-rule.ts). */
+  max_volume: number;
+  /** The volume the zone powers on at, if set. */
+  turn_on_volume: number | null;
+  /** When the zone's sleep timer powers it off (epoch ms), if one runs. */
+  sleep_until: number | null;
 }
 
 export interface InputDeviceRow {
@@ -50,7 +56,10 @@ export interface InputDeviceRow {
 }
 
 /** The columns of a zone that change while it plays (updateZone writes exactly these). */
-export type ZoneRowUpdate = Pick<ZoneRow, 'id' | 'volume' | 'muted' | 'power' | 'source' | 'player_id'>;
+export type ZoneRowUpdate = Pick<ZoneRow, 'id' | 'volume' | 'muted' | 'power' | 'source' | 'player_id' | 'sleep_until'>;
+
+/** The settings an admin edits on a zone (setZoneSettings writes exactly these). */
+export type ZoneSettings = Pick<ZoneRow, 'name' | 'max_volume' | 'turn_on_volume'>;
 
 export class AudioRepo {
   private readonly s;
@@ -79,15 +88,17 @@ export class AudioRepo {
       renamePlayer: db.prepare('UPDATE players SET name = ? WHERE id = ?'),
       deletePlayer: db.prepare('DELETE FROM players WHERE id = ?'),
       insertZone: db.prepare(
-        `INSERT INTO zones (id, name, volume, muted, power, source, player_id, output_amplifier, output_driver, output_channel, created_at)
-         VALUES (@id, @name, @volume, @muted, @power, @source, @player_id, @output_amplifier, @output_driver, @output_channel, @created_at)`,
+        `INSERT INTO zones (id, name, volume, muted, power, source, player_id, output_amplifier, output_driver, output_channel, created_at,
+                            max_volume, turn_on_volume, sleep_until)
+         VALUES (@id, @name, @volume, @muted, @power, @source, @player_id, @output_amplifier, @output_driver, @output_channel, @created_at,
+                 @max_volume, @turn_on_volume, @sleep_until)`,
       ),
       updateZone: db.prepare(
-        `UPDATE zones SET volume = @volume, muted = @muted, power = @power, source = @source, player_id = @player_id
+        `UPDATE zones SET volume = @volume, muted = @muted, power = @power, source = @source, player_id = @player_id,
+                          sleep_until = @sleep_until
          WHERE id = @id`,
       ),
-      setPlayerZonesVolume: db.prepare('UPDATE zones SET volume = ? WHERE player_id = ?'),
-      renameZone: db.prepare('UPDATE zones SET name = ? WHERE id = ?'),
+      setZoneSettings: db.prepare('UPDATE zones SET name = @name, max_volume = @max_volume, turn_on_volume = @turn_on_volume WHERE id = @id'),
       deleteZone: db.prepare('DELETE FROM zones WHERE id = ?'),
       insertInput: db.prepare(
         `INSERT INTO input_devices (id, name, kind, input_amplifier, input_driver, input_channel, is_favorite, created_at)
@@ -189,7 +200,15 @@ export class AudioRepo {
     return undefined;
   }
   updateZone(state: ZoneRowUpdate): void {
-    const row = { id: state.id, volume: state.volume, muted: state.muted, power: state.power, source: state.source, player_id: state.player_id };
+    const row = {
+      id: state.id,
+      volume: state.volume,
+      muted: state.muted,
+      power: state.power,
+      source: state.source,
+      player_id: state.player_id,
+      sleep_until: state.sleep_until,
+    };
     this.s.updateZone.run(row);
     const zone = this.zones_.get(state.id);
     if (zone) this.putZone({ ...zone, ...row });
@@ -204,15 +223,11 @@ export class AudioRepo {
       return player !== undefined && (player.input_amplifier !== zone.output_amplifier || player.input_driver !== zone.output_driver);
     });
   }
-  /** Sets the volume of every zone attached to a player in one statement. */
-  setPlayerZonesVolume(playerId: string, volume: number): void {
-    this.s.setPlayerZonesVolume.run(volume, playerId);
-    for (const zone of this.zones_.values()) if (zone.player_id === playerId) this.putZone({ ...zone, volume });
-  }
-  renameZone(id: string, name: string): void {
-    this.s.renameZone.run(name, id);
+  setZoneSettings(id: string, settings: ZoneSettings): void {
+    const row = { id, name: settings.name, max_volume: settings.max_volume, turn_on_volume: settings.turn_on_volume };
+    this.s.setZoneSettings.run(row);
     const zone = this.zones_.get(id);
-    if (zone) this.putZone({ ...zone, name });
+    if (zone) this.putZone({ ...zone, ...row });
   }
   deleteZone(id: string): void {
     this.s.deleteZone.run(id);

@@ -1,8 +1,10 @@
 // Opens the SQLite store (WAL, foreign keys), runs migrations, and offers transactions.
 import Database from 'better-sqlite3';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { MIGRATIONS } from './migrations.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../paths.js';
+import { newCopyFile, pruneCopies, sealCopy } from './db-copies.js';
 
 export type Db = Database.Database;
 
@@ -132,10 +134,45 @@ export class Store {
     }
   }
 
+  /**
+   * Copies the database with SQLite's online backup into `<stateDir>/backups/pre-restore-<time>.sqlite3` (0600,
+   * the last few kept) while it stays in use; returns the copy's path. Group-committed writes are committed first.
+   */
+  async backupBeforeRestore(): Promise<string> {
+    this.flushBatch();
+    const file = newCopyFile(this.file, 'pre-restore');
+    try {
+      await this.db.backup(file);
+      sealCopy(file);
+    } catch (err) {
+      rmSync(file, { force: true });
+      throw err;
+    }
+    pruneCopies(this.file, 'pre-restore');
+    return file;
+  }
+
   close(): void {
     if (!this.db.open) return;
     this.flushBatch();
     this.db.close();
+  }
+
+  /**
+   * Keeps the database as it was before a schema migration in `<stateDir>/backups/pre-migration-v<from>-<time>.sqlite3`:
+   * VACUUM INTO writes a consistent copy (WAL content included) before anything changes, synchronously.
+   */
+  private copyBeforeMigration(from: number): void {
+    const file = newCopyFile(this.file, 'pre-migration', `v${from}`);
+    try {
+      this.db.prepare('VACUUM INTO ?').run(file);
+    } catch (err) {
+      // No migration without its copy: the database stays as it is, and the error says why.
+      rmSync(file, { force: true });
+      throw new Error(`cannot copy ${this.file} to ${file} before the schema migration from version ${from}: ${(err as Error).message}`);
+    }
+    sealCopy(file);
+    pruneCopies(this.file, 'pre-migration');
   }
 
   private migrate(): void {
@@ -144,6 +181,7 @@ export class Store {
       throw new Error(`database ${this.file} has schema version ${current}, newer than this azcd (${MIGRATIONS.length})`);
     }
     if (current === MIGRATIONS.length) return;
+    if (current > 0) this.copyBeforeMigration(current);
     // Off while tables are rebuilt (SQLite's documented way): dropping a parent table would otherwise run its
     // ON DELETE actions on the rows that refer to it. Each migration checks the references before it commits.
     this.db.pragma('foreign_keys = OFF');

@@ -5,15 +5,15 @@ import type { AmplifierRef } from './audio-repo.js';
 
 export type DeletedKind = 'zone' | 'input';
 
-const UDN_KEY = 'udn';
+export const UDN_KEY = 'udn';
 /** Rows written by older versions say '' for "recreated since"; only this value means deleted. */
-const DELETED = 'deleted';
+export const DELETED = 'deleted';
 
 /**
  * The single amplifier of --driver (key = driver name) keeps the form written before amplifier lists, so what an
  * admin deleted then stays deleted; a listed amplifier adds its key.
  */
-const deletedKey = (kind: DeletedKind, ref: Amp, channel: number): string => {
+export const deletedKey = (kind: DeletedKind, ref: Amp, channel: number): string => {
   const amplifier = typeof ref === 'string' ? { key: ref, driver: ref } : ref;
   return amplifier.key === amplifier.driver
     ? `deleted:${kind}:${amplifier.driver}:${channel}`
@@ -21,6 +21,14 @@ const deletedKey = (kind: DeletedKind, ref: Amp, channel: number): string => {
 };
 /** An amplifier, or a bare driver name for the single amplifier of --driver. */
 type Amp = AmplifierRef | string;
+
+/** The channel a `meta` row marks deleted (the inverse of deletedKey); undefined for any other row. */
+export function parseDeletedKey(key: string, value: string): { kind: DeletedKind; amplifier: AmplifierRef; channel: number } | undefined {
+  const match = /^deleted:(zone|input):([^:@]+)(?:@([^:]+))?:(\d+)$/.exec(key);
+  if (!match || value !== DELETED) return undefined;
+  const driver = match[2]!;
+  return { kind: match[1] as DeletedKind, amplifier: { key: match[3] ?? driver, driver }, channel: Number(match[4]) };
+}
 
 export class MetaRepo {
   private readonly s;

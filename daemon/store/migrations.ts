@@ -158,4 +158,35 @@ export const MIGRATIONS: string[] = [
   DROP TABLE input_devices;
   ALTER TABLE input_devices_v3 RENAME TO input_devices;
   `,
+  // 4: speaker safety, sleep timers and scenes. A zone's volume never exceeds its max_volume on any path;
+  // turn_on_volume (if set) is applied when it powers on; sleep_until is when its sleep timer powers it off (epoch
+  // ms). A scene holds, per zone, the state to apply; kind 'undo' is the one slot holding what the last apply
+  // replaced. A deleted zone leaves every scene; a deleted player leaves its zones detached in a scene.
+  `
+  ALTER TABLE zones ADD COLUMN max_volume REAL NOT NULL DEFAULT 1 CHECK (max_volume >= 0 AND max_volume <= 1);
+  ALTER TABLE zones ADD COLUMN turn_on_volume REAL CHECK (turn_on_volume IS NULL OR (turn_on_volume >= 0 AND turn_on_volume <= 1));
+  ALTER TABLE zones ADD COLUMN sleep_until INTEGER;
+
+  CREATE TABLE scenes (
+    id         TEXT PRIMARY KEY,
+    name       TEXT NOT NULL,
+    kind       TEXT NOT NULL DEFAULT 'scene' CHECK (kind IN ('scene', 'undo')),
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  ) STRICT;
+  CREATE UNIQUE INDEX scenes_name ON scenes(name COLLATE NOCASE) WHERE kind = 'scene';
+  CREATE UNIQUE INDEX scenes_undo ON scenes(kind) WHERE kind = 'undo';
+
+  CREATE TABLE scene_zones (
+    scene_id  TEXT NOT NULL REFERENCES scenes(id) ON DELETE CASCADE,
+    zone_id   TEXT NOT NULL REFERENCES zones(id) ON DELETE CASCADE,
+    power     INTEGER NOT NULL,
+    volume    REAL NOT NULL CHECK (volume >= 0 AND volume <= 1),
+    muted     INTEGER NOT NULL,
+    player_id TEXT REFERENCES players(id) ON DELETE SET NULL,
+    PRIMARY KEY (scene_id, zone_id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX scene_zones_zone ON scene_zones(zone_id);
+  CREATE INDEX scene_zones_player ON scene_zones(player_id);
+  `,
 ];

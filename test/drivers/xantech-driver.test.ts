@@ -22,13 +22,13 @@ t.test('connecting reads zone 1, switches zone-activity reports on, then reads e
   t.ok(r.emulator.activityUpdates, 'and so does the amp');
 });
 
-t.test('routing a zone sends power on first, then source and volume, as !/+ commands', async (t) => {
+t.test('routing a zone sends power on first, then a mute, then source and volume, as !/+ commands', async (t) => {
   const r = await rig(t, { driver: NO_POLL });
   await startOnline(r);
   const mark = r.emulator.commands.length;
   r.driver.setZone(3, { power: true, source: 2, volume: 0.5, muted: true });
   await settledWithin(r.driver);
-  t.same(setsSince(r, mark), ['!3PR1', '!3SS2', '!3VO19', '!3MU1']);
+  t.same(setsSince(r, mark), ['!3PR1', '!3MU1', '!3SS2', '!3VO19']);
   t.match(r.emulator.zone(3), { power: true, source: 2, volume: 19, mute: true });
   t.same(r.driver.hardwareState(3), { power: true, source: 2, volume: 19 / 38, muted: true });
 });

@@ -33,6 +33,8 @@ export interface StartOptions {
   notifier?: DaemonOptions['notifier'];
   /** SSDP socket settings that keep an SSDP test on loopback (see DaemonOptions). */
   ssdp?: DaemonOptions['ssdp'];
+  /** A hand-driven clock for the sleep timers (see DaemonOptions). */
+  clock?: DaemonOptions['clock'];
 }
 
 export function tempDir(prefix = 'azc-test-'): string {
@@ -59,7 +61,7 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
   });
   const logger = createLogger(config.logLevel, sink);
   const injected = options.configuredAmplifiers ? undefined : (options.driver ?? new SimulatedDriver({ applyDelayMs: 1 }));
-  const daemon = new Daemon({ config, logger, driver: injected, notifier: options.notifier, ssdp: options.ssdp });
+  const daemon = new Daemon({ config, logger, driver: injected, notifier: options.notifier, ssdp: options.ssdp, clock: options.clock });
   const adminPassword = options.adminPassword ?? 'admin-password-1';
   const { port } = await daemon.start(adminPassword);
   const file = path.join(stateDir, 'initial-admin.txt');

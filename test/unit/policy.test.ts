@@ -83,7 +83,7 @@ t.test('the policy on its own', async (t) => {
   });
 
   const player: PlayerView = { id: P1, name: 'A', volume: 0.3, zoneIds: [Z2, Z1], input: { amplifier: 'simulated', driver: 'simulated', channel: 1 }, state: 'idle' };
-  const zone: ZoneView = { id: Z1, name: 'Kitchen', volume: 0.3, muted: false, power: true, playerId: P2, output: { amplifier: 'simulated', driver: 'simulated', channel: 1 } };
+  const zone: ZoneView = { id: Z1, name: 'Kitchen', volume: 0.3, muted: false, power: true, playerId: P2, output: { amplifier: 'simulated', driver: 'simulated', channel: 1 }, maxVolume: 1, turnOnVolume: null, sleepUntil: null };
 
   t.test('a player shows a non-admin only the attached zones it may see, fields in the same order', async (t) => {
     t.equal(JSON.stringify(playerFor(operator, player)), JSON.stringify({ ...player, zoneIds: [Z1] }));

@@ -1,0 +1,172 @@
+// Puts a set of zones into given states (scenes and their undo) without pops: silence what plays, power on and
+// route, set volumes, and only then unmute; zones that end off are switched off last. One apply at a time.
+import type { AmplifierDriver } from '../../drivers/driver.js';
+import type { AudioRepo, ZoneRow } from '../store/audio-repo.js';
+import type { Caller } from './access.js';
+import type { AudioLookup } from './audio-lookup.js';
+import { limitsOf } from './audio-views.js';
+import { invalid } from './errors.js';
+import { requireWriter } from './policy.js';
+import { effectiveVolume } from './volume-rule.js';
+import type { ZoneChange, ZoneCommits } from './zone-changes.js';
+
+/** The state a scene (or the undo slot) holds for one zone. */
+export interface ZoneTarget {
+  zoneId: string;
+  power: boolean;
+  volume: number;
+  muted: boolean;
+  /** The player feeding the zone; null: none (a player deleted since counts as none). */
+  playerId: string | null;
+}
+
+/** One zone of an apply: its row now, the row it ends as, and its amplifier. */
+export interface ApplyStep {
+  zone: Readonly<ZoneRow>;
+  next: ZoneRow;
+  driver: AmplifierDriver;
+}
+
+export function targetOf(zone: Readonly<ZoneRow>): ZoneTarget {
+  return { zoneId: zone.id, power: zone.power === 1, volume: zone.volume, muted: zone.muted === 1, playerId: zone.player_id };
+}
+
+/** Whether an apply changes anything the amplifier holds or the API reports for a zone. */
+export function changes(step: Pick<ApplyStep, 'zone' | 'next'>): boolean {
+  const { zone, next } = step;
+  return (
+    zone.power !== next.power || zone.muted !== next.muted || zone.volume !== next.volume || zone.source !== next.source || zone.player_id !== next.player_id
+  );
+}
+
+/** Whether the change would be heard: anything but a mute alone. */
+function audible(step: ApplyStep): boolean {
+  const { zone, next } = step;
+  return zone.power !== next.power || zone.volume !== next.volume || zone.source !== next.source || next.muted === 1;
+}
+
+/**
+ * Drives the amplifiers through the phases, awaiting `settle` (every change so far on the hardware) between them:
+ * 1. mute every zone that plays and is about to change;
+ * 2. power on (still muted) the zones that were off, then route sources and set volumes;
+ * 3. unmute the zones meant to play, then switch off the zones meant to be off.
+ * An amplifier ignores everything but power for a zone that is off, so an off zone's mute, source and volume are
+ * recorded last and its driver applies them at the next power-on.
+ */
+export async function applyWithoutPops(steps: readonly ApplyStep[], settle: (drivers: Set<AmplifierDriver>) => Promise<void>): Promise<void> {
+  const drivers = new Set(steps.map((step) => step.driver));
+  const channel = (step: ApplyStep) => step.zone.output_channel;
+  const on = steps.filter((step) => step.next.power === 1);
+  const off = steps.filter((step) => step.next.power === 0);
+
+  for (const step of steps) if (step.zone.power === 1 && step.zone.muted === 0 && audible(step)) step.driver.setZone(channel(step), { muted: true });
+  await settle(drivers);
+
+  const poweringOn = on.filter((step) => step.zone.power === 0);
+  for (const step of poweringOn) step.driver.setZone(channel(step), { power: true, muted: true });
+  if (poweringOn.length > 0) await settle(drivers);
+  for (const step of on) step.driver.setZone(channel(step), { source: step.next.source, volume: step.next.volume });
+  await settle(drivers);
+
+  for (const step of on) if (step.next.muted === 0) step.driver.setZone(channel(step), { muted: false });
+  for (const step of off) if (step.zone.power === 1) step.driver.setZone(channel(step), { power: false });
+  await settle(drivers);
+  for (const step of off) step.driver.setZone(channel(step), { muted: step.next.muted === 1, source: step.next.source, volume: step.next.volume });
+}
+
+/** Hooks of one apply, run when its turn in the queue comes. */
+export interface ApplyOptions {
+  /** Re-resolves the caller (a request's revalidate()): a caller disabled or demoted meanwhile changes nothing. */
+  revalidate?: () => Caller;
+  /** Receives the state the apply is about to replace (for an undo slot), before anything changes; may throw to abort. */
+  beforeApply?: (current: ZoneTarget[]) => void;
+}
+
+/**
+ * Applies zone states under the volume rule and returns the ids of the zones that changed. The caller must see
+ * every zone (404 otherwise, as for one zone). Applies are serialized: each starts when the one before it has
+ * finished. The final state is stored in one commit and announced with the usual zone and player events.
+ */
+export class ZoneApplier {
+  /** Each apply waits for the one before it. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly repo: AudioRepo,
+    private readonly lookup: AudioLookup,
+    private readonly commits: ZoneCommits,
+    /** How long one phase waits for the amplifiers (an offline one never settles). */
+    private readonly settleMs: number,
+  ) {}
+
+  async apply(caller: Caller, targets: ZoneTarget[], options: ApplyOptions = {}): Promise<string[]> {
+    this.checkTargets(caller, targets);
+    const run = this.queue.then(() => this.runApply(caller, targets, options));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private checkTargets(caller: Caller, targets: readonly ZoneTarget[]): void {
+    requireWriter(caller);
+    const seen = new Set<string>();
+    for (const target of targets) {
+      const id = target.zoneId.toLowerCase();
+      if (seen.has(id)) throw invalid(`zone ${id} is named twice`, { zones: [`zone ${id} is named twice`] });
+      seen.add(id);
+      const zone = this.lookup.visibleZone(caller, id);
+      if (!Number.isFinite(target.volume) || target.volume < 0 || target.volume > 1) {
+        throw invalid(`the volume for zone "${zone.name}" must be a number from 0 to 1, got ${target.volume}`, { volume: ['must be a number from 0 to 1'] });
+      }
+      const player = target.playerId === null ? undefined : this.repo.player(target.playerId.toLowerCase());
+      if (player) this.lookup.checkSameAmplifier(player, [zone]);
+    }
+  }
+
+  private async runApply(caller: Caller, targets: readonly ZoneTarget[], options: ApplyOptions): Promise<string[]> {
+    const current = options.revalidate?.() ?? caller;
+    this.checkTargets(current, targets);
+    const steps: ApplyStep[] = targets.map((target) => {
+      const zone = this.repo.zone(target.zoneId.toLowerCase())!;
+      const player = target.playerId === null ? undefined : this.repo.player(target.playerId.toLowerCase());
+      // The target's volume is explicit, so it wins over a turn-on volume; the limit still holds.
+      const next: ZoneRow = {
+        ...zone,
+        power: target.power ? 1 : 0,
+        muted: target.muted ? 1 : 0,
+        volume: effectiveVolume(limitsOf(zone), target.volume),
+        player_id: player?.id ?? null,
+        source: player?.input_channel ?? zone.source,
+      };
+      return { zone, next, driver: this.lookup.driverOf(zone) };
+    });
+    options.beforeApply?.(steps.map((step) => targetOf(step.zone)));
+    const changing = steps.filter(changes);
+    await applyWithoutPops(changing, (drivers) => this.settle(drivers));
+    // Stored as applied over whatever the zone is now: a zone deleted meanwhile is left out.
+    const commits: ZoneChange[] = [];
+    for (const step of changing) {
+      const zone = this.repo.zone(step.zone.id);
+      if (!zone) continue;
+      const { power, muted, source, player_id } = step.next;
+      const next: ZoneRow = { ...zone, power, muted, source, player_id: player_id && this.repo.player(player_id) ? player_id : null };
+      next.volume = effectiveVolume(limitsOf(zone), step.next.volume);
+      if (changes({ zone, next })) commits.push({ before: zone, next });
+    }
+    await this.commits.commit(commits);
+    return commits.map((change) => change.next.id);
+  }
+
+  /** Waits until the amplifiers took every command so far, for at most settleMs. */
+  private async settle(drivers: ReadonlySet<AmplifierDriver>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.settleMs);
+      timer.unref();
+    });
+    try {
+      await Promise.race([Promise.all([...drivers].map((driver) => driver.settled())), expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,108 @@
+// The one way zone changes are committed, from the API and from the amplifier alike: rows written, sleep timers
+// ended by a power-off, player volumes derived from their zones, and the events that describe all of it.
+import type { Store } from '../store/db.js';
+import type { AudioRepo, PlayerRow, ZoneRow } from '../store/audio-repo.js';
+import type { DomainEvent, EventBus } from './events.js';
+import { zoneEvents, zonesChangedEvent } from './audio-views.js';
+import { averageVolume } from './volume-rule.js';
+
+export interface ZoneChange {
+  before: Readonly<ZoneRow>;
+  next: ZoneRow;
+}
+
+export class ZoneCommits {
+  constructor(
+    private readonly store: Store,
+    private readonly repo: AudioRepo,
+    private readonly bus: EventBus,
+  ) {}
+
+  /**
+   * A player's volume as reported: the average of all its attached zones (whoever asks), so the number always
+   * describes what the rooms play; a player without zones keeps the last value it had.
+   */
+  playerVolume(player: Readonly<PlayerRow>, zones: readonly Readonly<ZoneRow>[] = this.repo.zonesOfPlayer(player.id)): number {
+    return averageVolume(zones.filter((zone) => zone.player_id === player.id).map((zone) => zone.volume)) ?? player.volume;
+  }
+
+  /**
+   * Writes zone changes and publishes their events; resolves once committed. `durable` commits in its own
+   * transaction (routing changes), otherwise in the group commit of high-rate device state. A zone that ends off
+   * loses its sleep timer. `players` names players to re-derive besides those the zones leave or join;
+   * `alongside` writes something else in the same commit (a zone's settings with the volume they pulled down).
+   */
+  commit(changes: readonly ZoneChange[], options: { durable?: boolean; players?: readonly string[]; alongside?: () => void } = {}): Promise<void> {
+    const rows = changes.map(({ before, next }) => ({ before, next: next.power === 0 ? { ...next, sleep_until: null } : next }));
+    const players = new Set(options.players ?? []);
+    for (const { before, next } of rows) {
+      if (before.player_id) players.add(before.player_id);
+      if (next.player_id) players.add(next.player_id);
+    }
+    const volumes = this.playerVolumes(players);
+    let events: DomainEvent[] = [];
+    const write = () => {
+      options.alongside?.();
+      for (const { next } of rows) this.repo.updateZone(next);
+      events = this.playerVolumeEvents(volumes);
+    };
+    let committed: Promise<void>;
+    if (options.durable) {
+      this.store.transaction(write);
+      committed = Promise.resolve();
+    } else {
+      committed = this.store.commitSoon(write);
+    }
+    for (const event of [...this.zoneEvents(rows), ...this.membershipEvents(rows), ...events]) this.bus.publish(event);
+    return committed;
+  }
+
+  /** The derived volumes of some players now, to compare with after a change (see playerVolumeEvents). */
+  playerVolumes(playerIds: Iterable<string>): Map<string, number> {
+    const volumes = new Map<string, number>();
+    for (const id of playerIds) {
+      const player = this.repo.player(id);
+      if (player) volumes.set(id, this.playerVolume(player));
+    }
+    return volumes;
+  }
+
+  /**
+   * Stores the derived volume of each player whose value moved since `before` (so a player whose last zone leaves
+   * keeps what it showed) and returns the events announcing it. Runs inside the caller's write.
+   */
+  playerVolumeEvents(before: ReadonlyMap<string, number>): DomainEvent[] {
+    const events: DomainEvent[] = [];
+    for (const [id, was] of before) {
+      const player = this.repo.player(id);
+      if (!player) continue;
+      const volume = this.playerVolume(player);
+      if (volume !== player.volume) this.repo.setPlayerVolume(id, volume);
+      if (volume !== was) events.push({ type: 'player.volumeChanged', payload: { playerId: id, volume } });
+    }
+    return events;
+  }
+
+  private zoneEvents(rows: readonly ZoneChange[]): DomainEvent[] {
+    const events: DomainEvent[] = [];
+    for (const { before, next } of rows) {
+      events.push(...zoneEvents(before, next));
+      if (before.sleep_until !== next.sleep_until) events.push(sleepChangedEvent(next));
+    }
+    return events;
+  }
+
+  private membershipEvents(rows: readonly ZoneChange[]): DomainEvent[] {
+    const moved = new Set<string>();
+    for (const { before, next } of rows) {
+      if (before.player_id === next.player_id) continue;
+      if (before.player_id) moved.add(before.player_id);
+      if (next.player_id) moved.add(next.player_id);
+    }
+    return [...moved].map((id) => zonesChangedEvent(this.repo, id));
+  }
+}
+
+export function sleepChangedEvent(zone: Readonly<ZoneRow>): DomainEvent {
+  return { type: 'zone.sleepChanged', payload: { zoneId: zone.id, sleepUntil: zone.sleep_until === null ? null : new Date(zone.sleep_until).toISOString() } };
+}

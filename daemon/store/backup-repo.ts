@@ -1,0 +1,190 @@
+// The SQL of backup and restore: every configuration row read in one snapshot, and all of them replaced at once.
+import type { Db } from './db.js';
+import type { UserRow } from './users-repo.js';
+import type { InputDeviceRow, PlayerRow } from './audio-repo.js';
+import type { PlaylistRow, TrackRow } from './playlists-repo.js';
+
+/** A zone with every column, the limits and timer included (ZoneRow of the audio repo may hold fewer). */
+export interface ZoneConfigRow {
+  id: string;
+  name: string;
+  volume: number;
+  muted: number;
+  power: number;
+  source: number;
+  player_id: string | null;
+  output_amplifier: string;
+  output_driver: string;
+  output_channel: number;
+  created_at: string;
+  max_volume: number;
+  turn_on_volume: number | null;
+}
+
+export interface AssignmentRow {
+  user_id: string;
+  kind: 'player' | 'zone';
+  target_id: string;
+}
+
+export interface SceneRow {
+  id: string;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SceneZoneRow {
+  scene_id: string;
+  zone_id: string;
+  power: number;
+  volume: number;
+  muted: number;
+  player_id: string | null;
+}
+
+export interface MetaRow {
+  key: string;
+  value: string;
+}
+
+/** Everything a backup holds, as rows. Users carry their key material only where it is to be written. */
+export interface ConfigurationRows {
+  users: UserRow[];
+  assignments: AssignmentRow[];
+  players: PlayerRow[];
+  zones: ZoneConfigRow[];
+  inputDevices: InputDeviceRow[];
+  playlists: PlaylistRow[];
+  tracks: TrackRow[];
+  scenes: SceneRow[];
+  sceneZones: SceneZoneRow[];
+  /** Device identity and settings: the `meta` table (UDN, channels an admin deleted). */
+  meta: MetaRow[];
+}
+
+export class BackupRepo {
+  private readonly s;
+  private readonly snapshot: (fn: () => ConfigurationRows) => ConfigurationRows;
+
+  constructor(private readonly db: Db) {
+    this.s = {
+      users: db.prepare('SELECT * FROM users ORDER BY created_at, username'),
+      assignments: db.prepare('SELECT user_id, kind, target_id FROM assignments ORDER BY user_id, kind, target_id'),
+      players: db.prepare('SELECT id, name, volume, input_amplifier, input_driver, input_channel, created_at FROM players ORDER BY created_at, id'),
+      zones: db.prepare(
+        `SELECT id, name, volume, muted, power, source, player_id, output_amplifier, output_driver, output_channel, created_at,
+                max_volume, turn_on_volume
+         FROM zones ORDER BY output_amplifier, output_driver, output_channel`,
+      ),
+      inputs: db.prepare('SELECT * FROM input_devices ORDER BY input_amplifier, input_driver, input_channel'),
+      playlists: db.prepare('SELECT * FROM playlists ORDER BY created_at, name, id'),
+      tracks: db.prepare('SELECT * FROM tracks ORDER BY playlist_id, position'),
+      // The undo slot is runtime state: what the last apply replaced on this appliance.
+      scenes: db.prepare(`SELECT id, name, created_at, updated_at FROM scenes WHERE kind = 'scene' ORDER BY name COLLATE NOCASE, id`),
+      sceneZones: db.prepare(
+        `SELECT sz.scene_id, sz.zone_id, sz.power, sz.volume, sz.muted, sz.player_id
+         FROM scene_zones sz JOIN scenes s ON s.id = sz.scene_id WHERE s.kind = 'scene' ORDER BY sz.scene_id, sz.zone_id`,
+      ),
+      meta: db.prepare('SELECT key, value FROM meta ORDER BY key'),
+      keyMaterial: db.prepare('SELECT id, password_hash, key_digest, key_nonce, key_box FROM users'),
+      // Children before parents, although the foreign keys would cascade: every table is emptied explicitly.
+      clear: [
+        'DELETE FROM scene_zones',
+        'DELETE FROM scenes',
+        'DELETE FROM tracks',
+        'DELETE FROM playlists',
+        'DELETE FROM sessions',
+        'DELETE FROM trusted_addresses',
+        'DELETE FROM assignments',
+        'DELETE FROM users',
+        'DELETE FROM zones',
+        'DELETE FROM players',
+        'DELETE FROM input_devices',
+        'DELETE FROM meta',
+      ].map((sql) => db.prepare(sql)),
+      insertUser: db.prepare(
+        `INSERT INTO users (id, username, role, password_hash, is_enabled, created_at, key_digest, key_nonce, key_box, password_change_required)
+         VALUES (@id, @username, @role, @password_hash, @is_enabled, @created_at, @key_digest, @key_nonce, @key_box, @password_change_required)`,
+      ),
+      insertAssignment: db.prepare('INSERT INTO assignments (user_id, kind, target_id) VALUES (@user_id, @kind, @target_id)'),
+      insertPlayer: db.prepare(
+        `INSERT INTO players (id, name, volume, input_amplifier, input_driver, input_channel, created_at)
+         VALUES (@id, @name, @volume, @input_amplifier, @input_driver, @input_channel, @created_at)`,
+      ),
+      insertZone: db.prepare(
+        `INSERT INTO zones (id, name, volume, muted, power, source, player_id, output_amplifier, output_driver, output_channel, created_at,
+                            max_volume, turn_on_volume, sleep_until)
+         VALUES (@id, @name, @volume, @muted, @power, @source, @player_id, @output_amplifier, @output_driver, @output_channel, @created_at,
+                 @max_volume, @turn_on_volume, NULL)`,
+      ),
+      insertInput: db.prepare(
+        `INSERT INTO input_devices (id, name, kind, input_amplifier, input_driver, input_channel, is_favorite, created_at)
+         VALUES (@id, @name, @kind, @input_amplifier, @input_driver, @input_channel, @is_favorite, @created_at)`,
+      ),
+      insertPlaylist: db.prepare('INSERT INTO playlists (id, name, is_favorite, created_at) VALUES (@id, @name, @is_favorite, @created_at)'),
+      insertTrack: db.prepare(
+        `INSERT INTO tracks (id, playlist_id, position, title, uri, duration_ms)
+         VALUES (@id, @playlist_id, @position, @title, @uri, @duration_ms)`,
+      ),
+      insertScene: db.prepare(`INSERT INTO scenes (id, name, kind, created_at, updated_at) VALUES (@id, @name, 'scene', @created_at, @updated_at)`),
+      insertSceneZone: db.prepare(
+        `INSERT INTO scene_zones (scene_id, zone_id, power, volume, muted, player_id)
+         VALUES (@scene_id, @zone_id, @power, @volume, @muted, @player_id)`,
+      ),
+      insertMeta: db.prepare('INSERT INTO meta (key, value) VALUES (@key, @value)'),
+      brokenReferences: db.prepare('PRAGMA foreign_key_check'),
+    };
+    // A read transaction: the rows of all tables come from one moment, even with writes in between turns.
+    this.snapshot = db.transaction((fn: () => ConfigurationRows) => fn()).deferred;
+  }
+
+  /** Every configuration row, read in one transaction. */
+  read(): ConfigurationRows {
+    return this.snapshot(() => ({
+      users: this.s.users.all() as UserRow[],
+      assignments: this.s.assignments.all() as AssignmentRow[],
+      players: this.s.players.all() as PlayerRow[],
+      zones: this.s.zones.all() as ZoneConfigRow[],
+      inputDevices: this.s.inputs.all() as InputDeviceRow[],
+      playlists: this.s.playlists.all() as PlaylistRow[],
+      tracks: this.s.tracks.all() as TrackRow[],
+      scenes: this.s.scenes.all() as SceneRow[],
+      sceneZones: this.s.sceneZones.all() as SceneZoneRow[],
+      meta: this.s.meta.all() as MetaRow[],
+    }));
+  }
+
+  /** The `meta` table now (device identity and settings). */
+  meta(): MetaRow[] {
+    return this.s.meta.all() as MetaRow[];
+  }
+
+  /** Each stored user's password hash and sealed API key, by id (a restore without secrets keeps them). */
+  keyMaterial(): Map<string, Pick<UserRow, 'password_hash' | 'key_digest' | 'key_nonce' | 'key_box'>> {
+    const rows = this.s.keyMaterial.all() as Array<Pick<UserRow, 'id' | 'password_hash' | 'key_digest' | 'key_nonce' | 'key_box'>>;
+    return new Map(rows.map(({ id, ...material }) => [id, material]));
+  }
+
+  /**
+   * Replaces the whole configuration with `rows`; sessions, trusted addresses, the undo slot and sleep timers go.
+   * Runs inside the caller's transaction: a failure of any statement leaves the database as it was.
+   */
+  replaceAll(rows: ConfigurationRows): void {
+    if (!this.db.inTransaction) throw new Error('BackupRepo.replaceAll must run inside a transaction');
+    for (const statement of this.s.clear) statement.run();
+    for (const row of rows.users) this.s.insertUser.run(row);
+    for (const row of rows.assignments) this.s.insertAssignment.run(row);
+    for (const row of rows.players) this.s.insertPlayer.run(row);
+    for (const row of rows.zones) this.s.insertZone.run(row);
+    for (const row of rows.inputDevices) this.s.insertInput.run(row);
+    for (const row of rows.playlists) this.s.insertPlaylist.run(row);
+    for (const row of rows.tracks) this.s.insertTrack.run(row);
+    for (const row of rows.scenes) this.s.insertScene.run(row);
+    for (const row of rows.sceneZones) this.s.insertSceneZone.run(row);
+    for (const row of rows.meta) this.s.insertMeta.run(row);
+    // Validation resolved every reference; this is the store's own guarantee that nothing dangles.
+    const broken = this.s.brokenReferences.all() as unknown[];
+    if (broken.length > 0) throw new Error(`a restore would leave ${broken.length} broken references; nothing was changed`);
+  }
+}

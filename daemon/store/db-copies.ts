@@ -1,0 +1,67 @@
+// Copies of the database kept in <stateDir>/backups/ before a schema migration or a restore: private files, the
+// last few of each kind, so a change that went wrong can be undone by hand (stop azcd, copy one back as azc.db).
+import { readdirSync, rmSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { ensurePrivateDir, ensurePrivateFile } from '../paths.js';
+
+/** Copies kept per kind; older ones are removed once a new one is complete. */
+export const KEPT_COPIES = 5;
+
+export type CopyKind = 'pre-migration' | 'pre-restore';
+
+/** `<stateDir>/backups` for the database file `<stateDir>/azc.db`. */
+export function copiesDir(databaseFile: string): string {
+  return path.join(path.dirname(databaseFile), 'backups');
+}
+
+/**
+ * Creates the private directory and a new empty 0600 file for a copy, named so that names sort by time:
+ * `<kind>[-<detail>]-<UTC timestamp>.sqlite3`. Empty, because SQLite copies only into a new or empty file.
+ */
+export function newCopyFile(databaseFile: string, kind: CopyKind, detail?: string, now = new Date()): string {
+  const dir = copiesDir(databaseFile);
+  ensurePrivateDir(dir);
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  const base = `${kind}${detail ? `-${detail}` : ''}-${stamp}`;
+  let file = path.join(dir, `${base}.sqlite3`);
+  for (let n = 2; existsSync(file); n++) file = path.join(dir, `${base}-${n}.sqlite3`);
+  ensurePrivateFile(file, { create: true });
+  return file;
+}
+
+/** Removes all but the newest KEPT_COPIES copies of a kind (the timestamp in the name orders them). */
+export function pruneCopies(databaseFile: string, kind: CopyKind, keep = KEPT_COPIES): void {
+  const dir = copiesDir(databaseFile);
+  const pattern = new RegExp(`^${kind}-.*\\d{4}-\\d{2}-\\d{2}T[0-9-]+Z(-\\d+)?\\.sqlite3$`);
+  const copies = readdirSync(dir)
+    .filter((name) => pattern.test(name))
+    .sort((a, b) => stampOf(a).localeCompare(stampOf(b)) || serialOf(a) - serialOf(b));
+  for (const name of copies.slice(0, Math.max(0, copies.length - keep))) {
+    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(path.join(dir, name + suffix), { force: true });
+  }
+}
+
+/**
+ * Makes a finished copy one self-contained file: SQLite copies the source's WAL mode into it, and a copy in WAL mode
+ * grows -wal and -shm files beside it whenever someone opens it to look.
+ */
+export function sealCopy(file: string): void {
+  const copy = new Database(file);
+  try {
+    copy.pragma('journal_mode = DELETE');
+  } finally {
+    copy.close();
+  }
+  ensurePrivateFile(file);
+}
+
+/** The -<n> a copy made in the same millisecond as another carries (newCopyFile); 1 for the first. */
+function serialOf(name: string): number {
+  return Number(/Z-(\d+)\.sqlite3$/.exec(name)?.[1] ?? 1);
+}
+
+/** The timestamp part of a copy's name, so copies from different schema versions still sort by time. */
+function stampOf(name: string): string {
+  return /\d{4}-\d{2}-\d{2}T[0-9-]+Z/.exec(name)?.[0] ?? name;
+}

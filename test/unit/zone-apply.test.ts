@@ -1,0 +1,242 @@
+// The audio service's primitives under scenes, sleep timers and restore, without HTTP: the pop-free apply and its
+// queue, zone states, sleep state, and reload.
+import t from 'tap';
+import type { Test } from 'tap';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/daemon.js';
+import { Store } from '../../daemon/store/db.js';
+import { UsersRepo } from '../../daemon/store/users-repo.js';
+import { MetaRepo } from '../../daemon/store/meta-repo.js';
+import { AudioRepo } from '../../daemon/store/audio-repo.js';
+import { AudioService, type ZoneTarget } from '../../daemon/domain/audio.js';
+import { Amplifiers } from '../../daemon/domain/amplifiers.js';
+import { DomainError } from '../../daemon/domain/errors.js';
+import { EventBus, type StampedEvent } from '../../daemon/domain/events.js';
+import type { Caller } from '../../daemon/domain/access.js';
+import type { ZoneState } from '../../drivers/driver.js';
+import { SimulatedDriver } from '../../drivers/simulated/index.js';
+
+const admin: Caller = { userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey', keyDigest: '00' } };
+
+/** A simulated amplifier that records every command with the state commanded so far, to check what a zone heard. */
+class RecordingDriver extends SimulatedDriver {
+  readonly commanded = new Map<number, Partial<ZoneState>>();
+  /** Source or volume commands sent to a zone that was on and not muted at that moment. */
+  readonly audible: Array<{ channel: number; change: Partial<ZoneState> }> = [];
+  recording = false;
+
+  override setZone(channel: number, change: Partial<ZoneState>): void {
+    const state = { ...this.commanded.get(channel), ...change };
+    if (this.recording && (change.source !== undefined || change.volume !== undefined) && state.power && !state.muted) this.audible.push({ channel, change });
+    this.commanded.set(channel, state);
+    super.setZone(channel, change);
+  }
+}
+
+async function setup(t: Test) {
+  const dir = tempDir();
+  const store = new Store(path.join(dir, 'azc.db'));
+  const bus = new EventBus(256);
+  const driver = new RecordingDriver({ applyDelayMs: 1 });
+  const audio = new AudioService(store, new AudioRepo(store, [driver.name]), new UsersRepo(store.db), new MetaRepo(store.db), bus, driver, () => {});
+  await audio.start();
+  const events: StampedEvent[] = [];
+  bus.subscribe((e) => events.push(e));
+  t.teardown(async () => {
+    await audio.stop();
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const zones = audio.listZones(admin);
+  const zone = (index: number) => audio.getZone(admin, zones[index]!.id);
+  // What the amplifier was last told, per zone, starts from the stored state.
+  for (const z of zones) driver.commanded.set(z.output.channel, { power: z.power, muted: z.muted, volume: z.volume });
+  return { store, audio, driver, events, zones, zone };
+}
+
+/** The kind of DomainError a call fails with ('none' when it does not). */
+async function failure(done: Promise<unknown> | (() => unknown)): Promise<string> {
+  try {
+    await (typeof done === 'function' ? done() : done);
+    return 'none';
+  } catch (err) {
+    return err instanceof DomainError ? err.kind : String(err);
+  }
+}
+
+const operator = (zoneIds: string[], role: Caller['role'] = 'Operator'): Caller => ({
+  ...admin,
+  userId: 'o',
+  username: 'o',
+  role,
+  zoneIds: new Set(zoneIds),
+});
+
+t.test('an apply changes zones without a source or volume command ever reaching a zone that plays unmuted', async (t) => {
+  const { audio, driver, zones, zone } = await setup(t);
+  const p1 = audio.createPlayer(admin, { name: 'One', input: { channel: 1 } });
+  const p2 = audio.createPlayer(admin, { name: 'Two', input: { channel: 2 } });
+  audio.attachZones(admin, p1.id, [zones[0]!.id, zones[2]!.id]);
+  await audio.setZoneVolume(admin, zones[0]!.id, 0.2);
+  await driver.settled();
+  driver.recording = true;
+  const targets: ZoneTarget[] = [
+    { zoneId: zones[0]!.id, power: true, volume: 0.6, muted: false, playerId: p2.id },
+    { zoneId: zones[1]!.id, power: true, volume: 0.4, muted: false, playerId: p2.id },
+    { zoneId: zones[2]!.id, power: false, volume: 0.1, muted: false, playerId: null },
+  ];
+  const changed = await audio.applyZoneStates(admin, targets);
+  t.same([...changed].sort(), zones.slice(0, 3).map((z) => z.id).sort());
+  t.same(driver.audible, [], 'every source and volume command reached a muted (or off) zone');
+  t.match(zone(0), { power: true, muted: false, volume: 0.6, playerId: p2.id });
+  t.match(zone(1), { power: true, muted: false, volume: 0.4, playerId: p2.id });
+  t.match(zone(2), { power: false, playerId: null });
+  await driver.settled();
+  t.match(driver.hardwareState(1), { power: true, muted: false, source: 2 });
+  t.match(driver.hardwareState(2), { power: true, muted: false, source: 2 });
+  t.match(driver.hardwareState(3), { power: false });
+  t.same(audio.getPlayer(admin, p2.id).zoneIds.sort(), [zones[0]!.id, zones[1]!.id].sort());
+});
+
+t.test('without the muting phase the recorder would catch an audible change', async (t) => {
+  // The check above is only worth something if a plain change to a playing zone trips it.
+  const { audio, driver, zones } = await setup(t);
+  await audio.setZonePower(admin, zones[0]!.id, true);
+  await audio.setZoneMuted(admin, zones[0]!.id, false);
+  driver.recording = true;
+  await audio.setZoneVolume(admin, zones[0]!.id, 0.5);
+  t.equal(driver.audible.length, 1);
+});
+
+t.test('applies run one at a time: the second starts only when the first has stored its result', async (t) => {
+  const { audio, zones, events } = await setup(t);
+  const order: string[] = [];
+  const first = audio.applyZoneStates(admin, [{ zoneId: zones[0]!.id, power: true, volume: 0.3, muted: false, playerId: null }]);
+  const second = audio.applyZoneStates(admin, [{ zoneId: zones[0]!.id, power: true, volume: 0.5, muted: true, playerId: null }], {
+    beforeApply: (current) => {
+      if (events.some((e) => e.type === 'zone.volumeChanged' && e.payload.volume === 0.3)) order.push('first stored');
+      order.push('second starts');
+      t.match(current, [{ zoneId: zones[0]!.id, power: true, volume: 0.3, muted: false }], 'and sees what the first left');
+    },
+  });
+  await Promise.all([first, second]);
+  t.same(order, ['first stored', 'second starts']);
+  t.match(audio.getZone(admin, zones[0]!.id), { volume: 0.5, muted: true });
+});
+
+t.test('beforeApply gets the state being replaced, and throwing from it changes nothing', async (t) => {
+  const { audio, zones, zone } = await setup(t);
+  await audio.setZoneVolume(admin, zones[0]!.id, 0.25);
+  let saved: ZoneTarget[] = [];
+  await audio.applyZoneStates(admin, [{ zoneId: zones[0]!.id, power: true, volume: 0.7, muted: false, playerId: null }], { beforeApply: (c) => (saved = c) });
+  t.same(saved, [{ zoneId: zones[0]!.id, power: false, volume: 0.25, muted: false, playerId: null }]);
+  const aborted = audio.applyZoneStates(admin, [{ zoneId: zones[0]!.id, power: false, volume: 0.1, muted: true, playerId: null }], {
+    beforeApply: () => {
+      throw new DomainError('conflict', 'nothing to undo');
+    },
+  });
+  t.equal(await failure(aborted), 'conflict');
+  t.match(zone(0), { power: true, volume: 0.7, muted: false });
+  // The queue goes on after a failed apply.
+  t.same(await audio.applyZoneStates(admin, [{ zoneId: zones[0]!.id, power: true, volume: 0.7, muted: false, playerId: null }]), []);
+});
+
+t.test('an apply is refused whole, before anything changes, for a zone the caller cannot see, a viewer, or a bad volume', async (t) => {
+  const { audio, zones, zone } = await setup(t);
+  const target = (index: number, volume = 0.5): ZoneTarget => ({ zoneId: zones[index]!.id, power: true, volume, muted: false, playerId: null });
+  t.equal(await failure(audio.applyZoneStates(operator([zones[0]!.id]), [target(0), target(1)])), 'not-found');
+  t.equal(await failure(audio.applyZoneStates(operator([zones[0]!.id], 'Viewer'), [target(0)])), 'forbidden');
+  t.equal(await failure(audio.applyZoneStates(admin, [target(0), target(1, 1.5)])), 'invalid');
+  t.equal(await failure(audio.applyZoneStates(admin, [target(0), target(0)])), 'invalid');
+  t.match(zone(0), { power: false });
+  t.match(zone(1), { power: false });
+});
+
+t.test('a caller demoted while its apply waited changes nothing', async (t) => {
+  const { audio, zones, zone } = await setup(t);
+  const op = operator([zones[0]!.id]);
+  const done = audio.applyZoneStates(op, [{ zoneId: zones[0]!.id, power: true, volume: 0.5, muted: false, playerId: null }], {
+    revalidate: () => ({ ...op, role: 'Viewer' }),
+  });
+  t.equal(await failure(done), 'forbidden');
+  t.match(zone(0), { power: false });
+});
+
+t.test('a deleted player in a target means detached', async (t) => {
+  const { audio, zones, zone } = await setup(t);
+  const p = audio.createPlayer(admin, { name: 'Gone', input: { channel: 3 } });
+  audio.attachZones(admin, p.id, [zones[0]!.id]);
+  audio.deletePlayer(admin, p.id);
+  await audio.applyZoneStates(admin, [{ zoneId: zones[0]!.id, power: true, volume: 0.5, muted: false, playerId: p.id }]);
+  t.match(zone(0), { playerId: null, power: true });
+});
+
+t.test('zoneStates reports every visible zone, or the ones named; unknown ids are a 400 naming them', async (t) => {
+  const { audio, zones } = await setup(t);
+  t.equal(audio.zoneStates(admin).length, 6);
+  t.same(audio.zoneStates(operator([zones[1]!.id])).map((s) => s.zoneId), [zones[1]!.id]);
+  t.same(audio.zoneStates(admin, [zones[2]!.id]), [{ zoneId: zones[2]!.id, power: false, volume: zones[2]!.volume, muted: false, playerId: null }]);
+  t.throws(() => audio.zoneStates(operator([zones[1]!.id]), [zones[0]!.id]), new RegExp(`unknown zone ids: ${zones[0]!.id}`));
+});
+
+t.test('a sleep timer is set only on a zone that is on, ends when it fires or the zone goes off, and is listed', async (t) => {
+  const { audio, zones, events, zone } = await setup(t);
+  const id = zones[0]!.id;
+  t.equal(await failure(() => audio.setZoneSleep(admin, id, Date.now() + 60_000)), 'conflict', 'an off zone gets no timer');
+  await audio.setZonePower(admin, id, true);
+  const until = Date.now() + 60_000;
+  t.equal(audio.setZoneSleep(admin, id, until).sleepUntil, new Date(until).toISOString());
+  t.same(audio.zonesWithSleep(), [{ zoneId: id, sleepUntil: until }]);
+  t.same(events.at(-1)?.payload, { zoneId: id, sleepUntil: new Date(until).toISOString() });
+  audio.sleepExpired(id, until - 1);
+  t.equal(zone(0).power, true, 'not yet due');
+  audio.sleepExpired(id, until);
+  t.match(zone(0), { power: false, sleepUntil: null });
+  t.same(audio.zonesWithSleep(), []);
+  t.ok(events.some((e) => e.type === 'zone.sleepChanged' && e.payload.sleepUntil === null));
+  await audio.setZonePower(admin, id, true);
+  audio.setZoneSleep(admin, id, until);
+  await audio.setZonePower(admin, id, false);
+  t.equal(zone(0).sleepUntil, null, 'powering off ends the timer');
+  t.equal(await failure(() => audio.setZoneSleep(operator([zones[1]!.id]), id, null)), 'not-found');
+});
+
+t.test('reload rereads the zones and hands every stored state to the amplifier', async (t) => {
+  const { store, audio, driver, zones } = await setup(t);
+  // What a restore does underneath the service.
+  store.db.prepare('UPDATE zones SET power = 1, volume = ?, max_volume = ? WHERE id = ?').run(0.5, 0.6, zones[3]!.id);
+  audio.reload();
+  t.match(audio.getZone(admin, zones[3]!.id), { power: true, volume: 0.5, maxVolume: 0.6 });
+  await driver.settled();
+  t.match(driver.hardwareState(4), { power: true, volume: Math.round(0.5 * 38) / 38 });
+});
+
+t.test('reload lowers a stored volume above its limit before the amplifier plays it', async (t) => {
+  const { store, audio, driver, zones } = await setup(t);
+  store.db.prepare('UPDATE zones SET power = 1, volume = 0.9, max_volume = 0.4 WHERE id = ?').run(zones[2]!.id);
+  audio.reload();
+  t.equal(audio.getZone(admin, zones[2]!.id).volume, 0.4);
+  await driver.settled();
+  t.equal(driver.hardwareState(3)!.volume, Math.round(0.4 * 38) / 38);
+});
+
+t.test('a target routing a zone to a player of another amplifier is a 400 that changes nothing', async (t) => {
+  const dir = tempDir();
+  const store = new Store(path.join(dir, 'azc.db'));
+  const amplifiers = new Amplifiers([
+    { name: 'Main', key: 'main', driver: new SimulatedDriver({ applyDelayMs: 1 }) },
+    { name: 'Attic', key: 'attic', driver: new SimulatedDriver({ applyDelayMs: 1 }) },
+  ]);
+  const audio = new AudioService(store, new AudioRepo(store, amplifiers.refs()), new UsersRepo(store.db), new MetaRepo(store.db), new EventBus(64), amplifiers, () => {});
+  await audio.start();
+  t.teardown(async () => {
+    await audio.stop();
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const zone = audio.listZones(admin).find((z) => z.output.amplifier === 'Main')!;
+  const attic = audio.createPlayer(admin, { name: 'Attic streamer', input: { amplifier: 'Attic', channel: 1 } });
+  t.equal(await failure(audio.applyZoneStates(admin, [{ zoneId: zone.id, power: true, volume: 0.5, muted: false, playerId: attic.id }])), 'invalid');
+  t.match(audio.getZone(admin, zone.id), { power: false, playerId: null });
+});
