@@ -8,12 +8,15 @@ import { playersView } from './js/players.js';
 import { playlistsView } from './js/playlists.js';
 import { inputsView } from './js/inputs.js';
 import { usersView } from './js/users.js';
+import { settingsView } from './js/backup.js';
 import { changePasswordDialog } from './js/password.js';
 
 const $ = (id) => document.getElementById(id);
-const TABS = ['players', 'playlists', 'inputs', 'users'];
-const FACTORIES = { players: playersView, playlists: playlistsView, inputs: inputsView, users: usersView };
-const TOPICS = { players: ['audio', 'inputs'], playlists: ['playlists'], inputs: ['inputs'], users: ['users', 'audio'] };
+const TABS = ['players', 'playlists', 'inputs', 'users', 'settings'];
+const FACTORIES = { players: playersView, playlists: playlistsView, inputs: inputsView, users: usersView, settings: settingsView };
+const TOPICS = { players: ['audio', 'inputs', 'scenes'], playlists: ['playlists'], inputs: ['inputs'], users: ['users', 'audio'], settings: [] };
+/** Tabs only Admins get. */
+const ADMIN_TABS = new Set(['users', 'settings']);
 
 let views = {};
 let stream = null;
@@ -25,12 +28,14 @@ let backlog = null;
 
 // ---- sign-in ------------------------------------------------------------------------------------
 
-function showSignIn(message) {
+/** `kind` 'info' shows the message as news (a finished restore) rather than as an error. */
+function showSignIn(message, kind = 'error') {
   $('app').hidden = true;
   $('signin').hidden = false;
   const error = $('signin-error');
   error.hidden = !message;
   error.textContent = message ?? '';
+  error.dataset.kind = kind;
   $('signin-username').focus();
 }
 
@@ -42,6 +47,7 @@ $('signin-form').addEventListener('submit', async (event) => {
   const error = $('signin-error');
   if (!username || !password) {
     error.textContent = 'Enter your username and password.';
+    error.dataset.kind = 'error';
     error.hidden = false;
     return;
   }
@@ -56,6 +62,7 @@ $('signin-form').addEventListener('submit', async (event) => {
     start();
   } catch (err) {
     error.textContent = err.status === 401 ? 'Wrong username or password, or the account is disabled.' : err.message;
+    error.dataset.kind = 'error';
     error.hidden = false;
     form.elements.password.select();
   } finally {
@@ -63,7 +70,7 @@ $('signin-form').addEventListener('submit', async (event) => {
   }
 });
 
-function endSession(message) {
+function endSession(message, kind) {
   stream?.stop();
   stream = null;
   session.clear();
@@ -72,7 +79,7 @@ function endSession(message) {
   views = {};
   renderedRole = null;
   document.querySelectorAll('dialog[open]').forEach((d) => (d.forceClose ? d.forceClose() : d.close()));
-  showSignIn(message);
+  showSignIn(message, kind);
 }
 
 setUnauthorizedHandler(() => {
@@ -170,18 +177,18 @@ function buildViews() {
   for (const id of TABS) {
     const section = $(`view-${id}`);
     section.replaceChildren();
-    views[id] = id === 'users' && !can.admin() ? null : FACTORIES[id](section);
+    views[id] = ADMIN_TABS.has(id) && !can.admin() ? null : FACTORIES[id](section, { renew, endSession });
   }
   $('account-name').textContent = state.me.username;
   $('account-role').textContent = state.me.role;
   $('account-role').dataset.role = state.me.role;
-  document.querySelector('[data-tab="users"]').hidden = !can.admin();
+  for (const id of ADMIN_TABS) document.querySelector(`[data-tab="${id}"]`).hidden = !can.admin();
   for (const view of Object.values(views)) view?.render();
 }
 
 function currentTab() {
   const wanted = location.hash.replace(/^#\/?/, '') || 'players';
-  if (!TABS.includes(wanted) || (wanted === 'users' && !can.admin())) return 'players';
+  if (!TABS.includes(wanted) || (ADMIN_TABS.has(wanted) && !can.admin())) return 'players';
   return wanted;
 }
 

@@ -80,12 +80,13 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     await page.mouse.move(box.x + box.width * 0.3, y);
     const started = Date.now();
     await page.mouse.down();
-    await page.mouse.move(box.x + box.width * 0.85, y, { steps: 30 });
+    // Not so far that a zone would reach 100 %: then its clamp would pull the derived group value below the slider.
+    await page.mouse.move(box.x + box.width * 0.65, y, { steps: 30 });
     await page.mouse.up();
     const elapsed = Date.now() - started;
     const final = Number(await slider.inputValue()) / 100;
-    t.ok(final > 0.6, `the slider moved (now ${final})`);
-    await eventually(async () => (await api.get(`/api/players/${playerId}`)).body.volume === final, `the player volume is ${final}`);
+    t.ok(final > 0.5, `the slider moved (now ${final})`);
+    await eventually(async () => Math.abs((await api.get(`/api/players/${playerId}`)).body.volume - final) < 0.005, `the player volume is ${final}`);
     await eventually(async () => inFlight === 0, 'the last request finished');
     t.equal(maxInFlight, 1, 'never more than one volume request in flight');
     // The slider starts a request at most every MIN_GAP_MS; read from the module the page runs, not copied here.
@@ -93,8 +94,9 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     const ceiling = Math.floor(elapsed / minGapMs) + 2;
     t.ok(requests >= 1 && requests <= ceiling, `drag steps were throttled: ${requests} requests for 30 moves in ${elapsed} ms (at most ${ceiling})`);
     const zone = (await api.get(`/api/zones/${s.zones.Kitchen}`)).body;
-    t.equal(zone.volume, final, 'the attached zones followed the group volume');
-    await page.locator(`input[aria-label="Kitchen volume"][aria-valuetext="${Math.round(final * 100)}%"]`).waitFor();
+    const living = (await api.get(`/api/zones/${s.zones['Living room']}`)).body;
+    t.ok(Math.abs(zone.volume / living.volume - 0.45 / 0.3) < 0.01, 'the attached zones followed the group volume and kept their balance');
+    await page.locator(`input[aria-label="Kitchen volume"][aria-valuetext="${Math.round(zone.volume * 100)}%"]`).waitFor();
     t.same(admin.console.errors, []);
   });
 
@@ -176,9 +178,9 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     await page.getByRole('slider', { name: 'Study volume' }).waitFor();
     const zones = (await api.get('/api/zones')).body as Array<{ name: string; output: { channel: number } }>;
     t.equal(zones.find((z) => z.name === 'Study')?.output.channel, 5, 'the zone uses output 5');
-    await page.getByRole('button', { name: 'Rename zone Bedroom' }).click();
-    await page.getByLabel('New name of the zone').fill('Guest room');
-    await page.getByRole('button', { name: 'Rename', exact: true }).click();
+    await page.getByRole('button', { name: 'Edit zone Bedroom' }).click();
+    await page.getByLabel('Name of the zone').fill('Guest room');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('slider', { name: 'Guest room volume' }).waitFor();
     t.equal((await api.get(`/api/zones/${s.zones.Bedroom}`)).body.name, 'Guest room', 'the zone is renamed');
 

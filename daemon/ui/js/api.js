@@ -116,10 +116,11 @@ export function nextLink(headers) {
 
 /**
  * Fetches a file the API offers as an attachment. The token travels in the Authorization header (a plain
- * link cannot send it), so the bytes come back here and become a Blob the browser saves.
+ * link cannot send it), so the bytes come back here and become a Blob the browser saves. With a `body` the
+ * request is a POST (a backup sealed under a passphrase, which must not travel in a URL).
  */
-export async function download(path, fallbackName) {
-  const res = await send('GET', path, undefined, { accept: '*/*' });
+export async function download(path, fallbackName, body) {
+  const res = await send(body === undefined ? 'GET' : 'POST', path, body, { accept: '*/*' });
   if (!res.ok) throw await failure(res, true);
   return { blob: await res.blob(), filename: attachmentName(res.headers.get('content-disposition')) ?? fallbackName };
 }

@@ -5,17 +5,21 @@ import { put, post, del } from './api.js';
 import { state, can, sorted } from './store.js';
 import { volumeControl } from './volume.js';
 import { confirmDialog, openDialog, field } from './dialogs.js';
+import { editZone, sleepButton, sleepText, tickWhileSleeping, allOff } from './zone-settings.js';
+import { scenesSection } from './scenes.js';
 
 const reportError = (err) => attempt(() => Promise.reject(err));
 
 export function playersView(section) {
-  // Only Admins create players and zones; other roles never get the buttons.
-  const tools = can.admin()
+  // Only Admins create players and zones; Viewers change nothing, so they get no buttons at all.
+  const off = can.change() ? iconButton({ icon: icon('power'), visibleLabel: 'All off', className: 'btn btn-secondary', action: 'all-off', onClick: () => allOff(off) }) : null;
+  const tools = can.change()
     ? h(
         'div',
         { class: 'view-actions' },
-        iconButton({ icon: icon('plus'), visibleLabel: 'New zone', className: 'btn btn-secondary', action: 'new-zone', onClick: createZone }),
-        iconButton({ icon: icon('plus'), visibleLabel: 'New player', className: 'btn btn-primary', action: 'new-player', onClick: createPlayer }),
+        off,
+        can.admin() ? iconButton({ icon: icon('plus'), visibleLabel: 'New zone', className: 'btn btn-secondary', action: 'new-zone', onClick: createZone }) : null,
+        can.admin() ? iconButton({ icon: icon('plus'), visibleLabel: 'New player', className: 'btn btn-primary', action: 'new-player', onClick: createPlayer }) : null,
       )
     : null;
   const head = h(
@@ -33,12 +37,15 @@ export function playersView(section) {
     h('h2', { class: 'section-title', id: 'h-free-zones', text: 'Zones without a player' }),
     freeList,
   );
-  section.append(head, h('p', { class: 'loading', text: 'Loading players…' }), grid, empty, free);
-
-  return {
+  const scenes = scenesSection();
+  section.append(head, h('p', { class: 'loading', text: 'Loading players…' }), scenes, grid, empty, free);
+  const view = {
     render() {
+      tick();
       section.querySelector('.loading').hidden = state.loaded.audio;
+      scenes.hidden = !state.loaded.scenes || !state.loaded.audio;
       if (!state.loaded.audio) return;
+      if (state.loaded.scenes) scenes.update();
       const players = sorted.players();
       reconcile(grid, players, (p) => p.id, playerCard);
       const unattached = sorted.zones().filter((z) => !z.playerId || !state.players.has(z.playerId));
@@ -48,6 +55,8 @@ export function playersView(section) {
       if (players.length === 0) renderEmpty(empty);
     },
   };
+  const tick = tickWhileSleeping(() => state.zones.values(), () => view.render());
+  return view;
 }
 
 function renderEmpty(el) {
@@ -77,8 +86,11 @@ function playerCard(player) {
     label: '',
     readOnly: !can.change(),
     send: (v) => put(`/api/players/${card.player.id}/volume`, { volume: v }),
+    nudge: (delta) => put(`/api/players/${card.player.id}/volume`, { delta }),
     onError: reportError,
   });
+  // The group volume is the average of the zones; their own volumes are listed beside it.
+  const parts = h('p', { class: 'group-parts' });
   const zones = h('ul', { class: 'zone-list' });
   const noZones = h('p', { class: 'muted small', text: 'No zones attached. Add one below to start playing.' });
   const attach = can.change() ? attachPicker(() => card.player) : null;
@@ -86,7 +98,7 @@ function playerCard(player) {
     'article',
     { class: 'card player-card' },
     h('header', { class: 'card-head' }, h('div', { class: 'card-head-text' }, title, meta), badge, rename, remove),
-    h('div', { class: 'group-volume' }, h('span', { class: 'label', text: 'Group volume' }), volume),
+    h('div', { class: 'group-volume' }, h('span', { class: 'label', text: 'Group volume' }), volume, parts),
     h('h3', { class: 'subhead', text: 'Zones' }),
     zones,
     noZones,
@@ -108,6 +120,7 @@ function playerCard(player) {
     }
     volume.setLabel(`${p.name} group volume`);
     volume.setValue(p.volume);
+    text(parts, attached.length ? `Average of ${attached.map((z) => `${z.name} ${Math.round(z.volume * 100)}%`).join(', ')}` : '');
     reconcile(zones, attached, (z) => z.id, (z) => zoneRow(z, p.id));
     noZones.hidden = attached.length > 0;
     attach?.update();
@@ -125,8 +138,9 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
     ? iconButton({ icon: icon('unlink'), label: '', className: 'btn btn-icon btn-quiet', action: 'detach', onClick: () => detachZone(ownerId, row.zone) })
     : null;
   const rename = can.admin()
-    ? iconButton({ icon: icon('pencil'), label: '', className: 'btn btn-icon btn-quiet', action: 'rename-zone', onClick: () => renameThing('zone', row.zone) })
+    ? iconButton({ icon: icon('pencil'), label: '', className: 'btn btn-icon btn-quiet', action: 'edit-zone', onClick: () => editZone(row.zone) })
     : null;
+  const sleep = writable ? sleepButton() : null;
   const remove = can.admin() && !ownerId
     ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-zone', onClick: () => deleteZone(row.zone) })
     : null;
@@ -140,7 +154,7 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
   const row = h(
     'li',
     { class: className },
-    h('div', { class: 'zone-top' }, h('div', { class: 'zone-label' }, name, sub), h('div', { class: 'zone-actions' }, chips, power, mute, rename, detach, remove)),
+    h('div', { class: 'zone-top' }, h('div', { class: 'zone-label' }, name, sub), h('div', { class: 'zone-actions' }, chips, power, mute, sleep, rename, detach, remove)),
     volume,
   );
 
@@ -161,7 +175,10 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
   row.update = (z) => {
     row.zone = z;
     text(name, z.name);
-    text(sub, `Output ${z.output.channel}${z.power ? '' : ' · off'}${z.muted ? ' · muted' : ''}`);
+    const limit = (z.maxVolume ?? 1) < 1 ? ` · limit ${Math.round(z.maxVolume * 100)}%` : '';
+    const sleeping = sleepText(z);
+    text(sub, `Output ${z.output.channel}${z.power ? '' : ' · off'}${z.muted ? ' · muted' : ''}${limit}${sleeping ? ` · ${sleeping}` : ''}`);
+    sleep?.update(z);
     row.classList.toggle('is-off', !z.power);
     row.classList.toggle('is-muted', z.muted);
     if (power) {
@@ -190,14 +207,15 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
       attr(remove, 'title', `Delete zone ${z.name}`);
     }
     if (rename) {
-      attr(rename, 'aria-label', `Rename zone ${z.name}`);
-      attr(rename, 'title', `Rename zone ${z.name}`);
+      attr(rename, 'aria-label', `Edit zone ${z.name}`);
+      attr(rename, 'title', `Edit zone ${z.name}: name and volume limits`);
     }
     if (chips) {
       const onOff = h('span', { class: `chip ${z.power ? 'chip-on' : ''}`, text: z.power ? 'On' : 'Off' });
       chips.replaceChildren(onOff, ...(z.muted ? [h('span', { class: 'chip chip-warn', text: 'Muted' })] : []));
     }
     volume.setLabel(`${z.name} volume`);
+    volume.setLimit(z.maxVolume ?? 1);
     volume.setValue(z.volume);
   };
   return row;
@@ -277,7 +295,7 @@ async function deleteZone(zone) {
   });
 }
 
-/** Admins rename players and zones (PUT /api/players|zones/{id}); the update event refreshes every page. */
+/** Admins rename players (PUT /api/players/{id}); the update event refreshes every page. Zones: editZone. */
 function renameThing(kind, thing) {
   openDialog({
     title: `Rename ${thing.name}`,

@@ -27,6 +27,12 @@ const LABELS = {
   'output.channel': 'Amplifier output',
   'output.driver': 'Amplifier driver',
   kind: 'Kind',
+  maxVolume: 'Volume limit',
+  turnOnVolume: 'Turn-on volume',
+  delta: 'Volume step',
+  minutes: 'Sleep timer',
+  passphrase: 'Passphrase',
+  backup: 'Backup file',
 };
 
 /** "filePath" → "File path": the fallback for a field the table does not know. */

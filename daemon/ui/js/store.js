@@ -7,13 +7,16 @@ export const state = {
   zones: new Map(),
   playlists: new Map(),
   inputs: new Map(),
+  scenes: new Map(),
+  /** An apply (or undo) happened since this page loaded, so the undo slot holds something. */
+  undoReady: false,
   users: null,
   hardware: new Map(),
   /** Playlists with local edits in flight: refetches wait until they are done (see playlists.js). */
   locked: new Set(),
   /** The playlist shown in the Playlists view: the only one whose tracks are kept current. */
   openPlaylistId: null,
-  loaded: { audio: false, playlists: false, inputs: false, users: false },
+  loaded: { audio: false, playlists: false, inputs: false, users: false, scenes: false },
 };
 
 export const can = {
@@ -45,7 +48,8 @@ export function changed(topic) {
 export function reset() {
   state.me = null;
   state.users = null;
-  for (const key of ['players', 'zones', 'playlists', 'inputs', 'hardware', 'locked']) state[key].clear();
+  for (const key of ['players', 'zones', 'playlists', 'inputs', 'scenes', 'hardware', 'locked']) state[key].clear();
+  state.undoReady = false;
   state.openPlaylistId = null;
   for (const key of Object.keys(state.loaded)) state.loaded[key] = false;
 }
@@ -57,6 +61,7 @@ export const sorted = {
   zones: () => [...state.zones.values()].sort((a, b) => a.output.channel - b.output.channel || byName(a, b)),
   playlists: () => [...state.playlists.values()].sort((a, b) => Number(b.isFavorite) - Number(a.isFavorite) || byName(a, b)),
   inputs: () => [...state.inputs.values()].sort((a, b) => a.input.channel - b.input.channel || byName(a, b)),
+  scenes: () => [...state.scenes.values()].sort(byName),
 };
 
 function fill(map, items) {
@@ -120,6 +125,12 @@ export async function loadInputs() {
   changed('inputs');
 }
 
+export async function loadScenes() {
+  fill(state.scenes, await get('/api/scenes'));
+  state.loaded.scenes = true;
+  changed('scenes');
+}
+
 export async function loadUsers() {
   if (!can.admin()) return;
   state.users = await get('/api/users');
@@ -158,7 +169,7 @@ export async function loadPlaylist(id) {
 }
 
 export function loadAll() {
-  const jobs = [loadAudio(), loadPlaylists(), loadInputs()];
+  const jobs = [loadAudio(), loadPlaylists(), loadInputs(), loadScenes()];
   if (can.admin()) jobs.push(loadUsers());
   return Promise.all(jobs);
 }
@@ -239,6 +250,21 @@ function apply(type, p) {
       else state.zones.set(p.zone.id, { ...p.zone, playerId });
       return 'audio';
     }
+    case 'zone.sleepChanged': {
+      const zone = state.zones.get(p.zoneId);
+      if (zone) zone.sleepUntil = p.sleepUntil;
+      return 'audio';
+    }
+    case 'scene.created':
+    case 'scene.updated':
+      state.scenes.set(p.scene.id, p.scene);
+      return 'scenes';
+    case 'scene.deleted':
+      state.scenes.delete(p.sceneId);
+      return 'scenes';
+    case 'scene.applied':
+      state.undoReady = true;
+      return 'scenes';
     case 'zone.deleted':
       state.zones.delete(p.zoneId);
       for (const player of state.players.values()) player.zoneIds = player.zoneIds.filter((id) => id !== p.zoneId);

@@ -16,14 +16,19 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * @param {boolean} o.readOnly    render a meter instead of a slider (Viewers)
  * @param {(volume: number) => Promise<unknown>} [o.send]
  * @param {(error: Error) => void} [o.onError]
- * @returns {HTMLElement & { setValue(v: number): void, setLabel(label: string): void }}
+ * @param {(delta: number) => Promise<unknown>} [o.nudge]   adds − and + buttons that send a relative step
+ * @returns {HTMLElement & { setValue(v: number): void, setLabel(label: string): void, setLimit(v: number): void }}
  */
-export function volumeControl({ label, readOnly, send, onError }) {
+export function volumeControl({ label, readOnly, send, onError, nudge }) {
   const readout = h('span', { class: 'volume-value', 'aria-hidden': 'true' });
   if (readOnly) return meter(label, readout);
 
   const input = h('input', { type: 'range', class: 'range', min: '0', max: '100', step: '1', 'aria-label': label });
-  const el = h('div', { class: 'volume' }, icon('volume', 'icon volume-icon'), input, readout);
+  const step = (sign) =>
+    h('button', { type: 'button', class: 'btn btn-icon btn-quiet btn-step', 'data-action': sign > 0 ? 'raise' : 'lower', text: sign > 0 ? '+' : '−', on: { click: () => nudge(sign * NUDGE_STEP).catch((err) => onError?.(err)) } });
+  const el = h('div', { class: 'volume' }, icon('volume', 'icon volume-icon'), nudge ? step(-1) : null, input, nudge ? step(1) : null, readout);
+  /** The zone's maxVolume in percent: the thumb stops there, as the daemon would clamp anyway. */
+  let limit = 100;
   let model = 0;
   let latest = null;
   let sent = null;
@@ -95,6 +100,7 @@ export function volumeControl({ label, readOnly, send, onError }) {
     window.addEventListener('pointercancel', release, { once: true });
   });
   input.addEventListener('input', () => {
+    if (Number(input.value) > limit) input.value = String(limit);
     show(Number(input.value) / 100);
     push();
   });
@@ -109,8 +115,27 @@ export function volumeControl({ label, readOnly, send, onError }) {
     model = fraction;
     if (!held()) show(fraction);
   };
-  el.setLabel = (name) => input.setAttribute('aria-label', name);
+  el.setLabel = (name) => {
+    input.setAttribute('aria-label', name);
+    for (const button of el.querySelectorAll('.btn-step')) {
+      const words = `${button.dataset.action === 'raise' ? 'Raise' : 'Lower'} ${name}`;
+      button.setAttribute('aria-label', words);
+      button.title = words;
+    }
+  };
+  el.setLimit = (fraction) => setLimit(el, input, (limit = Math.round(fraction * 100)));
   return el;
+}
+
+/** One press of − or + moves the volume by this fraction (applied by the daemon to its current value). */
+export const NUDGE_STEP = 0.05;
+
+/** Marks the part of the track above the limit (CSS paints it from --limit) and says it in words. */
+function setLimit(el, track, percentLimit) {
+  track.style.setProperty('--limit', `${percentLimit}%`);
+  el.classList.toggle('has-limit', percentLimit < 100);
+  el.dataset.limit = String(percentLimit);
+  el.title = percentLimit < 100 ? `Limited to ${percentLimit}%` : '';
 }
 
 function meter(label, readout) {
@@ -125,5 +150,6 @@ function meter(label, readout) {
     text(readout, percent(fraction));
   };
   el.setLabel = (name) => bar.setAttribute('aria-label', name);
+  el.setLimit = (fraction) => setLimit(el, bar, Math.round(fraction * 100));
   return el;
 }

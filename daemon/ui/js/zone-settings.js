@@ -1,0 +1,111 @@
+// Zone extras on the Players view: the admin's zone dialog (name and volume limits), sleep timers and All off.
+import { h, attr, attempt, toast, uid, iconButton } from './dom.js';
+import { icon } from './icons.js';
+import { put, post } from './api.js';
+import { openDialog, field } from './dialogs.js';
+
+/** The choices of the sleep menu, in minutes (the API takes any number from 0 to 1440; 0 cancels). */
+const SLEEP_CHOICES = [15, 30, 60, 90];
+const DEFAULT_SLEEP = 30;
+const MINUTE_MS = 60_000;
+
+const toPercent = (fraction) => (fraction === null || fraction === undefined ? '' : String(Math.round(fraction * 100)));
+const fromPercent = (value) => Number(value) / 100;
+
+/** Admins set the name, the volume limit and the turn-on volume of a zone (PUT /api/zones/{id}). */
+export function editZone(zone) {
+  const percentField = (name, label, value, hint, required) =>
+    field({ name, label, type: 'number', min: '0', max: '100', step: '1', inputmode: 'numeric', value: toPercent(value), hint, required });
+  return openDialog({
+    title: `Edit ${zone.name}`,
+    content: [
+      field({ name: 'name', label: 'Name of the zone', value: zone.name, required: true, maxlength: '100', autocomplete: 'off' }),
+      percentField('maxVolume', 'Volume limit (%)', zone.maxVolume ?? 1, 'No path (keypad, group slider, scene, hub) can set the zone louder than this; louder requests are lowered to it.', true),
+      percentField('turnOnVolume', 'Turn-on volume (%)', zone.turnOnVolume, 'The volume the zone starts at when it is switched on. Leave empty to keep the last volume.', false),
+    ],
+    submitLabel: 'Save',
+    onSubmit: (form) => {
+      const { name, maxVolume, turnOnVolume } = form.elements;
+      return put(`/api/zones/${zone.id}`, {
+        name: name.value.trim(),
+        maxVolume: fromPercent(maxVolume.value),
+        turnOnVolume: turnOnVolume.value === '' ? null : fromPercent(turnOnVolume.value),
+      });
+    },
+  });
+}
+
+/** "sleeps in 14 min" / "sleeps in 1 h" / "sleeps in 1 h 5 min", or '' without a timer. */
+export function sleepText(zone, now = Date.now()) {
+  if (!zone.sleepUntil) return '';
+  const minutes = Math.max(1, Math.ceil((Date.parse(zone.sleepUntil) - now) / MINUTE_MS));
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60 ? `${minutes % 60} min` : '';
+  return `sleeps in ${hours ? `${hours} h${rest ? ` ${rest}` : ''}` : rest}`;
+}
+
+/** A button that opens the sleep timer dialog of a zone; `update(zone)` keeps its state and name current. */
+export function sleepButton() {
+  const button = iconButton({ icon: icon('clock'), label: '', className: 'btn btn-toggle btn-sleep', action: 'sleep', onClick: () => sleepDialog(button.zone) });
+  button.update = (z) => {
+    button.zone = z;
+    const label = `Sleep timer of ${z.name}`;
+    attr(button, 'aria-label', label);
+    attr(button, 'aria-pressed', String(Boolean(z.sleepUntil)));
+    // A timer needs the zone to be on (the API refuses it otherwise), so the button waits for that.
+    button.disabled = !z.power;
+    attr(button, 'title', z.power ? `${label}${z.sleepUntil ? `: ${sleepText(z)}` : ''}` : `Switch ${z.name} on to set a sleep timer`);
+  };
+  return button;
+}
+
+function sleepDialog(zone) {
+  const choice = (value, label, checked) => {
+    const id = uid('sleep');
+    return h('div', { class: 'check' }, h('input', { id, type: 'radio', name: 'minutes', value: String(value), checked }), h('label', { for: id, text: label }));
+  };
+  return openDialog({
+    title: `Sleep timer of ${zone.name}`,
+    description: zone.sleepUntil ? `${zone.name} ${sleepText(zone)}. Choose a new time or cancel the timer.` : `${zone.name} switches off by itself after the time you choose.`,
+    content: [
+      h(
+        'fieldset',
+        { class: 'check-group' },
+        h('legend', { text: 'Switch off' }),
+        SLEEP_CHOICES.map((m) => choice(m, `In ${m} min`, m === DEFAULT_SLEEP)),
+        zone.sleepUntil ? choice(0, 'Cancel the timer', false) : null,
+      ),
+    ],
+    submitLabel: 'Set timer',
+    onSubmit: async (form) => {
+      const minutes = Number(form.querySelector('input[name="minutes"]:checked').value);
+      await put(`/api/zones/${zone.id}/sleep`, { minutes });
+      toast(minutes ? `${zone.name} switches off in ${minutes} min.` : `Sleep timer of ${zone.name} cancelled.`, 'success');
+    },
+  });
+}
+
+/** Re-renders the view now and then while any timer runs, so "sleeps in" counts down. */
+export function tickWhileSleeping(zones, render) {
+  const TICK_MS = 15_000;
+  let timer = 0;
+  return () => {
+    const sleeping = [...zones()].some((z) => z.sleepUntil);
+    if (sleeping && !timer) timer = setInterval(render, TICK_MS);
+    if (!sleeping && timer) {
+      clearInterval(timer);
+      timer = 0;
+    }
+  };
+}
+
+/** Powers off every zone the caller may see (POST /api/zones/all-off) and says how many went off. */
+export async function allOff(button) {
+  button.disabled = true;
+  let result;
+  if (await attempt(async () => (result = await post('/api/zones/all-off')))) {
+    const n = result.zoneIds.length;
+    toast(n ? `Switched off ${n} ${n === 1 ? 'zone' : 'zones'}.` : 'Every zone was already off.', 'success');
+  }
+  button.disabled = false;
+}
