@@ -302,7 +302,12 @@ run systemd-sysusers "$SYSUSERS_DIR/azcd.conf"
 # drivers at boot so an adapter plugged in later is still allowed.
 printf '# azcd: USB serial drivers, loaded at boot so DeviceAllow=char-ttyUSB/char-ttyACM resolve\nusbserial\ncdc_acm\n' |
   write_file "$MODULES_DIR/azcd.conf" 0644
-run modprobe -a -q usbserial cdc_acm || log "warning: could not load usbserial/cdc_acm now; they load at next boot"
+# systemd-modules-load reads the file at boot without the modprobe tool; only loading them now needs kmod.
+if [[ $DRY_RUN -eq 1 ]] || command -v modprobe >/dev/null; then
+  run modprobe -a -q usbserial cdc_acm || log "warning: could not load usbserial/cdc_acm now; they load at next boot"
+else
+  log "warning: modprobe not found (apt-get install kmod): usbserial/cdc_acm load at next boot"
+fi
 
 run install -d -m 0755 "$CONFIG_DIR"
 if [[ -n "$DRIVER" ]]; then
