@@ -1,25 +1,11 @@
 // The SQL of backup and restore: every configuration row read in one snapshot, and all of them replaced at once.
 import type { Db } from './db.js';
 import type { UserRow } from './users-repo.js';
-import type { InputDeviceRow, PlayerRow } from './audio-repo.js';
+import type { InputDeviceRow, PlayerRow, ZoneRow } from './audio-repo.js';
 import type { PlaylistRow, TrackRow } from './playlists-repo.js';
 
-/** A zone with every column, the limits and timer included (ZoneRow of the audio repo may hold fewer). */
-export interface ZoneConfigRow {
-  id: string;
-  name: string;
-  volume: number;
-  muted: number;
-  power: number;
-  source: number;
-  player_id: string | null;
-  output_amplifier: string;
-  output_driver: string;
-  output_channel: number;
-  created_at: string;
-  max_volume: number;
-  turn_on_volume: number | null;
-}
+/** A zone as a backup carries it: every column but the sleep timer, which belongs to the moment. */
+export type ZoneConfigRow = Omit<ZoneRow, 'sleep_until'>;
 
 export interface AssignmentRow {
   user_id: string;

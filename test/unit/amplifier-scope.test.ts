@@ -1,42 +1,22 @@
 // A player can only feed zones of its own amplifier, even when several amplifiers are configured at once.
 import t from 'tap';
 import type { Test } from 'tap';
-import { rmSync } from 'node:fs';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { tempDir } from '../helpers/daemon.js';
-import { Store } from '../../daemon/store/db.js';
+import { AudioRepo, type PlayerRow } from '../../daemon/store/audio-repo.js';
+import { asHttpError } from '../../daemon/http/problem.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
 import { MetaRepo } from '../../daemon/store/meta-repo.js';
-import { AudioRepo, type PlayerRow } from '../../daemon/store/audio-repo.js';
 import { AudioService } from '../../daemon/domain/audio.js';
-import { EventBus, type StampedEvent } from '../../daemon/domain/events.js';
-import { asHttpError } from '../../daemon/http/problem.js';
-import type { Caller } from '../../daemon/domain/access.js';
+import { EventBus } from '../../daemon/domain/events.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
-
-const admin: Caller = { userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey', keyDigest: '00' } };
+import { admin, audioRig } from '../helpers/audio-rig.js';
 
 function playerOn(driver: string, channel: number): PlayerRow {
   return { id: randomUUID(), name: `${driver} ${channel}`, volume: 0.3, input_amplifier: driver, input_driver: driver, input_channel: channel, created_at: new Date().toISOString() };
 }
 
 async function setup(t: Test, configured: string[]) {
-  const dir = tempDir();
-  const store = new Store(path.join(dir, 'azc.db'));
-  const driver = new SimulatedDriver({ applyDelayMs: 0 });
-  const repo = new AudioRepo(store, configured);
-  const bus = new EventBus(64);
-  const audio = new AudioService(store, repo, new UsersRepo(store.db), new MetaRepo(store.db), bus, driver, () => {});
-  await audio.start();
-  const events: StampedEvent[] = [];
-  bus.subscribe((e) => events.push(e));
-  t.teardown(async () => {
-    await audio.stop();
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return { dir, store, repo, audio, driver, events };
+  return audioRig(t, { configured });
 }
 
 t.test('a player of another configured amplifier cannot be attached to a zone and nothing changes', async (t) => {

@@ -1,36 +1,11 @@
 // The routing rules of the audio service, without HTTP: attach moves, detach mutes, group volume, keypad wins.
 import t from 'tap';
 import type { Test } from 'tap';
-import { rmSync } from 'node:fs';
-import path from 'node:path';
-import { tempDir } from '../helpers/daemon.js';
-import { Store } from '../../daemon/store/db.js';
-import { UsersRepo } from '../../daemon/store/users-repo.js';
-import { MetaRepo } from '../../daemon/store/meta-repo.js';
-import { AudioRepo } from '../../daemon/store/audio-repo.js';
-import { AudioService } from '../../daemon/domain/audio.js';
-import { EventBus, type StampedEvent } from '../../daemon/domain/events.js';
-import type { Caller } from '../../daemon/domain/access.js';
-import { SimulatedDriver } from '../../drivers/simulated/index.js';
-
-const admin: Caller = { userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey', keyDigest: '00' } };
+import { admin, audioRig } from '../helpers/audio-rig.js';
 
 async function setup(t: Test) {
-  const dir = tempDir();
-  const store = new Store(path.join(dir, 'azc.db'));
-  const bus = new EventBus(64);
-  const driver = new SimulatedDriver({ applyDelayMs: 0 });
-  const audio = new AudioService(store, new AudioRepo(store, [driver.name]), new UsersRepo(store.db), new MetaRepo(store.db), bus, driver, () => {});
-  await audio.start();
-  const events: StampedEvent[] = [];
-  bus.subscribe((e) => events.push(e));
-  t.teardown(async () => {
-    await audio.stop();
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const zones = audio.listZones(admin);
-  return { audio, driver, events, zones };
+  const { audio, driver, events } = await audioRig(t);
+  return { audio, driver, events, zones: audio.listZones(admin) };
 }
 
 t.test('attaching moves a zone from its old player and announces both players', async (t) => {

@@ -2,22 +2,13 @@
 // queue, zone states, sleep state, and reload.
 import t from 'tap';
 import type { Test } from 'tap';
-import { rmSync } from 'node:fs';
-import path from 'node:path';
-import { tempDir } from '../helpers/daemon.js';
-import { Store } from '../../daemon/store/db.js';
-import { UsersRepo } from '../../daemon/store/users-repo.js';
-import { MetaRepo } from '../../daemon/store/meta-repo.js';
-import { AudioRepo } from '../../daemon/store/audio-repo.js';
-import { AudioService, type ZoneTarget } from '../../daemon/domain/audio.js';
+import type { ZoneTarget } from '../../daemon/domain/audio.js';
 import { Amplifiers } from '../../daemon/domain/amplifiers.js';
 import { DomainError } from '../../daemon/domain/errors.js';
-import { EventBus, type StampedEvent } from '../../daemon/domain/events.js';
 import type { Caller } from '../../daemon/domain/access.js';
 import type { ZoneState } from '../../drivers/driver.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
-
-const admin: Caller = { userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey', keyDigest: '00' } };
+import { admin, audioRig } from '../helpers/audio-rig.js';
 
 /** A simulated amplifier that records every command with the state commanded so far, to check what a zone heard. */
 class RecordingDriver extends SimulatedDriver {
@@ -35,19 +26,7 @@ class RecordingDriver extends SimulatedDriver {
 }
 
 async function setup(t: Test) {
-  const dir = tempDir();
-  const store = new Store(path.join(dir, 'azc.db'));
-  const bus = new EventBus(256);
-  const driver = new RecordingDriver({ applyDelayMs: 1 });
-  const audio = new AudioService(store, new AudioRepo(store, [driver.name]), new UsersRepo(store.db), new MetaRepo(store.db), bus, driver, () => {});
-  await audio.start();
-  const events: StampedEvent[] = [];
-  bus.subscribe((e) => events.push(e));
-  t.teardown(async () => {
-    await audio.stop();
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { store, audio, driver, events } = await audioRig(t, { driver: new RecordingDriver({ applyDelayMs: 1 }), busCapacity: 256 });
   const zones = audio.listZones(admin);
   const zone = (index: number) => audio.getZone(admin, zones[index]!.id);
   // What the amplifier was last told, per zone, starts from the stored state.
@@ -222,19 +201,11 @@ t.test('reload lowers a stored volume above its limit before the amplifier plays
 });
 
 t.test('a target routing a zone to a player of another amplifier is a 400 that changes nothing', async (t) => {
-  const dir = tempDir();
-  const store = new Store(path.join(dir, 'azc.db'));
   const amplifiers = new Amplifiers([
     { name: 'Main', key: 'main', driver: new SimulatedDriver({ applyDelayMs: 1 }) },
     { name: 'Attic', key: 'attic', driver: new SimulatedDriver({ applyDelayMs: 1 }) },
   ]);
-  const audio = new AudioService(store, new AudioRepo(store, amplifiers.refs()), new UsersRepo(store.db), new MetaRepo(store.db), new EventBus(64), amplifiers, () => {});
-  await audio.start();
-  t.teardown(async () => {
-    await audio.stop();
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { audio } = await audioRig(t, { amplifiers });
   const zone = audio.listZones(admin).find((z) => z.output.amplifier === 'Main')!;
   const attic = audio.createPlayer(admin, { name: 'Attic streamer', input: { amplifier: 'Attic', channel: 1 } });
   t.equal(await failure(audio.applyZoneStates(admin, [{ zoneId: zone.id, power: true, volume: 0.5, muted: false, playerId: attic.id }])), 'invalid');

@@ -1,0 +1,53 @@
+// The audio service on a real SQLite file and a driver, without HTTP: what the unit tests of routing and apply share.
+import type { Test } from 'tap';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir } from './daemon.js';
+import { Store } from '../../daemon/store/db.js';
+import { UsersRepo } from '../../daemon/store/users-repo.js';
+import { MetaRepo } from '../../daemon/store/meta-repo.js';
+import { AudioRepo } from '../../daemon/store/audio-repo.js';
+import { AudioService } from '../../daemon/domain/audio.js';
+import type { Amplifiers } from '../../daemon/domain/amplifiers.js';
+import { EventBus, type StampedEvent } from '../../daemon/domain/events.js';
+import type { Caller } from '../../daemon/domain/access.js';
+import type { AmplifierDriver } from '../../drivers/driver.js';
+import { SimulatedDriver } from '../../drivers/simulated/index.js';
+
+export const admin: Caller = { userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey', keyDigest: '00' } };
+
+export interface AudioRig<D extends AmplifierDriver> {
+  dir: string;
+  store: Store;
+  repo: AudioRepo;
+  audio: AudioService;
+  driver: D;
+  bus: EventBus;
+  /** Every domain event published since the service started. */
+  events: StampedEvent[];
+}
+
+/**
+ * Starts the audio service on a fresh state directory; torn down with the test. `configured` names the amplifiers
+ * whose rows are visible (default: the driver's own, or every one of `amplifiers`).
+ */
+export async function audioRig<D extends AmplifierDriver = SimulatedDriver>(
+  t: Test,
+  options: { driver?: D; amplifiers?: Amplifiers; configured?: string[]; busCapacity?: number } = {},
+): Promise<AudioRig<D>> {
+  const dir = tempDir();
+  const store = new Store(path.join(dir, 'azc.db'));
+  const driver = options.driver ?? (new SimulatedDriver({ applyDelayMs: 0 }) as unknown as D);
+  const repo = new AudioRepo(store, options.configured ?? options.amplifiers?.refs() ?? [driver.name]);
+  const bus = new EventBus(options.busCapacity ?? 64);
+  const audio = new AudioService(store, repo, new UsersRepo(store.db), new MetaRepo(store.db), bus, options.amplifiers ?? driver, () => {});
+  await audio.start();
+  const events: StampedEvent[] = [];
+  bus.subscribe((e) => events.push(e));
+  t.teardown(async () => {
+    await audio.stop();
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, store, repo, audio, driver, bus, events };
+}
