@@ -97,7 +97,8 @@ export class Daemon {
   startedAt = Date.now();
   port = 0;
   private parts: Parts | undefined;
-  private openApiJson = '';
+  /** The OpenAPI document, built on its first request (start never needs it). */
+  private openApiJson: string | undefined;
   private readonly lifecycle: Lifecycle;
   private starting: Promise<unknown> | undefined;
   private stopping: Promise<void> | undefined;
@@ -281,6 +282,7 @@ export class Daemon {
         userAdmin.accountsReplaced();
         bus.forgetHistory();
         streams.closeAll();
+        this.mqtt?.resync();
         logger.warn('configuration restored from a backup: every session and event stream was ended');
       },
     });
@@ -299,7 +301,7 @@ export class Daemon {
           storeHealthy: () => store.healthy(),
           mqtt: () => this.mqtt?.status,
         },
-        () => this.openApiJson,
+        () => this.openApi(server),
         () => this.descriptionXml(),
       ),
       ...userRoutes(authentication, userAdmin),
@@ -310,7 +312,11 @@ export class Daemon {
       ...sceneRoutes(scenes, sleepTimers),
       streams.route(),
     ]);
-    this.openApiJson = JSON.stringify(
+    return { store, amplifiers, bus, udn, authentication, userAdmin, audio, playlists, inputs, scenes, sleepTimers, streams, server };
+  }
+
+  private openApi(server: HttpServer): string {
+    this.openApiJson ??= JSON.stringify(
       buildOpenApi(server.routes, {
         version: VERSION,
         problemSchema: ProblemSchema,
@@ -319,7 +325,7 @@ export class Daemon {
         }),
       }),
     );
-    return { store, amplifiers, bus, udn, authentication, userAdmin, audio, playlists, inputs, scenes, sleepTimers, streams, server };
+    return this.openApiJson;
   }
 
   private async ensureInitialAdmin(adminPassword: string | undefined): Promise<InitialAdmin | null> {

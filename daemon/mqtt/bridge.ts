@@ -106,6 +106,15 @@ export class MqttBridge {
     client.on('message', (topic, payload, packet) => this.onMessage(topic, payload, packet.retain));
   }
 
+  /**
+   * After the configuration was replaced wholesale (a restore) without the usual events: publish the difference
+   * between the broker's retained topics and the new view (renamed zones, new limits, users gone).
+   */
+  resync(): void {
+    if (this.current.state === 'refused' || this.current.state === 'stopped') return;
+    this.scheduleSync();
+  }
+
   async stop(): Promise<void> {
     if (this.current.state === 'refused') return;
     this.current = { state: 'stopped' };

@@ -38,3 +38,20 @@ t.test("the hub's volume slider for a zone ends at the zone's limit, and follows
   await hub.value(topic, (p) => JSON.parse(p).max === 65);
   t.match(hub.json(topic), { min: 0, max: 65, mode: 'slider' });
 });
+
+t.test('a restore republishes what changed to the hub: a renamed zone and its limit reach Home Assistant', async (t) => {
+  const { hub, zones, admin, nodeId } = await bridged(t);
+  const zone = zones[3]!;
+  const topic = configTopic('number', nodeId, `zone_${zone.id}_volume`);
+  await hub.value(topic, (p) => JSON.parse(p).max === 100);
+  const backup = (await admin.get('/api/backup')).body;
+  const saved = backup.zones.find((z: { id: string }) => z.id === zone.id);
+  saved.name = 'Restored patio';
+  saved.maxVolume = 0.4;
+  const restored = await admin.post('/api/restore', { backup });
+  t.equal(restored.status, 200, 'restored');
+  // No zone event is published by a restore: only the bridge's own resync can bring the hub up to date.
+  await hub.value(topic, (p) => JSON.parse(p).max === 40);
+  t.match(hub.json(topic), { max: 40 });
+  t.match(JSON.stringify(hub.json(topic)), /Restored patio/, "the entity carries the zone's restored name");
+});
