@@ -42,7 +42,10 @@ const variants: Array<[string, EmulatorOptions]> = [
 
 for (const [name, variant] of variants) {
   t.test(`an amp sending ${name} is driven and polled`, async (t) => {
-    await drivesAndPolls(t, await rig(t, { emulator: { units: UNITS, ...SPLIT, ...variant } }));
+    // The real command timeout, not the rig's fast one: a reply the parser misses still times out, while a busy
+    // machine that delays a reply by a few hundred milliseconds does not fail the test.
+    const driver = { commandTimeoutMs: MONOPRICE_DEFAULTS.commandTimeoutMs };
+    await drivesAndPolls(t, await rig(t, { emulator: { units: UNITS, ...SPLIT, ...variant }, driver }));
   });
 }
 
