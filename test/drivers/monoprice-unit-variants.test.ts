@@ -1,8 +1,15 @@
 // The Monoprice driver against amps that differ in what they answer: absent units, Command Error., garbled lines, off zones.
 import t from 'tap';
 import type { DriverEvent } from '../../drivers/driver.js';
+import { MONOPRICE_DEFAULTS } from '../../drivers/monoprice/driver.js';
 import { isZoneEvent, nextEvent, settledWithin } from './conformance.js';
 import { ON, rig, setsSince, startOnline, timeouts } from './monoprice-rig.js';
+
+/**
+ * For tests that assert no command timed out: the real timeout, so only a reply the driver truly missed counts,
+ * never a reply that a busy machine delayed past the rig's fast one.
+ */
+const REAL_TIMEOUT = { commandTimeoutMs: MONOPRICE_DEFAULTS.commandTimeoutMs };
 
 const isDescribed = (e: DriverEvent): e is Extract<DriverEvent, { type: 'described' }> => e.type === 'described';
 
@@ -49,7 +56,7 @@ for (const [mode, how] of [
 }
 
 t.test("Command Error. answering one unit's poll neither stops the round nor marks the unit absent", async (t) => {
-  const r = await rig(t, { emulator: { units: 3 } });
+  const r = await rig(t, { emulator: { units: 3 }, driver: REAL_TIMEOUT });
   await startOnline(r, new Map([[21, ON]]));
   const mark = r.emulator.commands.length;
   r.emulator.rejectNext((c) => c === '?20');
@@ -102,7 +109,7 @@ t.test('a set the amp keeps refusing is given up after three tries, reporting th
 });
 
 t.test('a whole-unit reply with some lines garbled keeps the good lines and reads the others one zone at a time', async (t) => {
-  const r = await rig(t, { emulator: { units: 3 } });
+  const r = await rig(t, { emulator: { units: 3 }, driver: REAL_TIMEOUT });
   r.emulator.garbledZones.add(12).add(14);
   await startOnline(r, new Map([[11, ON], [12, { ...ON, source: 2 }]]));
   t.ok(r.emulator.commands.includes('?12'), 'zone 12 read on its own');
