@@ -66,6 +66,7 @@ function start(config: BaselineConfig): void {
       res.cork(() => {
         res.writeStatus('200 OK');
         res.writeHeader('X-Request-Id', requestId);
+        res.writeHeader('X-Content-Type-Options', 'nosniff');
         res.writeHeader('Content-Type', route.contentType);
         res.end(route.body);
       });
@@ -89,6 +90,7 @@ function start(config: BaselineConfig): void {
           res.cork(() => {
             res.writeStatus(ok ? '204 No Content' : '400 Bad Request');
             res.writeHeader('X-Request-Id', requestId);
+            res.writeHeader('X-Content-Type-Options', 'nosniff');
             res.endWithoutBody();
           });
         },

@@ -1,71 +1,68 @@
-// Request throughput of the daemon against a bare uWS server answering the same bytes, measured in the same run.
+// Request throughput of the daemon against a bare uWS server answering the same bytes, driven by wrk (C) on its
+// own core while the server has the other, alternating rounds; the ratio is the median of the per-round ratios.
 import type { BaselineConfig } from './baseline-server.js';
 import { startBaseline, type BaselineProcess } from './lib/baseline.js';
-import { startDaemon, type DaemonProcess, type LogLevel } from './lib/daemon-process.js';
+import { startDaemon, type DaemonProcess } from './lib/daemon-process.js';
 import { setupPlayers } from './lib/fixture.js';
-import { runLoad, type LoadResult, type RequestSpec } from './lib/load.js';
 import { makeRow, type Row, type SectionOptions, type Target } from './lib/report.js';
-import { round } from './lib/stats.js';
+import { median, round } from './lib/stats.js';
+import { assertWrk, generatorBound, pinProcess, runWrk, type WrkResult, type WrkSpec } from './lib/wrk.js';
 
 /** The daemon's password hashing parameters (daemon/domain/secrets.ts, SCRYPT); the baseline repeats the same work. */
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
 const CONNECTIONS = 10;
-const PIPELINING = 1;
+/** The server under test runs on this core, wrk on the other (the machine has two). */
+const SERVER_CORE = 0;
+const GENERATOR_CORE = 1;
+/** Below this share of a core on both sides, neither the server nor wrk set the pace: the machine was busy. */
+const CONTENDED_SHARE = 0.85;
 
 interface Case {
   name: string;
-  requests: (t: { key: string; playerId: string }) => RequestSpec[];
+  request: (t: { key: string; playerId: string }) => Pick<WrkSpec, 'method' | 'path' | 'headers' | 'bodies'>;
   target?: Target;
-  levels: LogLevel[];
   connections?: number;
+  /** Rounds for this case (login is slow by design: fewer). */
+  rounds?: number;
 }
 
-const describe = (r: LoadResult): string =>
-  `${round(r.reqPerSec)} req/s, p50 ${round(r.latencyMs.p50, 3)} ms, p99 ${round(r.latencyMs.p99, 3)} ms, ` +
-  `server CPU ${Math.round((r.serverCpuShare ?? NaN) * 100)}% of a core (${round(r.serverCpuUsPerRequest ?? NaN)} µs/req), ` +
-  `generator CPU ${Math.round(r.generatorCpuShare * 100)}%` +
-  (r.non2xx || r.errors ? `, non-2xx ${r.non2xx}, errors ${r.errors}` : '');
+const cpu = (r: WrkResult) =>
+  `server ${round(r.serverCpuUsPerRequest)} µs/req at ${Math.round(r.serverCpuShare * 100)}% of a core, wrk ${round(r.generatorCpuUsPerRequest)} µs/req at ${Math.round(r.generatorCpuShare * 100)}%`;
 
-const brief = (r: LoadResult) => ({
+const describe = (r: WrkResult): string =>
+  `${round(r.reqPerSec)} req/s, p50 ${round(r.latencyMs.p50, 3)} ms, p99 ${round(r.latencyMs.p99, 3)} ms; ${cpu(r)}` +
+  (r.non2xx || r.errors ? `; non-2xx ${r.non2xx}, socket errors ${r.errors}` : '') +
+  (generatorBound(r) ? '; GENERATOR-BOUND' : '');
+
+const brief = (r: WrkResult) => ({
   reqPerSec: round(r.reqPerSec),
-  ok: r.ok,
+  requests: r.requests,
   non2xx: r.non2xx,
-  statusCodes: r.statusCodes,
   errors: r.errors,
-  timeouts: r.timeouts,
   latencyMs: { p50: round(r.latencyMs.p50, 3), p90: round(r.latencyMs.p90, 3), p99: round(r.latencyMs.p99, 3), max: round(r.latencyMs.max, 3) },
-  serverCpuShare: round(r.serverCpuShare ?? NaN),
-  serverCpuUsPerRequest: round(r.serverCpuUsPerRequest ?? NaN),
+  serverCpuShare: round(r.serverCpuShare),
+  serverCpuUsPerRequest: round(r.serverCpuUsPerRequest),
   generatorCpuShare: round(r.generatorCpuShare),
+  generatorCpuUsPerRequest: round(r.generatorCpuUsPerRequest),
 });
 
-/** The round with the median throughput (its latencies and CPU figures stay together). */
-function medianRun(runs: LoadResult[]): LoadResult {
-  const sorted = [...runs].sort((a, b) => a.reqPerSec - b.reqPerSec);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
-}
+const medianOf = (runs: WrkResult[], pick: (r: WrkResult) => number) => median(runs.map(pick));
 
 export async function benchHttp(options: SectionOptions): Promise<Row[]> {
+  assertWrk();
   const durationS = options.quick ? 2 : 5;
-  const warmupS = options.quick ? 0.5 : 1;
-  const rounds = options.quick ? 1 : 3;
-  const daemons: Partial<Record<LogLevel, DaemonProcess>> = {};
+  const warmupS = options.quick ? 1 : 2;
+  const rounds = options.quick ? 2 : 5;
+  let daemon: DaemonProcess | undefined;
   let baseline: BaselineProcess | undefined;
   const rows: Row[] = [];
   try {
-    // Two daemons with identical state: the default log level (info, stdout to /dev/null) and warn (no access log).
-    for (const level of ['info', 'warn'] as const) {
-      daemons[level] = await startDaemon({ logLevel: level, stdout: 'discard' });
-    }
-    const fixtures = {
-      info: await setupPlayers(daemons.info!.base, daemons.info!.adminKey),
-      warn: await setupPlayers(daemons.warn!.base, daemons.warn!.adminKey),
-    };
-    const info = daemons.info!;
-    const api = fixtures.info.api;
+    daemon = await startDaemon({ logLevel: 'info', stdout: 'discard' });
+    const fixture = await setupPlayers(daemon.base, daemon.adminKey);
+    const api = fixture.api;
     const me = await api.get('/api/users/me');
     const players = await api.get('/api/players');
-    const login = await api.post('/api/auth/login', { username: 'admin', password: info.adminPassword }, { key: '' });
+    const login = await api.post('/api/auth/login', { username: 'admin', password: daemon.adminPassword }, { key: '' });
     if (me.status !== 200 || players.status !== 200 || login.status !== 200) {
       throw new Error(`fixture requests failed: me ${me.status}, players ${players.status}, login ${login.status}`);
     }
@@ -79,117 +76,116 @@ export async function benchHttp(options: SectionOptions): Promise<Row[]> {
       requestIdLength: (me.headers.get('x-request-id') ?? '').length,
     };
     baseline = await startBaseline(config);
-    options.log(`http: daemons on :${daemons.info!.port} (info) and :${daemons.warn!.port} (warn), bare uWS on :${baseline.port} (${baseline.uws})`);
+    // Both servers on one core (only one is under load at a time), wrk alone on the other.
+    pinProcess(daemon.pid, SERVER_CORE);
+    pinProcess(baseline.pid, SERVER_CORE);
+    options.log(
+      `http: azcd on :${daemon.port} (log info → /dev/null), bare uWS on :${baseline.port} (${baseline.uws}), both on core ${SERVER_CORE}; ` +
+        `wrk 1 thread, ${CONNECTIONS} connections, on core ${GENERATOR_CORE}`,
+    );
 
-    const json = (key: string) => ({ 'content-type': 'application/json', 'x-api-key': key });
     const cases: Case[] = [
       {
         name: 'GET /api/users/me',
-        requests: ({ key }) => [{ method: 'GET', path: '/api/users/me', headers: { 'x-api-key': key } }],
+        request: ({ key }) => ({ method: 'GET', path: '/api/users/me', headers: { 'X-API-Key': key } }),
         target: { on: 'ratio', op: '>=', threshold: 0.7 },
-        levels: ['info', 'warn'],
       },
       {
-        name: 'GET /api/players (3 players)',
-        requests: ({ key }) => [{ method: 'GET', path: '/api/players', headers: { 'x-api-key': key } }],
+        name: 'GET /api/players (4 players)',
+        request: ({ key }) => ({ method: 'GET', path: '/api/players', headers: { 'X-API-Key': key } }),
         target: { on: 'ratio', op: '>=', threshold: 0.7 },
-        levels: ['info', 'warn'],
       },
       {
-        name: 'PUT /api/players/{id}/volume (2 zones, 3 events)',
-        requests: ({ key, playerId }) => [0.25, 0.75].map((volume) => ({
+        name: 'PUT /api/players/{id}/volume (2 zones, 3 events, durable ack)',
+        request: ({ key, playerId }) => ({
           method: 'PUT',
           path: `/api/players/${playerId}/volume`,
-          headers: json(key),
-          body: JSON.stringify({ volume }),
-        })),
+          headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+          bodies: [JSON.stringify({ volume: 0.25 }), JSON.stringify({ volume: 0.75 })],
+        }),
         target: { on: 'ratio', op: '>=', threshold: 0.5 },
-        levels: ['info', 'warn'],
       },
       {
         name: 'POST /api/auth/login (scrypt N=16384, 4 connections)',
-        requests: () => [{ method: 'POST', path: '/api/auth/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: info.adminPassword }) }],
-        levels: ['info'],
-        // The login throttle counts attempts in flight per username and per address (5 free): a 5th concurrent login
-        // from 127.0.0.1 is answered 429 by design, so this case keeps 4 in flight.
+        request: () => ({
+          method: 'POST',
+          path: '/api/auth/login',
+          headers: { 'Content-Type': 'application/json' },
+          bodies: [JSON.stringify({ username: 'admin', password: daemon!.adminPassword })],
+        }),
+        // The login throttle counts attempts in flight per username and per address (5 free): a 5th concurrent
+        // login from 127.0.0.1 is answered 429 by design, so this case keeps 4 in flight.
         connections: 4,
+        rounds: options.quick ? 1 : 2,
       },
     ];
 
     for (const c of cases) {
-      const target = (level: LogLevel | 'bare') =>
-        level === 'bare'
-          ? { url: baseline!.base, pid: baseline!.pid, key: info.adminKey, playerId: fixtures.info.playerId }
-          : { url: daemons[level]!.base, pid: daemons[level]!.pid, key: daemons[level]!.adminKey, playerId: fixtures[level as 'info' | 'warn'].playerId };
-      const load = (title: string, level: LogLevel | 'bare', seconds: number) => {
-        const t = target(level);
-        return runLoad(
-          { title, url: t.url, connections: c.connections ?? CONNECTIONS, pipelining: PIPELINING, durationS: seconds, requests: c.requests(t) },
-          { serverPid: t.pid },
-        );
+      const targets = {
+        bare: { base: baseline.base, pid: baseline.pid },
+        azcd: { base: daemon.base, pid: daemon.pid },
       };
-      // Warm-up (JIT, SQLite page cache) on every target, not recorded.
-      for (const level of ['bare', ...c.levels] as const) await load(`${c.name} warm-up ${level}`, level, warmupS);
+      const load = (side: 'bare' | 'azcd', title: string, seconds: number) =>
+        runWrk({
+          title,
+          base: targets[side].base,
+          serverPid: targets[side].pid,
+          ...c.request({ key: daemon!.adminKey, playerId: fixture.playerId }),
+          connections: c.connections ?? CONNECTIONS,
+          durationS: seconds,
+          core: GENERATOR_CORE,
+        });
+      // Warm-up (JIT, SQLite page cache) on both, not recorded.
+      for (const side of ['bare', 'azcd'] as const) await load(side, `${c.name} warm-up ${side}`, warmupS);
 
-      // Alternating rounds (bare, info, warn, bare, ...) so drift on a shared machine hits every target alike;
-      // each target is represented by its median round.
-      const results: Record<string, LoadResult[]> = {};
-      for (let pass = 1; pass <= rounds; pass++) {
-        for (const level of ['bare', ...c.levels] as const) {
-          const result = await load(`${c.name} ${level} round ${pass}`, level, durationS);
-          if (level !== 'bare' && result.non2xx > 0) {
-            throw new Error(`${c.name} on azcd (${level}) answered ${result.non2xx} non-2xx responses: ${JSON.stringify(result.statusCodes)}`);
-          }
-          (results[level] ??= []).push(result);
-          options.log(`http: ${c.name} ${level === 'bare' ? 'bare uWS' : `azcd log ${level}`} round ${pass}: ${describe(result)}`);
-        }
+      // Alternating rounds (bare, azcd, bare, ...) so drift on a shared machine hits both alike.
+      const bare: WrkResult[] = [];
+      const azcd: WrkResult[] = [];
+      const ratios: number[] = [];
+      const caseRounds = c.rounds ?? rounds;
+      for (let pass = 1; pass <= caseRounds; pass++) {
+        const b = await load('bare', `${c.name} bare round ${pass}`, durationS);
+        const a = await load('azcd', `${c.name} azcd round ${pass}`, durationS);
+        if (a.non2xx > 0 || a.errors > 0) throw new Error(`${c.name} on azcd: ${a.non2xx} non-2xx responses, ${a.errors} socket errors`);
+        bare.push(b);
+        azcd.push(a);
+        ratios.push(a.reqPerSec / b.reqPerSec);
+        options.log(`http: ${c.name} round ${pass}: bare uWS ${describe(b)}`);
+        options.log(`http: ${c.name} round ${pass}: azcd     ${describe(a)} → ratio ${round(a.reqPerSec / b.reqPerSec)}`);
       }
-      const bare = medianRun(results.bare!);
-      for (const level of c.levels) {
-        const result = medianRun(results[level]!);
-        const levelText = level === 'info' ? 'log info→/dev/null (default)' : 'log warn';
-        rows.push(
-          makeRow({
-            section: 'http',
-            name: `${c.name} [${levelText}]`,
-            value: result.reqPerSec,
-            unit: 'req/s',
-            baseline: bare.reqPerSec,
-            target: level === 'info' ? c.target : undefined,
-            note:
-              `azcd p50/p99 ${round(result.latencyMs.p50, 3)}/${round(result.latencyMs.p99, 3)} ms vs bare ${round(bare.latencyMs.p50, 3)}/${round(bare.latencyMs.p99, 3)} ms; ` +
-              `azcd ${round(result.serverCpuUsPerRequest ?? NaN)} µs CPU/req at ${Math.round((result.serverCpuShare ?? NaN) * 100)}% of a core, ` +
-              `bare ${round(bare.serverCpuUsPerRequest ?? NaN)} µs/req at ${Math.round((bare.serverCpuShare ?? NaN) * 100)}%; ` +
-              `generator ${Math.round(result.generatorCpuShare * 100)}%/${Math.round(bare.generatorCpuShare * 100)}% of a core; ` +
-              `rounds azcd ${results[level]!.map((r) => Math.round(r.reqPerSec)).join('/')}, bare ${results.bare!.map((r) => Math.round(r.reqPerSec)).join('/')} req/s`,
-            details: {
-              azcd: results[level]!.map(brief),
-              bare: results.bare!.map(brief),
-              logLevel: level,
-              connections: c.connections ?? CONNECTIONS,
-              pipelining: PIPELINING,
-              durationS,
-              rounds,
-            },
-          }),
-        );
-        if (c.name.startsWith('POST /api/auth/login')) {
-          rows.push(
-            makeRow({
-              section: 'http',
-              name: `login latency p99 [${levelText}]`,
-              value: result.latencyMs.p99,
-              unit: 'ms',
-              baseline: bare.latencyMs.p99,
-              note: `p50 ${round(result.latencyMs.p50)} ms vs bare ${round(bare.latencyMs.p50)} ms; ${c.connections} concurrent logins on libuv's 4 threadpool threads (2 cores)`,
-            }),
-          );
-        }
-      }
+      const boundRounds = [...bare, ...azcd].filter(generatorBound).length;
+      const refused = boundRounds > 0;
+      // Neither core full: something outside the benchmark took CPU time, and the figures are noisy.
+      const contended = [...bare, ...azcd].filter((r) => r.serverCpuShare < CONTENDED_SHARE && r.generatorCpuShare < CONTENDED_SHARE).length;
+      const cpuRatio = medianOf(bare, (r) => r.serverCpuUsPerRequest) / medianOf(azcd, (r) => r.serverCpuUsPerRequest);
+      const med = (runs: WrkResult[], pick: (r: WrkResult) => number) => round(medianOf(runs, pick));
+      rows.push(
+        makeRow({
+          section: 'http',
+          name: c.name,
+          value: medianOf(azcd, (r) => r.reqPerSec),
+          unit: 'req/s',
+          baseline: medianOf(bare, (r) => r.reqPerSec),
+          ratio: refused ? Number.NaN : median(ratios),
+          spread: refused ? undefined : [Math.min(...ratios), Math.max(...ratios)],
+          target: c.target,
+          note:
+            (refused ? `refused: wrk's core was full while the server's was not in ${boundRounds} run(s), so the figures are the generator's; ` : '') +
+            (contended ? `NOISY: in ${contended} run(s) neither the server's nor wrk's core was full (another process competed); ` : '') +
+            `median of ${caseRounds} per-round ratios ${ratios.map((r) => round(r)).join('/')}; ` +
+            `CPU ratio (bare µs/req ÷ azcd µs/req) ${round(cpuRatio)}; ` +
+            `CPU per request: azcd ${med(azcd, (r) => r.serverCpuUsPerRequest)} µs at ${Math.round(medianOf(azcd, (r) => r.serverCpuShare) * 100)}% of its core, ` +
+            `bare ${med(bare, (r) => r.serverCpuUsPerRequest)} µs at ${Math.round(medianOf(bare, (r) => r.serverCpuShare) * 100)}%; ` +
+            `wrk ${med(azcd, (r) => r.generatorCpuUsPerRequest)}/${med(bare, (r) => r.generatorCpuUsPerRequest)} µs at ` +
+            `${Math.round(medianOf(azcd, (r) => r.generatorCpuShare) * 100)}%/${Math.round(medianOf(bare, (r) => r.generatorCpuShare) * 100)}%; ` +
+            `p99 azcd ${med(azcd, (r) => r.latencyMs.p99)} ms, bare ${med(bare, (r) => r.latencyMs.p99)} ms`,
+          details: { azcd: azcd.map(brief), bare: bare.map(brief), ratios, cpuRatio, contendedRuns: contended, connections: c.connections ?? CONNECTIONS, durationS, rounds: caseRounds },
+        }),
+      );
     }
     return rows;
   } finally {
     await baseline?.stop();
-    for (const d of Object.values(daemons)) await d?.stop();
+    await daemon?.stop();
   }
 }

@@ -10,15 +10,15 @@ import { SNAPCAST_INSTALL_HINT, benchSnapserver } from './snapserver.js';
 import { benchSse } from './sse-fanout.js';
 
 const SECTIONS: Record<string, { about: string; run: (options: SectionOptions) => Promise<Row[]> }> = {
-  start: { about: 'cold start to ready and idle RSS, vs a bare uWS node process', run: benchColdStart },
-  http: { about: 'GET /api/users/me, GET /api/players, PUT player volume and login vs bare uWS', run: benchHttp },
+  start: { about: 'first start and restart to ready, idle RSS and private memory, idle wake-ups, vs a bare uWS node process', run: benchColdStart },
+  http: { about: 'GET /api/users/me, GET /api/players, PUT player volume and login vs bare uWS, driven by wrk', run: benchHttp },
   sse: { about: 'SSE fan-out to 100/1000/2000 subscribers: delivery latency and RSS per subscriber', run: benchSse },
   monoprice: { about: 'test/bench/monoprice-drag.ts (slider drag through the Monoprice driver), if present', run: benchMonoprice },
   snapserver: { about: 'snapserver Client.SetVolume vs PUT /api/zones/{id}/volume, if snapserver is installed', run: benchSnapserver },
 };
 
 const USAGE = `usage: node --import tsx test/bench/run.ts [--quick] [--only ${Object.keys(SECTIONS).join(',')}] [--install]
-  --quick    short runs (2 s instead of 5 s, 1 round instead of 3, fewer SSE sizes) for development
+  --quick    short runs (2 s instead of 5 s, 2 rounds instead of 5, fewer SSE sizes) for development
   --only     run only the named sections
   --sse-sizes N,...  subscriber counts for the sse section (default 100,1000,2000)
   --install  print how to install the snapserver peer and exit
@@ -58,9 +58,9 @@ async function main(): Promise<void> {
   const machine = machineInfo();
   log(`azcd benchmarks (${quick ? 'quick' : 'full'}): ${only.join(', ')}`);
   log(`machine: ${machine.cores} cores (${machine.cpuModel}), node ${machine.node}, open-file limit ${openFileLimit().soft}; every target is 127.0.0.1`);
-  log('daemon log level: info (the default), stdout to /dev/null, unless a row says "log warn"');
+  log('daemon log level: info (the default), stdout to /dev/null; HTTP load from wrk pinned to core 1, servers pinned to core 0');
   const loadBefore = readLoadAverage();
-  if (loadBefore > 1) log(`warning: load average ${loadBefore} before starting: other processes compete for the 2 cores, figures will be noisy`);
+  if (loadBefore > 0.5) log(`warning: load average ${loadBefore} before starting: other processes compete for the 2 cores, figures will be noisy`);
   await ensureBuild(log);
 
   const rows: Row[] = [];
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     startedAt,
     finishedAt: new Date().toISOString(),
     machine,
-    options: { quick, only, sseSizes, logLevel: 'info (default), stdout → /dev/null; "log warn" rows: --log-level warn', connections: 10, pipelining: 1 },
+    options: { quick, only, sseSizes, logLevel: 'info (default), stdout → /dev/null', http: 'wrk -t1 -c10, taskset: server core 0, wrk core 1' },
     loadAverage: { before: loadBefore, after: readLoadAverage() },
     rows,
     failures,

@@ -9,10 +9,12 @@ import { BENCH_DIR, forkTs, nextMessage, sleep, stopChild } from './lib/processe
 import { readCpuMs, readMemory } from './lib/proc.js';
 import { makeRow, type Row, type SectionOptions } from './lib/report.js';
 import { round, summarize } from './lib/stats.js';
+import { assertWrk, runWrk, type WrkResult } from './lib/wrk.js';
 
 const CLIENT = path.join(BENCH_DIR, 'lib/sse-child.ts');
 const CLIENT_PROCESSES = 2;
 const RATE = 20;
+const API_LOAD_CONNECTIONS = 10;
 
 interface FanoutResult {
   subscribers: number;
@@ -35,6 +37,8 @@ interface FanoutResult {
   daemonCpuShare: number;
   /** Server CPU per delivered event (one write to one stream), in µs. */
   cpuUsPerDelivery: number;
+  /** The API load wrk put on the daemon meanwhile (GET /api/players), when asked for. */
+  apiLoad?: WrkResult;
 }
 
 interface Server {
@@ -62,7 +66,7 @@ async function startServer(kind: 'azcd' | 'bare', n: number): Promise<{ server: 
   return { server: { ...bare, adminKey: 'svc_' + '0'.repeat(48) }, playerId: randomUUID() };
 }
 
-async function fanout(kind: 'azcd' | 'bare', n: number, seconds: number, log: (line: string) => void): Promise<FanoutResult> {
+async function fanout(kind: 'azcd' | 'bare', n: number, seconds: number, log: (line: string) => void, apiLoad = false): Promise<FanoutResult> {
   let daemon: Server | undefined;
   const clients: ChildProcess[] = [];
   try {
@@ -108,8 +112,24 @@ async function fanout(kind: 'azcd' | 'bare', n: number, seconds: number, log: (l
     const count = Math.round(RATE * seconds);
     const cpuBefore = readCpuMs(daemon.pid);
     const publishStarted = performance.now();
+    // Under API load: wrk drives authenticated GET /api/players as fast as the daemon answers, for longer than the
+    // publishing lasts, so every event is delivered while the request path is saturated.
+    const load = apiLoad
+      ? runWrk({
+          title: `GET /api/players during the ${n}-subscriber fan-out`,
+          base: `http://127.0.0.1:${daemon.port}`,
+          serverPid: daemon.pid,
+          method: 'GET',
+          path: '/api/players',
+          headers: { 'X-API-Key': daemon.adminKey },
+          connections: API_LOAD_CONNECTIONS,
+          durationS: Math.ceil(count / RATE) + 2,
+          core: 1,
+        })
+      : undefined;
     const published = await publish(count, 0.1);
     const publishMs = performance.now() - publishStarted;
+    const apiResult = await load;
     const cpuMs = readCpuMs(daemon.pid) - cpuBefore;
     await sleep(1500); // stragglers
     const rssAfterEventsKb = readMemory(daemon.pid).rss;
@@ -146,6 +166,7 @@ async function fanout(kind: 'azcd' | 'bare', n: number, seconds: number, log: (l
       latencyMs: summarize(latencies),
       clientCpuShare: reports.map((r) => round(r.cpuShare)),
       daemonCpuShare: cpuMs / publishMs,
+      apiLoad: apiResult,
       cpuUsPerDelivery: (cpuMs * 1000) / Math.max(1, latencies.length),
     };
   } finally {
@@ -202,6 +223,32 @@ export async function benchSse(options: SectionOptions): Promise<Row[]> {
           `(VmRSS with ${n} open streams − before) / ${n}: ${Math.round(r.rssBeforeKb / 1024)} → ${Math.round(r.rssConnectedKb / 1024)} MiB; ` +
           `after the events ${round(r.perSubscriberAfterEventsKb)} KiB/subscriber (bare ${round(bare.perSubscriberAfterEventsKb)})` +
           (n < 1000 ? '; at this N, heap noise of ±1 MiB is ±10 KiB per subscriber' : ''),
+      }),
+    );
+  }
+  // The largest size again, while wrk saturates the request path: events must not wait behind requests.
+  const largest = Math.max(...sizes);
+  if (largest >= 1000) {
+    assertWrk();
+    const r = await fanout('azcd', largest, seconds, options.log, true);
+    const api = r.apiLoad!;
+    options.log(`sse: azcd, ${largest} subscribers under API load: ${describeRun(r)}; API ${round(api.reqPerSec)} req/s`);
+    if (r.putFailures > 0) throw new Error(`sse: ${r.putFailures} volume PUTs failed with ${largest} subscribers under API load`);
+    if (api.non2xx > 0 || api.errors > 0) throw new Error(`sse: the API load got ${api.non2xx} non-2xx answers and ${api.errors} socket errors`);
+    const missing = r.expectedDeliveries - r.deliveries;
+    rows.push(
+      makeRow({
+        section: 'sse',
+        name: `${largest} subscribers while wrk drives GET /api/players: delivery latency p99`,
+        value: r.latencyMs.p99,
+        unit: 'ms',
+        target: largest === 2000 ? { on: 'value', op: '<', threshold: 50 } : undefined,
+        note:
+          `p50 ${round(r.latencyMs.p50)} ms, max ${round(r.latencyMs.max)} ms; ${r.deliveries}/${r.expectedDeliveries} deliveries` +
+          (missing > 0 ? `; MISSING ${missing}` : '') +
+          `; meanwhile ${round(api.reqPerSec)} GET /api/players per s (wrk, ${API_LOAD_CONNECTIONS} connections, p99 ${round(api.latencyMs.p99)} ms); ` +
+          `PUT response p50/p99 ${round(r.putLatencyMs.p50)}/${round(r.putLatencyMs.p99)} ms; daemon ${Math.round(r.daemonCpuShare * 100)}% of a core`,
+        details: { azcd: r },
       }),
     );
   }

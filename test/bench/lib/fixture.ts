@@ -16,14 +16,14 @@ async function expect<T>(what: string, status: number, reply: Promise<{ status: 
   return res.body;
 }
 
-/** Three players on inputs 1-3; player 1 drives zones 1+2, player 2 zone 3, player 3 zone 4. */
+/** Four players on inputs 1-4; player 1 drives zones 1+2, player 2 zone 3, player 3 zone 4, player 4 zone 5. */
 export async function setupPlayers(base: string, adminKey: string): Promise<Fixture> {
   const api = client(base, adminKey);
   const zones = await expect<Array<{ id: string; output: { channel: number } }>>('GET /api/zones', 200, api.get('/api/zones'));
   const zoneIds = zones.sort((a, b) => a.output.channel - b.output.channel).map((z) => z.id);
-  if (zoneIds.length < 4) throw new Error(`the simulated amplifier should have 6 zones, found ${zoneIds.length}`);
+  if (zoneIds.length < 5) throw new Error(`the simulated amplifier should have 6 zones, found ${zoneIds.length}`);
   const playerIds: string[] = [];
-  for (let channel = 1; channel <= 3; channel++) {
+  for (let channel = 1; channel <= 4; channel++) {
     const player = await expect<{ id: string }>('POST /api/players', 201, api.post('/api/players', { name: `Bench player ${channel}`, input: { channel } }));
     playerIds.push(player.id);
   }
@@ -31,6 +31,7 @@ export async function setupPlayers(base: string, adminKey: string): Promise<Fixt
     [playerIds[0]!, [zoneIds[0]!, zoneIds[1]!]],
     [playerIds[1]!, [zoneIds[2]!]],
     [playerIds[2]!, [zoneIds[3]!]],
+    [playerIds[3]!, [zoneIds[4]!]],
   ];
   for (const [playerId, ids] of routes) {
     await expect('attach-zones', 204, api.post(`/api/players/${playerId}/attach-zones`, { zoneIds: ids }));

@@ -75,6 +75,27 @@ export function readCpuMs(pid: number): number {
   return ((utime + stime) * 1000) / clockTicks();
 }
 
+/**
+ * Context switches of every thread of a process so far (voluntary + involuntary): each time a thread that slept
+ * is woken counts once, so the difference over an idle window is how often the process woke up.
+ */
+export function readContextSwitches(pid: number): { total: number; main: number; threads: number } {
+  let total = 0;
+  let main = 0;
+  const tasks = readdirSync(`/proc/${pid}/task`);
+  for (const tid of tasks) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      const n = statusField(text, 'voluntary_ctxt_switches') + statusField(text, 'nonvoluntary_ctxt_switches');
+      total += n;
+      if (tid === String(pid)) main = n;
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return { total, main, threads: tasks.length };
+}
+
 /** Soft and hard limits on open files of this process. */
 export function openFileLimit(pid: number | 'self' = 'self'): { soft: number; hard: number } {
   const text = readFileSync(`/proc/${pid}/limits`, 'utf8');

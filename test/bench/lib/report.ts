@@ -28,6 +28,8 @@ export interface Row {
   baseline?: number;
   /** value / baseline; for throughput higher is better, for time and memory lower is better. */
   ratio?: number;
+  /** Lowest and highest per-round ratio when the ratio is a median over rounds. */
+  spread?: [number, number];
   target?: Target;
   /** null: informational (no target) or skipped. */
   pass?: boolean | null;
@@ -67,9 +69,9 @@ export function formatTable(rows: Row[]): string {
     `${r.section}: ${r.name}`,
     fmt(r.value, r.unit),
     fmt(r.baseline, r.unit),
-    r.ratio === undefined ? '' : fmt(r.ratio),
+    r.ratio === undefined ? '' : `${fmt(r.ratio)}${r.spread ? ` (${fmt(r.spread[0])}-${fmt(r.spread[1])})` : ''}`,
     targetText(r.target, r.unit),
-    r.note?.startsWith('skipped') ? 'skipped' : r.pass === null || r.pass === undefined ? 'info' : r.pass ? 'PASS' : 'MISS',
+    r.note?.startsWith('skipped') ? 'skipped' : r.note?.startsWith('refused') ? 'REFUSED' : r.pass === null || r.pass === undefined ? 'info' : r.pass ? 'PASS' : 'MISS',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((line) => line[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
