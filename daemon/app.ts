@@ -25,6 +25,7 @@ import { ScenesService } from './domain/scenes.js';
 import { SleepTimers, type Clock } from './domain/sleep-timers.js';
 import { ScenesRepo } from './store/scenes-repo.js';
 import { HttpServer } from './http/server.js';
+import { ReadCache } from './http/read-cache.js';
 import type { InjectRequest, InjectResponse } from './http/dispatch.js';
 import { EventStreams } from './http/sse.js';
 import { buildOpenApi } from './http/openapi.js';
@@ -44,7 +45,7 @@ import { createStaticHandler } from './http/static.js';
 import type { Notifier } from '../native/index.js';
 import { Lifecycle } from './lifecycle.js';
 import { announceReady } from './systemd.js';
-import { MqttBridge } from './mqtt/bridge.js';
+import type { MqttBridge } from './mqtt/bridge.js';
 import { dashboardUrl, resolveBridgeOptions } from './mqtt/options.js';
 
 export { VERSION };
@@ -270,6 +271,11 @@ export class Daemon {
     const scenes = new ScenesService(store, new ScenesRepo(store.db), audio, bus, config.limits);
     const sleepTimers = new SleepTimers(audio, bus, (level, fields, msg) => logger[level](fields, msg), this.options.clock);
     const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits);
+    // The hottest reads are answered from encoded copies until anything changes: every event (domain or access),
+    // a rolled-back write, a restore.
+    const readCache = new ReadCache(['GET /api/players', 'GET /api/zones', 'GET /api/users/me']);
+    bus.subscribe(() => readCache.clear(), { internal: true });
+    store.onRollback(() => readCache.clear());
     const backups = new BackupService(store, new BackupRepo(store.db), secrets, amplifiers, {
       limits: config.limits,
       friendlyName: config.friendlyName,
@@ -277,6 +283,7 @@ export class Daemon {
       // A restore replaced every row: caches reload, the amplifiers take the restored state, and every session
       // (deleted with the rows) and event stream ends, so each client signs in again and refetches.
       afterRestore: () => {
+        readCache.clear();
         audio!.reload();
         sleepTimers.reschedule();
         userAdmin.accountsReplaced();
@@ -291,6 +298,7 @@ export class Daemon {
       maxBodyBytes: config.maxBodyBytes,
       authenticate: (credential) => authentication.authenticate(credential),
       fallback: createStaticHandler(),
+      readCache,
     });
     server.add([
       ...systemRoutes(
@@ -353,6 +361,8 @@ export class Daemon {
       version: VERSION,
       dashboardUrl: dashboardUrl(config.host, this.port),
     });
+    // Loaded only when a broker is configured: the MQTT client is the largest module tree the daemon has.
+    const { MqttBridge } = await import('./mqtt/bridge.js');
     const bridge = (this.mqtt = new MqttBridge({
       options,
       audio: parts.audio,

@@ -2,7 +2,7 @@
 // azcd entry point: reads the configuration, starts the daemon, prints the first-start credentials, and stops the
 // daemon on SIGTERM / SIGINT. Everything that starts and stops lives in app.ts.
 import { ConfigError, USAGE, loadConfig } from './config.js';
-import { createLogger } from './log.js';
+import { createLogger, flushLogSync } from './log.js';
 import { Daemon, VERSION, type InitialAdmin } from './app.js';
 import { createNotifier } from '../native/index.js';
 
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
       logger.error({ err }, 'error during shutdown');
       process.exitCode = 1;
     }
-    logger.flush();
+    flushLogSync(logger);
     clearTimeout(force);
     process.exit(process.exitCode ?? 0);
   };

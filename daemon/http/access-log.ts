@@ -14,6 +14,10 @@ export interface AccessEntry {
 export type AccessLog = (entry: AccessEntry) => void;
 
 const INFO = 30;
+/** The methods the API serves, already in their JSON form (anything else is escaped as sent). */
+const METHOD_JSON: Record<string, string> = { GET: '"GET"', HEAD: '"HEAD"', POST: '"POST"', PUT: '"PUT"', DELETE: '"DELETE"' };
+/** Paths made only of characters JSON never escapes go into the line as they are. */
+const PLAIN_PATH = /^[A-Za-z0-9/._~%!$&'()*+,;=:@?-]*$/;
 
 export function createAccessLog(logger: Logger): AccessLog {
   const stream = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym];
@@ -23,9 +27,10 @@ export function createAccessLog(logger: Logger): AccessLog {
   return (e) => {
     if (!logger.isLevelEnabled('info')) return;
     // The request id is restricted to [A-Za-z0-9._-]; the method and path come from the client: escaped.
+    const url = redactUrl(e.url);
     stream.write(
-      `{"level":${INFO},"time":${Date.now()},"service":"azcd","reqId":"${e.requestId}","method":${JSON.stringify(e.method)},` +
-        `"path":${JSON.stringify(redactUrl(e.url))},"status":${e.status},"ms":${e.ms},"msg":"request"}\n`,
+      `{"level":${INFO},"time":${Date.now()},"service":"azcd","reqId":"${e.requestId}","method":${METHOD_JSON[e.method] ?? JSON.stringify(e.method)},` +
+        `"path":${PLAIN_PATH.test(url) ? `"${url}"` : JSON.stringify(url)},"status":${e.status},"ms":${e.ms},"msg":"request"}\n`,
     );
   };
 }

@@ -10,6 +10,7 @@ import { CAPTURED_HEADERS, type ApiRequest, type ApiResult, type JsonRoute, type
 import { extractCredential, type Credential } from './credentials.js';
 import { createAccessLog, type AccessLog } from './access-log.js';
 import { requireAdmin, requireWriter } from '../domain/policy.js';
+import type { ReadCache } from './read-cache.js';
 
 /** Where a response is written: the uWS response itself, or a recorder for inject(). */
 export interface ResponseSink {
@@ -28,6 +29,8 @@ export interface PipelineOptions {
   /** Resolves a credential to a caller from current state; null means 401. */
   authenticate(credential: Credential): Caller | null;
   fallback?: Fallback;
+  /** Keeps encoded answers of the read routes it covers until the state changes (read-cache.ts). */
+  readCache?: ReadCache;
 }
 
 export interface Compiled {
@@ -35,6 +38,8 @@ export interface Compiled {
   params?: Validator<any>;
   body?: Validator<any>;
   query?: Validator<any>;
+  /** Its answers may come from the read cache. */
+  cached?: boolean;
 }
 
 /** A request sent with inject(): `path` may carry a query; a body that is not a string or Buffer is sent as JSON. */
@@ -90,7 +95,7 @@ export abstract class Exchange implements ApiRequest<Record<string, string>, any
     private readonly dispatcher: Dispatcher,
     readonly method: string,
     readonly path: string,
-    private readonly rawQuery: string,
+    readonly rawQuery: string,
     readonly query: URLSearchParams,
     readonly headers: RequestHeaders,
     readonly requestId: string,
@@ -109,6 +114,7 @@ export abstract class Exchange implements ApiRequest<Record<string, string>, any
 }
 
 export const EMPTY_QUERY = new URLSearchParams();
+const LINE_BREAKS = /[\r\n]+/g;
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 const idPrefix = randomBytes(3).toString('hex');
 let idCounter = 0;
@@ -133,6 +139,7 @@ export class Dispatcher {
       if (route.params) compiled.params = new Validator(route.params);
       if (route.body) compiled.body = new Validator(route.body);
       if (route.query) compiled.query = new Validator(route.query);
+      if (route.method === 'GET' && route.access !== 'public' && this.options.readCache?.covers(route)) compiled.cached = true;
       this.router.add(route.method, route.path, compiled);
       this.routes.push(route);
     }
@@ -213,7 +220,19 @@ export class Dispatcher {
     // The caller may have been deleted, disabled, demoted or unassigned while the body was on its way.
     if (recheck && compiled.route.access !== 'public') this.authorize(ex);
     if (compiled.body) ex.body = compiled.body.parse(parseJsonBody(body ?? EMPTY_BODY, ex.headers['content-type']), 'body');
-    return (compiled.route as JsonRoute).handle(ex as Exchange & { caller: Caller });
+    const handle = (compiled.route as JsonRoute).handle;
+    if (compiled.cached) {
+      // The caller was resolved and checked above, as for every request; only the answer is reused.
+      const cache = this.options.readCache!;
+      const key = cache.keyOf(ex.caller, ex.path, ex.rawQuery);
+      if (key !== undefined) {
+        const hit = cache.get(key);
+        if (hit) return hit;
+        const result = handle(ex as Exchange & { caller: Caller });
+        return result instanceof Promise ? result : cache.keep(key, result);
+      }
+    }
+    return handle(ex as Exchange & { caller: Caller });
   }
 
   /** The problem-details answer for any error; anything not an HttpError or DomainError is a logged 500. */
@@ -230,23 +249,30 @@ export class Dispatcher {
 
   /** Writes status, headers and body; HEAD gets the headers of the GET without its body. */
   respond(sink: ResponseSink, ex: Exchange, result: ApiResult, closeConnection: boolean): void {
-    sink.writeStatus(statusLine(result.status));
-    sink.writeHeader('X-Request-Id', ex.requestId);
-    sink.writeHeader('X-Content-Type-Options', 'nosniff');
-    if (ex.compiled?.route.sensitive) sink.writeHeader('Cache-Control', 'no-store');
-    if (result.headers) for (const [key, value] of Object.entries(result.headers)) sink.writeHeader(key, value);
+    // The status line and every header go to uWS in one call (it writes the status text as given, and each
+    // native call costs more than the bytes).
+    let head = `${statusLine(result.status)}\r\nX-Request-Id: ${ex.requestId}\r\nX-Content-Type-Options: nosniff`;
+    if (ex.compiled?.route.sensitive) head += '\r\nCache-Control: no-store';
+    if (result.headers) {
+      for (const [key, value] of Object.entries(result.headers)) {
+        // A line break would start a header of its own: never sent as one.
+        head += `\r\n${key.replace(LINE_BREAKS, '')}: ${value.replace(LINE_BREAKS, ' ')}`;
+      }
+    }
     if (result.status === 204 || result.status === 304) {
+      sink.writeStatus(head);
       // This uWS build aborts the process if endWithoutBody gets explicit undefined arguments.
       sink.endWithoutBody();
       return;
     }
     if (result.raw !== undefined) {
-      sink.writeHeader('Content-Type', result.contentType ?? 'application/json');
+      sink.writeStatus(`${head}\r\nContent-Type: ${result.contentType ?? 'application/json'}`);
       sink.end(ex.method === 'HEAD' ? '' : result.raw, closeConnection);
     } else if (result.body !== undefined) {
-      sink.writeHeader('Content-Type', 'application/json');
+      sink.writeStatus(`${head}\r\nContent-Type: application/json`);
       sink.end(ex.method === 'HEAD' ? '' : JSON.stringify(result.body), closeConnection);
     } else {
+      sink.writeStatus(head);
       sink.end('', closeConnection);
     }
   }
@@ -347,8 +373,15 @@ class RecordedResponse implements ResponseSink {
   private readonly headers = new Headers();
   private body: Buffer = EMPTY_BODY;
 
+  /** Takes a bare status ("200 OK") or a status followed by header lines, as respond() sends them. */
   writeStatus(status: string): this {
-    this.status = Number.parseInt(status, 10);
+    const lines = status.split('\r\n');
+    this.status = Number.parseInt(lines[0]!, 10);
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      const colon = line.indexOf(':');
+      this.headers.append(line.slice(0, colon), line.slice(colon + 1).trim());
+    }
     return this;
   }
 

@@ -20,6 +20,8 @@ const newNode = <R>(): Node<R> => ({ statics: new Map(), routes: new Map() });
 
 export class Router<R> {
   private readonly root: Node<R> = newNode();
+  /** Templates without parameters, by path: most requests are answered without splitting the path at all. */
+  private readonly exact = new Map<string, Map<string, R>>();
 
   /** Registers `route` for `method` on a template such as `/api/players/{id}/volume`. */
   add(method: string, template: string, route: R): void {
@@ -40,9 +42,17 @@ export class Router<R> {
     }
     if (node.routes.has(method)) throw new Error(`duplicate route ${method} ${template}`);
     node.routes.set(method, route);
+    if (!template.includes('{')) this.exact.set(template, node.routes);
   }
 
   find(method: string, path: string): RouteLookup<R> {
+    // A static template matches its path exactly (static segments win over parameters, so nothing else could).
+    const exact = this.exact.get(path);
+    if (exact) {
+      const route = exact.get(method);
+      if (route === undefined) return { kind: 'method-not-allowed', allow: [...exact.keys()] };
+      return { kind: 'found', match: { route, params: {} } };
+    }
     const params: Record<string, string> = {};
     const node = this.walk(this.root, split(path), 0, params);
     if (!node || node.routes.size === 0) return { kind: 'not-found' };

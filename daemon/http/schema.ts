@@ -41,9 +41,12 @@ export const UuidList = (description: string) =>
 export const IdParams = Type.Object({ id: Uuid() });
 
 export class Validator<S extends TSchema> {
-  private readonly check: TypeCheck<S>;
-  constructor(readonly schema: S) {
-    this.check = TypeCompiler.Compile(schema);
+  private compiled: TypeCheck<S> | undefined;
+  constructor(readonly schema: S) {}
+
+  /** Compiled on first use: start-up does not pay for the routes nobody calls. */
+  private get check(): TypeCheck<S> {
+    return (this.compiled ??= TypeCompiler.Compile(this.schema));
   }
 
   /** Returns the value typed, or throws a 400 naming each offending field. */

@@ -16,6 +16,10 @@ export { statusLine } from './dispatch.js';
 
 export type ServerOptions = PipelineOptions;
 
+const UPPER_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
+/** The headers every API request may need (credentials, body framing, request id). */
+const API_HEADERS = ['authorization', 'x-api-key', 'content-type', 'content-length', 'x-request-id'] as const satisfies ReadonlyArray<(typeof CAPTURED_HEADERS)[number]>;
+
 /** A request on a socket: the pipeline's exchange plus the uWS response and where the request is in its life. */
 class SocketExchange extends Exchange {
   phase: Phase = 'routing';
@@ -121,11 +125,16 @@ export class HttpServer {
   }
 
   private handle(res: HttpResponse, req: HttpRequest): void {
-    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const sent = req.getCaseSensitiveMethod();
+    const method = UPPER_METHODS.has(sent) ? sent : sent.toUpperCase();
     const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
     const headers = {} as RequestHeaders;
-    for (const name of CAPTURED_HEADERS) headers[name] = req.getHeader(name);
+    // Each header is a native call: API requests skip the three only the event stream and the dashboard's files
+    // read (the stream's resume point, and the static files' ETag and compression).
+    const all = !path.startsWith('/api/') || path.startsWith('/api/stream/');
+    for (const name of all ? CAPTURED_HEADERS : API_HEADERS) headers[name] = req.getHeader(name);
+    if (!all) headers['last-event-id'] = headers['if-none-match'] = headers['accept-encoding'] = '';
     const query = rawQuery ? new URLSearchParams(rawQuery) : EMPTY_QUERY;
     const dispatcher = this.dispatcher;
     const ex = new SocketExchange(dispatcher, res, method, path, rawQuery, query, headers, dispatcher.requestId(headers['x-request-id']));

@@ -52,9 +52,11 @@ function load(dir: string, prefix = ''): Map<string, Asset> {
 
 /** Returns the fallback the request pipeline calls for GET and HEAD requests no API route matched. */
 export function createStaticHandler(dir = UI_DIR): Fallback {
-  const assets = load(dir);
+  // Read and compressed on the first page request, not at start: a daemon nobody opens the dashboard of never pays.
+  let assets: Map<string, Asset> | undefined;
   return (req, res) => {
     if (req.path.startsWith('/api/') || req.path === '/api') return false;
+    assets ??= load(dir);
     const asset = assets.get(req.path === '/' ? '/index.html' : req.path);
     if (!asset) return false;
     const notModified = req.headers['if-none-match'] === asset.etag;

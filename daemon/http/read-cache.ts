@@ -1,0 +1,53 @@
+// Encoded answers of the hottest read routes, kept per user and path until anything changes: every bus event
+// (domain or access), a rolled-back write and a restore empty it, so no answer outlives the state it shows.
+import type { Caller } from '../domain/access.js';
+import type { ApiResult, Route } from './route.js';
+
+/** Entries kept before the cache is emptied (a bound against many users and paths, not a working-set size). */
+export const READ_CACHE_LIMIT = 1000;
+
+export class ReadCache {
+  private readonly routes: ReadonlySet<string>;
+  private readonly entries = new Map<string, ApiResult>();
+
+  /** `routes`: "GET /api/players" and the like, answered from state the bus announces every change of. */
+  constructor(routes: string[]) {
+    this.routes = new Set(routes);
+  }
+
+  /** Whether answers of this route may be kept. */
+  covers(route: Route): boolean {
+    return this.routes.has(`${route.method} ${route.path}`);
+  }
+
+  /**
+   * The entry key of a request, or undefined when it must not be cached: only authenticated requests without a
+   * query. The answer depends on who asks, so the user is part of the key; a change of its role or assignments
+   * publishes access.changed, which empties the cache.
+   */
+  keyOf(caller: Caller | null, path: string, rawQuery: string): string | undefined {
+    if (!caller || rawQuery !== '') return undefined;
+    return `${caller.userId} ${path}`;
+  }
+
+  get(key: string): ApiResult | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Encodes a 200 JSON answer once and keeps it; any other answer is passed through untouched. */
+  keep(key: string, result: ApiResult): ApiResult {
+    if (result.status !== 200 || result.body === undefined || result.headers || result.raw !== undefined) return result;
+    const encoded: ApiResult = { status: 200, raw: JSON.stringify(result.body), contentType: 'application/json' };
+    if (this.entries.size >= READ_CACHE_LIMIT) this.entries.clear();
+    this.entries.set(key, encoded);
+    return encoded;
+  }
+
+  clear(): void {
+    if (this.entries.size > 0) this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

@@ -1,0 +1,89 @@
+// The read cache (daemon/http/read-cache.ts): repeated reads skip the service, and every change shows in the next read.
+import t from 'tap';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { injectClient, createUser } from '../helpers/inject.js';
+
+t.test('cached reads', async (t) => {
+  const d = await startTestDaemon(t);
+  const admin = injectClient(d.daemon, d.adminKey);
+  const zones = (await admin.get('/api/zones')).body as Array<{ id: string }>;
+  const mine = (await admin.post('/api/players', { name: 'Kitchen', input: { channel: 1 } })).body as { id: string };
+  const other = (await admin.post('/api/players', { name: 'Patio', input: { channel: 2 } })).body as { id: string };
+  await admin.post(`/api/players/${mine.id}/attach-zones`, { zoneIds: [zones[0]!.id, zones[1]!.id] });
+  await admin.post(`/api/players/${other.id}/attach-zones`, { zoneIds: [zones[2]!.id] });
+  const opUser = await createUser(admin, 'cached-operator', 'Operator', { playerIds: [mine.id], zoneIds: [zones[0]!.id, zones[1]!.id] });
+  const op = injectClient(d.daemon, opUser.apiKey);
+  const players = async () => (await op.get('/api/players')).body as Array<{ id: string; name: string; volume: number }>;
+
+  t.test('a repeated read is answered without asking the audio service again', async (t) => {
+    const audio = d.daemon.audio;
+    const listPlayers = audio.listPlayers;
+    let calls = 0;
+    audio.listPlayers = (...args) => {
+      calls++;
+      return listPlayers.apply(audio, args);
+    };
+    t.teardown(() => {
+      audio.listPlayers = listPlayers;
+    });
+    const first = await op.get('/api/players');
+    const second = await op.get('/api/players');
+    t.equal(second.text, first.text, 'the same bytes');
+    t.equal(second.headers.get('content-type'), 'application/json');
+    t.ok(calls <= 1, `the service was asked ${calls} times for two reads`);
+  });
+
+  t.test('a volume change shows in the next read of players and zones', async (t) => {
+    await players();
+    await op.get('/api/zones');
+    t.equal((await op.put(`/api/zones/${zones[0]!.id}/volume`, { volume: 0.2 })).status, 204);
+    t.equal((await op.put(`/api/zones/${zones[1]!.id}/volume`, { volume: 0.4 })).status, 204);
+    await players();
+    t.equal((await admin.put(`/api/players/${mine.id}/volume`, { volume: 0.6 })).status, 204);
+    const player = (await players()).find((p) => p.id === mine.id)!;
+    t.equal(Math.round(player.volume * 100) / 100, 0.6);
+    const zone = ((await op.get('/api/zones')).body as Array<{ id: string; volume: number }>).find((z) => z.id === zones[0]!.id)!;
+    t.equal(Math.round(zone.volume * 100) / 100, 0.4, 'the zone moved by the same proportion (0.2 × 0.6/0.3)');
+  });
+
+  t.test('a rename shows in the next read', async (t) => {
+    t.teardown(() => admin.put(`/api/players/${mine.id}`, { name: 'Kitchen' }));
+    t.equal((await players())[0]!.name, 'Kitchen');
+    t.equal((await admin.put(`/api/players/${mine.id}`, { name: 'Kitchen (renamed)' })).status, 200);
+    t.equal((await players())[0]!.name, 'Kitchen (renamed)');
+  });
+
+  t.test('an assignment change shows in the next read', async (t) => {
+    const original = { playerIds: [mine.id], zoneIds: [zones[0]!.id, zones[1]!.id] };
+    t.teardown(() => admin.put(`/api/users/${opUser.id}/assignments`, original));
+    t.same((await players()).map((p) => p.id), [mine.id]);
+    t.same((await op.get('/api/users/me')).body.assignments.playerIds, [mine.id]);
+    const wider = { playerIds: [mine.id, other.id], zoneIds: [...original.zoneIds, zones[2]!.id] };
+    t.equal((await admin.put(`/api/users/${opUser.id}/assignments`, wider)).status, 200);
+    t.same((await players()).map((p) => p.id).sort(), [mine.id, other.id].sort());
+    t.same((await op.get('/api/users/me')).body.assignments.playerIds.sort(), wider.playerIds.sort());
+  });
+
+  t.test('a role change shows in the next read, and the new role is enforced', async (t) => {
+    t.teardown(() => admin.put(`/api/users/${opUser.id}`, { role: 'Operator' }));
+    t.equal((await op.get('/api/users/me')).body.role, 'Operator');
+    t.equal((await admin.put(`/api/users/${opUser.id}`, { role: 'Viewer' })).status, 200);
+    t.equal((await op.get('/api/users/me')).body.role, 'Viewer');
+    t.equal((await op.put(`/api/zones/${zones[0]!.id}/volume`, { volume: 0.3 })).status, 403);
+    t.equal((await admin.put(`/api/users/${opUser.id}`, { role: 'Operator' })).status, 200);
+    t.equal((await op.get('/api/users/me')).body.role, 'Operator');
+  });
+
+  t.test('a disabled user gets 401, not its cached answer', async (t) => {
+    t.teardown(() => admin.put(`/api/users/${opUser.id}`, { isEnabled: true }));
+    t.equal((await op.get('/api/players')).status, 200);
+    t.equal((await admin.put(`/api/users/${opUser.id}`, { isEnabled: false })).status, 200);
+    t.equal((await op.get('/api/players')).status, 401);
+  });
+
+  t.test('each user gets its own answer', async (t) => {
+    t.same((await players()).map((p) => p.id), [mine.id]);
+    t.same(((await admin.get('/api/players')).body as Array<{ id: string }>).map((p) => p.id).sort(), [mine.id, other.id].sort());
+    t.same((await players()).map((p) => p.id), [mine.id]);
+  });
+});
