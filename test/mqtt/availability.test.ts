@@ -5,6 +5,7 @@ import { client } from '../helpers/client.js';
 import { startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon.js';
 import { spawnDaemon, type DaemonProcess } from '../helpers/process.js';
 import { startBroker, Watcher } from '../helpers/mosquitto.js';
+import { within, WAIT_MS } from '../helpers/wait-for.js';
 import { defaultConfig, type MqttConfig } from '../../daemon/config.js';
 import { BASE, PREFIX, bridged } from './setup.js';
 
@@ -84,18 +85,31 @@ t.test('a broker restart: the bridge reconnects and publishes everything again, 
 });
 
 t.test("Home Assistant's birth message makes the bridge publish discovery and state again", async (t) => {
-  const { hub } = await bridged(t);
-  await hub.until((w) => configs(w).length === 28 && w.latest.has(`${BASE}/status`));
+  const { hub, zones } = await bridged(t);
+  const zoneStates = (messages: readonly { topic: string }[]) => new Set(messages.filter((m) => m.topic.startsWith(`${BASE}/zone/`)).map((m) => m.topic.split('/')[3]));
+  // Everything of the first publish is in before the mark, so only the birth message can bring what follows.
+  await within(
+    hub.until((w) => configs(w).length === 28 && w.latest.has(`${BASE}/status`) && zones.every((z) => w.latest.has(`${BASE}/zone/${z.id}/volume`))),
+    WAIT_MS,
+    'the first publish',
+  );
   const mark = hub.received.length;
   await hub.publish(`${PREFIX}/status`, 'online');
-  await hub.until((w) => new Set(w.received.slice(mark).filter((m) => m.topic.endsWith('/config')).map((m) => m.topic)).size === 28);
-  t.ok(hub.received.slice(mark).some((m) => m.topic.startsWith(`${BASE}/zone/`)), 'states too');
+  const replay = (w: Watcher) => w.received.slice(mark);
+  const replayed = within(
+    hub.until((w) => new Set(replay(w).filter((m) => m.topic.endsWith('/config')).map((m) => m.topic)).size === 28 && zoneStates(replay(w)).size === zones.length),
+    WAIT_MS,
+    'every discovery config and every zone state again',
+  );
+  await t.resolves(replayed, 'the birth message brought back every discovery config and the state of every zone');
   const after = hub.received.length;
   await hub.publish(`${PREFIX}/status`, 'offline');
   // HA going offline asks for nothing; a birth afterwards does. Only the second one's replay may appear.
   await hub.publish(`${PREFIX}/status`, 'online');
-  await hub.until((w) => w.received.slice(after).filter((m) => m.topic.endsWith('/config')).length >= 28);
-  t.pass();
+  await t.resolves(
+    within(hub.until((w) => w.received.slice(after).filter((m) => m.topic.endsWith('/config')).length >= 28), WAIT_MS, 'the discovery configs again'),
+    'a birth after an offline message brings the discovery configs back again',
+  );
 });
 
 t.test('the daemon starts and serves the API while the broker is down, and connects once it is up', async (t) => {
