@@ -2,20 +2,11 @@
 import t from 'tap';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../daemon/config.js';
+import { loadConfig } from '../../daemon/config.js';
 import { tempDir } from '../helpers/daemon.js';
+import { errorOf } from '../helpers/config-files.js';
 
 const CWD = '/srv/azcd';
-
-function errorOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err.message;
-    throw err;
-  }
-  return '';
-}
 
 t.test('the bridge is off by default with documented defaults', async (t) => {
   const { config } = loadConfig([], {}, CWD);

@@ -1,29 +1,9 @@
 // The config file's list of amplifiers: what it yields, the single amplifier of --driver, and the errors for bad lists.
 import t from 'tap';
-import { rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { ConfigError, MAX_AMPLIFIERS, amplifierKey, amplifiersOf, loadConfig } from '../../daemon/config.js';
-import { tempDir } from '../helpers/daemon.js';
+import { MAX_AMPLIFIERS, amplifierKey, amplifiersOf, loadConfig } from '../../daemon/config.js';
+import { configFile, errorOf } from '../helpers/config-files.js';
 
 const CWD = '/srv/azcd';
-
-function configFile(t: { teardown(fn: () => unknown): void }, content: unknown): string {
-  const dir = tempDir('azc-config-');
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'azcd.json');
-  writeFileSync(file, JSON.stringify(content));
-  return file;
-}
-
-function errorOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err.message;
-    throw err;
-  }
-  return 'no error';
-}
 
 const TWO = [
   { name: 'Main floor', driver: 'rnet', port: 'tcp://10.0.0.5:4999' },

@@ -2,20 +2,11 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { ConfigError, loadConfig } from '../../daemon/config.js';
+import { loadConfig } from '../../daemon/config.js';
 import { tempDir } from '../helpers/daemon.js';
+import { configError } from '../helpers/config-files.js';
 
 const CWD = '/srv/azcd';
-
-function configError(fn: () => unknown): ConfigError | undefined {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  return undefined;
-}
 
 t.test('--serial-port tcp://host:port with the monoprice driver is taken as given', async (t) => {
   for (const serialPort of ['tcp://192.168.1.50:4999', 'tcp://amp-bridge.local:4001', 'tcp://[fd00::50]:4999']) {

@@ -1,31 +1,12 @@
 // Configuration layers (defaults < JSON file < AZC_* environment < flags) and the errors for bad values.
 import t from 'tap';
-import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, defaultConfig, loadConfig } from '../../daemon/config.js';
-import { tempDir } from '../helpers/daemon.js';
+import { defaultConfig, loadConfig } from '../../daemon/config.js';
+import { configError, configFile } from '../helpers/config-files.js';
 
 const CWD = '/srv/azcd';
 
 /** Writes a JSON config file in a fresh directory and returns its path. */
-function configFile(t: { teardown(fn: () => unknown): void }, content: unknown): string {
-  const dir = tempDir('azc-config-');
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'azcd.json');
-  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
-  return file;
-}
-
-function configError(fn: () => unknown): ConfigError | undefined {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  return undefined;
-}
-
 t.test('without any setting the documented defaults apply', async (t) => {
   const { config, help } = loadConfig([], {}, CWD);
   t.equal(help, false);
