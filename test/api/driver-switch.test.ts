@@ -7,9 +7,9 @@ import { injectClient, createUser } from '../helpers/inject.js';
 import { MonopriceDriver } from '../../drivers/monoprice/driver.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
-import { createPtyPair } from '../helpers/pty.js';
 import { FAST } from '../drivers/monoprice-rig.js';
 import { isEvent, openStream } from '../helpers/sse.js';
+import { emulatorOnPty } from '../drivers/serial-rig.js';
 
 interface Zone {
   id: string;
@@ -38,13 +38,8 @@ t.test('restarting on another amplifier driver', async (t) => {
   await first.stop();
 
   // The same state directory on a Monoprice amplifier (its emulator over a real pty).
-  const pty = await createPtyPair();
   const emulator = new MonopriceEmulator({ units: 1 });
-  await emulator.attachPath(pty.b);
-  t.teardown(async () => {
-    await emulator.close();
-    await pty.close();
-  });
+  const pty = await emulatorOnPty(t, emulator);
   const driver = new MonopriceDriver({ serialPort: pty.a, ...FAST });
   const second = await startDaemon({ stateDir, driver });
   let secondStopped = false;

@@ -7,12 +7,12 @@ import { RnetEmulator } from '../../drivers/rnet/emulator.js';
 import { amplifierKey, type AmplifierConfig } from '../../daemon/config.js';
 import { client } from '../helpers/client.js';
 import { startTestDaemon } from '../helpers/daemon.js';
-import { createPtyPair } from '../helpers/pty.js';
 import { eventOf, isEvent, openStream } from '../helpers/sse.js';
 import { createTcpBridge } from '../helpers/tcp-bridge.js';
 import { within } from '../helpers/wait-for.js';
 import { FAST as MONOPRICE_FAST } from './monoprice-rig.js';
 import { FAST as RNET_FAST } from './rnet-rig.js';
+import { emulatorOnPty } from './serial-rig.js';
 
 interface Zone {
   id: string;
@@ -38,16 +38,11 @@ function amplifier(name: string, driver: string, port: string, options: Record<s
 }
 
 async function setup(t: Test) {
-  const pty = await createPtyPair();
   const monoprice = new MonopriceEmulator({ units: 1 });
-  await monoprice.attachPath(pty.b);
+  const pty = await emulatorOnPty(t, monoprice);
   const rnet = new RnetEmulator({ controllers: 1 });
   const bridge = await createTcpBridge(t, { device: rnet });
-  t.teardown(async () => {
-    await monoprice.close();
-    await rnet.close();
-    await pty.close();
-  });
+  t.teardown(() => rnet.close());
   const d = await startTestDaemon(t, {
     configuredAmplifiers: true,
     config: {

@@ -61,6 +61,17 @@ export async function serialRig<D extends AmplifierDriver, E extends EmulatorPor
   };
 }
 
+/** An emulator on the device end of a fresh pty; both are closed with the test. Returns the pty (the host end is `a`). */
+export async function emulatorOnPty(t: Pick<Test, 'teardown'>, emulator: EmulatorPort): Promise<PtyPair> {
+  const pty = await createPtyPair();
+  await emulator.attachPath(pty.b);
+  t.teardown(async () => {
+    await emulator.close();
+    await pty.close();
+  });
+  return pty;
+}
+
 /** Starts the driver and waits until it is online and has pushed its desired state. */
 export async function startOnline(r: { driver: AmplifierDriver }, desired: Map<number, ZoneState> = new Map()): Promise<void> {
   const online = nextEvent(r.driver, isStatus(true), 'status online');

@@ -4,9 +4,9 @@ import t from 'tap';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
 import { amplifierKey, type AmplifierConfig } from '../../daemon/config.js';
 import { createUser } from '../helpers/client.js';
-import { createPtyPair } from '../helpers/pty.js';
 import { FAST } from '../drivers/monoprice-rig.js';
 import { BASE, bridged, configTopic } from './setup.js';
+import { emulatorOnPty } from '../drivers/serial-rig.js';
 
 interface Zone {
   id: string;
@@ -14,13 +14,8 @@ interface Zone {
 }
 
 t.test('each amplifier has its own link sensor, and a zone is available only while its own amplifier is', async (t) => {
-  const pty = await createPtyPair();
   const emulator = new MonopriceEmulator({ units: 1 });
-  await emulator.attachPath(pty.b);
-  t.teardown(async () => {
-    await emulator.close();
-    await pty.close();
-  });
+  const pty = await emulatorOnPty(t, emulator);
   const amplifiers: AmplifierConfig[] = [
     { name: 'Kitchen', key: amplifierKey('Kitchen'), driver: 'simulated', port: undefined, options: {} },
     { name: 'Den amp', key: amplifierKey('Den amp'), driver: 'monoprice', port: pty.a, options: { ...FAST } as Record<string, number> },

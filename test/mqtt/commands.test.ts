@@ -5,10 +5,10 @@ import type { TestDaemon } from '../helpers/daemon.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { MonopriceDriver } from '../../drivers/monoprice/driver.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
-import { createPtyPair } from '../helpers/pty.js';
 import { FAST } from '../drivers/monoprice-rig.js';
 import { WARN_BUDGET } from '../../daemon/mqtt/options.js';
 import { BASE, bridged } from './setup.js';
+import { emulatorOnPty } from '../drivers/serial-rig.js';
 
 const zoneTopic = (id: string, field: string) => `${BASE}/zone/${id}/${field}`;
 
@@ -159,14 +159,9 @@ t.test('the last volume of a burst wins', async (t) => {
 });
 
 t.test('on the Monoprice emulator, a hub command reaches the wire and a keypad change reaches the hub', async (t) => {
-  const pty = await createPtyPair();
   const emulator = new MonopriceEmulator({ units: 1 });
-  await emulator.attachPath(pty.b);
+  const pty = await emulatorOnPty(t, emulator);
   const driver = new MonopriceDriver({ serialPort: pty.a, ...FAST });
-  t.teardown(async () => {
-    await emulator.close();
-    await pty.close();
-  });
   const { hub, zones } = await bridged(t, { start: { driver } });
   await hub.value(`${BASE}/amplifier/monoprice/status`, 'online');
   const onWire = emulator.waitForCommand((c) => c === '<11VO19');
