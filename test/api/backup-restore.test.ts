@@ -9,6 +9,7 @@ import { injectClient, createUser, type Client } from '../helpers/inject.js';
 import { client } from '../helpers/client.js';
 import { openStream } from '../helpers/sse.js';
 import { volumeToStep } from '../../drivers/driver.js';
+import { within, WAIT_MS } from '../helpers/wait-for.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 
@@ -423,9 +424,7 @@ t.test('a restore ends every session and closes open event streams', async (t) =
   const seen = await byKey.next((m) => m.data?.includes('zone.mutedChanged') ?? false, 5000, 'an event before the restore');
 
   t.equal((await web.post('/api/restore', { backup: doc }, { key: d.adminKey })).status, 200);
-  await byKey.closed;
-  await bySession.closed;
-  t.pass('both streams were ended');
+  await t.resolves(within(Promise.all([byKey.closed, bySession.closed]), WAIT_MS, 'both streams to end'), 'both streams were ended');
   t.equal((await web.get('/api/users/me', { token })).status, 401, 'the session is gone');
   t.equal((await web.get('/api/users/me', { key: d.adminKey })).status, 200, 'the API key of a restored admin still works');
 

@@ -93,8 +93,10 @@ t.test('speaker safety and scenes in the dashboard', { skip: chromiumMissing() }
     // Another client changes one zone: the derived group value follows live.
     await api.put(`/api/zones/${s.zones['Living room']}/volume`, { volume: 0.1 });
     await api.put(`/api/zones/${s.zones['Dining room']}/volume`, { volume: 0.1 });
-    await page.locator('input[aria-label="Main streamer group volume"][aria-valuetext="23%"]').waitFor();
-    t.pass('the Main streamer shows (0.1 + 0.5 + 0.1) / 3');
+    await t.resolves(
+      page.locator('input[aria-label="Main streamer group volume"][aria-valuetext="23%"]').waitFor(),
+      'the Main streamer shows (0.1 + 0.5 + 0.1) / 3',
+    );
     t.same(admin.console.errors, []);
   });
 

@@ -37,10 +37,8 @@ t.test('the last will marks the appliance offline after a SIGKILL, and a restart
   const env = { AZC_ADMIN_PASSWORD: 'admin-password-1', AZC_LOG_LEVEL: 'warn' };
   let running: DaemonProcess | undefined;
   t.teardown(async () => {
-    if (running && running.child.exitCode === null && running.child.signalCode === null) {
-      running.child.kill('SIGTERM');
-      await running.exited;
-    }
+    // Bounded: SIGTERM, then SIGKILL if it does not exit in time.
+    await running?.stop();
     rmSync(stateDir, { recursive: true, force: true });
   });
   running = await spawnDaemon({ args, env });
@@ -151,6 +149,5 @@ t.test('a bridge account that does not exist yet publishes nothing until it is c
   await hub.until((w) => configs(w).length === 6);
   const users = (await admin.get('/api/users')).body as Array<{ id: string; username: string }>;
   await admin.put(`/api/users/${users.find((u) => u.username === 'later')!.id}`, { isEnabled: false });
-  await hub.until((w) => configs(w).length === 0);
-  t.pass('disabling the account removes its entities');
+  await t.resolves(within(hub.until((w) => configs(w).length === 0), WAIT_MS, 'no discovery config left'), 'disabling the account removes its entities');
 });

@@ -9,6 +9,7 @@ import { FAST } from '../drivers/monoprice-rig.js';
 import { WARN_BUDGET } from '../../daemon/mqtt/options.js';
 import { BASE, bridged } from './setup.js';
 import { emulatorOnPty } from '../drivers/serial-rig.js';
+import { within, WAIT_MS } from '../helpers/wait-for.js';
 
 const zoneTopic = (id: string, field: string) => `${BASE}/zone/${id}/${field}`;
 
@@ -83,9 +84,8 @@ t.test('the all zones off button switches every zone the bridge may see off', as
 t.test('a keypad change on the amplifier reaches the state topic', async (t) => {
   const { hub, zones, d } = await bridged(t);
   (d.driver as SimulatedDriver).simulateKeypad(4, { volume: 0.5, power: true });
-  await hub.value(zoneTopic(zones[3]!.id, 'volume'), '50');
-  await hub.value(zoneTopic(zones[3]!.id, 'power'), 'ON');
-  t.pass('volume and power follow the keypad');
+  const followed = Promise.all([hub.value(zoneTopic(zones[3]!.id, 'volume'), '50'), hub.value(zoneTopic(zones[3]!.id, 'power'), 'ON')]);
+  await t.resolves(within(followed, WAIT_MS, 'volume 50 and power ON on the state topics'), 'volume and power follow the keypad');
 });
 
 t.test("another user's API change reaches the state topic", async (t) => {

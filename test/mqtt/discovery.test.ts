@@ -5,6 +5,7 @@ import { startTestDaemon } from '../helpers/daemon.js';
 import { startBroker, Watcher } from '../helpers/mosquitto.js';
 import { defaultConfig } from '../../daemon/config.js';
 import { BASE, PREFIX, bridged, configTopic } from './setup.js';
+import { within, WAIT_MS } from '../helpers/wait-for.js';
 
 /** Keys Home Assistant requires (or needs for a device-bound entity) per MQTT component. */
 const REQUIRED: Record<string, string[]> = {
@@ -97,8 +98,8 @@ t.test('a player rename updates the source options of every zone', async (t) => 
   const player = (await admin.get('/api/players')).body[1];
   t.equal((await admin.put(`/api/players/${player.id}`, { name: 'Turntable' })).status, 200);
   const topic = configTopic('select', nodeId, `zone_${zones[3]!.id}_source`);
-  await hub.value(topic, (p) => JSON.stringify(JSON.parse(p).options) === JSON.stringify(['None', 'Player 1', 'Turntable']));
-  t.pass('options follow the new name');
+  const renamed = hub.value(topic, (p) => JSON.stringify(JSON.parse(p).options) === JSON.stringify(['None', 'Player 1', 'Turntable']));
+  await t.resolves(within(renamed, WAIT_MS, 'the renamed source option'), 'options follow the new name');
 });
 
 t.test('deleting a zone removes its entities with empty retained configs', async (t) => {
