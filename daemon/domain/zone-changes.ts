@@ -68,16 +68,18 @@ export class ZoneCommits {
   }
 
   /**
-   * Stores the derived volume of each player whose value moved since `before` (so a player whose last zone leaves
-   * keeps what it showed) and returns the events announcing it. Runs inside the caller's write.
+   * The events announcing each player whose derived volume moved since `before`. A player's stored volume is only
+   * its value without zones: it is written when its last zone leaves (so it keeps what it showed), never while the
+   * zones decide it. Runs inside the caller's write.
    */
   playerVolumeEvents(before: ReadonlyMap<string, number>): DomainEvent[] {
     const events: DomainEvent[] = [];
     for (const [id, was] of before) {
       const player = this.repo.player(id);
       if (!player) continue;
-      const volume = this.playerVolume(player);
-      if (volume !== player.volume) this.repo.setPlayerVolume(id, volume);
+      const attached = this.repo.zonesOfPlayer(id);
+      if (attached.length === 0 && was !== player.volume) this.repo.setPlayerVolume(id, was);
+      const volume = attached.length === 0 ? was : this.playerVolume(player, attached);
       if (volume !== was) events.push({ type: 'player.volumeChanged', payload: { playerId: id, volume } });
     }
     return events;
