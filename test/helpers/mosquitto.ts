@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
+import { Changes, waitFor, WAIT_MS } from './wait-for.js';
 
 export const MOSQUITTO = '/usr/sbin/mosquitto';
 
@@ -85,7 +86,7 @@ export async function startBroker(t: Teardown, options: { auth?: { username: str
 export class Watcher {
   readonly latest = new Map<string, string>();
   readonly received: Array<{ topic: string; payload: string; retain: boolean }> = [];
-  private waiters: Array<{ check: () => boolean; resolve: () => void }> = [];
+  private readonly changes = new Changes();
 
   private constructor(readonly client: MqttClient) {
     client.on('message', (topic, payload, packet) => {
@@ -93,7 +94,7 @@ export class Watcher {
       this.received.push({ topic, payload: text, retain: packet.retain });
       if (text === '') this.latest.delete(topic);
       else this.latest.set(topic, text);
-      this.wake();
+      this.changes.notify();
     });
   }
 
@@ -105,22 +106,30 @@ export class Watcher {
     return watcher;
   }
 
-  /** Resolves once `check` holds for what was received (checked now and after every message). */
-  until(check: (w: Watcher) => boolean): Promise<void> {
-    if (check(this)) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ check: () => check(this), resolve }));
+  /**
+   * Resolves once `check` holds for what was received (checked now and after every message); rejects after
+   * `timeoutMs`, naming `what` and the last payloads seen, so a missing message fails the test instead of hanging it.
+   */
+  until(check: (w: Watcher) => boolean, what = 'a condition on the received messages', timeoutMs = WAIT_MS): Promise<void> {
+    return waitFor(() => check(this), timeoutMs, { what, changes: this.changes }).then(
+      () => undefined,
+      (err: Error) => {
+        throw new Error(`${err.message}; last received: ${JSON.stringify(this.received.slice(-5))}`);
+      },
+    );
   }
 
   /** Resolves with the topic's payload once it equals `payload` (or satisfies it, for a function). */
   async value(topic: string, payload: string | ((p: string) => boolean)): Promise<string> {
     const ok = (p: string | undefined) => p !== undefined && (typeof payload === 'string' ? p === payload : payload(p));
-    await this.until((w) => ok(w.latest.get(topic)));
+    const wanted = typeof payload === 'string' ? JSON.stringify(payload) : 'a matching payload';
+    await this.until((w) => ok(w.latest.get(topic)), `${topic} to hold ${wanted}`);
     return this.latest.get(topic)!;
   }
 
   /** Resolves once the topic holds nothing (an empty retained message was seen or it was never set). */
   async gone(topic: string): Promise<void> {
-    await this.until((w) => !w.latest.has(topic));
+    await this.until((w) => !w.latest.has(topic), `${topic} to be cleared`);
   }
 
   json(topic: string): Record<string, unknown> {
@@ -129,14 +138,5 @@ export class Watcher {
 
   publish(topic: string, payload: string, options: { retain?: boolean; qos?: 0 | 1 } = {}): Promise<unknown> {
     return this.client.publishAsync(topic, payload, options);
-  }
-
-  private wake(): void {
-    const waiting = this.waiters;
-    this.waiters = [];
-    for (const waiter of waiting) {
-      if (waiter.check()) waiter.resolve();
-      else this.waiters.push(waiter);
-    }
   }
 }

@@ -64,13 +64,16 @@ t.test('state topics carry each zone and player value, retained', async (t) => {
   const { hub, zones, admin, broker } = await bridged(t);
   const zone = zones[1]!;
   const player = (await admin.get('/api/players')).body[0];
+  const playerVolume = `${BASE}/player/${player.id}/volume`;
+  await hub.until((w) => w.latest.has(playerVolume), `${playerVolume} to be published`);
+  t.equal(hub.latest.get(playerVolume), '30', 'a new player without zones starts at 30%');
   t.equal((await admin.put(`/api/zones/${zone.id}/volume`, { volume: 0.42 })).status, 204);
   t.equal(await hub.value(`${BASE}/zone/${zone.id}/volume`, '42'), '42');
   t.equal((await admin.post(`/api/players/${player.id}/attach-zones`, { zoneIds: [zone.id] })).status, 204);
   await hub.value(`${BASE}/zone/${zone.id}/source`, 'Player 1');
   await hub.value(`${BASE}/zone/${zone.id}/power`, 'ON');
   await hub.value(`${BASE}/zone/${zone.id}/mute`, 'OFF');
-  t.equal(await hub.value(`${BASE}/player/${player.id}/volume`, '30'), '30', 'a new player starts at 30%');
+  t.equal(await hub.value(playerVolume, '42'), '42', 'a player with zones reports their average: its one zone at 42%');
   const late = await Watcher.connect(t, broker.url, [`${BASE}/zone/${zone.id}/+`]);
   await late.until((w) => w.latest.size === 4);
   t.same(Object.fromEntries(late.latest), {
