@@ -12,8 +12,6 @@ export interface AmplifierRef {
   driver: string;
 }
 
-const scope = (key: string, driver: string): string => `${key}\u0000${driver}`;
-
 export interface PlayerRow {
   id: string;
   name: string;
@@ -68,14 +66,22 @@ export class AudioRepo {
   private sortedPlayers: Readonly<PlayerRow>[] | undefined;
   private sortedZones: Readonly<ZoneRow>[] | undefined;
 
-  private readonly configured: ReadonlySet<string>;
+  /** The configured amplifiers: driver families by amplifier key. */
+  private readonly configured = new Map<string, Set<string>>();
 
   /**
    * `configured`: the amplifiers in use; rows of any other are hidden. A bare driver name stands for the single
    * amplifier of --driver, whose key is its driver name.
    */
-  constructor(store: Store, configured: ReadonlyArray<string | AmplifierRef>) {
-    this.configured = new Set(configured.map((a) => (typeof a === 'string' ? scope(a, a) : scope(a.key, a.driver))));
+  constructor(
+    private readonly store: Store,
+    configured: ReadonlyArray<string | AmplifierRef>,
+  ) {
+    for (const amplifier of configured) {
+      const { key, driver } = typeof amplifier === 'string' ? { key: amplifier, driver: amplifier } : amplifier;
+      if (!this.configured.has(key)) this.configured.set(key, new Set());
+      this.configured.get(key)!.add(driver);
+    }
     const db: Db = store.db;
     this.s = {
       allPlayers: db.prepare('SELECT * FROM players'),
@@ -148,7 +154,8 @@ export class AudioRepo {
     return undefined;
   }
   setPlayerVolume(id: string, volume: number): void {
-    this.s.setPlayerVolume.run(volume, id);
+    const statement = this.s.setPlayerVolume;
+    this.write(`player-volume:${id}`, () => statement.run(volume, id));
     const player = this.players_.get(id);
     if (player) this.putPlayer({ ...player, volume });
   }
@@ -209,7 +216,8 @@ export class AudioRepo {
       player_id: state.player_id,
       sleep_until: state.sleep_until,
     };
-    this.s.updateZone.run(row);
+    const statement = this.s.updateZone;
+    this.write(`zone:${state.id}`, () => statement.run(row));
     const zone = this.zones_.get(state.id);
     if (zone) this.putZone({ ...zone, ...row });
   }
@@ -260,16 +268,55 @@ export class AudioRepo {
 
   /** Whether rows of this amplifier key and driver belong to a configured amplifier. */
   private inUse(key: string, driver: string): boolean {
-    return this.configured.has(scope(key, driver));
+    return this.configured.get(key)?.has(driver) ?? false;
+  }
+
+  /** Runs a row's statement now, or, inside a group-commit call, when that commits (the latest per row). */
+  private write(key: string, run: () => void): void {
+    if (!this.store.deferWrite(key, run)) run();
   }
 
   private putPlayer(row: PlayerRow): void {
-    this.players_.set(row.id, Object.freeze(row));
-    if (this.sortedPlayers) this.sortedPlayers = undefined;
+    const previous = this.players_.get(row.id);
+    const frozen = Object.freeze(row);
+    this.players_.set(row.id, frozen);
+    // The sorted list survives a change that keeps its order (a volume); it is rebuilt after anything else.
+    this.sortedPlayers =
+      previous && this.sortedPlayers && previous.created_at === row.created_at && previous.name === row.name
+        ? replaced(this.sortedPlayers, previous, frozen)
+        : undefined;
+    this.store.recordUndo(() => {
+      if (previous) this.players_.set(row.id, previous);
+      else this.players_.delete(row.id);
+      this.sortedPlayers = undefined;
+    });
   }
 
   private putZone(row: ZoneRow): void {
-    this.zones_.set(row.id, Object.freeze(row));
-    if (this.sortedZones) this.sortedZones = undefined;
+    const previous = this.zones_.get(row.id);
+    const frozen = Object.freeze(row);
+    this.zones_.set(row.id, frozen);
+    this.sortedZones =
+      previous &&
+      this.sortedZones &&
+      previous.output_amplifier === row.output_amplifier &&
+      previous.output_driver === row.output_driver &&
+      previous.output_channel === row.output_channel
+        ? replaced(this.sortedZones, previous, frozen)
+        : undefined;
+    this.store.recordUndo(() => {
+      if (previous) this.zones_.set(row.id, previous);
+      else this.zones_.delete(row.id);
+      this.sortedZones = undefined;
+    });
   }
+}
+
+/** A copy of `list` with `next` in the place of `previous`; undefined when `previous` is not in it. */
+function replaced<T>(list: readonly T[], previous: T, next: T): T[] | undefined {
+  const at = list.indexOf(previous);
+  if (at < 0) return undefined;
+  const copy = list.slice();
+  copy[at] = next;
+  return copy;
 }

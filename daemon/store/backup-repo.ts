@@ -1,5 +1,5 @@
 // The SQL of backup and restore: every configuration row read in one snapshot, and all of them replaced at once.
-import type { Db } from './db.js';
+import type { Db, Store } from './db.js';
 import type { UserRow } from './users-repo.js';
 import type { InputDeviceRow, PlayerRow, ZoneRow } from './audio-repo.js';
 import type { PlaylistRow, TrackRow } from './playlists-repo.js';
@@ -53,7 +53,8 @@ export class BackupRepo {
   private readonly s;
   private readonly snapshot: (fn: () => ConfigurationRows) => ConfigurationRows;
 
-  constructor(private readonly db: Db) {
+  constructor(private readonly store: Store) {
+    const db: Db = store.db;
     this.s = {
       users: db.prepare('SELECT * FROM users ORDER BY created_at, username'),
       assignments: db.prepare('SELECT user_id, kind, target_id FROM assignments ORDER BY user_id, kind, target_id'),
@@ -125,8 +126,9 @@ export class BackupRepo {
     this.snapshot = db.transaction((fn: () => ConfigurationRows) => fn()).deferred;
   }
 
-  /** Every configuration row, read in one transaction. */
+  /** Every configuration row, read in one transaction (device state of the open group commit included). */
   read(): ConfigurationRows {
+    this.store.flushBatch();
     return this.snapshot(() => ({
       users: this.s.users.all() as UserRow[],
       assignments: this.s.assignments.all() as AssignmentRow[],
@@ -157,7 +159,7 @@ export class BackupRepo {
    * Runs inside the caller's transaction: a failure of any statement leaves the database as it was.
    */
   replaceAll(rows: ConfigurationRows): void {
-    if (!this.db.inTransaction) throw new Error('BackupRepo.replaceAll must run inside a transaction');
+    if (!this.store.db.inTransaction) throw new Error('BackupRepo.replaceAll must run inside a transaction');
     for (const statement of this.s.clear) statement.run();
     for (const row of rows.users) this.s.insertUser.run(row);
     for (const row of rows.assignments) this.s.insertAssignment.run(row);

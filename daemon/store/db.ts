@@ -18,7 +18,11 @@ export class Store {
   private readonly rollbackListeners: Array<() => void> = [];
   /** The open group commit of device-state writes, if any (see commitSoon). */
   private batch: { promise: Promise<void>; resolve: () => void; reject: (err: unknown) => void } | undefined;
-  private readonly sql: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Database.Statement>;
+  /** The row writes of the open group commit, the latest per row, run when it commits (see deferWrite). */
+  private pending = new Map<string, () => void>();
+  /** Undo steps of the commitSoon call running now; undefined outside one. */
+  private undo: Array<() => void> | undefined;
+  private readonly sql: Record<'begin' | 'commit' | 'rollback', Database.Statement>;
 
   constructor(readonly file: string) {
     // Private before SQLite opens anything: the files hold usernames, roles and password hashes.
@@ -40,9 +44,6 @@ export class Store {
       begin: this.db.prepare('BEGIN'),
       commit: this.db.prepare('COMMIT'),
       rollback: this.db.prepare('ROLLBACK'),
-      savepoint: this.db.prepare('SAVEPOINT device_state'),
-      release: this.db.prepare('RELEASE device_state'),
-      rollbackTo: this.db.prepare('ROLLBACK TO device_state'),
     };
   }
 
@@ -58,15 +59,15 @@ export class Store {
   }
 
   /**
-   * Group commit for high-rate device state (volume, mute, power). Every call in the same event-loop turn
-   * joins one transaction, committed with synchronous=NORMAL when the turn ends; the promise resolves once
-   * it is committed, so a write is acknowledged only after it survives a crash of the process (a power cut
-   * may still lose the last turn). A call that throws rolls back only its own changes.
+   * Group commit for high-rate device state (volume, mute, power). Every call in the same event-loop turn joins
+   * one transaction, committed with synchronous=NORMAL when the turn ends; the promise resolves once it is
+   * committed, so a write is acknowledged only after it survives a crash of the process (a power cut may still
+   * lose the last turn). Inside `fn`, repositories change their in-memory rows at once and hand the statement to
+   * deferWrite: a row changed by several calls in one turn is written once, with its latest values. A call that
+   * throws undoes only its own changes (recordUndo), in memory and among the pending writes.
    */
   commitSoon(fn: () => void): Promise<void> {
     if (!this.batch) {
-      this.relaxed.run();
-      this.sql.begin.run();
       let resolve!: () => void;
       let reject!: (err: unknown) => void;
       const promise = new Promise<void>((res, rej) => {
@@ -77,25 +78,51 @@ export class Store {
       this.batch = { promise, resolve, reject };
       setImmediate(() => this.flushBatch());
     }
-    this.sql.savepoint.run();
+    const outer = this.undo;
+    const undo: Array<() => void> = [];
+    this.undo = undo;
     try {
       fn();
-      this.sql.release.run();
     } catch (err) {
-      this.sql.rollbackTo.run();
-      this.sql.release.run();
-      this.rolledBack();
+      for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
       throw err;
+    } finally {
+      this.undo = outer;
     }
+    outer?.push(...undo);
     return this.batch.promise;
   }
 
-  /** Commits the pending group commit now (before a durable write, and on close). */
+  /**
+   * Inside a commitSoon call: keeps `write` (one row's statement) to run when the group commit commits, in place
+   * of an earlier write under the same `key`, and returns true. Outside one it returns false: the caller writes
+   * now, in whatever transaction it is in.
+   */
+  deferWrite(key: string, write: () => void): boolean {
+    const undo = this.undo;
+    if (!undo) return false;
+    const previous = this.pending.get(key);
+    this.pending.set(key, write);
+    undo.push(() => (previous ? this.pending.set(key, previous) : this.pending.delete(key)));
+    return true;
+  }
+
+  /** Inside a commitSoon call: `step` puts back an in-memory change if the call throws. Outside one: nothing. */
+  recordUndo(step: () => void): void {
+    this.undo?.push(step);
+  }
+
+  /** Commits the pending group commit now (before a durable write, a read of whole tables, and on close). */
   flushBatch(): void {
     const batch = this.batch;
     if (!batch) return;
     this.batch = undefined;
+    const writes = this.pending;
+    this.pending = new Map();
     try {
+      this.relaxed.run();
+      this.sql.begin.run();
+      for (const write of writes.values()) write();
       this.sql.commit.run();
       batch.resolve();
     } catch (err) {

@@ -35,8 +35,8 @@ t.test('migrations run once and set user_version', async (t) => {
 
 t.test('device-state writes of one turn share a commit that lands before the promise resolves', async (t) => {
   const { store, seen, put } = setup(t);
-  const a = store.commitSoon(() => put.run('a', 1));
-  const b = store.commitSoon(() => put.run('b', 2));
+  const a = store.commitSoon(() => store.deferWrite('a', () => put.run('a', 1)));
+  const b = store.commitSoon(() => store.deferWrite('b', () => put.run('b', 2)));
   t.equal(a, b, 'one commit for both');
   t.equal(seen('a'), undefined, 'not visible to others before the commit');
   await a;
@@ -46,23 +46,79 @@ t.test('device-state writes of one turn share a commit that lands before the pro
   t.equal(store.db.pragma('synchronous', { simple: true }), 2, 'back to FULL after the group commit');
 });
 
-t.test('a device-state write that throws rolls back only its own changes', async (t) => {
+t.test('a row written several times in one turn is written once, with its latest values', async (t) => {
   const { store, seen, put } = setup(t);
-  const ok = store.commitSoon(() => put.run('kept', 1));
-  t.throws(() =>
-    store.commitSoon(() => {
-      put.run('dropped', 1);
-      throw new Error('boom');
-    }),
+  const runs: number[] = [];
+  const write = (v: number) => store.commitSoon(() => store.deferWrite('row', () => (runs.push(v), put.run('row', v))));
+  void write(1);
+  void write(2);
+  await write(3);
+  t.same(runs, [3], 'only the last write of the turn ran');
+  t.equal(seen('row'), 3);
+  await write(4);
+  t.same(runs, [3, 4], 'the next turn writes again');
+});
+
+t.test('outside a group-commit call deferWrite declines and recordUndo does nothing', async (t) => {
+  const { store } = setup(t);
+  let ran = false;
+  t.equal(store.deferWrite('x', () => (ran = true)), false);
+  store.recordUndo(() => (ran = true));
+  t.equal(ran, false);
+});
+
+t.test('a device-state write that throws undoes only its own changes', async (t) => {
+  const { store, seen, put } = setup(t);
+  const memory = new Map<string, number>();
+  const change = (key: string, v: number) => {
+    const before = memory.get(key);
+    memory.set(key, v);
+    store.recordUndo(() => (before === undefined ? memory.delete(key) : memory.set(key, before)));
+    store.deferWrite(key, () => put.run(key, v));
+  };
+  const ok = store.commitSoon(() => {
+    change('kept', 1);
+    change('shared', 1);
+  });
+  t.throws(
+    () =>
+      store.commitSoon(() => {
+        change('shared', 2);
+        change('dropped', 1);
+        throw new Error('boom');
+      }),
+    { message: 'boom' },
   );
+  t.same(Object.fromEntries(memory), { kept: 1, shared: 1 }, 'the failed call\'s in-memory changes are put back');
   await ok;
   t.equal(seen('kept'), 1);
+  t.equal(seen('shared'), 1, 'the earlier call\'s write of the same row is the one committed');
   t.equal(seen('dropped'), undefined);
+});
+
+t.test('a group commit that fails rejects every write in it, commits none, and tells the rollback listeners', async (t) => {
+  const { store, seen, put } = setup(t);
+  let rollbacks = 0;
+  store.onRollback(() => rollbacks++);
+  const a = store.commitSoon(() => store.deferWrite('a', () => put.run('a', 1)));
+  const b = store.commitSoon(() =>
+    store.deferWrite('b', () => {
+      throw new Error('disk full');
+    }),
+  );
+  await t.rejects(a, { message: 'disk full' });
+  await t.rejects(b, { message: 'disk full' });
+  t.equal(seen('a'), undefined, 'nothing of the batch was committed');
+  t.equal(rollbacks, 1);
+  t.equal(store.db.inTransaction, false);
+  t.equal(store.db.pragma('synchronous', { simple: true }), 2);
+  await store.commitSoon(() => store.deferWrite('c', () => put.run('c', 3)));
+  t.equal(seen('c'), 3, 'the next turn commits again');
 });
 
 t.test('a durable transaction commits a pending group commit first, then itself', async (t) => {
   const { store, seen, put } = setup(t);
-  const pending = store.commitSoon(() => put.run('state', 1));
+  const pending = store.commitSoon(() => store.deferWrite('state', () => put.run('state', 1)));
   store.transaction(() => put.run('account', 1));
   t.equal(seen('state'), 1, 'the device state was committed first');
   t.equal(seen('account'), 1, 'the durable write is committed when transaction() returns');
@@ -74,7 +130,8 @@ t.test('closing commits what is pending', async (t) => {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const store = new Store(path.join(dir, 'azc.db'));
   store.db.exec('CREATE TABLE probe (k TEXT PRIMARY KEY, v INTEGER)');
-  void store.commitSoon(() => store.db.prepare('INSERT INTO probe VALUES (?, ?)').run('late', 7));
+  const insert = store.db.prepare('INSERT INTO probe VALUES (?, ?)');
+  void store.commitSoon(() => store.deferWrite('late', () => insert.run('late', 7)));
   store.close();
   const reopened = new Database(path.join(dir, 'azc.db'));
   t.equal((reopened.prepare('SELECT v FROM probe WHERE k = ?').get('late') as { v: number }).v, 7);

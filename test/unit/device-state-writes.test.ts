@@ -1,0 +1,52 @@
+// Device state written through the group commit: a zone changed many times in one turn costs one UPDATE when the
+// turn commits (counted by a trigger in the real SQLite file), reads see every change at once, and a commit that
+// fails puts the in-memory zones back to what the database holds.
+import t from 'tap';
+import Database from 'better-sqlite3';
+import path from 'node:path';
+import { admin, audioRig } from '../helpers/audio-rig.js';
+
+function countUpdates(store: { db: Database.Database }): () => number {
+  store.db.exec(`CREATE TEMP TABLE zone_updates (n INTEGER);
+                 INSERT INTO zone_updates VALUES (0);
+                 CREATE TEMP TRIGGER count_zone_updates AFTER UPDATE ON zones BEGIN UPDATE zone_updates SET n = n + 1; END;`);
+  const read = store.db.prepare('SELECT n FROM zone_updates');
+  return () => (read.get() as { n: number }).n;
+}
+
+t.test('many volume changes to one zone in a turn are one UPDATE of its row, with the last value', async (t) => {
+  const rig = await audioRig(t);
+  const zone = rig.audio.listZones(admin)[0]!;
+  const updates = countUpdates(rig.store);
+  const acks: Promise<void>[] = [];
+  for (const volume of [0.1, 0.2, 0.3, 0.4, 0.5]) acks.push(rig.audio.setZoneVolume(admin, zone.id, { volume }));
+  t.equal(rig.audio.listZones(admin)[0]!.volume, 0.5, 'reads see the latest change before the commit');
+  t.equal(updates(), 0, 'nothing is written before the turn ends');
+  await Promise.all(acks);
+  t.equal(updates(), 1, 'one UPDATE for five changes');
+  const observer = new Database(path.join(rig.dir, 'azc.db'), { readonly: true });
+  t.teardown(() => observer.close());
+  t.equal((observer.prepare('SELECT volume FROM zones WHERE id = ?').get(zone.id) as { volume: number }).volume, 0.5, 'committed: another connection reads it');
+  t.same(
+    rig.events.filter((e) => e.type === 'zone.volumeChanged').map((e) => (e.payload as { volume: number }).volume),
+    [0.1, 0.2, 0.3, 0.4, 0.5],
+    'every change still has its event',
+  );
+});
+
+t.test('a group commit that fails acknowledges nothing and the zones read as the database holds them', async (t) => {
+  const rig = await audioRig(t);
+  const [first, second] = rig.audio.listZones(admin);
+  const before = [first!.volume, second!.volume];
+  // A trigger that refuses the write, as a full disk or an I/O error would at commit.
+  rig.store.db.exec(`CREATE TEMP TRIGGER refuse AFTER UPDATE ON zones BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;`);
+  const a = rig.audio.setZoneVolume(admin, first!.id, { volume: 0.9 });
+  const b = rig.audio.setZoneVolume(admin, second!.id, { volume: 0.8 });
+  await t.rejects(a, /refused by the test/);
+  await t.rejects(b, /refused by the test/);
+  const after = rig.audio.listZones(admin);
+  t.same([after[0]!.volume, after[1]!.volume], before, 'the in-memory rows were reloaded from the database');
+  rig.store.db.exec('DROP TRIGGER refuse');
+  await rig.audio.setZoneVolume(admin, first!.id, { volume: 0.7 });
+  t.equal(rig.audio.listZones(admin)[0]!.volume, 0.7, 'the next turn commits again');
+});
