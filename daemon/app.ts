@@ -276,7 +276,7 @@ export class Daemon {
     const readCache = new ReadCache(['GET /api/players', 'GET /api/zones', 'GET /api/users/me']);
     bus.subscribe(() => readCache.clear(), { internal: true });
     store.onRollback(() => readCache.clear());
-    const backups = new BackupService(store, new BackupRepo(store.db), secrets, amplifiers, {
+    const backups = new BackupService(store, new BackupRepo(store), secrets, amplifiers, {
       limits: config.limits,
       friendlyName: config.friendlyName,
       version: VERSION,
@@ -299,6 +299,8 @@ export class Daemon {
       authenticate: (credential) => authentication.authenticate(credential),
       fallback: createStaticHandler(),
       readCache,
+      // Device state changed by this turn's requests is committed before their answers are written.
+      endOfTurn: () => store.flushBatch(),
     });
     server.add([
       ...systemRoutes(

@@ -4,21 +4,23 @@
 /**
  * - routing: inside the uWS handler call; nothing registered with uWS yet, not counted.
  * - reading: the body is arriving.
- * - waiting: taken up at the end of this event-loop turn; its socket is paused until it is answered.
- * - rejecting: a framing error to send at the end of the turn; the socket is not paused (the answer closes it).
- * - handling: an async handler runs; the socket is paused.
+ * - waiting: taken up at the end of this event-loop turn (no read of its socket can come before).
+ * - rejecting: a framing error to send at the end of the turn (the answer closes the connection).
+ * - handling: an async handler runs, in the turn it started in; its answer usually goes out in that turn.
+ * - held: the handler outlived that turn; its socket is paused until it is answered, so pipelined requests wait.
  * - orphaned: the client went away while the handler runs; still counted until the handler settles.
  * - answered: the response is written, or a raw route or static file took it over.
  * - aborted: the client went away; the response may not be touched.
  */
-export type Phase = 'routing' | 'reading' | 'waiting' | 'rejecting' | 'handling' | 'orphaned' | 'answered' | 'aborted';
+export type Phase = 'routing' | 'reading' | 'waiting' | 'rejecting' | 'handling' | 'held' | 'orphaned' | 'answered' | 'aborted';
 
 const NEXT: Record<Phase, readonly Phase[]> = {
   routing: ['reading', 'waiting', 'rejecting', 'handling', 'answered'],
   reading: ['waiting', 'answered', 'aborted'],
   waiting: ['handling', 'answered', 'aborted'],
   rejecting: ['answered', 'aborted'],
-  handling: ['answered', 'orphaned'],
+  handling: ['held', 'answered', 'orphaned'],
+  held: ['answered', 'orphaned'],
   orphaned: ['aborted'],
   answered: [],
   aborted: [],
@@ -32,17 +34,17 @@ export function move(from: Phase, to: Phase): Phase {
 
 /** Phases that outlive the uWS handler call: shutdown waits for requests in them. */
 export function isUnderWay(phase: Phase): boolean {
-  return phase === 'reading' || phase === 'waiting' || phase === 'rejecting' || phase === 'handling' || phase === 'orphaned';
+  return phase === 'reading' || phase === 'waiting' || phase === 'rejecting' || phase === 'handling' || phase === 'held' || phase === 'orphaned';
 }
 
 /** Phases whose socket was paused (and must be resumed when the answer goes out). */
 export function isPaused(phase: Phase): boolean {
-  return phase === 'waiting' || phase === 'handling';
+  return phase === 'held';
 }
 
 /** What the client going away does: a running handler is left to finish; anything else ends here. */
 export function onAbort(phase: Phase): Phase | undefined {
-  if (phase === 'handling') return 'orphaned';
+  if (phase === 'handling' || phase === 'held') return 'orphaned';
   if (phase === 'reading' || phase === 'waiting' || phase === 'rejecting') return 'aborted';
   return undefined;
 }

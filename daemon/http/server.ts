@@ -14,7 +14,13 @@ import { isPaused, isUnderWay, move, onAbort, type Phase } from './request-lifec
 
 export { statusLine } from './dispatch.js';
 
-export type ServerOptions = PipelineOptions;
+export interface ServerOptions extends PipelineOptions {
+  /**
+   * Called once the requests taken up in one event-loop turn have run, before their answers are written: the daemon
+   * commits its group commit there, so an acknowledgement goes out in the same turn, before uWS reads again.
+   */
+  endOfTurn?: () => void;
+}
 
 const UPPER_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
 /** The headers every API request may need (credentials, body framing, request id). */
@@ -59,11 +65,16 @@ export class HttpServer {
   /** Requests taken up at the end of this event-loop turn (see defer), and the pending immediate. */
   private ready: SocketExchange[] = [];
   private readyTimer: NodeJS.Immediate | undefined;
+  /** Requests whose handler went async in this turn; those still unanswered when it ends are paused (see hold). */
+  private handling: SocketExchange[] = [];
+  private holdTimer: NodeJS.Immediate | undefined;
+  private readonly endOfTurn: (() => void) | undefined;
   private readonly uws = loadUws();
   boundPort = 0;
 
   constructor(options: ServerOptions) {
     this.dispatcher = new Dispatcher(options);
+    this.endOfTurn = options.endOfTurn;
     this.app = this.uws.module.App();
     this.app.any('/*', (res, req) => this.handle(res, req));
   }
@@ -211,7 +222,8 @@ export class HttpServer {
    * in the same read before that turn ends, and closes the connection when one arrives while an earlier answer
    * is still pending; a change applied before that would lose its answer. So a request that may change
    * something runs only once the parser is done with its bytes (if the connection is gone by then, nothing
-   * happens), and its socket is not read again until it is answered: pipelined requests then wait their turn.
+   * happens). Its answer then goes out in the same turn (endOfTurn commits), before uWS reads the socket again;
+   * a handler that outlives the turn has its socket paused until it answers (hold), so pipelined requests wait.
    */
   private defer(ex: SocketExchange, next: 'waiting' | 'rejecting'): void {
     ex.res.onAborted(() => this.abort(ex));
@@ -220,9 +232,10 @@ export class HttpServer {
 
   private schedule(ex: SocketExchange, next: 'waiting' | 'rejecting'): void {
     this.enter(ex, next);
-    if (next === 'waiting') ex.res.pause();
     this.ready.push(ex);
     this.readyTimer ??= setImmediate(this.takeUpReady);
+    // Queued behind takeUpReady in the same turn: runs after it and after the microtasks that write its answers.
+    this.holdTimer ??= setImmediate(this.hold);
   }
 
   private readonly takeUpReady = (): void => {
@@ -230,6 +243,19 @@ export class HttpServer {
     const batch = this.ready;
     this.ready = [];
     for (const ex of batch) this.takeUp(ex);
+    this.endOfTurn?.();
+  };
+
+  /** Pauses the socket of every request whose handler is still running at the end of the turn it went async in. */
+  private readonly hold = (): void => {
+    this.holdTimer = undefined;
+    const batch = this.handling;
+    this.handling = [];
+    for (const ex of batch) {
+      if (ex.phase !== 'handling') continue;
+      this.enter(ex, 'held');
+      ex.res.pause();
+    }
   };
 
   private takeUp(ex: SocketExchange): void {
@@ -256,12 +282,12 @@ export class HttpServer {
       this.write(ex, result);
       return;
     }
-    if (ex.phase === 'routing') {
-      // Registered before the response goes async, as uWS requires; the handler still finishes its writes.
-      ex.res.onAborted(() => this.abort(ex));
-      ex.res.pause();
-    }
+    // Registered before the response goes async, as uWS requires; the handler still finishes its writes.
+    if (ex.phase === 'routing') ex.res.onAborted(() => this.abort(ex));
     this.enter(ex, 'handling');
+    this.handling.push(ex);
+    // Inside a uWS callback this runs before uWS reads again; inside takeUpReady one is already queued.
+    this.holdTimer ??= setImmediate(this.hold);
     result.then(
       (value) => this.write(ex, value),
       (err) => this.fail(ex, err),

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { isPaused, isUnderWay, move, onAbort, type Phase } from '../../daemon/http/request-lifecycle.js';
 
-const ALL: Phase[] = ['routing', 'reading', 'waiting', 'rejecting', 'handling', 'orphaned', 'answered', 'aborted'];
+const ALL: Phase[] = ['routing', 'reading', 'waiting', 'rejecting', 'handling', 'held', 'orphaned', 'answered', 'aborted'];
 
 t.test('a response is written at most once: nothing leaves answered or aborted', async (t) => {
   for (const from of ['answered', 'aborted'] as const) {
@@ -12,6 +12,7 @@ t.test('a response is written at most once: nothing leaves answered or aborted',
 
 t.test('a request whose client went away mid-handler is never answered, only closed when its handler settles', async (t) => {
   t.equal(onAbort('handling'), 'orphaned');
+  t.equal(onAbort('held'), 'orphaned');
   t.throws(() => move('orphaned', 'answered'), /no move/);
   t.equal(move('orphaned', 'aborted'), 'aborted');
   t.ok(isUnderWay('orphaned'), 'shutdown still waits for its handler');
@@ -23,12 +24,15 @@ t.test('a client going away before its handler runs ends the request at once', a
 });
 
 t.test('shutdown waits exactly for the phases that outlive the uWS handler call', async (t) => {
-  t.same(ALL.filter(isUnderWay), ['reading', 'waiting', 'rejecting', 'handling', 'orphaned']);
+  t.same(ALL.filter(isUnderWay), ['reading', 'waiting', 'rejecting', 'handling', 'held', 'orphaned']);
 });
 
-t.test('only requests that wait for the end of the turn or for a handler pause their socket', async (t) => {
-  t.same(ALL.filter(isPaused), ['waiting', 'handling']);
+t.test('only a handler that outlived the turn it went async in has its socket paused', async (t) => {
+  t.same(ALL.filter(isPaused), ['held']);
   t.notOk(isPaused('rejecting'), 'a framing error is answered and the connection closed: nothing to resume');
+  t.equal(move('handling', 'held'), 'held');
+  t.equal(move('held', 'answered'), 'answered');
+  t.throws(() => move('waiting', 'held'), /no move/, 'a request not yet taken up has no handler to outlive its turn');
 });
 
 t.test('a synchronous answer goes straight from routing to answered; a body is read before anything runs', async (t) => {
