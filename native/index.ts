@@ -1,13 +1,24 @@
 // systemd notification for azcd: wraps the C sd_notify addon; a no-op outside systemd, one log line if the addon is missing.
 import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
 /**
- * Where the addon can be, relative to this module: `native/index.ts` run from source (tsx, tests) and
- * `dist/native/index.js` after `npm run build` (the installed service) both find `native/build/Release`.
+ * Where the addon can be: `native/build/Release` next to this module (`native/index.ts` run from source) or under
+ * any folder above it, so the compiled module (`dist/native/`) and the daemon's bundle (`dist/daemon/main.js`, or
+ * one of its chunks) find it too.
  */
-const DEFAULT_ADDON_PATHS = ['./build/Release/azc_notify.node', '../../native/build/Release/azc_notify.node'];
+function defaultAddonPaths(): string[] {
+  const paths = ['./build/Release/azc_notify.node'];
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    dir = path.dirname(dir);
+    paths.push(path.join(dir, 'native', 'build', 'Release', 'azc_notify.node'));
+  }
+  return paths;
+}
 
 /** Longest STATUS= text we send; systemd shows one short line, and the addon refuses more than 4096 bytes. */
 const MAX_STATUS_CHARS = 1024;
@@ -58,7 +69,7 @@ function oneLine(text: string): string {
 /** Creates the notifier; reads NOTIFY_SOCKET now, and the addon re-reads it for every message. */
 export function createNotifier(log: Log = defaultLog, options: NotifierOptions = {}): Notifier {
   const underSystemd = Boolean(process.env['NOTIFY_SOCKET']);
-  const { addon, error } = loadAddon(options.addonPaths ?? DEFAULT_ADDON_PATHS);
+  const { addon, error } = loadAddon(options.addonPaths ?? defaultAddonPaths());
   if (!addon) {
     log(
       underSystemd

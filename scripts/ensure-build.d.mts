@@ -8,6 +8,8 @@ export declare function staleReason(root: string): string | undefined;
 export declare function ensureBuild(options: {
   root: string;
   force?: boolean;
-  build: () => boolean;
+  build: () => boolean | Promise<boolean>;
   log?: (msg: string) => void;
-}): { built: boolean; failed?: boolean };
+}): Promise<{ built: boolean; failed?: boolean }>;
+/** tsc -p tsconfig.build.json, then the daemon's bundle (scripts/bundle.mjs); whether both succeeded. */
+export declare function buildAll(root: string): Promise<boolean>;

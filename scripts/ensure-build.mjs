@@ -1,15 +1,18 @@
-// Compiles the TypeScript only when a source is newer than the last good build, so `npm start` starts at once.
-// `npm run build` passes --force. The stamp (dist/.build-stamp) is written only after tsc succeeds.
+// Compiles the TypeScript only when a source is newer than the last good build, so `npm start` starts at once:
+// tsc checks and compiles every tree into dist/, then the daemon's entry is bundled over dist/daemon/main.js
+// (scripts/bundle.mjs). `npm run build` passes --force. The stamp (dist/.build-stamp) is written only after both
+// succeed.
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleDaemon } from './bundle.mjs';
 
 /** What the build reads: the TypeScript of the compiled trees and the files that configure the compiler. */
 export const SOURCE_DIRS = ['daemon', 'drivers', 'native'];
 /** Folders under those that tsc does not compile (the dashboard is served as is; node-gyp's output). */
 const SKIP_DIRS = [path.join('daemon', 'ui'), path.join('native', 'build')];
-export const SOURCE_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+export const SOURCE_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json', path.join('scripts', 'bundle.mjs')];
 /** The file whose existence says the build output is there at all. */
 export const OUTPUT = path.join('dist', 'daemon', 'main.js');
 export const STAMP = path.join('dist', '.build-stamp');
@@ -49,7 +52,7 @@ export function staleReason(root) {
  * build starts and put in place after it succeeds: it carries the file system's own clock from the start, so a
  * file saved while tsc runs still counts as newer next time.
  */
-export function ensureBuild({ root, force = false, build, log = (msg) => process.stderr.write(`${msg}\n`) }) {
+export async function ensureBuild({ root, force = false, build, log = (msg) => process.stderr.write(`${msg}\n`) }) {
   const reason = force ? 'forced' : staleReason(root);
   if (!reason) return { built: false };
   log(`build: compiling TypeScript (${reason})`);
@@ -58,7 +61,7 @@ export function ensureBuild({ root, force = false, build, log = (msg) => process
   rmSync(stamp, { force: true });
   mkdirSync(path.dirname(stamp), { recursive: true });
   closeSync(openSync(pending, 'w'));
-  if (!build()) {
+  if (!(await build())) {
     rmSync(pending, { force: true });
     return { built: false, failed: true };
   }
@@ -76,8 +79,13 @@ function tsc(root) {
   return spawnSync(process.execPath, [bin, '-p', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' }).status === 0;
 }
 
+/** The whole build: tsc, then the bundle of the daemon's entry over tsc's dist/daemon/main.js. */
+export async function buildAll(root) {
+  return tsc(root) && (await bundleDaemon({ root }));
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-  const result = ensureBuild({ root, force: process.argv.includes('--force'), build: () => tsc(root) });
+  const result = await ensureBuild({ root, force: process.argv.includes('--force'), build: () => buildAll(root) });
   if (result.failed) process.exit(1);
 }

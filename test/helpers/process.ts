@@ -29,6 +29,8 @@ export interface RunOptions {
   /** Added to the environment, which has no AZC_* or systemd variables of the outer one. */
   env?: NodeJS.ProcessEnv;
   entry?: keyof typeof ENTRIES;
+  /** A script to run instead of either entry (a bundle built by a test). */
+  entryPath?: string;
   /** Node options before the entry (e.g. `--cpu-prof`). */
   nodeArgs?: string[];
   /** 'discard' sends stdout to /dev/null: a benchmark pays for writing its logs, not for a reader. */
@@ -62,7 +64,7 @@ function cleanEnvironment(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 /** Starts azcd and returns at once (for --help, a bad flag, or a start that is expected to fail). */
 export function runAzcd(options: RunOptions = {}): AzcdProcess {
   const spawner = options.spawner ?? spawn;
-  const child = spawner(process.execPath, [...(options.nodeArgs ?? []), ...ENTRIES[options.entry ?? 'source'], ...(options.args ?? [])], {
+  const child = spawner(process.execPath, [...(options.nodeArgs ?? []), ...(options.entryPath ? [options.entryPath] : ENTRIES[options.entry ?? 'source']), ...(options.args ?? [])], {
     cwd: ROOT,
     env: cleanEnvironment(options.env ?? {}),
     stdio: ['ignore', options.stdout === 'discard' ? 'ignore' : 'pipe', 'pipe'],

@@ -47,44 +47,44 @@ function project(t: Test) {
 
 t.test('the first start builds and the second does not', async (t) => {
   const p = project(t);
-  t.same(p.start(), { built: true });
-  t.same(p.start(), { built: false });
+  t.same(await p.start(), { built: true });
+  t.same(await p.start(), { built: false });
   t.equal(p.builds(), 1);
 });
 
 t.test('a changed source, tsconfig or package.json builds again, once', async (t) => {
   const p = project(t);
-  p.start();
+  await p.start();
   for (const file of ['drivers/driver.ts', 'daemon/http/server.ts', 'native/index.ts', 'tsconfig.json', 'package.json']) {
     p.touch(file);
-    t.same(p.start(), { built: true }, `${file} changed`);
-    t.same(p.start(), { built: false }, `then up to date`);
+    t.same(await p.start(), { built: true }, `${file} changed`);
+    t.same(await p.start(), { built: false }, `then up to date`);
   }
   t.equal(p.builds(), 6);
 });
 
 t.test('files tsc does not compile do not trigger a build', async (t) => {
   const p = project(t);
-  p.start();
+  await p.start();
   p.touch('daemon/ui/app.js');
-  t.same(p.start(), { built: false });
+  t.same(await p.start(), { built: false });
 });
 
 t.test('a missing output builds even when the stamp is newer', async (t) => {
   const p = project(t);
-  p.start();
+  await p.start();
   rmSync(path.join(p.root, OUTPUT));
-  t.same(p.start(), { built: true });
+  t.same(await p.start(), { built: true });
 });
 
 t.test('a failed build leaves no stamp, so the next start tries again', async (t) => {
   const p = project(t);
-  p.start();
+  await p.start();
   p.touch('daemon/main.ts');
   p.failNextBuilds(true);
-  t.same(p.start(), { built: false, failed: true });
+  t.same(await p.start(), { built: false, failed: true });
   p.failNextBuilds(false);
-  t.same(p.start(), { built: true });
+  t.same(await p.start(), { built: true });
   t.equal(p.builds(), 3);
 });
 

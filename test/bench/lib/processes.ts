@@ -1,10 +1,10 @@
 // Child processes for benchmarks: spawn with a deadline, track them, and stop each one by its own pid.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openFileLimit } from './proc.js';
+import { buildAll, ensureBuild as ensureProjectBuild } from '../../../scripts/ensure-build.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const BENCH_DIR = path.join(ROOT, 'test/bench');
@@ -125,35 +125,10 @@ export function assertLoopback(url: string): void {
   }
 }
 
-function newestMtime(dir: string, ext: string): number {
-  let newest = 0;
-  if (!existsSync(dir)) return 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name === 'ui' || entry.name === 'build') continue;
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full, ext));
-    else if (entry.name.endsWith(ext) && !entry.name.endsWith('.d.ts')) newest = Math.max(newest, statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
-/** Compiles the daemon (tsconfig.build.json) when dist/ is missing or older than any source file. */
+/** Builds dist/ (tsc, then the daemon's bundle) when a source is newer than the last good build, as `npm start` does. */
 export async function ensureBuild(log: (line: string) => void): Promise<void> {
-  const main = path.join(ROOT, 'dist/daemon/main.js');
-  const dirs = ['daemon', 'drivers', 'native'];
-  const sources = Math.max(...dirs.map((d) => newestMtime(path.join(ROOT, d), '.ts')));
-  // tsc re-emits only what changed, so compare with the newest output, not with main.js alone.
-  const outputs = Math.max(...dirs.map((d) => newestMtime(path.join(ROOT, 'dist', d), '.js')));
-  if (existsSync(main) && outputs >= sources) return;
-  log('dist/ is missing or stale: compiling with tsc -p tsconfig.build.json');
-  const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-  const child = spawnTracked(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: ['ignore', 'inherit', 'inherit'] });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`tsc -p tsconfig.build.json failed (exit ${code})`);
-  if (!existsSync(main)) throw new Error('tsc succeeded but dist/daemon/main.js is missing');
-  // tsc skips files whose content did not change; mark the build as current so it is not repeated.
-  const now = new Date();
-  utimesSync(main, now, now);
+  const result = await ensureProjectBuild({ root: ROOT, build: () => buildAll(ROOT), log });
+  if (result.failed) throw new Error('the build failed (see above)');
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

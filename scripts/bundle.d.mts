@@ -1,0 +1,3 @@
+// Types for scripts/bundle.mjs (plain JavaScript so `npm start` needs no TypeScript loader).
+export declare const EXTERNAL: string[];
+export declare function bundleDaemon(options: { root: string; outdir?: string; log?: (msg: string) => void }): Promise<boolean>;

@@ -1,0 +1,60 @@
+// Bundles the daemon's entry (daemon/main.ts) into dist/daemon/main.js: one module instead of ~300 (TypeBox alone is
+// ~220), minified, so the running service holds less source and fewer module records in memory and starts faster.
+// Code loaded on demand (the MQTT bridge, SSDP, mDNS) goes into chunks beside it, loaded only when configured.
+// Packages with native addons or loaded on demand stay outside the bundle and are required from node_modules.
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+
+/** Kept out of the bundle: native addons (found by their own loaders), and packages only some setups load. */
+export const EXTERNAL = [
+  'better-sqlite3',
+  '@trufflesuite/uws-js-unofficial',
+  '@btc-vision/uwebsockets.js',
+  'serialport',
+  '@serialport/*',
+  'node-ssdp',
+  '@homebridge/ciao',
+  'mqtt',
+  'pino',
+];
+
+/** CommonJS code inside an ES module bundle still calls require() (tweetnacl asks for node:crypto this way). */
+const REQUIRE_BANNER = "import { createRequire as __azcdRequire } from 'node:module'; const require = __azcdRequire(import.meta.url);";
+
+/**
+ * Writes `<outdir>/main.js` and `<outdir>/chunks/` from `<root>/daemon/main.ts`; returns whether it succeeded. The
+ * chunk folder is replaced as a whole, so chunks of an earlier build never linger.
+ */
+export async function bundleDaemon({ root, outdir = path.join(root, 'dist', 'daemon'), log = (msg) => process.stderr.write(`${msg}\n`) }) {
+  let esbuild;
+  try {
+    esbuild = await import('esbuild');
+  } catch {
+    log('build: esbuild is not installed here; run `npm ci` first');
+    return false;
+  }
+  rmSync(path.join(outdir, 'chunks'), { recursive: true, force: true });
+  try {
+    await esbuild.build({
+      absWorkingDir: root,
+      entryPoints: { main: path.join(root, 'daemon', 'main.ts') },
+      outdir,
+      chunkNames: 'chunks/[name]-[hash]',
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      minify: true,
+      // Stack traces of the running service still name source files and lines.
+      sourcemap: 'linked',
+      external: EXTERNAL,
+      banner: { js: REQUIRE_BANNER },
+      logLevel: 'warning',
+    });
+    return true;
+  } catch (err) {
+    log(`build: bundling failed: ${err.message}`);
+    return false;
+  }
+}
