@@ -16,7 +16,7 @@ import { backupRoutes } from './api/backup.js';
 import { DeviceSecrets, writePrivateFile } from './domain/secrets.js';
 import { EventBus, DomainEventSchema, StreamResetSchema } from './domain/events.js';
 import { Type as T } from '@sinclair/typebox';
-import { Authentication } from './domain/authentication.js';
+import { Authentication, type PasswordHasher } from './domain/authentication.js';
 import { UserAdmin } from './domain/user-admin.js';
 import { AudioService } from './domain/audio.js';
 import { PlaylistsService } from './domain/playlists.js';
@@ -73,6 +73,8 @@ export interface DaemonOptions {
   ssdp?: Pick<SsdpAnnouncerOptions, 'port' | 'bindToInterfaceAddress' | 'maxAgeS'>;
   /** Time for the sleep timers (tests pass a hand-driven clock); the system clock by default. */
   clock?: Clock;
+  /** Password hashing; production scrypt cost by default (tests pass the same format at a lower cost). */
+  passwordHasher?: PasswordHasher;
 }
 
 /** Everything that exists once the store is open; built by start(). */
@@ -264,6 +266,7 @@ export class Daemon {
     const udn = meta.udn() ?? this.createUdn(meta);
     let audio: AudioService | undefined;
     const authentication = new Authentication(store, users, secrets, bus, config);
+    if (this.options.passwordHasher) authentication.passwords = this.options.passwordHasher;
     const userAdmin = new UserAdmin(store, users, secrets, bus, authentication, (kind, id) => audio!.exists(kind, id));
     audio = new AudioService(store, audioRepo, users, meta, bus, amplifiers, (ids) => userAdmin.assignmentsDropped(ids), { log: logger });
     const playlists = new PlaylistsService(store, new PlaylistsRepo(store.db), bus, config.exportDir, config.limits);

@@ -39,7 +39,8 @@ export class Authentication {
   private readonly keyCallers = new Map<string, Caller>();
   /** A digest computed once so unknown usernames cost the same scrypt time as known ones. */
   private dummyHash: Promise<string> | undefined;
-  passwords: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
+  /** Production scrypt cost unless the composition root passes another (DaemonOptions.passwordHasher). */
+  passwords: PasswordHasher = { hash: (password) => hashPassword(password), verify: verifyPassword };
 
   constructor(
     private readonly store: Store,
@@ -157,7 +158,8 @@ export class Authentication {
     }
     const attempt = this.throttle.begin(username, client);
     try {
-      this.dummyHash ??= hashPassword('not a password of anyone');
+      // Hashed by the hasher in use, so an unknown username costs what a known one does.
+      this.dummyHash ??= this.passwords.hash('not a password of anyone');
       const matches = await this.passwords.verify(password, row?.password_hash ?? (await this.dummyHash));
       // Re-read after the await: the user may have been disabled, deleted or given a new password meanwhile.
       const current = row && this.users.byId(row.id);
