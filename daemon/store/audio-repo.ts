@@ -65,6 +65,8 @@ export class AudioRepo {
   private zones_ = new Map<string, Readonly<ZoneRow>>();
   private sortedPlayers: Readonly<PlayerRow>[] | undefined;
   private sortedZones: Readonly<ZoneRow>[] | undefined;
+  /** Zones changed in the open group commit, as the database holds them (see updateZone and writeZone). */
+  private readonly committedZones = new Map<string, Readonly<ZoneRow>>();
 
   /** The configured amplifiers: driver families by amplifier key. */
   private readonly configured = new Map<string, Set<string>>();
@@ -104,6 +106,7 @@ export class AudioRepo {
                           sleep_until = @sleep_until
          WHERE id = @id`,
       ),
+      setZoneVolume: db.prepare('UPDATE zones SET volume = ? WHERE id = ?'),
       setZoneSettings: db.prepare('UPDATE zones SET name = @name, max_volume = @max_volume, turn_on_volume = @turn_on_volume WHERE id = @id'),
       deleteZone: db.prepare('DELETE FROM zones WHERE id = ?'),
       insertInput: db.prepare(
@@ -122,6 +125,7 @@ export class AudioRepo {
 
   /** Rebuilds the in-memory players and zones from the database. */
   reload(): void {
+    this.committedZones.clear();
     this.players_ = new Map((this.s.allPlayers.all() as PlayerRow[]).map((row) => [row.id, Object.freeze(row)]));
     this.zones_ = new Map((this.s.allZones.all() as ZoneRow[]).map((row) => [row.id, Object.freeze(row)]));
     this.sortedPlayers = undefined;
@@ -216,10 +220,41 @@ export class AudioRepo {
       player_id: state.player_id,
       sleep_until: state.sleep_until,
     };
-    const statement = this.s.updateZone;
-    this.write(`zone:${state.id}`, () => statement.run(row));
     const zone = this.zones_.get(state.id);
+    if (this.store.deferWrite(`zone:${row.id}`, () => this.writeZone(row.id))) {
+      // The row as the database holds it, kept from the turn's first change: the write compares against it.
+      if (zone && !this.committedZones.has(row.id)) {
+        this.committedZones.set(row.id, zone);
+        this.store.recordUndo(() => this.committedZones.delete(row.id));
+      }
+    } else {
+      this.s.updateZone.run(row);
+    }
     if (zone) this.putZone({ ...zone, ...row });
+  }
+
+  /**
+   * A zone's deferred write: its latest values, and only the volume when nothing else changed since the database
+   * last had it (the common case, a slider; leaving player_id out spares the index on it a rewrite).
+   */
+  private writeZone(id: string): void {
+    const committed = this.committedZones.get(id);
+    this.committedZones.delete(id);
+    const zone = this.zones_.get(id);
+    if (!zone) return;
+    const volumeOnly =
+      committed !== undefined &&
+      committed.muted === zone.muted &&
+      committed.power === zone.power &&
+      committed.source === zone.source &&
+      committed.player_id === zone.player_id &&
+      committed.sleep_until === zone.sleep_until;
+    if (volumeOnly) {
+      this.s.setZoneVolume.run(zone.volume, id);
+      return;
+    }
+    const { volume, muted, power, source, player_id, sleep_until } = zone;
+    this.s.updateZone.run({ id, volume, muted, power, source, player_id, sleep_until });
   }
   /**
    * Zones of any amplifier, configured or not, routed to a player of another amplifier. Older versions allowed

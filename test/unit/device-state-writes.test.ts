@@ -34,6 +34,31 @@ t.test('many volume changes to one zone in a turn are one UPDATE of its row, wit
   );
 });
 
+t.test('a turn that only moves volumes writes only the volume column; any other change writes the whole row', async (t) => {
+  const rig = await audioRig(t);
+  const zone = rig.audio.listZones(admin)[0]!;
+  // Fires only for UPDATE statements whose SET list names player_id (the indexed column).
+  rig.store.db.exec(`CREATE TEMP TABLE full_updates (n INTEGER);
+                     INSERT INTO full_updates VALUES (0);
+                     CREATE TEMP TRIGGER count_full AFTER UPDATE OF player_id ON zones BEGIN UPDATE full_updates SET n = n + 1; END;`);
+  const fullUpdates = () => (rig.store.db.prepare('SELECT n FROM full_updates').get() as { n: number }).n;
+  await Promise.all([rig.audio.setZoneVolume(admin, zone.id, { volume: 0.2 }), rig.audio.setZoneVolume(admin, zone.id, { volume: 0.3 })]);
+  t.equal(fullUpdates(), 0, 'volumes alone: the narrow statement');
+  await Promise.all([rig.audio.setZoneVolume(admin, zone.id, { volume: 0.4 }), rig.audio.setZoneMuted(admin, zone.id, true)]);
+  t.equal(fullUpdates(), 1, 'a mute in the same turn: the whole row');
+  const observer = new Database(path.join(rig.dir, 'azc.db'), { readonly: true });
+  t.teardown(() => observer.close());
+  t.same(observer.prepare('SELECT volume, muted FROM zones WHERE id = ?').get(zone.id), { volume: 0.4, muted: 1 }, 'both changes are in the database');
+  // A mute and its undo in one turn leave the row as it was apart from the volume: the narrow statement again.
+  await Promise.all([
+    rig.audio.setZoneMuted(admin, zone.id, false),
+    rig.audio.setZoneMuted(admin, zone.id, true),
+    rig.audio.setZoneVolume(admin, zone.id, { volume: 0.5 }),
+  ]);
+  t.equal(fullUpdates(), 1, 'compared with what the database holds, not with the previous call');
+  t.same(observer.prepare('SELECT volume, muted FROM zones WHERE id = ?').get(zone.id), { volume: 0.5, muted: 1 });
+});
+
 t.test('a group commit that fails acknowledges nothing and the zones read as the database holds them', async (t) => {
   const rig = await audioRig(t);
   const [first, second] = rig.audio.listZones(admin);
