@@ -18,12 +18,16 @@ export function singleAmplifier(driver: AmplifierDriver): Amplifier {
 
 export class Amplifiers {
   readonly list: readonly Amplifier[];
-  private readonly byScope = new Map<string, Amplifier>();
+  /** By key, then driver family (looked up for every zone a request touches: no string is built for it). */
+  private readonly byKey = new Map<string, Map<string, Amplifier>>();
 
   constructor(list: readonly Amplifier[]) {
     if (list.length === 0) throw new Error('at least one amplifier is needed');
     this.list = list;
-    for (const amplifier of list) this.byScope.set(scopeOf(amplifier.key, amplifier.driver.name), amplifier);
+    for (const amplifier of list) {
+      if (!this.byKey.has(amplifier.key)) this.byKey.set(amplifier.key, new Map());
+      this.byKey.get(amplifier.key)!.set(amplifier.driver.name, amplifier);
+    }
   }
 
   /** What the store knows each configured amplifier by. */
@@ -33,7 +37,7 @@ export class Amplifiers {
 
   /** The amplifier rows with this key and driver belong to; undefined when it is not configured. */
   find(key: string, driver: string): Amplifier | undefined {
-    return this.byScope.get(scopeOf(key, driver));
+    return this.byKey.get(key)?.get(driver);
   }
 
   /** The name shown for rows of an amplifier; the key for one no longer configured. */
@@ -81,4 +85,3 @@ export function refOf(amplifier: Amplifier): AmplifierRef {
   return { key: amplifier.key, driver: amplifier.driver.name };
 }
 
-const scopeOf = (key: string, driver: string): string => `${key}\u0000${driver}`;
