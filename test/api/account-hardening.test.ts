@@ -5,6 +5,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon.js';
 import { createUser, injectClient } from '../helpers/inject.js';
+import { TEST_PASSWORDS } from '../helpers/passwords.js';
 import { Authentication, TRUSTED_ADDRESSES_PER_USER, type PasswordHasher } from '../../daemon/domain/authentication.js';
 import { UserAdmin } from '../../daemon/domain/user-admin.js';
 import { DeviceSecrets } from '../../daemon/domain/secrets.js';
@@ -55,6 +56,7 @@ function services(d: TestDaemon, clock = { now: Date.now() }) {
   const users = new UsersRepo(store.db);
   const secrets = DeviceSecrets.open(d.stateDir);
   const auth = new Authentication(store, users, secrets, bus, config, () => clock.now);
+  auth.passwords = TEST_PASSWORDS;
   return { auth, admin: new UserAdmin(store, users, secrets, bus, auth, () => false, () => clock.now) };
 }
 
@@ -285,7 +287,7 @@ t.test('the first admin and its generated password', async (t) => {
     const stateDir = tempDir();
     const config = { ...defaultConfig(), host: '127.0.0.1', port: 0, stateDir, exportDir: path.join(stateDir, 'exports'), logLevel: 'silent' as const };
     const start = async () => {
-      const daemon = new Daemon({ config, logger: createLogger('silent'), driver: new SimulatedDriver({ applyDelayMs: 1 }) });
+      const daemon = new Daemon({ config, logger: createLogger('silent'), driver: new SimulatedDriver({ applyDelayMs: 1 }), passwordHasher: TEST_PASSWORDS });
       const started = await daemon.start(undefined);
       return { daemon, ...started, base: `http://127.0.0.1:${started.port}` };
     };

@@ -3,6 +3,7 @@ import t from 'tap';
 import http from 'node:http';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { createUser, injectClient, type Reply } from '../helpers/inject.js';
+import { TEST_PASSWORDS } from '../helpers/passwords.js';
 import { Authentication } from '../../daemon/domain/authentication.js';
 import { DeviceSecrets, hashPassword } from '../../daemon/domain/secrets.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
@@ -455,6 +456,7 @@ t.test('the login back-off on the service clock', async (t) => {
     d.daemon.config,
     () => clock.now,
   );
+  accounts.passwords = TEST_PASSWORDS;
   const status = (password: string) =>
     accounts.login('admin', password, '192.0.2.9').then(
       () => 200,

@@ -4,8 +4,9 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startTestDaemon } from '../helpers/daemon.js';
+import { ROOT } from '../helpers/paths.js';
 
-const README = path.resolve(import.meta.dirname, '../../README.md');
+const README = path.join(ROOT, 'README.md');
 
 /** The tour block: the fenced sh block that sets B from AZC_URL. */
 function tourBlock(): string {

@@ -9,6 +9,7 @@ import { Daemon } from '../../daemon/app.js';
 import { defaultConfig } from '../../daemon/config.js';
 import { createLogger } from '../../daemon/log.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { UsersRepo } from '../../daemon/store/users-repo.js';
 
 /** The raw bytes of azc.db and azc.db-wal, as one buffer per file that exists. */
 function databaseFiles(stateDir: string): Array<{ name: string; bytes: Buffer }> {
@@ -126,4 +127,13 @@ t.test('a restart on the same state directory keeps keys working and creates no 
   t.equal((await anon.get(`/api/users/${user.id}/api-key`, { key: first.adminKey })).body.apiKey, user.apiKey, 'and still opens for an admin');
   t.equal(readFileSync(path.join(first.stateDir, 'initial-admin.txt'), 'utf8'), adminFile, 'the initial admin file is untouched');
   t.equal((await anon.post('/api/auth/login', { username: 'admin', password: 'a-different-password' })).status, 401, 'the new password option is ignored');
+});
+
+// The suite's daemons hash with a cheaper scrypt (test/helpers/passwords.ts); a daemon left to its defaults must not.
+t.test('a daemon with its default hasher stores passwords as scrypt at N=16384, r=8, p=1', async (t) => {
+  const d = await startTestDaemon(t, { productionPasswords: true });
+  const user = await createUser(client(d.base, d.adminKey), 'costly', 'Viewer');
+  const users = new UsersRepo(d.daemon.store.db);
+  for (const name of ['admin', 'costly']) t.match(users.byUsername(name)?.password_hash, /^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/, name);
+  t.equal((await client(d.base).post('/api/auth/login', { username: 'costly', password: user.password })).status, 200, 'and it verifies');
 });

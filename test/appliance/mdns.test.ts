@@ -1,11 +1,12 @@
 // mDNS / DNS-SD: two appliances and a browser on a bridge inside throwaway network namespaces, never a real LAN.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { mdnsHostname, txtRecord } from '../../daemon/discovery/mdns.js';
 import { LineChild } from '../helpers/line-child.js';
+import { nodeEntry } from '../helpers/paths.js';
 
-const CHILD = fileURLToPath(new URL('./mdns-child.ts', import.meta.url));
+/** The child (test/appliance/mdns-child.ts) as this suite runs: bundled, or under tsx. */
+const CHILD = nodeEntry('test/appliance/mdns-child.ts');
 const UDN_1 = 'uuid:5f0c1a52-8d4e-4c55-9a3b-2f6a1e7c9d01';
 const UDN_2 = 'uuid:9e1d2b63-7c5f-4d66-8b4c-3a7b2f8d0e12';
 
@@ -57,7 +58,7 @@ t.test('a browser on the LAN finds the appliance with its TXT records, a second 
     t.equal(result.status, 0, `ip ${step.join(' ')} ${result.stderr}`);
     if (result.status !== 0) return;
   }
-  const node = [process.execPath, '--import', 'tsx', CHILD];
+  const node = [process.execPath, ...CHILD];
   const browser = new LineChild(t, ['ip', 'netns', 'exec', nsB, ...node, 'browse']);
   t.same(await browser.next(), { listening: true });
 
@@ -135,7 +136,7 @@ t.test('a daemon with discovery on is found by mDNS under its friendly name and 
     t.equal(result.status, 0, `ip ${step.join(' ')} ${result.stderr}`);
     if (result.status !== 0) return;
   }
-  const node = [process.execPath, '--import', 'tsx', CHILD];
+  const node = [process.execPath, ...CHILD];
   const browser = new LineChild(t, ['ip', 'netns', 'exec', nsB, ...node, 'browse']);
   t.same(await browser.next(), { listening: true });
   const daemon = new LineChild(t, ['ip', 'netns', 'exec', nsA, ...node, 'daemon']);

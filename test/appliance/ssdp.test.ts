@@ -2,7 +2,6 @@
 import t, { type Test } from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
 import dgram from 'node:dgram';
-import { fileURLToPath } from 'node:url';
 import {
   AZC_DEVICE_TYPE,
   AZC_XML_NAMESPACE,
@@ -13,9 +12,10 @@ import {
 import { SsdpAnnouncer, answeringTarget, selectInterfaces } from '../../daemon/discovery/ssdp.js';
 import { within } from '../helpers/wait-for.js';
 import { LineChild } from '../helpers/line-child.js';
+import { nodeEntry, ROOT } from '../helpers/paths.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CHILD = fileURLToPath(new URL('./ssdp-child.ts', import.meta.url));
+/** The children (test/appliance/ssdp-*.ts) as this suite runs: bundled, or under tsx. */
+const CHILD = nodeEntry('test/appliance/ssdp-child.ts');
 const UDN = 'uuid:5f0c1a52-8d4e-4c55-9a3b-2f6a1e7c9d01';
 const FRIENDLY_NAME = 'Kitchen & "Bar" <Zone 1>';
 const UPNP_NS = '{urn:schemas-upnp-org:device-1-0}';
@@ -194,7 +194,7 @@ interface ChildReport {
 }
 
 async function runChild(t: Test, prefix: string[], mode: string): Promise<ChildReport> {
-  const args = [...prefix, process.execPath, '--import', 'tsx', CHILD, mode, JSON.stringify({ udn: UDN, friendlyName: FRIENDLY_NAME })];
+  const args = [...prefix, process.execPath, ...CHILD, mode, JSON.stringify({ udn: UDN, friendlyName: FRIENDLY_NAME })];
   const child = spawn(args[0]!, args.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -308,8 +308,8 @@ t.test('Daemon.stop() sends ssdp:byebye for every advertised type', async (t) =>
     return;
   }
   t.teardown(() => spawnSync('ip', ['netns', 'delete', namespace]));
-  const script = fileURLToPath(new URL('./ssdp-daemon-child.ts', import.meta.url));
-  const child = spawn('ip', ['netns', 'exec', namespace, process.execPath, '--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const script = nodeEntry('test/appliance/ssdp-daemon-child.ts');
+  const child = spawn('ip', ['netns', 'exec', namespace, process.execPath, ...script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -364,8 +364,7 @@ t.test('on two networks each NOTIFY and answer carries the address of the networ
     announcerAddresses: ['10.77.1.1', '10.77.2.1'],
     observerAddresses: ['10.77.1.2', '10.77.2.2'],
   });
-  const script = fileURLToPath(new URL('./ssdp-two-networks.ts', import.meta.url));
-  const node = [process.execPath, '--import', 'tsx', script];
+  const node = [process.execPath, ...nodeEntry('test/appliance/ssdp-two-networks.ts')];
   const observer = new LineChild(t, ['ip', 'netns', 'exec', nsB, ...node, 'observe', config]);
   t.same(await observer.next(), { listening: true });
   const announcer = new LineChild(t, ['ip', 'netns', 'exec', nsA, ...node, 'announce', config]);

@@ -4,9 +4,8 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from '../helpers/paths.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const UNIT = join(ROOT, 'systemd', 'azcd.service');
 const SYSUSERS = join(ROOT, 'systemd', 'azcd.sysusers');
 const INSTALL = join(ROOT, 'systemd', 'install.sh');

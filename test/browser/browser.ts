@@ -1,14 +1,14 @@
 // Launches Debian's chromium through playwright-core and watches pages for console errors (CSP included).
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { ROOT } from '../helpers/paths.js';
 
 // A page global used inside evaluate(): the project compiles without the DOM lib.
 declare const requestAnimationFrame: (callback: () => void) => number;
 
 export const CHROMIUM = process.env.AZC_CHROMIUM ?? '/usr/bin/chromium';
-export const SCREENSHOTS = fileURLToPath(new URL('../../test-artifacts/screenshots/', import.meta.url));
+export const SCREENSHOTS = path.join(ROOT, 'test-artifacts', 'screenshots');
 
 const ARGS = [
   '--headless',

@@ -7,6 +7,7 @@ import { createLogger } from '../../daemon/log.js';
 import { Daemon } from '../../daemon/app.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { tempDir } from '../helpers/daemon.js';
+import { TEST_PASSWORDS } from '../helpers/passwords.js';
 
 export interface FirstStart {
   base: string;
@@ -20,7 +21,12 @@ export async function startWithGeneratedAdmin(t: { teardown(fn: () => unknown): 
   const stateDir = tempDir('azc-first-start-');
   const config: Config = { ...defaultConfig(), host: '127.0.0.1', port: 0, stateDir, exportDir: path.join(stateDir, 'exports'), logLevel: 'warn' };
   const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
-  const daemon = new Daemon({ config, logger: createLogger(config.logLevel, quiet), driver: new SimulatedDriver({ applyDelayMs: 1 }) });
+  const daemon = new Daemon({
+    config,
+    logger: createLogger(config.logLevel, quiet),
+    driver: new SimulatedDriver({ applyDelayMs: 1 }),
+    passwordHasher: TEST_PASSWORDS,
+  });
   t.teardown(async () => {
     await daemon.stop();
     rmSync(stateDir, { recursive: true, force: true });

@@ -6,11 +6,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SerialPort } from 'serialport';
 import { decodeStatus, encodeQuery } from '../../drivers/monoprice/protocol.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { ROOT } from '../helpers/paths.js';
 
 function exists(file: string): boolean {
   try {

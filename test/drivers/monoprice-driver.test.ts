@@ -1,8 +1,13 @@
 // Monoprice driver against the emulator over a real pty: wire commands, polling, coalescing and every fault.
 import t from 'tap';
 import type { DriverEvent } from '../../drivers/driver.js';
+import { ALONE, concurrently } from '../helpers/concurrency.js';
 import { isStatus, isZoneEvent, nextEvent, settledWithin } from './conformance.js';
 import { ON, rig, startOnline } from './monoprice-rig.js';
+
+// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: four run at once.
+// ALONE: tests paced against the emulated baud rate, and one that counts the process's timers.
+concurrently(t);
 
 t.test('routing a zone sends power on first, then source and volume', async (t) => {
   const r = await rig(t);
@@ -51,7 +56,7 @@ t.test('a keypad change becomes one zone event; LS flapping, PA, DND, treble and
   t.equal(r.events.filter((e) => e.type === 'zone').length, 1, 'exactly one event');
 });
 
-t.test('a burst of 100 volume changes sends far fewer volume commands and the last value wins', async (t) => {
+t.test('a burst of 100 volume changes sends far fewer volume commands and the last value wins', ALONE, async (t) => {
   const r = await rig(t, { emulator: { byteDelayMs: 1.04 }, driver: { commandTimeoutMs: 500 } });
   await startOnline(r, new Map([[11, ON]]));
   const mark = r.emulator.commands.length;
@@ -67,7 +72,7 @@ t.test('a burst of 100 volume changes sends far fewer volume commands and the la
   t.equal(r.emulator.state(11).volume, 38);
 });
 
-t.test('a poll on the wire while a set is pending neither reverts the set nor reports it', async (t) => {
+t.test('a poll on the wire while a set is pending neither reverts the set nor reports it', ALONE, async (t) => {
   // 1.04 ms per byte: the ?10 reply takes ~170 ms to arrive, so the set is recorded while the poll is in flight.
   const r = await rig(t, { emulator: { byteDelayMs: 1.04 }, driver: { commandTimeoutMs: 500 } });
   await startOnline(r, new Map([[11, ON]]));
@@ -111,7 +116,7 @@ t.test('a port missing at start is reported offline and used once it appears', a
   t.match(r.emulator.state(14), { power: true, volume: 10, source: 3 });
 });
 
-t.test('stopping while waiting to reconnect leaves no timers', async (t) => {
+t.test('stopping while waiting to reconnect leaves no timers', ALONE, async (t) => {
   const r = await rig(t, { deferredPort: true });
   const before = process.getActiveResourcesInfo().filter((x) => x === 'Timeout').length;
   const offline = nextEvent(r.driver, isStatus(false), 'status offline');

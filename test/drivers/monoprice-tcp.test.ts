@@ -5,12 +5,16 @@ import type { DriverEvent, ZoneState } from '../../drivers/driver.js';
 import { MonopriceDriver } from '../../drivers/monoprice/driver.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
 import { client } from '../helpers/client.js';
+import { concurrently } from '../helpers/concurrency.js';
 import { startTestDaemon, tempDir } from '../helpers/daemon.js';
 import { spawnDaemon } from '../helpers/process.js';
 import { isEvent, openStream } from '../helpers/sse.js';
 import { createTcpBridge, type TcpBridge } from '../helpers/tcp-bridge.js';
 import { isStatus, isZoneEvent, nextEvent, settledWithin } from './conformance.js';
 import { FAST, ON } from './monoprice-rig.js';
+
+// Every test builds its own TCP adapter, emulator and driver (or daemon) and mostly waits on them: four run at once.
+concurrently(t);
 
 interface TcpRig {
   bridge: TcpBridge;

@@ -2,8 +2,12 @@
 import t from 'tap';
 import type { DriverEvent } from '../../drivers/driver.js';
 import { MONOPRICE_DEFAULTS } from '../../drivers/monoprice/driver.js';
+import { concurrently } from '../helpers/concurrency.js';
 import { isZoneEvent, nextEvent, settledWithin } from './conformance.js';
 import { ON, rig, setsSince, startOnline, timeouts } from './monoprice-rig.js';
+
+// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: four run at once.
+concurrently(t);
 
 /**
  * For tests that assert no command timed out: the real timeout, so only a reply the driver truly missed counts,

@@ -3,8 +3,13 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { MONOPRICE_DEFAULTS } from '../../drivers/monoprice/driver.js';
 import type { EmulatorOptions } from '../../drivers/monoprice/emulator.js';
+import { ALONE, concurrently } from '../helpers/concurrency.js';
 import { isStatus, isZoneEvent, nextEvent, settledWithin } from './conformance.js';
 import { ON, rig, startOnline, timeouts, type Rig } from './monoprice-rig.js';
+
+// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: four run at once.
+// ALONE: the test at the real baud rate that asserts no command timed out.
+concurrently(t);
 
 /** Three units, so no probe is meant to time out; a little pacing splits replies, prompts included, across chunks. */
 const UNITS = 3;
@@ -64,7 +69,7 @@ t.test('an amp that never prompts is still found offline when it goes silent', a
   t.equal(r.emulator.state(11).volume, 19, 'the change made while it was silent landed');
 });
 
-t.test('at 9600 baud with the default timeouts, three units are probed, driven and polled without a timeout', async (t) => {
+t.test('at 9600 baud with the default timeouts, three units are probed, driven and polled without a timeout', ALONE, async (t) => {
   // ?x0 replies are 168 bytes, ~175 ms each at 1.04 ms per byte, against the default 1 s command timeout.
   const r = await rig(t, {
     emulator: { units: UNITS, byteDelayMs: 1.04 },

@@ -6,6 +6,7 @@ import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
 import { RnetEmulator } from '../../drivers/rnet/emulator.js';
 import { amplifierKey, type AmplifierConfig } from '../../daemon/config.js';
 import { client } from '../helpers/client.js';
+import { concurrently } from '../helpers/concurrency.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { eventOf, isEvent, openStream } from '../helpers/sse.js';
 import { createTcpBridge } from '../helpers/tcp-bridge.js';
@@ -13,6 +14,9 @@ import { within } from '../helpers/wait-for.js';
 import { FAST as MONOPRICE_FAST } from './monoprice-rig.js';
 import { FAST as RNET_FAST } from './rnet-rig.js';
 import { emulatorOnPty } from './serial-rig.js';
+
+// Every test starts its own daemon on its own ptys and emulators and mostly waits on them: four run at once.
+concurrently(t);
 
 interface Zone {
   id: string;

@@ -1,7 +1,12 @@
 // The RNET driver passes the shared conformance suite: real serialport, socat pty, byte-exact emulator.
 import t from 'tap';
+import { concurrently } from '../helpers/concurrency.js';
 import { driverConformance } from './conformance.js';
 import { STEPS, fromEmulated, rig, toEmulated } from './rnet-rig.js';
+
+// Every case builds its own rig and mostly waits on the emulated line: four run at once (conformance.ts runs the
+// cases that count timers or pace a burst ALONE).
+concurrently(t);
 
 driverConformance(t, {
   expect: { zones: 6, inputs: 6, volumeSteps: STEPS },

@@ -2,8 +2,13 @@
 import t from 'tap';
 import type { DriverEvent } from '../../drivers/driver.js';
 import { encodeVolume, encodeZonePower } from '../../drivers/rnet/protocol.js';
+import { ALONE, concurrently } from '../helpers/concurrency.js';
 import { isStatus, isZoneEvent, nextEvent, settledWithin } from './conformance.js';
 import { ON, rig, setsSince, startOnline } from './rnet-rig.js';
+
+// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: four run at once.
+// ALONE: a test that counts the process's timers.
+concurrently(t);
 
 /** Polls so rare they never happen during a test: whatever the driver learns then came from the bus. */
 const NO_POLL = { pollIntervalMs: 600_000 };
@@ -248,7 +253,7 @@ t.test('line noise and dropped bytes do not stop the driver', async (t) => {
   t.match(r.emulator.state(12), { power: true });
 });
 
-t.test('stopping while waiting to reconnect leaves no timers', async (t) => {
+t.test('stopping while waiting to reconnect leaves no timers', ALONE, async (t) => {
   const r = await rig(t, { deferredPort: true });
   const before = process.getActiveResourcesInfo().filter((x) => x === 'Timeout').length;
   const offline = nextEvent(r.driver, isStatus(false), 'status offline');

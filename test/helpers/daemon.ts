@@ -8,6 +8,7 @@ import { createLogger } from '../../daemon/log.js';
 import { Daemon, type DaemonOptions } from '../../daemon/app.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import type { AmplifierDriver } from '../../drivers/driver.js';
+import { TEST_PASSWORDS } from './passwords.js';
 
 export interface TestDaemon {
   daemon: Daemon;
@@ -35,6 +36,8 @@ export interface StartOptions {
   ssdp?: DaemonOptions['ssdp'];
   /** A hand-driven clock for the sleep timers (see DaemonOptions). */
   clock?: DaemonOptions['clock'];
+  /** Hash passwords at the daemon's own scrypt cost (N=16384) instead of the suite's cheaper TEST_PASSWORDS. */
+  productionPasswords?: boolean;
 }
 
 export function tempDir(prefix = 'azc-test-'): string {
@@ -61,7 +64,15 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
   });
   const logger = createLogger(config.logLevel, sink);
   const injected = options.configuredAmplifiers ? undefined : (options.driver ?? new SimulatedDriver({ applyDelayMs: 1 }));
-  const daemon = new Daemon({ config, logger, driver: injected, notifier: options.notifier, ssdp: options.ssdp, clock: options.clock });
+  const daemon = new Daemon({
+    config,
+    logger,
+    driver: injected,
+    notifier: options.notifier,
+    ssdp: options.ssdp,
+    clock: options.clock,
+    passwordHasher: options.productionPasswords ? undefined : TEST_PASSWORDS,
+  });
   const adminPassword = options.adminPassword ?? 'admin-password-1';
   const { port } = await daemon.start(adminPassword);
   const file = path.join(stateDir, 'initial-admin.txt');

@@ -1,9 +1,7 @@
 // A test child process that speaks JSON lines on stdout and takes commands on stdin (namespace discovery tests).
 import type { Test } from 'tap';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { ROOT } from './paths.js';
 
 /** A child process speaking JSON lines: `next()` resolves with its next line, rejecting if it exits first. */
 export class LineChild {

@@ -1,22 +1,22 @@
-// The suite's one way to run azcd as a child process, for tests (the source entry under tsx) and benchmarks (the
-// built dist/ entry): a clean environment, output kept and searchable, and stops that never wait forever.
+// The suite's one way to run azcd as a child process, for tests (the source entry, bundled or under tsx) and
+// benchmarks (the built dist/ entry): a clean environment, output kept and searchable, and stops that never wait forever.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { nodeEntry, ROOT } from './paths.js';
 import { within, WAIT_MS } from './wait-for.js';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export { ROOT };
 
 const ENTRIES = {
-  /** daemon/main.ts under tsx: what the tests run. */
-  source: ['--import', 'tsx', 'daemon/main.ts'],
+  /** daemon/main.ts as the suite runs (bundled in .test-build/, or under tsx): what the tests run. */
+  source: nodeEntry('daemon/main.ts'),
   /** dist/daemon/main.js from `npm run build`: what the installed service and the benchmarks run. */
   built: [path.join(ROOT, 'dist/daemon/main.js')],
 } as const;
 
 /** Variables of the outer environment that would change what the daemon does (its settings, systemd's sockets). */
 const INHERITED_SETTINGS = /^(AZC_|NOTIFY_SOCKET$|INVOCATION_ID$|WATCHDOG_)/;
-/** Start-up under tsx takes seconds on a busy machine; a daemon that prints nothing in this long is stuck. */
+/** Start-up takes seconds on a busy machine (more under tsx); a daemon that prints nothing in this long is stuck. */
 const START_WAIT_MS = 30_000;
 /** Output kept per stream: enough for every start-up message, bounded for a benchmark that logs every request. */
 const KEPT_CHARS = 1 << 20;

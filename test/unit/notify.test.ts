@@ -4,11 +4,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createNotifier, startWatchdog, watchdogIntervalMs } from '../../native/index.js';
 import { Receiver } from '../helpers/notify-receiver.js';
+import { ROOT } from '../helpers/paths.js';
 
-const ADDON = fileURLToPath(new URL('../../native/build/Release/azc_notify.node', import.meta.url));
+const ADDON = join(ROOT, 'native', 'build', 'Release', 'azc_notify.node');
 const dir = mkdtempSync(join(tmpdir(), 'azc-notify-'));
 const savedEnv = { ...process.env };
 t.teardown(() => {

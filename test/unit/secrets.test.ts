@@ -120,6 +120,7 @@ t.test('a masked key is svc_, the first 4 hex, an ellipsis and the last 4 hex', 
 t.test('a hashed password verifies with the same password', async (t) => {
   const hash = await hashPassword('correct horse battery');
   t.match(hash, /^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/);
+  t.match(hash, /^scrypt\$16384\$8\$1\$/, 'the production cost: N=16384, r=8, p=1');
   t.notOk(hash.includes('correct horse battery'));
   t.equal(await verifyPassword('correct horse battery', hash), true);
 });

@@ -3,11 +3,9 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { tempDir } from '../helpers/daemon.js';
+import { ROOT } from '../helpers/paths.js';
 import { ensureBuild, OUTPUT, STAMP } from '../../scripts/ensure-build.mjs';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** A small source tree shaped like the project, and a stand-in compiler that counts its runs. */
 function project(t: Test) {
