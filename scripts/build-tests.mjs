@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { NODE_ESM_BUNDLE } from './bundle.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT_DIR = '.test-build';
@@ -109,12 +110,7 @@ export async function bundleTests(root = ROOT) {
     outdir,
     outbase: root,
     entryNames: '[dir]/[name]',
-    chunkNames: 'chunks/[name]-[hash]',
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
+    ...NODE_ESM_BUNDLE,
     tsconfig: path.join(root, 'tsconfig.json'),
     // Failures and coverage point at the TypeScript (tap runs with --enable-source-maps).
     sourcemap: 'linked',

@@ -18,6 +18,16 @@ export const EXTERNAL = [
   'pino',
 ];
 
+/** How every bundle of this project is built: ES modules for node 20, code loaded on demand in chunks of its own. */
+export const NODE_ESM_BUNDLE = {
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: 'chunks/[name]-[hash]',
+};
+
 /** CommonJS code inside an ES module bundle still calls require() (tweetnacl asks for node:crypto this way). */
 const REQUIRE_BANNER = "import { createRequire as __azcdRequire } from 'node:module'; const require = __azcdRequire(import.meta.url);";
 
@@ -39,12 +49,7 @@ export async function bundleDaemon({ root, outdir = path.join(root, 'dist', 'dae
       absWorkingDir: root,
       entryPoints: { main: path.join(root, 'daemon', 'main.ts') },
       outdir,
-      chunkNames: 'chunks/[name]-[hash]',
-      bundle: true,
-      splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
+      ...NODE_ESM_BUNDLE,
       // Whitespace and syntax only: function names stay readable in profiles and stack traces.
       minifyWhitespace: true,
       minifySyntax: true,
