@@ -235,8 +235,11 @@ export abstract class EmulatorPort extends EventEmitter {
     this.output.write(typeof bytes === 'string' ? bytes : bytes.toString('latin1'), false);
   }
 
-  /** Resolves with the next command matching `test` (bounded, with a clear message). */
-  waitForCommand(test: (command: string) => boolean, timeoutMs = 5000): Promise<string> {
+  /**
+   * Resolves with the next command matching `test` (bounded, with a clear message). The default limit is generous:
+   * a command that never comes fails the same, and a loaded machine can stretch a paced serial line's poll cycle.
+   */
+  waitForCommand(test: (command: string) => boolean, timeoutMs = 20_000): Promise<string> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.off('command', listener);
