@@ -3,7 +3,7 @@ import type { Test } from 'tap';
 import type { AmplifierDriver, DriverEvent, ZoneState } from '../../drivers/driver.js';
 import { stepToVolume, volumeToStep } from '../../drivers/driver.js';
 import { ALONE } from '../helpers/concurrency.js';
-import { within } from '../helpers/wait-for.js';
+import { within, WAIT_MS as SUITE_WAIT_MS } from '../helpers/wait-for.js';
 
 /** A driver plus a handle on the hardware behind it (an emulator, or the simulated driver's own memory). */
 export interface DriverRig {
@@ -47,7 +47,11 @@ export const CONFORMANCE_CASES = [
 ] as const;
 export type ConformanceCase = (typeof CONFORMANCE_CASES)[number];
 
-const WAIT_MS = 5000;
+/**
+ * The suite's wait limit (20 s): a missing event fails the same, and a loaded machine stretches the poll cycle of a
+ * paced serial line (a keypad change is only seen at the next poll).
+ */
+const WAIT_MS = SUITE_WAIT_MS;
 
 /** Resolves with the first event matching `test`; fails with a message naming what was awaited. */
 export function nextEvent<E extends DriverEvent>(

@@ -5,7 +5,7 @@ import { ALONE, concurrently } from '../helpers/concurrency.js';
 import { isStatus, isZoneEvent, nextEvent, settledWithin } from './conformance.js';
 import { ON, rig, startOnline } from './monoprice-rig.js';
 
-// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: four run at once.
+// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: two run at once.
 // ALONE: tests paced against the emulated baud rate, and one that counts the process's timers.
 concurrently(t);
 

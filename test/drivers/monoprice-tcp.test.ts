@@ -13,7 +13,7 @@ import { createTcpBridge, type TcpBridge } from '../helpers/tcp-bridge.js';
 import { isStatus, isZoneEvent, nextEvent, settledWithin } from './conformance.js';
 import { FAST, ON } from './monoprice-rig.js';
 
-// Every test builds its own TCP adapter, emulator and driver (or daemon) and mostly waits on them: four run at once.
+// Every test builds its own TCP adapter, emulator and driver (or daemon) and mostly waits on them: two run at once.
 concurrently(t);
 
 interface TcpRig {

@@ -6,7 +6,7 @@ import { ALONE, concurrently } from '../helpers/concurrency.js';
 import { isStatus, isZoneEvent, nextEvent, settledWithin } from './conformance.js';
 import { ON, rig, setsSince, startOnline, zoneEvents, type Rig } from './xantech-rig.js';
 
-// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: four run at once.
+// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: two run at once.
 // ALONE: tests paced against the emulated baud rate, and the volume-0-at-power-on case, which is timing-sensitive (on a
 // busy machine its sync point, zone 8 coming on at volume 0, is now and then reported as a keypad change).
 concurrently(t);
