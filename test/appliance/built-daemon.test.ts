@@ -35,8 +35,12 @@ t.test('the bundled daemon starts under a stand-in systemd, answers, writes, and
     args: ['--state-dir', path.join(dir, 'state'), '--log-level', 'warn', '--mqtt-url', broker.url, '--mqtt-account', 'admin'],
     env: { NOTIFY_SOCKET: socket },
   });
-  await receiver.waitForMatch((d) => d.startsWith('READY=1'));
-  t.pass('READY=1 reached systemd: the addon was found from the bundle');
+  const readyAt = await receiver.waitForMatch((d) => d.startsWith('READY=1'));
+  t.match(
+    receiver.datagrams[readyAt],
+    new RegExp(`^READY=1\nSTATUS=listening on 127\\.0\\.0\\.1:${daemon.port};`),
+    'READY=1 with the port it listens on reached systemd: the addon was found from the bundle',
+  );
 
   const key = /apiKey=(svc_[0-9a-f]+)/.exec(readFileSync(path.join(dir, 'state', 'initial-admin.txt'), 'utf8'))?.[1];
   t.ok(key, 'the first start wrote the administrator key');
