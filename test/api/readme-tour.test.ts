@@ -1,6 +1,6 @@
 // The README's quick tour, run as it is written: every status it promises is the status the daemon answers.
 import t from 'tap';
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startTestDaemon } from '../helpers/daemon.js';
@@ -24,11 +24,19 @@ function promisedStatuses(block: string): string[] {
     .map((line) => /#\s*(\d{3})\b/.exec(line)?.[1] ?? 'unannotated');
 }
 
+/**
+ * Runs the tour as a user's shell would. Standard input is /dev/null: bash takes a socket on stdin for a remote
+ * shell and then sources /etc/bash.bashrc (when SHLVL is unset), which fails under `-u` on Debian.
+ */
 function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('bash', ['-euo', 'pipefail', '-c', script], { env, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { env, timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
   });
 }
 
