@@ -35,6 +35,8 @@ export class XantechDriver extends SerialDriver {
   private readonly rejections = new Refusals(MAX_REJECTIONS);
   /** Whether the amp sends zone-activity reports on this connection. */
   private reporting = false;
+  /** The set on the line, from its write until its outcome is taken in (the gap after its OK included). */
+  private writing: Write | undefined;
 
   private timeouts = 0;
 
@@ -143,6 +145,7 @@ export class XantechDriver extends SerialDriver {
     this.held.clear();
     this.rejections.clear();
     this.reporting = false;
+    this.writing = undefined;
   }
 
   // ---- work loop -----------------------------------------------------------------------------------------------
@@ -167,8 +170,10 @@ export class XantechDriver extends SerialDriver {
     const write = this.nextWrite();
     if (write) {
       this.writeInFlight = true;
+      this.writing = write;
       const reply = await this.link.set(write.zone, write.attribute, write.value);
       this.writeInFlight = false;
+      this.writing = undefined;
       if (session !== this.link.session || reply.outcome === 'closed') return false;
       this.afterWrite(write, reply.outcome);
       return true;
@@ -245,6 +250,12 @@ export class XantechDriver extends SerialDriver {
   private onReport(status: ZoneStatus): void {
     if (this.phase !== 'online') return;
     this.timeouts = 0;
+    const writing = this.writing;
+    if (status.power && writing?.zone === status.zone && writing.attribute === 'PR' && writing.value === 1) {
+      // The power-on being written, reported before its OK was taken in: what the zone came on with is learned as
+      // a first read (as resync does once the OK is in), not taken for a keypad change that overrides the desired.
+      this.live.delete(status.zone);
+    }
     this.syncing.delete(status.zone);
     this.take(status);
     this.kick();
