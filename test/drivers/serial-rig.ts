@@ -104,3 +104,16 @@ export const fromStatusLine = (s: StatusFields, steps: number): ZoneState => ({
   volume: stepToVolume(s.volume, steps),
   source: s.source,
 });
+
+/**
+ * Checks the sets that reached the amplifier, in order. A set sent again right after itself counts once, when the
+ * driver logged a reply timeout for each repeat: on a loaded machine a reply can miss the rigs' 150 ms timeout, and
+ * the driver then sends the set again (the amplifier takes the same value twice). Any other repeat fails.
+ */
+export function sameSets(t: Pick<Test, 'same' | 'ok'>, r: { logs: string[] }, sent: string[], expected: string[], message?: string): void {
+  const once = sent.filter((command, i) => i === 0 || command !== sent[i - 1]);
+  const repeats = sent.length - once.length;
+  t.same(once, expected, message ?? 'the sets, in order');
+  const timeouts = r.logs.filter((line) => line.includes('timeout on')).length;
+  t.ok(repeats <= timeouts, `${repeats} set(s) sent again, after ${timeouts} reply timeout(s)`);
+}
