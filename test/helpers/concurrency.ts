@@ -6,7 +6,7 @@ import type { Test } from 'tap';
  * or driver and share nothing; the subtests' output stays in order. A subtest that looks at the whole process (its
  * timers, say) or whose assertion depends on event-loop pacing is declared with ALONE.
  */
-export function concurrently(t: Pick<Test, 'jobs'>, jobs = 2): void {
+export function concurrently(t: Pick<Test, 'jobs'>, jobs = 4): void {
   t.jobs = jobs;
 }
 
