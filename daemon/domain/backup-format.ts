@@ -1,7 +1,7 @@
 // The backup document: its schema (one per format version), the upgrade steps from older versions, and the checks
 // a document must pass as a whole (ids, references, uniqueness, limits) before a restore changes anything.
 import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { invalid, type FieldErrors } from './errors.js';
 
 export const BACKUP_FORMAT = 'azcd-backup';
@@ -154,8 +154,10 @@ export interface DocumentLimits {
   scenes: number;
 }
 
-const check = TypeCompiler.Compile(BackupSchema);
-const checkSecrets = TypeCompiler.Compile(SecretsPlainSchema);
+/** Compiled on first use: a restore is rare, and compiling at load would cost every start-up for nothing. */
+let compiled: { document: TypeCheck<typeof BackupSchema>; secrets: TypeCheck<typeof SecretsPlainSchema> } | undefined;
+const checks = () =>
+  (compiled ??= { document: TypeCompiler.Compile(BackupSchema), secrets: TypeCompiler.Compile(SecretsPlainSchema) });
 /** Problems listed per field before the rest are summed up: enough to fix a document, bounded for a huge one. */
 const MAX_LISTED = 20;
 
@@ -166,6 +168,7 @@ const MAX_LISTED = 20;
  */
 export function parseBackup(value: unknown, limits: DocumentLimits): BackupDocument {
   const doc = upgrade(value);
+  const check = checks().document;
   if (!check.Check(doc)) {
     const errors: FieldErrors = {};
     for (const error of check.Errors(doc)) {
@@ -189,7 +192,7 @@ export function parseSecrets(plain: string, doc: BackupDocument): SecretsPlain {
   } catch {
     value = undefined;
   }
-  if (!checkSecrets.Check(value)) throw invalid('the secrets of this backup opened but are not in the expected form; the backup is damaged');
+  if (!checks().secrets.Check(value)) throw invalid('the secrets of this backup opened but are not in the expected form; the backup is damaged');
   const users = new Set(doc.users.map((u) => u.id.toLowerCase()));
   const unknown = value.users.filter((u) => !users.has(u.id.toLowerCase())).map((u) => u.id);
   if (unknown.length) throw invalid(`the secrets of this backup name users it does not hold: ${unknown.slice(0, 5).join(', ')}; the backup is damaged`);

@@ -2,7 +2,7 @@
 // last few of each kind, so a change that went wrong can be undone by hand (stop azcd, copy one back as azc.db).
 import { readdirSync, rmSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from './sqlite.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../paths.js';
 
 /** Copies kept per kind; older ones are removed once a new one is complete. */
@@ -47,7 +47,7 @@ export function pruneCopies(databaseFile: string, kind: CopyKind, keep = KEPT_CO
  * grows -wal and -shm files beside it whenever someone opens it to look.
  */
 export function sealCopy(file: string): void {
-  const copy = new Database(file);
+  const copy = openSqlite(file);
   try {
     copy.pragma('journal_mode = DELETE');
   } finally {

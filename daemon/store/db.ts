@@ -5,6 +5,7 @@ import path from 'node:path';
 import { MIGRATIONS } from './migrations.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../paths.js';
 import { newCopyFile, pruneCopies, sealCopy } from './db-copies.js';
+import { openSqlite } from './sqlite.js';
 
 export type Db = Database.Database;
 
@@ -29,7 +30,7 @@ export class Store {
     ensurePrivateDir(path.dirname(file));
     ensurePrivateFile(file, { create: true });
     for (const suffix of ['-wal', '-shm', '-journal']) ensurePrivateFile(file + suffix);
-    this.db = new Database(file);
+    this.db = openSqlite(file);
     this.db.pragma('journal_mode = WAL');
     // FULL: a committed transaction survives a power cut, not only a crash of the process.
     this.db.pragma('synchronous = FULL');
