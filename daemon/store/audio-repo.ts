@@ -312,25 +312,16 @@ export class AudioRepo {
   }
 
   private putPlayer(row: PlayerRow): void {
-    const previous = this.players_.get(row.id);
-    const frozen = Object.freeze(row);
-    this.players_.set(row.id, frozen);
+    const [previous, frozen] = this.keep(this.players_, row, () => (this.sortedPlayers = undefined));
     // The sorted list survives a change that keeps its order (a volume); it is rebuilt after anything else.
     this.sortedPlayers =
       previous && this.sortedPlayers && previous.created_at === row.created_at && previous.name === row.name
         ? replaced(this.sortedPlayers, previous, frozen)
         : undefined;
-    this.store.recordUndo(() => {
-      if (previous) this.players_.set(row.id, previous);
-      else this.players_.delete(row.id);
-      this.sortedPlayers = undefined;
-    });
   }
 
   private putZone(row: ZoneRow): void {
-    const previous = this.zones_.get(row.id);
-    const frozen = Object.freeze(row);
-    this.zones_.set(row.id, frozen);
+    const [previous, frozen] = this.keep(this.zones_, row, () => (this.sortedZones = undefined));
     this.sortedZones =
       previous &&
       this.sortedZones &&
@@ -339,11 +330,22 @@ export class AudioRepo {
       previous.output_channel === row.output_channel
         ? replaced(this.sortedZones, previous, frozen)
         : undefined;
+  }
+
+  /**
+   * Puts a row (frozen) in place of the one with its id, and records how to take that back if the running call
+   * throws (the sorted list is then dropped with `dropSorted`). Returns the row it replaced and the frozen one.
+   */
+  private keep<R extends { id: string }>(rows: Map<string, Readonly<R>>, row: R, dropSorted: () => void): [Readonly<R> | undefined, Readonly<R>] {
+    const previous = rows.get(row.id);
+    const frozen = Object.freeze(row);
+    rows.set(row.id, frozen);
     this.store.recordUndo(() => {
-      if (previous) this.zones_.set(row.id, previous);
-      else this.zones_.delete(row.id);
-      this.sortedZones = undefined;
+      if (previous) rows.set(row.id, previous);
+      else rows.delete(row.id);
+      dropSorted();
     });
+    return [previous, frozen];
   }
 }
 
