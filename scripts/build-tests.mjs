@@ -23,7 +23,7 @@ export const CHILD_ENTRIES = [
   'test/appliance/ssdp-two-networks.ts',
 ];
 
-/** Packages bundled in: pure JavaScript with many modules. Every other package is imported from node_modules. */
+/** Packages bundled in: pure JavaScript with many modules. Every other package is required from node_modules. */
 const INLINE = /^@sinclair\/typebox(\/|$)/;
 
 /** Outputs of an earlier build that this one did not write are removed once this old (a run may still load them). */

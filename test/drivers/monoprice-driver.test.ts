@@ -6,7 +6,7 @@ import { isStatus, isZoneEvent, nextEvent, settledWithin } from './conformance.j
 import { ON, rig, startOnline } from './monoprice-rig.js';
 import { sameSets } from './serial-rig.js';
 
-// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: two run at once.
+// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: a few run at once.
 // ALONE: tests paced against the emulated baud rate, and one that counts the process's timers.
 concurrently(t);
 

@@ -14,7 +14,7 @@ import { isStatus, isZoneEvent, nextEvent, settledWithin } from './conformance.j
 import { FAST, ON } from './monoprice-rig.js';
 import { sameSets } from './serial-rig.js';
 
-// Every test builds its own TCP adapter, emulator and driver (or daemon) and mostly waits on them: two run at once.
+// Every test builds its own TCP adapter, emulator and driver (or daemon) and mostly waits on them: a few run at once.
 concurrently(t);
 
 interface TcpRig {

@@ -6,7 +6,7 @@ import { concurrently } from '../helpers/concurrency.js';
 import { isZoneEvent, nextEvent, settledWithin } from './conformance.js';
 import { ON, rig, setsSince, startOnline, timeouts } from './monoprice-rig.js';
 
-// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: two run at once.
+// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: a few run at once.
 concurrently(t);
 
 /**

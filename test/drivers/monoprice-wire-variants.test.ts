@@ -7,7 +7,7 @@ import { ALONE, concurrently } from '../helpers/concurrency.js';
 import { isStatus, isZoneEvent, nextEvent, settledWithin } from './conformance.js';
 import { ON, rig, startOnline, timeouts, type Rig } from './monoprice-rig.js';
 
-// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: two run at once.
+// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: a few run at once.
 // ALONE: the test at the real baud rate that asserts no command timed out.
 concurrently(t);
 

@@ -15,7 +15,7 @@ import { FAST as MONOPRICE_FAST } from './monoprice-rig.js';
 import { FAST as RNET_FAST } from './rnet-rig.js';
 import { emulatorOnPty } from './serial-rig.js';
 
-// Every test starts its own daemon on its own ptys and emulators and mostly waits on them: two run at once.
+// Every test starts its own daemon on its own ptys and emulators and mostly waits on them: a few run at once.
 concurrently(t);
 
 interface Zone {

@@ -4,7 +4,7 @@ import { concurrently } from '../helpers/concurrency.js';
 import { driverConformance } from './conformance.js';
 import { STEPS, fromEmulated, rig, toEmulated } from './rnet-rig.js';
 
-// Every case builds its own rig and mostly waits on the emulated line: two run at once (conformance.ts runs the
+// Every case builds its own rig and mostly waits on the emulated line: a few run at once (conformance.ts runs the
 // cases that count timers or pace a burst ALONE).
 concurrently(t);
 

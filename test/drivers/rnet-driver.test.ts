@@ -7,7 +7,7 @@ import { WAIT_MS } from '../helpers/wait-for.js';
 import { isStatus, isZoneEvent, nextEvent, settledWithin } from './conformance.js';
 import { ON, rig, setsSince, startOnline } from './rnet-rig.js';
 
-// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: two run at once.
+// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: a few run at once.
 // ALONE: a test that counts the process's timers.
 concurrently(t);
 

@@ -7,9 +7,9 @@ import { isStatus, isZoneEvent, nextEvent, settledWithin } from './conformance.j
 import { ON, rig, setsSince, startOnline, zoneEvents, type Rig } from './xantech-rig.js';
 import { sameSets } from './serial-rig.js';
 
-// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: two run at once.
-// ALONE: tests paced against the emulated baud rate, and the volume-0-at-power-on case, which is timing-sensitive (on a
-// busy machine its sync point, zone 8 coming on at volume 0, is now and then reported as a keypad change).
+// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: a few run at once.
+// ALONE: tests paced against the emulated baud rate, and the volume-0-at-power-on cases, which set the order of a
+// report and an OK by the gap after each command and check the exact commands sent.
 concurrently(t);
 
 /** The safety poll pushed out of the way, so anything the driver learns must come from an activity report. */
