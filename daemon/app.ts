@@ -263,7 +263,7 @@ export class Daemon {
     const meta = new MetaRepo(store.db);
     const audioRepo = new AudioRepo(store, amplifiers.refs());
     const bus = new EventBus(config.sse.replayEvents);
-    const udn = meta.udn() ?? this.createUdn(meta);
+    const udn = meta.udn() ?? this.createUdn(store, meta);
     let audio: AudioService | undefined;
     const authentication = new Authentication(store, users, secrets, bus, config);
     if (this.options.passwordHasher) authentication.passwords = this.options.passwordHasher;
@@ -440,9 +440,9 @@ export class Daemon {
     return this.parts;
   }
 
-  private createUdn(meta: MetaRepo): string {
+  private createUdn(store: Store, meta: MetaRepo): string {
     const udn = `uuid:${randomUUID()}`;
-    meta.setUdn(udn);
+    store.transaction(() => meta.setUdn(udn));
     return udn;
   }
 }

@@ -103,10 +103,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       params: IdParams,
       body: VolumeBody,
       responses: { 204: { description: 'stored; the amplifier follows asynchronously' }, 400: volumeBadRequest, 404: notFoundDoc },
-      handle: async (req) => {
-        await audio.setPlayerVolume(req.caller, req.params.id, volumeRequestOf(req.body));
-        return noContent();
-      },
+      handle: (req) => audio.setPlayerVolume(req.caller, req.params.id, volumeRequestOf(req.body)).then(noContent),
     }),
     route({
       method: 'POST',
@@ -220,10 +217,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       params: IdParams,
       body: VolumeBody,
       responses: { 204: { description: 'stored' }, 400: volumeBadRequest, 404: notFoundDoc },
-      handle: async (req) => {
-        await audio.setZoneVolume(req.caller, req.params.id, volumeRequestOf(req.body));
-        return noContent();
-      },
+      handle: (req) => audio.setZoneVolume(req.caller, req.params.id, volumeRequestOf(req.body)).then(noContent),
     }),
     route({
       method: 'PUT',
@@ -234,10 +228,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       params: IdParams,
       body: T.Object({ muted: T.Boolean({ errorMessage: 'must be true or false' }) }),
       responses: { 204: { description: 'stored' }, 404: notFoundDoc },
-      handle: async (req) => {
-        await audio.setZoneMuted(req.caller, req.params.id, req.body.muted);
-        return noContent();
-      },
+      handle: (req) => audio.setZoneMuted(req.caller, req.params.id, req.body.muted).then(noContent),
     }),
     route({
       method: 'PUT',
@@ -248,10 +239,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       params: IdParams,
       body: T.Object({ power: T.Boolean({ errorMessage: 'must be true or false' }) }),
       responses: { 204: { description: 'stored' }, 404: notFoundDoc },
-      handle: async (req) => {
-        await audio.setZonePower(req.caller, req.params.id, req.body.power);
-        return noContent();
-      },
+      handle: (req) => audio.setZonePower(req.caller, req.params.id, req.body.power).then(noContent),
     }),
   ];
 }

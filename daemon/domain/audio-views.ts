@@ -1,9 +1,9 @@
-// Pure helpers shared by the audio service and the amplifier sync: zone views and the events a change makes.
+// Pure helpers shared by the audio service and the amplifier sync: zone views and the events a change publishes.
 import type { ZoneState } from '../../drivers/driver.js';
 import { randomUUID } from 'node:crypto';
 import type { AmplifierRef, AudioRepo, ZoneRow } from '../store/audio-repo.js';
 import type { Caller } from './access.js';
-import type { DomainEvent, ZoneView } from './events.js';
+import type { DomainEvent, EventBus, ZoneView } from './events.js';
 import { zoneFor } from './policy.js';
 import type { VolumeLimits } from './volume-rule.js';
 
@@ -34,12 +34,11 @@ export function zoneView(zone: ZoneRow, caller: Caller | null, amplifier: string
   });
 }
 
-export function zoneEvents(before: ZoneRow, after: ZoneRow): DomainEvent[] {
-  const events: DomainEvent[] = [];
-  if (before.power !== after.power) events.push({ type: 'zone.powerChanged', payload: { zoneId: after.id, power: after.power === 1 } });
-  if (before.muted !== after.muted) events.push({ type: 'zone.mutedChanged', payload: { zoneId: after.id, muted: after.muted === 1 } });
-  if (before.volume !== after.volume) events.push({ type: 'zone.volumeChanged', payload: { zoneId: after.id, volume: after.volume } });
-  return events;
+/** Publishes what changed on a zone the listeners care about: power, then mute, then volume. */
+export function publishZoneEvents(bus: EventBus, before: Readonly<ZoneRow>, after: Readonly<ZoneRow>): void {
+  if (before.power !== after.power) bus.publish({ type: 'zone.powerChanged', payload: { zoneId: after.id, power: after.power === 1 } });
+  if (before.muted !== after.muted) bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: after.id, muted: after.muted === 1 } });
+  if (before.volume !== after.volume) bus.publish({ type: 'zone.volumeChanged', payload: { zoneId: after.id, volume: after.volume } });
 }
 
 export function zonesChangedEvent(repo: AudioRepo, playerId: string): DomainEvent {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { AmplifierDriver, ZoneState } from '../../drivers/driver.js';
 import { Amplifiers, refOf, singleAmplifier } from './amplifiers.js';
 import type { Store } from '../store/db.js';
-import type { AudioRepo, PlayerRow, ZoneRow } from '../store/audio-repo.js';
+import { zoneWith, type AudioRepo, type PlayerRow, type ZoneRow } from '../store/audio-repo.js';
 import type { UsersRepo } from '../store/users-repo.js';
 import type { MetaRepo } from '../store/meta-repo.js';
 import type { Logger } from '../log.js';
@@ -129,7 +129,7 @@ export class AudioService {
   renamePlayer(caller: Caller, id: string, name: string): PlayerView {
     requireAdmin(caller, 'renaming a player');
     this.lookup.existingPlayer(id);
-    this.repo.renamePlayer(id, name);
+    this.store.transaction(() => this.repo.renamePlayer(id, name));
     const view = this.playerView(this.lookup.existingPlayer(id), this.repo.zonesOfPlayer(id), null);
     this.bus.publish({ type: 'player.updated', payload: { player: view } });
     return view;
@@ -163,7 +163,7 @@ export class AudioService {
     requireWriter(caller);
     const player = this.lookup.visiblePlayer(caller, id);
     const attached = this.repo.zonesOfPlayer(id);
-    const target = requestedVolume(typeof request === 'number' ? { volume: request } : request, this.commits.playerVolume(player, attached));
+    const target = requestedVolume(typeof request === 'number' ? { volume: request } : request, this.commits.playerVolume(player));
     if (attached.length === 0) {
       const committed = this.store.commitSoon(() => this.repo.setPlayerVolume(id, target));
       if (player.volume !== target) this.bus.publish({ type: 'player.volumeChanged', payload: { playerId: id, volume: target } });
@@ -177,9 +177,9 @@ export class AudioService {
     const changes: ZoneChange[] = [];
     for (const zone of touchable) {
       const wanted = factor === null ? target : roundVolume(zone.volume * factor);
-      const next = { ...zone, volume: effectiveVolume(limitsOf(zone), wanted) };
-      this.lookup.driverOf(zone).setZone(zone.output_channel, { volume: next.volume });
-      if (next.volume !== zone.volume) changes.push({ before: zone, next });
+      const volume = effectiveVolume(limitsOf(zone), wanted);
+      this.lookup.driverOf(zone).setZone(zone.output_channel, { volume });
+      if (volume !== zone.volume) changes.push({ before: zone, next: zoneWith(zone, { volume }) });
     }
     return this.commits.commit(changes);
   }

@@ -59,11 +59,11 @@ export class Authentication {
 
   authenticate(credential: Credential): Caller | null {
     const value = credential.value;
+    // Hits skip the format check, the digest and the query (only well-formed keys are ever cached). Like any
+    // session store, the map is keyed by the secret itself; the database is searched only by keyed digest.
+    const cached = this.keyCallers.get(value);
+    if (cached) return cached;
     if (API_KEY_RE.test(value)) {
-      // Hits skip the digest and the query. Like any session store, the map is keyed by the secret itself;
-      // the database is searched only by keyed digest.
-      const cached = this.keyCallers.get(value);
-      if (cached) return cached;
       const digest = this.secrets.digest(value);
       const row = this.users.byKeyDigest(digest);
       if (!row || !row.key_digest || !sameDigest(row.key_digest, digest) || !row.is_enabled) return null;
@@ -138,7 +138,8 @@ export class Authentication {
     if (caller.credential.kind !== 'session') {
       throw invalid('logout ends a login session; this request used an API key (revoke keys in the Users tab)');
     }
-    this.users.deleteSession(caller.credential.sessionId);
+    const sessionId = caller.credential.sessionId;
+    this.store.transaction(() => this.users.deleteSession(sessionId));
     // Not a change of the user (no user.changed), but streams opened with this session must end.
     this.bus.publish({ type: 'access.changed', payload: { userId: caller.userId } });
   }
@@ -175,13 +176,13 @@ export class Authentication {
     const session = this.users.sessionByDigest(digest);
     if (!session) return null;
     if (!this.sessionAlive(session)) {
-      this.users.deleteSession(session.id);
+      this.store.transaction(() => this.users.deleteSession(session.id));
       return null;
     }
     const row = this.users.byId(session.user_id);
     if (!row || !row.is_enabled) return null;
     const now = this.now();
-    if (now - session.last_used_at > SESSION_TOUCH_MS) this.users.touchSession(session.id, now);
+    if (now - session.last_used_at > SESSION_TOUCH_MS) this.store.transaction(() => this.users.touchSession(session.id, now));
     return this.callerFor(row, { kind: 'session', sessionId: session.id });
   }
 

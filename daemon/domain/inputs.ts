@@ -29,7 +29,7 @@ export class InputsService {
   setFavorite(caller: Caller, id: string, isFavorite: boolean): void {
     requireWriter(caller);
     const row = this.row(id);
-    this.repo.setInputFavorite(id, isFavorite);
+    this.store.transaction(() => this.repo.setInputFavorite(id, isFavorite));
     if ((row.is_favorite === 1) !== isFavorite) {
       this.bus.publish({ type: 'inputDevice.favoriteChanged', payload: { inputDeviceId: id, isFavorite } });
     }

@@ -138,7 +138,7 @@ export class PlaylistsService {
   setFavorite(caller: Caller, id: string, isFavorite: boolean): void {
     requireWriter(caller);
     const row = this.row(id);
-    this.repo.setFavorite(id, isFavorite);
+    this.store.transaction(() => this.repo.setFavorite(id, isFavorite));
     if ((row.is_favorite === 1) !== isFavorite) this.changed(id, 'favorite');
   }
 

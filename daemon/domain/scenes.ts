@@ -121,7 +121,7 @@ export class ScenesService {
     const id = rawId.toLowerCase();
     const scene = this.repo.scene(id);
     if (!scene) throw notFound(`no scene with id ${id}`);
-    this.repo.remove(id);
+    this.store.transaction(() => this.repo.remove(id));
     this.bus.publish({ type: 'scene.deleted', payload: { sceneId: id, zoneIds: scene.zones.map((zone) => zone.zone_id) } });
   }
 

@@ -70,5 +70,19 @@ export function groupFactor(volumes: readonly number[], target: number): number 
 /** The average of some volumes (rounded like any computed volume); undefined for none. */
 export function averageVolume(volumes: readonly number[]): number | undefined {
   if (volumes.length === 0) return undefined;
-  return roundVolume(volumes.reduce((sum, v) => sum + v, 0) / volumes.length);
+  let sum = 0;
+  for (const volume of volumes) sum += volume;
+  return roundVolume(sum / volumes.length);
+}
+
+/** The average volume of a player's zones among `zones` (rounded like any computed volume); undefined for none. */
+export function averageZoneVolume(zones: readonly { player_id: string | null; volume: number }[], playerId: string): number | undefined {
+  let sum = 0;
+  let count = 0;
+  for (const zone of zones) {
+    if (zone.player_id !== playerId) continue;
+    sum += zone.volume;
+    count++;
+  }
+  return count === 0 ? undefined : roundVolume(sum / count);
 }

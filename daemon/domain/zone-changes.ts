@@ -3,8 +3,8 @@
 import type { Store } from '../store/db.js';
 import type { AudioRepo, PlayerRow, ZoneRow } from '../store/audio-repo.js';
 import type { DomainEvent, EventBus } from './events.js';
-import { zoneEvents, zonesChangedEvent } from './audio-views.js';
-import { averageVolume } from './volume-rule.js';
+import { publishZoneEvents, zonesChangedEvent } from './audio-views.js';
+import { averageZoneVolume } from './volume-rule.js';
 
 export interface ZoneChange {
   before: Readonly<ZoneRow>;
@@ -22,8 +22,8 @@ export class ZoneCommits {
    * A player's volume as reported: the average of all its attached zones (whoever asks), so the number always
    * describes what the rooms play; a player without zones keeps the last value it had.
    */
-  playerVolume(player: Readonly<PlayerRow>, zones: readonly Readonly<ZoneRow>[] = this.repo.zonesOfPlayer(player.id)): number {
-    return averageVolume(zones.filter((zone) => zone.player_id === player.id).map((zone) => zone.volume)) ?? player.volume;
+  playerVolume(player: Readonly<PlayerRow>, zones: readonly Readonly<ZoneRow>[] = this.repo.zones()): number {
+    return averageZoneVolume(zones, player.id) ?? player.volume;
   }
 
   /**
@@ -33,8 +33,12 @@ export class ZoneCommits {
    * `alongside` writes something else in the same commit (a zone's settings with the volume they pulled down).
    */
   commit(changes: readonly ZoneChange[], options: { durable?: boolean; players?: readonly string[]; alongside?: () => void } = {}): Promise<void> {
-    const rows = changes.map(({ before, next }) => ({ before, next: next.power === 0 ? { ...next, sleep_until: null } : next }));
-    const players = new Set(options.players ?? []);
+    // A volume PUT comes through here at slider rate: plain loops, and no row copied unless it must change.
+    let rows = changes;
+    if (changes.some((change) => change.next.power === 0 && change.next.sleep_until !== null)) {
+      rows = changes.map(({ before, next }) => ({ before, next: next.power === 0 ? { ...next, sleep_until: null } : next }));
+    }
+    const players = new Set(options.players);
     for (const { before, next } of rows) {
       if (before.player_id) players.add(before.player_id);
       if (next.player_id) players.add(next.player_id);
@@ -53,7 +57,12 @@ export class ZoneCommits {
     } else {
       committed = this.store.commitSoon(write);
     }
-    for (const event of [...this.zoneEvents(rows), ...this.membershipEvents(rows), ...events]) this.bus.publish(event);
+    for (const { before, next } of rows) {
+      publishZoneEvents(this.bus, before, next);
+      if (before.sleep_until !== next.sleep_until) this.bus.publish(sleepChangedEvent(next));
+    }
+    this.publishMembership(rows);
+    for (const event of events) this.bus.publish(event);
     return committed;
   }
 
@@ -77,31 +86,24 @@ export class ZoneCommits {
     for (const [id, was] of before) {
       const player = this.repo.player(id);
       if (!player) continue;
-      const attached = this.repo.zonesOfPlayer(id);
-      if (attached.length === 0 && was !== player.volume) this.repo.setPlayerVolume(id, was);
-      const volume = attached.length === 0 ? was : this.playerVolume(player, attached);
+      const average = averageZoneVolume(this.repo.zones(), id);
+      if (average === undefined && was !== player.volume) this.repo.setPlayerVolume(id, was);
+      const volume = average ?? was;
       if (volume !== was) events.push({ type: 'player.volumeChanged', payload: { playerId: id, volume } });
     }
     return events;
   }
 
-  private zoneEvents(rows: readonly ZoneChange[]): DomainEvent[] {
-    const events: DomainEvent[] = [];
-    for (const { before, next } of rows) {
-      events.push(...zoneEvents(before, next));
-      if (before.sleep_until !== next.sleep_until) events.push(sleepChangedEvent(next));
-    }
-    return events;
-  }
-
-  private membershipEvents(rows: readonly ZoneChange[]): DomainEvent[] {
-    const moved = new Set<string>();
+  /** player.zonesChanged for each player a zone left or joined. */
+  private publishMembership(rows: readonly ZoneChange[]): void {
+    let moved: Set<string> | undefined;
     for (const { before, next } of rows) {
       if (before.player_id === next.player_id) continue;
+      moved ??= new Set();
       if (before.player_id) moved.add(before.player_id);
       if (next.player_id) moved.add(next.player_id);
     }
-    return [...moved].map((id) => zonesChangedEvent(this.repo, id));
+    if (moved) for (const id of moved) this.bus.publish(zonesChangedEvent(this.repo, id));
   }
 }
 

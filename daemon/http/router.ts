@@ -18,13 +18,19 @@ interface Node<R> {
 
 const newNode = <R>(): Node<R> => ({ statics: new Map(), routes: new Map() });
 
+/** How many paths with parameters the router remembers (then it starts over): bounded whatever clients send. */
+const RECENT_PATHS = 512;
+
 export class Router<R> {
   private readonly root: Node<R> = newNode();
   /** Templates without parameters, by path: most requests are answered without splitting the path at all. */
   private readonly exact = new Map<string, Map<string, R>>();
+  /** Paths with parameters matched lately, with their parameters: a client repeats its paths (a slider's PUTs). */
+  private readonly recent = new Map<string, { routes: Map<string, R>; params: Readonly<Record<string, string>> }>();
 
   /** Registers `route` for `method` on a template such as `/api/players/{id}/volume`. */
   add(method: string, template: string, route: R): void {
+    this.recent.clear();
     let node = this.root;
     for (const segment of split(template)) {
       const param = /^\{(\w+)\}$/.exec(segment);
@@ -53,12 +59,19 @@ export class Router<R> {
       if (route === undefined) return { kind: 'method-not-allowed', allow: [...exact.keys()] };
       return { kind: 'found', match: { route, params: {} } };
     }
-    const params: Record<string, string> = {};
-    const node = this.walk(this.root, split(path), 0, params);
-    if (!node || node.routes.size === 0) return { kind: 'not-found' };
-    const route = node.routes.get(method);
-    if (route === undefined) return { kind: 'method-not-allowed', allow: [...node.routes.keys()] };
-    return { kind: 'found', match: { route, params } };
+    let known = this.recent.get(path);
+    if (!known) {
+      const params: Record<string, string> = {};
+      const node = this.walk(this.root, split(path), 0, params);
+      if (!node || node.routes.size === 0) return { kind: 'not-found' };
+      known = { routes: node.routes, params };
+      if (this.recent.size >= RECENT_PATHS) this.recent.clear();
+      this.recent.set(path, known);
+    }
+    const route = known.routes.get(method);
+    if (route === undefined) return { kind: 'method-not-allowed', allow: [...known.routes.keys()] };
+    // A copy: the caller may rewrite its parameters (ids are lower-cased).
+    return { kind: 'found', match: { route, params: { ...known.params } } };
   }
 
   private walk(node: Node<R>, segments: string[], index: number, params: Record<string, string>): Node<R> | undefined {

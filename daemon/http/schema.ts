@@ -8,8 +8,7 @@ import { badRequest, HttpError, type FieldErrors } from './problem.js';
 export { Type as T };
 export type { TSchema, Static };
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-FormatRegistry.Set('uuid', (value) => UUID_RE.test(value));
+FormatRegistry.Set('uuid', isUuid);
 FormatRegistry.Set('date-time', (value) => !Number.isNaN(Date.parse(value)));
 
 /** A schema option carrying the human message used when a value fails it. */
@@ -110,7 +109,8 @@ export const MAX_JSON_DEPTH = 32;
  */
 export function parseJsonBody(buffer: Buffer, contentType: string): unknown {
   if (buffer.length === 0 && !contentType) throw badRequest('a JSON request body is required');
-  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  // The exact common form first: most clients send just this.
+  const mediaType = contentType === 'application/json' ? contentType : contentType.split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]*\+json$/.test(mediaType)) {
     throw new HttpError(415, `send the body as Content-Type: application/json (got ${contentType ? `"${contentType.slice(0, 80)}"` : 'none'})`);
   }
@@ -151,4 +151,21 @@ export function nestsDeeperThan(bytes: Uint8Array, max: number): boolean {
     } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) depth--;
   }
   return false;
+}
+
+/**
+ * Whether `value` is a UUID in its text form (8-4-4-4-12 hex digits, either case). Every path id is checked per
+ * request; a loop over the characters costs a fraction of the equivalent regular expression.
+ */
+export function isUuid(value: string): boolean {
+  if (value.length !== 36) return false;
+  for (let i = 0; i < 36; i++) {
+    const c = value.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 0x2d) return false;
+    } else if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46))) {
+      return false;
+    }
+  }
+  return true;
 }

@@ -23,8 +23,8 @@ export interface ServerOptions extends PipelineOptions {
 }
 
 const UPPER_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
-/** The headers every API request may need (credentials, body framing, request id). */
-const API_HEADERS = ['authorization', 'x-api-key', 'content-type', 'content-length', 'x-request-id'] as const satisfies ReadonlyArray<(typeof CAPTURED_HEADERS)[number]>;
+/** The header names as bytes: uWS takes a Buffer as it is, where a string is encoded to UTF-8 on every call. */
+const NAME = Object.fromEntries(CAPTURED_HEADERS.map((name) => [name, Buffer.from(name, 'latin1')])) as Record<keyof RequestHeaders, Buffer>;
 
 /** A request on a socket: the pipeline's exchange plus the uWS response and where the request is in its life. */
 class SocketExchange extends Exchange {
@@ -140,12 +140,20 @@ export class HttpServer {
     const method = UPPER_METHODS.has(sent) ? sent : sent.toUpperCase();
     const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
-    const headers = {} as RequestHeaders;
     // Each header is a native call: API requests skip the three only the event stream and the dashboard's files
-    // read (the stream's resume point, and the static files' ETag and compression).
+    // read (the stream's resume point, and the static files' ETag and compression). One object literal, so every
+    // request's headers have the same shape.
     const all = !path.startsWith('/api/') || path.startsWith('/api/stream/');
-    for (const name of all ? CAPTURED_HEADERS : API_HEADERS) headers[name] = req.getHeader(name);
-    if (!all) headers['last-event-id'] = headers['if-none-match'] = headers['accept-encoding'] = '';
+    const headers: RequestHeaders = {
+      authorization: req.getHeader(NAME.authorization),
+      'x-api-key': req.getHeader(NAME['x-api-key']),
+      'content-type': req.getHeader(NAME['content-type']),
+      'content-length': req.getHeader(NAME['content-length']),
+      'x-request-id': req.getHeader(NAME['x-request-id']),
+      'last-event-id': all ? req.getHeader(NAME['last-event-id']) : '',
+      'if-none-match': all ? req.getHeader(NAME['if-none-match']) : '',
+      'accept-encoding': all ? req.getHeader(NAME['accept-encoding']) : '',
+    };
     const query = rawQuery ? new URLSearchParams(rawQuery) : EMPTY_QUERY;
     const dispatcher = this.dispatcher;
     const ex = new SocketExchange(dispatcher, res, method, path, rawQuery, query, headers, dispatcher.requestId(headers['x-request-id']));

@@ -65,6 +65,11 @@ export class AudioRepo {
   private zones_ = new Map<string, Readonly<ZoneRow>>();
   private sortedPlayers: Readonly<PlayerRow>[] | undefined;
   private sortedZones: Readonly<ZoneRow>[] | undefined;
+  /**
+   * The group-commit key of each zone's row write, made once per zone: a key built per change is a new string, and
+   * hashing it is a good part of what a volume change costs here.
+   */
+  private readonly zoneWriteKeys = new Map<string, string>();
   /** Zones changed in the open group commit, as the database holds them (see updateZone and writeZone). */
   private readonly committedZones = new Map<string, Readonly<ZoneRow>>();
 
@@ -211,26 +216,25 @@ export class AudioRepo {
     return undefined;
   }
   updateZone(state: ZoneRowUpdate): void {
-    const row = {
-      id: state.id,
-      volume: state.volume,
-      muted: state.muted,
-      power: state.power,
-      source: state.source,
-      player_id: state.player_id,
-      sleep_until: state.sleep_until,
-    };
-    const zone = this.zones_.get(state.id);
-    if (this.store.deferWrite(`zone:${row.id}`, () => this.writeZone(row.id))) {
+    const id = state.id;
+    const zone = this.zones_.get(id);
+    if (this.store.deferWrite(this.zoneWriteKey(id), () => this.writeZone(id))) {
       // The row as the database holds it, kept from the turn's first change: the write compares against it.
-      if (zone && !this.committedZones.has(row.id)) {
-        this.committedZones.set(row.id, zone);
-        this.store.recordUndo(() => this.committedZones.delete(row.id));
+      if (zone && !this.committedZones.has(id)) {
+        this.committedZones.set(id, zone);
+        this.store.recordUndo(() => this.committedZones.delete(id));
       }
     } else {
-      this.s.updateZone.run(row);
+      const { volume, muted, power, source, player_id, sleep_until } = state;
+      this.s.updateZone.run({ id, volume, muted, power, source, player_id, sleep_until });
     }
-    if (zone) this.putZone({ ...zone, ...row });
+    if (zone) this.putZone(zoneWith(zone, state));
+  }
+
+  private zoneWriteKey(id: string): string {
+    let key = this.zoneWriteKeys.get(id);
+    if (key === undefined) this.zoneWriteKeys.set(id, (key = `zone:${id}`));
+    return key;
   }
 
   /**
@@ -275,6 +279,7 @@ export class AudioRepo {
   deleteZone(id: string): void {
     this.s.deleteZone.run(id);
     this.zones_.delete(id);
+    this.zoneWriteKeys.delete(id);
     this.sortedZones = undefined;
   }
 
@@ -358,6 +363,30 @@ function compareCodeUnits(a: string, b: string): number {
 }
 
 /** A copy of `list` with `next` in the place of `previous`; undefined when `previous` is not in it. */
+/**
+ * A copy of a zone row with some of its playing state changed (an absent field keeps the row's value), written
+ * out field by field: spreading a frozen row (every kept row is frozen) takes V8's slow path, and this runs for
+ * every volume change.
+ */
+export function zoneWith(zone: Readonly<ZoneRow>, state: Partial<Omit<ZoneRowUpdate, 'id'>>): ZoneRow {
+  return {
+    id: zone.id,
+    name: zone.name,
+    volume: state.volume ?? zone.volume,
+    muted: state.muted ?? zone.muted,
+    power: state.power ?? zone.power,
+    source: state.source ?? zone.source,
+    player_id: state.player_id === undefined ? zone.player_id : state.player_id,
+    output_amplifier: zone.output_amplifier,
+    output_driver: zone.output_driver,
+    output_channel: zone.output_channel,
+    created_at: zone.created_at,
+    max_volume: zone.max_volume,
+    turn_on_volume: zone.turn_on_volume,
+    sleep_until: state.sleep_until === undefined ? zone.sleep_until : state.sleep_until,
+  };
+}
+
 function replaced<T>(list: readonly T[], previous: T, next: T): T[] | undefined {
   const at = list.indexOf(previous);
   if (at < 0) return undefined;

@@ -11,8 +11,14 @@ export type Db = Database.Database;
 
 export class Store {
   readonly db: Db;
+  /**
+   * Switch the connection's synchronous level. Every write is either in the group commit (NORMAL) or in
+   * transaction() (FULL), so the level is switched only when the kind of write changes, not around every commit:
+   * a PRAGMA statement is compiled again each time it runs, which made the two switches a third of a group commit.
+   */
   private readonly relaxed: Database.Statement;
   private readonly strict: Database.Statement;
+  private level: 'FULL' | 'NORMAL' = 'FULL';
   private readonly probe: Database.Statement;
   /** One wrapper for all transactions: better-sqlite3 builds BEGIN/COMMIT statements per wrapper. */
   private readonly runInTransaction: (fn: () => unknown) => unknown;
@@ -25,12 +31,24 @@ export class Store {
   private undo: Array<() => void> | undefined;
   private readonly sql: Record<'begin' | 'commit' | 'rollback', Database.Statement>;
 
-  constructor(readonly file: string) {
+  /**
+   * `exclusive` (the daemon's way, and the default): this connection holds SQLite's locks for as long as it is
+   * open. Tests that watch commits land from a second connection turn it off.
+   */
+  constructor(
+    readonly file: string,
+    options: { exclusive?: boolean } = {},
+  ) {
     // Private before SQLite opens anything: the files hold usernames, roles and password hashes.
     ensurePrivateDir(path.dirname(file));
     ensurePrivateFile(file, { create: true });
     for (const suffix of ['-wal', '-shm', '-journal']) ensurePrivateFile(file + suffix);
     this.db = openSqlite(file);
+    // The daemon is the database's only user. Holding SQLite's locks for the connection's life spares the four
+    // or five fcntl() lock calls of every transaction, keeps the WAL index in memory instead of the -shm file
+    // (this must come before WAL is entered), and makes a second azcd on the same state directory fail to open
+    // it ("database is locked") instead of writing beside the first.
+    if (options.exclusive ?? true) this.db.pragma('locking_mode = EXCLUSIVE');
     this.db.pragma('journal_mode = WAL');
     // FULL: a committed transaction survives a power cut, not only a crash of the process.
     this.db.pragma('synchronous = FULL');
@@ -39,6 +57,7 @@ export class Store {
     this.migrate();
     this.relaxed = this.db.prepare('PRAGMA synchronous = NORMAL');
     this.strict = this.db.prepare('PRAGMA synchronous = FULL');
+    this.checkLevels();
     this.probe = this.db.prepare('SELECT 1 AS ok');
     this.runInTransaction = this.db.transaction((fn: () => unknown) => fn());
     this.sql = {
@@ -52,11 +71,43 @@ export class Store {
     return this.db.pragma('user_version', { simple: true }) as number;
   }
 
-  /** Runs fn in one transaction, committed (synchronous=FULL) before this returns. */
+  /**
+   * Runs fn in one transaction, committed (synchronous=FULL) before this returns. Every write outside the group
+   * commit goes through here, a single statement too: the connection may be at NORMAL since the last group commit.
+   */
   transaction<T>(fn: () => T): T {
     // Durable writes never hide inside a pending group commit: that one is committed first.
     this.flushBatch();
+    this.setLevel('FULL');
     return this.run(fn);
+  }
+
+  /** The synchronous level SQLite reports for the connection now (tests; a statement per call). */
+  synchronousLevel(): 'FULL' | 'NORMAL' | 'OTHER' {
+    const level = this.db.pragma('synchronous', { simple: true });
+    return level === 2 ? 'FULL' : level === 1 ? 'NORMAL' : 'OTHER';
+  }
+
+  private setLevel(level: 'FULL' | 'NORMAL'): void {
+    if (this.level === level) return;
+    (level === 'FULL' ? this.strict : this.relaxed).run();
+    this.level = level;
+  }
+
+  /**
+   * SQLite applies a PRAGMA when it compiles it, and compiles it again on every run after the first: preparing
+   * the two switches left the connection at FULL, and a first run can do nothing. Both are run once here, then
+   * each is checked to take effect, so a switch that does nothing is a failed start, never a silent NORMAL.
+   */
+  private checkLevels(): void {
+    this.relaxed.run();
+    this.strict.run();
+    for (const level of ['NORMAL', 'FULL'] as const) {
+      (level === 'FULL' ? this.strict : this.relaxed).run();
+      const now = this.synchronousLevel();
+      if (now !== level) throw new Error(`SQLite did not switch ${this.file} to synchronous=${level} (it reports ${now})`);
+    }
+    this.level = 'FULL';
   }
 
   /**
@@ -121,7 +172,7 @@ export class Store {
     const writes = this.pending;
     this.pending = new Map();
     try {
-      this.relaxed.run();
+      this.setLevel('NORMAL');
       this.sql.begin.run();
       for (const write of writes.values()) write();
       this.sql.commit.run();
@@ -130,8 +181,6 @@ export class Store {
       if (this.db.inTransaction) this.sql.rollback.run();
       this.rolledBack();
       batch.reject(err);
-    } finally {
-      this.strict.run();
     }
   }
 

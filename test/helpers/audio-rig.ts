@@ -33,10 +33,11 @@ export interface AudioRig<D extends AmplifierDriver> {
  */
 export async function audioRig<D extends AmplifierDriver = SimulatedDriver>(
   t: Test,
-  options: { driver?: D; amplifiers?: Amplifiers; configured?: string[]; busCapacity?: number } = {},
+  /** `watched`: the test reads the database through a second connection (the store then shares its locks). */
+  options: { driver?: D; amplifiers?: Amplifiers; configured?: string[]; busCapacity?: number; watched?: boolean } = {},
 ): Promise<AudioRig<D>> {
   const dir = tempDir();
-  const store = new Store(path.join(dir, 'azc.db'));
+  const store = new Store(path.join(dir, 'azc.db'), { exclusive: !options.watched });
   const driver = options.driver ?? (new SimulatedDriver({ applyDelayMs: 0 }) as unknown as D);
   const repo = new AudioRepo(store, options.configured ?? options.amplifiers?.refs() ?? [driver.name]);
   const bus = new EventBus(options.busCapacity ?? 64);

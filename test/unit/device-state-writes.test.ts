@@ -15,7 +15,7 @@ function countUpdates(store: { db: Database.Database }): () => number {
 }
 
 t.test('many volume changes to one zone in a turn are one UPDATE of its row, with the last value', async (t) => {
-  const rig = await audioRig(t);
+  const rig = await audioRig(t, { watched: true });
   const zone = rig.audio.listZones(admin)[0]!;
   const updates = countUpdates(rig.store);
   const acks: Promise<void>[] = [];
@@ -35,7 +35,7 @@ t.test('many volume changes to one zone in a turn are one UPDATE of its row, wit
 });
 
 t.test('a turn that only moves volumes writes only the volume column; any other change writes the whole row', async (t) => {
-  const rig = await audioRig(t);
+  const rig = await audioRig(t, { watched: true });
   const zone = rig.audio.listZones(admin)[0]!;
   // Fires only for UPDATE statements whose SET list names player_id (the indexed column).
   rig.store.db.exec(`CREATE TEMP TABLE full_updates (n INTEGER);
@@ -74,4 +74,15 @@ t.test('a group commit that fails acknowledges nothing and the zones read as the
   rig.store.db.exec('DROP TRIGGER refuse');
   await rig.audio.setZoneVolume(admin, first!.id, { volume: 0.7 });
   t.equal(rig.audio.listZones(admin)[0]!.volume, 0.7, 'the next turn commits again');
+});
+
+t.test('a write that is not device state runs at synchronous=FULL even right after a group commit', async (t) => {
+  const rig = await audioRig(t);
+  const zone = rig.audio.listZones(admin)[0]!;
+  const player = rig.audio.createPlayer(admin, { name: 'Kitchen', input: { channel: 1 } });
+  await rig.audio.setZoneVolume(admin, zone.id, { volume: 0.2 });
+  t.equal(rig.store.synchronousLevel(), 'NORMAL', 'control: the group commit left the connection at NORMAL');
+  rig.audio.renamePlayer(admin, player.id, 'Kitchen speakers');
+  t.equal(rig.store.synchronousLevel(), 'FULL', 'the rename was committed at FULL');
+  t.equal(rig.audio.getPlayer(admin, player.id).name, 'Kitchen speakers');
 });

@@ -1,5 +1,5 @@
-// The log's write batching (daemon/log.ts batchWrites): lines keep their order and are handed on in few writes,
-// by size, by the one-shot flush timer, or at once by flush and flushSync.
+// The log's write batching (daemon/log.ts batchWrites): lines keep their order and reach the stream as bytes in few
+// writes, by size, by the one-shot flush timer, or at once by flush and flushSync.
 import t from 'tap';
 import { batchWrites } from '../../daemon/log.js';
 import { waitFor, Changes } from '../helpers/wait-for.js';
@@ -7,10 +7,12 @@ import { waitFor, Changes } from '../helpers/wait-for.js';
 function target() {
   const changes = new Changes();
   const chunks: string[] = [];
+  const bytes: Buffer[] = [];
   const calls = { flush: 0, flushSync: 0 };
   const stream = {
-    write: (chunk: string) => {
-      chunks.push(chunk);
+    write: (chunk: Buffer) => {
+      bytes.push(chunk);
+      chunks.push(chunk.toString('utf8'));
       changes.notify();
       return true;
     },
@@ -21,23 +23,23 @@ function target() {
       calls.flushSync++;
     },
   };
-  return { stream, chunks, calls, changes };
+  return { stream, chunks, bytes, calls, changes };
 }
 
 t.test('lines written in a burst reach the stream in one write, in order', async (t) => {
   const { stream, chunks } = target();
-  batchWrites(stream);
+  const log = batchWrites(stream);
   const lines = Array.from({ length: 1600 }, (_, i) => `{"n":${i},"pad":"${'x'.repeat(40)}"}\n`);
-  for (const line of lines) stream.write(line);
+  for (const line of lines) log.write(line);
   t.ok(chunks.length >= 1 && chunks.length < 5, `${chunks.length} writes for 1600 lines`);
-  stream.flushSync();
+  log.flushSync();
   t.equal(chunks.join(''), lines.join(''), 'every line, in order');
 });
 
 t.test('a single line is handed on by the flush timer without any further write', async (t) => {
   const { stream, chunks, changes } = target();
-  batchWrites(stream, 20);
-  stream.write('{"msg":"alone"}\n');
+  const log = batchWrites(stream, 20);
+  log.write('{"msg":"alone"}\n');
   t.same(chunks, [], 'held back at first');
   await waitFor(() => chunks.length === 1, undefined, { what: 'the timer to hand the line on', changes });
   t.same(chunks, ['{"msg":"alone"}\n']);
@@ -45,15 +47,31 @@ t.test('a single line is handed on by the flush timer without any further write'
 
 t.test('flush and flushSync hand on pending lines at once, then flush the stream', async (t) => {
   const { stream, chunks, calls } = target();
-  batchWrites(stream);
-  stream.write('a\n');
-  stream.flush();
+  const log = batchWrites(stream);
+  log.write('a\n');
+  log.flush();
   t.same(chunks, ['a\n']);
   t.equal(calls.flush, 1);
-  stream.write('b\n');
-  stream.flushSync();
+  log.write('b\n');
+  log.flushSync();
   t.same(chunks, ['a\n', 'b\n']);
   t.equal(calls.flushSync, 1);
-  stream.flushSync();
+  log.flushSync();
   t.same(chunks, ['a\n', 'b\n'], 'nothing pending: no empty write');
+});
+
+t.test('lines are handed on as their UTF-8 bytes, each chunk whole characters, a line longer than the buffer too', async (t) => {
+  const { stream, bytes } = target();
+  const log = batchWrites(stream);
+  // Multi-byte characters filling the buffer, then a line longer than the buffer, then a short one.
+  const lines = [
+    ...Array.from({ length: 900 }, (_, i) => `{"n":${i},"name":"${'€'.repeat(20)}"}\n`),
+    `{"big":"${'ü'.repeat(70_000)}"}\n`,
+    '{"after":"ok"}\n',
+  ];
+  for (const line of lines) log.write(line);
+  log.flushSync();
+  t.ok(bytes.length >= 3, `${bytes.length} chunks`);
+  for (const chunk of bytes) t.equal(Buffer.from(chunk.toString('utf8')).length, chunk.length, 'no character split across chunks');
+  t.equal(Buffer.concat(bytes).toString('utf8'), lines.join(''), 'every line, in order, byte for byte');
 });

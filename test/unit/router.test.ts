@@ -76,3 +76,32 @@ t.test('two parameter names at the same position throw', async (t) => {
   const router = usersRouter();
   t.throws(() => router.add('POST', '/api/users/{userId}/api-key', 'x'), /conflicting parameter names/);
 });
+
+t.test('a path seen before is answered the same way, with parameters the caller may change', async (t) => {
+  const router = usersRouter();
+  const path = '/api/users/0b6f3c62-9d1e-4a55-8f0e-7d2a3c4b5e6f';
+  const first = found(router.find('GET', path));
+  first!.params.id = 'changed by the caller';
+  const again = found(router.find('GET', path));
+  t.equal(again?.route, 'get');
+  t.same(again?.params, { id: '0b6f3c62-9d1e-4a55-8f0e-7d2a3c4b5e6f' }, 'the remembered parameters were not touched');
+  t.equal(found(router.find('PUT', path))?.route, 'update', 'another method on the same path');
+  t.same(router.find('PATCH', path), { kind: 'method-not-allowed', allow: ['GET', 'PUT', 'DELETE'] });
+});
+
+t.test('a route added after lookups takes its paths over from the remembered ones', async (t) => {
+  const router = usersRouter();
+  t.equal(found(router.find('GET', '/api/users/export'))?.route, 'get', 'a parameter at first');
+  router.add('GET', '/api/users/export', 'export');
+  t.equal(found(router.find('GET', '/api/users/export'))?.route, 'export');
+});
+
+t.test('any number of different paths keeps matching (the memory of them is bounded and starts over)', async (t) => {
+  const router = usersRouter();
+  const ids = Array.from({ length: 2000 }, (_, i) => `0b6f3c62-9d1e-4a55-8f0e-${i.toString(16).padStart(12, '0')}`);
+  let wrong = 0;
+  for (const id of ids) if (found(router.find('GET', `/api/users/${id}`))?.params.id !== id) wrong++;
+  for (const id of ids.slice(0, 10)) if (found(router.find('PUT', `/api/users/${id}`))?.params.id !== id) wrong++;
+  t.equal(wrong, 0);
+  t.ok((router as unknown as { recent: Map<string, unknown> }).recent.size <= 512, 'at most 512 paths remembered');
+});

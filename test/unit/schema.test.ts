@@ -1,6 +1,6 @@
 // Request validation: messages that name the field, the rule and the value; one 400 HttpError per bad input.
 import t from 'tap';
-import { T, Uuid, UuidList, Validator, Volume } from '../../daemon/http/schema.js';
+import { isUuid, T, Uuid, UuidList, Validator, Volume } from '../../daemon/http/schema.js';
 import { HttpError } from '../../daemon/http/problem.js';
 
 const volumeBody = new Validator(T.Object({ volume: Volume }));
@@ -78,4 +78,46 @@ t.test('path parameters report which parameter was invalid', async (t) => {
 t.test('UUIDs are accepted in either letter case', async (t) => {
   const validator = new Validator(T.Object({ id: Uuid() }));
   t.doesNotThrow(() => validator.parse({ id: '0B6F3C62-9D1E-4A55-8F0E-7D2A3C4B5E6F' }, 'path'));
+});
+
+t.test('isUuid takes the 8-4-4-4-12 hex form in either case and nothing else', async (t) => {
+  const good = '0b6f3c62-9d1e-4a55-8f0e-7d2a3c4b5e6f';
+  t.ok(isUuid(good));
+  t.ok(isUuid(good.toUpperCase()), 'upper case');
+  t.ok(isUuid('00000000-0000-0000-0000-000000000000'));
+  t.ok(isUuid('ffffffff-FFFF-aaaa-AAAA-999999999999'));
+  const bad = [
+    '',
+    good.slice(1),
+    `${good}0`,
+    good.replace(/-/g, ''),
+    good.replace('-', '_'),
+    `${good.slice(0, 8)}9${good.slice(9)}`,
+    good.replace('b', 'g'),
+    good.replace('b', 'G'),
+    good.replace('0', '/'),
+    good.replace('0', ':'),
+    good.replace('a', '`'),
+    good.replace('f', '@'),
+    good.replace('6', ' '),
+    `{${good.slice(1, 35)}}`,
+  ];
+  for (const value of bad) t.notOk(isUuid(value), JSON.stringify(value));
+  // The same verdicts as the regular expression it replaces, over every position and character class.
+  const re = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+  let disagreements = 0;
+  for (let i = 0; i < 36; i++) {
+    for (let code = 0x20; code < 0x7f; code++) {
+      const value = good.slice(0, i) + String.fromCharCode(code) + good.slice(i + 1);
+      if (isUuid(value) !== re.test(value)) disagreements++;
+    }
+  }
+  t.equal(disagreements, 0, 'agrees with /^[0-9a-f]{8}-…$/i on every one-character change');
+});
+
+t.test('a path parameter that is no UUID is a 400 naming it', async (t) => {
+  const params = new Validator(T.Object({ id: Uuid() }));
+  const err = rejection(params, { id: 'not-a-uuid' }, 'path');
+  t.equal(err.status, 400);
+  t.match(err.message, /"id" must be a UUID/);
 });

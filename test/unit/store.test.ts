@@ -1,7 +1,7 @@
 // The store's transactions (group commit of device state, rollback of one failed write, durable writes first),
 // migrations, and the repositories' own rules.
 import t from 'tap';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Store } from '../../daemon/store/db.js';
@@ -12,9 +12,9 @@ import { tempDir } from '../helpers/daemon.js';
 
 function setup(t: { teardown(fn: () => unknown): void }) {
   const dir = tempDir('azc-store-');
-  const store = new Store(path.join(dir, 'azc.db'));
+  // Shared locking, so that a second connection can watch: it sees only what was committed.
+  const store = new Store(path.join(dir, 'azc.db'), { exclusive: false });
   store.db.exec('CREATE TABLE IF NOT EXISTS probe (k TEXT PRIMARY KEY, v INTEGER)');
-  // A second connection sees only what was committed.
   const observer = new Database(path.join(dir, 'azc.db'), { readonly: true });
   const seen = (k: string) => (observer.prepare('SELECT v FROM probe WHERE k = ?').get(k) as { v: number } | undefined)?.v;
   const put = store.db.prepare('INSERT OR REPLACE INTO probe (k, v) VALUES (?, ?)');
@@ -43,7 +43,9 @@ t.test('device-state writes of one turn share a commit that lands before the pro
   t.equal(seen('a'), 1);
   t.equal(seen('b'), 2);
   t.equal(store.db.inTransaction, false);
-  t.equal(store.db.pragma('synchronous', { simple: true }), 2, 'back to FULL after the group commit');
+  t.equal(store.synchronousLevel(), 'NORMAL', 'left at NORMAL for the next group commit');
+  store.transaction(() => put.run('c', 3));
+  t.equal(store.synchronousLevel(), 'FULL', 'a durable write switches back to FULL');
 });
 
 t.test('a row written several times in one turn is written once, with its latest values', async (t) => {
@@ -111,7 +113,8 @@ t.test('a group commit that fails rejects every write in it, commits none, and t
   t.equal(seen('a'), undefined, 'nothing of the batch was committed');
   t.equal(rollbacks, 1);
   t.equal(store.db.inTransaction, false);
-  t.equal(store.db.pragma('synchronous', { simple: true }), 2);
+  store.transaction(() => put.run('d', 4));
+  t.equal(store.synchronousLevel(), 'FULL', 'a durable write after the failed group commit runs at FULL');
   await store.commitSoon(() => store.deferWrite('c', () => put.run('c', 3)));
   t.equal(seen('c'), 3, 'the next turn commits again');
 });
@@ -123,6 +126,32 @@ t.test('a durable transaction commits a pending group commit first, then itself'
   t.equal(seen('state'), 1, 'the device state was committed first');
   t.equal(seen('account'), 1, 'the durable write is committed when transaction() returns');
   await pending;
+});
+
+t.test('group commits run at synchronous=NORMAL and transactions at FULL, as SQLite itself reports', async (t) => {
+  const { store, put } = setup(t);
+  t.equal(store.synchronousLevel(), 'FULL', 'a new store is at FULL');
+  const levels: string[] = [];
+  const durable = () => store.transaction(() => levels.push(`transaction ${store.synchronousLevel()}`));
+  const grouped = () => store.commitSoon(() => store.deferWrite('g', () => (levels.push(`group ${store.synchronousLevel()}`), put.run('g', 1))));
+  // Each kind twice in a row and alternating: a switch that did nothing would show here.
+  for (const step of [grouped, grouped, durable, durable, grouped, durable, grouped, grouped, durable]) {
+    const done = step();
+    if (done instanceof Promise) await done;
+  }
+  t.same(levels, [
+    'group NORMAL',
+    'group NORMAL',
+    'transaction FULL',
+    'transaction FULL',
+    'group NORMAL',
+    'transaction FULL',
+    'group NORMAL',
+    'group NORMAL',
+    'transaction FULL',
+  ]);
+  await grouped();
+  t.equal(store.synchronousLevel(), 'NORMAL', 'the level stays where the last commit left it');
 });
 
 t.test('closing commits what is pending', async (t) => {
@@ -172,6 +201,22 @@ t.test('trusted addresses are kept per user, newest first, and go with the user'
   users.remove('a');
   t.same(users.trustedAddresses('a'), [], 'deleting the user deletes its addresses');
   t.same(users.trustedAddresses('b'), ['198.51.100.1']);
+});
+
+t.test("the daemon's store holds the database alone: a second connection (a second azcd) cannot read or write it", async (t) => {
+  const dir = tempDir('azc-store-');
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'azc.db');
+  const store = new Store(file);
+  t.teardown(() => store.close());
+  t.equal(store.db.pragma('locking_mode', { simple: true }), 'exclusive');
+  const other = new Database(file, { timeout: 0 });
+  t.teardown(() => other.close());
+  t.throws(() => other.prepare('SELECT COUNT(*) FROM users').get(), /database is locked/, 'reading is refused');
+  t.throws(() => other.exec('CREATE TABLE intruder (x)'), /database is locked/, 'writing is refused');
+  t.notOk(existsSync(`${file}-shm`), 'the WAL index is in memory: no -shm file');
+  store.close();
+  t.equal((other.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n, 0, 'once it is closed, others may open it');
 });
 
 t.test('the device UDN is kept across a restart', async (t) => {
