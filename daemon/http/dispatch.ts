@@ -147,7 +147,7 @@ export class Dispatcher {
 
   /** The client's X-Request-Id when it is safe to echo and log, else a fresh one. */
   requestId(incoming: string): string {
-    return REQUEST_ID_RE.test(incoming) ? incoming : `${idPrefix}-${(++idCounter).toString(36)}`;
+    return incoming !== '' && REQUEST_ID_RE.test(incoming) ? incoming : `${idPrefix}-${(++idCounter).toString(36)}`;
   }
 
   /**

@@ -316,41 +316,43 @@ export class AudioRepo {
     if (!this.store.deferWrite(key, run)) run();
   }
 
+  private readonly dropSortedPlayers = () => (this.sortedPlayers = undefined);
+  private readonly dropSortedZones = () => (this.sortedZones = undefined);
+
   private putPlayer(row: PlayerRow): void {
-    const [previous, frozen] = this.keep(this.players_, row, () => (this.sortedPlayers = undefined));
+    const previous = this.keep(this.players_, row, this.dropSortedPlayers);
     // The sorted list survives a change that keeps its order (a volume); it is rebuilt after anything else.
     this.sortedPlayers =
       previous && this.sortedPlayers && previous.created_at === row.created_at && previous.name === row.name
-        ? replaced(this.sortedPlayers, previous, frozen)
+        ? replaced(this.sortedPlayers, previous, row)
         : undefined;
   }
 
   private putZone(row: ZoneRow): void {
-    const [previous, frozen] = this.keep(this.zones_, row, () => (this.sortedZones = undefined));
+    const previous = this.keep(this.zones_, row, this.dropSortedZones);
     this.sortedZones =
       previous &&
       this.sortedZones &&
       previous.output_amplifier === row.output_amplifier &&
       previous.output_driver === row.output_driver &&
       previous.output_channel === row.output_channel
-        ? replaced(this.sortedZones, previous, frozen)
+        ? replaced(this.sortedZones, previous, row)
         : undefined;
   }
 
   /**
    * Puts a row (frozen) in place of the one with its id, and records how to take that back if the running call
-   * throws (the sorted list is then dropped with `dropSorted`). Returns the row it replaced and the frozen one.
+   * throws (the sorted list is then dropped with `dropSorted`). Returns the row it replaced.
    */
-  private keep<R extends { id: string }>(rows: Map<string, Readonly<R>>, row: R, dropSorted: () => void): [Readonly<R> | undefined, Readonly<R>] {
+  private keep<R extends { id: string }>(rows: Map<string, Readonly<R>>, row: R, dropSorted: () => void): Readonly<R> | undefined {
     const previous = rows.get(row.id);
-    const frozen = Object.freeze(row);
-    rows.set(row.id, frozen);
+    rows.set(row.id, Object.freeze(row));
     this.store.recordUndo(() => {
       if (previous) rows.set(row.id, previous);
       else rows.delete(row.id);
       dropSorted();
     });
-    return [previous, frozen];
+    return previous;
   }
 }
 

@@ -62,7 +62,9 @@ export class SimulatedDriver implements AmplifierDriver {
 
   setZone(channel: number, change: Partial<ZoneState>): void {
     if (!this.running || !this.hardware.has(channel)) return;
-    this.pending.set(channel, { ...this.pending.get(channel), ...change });
+    const pending = this.pending.get(channel);
+    if (pending) Object.assign(pending, change);
+    else this.pending.set(channel, { ...change });
     this.timer ??= setTimeout(() => this.flush(), this.applyDelayMs);
   }
 
