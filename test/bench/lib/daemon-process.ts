@@ -39,8 +39,6 @@ export interface DaemonSpawnOptions {
   needFds?: number;
   /** Limits written to a config file for the daemon (fan-out and soak runs open more streams than one user may). */
   limits?: Record<string, number>;
-  /** Another build of the daemon to run instead of dist/daemon/main.js (to compare two builds side by side). */
-  entryPath?: string;
 }
 
 export const ADMIN_PASSWORD = 'bench-admin-password';
@@ -80,7 +78,6 @@ export async function spawnDaemon(options: DaemonSpawnOptions = {}): Promise<Dae
   const started = performance.now();
   const azcd = runAzcd({
     entry: 'built',
-    entryPath: options.entryPath,
     args,
     env: { AZC_ADMIN_PASSWORD: ADMIN_PASSWORD },
     // BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the daemon under benchmark load.
