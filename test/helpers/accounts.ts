@@ -11,6 +11,7 @@ import { UserAdmin } from '../../daemon/domain/user-admin.js';
 import type { Caller, Role } from '../../daemon/domain/access.js';
 import { defaultConfig } from '../../daemon/config.js';
 import { tempDir } from './daemon.js';
+import './sqlite-guard.js';
 
 export interface AccountsRig {
   store: Store;

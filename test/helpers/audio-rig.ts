@@ -13,6 +13,7 @@ import { EventBus, type StampedEvent } from '../../daemon/domain/events.js';
 import type { Caller } from '../../daemon/domain/access.js';
 import type { AmplifierDriver } from '../../drivers/driver.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
+import './sqlite-guard.js';
 
 export const admin: Caller = { userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey', keyDigest: '00' } };
 

@@ -9,6 +9,7 @@ import { Daemon, type DaemonOptions } from '../../daemon/app.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import type { AmplifierDriver } from '../../drivers/driver.js';
 import { TEST_PASSWORDS } from './passwords.js';
+import './sqlite-guard.js';
 
 export interface TestDaemon {
   daemon: Daemon;

@@ -86,3 +86,13 @@ t.test('a write that is not device state runs at synchronous=FULL even right aft
   t.equal(rig.store.synchronousLevel(), 'FULL', 'the rename was committed at FULL');
   t.equal(rig.audio.getPlayer(admin, player.id).name, 'Kitchen speakers');
 });
+
+t.test('the test guard catches a write made outside transaction() while the connection is at NORMAL', async (t) => {
+  const rig = await audioRig(t);
+  const zone = rig.audio.listZones(admin)[0]!;
+  const player = rig.audio.createPlayer(admin, { name: 'Den', input: { channel: 2 } });
+  await rig.audio.setZoneVolume(admin, zone.id, { volume: 0.3 });
+  t.throws(() => rig.repo.renamePlayer(player.id, 'bare write'), /write outside store\.transaction\(\) ran at synchronous=NORMAL/);
+  rig.store.transaction(() => rig.repo.renamePlayer(player.id, 'Den 2'));
+  t.equal(rig.audio.getPlayer(admin, player.id).name, 'Den 2', 'the same write inside transaction() passes');
+});
