@@ -364,7 +364,6 @@ function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** A copy of `list` with `next` in the place of `previous`; undefined when `previous` is not in it. */
 /**
  * A copy of a zone row with some of its playing state changed (an absent field keeps the row's value), written
  * out field by field: spreading a frozen row (every kept row is frozen) takes V8's slow path, and this runs for
@@ -389,6 +388,7 @@ export function zoneWith(zone: Readonly<ZoneRow>, state: Partial<Omit<ZoneRowUpd
   };
 }
 
+/** A copy of `list` with `next` in the place of `previous`; undefined when `previous` is not in it. */
 function replaced<T>(list: readonly T[], previous: T, next: T): T[] | undefined {
   const at = list.indexOf(previous);
   if (at < 0) return undefined;

@@ -90,6 +90,10 @@ export class Store {
 
   private setLevel(level: 'FULL' | 'NORMAL'): void {
     if (this.level === level) return;
+    this.switchTo(level);
+  }
+
+  private switchTo(level: 'FULL' | 'NORMAL'): void {
     (level === 'FULL' ? this.strict : this.relaxed).run();
     this.level = level;
   }
@@ -100,14 +104,13 @@ export class Store {
    * each is checked to take effect, so a switch that does nothing is a failed start, never a silent NORMAL.
    */
   private checkLevels(): void {
-    this.relaxed.run();
-    this.strict.run();
+    this.switchTo('NORMAL');
+    this.switchTo('FULL');
     for (const level of ['NORMAL', 'FULL'] as const) {
-      (level === 'FULL' ? this.strict : this.relaxed).run();
+      this.switchTo(level);
       const now = this.synchronousLevel();
       if (now !== level) throw new Error(`SQLite did not switch ${this.file} to synchronous=${level} (it reports ${now})`);
     }
-    this.level = 'FULL';
   }
 
   /**

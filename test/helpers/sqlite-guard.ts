@@ -8,18 +8,16 @@
 import Database from 'better-sqlite3';
 
 const CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE|PRAGMA)\b/i;
-let installed = false;
 
-export function guardWritesOutsideTransactions(): void {
-  if (installed) return;
-  installed = true;
-  const probe = new Database(':memory:');
-  const statement = Object.getPrototypeOf(probe.prepare('SELECT 1')) as {
-    run(this: Database.Statement, ...params: unknown[]): Database.RunResult;
-  };
-  probe.close();
+type Run = ((this: Database.Statement, ...params: unknown[]) => Database.RunResult) & { guarded?: true };
+
+const probe = new Database(':memory:');
+const statement = Object.getPrototypeOf(probe.prepare('SELECT 1')) as { run: Run };
+probe.close();
+// Once per process, though a grouped test bundle may evaluate this module once per test file.
+if (!statement.run.guarded) {
   const run = statement.run;
-  statement.run = function guardedRun(this: Database.Statement, ...params: unknown[]) {
+  const guarded: Run = function (this: Database.Statement, ...params: unknown[]) {
     const db = this.database;
     if (!this.reader && !db.inTransaction && !CONTROL.test(this.source) && db.name !== ':memory:') {
       const level = db.pragma('synchronous', { simple: true });
@@ -29,6 +27,6 @@ export function guardWritesOutsideTransactions(): void {
     }
     return run.apply(this, params);
   };
+  guarded.guarded = true;
+  statement.run = guarded;
 }
-
-guardWritesOutsideTransactions();
