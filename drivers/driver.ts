@@ -30,14 +30,28 @@ export interface DriverDescription {
 }
 
 /**
+ * Whether a zone can take writes now. A zone whose unit, controller or expander is not fitted or stops answering is
+ * unavailable (`reason` names the amplifier's part: "unit 2 does not answer"); it becomes available again by itself
+ * when that part answers. A whole amplifier that is offline does not make its zones unavailable: writes made then
+ * are intents, pushed when it is back (the `status` event says it is offline).
+ */
+export interface ZoneAvailability {
+  available: boolean;
+  /** Why not, when unavailable: the unit and what it does, in words an installer reads. */
+  reason?: string;
+}
+
+/**
  * Events a driver reports. `zone` is a state read back from the hardware that differs from what the driver
  * last knew (a keypad, a front panel, another controller); `status` is the link going up or down;
- * `described` is a change of the fitted zones/inputs (for example a slave unit found by a probe).
+ * `described` is a change of the fitted zones/inputs (for example a slave unit found by a probe);
+ * `availability` is a zone becoming unavailable or available again (see ZoneAvailability).
  */
 export type DriverEvent =
   | { type: 'zone'; channel: number; state: ZoneState }
   | { type: 'status'; online: boolean; detail?: string }
-  | { type: 'described'; description: DriverDescription };
+  | { type: 'described'; description: DriverDescription }
+  | { type: 'availability'; channel: number; available: boolean; reason?: string };
 
 export type DriverListener = (event: DriverEvent) => void;
 
@@ -65,6 +79,11 @@ export interface AmplifierDriver {
   setZone(channel: number, change: Partial<ZoneState>): void;
   /** The last state read from the hardware for a zone, if any. */
   hardwareState(channel: number): ZoneState | undefined;
+  /**
+   * Whether the zone on this channel can take writes now (see ZoneAvailability). A channel the amplifier does not
+   * have (a unit not fitted) is unavailable with the reason.
+   */
+  availability(channel: number): ZoneAvailability;
   /** Resolves once every change recorded so far has reached the hardware (or the driver is offline). */
   settled(): Promise<void>;
   /** Subscribes to driver events; returns the unsubscribe function. */

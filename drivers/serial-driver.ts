@@ -1,6 +1,6 @@
 // The abstract serial amplifier driver: lifecycle, session phases, poll timer and the one-sender work loop; families
 // supply the protocol-specific parts (what a session begins with, what one turn of the loop sends, when all is done).
-import type { AmplifierDriver, DriverDescription, DriverListener, DriverOptions, ZoneState } from './driver.js';
+import type { AmplifierDriver, DriverDescription, DriverListener, DriverOptions, ZoneAvailability, ZoneState } from './driver.js';
 import { DriverEvents } from './driver-events.js';
 
 export type Phase = 'new' | 'connecting' | 'online' | 'offline' | 'stopped';
@@ -60,6 +60,12 @@ export abstract class SerialDriver implements AmplifierDriver {
 
   hardwareState(channel: number): ZoneState | undefined {
     return this.zones.hardware(channel);
+  }
+
+  availability(channel: number): ZoneAvailability {
+    return this.describe().zones.some((zone) => zone.channel === channel)
+      ? { available: true }
+      : { available: false, reason: `${this.family}: no zone ${channel} is fitted` };
   }
 
   settled(): Promise<void> {

@@ -91,6 +91,7 @@ export class AmplifierSync {
       this.syncDescription();
       return;
     }
+    if (event.type === 'availability') return;
     const zone = this.repo.zoneByOutput(this.ref, event.channel);
     if (!zone) return;
     const steps = this.driver.describe().volumeSteps;

@@ -5,6 +5,7 @@ import type {
   DriverEvent,
   DriverListener,
   DriverOptions,
+  ZoneAvailability,
   ZoneState,
 } from '../driver.js';
 import { stepToVolume, volumeToStep } from '../driver.js';
@@ -31,6 +32,8 @@ export class SimulatedDriver implements AmplifierDriver {
   private running = false;
   private readonly applyDelayMs: number;
   private isOnline = false;
+  /** Zones whose (simulated) unit does not answer, with the reason. */
+  private readonly silent = new Map<number, string>();
 
   constructor(options: SimulatedOptions = {}) {
     this.applyDelayMs = options.applyDelayMs ?? 2;
@@ -61,7 +64,7 @@ export class SimulatedDriver implements AmplifierDriver {
   }
 
   setZone(channel: number, change: Partial<ZoneState>): void {
-    if (!this.running || !this.hardware.has(channel)) return;
+    if (!this.running || !this.hardware.has(channel) || this.silent.has(channel)) return;
     const pending = this.pending.get(channel);
     if (pending) Object.assign(pending, change);
     else this.pending.set(channel, { ...change });
@@ -71,6 +74,12 @@ export class SimulatedDriver implements AmplifierDriver {
   hardwareState(channel: number): ZoneState | undefined {
     const state = this.hardware.get(channel);
     return state && { ...state };
+  }
+
+  availability(channel: number): ZoneAvailability {
+    if (!this.hardware.has(channel)) return { available: false, reason: `the simulated amplifier has no zone ${channel}` };
+    const reason = this.silent.get(channel);
+    return reason === undefined ? { available: true } : { available: false, reason };
   }
 
   settled(): Promise<void> {
@@ -102,6 +111,24 @@ export class SimulatedDriver implements AmplifierDriver {
     const next = this.quantise({ ...current, ...change });
     this.hardware.set(channel, next);
     this.emit({ type: 'zone', channel, state: { ...next } });
+  }
+
+  /**
+   * Acts like a unit of the amplifier being unplugged (`answering: false`) or plugged back in: its zones become
+   * unavailable (writes to them are dropped) and available again, each reported once. Used by tests and the demo.
+   */
+  simulateUnit(channels: readonly number[], answering: boolean, reason = 'the simulated unit does not answer'): void {
+    for (const channel of channels) {
+      if (!this.hardware.has(channel)) throw new RangeError(`no simulated zone ${channel}`);
+      if (answering === !this.silent.has(channel)) continue;
+      if (answering) this.silent.delete(channel);
+      else {
+        this.silent.set(channel, reason);
+        this.pending.delete(channel);
+      }
+      this.emit(answering ? { type: 'availability', channel, available: true } : { type: 'availability', channel, available: false, reason });
+    }
+    if (this.pending.size === 0) this.releaseWaiters();
   }
 
   private flush(): void {
