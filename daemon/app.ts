@@ -262,7 +262,8 @@ export class Daemon {
     const users = new UsersRepo(store.db);
     const meta = new MetaRepo(store.db);
     const audioRepo = new AudioRepo(store, amplifiers.refs());
-    const bus = new EventBus(config.sse.replayEvents);
+    // Each start is a new run of event ids: a client's Last-Event-ID from before a restart is told apart.
+    const bus = new EventBus(config.sse.replayEvents, store.transaction(() => meta.nextEventRun()));
     const udn = meta.udn() ?? this.createUdn(store, meta);
     let audio: AudioService | undefined;
     const authentication = new Authentication(store, users, secrets, bus, config);

@@ -71,7 +71,24 @@ export type DomainEvent = Static<typeof DomainEventSchema>;
 export type PlaylistChangeReason = (typeof PLAYLIST_CHANGE_REASONS)[number];
 export type { PlayerView, ZoneView, InputDeviceView, SceneView };
 
-export type StampedEvent = DomainEvent & { id: number };
+/**
+ * A published event: `seq` numbers it within this run of the daemon, `id` is what the stream sends (see eventId).
+ */
+export type StampedEvent = DomainEvent & { id: string; seq: number };
+
+/**
+ * An event's id on the stream: `<run>-<seq>`. `run` counts the daemon's starts (kept in the database), `seq` its
+ * events since this start. The sequence starts again at 1 each run, so without the run a client that saw `5` before a
+ * restart would resume from the new run's 6th event and silently miss the first five.
+ */
+export const eventId = (run: number, seq: number): string => `${run}-${seq}`;
+
+/** What an event id looks like (a query parameter's pattern); a bare number is an id of a version before runs. */
+export const EVENT_ID_PATTERN = '^([0-9]{1,9}-)?[0-9]{1,15}$';
+const EVENT_ID = /^(\d{1,9})-(\d{1,15})$/;
+
+/** What a resume from a Last-Event-ID gets: the events after it, or why they cannot be replayed. */
+export type Replay = { events: StampedEvent[] } | { reset: string };
 
 /**
  * Events for in-process subscribers only: never numbered, kept for replay, documented or sent to any client.
@@ -89,18 +106,28 @@ export type EventListener = (event: StampedEvent) => void;
 
 export class EventBus {
   private readonly ring: Array<StampedEvent | undefined>;
-  private nextId = 1;
+  private nextSeq = 1;
   /** Events up to this id are not replayed: the state they describe was replaced (forgetHistory). */
   private replayFloor = 0;
   /** Each listener, and whether it asked for internal events too. */
   private readonly listeners = new Map<(event: BusEvent) => void, boolean>();
 
-  constructor(readonly capacity = 4096) {
+  /** `run`: this start's number (Store-kept, one more each start), the prefix of every id this bus hands out. */
+  constructor(
+    readonly capacity = 4096,
+    readonly run = 1,
+  ) {
     this.ring = new Array(capacity);
   }
 
-  get lastId(): number {
-    return this.nextId - 1;
+  /** The sequence number of the last event published in this run (0 before the first). */
+  get lastSeq(): number {
+    return this.nextSeq - 1;
+  }
+
+  /** The id of the last event published (`<run>-0` before the first): a reset sent with it is resumed from here. */
+  get lastId(): string {
+    return eventId(this.run, this.lastSeq);
   }
 
   /** Numbers a domain event, keeps it for replay and delivers it; an internal event is only delivered. */
@@ -109,8 +136,9 @@ export class EventBus {
   publish(event: DomainEvent | InternalEvent): StampedEvent | void {
     if (isInternal(event)) return this.deliver(event, true);
     // One object shape for every stamped event (a spread of events of many shapes is slow).
-    const stamped = { type: event.type, payload: event.payload, id: this.nextId++ } as StampedEvent;
-    this.ring[stamped.id % this.capacity] = stamped;
+    const seq = this.nextSeq++;
+    const stamped = { type: event.type, payload: event.payload, id: eventId(this.run, seq), seq } as StampedEvent;
+    this.ring[seq % this.capacity] = stamped;
     this.deliver(stamped, false);
     return stamped;
   }
@@ -148,17 +176,26 @@ export class EventBus {
    * no event describes, so it gets `stream.reset` and refetches.
    */
   forgetHistory(): void {
-    this.replayFloor = this.lastId;
+    this.replayFloor = this.lastSeq;
   }
 
-  /** Events after `lastId`, oldest first; null when some of them have left the ring or their history was forgotten. */
-  since(lastId: number): StampedEvent[] | null {
-    if (this.replayFloor > 0 && lastId <= this.replayFloor) return null;
-    if (lastId >= this.lastId) return lastId > this.lastId ? null : [];
-    const oldest = Math.max(1, this.nextId - this.capacity);
-    if (lastId + 1 < oldest) return null;
+  /**
+   * The events after `lastEventId` (a Last-Event-ID as the client sent it), oldest first, or why they cannot be
+   * replayed: an id of another run (the daemon restarted), of events that left the ring or whose history was
+   * forgotten, or one this run never handed out. Never a silent gap.
+   */
+  replay(lastEventId: string): Replay {
+    const match = EVENT_ID.exec(lastEventId);
+    if (!match || Number(match[1]) !== this.run) {
+      return { reset: match || /^\d+$/.test(lastEventId) ? 'the daemon restarted since your Last-Event-ID; refetch state' : 'your Last-Event-ID is not an event id of this daemon; refetch state' };
+    }
+    const seq = Number(match[2]);
+    if (seq > this.lastSeq) return { reset: 'your Last-Event-ID is not an event id of this daemon; refetch state' };
+    if (this.replayFloor > 0 && seq <= this.replayFloor) return { reset: 'the configuration was restored since your Last-Event-ID; refetch state' };
+    const oldest = Math.max(1, this.nextSeq - this.capacity);
+    if (seq + 1 < oldest) return { reset: 'the events after your Last-Event-ID are no longer kept; refetch state' };
     const events: StampedEvent[] = [];
-    for (let id = lastId + 1; id < this.nextId; id++) events.push(this.ring[id % this.capacity]!);
-    return events;
+    for (let s = seq + 1; s < this.nextSeq; s++) events.push(this.ring[s % this.capacity]!);
+    return { events };
   }
 }

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { Caller } from '../domain/access.js';
 import { accessChangeNeedsRefetch, canSeeEvent, eventPayloadFor, seesPayloadAsPublished } from '../domain/policy.js';
 import type { Authentication } from '../domain/authentication.js';
-import { isInternal, type EventBus, type StampedEvent } from '../domain/events.js';
+import { EVENT_ID_PATTERN, isInternal, type EventBus, type StampedEvent } from '../domain/events.js';
 import { T } from './schema.js';
 import type { ApiRequest, RawRoute } from './route.js';
 import type { HttpResponse } from './uws.js';
@@ -81,7 +81,9 @@ export class EventStreams {
       tags: ['events'],
       query: T.Object({
         apiKey: T.Optional(T.String({ description: 'API key for clients that cannot set headers (URL-encode it)' })),
-        lastEventId: T.Optional(T.String({ pattern: '^[0-9]{1,15}$', description: 'resume after this event id', errorMessage: 'must be an event id (digits)' })),
+        lastEventId: T.Optional(
+          T.String({ pattern: EVENT_ID_PATTERN, description: 'resume after this event id (as the Last-Event-ID header)', errorMessage: 'must be an event id such as 12-345' }),
+        ),
       }),
       responses: {
         200: {
@@ -124,13 +126,11 @@ export class EventStreams {
     writeStreamHeaders(res, req.requestId);
     let first = `retry: ${this.options.retryMs}\n\n`;
     const resumeFrom = req.headers['last-event-id'] || req.query.get('lastEventId') || '';
-    if (/^\d{1,15}$/.test(resumeFrom)) {
-      const missed = this.bus.since(Number(resumeFrom));
-      if (missed === null) {
-        first += frame(this.bus.lastId, JSON.stringify({ type: 'stream.reset', payload: { reason: 'the events after your Last-Event-ID are no longer kept; refetch state' } }));
-      } else {
-        for (const event of missed) if (canSeeEvent(caller, event)) first += render(caller, event);
-      }
+    if (resumeFrom !== '') {
+      // A client that resumes holds state up to that id: whatever cannot be replayed after it is announced first.
+      const replay = this.bus.replay(resumeFrom);
+      if ('reset' in replay) first += this.reset(replay.reset);
+      else for (const event of replay.events) if (canSeeEvent(caller, event)) first += render(caller, event);
     }
     if (!res.write(first)) {
       stream.blocked = true;
@@ -264,13 +264,18 @@ export class EventStreams {
     if (caller) {
       // What this client may see changed: the state it holds is now wrong in ways no event describes.
       if (accessChangeNeedsRefetch(stream.caller, caller)) {
-        this.post(stream, frame(this.bus.lastId, JSON.stringify({ type: 'stream.reset', payload: { reason: 'your role or assignments changed; refetch state' } })));
+        this.post(stream, this.reset('your role or assignments changed; refetch state'));
       }
       stream.caller = caller;
       return;
     }
     this.stats.revoked++;
     this.end(stream);
+  }
+
+  /** A stream.reset message, with the id of the last event so far: a client resuming after it misses nothing. */
+  private reset(reason: string): string {
+    return frame(this.bus.lastId, JSON.stringify({ type: 'stream.reset', payload: { reason } }));
   }
 
   private startTimers(): void {
@@ -343,6 +348,6 @@ function render(caller: Caller, event: StampedEvent): string {
   return frame(event.id, JSON.stringify({ type: event.type, payload: eventPayloadFor(caller, event) }));
 }
 
-function frame(id: number, data: string): string {
+function frame(id: string, data: string): string {
   return `id: ${id}\ndata: ${data}\n\n`;
 }

@@ -1,11 +1,13 @@
-// The `meta` table: the device's identity (its UPnP UDN) and the amplifier channels whose zone or input an admin
-// deleted, so the next start does not recreate them from the amplifier's description.
+// The `meta` table: the device's identity (its UPnP UDN), how many times the daemon started, and the amplifier
+// channels whose zone or input an admin deleted, so the next start does not recreate them from the amplifier's description.
 import type { Db } from './db.js';
 import type { AmplifierRef } from './audio-repo.js';
 
 export type DeletedKind = 'zone' | 'input';
 
 export const UDN_KEY = 'udn';
+/** How many times the daemon has started on this database: the run part of event ids (domain/events.ts). */
+export const EVENT_RUN_KEY = 'eventRun';
 /** Rows written by older versions say '' for "recreated since"; only this value means deleted. */
 export const DELETED = 'deleted';
 
@@ -47,6 +49,13 @@ export class MetaRepo {
   }
   setUdn(udn: string): void {
     this.s.set.run(UDN_KEY, udn);
+  }
+
+  /** Counts one more start and returns its number (1 on a new database). Call inside a transaction. */
+  nextEventRun(): number {
+    const run = Number(this.get(EVENT_RUN_KEY) ?? 0) + 1;
+    this.s.set.run(EVENT_RUN_KEY, String(run));
+    return run;
   }
 
   /** True when an admin deleted the zone or input on this channel and nobody created one there since. */

@@ -9,6 +9,8 @@ import type { SimulatedDriver } from '../../drivers/simulated/index.js';
 const sse = { ...defaultConfig().sse, pingIntervalMs: 200, replayEvents: 64, maxBufferedBytes: 256 * 1024 };
 // One admin opens 200 streams at once below (a leak check), past the default per-user cap.
 const limits = { ...defaultConfig().limits, streamsPerUser: 256 };
+/** The event's number within the daemon's run (`<run>-<seq>`). */
+const seqOf = (id: string) => Number(id.split('-')[1]);
 
 t.test('event stream', async (t) => {
   const d = await startTestDaemon(t, { config: { sse, limits } });
@@ -43,7 +45,7 @@ t.test('event stream', async (t) => {
     t.equal(s.messages[0]!.retry, '2000', 'retry comes first');
     await admin.put(`/api/players/${mine.id}/volume`, { volume: 0.55 });
     const m = await s.next(isEvent('player.volumeChanged'), 5000, 'player.volumeChanged');
-    t.match(m.id, /^\d+$/);
+    t.match(m.id, /^\d+-\d+$/, 'the id is the run and the event\'s number in it');
     t.equal(m.event, undefined, 'no event: line');
     t.same(eventOf(m), { type: 'player.volumeChanged', payload: { playerId: mine.id, volume: 0.55 } });
     s.close();
@@ -182,7 +184,7 @@ t.test('event stream', async (t) => {
     ] as const) {
       const r = open(path, headers);
       const m = await r.next(isEvent('player.volumeChanged', (p) => p.playerId === mine.id), 5000, `replay via ${label}`);
-      t.ok(Number(m.id) > Number(lastId), `${label}: replayed with a later id`);
+      t.ok(seqOf(m.id!) > seqOf(lastId), `${label}: replayed with a later id`);
       await marker(r);
       t.notOk(r.messages.some(isEvent('player.volumeChanged', (p) => p.playerId === theirs.id)), `${label}: filtered`);
       r.close();
@@ -191,7 +193,7 @@ t.test('event stream', async (t) => {
 
   t.test('a resume point older than the ring gets stream.reset first', async (t) => {
     for (let i = 0; i < sse.replayEvents + 10; i++) await admin.put(`/api/players/${mine.id}/volume`, { volume: (i % 10) / 10 });
-    const r = open('/api/stream/events', { 'X-API-Key': d.adminKey, 'Last-Event-ID': '1' });
+    const r = open('/api/stream/events', { 'X-API-Key': d.adminKey, 'Last-Event-ID': `${d.daemon.bus.run}-1` });
     const first = await r.next((m) => m.data !== undefined, 5000, 'the first event');
     t.equal(eventOf(first)!.type, 'stream.reset');
     r.close();
@@ -210,7 +212,7 @@ t.test('event stream', async (t) => {
     stalled.pause();
     const cutBefore = d.daemon.streams.stats.cutOff;
     const filePath = 'x'.repeat(4000);
-    let last = 0;
+    let last = '';
     // Bounded: at most 20,000 events of ~4 KB (80 MB) before the test gives up.
     for (let i = 0; i < 20_000 && d.daemon.streams.stats.cutOff === cutBefore; i++) {
       last = d.daemon.bus.publish({ type: 'playlist.exported', payload: { playlistId: 'p', filePath } }).id;
@@ -219,7 +221,7 @@ t.test('event stream', async (t) => {
     t.equal(d.daemon.streams.stats.cutOff, cutBefore + 1, 'the stalled reader was cut off');
     stalled.resume();
     await stalled.closed;
-    const got = await healthy.next((m) => m.id === String(last), 10_000, 'the last event on the healthy stream');
+    const got = await healthy.next((m) => m.id === last, 10_000, 'the last event on the healthy stream');
     t.ok(got, 'the healthy reader received everything');
     healthy.close();
   });

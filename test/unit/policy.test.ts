@@ -137,7 +137,7 @@ t.test('the policy on its own', async (t) => {
   });
 
   t.test('an event payload names for a non-admin only the players and zones it may see', async (t) => {
-    const zonesChanged: StampedEvent = { id: 7, type: 'player.zonesChanged', payload: { playerId: P1, zoneIds: [Z2, Z1] } };
+    const zonesChanged: StampedEvent = { id: '1-7', seq: 7, type: 'player.zonesChanged', payload: { playerId: P1, zoneIds: [Z2, Z1] } };
     t.equal(JSON.stringify(eventPayloadFor(operator, zonesChanged)), `{"playerId":"${P1}","zoneIds":["${Z1}"]}`);
     t.equal(JSON.stringify(eventPayloadFor(operator, { type: 'player.created', payload: { player } })), JSON.stringify({ player: { ...player, zoneIds: [Z1] } }));
     t.equal(JSON.stringify(eventPayloadFor(operator, { type: 'zone.updated', payload: { zone } })), JSON.stringify({ zone: { ...zone, playerId: null } }));
