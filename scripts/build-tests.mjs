@@ -61,6 +61,8 @@ const SOLO = new Map([
   ['test/api/readme-tour.test.ts', 'long'],
   ['test/api/backup-restore.test.ts', 'long'],
   ['test/api/process.test.ts', 'long'],
+  ['test/api/single-instance.test.ts', 'long'],
+  ['test/api/event-resume.test.ts', 'long'],
   ['test/api/fuzz.test.ts', 'long'],
   ['test/api/export-hardening.test.ts', 'long'],
   ['test/mqtt/commands.test.ts', 'long'],

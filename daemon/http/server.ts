@@ -22,6 +22,10 @@ export interface ServerOptions extends PipelineOptions {
   endOfTurn?: () => void;
 }
 
+/** uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT (ListenOptions in the declarations): listen without SO_REUSEPORT. */
+const EXCLUSIVE_PORT = 1;
+type ListenWithOptions = { listen(host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void): unknown };
+
 const UPPER_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
 /** The header names as bytes: uWS takes a Buffer as it is, where a string is encoded to UTF-8 on every call. */
 const NAME = Object.fromEntries(CAPTURED_HEADERS.map((name) => [name, Buffer.from(name, 'latin1')])) as Record<keyof RequestHeaders, Buffer>;
@@ -96,17 +100,30 @@ export class HttpServer {
     return this.dispatcher.dispatch(request);
   }
 
+  /**
+   * Listens on host:port alone. uWS opens its socket with SO_REUSEPORT unless told otherwise: a second azcd on the same
+   * address would then listen too, and the kernel would split the connections between two daemons and two databases.
+   */
   listen(host: string, port: number): Promise<number> {
+    const uws = this.uws.module;
     return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (socket) => {
+      const listening = (socket: us_listen_socket | false) => {
         if (!socket) {
-          reject(new Error(`cannot listen on ${host}:${port} (address in use or not available)`));
+          const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+          reject(
+            new Error(
+              `cannot listen on ${address}: the address is in use (another azcd or another program listens there) or not an ` +
+                'address of this machine; stop the other one, or give this azcd another --port or --host',
+            ),
+          );
           return;
         }
         this.listenSocket = socket;
-        this.boundPort = this.uws.module.us_socket_local_port(socket);
+        this.boundPort = uws.us_socket_local_port(socket);
         resolve(this.boundPort);
-      });
+      };
+      // The (host, port, options, callback) form is in every build, though missing from some type declarations.
+      (this.app as unknown as ListenWithOptions).listen(host, port, EXCLUSIVE_PORT, listening);
     });
   }
 

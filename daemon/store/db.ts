@@ -6,6 +6,7 @@ import { MIGRATIONS } from './migrations.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../paths.js';
 import { newCopyFile, pruneCopies, sealCopy } from './db-copies.js';
 import { openSqlite } from './sqlite.js';
+import { lockHolders } from './lock-holders.js';
 
 export type Db = Database.Database;
 
@@ -40,16 +41,32 @@ export class Store {
     options: { exclusive?: boolean } = {},
   ) {
     // Private before SQLite opens anything: the files hold usernames, roles and password hashes.
-    ensurePrivateDir(path.dirname(file));
-    ensurePrivateFile(file, { create: true });
-    for (const suffix of ['-wal', '-shm', '-journal']) ensurePrivateFile(file + suffix);
-    this.db = openSqlite(file);
+    try {
+      ensurePrivateDir(path.dirname(file));
+      ensurePrivateFile(file, { create: true });
+      for (const suffix of ['-wal', '-shm', '-journal']) ensurePrivateFile(file + suffix);
+      this.db = openSqlite(file);
+    } catch (err) {
+      throw stateDirError(path.dirname(file), err);
+    }
+    const exclusive = options.exclusive ?? true;
     // The daemon is the database's only user. Holding SQLite's locks for the connection's life spares the four
     // or five fcntl() lock calls of every transaction, keeps the WAL index in memory instead of the -shm file
-    // (this must come before WAL is entered), and makes a second azcd on the same state directory fail to open
-    // it ("database is locked") instead of writing beside the first.
-    if (options.exclusive ?? true) this.db.pragma('locking_mode = EXCLUSIVE');
-    this.db.pragma('journal_mode = WAL');
+    // (this must come before WAL is entered), and is the state directory's lock: a second azcd on it fails to take
+    // the lock and stops at once (no busy wait) naming the process that holds it. The kernel drops the lock when
+    // that process ends, however it ends, so no stale lock survives a crash or kill -9.
+    if (exclusive) {
+      this.db.pragma('busy_timeout = 0');
+      this.db.pragma('locking_mode = EXCLUSIVE');
+    }
+    try {
+      this.db.pragma('journal_mode = WAL');
+      if (exclusive) this.db.exec('BEGIN EXCLUSIVE; COMMIT');
+    } catch (err) {
+      this.db.close();
+      if ((err as { code?: string }).code === 'SQLITE_BUSY') throw stateInUse(file);
+      throw err;
+    }
     // FULL: a committed transaction survives a power cut, not only a crash of the process.
     this.db.pragma('synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
@@ -278,4 +295,25 @@ export class Store {
       this.db.pragma('foreign_keys = ON');
     }
   }
+}
+
+/** The one-line start-up error of a state directory another process holds: which one, and what to do. */
+function stateInUse(file: string): Error {
+  const dir = path.dirname(file);
+  const holders = lockHolders(file).map((h) => `pid ${h.pid}${h.command ? ` (${h.command})` : ''}`);
+  const who = holders.length ? `another process, ${holders.join(', ')},` : 'another process';
+  return new Error(
+    `the state directory ${dir} is in use: ${who} holds ${path.basename(file)}. Stop it first (if it is the service: ` +
+      'sudo systemctl stop azcd), or give this azcd another --state-dir',
+  );
+}
+
+/** A state directory that cannot be created or opened, named with the fix. */
+function stateDirError(dir: string, err: unknown): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new Error(`cannot use the state directory ${dir}: permission denied; run azcd as the user that owns it, or give it another --state-dir`);
+  }
+  if (code === 'EROFS') return new Error(`cannot use the state directory ${dir}: the file system is read-only; give azcd a writable --state-dir`);
+  return err as Error;
 }
