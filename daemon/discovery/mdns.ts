@@ -59,6 +59,11 @@ export class MdnsAnnouncer {
     return this.services.map((s) => s.getFQDN());
   }
 
+  /** The host names as announced (after any conflict renaming), without the root label's dot. */
+  get hostnames(): string[] {
+    return this.services.map((s) => s.getHostname().replace(/\.$/, ''));
+  }
+
   /**
    * Probes the names and announces both services; resolves when they are announced. Never throws: a failure is
    * logged and the daemon runs on without mDNS.
@@ -93,16 +98,23 @@ export class MdnsAnnouncer {
       return this.advertising;
     }
     this.services = services;
+    for (const service of services) keepHostLabelValid(service);
+    let renamed = false;
     for (const service of services) {
-      service.on('name-change', (name: string) => {
-        // ciao renames the host with the instance ("azc-5f0c1a52-(2)"): keep the dashboard URL on the host it announces.
+      service.on('name-change', () => {
+        // The dashboard URL names the host this service now announces (renamed with the instance: azc-5f0c1a52-2).
         const hostname = service.getHostname().replace(/\.$/, '').replace(/\.local$/, '');
         service.updateTxt({ ...txtRecord(options, hostname), ...(service.getTypePTR().startsWith('_http.') ? { path: '/' } : {}) }, true);
-        this.log('warn', 'mDNS name already taken on the network; announcing under another', { wanted: options.name, name });
+        renamed = true;
       });
     }
     this.advertising = Promise.all(services.map((s) => s.advertise())).then(
-      () => this.log('info', 'mDNS announcing', { names: this.names, hostname: `${this.hostname}.local`, port: options.port }),
+      () => {
+        // Once for both services, with the names and hosts as announced: the rename is part of the one line.
+        const announced = { names: this.names, hostnames: this.hostnames, port: options.port };
+        if (renamed) this.log('warn', 'mDNS name already taken on the network; announcing under another', { wanted: options.name, ...announced });
+        else this.log('info', 'mDNS announcing', announced);
+      },
       (err: Error) => {
         // stop() during probing cancels it; anything else means no announcement.
         if (this.responder) this.log('error', 'mDNS announcement failed; running without it', { error: err.message });
@@ -123,4 +135,32 @@ export class MdnsAnnouncer {
     this.advertising = undefined;
     this.log('info', 'mDNS stopped after goodbye');
   }
+}
+
+/** ciao's numbered host name: `azc-5f0c1a52-(2).local.` */
+const NUMBERED_HOST = /^(.*)-\((\d+)\)(\.[^.]+\.)$/;
+
+/**
+ * A name conflict makes ciao number the instance ("Kitchen (2)", RFC 6762 §9) and the host with it, as
+ * `azc-5f0c1a52-(2).local`: parentheses are not allowed in a host name (RFC 952/1123), so clients refuse the URL. The
+ * host keeps ciao's number as a valid label instead, `azc-5f0c1a52-2.local`, before it is probed and announced.
+ * incrementName and the fields it sets are ciao's own (1.3.12, pinned); mdns.test.ts fails if they change.
+ */
+function keepHostLabelValid(service: CiaoService): void {
+  const internals = service as unknown as {
+    incrementName(nameCheckOnly?: boolean): void;
+    rebuildServiceRecords(): void;
+    hostname: string;
+    loweredHostname: string;
+  };
+  const increment = internals.incrementName.bind(service);
+  const base = service.getHostname().replace(/\.[^.]+\.$/, '');
+  internals.incrementName = (nameCheckOnly?: boolean) => {
+    increment(nameCheckOnly);
+    const numbered = NUMBERED_HOST.exec(internals.hostname);
+    if (!numbered) return;
+    internals.hostname = `${base}-${numbered[2]}${numbered[3]}`;
+    internals.loweredHostname = internals.hostname.toLowerCase();
+    if (!nameCheckOnly) internals.rebuildServiceRecords();
+  };
 }

@@ -30,7 +30,7 @@ async function announce(): Promise<void> {
     port: config.port,
     host: '0.0.0.0',
     version: '0.1.0',
-    log: (level, msg, fields) => logs.push(`${level}: ${msg}${fields?.['name'] ? ` ${String(fields['name'])}` : ''}`),
+    log: (level, msg, fields) => logs.push(`${level}: ${msg}${fields?.['hostnames'] ? ` ${JSON.stringify({ names: fields['names'], hostnames: fields['hostnames'] })}` : ''}`),
   });
   await announcer.start();
   say({ ready: true, names: announcer.names.map((n) => n.replace(/\.$/, '')), logs });

@@ -63,7 +63,7 @@ t.test('a browser on the LAN finds the appliance with its TXT records, a second 
   t.same(await browser.next(), { listening: true });
 
   const first = new LineChild(t, ['ip', 'netns', 'exec', nsA1, ...node, 'announce', JSON.stringify({ udn: UDN_1, name: 'Kitchen', port: 8080 })]);
-  t.match(await first.next(), { ready: true, names: ['Kitchen._azc._tcp.local', 'Kitchen._http._tcp.local'], logs: ['info: mDNS announcing'] });
+  t.match(await first.next(), { ready: true, names: ['Kitchen._azc._tcp.local', 'Kitchen._http._tcp.local'], logs: [/^info: mDNS announcing .*"azc-5f0c1a52\.local"/] });
 
   browser.send('browse _azc._tcp.local');
   t.same((await browser.next())['found'], [
@@ -86,17 +86,23 @@ t.test('a browser on the LAN finds the appliance with its TXT records, a second 
     ready: true,
     names: ['Kitchen (2)._azc._tcp.local', 'Kitchen (2)._http._tcp.local'],
   }, 'the second appliance of the same name probes, finds it taken and takes another');
-  t.match((renamed['logs'] as string[]).filter((l) => l.startsWith('warn')), [/name already taken.*Kitchen \(2\)/], 'and says so');
+  t.same(renamed['logs'], [
+    'warn: mDNS name already taken on the network; announcing under another ' +
+      JSON.stringify({ names: ['Kitchen (2)._azc._tcp.local.', 'Kitchen (2)._http._tcp.local.'], hostnames: ['azc-9e1d2b63-2.local', 'azc-9e1d2b63-web-2.local'] }),
+  ], 'and says so once, with the names and hosts it announces');
   browser.send('browse _azc._tcp.local');
   const both = (await browser.next())['found'] as Array<{ target: string; txt: Record<string, string> }>;
   t.match(both, [
-    { name: 'Kitchen (2)._azc._tcp.local', target: /^azc-9e1d2b63.*\.local$/, txt: { id: UDN_2 }, addresses: ['10.78.0.2'] },
+    { name: 'Kitchen (2)._azc._tcp.local', target: 'azc-9e1d2b63-2.local', txt: { id: UDN_2 }, addresses: ['10.78.0.2'] },
     { name: 'Kitchen._azc._tcp.local', target: 'azc-5f0c1a52.local', txt: { id: UDN_1 }, addresses: ['10.78.0.1'] },
   ], 'both appliances, each under its own name and host');
-  for (const found of both) t.equal(found.txt['url'], `http://${found.target}:8080/`, `the dashboard URL of ${found.target} names the host it announces`);
+  for (const found of both) {
+    t.equal(found.txt['url'], `http://${found.target}:8080/`, `the dashboard URL of ${found.target} names the host it announces`);
+    t.ok(found.target.split('.').every((label) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i.test(label)), `${found.target} is made of valid host labels`);
+  }
 
   first.end();
-  t.match(await first.next(), { stopped: true, logs: ['info: mDNS announcing', 'info: mDNS stopped after goodbye'] });
+  t.match(await first.next(), { stopped: true, logs: [/^info: mDNS announcing/, 'info: mDNS stopped after goodbye'] });
   t.equal(await first.exited, 0);
   browser.send('goodbye _azc._tcp.local Kitchen._azc._tcp.local');
   t.same(await browser.next(), { goodbye: 'Kitchen._azc._tcp.local', stillAlive: ['Kitchen (2)._azc._tcp.local'] },
