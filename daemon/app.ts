@@ -252,7 +252,6 @@ export class Daemon {
       serialNumber: this.udn.replace(/^uuid:/, ''),
       presentationURL: '/',
       apiBaseURL: '/api',
-      deviceType: 'urn:audio-zone-control:device:AudioZoneController:1',
     });
   }
 

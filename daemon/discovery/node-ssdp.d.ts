@@ -39,6 +39,8 @@ declare module 'node-ssdp' {
     /** Sockets keyed by the IPv4 address they serve; created on start() only when still unset. */
     sockets: Record<string, Socket> | null;
     addUSN(deviceType: string): void;
+    /** NT → USN of everything advertised and answered (addUSN fills it with this server's UDN only). */
+    _usns: Record<string, string>;
     /** Binds the sockets; resolves once every socket is listening (never, if a bind fails). */
     start(): Promise<void>;
     /** Sends byebye and closes the sockets at once, so that byebye is usually lost. */

@@ -1,8 +1,9 @@
-// SSDP announcer: advertises azcd (root device, Basic:1, our device type) with node-ssdp on chosen interfaces only.
+// SSDP announcer: advertises azcd as its description declares it (root Basic:1 device, embedded controller) with
+// node-ssdp, on chosen interfaces only.
 import dgram, { type Socket } from 'node:dgram';
 import { networkInterfaces, release, type as osType } from 'node:os';
 import nodeSsdp from 'node-ssdp';
-import { AZC_DEVICE_TYPE, UPNP_BASIC_DEVICE_TYPE, normalizeUdn } from './description.js';
+import { advertisements, normalizeUdn } from './description.js';
 
 export { AZC_DEVICE_TYPE, UPNP_BASIC_DEVICE_TYPE } from './description.js';
 
@@ -216,7 +217,9 @@ export class SsdpAnnouncer {
     });
     // node-ssdp creates sockets only when none are set, and would skip `lo` and crash on a failed group join.
     server.sockets = sockets;
-    for (const type of ['upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, AZC_DEVICE_TYPE]) server.addUSN(type);
+    // What the description declares, the embedded controller included: addUSN() knows one UDN only, so the table of
+    // NT → USN it keeps is filled directly (start() adds the root UDN's own entry the same way).
+    for (const { nt, usn } of advertisements(this.udn)) server._usns[nt] = usn;
 
     try {
       await this.bind(server, Object.values(sockets));

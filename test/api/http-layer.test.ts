@@ -111,7 +111,8 @@ t.test('http layer', async (t) => {
     const res = await api.get('/description.xml', { key: '' });
     t.equal(res.status, 200);
     t.match(res.headers.get('content-type'), /xml/);
-    t.match(res.text, /<deviceType>urn:audio-zone-control:device:AudioZoneController:1<\/deviceType>/);
+    t.match(res.text, /<deviceType>urn:schemas-upnp-org:device:Basic:1<\/deviceType>/);
+    t.match(res.text, /<deviceType>urn:audio-zone-control-local:device:AudioZoneController:1<\/deviceType>/);
     t.match(res.text, new RegExp(`<UDN>${d.daemon.udn}</UDN>`));
     t.match(d.daemon.udn, /^uuid:[0-9a-f-]{36}$/);
     t.match(res.text, /<presentationURL>\/<\/presentationURL>/);

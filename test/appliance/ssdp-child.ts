@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { setImmediate as nextLoop } from 'node:timers/promises';
 import { renderDescription } from '../../daemon/discovery/description.js';
 import { AZC_DEVICE_TYPE, SsdpAnnouncer, UPNP_BASIC_DEVICE_TYPE } from '../../daemon/discovery/ssdp.js';
+import { controllerUdn } from '../../daemon/discovery/description.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
 const mode = process.argv[2] === 'multicast' ? 'multicast' : 'unicast';
@@ -68,7 +69,6 @@ async function main(): Promise<Record<string, unknown>> {
         serialNumber: 'AZC-TEST-0001',
         presentationURL: '/',
         apiBaseURL: '/api',
-        deviceType: AZC_DEVICE_TYPE,
       }),
     );
   });
@@ -109,14 +109,14 @@ async function main(): Promise<Record<string, unknown>> {
   });
   await announcer.start();
 
-  const types = [CHILD_UDN, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, AZC_DEVICE_TYPE];
+  const types = [CHILD_UDN, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, controllerUdn(CHILD_UDN), AZC_DEVICE_TYPE];
   const aliveRounds = () => Math.min(...types.map((nt) => notifies.filter((n) => n.nts === 'ssdp:alive' && n.nt === nt).length));
   if (mode === 'multicast') await until(notified, () => aliveRounds() >= 2, 'two rounds of NOTIFY ssdp:alive');
   const aliveRoundsSeen = aliveRounds();
 
   // One fresh client socket per search target, so every response is attributed to the search that caused it.
-  const searchTargets = ['ssdp:all', 'upnp:rootdevice', AZC_DEVICE_TYPE, CHILD_UDN, UPNP_BASIC_DEVICE_TYPE];
-  const expected: Record<string, number> = { 'ssdp:all': 4 };
+  const searchTargets = ['ssdp:all', 'upnp:rootdevice', AZC_DEVICE_TYPE, CHILD_UDN, UPNP_BASIC_DEVICE_TYPE, controllerUdn(CHILD_UDN)];
+  const expected: Record<string, number> = { 'ssdp:all': 5 };
   const searches: Record<string, Array<{ status: string; headers: Headers; from: string }>> = {};
   const clients: Socket[] = [];
   const responded = new Changes();

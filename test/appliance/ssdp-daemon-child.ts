@@ -2,7 +2,7 @@
 // Daemon.stop(); prints one JSON line with the NOTIFY messages seen before and after the stop.
 import dgram from 'node:dgram';
 import { rmSync } from 'node:fs';
-import { AZC_DEVICE_TYPE, UPNP_BASIC_DEVICE_TYPE } from '../../daemon/discovery/description.js';
+import { AZC_DEVICE_TYPE, UPNP_BASIC_DEVICE_TYPE, controllerUdn } from '../../daemon/discovery/description.js';
 import { tempDir, startDaemon } from '../helpers/daemon.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
@@ -38,10 +38,12 @@ async function main(): Promise<Record<string, unknown>> {
   try {
     const d = await startDaemon({ stateDir, config: { ssdp: true, ssdpInterfaces: ['lo'], logLevel: 'warn' } });
     const udn = d.daemon.udn;
-    await waitFor(() => notifies.some((n) => n.nts === 'ssdp:alive' && n.usn === udn), undefined, { what: 'ssdp:alive', changes });
+    const types = [udn, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, controllerUdn(udn), AZC_DEVICE_TYPE];
+    // A whole round of alive first: the stop then starts after it, so nothing of it arrives among the byebyes.
+    const announced = (nt: string) => notifies.some((n) => n.nts === 'ssdp:alive' && n.nt === nt);
+    await waitFor(() => types.every(announced), undefined, { what: 'ssdp:alive for every type', changes });
     const stopStarted = notifies.length;
     await d.stop();
-    const types = [udn, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, AZC_DEVICE_TYPE];
     const saidByebye = (nt: string) => notifies.slice(stopStarted).some((n) => n.nts === 'ssdp:byebye' && n.nt === nt);
     await waitFor(() => types.every(saidByebye), undefined, { what: 'ssdp:byebye for every type', changes });
     return { udn, beforeStop: notifies.slice(0, stopStarted), afterStop: notifies.slice(stopStarted) };

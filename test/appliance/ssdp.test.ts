@@ -6,6 +6,7 @@ import {
   AZC_DEVICE_TYPE,
   AZC_XML_NAMESPACE,
   UPNP_BASIC_DEVICE_TYPE,
+  controllerUdn,
   escapeXml,
   renderDescription,
 } from '../../daemon/discovery/description.js';
@@ -24,6 +25,8 @@ interface ParsedDescription {
   root: string;
   spec: [string, string];
   device: Record<string, string>;
+  /** The devices in the root device's deviceList, each as tag → text. */
+  embedded: Array<Record<string, string>>;
 }
 
 /** Parses with a real XML parser (python3's ElementTree); returns namespaced tag → text for the device element. */
@@ -33,9 +36,11 @@ import json, sys, xml.etree.ElementTree as E
 root = E.fromstring(sys.stdin.buffer.read())
 ns = '${UPNP_NS}'
 device = root.find(ns + 'device')
+fields = lambda d: {child.tag: child.text or '' for child in d if child.tag != ns + 'deviceList'}
 print(json.dumps({'root': root.tag,
   'spec': [root.findtext(ns + 'specVersion/' + ns + 'major'), root.findtext(ns + 'specVersion/' + ns + 'minor')],
-  'device': {child.tag: child.text or '' for child in device}}))`;
+  'device': fields(device),
+  'embedded': [fields(d) for d in device.findall(ns + 'deviceList/' + ns + 'device')]}))`;
   const result = spawnSync('python3', ['-c', script], { input: xml, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`not well-formed XML: ${result.stderr}`);
   return JSON.parse(result.stdout) as ParsedDescription;
@@ -51,25 +56,34 @@ t.test('renderDescription escapes every value and parses as a UPnP 1.0 device de
     serialNumber: ']]> &amp;',
     presentationURL: '/?a=1&b=2',
     apiBaseURL: 'http://10.0.0.2:8080/api',
-    deviceType: AZC_DEVICE_TYPE,
   };
   const xml = renderDescription(info);
   t.notMatch(xml, /<Zone|<pi>|& /, 'no raw markup characters from the values');
   const parsed = parseXml(xml);
   t.equal(parsed.root, `${UPNP_NS}root`);
   t.same(parsed.spec, ['1', '0']);
-  t.same(parsed.device, {
-    [`${UPNP_NS}deviceType`]: AZC_DEVICE_TYPE,
+  const common = {
     [`${UPNP_NS}friendlyName`]: `${FRIENDLY_NAME}\uFFFD 🎵`,
     [`${UPNP_NS}manufacturer`]: "O'Brien & Sons",
     [`${UPNP_NS}modelName`]: 'azcd <pi>',
     [`${UPNP_NS}modelNumber`]: '0.1.0',
     [`${UPNP_NS}serialNumber`]: ']]> &amp;',
-    [`${UPNP_NS}UDN`]: UDN,
     [`${UPNP_NS}presentationURL`]: '/?a=1&b=2',
     [`{${AZC_XML_NAMESPACE}}apiBaseURL`]: 'http://10.0.0.2:8080/api',
-  });
+  };
+  t.same(parsed.device, { ...common, [`${UPNP_NS}deviceType`]: UPNP_BASIC_DEVICE_TYPE, [`${UPNP_NS}UDN`]: UDN }, 'the root device is a Basic:1 device');
+  t.same(parsed.embedded, [{ ...common, [`${UPNP_NS}deviceType`]: AZC_DEVICE_TYPE, [`${UPNP_NS}UDN`]: controllerUdn(UDN) }], 'the controller is embedded in it');
   t.equal(escapeXml('a\uD800b'), 'a\uFFFDb', 'a lone surrogate cannot reach the XML');
+});
+
+t.test('our own types have a domain name as their vendor part, and the controller a stable UDN of its own', async (t) => {
+  t.equal(AZC_DEVICE_TYPE, 'urn:audio-zone-control-local:device:AudioZoneController:1', 'audio-zone-control.local, periods as hyphens');
+  t.equal(AZC_XML_NAMESPACE, 'urn:audio-zone-control-local:device-1-0');
+  const controller = controllerUdn(UDN);
+  t.match(controller, /^uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a version-5 UUID');
+  t.not(controller, UDN);
+  t.equal(controllerUdn(UDN.slice('uuid:'.length)), controller, 'the same from either spelling of the root UDN');
+  t.not(controllerUdn('uuid:9e1d2b63-7c5f-4d66-8b4c-3a7b2f8d0e12'), controller, 'another appliance, another controller UDN');
 });
 
 t.test('interface selection: all external IPv4 by default, named ones including loopback', async (t) => {
@@ -219,8 +233,11 @@ async function runChild(t: Test, prefix: string[], mode: string): Promise<ChildR
   return report;
 }
 
-const ADVERTISED = [UDN, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, AZC_DEVICE_TYPE];
-const usnFor = (nt: string) => (nt === UDN ? UDN : `${UDN}::${nt}`);
+const CONTROLLER = controllerUdn(UDN);
+/** The root device three times, the embedded controller twice: UPnP DA's announcements of the description's devices. */
+const ADVERTISED = [UDN, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, CONTROLLER, AZC_DEVICE_TYPE];
+const usnFor = (nt: string) =>
+  nt === UDN || nt === CONTROLLER ? nt : nt === AZC_DEVICE_TYPE ? `${CONTROLLER}::${nt}` : `${UDN}::${nt}`;
 
 t.test('announcer and M-SEARCH client on an isolated loopback', async (t) => {
   const namespace = `azc-ssdp-${process.pid}`;
@@ -253,7 +270,7 @@ t.test('announcer and M-SEARCH client on an isolated loopback', async (t) => {
       t.equal(answers[0]?.headers['USN'], usnFor(st));
     }
     const every = Object.values(report.searches).flat();
-    t.ok(every.length >= 9);
+    t.ok(every.length >= 10);
     for (const answer of every) {
       t.equal(answer.status, 'HTTP/1.1 200 OK');
       t.equal(answer.headers['LOCATION'], location, 'host 0.0.0.0 became the interface address');
@@ -266,10 +283,15 @@ t.test('announcer and M-SEARCH client on an isolated loopback', async (t) => {
   t.test('LOCATION serves the rendered description', async (t) => {
     t.equal(report.description?.status, 200);
     t.match(report.description?.contentType, /xml/);
-    const device = parseXml(report.description?.body ?? '').device;
-    t.equal(device[`${UPNP_NS}friendlyName`], FRIENDLY_NAME);
-    t.equal(device[`${UPNP_NS}UDN`], UDN);
-    t.equal(device[`${UPNP_NS}deviceType`], AZC_DEVICE_TYPE);
+    const parsed = parseXml(report.description?.body ?? '');
+    t.equal(parsed.device[`${UPNP_NS}friendlyName`], FRIENDLY_NAME);
+    // Each device the description declares is announced under its UDN and its type, and nothing else is.
+    const declared = [parsed.device, ...parsed.embedded].flatMap((d) => [d[`${UPNP_NS}UDN`]!, d[`${UPNP_NS}deviceType`]!]);
+    t.same([...declared, 'upnp:rootdevice'].sort(), [...ADVERTISED].sort(), 'the announced types are the declared devices');
+    for (const d of [parsed.device, ...parsed.embedded]) {
+      const st = d[`${UPNP_NS}deviceType`]!;
+      t.equal(report.searches[st]?.[0]?.headers['USN'], `${d[`${UPNP_NS}UDN`]}::${st}`, `${st} is answered with the UDN of the device of that type`);
+    }
   });
 
   if (report.mode === 'multicast') {
@@ -326,7 +348,7 @@ t.test('Daemon.stop() sends ssdp:byebye for every advertised type', async (t) =>
   t.equal(code, 0, `child exit code (stderr: ${stderr.trim() || 'empty'})`);
   t.notOk(report.error, report.error ?? 'no error in the child');
   const byebye = report.afterStop?.filter((n) => n.nts === 'ssdp:byebye') ?? [];
-  t.same([...new Set(byebye.map((n) => n.nt))].sort(), [report.udn, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, AZC_DEVICE_TYPE].sort());
+  t.same([...new Set(byebye.map((n) => n.nt))].sort(), [report.udn, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, controllerUdn(report.udn), AZC_DEVICE_TYPE].sort());
   t.notOk(report.afterStop?.some((n) => n.nts === 'ssdp:alive'), 'no alive after the stop');
 });
 
