@@ -1,5 +1,6 @@
 // mDNS / DNS-SD announcer: advertises azcd as _azc._tcp and its dashboard as _http._tcp with @homebridge/ciao.
 import ciao, { type CiaoService, type Responder } from '@homebridge/ciao';
+import { readFileSync, readdirSync } from 'node:fs';
 
 /** Our own DNS-SD service type (RFC 6763 §7: at most 15 characters); `_http._tcp` is announced beside it. */
 export const AZC_SERVICE_TYPE = 'azc';
@@ -75,7 +76,7 @@ export class MdnsAnnouncer {
     let services: CiaoService[];
     try {
       this.responder = ciao.getResponder({
-        interface: options.interfaces && options.interfaces.length > 0 ? options.interfaces : undefined,
+        interface: options.interfaces && options.interfaces.length > 0 ? options.interfaces : networkLinks(),
         // A listener on an IPv4 address cannot be reached over IPv6: announce no AAAA records then.
         disableIpv6: !options.host.includes(':'),
       });
@@ -134,6 +135,22 @@ export class MdnsAnnouncer {
     await this.advertising;
     this.advertising = undefined;
     this.log('info', 'mDNS stopped after goodbye');
+  }
+}
+
+/**
+ * Every network link but loopback, named once at start (Linux; undefined elsewhere, to let ciao look). Without a list,
+ * ciao finds the links again every 15 s by running `ip -o link show` through a shell: two processes started four
+ * times a minute on an idle appliance. With it, ciao still follows the addresses of these links as they come and go
+ * (Wi-Fi joining late); a link that appears after start (a USB adapter plugged in) is announced on after a restart.
+ */
+export function networkLinks(dir = '/sys/class/net'): string[] | undefined {
+  const IFF_LOOPBACK = 0x8;
+  try {
+    const links = readdirSync(dir).filter((name) => (Number(readFileSync(`${dir}/${name}/flags`, 'utf8').trim()) & IFF_LOOPBACK) === 0);
+    return links.length > 0 ? links : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,7 +1,10 @@
 // mDNS / DNS-SD: two appliances and a browser on a bridge inside throwaway network namespaces, never a real LAN.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { mdnsHostname, txtRecord } from '../../daemon/discovery/mdns.js';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { mdnsHostname, networkLinks, txtRecord } from '../../daemon/discovery/mdns.js';
 import { LineChild } from '../helpers/line-child.js';
 import { nodeEntry } from '../helpers/paths.js';
 
@@ -19,6 +22,18 @@ t.test('the TXT record names the API path, version, device id and dashboard URL'
     id: UDN_1,
     url: 'http://azc-5f0c1a52.local:8080/',
   });
+});
+
+t.test('mDNS is given every network link but loopback, so it never runs a command to find them', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'azc-links-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // The flags of /sys/class/net/<link>/flags: IFF_LOOPBACK is 0x8.
+  for (const [name, flags] of [['lo', '0x9'], ['eth0', '0x1003'], ['wlan0', '0x1002']]) {
+    mkdirSync(path.join(dir, name!));
+    writeFileSync(path.join(dir, name!, 'flags'), `${flags}\n`);
+  }
+  t.same(networkLinks(dir)?.sort(), ['eth0', 'wlan0'], 'down links too: their addresses may come later');
+  t.equal(networkLinks(path.join(dir, 'missing')), undefined, 'no /sys/class/net: mDNS looks for itself');
 });
 
 t.test('a browser on the LAN finds the appliance with its TXT records, a second one of the same name is renamed, and each says goodbye on stop', async (t) => {

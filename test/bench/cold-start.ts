@@ -39,7 +39,7 @@ async function idleWakes(pid: number, startedAt: number, settleMs: number, windo
 const kbToMB = (kb: number) => (kb * 1024) / 1e6;
 
 /** A plain-node process (no tsx) that loads the same uWS binary through dist/daemon/http/uws.js and answers /api/health. */
-const BARE_SCRIPT = `
+export const BARE_SCRIPT = `
 import { loadUws } from ${JSON.stringify(path.join(ROOT, 'dist/daemon/http/uws.js'))};
 const { module: uws } = loadUws();
 uws.App()

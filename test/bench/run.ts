@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { benchColdStart } from './cold-start.js';
 import { benchHttp } from './http-ratios.js';
+import { benchIdle } from './idle.js';
 import { benchMonoprice } from './monoprice.js';
 import { ensureBuild } from './lib/processes.js';
 import { openFileLimit, readLoadAverage } from './lib/proc.js';
@@ -11,6 +12,7 @@ import { benchSse } from './sse-fanout.js';
 
 const SECTIONS: Record<string, { about: string; run: (options: SectionOptions) => Promise<Row[]> }> = {
   start: { about: 'first start and restart to ready, idle RSS and private memory, idle wake-ups, vs a bare uWS node process', run: benchColdStart },
+  idle: { about: 'an idle daemon (npm start, and as installed with SSDP, mDNS and the watchdog): wake-ups, memory calls and processes by strace, vs bare uWS', run: benchIdle },
   http: { about: 'GET /api/users/me, GET /api/players, PUT player volume and login vs bare uWS, driven by wrk', run: benchHttp },
   sse: { about: 'SSE fan-out to 100/1000/2000 subscribers: delivery latency and RSS per subscriber', run: benchSse },
   monoprice: { about: 'test/bench/monoprice-drag.ts (slider drag through the Monoprice driver), if present', run: benchMonoprice },
