@@ -1,6 +1,7 @@
 // mDNS / DNS-SD announcer: advertises azcd as _azc._tcp and its dashboard as _http._tcp with @homebridge/ciao.
 import ciao, { type CiaoService, type Responder } from '@homebridge/ciao';
 import { readFileSync, readdirSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 
 /** Our own DNS-SD service type (RFC 6763 §7: at most 15 characters); `_http._tcp` is announced beside it. */
 export const AZC_SERVICE_TYPE = 'azc';
@@ -143,9 +144,11 @@ export class MdnsAnnouncer {
  * ciao finds the links again every 15 s by running `ip -o link show` through a shell: two processes started four
  * times a minute on an idle appliance. With it, ciao still follows the addresses of these links as they come and go
  * (Wi-Fi joining late); a link that appears after start (a USB adapter plugged in) is announced on after a restart.
+ * ciao adds the loopback link to a list and fails without one that has an address: then it is left to look.
  */
-export function networkLinks(dir = '/sys/class/net'): string[] | undefined {
+export function networkLinks(dir = '/sys/class/net', addresses = networkInterfaces()): string[] | undefined {
   const IFF_LOOPBACK = 0x8;
+  if (!Object.values(addresses).some((list) => list?.some((address) => address.internal))) return undefined;
   try {
     const links = readdirSync(dir).filter((name) => (Number(readFileSync(`${dir}/${name}/flags`, 'utf8').trim()) & IFF_LOOPBACK) === 0);
     return links.length > 0 ? links : undefined;

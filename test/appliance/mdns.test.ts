@@ -32,8 +32,10 @@ t.test('mDNS is given every network link but loopback, so it never runs a comman
     mkdirSync(path.join(dir, name!));
     writeFileSync(path.join(dir, name!, 'flags'), `${flags}\n`);
   }
-  t.same(networkLinks(dir)?.sort(), ['eth0', 'wlan0'], 'down links too: their addresses may come later');
-  t.equal(networkLinks(path.join(dir, 'missing')), undefined, 'no /sys/class/net: mDNS looks for itself');
+  const loopback = { lo: [{ address: '127.0.0.1', family: 'IPv4', internal: true, netmask: '255.0.0.0', mac: '', cidr: null }] } as unknown as Parameters<typeof networkLinks>[1];
+  t.same(networkLinks(dir, loopback)?.sort(), ['eth0', 'wlan0'], 'down links too: their addresses may come later');
+  t.equal(networkLinks(path.join(dir, 'missing'), loopback), undefined, 'no /sys/class/net: mDNS looks for itself');
+  t.equal(networkLinks(dir, {}), undefined, 'no loopback address (which mDNS needs beside a list): it looks for itself');
 });
 
 t.test('a browser on the LAN finds the appliance with its TXT records, a second one of the same name is renamed, and each says goodbye on stop', async (t) => {
@@ -63,6 +65,8 @@ t.test('a browser on the LAN finds the appliance with its TXT records, a second 
     ['-n', nsB, 'link', 'set', `am${tag}b1`, 'up'],
     ['-n', nsB, 'link', 'set', `am${tag}b2`, 'up'],
     ['-n', nsB, 'link', 'set', 'br0', 'up'],
+    // Loopback up, as on every real system: mDNS is then handed the links (networkLinks) instead of looking for them.
+    ...[nsA1, nsA2, nsB].map((ns) => ['-n', ns, 'link', 'set', 'lo', 'up']),
     // Multicast leaves through the LAN link, as on a box whose default route points there.
     ['-n', nsA1, 'route', 'add', '224.0.0.0/4', 'dev', `am${tag}a1`],
     ['-n', nsA2, 'route', 'add', '224.0.0.0/4', 'dev', `am${tag}a2`],
@@ -149,6 +153,8 @@ t.test('a daemon with discovery on is found by mDNS under its friendly name and 
     ['-n', nsB, 'addr', 'add', '10.79.0.2/24', 'dev', `ad${tag}b`],
     ['-n', nsA, 'link', 'set', `ad${tag}a`, 'up'],
     ['-n', nsB, 'link', 'set', `ad${tag}b`, 'up'],
+    ['-n', nsA, 'link', 'set', 'lo', 'up'],
+    ['-n', nsB, 'link', 'set', 'lo', 'up'],
     ['-n', nsA, 'route', 'add', '224.0.0.0/4', 'dev', `ad${tag}a`],
     ['-n', nsB, 'route', 'add', '224.0.0.0/4', 'dev', `ad${tag}b`],
   ];
