@@ -1,6 +1,6 @@
 // Backup download (with or without sealed secrets) and restore (admin only); the checks live in domain/backup.ts.
 import { T } from '../http/schema.js';
-import { route, ok, type ApiResult, type Route } from '../http/route.js';
+import { route, ok, DOWNLOAD_HEADERS, type ApiResult, type Route } from '../http/route.js';
 import type { BackupService } from '../domain/backup.js';
 import type { BackupDocument } from '../domain/backup-format.js';
 import { BackupSchema } from '../domain/backup-format.js';
@@ -61,7 +61,7 @@ export function backupRoutes(backups: BackupService, restoreBytes: number): Rout
         'Users with roles and assignments, players, zones with names and limits, input devices, playlists with tracks, scenes and settings. ' +
         'Sessions, sleep timers and the undo slot are not included. Restore it with POST /api/restore.',
       tags: ['backup'],
-      responses: { 200: { description: 'the backup, offered as an attachment', schema: BackupSchema } },
+      responses: { 200: { description: 'the backup, offered as an attachment', schema: BackupSchema, headers: DOWNLOAD_HEADERS } },
       handle: (req) => download(backups.export(req.caller)),
     }),
     route({
@@ -75,7 +75,7 @@ export function backupRoutes(backups: BackupService, restoreBytes: number): Rout
         'NaCl secretbox seals the secrets with it. Without the passphrase they cannot be read; keep it apart from the file.',
       tags: ['backup'],
       body: T.Object({ passphrase: Passphrase }),
-      responses: { 200: { description: 'the backup with `secrets`, offered as an attachment', schema: BackupSchema } },
+      responses: { 200: { description: 'the backup with `secrets`, offered as an attachment', schema: BackupSchema, headers: DOWNLOAD_HEADERS } },
       handle: async (req) => download(await backups.exportWithSecrets(req.caller, req.body.passphrase, () => req.revalidate())),
     }),
     route({

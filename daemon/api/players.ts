@@ -1,8 +1,8 @@
 // Players and zones: listing (filtered by assignments), routing, volume, mute and power.
-import { T, IdParams, Volume, UuidList } from '../http/schema.js';
+import { T, IdParams, Volume, UuidList, AtLeastOneOf, ExactlyOneOf } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
-import type { AudioService } from '../domain/audio.js';
-import { volumeRequestOf } from '../domain/volume-rule.js';
+import { ZONE_SETTINGS_NONE, type AudioService } from '../domain/audio.js';
+import { VOLUME_REQUEST_FIELDS, volumeRequestOf } from '../domain/volume-rule.js';
 import { Name, PlayerSchema, ZoneSchema } from './schemas.js';
 
 const Channel = T.Integer({ minimum: 1, maximum: 99, errorMessage: 'must be an integer channel number' });
@@ -19,13 +19,16 @@ const Delta = T.Number({
   description: 'a change of the current volume on the daemon: 0.05 means 5 points louder',
   errorMessage: 'must be a number from -1 to 1',
 });
-/** Exactly one of the two (checked by volumeRequestOf: both or neither is a 400). */
-const VolumeBody = T.Object(
-  { volume: T.Optional(Volume), delta: T.Optional(Delta) },
-  { description: 'exactly one of "volume" (absolute) and "delta" (relative to the current value); the result is clamped to each zone\'s maxVolume' },
+const VolumeBody = ExactlyOneOf(
+  T.Object(
+    { volume: T.Optional(Volume), delta: T.Optional(Delta) },
+    { description: 'exactly one of "volume" (absolute) and "delta" (relative to the current value); the result is clamped to each zone\'s maxVolume' },
+  ),
+  ['volume', 'delta'],
+  VOLUME_REQUEST_FIELDS,
 );
 const volumeBadRequest = { description: 'both or neither of "volume" and "delta", or a value out of range' };
-const ZoneSettingsBody = T.Object(
+const ZoneSettingsBody = AtLeastOneOf(T.Object(
   {
     name: T.Optional(Name),
     maxVolume: T.Optional(T.Number({ ...Volume, description: 'the most this zone ever plays at (every path is clamped to it)' })),
@@ -37,7 +40,7 @@ const ZoneSettingsBody = T.Object(
     ),
   },
   { description: 'at least one of the fields' },
-);
+), ['name', 'maxVolume', 'turnOnVolume'], ZONE_SETTINGS_NONE);
 
 export function playerRoutes(audio: AudioService): Route[] {
   return [

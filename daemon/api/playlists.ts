@@ -1,6 +1,6 @@
 // Playlists: readable by everyone, changed by Operators and Admins; a paged summary list, M3U export and download.
 import { T, IdParams, UuidList } from '../http/schema.js';
-import { route, ok, created, noContent, type ApiResult, type Route } from '../http/route.js';
+import { route, ok, created, noContent, DOWNLOAD_HEADERS, type ApiResult, type Route } from '../http/route.js';
 import { badRequest } from '../http/problem.js';
 import { toM3u, type PlaylistLimits, type PlaylistsService } from '../domain/playlists.js';
 import { Flag, Name, PlaylistSchema, PlaylistSummarySchema, QueryInteger, TrackInputSchema } from './schemas.js';
@@ -19,6 +19,7 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
         'Items are PlaylistSummary objects in creation order. X-Total-Count gives the number of playlists; when there ' +
         'is a next page, Link gives it (rel="next"). GET /api/playlists/{id} returns a playlist with its tracks.',
       tags: ['playlists'],
+      paged: true,
       query: T.Object({
         limit: QueryInteger(`playlists per page, 1 to the configured maximum (default ${playlists.limits.playlistPageDefault}, at most ${playlists.limits.playlistPageMax})`),
         offset: QueryInteger('how many playlists to skip (default 0)'),
@@ -149,7 +150,7 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
       tags: ['playlists'],
       params: IdParams,
       responses: {
-        200: { description: 'extended M3U in UTF-8, offered as an attachment', contentType: 'audio/x-mpegurl', schema: T.String() },
+        200: { description: 'extended M3U in UTF-8, offered as an attachment', contentType: 'audio/x-mpegurl', schema: T.String(), headers: DOWNLOAD_HEADERS },
         404: playlistMissing,
       },
       handle: (req): ApiResult => {

@@ -1,7 +1,7 @@
 // Scenes (save, edit, apply, undo) and zone sleep timers.
-import { T, IdParams, Uuid, UuidList, Volume } from '../http/schema.js';
+import { T, IdParams, Uuid, UuidList, Volume, AtLeastOneOf } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
-import type { ScenesService } from '../domain/scenes.js';
+import { SCENE_CHANGE_NONE, type ScenesService } from '../domain/scenes.js';
 import { MAX_SLEEP_MINUTES, type SleepTimers } from '../domain/sleep-timers.js';
 import { SceneSchema } from '../domain/scene-views.js';
 import { ProblemSchema, ZoneSchema } from './schemas.js';
@@ -92,7 +92,11 @@ export function sceneRoutes(scenes: ScenesService, sleepTimers: SleepTimers): Ro
       summary: 'Rename a scene and/or replace its captured zone states',
       tags: ['scenes'],
       params: IdParams,
-      body: T.Object({ name: T.Optional(SceneName), zones: T.Optional(T.Array(SceneZoneInput, { minItems: 1, maxItems: 256, errorMessage: 'must be an array of 1 to 256 zone states' })) }),
+      body: AtLeastOneOf(
+        T.Object({ name: T.Optional(SceneName), zones: T.Optional(T.Array(SceneZoneInput, { minItems: 1, maxItems: 256, errorMessage: 'must be an array of 1 to 256 zone states' })) }),
+        ['name', 'zones'],
+        SCENE_CHANGE_NONE,
+      ),
       responses: {
         200: { description: 'the scene', schema: SceneSchema },
         400: { description: 'invalid body, neither name nor zones, unknown zone or player ids, a zone listed twice, or a player of another amplifier than the zone' },

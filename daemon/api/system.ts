@@ -72,7 +72,7 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
       access: 'public',
       summary: 'This API as OpenAPI 3.1, generated from the route schemas',
       tags: ['system'],
-      responses: { 200: { description: 'the OpenAPI document' } },
+      responses: { 200: { description: 'the OpenAPI document', schema: T.Object({ openapi: T.Literal('3.1.0') }, { description: 'OpenAPI 3.1' }) } },
       handle: () => ({ status: 200, raw: openApiJson(), contentType: 'application/json' }),
     }),
     route({
@@ -81,7 +81,7 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
       access: 'public',
       summary: 'UPnP device description for SSDP discovery',
       tags: ['system'],
-      responses: { 200: { description: 'UPnP device description', contentType: 'text/xml' } },
+      responses: { 200: { description: 'UPnP device description', contentType: 'text/xml', schema: T.String({ description: 'UPnP Device Architecture 1.0 XML' }) } },
       handle: () => ({ status: 200, raw: descriptionXml(), contentType: 'text/xml; charset="utf-8"' }),
     }),
   ];

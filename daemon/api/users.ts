@@ -1,5 +1,5 @@
 // Login sessions and user accounts (interface spec §4.1-4.3, DESIGN §3-§4).
-import { T, IdParams } from '../http/schema.js';
+import { T, IdParams, AtLeastOneOf } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
 import { badRequest } from '../http/problem.js';
 import { parseRole, type Role } from '../domain/access.js';
@@ -121,18 +121,16 @@ export function userRoutes(auth: Authentication, users: UserAdmin): Route[] {
       summary: 'Update role and/or enabled state',
       tags: ['users'],
       params: IdParams,
-      body: T.Object({
-        role: T.Optional(RoleSchema),
-        isEnabled: T.Optional(T.Boolean({ errorMessage: 'must be true or false' })),
-      }),
+      body: AtLeastOneOf(
+        T.Object({ role: T.Optional(RoleSchema), isEnabled: T.Optional(T.Boolean({ errorMessage: 'must be true or false' })) }),
+        ['role', 'isEnabled'],
+        'send at least one of "role" and "isEnabled"',
+      ),
       responses: {
         200: { description: 'the updated user', schema: UserSchema },
         400: { description: 'invalid body, or the change would leave no enabled Admin' },
       },
       handle: (req) => {
-        if (req.body.role === undefined && req.body.isEnabled === undefined) {
-          throw badRequest('send at least one of "role" and "isEnabled"', { body: ['needs "role" or "isEnabled"'] });
-        }
         const change: { role?: Role; isEnabled?: boolean } = {};
         if (req.body.role !== undefined) change.role = role(req.body.role);
         if (req.body.isEnabled !== undefined) change.isEnabled = req.body.isEnabled;

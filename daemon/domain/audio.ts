@@ -37,6 +37,9 @@ export interface AudioOptions {
   applySettleMs?: number;
 }
 
+/** What a change of a zone's settings naming none of them is told (the REST schema says the same). */
+export const ZONE_SETTINGS_NONE = 'send at least one of "name", "maxVolume" and "turnOnVolume"';
+
 export class AudioService {
   private readonly syncs: AmplifierSync[];
   private readonly commits: ZoneCommits;
@@ -278,8 +281,7 @@ export class AudioService {
   updateZone(caller: Caller, id: string, update: { name?: string; maxVolume?: number; turnOnVolume?: number | null }): ZoneView {
     requireAdmin(caller, 'changing a zone');
     if (update.name === undefined && update.maxVolume === undefined && update.turnOnVolume === undefined) {
-      const detail = 'send at least one of "name", "maxVolume" and "turnOnVolume"';
-      throw invalid(detail, { body: [detail] });
+      throw invalid(ZONE_SETTINGS_NONE, { body: [ZONE_SETTINGS_NONE] });
     }
     const zone = this.repo.zone(id);
     if (!zone) throw notFound(`no zone with id ${id}`);

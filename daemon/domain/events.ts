@@ -64,8 +64,11 @@ export const DomainEventSchema = T.Union([
   event('user.changed', T.Object({ userId: Id }), 'a user changed (admins only)'),
 ]);
 
-/** Sent only on the stream, first, when a resume point is older than the replay ring. */
+/** Sent only on the stream: a resume it cannot serve, or a change of what the client may see. */
 export const StreamResetSchema = event('stream.reset', T.Object({ reason: T.String() }), 'missed events are gone: refetch state');
+
+/** Every type a client can receive on the stream, from the schemas above (the stream's documentation lists these). */
+export const STREAM_EVENT_TYPES: string[] = [...DomainEventSchema.anyOf, StreamResetSchema].map((schema) => schema.properties.type.const);
 
 export type DomainEvent = Static<typeof DomainEventSchema>;
 export type PlaylistChangeReason = (typeof PLAYLIST_CHANGE_REASONS)[number];

@@ -44,6 +44,9 @@ export interface SceneChange {
 
 export type SceneLimits = Pick<Config['limits'], 'scenes'>;
 
+/** What a scene change naming neither its name nor its zones is told (the REST schema says the same). */
+export const SCENE_CHANGE_NONE = 'give "name", "zones" or both to change a scene';
+
 export class ScenesService {
   /** Applies run one after another: each saves the undo slot from the state the previous one left. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -99,7 +102,7 @@ export class ScenesService {
     const id = rawId.toLowerCase();
     if (!this.repo.scene(id)) throw notFound(`no scene with id ${id}`);
     if (change.name === undefined && change.zones === undefined) {
-      throw invalid('give "name", "zones" or both to change a scene', { body: ['needs "name" or "zones"'] });
+      throw invalid(SCENE_CHANGE_NONE, { body: [SCENE_CHANGE_NONE] });
     }
     const name = change.name === undefined ? undefined : sceneName(change.name);
     const zones = change.zones === undefined ? undefined : this.checkTargets(caller, change.zones);

@@ -48,14 +48,18 @@ export function requestedVolume(request: VolumeRequest, current: number): number
   return 'volume' in request ? request.volume : clampUnit(roundVolume(current + request.delta));
 }
 
+/** What a volume request with both or neither of `volume` and `delta` is told (the REST schema says the same). */
+export const VOLUME_REQUEST_FIELDS = {
+  several: 'send either "volume" (0 to 1) or "delta" (-1 to 1), not both',
+  none: '"volume" (a number from 0 to 1) or "delta" (a change from -1 to 1) is required',
+};
+
 /** Exactly one of `volume` and `delta`: a body with both or neither is refused before anything changes. */
 export function volumeRequestOf(body: { volume?: number; delta?: number }): VolumeRequest {
   const hasVolume = body.volume !== undefined;
   const hasDelta = body.delta !== undefined;
   if (hasVolume === hasDelta) {
-    const detail = hasVolume
-      ? 'send either "volume" (0 to 1) or "delta" (-1 to 1), not both'
-      : '"volume" (a number from 0 to 1) or "delta" (a change from -1 to 1) is required';
+    const detail = hasVolume ? VOLUME_REQUEST_FIELDS.several : VOLUME_REQUEST_FIELDS.none;
     throw invalid(detail, { volume: [detail], delta: [detail] });
   }
   return hasVolume ? { volume: body.volume! } : { delta: body.delta! };

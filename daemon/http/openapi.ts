@@ -1,14 +1,36 @@
-// Builds the OpenAPI 3.1 document from the same route schemas that validate requests.
-import type { Route } from './route.js';
+// Builds the OpenAPI 3.1 document from the same route schemas that validate requests, and from what each route is:
+// its access, body, parameters and paging decide which errors and headers it can answer with.
+import type { HeaderDoc, ResponseDoc, Route } from './route.js';
 import type { TSchema } from './schema.js';
 
 const SECURITY = [{ ApiKeyHeader: [] }, { Bearer: [] }, { ApiKeyQuery: [] }];
 
+/** What every error means when the route says nothing more specific. */
 const STANDARD_ERRORS: Record<number, string> = {
-  400: 'invalid request (problem details with per-field errors)',
+  400: 'invalid request (problem details with per-field errors); nothing changed',
   401: 'missing or invalid credential, or a disabled user',
   403: 'authenticated but not permitted',
   404: 'not found (or not in your assignments)',
+  405: 'this path has no operation for the method sent (HEAD, OPTIONS, PATCH, …); Allow lists the methods it has',
+  409: 'the current state does not allow it; nothing changed',
+  413: 'the request body is larger than the limit (64 KiB unless the route says otherwise)',
+  415: 'the request body is not sent as Content-Type: application/json',
+  429: 'too many at once or too many attempts; retry after Retry-After seconds',
+  500: 'internal error; quote the requestId when reporting it (details are in the log, never here)',
+  503: 'the appliance is at a capacity limit; retry after Retry-After seconds',
+};
+
+const string = { type: 'string' };
+
+/** Headers an answer of any status has, and those of particular statuses. */
+const HEADERS = {
+  requestId: { description: 'the request id: the X-Request-Id sent (if safe to echo) or a new one; also in the access log', required: true, schema: string },
+  wwwAuthenticate: { description: 'Bearer realm="azcd": how to authenticate', required: true, schema: string },
+  allow: { description: 'the methods this path has, comma-separated', required: true, schema: string },
+  retryAfter: (required: boolean) => ({ description: 'seconds to wait before trying again', required, schema: { type: 'string', pattern: '^[0-9]+$' } }),
+  noStore: { description: 'no-store: the answer may carry a secret', required: true, schema: { type: 'string', const: 'no-store' } },
+  totalCount: { description: 'how many items the whole list has', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
+  link: { description: '<…>; rel="next": the next page, when there is one', required: false, schema: string },
 };
 
 export interface OpenApiInfo {
@@ -16,12 +38,26 @@ export interface OpenApiInfo {
   problemSchema: TSchema;
   /** The event union carried in each SSE message's data. */
   eventSchema?: TSchema;
-  /** Extra path items documented by hand (the event stream). */
-  extraPaths?: Record<string, unknown>;
+}
+
+/** The error statuses a route can answer with because of what it is; its own `responses` add the rest (409, 429, …). */
+export function derivedErrors(route: Route): number[] {
+  const statuses = new Set([405, 500]);
+  if (route.body || route.params || route.query) statuses.add(400);
+  if (route.body) {
+    statuses.add(413);
+    statuses.add(415);
+  }
+  if (route.access !== 'public') statuses.add(401);
+  // Admin and writer routes refuse other roles; a user route on one resource may refuse who it is not for.
+  if (route.access === 'admin' || route.access === 'writer' || (route.access === 'user' && route.params)) statuses.add(403);
+  if (route.params) statuses.add(404);
+  return [...statuses];
 }
 
 export function buildOpenApi(routes: Route[], info: OpenApiInfo): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const problem = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
   for (const route of routes) {
     const item = (paths[route.path] ??= {});
     const parameters = route.params
@@ -38,25 +74,22 @@ export function buildOpenApi(routes: Route[], info: OpenApiInfo): Record<string,
         parameters.push({ name, in: 'query', required: required.includes(name), schema: plain(schema) });
       }
     }
+    const statuses = new Set([...Object.keys(route.responses).map(Number), ...derivedErrors(route)]);
     const responses: Record<string, unknown> = {};
-    for (const [status, doc] of Object.entries(route.responses)) {
-      responses[status] = doc.schema
-        ? { description: doc.description, content: { [doc.contentType ?? 'application/json']: { schema: plain(doc.schema) } } }
-        : { description: doc.description };
-    }
-    const errorStatuses = [400, 401, 403, 404].filter((status) => {
-      if (route.access === 'public') return status === 400 && route.body !== undefined;
-      if (status === 403) return route.access !== 'user' || route.path.includes('{id}');
-      if (status === 404) return route.params !== undefined;
-      if (status === 400) return route.body !== undefined || route.params !== undefined || route.query !== undefined;
-      return true;
-    });
-    for (const status of errorStatuses) {
-      const existing = responses[status] as { description?: string } | undefined;
-      responses[status] = {
-        description: existing?.description ?? STANDARD_ERRORS[status],
-        content: { 'application/problem+json': { schema: plain(info.problemSchema) } },
-      };
+    for (const status of [...statuses].sort((a, b) => a - b)) {
+      const doc: ResponseDoc | undefined = route.responses[status];
+      const headers: Record<string, unknown> = { 'X-Request-Id': HEADERS.requestId };
+      if (route.sensitive) headers['Cache-Control'] = HEADERS.noStore;
+      if (status === 401) headers['WWW-Authenticate'] = HEADERS.wwwAuthenticate;
+      if (status === 405) headers['Allow'] = HEADERS.allow;
+      if (status === 429 || status === 503) headers['Retry-After'] = HEADERS.retryAfter(status === 429);
+      if (status === 200 && route.paged) Object.assign(headers, { 'X-Total-Count': HEADERS.totalCount, Link: HEADERS.link });
+      for (const [name, header] of Object.entries(doc?.headers ?? {})) headers[name] = headerObject(header);
+      const description = doc?.description ?? STANDARD_ERRORS[status] ?? `status ${status}`;
+      let content: unknown;
+      if (status >= 400) content = problem;
+      else if (doc?.schema) content = { [doc.contentType ?? 'application/json']: { schema: plain(doc.schema) } };
+      responses[status] = { description, headers, ...(content ? { content } : {}) };
     }
     item[route.method.toLowerCase()] = {
       operationId: operationId(route.method, route.path),
@@ -79,10 +112,11 @@ export function buildOpenApi(routes: Route[], info: OpenApiInfo): Record<string,
       description:
         'REST API of the azcd multi-room audio controller. Send a credential as X-API-Key, Authorization: Bearer ' +
         '(API key or session token) or ?apiKey= (discouraged: URLs get logged). Precedence: X-API-Key, then ' +
-        'Authorization, then apiKey; the first present one is used and an invalid one is 401.',
+        'Authorization, then apiKey; the first present one is used and an invalid one is 401. Every answer carries ' +
+        'X-Request-Id; every error is application/problem+json (RFC 9457).',
     },
     servers: [{ url: '/' }],
-    paths: { ...paths, ...(info.extraPaths ?? {}) },
+    paths,
     components: {
       securitySchemes: {
         ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'svc_ + 48 hex characters' },
@@ -92,6 +126,10 @@ export function buildOpenApi(routes: Route[], info: OpenApiInfo): Record<string,
       schemas: { Problem: plain(info.problemSchema), ...(info.eventSchema ? { Event: plain(info.eventSchema) } : {}) },
     },
   };
+}
+
+function headerObject(header: HeaderDoc): Record<string, unknown> {
+  return { description: header.description, required: true, schema: header.schema ? plain(header.schema) : string };
 }
 
 /** TypeBox schemas are JSON Schema already; this drops symbol keys and our private error texts. */

@@ -59,7 +59,20 @@ export interface ResponseDoc {
   description: string;
   schema?: TSchema;
   contentType?: string;
+  /** Headers of this answer beyond those every answer of its kind has (X-Request-Id, and the ones route properties imply). */
+  headers?: Record<string, HeaderDoc>;
 }
+
+export interface HeaderDoc {
+  description: string;
+  /** A string unless given. */
+  schema?: TSchema;
+}
+
+/** The header of an answer offered as a file to save. */
+export const DOWNLOAD_HEADERS: Record<string, HeaderDoc> = {
+  'Content-Disposition': { description: 'attachment; filename="…": the answer is a file, and the name to save it under' },
+};
 
 interface RouteBase<P extends TSchema, B extends TSchema> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -77,6 +90,8 @@ interface RouteBase<P extends TSchema, B extends TSchema> {
   sensitive?: boolean;
   /** Its own request body cap in bytes (a restore carries a whole backup); others keep config.maxBodyBytes. */
   maxBodyBytes?: number;
+  /** Its 200 is one page of a list: X-Total-Count counts the whole list, Link (rel="next") names the next page. */
+  paged?: boolean;
 }
 
 export interface JsonRoute<P extends TSchema = TSchema, B extends TSchema = TSchema> extends RouteBase<P, B> {

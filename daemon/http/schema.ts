@@ -1,6 +1,6 @@
 // Route schemas: TypeBox types compiled once, JSON bodies parsed within a nesting bound, validation into field
 // errors, shared building blocks.
-import { Type, type TSchema, type Static } from '@sinclair/typebox';
+import { Type, type TObject, type TSchema, type Static } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { FormatRegistry } from '@sinclair/typebox';
 import { badRequest, HttpError, type FieldErrors } from './problem.js';
@@ -39,6 +39,42 @@ export const UuidList = (description: string) =>
 
 export const IdParams = Type.Object({ id: Uuid() });
 
+/** Which fields a body must name, beside their types: read by Validator, and JSON Schema's own anyOf/oneOf in the document. */
+const FIELD_RULE = Symbol('azc.fieldRule');
+
+interface FieldRule {
+  fields: string[];
+  exactlyOne: boolean;
+  /** The detail when none is given, and (exactly one) when several are. */
+  none: string;
+  several?: string;
+}
+
+/**
+ * An object schema whose body must name at least one of `fields` (`anyOf` of `required` in the document): "send at
+ * least one field" as a rule a client's validator applies too, not prose. Unknown fields never count.
+ */
+export function AtLeastOneOf<S extends TObject>(schema: S, fields: string[], none: string): S {
+  return { ...schema, anyOf: fields.map((field) => ({ required: [field] })), [FIELD_RULE]: { fields, exactlyOne: false, none } };
+}
+
+/** An object schema whose body must name exactly one of `fields` (`oneOf` of `required` in the document). */
+export function ExactlyOneOf<S extends TObject>(schema: S, fields: string[], messages: { none: string; several: string }): S {
+  return { ...schema, oneOf: fields.map((field) => ({ required: [field] })), [FIELD_RULE]: { fields, exactlyOne: true, ...messages } };
+}
+
+/** The field rule of a body schema, checked once its types are right; throws the 400 it describes. */
+function checkFieldRule(schema: TSchema, value: unknown): void {
+  const rule = (schema as { [FIELD_RULE]?: FieldRule })[FIELD_RULE];
+  if (!rule) return;
+  const named = rule.fields.filter((field) => (value as Record<string, unknown>)[field] !== undefined).length;
+  if (named === 0 || (rule.exactlyOne && named > 1)) {
+    const detail = named === 0 ? rule.none : rule.several!;
+    const errors: FieldErrors = rule.exactlyOne ? Object.fromEntries(rule.fields.map((field) => [field, [detail]])) : { body: [detail] };
+    throw badRequest(detail, errors);
+  }
+}
+
 export class Validator<S extends TSchema> {
   private compiled: TypeCheck<S> | undefined;
   constructor(readonly schema: S) {}
@@ -58,7 +94,10 @@ export class Validator<S extends TSchema> {
       if (err instanceof RangeError) throw badRequest(`the ${what} is nested too deeply to check`);
       throw err;
     }
-    if (valid) return value;
+    if (valid) {
+      checkFieldRule(this.schema, value);
+      return value;
+    }
     const errors: FieldErrors = {};
     try {
       for (const error of this.check.Errors(value)) {

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { Caller } from '../domain/access.js';
 import { accessChangeNeedsRefetch, canSeeEvent, eventPayloadFor, seesPayloadAsPublished } from '../domain/policy.js';
 import type { Authentication } from '../domain/authentication.js';
-import { EVENT_ID_PATTERN, isInternal, type EventBus, type StampedEvent } from '../domain/events.js';
+import { EVENT_ID_PATTERN, STREAM_EVENT_TYPES, isInternal, type EventBus, type StampedEvent } from '../domain/events.js';
 import { T } from './schema.js';
 import type { ApiRequest, RawRoute } from './route.js';
 import type { HttpResponse } from './uws.js';
@@ -73,11 +73,11 @@ export class EventStreams {
       access: 'user',
       summary: 'Server-sent events for the players and zones you may see',
       description:
-        'text/event-stream. First `retry:`, then messages of `id: <n>` and `data: {"type","payload"}` (no `event:` line). ' +
-        '`: ping` every 15 s. Resume with the Last-Event-ID header or ?lastEventId=; `stream.reset` means refetch state. ' +
-        'Accepts ?apiKey= for EventSource clients. Event types: player.volumeChanged, player.zonesChanged, ' +
-        'player.created|updated|deleted, zone.volumeChanged, zone.mutedChanged, zone.powerChanged, zone.created|deleted, ' +
-        'playlist.changed, playlist.exported, inputDevice.favoriteChanged|created|deleted, hardware.status, user.changed (admins), stream.reset.',
+        'text/event-stream. First `retry:`, then messages of `id: <run>-<n>` and `data: {"type","payload"}` (no `event:` line); ' +
+        'each data line is one components.schemas.Event. Ids are opaque: the run changes at every start of the daemon. ' +
+        '`: ping` every 15 s. Resume with the Last-Event-ID header or ?lastEventId=; `stream.reset` means refetch state (it comes ' +
+        'first when the events after that id cannot be replayed, a restart in between included). Accepts ?apiKey= for ' +
+        `EventSource clients. Event types: ${STREAM_EVENT_TYPES.join(', ')} (user.changed to admins only).`,
       tags: ['events'],
       query: T.Object({
         apiKey: T.Optional(T.String({ description: 'API key for clients that cannot set headers (URL-encode it)' })),
@@ -89,8 +89,11 @@ export class EventStreams {
         200: {
           description: 'the event stream; each data line is one components.schemas.Event object',
           contentType: 'text/event-stream',
-          schema: T.String({ description: 'SSE: `id: <n>` and `data: <Event JSON>` lines; `: ping` comments' }),
+          schema: T.String({ description: 'SSE: `id: <run>-<n>` and `data: <Event JSON>` lines; `: ping` comments' }),
+          headers: { 'Cache-Control': { description: 'no-cache, no-transform: proxies pass each message on at once' } },
         },
+        429: { description: 'you have as many event streams open as one user may (limits.streamsPerUser); close one' },
+        503: { description: 'the appliance serves as many event streams as it may (limits.streamsTotal)' },
       },
       open: (req, res) => this.open(req as ApiRequest<Record<string, string>, undefined>, res),
     };

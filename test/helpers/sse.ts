@@ -19,6 +19,8 @@ export interface SseClient {
   /** Resolves when the server ends or drops the stream. */
   closed: Promise<void>;
   isClosed(): boolean;
+  /** The body received so far, decoded (an answer that is not a stream: a problem-details refusal). */
+  body(): string;
   /** Stops reading from the socket (a stalled client). */
   pause(): void;
   resume(): void;
@@ -50,6 +52,7 @@ export function openStream(base: string, path: string, headers: Record<string, s
   let chunked = false;
   let raw = '';
   let text = '';
+  let body = '';
   const deliver = (m: SseMessage) => {
     messages.push(m);
     changes.notify();
@@ -96,6 +99,7 @@ export function openStream(base: string, path: string, headers: Record<string, s
       }
     }
     if (start > 0) raw = raw.slice(start);
+    body += parts.join('');
     text += parts.join('');
     // The last chunk: the server ended the stream, whether or not it keeps the connection.
     if (ended) socket.destroy();
@@ -121,7 +125,10 @@ export function openStream(base: string, path: string, headers: Record<string, s
     if (chunked) {
       raw += chunk;
       decodeChunks();
-    } else text += chunk;
+    } else {
+      body += chunk;
+      text += chunk;
+    }
     parseEvents();
   });
   return {
@@ -138,6 +145,7 @@ export function openStream(base: string, path: string, headers: Record<string, s
       };
       return waitFor(first, timeoutMs, { what, changes });
     },
+    body: () => body,
     pause: () => socket.pause(),
     resume: () => socket.resume(),
     close: () => socket.destroy(),

@@ -1,0 +1,236 @@
+// A realistic session over a real socket, every answer checked against /api/openapi.json as a validating proxy checks
+// it: every operation is called, the error cases each route can meet are provoked, and a gap in the document fails.
+// A new route fails the coverage check below until the session calls it; a new status fails until it is documented.
+import t from 'tap';
+import { Validator as OpenApiValidator } from '@seriousme/openapi-schema-validator';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { OpenApiCheck } from '../helpers/openapi-check.js';
+import { openStream, eventOf, type SseClient } from '../helpers/sse.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { defaultConfig } from '../../daemon/config.js';
+
+const NO_SUCH_ID = '00000000-0000-4000-8000-000000000000';
+// Small stream caps, so the session can meet both (429 for one user, 503 for the appliance).
+const limits = { ...defaultConfig().limits, streamsPerUser: 2, streamsTotal: 3 };
+
+t.test('a session replayed against the OpenAPI document', async (t) => {
+  const d = await startTestDaemon(t, { config: { limits } });
+  const document = await (await fetch(`${d.base}/api/openapi.json`)).json();
+
+  t.test('the document is a valid OpenAPI 3.1 document', async (t) => {
+    const result = await new OpenApiValidator().validate(document as Parameters<OpenApiValidator['validate']>[0]);
+    t.ok(result.valid, JSON.stringify(result.errors ?? []).slice(0, 2000));
+  });
+
+  const check = new OpenApiCheck(document);
+  const problems: string[] = [];
+  const streams: SseClient[] = [];
+  t.teardown(() => streams.forEach((s) => s.close()));
+
+  interface Call {
+    key?: string;
+    token?: string;
+    body?: unknown;
+    /** Sent as it is, with this Content-Type. */
+    raw?: { text: string; type: string };
+    headers?: Record<string, string>;
+  }
+  /** Sends one request, checks its answer against the document, and returns it (body parsed when JSON). */
+  const call = async (method: string, path: string, expected: number, options: Call = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    const key = options.key ?? (options.token ? undefined : d.adminKey);
+    if (key) headers['X-API-Key'] = key;
+    if (options.token) headers.Authorization = `Bearer ${options.token}`;
+    let body: string | undefined;
+    if (options.raw) {
+      body = options.raw.text;
+      headers['Content-Type'] = options.raw.type;
+    } else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['Content-Type'] = 'application/json';
+    }
+    const res = await fetch(d.base + path, { method, headers, body });
+    const text = await res.text();
+    const where = `${method} ${path}`;
+    if (res.status !== expected) problems.push(`${where}: expected ${expected}, got ${res.status}: ${text.slice(0, 300)}`);
+    problems.push(...check.checkResponse({ method, path: path.split('?')[0]!, status: res.status, headers: res.headers, text }));
+    // What the daemon took, the document accepts: a request body the schema refuses must not have succeeded.
+    if (options.body !== undefined && res.status < 300) {
+      problems.push(...check.checkRequest(method, path.split('?')[0]!, options.body).map((p) => `${where}: the document refuses a body the daemon took: ${p}`));
+    }
+    return { status: res.status, headers: res.headers, body: /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : undefined };
+  };
+  /** A body the daemon refuses with 400 that the document's schema refuses as well (the rule is schema, not prose). */
+  const schemaRefuses = async (method: string, path: string, body: unknown) => {
+    await call(method, path, 400, { body });
+    if (check.checkRequest(method, path, body).length === 0) problems.push(`${method} ${path}: the document accepts ${JSON.stringify(body)}, the daemon refuses it`);
+  };
+
+  // Every event the session causes, as an admin's stream receives it.
+  const events = openStream(d.base, '/api/stream/events', { 'X-API-Key': d.adminKey });
+  streams.push(events);
+  await events.next((m) => m.retry !== undefined, 5000, 'the admin stream');
+
+  await t.test('system, discovery and the HTTP layer', async () => {
+    await call('GET', '/api/health', 200, { key: '' });
+    await call('GET', '/api/openapi.json', 200, { key: '' });
+    await call('GET', '/description.xml', 200, { key: '' });
+    await call('GET', '/api/users/me', 401, { key: '' });
+    await call('GET', '/api/users/me', 401, { key: 'svc_0000' });
+    await call('PATCH', '/api/players', 405);
+    await call('DELETE', '/api/health', 405);
+    await call('POST', '/api/users', 415, { raw: { text: 'username=x', type: 'application/x-www-form-urlencoded' } });
+    await call('POST', '/api/users', 413, { raw: { text: JSON.stringify({ username: 'x'.repeat(70_000) }), type: 'application/json' } });
+    await call('POST', '/api/users', 400, { raw: { text: '{"username":', type: 'application/json' } });
+  });
+
+  const viewer = (await call('POST', '/api/users', 201, { body: { username: 'replay-viewer', password: 'viewer-pass-1', role: 'Viewer' } })).body;
+  const victim = (await call('POST', '/api/users', 201, { body: { username: 'replay-victim', password: 'victim-pass-1', role: 'Operator' } })).body;
+
+  await t.test('auth and users', async () => {
+    const session = (await call('POST', '/api/auth/login', 200, { key: '', body: { username: 'admin', password: d.adminPassword } })).body.token;
+    // Five failed logins, then the throttle (per username and per address).
+    for (let i = 0; i < 5; i++) await call('POST', '/api/auth/login', 401, { key: '', body: { username: 'replay-victim', password: `wrong-${i}` } });
+    await call('POST', '/api/auth/login', 429, { key: '', body: { username: 'replay-victim', password: 'wrong-again' } });
+    await call('GET', '/api/users/me', 200, { token: session });
+    await call('POST', '/api/auth/logout', 400);
+    await call('POST', '/api/auth/logout', 204, { token: session });
+    await call('GET', '/api/users', 200);
+    await call('GET', '/api/users', 403, { key: viewer.apiKey });
+    await call('GET', `/api/users/${victim.id}`, 200);
+    await call('GET', '/api/users/not-a-uuid', 400);
+    await call('GET', `/api/users/${NO_SUCH_ID}`, 404);
+    await call('PUT', `/api/users/${victim.id}`, 200, { body: { isEnabled: true } });
+    await schemaRefuses('PUT', `/api/users/${victim.id}`, {});
+    await call('PUT', `/api/users/${victim.id}/password`, 200, { body: { newPassword: 'victim-pass-2' } });
+    await call('PUT', `/api/users/${viewer.id}/password`, 403, { key: viewer.apiKey, body: { newPassword: 'viewer-pass-2' } });
+    await call('POST', '/api/users', 409, { body: { username: 'replay-viewer', password: 'viewer-pass-1', role: 'Viewer' } });
+    await call('GET', `/api/users/${victim.id}/api-key`, 200);
+    await call('POST', `/api/users/${victim.id}/api-key`, 200);
+    await call('DELETE', `/api/users/${victim.id}/api-key`, 204);
+    await call('GET', `/api/users/${victim.id}/api-key`, 404);
+    await call('PUT', `/api/users/${victim.id}/assignments`, 200, { body: { playerIds: [], zoneIds: [] } });
+    await call('PUT', `/api/users/${victim.id}/assignments`, 400, { body: { playerIds: [NO_SUCH_ID], zoneIds: [] } });
+    await call('DELETE', `/api/users/${victim.id}`, 204);
+    await call('DELETE', `/api/users/${victim.id}`, 404);
+  });
+
+  const zones = (await call('GET', '/api/zones', 200)).body as Array<{ id: string; output: { channel: number } }>;
+  const player = (await call('POST', '/api/players', 201, { body: { name: 'Streamer', input: { channel: 1 } } })).body;
+
+  await t.test('players and zones', async () => {
+    await call('GET', '/api/players', 200);
+    await call('GET', `/api/players/${player.id}`, 200);
+    await call('POST', '/api/players', 409, { body: { name: 'Again', input: { channel: 1 } } });
+    await call('PUT', `/api/players/${player.id}`, 200, { body: { name: 'Living streamer' } });
+    await call('POST', `/api/players/${player.id}/attach-zones`, 204, { body: { zoneIds: [zones[0]!.id, zones[1]!.id] } });
+    await call('POST', `/api/players/${player.id}/attach-zones`, 400, { body: { zoneIds: [NO_SUCH_ID] } });
+    await call('PUT', `/api/players/${player.id}/volume`, 204, { body: { volume: 0.4 } });
+    await call('PUT', `/api/players/${player.id}/volume`, 204, { body: { delta: 0.05 } });
+    await schemaRefuses('PUT', `/api/players/${player.id}/volume`, { volume: 0.5, delta: 0.1 });
+    await schemaRefuses('PUT', `/api/players/${player.id}/volume`, {});
+    await call('PUT', `/api/players/${player.id}/volume`, 403, { key: viewer.apiKey, body: { volume: 0.4 } });
+    await call('POST', `/api/players/${player.id}/detach-zones`, 204, { body: { zoneIds: [zones[1]!.id] } });
+    await call('GET', `/api/zones/${zones[0]!.id}`, 200);
+    await call('PUT', `/api/zones/${zones[0]!.id}`, 200, { body: { name: 'Kitchen', maxVolume: 0.9 } });
+    await schemaRefuses('PUT', `/api/zones/${zones[0]!.id}`, {});
+    await schemaRefuses('PUT', `/api/zones/${zones[0]!.id}/volume`, { volume: 0.2, delta: -0.1 });
+    await call('PUT', `/api/zones/${zones[0]!.id}/volume`, 204, { body: { volume: 0.3 } });
+    await call('PUT', `/api/zones/${zones[0]!.id}/mute`, 204, { body: { muted: true } });
+    await call('PUT', `/api/zones/${zones[0]!.id}/power`, 204, { body: { power: true } });
+    await call('PUT', `/api/zones/${zones[0]!.id}/sleep`, 200, { body: { minutes: 30 } });
+    await call('PUT', `/api/zones/${zones[5]!.id}/sleep`, 409, { body: { minutes: 30 } });
+    await call('POST', '/api/zones/all-off', 200);
+    await call('POST', '/api/zones', 409, { body: { name: 'Twice', output: { channel: zones[5]!.output.channel } } });
+    await call('DELETE', `/api/zones/${zones[5]!.id}`, 204);
+    await call('POST', '/api/zones', 201, { body: { name: 'Patio', output: { channel: zones[5]!.output.channel } } });
+    await call('GET', `/api/zones/${NO_SUCH_ID}`, 404);
+    const spare = (await call('POST', '/api/players', 201, { body: { name: 'Spare', input: { channel: 2 } } })).body;
+    await call('DELETE', `/api/players/${spare.id}`, 204);
+    await call('DELETE', `/api/players/${spare.id}`, 404);
+  });
+
+  await t.test('scenes', async () => {
+    await call('GET', '/api/scenes', 200);
+    const scene = (await call('POST', '/api/scenes', 201, { body: { name: 'Dinner', zoneIds: [zones[0]!.id] } })).body;
+    await call('POST', '/api/scenes', 409, { body: { name: 'dinner' } });
+    await call('GET', `/api/scenes/${scene.id}`, 200);
+    await call('PUT', `/api/scenes/${scene.id}`, 200, { body: { name: 'Supper' } });
+    await schemaRefuses('PUT', `/api/scenes/${scene.id}`, {});
+    await call('POST', '/api/scenes/undo', 409);
+    await call('POST', `/api/scenes/${scene.id}/apply`, 200);
+    await call('POST', '/api/scenes/undo', 200);
+    await call('DELETE', `/api/scenes/${scene.id}`, 204);
+    await call('GET', `/api/scenes/${scene.id}`, 404);
+  });
+
+  await t.test('playlists and input devices', async () => {
+    const tracks = [{ title: 'One', uri: 'file:///music/1.flac', durationMs: 1000 }, { title: 'Two', uri: 'file:///music/2.flac' }];
+    const list = (await call('POST', '/api/playlists', 201, { body: { name: 'Evening', tracks } })).body;
+    await call('POST', '/api/playlists', 201, { body: { name: 'Morning' } });
+    const paged = await call('GET', '/api/playlists?limit=1', 200);
+    if (!paged.headers.get('link')) problems.push('GET /api/playlists?limit=1: no Link to the next page, so the replay did not see one');
+    await call('GET', '/api/playlists?limit=abc', 400);
+    await call('GET', `/api/playlists/${list.id}`, 200);
+    const added = (await call('POST', `/api/playlists/${list.id}/tracks`, 200, { body: { tracks: [{ title: 'Three', uri: 'file:///music/3.flac' }] } })).body;
+    await call('DELETE', `/api/playlists/${list.id}/tracks`, 204, { body: { trackIds: [added.tracks[2].id] } });
+    await call('POST', `/api/playlists/${list.id}/reorder`, 204, { body: { newOrder: [1, 0] } });
+    await call('POST', `/api/playlists/${list.id}/reorder`, 400, { body: { newOrder: [0, 0] } });
+    await call('PUT', `/api/playlists/${list.id}/favorite`, 204, { body: { isFavorite: true } });
+    await call('POST', `/api/playlists/${list.id}/export`, 204, { body: { filePath: 'rooms/evening.m3u8' } });
+    await call('POST', `/api/playlists/${list.id}/export`, 400, { body: { filePath: '../evening.m3u8' } });
+    await call('GET', `/api/playlists/${list.id}/m3u`, 200);
+    await call('DELETE', `/api/playlists/${list.id}`, 204);
+    await call('GET', `/api/playlists/${list.id}`, 404);
+
+    const inputs = (await call('GET', '/api/input-devices', 200)).body as Array<{ id: string; input: { channel: number } }>;
+    await call('GET', `/api/input-devices/${inputs[0]!.id}`, 200);
+    await call('PUT', `/api/input-devices/${inputs[0]!.id}/favorite`, 204, { body: { isFavorite: true } });
+    await call('POST', '/api/input-devices', 409, { body: { name: 'Again', input: { channel: inputs[0]!.input.channel } } });
+    await call('DELETE', `/api/input-devices/${inputs[0]!.id}`, 204);
+    await call('POST', '/api/input-devices', 201, { body: { name: 'Turntable', kind: 'phono', input: { channel: inputs[0]!.input.channel } } });
+  });
+
+  await t.test('the event stream: its answer, its caps, every event it carried', async () => {
+    const stream = async (key: string, expected: number) => {
+      const s = openStream(d.base, '/api/stream/events', { 'X-API-Key': key });
+      streams.push(s);
+      const status = await s.status;
+      if (status !== expected) problems.push(`GET /api/stream/events: expected ${expected}, got ${status}`);
+      const headers = new Headers(await s.headers);
+      // A stream's body never ends and is checked event by event below; a refusal's problem details are read whole.
+      const length = Number(headers.get('content-length') ?? 0);
+      if (status !== 200) await waitFor(() => Buffer.byteLength(s.body()) >= length, undefined, { what: `the ${status} body` });
+      const text = status === 200 ? '' : s.body();
+      problems.push(...check.checkResponse({ method: 'GET', path: '/api/stream/events', status, headers, text }));
+      return s;
+    };
+    await stream(viewer.apiKey, 200);
+    await stream(viewer.apiKey, 200);
+    await stream(viewer.apiKey, 429);
+    await stream(d.adminKey, 503);
+    await stream('svc_0000', 401);
+    // The session's events reached the admin's stream; each is what the document says an event is.
+    const seen = events.messages.map(eventOf).filter((e) => e !== undefined);
+    t.ok(seen.length > 20, `${seen.length} events seen`);
+    for (const event of seen) problems.push(...check.checkComponent('Event', event));
+  });
+
+  await t.test('backup and restore', async () => {
+    const backup = (await call('GET', '/api/backup', 200)).body;
+    await call('POST', '/api/backup', 200, { body: { passphrase: 'a long passphrase' } });
+    await call('POST', '/api/backup', 403, { key: viewer.apiKey, body: { passphrase: 'a long passphrase' } });
+    await call('POST', '/api/restore', 400, { body: { backup: { format: 'something else' } } });
+    await call('POST', '/api/restore', 200, { body: { backup } });
+  });
+
+  t.test('every answer matched the document', async (t) => {
+    t.same(problems, []);
+  });
+
+  t.test('every operation of the document was called and answered with success', async (t) => {
+    const succeeded = new Set([...check.seen].filter((s) => /\s[23]\d\d$/.test(s)).map((s) => s.replace(/\s\d{3}$/, '')));
+    t.same(check.operations.filter((op) => !succeeded.has(op)), [], 'operations the session never called with success');
+    t.comment(`${check.seen.size} operation and status pairs checked`);
+  });
+});
