@@ -41,7 +41,7 @@ export interface OpenApiInfo {
 }
 
 /** The error statuses a route can answer with because of what it is; its own `responses` add the rest (409, 429, …). */
-export function derivedErrors(route: Route): number[] {
+function derivedErrors(route: Route): number[] {
   const statuses = new Set([405, 500]);
   if (route.body || route.params || route.query) statuses.add(400);
   if (route.body) {
