@@ -3,8 +3,9 @@
 # Debian's own Node and npm, builds, and runs scripts/platform-smoke.mjs (start, API + event stream, idle RSS, stop).
 #
 # usage: sudo npm run test:platforms [-- TARGET...]      (root: debootstrap, chroot and mounts need it)
-#   TARGET: trixie-arm64 (Raspberry Pi OS path, Debian's Node 20, under qemu-user), sid-amd64 (Debian's Node 24),
-#           or any SUITE-ARCH pair Debian has; default: trixie-arm64 sid-amd64.
+#   TARGET: trixie-arm64 (Raspberry Pi OS path, Debian's Node 20, under qemu-user), trixie-armhf (32-bit Pi OS path:
+#           armv7, under qemu-user), sid-amd64 (Debian's Node 24), or any SUITE-ARCH pair Debian has;
+#           default: trixie-arm64 sid-amd64.
 # environment:
 #   AZC_PLATFORMS_DIR   where the roots live (default /var/tmp/azc-platforms; never inside the repository)
 #   DEBIAN_MIRROR       Debian mirror (default: the first deb.debian.org-style URI in /etc/apt/sources.list*)
@@ -28,7 +29,7 @@ say() { echo "test-platforms: [$(date -u +%H:%M:%S)] $*"; }
 # The host tools come from Debian's packages, installed here when missing (never by hand).
 host_tools=()
 command -v debootstrap >/dev/null || host_tools+=(debootstrap)
-[ -x /usr/bin/qemu-aarch64-static ] || host_tools+=(qemu-user-static)
+{ [ -x /usr/bin/qemu-aarch64-static ] && [ -x /usr/bin/qemu-arm-static ]; } || host_tools+=(qemu-user-static)
 command -v update-binfmts >/dev/null || host_tools+=(binfmt-support)
 if [ ${#host_tools[@]} -gt 0 ]; then
   echo "installing host tools: ${host_tools[*]}"
