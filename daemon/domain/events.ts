@@ -90,6 +90,8 @@ export const eventId = (run: number, seq: number): string => `${run}-${seq}`;
 export const EVENT_ID_PATTERN = '^([0-9]{1,9}-)?[0-9]{1,15}$';
 const EVENT_ID = /^(\d{1,9})-(\d{1,15})$/;
 
+const RESTARTED = 'the daemon restarted since your Last-Event-ID; refetch state';
+
 /** What a resume from a Last-Event-ID gets: the events after it, or why they cannot be replayed. */
 export type Replay = { events: StampedEvent[] } | { reset: string };
 
@@ -110,7 +112,7 @@ export type EventListener = (event: StampedEvent) => void;
 export class EventBus {
   private readonly ring: Array<StampedEvent | undefined>;
   private nextSeq = 1;
-  /** Events up to this id are not replayed: the state they describe was replaced (forgetHistory). */
+  /** Events up to this sequence number are not replayed: the state they describe was replaced (forgetHistory). */
   private replayFloor = 0;
   /** Each listener, and whether it asked for internal events too. */
   private readonly listeners = new Map<(event: BusEvent) => void, boolean>();
@@ -189,11 +191,12 @@ export class EventBus {
    */
   replay(lastEventId: string): Replay {
     const match = EVENT_ID.exec(lastEventId);
-    if (!match || Number(match[1]) !== this.run) {
-      return { reset: match || /^\d+$/.test(lastEventId) ? 'the daemon restarted since your Last-Event-ID; refetch state' : 'your Last-Event-ID is not an event id of this daemon; refetch state' };
-    }
+    const unknown = { reset: 'your Last-Event-ID is not an event id of this daemon; refetch state' };
+    // A bare number is an id of a version before runs: one from before a restart too.
+    if (!match) return /^\d+$/.test(lastEventId) ? { reset: RESTARTED } : unknown;
+    if (Number(match[1]) !== this.run) return { reset: RESTARTED };
     const seq = Number(match[2]);
-    if (seq > this.lastSeq) return { reset: 'your Last-Event-ID is not an event id of this daemon; refetch state' };
+    if (seq > this.lastSeq) return unknown;
     if (this.replayFloor > 0 && seq <= this.replayFloor) return { reset: 'the configuration was restored since your Last-Event-ID; refetch state' };
     const oldest = Math.max(1, this.nextSeq - this.capacity);
     if (seq + 1 < oldest) return { reset: 'the events after your Last-Event-ID are no longer kept; refetch state' };
