@@ -22,7 +22,7 @@ import { AudioService } from './domain/audio.js';
 import { PlaylistsService } from './domain/playlists.js';
 import { InputsService } from './domain/inputs.js';
 import { ScenesService } from './domain/scenes.js';
-import { SleepTimers, type Clock } from './domain/sleep-timers.js';
+import { SleepTimers, systemClock, type Clock } from './domain/sleep-timers.js';
 import { ScenesRepo } from './store/scenes-repo.js';
 import { HttpServer } from './http/server.js';
 import { ReadCache } from './http/read-cache.js';
@@ -45,8 +45,11 @@ import { createStaticHandler } from './http/static.js';
 import type { Notifier } from '../native/index.js';
 import { Lifecycle } from './lifecycle.js';
 import { announceReady } from './systemd.js';
-import type { MqttBridge } from './mqtt/bridge.js';
-import { dashboardUrl, resolveBridgeOptions } from './mqtt/options.js';
+import { BridgeSupervisor } from './mqtt/supervisor.js';
+import { dashboardUrl } from './mqtt/options.js';
+import { BridgeSettings } from './domain/bridge-settings.js';
+import { BridgeRepo } from './store/bridge-repo.js';
+import { bridgeSettingsRoutes } from './api/settings.js';
 
 export { VERSION };
 
@@ -105,8 +108,8 @@ export class Daemon {
   private readonly lifecycle: Lifecycle;
   private starting: Promise<unknown> | undefined;
   private stopping: Promise<void> | undefined;
-  /** The MQTT bridge, when one is configured (startMqtt). */
-  private mqtt: MqttBridge | undefined;
+  /** Runs the MQTT bridge with the settings that apply now (mqttSupervisor). */
+  private mqtt: BridgeSupervisor | undefined;
 
   constructor(private readonly options: DaemonOptions) {
     this.config = options.config;
@@ -201,7 +204,7 @@ export class Daemon {
         { host: config.host, port: this.port, driver: amplifiers.list[0]!.driver.name, amplifiers: amplifiers.list.map((a) => a.name), uws: parts.server.uwsSource },
         'listening',
       );
-      if (config.mqtt.url) await this.startMqtt(parts);
+      await this.lifecycle.start('mqtt', () => this.mqtt!.start(), () => this.mqtt!.stop());
       if (config.ssdp) {
         await this.startSsdp(parts.udn);
         await this.startMdns(parts.udn);
@@ -274,6 +277,9 @@ export class Daemon {
     const scenes = new ScenesService(store, new ScenesRepo(store.db), audio, bus, config.limits);
     const sleepTimers = new SleepTimers(audio, bus, (level, fields, msg) => logger[level](fields, msg), this.options.clock);
     const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits);
+    const bridgeRepo = new BridgeRepo(meta);
+    const bridgeSettings = new BridgeSettings(store, bridgeRepo, secrets, config.mqtt, (name) => authentication.accountState(name), (fields, msg) => logger.info(fields, msg));
+    this.mqtt = this.mqttSupervisor(store, bridgeRepo, bridgeSettings, { audio, scenes, sleepTimers, bus, authentication, amplifiers });
     // The hottest reads are answered from encoded copies until anything changes: every event (domain or access),
     // a rolled-back write, a restore.
     const readCache = new ReadCache(['GET /api/players', 'GET /api/zones', 'GET /api/users/me']);
@@ -323,6 +329,7 @@ export class Daemon {
       ...inputRoutes(inputs),
       ...backupRoutes(backups, config.limits.restoreBytes),
       ...sceneRoutes(scenes, sleepTimers),
+      ...bridgeSettingsRoutes(bridgeSettings, this.mqtt, () => udn),
       streams.route(),
     ]);
     return { store, amplifiers, bus, udn, authentication, userAdmin, audio, playlists, inputs, scenes, sleepTimers, streams, server };
@@ -355,28 +362,35 @@ export class Daemon {
 
   // ---- MQTT bridge (README, Home Assistant) ------------------------------------------------------
   /**
-   * Started once the API listens and stopped (last will replaced by a clean `offline`) before the listener drains
-   * and the store closes. start() only begins connecting: a missing broker never delays or fails the daemon.
+   * The bridge runs with the start-up settings merged with those an admin saved (BridgeSettings), is started once
+   * the API listens and stopped (last will replaced by a clean `offline`) before the listener drains and the store
+   * closes, and is replaced when the settings change. Starting only begins connecting: a missing broker never delays
+   * or fails the daemon.
    */
-  private async startMqtt(parts: Parts): Promise<void> {
+  private mqttSupervisor(
+    store: Store,
+    repo: BridgeRepo,
+    settings: BridgeSettings,
+    parts: Pick<Parts, 'audio' | 'scenes' | 'sleepTimers' | 'bus' | 'authentication' | 'amplifiers'>,
+  ): BridgeSupervisor {
     const { config, logger } = this;
-    const options = resolveBridgeOptions(config.mqtt, {
-      udn: parts.udn,
-      friendlyName: config.friendlyName,
-      version: VERSION,
-      dashboardUrl: dashboardUrl(config.host, this.port),
+    return new BridgeSupervisor({
+      settings: () => settings.effective(),
+      identity: () => ({ udn: this.udn, friendlyName: config.friendlyName, version: VERSION, dashboardUrl: dashboardUrl(config.host, this.port) }),
+      bridgeDeps: (options) => ({
+        audio: parts.audio,
+        scenes: parts.scenes,
+        sleep: parts.sleepTimers,
+        bus: parts.bus,
+        caller: () => parts.authentication.callerOfAccount(options.account),
+        accountState: () => parts.authentication.accountState(options.account),
+        amplifiers: () => parts.amplifiers.list.map((a) => ({ key: a.key, name: a.name, online: a.driver.online })),
+        // Kept per broker: the topics another broker holds are cleared when the bridge is back on that one.
+        memory: { load: () => repo.retained(options.url), save: (topics) => store.transaction(() => repo.setRetained(options.url, topics)) },
+        clock: this.options.clock ?? systemClock,
+        log: logger,
+      }),
     });
-    // Loaded only when a broker is configured: the MQTT client is the largest module tree the daemon has.
-    const { MqttBridge } = await import('./mqtt/bridge.js');
-    const bridge = (this.mqtt = new MqttBridge({
-      options,
-      audio: parts.audio,
-      bus: parts.bus,
-      caller: () => parts.authentication.callerOfAccount(options.account),
-      amplifiers: () => parts.amplifiers.list.map((a) => ({ key: a.key, name: a.name, online: a.driver.online })),
-      log: logger,
-    }));
-    await this.lifecycle.start('mqtt', () => bridge.start(), () => bridge.stop());
   }
   // ---- end MQTT bridge ----------------------------------------------------------------------------
 

@@ -357,6 +357,13 @@ function mqttSection(value: unknown): Raw {
   return raw;
 }
 
+/** What is wrong with a broker URL (the config and the dashboard's bridge settings check it alike), or undefined. */
+export function mqttUrlProblem(url: string): string | undefined {
+  if (!/^mqtts?:\/\/[^/\s]+(\/)?$/.test(url)) return `must look like mqtt://host:1883 or mqtts://host:8883, got ${JSON.stringify(url).slice(0, 120)}`;
+  if (url.includes('@')) return 'must not carry credentials (they would show in the process list and logs): give the broker login as its username and password';
+  return undefined;
+}
+
 /** A topic prefix: levels without wildcards, no leading or trailing slash. */
 function toTopicPrefix(key: string, value: unknown): string {
   const topic = toString(key, value);
@@ -432,12 +439,8 @@ function apply(config: Config, raw: Raw, baseDir: string): void {
         break;
       case 'mqttUrl': {
         const url = toString('mqtt.url', value);
-        if (!/^mqtts?:\/\/[^/\s]+(\/)?$/.test(url)) {
-          throw new ConfigError(`"mqtt.url" must look like mqtt://host:1883 or mqtts://host:8883, got ${JSON.stringify(url).slice(0, 120)}`);
-        }
-        if (url.includes('@')) {
-          throw new ConfigError('"mqtt.url" must not carry credentials (they would show in the process list and logs); use --mqtt-username and AZC_MQTT_PASSWORD or --mqtt-password-file');
-        }
+        const problem = mqttUrlProblem(url);
+        if (problem) throw new ConfigError(`"mqtt.url" ${problem}`);
         config.mqtt.url = url;
         break;
       }

@@ -1,6 +1,7 @@
 // Health, the OpenAPI document and the UPnP device description.
 import { T } from '../http/schema.js';
 import { route, ok, type Route } from '../http/route.js';
+import { BridgeStatusSchema } from './settings.js';
 
 export interface HealthSource {
   version: string;
@@ -38,15 +39,7 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
               }),
               { description: 'each configured amplifier and whether its link is up' },
             ),
-            mqtt: T.Optional(
-              T.Object(
-                {
-                  state: T.Union(['refused', 'connecting', 'connected', 'reconnecting', 'stopped'].map((s) => T.Literal(s))),
-                  detail: T.Optional(T.String({ description: 'why it is not connected, when known' })),
-                },
-                { description: 'the MQTT bridge, present only when one is configured' },
-              ),
-            ),
+            mqtt: T.Optional(BridgeStatusSchema),
           }),
         },
       },

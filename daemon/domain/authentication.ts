@@ -105,6 +105,12 @@ export class Authentication {
     return row && row.is_enabled ? this.callerFor(row, { kind: 'account' }) : null;
   }
 
+  /** Whether a username names an enabled user, a disabled one or nobody (the MQTT bridge reports which). */
+  accountState(username: string): 'enabled' | 'disabled' | 'missing' {
+    const row = this.users.byUsername(username);
+    return !row ? 'missing' : row.is_enabled ? 'enabled' : 'disabled';
+  }
+
   /** Drops cached callers; every account change calls it, so a cached caller never outlives its permissions. */
   forgetCallers(): void {
     this.keyCallers.clear();

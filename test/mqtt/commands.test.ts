@@ -45,7 +45,7 @@ t.test('power and mute switches drive the zone', async (t) => {
   t.match(d.driver.hardwareState(1), { power: true, muted: true });
 });
 
-t.test('choosing a player on the source select attaches the zone, and None detaches it', async (t) => {
+t.test('choosing a player on the source select attaches the zone, and "None" (as older versions offered) detaches it', async (t) => {
   const { hub, zones, admin, d } = await bridged(t);
   const zone = zones[4]!;
   const players = (await admin.get('/api/players')).body as Array<{ id: string; name: string; input: { channel: number } }>;
@@ -55,7 +55,7 @@ t.test('choosing a player on the source select attaches the zone, and None detac
   await d.driver.settled();
   t.match(d.driver.hardwareState(5), { power: true, source: players[1]!.input.channel, muted: false });
   await hub.publish(`${zoneTopic(zone.id, 'source')}/set`, 'None');
-  await hub.value(zoneTopic(zone.id, 'source'), 'None');
+  await hub.value(zoneTopic(zone.id, 'source'), 'No player');
   t.equal((await admin.get(`/api/zones/${zone.id}`)).body.playerId, null);
   t.equal(await hub.value(zoneTopic(zone.id, 'mute'), 'ON'), 'ON', 'a detached zone is muted, as in the API');
 });
