@@ -276,7 +276,7 @@ export class Daemon {
     const inputs = new InputsService(store, audioRepo, meta, bus, amplifiers);
     const scenes = new ScenesService(store, new ScenesRepo(store.db), audio, bus, config.limits);
     const sleepTimers = new SleepTimers(audio, bus, (level, fields, msg) => logger[level](fields, msg), this.options.clock);
-    const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits);
+    const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits, audio);
     const bridgeRepo = new BridgeRepo(meta);
     const bridgeSettings = new BridgeSettings(store, bridgeRepo, secrets, config.mqtt, (name) => authentication.accountState(name), (fields, msg) => logger.info(fields, msg));
     this.mqtt = this.mqttSupervisor(store, bridgeRepo, bridgeSettings, { audio, scenes, sleepTimers, bus, authentication, amplifiers });

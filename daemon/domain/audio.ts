@@ -8,7 +8,7 @@ import type { UsersRepo } from '../store/users-repo.js';
 import type { MetaRepo } from '../store/meta-repo.js';
 import type { Logger } from '../log.js';
 import type { Caller } from './access.js';
-import { canSeeZone, playerFor, requireAdmin, requireWriter, visiblePlayers, visibleZones } from './policy.js';
+import { canSeePlayer, canSeeZone, playerFor, requireAdmin, requireWriter, visiblePlayers, visibleZones } from './policy.js';
 import type { DomainEvent, EventBus, PlayerView, ZoneView } from './events.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { AmplifierSync } from './amplifier-sync.js';
@@ -156,14 +156,16 @@ export class AudioService {
   /**
    * Group volume. Moves every attached zone the caller may touch by the same proportion (factor = target / their
    * average; all to the target when that average is 0), each within its own limit; zones outside the caller's
-   * assignments never change. A delta applies to the player's current (derived) volume. A player without zones
-   * keeps the value. Resolves once committed; the amplifier follows on its own schedule.
+   * assignments never change. A delta applies to the player's volume as the caller sees it (the average of those
+   * zones). A player without zones keeps the value. Resolves once committed; the amplifier follows on its own
+   * schedule.
    */
   setPlayerVolume(caller: Caller, id: string, request: number | VolumeRequest): Promise<void> {
     requireWriter(caller);
     const player = this.lookup.visiblePlayer(caller, id);
     const attached = this.repo.zonesOfPlayer(id);
-    const target = requestedVolume(typeof request === 'number' ? { volume: request } : request, this.commits.playerVolume(player));
+    const current = this.commits.playerVolume(player, visibleZones(caller, attached));
+    const target = requestedVolume(typeof request === 'number' ? { volume: request } : request, current);
     if (attached.length === 0) {
       const committed = this.store.commitSoon(() => this.repo.setPlayerVolume(id, target));
       if (player.volume !== target) this.bus.publish({ type: 'player.volumeChanged', payload: { playerId: id, volume: target } });
@@ -416,16 +418,28 @@ export class AudioService {
     return zonesChangedEvent(this.repo, playerId);
   }
 
+  /**
+   * A player as the caller sees it (`null`: everyone, as events carry it): its volume and state come from the attached
+   * zones the caller may see, so a room someone else controls never moves the number a user sees beside its own.
+   */
   private playerView(player: Readonly<PlayerRow>, zones: readonly Readonly<ZoneRow>[], caller: Caller | null): PlayerView {
-    const attached = zones.filter((zone) => zone.player_id === player.id);
+    const all = zones.filter((zone) => zone.player_id === player.id);
+    const attached = caller ? visibleZones(caller, all) : all;
     return playerFor(caller, {
       id: player.id,
       name: player.name,
       volume: this.commits.playerVolume(player, attached),
-      zoneIds: attached.map((zone) => zone.id),
+      zoneIds: all.map((zone) => zone.id),
       input: { amplifier: this.amplifiers.nameOf(player.input_amplifier, player.input_driver), driver: player.input_driver, channel: player.input_channel },
       state: attached.some((zone) => zone.power && !zone.muted) ? 'playing' : 'idle',
     });
+  }
+
+  /** The volume a caller sees for a player (see playerView); undefined when it may not see the player. */
+  playerVolumeFor(caller: Caller, playerId: string): number | undefined {
+    const player = this.repo.player(playerId);
+    if (!player || !canSeePlayer(caller, playerId)) return undefined;
+    return this.commits.playerVolume(player, visibleZones(caller, this.repo.zonesOfPlayer(playerId)));
   }
 
   private publish(events: DomainEvent[]): void {

@@ -117,6 +117,9 @@ export class UserAdmin {
    * Sets a user's password and ends its sessions. An Admin may reset another user's password outright; changing
    * one's own (Admin or not) needs the current password (OWASP ASVS 2.1.6), so a stolen session or key cannot
    * take over the account. A wrong current password counts as a failed login of that username from `address`.
+   * One exception: while the account still has the password the daemon generated at first start (nobody chose it;
+   * the owner copied it from a file), a session may replace it without retyping it: the session was opened with
+   * that very password. An API key still needs it.
    */
   async changePassword(
     caller: Caller,
@@ -132,7 +135,8 @@ export class UserAdmin {
     const self = caller.userId === id;
     const row = this.row(id);
     validatePassword(input.newPassword, 'newPassword');
-    if (self) {
+    const generated = row.password_change_required === 1 && caller.credential.kind === 'session';
+    if (self && !(generated && input.currentPassword === undefined)) {
       if (input.currentPassword === undefined) {
         throw forbidden('changing your own password needs "currentPassword" (your present password) as well as "newPassword"');
       }

@@ -177,3 +177,16 @@ t.test('on the Monoprice emulator, a hub command reaches the wire and a keypad c
   t.equal(await hub.value(`${BASE}/amplifier/monoprice/status`, 'offline'), 'offline');
   t.equal(hub.latest.get(`${BASE}/status`), 'online', 'the bridge itself stays online');
 });
+
+t.test('the player volume a hub sees counts only the zones its account sees', async (t) => {
+  const { hub, zones, admin } = await bridged(t);
+  const player = (await admin.get('/api/players')).body[0];
+  await admin.post(`/api/players/${player.id}/attach-zones`, { zoneIds: [zones[0]!.id, zones[1]!.id] });
+  await admin.put(`/api/zones/${zones[0]!.id}/volume`, { volume: 0.8 });
+  await admin.put(`/api/zones/${zones[1]!.id}/volume`, { volume: 0.4 });
+  await hub.value(`${BASE}/player/${player.id}/volume`, '60');
+  const users = (await admin.get('/api/users')).body as Array<{ id: string; username: string; assignments: { playerIds: string[] } }>;
+  const bridge = users.find((u) => u.username === 'hub')!;
+  await admin.put(`/api/users/${bridge.id}/assignments`, { playerIds: bridge.assignments.playerIds, zoneIds: [zones[0]!.id] });
+  t.equal(await hub.value(`${BASE}/player/${player.id}/volume`, '80'), '80', 'the one zone it sees, not the average with the other');
+});
