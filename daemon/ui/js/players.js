@@ -119,7 +119,8 @@ function playerCard(player) {
       attr(rename, 'title', `Rename player ${p.name}`);
     }
     volume.setLabel(`${p.name} group volume`);
-    volume.setValue(p.volume);
+    // The zones listed are the ones this user may see, and so is the average beside them (as the API counts it).
+    volume.setValue(attached.length ? attached.reduce((sum, z) => sum + z.volume, 0) / attached.length : p.volume);
     text(parts, attached.length ? `Average of ${attached.map((z) => `${z.name} ${Math.round(z.volume * 100)}%`).join(', ')}` : '');
     reconcile(zones, attached, (z) => z.id, (z) => zoneRow(z, p.id));
     noZones.hidden = attached.length > 0;

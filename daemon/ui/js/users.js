@@ -1,5 +1,5 @@
 // The Users tab (Admins only): accounts, roles, enabled state, assignments and API keys.
-import { h, text, reconcile, attempt, toast, uid } from './dom.js';
+import { h, text, reconcile, attempt, toast, uid, count } from './dom.js';
 import { icon } from './icons.js';
 import { get, post, put, del } from './api.js';
 import { state, sorted, changed, loadUsers, loadAudio } from './store.js';
@@ -132,8 +132,8 @@ function accessSummary(u) {
   const players = u.assignments.playerIds.map((id) => state.players.get(id)?.name).filter(Boolean);
   const zones = u.assignments.zoneIds.map((id) => state.zones.get(id)?.name).filter(Boolean);
   if (!players.length && !zones.length) return 'No players or zones assigned';
-  const part = (names, one, many) => (names.length ? `${names.length} ${names.length === 1 ? one : many} (${names.join(', ')})` : `no ${many}`);
-  return `${part(players, 'player', 'players')}; ${part(zones, 'zone', 'zones')}`;
+  const part = (names, one) => (names.length ? `${count(names.length, one)} (${names.join(', ')})` : `no ${one}s`);
+  return `${part(players, 'player')}; ${part(zones, 'zone')}`;
 }
 
 async function update(u, change, control) {
