@@ -81,7 +81,13 @@ export function userRoutes(auth: Authentication, users: UserAdmin): Route[] {
       tags: ['users'],
       body: T.Object({
         username: Username,
-        password: Password,
+        password: T.Optional(
+          T.String({
+            description: '8-256 characters; left out, the account cannot sign in with a password (it uses its API key, or is the Home Assistant bridge account) until an admin sets one',
+            errorMessage: 'must be a string',
+            writeOnly: true,
+          }),
+        ),
         role: T.String({ errorMessage: 'must be a string: Admin, Operator or Viewer' }),
         assignments: T.Optional(AssignmentsSchema),
       }),

@@ -8,7 +8,7 @@ import type { Caller } from './access.js';
 import type { Amplifiers } from './amplifiers.js';
 import { requireAdmin } from './policy.js';
 import { conflict, invalid, type FieldErrors } from './errors.js';
-import { generateApiKey, type DeviceSecrets } from './secrets.js';
+import { generateApiKey, hasPassword, type DeviceSecrets } from './secrets.js';
 import { parseBackup, parseSecrets, type BackupDocument, type DocumentLimits, type SecretsPlain } from './backup-format.js';
 import { openSecrets, sealSecrets, sealedSecretsProblem } from './backup-crypto.js';
 import { configurationOf, documentOf } from './backup-rows.js';
@@ -72,8 +72,8 @@ export class BackupService {
     requireAdmin(caller, 'downloading a backup');
     const rows = this.repo.read();
     const plain: SecretsPlain = {
-      // A user restored earlier without secrets has no password to carry (null), only its key.
-      users: rows.users.map((row) => ({ id: row.id, passwordHash: row.password_hash === NO_PASSWORD ? null : row.password_hash, apiKey: this.openKey(row) })),
+      // A user restored earlier without secrets, or made without a password, has none to carry (null), only its key.
+      users: rows.users.map((row) => ({ id: row.id, passwordHash: hasPassword(row.password_hash) ? row.password_hash : null, apiKey: this.openKey(row) })),
     };
     const sealed = await sealSecrets(passphrase, JSON.stringify(plain));
     requireAdmin(recheck(), 'downloading a backup');
@@ -229,7 +229,7 @@ export class BackupService {
       }
       const current = stored.get(id);
       if (current) {
-        if (current.password_hash !== NO_PASSWORD || current.key_box) usable.add(id);
+        if (hasPassword(current.password_hash) || current.key_box) usable.add(id);
         return { ...base, ...current };
       }
       withoutPassword.push(u.username);

@@ -75,6 +75,14 @@ export class DeviceSecrets {
   }
 }
 
+/**
+ * Stored in place of a password hash for an account that has no password (created without one, for a hub or the
+ * MQTT bridge): it signs in with its API key only, until an admin sets a password. No password matches a hash
+ * that starts with "!" (as in /etc/shadow).
+ */
+export const NO_PASSWORD = '!no-password';
+export const hasPassword = (hash: string): boolean => !hash.startsWith('!');
+
 /** Constant-time comparison of two digests. */
 export function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && nacl.verify(a, b);

@@ -5,14 +5,15 @@ import type { Assignments, UserRow, UsersRepo } from '../store/users-repo.js';
 import type { Caller, Role } from './access.js';
 import type { EventBus } from './events.js';
 import { requireAdmin, requireAdminOrSelf } from './policy.js';
-import { generateApiKey, generateSessionToken, type DeviceSecrets } from './secrets.js';
+import { NO_PASSWORD, generateApiKey, generateSessionToken, type DeviceSecrets } from './secrets.js';
 import { CACHE_LIMIT, type Authentication } from './authentication.js';
 import { conflict, forbidden, invalid, notFound } from './errors.js';
 import { checkAssignments, openApiKey, userView, validatePassword, validateUsername, type UserView } from './user-account.js';
 
 export interface NewUser {
   username: string;
-  password: string;
+  /** Left out: the account signs in with its API key only (a hub, the MQTT bridge) until an admin sets one. */
+  password?: string;
   role: Role;
   assignments?: Assignments;
 }
@@ -210,10 +211,10 @@ export class UserAdmin {
     beforeCommit: () => void,
   ): Promise<UserView & { apiKey: string }> {
     validateUsername(input.username);
-    validatePassword(input.password, 'password');
+    if (input.password !== undefined) validatePassword(input.password, 'password');
     checkAssignments(input.assignments ?? { playerIds: [], zoneIds: [] }, this.targetExists);
     if (this.users.byUsername(input.username)) throw conflict(`a user named "${input.username}" already exists`);
-    const passwordHash = await this.auth.passwords.hash(input.password);
+    const passwordHash = input.password === undefined ? NO_PASSWORD : await this.auth.passwords.hash(input.password);
     beforeCommit();
     // Checked again after the hash: a player or zone may have been deleted meanwhile.
     const assignments = checkAssignments(input.assignments ?? { playerIds: [], zoneIds: [] }, this.targetExists);

@@ -156,6 +156,19 @@ t.test('without a passphrase secrets stay out, and users that exist keep their p
   t.equal((await api.post('/api/auth/login', { username: 'admin', password: d.adminPassword })).status, 200);
 });
 
+t.test('an account made without a password travels in a sealed backup and still has none', async (t) => {
+  const d = await startTestDaemon(t);
+  const api = injectClient(d.daemon, d.adminKey);
+  const hub = (await api.post('/api/users', { username: 'hub-account', role: 'Operator' })).body as { apiKey: string };
+  const sealed = await api.post('/api/backup', { passphrase: PASSPHRASE });
+  t.equal(sealed.status, 200);
+  const fresh = await startTestDaemon(t);
+  const restored = await injectClient(fresh.daemon, fresh.adminKey).post('/api/restore', { backup: sealed.body, passphrase: PASSPHRASE });
+  t.equal(restored.status, 200, restored.text);
+  t.equal((await injectClient(fresh.daemon, hub.apiKey).get('/api/users/me')).body.username, 'hub-account', 'its key came along');
+  t.equal((await injectClient(fresh.daemon).post('/api/auth/login', { username: 'hub-account', password: 'not a password of anyone' })).status, 401, 'still no password');
+});
+
 t.test('a backup with secrets restored without its passphrase restores as a plain one', async (t) => {
   const { api, operator } = await populated(t);
   const sealed = (await api.post('/api/backup', { passphrase: PASSPHRASE })).body;

@@ -274,7 +274,7 @@ async function createUser() {
     description: 'The user gets an API key at once.',
     content: [
       field({ name: 'username', label: 'Username', required: true, pattern: '[A-Za-z0-9._\\-]{3,64}', hint: '3 to 64 letters, digits, dots, dashes or underscores.', autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false' }),
-      field({ name: 'password', label: 'Password', type: 'password', required: true, minlength: '8', maxlength: '256', autocomplete: 'new-password', hint: 'At least 8 characters.' }),
+      field({ name: 'password', label: 'Password', type: 'password', minlength: '8', maxlength: '256', autocomplete: 'new-password', hint: 'At least 8 characters. Leave it empty for an account that only uses its API key (a hub, the Home Assistant bridge).' }),
       role,
       access,
     ],
@@ -282,7 +282,8 @@ async function createUser() {
     wide: true,
     onSubmit: async (form) => {
       const { username, password } = form.elements;
-      const body = { username: username.value.trim(), password: password.value, role: select.value };
+      const body = { username: username.value.trim(), role: select.value };
+      if (password.value) body.password = password.value;
       if (select.value !== 'Admin') body.assignments = ticked(form);
       return post('/api/users', body);
     },
