@@ -3,7 +3,7 @@
 import { VERSION } from './paths.js';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { amplifiersOf, type Config } from './config.js';
+import { amplifiersOf, type Config, type MqttConfig } from './config.js';
 import type { Logger } from './log.js';
 import { Store } from './store/db.js';
 import { UsersRepo } from './store/users-repo.js';
@@ -278,8 +278,9 @@ export class Daemon {
     const sleepTimers = new SleepTimers(audio, bus, (level, fields, msg) => logger[level](fields, msg), this.options.clock);
     const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits, audio);
     const bridgeRepo = new BridgeRepo(meta);
-    const bridgeSettings = new BridgeSettings(store, bridgeRepo, secrets, config.mqtt, (name) => authentication.accountState(name), (fields, msg) => logger.info(fields, msg));
-    this.mqtt = this.mqttSupervisor(store, bridgeRepo, bridgeSettings, { audio, scenes, sleepTimers, bus, authentication, amplifiers });
+    // The supervisor asks the settings only when it starts a bridge, after both exist.
+    const mqtt: BridgeSupervisor = (this.mqtt = this.mqttSupervisor(store, bridgeRepo, (): MqttConfig => bridgeSettings.effective(), { audio, scenes, sleepTimers, bus, authentication, amplifiers }));
+    const bridgeSettings: BridgeSettings = new BridgeSettings(store, bridgeRepo, secrets, config.mqtt, (name) => authentication.accountState(name), mqtt, (fields, msg) => logger.info(fields, msg));
     // The hottest reads are answered from encoded copies until anything changes: every event (domain or access),
     // a rolled-back write, a restore.
     const readCache = new ReadCache(['GET /api/players', 'GET /api/zones', 'GET /api/users/me']);
@@ -329,7 +330,7 @@ export class Daemon {
       ...inputRoutes(inputs),
       ...backupRoutes(backups, config.limits.restoreBytes),
       ...sceneRoutes(scenes, sleepTimers),
-      ...bridgeSettingsRoutes(bridgeSettings, this.mqtt, () => udn),
+      ...bridgeSettingsRoutes(bridgeSettings),
       streams.route(),
     ]);
     return { store, amplifiers, bus, udn, authentication, userAdmin, audio, playlists, inputs, scenes, sleepTimers, streams, server };
@@ -370,12 +371,12 @@ export class Daemon {
   private mqttSupervisor(
     store: Store,
     repo: BridgeRepo,
-    settings: BridgeSettings,
+    settings: () => MqttConfig,
     parts: Pick<Parts, 'audio' | 'scenes' | 'sleepTimers' | 'bus' | 'authentication' | 'amplifiers'>,
   ): BridgeSupervisor {
     const { config, logger } = this;
     return new BridgeSupervisor({
-      settings: () => settings.effective(),
+      settings,
       identity: () => ({ udn: this.udn, friendlyName: config.friendlyName, version: VERSION, dashboardUrl: dashboardUrl(config.host, this.port) }),
       bridgeDeps: (options) => ({
         audio: parts.audio,

@@ -2,9 +2,7 @@
 // applied at once without a restart.
 import { T } from '../http/schema.js';
 import { route, ok, type Route } from '../http/route.js';
-import { BRIDGE_FIELDS, type BridgeSettings } from '../domain/bridge-settings.js';
-import type { BridgeSupervisor } from '../mqtt/supervisor.js';
-import { BRIDGE_STATES } from '../mqtt/status.js';
+import { BRIDGE_FIELDS, BRIDGE_STATES, type BridgeSettings } from '../domain/bridge-settings.js';
 import { ProblemSchema } from './schemas.js';
 
 const problem = (description: string) => ({ description, schema: ProblemSchema, contentType: 'application/problem+json' });
@@ -34,8 +32,7 @@ const SettingsSchema = T.Object({
   status: T.Union([BridgeStatusSchema, T.Null()], { description: 'null while no broker URL is set' }),
 });
 
-export function bridgeSettingsRoutes(settings: BridgeSettings, supervisor: BridgeSupervisor, udn: () => string): Route[] {
-  const describe = (view: ReturnType<BridgeSettings['view']>) => ({ ...view, ...supervisor.topics(udn()), status: supervisor.status ?? null });
+export function bridgeSettingsRoutes(settings: BridgeSettings): Route[] {
   return [
     route({
       method: 'GET',
@@ -44,7 +41,7 @@ export function bridgeSettingsRoutes(settings: BridgeSettings, supervisor: Bridg
       summary: 'The Home Assistant (MQTT) bridge settings that apply now, and its state',
       tags: ['settings'],
       responses: { 200: { description: 'the settings; the broker password is only reported as set or not', schema: SettingsSchema } },
-      handle: (req) => ok(describe(settings.view(req.caller))),
+      handle: (req) => ok(settings.view(req.caller)),
     }),
     route({
       method: 'PUT',
@@ -73,11 +70,7 @@ export function bridgeSettingsRoutes(settings: BridgeSettings, supervisor: Bridg
         400: { description: 'a field is malformed, names no azcd user, or a password is left without a username' },
         409: problem('a field is set at start (flag, environment or config file) and wins over these settings'),
       },
-      handle: async (req) => {
-        settings.update(req.caller, req.body);
-        await supervisor.apply();
-        return ok(describe(settings.view(req.caller)));
-      },
+      handle: async (req) => ok(await settings.update(req.caller, req.body)),
     }),
   ];
 }

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/db.js';
 import type { SessionRow, UserRow, UsersRepo } from '../store/users-repo.js';
-import type { Caller, Credential, CredentialRef } from './access.js';
+import type { AccountState, Caller, Credential, CredentialRef } from './access.js';
 import type { EventBus } from './events.js';
 import { API_KEY_RE, SESSION_TOKEN_RE, DeviceSecrets, generateSessionToken, hasPassword, hashPassword, sameDigest, verifyPassword } from './secrets.js';
 import { LoginThrottle, canonicalAddress, isLoopback } from './login-throttle.js';
@@ -106,7 +106,7 @@ export class Authentication {
   }
 
   /** Whether a username names an enabled user, a disabled one or nobody (the MQTT bridge reports which). */
-  accountState(username: string): 'enabled' | 'disabled' | 'missing' {
+  accountState(username: string): AccountState {
     const row = this.users.byUsername(username);
     return !row ? 'missing' : row.is_enabled ? 'enabled' : 'disabled';
   }

@@ -3,14 +3,40 @@
 import { mqttUrlProblem, type MqttConfig } from '../config.js';
 import type { Store } from '../store/db.js';
 import type { BridgeRepo, SavedBridgeSettings } from '../store/bridge-repo.js';
-import type { AccountState } from '../mqtt/status.js';
-import type { Caller } from './access.js';
+import type { AccountState, Caller } from './access.js';
 import { conflict, invalid, type FieldErrors } from './errors.js';
 import { requireAdmin } from './policy.js';
 import type { DeviceSecrets } from './secrets.js';
 
+export type { AccountState };
+
 export const BRIDGE_FIELDS = ['url', 'username', 'password', 'account'] as const;
 export type BridgeField = (typeof BRIDGE_FIELDS)[number];
+
+/**
+ * misconfigured: the settings cannot work (no bridge account, an account that does not exist or is disabled, a
+ * broker password without a username, an unreadable TLS file); `detail` says which and how to fix it. connecting:
+ * first attempt; connected; reconnecting: the broker went away and the bridge is retrying with back-off; stopped:
+ * the daemon is shutting down or the settings are being replaced.
+ */
+export const BRIDGE_STATES = ['misconfigured', 'connecting', 'connected', 'reconnecting', 'stopped'] as const;
+export type BridgeState = (typeof BRIDGE_STATES)[number];
+
+export interface BridgeStatus {
+  state: BridgeState;
+  /** Why the bridge is not connected or misconfigured, when it knows (never a secret). */
+  detail?: string;
+}
+
+/** What runs the bridge (mqtt/supervisor.ts): told when the settings changed, asked how it is doing. */
+export interface BridgeControl {
+  /** Replaces the running bridge with one on the settings that apply now; resolves once it is connecting. */
+  apply(): Promise<void>;
+  /** Undefined while no broker URL is set. */
+  readonly status: BridgeStatus | undefined;
+  /** The topic roots of the settings that apply now. */
+  topics(): { baseTopic: string; discoveryPrefix: string };
+}
 
 /** The settings as the API shows them: what applies now; the password never leaves in any form but "set". */
 export interface BridgeSettingsView {
@@ -20,6 +46,9 @@ export interface BridgeSettingsView {
   account: string | null;
   /** Fields given at start (flags, environment, config file): they win, and cannot be changed here. */
   locked: BridgeField[];
+  baseTopic: string;
+  discoveryPrefix: string;
+  status: BridgeStatus | null;
 }
 
 /** A change: a field left out stays; null (or '' for the texts) removes the saved value. */
@@ -50,6 +79,7 @@ export class BridgeSettings {
     /** The MQTT settings from defaults, config file, environment and flags. */
     private readonly startup: MqttConfig,
     private readonly accountState: (username: string) => AccountState,
+    private readonly control: BridgeControl,
     private readonly log: (fields: Record<string, unknown>, message: string) => void = () => {},
   ) {}
 
@@ -86,11 +116,16 @@ export class BridgeSettings {
       passwordSet: config.password !== undefined,
       account: config.account ?? null,
       locked: this.locked(),
+      ...this.control.topics(),
+      status: this.control.status ?? null,
     };
   }
 
-  /** Checks and stores a change; nothing is stored when any field is refused. Returns the fields it changed. */
-  update(caller: Caller, change: BridgeSettingsChange): BridgeField[] {
+  /**
+   * Checks and stores a change (nothing is stored when any field is refused), then has the bridge start again on
+   * the settings that apply now; answers with them once it is connecting.
+   */
+  async update(caller: Caller, change: BridgeSettingsChange): Promise<BridgeSettingsView> {
     requireAdmin(caller, 'changing the Home Assistant bridge settings');
     const given = BRIDGE_FIELDS.filter((field) => change[field] !== undefined);
     if (given.length === 0) {
@@ -131,7 +166,8 @@ export class BridgeSettings {
     }
     this.store.transaction(() => this.repo.setSettings(next));
     this.log({ by: caller.username, fields: given, url: next.url ?? null, account: next.account ?? null }, 'MQTT bridge settings changed');
-    return given;
+    await this.control.apply();
+    return this.view(caller);
   }
 
   /** A field set at start cannot be changed here; sending the value it already has is no change. */

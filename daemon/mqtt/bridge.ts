@@ -10,7 +10,7 @@ import { OFFLINE, ONLINE } from './payloads.js';
 import { StatePublisher, type RetainedMemory } from './publisher.js';
 import { Topics } from './topics.js';
 import { EMPTY_VIEW, nextSleepTick, type BridgeAmplifier, type BridgeView } from './view.js';
-import type { AccountState, BridgeStatus } from './status.js';
+import type { AccountState, BridgeStatus } from '../domain/bridge-settings.js';
 
 export interface BridgeDeps {
   options: ResolvedBridgeOptions;

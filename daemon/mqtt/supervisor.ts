@@ -3,7 +3,7 @@
 import type { MqttConfig } from '../config.js';
 import type { BridgeDeps, MqttBridge } from './bridge.js';
 import { defaultBaseTopic, resolveBridgeOptions, type BridgeIdentity, type ResolvedBridgeOptions } from './options.js';
-import type { BridgeStatus } from './status.js';
+import type { BridgeControl, BridgeStatus } from '../domain/bridge-settings.js';
 
 export interface SupervisorDeps {
   /** The settings that apply now (start-up ones merged with the dashboard's). */
@@ -14,7 +14,7 @@ export interface SupervisorDeps {
   bridgeDeps(options: ResolvedBridgeOptions): Omit<BridgeDeps, 'options'>;
 }
 
-export class BridgeSupervisor {
+export class BridgeSupervisor implements BridgeControl {
   private bridge: MqttBridge | undefined;
   /** Starts and stops run one after the other: two quick settings changes never leave two bridges. */
   private queue: Promise<void> = Promise.resolve();
@@ -27,10 +27,9 @@ export class BridgeSupervisor {
     return this.bridge?.status;
   }
 
-  /** The topic roots of the settings that apply now. */
-  topics(udn: string): { baseTopic: string; discoveryPrefix: string } {
+  topics(): { baseTopic: string; discoveryPrefix: string } {
     const config = this.deps.settings();
-    return { baseTopic: config.baseTopic || defaultBaseTopic(udn), discoveryPrefix: config.discoveryPrefix };
+    return { baseTopic: config.baseTopic || defaultBaseTopic(this.deps.identity().udn), discoveryPrefix: config.discoveryPrefix };
   }
 
   start(): Promise<void> {
