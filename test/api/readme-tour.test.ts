@@ -1,17 +1,11 @@
 // The README's quick tour, run as it is written: every status it promises is the status the daemon answers.
 import t from 'tap';
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { startTestDaemon } from '../helpers/daemon.js';
-import { ROOT } from '../helpers/paths.js';
-
-const README = path.join(ROOT, 'README.md');
+import { runBash, shellBlocks } from '../helpers/readme.js';
 
 /** The tour block: the fenced sh block that sets B from AZC_URL. */
 function tourBlock(): string {
-  const blocks = [...readFileSync(README, 'utf8').matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  const tour = blocks.find((block) => block.includes('B=${AZC_URL'));
+  const tour = shellBlocks().find((block) => block.includes('B=${AZC_URL'));
   if (!tour) throw new Error('README has no quick-tour block that reads AZC_URL');
   return tour;
 }
@@ -22,22 +16,6 @@ function promisedStatuses(block: string): string[] {
     .split('\n')
     .filter((line) => /(^|\s)st\s/.test(line))
     .map((line) => /#\s*(\d{3})\b/.exec(line)?.[1] ?? 'unannotated');
-}
-
-/**
- * Runs the tour as a user's shell would. Standard input is /dev/null: bash takes a socket on stdin for a remote
- * shell and then sources /etc/bash.bashrc (when SHLVL is unset), which fails under `-u` on Debian.
- */
-function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { env, timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
 }
 
 t.test('the quick tour in the README runs as written and every status matches its comment', async (t) => {
