@@ -1,7 +1,7 @@
 // The Home Assistant bridge card of the Settings tab, in Debian chromium against a real daemon and a real mosquitto:
 // an admin connects the bridge without a restart, mistakes are named, start-up settings cannot be edited.
 import t from 'tap';
-import { startTestDaemon } from '../helpers/daemon.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { client, createUser } from '../helpers/client.js';
 import { startBroker, Watcher } from '../helpers/mosquitto.js';
 import { defaultConfig } from '../../daemon/config.js';
@@ -10,18 +10,22 @@ import { signIn, unlabelled } from './session.js';
 
 const BASE = 'azc/dashboard';
 
+/** A browser signed in as the admin, on the Settings tab, and the bridge card there. */
+async function bridgeCardOf(t: { teardown(fn: () => unknown): void }, d: TestDaemon) {
+  const browser = await launch();
+  t.teardown(() => browser.close());
+  const admin = await signIn(browser, d.base, 'admin', d.adminPassword);
+  await admin.page.getByRole('link', { name: 'Settings' }).click();
+  return { admin, page: admin.page, card: admin.page.getByRole('region', { name: 'Home Assistant (MQTT)' }) };
+}
+
 t.test('the bridge settings in the dashboard', { skip: chromiumMissing() }, async (t) => {
   const broker = await startBroker(t);
   const hub = await Watcher.connect(t, broker.url);
   const d = await startTestDaemon(t, { config: { mqtt: { ...defaultConfig().mqtt, baseTopic: BASE, reconnectMinMs: 100, reconnectMaxMs: 400 } } });
   const api = client(d.base, d.adminKey);
   await createUser(api, 'hub-bridge', 'Operator', { playerIds: [], zoneIds: [(await api.get('/api/zones')).body[0].id] });
-  const browser = await launch();
-  t.teardown(() => browser.close());
-  const admin = await signIn(browser, d.base, 'admin', d.adminPassword);
-  const page = admin.page;
-  await page.getByRole('link', { name: 'Settings' }).click();
-  const card = page.getByRole('region', { name: 'Home Assistant (MQTT)' });
+  const { admin, page, card } = await bridgeCardOf(t, d);
   await card.getByText('Off: no broker is set.').waitFor();
 
   t.test('a mistake is named in words and nothing is saved', async (t) => {
@@ -56,12 +60,7 @@ t.test('the bridge settings in the dashboard', { skip: chromiumMissing() }, asyn
 
 t.test('a broker URL given at start cannot be edited in the dashboard', { skip: chromiumMissing() }, async (t) => {
   const d = await startTestDaemon(t, { config: { mqtt: { ...defaultConfig().mqtt, url: 'mqtt://127.0.0.1:1', baseTopic: BASE } } });
-  const browser = await launch();
-  t.teardown(() => browser.close());
-  const admin = await signIn(browser, d.base, 'admin', d.adminPassword);
-  const page = admin.page;
-  await page.getByRole('link', { name: 'Settings' }).click();
-  const card = page.getByRole('region', { name: 'Home Assistant (MQTT)' });
+  const { admin, card } = await bridgeCardOf(t, d);
   await card.getByText(/^Needs a fix: no bridge account/).waitFor();
   t.equal(await card.getByLabel('Broker URL').inputValue(), 'mqtt://127.0.0.1:1');
   t.ok(await card.getByLabel('Broker URL').isDisabled(), 'the start-up URL is shown, not editable');
