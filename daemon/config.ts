@@ -359,8 +359,9 @@ function mqttSection(value: unknown): Raw {
 
 /** What is wrong with a broker URL (the config and the dashboard's bridge settings check it alike), or undefined. */
 export function mqttUrlProblem(url: string): string | undefined {
-  if (!/^mqtts?:\/\/[^/\s]+(\/)?$/.test(url)) return `must look like mqtt://host:1883 or mqtts://host:8883, got ${JSON.stringify(url).slice(0, 120)}`;
+  // Checked first: a URL with a login in it is never echoed back.
   if (url.includes('@')) return 'must not carry credentials (they would show in the process list and logs): give the broker login as its username and password';
+  if (!/^mqtts?:\/\/[^/\s]+(\/)?$/.test(url)) return `must look like mqtt://host:1883 or mqtts://host:8883, got ${JSON.stringify(url).slice(0, 120)}`;
   return undefined;
 }
 

@@ -70,6 +70,7 @@ t.test('bad settings are refused with problem details per field and change nothi
     [{}, 'body', /send at least one of "url", "username", "password", "account"/],
     [{ url: 'http://broker:1883' }, 'url', /must look like mqtt:\/\/host:1883/],
     [{ url: 'mqtt://user:pw@broker:1883' }, 'url', /must not carry credentials/],
+    [{ url: 'http://user:secret-in-url@broker/x' }, 'url', /^must not carry credentials/],
     [{ url: 42 }, 'url', /must be a string of at most 256 characters, or null/],
     [{ account: 'nobody-here' }, 'account', /no azcd user is named "nobody-here": create it first/],
     [{ password: 'lonely-password' }, 'password', /a broker password needs a broker username/],
@@ -81,8 +82,10 @@ t.test('bad settings are refused with problem details per field and change nothi
     t.equal(res.status, 400, JSON.stringify(body));
     t.match(res.headers.get('content-type'), /^application\/problem\+json/);
     t.match(res.body.errors?.[field]?.[0], message, `${JSON.stringify(body)}: ${field}`);
+    t.notOk(res.text.includes('secret-in-url'), 'a login in a URL is not echoed');
   }
   t.same((await admin.get('/api/settings/mqtt')).body, before, 'nothing changed');
+  t.notOk(d.logs.some((line) => line.includes('secret-in-url')), 'a URL with a login in it is not logged');
   t.notOk(d.logs.some((line) => line.includes('lonely-password')), 'a refused password is not logged either');
 });
 
