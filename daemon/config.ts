@@ -361,7 +361,7 @@ function mqttSection(value: unknown): Raw {
 export function mqttUrlProblem(url: string): string | undefined {
   // Checked first: a URL with a login in it is never echoed back.
   if (url.includes('@')) return 'must not carry credentials (they would show in the process list and logs): give the broker login as its username and password';
-  if (!/^mqtts?:\/\/[^/\s]+(\/)?$/.test(url)) return `must look like mqtt://host:1883 or mqtts://host:8883, got ${JSON.stringify(url).slice(0, 120)}`;
+  if (!/^mqtts?:\/\/[^/\s\u0000-\u001f\u007f]+(\/)?$/.test(url)) return `must look like mqtt://host:1883 or mqtts://host:8883, got ${JSON.stringify(url).slice(0, 120)}`;
   return undefined;
 }
 

@@ -69,6 +69,7 @@ t.test('bad settings are refused with problem details per field and change nothi
   const cases: Array<[unknown, string, RegExp]> = [
     [{}, 'body', /send at least one of "url", "username", "password", "account"/],
     [{ url: 'http://broker:1883' }, 'url', /must look like mqtt:\/\/host:1883/],
+    [{ url: 'mqtt://bro\u0000ker:1883' }, 'url', /must look like mqtt:\/\/host:1883/],
     [{ url: 'mqtt://user:pw@broker:1883' }, 'url', /must not carry credentials/],
     [{ url: 'http://user:secret-in-url@broker/x' }, 'url', /^must not carry credentials/],
     [{ url: 42 }, 'url', /must be a string of at most 256 characters, or null/],
