@@ -14,7 +14,8 @@ export interface SavedBridgeSettings {
 }
 
 const SETTINGS_KEY = 'mqtt:settings';
-const retainedKey = (broker: string) => `mqtt:retained:${broker}`;
+/** One broker however its URL is written: mqtt://Host:1883/ and mqtt://host:1883 are the same one. */
+const retainedKey = (broker: string) => `mqtt:retained:${broker.replace(/\/$/, '').toLowerCase()}`;
 
 export class BridgeRepo {
   constructor(private readonly meta: MetaRepo) {}
