@@ -5,8 +5,8 @@ import { route, ok, type Route } from '../http/route.js';
 export interface HealthSource {
   version: string;
   startedAt: number;
-  /** Each configured amplifier: its name, driver family and link state. */
-  amplifiers(): Array<{ name: string; driver: string; online: boolean }>;
+  /** Each configured amplifier: its name, driver family, link state and how many of its zones cannot answer. */
+  amplifiers(): Array<{ name: string; driver: string; online: boolean; unavailableZones: number }>;
   storeHealthy(): boolean;
   /** The MQTT bridge's state; undefined when no bridge is configured (the field is then left out). */
   mqtt?(): { state: string; detail?: string } | undefined;
@@ -22,7 +22,7 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
       tags: ['system'],
       responses: {
         200: {
-          description: 'status is ok, or degraded when an amplifier is offline or the store fails',
+          description: 'status is ok, or degraded when an amplifier is offline, a zone cannot answer (its unit is missing or silent) or the store fails',
           schema: T.Object({
             status: T.Union([T.Literal('ok'), T.Literal('degraded')]),
             version: T.String(),
@@ -35,8 +35,12 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
                 name: T.String({ description: 'as configured; the driver name for the single amplifier of --driver' }),
                 driver: T.String(),
                 online: T.Boolean(),
+                unavailableZones: T.Integer({
+                  minimum: 0,
+                  description: 'zones of this amplifier that cannot answer now (a unit not fitted or silent); their writes answer 409',
+                }),
               }),
-              { description: 'each configured amplifier and whether its link is up' },
+              { description: 'each configured amplifier, whether its link is up, and how many of its zones cannot answer' },
             ),
             mqtt: T.Optional(
               T.Object(
@@ -53,7 +57,7 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
       handle: () => {
         const amplifiers = health.amplifiers();
         const drivers = amplifiers.map((a) => ({ name: a.driver, online: a.online }));
-        const healthy = health.storeHealthy() && amplifiers.every((a) => a.online);
+        const healthy = health.storeHealthy() && amplifiers.every((a) => a.online && a.unavailableZones === 0);
         // The bridge is reported but does not make the appliance degraded: the API and amplifier work without it.
         const mqtt = health.mqtt?.();
         return ok({

@@ -46,6 +46,14 @@ export class Amplifiers {
   }
 
   /**
+   * Why rows of this amplifier cannot be used, when it is not configured (another --driver, or taken out of the
+   * config file's list); null when it is configured.
+   */
+  notConfigured(key: string, driver: string): string | null {
+    return this.find(key, driver) ? null : `amplifier "${key}" (driver ${driver}) is not configured`;
+  }
+
+  /**
    * The amplifier a new zone, player or input goes on: the one named (case-insensitive), or the only one of the
    * driver named, or the only one there is. Anything ambiguous or unknown is a 400 that lists the choices.
    */
