@@ -296,3 +296,28 @@ t.test('an admin deletes a zone whose unit is gone for good, and a later start d
   const zones = (await injectClient(second.daemon, first.adminKey).get('/api/zones')).body as Zone[];
   t.same(zones.map((z) => z.id), ids.slice(0, 5), 'the deleted zone stays deleted');
 });
+
+t.test('the OpenAPI document declares the 409 of every write route that refuses such zones, the fields and the event', async (t) => {
+  const { api } = await setup(t);
+  const doc = (await api.get('/api/openapi.json')).body;
+  const writes: Array<[string, string]> = [
+    ['/api/zones/{id}/volume', 'put'],
+    ['/api/zones/{id}/mute', 'put'],
+    ['/api/zones/{id}/power', 'put'],
+    ['/api/zones/{id}/sleep', 'put'],
+    ['/api/players/{id}/volume', 'put'],
+    ['/api/players/{id}/attach-zones', 'post'],
+    ['/api/players/{id}/detach-zones', 'post'],
+    ['/api/scenes/{id}/apply', 'post'],
+    ['/api/scenes/undo', 'post'],
+  ];
+  for (const [path, method] of writes) t.ok(doc.paths[path][method].responses['409'], `${method.toUpperCase()} ${path} declares 409`);
+  for (const path of ['/api/zones/all-off', '/api/scenes/{id}/apply']) {
+    const schema = doc.paths[path].post.responses['200'].content['application/json'].schema;
+    t.ok(schema.properties.skipped, `${path} answers with skipped`);
+  }
+  const zone = doc.paths['/api/zones/{id}'].get.responses['200'].content['application/json'].schema;
+  t.ok(zone.properties.available && zone.properties.unavailableReason, 'zones carry available and unavailableReason');
+  const eventTypes = doc.components.schemas.Event.anyOf.map((e: { properties: { type: { const: string } } }) => e.properties.type.const);
+  t.ok(eventTypes.includes('zone.availabilityChanged'));
+});
