@@ -1,6 +1,5 @@
 // Loads players and zones for a caller (the policy applied where the data is read) and checks what a route needs:
 // one lookup shared by the audio service and the pop-free apply.
-import type { AmplifierDriver } from '../../drivers/driver.js';
 import type { Amplifiers } from './amplifiers.js';
 import type { Availability } from './availability.js';
 import type { AudioRepo, PlayerRow, ZoneRow } from '../store/audio-repo.js';
@@ -12,19 +11,9 @@ export class AudioLookup {
   constructor(
     private readonly repo: AudioRepo,
     private readonly amplifiers: Amplifiers,
+    /** Which zones can take writes now: the pop-free apply skips those that cannot. */
     readonly availability: Availability,
   ) {}
-
-  /** The driver a write to the zone goes to; a 409 when the zone cannot take it (domain/availability.ts). */
-  driverFor(zone: Readonly<ZoneRow>): AmplifierDriver {
-    return this.availability.driverFor(zone);
-  }
-
-  /** Refuses (409) a change of zones when any of them cannot take it, naming each; nothing is changed then. */
-  requireAvailable(zones: readonly Readonly<ZoneRow>[]): void {
-    const refused = zones.filter((zone) => this.availability.zoneReason(zone) !== null);
-    if (refused.length > 0) throw this.availability.refusal(refused);
-  }
 
   existingPlayer(id: string): PlayerRow {
     const player = this.repo.player(id);

@@ -197,7 +197,7 @@ export class AudioService {
     for (const zone of reachable) {
       const wanted = factor === null ? target : roundVolume(zone.volume * factor);
       const volume = effectiveVolume(limitsOf(zone), wanted);
-      this.lookup.driverFor(zone).setZone(zone.output_channel, { volume });
+      this.availability.driverFor(zone).setZone(zone.output_channel, { volume });
       if (volume !== zone.volume) changes.push({ before: zone, next: zoneWith(zone, { volume }) });
     }
     return this.commits.commit(changes);
@@ -213,7 +213,7 @@ export class AudioService {
     const player = this.lookup.visiblePlayer(caller, playerId);
     const zones = this.lookup.zonesOfBody(caller, zoneIds);
     this.availability.requirePlayer(player);
-    this.lookup.requireAvailable(zones);
+    this.availability.requireZones(zones);
     this.lookup.checkSameAmplifier(player, zones);
     const changes: ZoneChange[] = [];
     for (const zone of zones) {
@@ -226,7 +226,7 @@ export class AudioService {
     for (const { before, next } of changes) {
       // One change: the driver sends power first (amplifiers ignore other commands to a zone that is off), then
       // source and volume, and unmutes last.
-      this.lookup.driverFor(before).setZone(before.output_channel, {
+      this.availability.driverFor(before).setZone(before.output_channel, {
         power: true,
         source: player.input_channel,
         muted: false,
@@ -241,14 +241,14 @@ export class AudioService {
     const player = this.lookup.visiblePlayer(caller, playerId);
     const named = this.lookup.zonesOfBody(caller, zoneIds);
     this.availability.requirePlayer(player);
-    this.lookup.requireAvailable(named);
+    this.availability.requireZones(named);
     const zones = named.filter((zone) => zone.player_id === playerId);
     if (zones.length === 0) return;
     void this.commits.commit(
       zones.map((zone) => ({ before: zone, next: { ...zone, player_id: null, muted: 1 } })),
       { durable: true },
     );
-    for (const zone of zones) this.lookup.driverFor(zone).setZone(zone.output_channel, { muted: true });
+    for (const zone of zones) this.availability.driverFor(zone).setZone(zone.output_channel, { muted: true });
   }
 
   /**
@@ -260,7 +260,7 @@ export class AudioService {
     const on = visibleZones(caller, this.repo.zones()).filter((zone) => zone.power === 1);
     const skipped = this.availability.unavailable(on);
     const reachable = skipped.length === 0 ? on : on.filter((zone) => !skipped.some((s) => s.zoneId === zone.id));
-    for (const zone of reachable) this.lookup.driverFor(zone).setZone(zone.output_channel, { power: false });
+    for (const zone of reachable) this.availability.driverFor(zone).setZone(zone.output_channel, { power: false });
     await this.commits.commit(reachable.map((zone) => ({ before: zone, next: { ...zone, power: 0 } })));
     return { zoneIds: reachable.map((zone) => zone.id), skipped };
   }
@@ -382,7 +382,7 @@ export class AudioService {
   setZoneSleep(caller: Caller, zoneId: string, untilMs: number | null): ZoneView {
     requireWriter(caller);
     const zone = this.lookup.visibleZone(caller, zoneId);
-    if (untilMs !== null) this.lookup.requireAvailable([zone]);
+    if (untilMs !== null) this.availability.requireZones([zone]);
     if (untilMs !== null && zone.power === 0) throw conflict(`zone "${zone.name}" is off: switch it on before setting a sleep timer`);
     if (untilMs !== null && !Number.isFinite(untilMs)) throw invalid(`a sleep timer needs a finite time, got ${untilMs}`);
     const until = untilMs === null ? null : Math.round(untilMs);
@@ -404,7 +404,7 @@ export class AudioService {
       void this.commits.commit([{ before: zone, next: { ...zone, sleep_until: null } }], { durable: true });
       return reason;
     }
-    if (zone.power === 1) this.lookup.driverFor(zone).setZone(zone.output_channel, { power: false });
+    if (zone.power === 1) this.availability.driverFor(zone).setZone(zone.output_channel, { power: false });
     void this.commits.commit([{ before: zone, next: { ...zone, power: 0 } }], { durable: true });
     return undefined;
   }
@@ -426,7 +426,7 @@ export class AudioService {
   zoneStates(caller: Caller, zoneIds?: string[]): ZoneTarget[] {
     if (zoneIds === undefined) return visibleZones(caller, this.repo.zones()).filter((zone) => this.availability.reachable(zone)).map(targetOf);
     const zones = this.lookup.zonesOfBody(caller, zoneIds);
-    this.lookup.requireAvailable(zones);
+    this.availability.requireZones(zones);
     return zones.map(targetOf);
   }
 
@@ -462,7 +462,7 @@ export class AudioService {
     next.volume = effectiveVolume(limitsOf(zone), change.volume ?? zone.volume, { poweringOn: zone.power === 0 && next.power === 1 });
     const sent: Partial<ZoneState> = { ...change };
     if (change.volume !== undefined || next.volume !== zone.volume) sent.volume = next.volume;
-    const driver = this.lookup.driverFor(zone);
+    const driver = this.availability.driverFor(zone);
     const committed = this.commits.commit([{ before: zone, next }]);
     driver.setZone(zone.output_channel, sent);
     return committed;

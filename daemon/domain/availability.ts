@@ -54,6 +54,12 @@ export class Availability {
     return amplifier && (this.silent.size === 0 || !this.silent.has(zone.id)) ? amplifier.driver : undefined;
   }
 
+  /** Refuses (409) a change of zones when any of them cannot take it, naming each; nothing is changed then. */
+  requireZones(zones: readonly Readonly<ZoneRow>[]): void {
+    const refused = zones.filter((zone) => this.zoneReason(zone) !== null);
+    if (refused.length > 0) throw this.refusal(refused);
+  }
+
   /** The zones of a list that cannot take writes now, with their reasons. */
   unavailable(zones: readonly Readonly<ZoneRow>[]): Skipped[] {
     const skipped: Skipped[] = [];
