@@ -7,24 +7,13 @@ import { injectClient, createUser } from '../helpers/inject.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { isEvent, openStream } from '../helpers/sse.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
-import type { StampedEvent } from '../../daemon/domain/events.js';
+import type { StampedEvent, ZoneView } from '../../daemon/domain/events.js';
 import type { StartOptions } from '../helpers/daemon.js';
 
 const UNIT = 'unit 2 does not answer';
 const REASON = `amplifier "simulated" (driver simulated): ${UNIT}`;
 
-interface Zone {
-  id: string;
-  name: string;
-  volume: number;
-  power: boolean;
-  muted: boolean;
-  playerId: string | null;
-  sleepUntil: string | null;
-  maxVolume: number;
-  available: boolean;
-  unavailableReason: string | null;
-}
+type Zone = ZoneView;
 
 /** A simulated amplifier whose zones 5 and 6 are "unit 2"; `unplug` makes that unit stop answering. */
 async function setup(t: Test, options: StartOptions = {}) {

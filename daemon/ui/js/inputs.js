@@ -1,5 +1,5 @@
 // The Inputs view: the appliance's physical inputs, with favorites; admins delete those of an amplifier that is gone.
-import { h, attr, text, reconcile, attempt, iconButton } from './dom.js';
+import { h, attr, text, reconcile, attempt, iconButton, showReason } from './dom.js';
 import { icon } from './icons.js';
 import { put, del } from './api.js';
 import { state, can, sorted, changed } from './store.js';
@@ -50,8 +50,7 @@ function inputCard(input) {
     text(meta, `Input ${i.input.channel} · ${i.kind}`);
     card.classList.toggle('is-favorite', i.isFavorite);
     card.classList.toggle('is-unavailable', !i.available);
-    reason.hidden = i.available;
-    text(reason, i.available ? '' : `Unavailable: ${i.unavailableReason}`);
+    showReason(reason, i);
     if (remove) {
       // Inputs are the amplifier's own; only one whose amplifier is gone is worth deleting.
       remove.hidden = i.available;

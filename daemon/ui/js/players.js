@@ -1,5 +1,5 @@
 // The Players view: every player with its zones — group and zone volume, routing, mute and power, live.
-import { h, attr, text, reconcile, attempt, announce, iconButton } from './dom.js';
+import { h, attr, text, reconcile, attempt, announce, iconButton, showReason } from './dom.js';
 import { icon } from './icons.js';
 import { put, post, del } from './api.js';
 import { state, can, sorted } from './store.js';
@@ -113,7 +113,7 @@ function playerCard(player) {
     const attached = p.zoneIds.map((id) => state.zones.get(id)).filter(Boolean);
     const playing = p.available && attached.some((z) => z.power && !z.muted);
     text(badge, p.available ? (playing ? 'Playing' : 'Idle') : 'Unavailable');
-    badge.className = `badge ${playing ? 'badge-live' : ''} ${p.available ? '' : 'badge-unavailable'}`;
+    badge.className = ['badge', playing ? 'badge-live' : '', p.available ? '' : 'badge-unavailable'].filter(Boolean).join(' ');
     card.classList.toggle('is-unavailable', !p.available);
     showReason(reason, p);
     if (remove) {
@@ -300,12 +300,6 @@ async function deletePlayer(player) {
     danger: true,
     onConfirm: () => del(`/api/players/${player.id}`),
   });
-}
-
-/** Why a zone or player cannot be used now, under its name (hidden while it can). */
-function showReason(el, thing) {
-  el.hidden = thing.available;
-  text(el, thing.available ? '' : `Unavailable: ${thing.unavailableReason}`);
 }
 
 async function deleteZone(zone) {
