@@ -8,7 +8,7 @@ import { tlsFiles, type ResolvedBridgeOptions } from './options.js';
 import { OFFLINE, ONLINE } from './payloads.js';
 import { StatePublisher } from './publisher.js';
 import { Topics } from './topics.js';
-import { EMPTY_VIEW, onConfigured, type BridgeAmplifier, type BridgeView } from './view.js';
+import { EMPTY_VIEW, bridgedPlayers, onConfigured, type BridgeAmplifier, type BridgeView } from './view.js';
 
 /**
  * refused: not started (no bridge account configured); connecting: first attempt; connected; reconnecting: the
@@ -246,7 +246,7 @@ export class MqttBridge {
     return {
       account: true,
       zones: this.deps.audio.listZones(caller).filter((zone) => onConfigured(amplifiers, zone.output)),
-      players: this.deps.audio.listPlayers(caller).filter((player) => onConfigured(amplifiers, player.input)),
+      players: bridgedPlayers(this.deps.audio.listPlayers(caller)),
       amplifiers,
     };
   }

@@ -20,9 +20,14 @@ export interface BridgeAmplifier {
   online: boolean;
 }
 
-/** Whether a zone's output or a player's input is on one of the configured amplifiers. */
+/** Whether a zone's output is on one of the configured amplifiers (a zone whose unit is silent still is). */
 export function onConfigured(amplifiers: readonly BridgeAmplifier[], binding: { amplifier: string; driver: string }): boolean {
   return amplifiers.some((amplifier) => amplifier.name === binding.amplifier && amplifier.driver === binding.driver);
+}
+
+/** The players bridged: a player is unavailable only when its amplifier is not configured. */
+export function bridgedPlayers(players: readonly PlayerView[]): PlayerView[] {
+  return players.filter((player) => player.available);
 }
 
 /** The key of the amplifier a zone or player names (views carry the amplifier's name). */

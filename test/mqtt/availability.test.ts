@@ -199,7 +199,10 @@ t.test('an amplifier taken out of the configuration leaves no entity or state be
   const nodeId = `azc_${first.daemon.udn.replace(/^uuid:/, '').replace(/-/g, '')}`;
   const zones = (await client(first.base, first.adminKey).get('/api/zones')).body as Array<{ id: string; output: { amplifier: string } }>;
   const [house, garage] = ['House', 'Garage'].map((name) => zones.find((z) => z.output.amplifier === name)!.id);
+  const radio = (await client(first.base, first.adminKey).post('/api/players', { name: 'Radio', input: { amplifier: 'Garage', channel: 1 } })).body;
   const garageTopics = [
+    configTopic('number', nodeId, `player_${radio.id}_volume`),
+    `${BASE}/player/${radio.id}/volume`,
     configTopic('number', nodeId, `zone_${garage}_volume`),
     configTopic('binary_sensor', nodeId, 'amplifier_garage_link'),
     `${BASE}/zone/${garage}/volume`,
