@@ -310,8 +310,8 @@ export class Daemon {
         {
           version: VERSION,
           startedAt: this.startedAt,
-          amplifiers: () =>
-            amplifiers.list.map((a) => ({ name: a.name, driver: a.driver.name, online: a.driver.online, unavailableZones: audio!.availability.silentZones(a) })),
+          amplifiers: () => amplifiers.list.map((a) => ({ name: a.name, driver: a.driver.name, online: a.driver.online })),
+          unavailableZones: () => audio!.availability.silentZones,
           storeHealthy: () => store.healthy(),
           mqtt: () => this.mqtt?.status,
         },

@@ -5,8 +5,10 @@ import { route, ok, type Route } from '../http/route.js';
 export interface HealthSource {
   version: string;
   startedAt: number;
-  /** Each configured amplifier: its name, driver family, link state and how many of its zones cannot answer. */
-  amplifiers(): Array<{ name: string; driver: string; online: boolean; unavailableZones: number }>;
+  /** Each configured amplifier: its name, driver family and link state. */
+  amplifiers(): Array<{ name: string; driver: string; online: boolean }>;
+  /** How many zones of the configured amplifiers cannot answer (a unit not fitted or silent). */
+  unavailableZones(): number;
   storeHealthy(): boolean;
   /** The MQTT bridge's state; undefined when no bridge is configured (the field is then left out). */
   mqtt?(): { state: string; detail?: string } | undefined;
@@ -35,13 +37,15 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
                 name: T.String({ description: 'as configured; the driver name for the single amplifier of --driver' }),
                 driver: T.String(),
                 online: T.Boolean(),
-                unavailableZones: T.Integer({
-                  minimum: 0,
-                  description: 'zones of this amplifier that cannot answer now (a unit not fitted or silent); their writes answer 409',
-                }),
               }),
-              { description: 'each configured amplifier, whether its link is up, and how many of its zones cannot answer' },
+              { description: 'each configured amplifier and whether its link is up' },
             ),
+            unavailableZones: T.Integer({
+              minimum: 0,
+              description:
+                'zones of the configured amplifiers that cannot answer now (a unit not fitted or silent); their writes answer 409. ' +
+                'Zones of an amplifier that is not configured are not counted',
+            }),
             mqtt: T.Optional(
               T.Object(
                 {
@@ -57,7 +61,8 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
       handle: () => {
         const amplifiers = health.amplifiers();
         const drivers = amplifiers.map((a) => ({ name: a.driver, online: a.online }));
-        const healthy = health.storeHealthy() && amplifiers.every((a) => a.online && a.unavailableZones === 0);
+        const unavailableZones = health.unavailableZones();
+        const healthy = health.storeHealthy() && amplifiers.every((a) => a.online) && unavailableZones === 0;
         // The bridge is reported but does not make the appliance degraded: the API and amplifier work without it.
         const mqtt = health.mqtt?.();
         return ok({
@@ -66,6 +71,7 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
           uptimeS: Math.floor((Date.now() - health.startedAt) / 1000),
           drivers,
           amplifiers,
+          unavailableZones,
           ...(mqtt ? { mqtt } : {}),
         });
       },

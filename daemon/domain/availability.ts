@@ -16,21 +16,16 @@ export interface Skipped {
   reason: string;
 }
 
-interface Silent {
-  reason: string;
-  amplifier: Amplifier;
-}
-
 export class Availability {
-  /** Zones of configured amplifiers whose unit does not answer, by zone id. */
-  private readonly silent = new Map<string, Silent>();
+  /** Zones of configured amplifiers whose unit does not answer: the reason as the API shows it, by zone id. */
+  private readonly silent = new Map<string, string>();
 
   constructor(private readonly amplifiers: Amplifiers) {}
 
   /** Why the zone cannot take writes now; null when it can. */
   zoneReason(zone: Readonly<ZoneRow>): string | null {
     const notConfigured = this.amplifiers.notConfigured(zone.output_amplifier, zone.output_driver);
-    return notConfigured ?? this.silent.get(zone.id)?.reason ?? null;
+    return notConfigured ?? this.silent.get(zone.id) ?? null;
   }
 
   /** Why a player or an input device cannot be used: only when its amplifier is not configured. */
@@ -95,13 +90,13 @@ export class Availability {
    * amplifier and the driver's words for the part that does not answer.
    */
   record(zone: Readonly<ZoneRow>, amplifier: Amplifier, said: ZoneAvailability): boolean {
-    const before = this.silent.get(zone.id)?.reason;
+    const before = this.silent.get(zone.id);
     if (said.available) {
       this.silent.delete(zone.id);
       return before !== undefined;
     }
     const reason = `amplifier "${amplifier.name}" (driver ${amplifier.driver.name}): ${said.reason ?? 'this zone does not answer'}`;
-    this.silent.set(zone.id, { reason, amplifier });
+    this.silent.set(zone.id, reason);
     return before !== reason;
   }
 
@@ -111,11 +106,9 @@ export class Availability {
     else this.silent.delete(zoneId);
   }
 
-  /** How many zones of an amplifier cannot answer now (health). */
-  silentZones(amplifier: Amplifier): number {
-    let count = 0;
-    for (const entry of this.silent.values()) if (entry.amplifier === amplifier) count++;
-    return count;
+  /** How many zones of configured amplifiers cannot answer now (health). */
+  get silentZones(): number {
+    return this.silent.size;
   }
 }
 

@@ -119,11 +119,8 @@ t.test('listed amplifiers keep their zones across restarts and reordering; a ren
   );
   t.match((await renamed.api.get(`/api/players/${player.id}`)).body, { available: false, unavailableReason: notConfigured }, 'and so is its player');
   const health = (await renamed.api.get('/api/health')).body;
-  t.same(health.amplifiers, [
-    { name: 'Kitchen', driver: 'simulated', online: true, unavailableZones: 0 },
-    { name: 'Workshop', driver: 'simulated', online: true, unavailableZones: 0 },
-  ]);
-  t.equal(health.status, 'ok', 'zones of an amplifier that is not configured are no fault of the hardware');
+  t.same(health.amplifiers, [{ name: 'Kitchen', driver: 'simulated', online: true }, { name: 'Workshop', driver: 'simulated', online: true }]);
+  t.match(health, { status: 'ok', unavailableZones: 0 }, 'zones of an amplifier that is not configured are no fault of the hardware');
   await renamed.d.stop();
 
   const back = await run(['kitchen', 'GARAGE']);
