@@ -8,7 +8,7 @@ import type { Amplifier, Amplifiers } from './amplifiers.js';
 import { conflict, type DomainError } from './errors.js';
 
 /** Where a player or an input device is fed (both rows carry the same columns). */
-export type InputBinding = Pick<PlayerRow, 'input_amplifier' | 'input_driver'>;
+type InputBinding = Pick<PlayerRow, 'input_amplifier' | 'input_driver'>;
 
 /** A zone that cannot take a change, and why: what refusals and skip lists name. */
 export interface Skipped {

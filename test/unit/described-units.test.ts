@@ -6,8 +6,9 @@ import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { admin, audioRig } from '../helpers/audio-rig.js';
 
 /**
- * The simulated amplifier behind a driver that has not found its second unit (zones 5 and 6) until `find()`: a
- * stand-in for a serial driver's probe, which the simulated driver does not have. Everything else is passed through.
+ * The simulated amplifier behind a driver that has not found its second unit (zones 5 and 6) until `find()`, and has
+ * read no state of that unit: a stand-in for a serial driver's probe, which the simulated driver does not have.
+ * Everything else is passed through.
  */
 class UnitProbe implements AmplifierDriver {
   readonly name = 'simulated';
@@ -32,7 +33,7 @@ class UnitProbe implements AmplifierDriver {
     this.inner.setZone(channel, change);
   }
   hardwareState(channel: number): ZoneState | undefined {
-    return this.inner.hardwareState(channel);
+    return channel >= 5 ? undefined : this.inner.hardwareState(channel);
   }
   settled(): Promise<void> {
     return this.inner.settled();
@@ -43,6 +44,10 @@ class UnitProbe implements AmplifierDriver {
   }
   stop(): Promise<void> {
     return this.inner.stop();
+  }
+  /** What the amplifier itself holds on a channel, read or not. */
+  held(channel: number): ZoneState | undefined {
+    return this.inner.hardwareState(channel);
   }
   /** The probe answered: the unit is fitted, and the driver says so the way serial drivers do. */
   find(): void {
@@ -77,4 +82,16 @@ t.test('zones of a unit not found yet are unavailable from the start, and availa
     'each zone that came back is announced once',
   );
   await t.resolves(audio.setZoneVolume(admin, zones[5]!.id, 0.4), 'and takes writes');
+});
+
+t.test('a limit lowered while a zone could not answer holds its volume once the zone answers, on the amplifier too', async (t) => {
+  const driver = new UnitProbe();
+  const { audio } = await audioRig(t, { driver });
+  const zone = audio.listZones(admin)[5]!;
+  t.equal(zone.volume, 0.3, 'a zone whose state was never read starts at the default volume');
+  t.match(audio.updateZone(admin, zone.id, { maxVolume: 0.2 }), { maxVolume: 0.2, volume: 0.3 }, 'stored; the volume is not claimed to move');
+  driver.find();
+  t.equal(audio.getZone(admin, zone.id).volume, 0.2, 'held to the limit once available');
+  await driver.settled();
+  t.equal(Math.round(driver.held(6)!.volume * 38), Math.round(0.2 * 38), 'and sent to the amplifier');
 });
