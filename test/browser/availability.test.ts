@@ -68,6 +68,10 @@ t.test('zones that cannot answer in the dashboard', { skip: chromiumMissing() },
     t.equal(await page.getByRole('slider', { name: 'Garden volume' }).isDisabled(), true, 'the slider is disabled');
     t.equal(await page.getByRole('button', { name: 'Delete zone Garden' }).isVisible(), true, 'an admin is offered to delete it');
     await screenshot(page, 'zone-unavailable-desktop');
+    await page.getByRole('button', { name: 'All off' }).click();
+    // The workshop (on, of the garage amplifier) is named too; the garden with its unit.
+    await page.getByText(/^Not reached: .*Garden \(amplifier "House" \(driver simulated\): unit 2 does not answer\)/).waitFor();
+    t.equal((await api.get(`/api/zones/${zoneOf('House', 5)}`)).body.power, true, 'All off left the zone it could not reach as it was');
 
     house.simulateUnit([5], true);
     await page.locator('li.zone-row:not(.is-unavailable)').filter({ has: page.locator('[aria-label="Garden volume"]') }).waitFor();
