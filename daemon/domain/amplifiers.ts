@@ -30,11 +30,6 @@ export class Amplifiers {
     }
   }
 
-  /** What the store knows each configured amplifier by. */
-  refs(): AmplifierRef[] {
-    return this.list.map(refOf);
-  }
-
   /** The amplifier rows with this key and driver belong to; undefined when it is not configured. */
   find(key: string, driver: string): Amplifier | undefined {
     return this.byKey.get(key)?.get(driver);
