@@ -11,6 +11,7 @@ import { extractCredential, type Credential } from './credentials.js';
 import { createAccessLog, type AccessLog } from './access-log.js';
 import { requireAdmin, requireWriter } from '../domain/policy.js';
 import type { ReadCache } from './read-cache.js';
+import { redactUrl } from '../log.js';
 
 /** Where a response is written: the uWS response itself, or a recorder for inject(). */
 export interface ResponseSink {
@@ -242,8 +243,8 @@ export class Dispatcher {
       this.options.logger.error({ err, reqId: ex.requestId }, 'unhandled error in request');
       error = new HttpError(500, `internal error; quote request id ${ex.requestId} when reporting it`);
     }
-    // The path only: the query may carry an API key.
-    const problem = toProblem(error, ex.path, ex.requestId);
+    // The path only (the query may carry an API key), and redacted: a key may be sent as a path segment too.
+    const problem = toProblem(error, redactUrl(ex.path), ex.requestId);
     return { status: error.status, raw: JSON.stringify(problem), contentType: 'application/problem+json', headers: error.options.headers };
   }
 
