@@ -47,6 +47,7 @@ import { Lifecycle } from './lifecycle.js';
 import { announceReady } from './systemd.js';
 import type { MqttBridge } from './mqtt/bridge.js';
 import { dashboardUrl, resolveBridgeOptions } from './mqtt/options.js';
+import { mdnsHostname } from './discovery/mdns-hostname.js';
 
 export { VERSION };
 
@@ -302,6 +303,7 @@ export class Daemon {
       authenticate: (credential) => authentication.authenticate(credential),
       fallback: createStaticHandler(),
       readCache,
+      hostNames: { mdnsHost: mdnsHostname(udn), extra: config.allowedHosts },
       // Device state changed by this turn's requests is committed before their answers are written.
       endOfTurn: () => store.flushBatch(),
     });

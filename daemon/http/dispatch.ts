@@ -12,6 +12,7 @@ import { createAccessLog, type AccessLog } from './access-log.js';
 import { requireAdmin, requireWriter } from '../domain/policy.js';
 import type { ReadCache } from './read-cache.js';
 import { redactUrl } from '../log.js';
+import { hostAllowed, misdirected, type HostNames } from './host-check.js';
 
 /** Where a response is written: the uWS response itself, or a recorder for inject(). */
 export interface ResponseSink {
@@ -32,6 +33,8 @@ export interface PipelineOptions {
   fallback?: Fallback;
   /** Keeps encoded answers of the read routes it covers until the state changes (read-cache.ts). */
   readCache?: ReadCache;
+  /** The names requests may reach the appliance under (host-check.ts); every Host is answered without it. */
+  hostNames?: HostNames;
 }
 
 export interface Compiled {
@@ -74,6 +77,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: '409 Conflict',
   413: '413 Content Too Large',
   415: '415 Unsupported Media Type',
+  421: '421 Misdirected Request',
   429: '429 Too Many Requests',
   500: '500 Internal Server Error',
   503: '503 Service Unavailable',
@@ -157,6 +161,9 @@ export class Dispatcher {
    */
   match(ex: Exchange, sink: ResponseSink): Compiled | undefined {
     const { method, path } = ex;
+    const names = this.options.hostNames;
+    // Before anything else, the dashboard's files and public routes included: a rebinding page reads those too.
+    if (names && !hostAllowed(ex.headers.host, names)) throw misdirected(ex.headers.host, names);
     const lookup = this.router.find(method === 'HEAD' ? 'GET' : method, path);
     if (lookup.kind !== 'found') {
       if ((method === 'GET' || method === 'HEAD') && this.options.fallback?.(ex, sink)) {

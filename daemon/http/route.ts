@@ -15,6 +15,7 @@ export interface RequestHeaders {
   'last-event-id': string;
   'if-none-match': string;
   'accept-encoding': string;
+  host: string;
 }
 
 export const CAPTURED_HEADERS = [
@@ -26,6 +27,7 @@ export const CAPTURED_HEADERS = [
   'last-event-id',
   'if-none-match',
   'accept-encoding',
+  'host',
 ] as const satisfies ReadonlyArray<keyof RequestHeaders>;
 
 export interface ApiRequest<P = Record<string, string>, B = unknown> {

@@ -153,6 +153,7 @@ export class HttpServer {
       'last-event-id': all ? req.getHeader(NAME['last-event-id']) : '',
       'if-none-match': all ? req.getHeader(NAME['if-none-match']) : '',
       'accept-encoding': all ? req.getHeader(NAME['accept-encoding']) : '',
+      host: req.getHeader(NAME.host),
     };
     const query = rawQuery ? new URLSearchParams(rawQuery) : EMPTY_QUERY;
     const dispatcher = this.dispatcher;
