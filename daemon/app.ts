@@ -1,6 +1,6 @@
 // The composition root: wires store, services, driver, HTTP, event stream, MQTT, SSDP, mDNS and systemd, starts them in
 // one order and stops them in the reverse one. The constructor only stores options; start() does the I/O.
-import { VERSION } from './paths.js';
+import { VERSION, prepareStateDir } from './paths.js';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { amplifiersOf, type Config } from './config.js';
@@ -181,6 +181,8 @@ export class Daemon {
     this.startedAt = Date.now();
     try {
       const amplifiers = this.options.driver ? new Amplifiers([singleAmplifier(this.options.driver)]) : await this.createAmplifiers();
+      // A folder that cannot hold the state stops the start here, with one line naming it and the fix.
+      prepareStateDir(config.stateDir);
       const store: Store = await lifecycle.start('store', () => new Store(path.join(config.stateDir, 'azc.db')), () => store.close());
       const parts = (this.parts = this.compose(store, amplifiers, DeviceSecrets.open(config.stateDir)));
       await lifecycle.start('amplifier', () => parts.audio.start(), async () => {
