@@ -2,7 +2,7 @@
 import type { Db, Store } from './db.js';
 import type { UserRow } from './users-repo.js';
 import type { InputDeviceRow, PlayerRow, ZoneRow } from './audio-repo.js';
-import type { PlaylistRow, TrackRow } from './playlists-repo.js';
+import type { PlaylistSummaryRow, TrackRow } from './playlists-repo.js';
 
 /** A zone as a backup carries it: every column but the sleep timer, which belongs to the moment. */
 export type ZoneConfigRow = Omit<ZoneRow, 'sleep_until'>;
@@ -41,7 +41,7 @@ export interface ConfigurationRows {
   players: PlayerRow[];
   zones: ZoneConfigRow[];
   inputDevices: InputDeviceRow[];
-  playlists: PlaylistRow[];
+  playlists: PlaylistSummaryRow[];
   tracks: TrackRow[];
   scenes: SceneRow[];
   sceneZones: SceneZoneRow[];
@@ -109,7 +109,10 @@ export class BackupRepo {
         `INSERT INTO input_devices (id, name, kind, input_amplifier, input_driver, input_channel, is_favorite, created_at)
          VALUES (@id, @name, @kind, @input_amplifier, @input_driver, @input_channel, @is_favorite, @created_at)`,
       ),
-      insertPlaylist: db.prepare('INSERT INTO playlists (id, name, is_favorite, created_at) VALUES (@id, @name, @is_favorite, @created_at)'),
+      insertPlaylist: db.prepare(
+        `INSERT INTO playlists (id, name, is_favorite, created_at, track_count, duration_ms)
+         VALUES (@id, @name, @is_favorite, @created_at, @track_count, @duration_ms)`,
+      ),
       insertTrack: db.prepare(
         `INSERT INTO tracks (id, playlist_id, position, title, uri, duration_ms)
          VALUES (@id, @playlist_id, @position, @title, @uri, @duration_ms)`,
@@ -135,7 +138,7 @@ export class BackupRepo {
       players: this.s.players.all() as PlayerRow[],
       zones: this.s.zones.all() as ZoneConfigRow[],
       inputDevices: this.s.inputs.all() as InputDeviceRow[],
-      playlists: this.s.playlists.all() as PlaylistRow[],
+      playlists: this.s.playlists.all() as PlaylistSummaryRow[],
       tracks: this.s.tracks.all() as TrackRow[],
       scenes: this.s.scenes.all() as SceneRow[],
       sceneZones: this.s.sceneZones.all() as SceneZoneRow[],

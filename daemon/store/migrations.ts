@@ -189,4 +189,16 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX scene_zones_zone ON scene_zones(zone_id);
   CREATE INDEX scene_zones_player ON scene_zones(player_id);
   `,
+  // 5: bounded work per request. A playlist keeps its track count and the sum of its known durations, changed in
+  // the transaction that changes its tracks, so the list reads one row per playlist instead of every track. A
+  // scene left without zones by a deleted zone is deleted (a backup holding one would not restore).
+  `
+  ALTER TABLE playlists ADD COLUMN track_count INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE playlists ADD COLUMN duration_ms INTEGER NOT NULL DEFAULT 0;
+  UPDATE playlists SET
+    track_count = (SELECT COUNT(*) FROM tracks WHERE playlist_id = playlists.id),
+    duration_ms = (SELECT COALESCE(SUM(duration_ms), 0) FROM tracks WHERE playlist_id = playlists.id);
+  CREATE INDEX playlists_order ON playlists(created_at, name, id);
+  DELETE FROM scenes WHERE kind = 'scene' AND NOT EXISTS (SELECT 1 FROM scene_zones WHERE scene_id = scenes.id);
+  `,
 ];
