@@ -3,6 +3,7 @@
 import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { invalid, type FieldErrors } from './errors.js';
+import { passwordHashProblem } from './secrets.js';
 
 export const BACKUP_FORMAT = 'azcd-backup';
 /** The version this azcd writes. A change of the document's shape adds a version and an upgrade step below. */
@@ -196,6 +197,22 @@ export function parseSecrets(plain: string, doc: BackupDocument): SecretsPlain {
   const users = new Set(doc.users.map((u) => u.id.toLowerCase()));
   const unknown = value.users.filter((u) => !users.has(u.id.toLowerCase())).map((u) => u.id);
   if (unknown.length) throw invalid(`the secrets of this backup name users it does not hold: ${unknown.slice(0, 5).join(', ')}; the backup is damaged`);
+  // What the secrets hold is trusted as this appliance's own: hash costs within what azcd uses, one user per key.
+  const errors: FieldErrors = {};
+  const keys = new Map<string, number>();
+  const seen = new Set<string>();
+  value.users.forEach((u, i) => {
+    const field = `backup.secrets.users.${i}`;
+    if (seen.has(u.id.toLowerCase())) (errors[`${field}.id`] ??= []).push('names a user twice');
+    seen.add(u.id.toLowerCase());
+    const problem = u.passwordHash === null ? undefined : passwordHashProblem(u.passwordHash);
+    if (problem) (errors[`${field}.passwordHash`] ??= []).push(`the password hash ${problem}`);
+    if (u.apiKey === null) return;
+    const first = keys.get(u.apiKey);
+    if (first !== undefined) (errors[`${field}.apiKey`] ??= []).push(`the same API key as entry ${first}: a key belongs to one user`);
+    else keys.set(u.apiKey, i);
+  });
+  if (Object.keys(errors).length > 0) throw failed(errors);
   return value;
 }
 

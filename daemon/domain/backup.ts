@@ -236,6 +236,19 @@ export class BackupService {
       const key = this.secrets.sealKey(generateApiKey());
       return { ...base, password_hash: NO_PASSWORD, password_change_required: 1, key_digest: key.digest, key_nonce: key.nonce, key_box: key.box };
     });
+    // A key from the backup that a user kept from this appliance also holds would make the insert fail late.
+    const owners = new Map<string, string>();
+    users.forEach((u, i) => {
+      if (!u.key_digest) return;
+      const digest = Buffer.from(u.key_digest).toString('hex');
+      const owner = owners.get(digest);
+      if (owner !== undefined) {
+        throw invalid(`the backup was not restored: users "${owner}" and "${u.username}" would have the same API key; nothing was changed`, {
+          [`backup.users.${i}`]: [`would have the API key of user "${owner}"`],
+        });
+      }
+      owners.set(digest, u.username);
+    });
     const admins = users.filter((u) => u.role === 'Admin' && u.is_enabled === 1);
     if (admins.length === 0) {
       throw conflict('the backup has no enabled Admin: restoring it would lock everyone out of this appliance; nothing was changed');
