@@ -5,6 +5,7 @@ import path from 'node:path';
 import { DRIVER_NAMES } from '../drivers/index.js';
 import { parseTcpPort } from '../drivers/port.js';
 import { XANTECH_MODELS } from '../drivers/xantech/protocol.js';
+import { nameProblem } from './names.js';
 
 export interface Config {
   host: string;
@@ -406,9 +407,16 @@ function apply(config: Config, raw: Raw, baseDir: string): void {
   for (const [key, value] of Object.entries(raw)) {
     switch (key) {
       case 'host':
-      case 'friendlyName':
         config[key] = toString(key, value);
         break;
+      case 'friendlyName': {
+        // Announced over SSDP, mDNS and MQTT as it is.
+        const name = toString(key, value);
+        const problem = nameProblem(name);
+        if (problem) throw new ConfigError(`"friendlyName" ${problem}`);
+        config.friendlyName = name;
+        break;
+      }
       case 'driver': {
         const driver = toString(key, value);
         if (!(DRIVER_NAMES as readonly string[]).includes(driver)) {
@@ -615,7 +623,7 @@ function toAmplifiers(value: unknown): AmplifierConfig[] {
       throw new ConfigError(`"${at}" must be an object like {"name": "Main floor", "driver": "rnet", "port": "tcp://10.0.0.5:4999"}`);
     }
     const { name: rawName, driver: rawDriver, port: rawPort, ...rest } = entry as Raw;
-    if (typeof rawName !== 'string' || rawName.trim() === '' || rawName.length > AMPLIFIER_NAME_MAX || /[\u0000-\u001f\u007f]/.test(rawName)) {
+    if (typeof rawName !== 'string' || rawName.trim() === '' || rawName.length > AMPLIFIER_NAME_MAX || nameProblem(rawName) !== undefined) {
       throw new ConfigError(`"${at}.name" must be a name of 1 to ${AMPLIFIER_NAME_MAX} printable characters, got ${JSON.stringify(rawName)?.slice(0, 80)}`);
     }
     const name = rawName.trim();

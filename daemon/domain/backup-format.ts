@@ -1,9 +1,10 @@
 // The backup document: its schema (one per format version), the upgrade steps from older versions, and the checks
 // a document must pass as a whole (ids, references, uniqueness, limits) before a restore changes anything.
-import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
+import { FormatRegistry, Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { invalid, type FieldErrors } from './errors.js';
 import { passwordHashProblem } from './secrets.js';
+import { nameKey, nameProblem } from '../names.js';
 
 export const BACKUP_FORMAT = 'azcd-backup';
 /** The version this azcd writes. A change of the document's shape adds a version and an upgrade step below. */
@@ -16,7 +17,10 @@ const Timestamp = T.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$',
   errorMessage: 'must be an ISO 8601 date-time such as 2026-01-31T12:00:00.000Z',
 });
-const Name = (max: number) => T.String({ minLength: 1, maxLength: max, errorMessage: `must be a string of 1 to ${max} characters` });
+FormatRegistry.Set('name', (value) => nameProblem(value) === undefined);
+/** A name or title: what the API accepts (daemon/names.ts), so what a restore writes is what a request could have. */
+const Name = (max: number) =>
+  T.String({ minLength: 1, maxLength: max, format: 'name', errorMessage: `must be a string of 1 to ${max} characters, without control characters or bidirectional overrides` });
 const Channel = T.Integer({ minimum: 1, maximum: 999, errorMessage: 'must be a channel number from 1 to 999' });
 /** Where a zone, player or input is: the amplifier's key (from its configured name), its driver, the channel. */
 const Place = T.Object({
@@ -285,7 +289,7 @@ function relations(doc: BackupDocument, limits: DocumentLimits): FieldErrors {
   distinct(doc.players, (p) => place(p.input), (i) => `backup.players.${i}.input`, 'the same input');
   distinct(doc.zones, (z) => place(z.output), (i) => `backup.zones.${i}.output`, 'the same output');
   distinct(doc.inputDevices, (d) => place(d.input), (i) => `backup.inputDevices.${i}.input`, 'the same input');
-  distinct(doc.scenes, (s) => s.name.toLowerCase(), (i) => `backup.scenes.${i}.name`, 'the same name (letter case aside)');
+  distinct(doc.scenes, (s) => nameKey(s.name), (i) => `backup.scenes.${i}.name`, 'the same name as people read it (letter case, width and invisible characters aside)');
 
   const players = new Map(doc.players.map((p) => [p.id.toLowerCase(), p]));
   const zones = new Map(doc.zones.map((z) => [z.id.toLowerCase(), z]));

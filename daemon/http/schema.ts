@@ -4,12 +4,15 @@ import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { FormatRegistry } from '@sinclair/typebox';
 import { badRequest, HttpError, type FieldErrors } from './problem.js';
+import { nameProblem } from '../names.js';
 
 export { Type as T };
 export type { TSchema, Static };
 
 FormatRegistry.Set('uuid', isUuid);
 FormatRegistry.Set('date-time', (value) => !Number.isNaN(Date.parse(value)));
+/** A user-given name or title: no control characters, line breaks or bidi overrides (daemon/names.ts). */
+FormatRegistry.Set('name', (value) => nameProblem(value) === undefined);
 
 /** A schema option carrying the human message used when a value fails it. */
 declare module '@sinclair/typebox' {
@@ -79,6 +82,9 @@ export class Validator<S extends TSchema> {
 
 function describe(field: string, schema: TSchema, value: unknown, fallback: string): string {
   if (value === undefined) return `"${field}" is required`;
+  // Which character is wrong, and where: the name itself may not show it.
+  const nameIssue = schema.format === 'name' && typeof value === 'string' ? nameProblem(value) : undefined;
+  if (nameIssue) return `"${field}" ${nameIssue}`;
   const message = schema.errorMessage ?? fallback.charAt(0).toLowerCase() + fallback.slice(1);
   // Secrets (passwords) are never echoed back, not even when they have the wrong type.
   if (schema.writeOnly) return `"${field}" ${message}`;

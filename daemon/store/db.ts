@@ -2,7 +2,7 @@
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { MIGRATIONS } from './migrations.js';
+import { MIGRATIONS, MIGRATION_STEPS } from './migrations.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../paths.js';
 import { newCopyFile, pruneCopies, sealCopy } from './db-copies.js';
 import { openSqlite } from './sqlite.js';
@@ -269,6 +269,7 @@ export class Store {
       for (let version = current; version < MIGRATIONS.length; version++) {
         this.db.transaction(() => {
           this.db.exec(MIGRATIONS[version]!);
+          MIGRATION_STEPS[version + 1]?.(this.db);
           const broken = this.db.pragma('foreign_key_check') as unknown[];
           if (broken.length > 0) throw new Error(`schema migration ${version + 1} left ${broken.length} broken references in ${this.file}`);
           this.db.pragma(`user_version = ${version + 1}`);

@@ -123,7 +123,7 @@ t.test('ids, usernames, outputs, inputs and scene names are unique', async (t) =
     'backup.zones.1.id': [`the id ${id(20)} is used twice`],
     'backup.zones.1.output': ['the same output as entry 0'],
     'backup.inputDevices.1.input': ['the same input as entry 0'],
-    'backup.scenes.1.name': ['the same name (letter case aside) as entry 0'],
+    'backup.scenes.1.name': ['the same name as people read it (letter case, width and invisible characters aside) as entry 0'],
   });
 });
 
@@ -205,3 +205,14 @@ t.test('opened secrets carry only password hashes at the costs azcd uses, and on
   t.equal(twice.kind, 'invalid');
 });
 
+
+t.test('names in a document follow the rules of the API: no control characters or overrides, scene names unique as read', async (t) => {
+  const bad = documentWithEverything();
+  bad.zones[0]!.name = 'Kitchen\u202Etxt';
+  bad.playlists[0]!.tracks[0]!.title = 'One\nTwo';
+  const err = refusal(t, bad);
+  t.match(err.options.errors, { 'backup.zones.0.name': [/bidirectional overrides/], 'backup.playlists.0.tracks.0.title': [/control characters/] });
+  const twins = documentWithEverything();
+  twins.scenes.push({ ...twins.scenes[0]!, id: id(51), name: 'ＤＩＮＮＥＲ' });
+  t.match(refusal(t, twins).options.errors, { 'backup.scenes.1.name': [/the same name as people read it/] });
+});
