@@ -2,7 +2,7 @@
 import { T } from '../http/schema.js';
 import { route, ok, type ApiResult, type Route } from '../http/route.js';
 import type { BackupService } from '../domain/backup.js';
-import type { BackupDocument } from '../domain/backup-format.js';
+import type { DocumentStream } from '../domain/backup-stream.js';
 import { BackupSchema } from '../domain/backup-format.js';
 
 /** writeOnly: never echoed back, not even in a validation message. */
@@ -39,13 +39,17 @@ const RestoreSummarySchema = T.Object(
   { title: 'RestoreSummary' },
 );
 
-/** The document as a download: a file name with the day it was made. */
-function download(doc: BackupDocument): ApiResult {
+/**
+ * The document as a download, sent as it is written. Names differ by kind and carry the time to the second, so
+ * `curl -OJ` of a plain and a sealed backup (which refuses to overwrite a file) never collide.
+ */
+function download(doc: DocumentStream, sealed: boolean, now = new Date()): ApiResult {
+  const stamp = now.toISOString().slice(0, 19).replace(/:/g, '').replace('T', '-');
   return {
     status: 200,
-    raw: JSON.stringify(doc, null, 1),
+    stream: doc,
     contentType: 'application/json',
-    headers: { 'Content-Disposition': `attachment; filename="azcd-backup-${doc.createdAt.slice(0, 10)}.json"` },
+    headers: { 'Content-Disposition': `attachment; filename="azcd-backup-${sealed ? 'sealed' : 'plain'}-${stamp}.json"` },
   };
 }
 
@@ -62,7 +66,7 @@ export function backupRoutes(backups: BackupService, restoreBytes: number): Rout
         'Sessions, sleep timers and the undo slot are not included. Restore it with POST /api/restore.',
       tags: ['backup'],
       responses: { 200: { description: 'the backup, offered as an attachment', schema: BackupSchema } },
-      handle: (req) => download(backups.export(req.caller)),
+      handle: (req) => download(backups.export(req.caller), false),
     }),
     route({
       method: 'POST',
@@ -76,7 +80,7 @@ export function backupRoutes(backups: BackupService, restoreBytes: number): Rout
       tags: ['backup'],
       body: T.Object({ passphrase: Passphrase }),
       responses: { 200: { description: 'the backup with `secrets`, offered as an attachment', schema: BackupSchema } },
-      handle: async (req) => download(await backups.exportWithSecrets(req.caller, req.body.passphrase, () => req.revalidate())),
+      handle: async (req) => download(await backups.exportWithSecrets(req.caller, req.body.passphrase, () => req.revalidate()), true),
     }),
     route({
       method: 'POST',

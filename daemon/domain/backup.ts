@@ -12,6 +12,7 @@ import { generateApiKey, type DeviceSecrets } from './secrets.js';
 import { parseBackup, parseSecrets, type BackupDocument, type DocumentLimits, type SecretsPlain } from './backup-format.js';
 import { openSecrets, sealSecrets, sealedSecretsProblem } from './backup-crypto.js';
 import { configurationOf, documentOf } from './backup-rows.js';
+import { streamDocument, type DocumentStream } from './backup-stream.js';
 
 /** Stored as the password hash of a user restored without secrets: no password matches it (verifyPassword). */
 const NO_PASSWORD = '!restored-without-password';
@@ -58,26 +59,30 @@ export class BackupService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The configuration without secrets: nothing in it lets anyone sign in. */
-  export(caller: Caller): BackupDocument {
+  /** The configuration without secrets (nothing in it lets anyone sign in), written as it is sent. */
+  export(caller: Caller): DocumentStream {
     requireAdmin(caller, 'downloading a backup');
-    return this.document(this.repo.read());
+    return this.stream(this.document(this.repo.readHead()));
   }
 
   /**
    * The configuration plus password hashes and API keys sealed under the passphrase. The key is derived off the event
    * loop; `recheck` re-resolves the caller after that (ApiRequest.revalidate), so no one demoted meanwhile gets it.
    */
-  async exportWithSecrets(caller: Caller, passphrase: string, recheck: () => Caller): Promise<BackupDocument> {
+  async exportWithSecrets(caller: Caller, passphrase: string, recheck: () => Caller): Promise<DocumentStream> {
     requireAdmin(caller, 'downloading a backup');
-    const rows = this.repo.read();
+    const rows = this.repo.readHead();
     const plain: SecretsPlain = {
       // A user restored earlier without secrets has no password to carry (null), only its key.
       users: rows.users.map((row) => ({ id: row.id, passwordHash: row.password_hash === NO_PASSWORD ? null : row.password_hash, apiKey: this.openKey(row) })),
     };
     const sealed = await sealSecrets(passphrase, JSON.stringify(plain));
     requireAdmin(recheck(), 'downloading a backup');
-    return { ...this.document(rows), secrets: sealed };
+    return this.stream({ ...this.document(rows), secrets: sealed });
+  }
+
+  private stream(doc: BackupDocument): DocumentStream {
+    return streamDocument(doc, (playlistId) => this.repo.tracksOf(playlistId));
   }
 
   /**

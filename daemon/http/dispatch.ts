@@ -13,6 +13,7 @@ import { requireAdmin, requireWriter } from '../domain/policy.js';
 import type { ReadCache } from './read-cache.js';
 import { redactUrl } from '../log.js';
 import { hostAllowed, misdirected, type HostNames } from './host-check.js';
+import { readAll } from './streamed-body.js';
 
 /** Where a response is written: the uWS response itself, or a recorder for inject(). */
 export interface ResponseSink {
@@ -255,6 +256,11 @@ export class Dispatcher {
     return { status: error.status, raw: JSON.stringify(problem), contentType: 'application/problem+json', headers: error.options.headers };
   }
 
+  /** A streamed body that failed after its status went out: the client sees a cut transfer, the log says why. */
+  streamFailed(ex: Exchange, err: unknown): void {
+    this.options.logger.error({ err, reqId: ex.requestId }, 'a streamed answer failed after its status was sent; the connection was closed');
+  }
+
   /** Writes status, headers and body; HEAD gets the headers of the GET without its body. */
   respond(sink: ResponseSink, ex: Exchange, result: ApiResult, closeConnection: boolean): void {
     // The status line and every header go to uWS in one call (it writes the status text as given, and each
@@ -271,6 +277,15 @@ export class Dispatcher {
       sink.writeStatus(head);
       // This uWS build aborts the process if endWithoutBody gets explicit undefined arguments.
       sink.endWithoutBody();
+      return;
+    }
+    if (result.stream !== undefined) {
+      // The body follows a piece at a time (the socket adapter pumps it; inject reads it whole).
+      sink.writeStatus(`${head}\r\nContent-Type: ${result.contentType ?? 'application/json'}`);
+      if (ex.method === 'HEAD') {
+        result.stream.close();
+        sink.end('', closeConnection);
+      }
       return;
     }
     if (result.raw !== undefined) {
@@ -349,6 +364,7 @@ export class Dispatcher {
 
   private answer(sink: RecordedResponse, ex: Exchange, result: ApiResult): InjectResponse {
     this.respond(sink, ex, result, false);
+    if (result.stream && ex.method !== 'HEAD') sink.end(readAll(result.stream));
     this.log(ex, result.status);
     return sink.reply();
   }

@@ -48,11 +48,23 @@ export interface ApiRequest<P = Record<string, string>, B = unknown> {
   headers: RequestHeaders;
 }
 
+/**
+ * A body made a piece at a time while it is sent (a backup): the socket adapter asks for the next piece only when
+ * the client has taken the last ones, and for a few milliseconds at a time, so neither memory nor the event loop
+ * holds the whole. `read` returns null at the end; `close` is called once, at the end or when the client left.
+ */
+export interface BodySource {
+  read(): string | null;
+  close(): void;
+}
+
 export interface ApiResult {
   status: number;
   body?: unknown;
   /** A pre-encoded body (bypasses JSON encoding); `contentType` then says what it is. */
   raw?: string | Buffer;
+  /** A body sent as it is made (chunked); `contentType` says what it is. */
+  stream?: BodySource;
   contentType?: string;
   headers?: Record<string, string>;
 }

@@ -66,7 +66,7 @@ export class BackupRepo {
       ),
       inputs: db.prepare('SELECT * FROM input_devices ORDER BY input_amplifier, input_driver, input_channel'),
       playlists: db.prepare('SELECT * FROM playlists ORDER BY created_at, name, id'),
-      tracks: db.prepare('SELECT * FROM tracks ORDER BY playlist_id, position'),
+      tracksOf: db.prepare('SELECT * FROM tracks WHERE playlist_id = ? ORDER BY position'),
       // The undo slot is runtime state: what the last apply replaced on this appliance.
       scenes: db.prepare(`SELECT id, name, created_at, updated_at FROM scenes WHERE kind = 'scene' ORDER BY name COLLATE NOCASE, id`),
       sceneZones: db.prepare(
@@ -129,8 +129,11 @@ export class BackupRepo {
     this.snapshot = db.transaction((fn: () => ConfigurationRows) => fn()).deferred;
   }
 
-  /** Every configuration row, read in one transaction (device state of the open group commit included). */
-  read(): ConfigurationRows {
+  /**
+   * Every configuration row but the tracks, read in one transaction (device state of the open group commit
+   * included); a playlist's tracks come from tracksOf, a playlist at a time, so no read holds them all.
+   */
+  readHead(): ConfigurationRows {
     this.store.flushBatch();
     return this.snapshot(() => ({
       users: this.s.users.all() as UserRow[],
@@ -139,11 +142,16 @@ export class BackupRepo {
       zones: this.s.zones.all() as ZoneConfigRow[],
       inputDevices: this.s.inputs.all() as InputDeviceRow[],
       playlists: this.s.playlists.all() as PlaylistSummaryRow[],
-      tracks: this.s.tracks.all() as TrackRow[],
+      tracks: [],
       scenes: this.s.scenes.all() as SceneRow[],
       sceneZones: this.s.sceneZones.all() as SceneZoneRow[],
       meta: this.s.meta.all() as MetaRow[],
     }));
+  }
+
+  /** One playlist's tracks in order, in one read (at most limits.tracksPerPlaylist rows). */
+  tracksOf(playlistId: string): TrackRow[] {
+    return this.s.tracksOf.all(playlistId) as TrackRow[];
   }
 
   /** The `meta` table now (device identity and settings). */

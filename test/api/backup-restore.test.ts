@@ -76,7 +76,7 @@ t.test('an admin downloads the configuration as a versioned document without sec
   const res = await api.get('/api/backup');
   t.equal(res.status, 200);
   t.match(res.headers.get('content-type'), /^application\/json/);
-  t.match(res.headers.get('content-disposition'), /^attachment; filename="azcd-backup-\d{4}-\d{2}-\d{2}\.json"$/);
+  t.match(res.headers.get('content-disposition'), /^attachment; filename="azcd-backup-plain-\d{4}-\d{2}-\d{2}-\d{6}\.json"$/);
   t.equal(res.headers.get('cache-control'), 'no-store');
   const doc = res.body;
   t.equal(doc.format, 'azcd-backup');
