@@ -13,6 +13,7 @@ import { PlaylistsRepo } from './store/playlists-repo.js';
 import { BackupRepo } from './store/backup-repo.js';
 import { BackupService } from './domain/backup.js';
 import { backupRoutes } from './api/backup.js';
+import { restoreBodyBytes } from './domain/backup-format.js';
 import { DeviceSecrets, writePrivateFile } from './domain/secrets.js';
 import { EventBus, DomainEventSchema, StreamResetSchema } from './domain/events.js';
 import { Type as T } from '@sinclair/typebox';
@@ -306,6 +307,8 @@ export class Daemon {
       fallback: createStaticHandler(),
       readCache,
       hostNames: { mdnsHost: mdnsHostname(udn), extra: config.allowedHosts },
+      // While a restore writes the configuration, reads would see half of it and writes would join its transaction.
+      unavailable: () => (backups.applying ? 'a restore is replacing the configuration; try again in a few seconds' : undefined),
       // Device state changed by this turn's requests is committed before their answers are written.
       endOfTurn: () => store.flushBatch(),
     });
@@ -325,7 +328,7 @@ export class Daemon {
       ...playerRoutes(audio),
       ...playlistRoutes(playlists),
       ...inputRoutes(inputs),
-      ...backupRoutes(backups, config.limits.restoreBytes),
+      ...backupRoutes(backups, restoreBodyBytes(config.limits)),
       ...sceneRoutes(scenes, sleepTimers),
       streams.route(),
     ]);

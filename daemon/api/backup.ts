@@ -1,7 +1,7 @@
 // Backup download (with or without sealed secrets) and restore (admin only); the checks live in domain/backup.ts.
-import { T } from '../http/schema.js';
+import { T, Validator } from '../http/schema.js';
 import { route, ok, type ApiResult, type Route } from '../http/route.js';
-import type { BackupService } from '../domain/backup.js';
+import type { BackupService, RestoreSession } from '../domain/backup.js';
 import type { DocumentStream } from '../domain/backup-stream.js';
 import { BackupSchema } from '../domain/backup-format.js';
 
@@ -53,6 +53,13 @@ function download(doc: DocumentStream, sealed: boolean, now = new Date()): ApiRe
   };
 }
 
+const RestoreBody = T.Object({
+  backup: T.Any({ description: 'a document from GET or POST /api/backup (the Backup schema); older format versions are upgraded' }),
+  passphrase: T.Optional(Passphrase),
+});
+/** The request around the document, checked once it is read (the body streams past the usual validation). */
+const restoreBody = new Validator(RestoreBody);
+
 export function backupRoutes(backups: BackupService, restoreBytes: number): Route[] {
   return [
     route({
@@ -90,24 +97,27 @@ export function backupRoutes(backups: BackupService, restoreBytes: number): Rout
       maxBodyBytes: restoreBytes,
       summary: 'Replace the whole configuration with a backup; every session and event stream ends',
       description:
-        'The whole document is checked first (format, version, ids, references, limits; a passphrase that opens its secrets); ' +
-        'nothing changes when any of it is wrong. Then the database is copied into <stateDir>/backups/ (the most recent copies kept), ' +
-        'the configuration replaced in one transaction, the amplifiers set to the restored state (zones powered off), and every ' +
-        'session and event stream ended. Without secrets (or without the passphrase that opens them), users that exist here ' +
-        'keep their password and API key; new ones get no password and a new key. ' +
-        `The body may be up to ${restoreBytes} bytes (limits.restoreBytes).`,
+        'The body is read as it arrives (tracks are checked and set aside one by one), then the whole document is checked ' +
+        '(format, version, ids, references, limits; a passphrase that opens its secrets); nothing changes and no file is written ' +
+        'when any of it is wrong. Then the database is copied into <stateDir>/backups/ (the most recent copies kept), the ' +
+        'configuration replaced in one transaction written in slices (other requests get 503 meanwhile), the amplifiers set to ' +
+        'the restored state (zones powered off), and every session and event stream ended. Without secrets (or without the ' +
+        'passphrase that opens them), users that exist here keep their password and API key; new ones get no password and a ' +
+        `new key. The body may be up to ${restoreBytes} bytes: what a backup of the largest configuration the limits allow takes.`,
       tags: ['backup'],
-      body: T.Object({
-        backup: T.Any({ description: 'a document from GET or POST /api/backup (the Backup schema); older format versions are upgraded' }),
-        passphrase: T.Optional(Passphrase),
-      }),
+      body: RestoreBody,
       responses: {
         200: { description: 'restored; sign in again', schema: RestoreSummarySchema },
         400: { description: 'not an azcd backup, a newer format version, an invalid or inconsistent document, or a wrong passphrase; nothing changed' },
         409: { description: 'the restore would leave no enabled Admin who can sign in, or another restore is under way; nothing changed' },
-        413: { description: 'the body is larger than limits.restoreBytes' },
+        413: { description: 'the body is larger than a backup of the largest configuration the limits allow' },
+        503: { description: 'another restore is writing the configuration; try again after Retry-After seconds' },
       },
-      handle: async (req) => ok(await backups.restore(req.caller, { backup: req.body.backup, passphrase: req.body.passphrase }, () => req.revalidate())),
+      streamBody: (req) => backups.beginRestore(req.caller),
+      handle: async (req) => {
+        const session = req.body as unknown as RestoreSession;
+        return ok(await session.finish((body) => restoreBody.parse(body, 'body'), () => req.revalidate()));
+      },
     }),
   ];
 }

@@ -159,34 +159,76 @@ export interface DocumentLimits {
   scenes: number;
 }
 
+/**
+ * The most bytes one track takes in a backup azcd writes: its line `{"id":…,"title":…,"uri":…,"durationMs":…},`
+ * with a 500-character title and a 2048-character URI of 3-byte characters (a name holds no control character, so
+ * JSON escapes none but quotes and backslashes, 2 bytes each).
+ */
+export const TRACK_BYTES_MAX = 64 + 36 + 3 * 500 + 3 * 2048 + 8;
+/** The most bytes of a playlist apart from its tracks (a 100-character name, its id, flags and time). */
+export const PLAYLIST_BYTES_MAX = 160 + 3 * 100;
+
+/**
+ * The largest restore body a backup of a configuration within `limits` makes: the document apart from its tracks
+ * (at most `restoreBytes`, as large as 100,000 users), every playlist with every track at its longest, and the
+ * request around it. POST /api/restore takes bodies up to this, so every backup azcd writes restores.
+ */
+export function restoreBodyBytes(limits: DocumentLimits & { restoreBytes: number }): number {
+  return limits.restoreBytes + limits.playlists * (PLAYLIST_BYTES_MAX + limits.tracksPerPlaylist * TRACK_BYTES_MAX) + 4096;
+}
+
+/** Problems of one track entry (from a streamed restore), by field below the track; empty when it is fine. */
+export function trackProblems(value: unknown): Array<[field: string, message: string]> {
+  const check = checks().track;
+  if (check.Check(value)) return [];
+  const problems: Array<[string, string]> = [];
+  for (const error of check.Errors(value)) {
+    const field = error.path.replaceAll('/', '.');
+    if (problems.some(([f]) => f === field)) continue;
+    problems.push([field, error.value === undefined ? 'is required' : (error.schema.errorMessage ?? lower(error.message))]);
+  }
+  return problems;
+}
+
 /** Compiled on first use: a restore is rare, and compiling at load would cost every start-up for nothing. */
-let compiled: { document: TypeCheck<typeof BackupSchema>; secrets: TypeCheck<typeof SecretsPlainSchema> } | undefined;
+let compiled:
+  | { document: TypeCheck<typeof BackupSchema>; secrets: TypeCheck<typeof SecretsPlainSchema>; track: TypeCheck<typeof TrackEntry> }
+  | undefined;
 const checks = () =>
-  (compiled ??= { document: TypeCompiler.Compile(BackupSchema), secrets: TypeCompiler.Compile(SecretsPlainSchema) });
+  (compiled ??= {
+    document: TypeCompiler.Compile(BackupSchema),
+    secrets: TypeCompiler.Compile(SecretsPlainSchema),
+    track: TypeCompiler.Compile(TrackEntry),
+  });
 /** Problems listed per field before the rest are summed up: enough to fix a document, bounded for a huge one. */
 const MAX_LISTED = 20;
 
 /**
  * Checks a document from a request: its format and version first (a foreign or newer document is named as such),
  * then upgrades it, then the schema, then the whole of it (references, uniqueness, limits). Throws `invalid` with
- * the problems per field (`backup.<path>`); returns the document, upgraded.
+ * the problems per field (`backup.<path>`), `streamed` (problems found in tracks as they arrived) among them;
+ * returns the document, upgraded.
  */
-export function parseBackup(value: unknown, limits: DocumentLimits): BackupDocument {
+export function parseBackup(value: unknown, limits: DocumentLimits, streamed: FieldErrors = {}): BackupDocument {
   const doc = upgrade(value);
   const check = checks().document;
+  let errors: FieldErrors = {};
   if (!check.Check(doc)) {
-    const errors: FieldErrors = {};
     for (const error of check.Errors(doc)) {
       const field = `backup${error.path.replaceAll('/', '.')}`;
       if (errors[field]) continue;
       errors[field] = [error.value === undefined ? 'is required' : (error.schema.errorMessage ?? lower(error.message))];
       if (Object.keys(errors).length >= MAX_LISTED) break;
     }
-    throw failed(errors);
+  } else {
+    errors = relations(doc, limits);
   }
-  const errors = relations(doc, limits);
+  for (const [field, messages] of Object.entries(streamed)) {
+    if (Object.keys(errors).length >= MAX_LISTED) break;
+    errors[field] ??= messages;
+  }
   if (Object.keys(errors).length > 0) throw failed(errors);
-  return doc;
+  return doc as BackupDocument;
 }
 
 /** The decrypted secrets, checked against the users of the document. */

@@ -13,12 +13,15 @@ import { parseBackup, parseSecrets, type BackupDocument, type DocumentLimits, ty
 import { openSecrets, sealSecrets, sealedSecretsProblem } from './backup-crypto.js';
 import { configurationOf, documentOf } from './backup-rows.js';
 import { streamDocument, type DocumentStream } from './backup-stream.js';
+import { RestoreUpload, type UploadedBackup } from './restore-upload.js';
+import { inSlices } from './slices.js';
 
 /** Stored as the password hash of a user restored without secrets: no password matches it (verifyPassword). */
 const NO_PASSWORD = '!restored-without-password';
 
 export interface BackupOptions {
-  limits: DocumentLimits;
+  /** The document's limits, and how large it may be apart from its tracks (restoreBytes). */
+  limits: DocumentLimits & { restoreBytes: number };
   friendlyName: string;
   version: string;
   /**
@@ -47,8 +50,20 @@ export interface RestoreInput {
   passphrase?: string;
 }
 
+/** A restore under way: its body is written to it in pieces, then finish checks and applies it. */
+export interface RestoreSession {
+  write(piece: Buffer): void;
+  abort(): void;
+  /** `checkBody` checks the request around the document (the passphrase) and returns it. */
+  finish(checkBody: (body: unknown) => RestoreInput, recheck: () => Caller): Promise<RestoreSummary>;
+}
+
+/** Rows deleted or copied per step of a restore's transaction (a few milliseconds each). */
+const ROWS_PER_STEP = 1000;
+
 export class BackupService {
   private restoring = false;
+  private writing = false;
 
   constructor(
     private readonly store: Store,
@@ -85,25 +100,45 @@ export class BackupService {
     return streamDocument(doc, (playlistId) => this.repo.tracksOf(playlistId));
   }
 
+  /** Whether a restore is writing the configuration now: the API answers 503 meanwhile (reads would see half of it). */
+  get applying(): boolean {
+    return this.writing;
+  }
+
   /**
-   * Checks the whole document (and opens its secrets) before anything changes, keeps a copy of the database, then
-   * replaces the configuration in one transaction. Restores run one at a time.
+   * Starts a restore whose body arrives in pieces (RestoreSession.write). Restores run one at a time. Nothing
+   * changes and no file is written until the whole document was checked (finish).
    */
-  async restore(caller: Caller, input: RestoreInput, recheck: () => Caller): Promise<RestoreSummary> {
+  beginRestore(caller: Caller): RestoreSession {
     requireAdmin(caller, 'restoring a backup');
     if (this.restoring) throw conflict('a restore is already under way; wait for it to finish');
     this.restoring = true;
+    const upload = new RestoreUpload(this.store, this.options.limits, () => (this.restoring = false));
+    return {
+      write: (piece) => upload.write(piece),
+      abort: () => upload.abort(),
+      finish: (checkBody, recheck) => this.complete(upload, checkBody, recheck),
+    };
+  }
+
+  /**
+   * Checks the whole document (and opens its secrets) before anything changes, keeps a copy of the database, then
+   * replaces the configuration in one transaction written in slices.
+   */
+  private async complete(upload: RestoreUpload, checkBody: (body: unknown) => RestoreInput, recheck: () => Caller): Promise<RestoreSummary> {
+    const uploaded = upload.read();
     try {
-      const doc = parseBackup(input.backup, this.options.limits);
+      const input = checkBody(uploaded.body);
+      const doc = parseBackup(input.backup, this.options.limits, uploaded.trackErrors);
       this.checkAmplifiers(doc);
       const secrets = await this.openSecrets(doc, input.passphrase);
       requireAdmin(recheck(), 'restoring a backup');
       // Refused before the copy is made; checked again below against the state right before the commit.
-      this.plan(doc, secrets);
+      this.plan(doc, secrets, uploaded);
       const copy = await this.store.backupBeforeRestore();
       requireAdmin(recheck(), 'restoring a backup');
-      const planned = this.plan(doc, secrets);
-      this.store.transaction(() => this.repo.replaceAll(planned.rows));
+      const planned = this.plan(doc, secrets, uploaded);
+      await this.apply(planned.rows, doc, uploaded);
       this.options.afterRestore();
       return {
         restored: {
@@ -112,7 +147,7 @@ export class BackupService {
           zones: doc.zones.length,
           inputDevices: doc.inputDevices.length,
           playlists: doc.playlists.length,
-          tracks: doc.playlists.reduce((n, p) => n + p.tracks.length, 0),
+          tracks: uploaded.tracks,
           scenes: doc.scenes.length,
         },
         secretsRestored: secrets !== undefined,
@@ -122,7 +157,35 @@ export class BackupService {
         backupCreatedAt: doc.createdAt,
       };
     } finally {
+      uploaded.staging.close();
       this.restoring = false;
+    }
+  }
+
+  /**
+   * One transaction, written in slices with the event loop free between them (the API answers 503 meanwhile): the
+   * old tracks go, the rest of the configuration is replaced, the staged tracks are copied in.
+   */
+  private async apply(rows: ConfigurationRows, doc: BackupDocument, uploaded: UploadedBackup): Promise<void> {
+    this.writing = true;
+    this.store.beginLong();
+    try {
+      await inSlices(() => this.repo.clearTracksSlice(ROWS_PER_STEP) > 0);
+      this.repo.replaceHead(rows);
+      uploaded.staging.setPlaylists(doc.playlists.map((p) => p.id.toLowerCase()));
+      let copied = 0;
+      await inSlices(() => {
+        const to = Math.min(uploaded.tracks, copied + ROWS_PER_STEP);
+        uploaded.staging.copy(copied, to);
+        copied = to;
+        return copied < uploaded.tracks;
+      });
+      this.store.commitLong();
+    } catch (err) {
+      this.store.rollbackLong();
+      throw err;
+    } finally {
+      this.writing = false;
     }
   }
 
@@ -202,7 +265,7 @@ export class BackupService {
    * exists here (same id) keeps its password and key; a new one gets no password and a new key. Refuses (409) a
    * result in which no enabled Admin could sign in.
    */
-  private plan(doc: BackupDocument, secrets: SecretsPlain | undefined): { rows: ConfigurationRows; withoutPassword: string[] } {
+  private plan(doc: BackupDocument, secrets: SecretsPlain | undefined, uploaded: UploadedBackup): { rows: ConfigurationRows; withoutPassword: string[] } {
     const lower = (id: string) => id.toLowerCase();
     const fromBackup = new Map((secrets?.users ?? []).map((u) => [lower(u.id), u]));
     const stored = this.repo.keyMaterial();
@@ -265,7 +328,14 @@ export class BackupService {
           'make the backup with a passphrase (POST /api/backup) and restore it with that passphrase; nothing was changed',
       );
     }
-    return { rows: { ...configurationOf(doc, this.repo.meta()), users }, withoutPassword };
+    const rows = { ...configurationOf(doc, this.repo.meta()), users };
+    // The tracks are staged, not in the document: each playlist's size comes from what was staged for it.
+    rows.playlists.forEach((p, i) => {
+      const staged = uploaded.playlists.get(i);
+      p.track_count = staged?.tracks ?? 0;
+      p.duration_ms = staged?.durationMs ?? 0;
+    });
+    return { rows, withoutPassword };
   }
 
   /** Amplifiers the document has rows of that are not configured here, with how many rows each. */

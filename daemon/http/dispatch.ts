@@ -5,8 +5,8 @@ import type { Logger } from '../log.js';
 import type { Caller } from '../domain/access.js';
 import { HttpError, asHttpError, toProblem, unauthorized } from './problem.js';
 import { Router } from './router.js';
-import { parseJsonBody, Validator } from './schema.js';
-import { CAPTURED_HEADERS, type ApiRequest, type ApiResult, type JsonRoute, type RequestHeaders, type Route } from './route.js';
+import { checkJsonMediaType, parseJsonBody, Validator } from './schema.js';
+import { CAPTURED_HEADERS, type ApiRequest, type ApiResult, type BodySink, type JsonRoute, type RequestHeaders, type Route } from './route.js';
 import { extractCredential, type Credential } from './credentials.js';
 import { createAccessLog, type AccessLog } from './access-log.js';
 import { requireAdmin, requireWriter } from '../domain/policy.js';
@@ -36,6 +36,11 @@ export interface PipelineOptions {
   readCache?: ReadCache;
   /** The names requests may reach the appliance under (host-check.ts); every Host is answered without it. */
   hostNames?: HostNames;
+  /**
+   * Why the API cannot serve now (a restore is writing the configuration), or undefined: then every route but the
+   * public reads (health, the OpenAPI document) is a 503 with Retry-After.
+   */
+  unavailable?: () => string | undefined;
 }
 
 export interface Compiled {
@@ -93,6 +98,8 @@ export const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${
 export abstract class Exchange implements ApiRequest<Record<string, string>, any> {
   params: Record<string, string> = {};
   body: any = undefined;
+  /** The route's body sink while its body streams in (JsonRoute.streamBody). */
+  sink: BodySink | undefined;
   caller: Caller | null = null;
   compiled: Compiled | undefined;
   readonly started = performance.now();
@@ -180,11 +187,24 @@ export class Dispatcher {
     }
     const compiled = lookup.match.route;
     ex.compiled = compiled;
+    const busy = this.options.unavailable?.();
+    if (busy !== undefined && !(compiled.route.access === 'public' && (method === 'GET' || method === 'HEAD'))) {
+      throw new HttpError(503, busy, { headers: { 'Retry-After': '5' } });
+    }
     if (compiled.route.access !== 'public') this.authorize(ex);
     const params = lookup.match.params;
     ex.params = compiled.params ? normaliseIds(compiled.params.parse(params, 'path')) : params;
     if (compiled.query) compiled.query.parse(Object.fromEntries(ex.query), 'query');
     return compiled;
+  }
+
+  /** The route's sink when its body is streamed (JsonRoute.streamBody), after the media type is checked. */
+  openBody(ex: Exchange): BodySink | undefined {
+    const route = ex.compiled?.route as JsonRoute | undefined;
+    if (!route?.streamBody) return undefined;
+    checkJsonMediaType(ex.headers['content-type']);
+    ex.sink = route.streamBody(ex as Exchange & { caller: Caller });
+    return ex.sink;
   }
 
   /** Refuses a body whose declared length is over the cap before any of it is read. */
@@ -228,7 +248,8 @@ export class Dispatcher {
     const compiled = ex.compiled!;
     // The caller may have been deleted, disabled, demoted or unassigned while the body was on its way.
     if (recheck && compiled.route.access !== 'public') this.authorize(ex);
-    if (compiled.body) ex.body = compiled.body.parse(parseJsonBody(body ?? EMPTY_BODY, ex.headers['content-type']), 'body');
+    if (ex.sink) ex.body = ex.sink;
+    else if (compiled.body) ex.body = compiled.body.parse(parseJsonBody(body ?? EMPTY_BODY, ex.headers['content-type']), 'body');
     const handle = (compiled.route as JsonRoute).handle;
     if (compiled.cached) {
       // The caller was resolved and checked above, as for every request; only the answer is reused.
@@ -246,6 +267,8 @@ export class Dispatcher {
 
   /** The problem-details answer for any error; anything not an HttpError or DomainError is a logged 500. */
   failure(ex: Exchange, err: unknown): ApiResult {
+    // A streamed body that never reached its handler lets go of what it holds (a sink is finished only once).
+    ex.sink?.abort();
     let error = asHttpError(err);
     if (!error) {
       this.options.logger.error({ err, reqId: ex.requestId }, 'unhandled error in request');
@@ -355,7 +378,10 @@ export class Dispatcher {
         this.checkDeclaredLength(ex);
         if (body && body.length > this.bodyLimit(ex)) throw this.tooLarge(ex);
       }
-      result = await this.run(ex, body, false);
+      const sink = this.openBody(ex);
+      // In pieces, as a socket would bring it.
+      for (let at = 0; sink && body && at < body.length; at += INJECT_PIECE_BYTES) sink.write(body.subarray(at, at + INJECT_PIECE_BYTES));
+      result = await this.run(ex, sink ? undefined : body, false);
     } catch (err) {
       result = this.failure(ex, err);
     }
@@ -371,6 +397,8 @@ export class Dispatcher {
 }
 
 const EMPTY_BODY = Buffer.alloc(0);
+/** inject() hands a streamed body to its sink in pieces of this size. */
+const INJECT_PIECE_BYTES = 64 * 1024;
 
 class InjectedExchange extends Exchange {
   constructor(

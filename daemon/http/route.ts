@@ -93,8 +93,20 @@ interface RouteBase<P extends TSchema, B extends TSchema> {
   maxBodyBytes?: number;
 }
 
+/**
+ * Takes a request body as it arrives (a restore), instead of the pipeline collecting it whole first: `write` gets
+ * each piece (and may throw an error for the client: the request is answered at once and the connection closed);
+ * `abort` is called when the request ends without reaching the handler. The handler receives the sink as its body.
+ */
+export interface BodySink {
+  write(piece: Buffer): void;
+  abort(): void;
+}
+
 export interface JsonRoute<P extends TSchema = TSchema, B extends TSchema = TSchema> extends RouteBase<P, B> {
   kind?: 'json';
+  /** Streams the body into a sink (see BodySink); `body` then only documents it. */
+  streamBody?(req: ApiRequest<Static<P>, undefined> & { caller: Caller }): BodySink;
   /** Public routes receive no caller; every other route's caller is the authenticated user. */
   handle(req: ApiRequest<Static<P>, Static<B>> & { caller: Caller }): ApiResult | Promise<ApiResult>;
 }

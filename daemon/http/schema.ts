@@ -115,11 +115,7 @@ export const MAX_JSON_DEPTH = 32;
  */
 export function parseJsonBody(buffer: Buffer, contentType: string): unknown {
   if (buffer.length === 0 && !contentType) throw badRequest('a JSON request body is required');
-  // The exact common form first: most clients send just this.
-  const mediaType = contentType === 'application/json' ? contentType : contentType.split(';')[0]!.trim().toLowerCase();
-  if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]*\+json$/.test(mediaType)) {
-    throw new HttpError(415, `send the body as Content-Type: application/json (got ${contentType ? `"${contentType.slice(0, 80)}"` : 'none'})`);
-  }
+  checkJsonMediaType(contentType);
   if (buffer.length === 0) throw badRequest('a JSON request body is required');
   if (nestsDeeperThan(buffer, MAX_JSON_DEPTH)) {
     throw badRequest(`the request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep; send a flatter body`);
@@ -130,6 +126,15 @@ export function parseJsonBody(buffer: Buffer, contentType: string): unknown {
     // Only the position: the parser's message quotes the body, which may hold a password.
     const position = /position (\d+)/.exec((err as Error).message)?.[1];
     throw badRequest(`the request body is not valid JSON${position ? ` (error at byte ${position})` : ''}`);
+  }
+}
+
+/** 415 unless the Content-Type is JSON (application/json or application/*+json). */
+export function checkJsonMediaType(contentType: string): void {
+  // The exact common form first: most clients send just this.
+  const mediaType = contentType === 'application/json' ? contentType : contentType.split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]*\+json$/.test(mediaType)) {
+    throw new HttpError(415, `send the body as Content-Type: application/json (got ${contentType ? `"${contentType.slice(0, 80)}"` : 'none'})`);
   }
 }
 

@@ -209,12 +209,15 @@ export class HttpServer {
     const next = onAbort(ex.phase);
     if (next) this.enter(ex, next);
     ex.stopStream?.();
+    // A body streaming into a sink whose handler will never run lets go of it (a handler running finishes it).
+    if (next === 'aborted') ex.sink?.abort();
   }
 
   /** Reads the whole body, copying every chunk (uWS neuters them) and enforcing the cap as bytes arrive. */
   private readBody(ex: SocketExchange): void {
     this.dispatcher.checkDeclaredLength(ex);
     const limit = this.dispatcher.bodyLimit(ex);
+    const sink = this.dispatcher.openBody(ex);
     ex.res.onAborted(() => this.abort(ex));
     this.enter(ex, 'reading');
     const chunks: Buffer[] = (ex.chunks = []);
@@ -225,7 +228,18 @@ export class HttpServer {
         this.fail(ex, this.dispatcher.tooLarge(ex));
         return;
       }
-      chunks.push(Buffer.from(new Uint8Array(chunk)));
+      const piece = Buffer.from(new Uint8Array(chunk));
+      if (sink) {
+        try {
+          sink.write(piece);
+        } catch (err) {
+          // Answered before the rest of the body: the connection closes behind the answer.
+          this.fail(ex, err, true);
+          return;
+        }
+      } else {
+        chunks.push(piece);
+      }
       if (isLast) this.schedule(ex, 'waiting');
     });
   }

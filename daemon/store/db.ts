@@ -9,6 +9,13 @@ import { openSqlite } from './sqlite.js';
 
 export type Db = Database.Database;
 
+/** A write attempted while a long transaction (a restore) holds the database. */
+export class StoreBusyError extends Error {
+  constructor() {
+    super('the database is being replaced by a restore; try again in a few seconds');
+  }
+}
+
 export class Store {
   readonly db: Db;
   /**
@@ -29,7 +36,9 @@ export class Store {
   private pending = new Map<string, () => void>();
   /** Undo steps of the commitSoon call running now; undefined outside one. */
   private undo: Array<() => void> | undefined;
-  private readonly sql: Record<'begin' | 'commit' | 'rollback', Database.Statement>;
+  private readonly sql: Record<'begin' | 'beginImmediate' | 'commit' | 'rollback', Database.Statement>;
+  /** A write transaction that spans event-loop turns is open (beginLong): every other write waits or is refused. */
+  private long = false;
 
   /**
    * `exclusive` (the daemon's way, and the default): this connection holds SQLite's locks for as long as it is
@@ -62,6 +71,7 @@ export class Store {
     this.runInTransaction = this.db.transaction((fn: () => unknown) => fn());
     this.sql = {
       begin: this.db.prepare('BEGIN'),
+      beginImmediate: this.db.prepare('BEGIN IMMEDIATE'),
       commit: this.db.prepare('COMMIT'),
       rollback: this.db.prepare('ROLLBACK'),
     };
@@ -76,6 +86,8 @@ export class Store {
    * commit goes through here, a single statement too: the connection may be at NORMAL since the last group commit.
    */
   transaction<T>(fn: () => T): T {
+    // On the one connection, it would become part of the long transaction and go or stay with it.
+    if (this.long) throw new StoreBusyError();
     // Durable writes never hide inside a pending group commit: that one is committed first.
     this.flushBatch();
     this.setLevel('FULL');
@@ -167,10 +179,47 @@ export class Store {
     this.undo?.push(step);
   }
 
+  /**
+   * Opens a write transaction that spans event-loop turns, for work too large for one (a restore writes the rows
+   * in slices and yields between them). Until commitLong or rollbackLong, transaction() throws StoreBusyError and
+   * the group commit keeps its writes pending: callers see to it that nothing else writes meanwhile (the HTTP layer
+   * answers 503), and reads see the transaction's state.
+   */
+  beginLong(): void {
+    if (this.long) throw new StoreBusyError();
+    this.flushBatch();
+    this.setLevel('FULL');
+    this.sql.beginImmediate.run();
+    this.long = true;
+  }
+
+  /** Commits the long transaction. Device-state writes held meanwhile are dropped: the caller reloads everything. */
+  commitLong(): void {
+    this.sql.commit.run();
+    this.long = false;
+    const batch = this.batch;
+    this.batch = undefined;
+    this.pending = new Map();
+    batch?.resolve();
+  }
+
+  /** Rolls the long transaction back; the device-state writes held meanwhile are committed then. */
+  rollbackLong(): void {
+    if (this.db.inTransaction) this.sql.rollback.run();
+    this.long = false;
+    this.rolledBack();
+    this.flushBatch();
+  }
+
+  /** Whether a long transaction is open (see beginLong). */
+  get inLongTransaction(): boolean {
+    return this.long;
+  }
+
   /** Commits the pending group commit now (before a durable write, a read of whole tables, and on close). */
   flushBatch(): void {
     const batch = this.batch;
-    if (!batch) return;
+    if (!batch || this.long) return;
     this.batch = undefined;
     const writes = this.pending;
     this.pending = new Map();
@@ -234,6 +283,7 @@ export class Store {
 
   close(): void {
     if (!this.db.open) return;
+    if (this.long) this.rollbackLong();
     this.flushBatch();
     this.db.close();
   }
