@@ -299,6 +299,7 @@ export class Daemon {
         this.mqtt?.resync();
         logger.warn('configuration restored from a backup: every session and event stream was ended');
       },
+      initialAdminFile: path.join(config.stateDir, 'initial-admin.txt'),
     });
     const server = new HttpServer({
       logger,

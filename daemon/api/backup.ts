@@ -35,6 +35,24 @@ const RestoreSummarySchema = T.Object(
     ),
     databaseCopy: T.String({ description: 'the copy of the database as it was before, relative to the state directory' }),
     backupCreatedAt: T.String({ format: 'date-time' }),
+    accounts: T.Object(
+      {
+        message: T.String({ description: 'in plain words: whose accounts apply now and how to sign in again' }),
+        yourAccount: T.Union([
+          T.Object({
+            username: T.String(),
+            password: T.Union(['unchanged', 'backup', 'none'].map((s) => T.Literal(s))),
+            apiKey: T.Union(['unchanged', 'backup', 'none'].map((s) => T.Literal(s))),
+          }),
+          T.Null(),
+        ], { description: 'the account of the admin who restored, as the backup left it; null when the backup does not hold it' }),
+        admins: T.Array(T.String(), { description: 'enabled Admins of the restored configuration who can sign in' }),
+        initialAdminFile: T.Union(['kept', 'rewritten', 'removed', 'absent'].map((s) => T.Literal(s)), {
+          description: '<stateDir>/initial-admin.txt after the restore: kept only for the credentials it holds that still work',
+        }),
+      },
+      { description: "the backup's accounts replaced this appliance's: which credentials apply now" },
+    ),
   },
   { title: 'RestoreSummary' },
 );

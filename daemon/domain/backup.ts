@@ -15,6 +15,7 @@ import { configurationOf, documentOf } from './backup-rows.js';
 import { streamDocument, type DocumentStream } from './backup-stream.js';
 import { RestoreUpload, type UploadedBackup } from './restore-upload.js';
 import { inSlices } from './slices.js';
+import { accountsAfterRestore, reconcileInitialAdminFile, type AccountsAfterRestore } from './restore-accounts.js';
 
 /** Stored as the password hash of a user restored without secrets: no password matches it (verifyPassword). */
 const NO_PASSWORD = '!restored-without-password';
@@ -29,6 +30,8 @@ export interface BackupOptions {
    * to its amplifier, and every session and event stream ended.
    */
   afterRestore: () => void;
+  /** <stateDir>/initial-admin.txt: kept after a restore only for the credentials it holds that still work. */
+  initialAdminFile: string;
 }
 
 /** What a restore did, for the admin who ran it. */
@@ -43,6 +46,8 @@ export interface RestoreSummary {
   /** The copy of the database as it was before, under the state directory. */
   databaseCopy: string;
   backupCreatedAt: string;
+  /** Which credentials apply now, for the admin who restored (the backup's accounts replaced this appliance's). */
+  accounts: AccountsAfterRestore;
 }
 
 export interface RestoreInput {
@@ -136,10 +141,18 @@ export class BackupService {
       // Refused before the copy is made; checked again below against the state right before the commit.
       this.plan(doc, secrets, uploaded);
       const copy = await this.store.backupBeforeRestore();
-      requireAdmin(recheck(), 'restoring a backup');
+      const caller = recheck();
+      requireAdmin(caller, 'restoring a backup');
+      const before = this.repo.keyMaterial().get(caller.userId);
       const planned = this.plan(doc, secrets, uploaded);
       await this.apply(planned.rows, doc, uploaded);
       this.options.afterRestore();
+      const users = planned.rows.users;
+      const admins = users.filter((u) => u.role === 'Admin' && u.is_enabled === 1 && (u.password_hash !== NO_PASSWORD || u.key_box)).map((u) => u.username);
+      const accounts = {
+        ...accountsAfterRestore(caller, before, users, admins, doc.createdAt),
+        initialAdminFile: await reconcileInitialAdminFile(this.options.initialAdminFile, users, this.secrets),
+      };
       return {
         restored: {
           users: doc.users.length,
@@ -155,6 +168,7 @@ export class BackupService {
         unconfiguredAmplifiers: this.unconfigured(doc),
         databaseCopy: path.join(path.basename(path.dirname(copy)), path.basename(copy)),
         backupCreatedAt: doc.createdAt,
+        accounts,
       };
     } finally {
       uploaded.staging.close();
