@@ -65,6 +65,8 @@ export interface RestoreSession {
 
 /** Rows deleted or copied per step of a restore's transaction (a few milliseconds each). */
 const ROWS_PER_STEP = 1000;
+/** Rows copied between syncs of the database file off the event loop (some megabytes). */
+const ROWS_PER_SETTLE = 20_000;
 
 export class BackupService {
   private restoring = false;
@@ -188,12 +190,16 @@ export class BackupService {
       this.repo.replaceHead(rows);
       uploaded.staging.setPlaylists(doc.playlists.map((p) => p.id.toLowerCase()));
       let copied = 0;
-      await inSlices(() => {
-        const to = Math.min(uploaded.tracks, copied + ROWS_PER_STEP);
-        uploaded.staging.copy(copied, to);
-        copied = to;
-        return copied < uploaded.tracks;
-      });
+      while (copied < uploaded.tracks) {
+        const until = Math.min(uploaded.tracks, copied + ROWS_PER_SETTLE);
+        await inSlices(() => {
+          const to = Math.min(until, copied + ROWS_PER_STEP);
+          uploaded.staging.copy(copied, to);
+          copied = to;
+          return copied < until;
+        });
+        await this.store.settleLong();
+      }
       this.store.commitLong();
     } catch (err) {
       this.store.rollbackLong();

@@ -1,6 +1,7 @@
 // Opens the SQLite store (WAL, foreign keys), runs migrations, and offers transactions.
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { MIGRATIONS, MIGRATION_STEPS } from './migrations.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../paths.js';
@@ -10,6 +11,9 @@ import { openSqlite } from './sqlite.js';
 export type Db = Database.Database;
 
 /** A write attempted while a long transaction (a restore) holds the database. */
+/** The page cache of a long transaction: what its commit writes at once, at most. */
+const LONG_CACHE_KIB = 2048;
+
 export class StoreBusyError extends Error {
   constructor() {
     super('the database is being replaced by a restore; try again in a few seconds');
@@ -39,6 +43,10 @@ export class Store {
   private readonly sql: Record<'begin' | 'beginImmediate' | 'commit' | 'rollback', Database.Statement>;
   /** A write transaction that spans event-loop turns is open (beginLong): every other write waits or is refused. */
   private long = false;
+  /** The page cache size the connection had before a long transaction made it small. */
+  private cacheSize = 0;
+  /** The database file, opened to sync it during a long transaction (settleLong). */
+  private longFile: FileHandle | undefined;
 
   /**
    * `exclusive` (the daemon's way, and the default): this connection holds SQLite's locks for as long as it is
@@ -63,6 +71,7 @@ export class Store {
     this.db.pragma('synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
+    this.cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
     this.migrate();
     this.relaxed = this.db.prepare('PRAGMA synchronous = NORMAL');
     this.strict = this.db.prepare('PRAGMA synchronous = FULL');
@@ -189,6 +198,12 @@ export class Store {
     if (this.long) throw new StoreBusyError();
     this.flushBatch();
     this.setLevel('FULL');
+    // Through the WAL, the transaction's pages would be copied into the database in one checkpoint after it, a
+    // stall as long as the data is large (a second per million tracks here). With a rollback journal they go to the
+    // database file as the cache spills, a little in each slice, and the commit writes what the (small) cache
+    // holds. The journal mode goes back to WAL once the transaction ended.
+    this.db.pragma('journal_mode = DELETE');
+    this.db.pragma(`cache_size = -${LONG_CACHE_KIB}`);
     this.sql.beginImmediate.run();
     this.long = true;
   }
@@ -196,7 +211,7 @@ export class Store {
   /** Commits the long transaction. Device-state writes held meanwhile are dropped: the caller reloads everything. */
   commitLong(): void {
     this.sql.commit.run();
-    this.long = false;
+    this.endLong();
     const batch = this.batch;
     this.batch = undefined;
     this.pending = new Map();
@@ -206,9 +221,26 @@ export class Store {
   /** Rolls the long transaction back; the device-state writes held meanwhile are committed then. */
   rollbackLong(): void {
     if (this.db.inTransaction) this.sql.rollback.run();
-    this.long = false;
+    this.endLong();
     this.rolledBack();
     this.flushBatch();
+  }
+
+  /**
+   * During a long transaction: has the OS write what the transaction put in the database file so far, on libuv's
+   * thread pool. The commit syncs the file on the event loop; synced along the way, it finds little left to write.
+   */
+  async settleLong(): Promise<void> {
+    this.longFile ??= await open(this.file, 'r');
+    await this.longFile.datasync();
+  }
+
+  private endLong(): void {
+    this.long = false;
+    void this.longFile?.close().catch(() => {});
+    this.longFile = undefined;
+    this.db.pragma(`cache_size = ${this.cacheSize}`);
+    this.db.pragma('journal_mode = WAL');
   }
 
   /** Whether a long transaction is open (see beginLong). */

@@ -20,6 +20,9 @@ export class RestoreStaging {
     const db = store.db;
     // '' is a private temporary database: nothing of the upload is visible in the state folder.
     db.prepare(`ATTACH DATABASE '' AS restore_staging`).run();
+    // Staged rows need no durability: a crash ends the restore anyway.
+    db.pragma('restore_staging.synchronous = OFF');
+    db.pragma('restore_staging.journal_mode = OFF');
     db.exec(`
       CREATE TABLE restore_staging.tracks (
         id TEXT PRIMARY KEY, playlist INTEGER NOT NULL, position INTEGER NOT NULL, title TEXT NOT NULL, uri TEXT NOT NULL, duration_ms INTEGER

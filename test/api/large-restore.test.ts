@@ -28,7 +28,7 @@ function post(base: string, path: string, key: string, body: string): { sent: Pr
 
 t.test('a restore of 100 playlists × 5000 tracks leaves the daemon answering while it checks and writes them', async (t) => {
   const a = await startTestDaemon(t);
-  fillPlaylists(a.daemon, 100, 5000);
+  fillPlaylists(a.daemon.store.db, 100, 5000, (fn) => a.daemon.store.transaction(fn));
   // Sealed: the backup's admin signs in on the other appliance with its own key.
   const backup = await client(a.base, a.adminKey).post('/api/backup', { passphrase: 'a large restore' });
   t.equal(backup.status, 200);

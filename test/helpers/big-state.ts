@@ -1,6 +1,6 @@
 // Fills a test daemon's database with many playlists of many tracks in a few SQL statements (the API would take
 // minutes): the configurations the limits allow, for tests that show large work is sliced.
-import type { Daemon } from '../../daemon/app.js';
+import type Database from 'better-sqlite3';
 
 /** The id of track `track` of playlist `playlist`: deterministic, so a test can name one. */
 export const bigTrackId = (playlist: number, track: number) => `${playlist.toString(16).padStart(8, '0')}-0000-4000-8000-${track.toString(16).padStart(12, '0')}`;
@@ -8,15 +8,20 @@ export const bigPlaylistId = (playlist: number) => `${playlist.toString(16).padS
 
 /**
  * Adds `playlists` playlists of `tracks` tracks each (titles and URIs of a realistic length, durations known),
- * with their counts kept in their rows as the service keeps them.
+ * with their counts kept in their rows as the service keeps them, in one transaction (`transaction`: the store's,
+ * for a running daemon's database).
  */
-export function fillPlaylists(daemon: Daemon, playlists: number, tracks: number): void {
-  const { store } = daemon;
-  store.transaction(() => {
-    const playlist = store.db.prepare(
+export function fillPlaylists(
+  db: Database.Database,
+  playlists: number,
+  tracks: number,
+  transaction: (fn: () => void) => void = (fn) => db.transaction(fn)(),
+): void {
+  transaction(() => {
+    const playlist = db.prepare(
       `INSERT INTO playlists (id, name, is_favorite, created_at, track_count, duration_ms) VALUES (?, ?, 0, ?, ?, ?)`,
     );
-    const fill = store.db.prepare(
+    const fill = db.prepare(
       `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < @count)
        INSERT INTO tracks (id, playlist_id, position, title, uri, duration_ms)
        SELECT printf('%08x-0000-4000-8000-%012x', @p, i), @id, i, printf('Track %d of playlist %d, a title of some length', i, @p),
