@@ -37,17 +37,20 @@ function documentWithEverything(): BackupDocument {
 /** A hash of azcd's form at cost N: a 16-byte salt and a 32-byte hash. */
 const goodHash = (N: number, r = 8, p = 1) => `scrypt$${N}$${r}$${p}$${Buffer.alloc(16, 1).toString('base64url')}$${Buffer.alloc(32, 2).toString('base64url')}`;
 
-/** The problem a document is refused with (fails the test when it is accepted). */
-function refusal(t: Test, value: unknown, limits = LIMITS): DomainError {
+/** The problem `check` refuses with (fails the test when it accepts). */
+function refusedBy(t: Test, check: () => unknown): DomainError {
   try {
-    parseBackup(value, limits);
+    check();
   } catch (err) {
     if (err instanceof DomainError) return err;
     throw err;
   }
-  t.fail('the document was accepted');
+  t.fail('accepted');
   return new DomainError('invalid', '');
 }
+
+/** The problem a document is refused with (fails the test when it is accepted). */
+const refusal = (t: Test, value: unknown, limits = LIMITS): DomainError => refusedBy(t, () => parseBackup(value, limits));
 
 t.test('a complete document is accepted as it is', async (t) => {
   const doc = documentWithEverything();
@@ -178,16 +181,7 @@ t.test('opened secrets carry only password hashes at the costs azcd uses, and on
   const doc = documentWithEverything();
   const key = `svc_${'ab'.repeat(24)}`;
   const secrets = (users: Array<{ id: string; passwordHash: string | null; apiKey: string | null }>) => JSON.stringify({ users });
-  const refused = (plain: string): DomainError => {
-    try {
-      parseSecrets(plain, doc);
-    } catch (err) {
-      if (err instanceof DomainError) return err;
-      throw err;
-    }
-    t.fail('the secrets were accepted');
-    return new DomainError('invalid', '');
-  };
+  const refused = (plain: string): DomainError => refusedBy(t, () => parseSecrets(plain, doc));
   t.equal(parseSecrets(secrets([{ id: id(1), passwordHash: goodHash(1024), apiKey: key }]), doc).users.length, 1, 'the test cost is one azcd uses');
   for (const [hash, why] of [
     [goodHash(3), /cost N=3; azcd uses powers of two from 1024 to 32768/],
