@@ -183,8 +183,8 @@ export class BackupService {
    * old tracks go, the rest of the configuration is replaced, the staged tracks are copied in.
    */
   private async apply(rows: ConfigurationRows, doc: BackupDocument, uploaded: UploadedBackup): Promise<void> {
-    this.writing = true;
     this.store.beginLong();
+    this.writing = true;
     try {
       await inSlices(() => this.repo.clearTracksSlice(ROWS_PER_STEP) > 0);
       this.repo.replaceHead(rows);

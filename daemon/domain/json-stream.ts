@@ -152,7 +152,11 @@ export class JsonStream {
       else (top.value as unknown[]).push(value);
       top.index++;
     } else {
-      (top.value as Record<string, unknown>)[top.key] = value;
+      const object = top.value as Record<string, unknown>;
+      // A key given twice would let later text replace what was checked or staged for the first.
+      if (Object.hasOwn(object, top.key)) this.fail(0, `the key "${top.key.slice(0, 40)}" appears twice in one object`);
+      // As JSON.parse does: "__proto__" is a key like any other, never the object's prototype.
+      Object.defineProperty(object, top.key, { value, enumerable: true, writable: true, configurable: true });
     }
     this.expect = Expect.Next;
   }

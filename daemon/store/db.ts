@@ -204,7 +204,12 @@ export class Store {
     // holds. The journal mode goes back to WAL once the transaction ended.
     this.db.pragma('journal_mode = DELETE');
     this.db.pragma(`cache_size = -${LONG_CACHE_KIB}`);
-    this.sql.beginImmediate.run();
+    try {
+      this.sql.beginImmediate.run();
+    } catch (err) {
+      this.endLong();
+      throw err;
+    }
     this.long = true;
   }
 

@@ -48,9 +48,13 @@ t.test('elements of a detached array are handed over with their path and not kep
 
 t.test('invalid JSON, deep nesting and too much kept text are refused with where it happened', async (t) => {
   for (const bad of ['{"a":1,}', '[1 2]', '{"a" 1}', '{a:1}', '"\\x"', '"a\u0001"', '[1]]', 'tru', '01', '{"a":[}', '"open']) {
-    t.throws(() => parseInPieces(bad, [2]), /is not valid JSON at character \d+|ends before its JSON value/, bad);
+    t.throws(() => parseInPieces(bad, [2]), /is not valid JSON( at character \d+|: it ends before its value does)/, bad);
   }
   t.throws(() => parseInPieces('[[[[1]]]]', [], { ...OPTIONS, maxDepth: 3 }), /nest more than 3 levels/);
+  t.throws(() => parseInPieces('{"a":1,"b":2,"a":3}', []), /the key "a" appears twice/);
+  const polluted = parseInPieces('{"__proto__":{"admin":true}}', []) as Record<string, unknown>;
+  t.equal(Object.getPrototypeOf(polluted), Object.prototype, '"__proto__" does not set the prototype');
+  t.same(Object.keys(polluted), ['__proto__'], 'it is an own key, as JSON.parse makes it');
   t.throws(() => parseInPieces('{"a":"0123456789"}', [], { ...OPTIONS, maxKeptChars: 10 }), /apart from its tracks is larger than 10/);
   t.throws(() => parseInPieces('["0123456789"]', [], { ...OPTIONS, maxStringChars: 5 }), /longer than 5 characters/);
   const detached = { ...OPTIONS, maxKeptChars: 20, detach: (p: JsonPath) => p.length === 1, onElement: () => {} };
