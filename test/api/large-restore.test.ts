@@ -2,41 +2,64 @@
 // the daemon answers others meanwhile; and a backup of the largest configuration the limits allow restores.
 import t from 'tap';
 import http from 'node:http';
+import { appendFileSync, createReadStream, createWriteStream, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { defaultConfig } from '../../daemon/config.js';
 import { restoreBodyBytes } from '../../daemon/domain/backup-format.js';
-import { startTestDaemon } from '../helpers/daemon.js';
+import { startTestDaemon, tempDir } from '../helpers/daemon.js';
 import { client, createUser } from '../helpers/client.js';
 import { injectClient } from '../helpers/inject.js';
 import { fillPlaylists } from '../helpers/big-state.js';
 import { within } from '../helpers/wait-for.js';
 
-/** POSTs `body`; `sent` resolves once the last byte is written, `answer` with the status and text. */
-function post(base: string, path: string, key: string, body: string): { sent: Promise<void>; answer: Promise<{ status: number; text: string }> } {
+/** POSTs the file `body`; `sent` resolves once its last byte is written, `answer` with the status and text. */
+function post(base: string, urlPath: string, key: string, body: string): { sent: Promise<void>; answer: Promise<{ status: number; text: string }> } {
   let markSent!: () => void;
   const sent = new Promise<void>((resolve) => (markSent = resolve));
   const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = http.request(`${base}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+    const req = http.request(`${base}${urlPath}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': statSync(body).size } }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
     });
     req.on('error', reject);
-    req.end(body, markSent);
+    const input = createReadStream(body);
+    input.on('end', markSent);
+    input.pipe(req);
   });
   return { sent, answer };
+}
+
+/** POST /api/backup with `body`, appended to `file` as it arrives; resolves with the status. */
+function download(base: string, key: string, body: object, file: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const text = JSON.stringify(body);
+    const req = http.request(`${base}/api/backup`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (res) => {
+      const out = createWriteStream(file, { flags: 'a' });
+      res.pipe(out);
+      out.on('finish', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
 }
 
 t.test('a restore of 100 playlists × 5000 tracks leaves the daemon answering while it checks and writes them', async (t) => {
   const a = await startTestDaemon(t);
   fillPlaylists(a.daemon.store.db, 100, 5000, (fn) => a.daemon.store.transaction(fn));
-  // Sealed: the backup's admin signs in on the other appliance with its own key.
-  const backup = await client(a.base, a.adminKey).post('/api/backup', { passphrase: 'a large restore' });
-  t.equal(backup.status, 200);
+  // Sealed: the backup's admin signs in on the other appliance with its own key. Written to a file as it comes, so
+  // the test's own client (in this process, beside both daemons) holds no copy of it.
+  const dir = tempDir('azc-large-restore-');
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'body.json');
+  writeFileSync(file, '{"passphrase":"a large restore","backup":');
+  t.equal(await download(a.base, a.adminKey, { passphrase: 'a large restore' }, file), 200);
+  appendFileSync(file, '}');
   await a.stop();
   const b = await startTestDaemon(t);
-  const body = `{"backup":${backup.text},"passphrase":"a large restore"}`;
 
-  const restore = post(b.base, '/api/restore', b.adminKey, body);
+  const restore = post(b.base, '/api/restore', b.adminKey, file);
   let done = false;
   void restore.answer.then(() => (done = true));
   await restore.sent;
