@@ -164,9 +164,9 @@ export interface DocumentLimits {
  * with a 500-character title and a 2048-character URI of 3-byte characters (a name holds no control character, so
  * JSON escapes none but quotes and backslashes, 2 bytes each).
  */
-export const TRACK_BYTES_MAX = 64 + 36 + 3 * 500 + 3 * 2048 + 8;
+const TRACK_BYTES_MAX = 64 + 36 + 3 * 500 + 3 * 2048 + 8;
 /** The most bytes of a playlist apart from its tracks (a 100-character name, its id, flags and time). */
-export const PLAYLIST_BYTES_MAX = 160 + 3 * 100;
+const PLAYLIST_BYTES_MAX = 160 + 3 * 100;
 
 /**
  * The largest restore body a backup of a configuration within `limits` makes: the document apart from its tracks

@@ -248,11 +248,6 @@ export class Store {
     this.db.pragma('journal_mode = WAL');
   }
 
-  /** Whether a long transaction is open (see beginLong). */
-  get inLongTransaction(): boolean {
-    return this.long;
-  }
-
   /** Commits the pending group commit now (before a durable write, a read of whole tables, and on close). */
   flushBatch(): void {
     const batch = this.batch;
