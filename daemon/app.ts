@@ -1,6 +1,6 @@
 // The composition root: wires store, services, driver, HTTP, event stream, MQTT, SSDP, mDNS and systemd, starts them in
 // one order and stops them in the reverse one. The constructor only stores options; start() does the I/O.
-import { VERSION } from './paths.js';
+import { VERSION, prepareStateDir } from './paths.js';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { amplifiersOf, type Config } from './config.js';
@@ -13,6 +13,7 @@ import { PlaylistsRepo } from './store/playlists-repo.js';
 import { BackupRepo } from './store/backup-repo.js';
 import { BackupService } from './domain/backup.js';
 import { backupRoutes } from './api/backup.js';
+import { restoreBodyBytes } from './domain/backup-format.js';
 import { DeviceSecrets, writePrivateFile } from './domain/secrets.js';
 import { EventBus, DomainEventSchema, StreamResetSchema } from './domain/events.js';
 import { Type as T } from '@sinclair/typebox';
@@ -47,6 +48,7 @@ import { Lifecycle } from './lifecycle.js';
 import { announceReady } from './systemd.js';
 import type { MqttBridge } from './mqtt/bridge.js';
 import { dashboardUrl, resolveBridgeOptions } from './mqtt/options.js';
+import { mdnsHostname } from './discovery/mdns-hostname.js';
 
 export { VERSION };
 
@@ -180,6 +182,8 @@ export class Daemon {
     this.startedAt = Date.now();
     try {
       const amplifiers = this.options.driver ? new Amplifiers([singleAmplifier(this.options.driver)]) : await this.createAmplifiers();
+      // A folder that cannot hold the state stops the start here, with one line naming it and the fix.
+      prepareStateDir(config.stateDir);
       const store: Store = await lifecycle.start('store', () => new Store(path.join(config.stateDir, 'azc.db')), () => store.close());
       const parts = (this.parts = this.compose(store, amplifiers, DeviceSecrets.open(config.stateDir)));
       await lifecycle.start('amplifier', () => parts.audio.start(), async () => {
@@ -295,6 +299,7 @@ export class Daemon {
         this.mqtt?.resync();
         logger.warn('configuration restored from a backup: every session and event stream was ended');
       },
+      initialAdminFile: path.join(config.stateDir, 'initial-admin.txt'),
     });
     const server = new HttpServer({
       logger,
@@ -302,6 +307,9 @@ export class Daemon {
       authenticate: (credential) => authentication.authenticate(credential),
       fallback: createStaticHandler(),
       readCache,
+      hostNames: { mdnsHost: mdnsHostname(udn), extra: config.allowedHosts },
+      // While a restore writes the configuration, reads would see half of it and writes would join its transaction.
+      unavailable: () => (backups.applying ? 'a restore is replacing the configuration; try again in a few seconds' : undefined),
       // Device state changed by this turn's requests is committed before their answers are written.
       endOfTurn: () => store.flushBatch(),
     });
@@ -322,7 +330,7 @@ export class Daemon {
       ...playerRoutes(audio),
       ...playlistRoutes(playlists),
       ...inputRoutes(inputs),
-      ...backupRoutes(backups, config.limits.restoreBytes),
+      ...backupRoutes(backups, restoreBodyBytes(config.limits)),
       ...sceneRoutes(scenes, sleepTimers),
       streams.route(),
     ]);

@@ -343,8 +343,9 @@ export class AudioService {
     let dropped: string[] = [];
     const volumes = this.commits.playerVolumes(zone.player_id ? [zone.player_id] : []);
     let volumeEvents: DomainEvent[] = [];
+    let emptiedScenes: string[] = [];
     this.store.transaction(() => {
-      this.repo.deleteZone(id);
+      emptiedScenes = this.repo.deleteZone(id);
       dropped = this.users.dropAssignmentTarget('zone', id);
       // Remembered so the next start does not recreate the zone from the amplifier's description.
       this.meta.markDeleted('zone', { key: zone.output_amplifier, driver: zone.output_driver }, zone.output_channel);
@@ -353,6 +354,7 @@ export class AudioService {
     this.availability.forget(id);
     const events: DomainEvent[] = [{ type: 'zone.deleted', payload: { zoneId: id } }];
     if (zone.player_id) events.unshift(this.zonesChangedEvent(zone.player_id));
+    for (const sceneId of emptiedScenes) events.push({ type: 'scene.deleted', payload: { sceneId, zoneIds: [id] } });
     this.publish([...events, ...volumeEvents]);
     this.onAssignmentsDropped(dropped);
   }
