@@ -1,6 +1,6 @@
 // The composition root: wires store, services, driver, HTTP, event stream, MQTT, SSDP, mDNS and systemd, starts them in
 // one order and stops them in the reverse one. The constructor only stores options; start() does the I/O.
-import { VERSION } from './paths.js';
+import { VERSION, prepareStateDir } from './paths.js';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { amplifiersOf, type Config, type MqttConfig } from './config.js';
@@ -13,6 +13,7 @@ import { PlaylistsRepo } from './store/playlists-repo.js';
 import { BackupRepo } from './store/backup-repo.js';
 import { BackupService } from './domain/backup.js';
 import { backupRoutes } from './api/backup.js';
+import { restoreBodyBytes } from './domain/backup-format.js';
 import { DeviceSecrets, writePrivateFile } from './domain/secrets.js';
 import { EventBus, DomainEventSchema, StreamResetSchema } from './domain/events.js';
 import { Type as T } from '@sinclair/typebox';
@@ -50,6 +51,7 @@ import { dashboardUrl } from './mqtt/options.js';
 import { BridgeSettings } from './domain/bridge-settings.js';
 import { BridgeRepo } from './store/bridge-repo.js';
 import { bridgeSettingsRoutes } from './api/settings.js';
+import { mdnsHostname } from './discovery/mdns-hostname.js';
 
 export { VERSION };
 
@@ -183,6 +185,8 @@ export class Daemon {
     this.startedAt = Date.now();
     try {
       const amplifiers = this.options.driver ? new Amplifiers([singleAmplifier(this.options.driver)]) : await this.createAmplifiers();
+      // A folder that cannot hold the state stops the start here, with one line naming it and the fix.
+      prepareStateDir(config.stateDir);
       const store: Store = await lifecycle.start('store', () => new Store(path.join(config.stateDir, 'azc.db')), () => store.close());
       const parts = (this.parts = this.compose(store, amplifiers, DeviceSecrets.open(config.stateDir)));
       await lifecycle.start('amplifier', () => parts.audio.start(), async () => {
@@ -264,7 +268,7 @@ export class Daemon {
     const { config, logger } = this;
     const users = new UsersRepo(store.db);
     const meta = new MetaRepo(store.db);
-    const audioRepo = new AudioRepo(store, amplifiers.refs());
+    const audioRepo = new AudioRepo(store);
     const bus = new EventBus(config.sse.replayEvents);
     const udn = meta.udn() ?? this.createUdn(store, meta);
     let audio: AudioService | undefined;
@@ -302,6 +306,7 @@ export class Daemon {
         this.mqtt?.resync();
         logger.warn('configuration restored from a backup: every session and event stream was ended');
       },
+      initialAdminFile: path.join(config.stateDir, 'initial-admin.txt'),
     });
     const server = new HttpServer({
       logger,
@@ -309,6 +314,9 @@ export class Daemon {
       authenticate: (credential) => authentication.authenticate(credential),
       fallback: createStaticHandler(),
       readCache,
+      hostNames: { mdnsHost: mdnsHostname(udn), extra: config.allowedHosts },
+      // While a restore writes the configuration, reads would see half of it and writes would join its transaction.
+      unavailable: () => (backups.applying ? 'a restore is replacing the configuration; try again in a few seconds' : undefined),
       // Device state changed by this turn's requests is committed before their answers are written.
       endOfTurn: () => store.flushBatch(),
     });
@@ -318,6 +326,7 @@ export class Daemon {
           version: VERSION,
           startedAt: this.startedAt,
           amplifiers: () => amplifiers.list.map((a) => ({ name: a.name, driver: a.driver.name, online: a.driver.online })),
+          unavailableZones: () => audio!.availability.silentZones,
           storeHealthy: () => store.healthy(),
           mqtt: () => this.mqtt?.status,
         },
@@ -328,7 +337,7 @@ export class Daemon {
       ...playerRoutes(audio),
       ...playlistRoutes(playlists),
       ...inputRoutes(inputs),
-      ...backupRoutes(backups, config.limits.restoreBytes),
+      ...backupRoutes(backups, restoreBodyBytes(config.limits)),
       ...sceneRoutes(scenes, sleepTimers),
       ...bridgeSettingsRoutes(bridgeSettings),
       streams.route(),
@@ -385,7 +394,7 @@ export class Daemon {
         bus: parts.bus,
         caller: () => parts.authentication.callerOfAccount(options.account),
         accountState: () => parts.authentication.accountState(options.account),
-        amplifiers: () => parts.amplifiers.list.map((a) => ({ key: a.key, name: a.name, online: a.driver.online })),
+        amplifiers: () => parts.amplifiers.list.map((a) => ({ key: a.key, name: a.name, driver: a.driver.name, online: a.driver.online })),
         // Kept per broker: the topics another broker holds are cleared when the bridge is back on that one.
         memory: { load: () => repo.retained(options.url), save: (topics) => store.transaction(() => repo.setRetained(options.url, topics)) },
         clock: this.options.clock ?? systemClock,

@@ -9,7 +9,7 @@ import { tlsFiles, type ResolvedBridgeOptions } from './options.js';
 import { OFFLINE, ONLINE } from './payloads.js';
 import { StatePublisher, type RetainedMemory } from './publisher.js';
 import { Topics } from './topics.js';
-import { EMPTY_VIEW, nextSleepTick, type BridgeAmplifier, type BridgeView } from './view.js';
+import { EMPTY_VIEW, bridgedPlayers, bridgedScenes, nextSleepTick, onConfigured, type BridgeAmplifier, type BridgeView } from './view.js';
 import type { AccountState, BridgeStatus } from '../domain/bridge-settings.js';
 
 export interface BridgeDeps {
@@ -238,12 +238,14 @@ export class MqttBridge {
 
   private view(caller: Caller | null): BridgeView {
     if (!caller) return EMPTY_VIEW;
+    const amplifiers = this.deps.amplifiers();
+    const zones = this.deps.audio.listZones(caller).filter((zone) => onConfigured(amplifiers, zone.output));
     return {
       account: true,
-      zones: this.deps.audio.listZones(caller),
-      players: this.deps.audio.listPlayers(caller),
-      scenes: this.deps.scenes.list(caller),
-      amplifiers: this.deps.amplifiers(),
+      zones,
+      players: bridgedPlayers(this.deps.audio.listPlayers(caller)),
+      scenes: bridgedScenes(this.deps.scenes.list(caller), zones),
+      amplifiers,
       now: this.deps.clock.now(),
     };
   }

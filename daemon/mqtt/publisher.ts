@@ -26,6 +26,8 @@ export class StatePublisher {
   private resendAll = true;
   /** A save of `held` after cleared topics were acknowledged: once per turn, however many acks came in it. */
   private saving: NodeJS.Immediate | undefined;
+  /** `held` lost topics the store has not recorded yet (it was busy: a restore holds it); the next sync saves. */
+  private unsaved = false;
 
   constructor(
     private readonly topics: Topics,
@@ -52,10 +54,12 @@ export class StatePublisher {
     const wanted = (topic: string) => discovery.has(topic) || state.has(topic) || topic === this.topics.availability;
     const stale = [...this.held].filter((topic) => !wanted(topic));
     const added = [this.topics.availability, ...discovery.keys(), ...state.keys()].filter((topic) => !this.held.has(topic));
-    // Remembered before it is sent: a crash in between must not leave a topic nobody knows to clear.
-    if (added.length > 0) {
+    // Remembered before it is sent: a crash in between must not leave a topic nobody knows to clear. While the store
+    // refuses writes (a restore holds it) this throws and nothing is sent; the sync after the restore sends it all.
+    if (added.length > 0 || this.unsaved) {
+      this.memory.save(new Set([...this.held, ...added]));
       for (const topic of added) this.held.add(topic);
-      this.memory.save(this.held);
+      this.unsaved = false;
     }
     let sent = 0;
     // An empty retained message deletes the entity in Home Assistant (and the stale state for anyone else). A
@@ -83,7 +87,7 @@ export class StatePublisher {
     if (!this.saving) return;
     clearImmediate(this.saving);
     this.saving = undefined;
-    this.memory.save(this.held);
+    this.saveForgotten();
   }
 
   private forget(topic: string): void {
@@ -91,8 +95,20 @@ export class StatePublisher {
     if (this.published.has(topic) || !this.held.delete(topic)) return;
     this.saving ??= setImmediate(() => {
       this.saving = undefined;
-      this.memory.save(this.held);
+      this.saveForgotten();
     });
+  }
+
+  /**
+   * Records topics the broker has cleared. A store that cannot take it now is no loss: until the next save the
+   * memory names a topic too many, and clearing a topic twice is harmless.
+   */
+  private saveForgotten(): void {
+    try {
+      this.memory.save(this.held);
+    } catch {
+      this.unsaved = true;
+    }
   }
 
   /** How many retained topics the broker holds for us. */

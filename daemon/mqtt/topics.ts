@@ -33,6 +33,11 @@ export class Topics {
     return `${this.base}/zone/${id}/${field}`;
   }
 
+  /** A zone's own availability: `offline` while its amplifier unit cannot answer (writes to it are refused then). */
+  zoneAvailability(id: string): string {
+    return `${this.base}/zone/${id}/availability`;
+  }
+
   player(id: string, field: PlayerField): string {
     return `${this.base}/player/${id}/${field}`;
   }

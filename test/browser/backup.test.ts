@@ -93,7 +93,9 @@ t.test('backups in the dashboard', { skip: chromiumMissing() }, async (t) => {
     t.match(words, /Everyone is signed out/);
     await confirm.getByRole('button', { name: 'Replace and restore' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    t.match(await page.locator('#signin-error').textContent(), /^The backup was restored.*Sign in again\.$/);
+    const said = await page.locator('#signin-error').textContent();
+    t.match(said, /^The backup was restored.*The backup's accounts replaced the ones on this appliance/);
+    t.match(said, /Sign in again as "admin": your password is unchanged/, 'it says which password signs in now');
     t.equal(await page.evaluate(() => sessionStorage.getItem('azc.session')), null, 'the old session is forgotten');
     t.equal((await api.get(`/api/zones/${s.zones.Kitchen}`)).body.name, 'Kitchen', 'the zone has its name from the backup again');
     await screenshot(page, 'restored-signin-desktop');

@@ -2,12 +2,13 @@
 import t from 'tap';
 import { rmSync } from 'node:fs';
 import { client } from '../helpers/client.js';
-import { startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon.js';
+import { startDaemon, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon.js';
 import { spawnDaemon, type DaemonProcess } from '../helpers/process.js';
 import { startBroker, Watcher } from '../helpers/mosquitto.js';
 import { within, WAIT_MS } from '../helpers/wait-for.js';
-import { defaultConfig, type MqttConfig } from '../../daemon/config.js';
-import { BASE, PREFIX, bridged, configCount, configs } from './setup.js';
+import { amplifierKey, defaultConfig, type MqttConfig } from '../../daemon/config.js';
+import type { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { BASE, PREFIX, bridged, configCount, configs, configTopic } from './setup.js';
 
 /** Six zones and two players on the simulated amplifier, as bridged() sets them up. */
 const ALL = configCount({ zones: 6, players: 2 });
@@ -156,4 +157,87 @@ t.test('a bridge account that does not exist is misconfigured in health, logged 
   await admin.put(`/api/users/${users.find((u) => u.username === 'later')!.id}`, { isEnabled: false });
   await t.resolves(within(hub.until((w) => configs(w).length === 0), WAIT_MS, 'no discovery config left'), 'disabling the account removes its entities');
   t.match((await client(d.base).get('/api/health')).body.mqtt, { state: 'misconfigured', detail: /"later" is disabled/ });
+});
+
+t.test("a zone's availability goes offline while its unit does not answer, and online again when it does", async (t) => {
+  const { d, hub, admin, zones, nodeId } = await bridged(t);
+  const driver = d.driver as SimulatedDriver;
+  const [first, garden] = [zones[0]!, zones[4]!];
+  const availability = `${BASE}/zone/${garden.id}/availability`;
+  const volumeConfig = configTopic('number', nodeId, `zone_${garden.id}_volume`);
+  await hub.value(availability, 'online');
+  await hub.value(volumeConfig, () => true);
+  t.same(
+    hub.json(volumeConfig).availability,
+    [
+      { topic: `${BASE}/status`, payload_available: 'online', payload_not_available: 'offline' },
+      { topic: `${BASE}/amplifier/simulated/status`, payload_available: 'online', payload_not_available: 'offline' },
+      { topic: availability, payload_available: 'online', payload_not_available: 'offline' },
+    ],
+    "the zone's entities follow the bridge, the amplifier link and the zone's own availability",
+  );
+  t.equal(hub.json(volumeConfig).availability_mode, 'all');
+
+  driver.simulateUnit([5], false, 'unit 2 does not answer');
+  await hub.value(availability, 'offline');
+  t.equal(hub.latest.get(`${BASE}/zone/${first.id}/availability`), 'online', 'a zone of another unit stays online');
+  // A command to it meanwhile is refused; one to another zone afterwards marks that the first was handled.
+  await hub.publish(`${BASE}/zone/${garden.id}/volume/set`, '80');
+  await hub.publish(`${BASE}/zone/${first.id}/volume/set`, '33');
+  await hub.value(`${BASE}/zone/${first.id}/volume`, '33');
+  t.not((await admin.get(`/api/zones/${garden.id}`)).body.volume, 0.8, 'the refused command changed nothing');
+  t.ok(d.logs.some((line) => /MQTT command ignored/.test(line) && line.includes('unit 2 does not answer')), 'and says why in the log');
+
+  driver.simulateUnit([5], true);
+  await hub.value(availability, 'online');
+});
+
+t.test('an amplifier taken out of the configuration leaves no entity or state behind in the broker after a restart', async (t) => {
+  const broker = await startBroker(t);
+  const hub = await Watcher.connect(t, broker.url);
+  const stateDir = tempDir();
+  t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
+  const amplifier = (name: string) => ({ name, key: amplifierKey(name), driver: 'simulated', port: undefined, options: {} });
+  const start = (names: string[]) =>
+    startDaemon({ stateDir, configuredAmplifiers: true, config: { amplifiers: names.map(amplifier), mqtt: mqttConfig(broker.url) } });
+
+  const first = await start(['House', 'Garage']);
+  const nodeId = `azc_${first.daemon.udn.replace(/^uuid:/, '').replace(/-/g, '')}`;
+  const admin = client(first.base, first.adminKey);
+  const zones = (await admin.get('/api/zones')).body as Array<{ id: string; output: { amplifier: string } }>;
+  const [house, garage] = ['House', 'Garage'].map((name) => zones.find((z) => z.output.amplifier === name)!.id);
+  const radio = (await admin.post('/api/players', { name: 'Radio', input: { amplifier: 'Garage', channel: 1 } })).body;
+  const workshop = (await admin.post('/api/scenes', { name: 'Workshop', zoneIds: [garage] })).body;
+  const everywhere = (await admin.post('/api/scenes', { name: 'Everywhere', zoneIds: [house, garage] })).body;
+  const garageTopics = [
+    configTopic('number', nodeId, `player_${radio.id}_volume`),
+    configTopic('scene', nodeId, `scene_${workshop.id}`),
+    `${BASE}/player/${radio.id}/volume`,
+    configTopic('number', nodeId, `zone_${garage}_volume`),
+    configTopic('binary_sensor', nodeId, 'amplifier_garage_link'),
+    `${BASE}/zone/${garage}/volume`,
+    `${BASE}/zone/${garage}/availability`,
+    `${BASE}/amplifier/garage/status`,
+  ];
+  const everywhereConfig = configTopic('scene', nodeId, `scene_${everywhere.id}`);
+  for (const topic of [...garageTopics, everywhereConfig]) await hub.value(topic, () => true);
+  await first.stop();
+
+  const second = await start(['House']);
+  t.teardown(() => second.stop());
+  for (const topic of garageTopics) await hub.gone(topic);
+  t.ok(hub.latest.has(configTopic('number', nodeId, `zone_${house}_volume`)), 'the entities of the amplifier still configured stay');
+  t.ok(hub.latest.has(everywhereConfig), 'and a scene with a zone on it (its apply skips the other)');
+  t.equal(hub.latest.get(`${BASE}/zone/${house}/availability`), 'online');
+  t.equal((await client(second.base, first.adminKey).get(`/api/zones/${garage}`)).body.available, false, 'while the API lists the zone as unavailable');
+});
+
+t.test("health reports the bridge's state beside the zones that cannot answer; only the zones make it degraded", async (t) => {
+  const d = await startTestDaemon(t, { config: { mqtt: mqttConfig('mqtt://127.0.0.1:1', { account: 'nobody' }) } });
+  const health = async () => (await client(d.base).get('/api/health')).body;
+  t.match(await health(), { status: 'ok', unavailableZones: 0, mqtt: { state: 'misconfigured', detail: /no azcd user is named "nobody"/ } }, 'a misconfigured bridge alone leaves the appliance ok');
+  (d.driver as SimulatedDriver).simulateUnit([5, 6], false, 'unit 2 does not answer');
+  t.match(await health(), { status: 'degraded', unavailableZones: 2, mqtt: { state: 'misconfigured' } }, 'two silent zones degrade it, the bridge still says what to fix');
+  (d.driver as SimulatedDriver).simulateUnit([5, 6], true);
+  t.match(await health(), { status: 'ok', unavailableZones: 0 });
 });

@@ -7,6 +7,8 @@ const NO_VALUE = (payload: string) => payload.trim() === '' || payload.toLowerCa
 /** `<prefix>/<component>/<node_id>/<object_id>/config`, ids of letters, digits, `_` and `-` (discovery.py). */
 const TOPIC_ID = /^[a-zA-Z0-9_-]+$/;
 const MODES = ['auto', 'box', 'slider'];
+/** A zone entity's object id names its zone: `zone_<uuid>_<field>`. */
+const ZONE_OBJECT = /^zone_([0-9a-f-]{36})_/;
 
 /**
  * Every rule the retained configs and their states break; empty when a hub would take them all. `retained` maps a
@@ -34,6 +36,7 @@ export function haViolations(retained: ReadonlyMap<string, string>, prefix = 'ho
     else uniqueIds.set(id, topic);
     const state = typeof config.state_topic === 'string' ? retained.get(config.state_topic) : undefined;
     problems.push(...componentRules(component ?? '', config, state).map((problem) => `${where} ${problem}`));
+    problems.push(...availabilityRules(config, retained, ZONE_OBJECT.exec(objectId ?? '')?.[1]).map((problem) => `${where} ${problem}`));
   }
   return problems;
 }
@@ -85,9 +88,34 @@ function componentRules(component: string, c: Record<string, unknown>, state: st
     default:
       problems.push(`component ${component} is not one this bridge should publish`);
   }
-  for (const availability of (c.availability as Array<Record<string, unknown>> | undefined) ?? []) {
-    if (typeof availability.topic !== 'string') problems.push('an availability entry has no topic');
+  return problems;
+}
+
+/**
+ * mixins.py: an entity with availability topics is unavailable until each holds payload_available or
+ * payload_not_available (`online`/`offline` by default); anything else is ignored, so a topic that never gets one
+ * leaves the entity unavailable for good. A zone's entities also follow the zone's own availability topic, or Home
+ * Assistant would offer controls of a zone whose writes are refused.
+ */
+function availabilityRules(c: Record<string, unknown>, retained: ReadonlyMap<string, string>, zoneId: string | undefined): string[] {
+  const problems: string[] = [];
+  const entries = (c.availability as Array<Record<string, unknown>> | undefined) ?? [];
+  for (const availability of entries) {
+    const topic = availability.topic;
+    if (typeof topic !== 'string') {
+      problems.push('an availability entry has no topic');
+      continue;
+    }
+    const payloads = [(availability.payload_available ?? 'online') as string, (availability.payload_not_available ?? 'offline') as string];
+    const held = retained.get(topic);
+    if (held === undefined || !payloads.includes(held)) problems.push(`availability ${topic} holds ${JSON.stringify(held ?? null)}, not ${payloads.join(' or ')}`);
   }
   if (c.availability_mode !== undefined && !['all', 'any', 'latest'].includes(c.availability_mode as string)) problems.push(`availability_mode ${String(c.availability_mode)}`);
+  if (zoneId !== undefined) {
+    if (!entries.some((availability) => typeof availability.topic === 'string' && availability.topic.endsWith(`/zone/${zoneId}/availability`))) {
+      problems.push(`zone ${zoneId} does not follow its own availability topic`);
+    }
+    if (entries.length > 1 && c.availability_mode !== 'all') problems.push('a zone entity must be available only while all its availability topics are');
+  }
   return problems;
 }

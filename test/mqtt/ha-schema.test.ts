@@ -1,14 +1,22 @@
 // What Home Assistant's MQTT platforms would make of the bridge's entities, over a real mosquitto: the corner cases
-// real clients hit (a detached zone, players named "None", a zone limited to 0), scenes and sleep timers.
+// real clients hit (a detached zone, players named "None", a zone limited to 0, a zone whose unit is silent), scenes
+// and sleep timers.
 import t from 'tap';
 import { client, createUser } from '../helpers/client.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { defaultConfig } from '../../daemon/config.js';
+import type { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { BASE, bridged, configCount, configs, configTopic } from './setup.js';
 import { haViolations } from './ha-rules.js';
 
 const zoneTopic = (id: string, field: string) => `${BASE}/zone/${id}/${field}`;
+/** The retained state topics entities refer to: the bridge's and the amplifier's status, each zone's values and availability. */
+const retainedStates = (zones: ReadonlyArray<{ id: string }>) => [
+  `${BASE}/status`,
+  `${BASE}/amplifier/simulated/status`,
+  ...zones.flatMap((z) => ['volume', 'power', 'mute', 'source', 'sleep', 'availability'].map((f) => zoneTopic(z.id, f))),
+];
 
 /** Resolves once a log line matches; the logger writes as it goes, so this follows it rather than guessing a delay. */
 async function untilLog(d: TestDaemon, pattern: RegExp): Promise<string> {
@@ -31,7 +39,7 @@ t.test('every entity follows Home Assistant’s rules: a detached zone, players 
   t.equal((await admin.put(`/api/zones/${zones[1]!.id}/sleep`, { minutes: 30 })).status, 200);
 
   const expected = configCount({ zones: 6, players: names.length, scenes: 1 });
-  const states = zones.flatMap((z) => ['volume', 'power', 'mute', 'source', 'sleep'].map((f) => zoneTopic(z.id, f)));
+  const states = retainedStates(zones);
   await hub.until((w) => configs(w).length === expected && states.every((topic) => w.latest.has(topic)), `${expected} configs and every zone state`);
   t.same(haViolations(hub.latest), [], 'nothing a hub would refuse or show as unknown');
 
@@ -41,6 +49,29 @@ t.test('every entity follows Home Assistant’s rules: a detached zone, players 
   t.same(options.slice(1), [`None (${players[0]!.slice(0, 8)})`, `none (${players[1]!.slice(0, 8)})`, `Player (${players[2]!.slice(0, 8)})`, `Den (${players[3]!.slice(0, 8)})`, `Den (${players[4]!.slice(0, 8)})`, `No player (${players[5]!.slice(0, 8)})`]);
   t.equal(hub.latest.get(zoneTopic(zones[1]!.id, 'source')), `None (${players[0]!.slice(0, 8)})`, 'the zone fed by the player named None says so');
   t.match(hub.json(configTopic('number', nodeId, `zone_${zones[0]!.id}_volume`)), { min: 0, max: 1 }, 'the zone limited to 0 keeps a volume slider');
+});
+
+t.test('a zone limited to 0 whose unit stops answering keeps a valid slider and goes unavailable, and every zone entity follows its availability topic', async (t) => {
+  const { d, hub, admin, zones, nodeId } = await bridged(t);
+  const zone = zones[4]!;
+  const states = retainedStates(zones);
+  await hub.until((w) => configs(w).length === configCount({ zones: 6, players: 2 }) && states.every((topic) => w.latest.has(topic)), 'every entity and zone state');
+  t.equal((await admin.put(`/api/zones/${zone.id}`, { maxVolume: 0 })).status, 200);
+  (d.driver as SimulatedDriver).simulateUnit([5], false, 'unit 2 does not answer');
+  await hub.value(zoneTopic(zone.id, 'availability'), 'offline');
+  const volume = configTopic('number', nodeId, `zone_${zone.id}_volume`);
+  await hub.value(volume, (p) => JSON.parse(p).max === 1);
+  t.match(hub.json(volume), { min: 0, max: 1, availability_mode: 'all' }, 'the volume entity stays, its slider valid');
+  const entities = [['number', 'volume'], ['switch', 'power'], ['switch', 'mute'], ['select', 'source'], ['number', 'sleep']];
+  for (const [component, field] of entities) t.ok(hub.latest.has(configTopic(component!, nodeId, `zone_${zone.id}_${field}`)), `its ${field} entity is kept`);
+  t.same(haViolations(hub.latest), [], 'every entity still follows the rules, each zone entity its own availability topic');
+
+  // The rules can fail: a zone entity that forgot its availability topic, or whose topic holds something else.
+  const volumeConfig = hub.json(volume) as { availability: Array<{ topic: string }> };
+  const forgotten = new Map(hub.latest).set(volume, JSON.stringify({ ...volumeConfig, availability: volumeConfig.availability.slice(0, 2) }));
+  t.same(haViolations(forgotten), [`${volume}: zone ${zone.id} does not follow its own availability topic`]);
+  const garbled = new Map(hub.latest).set(zoneTopic(zone.id, 'availability'), 'gone');
+  t.equal(haViolations(garbled).length, 5, "each of the zone's five entities would stay unavailable");
 });
 
 t.test('the source select attaches a player named like "no option", and its detach option detaches', async (t) => {

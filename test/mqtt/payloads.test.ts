@@ -18,8 +18,19 @@ t.test('switch commands are ON or OFF in any letter case and nothing else', asyn
   for (const bad of ['1', 'true', 'ONN', '']) t.equal(parseOnOff(bad).ok, false, bad);
 });
 
+/** A player view as the labels need it: only the id and name matter. */
+const player = (id: string, name: string) => ({
+  id,
+  name,
+  volume: 0,
+  zoneIds: [],
+  input: { amplifier: 'simulated', driver: 'simulated', channel: 1 },
+  state: 'idle' as const,
+  available: true,
+  unavailableReason: null,
+});
+
 t.test('players sharing a name, or named like the "none" option, get distinct labels', async (t) => {
-  const player = (id: string, name: string) => ({ id, name, volume: 0, zoneIds: [], input: { amplifier: 'simulated', driver: 'simulated', channel: 1 }, state: 'idle' as const });
   const labels = sourceLabels([player('aaaaaaaa-1', 'Den'), player('bbbbbbbb-2', 'Den'), player('cccccccc-3', 'None'), player('dddddddd-4', 'Hall')]);
   t.same([...labels.values()], ['Den (aaaaaaaa)', 'Den (bbbbbbbb)', 'None (cccccccc)', 'Hall']);
   // Home Assistant takes "none" in any letter case for "no option" and ignores blank states.
@@ -28,7 +39,6 @@ t.test('players sharing a name, or named like the "none" option, get distinct la
 });
 
 t.test('a player named like another player’s label still gets a label of its own', async (t) => {
-  const player = (id: string, name: string) => ({ id, name, volume: 0, zoneIds: [], input: { amplifier: 'simulated', driver: 'simulated', channel: 1 }, state: 'idle' as const });
   const labels = sourceLabels([player('aaaaaaaa-1', 'Den'), player('bbbbbbbb-2', 'Den'), player('cccccccc-3', 'Den (aaaaaaaa)')]);
   t.equal(new Set(labels.values()).size, 3, `three labels: ${[...labels.values()].join(' | ')}`);
 });

@@ -34,6 +34,7 @@ t.test('a new base topic leaves nothing behind under the old one, its status inc
   await startTestDaemon(t, { stateDir: first.d.stateDir, config: { mqtt: mqtt(broker.url, { account: 'hub', baseTopic: 'azc/renamed' }) } });
   await hub.value('azc/renamed/status', 'online');
   await hub.until((w) => ![...w.latest.keys()].some((topic) => topic.startsWith(`${BASE}/`)), `nothing left under ${BASE}/`);
+  // The clears go out before the new configs of the same sync: follow those in too.
+  await hub.until((w) => configs(w).every((topic) => !w.latest.get(topic)!.includes(`"${BASE}/`)), 'no config pointing at the old topics');
   t.equal(configs(hub).length, configCount({ zones: 6, players: 2 }), 'the entities are there once, under the new topics');
-  t.ok(configs(hub).every((topic) => !hub.latest.get(topic)!.includes(`"${BASE}/`)), 'no config points at the old topics');
 });

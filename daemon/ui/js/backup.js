@@ -78,7 +78,7 @@ export function settingsView(section, app) {
 
 function downloadBackup() {
   return attempt(async () => {
-    const { blob, filename } = await download('/api/backup', `azcd-backup-${today()}.json`);
+    const { blob, filename } = await download('/api/backup', `azcd-backup-plain-${today()}.json`);
     saveFile(blob, filename);
   }, 'Backup downloaded.');
 }
@@ -93,7 +93,7 @@ function downloadSealed() {
     onSubmit: async (form) => {
       const { passphrase, confirm } = form.elements;
       if (passphrase.value !== confirm.value) throw new Error('The two passphrases differ.');
-      const { blob, filename } = await download('/api/backup', `azcd-backup-${today()}.json`, { passphrase: passphrase.value });
+      const { blob, filename } = await download('/api/backup', `azcd-backup-sealed-${today()}.json`, { passphrase: passphrase.value });
       saveFile(blob, filename);
     },
   });
@@ -126,7 +126,8 @@ async function restoreFrom(file, passphrase, app) {
         session.clear();
       }),
   });
-  if (confirmed) app.endSession(`The backup was restored${summary(result)}. Sign in again.`, 'info');
+  // The accounts are the backup's now: say which password signs in (the one just used may not).
+  if (confirmed) app.endSession(`The backup was restored${summary(result)}. ${result?.accounts?.message ?? 'Sign in again.'}`, 'info');
 }
 
 /** " (3 users, 6 zones, …)" from whatever counts the restore answered, or ''. */
