@@ -33,5 +33,5 @@ export const conflict = (detail: string) => new DomainError('conflict', detail);
 export const unauthenticated = (detail = 'a valid credential is required (X-API-Key, Authorization: Bearer, or ?apiKey=)') =>
   new DomainError('unauthenticated', detail);
 export const throttled = (detail: string, retryAfterS: number) => new DomainError('throttled', detail, { retryAfterS });
-export const unavailable = (detail: string, retryAfterS?: number) =>
-  new DomainError('unavailable', detail, retryAfterS === undefined ? {} : { retryAfterS });
+/** Always with a time to retry: the OpenAPI document promises Retry-After on every 503. */
+export const unavailable = (detail: string, retryAfterS: number) => new DomainError('unavailable', detail, { retryAfterS });

@@ -1,5 +1,6 @@
 // Scenes: saved states of sets of zones, applied without pops through the audio service, and the one undo slot that
 // holds what the last apply replaced (so undo, then undo again, redoes).
+import { nameKey } from '../names.js';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Store } from '../store/db.js';
@@ -9,23 +10,30 @@ import type { EventBus, PlayerView, ZoneView } from './events.js';
 import type { SceneView, SceneZoneView } from './scene-views.js';
 import { canSeeScene, requireAdmin, requireWriter, sceneFor } from './policy.js';
 import { conflict, DomainError, invalid, notFound } from './errors.js';
+import type { Skipped } from './availability.js';
 
 /** What a scene gives one zone; the audio service applies exactly this shape. */
 export type ZoneTarget = SceneZoneView;
 
 /** The part of the audio service scenes use: read zones' states, and apply states without pops. */
 export interface SceneAudio {
-  /** The current state of the zones (default: every zone the caller may see), in the amplifier's order. */
-  zoneStates(caller: Caller, zoneIds?: string[]): ZoneTarget[];
   /**
-   * Applies the states (mute, route and set volumes, unmute), serialized; the limits of each zone apply. When its
-   * turn comes it re-resolves the caller with `revalidate`, then hands the state it replaces to `beforeApply`.
+   * The current state of the zones (default: every zone the caller may see that can answer), in the amplifier's
+   * order; a zone named that cannot answer is a 409.
+   */
+  zoneStates(caller: Caller, zoneIds?: string[]): ZoneTarget[];
+  /** Every zone the caller may see, in the amplifier's order. */
+  zoneOrder(caller: Caller): string[];
+  /**
+   * Applies the states (mute, route and set volumes, unmute), serialized; the limits of each zone apply, and zones
+   * that cannot answer are skipped (a 409 when none can). When its turn comes it re-resolves the caller with
+   * `revalidate`, then hands the state it replaces to `beforeApply`.
    */
   applyZoneStates(
     caller: Caller,
     targets: ZoneTarget[],
     options?: { revalidate?: () => Caller; beforeApply?: (current: ZoneTarget[]) => void },
-  ): Promise<string[]>;
+  ): Promise<{ applied: string[]; skipped: Skipped[] }>;
   getZone(caller: Caller, id: string): ZoneView;
   getPlayer(caller: Caller, id: string): PlayerView;
 }
@@ -35,6 +43,8 @@ export interface ApplyResult {
   applied: string;
   /** The zones the apply set. */
   zoneIds: string[];
+  /** The zones it left as they were because they cannot answer, with the reason. */
+  skipped: Skipped[];
 }
 
 export interface SceneChange {
@@ -80,7 +90,7 @@ export class ScenesService {
     const name = sceneName(input.name);
     const zoneIds = input.zoneIds && [...new Set(input.zoneIds.map((id) => id.toLowerCase()))];
     const states = this.audio.zoneStates(caller, zoneIds);
-    if (states.length === 0) throw invalid('there are no zones to save: create a zone first', { zoneIds: ['no zones'] });
+    if (states.length === 0) throw invalid('there are no zones to save: create a zone first, or wait until a zone can answer', { zoneIds: ['no zones'] });
     const id = randomUUID();
     const at = new Date().toISOString();
     this.store.transaction(() => {
@@ -129,8 +139,9 @@ export class ScenesService {
   }
 
   /**
-   * Applies a scene the caller may see, after saving the state it replaces into the undo slot. `recheck` returns
-   * the caller as it is when this apply's turn comes (an earlier apply may still run): access may have changed.
+   * Applies a scene the caller may see, after saving the state it replaces into the undo slot. Zones that cannot
+   * answer are skipped and named (a 409 when none can). `recheck` returns the caller as it is when this apply's turn
+   * comes (an earlier apply may still run): access may have changed.
    */
   apply(caller: Caller, rawId: string, recheck: () => Caller = () => caller): Promise<ApplyResult> {
     requireWriter(caller);
@@ -141,9 +152,9 @@ export class ScenesService {
       requireWriter(current);
       const scene = this.visibleScene(current, id);
       if (scene.zones.length === 0) throw conflict(`scene "${scene.name}" has no zones left (they were deleted); edit or delete it`);
-      const zoneIds = await this.applyKeepingUndo(current, scene.zones, recheck);
+      const { applied: zoneIds, skipped } = await this.applyKeepingUndo(current, scene.zones, recheck);
       this.bus.publish({ type: 'scene.applied', payload: { sceneId: id, zoneIds } });
-      return { applied: id, zoneIds };
+      return { applied: id, zoneIds, skipped };
     });
   }
 
@@ -155,9 +166,9 @@ export class ScenesService {
       const current = recheck();
       requireWriter(current);
       const slot = this.visibleUndo(current);
-      const zoneIds = await this.applyKeepingUndo(current, slot.zones, recheck);
+      const { applied: zoneIds, skipped } = await this.applyKeepingUndo(current, slot.zones, recheck);
       this.bus.publish({ type: 'scene.applied', payload: { sceneId: 'undo', zoneIds } });
-      return { applied: 'undo', zoneIds };
+      return { applied: 'undo', zoneIds, skipped };
     });
   }
 
@@ -165,14 +176,14 @@ export class ScenesService {
 
   /**
    * Applies, saving the state it replaces as the undo slot once the audio service has checked everything and is
-   * about to change the zones (an apply refused leaves the slot as it was).
+   * about to change the zones (an apply refused leaves the slot as it was). The slot holds the zones set, not those
+   * skipped, so an undo never touches a zone the apply left alone.
    */
-  private async applyKeepingUndo(caller: Caller, targets: ZoneTarget[], recheck: () => Caller): Promise<string[]> {
-    await this.audio.applyZoneStates(caller, targets, {
+  private applyKeepingUndo(caller: Caller, targets: ZoneTarget[], recheck: () => Caller): Promise<{ applied: string[]; skipped: Skipped[] }> {
+    return this.audio.applyZoneStates(caller, targets, {
       revalidate: recheck,
       beforeApply: (current) => this.store.transaction(() => this.repo.saveUndo(randomUUID(), current.map(toRow), new Date().toISOString())),
     });
-    return targets.map((target) => target.zoneId);
   }
 
   private serially<T>(task: () => Promise<T>): Promise<T> {
@@ -204,13 +215,13 @@ export class ScenesService {
 
   /** Position of each zone the caller may see, so a scene lists its zones in the amplifier's order. */
   private zoneOrder(caller: Caller): Map<string, number> {
-    return new Map(this.audio.zoneStates(caller).map((state, index) => [state.zoneId, index]));
+    return new Map(this.audio.zoneOrder(caller).map((id, index) => [id, index]));
   }
 
   /** Names are unique regardless of letter case (the undo slot has none). */
   private checkNameFree(name: string, exceptId?: string): void {
-    const folded = name.toLocaleLowerCase();
-    const taken = this.repo.scenes().find((scene) => scene.id !== exceptId && scene.name.toLocaleLowerCase() === folded);
+    const key = nameKey(name);
+    const taken = this.repo.scenes().find((scene) => scene.id !== exceptId && nameKey(scene.name) === key);
     if (taken) throw conflict(`a scene named "${taken.name}" already exists (${taken.id}); choose another name`);
   }
 

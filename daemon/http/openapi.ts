@@ -15,9 +15,10 @@ const STANDARD_ERRORS: Record<number, string> = {
   409: 'the current state does not allow it; nothing changed',
   413: 'the request body is larger than the limit (64 KiB unless the route says otherwise)',
   415: 'the request body is not sent as Content-Type: application/json',
+  421: 'the Host header names something else than this appliance; add the name with --allowed-host (allowedHosts)',
   429: 'too many at once or too many attempts; retry after Retry-After seconds',
   500: 'internal error; quote the requestId when reporting it (details are in the log, never here)',
-  503: 'the appliance is at a capacity limit; retry after Retry-After seconds',
+  503: 'a restore is writing the configuration, or the appliance is at a capacity limit; retry after Retry-After seconds',
 };
 
 const string = { type: 'string' };
@@ -27,7 +28,7 @@ const HEADERS = {
   requestId: { description: 'the request id: the X-Request-Id sent (if safe to echo) or a new one; also in the access log', required: true, schema: string },
   wwwAuthenticate: { description: 'Bearer realm="azcd": how to authenticate', required: true, schema: string },
   allow: { description: 'the methods this path has, comma-separated', required: true, schema: string },
-  retryAfter: (required: boolean) => ({ description: 'seconds to wait before trying again', required, schema: { type: 'string', pattern: '^[0-9]+$' } }),
+  retryAfter: { description: 'seconds to wait before trying again', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
   noStore: { description: 'no-store: the answer may carry a secret', required: true, schema: { type: 'string', const: 'no-store' } },
   totalCount: { description: 'how many items the whole list has', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
   link: { description: '<…>; rel="next": the next page, when there is one', required: false, schema: string },
@@ -42,7 +43,10 @@ export interface OpenApiInfo {
 
 /** The error statuses a route can answer with because of what it is; its own `responses` add the rest (409, 429, …). */
 function derivedErrors(route: Route): number[] {
-  const statuses = new Set([405, 500]);
+  // 421: a Host outside the allow-list, checked before the route.
+  const statuses = new Set([405, 421, 500]);
+  // While a restore writes the configuration, everything but the public reads waits (dispatch.ts).
+  if (route.access !== 'public' || route.method !== 'GET') statuses.add(503);
   if (route.body || route.params || route.query) statuses.add(400);
   if (route.body) {
     statuses.add(413);
@@ -82,7 +86,7 @@ export function buildOpenApi(routes: Route[], info: OpenApiInfo): Record<string,
       if (route.sensitive) headers['Cache-Control'] = HEADERS.noStore;
       if (status === 401) headers['WWW-Authenticate'] = HEADERS.wwwAuthenticate;
       if (status === 405) headers['Allow'] = HEADERS.allow;
-      if (status === 429 || status === 503) headers['Retry-After'] = HEADERS.retryAfter(status === 429);
+      if (status === 429 || status === 503) headers['Retry-After'] = HEADERS.retryAfter;
       if (status === 200 && route.paged) Object.assign(headers, { 'X-Total-Count': HEADERS.totalCount, Link: HEADERS.link });
       for (const [name, header] of Object.entries(doc?.headers ?? {})) headers[name] = headerObject(header);
       const description = doc?.description ?? STANDARD_ERRORS[status] ?? `status ${status}`;

@@ -2,7 +2,7 @@
 import type { Logger } from '../log.js';
 import type { Config } from '../config.js';
 import type { Caller } from '../domain/access.js';
-import { accessChangeNeedsRefetch, canSeeEvent, eventPayloadFor, seesPayloadAsPublished } from '../domain/policy.js';
+import { accessChangeNeedsRefetch, canSeeEvent, eventPayloadFor, seesPayloadAsPublished, type CallerViews } from '../domain/policy.js';
 import type { Authentication } from '../domain/authentication.js';
 import { EVENT_ID_PATTERN, STREAM_EVENT_TYPES, isInternal, type EventBus, type StampedEvent } from '../domain/events.js';
 import { T } from './schema.js';
@@ -54,6 +54,8 @@ export class EventStreams {
     private readonly options: StreamOptions,
     private readonly logger: Logger,
     private readonly limits: StreamLimits,
+    /** Per-caller values events are rendered with (a player's volume over the zones a user sees). */
+    private readonly views?: CallerViews,
   ) {
     // Internal events (access.changed) only trigger a re-check here; they are never framed for a client.
     this.unsubscribers.push(
@@ -133,7 +135,7 @@ export class EventStreams {
       // A client that resumes holds state up to that id: whatever cannot be replayed after it is announced first.
       const replay = this.bus.replay(resumeFrom);
       if ('reset' in replay) first += this.reset(replay.reset);
-      else for (const event of replay.events) if (canSeeEvent(caller, event)) first += render(caller, event);
+      else for (const event of replay.events) if (canSeeEvent(caller, event)) first += render(caller, event, this.views);
     }
     if (!res.write(first)) {
       stream.blocked = true;
@@ -179,7 +181,7 @@ export class EventStreams {
         shared ??= frame(event.id, JSON.stringify({ type: event.type, payload: event.payload }));
         this.post(stream, shared);
       } else {
-        this.post(stream, render(stream.caller, event));
+        this.post(stream, render(stream.caller, event, this.views));
       }
     }
   }
@@ -347,8 +349,8 @@ function writeStreamHeaders(res: HttpResponse, requestId: string): void {
 }
 
 /** The message of an event the caller may see, in the caller's view. */
-function render(caller: Caller, event: StampedEvent): string {
-  return frame(event.id, JSON.stringify({ type: event.type, payload: eventPayloadFor(caller, event) }));
+function render(caller: Caller, event: StampedEvent, views: CallerViews | undefined): string {
+  return frame(event.id, JSON.stringify({ type: event.type, payload: eventPayloadFor(caller, event, views) }));
 }
 
 function frame(id: string, data: string): string {

@@ -1,15 +1,16 @@
 // The topic layout: one place that names every state, command, availability and discovery topic.
 
-export type ZoneField = 'volume' | 'power' | 'mute' | 'source';
+export type ZoneField = 'volume' | 'power' | 'mute' | 'source' | 'sleep';
 export type PlayerField = 'volume';
 
 /** What a command topic addresses, once parsed. */
 export type CommandTarget =
   | { kind: 'zone'; id: string; field: ZoneField }
   | { kind: 'player'; id: string; field: PlayerField }
+  | { kind: 'scene'; id: string }
   | { kind: 'all-off' };
 
-const ZONE_FIELDS: readonly string[] = ['volume', 'power', 'mute', 'source'];
+const ZONE_FIELDS: readonly string[] = ['volume', 'power', 'mute', 'source', 'sleep'];
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class Topics {
@@ -32,6 +33,11 @@ export class Topics {
     return `${this.base}/zone/${id}/${field}`;
   }
 
+  /** A zone's own availability: `offline` while its amplifier unit cannot answer (writes to it are refused then). */
+  zoneAvailability(id: string): string {
+    return `${this.base}/zone/${id}/availability`;
+  }
+
   player(id: string, field: PlayerField): string {
     return `${this.base}/player/${id}/${field}`;
   }
@@ -39,6 +45,11 @@ export class Topics {
   /** An amplifier link: `online` or `offline`; zones on it are available only while it is online. */
   amplifier(key: string): string {
     return `${this.base}/amplifier/${key}/status`;
+  }
+
+  /** A scene has no state (Home Assistant's scene entity is stateless), only this command topic. */
+  sceneCommand(id: string): string {
+    return `${this.base}/scene/${id}/set`;
   }
 
   get allOffCommand(): string {
@@ -51,7 +62,7 @@ export class Topics {
 
   /** Subscriptions that cover every command topic. */
   get commandFilters(): string[] {
-    return [`${this.base}/zone/+/+/set`, `${this.base}/player/+/+/set`, this.allOffCommand];
+    return [`${this.base}/zone/+/+/set`, `${this.base}/player/+/+/set`, `${this.base}/scene/+/set`, this.allOffCommand];
   }
 
   discovery(component: string, nodeId: string, objectId: string): string {
@@ -63,6 +74,7 @@ export class Topics {
     if (topic === this.allOffCommand) return { kind: 'all-off' };
     if (!topic.startsWith(`${this.base}/`) || !topic.endsWith('/set')) return undefined;
     const parts = topic.slice(this.base.length + 1, -'/set'.length).split('/');
+    if (parts.length === 2 && parts[0] === 'scene' && UUID_RE.test(parts[1]!)) return { kind: 'scene', id: parts[1]!.toLowerCase() };
     if (parts.length !== 3 || !UUID_RE.test(parts[1]!)) return undefined;
     const [kind, id, field] = parts as [string, string, string];
     if (kind === 'zone' && ZONE_FIELDS.includes(field)) return { kind, id: id.toLowerCase(), field: field as ZoneField };

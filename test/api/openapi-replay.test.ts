@@ -2,19 +2,63 @@
 // it: every operation is called, the error cases each route can meet are provoked, and a gap in the document fails.
 // A new route fails the coverage check below until the session calls it; a new status fails until it is documented.
 import t from 'tap';
+import http from 'node:http';
 import { Validator as OpenApiValidator } from '@seriousme/openapi-schema-validator';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { OpenApiCheck } from '../helpers/openapi-check.js';
 import { openStream, eventOf, type SseClient } from '../helpers/sse.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { waitFor, within } from '../helpers/wait-for.js';
 import { defaultConfig } from '../../daemon/config.js';
+import { SimulatedDriver } from '../../drivers/simulated/index.js';
 
 const NO_SUCH_ID = '00000000-0000-4000-8000-000000000000';
 // Small stream caps, so the session can meet both (429 for one user, 503 for the appliance).
 const limits = { ...defaultConfig().limits, streamsPerUser: 2, streamsTotal: 3 };
+// The bridge account given at start (no broker URL: the bridge stays off), so the settings route meets its 409.
+const mqtt = { ...defaultConfig().mqtt, account: 'admin' };
+
+/**
+ * The answers the merged features added, each of which the session must provoke (beside calling every operation):
+ * zone writes to a unit that does not answer, a Host outside the allow-list, requests while a restore writes, a
+ * setting given at start.
+ */
+const REQUIRED = [
+  'PUT /api/zones/{id}/volume 409',
+  'PUT /api/zones/{id}/mute 409',
+  'PUT /api/zones/{id}/power 409',
+  'POST /api/players/{id}/attach-zones 409',
+  'POST /api/players/{id}/detach-zones 409',
+  'PUT /api/players/{id}/volume 409',
+  'POST /api/scenes 409',
+  'POST /api/scenes/{id}/apply 409',
+  'GET /api/health 421',
+  'GET /api/players 503',
+  'POST /api/auth/login 503',
+  'PUT /api/settings/mqtt 409',
+  'PUT /api/settings/mqtt 400',
+];
+
+/** Over node:http, which sends the Host header given (fetch sends the URL's own). */
+function withHost(url: string, method: string, headers: Record<string, string>): Promise<{ status: number; headers: Headers; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const received = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) received.set(name, String(value));
+        resolve({ status: res.statusCode ?? 0, headers: received, text: Buffer.concat(chunks).toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 t.test('a session replayed against the OpenAPI document', async (t) => {
-  const d = await startTestDaemon(t, { config: { limits } });
+  const driver = new SimulatedDriver({ applyDelayMs: 1 });
+  const d = await startTestDaemon(t, { driver, config: { limits, mqtt } });
   const document = await (await fetch(`${d.base}/api/openapi.json`)).json();
 
   t.test('the document is a valid OpenAPI 3.1 document', async (t) => {
@@ -34,6 +78,8 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     /** Sent as it is, with this Content-Type. */
     raw?: { text: string; type: string };
     headers?: Record<string, string>;
+    /** Sent as the Host header (no body). */
+    host?: string;
   }
   /** Sends one request, checks its answer against the document, and returns it (body parsed when JSON). */
   const call = async (method: string, path: string, expected: number, options: Call = {}) => {
@@ -49,8 +95,10 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
       body = JSON.stringify(options.body);
       headers['Content-Type'] = 'application/json';
     }
-    const res = await fetch(d.base + path, { method, headers, body });
-    const text = await res.text();
+    const res = options.host
+      ? await withHost(d.base + path, method, { ...headers, Host: options.host })
+      : await fetch(d.base + path, { method, headers, body }).then(async (r) => ({ status: r.status, headers: r.headers, text: await r.text() }));
+    const { text } = res;
     const where = `${method} ${path}`;
     if (res.status !== expected) problems.push(`${where}: expected ${expected}, got ${res.status}: ${text.slice(0, 300)}`);
     problems.push(...check.checkResponse({ method, path: path.split('?')[0]!, status: res.status, headers: res.headers, text }));
@@ -74,6 +122,7 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
   await t.test('system, discovery and the HTTP layer', async () => {
     await call('GET', '/api/health', 200, { key: '' });
     await call('GET', '/api/openapi.json', 200, { key: '' });
+    await call('GET', '/api/health', 421, { key: '', host: 'rebind.attacker.example' });
     await call('GET', '/description.xml', 200, { key: '' });
     await call('GET', '/api/users/me', 401, { key: '' });
     await call('GET', '/api/users/me', 401, { key: 'svc_0000' });
@@ -105,6 +154,10 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     await call('PUT', `/api/users/${victim.id}/password`, 200, { body: { newPassword: 'victim-pass-2' } });
     await call('PUT', `/api/users/${viewer.id}/password`, 403, { key: viewer.apiKey, body: { newPassword: 'viewer-pass-2' } });
     await call('POST', '/api/users', 409, { body: { username: 'replay-viewer', password: 'viewer-pass-1', role: 'Viewer' } });
+    // A user without a password (a hub): it uses its API key only, until an admin gives it one.
+    const hub = (await call('POST', '/api/users', 201, { body: { username: 'replay-hub', role: 'Operator' } })).body;
+    await call('GET', '/api/users/me', 200, { key: hub.apiKey });
+    await call('PUT', `/api/users/${hub.id}/password`, 200, { body: { newPassword: 'hub-pass-1' } });
     await call('GET', `/api/users/${victim.id}/api-key`, 200);
     await call('POST', `/api/users/${victim.id}/api-key`, 200);
     await call('DELETE', `/api/users/${victim.id}/api-key`, 204);
@@ -164,6 +217,51 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     await call('GET', `/api/scenes/${scene.id}`, 404);
   });
 
+  await t.test('zones whose unit does not answer', async (t) => {
+    const [kitchen, den, study] = [zones[0]!, zones[2]!, zones[3]!];
+    const denPlayer = (await call('POST', '/api/players', 201, { body: { name: 'Den streamer', input: { channel: 3 } } })).body;
+    await call('POST', `/api/players/${denPlayer.id}/attach-zones`, 204, { body: { zoneIds: [den.id] } });
+    await call('PUT', `/api/zones/${study.id}/power`, 204, { body: { power: true } });
+    const both = (await call('POST', '/api/scenes', 201, { body: { name: 'Both rooms', zoneIds: [kitchen.id, den.id] } })).body;
+    const denOnly = (await call('POST', '/api/scenes', 201, { body: { name: 'Den alone', zoneIds: [den.id] } })).body;
+    driver.simulateUnit([den.output.channel, study.output.channel], false, 'unit 2 does not answer');
+    t.teardown(() => driver.simulateUnit([den.output.channel, study.output.channel], true));
+
+    t.match((await call('GET', `/api/zones/${den.id}`, 200)).body, { available: false, unavailableReason: /unit 2 does not answer/ });
+    await call('PUT', `/api/zones/${den.id}/volume`, 409, { body: { volume: 0.2 } });
+    await call('PUT', `/api/zones/${den.id}/mute`, 409, { body: { muted: true } });
+    await call('PUT', `/api/zones/${den.id}/power`, 409, { body: { power: true } });
+    await call('PUT', `/api/zones/${den.id}/sleep`, 409, { body: { minutes: 10 } });
+    await call('POST', `/api/players/${player.id}/attach-zones`, 409, { body: { zoneIds: [study.id] } });
+    await call('POST', `/api/players/${denPlayer.id}/detach-zones`, 409, { body: { zoneIds: [den.id] } });
+    await call('PUT', `/api/players/${denPlayer.id}/volume`, 409, { body: { volume: 0.3 } });
+    await call('POST', '/api/scenes', 409, { body: { name: 'Study', zoneIds: [study.id] } });
+    await call('POST', `/api/scenes/${denOnly.id}/apply`, 409);
+    const applied = (await call('POST', `/api/scenes/${both.id}/apply`, 200)).body;
+    t.same(applied.skipped?.map((s: { zoneId: string }) => s.zoneId), [den.id], 'the scene skipped the zone that cannot answer');
+    const off = (await call('POST', '/api/zones/all-off', 200)).body;
+    t.same(
+      off.skipped?.map((s: { zoneId: string }) => s.zoneId).sort(),
+      [den.id, study.id].sort(),
+      'all off skipped the zones that were on (the attached one and the one powered) and cannot answer',
+    );
+
+    driver.simulateUnit([den.output.channel, study.output.channel], true);
+    t.match((await call('GET', `/api/zones/${den.id}`, 200)).body, { available: true, unavailableReason: null });
+    await call('PUT', `/api/players/${denPlayer.id}/volume`, 204, { body: { volume: 0.3 } });
+    await call('DELETE', `/api/scenes/${both.id}`, 204);
+    await call('DELETE', `/api/scenes/${denOnly.id}`, 204);
+  });
+
+  await t.test('the Home Assistant bridge settings', async () => {
+    await call('GET', '/api/settings/mqtt', 200);
+    await call('GET', '/api/settings/mqtt', 403, { key: viewer.apiKey });
+    await call('PUT', '/api/settings/mqtt', 200, { body: { username: 'hub-login' } });
+    await call('PUT', '/api/settings/mqtt', 400, { body: { url: 'http://broker:1883' } });
+    await call('PUT', '/api/settings/mqtt', 409, { body: { account: 'replay-viewer' } });
+    await call('PUT', '/api/settings/mqtt', 200, { body: { username: null } });
+  });
+
   await t.test('playlists and input devices', async () => {
     const tracks = [{ title: 'One', uri: 'file:///music/1.flac', durationMs: 1000 }, { title: 'Two', uri: 'file:///music/2.flac' }];
     const list = (await call('POST', '/api/playlists', 201, { body: { name: 'Evening', tracks } })).body;
@@ -216,16 +314,46 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     for (const event of seen) problems.push(...check.checkComponent('Event', event));
   });
 
-  await t.test('backup and restore', async () => {
+  await t.test('backup and restore', async (t) => {
+    // With a track, the restore's transaction syncs the database file between its slices (settleLong).
+    await call('POST', '/api/playlists', 201, { body: { name: 'Kept', tracks: [{ title: 'One', uri: 'file:///music/1.flac' }] } });
     const backup = (await call('GET', '/api/backup', 200)).body;
     await call('POST', '/api/backup', 200, { body: { passphrase: 'a long passphrase' } });
     await call('POST', '/api/backup', 403, { key: viewer.apiKey, body: { passphrase: 'a long passphrase' } });
     await call('POST', '/api/restore', 400, { body: { backup: { format: 'something else' } } });
-    await call('POST', '/api/restore', 200, { body: { backup } });
+    // The restore is held while it writes (at its first sync), so requests meanwhile meet the 503 for certain.
+    const store = d.daemon.store;
+    const settle = store.settleLong.bind(store);
+    let reached!: () => void;
+    const writing = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    store.settleLong = async () => {
+      reached();
+      await released;
+      return settle();
+    };
+    t.teardown(() => {
+      release();
+      store.settleLong = settle;
+    });
+    const restored = call('POST', '/api/restore', 200, { body: { backup } });
+    await within(writing, undefined, 'the restore to write');
+    const busy = await call('GET', '/api/players', 503);
+    t.match(busy.headers.get('retry-after'), /^\d+$/, 'a 503 while the restore writes says when to retry');
+    await call('POST', '/api/auth/login', 503, { key: '', body: { username: 'admin', password: d.adminPassword } });
+    await call('GET', '/api/health', 200, { key: '' });
+    release();
+    await within(restored, undefined, 'the restore to finish');
+    await call('GET', '/api/players', 200);
   });
 
   t.test('every answer matched the document', async (t) => {
     t.same(problems, []);
+  });
+
+  t.test('each answer the merged features added was provoked', async (t) => {
+    t.same(REQUIRED.filter((pair) => !check.seen.has(pair)), [], 'statuses the session never met');
   });
 
   t.test('every operation of the document was called and answered with success', async (t) => {

@@ -3,6 +3,7 @@
 // body matches its media type and schema (ajv, JSON Schema 2020-12 as OpenAPI 3.1 uses it).
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { nameProblem } from '../../daemon/names.js';
 
 type Json = any;
 
@@ -29,6 +30,8 @@ export class OpenApiCheck {
   constructor(readonly doc: Json) {
     addFormats(this.ajv);
     for (const format of ['double', 'float', 'int32', 'int64']) this.ajv.addFormat(format, true);
+    // The daemon's own format for names people give: the same rule, so a name the daemon refuses fails here too.
+    this.ajv.addFormat('name', (value: string) => nameProblem(value) === undefined);
     // The document as one schema, so its $refs (#/components/...) resolve wherever a fragment of it is compiled.
     this.ajv.addSchema({ ...doc, $id: DOC_ID });
   }

@@ -137,6 +137,9 @@ export function announce(message) {
 
 export const percent = (fraction) => `${Math.round(fraction * 100)}%`;
 
+/** "1 player", "3 players", "0 players": a count with its noun, singular only for one. */
+export const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 /** 215000 → "3:35" */
 export function duration(ms) {
   if (ms === null || ms === undefined) return '';
@@ -160,6 +163,12 @@ export async function attempt(action, successMessage) {
     if (err?.name !== 'AbortError' && err?.status !== 401) toast(err?.message ?? String(err), 'error');
     return false;
   }
+}
+
+/** Why a zone, player or input cannot be used now, under its name (hidden while it can). */
+export function showReason(el, thing) {
+  el.hidden = thing.available;
+  text(el, thing.available ? '' : `Unavailable: ${thing.unavailableReason}`);
 }
 
 /** A button with an icon and a visible or screen-reader-only label. */
