@@ -1,10 +1,15 @@
 // The device side every emulator shares: a paced, fault-injecting transmit line, attaching to a pty path or any duplex
-// stream (a loopback TCP socket), the command record with waitForCommand, and scripted rejections.
+// stream (a loopback TCP socket, an in-memory line), the command record with waitForCommand, and scripted rejections.
 import { EventEmitter } from 'node:events';
-import type { Duplex } from 'node:stream';
 import { SerialPort } from 'serialport';
+import { systemClock, type Clock } from './core/clock.js';
+import type { DeviceStream } from './memory-port.js';
+
+export type { DeviceStream } from './memory-port.js';
 
 export interface OutputOptions {
+  /** Time for the pacing, reports and boots (the system clock by default; tests share theirs with the driver). */
+  clock?: Clock;
   /** Pace output like the serial line: 9600 baud is about 1.04 ms per byte. Default 0 (as fast as possible). */
   byteDelayMs?: number;
   /** Fraction (0..1) of output bytes dropped. Default 0. */
@@ -32,22 +37,24 @@ export class PacedOutput {
   byteDelayMs: number;
   dropRate: number;
   garbleRate: number;
-  private stream: Duplex | undefined;
+  private stream: DeviceStream | undefined;
   private readonly random: () => number;
+  private readonly clock: Clock;
   private queue: Buffer[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  private timer: unknown;
   private startedAt = 0;
   private sent = 0;
 
   constructor(options: OutputOptions = {}) {
+    this.clock = options.clock ?? systemClock;
     this.byteDelayMs = options.byteDelayMs ?? 0;
     this.dropRate = options.dropRate ?? 0;
     this.garbleRate = options.garbleRate ?? 0;
     this.random = prng(options.seed ?? 0x5eed);
   }
 
-  attach(stream: Duplex | undefined): void {
-    clearTimeout(this.timer);
+  attach(stream: DeviceStream | undefined): void {
+    this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.queue = [];
     this.stream = stream;
@@ -64,7 +71,7 @@ export class PacedOutput {
     }
     this.queue.push(bytes);
     if (!this.timer) {
-      this.startedAt = performance.now();
+      this.startedAt = this.clock.now();
       this.sent = 0;
       this.pace();
     }
@@ -84,7 +91,7 @@ export class PacedOutput {
   private pace(): void {
     this.timer = undefined;
     if (!this.stream) return;
-    const due = Math.floor((performance.now() - this.startedAt) / this.byteDelayMs) + 1 - this.sent;
+    const due = Math.floor((this.clock.now() - this.startedAt) / this.byteDelayMs) + 1 - this.sent;
     const out: Buffer[] = [];
     let budget = due;
     while (budget > 0 && this.queue.length > 0) {
@@ -104,7 +111,7 @@ export class PacedOutput {
       this.sent += chunk.length;
       this.stream.write(chunk);
     }
-    if (this.queue.length > 0) this.timer = setTimeout(() => this.pace(), Math.max(1, this.byteDelayMs));
+    if (this.queue.length > 0) this.timer = this.clock.setTimeout(() => this.pace(), Math.max(1, this.byteDelayMs));
   }
 }
 
@@ -126,7 +133,7 @@ export class CommandRejections {
 }
 
 /** Closes an attached stream; resolves once it is closed. A serial port that closed itself on unplug is left as is. */
-function closeStream(stream: Duplex): Promise<void> {
+function closeStream(stream: DeviceStream): Promise<void> {
   if (stream.destroyed) return Promise.resolve();
   const port = stream as Partial<SerialPort>;
   return new Promise<void>((resolve) => {
@@ -149,7 +156,8 @@ export abstract class EmulatorPort extends EventEmitter {
   /** Every command received, in order, as the family records it. */
   readonly commands: string[] = [];
   protected readonly output: PacedOutput;
-  protected stream: Duplex | undefined;
+  protected readonly clock: Clock;
+  protected stream: DeviceStream | undefined;
 
   constructor(
     options: OutputOptions,
@@ -157,6 +165,7 @@ export abstract class EmulatorPort extends EventEmitter {
     private readonly baudRate: number,
   ) {
     super();
+    this.clock = options.clock ?? systemClock;
     this.output = new PacedOutput(options);
   }
 
@@ -180,10 +189,10 @@ export abstract class EmulatorPort extends EventEmitter {
   }
 
   /**
-   * Connects to a duplex stream: a serial port, one end of a pty, or a TCP socket accepted by a loopback server. The
-   * device has one line: a stream attached before is closed.
+   * Connects to a duplex stream: a serial port, one end of a pty, a TCP socket accepted by a loopback server, or the
+   * device end of an in-memory line. The device has one line: a stream attached before is closed.
    */
-  attach(stream: Duplex): void {
+  attach(stream: DeviceStream): void {
     const replaced = this.stream;
     this.detach();
     // The stream replaced is closed, not just dropped: a pty whose other end vanished reads as end-of-file forever, and
@@ -236,18 +245,19 @@ export abstract class EmulatorPort extends EventEmitter {
   }
 
   /**
-   * Resolves with the next command matching `test` (bounded, with a clear message). The default limit is generous:
-   * a command that never comes fails the same, and a loaded machine can stretch a paced serial line's poll cycle.
+   * Resolves with the next command matching `test` (bounded on the emulator's clock, with a clear message). The
+   * default limit is generous: a command that never comes fails the same, and a loaded machine can stretch a paced
+   * serial line's poll cycle.
    */
   waitForCommand(test: (command: string) => boolean, timeoutMs = 20_000): Promise<string> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const timer = this.clock.setTimeout(() => {
         this.off('command', listener);
         reject(new Error(`emulator: no matching command within ${timeoutMs} ms (last: ${this.commands.slice(-5).join(' | ')})`));
       }, timeoutMs);
       const listener = (command: string): void => {
         if (!test(command)) return;
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         this.off('command', listener);
         resolve(command);
       };

@@ -61,10 +61,10 @@ export class RnetEmulator extends EmulatorPort {
   trafficBeforeReplies: boolean;
   private silent = false;
   private toLose = 0;
-  private booting: NodeJS.Timeout | undefined;
+  private booting: unknown;
   private readonly bootMs: number;
   private chatterIntervalMs: number;
-  private chatterTimer: NodeJS.Timeout | undefined;
+  private chatterTimer: unknown;
   private chatterTurn = 0;
   private readonly zones = new Map<number, EmulatedZone>();
   private readonly parser = new FrameParser();
@@ -93,12 +93,12 @@ export class RnetEmulator extends EmulatorPort {
   }
 
   protected override detached(): void {
-    clearInterval(this.chatterTimer);
+    this.clock.clearTimeout(this.chatterTimer);
     this.chatterTimer = undefined;
   }
 
   override async close(): Promise<void> {
-    clearTimeout(this.booting);
+    this.clock.clearTimeout(this.booting);
     this.booting = undefined;
     await super.close();
   }
@@ -113,10 +113,10 @@ export class RnetEmulator extends EmulatorPort {
    * zone, then answers again and emits `booted`.
    */
   powerOn(bootMs: number): void {
-    clearTimeout(this.booting);
+    this.clock.clearTimeout(this.booting);
     this.silent = true;
     for (const zone of this.zones.values()) zone.muted = false;
-    this.booting = setTimeout(() => {
+    this.booting = this.clock.setTimeout(() => {
       this.booting = undefined;
       this.silent = false;
       this.emit('booted');
@@ -126,9 +126,16 @@ export class RnetEmulator extends EmulatorPort {
   /** Unsolicited bus traffic at this interval (0 stops it): keypad events, display feedback, foreign replies. */
   setChatter(intervalMs: number): void {
     this.chatterIntervalMs = intervalMs;
-    clearInterval(this.chatterTimer);
+    this.clock.clearTimeout(this.chatterTimer);
     this.chatterTimer = undefined;
-    if (intervalMs > 0 && this.stream) this.chatterTimer = setInterval(() => this.busTraffic(1), intervalMs);
+    if (intervalMs > 0 && this.stream) this.chatter();
+  }
+
+  private chatter(): void {
+    this.chatterTimer = this.clock.setTimeout(() => {
+      this.busTraffic(1);
+      this.chatter();
+    }, this.chatterIntervalMs);
   }
 
   /** Sends `count` frames of unsolicited bus traffic (see chatterFrame); keypad events are `keypad()` and `press()`. */

@@ -58,9 +58,9 @@ export class XantechEmulator extends EmulatorPort {
   /** Whether zone-activity reports are on (`!ZA1+`). */
   activityUpdates = false;
   private silent = false;
-  private booting: NodeJS.Timeout | undefined;
+  private booting: unknown;
   private readonly state = new Map<number, ZoneStatus>();
-  private readonly reportTimers = new Map<number, NodeJS.Timeout>();
+  private readonly reportTimers = new Map<number, unknown>();
   private idleWaiters: Array<() => void> = [];
   private input = '';
   private readonly rejections = new CommandRejections();
@@ -85,7 +85,7 @@ export class XantechEmulator extends EmulatorPort {
 
   protected override detached(): void {
     this.cancelReports();
-    clearTimeout(this.booting);
+    this.clock.clearTimeout(this.booting);
     this.booting = undefined;
   }
 
@@ -135,16 +135,15 @@ export class XantechEmulator extends EmulatorPort {
 
   private boot(): void {
     this.setSilent(true);
-    clearTimeout(this.booting);
-    this.booting = setTimeout(() => {
+    this.clock.clearTimeout(this.booting);
+    this.booting = this.clock.setTimeout(() => {
       this.booting = undefined;
       this.silent = false;
     }, this.bootMs);
-    this.booting.unref();
   }
 
   private cancelReports(): void {
-    for (const timer of this.reportTimers.values()) clearTimeout(timer);
+    for (const timer of this.reportTimers.values()) this.clock.clearTimeout(timer);
     this.reportTimers.clear();
     this.notifyIdle();
   }
@@ -159,8 +158,8 @@ export class XantechEmulator extends EmulatorPort {
   /** Zone activity: (re)starts the zone's report timer, so the report follows once activity stops. */
   private activity(zone: number): void {
     if (!this.activityUpdates || this.silent) return;
-    clearTimeout(this.reportTimers.get(zone));
-    const timer = setTimeout(() => {
+    this.clock.clearTimeout(this.reportTimers.get(zone));
+    const timer = this.clock.setTimeout(() => {
       this.reportTimers.delete(zone);
       if (this.activityUpdates && !this.silent) {
         this.send(encodeStatus(this.state.get(zone)!));
@@ -168,8 +167,6 @@ export class XantechEmulator extends EmulatorPort {
       }
       this.notifyIdle();
     }, this.activityDelayMs);
-    // A pending report must not keep a process alive, nor count as a driver's timer.
-    timer.unref();
     this.reportTimers.set(zone, timer);
   }
 
