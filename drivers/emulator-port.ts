@@ -226,11 +226,17 @@ export abstract class EmulatorPort extends EventEmitter {
   }
 
   /**
-   * The device end going away: closes the attached stream. Over TCP the host sees its connection drop; on a socat pty
-   * the host end stays open and hears nothing more (to make the host's port vanish, kill socat: test/helpers/pty.ts).
+   * The device end going away: closes the attached stream. Over TCP the adapter closes cleanly: a FIN, not the reset
+   * that closing with unread bytes would send. On a socat pty the host end stays open and hears nothing more (to
+   * make the host's port vanish, kill socat: test/helpers/pty.ts).
    */
-  vanish(): Promise<void> {
-    return this.close();
+  async vanish(): Promise<void> {
+    const socket = this.stream as (DeviceStream & { end?: () => void; setNoDelay?: unknown }) | undefined;
+    if (!socket || typeof socket.end !== 'function' || typeof socket.setNoDelay !== 'function') return this.close();
+    this.detach();
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.end(); // the host answers the FIN with its own, and the socket closes
+    await closed;
   }
 
   async close(): Promise<void> {

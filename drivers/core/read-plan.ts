@@ -15,7 +15,7 @@ export class ReadPlan {
   readonly live = new Set<number>();
   /** Zones whose last write was refused: held back until they have been read again. */
   readonly held = new Set<number>();
-  /** Zones written since their last read, on an amp that acknowledges nothing: each is read back (RNET). */
+  /** Zones written without an acknowledgement since their last read (RNET, prompt-less Monoprice): each is read back. */
   readonly verify = new Set<number>();
   /** Zones something else acted on since their last read (a keypad heard on the bus): a difference is its change. */
   readonly touched = new Set<number>();
@@ -43,7 +43,7 @@ export class ReadPlan {
   }
 
   next(): PlannedRead | undefined {
-    for (const channel of this.verify) if (this.live.has(channel)) return { address: channel, purpose: 'verify' };
+    for (const channel of this.verify) if (this.live.has(channel)) return { address: this.topology.zoneRead(channel), purpose: 'verify' };
     if (this.syncing.size > 0) return { address: Math.min(...this.syncing), purpose: 'sync' };
     const address = this.queue.shift();
     return address === undefined ? undefined : { address, purpose: 'queued' };

@@ -21,6 +21,9 @@ export interface ReadReply {
   zones: Array<{ channel: number; fields: Fields }>;
 }
 
+/** How a write went: acknowledged ('ok'), or 'sent' when nothing acknowledges it and only a read-back can tell. */
+export type WriteOutcome = Outcome | 'sent';
+
 /** The first read of a connection, made by the family's handshake. */
 export interface FirstRead {
   address: number;
@@ -38,8 +41,6 @@ export interface CoreOptions {
   offlineAfterTimeouts: number;
   /** Refusals in a row of one read or write before the driver stops insisting (noise garbles some). */
   maxRefusals: number;
-  /** 'ack': the amp answers each write; 'read-back': it answers none, so each zone written is read back (RNET). */
-  confirmBy: 'ack' | 'read-back';
   volumeSteps: number;
   inputs: InputDescription[];
 }
@@ -145,7 +146,7 @@ export abstract class SerialDriver implements AmplifierDriver {
   /** One read on the wire. */
   protected abstract read(address: number): Promise<ReadReply>;
   /** One write on the wire. */
-  protected abstract send(write: Write): Promise<Outcome>;
+  protected abstract send(write: Write): Promise<WriteOutcome>;
   /** How long until the next poll. */
   protected abstract pollDelayMs(): number;
   /** Undefined for a channel the family can address, else the complaint naming the valid ones. */
@@ -251,12 +252,13 @@ export abstract class SerialDriver implements AmplifierDriver {
     const outcome = await this.send(write);
     this.writing = undefined;
     if (session !== this.link.session || outcome === 'closed') return false;
-    const ack = this.core.confirmBy === 'ack';
-    if (outcome === 'ok') {
-      if (ack) this.units.alive();
+    if (outcome === 'ok' || outcome === 'sent') {
       this.refusals.reset(`!${write.channel}`);
-      if (ack) this.emitZone(write.channel, this.book.confirm(write));
-      else {
+      if (outcome === 'ok') {
+        this.units.alive();
+        this.emitZone(write.channel, this.book.confirm(write));
+      } else {
+        // Nothing acknowledges it: the zone is read back before the intent counts as done.
         this.book.sent(write);
         this.plan.verify.add(write.channel);
       }

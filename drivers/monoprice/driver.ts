@@ -1,8 +1,7 @@
 // Monoprice MPR-6ZHMAUT / Dayton DAX66 driver: the family's addressing (up to three chained units of six zones) and
 // wire on the shared driver core, which keeps the ownership rule, the work loop, liveness and availability.
 import type { DriverOptions } from '../driver.js';
-import type { Outcome } from '../core/link.js';
-import { SerialDriver, type FirstRead, type ReadReply } from '../core/serial-driver.js';
+import { SerialDriver, type FirstRead, type ReadReply, type WriteOutcome } from '../core/serial-driver.js';
 import type { Topology } from '../core/units.js';
 import { ZoneBook, statusFields, type Attribute, type Write } from '../core/zone-book.js';
 import { MonopriceLink } from './link.js';
@@ -64,7 +63,6 @@ export class MonopriceDriver extends SerialDriver {
         probeOthers: true,
         offlineAfterTimeouts: options.offlineAfterTimeouts ?? MONOPRICE_DEFAULTS.offlineAfterTimeouts,
         maxRefusals: MAX_REFUSALS,
-        confirmBy: 'ack',
         volumeSteps: VOLUME_STEPS,
         inputs: Array.from({ length: SOURCE_COUNT }, (_, i) => ({ channel: i + 1, name: `Input ${i + 1}`, kind: 'line-in' })),
       },
@@ -112,7 +110,7 @@ export class MonopriceDriver extends SerialDriver {
     return { outcome: reply.outcome, answered: reply.received > 0, zones };
   }
 
-  protected send(write: Write): Promise<Outcome> {
+  protected send(write: Write): Promise<WriteOutcome> {
     return this.link.set(write.channel, SET_NAMES[write.attribute], write.value);
   }
 }

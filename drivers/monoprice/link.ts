@@ -2,6 +2,7 @@
 // send none, once the line is quiet). Exchanges, timeouts and the resync after one are the core link's.
 import { Link, type Outcome, type Request } from '../core/link.js';
 import type { PortSessionOptions } from '../core/port-session.js';
+import type { WriteOutcome } from '../core/serial-driver.js';
 import { LineFramer, ReplyCollector, ZONES_PER_UNIT, encodeQuery, encodeSet, unitZones, type Frame, type SetAttribute, type ZoneStatus } from './protocol.js';
 
 export interface Reply {
@@ -57,9 +58,14 @@ export class MonopriceLink extends Link<Frame> {
     return { outcome, statuses: collector.statuses, received: collector.received };
   }
 
-  /** Sends one set: 'ok' once the amp took it (it answers a set with its prompt at most, never with data). */
-  set(zone: number, attribute: SetAttribute, value: number): Promise<Outcome> {
-    return this.request(collected(encodeSet(zone, attribute, value), new ReplyCollector(0), this.prompts ? undefined : this.gapMs));
+  /**
+   * Sends one set: 'ok' once the amp prompted after it (it answers a set with its prompt at most, never with data);
+   * 'sent' on an amp that prompts for nothing, where the set ends once the line is quiet and only a read shows it took.
+   */
+  async set(zone: number, attribute: SetAttribute, value: number): Promise<WriteOutcome> {
+    const collector = new ReplyCollector(0);
+    const outcome = await this.request(collected(encodeSet(zone, attribute, value), collector, this.prompts ? undefined : this.gapMs));
+    return outcome === 'ok' && !collector.prompted ? 'sent' : outcome;
   }
 
   private learnPrompting(prompted: boolean): void {

@@ -5,8 +5,7 @@
 // zone's channel stable when another controller is added to the bus, reads the way installers label zones
 // ("controller 2, zone 3" is 23), leaves room for MCA units with up to 8 zones, and matches the Monoprice driver.
 import type { DriverOptions } from '../driver.js';
-import type { Outcome } from '../core/link.js';
-import { SerialDriver, type FirstRead, type ReadReply } from '../core/serial-driver.js';
+import { SerialDriver, type FirstRead, type ReadReply, type WriteOutcome } from '../core/serial-driver.js';
 import type { Topology } from '../core/units.js';
 import type { Write } from '../core/zone-book.js';
 import { RnetLink } from './link.js';
@@ -79,7 +78,6 @@ export class RnetDriver extends SerialDriver {
         probeOthers: true,
         offlineAfterTimeouts: options.offlineAfterTimeouts ?? RNET_DEFAULTS.offlineAfterTimeouts,
         maxRefusals: 1, // RNET refuses nothing
-        confirmBy: 'read-back',
         volumeSteps: VOLUME_STEPS,
         inputs: Array.from({ length: SOURCE_COUNT }, (_, i) => ({ channel: i + 1, name: `Source ${i + 1}`, kind: 'line-in' })),
       },
@@ -131,8 +129,10 @@ export class RnetDriver extends SerialDriver {
     return { outcome, answered: true, zones: [{ channel, fields: { power: info.power ? 1 : 0, source: info.source, volume: info.volume } }] };
   }
 
-  protected send(write: Write): Promise<Outcome> {
-    return this.link.send(encodeWrite(write));
+  /** RNET answers no event: a write that went out is only known to have landed once the zone is read back. */
+  protected async send(write: Write): Promise<WriteOutcome> {
+    const outcome = await this.link.send(encodeWrite(write));
+    return outcome === 'ok' ? 'sent' : outcome;
   }
 
   /**

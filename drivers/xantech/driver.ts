@@ -55,7 +55,6 @@ export class XantechDriver extends SerialDriver {
         probeOthers: false,
         offlineAfterTimeouts: options.offlineAfterTimeouts ?? XANTECH_DEFAULTS.offlineAfterTimeouts,
         maxRefusals: MAX_REFUSALS,
-        confirmBy: 'ack',
         volumeSteps: VOLUME_STEPS,
         inputs: Array.from({ length: SOURCE_COUNT }, (_, i) => ({ channel: i + 1, name: `Source ${i + 1}`, kind: 'line-in' })),
       },

@@ -42,6 +42,12 @@ export function rig(t: Test, options: RigOptions = {}): Promise<Rig> {
   });
 }
 
+/** Sets zones on the amplifier as given, starts the driver remembering the same, and runs until online and settled. */
+export async function startWith(r: Rig, zones: Array<[number, ZoneState]> = []): Promise<void> {
+  for (const [channel, state] of zones) r.emulator.keypad(channel, toKeypad(state));
+  await r.startOnline(new Map(zones));
+}
+
 /** The reply to a poll is taken in before the next poll is sent: two more `?10` prove one whole poll was seen. */
 export const observed = (r: Rig): Promise<void> => r.commands((c) => c === '?10', 2, 'polls of unit 1');
 

@@ -1,0 +1,97 @@
+// What the whole daemon does with each serial family's keypads and units, on the in-memory line: the keypad's volume
+// adopted when a zone is switched on there (the bug report: the stored volume was written back over it), the turn-on
+// volume applied instead when one is set, and a unit that stops answering seen as unavailable.
+import type { Test } from 'tap';
+import type { Clock } from '../../drivers/core/clock.js';
+import type { AmplifierDriver } from '../../drivers/driver.js';
+import { stepToVolume, volumeToStep } from '../../drivers/driver.js';
+import type { EmulatorPort } from '../../drivers/emulator-port.js';
+import { daemonOnMemory, type ZoneRow } from './daemon-rig.js';
+import type { DriverWiring } from './memory-rig.js';
+
+/** A write as the emulator recorded it. */
+export interface WireWrite {
+  channel: number;
+  attribute: 'power' | 'volume' | 'other';
+  value: number;
+}
+
+export interface DaemonCaseFamily<D extends AmplifierDriver, E extends EmulatorPort> {
+  name: string;
+  steps: number;
+  /** The zone the cases use, on the master unit. */
+  channel: number;
+  /** The volume (device steps) the bug report's keypad switched a zone on at. */
+  keypadVolume: number;
+  /** A second unit's zones (Monoprice unit 2, RNET controller 2, Xantech's expansion). */
+  secondUnit: number[];
+  pollIntervalMs: number;
+  emulator(clock: Clock, options: { secondUnit: boolean }): E;
+  driver(wiring: DriverWiring & { secondUnit: boolean }): D;
+  /** Someone at the zone's keypad (volume in device steps). */
+  keypad(emulator: E, channel: number, change: { power?: boolean; volume?: number }): void;
+  /** What the zone holds now (volume in device steps). */
+  state(emulator: E, channel: number): { power: boolean; volume: number };
+  /** The writes the emulator received, in order. */
+  writes(emulator: E): WireWrite[];
+  /** The second unit powered off (it stops answering) or on again. */
+  secondUnitFitted(emulator: E, fitted: boolean): void;
+}
+
+export function daemonCases<D extends AmplifierDriver, E extends EmulatorPort>(t: Test, family: DaemonCaseFamily<D, E>): void {
+  const { name, channel, steps, keypadVolume } = family;
+  const setup = (t: Test, secondUnit = false, prepare?: (emulator: E) => void) =>
+    daemonOnMemory(t, { emulator: (clock) => family.emulator(clock, { secondUnit }), driver: (wiring) => family.driver({ ...wiring, secondUnit }) }, prepare);
+  const zoneOf = (zones: ZoneRow[]) => zones.find((z) => z.output.channel === channel)!;
+
+  t.test(`on the ${name} driver, a zone switched on at its keypad keeps the keypad's volume: stored, announced, never overwritten`, async (t) => {
+    // The zone is off, holding the volume the daemon stored (0.3): nothing differs at start.
+    const stored = volumeToStep(0.3, steps);
+    const rig = await setup(t, false, (emulator) => family.keypad(emulator, channel, { power: false, volume: stored }));
+    const zone = zoneOf(rig.zones);
+    t.match(zone, { power: false, volume: 0.3 }, 'the daemon starts with its stored volume');
+    const mark = family.writes(rig.emulator).length;
+    family.keypad(rig.emulator, channel, { power: true, volume: keypadVolume });
+    const adopted = stepToVolume(keypadVolume, steps);
+    await rig.until(
+      () => rig.events.some((e) => e.type === 'zone.volumeChanged' && e.payload.zoneId === zone.id && e.payload.volume === adopted),
+      'zone.volumeChanged with the keypad\'s volume',
+    );
+    await rig.time.advance(3 * family.pollIntervalMs); // more polls: nothing is written back later either
+    t.match((await rig.api.get(`/api/zones/${zone.id}`)).body, { power: true, volume: adopted }, 'stored');
+    t.ok(rig.events.some((e) => e.type === 'zone.powerChanged' && e.payload.zoneId === zone.id && e.payload.power), 'the power-on announced');
+    t.same(family.writes(rig.emulator).slice(mark).filter((w) => w.channel === channel), [], 'nothing was written to the zone');
+    t.same(family.state(rig.emulator, channel), { power: true, volume: keypadVolume }, 'it plays on at the keypad\'s volume');
+  });
+
+  t.test(`on the ${name} driver, a zone switched on at its keypad starts at its turn-on volume`, async (t) => {
+    const rig = await setup(t);
+    const zone = zoneOf(rig.zones);
+    t.equal((await rig.api.put(`/api/zones/${zone.id}`, { turnOnVolume: 0.15 })).status, 200);
+    const turnOn = volumeToStep(0.15, steps);
+    family.keypad(rig.emulator, channel, { power: true, volume: keypadVolume });
+    await rig.until(() => family.state(rig.emulator, channel).volume === turnOn, 'the turn-on volume on the amplifier');
+    await rig.until(rig.driver.settled(), 'the driver to settle');
+    t.match((await rig.api.get(`/api/zones/${zone.id}`)).body, { power: true, volume: 0.15 }, 'stored');
+    const volumes = family.writes(rig.emulator).filter((w) => w.channel === channel && w.attribute === 'volume');
+    t.same(volumes.map((w) => w.value), [turnOn], 'one volume written: the turn-on volume');
+    const reported = rig.events.filter((e) => e.type === 'zone.volumeChanged' && e.payload.zoneId === zone.id);
+    t.same(reported.map((e) => e.type === 'zone.volumeChanged' && e.payload.volume), [0.15], 'the turn-on volume is what was announced');
+  });
+
+  t.test(`on the ${name} driver, the zones of a unit that stops answering are unavailable, and available again when it answers`, async (t) => {
+    const rig = await setup(t, true);
+    const amplifier = rig.d.daemon.amplifiers.list[0]!.driver;
+    const unit = family.secondUnit;
+    await rig.until(() => unit.every((c) => amplifier.describe().zones.some((z) => z.channel === c)), 'the second unit found');
+    const zones = (await rig.api.get('/api/zones')).body as ZoneRow[];
+    t.ok(unit.every((c) => zones.some((z) => z.output.channel === c)), 'the daemon made zones of them');
+    t.ok(unit.every((c) => amplifier.availability(c).available), 'its zones are available');
+    family.secondUnitFitted(rig.emulator, false);
+    await rig.until(() => unit.every((c) => !amplifier.availability(c).available), 'its zones unavailable');
+    t.match(amplifier.availability(unit[0]!).reason, /does not answer/, 'with the reason');
+    t.ok(amplifier.availability(channel).available, 'the master\'s zones stay available');
+    family.secondUnitFitted(rig.emulator, true);
+    await rig.until(() => unit.every((c) => amplifier.availability(c).available), 'its zones available again');
+  });
+}
