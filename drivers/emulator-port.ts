@@ -158,6 +158,7 @@ export abstract class EmulatorPort extends EventEmitter {
   protected readonly output: PacedOutput;
   protected readonly clock: Clock;
   protected stream: DeviceStream | undefined;
+  private poweredUp = false;
 
   constructor(
     options: OutputOptions,
@@ -214,7 +215,10 @@ export abstract class EmulatorPort extends EventEmitter {
       if (typeof port.close === 'function' && port.isOpen) port.close(() => undefined);
       else if (!stream.destroyed) stream.destroy();
     });
-    this.attached();
+    // The device powers up with its first line; a reconnect later (a new socket, a replugged adapter) finds it running.
+    const poweringUp = !this.poweredUp;
+    this.poweredUp = true;
+    this.attached(poweringUp);
   }
 
   /** Opens a device path (one end of a pty pair) with serialport and attaches to it. */
@@ -277,8 +281,8 @@ export abstract class EmulatorPort extends EventEmitter {
     this.emit('command', command);
   }
 
-  /** A new stream is attached: reset the input state, start what runs while attached. */
-  protected abstract attached(): void;
+  /** A new stream is attached: reset the input state, start what runs while attached (`poweringUp`: the first one). */
+  protected abstract attached(poweringUp: boolean): void;
   /** The stream is going away: stop what runs while attached. */
   protected detached(): void {}
   /** Bytes from the host. */

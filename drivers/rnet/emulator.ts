@@ -85,10 +85,10 @@ export class RnetEmulator extends EmulatorPort {
     }
   }
 
-  protected attached(): void {
+  protected attached(poweringUp: boolean): void {
     this.parser.reset();
     this.rawFrame = [];
-    if (this.bootMs > 0) this.powerOn(this.bootMs);
+    if (poweringUp && this.bootMs > 0) this.powerOn(this.bootMs);
     this.setChatter(this.chatterIntervalMs);
   }
 

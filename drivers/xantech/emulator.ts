@@ -78,15 +78,20 @@ export class XantechEmulator extends EmulatorPort {
     for (let zone = 1; zone <= MAX_ZONES; zone++) this.state.set(zone, initialStatus(zone));
   }
 
-  protected attached(): void {
+  protected attached(poweringUp: boolean): void {
     this.input = '';
-    if (this.bootMs > 0) this.boot();
+    if (poweringUp && this.bootMs > 0) this.boot();
   }
 
   protected override detached(): void {
     this.cancelReports();
+  }
+
+  /** The boot goes on whatever the line does (a reconnect mid-boot), and stops with the emulator. */
+  override async close(): Promise<void> {
     this.clock.clearTimeout(this.booting);
     this.booting = undefined;
+    await super.close();
   }
 
   /** A silent amplifier (mains off, cable pulled at the amp end): input is ignored, nothing is sent. */
