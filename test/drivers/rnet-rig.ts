@@ -41,6 +41,12 @@ export function rig(t: Test, options: RigOptions = {}): Promise<Rig> {
   });
 }
 
+/** Zones on the controller as given, the driver started remembering the same, online and settled. */
+export async function startWith(r: Rig, zones: Array<[number, ZoneState]> = []): Promise<void> {
+  for (const [channel, state] of zones) r.emulator.keypad(channel, toEmulated(state));
+  await r.startOnline(new Map(zones));
+}
+
 /** Two more polls of zone 11: the one in flight when called may predate a change, the second cannot. */
 export const observed = (r: Rig): Promise<void> => r.commands((c) => c === 'info 11', 2, 'polls of zone 11');
 

@@ -25,7 +25,7 @@ t.test('over a real serial port, the adapter unplugged goes offline and, plugged
   await startOnline(r, new Map([[1, ON]]));
   const offline = nextEventWithin(r.driver, isStatus(false), 'status offline');
   await r.unplug();
-  t.match((await offline).detail, /closed|unplugged/);
+  t.match((await offline).detail, /closed|unplugged|EIO/); // a write may fail before the close is seen
   r.driver.setZone(1, { volume: 0.5, source: 6 });
   const online = nextEventWithin(r.driver, isStatus(true), 'status online after replug');
   await r.replug();
