@@ -18,6 +18,8 @@ export interface OutputOptions {
   garbleRate?: number;
   /** Seed for the fault generator, so a failing run can be replayed. */
   seed?: number;
+  /** How long the device ignores its port after power-up (a slow boot). Default 0. */
+  bootMs?: number;
 }
 
 /** mulberry32: a tiny deterministic PRNG for reproducible line faults. */
@@ -149,8 +151,8 @@ function closeStream(stream: DeviceStream): Promise<void> {
 }
 
 /**
- * An emulator's connection to the host. Events: `command` (after the state changed), `close` (the attached stream
- * ended). The line's rates change at run time through the accessors; subclasses handle the bytes that arrive.
+ * An emulator's connection to the host. Events: `command` (after the state changed), `booted`, `close` (the attached
+ * stream ended). The line's rates change at run time through the accessors; subclasses handle the bytes that arrive.
  */
 export abstract class EmulatorPort extends EventEmitter {
   /** Every command received, in order, as the family records it. */
@@ -158,7 +160,12 @@ export abstract class EmulatorPort extends EventEmitter {
   protected readonly output: PacedOutput;
   protected readonly clock: Clock;
   protected stream: DeviceStream | undefined;
+  /** Input ignored and nothing sent: the mains off, a boot under way, or the cable pulled at the amp end. */
+  protected silent = false;
+  /** How long a power-up keeps the device silent. */
+  protected readonly bootMs: number;
   private poweredUp = false;
+  private booting: unknown;
 
   constructor(
     options: OutputOptions,
@@ -167,7 +174,24 @@ export abstract class EmulatorPort extends EventEmitter {
   ) {
     super();
     this.clock = options.clock ?? systemClock;
+    this.bootMs = options.bootMs ?? 0;
     this.output = new PacedOutput(options);
+  }
+
+  /** Silent (powered off, the cable pulled at the amp end) or answering again. */
+  setSilent(silent: boolean): void {
+    this.silent = silent;
+  }
+
+  /** Silent for `ms` (a power-up), then answering again; emits `booted`. The boot goes on whatever the line does. */
+  protected boot(ms: number): void {
+    this.clock.clearTimeout(this.booting);
+    this.setSilent(true);
+    this.booting = this.clock.setTimeout(() => {
+      this.booting = undefined;
+      this.setSilent(false);
+      this.emit('booted');
+    }, ms);
   }
 
   get byteDelayMs(): number {
@@ -218,7 +242,8 @@ export abstract class EmulatorPort extends EventEmitter {
     // The device powers up with its first line; a reconnect later (a new socket, a replugged adapter) finds it running.
     const poweringUp = !this.poweredUp;
     this.poweredUp = true;
-    this.attached(poweringUp);
+    if (poweringUp && this.bootMs > 0) this.boot(this.bootMs);
+    this.attached();
   }
 
   /** Opens a device path (one end of a pty pair) with serialport and attaches to it. */
@@ -244,6 +269,8 @@ export abstract class EmulatorPort extends EventEmitter {
   }
 
   async close(): Promise<void> {
+    this.clock.clearTimeout(this.booting);
+    this.booting = undefined;
     const stream = this.stream;
     this.detach();
     if (stream) await closeStream(stream);
@@ -281,8 +308,8 @@ export abstract class EmulatorPort extends EventEmitter {
     this.emit('command', command);
   }
 
-  /** A new stream is attached: reset the input state, start what runs while attached (`poweringUp`: the first one). */
-  protected abstract attached(poweringUp: boolean): void;
+  /** A new stream is attached: reset the input state, start what runs while attached. */
+  protected abstract attached(): void;
   /** The stream is going away: stop what runs while attached. */
   protected detached(): void {}
   /** Bytes from the host. */

@@ -5,7 +5,7 @@ import type { AmplifierDriver, DriverDescription, DriverEvent, DriverListener, D
 import { systemClock, type Clock } from './clock.js';
 import { DriverEvents } from './events.js';
 import type { Outcome } from './link.js';
-import type { PortSession } from './port-session.js';
+import type { PortSession, PortSessionOptions } from './port-session.js';
 import { ReadPlan, Refusals, type PlannedRead } from './read-plan.js';
 import { Units, type Topology } from './units.js';
 import type { Fields, ReadKind, Stamp, Write, ZoneBook } from './zone-book.js';
@@ -31,28 +31,59 @@ export interface FirstRead {
   stamp: Stamp;
 }
 
+/** What every serial family takes: the options of drivers/driver.ts plus the line's timings. */
+export interface SerialOptions extends DriverOptions {
+  /** Quiet time between commands: amplifiers desynchronise when commands are pipelined. */
+  interCommandGapMs?: number;
+  /** First reconnect delay; doubles per failed attempt up to reconnectMaxMs. */
+  reconnectMinMs?: number;
+  reconnectMaxMs?: number;
+  /** Consecutive unanswered requests to the master unit that mean the amplifier is off, booting or unplugged. */
+  offlineAfterTimeouts?: number;
+}
+
+const TIMINGS = ['baudRate', 'pollIntervalMs', 'commandTimeoutMs', 'interCommandGapMs', 'reconnectMinMs', 'reconnectMaxMs', 'offlineAfterTimeouts'] as const;
+
+/** A family's defaults, with their reasons where the family declares them. */
+export type SerialTimings = Required<Pick<SerialOptions, (typeof TIMINGS)[number]>>;
+
+/** What a family's link is built with, besides its own framing. */
+export type LineOptions = Omit<PortSessionOptions, 'family'> & { timeoutMs: number; gapMs: number };
+
 export interface CoreOptions {
   family: string;
   topology: Topology;
+  defaults: SerialTimings;
   /** Units fitted without being found (Xantech's expansion when configured); the master always is. */
   configured?: readonly number[];
   /** Units neither configured nor remembered are probed once on the first connection. */
   probeOthers: boolean;
-  offlineAfterTimeouts: number;
   /** Refusals in a row of one read or write before the driver stops insisting (noise garbles some). */
   maxRefusals: number;
   volumeSteps: number;
   inputs: InputDescription[];
 }
 
+/** The options with their serial port, or the error naming the missing option and how to give it. */
+export function withSerialPort<O extends DriverOptions>(family: string, options: O, advice: string): O & { serialPort: string } {
+  const { serialPort } = options;
+  if (typeof serialPort !== 'string' || serialPort === '') {
+    throw new Error(`the ${family} driver needs "serialPort": pass --serial-port /dev/serial/by-id/<adapter>${advice}`);
+  }
+  return { ...options, serialPort };
+}
+
 /** Read-backs in a row that show a write did not arrive, before the driver keeps the zone's own value. */
 const MAX_LOST_WRITES = 3;
 
 export abstract class SerialDriver implements AmplifierDriver {
-  abstract readonly name: string;
+  /** The family's name, as configuration chooses it. */
+  readonly name: string;
   protected abstract readonly link: PortSession;
   protected abstract readonly book: ZoneBook;
   protected readonly clock: Clock;
+  /** The options given, each defaulted by the family. */
+  protected readonly timings: SerialTimings;
   protected readonly events: DriverEvents;
   protected readonly topology: Topology;
   protected readonly plan: ReadPlan;
@@ -67,14 +98,34 @@ export abstract class SerialDriver implements AmplifierDriver {
 
   protected constructor(
     private readonly core: CoreOptions,
-    options: DriverOptions,
+    private readonly options: SerialOptions & { serialPort: string },
   ) {
+    this.name = core.family;
     this.clock = options.clock ?? systemClock;
+    this.timings = Object.fromEntries(TIMINGS.map((key) => [key, options[key] ?? core.defaults[key]])) as SerialTimings;
     this.events = new DriverEvents(core.family, options.log);
     this.topology = core.topology;
     this.plan = new ReadPlan(core.topology);
     this.refusals = new Refusals(core.maxRefusals);
-    this.units = new Units(core.topology, { configured: core.configured ?? [], probeOthers: core.probeOthers, offlineAfterTimeouts: core.offlineAfterTimeouts });
+    this.units = new Units(core.topology, { configured: core.configured ?? [], probeOthers: core.probeOthers, offlineAfterTimeouts: this.timings.offlineAfterTimeouts });
+  }
+
+  /** The options of the family's link: the port, the timings, and this driver's session callbacks. */
+  protected lineOptions(baudRate = this.timings.baudRate): LineOptions {
+    const { openPort } = this.options;
+    return {
+      path: this.options.serialPort,
+      baudRate,
+      timeoutMs: this.timings.commandTimeoutMs,
+      gapMs: this.timings.interCommandGapMs,
+      reconnectMinMs: this.timings.reconnectMinMs,
+      reconnectMaxMs: this.timings.reconnectMaxMs,
+      clock: this.clock,
+      ...(openPort ? { openPort } : {}),
+      log: (level, msg, fields) => this.log(level, msg, fields),
+      onUp: () => void this.begin(),
+      onDown: (detail) => this.linkDown(detail),
+    };
   }
 
   get online(): boolean {
@@ -148,7 +199,9 @@ export abstract class SerialDriver implements AmplifierDriver {
   /** One write on the wire. */
   protected abstract send(write: Write): Promise<WriteOutcome>;
   /** How long until the next poll. */
-  protected abstract pollDelayMs(): number;
+  protected pollDelayMs(): number {
+    return this.timings.pollIntervalMs;
+  }
   /** Undefined for a channel the family can address, else the complaint naming the valid ones. */
   protected abstract checkChannel(channel: number): string | undefined;
   /** A write went through (Xantech reads a zone again after powering it on). */

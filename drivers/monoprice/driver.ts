@@ -1,32 +1,23 @@
 // Monoprice MPR-6ZHMAUT / Dayton DAX66 driver: the family's addressing (up to three chained units of six zones) and
 // wire on the shared driver core, which keeps the ownership rule, the work loop, liveness and availability.
-import type { DriverOptions } from '../driver.js';
-import { SerialDriver, type FirstRead, type ReadReply, type WriteOutcome } from '../core/serial-driver.js';
+import { SerialDriver, type FirstRead, type ReadReply, type SerialOptions, type SerialTimings, type WriteOutcome } from '../core/serial-driver.js';
 import type { Topology } from '../core/units.js';
 import { ZoneBook, statusFields, type Attribute, type Write } from '../core/zone-book.js';
 import { MonopriceLink } from './link.js';
 import { MAX_UNITS, SOURCE_COUNT, VOLUME_STEPS, ZONES_PER_UNIT, isZoneAddress, unitOf, unitZones, type SetAttribute } from './protocol.js';
 
-export interface MonopriceOptions extends DriverOptions {
-  /** Quiet time between commands; the amp desynchronises when pipelined (20..100 ms). */
-  interCommandGapMs?: number;
-  /** First reconnect delay; doubles per failed attempt up to reconnectMaxMs. */
-  reconnectMinMs?: number;
-  reconnectMaxMs?: number;
-  /** Consecutive unanswered commands to the master unit that mean the amplifier is off or unplugged. */
-  offlineAfterTimeouts?: number;
-}
+export type MonopriceOptions = SerialOptions;
 
 /** Defaults and their reasons live here, not spread through the code. */
-export const MONOPRICE_DEFAULTS = {
+export const MONOPRICE_DEFAULTS: SerialTimings = {
   baudRate: 9600,
   pollIntervalMs: 5000, // existing integrations poll every 5-15 s
   commandTimeoutMs: 1000, // a ?x0 reply takes ~175 ms at 9600 baud
-  interCommandGapMs: 30,
+  interCommandGapMs: 30, // the amp desynchronises when commands are pipelined; 20..100 ms is known to work
   reconnectMinMs: 250,
   reconnectMaxMs: 10_000,
   offlineAfterTimeouts: 3,
-} as const;
+};
 
 /** `Command Error.` replies in a row to one query or one set before the driver stops insisting (noise garbles some). */
 const MAX_REFUSALS = 3;
@@ -50,47 +41,28 @@ const TOPOLOGY: Topology = {
 };
 
 export class MonopriceDriver extends SerialDriver {
-  readonly name = 'monoprice';
   protected readonly link: MonopriceLink;
   protected readonly book: ZoneBook;
-  private readonly pollIntervalMs: number;
 
   constructor(options: MonopriceOptions & { serialPort: string }) {
     super(
       {
         family: 'monoprice',
         topology: TOPOLOGY,
+        defaults: MONOPRICE_DEFAULTS,
         probeOthers: true,
-        offlineAfterTimeouts: options.offlineAfterTimeouts ?? MONOPRICE_DEFAULTS.offlineAfterTimeouts,
         maxRefusals: MAX_REFUSALS,
         volumeSteps: VOLUME_STEPS,
         inputs: Array.from({ length: SOURCE_COUNT }, (_, i) => ({ channel: i + 1, name: `Input ${i + 1}`, kind: 'line-in' })),
       },
       options,
     );
-    this.pollIntervalMs = options.pollIntervalMs ?? MONOPRICE_DEFAULTS.pollIntervalMs;
     this.book = new ZoneBook({ volumeSteps: VOLUME_STEPS, sourceCount: SOURCE_COUNT, checkChannel: (c) => this.checkChannel(c), now: () => this.clock.now() });
-    this.link = new MonopriceLink({
-      path: options.serialPort,
-      baudRate: options.baudRate ?? MONOPRICE_DEFAULTS.baudRate,
-      timeoutMs: options.commandTimeoutMs ?? MONOPRICE_DEFAULTS.commandTimeoutMs,
-      gapMs: options.interCommandGapMs ?? MONOPRICE_DEFAULTS.interCommandGapMs,
-      reconnectMinMs: options.reconnectMinMs ?? MONOPRICE_DEFAULTS.reconnectMinMs,
-      reconnectMaxMs: options.reconnectMaxMs ?? MONOPRICE_DEFAULTS.reconnectMaxMs,
-      clock: this.clock,
-      ...(options.openPort ? { openPort: options.openPort } : {}),
-      log: (level, msg, fields) => this.log(level, msg, fields),
-      onUp: () => void this.begin(),
-      onDown: (detail) => this.linkDown(detail),
-    });
+    this.link = new MonopriceLink(this.lineOptions());
   }
 
   protected checkChannel(channel: number): string | undefined {
     return isZoneAddress(channel) ? undefined : `no zone ${channel}; zones are 11..16, 21..26, 31..36`;
-  }
-
-  protected pollDelayMs(): number {
-    return this.pollIntervalMs;
   }
 
   /** The master must answer `?10` for the link to count as up (a `Command Error.` counts: the line is alive). */

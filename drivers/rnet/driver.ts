@@ -4,8 +4,7 @@
 // Zone channels are controller*10 + zone: 11..16 on controller 1, 21..26 on controller 2, up to 61..66. This keeps a
 // zone's channel stable when another controller is added to the bus, reads the way installers label zones
 // ("controller 2, zone 3" is 23), leaves room for MCA units with up to 8 zones, and matches the Monoprice driver.
-import type { DriverOptions } from '../driver.js';
-import { SerialDriver, type FirstRead, type ReadReply, type WriteOutcome } from '../core/serial-driver.js';
+import { SerialDriver, type FirstRead, type ReadReply, type SerialOptions, type SerialTimings, type WriteOutcome } from '../core/serial-driver.js';
 import type { Topology } from '../core/units.js';
 import type { Write } from '../core/zone-book.js';
 import { RnetLink } from './link.js';
@@ -27,29 +26,21 @@ import {
 } from './protocol.js';
 import { RnetZoneBook } from './zone-book.js';
 
-export interface RnetOptions extends DriverOptions {
-  /** Quiet time after every message; the RS-232 doc asks for ~100 ms when using keypad id 0x70 without handshakes. */
-  interCommandGapMs?: number;
-  /** First reconnect delay; doubles per failed attempt up to reconnectMaxMs. */
-  reconnectMinMs?: number;
-  reconnectMaxMs?: number;
-  /** Consecutive unanswered requests to controller 1 that mean the system is off, booting or unplugged. */
-  offlineAfterTimeouts?: number;
-}
+export type RnetOptions = SerialOptions;
 
 /** Defaults and their reasons live here, not spread through the code. */
-export const RNET_DEFAULTS = {
+export const RNET_DEFAULTS: SerialTimings = {
   baudRate: 19200,
   // A poll reads every zone (6 requests of ~130 ms per controller); keypad traffic on the bus triggers a read of
   // its zone at once, so the poll only catches what the bus did not show.
   pollIntervalMs: 5000,
   commandTimeoutMs: 500, // a zone info reply is 34 bytes, ~18 ms at 19200 baud; aiorussound waits 0.5 s
-  interCommandGapMs: 100,
+  interCommandGapMs: 100, // the RS-232 doc asks for ~100 ms after every message from keypad id 0x70 without handshakes
   // A controller that is still booting ignores requests for several seconds: keep asking, no more than every 5 s.
   reconnectMinMs: 500,
   reconnectMaxMs: 5000,
   offlineAfterTimeouts: 3,
-} as const;
+};
 
 /** Controllers 1..6 of six zones, each zone read on its own; a controller is probed through its zone 1. */
 const TOPOLOGY: Topology = {
@@ -65,48 +56,28 @@ const TOPOLOGY: Topology = {
 };
 
 export class RnetDriver extends SerialDriver {
-  readonly name = 'rnet';
   protected readonly link: RnetLink;
   protected readonly book: RnetZoneBook;
-  private readonly pollIntervalMs: number;
 
   constructor(options: RnetOptions & { serialPort: string }) {
     super(
       {
         family: 'rnet',
         topology: TOPOLOGY,
+        defaults: RNET_DEFAULTS,
         probeOthers: true,
-        offlineAfterTimeouts: options.offlineAfterTimeouts ?? RNET_DEFAULTS.offlineAfterTimeouts,
         maxRefusals: 1, // RNET refuses nothing
         volumeSteps: VOLUME_STEPS,
         inputs: Array.from({ length: SOURCE_COUNT }, (_, i) => ({ channel: i + 1, name: `Source ${i + 1}`, kind: 'line-in' })),
       },
       options,
     );
-    this.pollIntervalMs = options.pollIntervalMs ?? RNET_DEFAULTS.pollIntervalMs;
     this.book = new RnetZoneBook({ volumeSteps: VOLUME_STEPS, sourceCount: SOURCE_COUNT, checkChannel: (c) => this.checkChannel(c), now: () => this.clock.now() });
-    this.link = new RnetLink({
-      path: options.serialPort,
-      baudRate: options.baudRate ?? RNET_DEFAULTS.baudRate,
-      timeoutMs: options.commandTimeoutMs ?? RNET_DEFAULTS.commandTimeoutMs,
-      gapMs: options.interCommandGapMs ?? RNET_DEFAULTS.interCommandGapMs,
-      reconnectMinMs: options.reconnectMinMs ?? RNET_DEFAULTS.reconnectMinMs,
-      reconnectMaxMs: options.reconnectMaxMs ?? RNET_DEFAULTS.reconnectMaxMs,
-      clock: this.clock,
-      ...(options.openPort ? { openPort: options.openPort } : {}),
-      log: (level, msg, fields) => this.log(level, msg, fields),
-      onUp: () => void this.begin(),
-      onDown: (detail) => this.linkDown(detail),
-      onHeard: (heard) => this.heard(heard),
-    });
+    this.link = new RnetLink({ ...this.lineOptions(), onHeard: (heard) => this.heard(heard) });
   }
 
   protected checkChannel(channel: number): string | undefined {
     return isChannel(channel) ? undefined : `no zone ${channel}; zones are 11..16, 21..26, ... 61..66 (controller*10 + zone)`;
-  }
-
-  protected pollDelayMs(): number {
-    return this.pollIntervalMs;
   }
 
   /**

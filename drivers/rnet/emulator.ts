@@ -24,8 +24,6 @@ import {
 export interface EmulatorOptions extends OutputOptions {
   /** Controllers on the bus, 1..6. Default 1. */
   controllers?: number;
-  /** Silent for this long after attach (a controller still booting). Default 0. */
-  bootMs?: number;
   /** Source, volume and mute events to a zone that is off are ignored. Default true. */
   ignoreWhileOff?: boolean;
   /** Frames with a wrong checksum are ignored, as a controller does with a garbled message. Default true. */
@@ -59,10 +57,7 @@ export class RnetEmulator extends EmulatorPort {
   ignoreWhileOff: boolean;
   checkChecksums: boolean;
   trafficBeforeReplies: boolean;
-  private silent = false;
   private toLose = 0;
-  private booting: unknown;
-  private readonly bootMs: number;
   private chatterIntervalMs: number;
   private chatterTimer: unknown;
   private chatterTurn = 0;
@@ -73,7 +68,6 @@ export class RnetEmulator extends EmulatorPort {
   constructor(options: EmulatorOptions = {}) {
     super(options, 19200);
     this.controllers = options.controllers ?? 1;
-    this.bootMs = options.bootMs ?? 0;
     this.ignoreWhileOff = options.ignoreWhileOff ?? true;
     this.checkChecksums = options.checkChecksums ?? true;
     this.trafficBeforeReplies = options.trafficBeforeReplies ?? false;
@@ -85,10 +79,9 @@ export class RnetEmulator extends EmulatorPort {
     }
   }
 
-  protected attached(poweringUp: boolean): void {
+  protected attached(): void {
     this.parser.reset();
     this.rawFrame = [];
-    if (poweringUp && this.bootMs > 0) this.powerOn(this.bootMs);
     this.setChatter(this.chatterIntervalMs);
   }
 
@@ -97,30 +90,13 @@ export class RnetEmulator extends EmulatorPort {
     this.chatterTimer = undefined;
   }
 
-  override async close(): Promise<void> {
-    this.clock.clearTimeout(this.booting);
-    this.booting = undefined;
-    await super.close();
-  }
-
-  /** A silent controller (powered off, RS-232 cable pulled at the amp): input is ignored, nothing is sent. */
-  setSilent(silent: boolean): void {
-    this.silent = silent;
-  }
-
   /**
    * Power cycle: the controller goes silent for `bootMs` (it ignores requests while booting), loses the mute of every
    * zone, then answers again and emits `booted`.
    */
   powerOn(bootMs: number): void {
-    this.clock.clearTimeout(this.booting);
-    this.silent = true;
     for (const zone of this.zones.values()) zone.muted = false;
-    this.booting = this.clock.setTimeout(() => {
-      this.booting = undefined;
-      this.silent = false;
-      this.emit('booted');
-    }, bootMs);
+    this.boot(bootMs);
   }
 
   /** Unsolicited bus traffic at this interval (0 stops it): keypad events, display feedback, foreign replies. */

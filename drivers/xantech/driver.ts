@@ -33,13 +33,11 @@ const TOPOLOGY: Topology = {
 };
 
 export class XantechDriver extends SerialDriver {
-  readonly name = 'xantech';
   /** The line speed used: the option, else the model's factory default. */
   readonly baudRate: number;
   protected readonly link: XantechLink;
   protected readonly book: ZoneBook;
   private readonly zoneCount: ZoneCount;
-  private readonly pollIntervalMs: number;
   private readonly activityPollIntervalMs: number;
   private readonly activityMode: 'auto' | 'off';
   /** Whether the amp sends zone-activity reports on this connection. */
@@ -51,9 +49,9 @@ export class XantechDriver extends SerialDriver {
       {
         family: 'xantech',
         topology: TOPOLOGY,
+        defaults: XANTECH_DEFAULTS,
         configured: zoneCount === 16 ? [2] : [],
         probeOthers: false,
-        offlineAfterTimeouts: options.offlineAfterTimeouts ?? XANTECH_DEFAULTS.offlineAfterTimeouts,
         maxRefusals: MAX_REFUSALS,
         volumeSteps: VOLUME_STEPS,
         inputs: Array.from({ length: SOURCE_COUNT }, (_, i) => ({ channel: i + 1, name: `Source ${i + 1}`, kind: 'line-in' })),
@@ -74,25 +72,11 @@ export class XantechDriver extends SerialDriver {
     // A malformed tcp:// address is a configuration mistake: say so now rather than retry it forever.
     parseTcpPort(options.serialPort);
     this.zoneCount = zoneCount;
-    this.pollIntervalMs = options.pollIntervalMs ?? XANTECH_DEFAULTS.pollIntervalMs;
     this.activityPollIntervalMs = options.activityPollIntervalMs ?? XANTECH_DEFAULTS.activityPollIntervalMs;
     this.activityMode = activity;
     this.baudRate = options.baudRate ?? XANTECH_MODELS[model].baudRate;
     this.book = new ZoneBook({ volumeSteps: VOLUME_STEPS, sourceCount: SOURCE_COUNT, checkChannel: (c) => this.checkChannel(c), now: () => this.clock.now() });
-    this.link = new XantechLink({
-      path: options.serialPort,
-      baudRate: this.baudRate,
-      timeoutMs: options.commandTimeoutMs ?? XANTECH_DEFAULTS.commandTimeoutMs,
-      gapMs: options.interCommandGapMs ?? XANTECH_DEFAULTS.interCommandGapMs,
-      reconnectMinMs: options.reconnectMinMs ?? XANTECH_DEFAULTS.reconnectMinMs,
-      reconnectMaxMs: options.reconnectMaxMs ?? XANTECH_DEFAULTS.reconnectMaxMs,
-      clock: this.clock,
-      ...(options.openPort ? { openPort: options.openPort } : {}),
-      log: (level, msg, fields) => this.log(level, msg, fields),
-      onUp: () => void this.begin(),
-      onDown: (detail) => this.linkDown(detail),
-      onReport: (status) => this.onReport(status),
-    });
+    this.link = new XantechLink({ ...this.lineOptions(this.baudRate), onReport: (status) => this.onReport(status) });
   }
 
   /** Whether zone-activity reports are on for this connection (false: the driver polls). */
@@ -104,8 +88,8 @@ export class XantechDriver extends SerialDriver {
     return isZone(channel) ? undefined : `no zone ${channel}; zones are 1..${this.zoneCount}`;
   }
 
-  protected pollDelayMs(): number {
-    return this.reporting ? this.activityPollIntervalMs : this.pollIntervalMs;
+  protected override pollDelayMs(): number {
+    return this.reporting ? this.activityPollIntervalMs : super.pollDelayMs();
   }
 
   protected override resetSession(): void {

@@ -25,8 +25,6 @@ export interface EmulatorOptions extends OutputOptions {
   activityDelayMs?: number;
   /** Whether changes made over RS-232 are reported too, not only keypad ones. Default true (the harder case). */
   reportOwnChanges?: boolean;
-  /** How long the amplifier ignores its port after power-up (slow boot). Default 0. */
-  bootMs?: number;
   /** Drop sets other than power to a zone that is off, as Monoprice-style units do. Default false. */
   ignoreSetsWhileOff?: boolean;
   /** A zone powered on starts at volume 0, as one MRC88 owner reports. Default false. */
@@ -52,13 +50,10 @@ export class XantechEmulator extends EmulatorPort {
   refuseActivityUpdates: 'error' | 'silent' | false;
   activityDelayMs: number;
   reportOwnChanges: boolean;
-  bootMs: number;
   ignoreSetsWhileOff: boolean;
   volumeZeroAtPowerOn: boolean;
   /** Whether zone-activity reports are on (`!ZA1+`). */
   activityUpdates = false;
-  private silent = false;
-  private booting: unknown;
   private readonly state = new Map<number, ZoneStatus>();
   private readonly reportTimers = new Map<number, unknown>();
   private idleWaiters: Array<() => void> = [];
@@ -72,31 +67,22 @@ export class XantechEmulator extends EmulatorPort {
     this.refuseActivityUpdates = options.refuseActivityUpdates ?? false;
     this.activityDelayMs = options.activityDelayMs ?? 1000;
     this.reportOwnChanges = options.reportOwnChanges ?? true;
-    this.bootMs = options.bootMs ?? 0;
     this.ignoreSetsWhileOff = options.ignoreSetsWhileOff ?? false;
     this.volumeZeroAtPowerOn = options.volumeZeroAtPowerOn ?? false;
     for (let zone = 1; zone <= MAX_ZONES; zone++) this.state.set(zone, initialStatus(zone));
   }
 
-  protected attached(poweringUp: boolean): void {
+  protected attached(): void {
     this.input = '';
-    if (poweringUp && this.bootMs > 0) this.boot();
   }
 
   protected override detached(): void {
     this.cancelReports();
   }
 
-  /** The boot goes on whatever the line does (a reconnect mid-boot), and stops with the emulator. */
-  override async close(): Promise<void> {
-    this.clock.clearTimeout(this.booting);
-    this.booting = undefined;
-    await super.close();
-  }
-
   /** A silent amplifier (mains off, cable pulled at the amp end): input is ignored, nothing is sent. */
-  setSilent(silent: boolean): void {
-    this.silent = silent;
+  override setSilent(silent: boolean): void {
+    super.setSilent(silent);
     if (silent) this.cancelReports();
   }
 
@@ -108,7 +94,7 @@ export class XantechEmulator extends EmulatorPort {
 
   /** Mains on: answers again once it has booted (bootMs). */
   powerOn(): void {
-    if (this.bootMs > 0) this.boot();
+    if (this.bootMs > 0) this.boot(this.bootMs);
     else this.setSilent(false);
   }
 
@@ -136,15 +122,6 @@ export class XantechEmulator extends EmulatorPort {
   reportsSent(): Promise<void> {
     if (this.reportTimers.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
-  private boot(): void {
-    this.setSilent(true);
-    this.clock.clearTimeout(this.booting);
-    this.booting = this.clock.setTimeout(() => {
-      this.booting = undefined;
-      this.silent = false;
-    }, this.bootMs);
   }
 
   private cancelReports(): void {

@@ -7,6 +7,7 @@ import type { EmulatorPort } from '../../drivers/emulator-port.js';
 import type { OpenPort } from '../../drivers/port.js';
 import { MemorySerial } from '../helpers/memory-serial.js';
 import { VirtualTime } from '../helpers/virtual-time.js';
+import type { DriverRig } from './conformance.js';
 import { isStatus, nextEvent } from './events.js';
 
 /** What a rig hands the family's driver constructor. */
@@ -20,6 +21,8 @@ export interface DriverWiring {
 export interface MemoryRigSetup<D extends AmplifierDriver, E extends EmulatorPort> {
   emulator(clock: Clock): E;
   driver(wiring: DriverWiring): D;
+  /** Sets a zone on the emulated hardware, as a keypad would. */
+  hold(emulator: E, channel: number, state: Partial<ZoneState>): void;
   /** Whether the adapter is there at start (default true). */
   plugged?: boolean;
 }
@@ -41,6 +44,8 @@ export interface MemoryRig<D extends AmplifierDriver, E extends EmulatorPort> {
   settled(): Promise<void>;
   /** Starts the driver with what the daemon remembers, and runs until it is online and settled. */
   startOnline(remembered?: ReadonlyMap<number, ZoneState>): Promise<void>;
+  /** Sets zones on the hardware as given, then starts the driver remembering the same (nothing differs at start). */
+  startWith(zones?: Array<[number, ZoneState]>): Promise<void>;
   /** Runs until the emulator has received `count` more commands matching `test`. */
   commands(test: (command: string) => boolean, count?: number, what?: string): Promise<void>;
   /** Commands the emulator received since `mark` (an index into its record). */
@@ -86,6 +91,10 @@ export async function memoryRig<D extends AmplifierDriver, E extends EmulatorPor
       await until(online, 'the driver online');
       await rig.settled();
     },
+    async startWith(zones = []) {
+      for (const [channel, state] of zones) setup.hold(emulator, channel, state);
+      await rig.startOnline(new Map(zones));
+    },
     async commands(test, count = 1, what = 'the command') {
       const before = emulator.commands.filter(test).length;
       await until(() => emulator.commands.filter(test).length >= before + count, `${count} more of ${what}`);
@@ -104,4 +113,17 @@ export function onNextCommand(emulator: EmulatorPort, test: (command: string) =>
     fn();
   };
   emulator.on('command', listener);
+}
+
+/** What a conformance rig (test/drivers/conformance.ts) of any family on a memory line takes from its rig as it is. */
+export function conformanceBase<D extends AmplifierDriver, E extends EmulatorPort>(r: MemoryRig<D, E>): Pick<DriverRig, 'driver' | 'until' | 'advance' | 'timers' | 'unplug' | 'replug'> {
+  return {
+    driver: r.driver,
+    until: r.until,
+    advance: (ms) => r.time.advance(ms),
+    timers: r.timers,
+    // The adapter is pulled and plugged back in: the port vanishes and returns at the same path.
+    unplug: () => r.serial.unplug(),
+    replug: () => r.serial.replug(),
+  };
 }

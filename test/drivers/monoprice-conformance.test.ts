@@ -2,7 +2,7 @@
 // in-memory line, production timings on a hand-driven clock.
 import t from 'tap';
 import { driverConformance } from './conformance.js';
-import { onNextCommand } from './memory-rig.js';
+import { conformanceBase, onNextCommand } from './memory-rig.js';
 import { STEPS, fromStatus, observed, rig, toKeypad } from './monoprice-rig.js';
 
 const UNIT_2 = [21, 22, 23, 24, 25, 26];
@@ -10,23 +10,24 @@ const UNIT_2 = [21, 22, 23, 24, 25, 26];
 driverConformance(t, {
   expect: { zones: 6, inputs: 6, volumeSteps: STEPS },
   async create(t, options = {}) {
-    const r = await rig(t, { emulator: { units: options.secondUnit === 'fitted' ? 2 : 1 } });
+    const r = await rig(t, { emulator: { units: options.secondUnit === 'fitted' ? 2 : 1, byteDelayMs: options.paced ? 1.04 : 0 } });
     return {
-      driver: r.driver,
+      ...conformanceBase(r),
       keypad: (channel, change) => r.emulator.keypad(channel, toKeypad(change)),
       hardware: (channel) => fromStatus(r.emulator.state(channel)),
       observed: () => observed(r),
-      until: r.until,
-      advance: (ms) => r.time.advance(ms),
-      timers: r.timers,
       keypadSeenThen(channel, change, then) {
         r.emulator.keypad(channel, toKeypad(change));
         onNextCommand(r.emulator, (c) => c === `?${Math.floor(channel / 10) * 10}` || c === `?${channel}`, then);
       },
       volumeWrites: (channel) => r.emulator.commands.filter((c) => c.startsWith(`<${channel}VO`)).length,
-      // The USB adapter is pulled and plugged back in: the port vanishes and returns at the same path.
-      unplug: () => r.serial.unplug(),
-      replug: () => r.serial.replug(),
+      noisy(on) {
+        r.emulator.garbleRate = on ? 0.03 : 0;
+        r.emulator.dropRate = on ? 0.01 : 0;
+        if (!on) return;
+        r.emulator.injectNoise(Buffer.from([0x00, 0xff, 0x0a, 0x23, 0x3e, 0x31, 0x31, 0x0d, 0x0a, 0x23]));
+        r.emulator.injectNoise('\r\nCommand Error.\r\n#>1100010000131112100401\r\n#\x1b[2J garbage without a prompt');
+      },
       secondUnit: {
         channels: UNIT_2,
         remove: () => (r.emulator.units = 1),

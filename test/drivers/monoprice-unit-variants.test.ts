@@ -2,14 +2,14 @@
 // zones; on an in-memory line with production timings on a hand-driven clock.
 import t from 'tap';
 import { isAvailability, isDescribed, isZoneEvent, nextEvent, zoneEvents } from './events.js';
-import { ON, observed, rig, setsSince, startWith, timeouts } from './monoprice-rig.js';
+import { ON, observed, rig, setsSince, timeouts } from './monoprice-rig.js';
 
 for (const absentUnits of ['silent', 'prompt'] as const) {
   const how = absentUnits === 'silent' ? 'completely silent' : 'echoed and prompted by the master, with no data';
   t.test(`absent slave units that are ${how} are probed once, after the master's writes`, async (t) => {
     const r = await rig(t, { emulator: { units: 1, absentUnits } });
     r.driver.setZone(11, { power: true }); // asked for before the link is up
-    await startWith(r);
+    await r.startWith();
     const commands = r.emulator.commands;
     t.ok(commands.indexOf('<11PR01') < commands.indexOf('?20'), 'the master was driven before the slaves were probed');
     await observed(r);
@@ -27,7 +27,7 @@ for (const absentUnits of ['silent', 'prompt'] as const) {
 for (const mode of ['prompt', 'silent'] as const) {
   t.test(`a slave unit that stops answering (${mode}) makes its zones unavailable without holding up the master`, async (t) => {
     const r = await rig(t, { emulator: { units: 2, absentUnits: mode } });
-    await startWith(r, [[21, ON]]);
+    await r.startWith([[21, ON]]);
     r.emulator.units = 1; // unit 2 powered off
     await r.until(nextEvent(r.driver, isAvailability(21, false)), 'zone 21 unavailable');
     const mark = r.mark();
@@ -48,7 +48,7 @@ for (const mode of ['prompt', 'silent'] as const) {
 
 t.test("Command Error. answering one unit's poll neither stops the round nor marks the unit absent", async (t) => {
   const r = await rig(t, { emulator: { units: 3 } });
-  await startWith(r, [[21, ON]]);
+  await r.startWith([[21, ON]]);
   const mark = r.mark();
   r.emulator.rejectNext((c) => c === '?20');
   await r.commands((c) => c === '?30', 1, 'the poll of unit 3');
@@ -66,14 +66,14 @@ t.test('Command Error. to a start probe or to the first ?10 is asked again, not 
   r.emulator.rejectNext((c) => c === '?10');
   r.emulator.rejectNext((c) => c === '?20', 2);
   const described = nextEvent(r.driver, isDescribed);
-  await startWith(r);
+  await r.startWith();
   t.equal((await r.until(described, 'described')).description.zones.length, 12, 'unit 2 found');
   t.ok(r.driver.availability(22).available);
 });
 
 t.test('a set answered with Command Error. is sent again after the zone has been read', async (t) => {
   const r = await rig(t, { emulator: { units: 3 } });
-  await startWith(r, [[11, ON]]);
+  await r.startWith([[11, ON]]);
   const mark = r.mark();
   r.emulator.rejectNext((c) => c === '<11VO19');
   r.driver.setZone(11, { volume: 0.5 });
@@ -85,7 +85,7 @@ t.test('a set answered with Command Error. is sent again after the zone has been
 
 t.test('a set the amp keeps refusing is given up after three tries, reporting the value the zone kept', async (t) => {
   const r = await rig(t, { emulator: { units: 3 } });
-  await startWith(r, [[11, ON]]);
+  await r.startWith([[11, ON]]);
   r.emulator.rejectNext((c) => c === '<11CH03', 100);
   const event = nextEvent(r.driver, isZoneEvent(11));
   r.driver.setZone(11, { source: 3 });
@@ -99,7 +99,7 @@ t.test('a whole-unit reply with some lines garbled keeps the good lines and read
   const r = await rig(t, { emulator: { units: 3 } });
   r.emulator.garbledZones.add(12).add(14);
   r.driver.setZone(12, { power: true, source: 2 }); // asked for before the link is up: it waits for zone 12's read
-  await startWith(r, [[11, ON]]);
+  await r.startWith([[11, ON]]);
   t.ok(r.emulator.commands.includes('?12'), 'zone 12 read on its own');
   t.match(r.emulator.state(12), { power: true, source: 2 }, 'and driven');
   t.notOk(r.emulator.commands.includes('?14'), 'zone 14 has nothing waiting: it waits for a clean poll');
@@ -115,7 +115,7 @@ for (const ignoreSetsWhileOff of [true, false]) {
   const amp = ignoreSetsWhileOff ? 'an amp that ignores sets to an off zone' : 'an amp that takes sets while off';
   t.test(`${amp}: changes to an off zone land once it is on, and switching off lands every change`, async (t) => {
     const r = await rig(t, { emulator: { units: 3, ignoreSetsWhileOff } });
-    await startWith(r, [[13, ON]]);
+    await r.startWith([[13, ON]]);
     r.driver.setZone(12, { volume: 0.5, source: 4 });
     await r.settled();
     r.driver.setZone(12, { power: true });
@@ -129,7 +129,7 @@ for (const ignoreSetsWhileOff of [true, false]) {
 
   t.test(`${amp}: a write that reached a zone the keypad had just switched off is reported as what the zone kept`, async (t) => {
     const r = await rig(t, { emulator: { units: 3, ignoreSetsWhileOff } });
-    await startWith(r, [[14, ON]]);
+    await r.startWith([[14, ON]]);
     const mark = r.mark();
     const off = nextEvent(r.driver, isZoneEvent(14));
     r.emulator.keypad(14, { power: false }); // the driver still believes the zone is on, so it sends the volume

@@ -5,7 +5,7 @@ import type { Test } from 'tap';
 import { MONOPRICE_DEFAULTS } from '../../drivers/monoprice/driver.js';
 import type { EmulatorOptions } from '../../drivers/monoprice/emulator.js';
 import { isStatus, isZoneEvent, nextEvent, zoneEvents } from './events.js';
-import { ON, observed, rig, startWith, timeouts, type Rig } from './monoprice-rig.js';
+import { ON, observed, rig, timeouts, type Rig } from './monoprice-rig.js';
 
 /** Three units, so no probe is meant to time out; a little pacing splits replies, prompts included, across chunks. */
 const UNITS = 3;
@@ -13,7 +13,7 @@ const SPLIT = { byteDelayMs: 0.05 };
 
 /** What every variant must support: a change applied on two units, a keypad change reported once, no timeout. */
 async function drivesAndPolls(t: Test, r: Rig): Promise<void> {
-  await startWith(r, [[11, ON], [21, { ...ON, source: 4 }]]);
+  await r.startWith([[11, ON], [21, { ...ON, source: 4 }]]);
   r.driver.setZone(12, { power: true, source: 3, volume: 0.5 });
   r.driver.setZone(21, { volume: 0.25 });
   await r.settled();
@@ -46,7 +46,7 @@ for (const [name, variant] of variants) {
 
 t.test('an amp that never prompts is still found offline when it goes silent', async (t) => {
   const r = await rig(t, { emulator: { units: UNITS, echo: 'none', promptAfterCommand: false } });
-  await startWith(r, [[11, ON]]);
+  await r.startWith([[11, ON]]);
   t.ok(r.logs.some((l) => l.includes('sends no prompt')), 'the driver noticed the amp sends no prompt');
   const offline = nextEvent(r.driver, isStatus(false));
   r.emulator.setSilent(true);
@@ -62,7 +62,7 @@ t.test('an amp that never prompts is still found offline when it goes silent', a
 t.test('at 9600 baud with the default timings, three units are probed, driven and polled without a timeout', async (t) => {
   // ?x0 replies are 168 bytes, ~175 ms each at 1.04 ms per byte, against the default 1 s command timeout.
   const r = await rig(t, { emulator: { units: UNITS, byteDelayMs: 1.04 }, driver: { ...MONOPRICE_DEFAULTS } });
-  await startWith(r, [[11, ON], [21, ON], [36, ON]]);
+  await r.startWith([[11, ON], [21, ON], [36, ON]]);
   for (let i = 1; i <= 20; i++) r.driver.setZone(11, { volume: i / 20 });
   r.driver.setZone(36, { volume: 0.5 });
   await r.settled();

@@ -2,7 +2,7 @@
 // line, production timings on a hand-driven clock, zone-activity reports on (the driver's own changes reported too).
 import t from 'tap';
 import { driverConformance } from './conformance.js';
-import { onNextCommand } from './memory-rig.js';
+import { conformanceBase, onNextCommand } from './memory-rig.js';
 import { STEPS, fromStatus, observed, rig, toKeypad } from './xantech-rig.js';
 
 const EXPANSION = [9, 10, 11, 12, 13, 14, 15, 16];
@@ -12,15 +12,12 @@ driverConformance(t, {
   async create(t, options = {}) {
     // 'absent': the daemon remembers zones 9..16 from when an expansion amplifier was linked; the driver is set to 8.
     const expanded = options.secondUnit === 'fitted';
-    const r = await rig(t, { emulator: { reportOwnChanges: true, zones: expanded ? 16 : 8 }, driver: { zones: expanded ? 16 : 8 } });
+    const r = await rig(t, { emulator: { reportOwnChanges: true, zones: expanded ? 16 : 8, byteDelayMs: options.paced ? 1.04 : 0 }, driver: { zones: expanded ? 16 : 8 } });
     return {
-      driver: r.driver,
+      ...conformanceBase(r),
       keypad: (channel, change) => r.emulator.keypad(channel, toKeypad(change)),
       hardware: (channel) => fromStatus(r.emulator.zone(channel)),
       observed: () => observed(r),
-      until: r.until,
-      advance: (ms) => r.time.advance(ms),
-      timers: r.timers,
       // The change goes unreported (its activity report lost): the safety poll's read is the one that shows it.
       keypadSeenThen(channel, change, then) {
         r.emulator.activityUpdates = false;
@@ -31,6 +28,13 @@ driverConformance(t, {
         });
       },
       volumeWrites: (channel) => r.emulator.commands.filter((c) => c.startsWith(`!${channel}VO`)).length,
+      noisy(on) {
+        r.emulator.garbleRate = on ? 0.03 : 0;
+        r.emulator.dropRate = on ? 0.01 : 0;
+        if (!on) return;
+        r.emulator.injectNoise(Buffer.from([0x00, 0xff, 0x0a, 0x23, 0x3f, 0x2b, 0x0d]));
+        r.emulator.injectNoise('ERROR\rOK\r#1ZS PR1 SS1 VO1');
+      },
       // Mains off and on again: the port stays open, the amp goes silent and forgets its zone-activity mode.
       unplug: () => r.emulator.powerOff(),
       replug: () => r.emulator.powerOn(),
