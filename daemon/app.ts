@@ -263,7 +263,7 @@ export class Daemon {
     const { config, logger } = this;
     const users = new UsersRepo(store.db);
     const meta = new MetaRepo(store.db);
-    const audioRepo = new AudioRepo(store, amplifiers.refs());
+    const audioRepo = new AudioRepo(store);
     const bus = new EventBus(config.sse.replayEvents);
     const udn = meta.udn() ?? this.createUdn(store, meta);
     let audio: AudioService | undefined;
@@ -313,6 +313,7 @@ export class Daemon {
           version: VERSION,
           startedAt: this.startedAt,
           amplifiers: () => amplifiers.list.map((a) => ({ name: a.name, driver: a.driver.name, online: a.driver.online })),
+          unavailableZones: () => audio!.availability.silentZones,
           storeHealthy: () => store.healthy(),
           mqtt: () => this.mqtt?.status,
         },
@@ -375,7 +376,7 @@ export class Daemon {
       audio: parts.audio,
       bus: parts.bus,
       caller: () => parts.authentication.callerOfAccount(options.account),
-      amplifiers: () => parts.amplifiers.list.map((a) => ({ key: a.key, name: a.name, online: a.driver.online })),
+      amplifiers: () => parts.amplifiers.list.map((a) => ({ key: a.key, name: a.name, driver: a.driver.name, online: a.driver.online })),
       log: logger,
     }));
     await this.lifecycle.start('mqtt', () => bridge.start(), () => bridge.stop());

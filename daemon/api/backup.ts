@@ -31,7 +31,7 @@ const RestoreSummarySchema = T.Object(
     }),
     unconfiguredAmplifiers: T.Array(
       T.Object({ amplifier: T.String(), driver: T.String(), zones: T.Integer(), players: T.Integer(), inputDevices: T.Integer() }),
-      { description: 'rows of amplifiers not configured here: kept, and hidden until such an amplifier is configured' },
+      { description: 'rows of amplifiers not configured here: kept and listed as unavailable until such an amplifier is configured' },
     ),
     databaseCopy: T.String({ description: 'the copy of the database as it was before, relative to the state directory' }),
     backupCreatedAt: T.String({ format: 'date-time' }),

@@ -3,7 +3,7 @@ import { T, IdParams, Volume, UuidList } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
 import type { AudioService } from '../domain/audio.js';
 import { volumeRequestOf } from '../domain/volume-rule.js';
-import { Name, PlayerSchema, ZoneSchema } from './schemas.js';
+import { Name, PlayerSchema, ProblemSchema, SkippedSchema, ZoneSchema } from './schemas.js';
 
 const Channel = T.Integer({ minimum: 1, maximum: 99, errorMessage: 'must be an integer channel number' });
 const DriverName = T.Optional(T.String({ errorMessage: 'must be a string' }));
@@ -11,7 +11,15 @@ const AmplifierName = T.Optional(
   T.String({ minLength: 1, maxLength: 64, errorMessage: 'must be the name of a configured amplifier', description: 'required when several amplifiers are configured' }),
 );
 const ZoneIdsBody = T.Object({ zoneIds: UuidList('zone ids; duplicates are ignored') });
-const notFoundDoc = { description: 'no such player/zone, not in your assignments, or on an amplifier that is not configured' };
+const notFoundDoc = { description: 'no such player/zone, or not in your assignments' };
+/** The 409 of a write to a zone or player that cannot take it, documented with its problem-details body. */
+const unavailableDoc = (what: string) => ({
+  description: `${what}: the problem names the amplifier and its unit that does not answer, or the amplifier that is not configured; nothing was changed`,
+  schema: ProblemSchema,
+  contentType: 'application/problem+json',
+});
+const zoneUnavailable = unavailableDoc('the zone cannot answer (its unit is not fitted or silent, or its amplifier is not configured)');
+const zonesUnavailable = unavailableDoc('the player\'s amplifier is not configured, or a zone named cannot answer');
 const Delta = T.Number({
   minimum: -1,
   maximum: 1,
@@ -85,7 +93,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       method: 'DELETE',
       path: '/api/players/{id}',
       access: 'admin',
-      summary: 'Delete a player (its zones are detached and muted)',
+      summary: 'Delete a player (its zones are detached and muted); works for a player of an amplifier that is not configured too',
       tags: ['players'],
       params: IdParams,
       responses: { 204: { description: 'deleted' }, 404: notFoundDoc },
@@ -99,10 +107,16 @@ export function playerRoutes(audio: AudioService): Route[] {
       path: '/api/players/{id}/volume',
       access: 'writer',
       summary: 'Set the group volume: the attached zones you may touch move by the same proportion, each within its own limit',
+      description: 'Zones that cannot answer keep their volume; the others move.',
       tags: ['players'],
       params: IdParams,
       body: VolumeBody,
-      responses: { 204: { description: 'stored; the amplifier follows asynchronously' }, 400: volumeBadRequest, 404: notFoundDoc },
+      responses: {
+        204: { description: 'stored; the amplifier follows asynchronously' },
+        400: volumeBadRequest,
+        404: notFoundDoc,
+        409: unavailableDoc("the player's amplifier is not configured, or none of the zones you may touch can answer"),
+      },
       handle: (req) => audio.setPlayerVolume(req.caller, req.params.id, volumeRequestOf(req.body)).then(noContent),
     }),
     route({
@@ -117,6 +131,7 @@ export function playerRoutes(audio: AudioService): Route[] {
         204: { description: 'attached' },
         400: { description: 'invalid body, unknown zone ids, or zones of another amplifier than the player feeds' },
         404: notFoundDoc,
+        409: zonesUnavailable,
       },
       handle: (req) => {
         audio.attachZones(req.caller, req.params.id, req.body.zoneIds);
@@ -131,7 +146,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       tags: ['players'],
       params: IdParams,
       body: ZoneIdsBody,
-      responses: { 204: { description: 'detached' }, 400: { description: 'invalid body or unknown zone ids' }, 404: notFoundDoc },
+      responses: { 204: { description: 'detached' }, 400: { description: 'invalid body or unknown zone ids' }, 404: notFoundDoc, 409: zonesUnavailable },
       handle: (req) => {
         audio.detachZones(req.caller, req.params.id, req.body.zoneIds);
         return noContent();
@@ -151,14 +166,18 @@ export function playerRoutes(audio: AudioService): Route[] {
       path: '/api/zones/all-off',
       access: 'writer',
       summary: 'Power off every zone you may see that is on',
+      description: 'Zones that cannot answer are left alone and listed in skipped (those last known to be on).',
       tags: ['zones'],
       responses: {
         200: {
-          description: 'the zones switched off',
-          schema: T.Object({ zoneIds: T.Array(T.String({ format: 'uuid' }), { description: 'the zones that were on and are now off' }) }),
+          description: 'the zones switched off, and those skipped',
+          schema: T.Object({
+            zoneIds: T.Array(T.String({ format: 'uuid' }), { description: 'the zones that were on and are now off' }),
+            skipped: SkippedSchema,
+          }),
         },
       },
-      handle: async (req) => ok({ zoneIds: await audio.allOff(req.caller) }),
+      handle: async (req) => ok(await audio.allOff(req.caller)),
     }),
     route({
       method: 'POST',
@@ -185,6 +204,8 @@ export function playerRoutes(audio: AudioService): Route[] {
       path: '/api/zones/{id}',
       access: 'admin',
       summary: 'Rename a zone or set its volume limits (maxVolume, turnOnVolume)',
+      description:
+        'Settings are stored even while the zone cannot answer; its volume is then held to a lowered limit once it answers again.',
       tags: ['zones'],
       params: IdParams,
       body: ZoneSettingsBody,
@@ -199,7 +220,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       method: 'DELETE',
       path: '/api/zones/{id}',
       access: 'admin',
-      summary: 'Delete a zone (it is not recreated from the amplifier on restart)',
+      summary: 'Delete a zone (it is not recreated from the amplifier on restart); works for a zone that cannot answer too',
       tags: ['zones'],
       params: IdParams,
       responses: { 204: { description: 'deleted' }, 404: notFoundDoc },
@@ -216,7 +237,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       tags: ['zones'],
       params: IdParams,
       body: VolumeBody,
-      responses: { 204: { description: 'stored' }, 400: volumeBadRequest, 404: notFoundDoc },
+      responses: { 204: { description: 'stored' }, 400: volumeBadRequest, 404: notFoundDoc, 409: zoneUnavailable },
       handle: (req) => audio.setZoneVolume(req.caller, req.params.id, volumeRequestOf(req.body)).then(noContent),
     }),
     route({
@@ -227,7 +248,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       tags: ['zones'],
       params: IdParams,
       body: T.Object({ muted: T.Boolean({ errorMessage: 'must be true or false' }) }),
-      responses: { 204: { description: 'stored' }, 404: notFoundDoc },
+      responses: { 204: { description: 'stored' }, 404: notFoundDoc, 409: zoneUnavailable },
       handle: (req) => audio.setZoneMuted(req.caller, req.params.id, req.body.muted).then(noContent),
     }),
     route({
@@ -238,7 +259,7 @@ export function playerRoutes(audio: AudioService): Route[] {
       tags: ['zones'],
       params: IdParams,
       body: T.Object({ power: T.Boolean({ errorMessage: 'must be true or false' }) }),
-      responses: { 204: { description: 'stored' }, 404: notFoundDoc },
+      responses: { 204: { description: 'stored' }, 404: notFoundDoc, 409: zoneUnavailable },
       handle: (req) => audio.setZonePower(req.caller, req.params.id, req.body.power).then(noContent),
     }),
   ];

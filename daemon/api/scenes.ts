@@ -4,7 +4,7 @@ import { route, ok, created, noContent, type Route } from '../http/route.js';
 import type { ScenesService } from '../domain/scenes.js';
 import { MAX_SLEEP_MINUTES, type SleepTimers } from '../domain/sleep-timers.js';
 import { SceneSchema } from '../domain/scene-views.js';
-import { ProblemSchema, ZoneSchema } from './schemas.js';
+import { ProblemSchema, SkippedSchema, ZoneSchema } from './schemas.js';
 
 const SceneName = T.String({
   minLength: 1,
@@ -25,6 +25,7 @@ const SceneZoneInput = T.Object({
 const ApplyResultSchema = T.Object({
   applied: T.String({ description: 'the scene id, or "undo"' }),
   zoneIds: T.Array(T.String({ format: 'uuid' }), { description: 'the zones the apply set' }),
+  skipped: SkippedSchema,
 });
 
 /** An error answer documented with its problem-details body (the generated document adds 400-404 by itself). */
@@ -33,7 +34,8 @@ const sceneNotFound = { description: 'no such scene, or it covers a zone outside
 const applyNote =
   'Pop-free: the affected zones are muted, then powered, routed and set to their volumes (each clamped to its ' +
   'maxVolume), then unmuted where the scene wants them unmuted; zones the scene switches off go off last. The state ' +
-  'replaced is saved first as the undo slot. Applies run one at a time.';
+  'replaced is saved first as the undo slot. Applies run one at a time. Zones that cannot answer (a unit not fitted or silent, ' +
+  'an amplifier not configured) are left as they are and listed in skipped; when none can answer the apply is a 409.';
 
 export function sceneRoutes(scenes: ScenesService, sleepTimers: SleepTimers): Route[] {
   return [
@@ -57,7 +59,7 @@ export function sceneRoutes(scenes: ScenesService, sleepTimers: SleepTimers): Ro
       responses: {
         201: { description: 'saved', schema: SceneSchema },
         400: { description: 'invalid body or unknown zone ids' },
-        409: problem('a scene with that name exists, or the scene limit (limits.scenes) is reached'),
+        409: problem('a scene with that name exists, the scene limit (limits.scenes) is reached, or a zone named cannot answer (its present state is unknown)'),
       },
       handle: (req) => created(scenes.create(req.caller, req.body)),
     }),
@@ -71,7 +73,7 @@ export function sceneRoutes(scenes: ScenesService, sleepTimers: SleepTimers): Ro
       responses: {
         200: { description: 'applied', schema: ApplyResultSchema },
         404: problem('the last apply covered zones outside your assignments'),
-        409: problem('nothing to undo'),
+        409: problem('nothing to undo, or no zone of it can answer'),
       },
       handle: async (req) => ok(await scenes.undo(req.caller, () => req.revalidate())),
     }),
@@ -125,7 +127,7 @@ export function sceneRoutes(scenes: ScenesService, sleepTimers: SleepTimers): Ro
       responses: {
         200: { description: 'applied', schema: ApplyResultSchema },
         404: sceneNotFound,
-        409: problem('every zone of the scene was deleted'),
+        409: problem('every zone of the scene was deleted, or none of them can answer'),
       },
       handle: async (req) => ok(await scenes.apply(req.caller, req.params.id, () => req.revalidate())),
     }),
@@ -148,7 +150,7 @@ export function sceneRoutes(scenes: ScenesService, sleepTimers: SleepTimers): Ro
       responses: {
         200: { description: 'the zone, with sleepUntil set (or null)', schema: ZoneSchema },
         404: { description: 'no such zone, or not in your assignments' },
-        409: problem('the zone is off'),
+        409: problem('the zone is off, or it cannot answer (its unit or its amplifier is named); a cancel (minutes 0) works on any zone'),
       },
       handle: (req) => ok(sleepTimers.set(req.caller, req.params.id, req.body.minutes)),
     }),

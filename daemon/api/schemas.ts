@@ -77,5 +77,14 @@ export const ProblemSchema = T.Object({
   errors: T.Optional(T.Record(T.String(), T.Array(T.String()))),
 });
 
+/** Zones a multi-zone write (all off, a scene) left as they were because they cannot answer. */
+export const SkippedSchema = T.Array(
+  T.Object({
+    zoneId: T.String({ format: 'uuid' }),
+    reason: T.String({ description: 'why the zone cannot answer: its amplifier and unit, or that the amplifier is not configured' }),
+  }),
+  { description: 'zones left as they were because they cannot answer, with the reason' },
+);
+
 export const Flag = (name: string) =>
   T.Object({ [name]: T.Boolean({ errorMessage: 'must be true or false' }) });

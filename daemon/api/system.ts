@@ -7,6 +7,8 @@ export interface HealthSource {
   startedAt: number;
   /** Each configured amplifier: its name, driver family and link state. */
   amplifiers(): Array<{ name: string; driver: string; online: boolean }>;
+  /** How many zones of the configured amplifiers cannot answer (a unit not fitted or silent). */
+  unavailableZones(): number;
   storeHealthy(): boolean;
   /** The MQTT bridge's state; undefined when no bridge is configured (the field is then left out). */
   mqtt?(): { state: string; detail?: string } | undefined;
@@ -22,7 +24,7 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
       tags: ['system'],
       responses: {
         200: {
-          description: 'status is ok, or degraded when an amplifier is offline or the store fails',
+          description: 'status is ok, or degraded when an amplifier is offline, a zone cannot answer (its unit is missing or silent) or the store fails',
           schema: T.Object({
             status: T.Union([T.Literal('ok'), T.Literal('degraded')]),
             version: T.String(),
@@ -38,6 +40,12 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
               }),
               { description: 'each configured amplifier and whether its link is up' },
             ),
+            unavailableZones: T.Integer({
+              minimum: 0,
+              description:
+                'zones of the configured amplifiers that cannot answer now (a unit not fitted or silent); their writes answer 409. ' +
+                'Zones of an amplifier that is not configured are not counted',
+            }),
             mqtt: T.Optional(
               T.Object(
                 {
@@ -53,7 +61,8 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
       handle: () => {
         const amplifiers = health.amplifiers();
         const drivers = amplifiers.map((a) => ({ name: a.driver, online: a.online }));
-        const healthy = health.storeHealthy() && amplifiers.every((a) => a.online);
+        const unavailableZones = health.unavailableZones();
+        const healthy = health.storeHealthy() && amplifiers.every((a) => a.online) && unavailableZones === 0;
         // The bridge is reported but does not make the appliance degraded: the API and amplifier work without it.
         const mqtt = health.mqtt?.();
         return ok({
@@ -62,6 +71,7 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
           uptimeS: Math.floor((Date.now() - health.startedAt) / 1000),
           drivers,
           amplifiers,
+          unavailableZones,
           ...(mqtt ? { mqtt } : {}),
         });
       },

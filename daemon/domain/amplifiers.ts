@@ -30,11 +30,6 @@ export class Amplifiers {
     }
   }
 
-  /** What the store knows each configured amplifier by. */
-  refs(): AmplifierRef[] {
-    return this.list.map(refOf);
-  }
-
   /** The amplifier rows with this key and driver belong to; undefined when it is not configured. */
   find(key: string, driver: string): Amplifier | undefined {
     return this.byKey.get(key)?.get(driver);
@@ -43,6 +38,14 @@ export class Amplifiers {
   /** The name shown for rows of an amplifier; the key for one no longer configured. */
   nameOf(key: string, driver: string): string {
     return this.find(key, driver)?.name ?? key;
+  }
+
+  /**
+   * Why rows of this amplifier cannot be used, when it is not configured (another --driver, or taken out of the
+   * config file's list); null when it is configured.
+   */
+  notConfigured(key: string, driver: string): string | null {
+    return this.find(key, driver) ? null : `amplifier "${key}" (driver ${driver}) is not configured`;
   }
 
   /**

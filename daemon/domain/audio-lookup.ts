@@ -1,7 +1,7 @@
 // Loads players and zones for a caller (the policy applied where the data is read) and checks what a route needs:
 // one lookup shared by the audio service and the pop-free apply.
-import type { AmplifierDriver } from '../../drivers/driver.js';
-import type { Amplifier, Amplifiers } from './amplifiers.js';
+import type { Amplifiers } from './amplifiers.js';
+import type { Availability } from './availability.js';
 import type { AudioRepo, PlayerRow, ZoneRow } from '../store/audio-repo.js';
 import type { Caller } from './access.js';
 import { canSeePlayer, canSeeZone } from './policy.js';
@@ -11,14 +11,9 @@ export class AudioLookup {
   constructor(
     private readonly repo: AudioRepo,
     private readonly amplifiers: Amplifiers,
+    /** Which zones can take writes now: the pop-free apply skips those that cannot. */
+    readonly availability: Availability,
   ) {}
-
-  /** The driver of a visible zone (only zones of a configured amplifier are visible). */
-  driverOf(zone: Readonly<ZoneRow>): AmplifierDriver {
-    const amplifier: Amplifier | undefined = this.amplifiers.find(zone.output_amplifier, zone.output_driver);
-    if (!amplifier) throw new Error(`zone ${zone.id} belongs to an amplifier that is not configured`);
-    return amplifier.driver;
-  }
 
   existingPlayer(id: string): PlayerRow {
     const player = this.repo.player(id);
@@ -39,36 +34,18 @@ export class AudioLookup {
     return zone;
   }
 
-  /**
-   * All zones named in a body; any unknown or invisible id fails the whole request with 400. A zone kept for an
-   * amplifier that is not configured is named as such to callers who could see it, so the fix is clear.
-   */
+  /** All zones named in a body; any unknown or invisible id fails the whole request with 400. */
   zonesOfBody(caller: Caller, zoneIds: string[]): ZoneRow[] {
     const ids = [...new Set(zoneIds.map((id) => id.toLowerCase()))];
     const zones: ZoneRow[] = [];
     const missing: string[] = [];
-    const unconfigured: string[] = [];
     for (const id of ids) {
       const zone = this.repo.zone(id);
       if (zone && canSeeZone(caller, id)) zones.push(zone);
-      else if (canSeeZone(caller, id) && this.repo.unconfiguredZoneAmplifier(id) !== undefined) unconfigured.push(id);
       else missing.push(id);
     }
     if (missing.length) {
       throw invalid(`unknown zone ids: ${missing.join(', ')}`, { zoneIds: [`unknown zone ids: ${missing.join(', ')}`] });
-    }
-    if (unconfigured.length) {
-      const named = unconfigured
-        .map((id) => {
-          const amplifier = this.repo.unconfiguredZoneAmplifier(id)!;
-          return amplifier.key === amplifier.driver ? `${id} (driver "${amplifier.driver}")` : `${id} (amplifier "${amplifier.key}", driver "${amplifier.driver}")`;
-        })
-        .join(', ');
-      const configured = this.amplifiers.list.map((a) => (a.name === a.driver.name ? `"${a.name}"` : `"${a.name}" (${a.driver.name})`)).join(', ');
-      const detail = `zones of an amplifier that is not configured cannot be used: ${named}; the configured ${
-        this.amplifiers.list.length === 1 && this.amplifiers.list[0]!.name === this.amplifiers.list[0]!.driver.name ? 'driver is' : 'amplifiers are'
-      } ${configured}`;
-      throw invalid(detail, { zoneIds: [detail] });
     }
     return zones;
   }

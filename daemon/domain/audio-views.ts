@@ -17,9 +17,9 @@ export function limitsOf(zone: Readonly<ZoneRow>): VolumeLimits {
 
 /**
  * A zone as the caller sees it (the policy decides); `null` is the unrestricted view events carry. `amplifier` is
- * the configured name of the zone's amplifier.
+ * the configured name of the zone's amplifier; `unavailableReason` why the zone cannot take writes now (null: it can).
  */
-export function zoneView(zone: ZoneRow, caller: Caller | null, amplifier: string): ZoneView {
+export function zoneView(zone: ZoneRow, caller: Caller | null, amplifier: string, unavailableReason: string | null): ZoneView {
   return zoneFor(caller, {
     id: zone.id,
     name: zone.name,
@@ -31,6 +31,8 @@ export function zoneView(zone: ZoneRow, caller: Caller | null, amplifier: string
     maxVolume: zone.max_volume,
     turnOnVolume: zone.turn_on_volume,
     sleepUntil: zone.sleep_until === null ? null : new Date(zone.sleep_until).toISOString(),
+    available: unavailableReason === null,
+    unavailableReason,
   });
 }
 

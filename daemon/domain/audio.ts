@@ -16,9 +16,11 @@ import { limitsOf, newZoneRow, zonesChangedEvent, zoneView } from './audio-views
 import { effectiveVolume, groupFactor, requestedVolume, roundVolume, type VolumeRequest } from './volume-rule.js';
 import { ZoneCommits, type ZoneChange } from './zone-changes.js';
 import { AudioLookup } from './audio-lookup.js';
-import { targetOf, ZoneApplier, type ApplyOptions, type ZoneTarget } from './zone-apply.js';
+import { targetOf, ZoneApplier, type ApplyOptions, type ApplyOutcome, type ZoneTarget } from './zone-apply.js';
+import { Availability, availabilityOf, type Skipped } from './availability.js';
 
-export type { ApplyOptions, ZoneTarget } from './zone-apply.js';
+export type { ApplyOptions, ApplyOutcome, ZoneTarget } from './zone-apply.js';
+export type { Skipped } from './availability.js';
 export type { VolumeRequest } from './volume-rule.js';
 
 /** Volume a new player starts at (a quiet, safe default). */
@@ -43,6 +45,8 @@ export class AudioService {
   private readonly lookup: AudioLookup;
   private readonly applier: ZoneApplier;
   readonly amplifiers: Amplifiers;
+  /** Which zones, players and inputs can take writes now (runtime state, followed from the drivers). */
+  readonly availability: Availability;
 
   constructor(
     private readonly store: Store,
@@ -58,9 +62,12 @@ export class AudioService {
   ) {
     this.amplifiers = amplifiers instanceof Amplifiers ? amplifiers : new Amplifiers([singleAmplifier(amplifiers)]);
     this.commits = new ZoneCommits(store, repo, bus);
-    this.lookup = new AudioLookup(repo, this.amplifiers);
+    this.availability = new Availability(this.amplifiers);
+    this.lookup = new AudioLookup(repo, this.amplifiers, this.availability);
     this.applier = new ZoneApplier(repo, this.lookup, this.commits, options.applySettleMs ?? APPLY_SETTLE_MS);
-    this.syncs = this.amplifiers.list.map((amplifier) => new AmplifierSync(store, repo, meta, bus, amplifier, this.commits, options.log));
+    this.syncs = this.amplifiers.list.map(
+      (amplifier) => new AmplifierSync(store, repo, meta, bus, amplifier, this.commits, this.availability, options.log),
+    );
   }
 
   /** Creates rows for what each amplifier has, then hands it the stored state and follows its changes. */
@@ -83,6 +90,7 @@ export class AudioService {
    */
   reload(): void {
     this.repo.reload();
+    this.availability.forget();
     for (const sync of this.syncs) sync.pushStoredState();
   }
 
@@ -126,6 +134,7 @@ export class AudioService {
     return view;
   }
 
+  /** A name is the admin's data, not a hardware write: a player of an amplifier that is not configured can be renamed too. */
   renamePlayer(caller: Caller, id: string, name: string): PlayerView {
     requireAdmin(caller, 'renaming a player');
     this.lookup.existingPlayer(id);
@@ -135,6 +144,11 @@ export class AudioService {
     return view;
   }
 
+  /**
+   * Works for a player of an amplifier that is not configured too (clearing what a driver switch left). Its zones are
+   * detached and muted; only zones that can answer are muted on the amplifier (the others' state is read back when
+   * they answer again, or pushed when their amplifier is configured again).
+   */
   deletePlayer(caller: Caller, id: string): void {
     requireAdmin(caller, 'deleting a player');
     const player = this.lookup.existingPlayer(id);
@@ -146,7 +160,7 @@ export class AudioService {
       dropped = this.users.dropAssignmentTarget('player', player.id);
     });
     for (const zone of zones) {
-      this.lookup.driverOf(zone).setZone(zone.output_channel, { muted: true });
+      this.availability.reachable(zone)?.setZone(zone.output_channel, { muted: true });
       if (!zone.muted) this.bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: zone.id, muted: true } });
     }
     this.bus.publish({ type: 'player.deleted', payload: { playerId: id } });
@@ -156,12 +170,15 @@ export class AudioService {
   /**
    * Group volume. Moves every attached zone the caller may touch by the same proportion (factor = target / their
    * average; all to the target when that average is 0), each within its own limit; zones outside the caller's
-   * assignments never change. A delta applies to the player's current (derived) volume. A player without zones
-   * keeps the value. Resolves once committed; the amplifier follows on its own schedule.
+   * assignments never change. Zones that cannot answer keep their volume; when none of the zones the caller may
+   * touch can answer, it is a 409 and nothing changes (as for a player of an amplifier that is not configured). A
+   * delta applies to the player's current (derived) volume. A player without zones keeps the value. Resolves once
+   * committed; the amplifier follows on its own schedule.
    */
   setPlayerVolume(caller: Caller, id: string, request: number | VolumeRequest): Promise<void> {
     requireWriter(caller);
     const player = this.lookup.visiblePlayer(caller, id);
+    this.availability.requirePlayer(player);
     const attached = this.repo.zonesOfPlayer(id);
     const target = requestedVolume(typeof request === 'number' ? { volume: request } : request, this.commits.playerVolume(player));
     if (attached.length === 0) {
@@ -170,15 +187,17 @@ export class AudioService {
       return committed;
     }
     const touchable = attached.filter((zone) => canSeeZone(caller, zone.id));
+    const reachable = touchable.filter((zone) => this.availability.reachable(zone) !== undefined);
+    if (reachable.length === 0 && touchable.length > 0) throw this.availability.refusal(touchable);
     const factor = groupFactor(
-      touchable.map((zone) => zone.volume),
+      reachable.map((zone) => zone.volume),
       target,
     );
     const changes: ZoneChange[] = [];
-    for (const zone of touchable) {
+    for (const zone of reachable) {
       const wanted = factor === null ? target : roundVolume(zone.volume * factor);
       const volume = effectiveVolume(limitsOf(zone), wanted);
-      this.lookup.driverOf(zone).setZone(zone.output_channel, { volume });
+      this.availability.driverFor(zone).setZone(zone.output_channel, { volume });
       if (volume !== zone.volume) changes.push({ before: zone, next: zoneWith(zone, { volume }) });
     }
     return this.commits.commit(changes);
@@ -186,12 +205,15 @@ export class AudioService {
 
   /**
    * Routes the player's input to the zones, powers them on and unmutes them; zones move from other players. A zone
-   * keeps its volume; one that was off starts at its turn-on volume when it has one.
+   * keeps its volume; one that was off starts at its turn-on volume when it has one. A zone that cannot answer (or a
+   * player of an amplifier that is not configured) fails the whole request with a 409.
    */
   attachZones(caller: Caller, playerId: string, zoneIds: string[]): void {
     requireWriter(caller);
     const player = this.lookup.visiblePlayer(caller, playerId);
     const zones = this.lookup.zonesOfBody(caller, zoneIds);
+    this.availability.requirePlayer(player);
+    this.availability.requireZones(zones);
     this.lookup.checkSameAmplifier(player, zones);
     const changes: ZoneChange[] = [];
     for (const zone of zones) {
@@ -204,7 +226,7 @@ export class AudioService {
     for (const { before, next } of changes) {
       // One change: the driver sends power first (amplifiers ignore other commands to a zone that is off), then
       // source and volume, and unmutes last.
-      this.lookup.driverOf(before).setZone(before.output_channel, {
+      this.availability.driverFor(before).setZone(before.output_channel, {
         power: true,
         source: player.input_channel,
         muted: false,
@@ -213,26 +235,34 @@ export class AudioService {
     }
   }
 
-  /** Removes the route: the zones are muted and belong to no player. */
+  /** Removes the route: the zones are muted and belong to no player. A zone that cannot answer is a 409, as for attach. */
   detachZones(caller: Caller, playerId: string, zoneIds: string[]): void {
     requireWriter(caller);
-    this.lookup.visiblePlayer(caller, playerId);
-    const zones = this.lookup.zonesOfBody(caller, zoneIds).filter((zone) => zone.player_id === playerId);
+    const player = this.lookup.visiblePlayer(caller, playerId);
+    const named = this.lookup.zonesOfBody(caller, zoneIds);
+    this.availability.requirePlayer(player);
+    this.availability.requireZones(named);
+    const zones = named.filter((zone) => zone.player_id === playerId);
     if (zones.length === 0) return;
     void this.commits.commit(
       zones.map((zone) => ({ before: zone, next: { ...zone, player_id: null, muted: 1 } })),
       { durable: true },
     );
-    for (const zone of zones) this.lookup.driverOf(zone).setZone(zone.output_channel, { muted: true });
+    for (const zone of zones) this.availability.driverFor(zone).setZone(zone.output_channel, { muted: true });
   }
 
-  /** Powers off every zone the caller may see that is on; returns their ids. */
-  async allOff(caller: Caller): Promise<string[]> {
+  /**
+   * Powers off every zone the caller may see that is on and returns their ids. Zones that cannot answer are skipped
+   * (their last known state is kept) and listed with the reason: those last known to be on.
+   */
+  async allOff(caller: Caller): Promise<{ zoneIds: string[]; skipped: Skipped[] }> {
     requireWriter(caller);
     const on = visibleZones(caller, this.repo.zones()).filter((zone) => zone.power === 1);
-    for (const zone of on) this.lookup.driverOf(zone).setZone(zone.output_channel, { power: false });
-    await this.commits.commit(on.map((zone) => ({ before: zone, next: { ...zone, power: 0 } })));
-    return on.map((zone) => zone.id);
+    const skipped = this.availability.unavailable(on);
+    const reachable = skipped.length === 0 ? on : on.filter((zone) => !skipped.some((s) => s.zoneId === zone.id));
+    for (const zone of reachable) this.availability.driverFor(zone).setZone(zone.output_channel, { power: false });
+    await this.commits.commit(reachable.map((zone) => ({ before: zone, next: { ...zone, power: 0 } })));
+    return { zoneIds: reachable.map((zone) => zone.id), skipped };
   }
 
   // ---- zones ----------------------------------------------------------------------------------
@@ -262,6 +292,7 @@ export class AudioService {
       this.repo.insertZone(row);
       this.meta.clearDeleted('zone', ref, input.output.channel);
     });
+    this.availability.record(row, amplifier, amplifier.driver.availability(input.output.channel));
     const view = this.zoneView(row, null);
     this.bus.publish({ type: 'zone.created', payload: { zone: view } });
     return view;
@@ -273,7 +304,9 @@ export class AudioService {
 
   /**
    * An admin's settings of a zone: name and volume limits. Lowering maxVolume below the current volume pulls the
-   * zone down at once; a turn-on volume above the limit is kept as given and applied clamped.
+   * zone down at once; a turn-on volume above the limit is kept as given and applied clamped. Settings are the
+   * admin's data, not a hardware write, so a zone that cannot answer takes them too: its volume is left as it is
+   * and held to the new limit once it answers again (or its amplifier is configured again).
    */
   updateZone(caller: Caller, id: string, update: { name?: string; maxVolume?: number; turnOnVolume?: number | null }): ZoneView {
     requireAdmin(caller, 'changing a zone');
@@ -289,18 +322,20 @@ export class AudioService {
       turn_on_volume: update.turnOnVolume === undefined ? zone.turn_on_volume : update.turnOnVolume,
     };
     const limited = { ...zone, ...settings };
-    const next = { ...limited, volume: effectiveVolume(limitsOf(limited), zone.volume) };
+    const driver = this.availability.reachable(zone);
+    const next = driver ? { ...limited, volume: effectiveVolume(limitsOf(limited), zone.volume) } : limited;
     const pulledDown = next.volume !== zone.volume;
     void this.commits.commit(pulledDown ? [{ before: zone, next }] : [], {
       durable: true,
       alongside: () => this.repo.setZoneSettings(id, settings),
     });
-    if (pulledDown) this.lookup.driverOf(zone).setZone(zone.output_channel, { volume: next.volume });
+    if (pulledDown) driver!.setZone(zone.output_channel, { volume: next.volume });
     const view = this.zoneView(this.repo.zone(id)!, null);
     this.bus.publish({ type: 'zone.updated', payload: { zone: view } });
     return view;
   }
 
+  /** Works for a zone that cannot answer too (one gone for good, or of an amplifier that is not configured). */
   deleteZone(caller: Caller, id: string): void {
     requireAdmin(caller, 'deleting a zone');
     const zone = this.repo.zone(id);
@@ -315,6 +350,7 @@ export class AudioService {
       this.meta.markDeleted('zone', { key: zone.output_amplifier, driver: zone.output_driver }, zone.output_channel);
       volumeEvents = this.commits.playerVolumeEvents(volumes);
     });
+    this.availability.forget(id);
     const events: DomainEvent[] = [{ type: 'zone.deleted', payload: { zoneId: id } }];
     if (zone.player_id) events.unshift(this.zonesChangedEvent(zone.player_id));
     this.publish([...events, ...volumeEvents]);
@@ -339,12 +375,14 @@ export class AudioService {
   // ---- sleep timers (the timer service schedules; these keep the state) -----------------------
 
   /**
-   * Sets (untilMs, epoch ms) or cancels (null) a zone's sleep timer. Only a zone that is on can get one: an off
-   * zone has nothing to switch off (409). Stored durably, so a timer outlives a restart.
+   * Sets (untilMs, epoch ms) or cancels (null) a zone's sleep timer. Only a zone that is on and can answer can get
+   * one: an off zone has nothing to switch off, and one that cannot answer could not be switched off (409). A
+   * cancel writes nothing to the amplifier, so it works on any zone. Stored durably, so a timer outlives a restart.
    */
   setZoneSleep(caller: Caller, zoneId: string, untilMs: number | null): ZoneView {
     requireWriter(caller);
     const zone = this.lookup.visibleZone(caller, zoneId);
+    if (untilMs !== null) this.availability.requireZones([zone]);
     if (untilMs !== null && zone.power === 0) throw conflict(`zone "${zone.name}" is off: switch it on before setting a sleep timer`);
     if (untilMs !== null && !Number.isFinite(untilMs)) throw invalid(`a sleep timer needs a finite time, got ${untilMs}`);
     const until = untilMs === null ? null : Math.round(untilMs);
@@ -352,12 +390,23 @@ export class AudioService {
     return this.zoneView(this.repo.zone(zoneId)!, caller);
   }
 
-  /** A sleep timer is due: powers the zone off if its timer is still set and due at `now` (a cancel may have won). */
-  sleepExpired(zoneId: string, now: number): void {
+  /**
+   * A sleep timer is due: powers the zone off if its timer is still set and due at `now` (a cancel may have won).
+   * A zone that cannot answer then is not switched off: its timer is cleared and the reason returned (for the log).
+   * It is not kept waiting: a power-off landing hours later, whenever the unit answers again, would surprise whoever
+   * listens then.
+   */
+  sleepExpired(zoneId: string, now: number): string | undefined {
     const zone = this.repo.zone(zoneId);
-    if (!zone || zone.sleep_until === null || zone.sleep_until > now) return;
-    if (zone.power === 1) this.lookup.driverOf(zone).setZone(zone.output_channel, { power: false });
+    if (!zone || zone.sleep_until === null || zone.sleep_until > now) return undefined;
+    const reason = this.availability.zoneReason(zone);
+    if (reason !== null) {
+      void this.commits.commit([{ before: zone, next: { ...zone, sleep_until: null } }], { durable: true });
+      return reason;
+    }
+    if (zone.power === 1) this.availability.driverFor(zone).setZone(zone.output_channel, { power: false });
     void this.commits.commit([{ before: zone, next: { ...zone, power: 0 } }], { durable: true });
+    return undefined;
   }
 
   /** Every running sleep timer, for scheduling at start. */
@@ -370,19 +419,29 @@ export class AudioService {
 
   // ---- zone states and the pop-free apply (scenes and their undo) -----------------------------
 
-  /** The current state of some zones (default: every zone the caller may see); unknown or invisible ids are a 400. */
+  /**
+   * The current state of some zones, to capture (default: every zone the caller may see that can answer). Unknown
+   * or invisible ids are a 400; a zone named that cannot answer is a 409 (its present state is not known).
+   */
   zoneStates(caller: Caller, zoneIds?: string[]): ZoneTarget[] {
-    const zones = zoneIds === undefined ? visibleZones(caller, this.repo.zones()) : this.lookup.zonesOfBody(caller, zoneIds);
+    if (zoneIds === undefined) return visibleZones(caller, this.repo.zones()).filter((zone) => this.availability.reachable(zone)).map(targetOf);
+    const zones = this.lookup.zonesOfBody(caller, zoneIds);
+    this.availability.requireZones(zones);
     return zones.map(targetOf);
   }
 
+  /** The ids of every zone the caller may see, in the amplifiers' order (whether they can answer or not). */
+  zoneOrder(caller: Caller): string[] {
+    return visibleZones(caller, this.repo.zones()).map((zone) => zone.id);
+  }
+
   /**
-   * Puts zones into the given states without pops (zone-apply.ts), the volume rule applied to each, and returns the
-   * ids of the zones that changed. The caller must see every zone (404 otherwise, as for one zone). Applies are
-   * serialized: each starts when the one before it has finished. The final state is stored in one commit and
-   * announced with the usual zone and player events.
+   * Puts zones into the given states without pops (zone-apply.ts), the volume rule applied to each, and says which
+   * zones changed and which were skipped because they cannot answer (a 409 when none can). The caller must see
+   * every zone (404 otherwise, as for one zone). Applies are serialized: each starts when the one before it has
+   * finished. The final state is stored in one commit and announced with the usual zone and player events.
    */
-  applyZoneStates(caller: Caller, targets: ZoneTarget[], options: ApplyOptions = {}): Promise<string[]> {
+  applyZoneStates(caller: Caller, targets: ZoneTarget[], options: ApplyOptions = {}): Promise<ApplyOutcome> {
     return this.applier.apply(caller, targets, options);
   }
 
@@ -403,13 +462,14 @@ export class AudioService {
     next.volume = effectiveVolume(limitsOf(zone), change.volume ?? zone.volume, { poweringOn: zone.power === 0 && next.power === 1 });
     const sent: Partial<ZoneState> = { ...change };
     if (change.volume !== undefined || next.volume !== zone.volume) sent.volume = next.volume;
+    const driver = this.availability.driverFor(zone);
     const committed = this.commits.commit([{ before: zone, next }]);
-    this.lookup.driverOf(zone).setZone(zone.output_channel, sent);
+    driver.setZone(zone.output_channel, sent);
     return committed;
   }
 
   private zoneView(zone: Readonly<ZoneRow>, caller: Caller | null): ZoneView {
-    return zoneView(zone, caller, this.amplifiers.nameOf(zone.output_amplifier, zone.output_driver));
+    return zoneView(zone, caller, this.amplifiers.nameOf(zone.output_amplifier, zone.output_driver), this.availability.zoneReason(zone));
   }
 
   private zonesChangedEvent(playerId: string): DomainEvent {
@@ -425,6 +485,7 @@ export class AudioService {
       zoneIds: attached.map((zone) => zone.id),
       input: { amplifier: this.amplifiers.nameOf(player.input_amplifier, player.input_driver), driver: player.input_driver, channel: player.input_channel },
       state: attached.some((zone) => zone.power && !zone.muted) ? 'playing' : 'idle',
+      ...availabilityOf(this.availability.inputReason(player)),
     });
   }
 

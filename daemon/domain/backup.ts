@@ -34,7 +34,7 @@ export interface RestoreSummary {
   secretsRestored: boolean;
   /** Users that did not exist here and came without secrets: no password (an admin sets one) and a new API key. */
   usersWithoutPassword: string[];
-  /** Rows of amplifiers not configured here: kept, hidden until such an amplifier is configured again. */
+  /** Rows of amplifiers not configured here: kept, listed as unavailable until such an amplifier is configured again. */
   unconfiguredAmplifiers: Array<{ amplifier: string; driver: string; zones: number; players: number; inputDevices: number }>;
   /** The copy of the database as it was before, under the state directory. */
   databaseCopy: string;
@@ -141,7 +141,7 @@ export class BackupService {
 
   /**
    * Zones, players and inputs of an amplifier configured here must be on channels it has. Those of any other
-   * amplifier are restored but stay hidden, the rule for an amplifier taken out of the configuration.
+   * amplifier are restored as unavailable, the rule for an amplifier taken out of the configuration.
    */
   private checkAmplifiers(doc: BackupDocument): void {
     const errors: FieldErrors = {};

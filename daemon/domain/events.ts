@@ -24,6 +24,15 @@ export const DomainEventSchema = T.Union([
   event('zone.updated', T.Object({ zone: ZoneSchema }), 'a zone was renamed or its volume limits changed'),
   event('zone.deleted', T.Object({ zoneId: Id }), 'a zone was deleted'),
   event(
+    'zone.availabilityChanged',
+    T.Object({
+      zoneId: Id,
+      available: T.Boolean(),
+      reason: T.Union([T.String(), T.Null()], { description: 'why the zone cannot take writes (its amplifier and unit); null when available again' }),
+    }),
+    "a zone's amplifier unit stopped answering (writes to the zone answer 409) or answers again",
+  ),
+  event(
     'zone.sleepChanged',
     T.Object({ zoneId: Id, sleepUntil: T.Union([T.String({ format: 'date-time' }), T.Null()], { description: 'when the sleep timer powers the zone off; null: no timer' }) }),
     'a sleep timer was set, cancelled, or ended (it fired, or the zone was powered off)',

@@ -1,4 +1,5 @@
-// Input devices: the appliance's physical inputs, their favorites, and admin-made entries.
+// Input devices: the appliance's physical inputs, their favorites, and admin-made entries. Those of an amplifier that is
+// not configured are listed as unavailable: a favorite mark is the users' data and still changes, and admins delete them.
 import { randomUUID } from 'node:crypto';
 import type { AudioRepo, InputDeviceRow } from '../store/audio-repo.js';
 import type { EventBus, InputDeviceView } from './events.js';
@@ -8,6 +9,7 @@ import type { MetaRepo } from '../store/meta-repo.js';
 import type { Caller } from './access.js';
 import { requireAdmin, requireWriter } from './policy.js';
 import { refOf, type Amplifiers } from './amplifiers.js';
+import { availabilityOf } from './availability.js';
 
 export class InputsService {
   constructor(
@@ -87,6 +89,7 @@ export class InputsService {
       kind: row.kind,
       input: { amplifier: this.amplifiers.nameOf(row.input_amplifier, row.input_driver), driver: row.input_driver, channel: row.input_channel },
       isFavorite: row.is_favorite === 1,
+      ...availabilityOf(this.amplifiers.notConfigured(row.input_amplifier, row.input_driver)),
     };
   }
 }

@@ -88,6 +88,7 @@ export function canSeeEvent(caller: Caller, event: DomainEvent): boolean {
     case 'zone.mutedChanged':
     case 'zone.powerChanged':
     case 'zone.sleepChanged':
+    case 'zone.availabilityChanged':
     case 'zone.deleted':
       return caller.zoneIds.has(event.payload.zoneId);
     case 'scene.created':

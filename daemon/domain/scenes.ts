@@ -9,23 +9,30 @@ import type { EventBus, PlayerView, ZoneView } from './events.js';
 import type { SceneView, SceneZoneView } from './scene-views.js';
 import { canSeeScene, requireAdmin, requireWriter, sceneFor } from './policy.js';
 import { conflict, DomainError, invalid, notFound } from './errors.js';
+import type { Skipped } from './availability.js';
 
 /** What a scene gives one zone; the audio service applies exactly this shape. */
 export type ZoneTarget = SceneZoneView;
 
 /** The part of the audio service scenes use: read zones' states, and apply states without pops. */
 export interface SceneAudio {
-  /** The current state of the zones (default: every zone the caller may see), in the amplifier's order. */
-  zoneStates(caller: Caller, zoneIds?: string[]): ZoneTarget[];
   /**
-   * Applies the states (mute, route and set volumes, unmute), serialized; the limits of each zone apply. When its
-   * turn comes it re-resolves the caller with `revalidate`, then hands the state it replaces to `beforeApply`.
+   * The current state of the zones (default: every zone the caller may see that can answer), in the amplifier's
+   * order; a zone named that cannot answer is a 409.
+   */
+  zoneStates(caller: Caller, zoneIds?: string[]): ZoneTarget[];
+  /** Every zone the caller may see, in the amplifier's order. */
+  zoneOrder(caller: Caller): string[];
+  /**
+   * Applies the states (mute, route and set volumes, unmute), serialized; the limits of each zone apply, and zones
+   * that cannot answer are skipped (a 409 when none can). When its turn comes it re-resolves the caller with
+   * `revalidate`, then hands the state it replaces to `beforeApply`.
    */
   applyZoneStates(
     caller: Caller,
     targets: ZoneTarget[],
     options?: { revalidate?: () => Caller; beforeApply?: (current: ZoneTarget[]) => void },
-  ): Promise<string[]>;
+  ): Promise<{ applied: string[]; skipped: Skipped[] }>;
   getZone(caller: Caller, id: string): ZoneView;
   getPlayer(caller: Caller, id: string): PlayerView;
 }
@@ -35,6 +42,8 @@ export interface ApplyResult {
   applied: string;
   /** The zones the apply set. */
   zoneIds: string[];
+  /** The zones it left as they were because they cannot answer, with the reason. */
+  skipped: Skipped[];
 }
 
 export interface SceneChange {
@@ -77,7 +86,7 @@ export class ScenesService {
     const name = sceneName(input.name);
     const zoneIds = input.zoneIds && [...new Set(input.zoneIds.map((id) => id.toLowerCase()))];
     const states = this.audio.zoneStates(caller, zoneIds);
-    if (states.length === 0) throw invalid('there are no zones to save: create a zone first', { zoneIds: ['no zones'] });
+    if (states.length === 0) throw invalid('there are no zones to save: create a zone first, or wait until a zone can answer', { zoneIds: ['no zones'] });
     const id = randomUUID();
     const at = new Date().toISOString();
     this.store.transaction(() => {
@@ -126,8 +135,9 @@ export class ScenesService {
   }
 
   /**
-   * Applies a scene the caller may see, after saving the state it replaces into the undo slot. `recheck` returns
-   * the caller as it is when this apply's turn comes (an earlier apply may still run): access may have changed.
+   * Applies a scene the caller may see, after saving the state it replaces into the undo slot. Zones that cannot
+   * answer are skipped and named (a 409 when none can). `recheck` returns the caller as it is when this apply's turn
+   * comes (an earlier apply may still run): access may have changed.
    */
   apply(caller: Caller, rawId: string, recheck: () => Caller = () => caller): Promise<ApplyResult> {
     requireWriter(caller);
@@ -138,9 +148,9 @@ export class ScenesService {
       requireWriter(current);
       const scene = this.visibleScene(current, id);
       if (scene.zones.length === 0) throw conflict(`scene "${scene.name}" has no zones left (they were deleted); edit or delete it`);
-      const zoneIds = await this.applyKeepingUndo(current, scene.zones, recheck);
+      const { applied: zoneIds, skipped } = await this.applyKeepingUndo(current, scene.zones, recheck);
       this.bus.publish({ type: 'scene.applied', payload: { sceneId: id, zoneIds } });
-      return { applied: id, zoneIds };
+      return { applied: id, zoneIds, skipped };
     });
   }
 
@@ -152,9 +162,9 @@ export class ScenesService {
       const current = recheck();
       requireWriter(current);
       const slot = this.visibleUndo(current);
-      const zoneIds = await this.applyKeepingUndo(current, slot.zones, recheck);
+      const { applied: zoneIds, skipped } = await this.applyKeepingUndo(current, slot.zones, recheck);
       this.bus.publish({ type: 'scene.applied', payload: { sceneId: 'undo', zoneIds } });
-      return { applied: 'undo', zoneIds };
+      return { applied: 'undo', zoneIds, skipped };
     });
   }
 
@@ -162,14 +172,14 @@ export class ScenesService {
 
   /**
    * Applies, saving the state it replaces as the undo slot once the audio service has checked everything and is
-   * about to change the zones (an apply refused leaves the slot as it was).
+   * about to change the zones (an apply refused leaves the slot as it was). The slot holds the zones set, not those
+   * skipped, so an undo never touches a zone the apply left alone.
    */
-  private async applyKeepingUndo(caller: Caller, targets: ZoneTarget[], recheck: () => Caller): Promise<string[]> {
-    await this.audio.applyZoneStates(caller, targets, {
+  private applyKeepingUndo(caller: Caller, targets: ZoneTarget[], recheck: () => Caller): Promise<{ applied: string[]; skipped: Skipped[] }> {
+    return this.audio.applyZoneStates(caller, targets, {
       revalidate: recheck,
       beforeApply: (current) => this.store.transaction(() => this.repo.saveUndo(randomUUID(), current.map(toRow), new Date().toISOString())),
     });
-    return targets.map((target) => target.zoneId);
   }
 
   private serially<T>(task: () => Promise<T>): Promise<T> {
@@ -201,7 +211,7 @@ export class ScenesService {
 
   /** Position of each zone the caller may see, so a scene lists its zones in the amplifier's order. */
   private zoneOrder(caller: Caller): Map<string, number> {
-    return new Map(this.audio.zoneStates(caller).map((state, index) => [state.zoneId, index]));
+    return new Map(this.audio.zoneOrder(caller).map((id, index) => [id, index]));
   }
 
   /** Names are unique regardless of letter case (the undo slot has none). */

@@ -22,8 +22,11 @@ export const systemClock: Clock = {
 export interface SleepAudio {
   /** Stores (or with null clears) a zone's sleep timer; a zone that is off cannot get one. */
   setZoneSleep(caller: Caller, zoneId: string, untilMs: number | null): ZoneView;
-  /** Powers the zone off if its timer is due at `now`, clearing the timer. */
-  sleepExpired(zoneId: string, now: number): void;
+  /**
+   * Powers the zone off if its timer is due at `now`, clearing the timer. Returns why it could not (the zone cannot
+   * answer: the timer is cleared all the same), or undefined.
+   */
+  sleepExpired(zoneId: string, now: number): string | undefined;
   /** Every zone with a timer set. */
   zonesWithSleep(): Array<{ zoneId: string; sleepUntil: number }>;
 }
@@ -95,8 +98,9 @@ export class SleepTimers {
         if (timer.sleepUntil > now || this.spent.get(timer.zoneId) === timer.sleepUntil) continue;
         this.spent.set(timer.zoneId, timer.sleepUntil);
         try {
-          this.audio.sleepExpired(timer.zoneId, now);
-          this.log('info', { zoneId: timer.zoneId }, 'sleep timer due: zone powered off');
+          const reason = this.audio.sleepExpired(timer.zoneId, now);
+          if (reason === undefined) this.log('info', { zoneId: timer.zoneId }, 'sleep timer due: zone powered off');
+          else this.log('warn', { zoneId: timer.zoneId, reason }, 'sleep timer due on a zone that cannot answer: timer cleared, the zone was not switched off');
         } catch (err) {
           this.log('warn', { zoneId: timer.zoneId, err }, 'sleep timer could not power the zone off');
         }

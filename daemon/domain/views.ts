@@ -8,6 +8,14 @@ const Binding = (what: string) =>
     channel: T.Integer({ description: what }),
   });
 
+/** Whether the thing can take writes now, and why not (every view of a zone, player or input device carries both). */
+const availability = (what: string, when: string) => ({
+  available: T.Boolean({ description: `false while ${what} cannot take writes (${when}); writes then answer 409` }),
+  unavailableReason: T.Union([T.String(), T.Null()], {
+    description: 'why not, naming the amplifier and its unit (or that the amplifier is not configured); null while available',
+  }),
+});
+
 export const PlayerSchema = T.Object({
   id: T.String({ format: 'uuid' }),
   name: T.String(),
@@ -20,6 +28,7 @@ export const PlayerSchema = T.Object({
   zoneIds: T.Array(T.String({ format: 'uuid' }), { description: 'attached zones the caller may see' }),
   input: Binding('amplifier source input the player feeds'),
   state: T.Union([T.Literal('playing'), T.Literal('idle')], { description: 'playing when an attached zone is on and unmuted' }),
+  ...availability('the player', "its input's amplifier is not configured"),
 });
 
 export const ZoneSchema = T.Object({
@@ -35,6 +44,7 @@ export const ZoneSchema = T.Object({
     description: 'the volume the zone starts at whenever it powers on (at most maxVolume); null keeps the volume it had',
   }),
   sleepUntil: T.Union([T.String({ format: 'date-time' }), T.Null()], { description: 'when the sleep timer powers the zone off; null: no timer' }),
+  ...availability('the zone', 'its amplifier unit is not fitted or does not answer, or its amplifier is not configured'),
 });
 
 export const InputDeviceSchema = T.Object({
@@ -43,6 +53,7 @@ export const InputDeviceSchema = T.Object({
   kind: T.String(),
   input: Binding('amplifier source input'),
   isFavorite: T.Boolean(),
+  ...availability('the input device', 'its amplifier is not configured'),
 });
 
 export type PlayerView = Static<typeof PlayerSchema>;

@@ -9,6 +9,7 @@ import { invalid } from './errors.js';
 import { requireWriter } from './policy.js';
 import { effectiveVolume } from './volume-rule.js';
 import type { ZoneChange, ZoneCommits } from './zone-changes.js';
+import type { Skipped } from './availability.js';
 
 /** The state a scene (or the undo slot) holds for one zone. */
 export interface ZoneTarget {
@@ -74,18 +75,32 @@ export async function applyWithoutPops(steps: readonly ApplyStep[], settle: (dri
   for (const step of off) step.driver.setZone(channel(step), { muted: step.next.muted === 1, source: step.next.source, volume: step.next.volume });
 }
 
+/** What an apply did. */
+export interface ApplyOutcome {
+  /** The zones it set: every target that could answer. */
+  applied: string[];
+  /** Of those, the ones whose state changed. */
+  changed: string[];
+  /** The targets left as they were because they cannot answer (before or during the apply), with the reason. */
+  skipped: Skipped[];
+}
+
 /** Hooks of one apply, run when its turn in the queue comes. */
 export interface ApplyOptions {
   /** Re-resolves the caller (a request's revalidate()): a caller disabled or demoted meanwhile changes nothing. */
   revalidate?: () => Caller;
-  /** Receives the state the apply is about to replace (for an undo slot), before anything changes; may throw to abort. */
+  /**
+   * Receives the state the apply is about to replace (for an undo slot) of the zones it sets, skipped ones left out,
+   * before anything changes; may throw to abort.
+   */
   beforeApply?: (current: ZoneTarget[]) => void;
 }
 
 /**
- * Applies zone states under the volume rule and returns the ids of the zones that changed. The caller must see
- * every zone (404 otherwise, as for one zone). Applies are serialized: each starts when the one before it has
- * finished. The final state is stored in one commit and announced with the usual zone and player events.
+ * Applies zone states under the volume rule and says what it did. The caller must see every zone (404 otherwise, as
+ * for one zone). A zone that cannot answer is skipped, and named with its reason; when no zone can answer the apply
+ * is a 409 and nothing changes. Applies are serialized: each starts when the one before it has finished. The final
+ * state is stored in one commit and announced with the usual zone and player events.
  */
 export class ZoneApplier {
   /** Each apply waits for the one before it. */
@@ -99,7 +114,7 @@ export class ZoneApplier {
     private readonly settleMs: number,
   ) {}
 
-  async apply(caller: Caller, targets: ZoneTarget[], options: ApplyOptions = {}): Promise<string[]> {
+  async apply(caller: Caller, targets: ZoneTarget[], options: ApplyOptions = {}): Promise<ApplyOutcome> {
     this.checkTargets(caller, targets);
     const run = this.queue.then(() => this.runApply(caller, targets, options));
     this.queue = run.catch(() => undefined);
@@ -122,11 +137,19 @@ export class ZoneApplier {
     }
   }
 
-  private async runApply(caller: Caller, targets: readonly ZoneTarget[], options: ApplyOptions): Promise<string[]> {
+  private async runApply(caller: Caller, targets: readonly ZoneTarget[], options: ApplyOptions): Promise<ApplyOutcome> {
     const current = options.revalidate?.() ?? caller;
     this.checkTargets(current, targets);
-    const steps: ApplyStep[] = targets.map((target) => {
+    const { availability } = this.lookup;
+    const steps: ApplyStep[] = [];
+    const unreachable: ZoneRow[] = [];
+    for (const target of targets) {
       const zone = this.repo.zone(target.zoneId.toLowerCase())!;
+      const driver = availability.reachable(zone);
+      if (!driver) {
+        unreachable.push(zone);
+        continue;
+      }
       const player = target.playerId === null ? undefined : this.repo.player(target.playerId.toLowerCase());
       // The target's volume is explicit, so it wins over a turn-on volume; the limit still holds.
       const next: ZoneRow = {
@@ -137,23 +160,37 @@ export class ZoneApplier {
         player_id: player?.id ?? null,
         source: player?.input_channel ?? zone.source,
       };
-      return { zone, next, driver: this.lookup.driverOf(zone) };
-    });
+      steps.push({ zone, next, driver });
+    }
+    if (steps.length === 0 && unreachable.length > 0) throw availability.refusal(unreachable);
+    const skipped = availability.unavailable(unreachable);
     options.beforeApply?.(steps.map((step) => targetOf(step.zone)));
     const changing = steps.filter(changes);
     await applyWithoutPops(changing, (drivers) => this.settle(drivers));
-    // Stored as applied over whatever the zone is now: a zone deleted meanwhile is left out.
+    // Stored as applied over whatever the zone is now: a zone deleted meanwhile is left out, and so is one that
+    // stopped answering meanwhile (what it holds is read back when it answers again).
     const commits: ZoneChange[] = [];
+    const lost = new Set<string>();
     for (const step of changing) {
       const zone = this.repo.zone(step.zone.id);
       if (!zone) continue;
+      const reason = availability.zoneReason(zone);
+      if (reason !== null) {
+        lost.add(zone.id);
+        skipped.push({ zoneId: zone.id, reason });
+        continue;
+      }
       const { power, muted, source, player_id } = step.next;
       const next: ZoneRow = { ...zone, power, muted, source, player_id: player_id && this.repo.player(player_id) ? player_id : null };
       next.volume = effectiveVolume(limitsOf(zone), step.next.volume);
       if (changes({ zone, next })) commits.push({ before: zone, next });
     }
     await this.commits.commit(commits);
-    return commits.map((change) => change.next.id);
+    return {
+      applied: steps.map((step) => step.zone.id).filter((id) => !lost.has(id)),
+      changed: commits.map((change) => change.next.id),
+      skipped,
+    };
   }
 
   /** Waits until the amplifiers took every command so far, for at most settleMs. */

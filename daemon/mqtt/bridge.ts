@@ -8,7 +8,7 @@ import { tlsFiles, type ResolvedBridgeOptions } from './options.js';
 import { OFFLINE, ONLINE } from './payloads.js';
 import { StatePublisher } from './publisher.js';
 import { Topics } from './topics.js';
-import { EMPTY_VIEW, type BridgeAmplifier, type BridgeView } from './view.js';
+import { EMPTY_VIEW, bridgedPlayers, onConfigured, type BridgeAmplifier, type BridgeView } from './view.js';
 
 /**
  * refused: not started (no bridge account configured); connecting: first attempt; connected; reconnecting: the
@@ -51,6 +51,8 @@ export class MqttBridge {
   private current: BridgeStatus = { state: 'connecting' };
   private lastError = '';
   private accountSeen: boolean | undefined;
+  /** The client whose retained topics are being read (see sweep); undefined once they are in. */
+  private sweeping: MqttClient | undefined;
 
   constructor(private readonly deps: BridgeDeps) {
     const { options } = deps;
@@ -147,9 +149,33 @@ export class MqttBridge {
     });
     this.publisher.resend();
     this.scheduleSync();
+    this.sweep(client);
+  }
+
+  /**
+   * Learns what the broker retains for this bridge from an earlier run, so entities of zones and players that went
+   * away while the daemon was down (deleted, or of an amplifier taken out of the configuration) are cleared instead
+   * of staying in Home Assistant. The broker sends the retained messages of a subscription before it answers a later
+   * unsubscribe, so once that answer is in, all of them are: then the next sync clears what the view lacks.
+   */
+  private sweep(client: MqttClient): void {
+    const filters = this.topics.retainedFilters(this.deps.options.nodeId);
+    this.sweeping = client;
+    client.subscribe(filters, { qos: 0 }, (err) => {
+      if (err) {
+        this.sweeping = undefined;
+        return;
+      }
+      client.unsubscribe(filters, () => {
+        if (this.sweeping !== client) return;
+        this.sweeping = undefined;
+        this.scheduleSync();
+      });
+    });
   }
 
   private onClose(): void {
+    this.sweeping = undefined;
     if (this.current.state === 'stopped') return;
     if (this.current.state === 'connected') this.log.warn('MQTT broker connection lost; reconnecting');
     this.current = { state: 'reconnecting', ...(this.lastError ? { detail: this.lastError } : {}) };
@@ -173,6 +199,11 @@ export class MqttBridge {
   }
 
   private onMessage(topic: string, payload: Buffer, retained: boolean): void {
+    if (this.topics.isRetained(topic, this.deps.options.nodeId)) {
+      // Only retained ones tell what the broker holds; others are our own publishes coming back while sweeping.
+      if (this.sweeping && retained) this.publisher.learn(topic, payload.toString('utf8'));
+      return;
+    }
     if (topic === this.topics.hassStatus) {
       // Home Assistant's birth message: it may have restarted and lost what it knew.
       if (payload.toString() === ONLINE) {
@@ -211,7 +242,13 @@ export class MqttBridge {
       if (!caller) this.log.warn({ account: this.deps.options.account }, 'MQTT bridge account is missing or disabled: publishing no entities until it exists');
     }
     if (!caller) return EMPTY_VIEW;
-    return { account: true, zones: this.deps.audio.listZones(caller), players: this.deps.audio.listPlayers(caller), amplifiers: this.deps.amplifiers() };
+    const amplifiers = this.deps.amplifiers();
+    return {
+      account: true,
+      zones: this.deps.audio.listZones(caller).filter((zone) => onConfigured(amplifiers, zone.output)),
+      players: bridgedPlayers(this.deps.audio.listPlayers(caller)),
+      amplifiers,
+    };
   }
 
   private send(topic: string, payload: string, qos: 0 | 1): void {

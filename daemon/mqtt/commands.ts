@@ -6,6 +6,7 @@ import { DomainError } from '../domain/errors.js';
 import { requireWriter } from '../domain/policy.js';
 import { MAX_COMMAND_BYTES, WARN_BUDGET, WARN_WINDOW_MS } from './options.js';
 import { NO_SOURCE, PRESS, parseOnOff, parsePercent, sourceLabels } from './payloads.js';
+import { bridgedPlayers } from './view.js';
 import type { CommandTarget, Topics } from './topics.js';
 
 /** The slice of the domain the bridge drives. */
@@ -93,7 +94,8 @@ export class CommandHandler {
       if (zone.playerId) this.domain.audio.detachZones(caller, zone.playerId, [zone.id]);
       return;
     }
-    const players = this.domain.audio.listPlayers(caller);
+    // The labels the select offers: made from the bridged players only, as discovery made them.
+    const players = bridgedPlayers(this.domain.audio.listPlayers(caller));
     const labels = sourceLabels(players);
     const player = players.find((p) => labels.get(p.id) === label);
     if (!player) throw new Rejected(`no player named ${JSON.stringify(label.slice(0, 60))}; options are ${NO_SOURCE} or ${[...labels.values()].join(', ')}`);

@@ -20,19 +20,25 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
   const origin = { name: 'azcd', sw_version: identity.version };
   const bridgeUp = { topic: topics.availability, payload_available: ONLINE, payload_not_available: OFFLINE };
   const linkUp = (key: string) => ({ topic: topics.amplifier(key), payload_available: ONLINE, payload_not_available: OFFLINE });
+  const zoneUp = (id: string) => ({ topic: topics.zoneAvailability(id), payload_available: ONLINE, payload_not_available: OFFLINE });
   const messages = new Map<string, string>();
   if (!view.account) return messages;
   // unique_id and object_id use ids, never names, so renames keep the entity (and its history) in the hub.
   const add = (component: string, objectId: string, payload: Payload) => {
     messages.set(topics.discovery(component, nodeId, objectId), JSON.stringify({ ...payload, unique_id: `${nodeId}_${objectId}`, device, origin }));
   };
-  /** Zone and player entities: usable only while both the bridge and their amplifier link are up. */
+  /** Player entities: usable only while both the bridge and their amplifier link are up. */
   const onAmplifier = (name: string) => ({ availability: [bridgeUp, linkUp(amplifierKeyOf(view, name))], availability_mode: 'all' });
+  /** Zone entities: besides, only while the zone's own unit answers. */
+  const onZone = (zone: BridgeView['zones'][number]) => ({
+    availability: [bridgeUp, linkUp(amplifierKeyOf(view, zone.output.amplifier)), zoneUp(zone.id)],
+    availability_mode: 'all',
+  });
 
   const labels = sourceLabels(view.players);
   const sourceOptions = [NO_SOURCE, ...view.players.map((player) => labels.get(player.id)!)];
   for (const zone of view.zones) {
-    const on = onAmplifier(zone.output.amplifier);
+    const on = onZone(zone);
     const volume = topics.zone(zone.id, 'volume');
     add('number', `zone_${zone.id}_volume`, {
       name: `${zone.name} volume`,

@@ -26,6 +26,15 @@ export class StatePublisher {
     this.resendAll = true;
   }
 
+  /**
+   * A retained message the broker held for us from before (an earlier run of the daemon): remembered as published,
+   * so the next sync clears it when the view no longer has it (a zone deleted, an amplifier taken out of the
+   * configuration while the daemon was down).
+   */
+  learn(topic: string, payload: string): void {
+    if (payload !== '' && !this.published.has(topic)) this.published.set(topic, payload);
+  }
+
   /** Sends the difference between the view and what was published; returns how many messages went out. */
   sync(view: BridgeView): number {
     const discovery = discoveryMessages(view, this.topics, this.options);

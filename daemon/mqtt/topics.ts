@@ -32,6 +32,11 @@ export class Topics {
     return `${this.base}/zone/${id}/${field}`;
   }
 
+  /** A zone's own availability: `offline` while its amplifier unit cannot answer (writes to it are refused then). */
+  zoneAvailability(id: string): string {
+    return `${this.base}/zone/${id}/availability`;
+  }
+
   player(id: string, field: PlayerField): string {
     return `${this.base}/player/${id}/${field}`;
   }
@@ -47,6 +52,24 @@ export class Topics {
 
   command(state: string): string {
     return `${state}/set`;
+  }
+
+  /**
+   * Subscriptions that cover every retained topic this bridge publishes (discovery configs and state, not the
+   * bridge's own status): read once per connection to learn what the broker still holds from an earlier run. None
+   * overlaps a command filter, so no command arrives twice.
+   */
+  retainedFilters(nodeId: string): string[] {
+    return [`${this.discoveryPrefix}/+/${nodeId}/+/config`, `${this.base}/zone/+/+`, `${this.base}/player/+/+`, `${this.base}/amplifier/+/status`];
+  }
+
+  /** Whether a topic is one of retainedFilters(nodeId) (MQTT matching: `+` is one level). */
+  isRetained(topic: string, nodeId: string): boolean {
+    const levels = topic.split('/');
+    return this.retainedFilters(nodeId).some((filter) => {
+      const parts = filter.split('/');
+      return parts.length === levels.length && parts.every((part, i) => part === '+' || part === levels[i]);
+    });
   }
 
   /** Subscriptions that cover every command topic. */

@@ -1,4 +1,5 @@
-// What the bridge's account may see right now, and the retained state topics that follow from it.
+// What the bridge's account may see right now, and the retained state topics that follow from it. Zones and players
+// of an amplifier that is not configured get no entities: nothing could be done with them until it is configured again.
 import type { PlayerView, ZoneView } from '../domain/events.js';
 import { NO_SOURCE, OFFLINE, ONLINE, onOff, percent, sourceLabels } from './payloads.js';
 import type { Topics } from './topics.js';
@@ -15,7 +16,18 @@ export interface BridgeView {
 export interface BridgeAmplifier {
   key: string;
   name: string;
+  driver: string;
   online: boolean;
+}
+
+/** Whether a zone's output is on one of the configured amplifiers (a zone whose unit is silent still is). */
+export function onConfigured(amplifiers: readonly BridgeAmplifier[], binding: { amplifier: string; driver: string }): boolean {
+  return amplifiers.some((amplifier) => amplifier.name === binding.amplifier && amplifier.driver === binding.driver);
+}
+
+/** The players bridged: a player is unavailable only when its amplifier is not configured. */
+export function bridgedPlayers(players: readonly PlayerView[]): PlayerView[] {
+  return players.filter((player) => player.available);
 }
 
 /** The key of the amplifier a zone or player names (views carry the amplifier's name). */
@@ -35,6 +47,7 @@ export function stateMessages(view: BridgeView, topics: Topics): Map<string, str
     messages.set(topics.zone(zone.id, 'power'), onOff(zone.power));
     messages.set(topics.zone(zone.id, 'mute'), onOff(zone.muted));
     messages.set(topics.zone(zone.id, 'source'), (zone.playerId && labels.get(zone.playerId)) || NO_SOURCE);
+    messages.set(topics.zoneAvailability(zone.id), zone.available ? ONLINE : OFFLINE);
   }
   for (const player of view.players) messages.set(topics.player(player.id, 'volume'), percent(player.volume));
   return messages;

@@ -2,8 +2,8 @@
 // Players and zones are read on every audio request, so they are also held in memory: written through to
 // SQLite first, changed in memory only after the statement succeeded, and reloaded if a transaction rolls back.
 // Rows belong to one amplifier: its key (from its configured name) and its driver. Rows of an amplifier that is not
-// configured, or configured now with another driver, stay in the database (configuring it again restores them) but
-// are left out of every lookup by id and every list, so nothing can read, route or change them.
+// configured, or configured now with another driver, stay in the database (configuring it again restores them) and
+// in every list and lookup: the domain decides what they may do (domain/availability.ts).
 import type { Db, Store } from './db.js';
 
 /** Which amplifier a row belongs to: the key of its configured name, and its driver family. */
@@ -73,22 +73,7 @@ export class AudioRepo {
   /** Zones changed in the open group commit, as the database holds them (see updateZone and writeZone). */
   private readonly committedZones = new Map<string, Readonly<ZoneRow>>();
 
-  /** The configured amplifiers: driver families by amplifier key. */
-  private readonly configured = new Map<string, Set<string>>();
-
-  /**
-   * `configured`: the amplifiers in use; rows of any other are hidden. A bare driver name stands for the single
-   * amplifier of --driver, whose key is its driver name.
-   */
-  constructor(
-    private readonly store: Store,
-    configured: ReadonlyArray<string | AmplifierRef>,
-  ) {
-    for (const amplifier of configured) {
-      const { key, driver } = typeof amplifier === 'string' ? { key: amplifier, driver: amplifier } : amplifier;
-      if (!this.configured.has(key)) this.configured.set(key, new Set());
-      this.configured.get(key)!.add(driver);
-    }
+  constructor(private readonly store: Store) {
     const db: Db = store.db;
     this.s = {
       allPlayers: db.prepare('SELECT * FROM players'),
@@ -145,17 +130,16 @@ export class AudioRepo {
     this.sortedPlayers = undefined;
   }
   player(id: string): Readonly<PlayerRow> | undefined {
-    const player = this.players_.get(id);
-    return player && this.inUse(player.input_amplifier, player.input_driver) ? player : undefined;
+    return this.players_.get(id);
   }
   /** Ordered by creation time, then name. */
   players(): readonly Readonly<PlayerRow>[] {
-    this.sortedPlayers ??= [...this.players_.values()].filter((p) => this.inUse(p.input_amplifier, p.input_driver)).sort(
+    this.sortedPlayers ??= [...this.players_.values()].sort(
       (a, b) => compareCodeUnits(a.created_at, b.created_at) || a.name.localeCompare(b.name),
     );
     return this.sortedPlayers;
   }
-  /** The player on an input of the given amplifier (configured or not: used to keep inputs unique). */
+  /** The player on an input of the given amplifier (used to keep inputs unique). */
   playerByInput(amplifier: AmplifierRef, channel: number): Readonly<PlayerRow> | undefined {
     for (const player of this.players_.values()) {
       if (player.input_amplifier === amplifier.key && player.input_driver === amplifier.driver && player.input_channel === channel) return player;
@@ -189,17 +173,11 @@ export class AudioRepo {
     this.sortedZones = undefined;
   }
   zone(id: string): Readonly<ZoneRow> | undefined {
-    const zone = this.zones_.get(id);
-    return zone && this.inUse(zone.output_amplifier, zone.output_driver) ? zone : undefined;
-  }
-  /** The amplifier of a zone kept for one that is not configured, so errors can say why it is unusable. */
-  unconfiguredZoneAmplifier(id: string): AmplifierRef | undefined {
-    const zone = this.zones_.get(id);
-    return zone && !this.inUse(zone.output_amplifier, zone.output_driver) ? { key: zone.output_amplifier, driver: zone.output_driver } : undefined;
+    return this.zones_.get(id);
   }
   /** Ordered by amplifier, driver and output channel. */
   zones(): readonly Readonly<ZoneRow>[] {
-    this.sortedZones ??= [...this.zones_.values()].filter((z) => this.inUse(z.output_amplifier, z.output_driver)).sort(
+    this.sortedZones ??= [...this.zones_.values()].sort(
       (a, b) =>
         compareCodeUnits(a.output_amplifier, b.output_amplifier) || compareCodeUnits(a.output_driver, b.output_driver) || a.output_channel - b.output_channel,
     );
@@ -208,7 +186,7 @@ export class AudioRepo {
   zonesOfPlayer(playerId: string): Readonly<ZoneRow>[] {
     return this.zones().filter((zone) => zone.player_id === playerId);
   }
-  /** The zone on an output of the given amplifier (configured or not: used to keep outputs unique). */
+  /** The zone on an output of the given amplifier (used to keep outputs unique). */
   zoneByOutput(amplifier: AmplifierRef, channel: number): Readonly<ZoneRow> | undefined {
     for (const zone of this.zones_.values()) {
       if (zone.output_amplifier === amplifier.key && zone.output_driver === amplifier.driver && zone.output_channel === channel) return zone;
@@ -261,8 +239,8 @@ export class AudioRepo {
     this.s.updateZone.run({ id, volume, muted, power, source, player_id, sleep_until });
   }
   /**
-   * Zones of any amplifier, configured or not, routed to a player of another amplifier. Older versions allowed
-   * such routes; a player can only feed zones of its own amplifier.
+   * Zones routed to a player of another amplifier. Older versions allowed such routes; a player can only feed zones
+   * of its own amplifier.
    */
   zonesRoutedAcrossAmplifiers(): Readonly<ZoneRow>[] {
     return [...this.zones_.values()].filter((zone) => {
@@ -289,13 +267,12 @@ export class AudioRepo {
     this.s.insertInput.run(row);
   }
   input(id: string): InputDeviceRow | undefined {
-    const row = this.s.input.get(id) as InputDeviceRow | undefined;
-    return row && this.inUse(row.input_amplifier, row.input_driver) ? row : undefined;
+    return this.s.input.get(id) as InputDeviceRow | undefined;
   }
   inputs(): InputDeviceRow[] {
-    return (this.s.inputs.all() as InputDeviceRow[]).filter((row) => this.inUse(row.input_amplifier, row.input_driver));
+    return this.s.inputs.all() as InputDeviceRow[];
   }
-  /** The input device on a channel of the given amplifier (configured or not: used to keep channels unique). */
+  /** The input device on a channel of the given amplifier (used to keep channels unique). */
   inputByChannel(amplifier: AmplifierRef, channel: number): InputDeviceRow | undefined {
     return this.s.inputByChannel.get(amplifier.key, amplifier.driver, channel) as InputDeviceRow | undefined;
   }
@@ -304,11 +281,6 @@ export class AudioRepo {
   }
   deleteInput(id: string): void {
     this.s.deleteInput.run(id);
-  }
-
-  /** Whether rows of this amplifier key and driver belong to a configured amplifier. */
-  private inUse(key: string, driver: string): boolean {
-    return this.configured.get(key)?.has(driver) ?? false;
   }
 
   /** Runs a row's statement now, or, inside a group-commit call, when that commits (the latest per row). */

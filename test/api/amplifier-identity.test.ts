@@ -1,5 +1,5 @@
 // Amplifier identity in the store: an install upgraded from the single-amplifier schema keeps its ids, listed
-// amplifiers keep their zones across restarts and reordering, and a renamed amplifier's zones are hidden but kept.
+// amplifiers keep their zones across restarts and reordering, and a renamed amplifier's zones are kept, unavailable.
 import t from 'tap';
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
@@ -68,7 +68,7 @@ t.test('an install upgraded from the single-amplifier schema keeps its zone, pla
   t.equal(taken.status, 409, 'the upgraded player still holds its input');
 });
 
-t.test('listed amplifiers keep their zones across restarts and reordering; a renamed one is hidden but kept', async (t) => {
+t.test('listed amplifiers keep their zones across restarts and reordering; a renamed one is kept, unavailable', async (t) => {
   const stateDir = tempDir();
   t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
   const run = async (names: string[]) => {
@@ -111,10 +111,16 @@ t.test('listed amplifiers keep their zones across restarts and reordering; a ren
   t.same(renamed.byAmp('Kitchen'), kitchen);
   t.equal(renamed.byAmp('Workshop').length, 6);
   t.notOk(renamed.byAmp('Workshop').some((id) => garage.includes(id)), 'a renamed amplifier starts with new zones');
-  t.equal((await renamed.api.get(`/api/zones/${garage[0]}`)).status, 404, "the old name's zones are hidden");
-  t.equal((await renamed.api.get(`/api/players/${player.id}`)).status, 404, "and so is its player");
+  const notConfigured = 'amplifier "garage" (driver simulated) is not configured';
+  t.match(
+    (await renamed.api.get(`/api/zones/${garage[0]}`)).body,
+    { output: { amplifier: 'garage' }, playerId: player.id, available: false, unavailableReason: notConfigured },
+    "the old name's zones are listed as unavailable, with their route",
+  );
+  t.match((await renamed.api.get(`/api/players/${player.id}`)).body, { available: false, unavailableReason: notConfigured }, 'and so is its player');
   const health = (await renamed.api.get('/api/health')).body;
   t.same(health.amplifiers, [{ name: 'Kitchen', driver: 'simulated', online: true }, { name: 'Workshop', driver: 'simulated', online: true }]);
+  t.match(health, { status: 'ok', unavailableZones: 0 }, 'zones of an amplifier that is not configured are no fault of the hardware');
   await renamed.d.stop();
 
   const back = await run(['kitchen', 'GARAGE']);

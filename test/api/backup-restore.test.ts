@@ -215,7 +215,7 @@ t.test('a restore hands the restored state to the amplifier, every zone powered 
   }
 });
 
-t.test('zones of an amplifier not configured here are kept hidden; channels this amplifier lacks are refused', async (t) => {
+t.test('zones of an amplifier not configured here are kept, unavailable; channels this amplifier lacks are refused', async (t) => {
   const { api } = await populated(t);
   const doc = (await api.get('/api/backup')).body;
   const elsewhere = {
@@ -241,7 +241,11 @@ t.test('zones of an amplifier not configured here are kept hidden; channels this
   const res = await api.post('/api/restore', { backup: doc });
   t.equal(res.status, 200, res.text);
   t.same(res.body.unconfiguredAmplifiers, [{ amplifier: 'garage-amp', driver: 'monoprice', zones: 1, players: 0, inputDevices: 0 }]);
-  t.equal((await api.get(`/api/zones/${elsewhere.id}`)).status, 404, 'hidden like any zone of an amplifier that is not configured');
+  t.match(
+    (await api.get(`/api/zones/${elsewhere.id}`)).body,
+    { name: 'Garage', available: false, unavailableReason: 'amplifier "garage-amp" (driver monoprice) is not configured' },
+    'listed as unavailable, like any zone of an amplifier that is not configured',
+  );
   const again = (await api.get('/api/backup')).body;
   t.ok(again.zones.some((z: { id: string }) => z.id === elsewhere.id), 'but kept, and in the next backup');
 });

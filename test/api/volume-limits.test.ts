@@ -173,7 +173,7 @@ t.test('an apply (the primitive under scenes) clamps each zone to its limit', as
   const id = zones[0]!.id;
   await limit(id, { maxVolume: 0.3 });
   const admin = d.daemon.authentication.callerOfAccount('admin')!;
-  const changed = await d.daemon.audio.applyZoneStates(admin, [{ zoneId: id, power: true, volume: 0.95, muted: false, playerId: null }]);
+  const { changed } = await d.daemon.audio.applyZoneStates(admin, [{ zoneId: id, power: true, volume: 0.95, muted: false, playerId: null }]);
   t.same(changed, [id]);
   t.match(await zone(id), { power: true, muted: false, volume: 0.3 });
 });

@@ -28,19 +28,16 @@ export interface AudioRig<D extends AmplifierDriver> {
   events: StampedEvent[];
 }
 
-/**
- * Starts the audio service on a fresh state directory; torn down with the test. `configured` names the amplifiers
- * whose rows are visible (default: the driver's own, or every one of `amplifiers`).
- */
+/** Starts the audio service on a fresh state directory, on `amplifiers` or the one `driver`; torn down with the test. */
 export async function audioRig<D extends AmplifierDriver = SimulatedDriver>(
   t: Test,
   /** `watched`: the test reads the database through a second connection (the store then shares its locks). */
-  options: { driver?: D; amplifiers?: Amplifiers; configured?: string[]; busCapacity?: number; watched?: boolean } = {},
+  options: { driver?: D; amplifiers?: Amplifiers; busCapacity?: number; watched?: boolean } = {},
 ): Promise<AudioRig<D>> {
   const dir = tempDir();
   const store = new Store(path.join(dir, 'azc.db'), { exclusive: !options.watched });
   const driver = options.driver ?? (new SimulatedDriver({ applyDelayMs: 0 }) as unknown as D);
-  const repo = new AudioRepo(store, options.configured ?? options.amplifiers?.refs() ?? [driver.name]);
+  const repo = new AudioRepo(store);
   const bus = new EventBus(options.busCapacity ?? 64);
   const audio = new AudioService(store, repo, new UsersRepo(store.db), new MetaRepo(store.db), bus, options.amplifiers ?? driver, () => {});
   await audio.start();

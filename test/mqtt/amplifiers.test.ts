@@ -35,8 +35,8 @@ t.test('each amplifier has its own link sensor, and a zone is available only whi
   const denZone = zones.find((z) => z.output.amplifier === 'Den amp')!;
   await configOf(hub, configTopic('number', nodeId, `zone_${denZone.id}_volume`));
   await configOf(hub, configTopic('number', nodeId, `zone_${kitchenZone.id}_volume`));
-  t.same(availability(kitchenZone), [`${BASE}/status`, `${BASE}/amplifier/kitchen/status`]);
-  t.same(availability(denZone), [`${BASE}/status`, `${BASE}/amplifier/den-amp/status`]);
+  t.same(availability(kitchenZone), [`${BASE}/status`, `${BASE}/amplifier/kitchen/status`, `${BASE}/zone/${kitchenZone.id}/availability`]);
+  t.same(availability(denZone), [`${BASE}/status`, `${BASE}/amplifier/den-amp/status`, `${BASE}/zone/${denZone.id}/availability`]);
 
   await hub.value(`${BASE}/amplifier/den-amp/status`, 'online');
   await emulator.close();

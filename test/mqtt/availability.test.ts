@@ -2,12 +2,13 @@
 import t from 'tap';
 import { rmSync } from 'node:fs';
 import { client } from '../helpers/client.js';
-import { startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon.js';
+import { startDaemon, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon.js';
 import { spawnDaemon, type DaemonProcess } from '../helpers/process.js';
 import { startBroker, Watcher } from '../helpers/mosquitto.js';
 import { within, WAIT_MS } from '../helpers/wait-for.js';
-import { defaultConfig, type MqttConfig } from '../../daemon/config.js';
-import { BASE, PREFIX, bridged } from './setup.js';
+import { amplifierKey, defaultConfig, type MqttConfig } from '../../daemon/config.js';
+import type { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { BASE, PREFIX, bridged, configTopic } from './setup.js';
 
 const configs = (w: Watcher) => [...w.latest.keys()].filter((topic) => topic.startsWith(`${PREFIX}/`) && topic.endsWith('/config'));
 const mqttConfig = (url: string, extra: Partial<MqttConfig> = {}): MqttConfig => ({
@@ -150,4 +151,71 @@ t.test('a bridge account that does not exist yet publishes nothing until it is c
   const users = (await admin.get('/api/users')).body as Array<{ id: string; username: string }>;
   await admin.put(`/api/users/${users.find((u) => u.username === 'later')!.id}`, { isEnabled: false });
   await t.resolves(within(hub.until((w) => configs(w).length === 0), WAIT_MS, 'no discovery config left'), 'disabling the account removes its entities');
+});
+
+t.test("a zone's availability goes offline while its unit does not answer, and online again when it does", async (t) => {
+  const { d, hub, admin, zones, nodeId } = await bridged(t);
+  const driver = d.driver as SimulatedDriver;
+  const [first, garden] = [zones[0]!, zones[4]!];
+  const availability = `${BASE}/zone/${garden.id}/availability`;
+  const volumeConfig = configTopic('number', nodeId, `zone_${garden.id}_volume`);
+  await hub.value(availability, 'online');
+  await hub.value(volumeConfig, () => true);
+  t.same(
+    hub.json(volumeConfig).availability,
+    [
+      { topic: `${BASE}/status`, payload_available: 'online', payload_not_available: 'offline' },
+      { topic: `${BASE}/amplifier/simulated/status`, payload_available: 'online', payload_not_available: 'offline' },
+      { topic: availability, payload_available: 'online', payload_not_available: 'offline' },
+    ],
+    "the zone's entities follow the bridge, the amplifier link and the zone's own availability",
+  );
+  t.equal(hub.json(volumeConfig).availability_mode, 'all');
+
+  driver.simulateUnit([5], false, 'unit 2 does not answer');
+  await hub.value(availability, 'offline');
+  t.equal(hub.latest.get(`${BASE}/zone/${first.id}/availability`), 'online', 'a zone of another unit stays online');
+  // A command to it meanwhile is refused; one to another zone afterwards marks that the first was handled.
+  await hub.publish(`${BASE}/zone/${garden.id}/volume/set`, '80');
+  await hub.publish(`${BASE}/zone/${first.id}/volume/set`, '33');
+  await hub.value(`${BASE}/zone/${first.id}/volume`, '33');
+  t.not((await admin.get(`/api/zones/${garden.id}`)).body.volume, 0.8, 'the refused command changed nothing');
+  t.ok(d.logs.some((line) => /MQTT command ignored/.test(line) && line.includes('unit 2 does not answer')), 'and says why in the log');
+
+  driver.simulateUnit([5], true);
+  await hub.value(availability, 'online');
+});
+
+t.test('an amplifier taken out of the configuration leaves no entity or state behind in the broker after a restart', async (t) => {
+  const broker = await startBroker(t);
+  const hub = await Watcher.connect(t, broker.url);
+  const stateDir = tempDir();
+  t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
+  const amplifier = (name: string) => ({ name, key: amplifierKey(name), driver: 'simulated', port: undefined, options: {} });
+  const start = (names: string[]) =>
+    startDaemon({ stateDir, configuredAmplifiers: true, config: { amplifiers: names.map(amplifier), mqtt: mqttConfig(broker.url) } });
+
+  const first = await start(['House', 'Garage']);
+  const nodeId = `azc_${first.daemon.udn.replace(/^uuid:/, '').replace(/-/g, '')}`;
+  const zones = (await client(first.base, first.adminKey).get('/api/zones')).body as Array<{ id: string; output: { amplifier: string } }>;
+  const [house, garage] = ['House', 'Garage'].map((name) => zones.find((z) => z.output.amplifier === name)!.id);
+  const radio = (await client(first.base, first.adminKey).post('/api/players', { name: 'Radio', input: { amplifier: 'Garage', channel: 1 } })).body;
+  const garageTopics = [
+    configTopic('number', nodeId, `player_${radio.id}_volume`),
+    `${BASE}/player/${radio.id}/volume`,
+    configTopic('number', nodeId, `zone_${garage}_volume`),
+    configTopic('binary_sensor', nodeId, 'amplifier_garage_link'),
+    `${BASE}/zone/${garage}/volume`,
+    `${BASE}/zone/${garage}/availability`,
+    `${BASE}/amplifier/garage/status`,
+  ];
+  for (const topic of garageTopics) await hub.value(topic, () => true);
+  await first.stop();
+
+  const second = await start(['House']);
+  t.teardown(() => second.stop());
+  for (const topic of garageTopics) await hub.gone(topic);
+  t.ok(hub.latest.has(configTopic('number', nodeId, `zone_${house}_volume`)), 'the entities of the amplifier still configured stay');
+  t.equal(hub.latest.get(`${BASE}/zone/${house}/availability`), 'online');
+  t.equal((await client(second.base, first.adminKey).get(`/api/zones/${garage}`)).body.available, false, 'while the API lists the zone as unavailable');
 });

@@ -50,8 +50,8 @@ t.test('every visible zone and player appears as Home Assistant entities with th
   t.match(volume, { name: `${zone.name} volume`, min: 0, max: 100, mode: 'slider', availability_mode: 'all' });
   t.same(
     (volume.availability as Array<{ topic: string }>).map((a) => a.topic),
-    [`${BASE}/status`, `${BASE}/amplifier/simulated/status`],
-    'a zone is available while the bridge and its amplifier link are up',
+    [`${BASE}/status`, `${BASE}/amplifier/simulated/status`, `${BASE}/zone/${zone.id}/availability`],
+    'a zone is available while the bridge, its amplifier link and the zone itself are up',
   );
   const link = hub.json(configTopic('binary_sensor', nodeId, 'amplifier_simulated_link'));
   t.match(link, { device_class: 'connectivity', entity_category: 'diagnostic', state_topic: `${BASE}/amplifier/simulated/status` });
@@ -75,12 +75,13 @@ t.test('state topics carry each zone and player value, retained', async (t) => {
   await hub.value(`${BASE}/zone/${zone.id}/mute`, 'OFF');
   t.equal(await hub.value(playerVolume, '42'), '42', 'a player with zones reports their average: its one zone at 42%');
   const late = await Watcher.connect(t, broker.url, [`${BASE}/zone/${zone.id}/+`]);
-  await late.until((w) => w.latest.size === 4);
+  await late.until((w) => w.latest.size === 5);
   t.same(Object.fromEntries(late.latest), {
     [`${BASE}/zone/${zone.id}/volume`]: '42',
     [`${BASE}/zone/${zone.id}/power`]: 'ON',
     [`${BASE}/zone/${zone.id}/mute`]: 'OFF',
     [`${BASE}/zone/${zone.id}/source`]: 'Player 1',
+    [`${BASE}/zone/${zone.id}/availability`]: 'online',
   });
   t.ok(late.received.every((m) => m.retain), 'states are retained');
 });

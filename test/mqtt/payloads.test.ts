@@ -19,7 +19,7 @@ t.test('switch commands are ON or OFF in any letter case and nothing else', asyn
 });
 
 t.test('players sharing a name, or named like the "none" option, get distinct labels', async (t) => {
-  const player = (id: string, name: string) => ({ id, name, volume: 0, zoneIds: [], input: { amplifier: 'simulated', driver: 'simulated', channel: 1 }, state: 'idle' as const });
+  const player = (id: string, name: string) => ({ id, name, volume: 0, zoneIds: [], input: { amplifier: 'simulated', driver: 'simulated', channel: 1 }, state: 'idle' as const, available: true, unavailableReason: null });
   const labels = sourceLabels([player('aaaaaaaa-1', 'Den'), player('bbbbbbbb-2', 'Den'), player('cccccccc-3', 'None'), player('dddddddd-4', 'Hall')]);
   t.same([...labels.values()], ['Den (aaaaaaaa)', 'Den (bbbbbbbb)', 'None (cccccccc)', 'Hall']);
 });

@@ -9,21 +9,28 @@ import { MetaRepo } from '../../daemon/store/meta-repo.js';
 import { AudioService } from '../../daemon/domain/audio.js';
 import { EventBus } from '../../daemon/domain/events.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { Amplifiers } from '../../daemon/domain/amplifiers.js';
 import { admin, audioRig } from '../helpers/audio-rig.js';
 
-function playerOn(driver: string, channel: number): PlayerRow {
-  return { id: randomUUID(), name: `${driver} ${channel}`, volume: 0.3, input_amplifier: driver, input_driver: driver, input_channel: channel, created_at: new Date().toISOString() };
+function playerOn(key: string, driver: string, channel: number): PlayerRow {
+  return { id: randomUUID(), name: `${key} ${channel}`, volume: 0.3, input_amplifier: key, input_driver: driver, input_channel: channel, created_at: new Date().toISOString() };
 }
 
-async function setup(t: Test, configured: string[]) {
-  return audioRig(t, { configured });
+/** The simulated amplifier of --driver and a second one of the same family. */
+async function setup(t: Test) {
+  const driver = new SimulatedDriver({ applyDelayMs: 0 });
+  const amplifiers = new Amplifiers([
+    { name: 'simulated', key: 'simulated', driver },
+    { name: 'Second amp', key: 'second-amp', driver: new SimulatedDriver({ applyDelayMs: 0 }) },
+  ]);
+  return { ...(await audioRig(t, { amplifiers })), driver };
 }
 
 t.test('a player of another configured amplifier cannot be attached to a zone and nothing changes', async (t) => {
-  const { repo, audio, driver, events } = await setup(t, ['simulated', 'second-amp']);
-  const foreign = playerOn('second-amp', 1);
+  const { repo, audio, driver, events } = await setup(t);
+  const foreign = playerOn('second-amp', 'simulated', 1);
   repo.insertPlayer(foreign);
-  const zone = audio.listZones(admin)[0]!;
+  const zone = audio.listZones(admin).find((z) => z.output.amplifier === 'simulated')!;
   const sent: unknown[] = [];
   const setZone = driver.setZone.bind(driver);
   driver.setZone = (channel, change) => {
@@ -47,17 +54,17 @@ t.test('a player of another configured amplifier cannot be attached to a zone an
 });
 
 t.test('a route across amplifiers left by an older version is dropped at start, the zone keeps playing', async (t) => {
-  const first = await setup(t, ['simulated']);
+  const first = await audioRig(t);
   const zone = first.audio.listZones(admin)[0]!;
-  const foreign = playerOn('monoprice', 2);
+  const foreign = playerOn('monoprice', 'monoprice', 2);
   first.repo.insertPlayer(foreign);
   await first.audio.setZonePower(admin, zone.id, true);
   first.store.transaction(() => first.repo.updateZone({ ...first.repo.zone(zone.id)!, player_id: foreign.id }));
 
-  const repo = new AudioRepo(first.store, ['simulated']);
+  const repo = new AudioRepo(first.store);
   const audio = new AudioService(first.store, repo, new UsersRepo(first.store.db), new MetaRepo(first.store.db), new EventBus(64), new SimulatedDriver(), () => {});
   await audio.start();
   t.teardown(() => audio.stop());
   t.match(audio.getZone(admin, zone.id), { playerId: null, power: true });
-  t.equal(new AudioRepo(first.store, ['monoprice']).zonesRoutedAcrossAmplifiers().length, 0, 'stored without the route');
+  t.equal(new AudioRepo(first.store).zonesRoutedAcrossAmplifiers().length, 0, 'stored without the route');
 });

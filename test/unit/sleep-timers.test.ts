@@ -22,7 +22,7 @@ class FakeAudio implements SleepAudio {
     this.changed(zoneId);
     return { id: zoneId } as ZoneView;
   }
-  sleepExpired(zoneId: string, now: number): void {
+  sleepExpired(zoneId: string, now: number): undefined {
     const until = this.sleeps.get(zoneId);
     if (until === undefined || until > now) return;
     this.poweredOff.push({ zoneId, at: now });

@@ -65,7 +65,7 @@ t.test('an apply changes zones without a source or volume command ever reaching 
     { zoneId: zones[1]!.id, power: true, volume: 0.4, muted: false, playerId: p2.id },
     { zoneId: zones[2]!.id, power: false, volume: 0.1, muted: false, playerId: null },
   ];
-  const changed = await audio.applyZoneStates(admin, targets);
+  const { changed } = await audio.applyZoneStates(admin, targets);
   t.same([...changed].sort(), zones.slice(0, 3).map((z) => z.id).sort());
   t.same(driver.audible, [], 'every source and volume command reached a muted (or off) zone');
   t.match(zone(0), { power: true, muted: false, volume: 0.6, playerId: p2.id });
@@ -118,7 +118,7 @@ t.test('beforeApply gets the state being replaced, and throwing from it changes 
   t.equal(await failure(aborted), 'conflict');
   t.match(zone(0), { power: true, volume: 0.7, muted: false });
   // The queue goes on after a failed apply.
-  t.same(await audio.applyZoneStates(admin, [{ zoneId: zones[0]!.id, power: true, volume: 0.7, muted: false, playerId: null }]), []);
+  t.same((await audio.applyZoneStates(admin, [{ zoneId: zones[0]!.id, power: true, volume: 0.7, muted: false, playerId: null }])).changed, []);
 });
 
 t.test('an apply is refused whole, before anything changes, for a zone the caller cannot see, a viewer, or a bad volume', async (t) => {

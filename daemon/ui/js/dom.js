@@ -162,6 +162,12 @@ export async function attempt(action, successMessage) {
   }
 }
 
+/** Why a zone, player or input cannot be used now, under its name (hidden while it can). */
+export function showReason(el, thing) {
+  el.hidden = thing.available;
+  text(el, thing.available ? '' : `Unavailable: ${thing.unavailableReason}`);
+}
+
 /** A button with an icon and a visible or screen-reader-only label. */
 export function iconButton({ icon: iconNode, label, visibleLabel, className = 'btn btn-icon', action, pressed, onClick, type = 'button' }) {
   return h(

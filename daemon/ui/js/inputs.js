@@ -1,8 +1,9 @@
-// The Inputs view: the appliance's physical inputs, with favorites.
-import { h, attr, text, reconcile, attempt, iconButton } from './dom.js';
+// The Inputs view: the appliance's physical inputs, with favorites; admins delete those of an amplifier that is gone.
+import { h, attr, text, reconcile, attempt, iconButton, showReason } from './dom.js';
 import { icon } from './icons.js';
-import { put } from './api.js';
+import { put, del } from './api.js';
 import { state, can, sorted, changed } from './store.js';
+import { confirmDialog } from './dialogs.js';
 
 const KIND_ICONS = { optical: 'optical', turntable: 'disc', phono: 'disc', bluetooth: 'bluetooth', tv: 'tv', hdmi: 'tv' };
 
@@ -33,7 +34,11 @@ function inputCard(input) {
   const fav = can.change()
     ? iconButton({ icon: icon('star'), label: '', className: 'btn btn-icon btn-fav', action: 'favorite', onClick: () => toggle(state.inputs.get(card.input.id) ?? card.input) })
     : h('span', { class: 'fav-mark', title: 'Favorite' }, icon('star'));
-  const card = h('li', { class: 'card input-card' }, glyph, h('div', { class: 'card-head-text' }, name, meta), fav);
+  const reason = h('p', { class: 'unavailable-reason', hidden: true });
+  const remove = can.admin()
+    ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-input', onClick: () => deleteInput(card.input) })
+    : null;
+  const card = h('li', { class: 'card input-card' }, glyph, h('div', { class: 'card-head-text' }, name, meta), fav, remove, reason);
   let kind = '';
   card.update = (i) => {
     card.input = i;
@@ -44,6 +49,14 @@ function inputCard(input) {
     text(name, i.name);
     text(meta, `Input ${i.input.channel} · ${i.kind}`);
     card.classList.toggle('is-favorite', i.isFavorite);
+    card.classList.toggle('is-unavailable', !i.available);
+    showReason(reason, i);
+    if (remove) {
+      // Inputs are the amplifier's own; only one whose amplifier is gone is worth deleting.
+      remove.hidden = i.available;
+      attr(remove, 'aria-label', `Delete input ${i.name}`);
+      attr(remove, 'title', `Delete input ${i.name}`);
+    }
     if (can.change()) {
       attr(fav, 'aria-pressed', String(i.isFavorite));
       attr(fav, 'aria-label', `Favorite ${i.name}`);
@@ -53,6 +66,16 @@ function inputCard(input) {
     }
   };
   return card;
+}
+
+async function deleteInput(input) {
+  await confirmDialog({
+    title: `Delete ${input.name}?`,
+    message: `The input cannot be used (${input.unavailableReason}). Delete it if that amplifier is gone for good: it is not recreated at the next start.`,
+    confirmLabel: 'Delete input',
+    danger: true,
+    onConfirm: () => del(`/api/input-devices/${input.id}`),
+  });
 }
 
 async function toggle(input) {

@@ -1,5 +1,5 @@
 // The Players view: every player with its zones — group and zone volume, routing, mute and power, live.
-import { h, attr, text, reconcile, attempt, announce, iconButton } from './dom.js';
+import { h, attr, text, reconcile, attempt, announce, iconButton, showReason } from './dom.js';
 import { icon } from './icons.js';
 import { put, post, del } from './api.js';
 import { state, can, sorted } from './store.js';
@@ -75,6 +75,7 @@ function renderEmpty(el) {
 function playerCard(player) {
   const title = h('h2', { class: 'card-title' });
   const meta = h('p', { class: 'card-meta' });
+  const reason = h('p', { class: 'unavailable-reason', hidden: true });
   const badge = h('span', { class: 'badge' });
   const rename = can.admin()
     ? iconButton({ icon: icon('pencil'), label: '', className: 'btn btn-icon btn-quiet', action: 'rename-player', onClick: () => renameThing('player', card.player) })
@@ -98,6 +99,7 @@ function playerCard(player) {
     'article',
     { class: 'card player-card' },
     h('header', { class: 'card-head' }, h('div', { class: 'card-head-text' }, title, meta), badge, rename, remove),
+    reason,
     h('div', { class: 'group-volume' }, h('span', { class: 'label', text: 'Group volume' }), volume, parts),
     h('h3', { class: 'subhead', text: 'Zones' }),
     zones,
@@ -109,9 +111,11 @@ function playerCard(player) {
     text(title, p.name);
     text(meta, `Input ${p.input.channel}`);
     const attached = p.zoneIds.map((id) => state.zones.get(id)).filter(Boolean);
-    const playing = attached.some((z) => z.power && !z.muted);
-    text(badge, playing ? 'Playing' : 'Idle');
-    badge.className = `badge ${playing ? 'badge-live' : ''}`;
+    const playing = p.available && attached.some((z) => z.power && !z.muted);
+    text(badge, p.available ? (playing ? 'Playing' : 'Idle') : 'Unavailable');
+    badge.className = ['badge', playing ? 'badge-live' : '', p.available ? '' : 'badge-unavailable'].filter(Boolean).join(' ');
+    card.classList.toggle('is-unavailable', !p.available);
+    showReason(reason, p);
     if (remove) {
       attr(remove, 'aria-label', `Delete player ${p.name}`);
       attr(remove, 'title', `Delete player ${p.name}`);
@@ -120,10 +124,13 @@ function playerCard(player) {
     }
     volume.setLabel(`${p.name} group volume`);
     volume.setValue(p.volume);
+    // The daemon refuses (409) a group change that no zone could take: the slider says so before anyone tries.
+    volume.setDisabled(!p.available || (attached.length > 0 && attached.every((z) => !z.available)));
     text(parts, attached.length ? `Average of ${attached.map((z) => `${z.name} ${Math.round(z.volume * 100)}%`).join(', ')}` : '');
     reconcile(zones, attached, (z) => z.id, (z) => zoneRow(z, p.id));
     noZones.hidden = attached.length > 0;
-    attach?.update();
+    if (attach) attach.hidden = !p.available;
+    if (p.available) attach?.update();
   };
   return card;
 }
@@ -131,6 +138,7 @@ function playerCard(player) {
 function zoneRow(zone, ownerId, className = 'zone-row') {
   const name = h('span', { class: 'zone-name' });
   const sub = h('span', { class: 'zone-sub' });
+  const reason = h('span', { class: 'unavailable-reason', hidden: true });
   const writable = can.change();
   const power = writable ? iconButton({ icon: icon('power'), label: '', className: 'btn btn-toggle btn-power', action: 'power', onClick: () => toggle('power') }) : null;
   const mute = writable ? iconButton({ icon: icon('mute'), label: '', className: 'btn btn-toggle btn-mute', action: 'mute', onClick: () => toggle('muted') }) : null;
@@ -141,7 +149,8 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
     ? iconButton({ icon: icon('pencil'), label: '', className: 'btn btn-icon btn-quiet', action: 'edit-zone', onClick: () => editZone(row.zone) })
     : null;
   const sleep = writable ? sleepButton() : null;
-  const remove = can.admin() && !ownerId
+  // Free zones can be deleted; so can a zone that cannot answer (its unit or amplifier gone for good), wherever it is.
+  const remove = can.admin()
     ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-zone', onClick: () => deleteZone(row.zone) })
     : null;
   const chips = writable ? null : h('span', { class: 'chips' });
@@ -154,7 +163,7 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
   const row = h(
     'li',
     { class: className },
-    h('div', { class: 'zone-top' }, h('div', { class: 'zone-label' }, name, sub), h('div', { class: 'zone-actions' }, chips, power, mute, sleep, rename, detach, remove)),
+    h('div', { class: 'zone-top' }, h('div', { class: 'zone-label' }, name, sub, reason), h('div', { class: 'zone-actions' }, chips, power, mute, sleep, rename, detach, remove)),
     volume,
   );
 
@@ -181,6 +190,11 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
     sleep?.update(z);
     row.classList.toggle('is-off', !z.power);
     row.classList.toggle('is-muted', z.muted);
+    row.classList.toggle('is-unavailable', !z.available);
+    showReason(reason, z);
+    // Every control that would reach the amplifier waits until the zone can answer again (the daemon says 409).
+    for (const control of [power, mute, detach]) if (control) control.disabled = !z.available;
+    volume.setDisabled(!z.available);
     if (power) {
       attr(power, 'aria-pressed', String(z.power));
       attr(power, 'aria-label', `Power ${z.name}`);
@@ -203,6 +217,7 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
       attr(detach, 'title', label);
     }
     if (remove) {
+      remove.hidden = Boolean(ownerId) && z.available;
       attr(remove, 'aria-label', `Delete zone ${z.name}`);
       attr(remove, 'title', `Delete zone ${z.name}`);
     }
@@ -247,7 +262,7 @@ function attachPicker(currentPlayer) {
     label.htmlFor = id;
     text(label, `Zone to add to ${player.name}`);
     button.setAttribute('aria-label', `Add the chosen zone to ${player.name}`);
-    const options = sorted.zones().filter((z) => !player.zoneIds.includes(z.id));
+    const options = sorted.zones().filter((z) => z.available && !player.zoneIds.includes(z.id));
     const next = options.map((z) => `${z.id}:${z.name}:${z.playerId}`).join('|');
     form.hidden = options.length === 0;
     if (next === signature) return;
@@ -278,7 +293,9 @@ async function detachZone(playerId, zone) {
 async function deletePlayer(player) {
   await confirmDialog({
     title: `Delete ${player.name}?`,
-    message: 'Its zones are detached and muted. Users assigned to this player lose access to it.',
+    message: player.available
+      ? 'Its zones are detached and muted. Users assigned to this player lose access to it.'
+      : `The player cannot be used (${player.unavailableReason}). Delete it if that amplifier is gone for good: its zones are detached and users assigned to it lose it.`,
     confirmLabel: 'Delete player',
     danger: true,
     onConfirm: () => del(`/api/players/${player.id}`),
@@ -288,7 +305,9 @@ async function deletePlayer(player) {
 async function deleteZone(zone) {
   await confirmDialog({
     title: `Delete ${zone.name}?`,
-    message: 'The zone is removed from the dashboard and from every assignment. It is not recreated at the next start.',
+    message: zone.available
+      ? 'The zone is removed from the dashboard and from every assignment. It is not recreated at the next start.'
+      : `The zone cannot answer (${zone.unavailableReason}). Delete it if it is gone for good: it is removed from every assignment and scene, and not recreated at the next start.`,
     confirmLabel: 'Delete zone',
     danger: true,
     onConfirm: () => del(`/api/zones/${zone.id}`),

@@ -4,6 +4,7 @@ import { icon } from './icons.js';
 import { post, put, del } from './api.js';
 import { state, can, sorted, changed } from './store.js';
 import { openDialog, confirmDialog, field } from './dialogs.js';
+import { skippedText } from './zone-settings.js';
 
 export function scenesSection() {
   const undo = can.change()
@@ -54,16 +55,22 @@ function sceneItem(scene) {
   return item;
 }
 
-/** "Kitchen 30%, Patio off": what applying the scene does, in one line. */
+/** "Kitchen 30%, Patio off (unavailable)": what applying the scene does, in one line. */
 function zoneSummary(scene) {
   return scene.zones
-    .map((z) => `${state.zones.get(z.zoneId)?.name ?? 'a zone'} ${z.power ? `${Math.round(z.volume * 100)}%${z.muted ? ' muted' : ''}` : 'off'}`)
+    .map((z) => {
+      const zone = state.zones.get(z.zoneId);
+      const setting = z.power ? `${Math.round(z.volume * 100)}%${z.muted ? ' muted' : ''}` : 'off';
+      return `${zone?.name ?? 'a zone'} ${setting}${zone && !zone.available ? ' (unavailable)' : ''}`;
+    })
     .join(', ');
 }
 
 async function applyScene(scene, button) {
   button.disabled = true;
-  if (await attempt(() => post(`/api/scenes/${scene.id}/apply`), `Scene ${scene.name} applied.`)) {
+  let result;
+  if (await attempt(async () => (result = await post(`/api/scenes/${scene.id}/apply`)), `Scene ${scene.name} applied.`)) {
+    if (result.skipped?.length) toast(skippedText(result.skipped), 'error');
     state.undoReady = true;
     changed('scenes');
   }
@@ -72,17 +79,20 @@ async function applyScene(scene, button) {
 
 async function undoScene(button) {
   button.disabled = true;
-  await attempt(() => post('/api/scenes/undo'), 'The zones are back as they were before the last scene.');
+  let result;
+  if (await attempt(async () => (result = await post('/api/scenes/undo')), 'The zones are back as they were before the last scene.')) {
+    if (result.skipped?.length) toast(skippedText(result.skipped), 'error');
+  }
   button.disabled = false;
 }
 
-/** Zone checkboxes, every zone ticked: a scene captures the chosen zones as they are now. */
+/** Zone checkboxes, every zone ticked: a scene captures the chosen zones as they are now (those that can answer). */
 function zonePicker() {
   return h(
     'fieldset',
     { class: 'check-group' },
     h('legend', { text: 'Zones it captures' }),
-    sorted.zones().map((z) => {
+    sorted.zones().filter((z) => z.available).map((z) => {
       const id = uid('scene-zone');
       return h('div', { class: 'check' }, h('input', { id, type: 'checkbox', name: 'zoneIds', value: z.id, checked: true }), h('label', { for: id, text: z.name }));
     }),

@@ -55,12 +55,14 @@ export function reset() {
 }
 
 const byName = (a, b) => a.name.localeCompare(b.name, undefined, { numeric: true });
+/** What works comes first; zones, players and inputs that cannot answer (greyed) after it. */
+const usableFirst = (a, b) => Number(!a.available) - Number(!b.available);
 
 export const sorted = {
-  players: () => [...state.players.values()].sort(byName),
-  zones: () => [...state.zones.values()].sort((a, b) => a.output.channel - b.output.channel || byName(a, b)),
+  players: () => [...state.players.values()].sort((a, b) => usableFirst(a, b) || byName(a, b)),
+  zones: () => [...state.zones.values()].sort((a, b) => usableFirst(a, b) || a.output.channel - b.output.channel || byName(a, b)),
   playlists: () => [...state.playlists.values()].sort((a, b) => Number(b.isFavorite) - Number(a.isFavorite) || byName(a, b)),
-  inputs: () => [...state.inputs.values()].sort((a, b) => a.input.channel - b.input.channel || byName(a, b)),
+  inputs: () => [...state.inputs.values()].sort((a, b) => usableFirst(a, b) || a.input.channel - b.input.channel || byName(a, b)),
   scenes: () => [...state.scenes.values()].sort(byName),
 };
 
@@ -253,6 +255,11 @@ function apply(type, p) {
     case 'zone.sleepChanged': {
       const zone = state.zones.get(p.zoneId);
       if (zone) zone.sleepUntil = p.sleepUntil;
+      return 'audio';
+    }
+    case 'zone.availabilityChanged': {
+      const zone = state.zones.get(p.zoneId);
+      if (zone) Object.assign(zone, { available: p.available, unavailableReason: p.reason });
       return 'audio';
     }
     case 'scene.created':

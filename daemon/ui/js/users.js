@@ -127,10 +127,14 @@ function renderUser(u, titleId) {
   ];
 }
 
+/** A player's or zone's name as the Users tab shows it: marked when it cannot be used now. */
+const labelOf = (thing) => (thing.available ? thing.name : `${thing.name} (unavailable)`);
+
 function accessSummary(u) {
   if (u.role === 'Admin') return 'Everything (Admin)';
-  const players = u.assignments.playerIds.map((id) => state.players.get(id)?.name).filter(Boolean);
-  const zones = u.assignments.zoneIds.map((id) => state.zones.get(id)?.name).filter(Boolean);
+  const name = (map) => (id) => (map.has(id) ? labelOf(map.get(id)) : null);
+  const players = u.assignments.playerIds.map(name(state.players)).filter(Boolean);
+  const zones = u.assignments.zoneIds.map(name(state.zones)).filter(Boolean);
   if (!players.length && !zones.length) return 'No players or zones assigned';
   const part = (names, one, many) => (names.length ? `${names.length} ${names.length === 1 ? one : many} (${names.join(', ')})` : `no ${many}`);
   return `${part(players, 'player', 'players')}; ${part(zones, 'zone', 'zones')}`;
@@ -210,10 +214,10 @@ function checkboxGroup(legend, items, checked, name) {
 
 /** Player and zone checkboxes side by side, `checked` ticked. */
 function accessChoices(checked) {
-  const players = sorted.players().map((p) => ({ id: p.id, label: p.name }));
+  const players = sorted.players().map((p) => ({ id: p.id, label: labelOf(p) }));
   const zones = sorted.zones().map((z) => {
     const owner = z.playerId && state.players.get(z.playerId);
-    return { id: z.id, label: owner ? `${z.name} · ${owner.name}` : z.name };
+    return { id: z.id, label: owner ? `${labelOf(z)} · ${owner.name}` : labelOf(z) };
   });
   return h('div', { class: 'check-columns' }, checkboxGroup('Players', players, checked.playerIds, 'playerIds'), checkboxGroup('Zones', zones, checked.zoneIds, 'zoneIds'));
 }

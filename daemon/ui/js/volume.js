@@ -17,7 +17,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * @param {(volume: number) => Promise<unknown>} [o.send]
  * @param {(error: Error) => void} [o.onError]
  * @param {(delta: number) => Promise<unknown>} [o.nudge]   adds − and + buttons that send a relative step
- * @returns {HTMLElement & { setValue(v: number): void, setLabel(label: string): void, setLimit(v: number): void }}
+ * @returns {HTMLElement & { setValue(v: number): void, setLabel(label: string): void, setLimit(v: number): void, setDisabled(off: boolean): void }}
  */
 export function volumeControl({ label, readOnly, send, onError, nudge }) {
   const readout = h('span', { class: 'volume-value', 'aria-hidden': 'true' });
@@ -124,6 +124,9 @@ export function volumeControl({ label, readOnly, send, onError, nudge }) {
     }
   };
   el.setLimit = (fraction) => setLimit(el, input, (limit = Math.round(fraction * 100)));
+  el.setDisabled = (off) => {
+    for (const control of [input, ...el.querySelectorAll('.btn-step')]) control.disabled = off;
+  };
   return el;
 }
 
@@ -151,5 +154,7 @@ function meter(label, readout) {
   };
   el.setLabel = (name) => bar.setAttribute('aria-label', name);
   el.setLimit = (fraction) => setLimit(el, bar, Math.round(fraction * 100));
+  // A meter takes no input: nothing to disable.
+  el.setDisabled = () => {};
   return el;
 }

@@ -3,6 +3,7 @@ import { h, attr, attempt, toast, uid, iconButton } from './dom.js';
 import { icon } from './icons.js';
 import { put, post } from './api.js';
 import { openDialog, field } from './dialogs.js';
+import { state } from './store.js';
 
 /** The choices of the sleep menu, in minutes (the API takes any number from 0 to 1440; 0 cancels). */
 const SLEEP_CHOICES = [15, 30, 60, 90];
@@ -52,9 +53,10 @@ export function sleepButton() {
     const label = `Sleep timer of ${z.name}`;
     attr(button, 'aria-label', label);
     attr(button, 'aria-pressed', String(Boolean(z.sleepUntil)));
-    // A timer needs the zone to be on (the API refuses it otherwise), so the button waits for that.
-    button.disabled = !z.power;
-    attr(button, 'title', z.power ? `${label}${z.sleepUntil ? `: ${sleepText(z)}` : ''}` : `Switch ${z.name} on to set a sleep timer`);
+    // A timer needs the zone to be on and able to answer (the API refuses it otherwise), so the button waits for that.
+    button.disabled = !z.power || !z.available;
+    const why = !z.available ? `${z.name} cannot answer now` : `Switch ${z.name} on to set a sleep timer`;
+    attr(button, 'title', z.power && z.available ? `${label}${z.sleepUntil ? `: ${sleepText(z)}` : ''}` : why);
   };
   return button;
 }
@@ -99,13 +101,19 @@ export function tickWhileSleeping(zones, render) {
   };
 }
 
-/** Powers off every zone the caller may see (POST /api/zones/all-off) and says how many went off. */
+/** Powers off every zone the caller may see (POST /api/zones/all-off) and says how many went off, and which could not. */
 export async function allOff(button) {
   button.disabled = true;
   let result;
   if (await attempt(async () => (result = await post('/api/zones/all-off')))) {
     const n = result.zoneIds.length;
     toast(n ? `Switched off ${n} ${n === 1 ? 'zone' : 'zones'}.` : 'Every zone was already off.', 'success');
+    if (result.skipped?.length) toast(skippedText(result.skipped), 'error');
   }
   button.disabled = false;
+}
+
+/** "Not reached: Garden (amplifier … does not answer)." for zones a multi-zone change had to leave alone. */
+export function skippedText(skipped) {
+  return `Not reached: ${skipped.map((s) => `${state.zones.get(s.zoneId)?.name ?? 'a zone'} (${s.reason})`).join('; ')}.`;
 }
