@@ -119,19 +119,30 @@ export function daemonCases<D extends AmplifierDriver, E extends KeypadEmulator>
     t.same(reported.map((e) => e.type === 'zone.volumeChanged' && e.payload.volume), [0.15], 'the turn-on volume is what was announced');
   });
 
-  t.test(`on the ${name} driver, the zones of a unit that stops answering are unavailable, and available again when it answers`, async (t) => {
+  t.test(`on the ${name} driver, the zones of a unit that stops answering are unavailable (409, nothing written), and available again when it answers`, async (t) => {
     const rig = await setup(t, true);
     const amplifier = rig.d.daemon.amplifiers.list[0]!.driver;
     const unit = family.secondUnit;
     await rig.until(() => unit.every((c) => amplifier.describe().zones.some((z) => z.channel === c)), 'the second unit found');
-    const zones = (await rig.api.get('/api/zones')).body as ZoneRow[];
-    t.ok(unit.every((c) => zones.some((z) => z.output.channel === c)), 'the daemon made zones of them');
-    t.ok(unit.every((c) => amplifier.availability(c).available), 'its zones are available');
+    const zones = (await rig.api.get('/api/zones')).body as Array<ZoneRow & { available: boolean; unavailableReason: string | null }>;
+    const zone = zones.find((z) => z.output.channel === unit[0])!;
+    t.match(zone, { available: true, unavailableReason: null }, 'its zones are available');
     family.secondUnitFitted(rig.emulator, false);
     await rig.until(() => unit.every((c) => !amplifier.availability(c).available), 'its zones unavailable');
-    t.match(amplifier.availability(unit[0]!).reason, /does not answer/, 'with the reason');
+    t.match(amplifier.availability(unit[0]!).reason, /does not answer/, 'the driver says why');
+    t.match((await rig.api.get(`/api/zones/${zone.id}`)).body, { available: false, unavailableReason: /does not answer/ }, 'and so does the zone');
+    t.ok(rig.events.some((e) => e.type === 'zone.availabilityChanged' && e.payload.zoneId === zone.id && !e.payload.available), 'announced');
+    const mark = family.writes(rig.emulator).length;
+    const refused = await rig.api.put(`/api/zones/${zone.id}/power`, { power: true });
+    t.equal(refused.status, 409, 'a write to it is refused');
+    t.match(refused.body.detail, /does not answer/, 'naming the unit');
+    await rig.until(rig.driver.settled(), 'the driver to settle');
+    t.same(family.writes(rig.emulator).slice(mark), [], 'nothing was written');
     t.ok(amplifier.availability(channel).available, 'the master\'s zones stay available');
     family.secondUnitFitted(rig.emulator, true);
     await rig.until(() => unit.every((c) => amplifier.availability(c).available), 'its zones available again');
+    t.match((await rig.api.get(`/api/zones/${zone.id}`)).body, { available: true, unavailableReason: null });
+    t.equal((await rig.api.put(`/api/zones/${zone.id}/power`, { power: true })).status, 204, 'and writable');
+    await rig.until(() => family.state(rig.emulator, unit[0]!).power, 'the power-on on the amplifier');
   });
 }
