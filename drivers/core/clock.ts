@@ -13,8 +13,3 @@ export const systemClock: Clock = {
   setTimeout: (fire, ms) => setTimeout(fire, ms),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout | undefined),
 };
-
-/** A promise for `ms` on `clock`. */
-export function sleep(clock: Clock, ms: number): Promise<void> {
-  return new Promise((resolve) => clock.setTimeout(resolve, ms));
-}

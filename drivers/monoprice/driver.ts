@@ -1,6 +1,7 @@
 // Monoprice MPR-6ZHMAUT / Dayton DAX66 driver: the family's addressing (up to three chained units of six zones) and
 // wire on the shared driver core, which keeps the ownership rule, the work loop, liveness and availability.
-import { SerialDriver, type FirstRead, type ReadReply, type SerialOptions, type SerialTimings, type WriteOutcome } from '../core/serial-driver.js';
+import { SerialDriver } from '../core/serial-driver.js';
+import type { FirstRead, ReadReply, SerialOptions, SerialTimings, WriteOutcome } from '../core/serial-options.js';
 import type { Topology } from '../core/units.js';
 import { ZoneBook, statusFields, type Attribute, type Write } from '../core/zone-book.js';
 import { MonopriceLink } from './link.js';

@@ -1,5 +1,5 @@
 // The Monoprice MPR-6ZHMAUT / Dayton DAX66 family: factory plus the pieces tests and tools reuse.
-import { withSerialPort } from '../core/serial-driver.js';
+import { withSerialPort } from '../core/serial-options.js';
 import { MonopriceDriver, type MonopriceOptions } from './driver.js';
 
 export { MonopriceDriver, MONOPRICE_DEFAULTS, type MonopriceOptions } from './driver.js';

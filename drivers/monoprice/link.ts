@@ -2,7 +2,7 @@
 // send none, once the line is quiet). Exchanges, timeouts and the resync after one are the core link's.
 import { Link, type Outcome, type Request } from '../core/link.js';
 import type { PortSessionOptions } from '../core/port-session.js';
-import type { WriteOutcome } from '../core/serial-driver.js';
+import type { WriteOutcome } from '../core/serial-options.js';
 import { LineFramer, ReplyCollector, ZONES_PER_UNIT, encodeQuery, encodeSet, unitZones, type Frame, type SetAttribute, type ZoneStatus } from './protocol.js';
 
 export interface Reply {

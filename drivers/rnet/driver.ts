@@ -4,7 +4,8 @@
 // Zone channels are controller*10 + zone: 11..16 on controller 1, 21..26 on controller 2, up to 61..66. This keeps a
 // zone's channel stable when another controller is added to the bus, reads the way installers label zones
 // ("controller 2, zone 3" is 23), leaves room for MCA units with up to 8 zones, and matches the Monoprice driver.
-import { SerialDriver, type FirstRead, type ReadReply, type SerialOptions, type SerialTimings, type WriteOutcome } from '../core/serial-driver.js';
+import { SerialDriver } from '../core/serial-driver.js';
+import type { FirstRead, ReadReply, SerialOptions, SerialTimings, WriteOutcome } from '../core/serial-options.js';
 import type { Topology } from '../core/units.js';
 import type { Write } from '../core/zone-book.js';
 import { RnetLink } from './link.js';

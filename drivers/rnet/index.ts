@@ -1,5 +1,5 @@
 // The Russound RNET family: factory plus the pieces tests and tools reuse.
-import { withSerialPort } from '../core/serial-driver.js';
+import { withSerialPort } from '../core/serial-options.js';
 import { RnetDriver, type RnetOptions } from './driver.js';
 
 export { RnetDriver, RNET_DEFAULTS, type RnetOptions } from './driver.js';

@@ -1,7 +1,8 @@
 // Xantech MRC88 / MRAUDIO8x8 / MX88 driver: the family's zones (8, 16 with an expansion amplifier), zone-activity
 // reports and wire on the shared driver core, which keeps the ownership rule, the work loop, liveness and availability.
 import type { Outcome } from '../core/link.js';
-import { SerialDriver, type FirstRead, type ReadReply } from '../core/serial-driver.js';
+import { SerialDriver } from '../core/serial-driver.js';
+import type { FirstRead, ReadReply } from '../core/serial-options.js';
 import type { Topology } from '../core/units.js';
 import { ZoneBook, statusFields, type Attribute, type Write } from '../core/zone-book.js';
 import { parseTcpPort } from '../port.js';

@@ -1,5 +1,5 @@
 // The Xantech MRC88 / MRAUDIO8x8 / MX88 family: factory plus the pieces tests and tools reuse.
-import { withSerialPort } from '../core/serial-driver.js';
+import { withSerialPort } from '../core/serial-options.js';
 import { XantechDriver } from './driver.js';
 import type { XantechOptions } from './options.js';
 

@@ -1,5 +1,5 @@
 // Options of the Xantech driver and their defaults, with the reason for each.
-import type { SerialOptions, SerialTimings } from '../core/serial-driver.js';
+import type { SerialOptions, SerialTimings } from '../core/serial-options.js';
 import type { XantechModel, ZoneCount } from './protocol.js';
 
 export interface XantechOptions extends SerialOptions {
