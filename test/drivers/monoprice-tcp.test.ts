@@ -11,10 +11,10 @@ import { startTestDaemon, tempDir } from '../helpers/daemon.js';
 import { spawnDaemon } from '../helpers/process.js';
 import { isEvent, openStream } from '../helpers/sse.js';
 import { createTcpBridge, type TcpBridge } from '../helpers/tcp-bridge.js';
-import { WAIT_MS, within } from '../helpers/wait-for.js';
+import { WAIT_MS } from '../helpers/wait-for.js';
 import { isStatus, isZoneEvent, nextEventWithin as nextEvent } from './events.js';
 import { FAST, ON, toKeypad } from './monoprice-rig.js';
-import { startOnline } from './serial-rig.js';
+import { settledWithin, startOnline } from './serial-rig.js';
 
 // Every test builds its own TCP adapter, emulator and driver (or daemon) and mostly waits on them: a few run at once.
 concurrently(t);
@@ -55,7 +55,6 @@ async function startWith(r: TcpRig, zones: Array<[number, ZoneState]> = []): Pro
   await startOnline(r, new Map(zones));
 }
 
-const settledWithin = (driver: MonopriceDriver, ms?: number) => within(driver.settled(), ms, 'the driver to settle');
 
 const setsSince = (r: TcpRig, mark: number): string[] => r.emulator.commands.slice(mark).filter((c) => c.startsWith('<'));
 
@@ -87,7 +86,7 @@ t.test('the adapter dropping the connection goes offline; the driver reconnects 
   await r.bridge.drop();
   t.match((await offline).detail, r.bridge.url, 'the offline detail names the network port');
   r.driver.setZone(11, { volume: 0.5, source: 6 });
-  await settledWithin(r.driver, 1000); // offline: settles at once rather than waiting for the network
+  await settledWithin(r.driver); // offline: settled without waiting for the line
   t.equal(r.driver.online, false);
   t.match(r.emulator.state(11), { volume: 13, source: 1 }, 'nothing reached the amp while offline');
 

@@ -4,11 +4,10 @@
 import t from 'tap';
 import { stepToVolume, volumeToStep, type AmplifierDriver, type ZoneState } from '../../drivers/driver.js';
 import type { EmulatorPort } from '../../drivers/emulator-port.js';
-import { within } from '../helpers/wait-for.js';
 import { isStatus, isZoneEvent, nextEventWithin } from './events.js';
 import * as monoprice from './monoprice-rig.js';
 import * as rnet from './rnet-rig.js';
-import { startOnline, type SerialRig } from './serial-rig.js';
+import { settledWithin, startOnline, type SerialRig } from './serial-rig.js';
 import * as xantech from './xantech-rig.js';
 
 interface PtyFamily {
@@ -54,7 +53,6 @@ const families: PtyFamily[] = [
   },
 ];
 
-const settled = (driver: AmplifierDriver) => within(driver.settled(), undefined, 'the driver to settle');
 
 for (const family of families) {
   const { name, channel } = family;
@@ -65,7 +63,7 @@ for (const family of families) {
     await startOnline(r);
     const mark = r.emulator.commands.length;
     r.driver.setZone(channel, { power: true, source: 2, volume: 0.5 });
-    await settled(r.driver);
+    await settledWithin(r.driver);
     t.same(r.emulator.commands.slice(mark).filter(family.isWrite), family.routed);
     const event = nextEventWithin(r.driver, isZoneEvent(channel), 'the keypad event');
     family.hold(r, { ...family.state(r), volume: 0.8 });
@@ -83,7 +81,7 @@ for (const family of families) {
     const online = nextEventWithin(r.driver, isStatus(true), 'status online after replug');
     await r.replug();
     await online;
-    await settled(r.driver);
+    await settledWithin(r.driver);
     const steps = r.driver.describe().volumeSteps;
     t.same(family.state(r), { ...playing, source: 6, volume: stepToVolume(volumeToStep(0.5, steps), steps) });
   });
@@ -97,7 +95,7 @@ for (const family of families) {
     const online = nextEventWithin(r.driver, isStatus(true), 'status online');
     await r.replug();
     await online;
-    await settled(r.driver);
+    await settledWithin(r.driver);
     t.match(family.state(r), { power: true, source: 3 });
   });
 }

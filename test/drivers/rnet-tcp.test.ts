@@ -4,11 +4,10 @@ import net from 'node:net';
 import t, { type Test } from 'tap';
 import { RnetDriver } from '../../drivers/rnet/driver.js';
 import { RnetEmulator } from '../../drivers/rnet/emulator.js';
-import { within } from '../helpers/wait-for.js';
 import { isStatus, nextEventWithin as nextEvent } from './events.js';
 import { FAST, ON } from './rnet-rig.js';
+import { settledWithin } from './serial-rig.js';
 
-const settledWithin = (driver: RnetDriver, ms?: number) => within(driver.settled(), ms, 'the driver to settle');
 
 /** A loopback "adapter": while `accepting`, each connection is the emulator's line; otherwise it is hung up at once. */
 async function adapter(t: Test, emulator: RnetEmulator) {
@@ -57,7 +56,7 @@ t.test('over tcp:// the driver drives zones, and survives the connection droppin
   await emulator.vanish();
   t.match((await offline).detail, /^tcp:\/\/127\.0\.0\.1:\d+/, 'the detail names the adapter');
   driver.setZone(12, { volume: 0.8, source: 6 });
-  await settledWithin(driver, 1000); // offline: settles at once
+  await settledWithin(driver); // offline: settled without waiting for the line
 
   const back = nextEvent(driver, isStatus(true), 'status online again');
   state.accepting = true;

@@ -70,12 +70,15 @@ export async function emulatorOnPty(t: Pick<Test, 'teardown'>, emulator: Emulato
   return pty;
 }
 
+/** For a driver on a real line: settled() within the suite's wait limit. */
+export const settledWithin = (driver: AmplifierDriver): Promise<void> => within(driver.settled(), undefined, 'the driver to settle');
+
 /** Starts a driver on a real line and waits (in real time, bounded) until it is online and has settled. */
 export async function startOnline(r: { driver: AmplifierDriver }, remembered: Map<number, ZoneState> = new Map()): Promise<void> {
   const online = nextEventWithin(r.driver, isStatus(true), 'status online');
   await r.driver.start(remembered);
   await online;
-  await within(r.driver.settled(), undefined, 'the driver to settle');
+  await settledWithin(r.driver);
 }
 
 /** The fields of a zone status line (Monoprice, Xantech): `mute` and a volume in device steps. */

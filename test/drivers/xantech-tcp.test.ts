@@ -5,11 +5,10 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { XantechDriver } from '../../drivers/xantech/driver.js';
 import { XantechEmulator } from '../../drivers/xantech/emulator.js';
-import { within } from '../helpers/wait-for.js';
 import { isStatus, isZoneEvent, nextEventWithin as nextEvent } from './events.js';
+import { settledWithin } from './serial-rig.js';
 import { FAST, FAST_EMULATOR, ON, toKeypad } from './xantech-rig.js';
 
-const settledWithin = (driver: XantechDriver, ms?: number) => within(driver.settled(), ms, 'the driver to settle');
 
 interface Bridge {
   emulator: XantechEmulator;
@@ -96,7 +95,7 @@ t.test('a dropped tcp connection goes offline, and the driver reconnects once th
   t.match((await offline).detail, /closed|dropped/);
   const back = nextEvent(driver, isStatus(true), 'status online again');
   driver.setZone(2, { volume: 0.5, source: 3 });
-  await settledWithin(driver, 1000);
+  await settledWithin(driver); // offline: settled without waiting for the line
   t.equal(driver.online, false, 'offline while the adapter is away');
 
   await b.listen();
