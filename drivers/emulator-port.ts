@@ -5,8 +5,6 @@ import { SerialPort } from 'serialport';
 import { systemClock, type Clock } from './core/clock.js';
 import type { DeviceStream } from './memory-port.js';
 
-export type { DeviceStream } from './memory-port.js';
-
 export interface OutputOptions {
   /** Time for the pacing, reports and boots (the system clock by default; tests share theirs with the driver). */
   clock?: Clock;

@@ -7,7 +7,7 @@ import type { EmulatorPort } from '../../drivers/emulator-port.js';
 import type { OpenPort } from '../../drivers/port.js';
 import { MemorySerial } from '../helpers/memory-serial.js';
 import { VirtualTime } from '../helpers/virtual-time.js';
-import type { DriverRig } from './conformance.js';
+import type { DriverRig } from './conformance-rig.js';
 import { isStatus, nextEvent } from './events.js';
 
 /** What a rig hands the family's driver constructor. */
