@@ -177,7 +177,7 @@ export abstract class WorkLoop {
       if (reply.outcome === 'timeout' || unit !== this.units.master) this.silence(unit);
       return this.checkSettled();
     }
-    this.answered(unit, address);
+    const found = this.units.answered(unit);
     for (const { channel, fields } of reply.zones) {
       if (!covered.includes(channel)) continue;
       const kind = read.purpose === 'verify' ? this.verified(channel, fields) : this.plan.live.has(channel) ? 'update' : 'first';
@@ -194,6 +194,7 @@ export abstract class WorkLoop {
     if (covered.length > 1) {
       for (const channel of covered) if (!this.plan.live.has(channel) && this.book.hasIntents(channel)) this.plan.sync(this.topology.zoneRead(channel));
     }
+    if (found) this.unitAnswers(unit, address, found);
     this.checkSettled();
   }
 
@@ -218,11 +219,12 @@ export abstract class WorkLoop {
     return 'lost';
   }
 
-  private answered(unit: number, address: number): void {
-    const found = this.units.answered(unit);
-    if (!found) return;
+  /**
+   * A unit found, or back after a silence, once what this read showed of it is taken in: every other zone of it is
+   * read before anything is written there, and the daemon hears of it.
+   */
+  private unitAnswers(unit: number, address: number, found: 'found' | 'back'): void {
     this.log('info', `${this.family}: ${this.topology.unitName(unit)} answers`);
-    // Found, or back after a silence: every zone of it is read before anything is written there.
     for (const other of this.topology.pollReads(unit)) if (other !== address) this.plan.sync(other);
     if (found === 'found') this.events.emit({ type: 'described', description: this.describe() });
     else for (const channel of this.topology.channels(unit)) this.events.emit({ type: 'availability', channel, available: true });
