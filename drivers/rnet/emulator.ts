@@ -35,6 +35,8 @@ export interface EmulatorOptions extends OutputOptions {
    * keypad (0x71) with different values, as when two keypads ask at once. Default false.
    */
   trafficBeforeReplies?: boolean;
+  /** Every frame sent carries a checksum one off the documented formula, as one document example does. Default false. */
+  wrongChecksums?: boolean;
 }
 
 /** What the zone holds, including the mute RNET never reports. Source 1..6, volume 0..50. */
@@ -57,6 +59,7 @@ export class RnetEmulator extends EmulatorPort {
   ignoreWhileOff: boolean;
   checkChecksums: boolean;
   trafficBeforeReplies: boolean;
+  wrongChecksums: boolean;
   private toLose = 0;
   private chatterIntervalMs: number;
   private chatterTimer: unknown;
@@ -71,6 +74,7 @@ export class RnetEmulator extends EmulatorPort {
     this.ignoreWhileOff = options.ignoreWhileOff ?? true;
     this.checkChecksums = options.checkChecksums ?? true;
     this.trafficBeforeReplies = options.trafficBeforeReplies ?? false;
+    this.wrongChecksums = options.wrongChecksums ?? false;
     this.chatterIntervalMs = options.chatterIntervalMs ?? 0;
     for (let c = 1; c <= MAX_CONTROLLERS; c++) {
       for (let z = 1; z <= ZONES_PER_CONTROLLER; z++) {
@@ -270,7 +274,9 @@ export class RnetEmulator extends EmulatorPort {
   }
 
   private send(frame: Buffer): void {
-    this.output.write(frame.toString('latin1'));
+    const sent = Buffer.from(frame);
+    if (this.wrongChecksums) sent[sent.length - 2] = (sent[sent.length - 2]! + 1) & 0x7f;
+    this.output.write(sent.toString('latin1'));
   }
 }
 

@@ -1,7 +1,8 @@
 // RNET driver against the emulator on an in-memory line: wire commands, mute, keypads, bus traffic, coalescing,
 // faults; production timings (100 ms pacing, 0.5 s request timeout) on a hand-driven clock.
 import t from 'tap';
-import { encodeVolume, encodeZonePower } from '../../drivers/rnet/protocol.js';
+import { keypadKeyFrame } from '../../drivers/rnet/emulator-bus.js';
+import { KEY, encodeVolume, encodeZonePower } from '../../drivers/rnet/protocol.js';
 import { isAvailability, isDescribed, isStatus, isZoneEvent, nextEvent, zoneEvents } from './events.js';
 import { ON, observed, rig, setsSince } from './rnet-rig.js';
 
@@ -240,4 +241,32 @@ t.test('stopping while waiting to reconnect leaves no timers', async (t) => {
   t.match((await r.until(offline, 'offline')).detail, /cannot open/);
   await r.driver.stop();
   t.equal(r.timers(), 0);
+});
+
+t.test('a controller whose checksums never match the documented formula is still driven, and its keypads heard', async (t) => {
+  const r = await rig(t, { emulator: { wrongChecksums: true }, driver: NO_POLL });
+  await r.startWith([[11, ON]]);
+  r.driver.setZone(11, { source: 3 });
+  await r.settled();
+  t.equal(r.emulator.state(11).source, 3, 'driven: the replies to its reads were taken');
+  const event = nextEvent(r.driver, isZoneEvent(11));
+  r.emulator.press(11, 'volume-up');
+  t.equal((await r.until(event, 'the keypad event')).state.volume, 21 / 50);
+  t.ok(r.logs.some((l) => l.includes('checksums that do not match')), 'and the driver said so once');
+});
+
+t.test('once the controller has sent a right checksum, a frame with a wrong one is dropped as line noise', async (t) => {
+  const r = await rig(t, { driver: NO_POLL });
+  await r.startWith([[12, ON]]);
+  const key = keypadKeyFrame(12, KEY.volumeUp);
+  const garbled = Buffer.from(key);
+  garbled[garbled.length - 2] = (garbled[garbled.length - 2]! + 1) & 0x7f;
+  const reads = () => r.emulator.commands.filter((c) => c === 'info 12').length;
+  const before = reads();
+  r.emulator.injectNoise(garbled);
+  await r.time.advance(1000);
+  t.equal(reads(), before, 'the keypad frame with a wrong checksum made no read');
+  r.emulator.injectNoise(key);
+  await r.until(() => reads() > before, 'the read the right frame asks for');
+  t.ok(r.logs.some((l) => l.includes('dropped a frame with a bad checksum')));
 });
