@@ -38,7 +38,7 @@ import { sceneRoutes } from './api/scenes.js';
 import { systemRoutes } from './api/system.js';
 import { ProblemSchema } from './api/schemas.js';
 import { createDriver } from '../drivers/index.js';
-import type { AmplifierDriver } from '../drivers/driver.js';
+import type { AmplifierDriver, DriverOptions } from '../drivers/driver.js';
 import { Amplifiers, singleAmplifier, type Amplifier } from './domain/amplifiers.js';
 import { renderDescription } from './discovery/description.js';
 import type { SsdpAnnouncerOptions } from './discovery/ssdp.js';
@@ -72,6 +72,8 @@ export interface DaemonOptions {
   logger: Logger;
   /** A ready driver instead of those built from the configuration (tests inject the simulated one). */
   driver?: AmplifierDriver;
+  /** Given to every driver built from the configuration (tests pass an in-memory openPort and a hand-driven clock). */
+  driverOptions?: Pick<DriverOptions, 'openPort' | 'clock'>;
   /** systemd notification (READY, STATUS, WATCHDOG, STOPPING); none unless given. */
   notifier?: Notifier;
   /** SSDP socket settings a test changes to stay on loopback (a free port, bound to 127.0.0.1 only). */
@@ -451,6 +453,7 @@ export class Daemon {
       const driver = await createDriver(amplifier.driver, {
         pollIntervalMs: config.pollIntervalMs,
         ...amplifier.options,
+        ...this.options.driverOptions,
         serialPort: amplifier.port,
         log: (level, msg, fields) => logger[level]({ driver: amplifier.driver, amplifier: amplifier.name, ...fields }, msg),
       });

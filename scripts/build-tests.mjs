@@ -71,7 +71,6 @@ const SOLO = new Map([
   ['test/mqtt/commands.test.ts', 'long'],
   ['test/mqtt/availability.test.ts', 'long'],
   ['test/mqtt/discovery.test.ts', 'long'],
-  ['test/drivers/monoprice-conformance.test.ts', 'long'],
   ['test/drivers/monoprice-cli.test.ts', 'long'],
 ]);
 
