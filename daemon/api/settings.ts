@@ -1,8 +1,8 @@
 // The Home Assistant bridge settings (admins): broker URL, broker login and the azcd account the bridge acts as,
 // applied at once without a restart.
-import { T } from '../http/schema.js';
+import { T, AtLeastOneOf } from '../http/schema.js';
 import { route, ok, type Route } from '../http/route.js';
-import { BRIDGE_FIELDS, BRIDGE_STATES, type BridgeSettings } from '../domain/bridge-settings.js';
+import { BRIDGE_CHANGE_NONE, BRIDGE_FIELDS, BRIDGE_STATES, type BridgeSettings } from '../domain/bridge-settings.js';
 import { ProblemSchema } from './schemas.js';
 
 const problem = (description: string) => ({ description, schema: ProblemSchema, contentType: 'application/problem+json' });
@@ -53,18 +53,22 @@ export function bridgeSettingsRoutes(settings: BridgeSettings): Route[] {
         'the device key and never returned. A field set at start (flag, environment or config file) wins and cannot be ' +
         'changed here (409). The answer comes once the old connection is closed and the new one is being made.',
       tags: ['settings'],
-      body: T.Object({
-        url: T.Optional(Text(256, 'the broker URL, mqtt://host:1883 or mqtts://host:8883')),
-        username: T.Optional(Text(256, 'the broker login')),
-        password: T.Optional(
-          T.Union([T.String({ maxLength: 1024 }), T.Null()], {
-            description: 'the broker password; null removes it; left out, the saved one stays',
-            writeOnly: true,
-            errorMessage: 'must be a string of 1 to 1024 characters, or null',
-          }),
-        ),
-        account: T.Optional(Text(64, 'the azcd username the bridge acts as (an existing user)')),
-      }),
+      body: AtLeastOneOf(
+        T.Object({
+          url: T.Optional(Text(256, 'the broker URL, mqtt://host:1883 or mqtts://host:8883')),
+          username: T.Optional(Text(256, 'the broker login')),
+          password: T.Optional(
+            T.Union([T.String({ maxLength: 1024 }), T.Null()], {
+              description: 'the broker password; null removes it; left out, the saved one stays',
+              writeOnly: true,
+              errorMessage: 'must be a string of 1 to 1024 characters, or null',
+            }),
+          ),
+          account: T.Optional(Text(64, 'the azcd username the bridge acts as (an existing user)')),
+        }),
+        [...BRIDGE_FIELDS],
+        BRIDGE_CHANGE_NONE,
+      ),
       responses: {
         200: { description: 'saved and applied', schema: SettingsSchema },
         400: { description: 'a field is malformed, names no azcd user, or a password is left without a username' },

@@ -12,6 +12,8 @@ export type { AccountState };
 
 export const BRIDGE_FIELDS = ['url', 'username', 'password', 'account'] as const;
 export type BridgeField = (typeof BRIDGE_FIELDS)[number];
+/** The 400 of a change that names no field (the route's schema says it too, as anyOf). */
+export const BRIDGE_CHANGE_NONE = `send at least one of ${BRIDGE_FIELDS.map((f) => `"${f}"`).join(', ')}`;
 
 /**
  * misconfigured: the settings cannot work (no bridge account, an account that does not exist or is disabled, a
@@ -128,10 +130,7 @@ export class BridgeSettings {
   async update(caller: Caller, change: BridgeSettingsChange): Promise<BridgeSettingsView> {
     requireAdmin(caller, 'changing the Home Assistant bridge settings');
     const given = BRIDGE_FIELDS.filter((field) => change[field] !== undefined);
-    if (given.length === 0) {
-      const detail = `send at least one of ${BRIDGE_FIELDS.map((f) => `"${f}"`).join(', ')}`;
-      throw invalid(detail, { body: [detail] });
-    }
+    if (given.length === 0) throw invalid(BRIDGE_CHANGE_NONE, { body: [BRIDGE_CHANGE_NONE] });
     this.refuseLocked(change, given);
     const errors: FieldErrors = {};
     const text = (value: string | null | undefined) => (value === null || value === '' ? undefined : value);

@@ -258,6 +258,7 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     await call('GET', '/api/settings/mqtt', 403, { key: viewer.apiKey });
     await call('PUT', '/api/settings/mqtt', 200, { body: { username: 'hub-login' } });
     await call('PUT', '/api/settings/mqtt', 400, { body: { url: 'http://broker:1883' } });
+    await schemaRefuses('PUT', '/api/settings/mqtt', {});
     await call('PUT', '/api/settings/mqtt', 409, { body: { account: 'replay-viewer' } });
     await call('PUT', '/api/settings/mqtt', 200, { body: { username: null } });
   });
