@@ -1,0 +1,104 @@
+// The engine's own queue: the caller's URIs by index, MPD's song ids, and which tracks playback passed over (pure).
+import type { SkipReason } from '../playback.js';
+
+export interface Problem {
+  reason: SkipReason;
+  detail: string;
+}
+
+export interface Entry {
+  /** As the caller gave it. */
+  uri: string;
+  /** What MPD is given (a path relative to the music folder, or the stream URL); null when it cannot be queued. */
+  target: string | null;
+  /** Why it is not in MPD's queue, or why MPD failed it (kept until it is reported). */
+  problem: Problem | null;
+  mpdId: number | null;
+}
+
+export interface Skip {
+  index: number;
+  uri: string;
+  problem: Problem;
+}
+
+/** What a track MPD passed over without keeping its error said (only the last error is kept). */
+const UNEXPLAINED: Problem = { reason: 'other', detail: 'MPD passed over it while another track failed; only the later error was kept' };
+
+export class QueueModel {
+  entries: Entry[] = [];
+  /** A playing track left out of a replaced queue: it plays to its end, outside the indexes. */
+  detached: { mpdId: number; uri: string } | null = null;
+  /** The current entry while MPD has none (restored or replaced while stopped). */
+  parked: number | null = null;
+  /**
+   * Where natural playback came from: entries after it and before the next current one were passed over. null after
+   * a backwards jump, when nothing in between can have been skipped.
+   */
+  cursor: number | null = null;
+  private byId = new Map<number, number>();
+
+  replace(entries: Entry[]): void {
+    this.entries = entries;
+    this.byId = new Map();
+    entries.forEach((entry, index) => entry.mpdId !== null && this.byId.set(entry.mpdId, index));
+  }
+
+  indexOf(mpdId: number | null): number | null {
+    return mpdId === null ? null : (this.byId.get(mpdId) ?? null);
+  }
+
+  /** The first entry at or after `index` that is in MPD's queue. */
+  firstQueued(index: number): number | null {
+    for (let i = Math.max(0, index); i < this.entries.length; i++) if (this.entries[i]!.mpdId !== null) return i;
+    return null;
+  }
+
+  /**
+   * Records MPD's error about `target` on the entry it names: the first one after the cursor, else the first of all.
+   * Returns false when no entry has that target (an output's error, not a track's).
+   */
+  noteFailure(matches: (entry: Entry) => boolean, problem: Problem): boolean {
+    const from = (this.cursor ?? -1) + 1;
+    const order = [...this.entries.keys()].filter((i) => i >= from).concat([...this.entries.keys()].filter((i) => i < from));
+    const index = order.find((i) => matches(this.entries[i]!));
+    if (index === undefined) return false;
+    this.entries[index]!.problem = problem;
+    return true;
+  }
+
+  /**
+   * Playback moved to `index` (null: it ended). Returns the entries it passed over since the cursor, in order:
+   * those never queued, and those MPD failed. The cursor moves to `index`.
+   */
+  advance(index: number | null): Skip[] {
+    const skips: Skip[] = [];
+    if (this.cursor !== null && (index === null || index > this.cursor)) {
+      const end = index ?? this.entries.length;
+      for (let i = this.cursor + 1; i < end; i++) skips.push(this.take(i, UNEXPLAINED));
+    }
+    this.cursor = index;
+    return skips;
+  }
+
+  /** Failures noted for entries that advance() will not pass (the stopped-on entry, one behind a jump). */
+  pendingFailures(): Skip[] {
+    const skips: Skip[] = [];
+    this.entries.forEach((entry, i) => {
+      if (entry.target !== null && entry.problem) skips.push(this.take(i, entry.problem));
+    });
+    return skips;
+  }
+
+  hasFailure(index: number | null): boolean {
+    return index !== null && this.entries[index]?.target !== null && this.entries[index]?.problem != null;
+  }
+
+  private take(index: number, fallback: Problem): Skip {
+    const entry = this.entries[index]!;
+    const problem = entry.problem ?? fallback;
+    // A queued entry's failure is reported once; an entry that was never queued is reported each time it is passed.
+    if (entry.target !== null) entry.problem = null;
+    return { index, uri: entry.uri, problem };
+  }
+}
