@@ -59,6 +59,9 @@ export const systemClock: PlaybackClock = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
+/** How long a broken idle connection waits for mpd's exit before it takes mpd for stuck. */
+const IDLE_GRACE_MS = 2_000;
+
 type Phase = 'new' | 'starting' | 'up' | 'down' | 'stopped';
 
 export class MpdEngine implements PlaybackEngine {
@@ -252,21 +255,7 @@ export class MpdEngine implements PlaybackEngine {
         const [pairs = []] = await idle.request(['idle player playlist options update database'], null);
         changed = pairs.filter(([key]) => key === 'changed').map(([, value]) => value);
       } catch (err) {
-        if (this.phase === 'up' && this.proc === proc) {
-          // MPD is there but the idle connection broke: open another, or no change would be seen any more.
-          this.log('warn', `the MPD idle connection ended (${(err as Error).message}); reconnecting`);
-          this.clock.setTimeout(() => {
-            if (this.phase !== 'up' || this.proc !== proc) return;
-            this.connect().then(
-              (next) => {
-                this.idle = next;
-                void this.idleLoop(next, proc);
-                this.player.refresh();
-              },
-              () => void this.idleLoop(idle, proc),
-            );
-          }, this.timing.restartFirstMs);
-        }
+        if (this.phase === 'up' && this.proc === proc) await this.idleBroke(proc, err as Error);
         return;
       }
       if (changed.includes('update') || changed.includes('database')) {
@@ -275,6 +264,19 @@ export class MpdEngine implements PlaybackEngine {
       }
       if (changed.some((name) => name === 'player' || name === 'playlist' || name === 'options')) this.player.refresh();
     }
+  }
+
+  /**
+   * MPD never closes an idle connection by itself: either it died (its exit is on the way, and the restart follows)
+   * or it is stuck, and a stuck one is killed so that it restarts like a crash. Real time: a process's death.
+   */
+  private async idleBroke(proc: MpdProcess, err: Error): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const alive = await Promise.race([proc.exited.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), IDLE_GRACE_MS)))]);
+    clearTimeout(timer);
+    if (!alive || this.proc !== proc || this.phase !== 'up') return;
+    this.log('warn', `the MPD idle connection ended (${err.message}) while mpd runs: restarting mpd`);
+    proc.kill();
   }
 
   /** Scans `folder` ('' for all) and resolves when MPD has finished; `timeoutMs` null waits as long as it takes. */

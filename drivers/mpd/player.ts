@@ -118,7 +118,7 @@ export class MpdPlayer {
     return this.simple(['previous'], () => (this.model.cursor = null));
   }
 
-  seek(positionMs: number): Promise<void> {
+  async seek(positionMs: number): Promise<void> {
     checkPosition(positionMs);
     return this.exclusive(async () => {
       const connection = await this.link.connection();

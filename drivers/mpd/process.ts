@@ -84,10 +84,14 @@ export class MpdProcess {
     return `mpd ${how}${words}`;
   }
 
-  /** Connects to the socket until MPD greets; rejects when it exits first or does not answer in time. */
+  /**
+   * Connects to the socket until MPD greets; rejects when it exits first or does not answer in time. The retries
+   * and this limit run on real time, not the engine clock: a start is a real process coming up, which no test's
+   * clock should have to walk through.
+   */
   async ready(connect: () => Promise<MpdConnection>): Promise<MpdConnection> {
-    const { clock, startTimeoutMs } = this.options;
-    const deadline = clock.now() + startTimeoutMs;
+    const { startTimeoutMs } = this.options;
+    const deadline = Date.now() + startTimeoutMs;
     let exit: Exit | undefined;
     void this.exited.then((e) => (exit = e));
     for (;;) {
@@ -95,10 +99,15 @@ export class MpdProcess {
       try {
         return await connect();
       } catch (err) {
-        if (clock.now() >= deadline) throw new PlaybackError('timeout', `mpd did not answer on ${this.options.files.socket} within ${startTimeoutMs} ms: ${(err as Error).message}`);
+        if (Date.now() >= deadline) throw new PlaybackError('timeout', `mpd did not answer on ${this.options.files.socket} within ${startTimeoutMs} ms: ${(err as Error).message}`);
       }
-      await new Promise<void>((resolve) => clock.setTimeout(resolve, CONNECT_RETRY_MS));
+      await pause(CONNECT_RETRY_MS);
     }
+  }
+
+  /** Kills it at once (a stuck mpd); the exit is reported as a crash. */
+  kill(): void {
+    if (this.running) this.child.kill('SIGKILL');
   }
 
   /** SIGTERM, then SIGKILL if it is still there after the bound; resolves once it is gone. */
@@ -140,7 +149,9 @@ export class MpdProcess {
  * An mpd left behind by a daemon that died without stopping it still holds the output device: the pid file names
  * it, and it is killed if it is still an mpd of this very config.
  */
-async function killStale({ files, log, clock, stopTimeoutMs }: ProcessOptions): Promise<void> {
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function killStale({ files, log, stopTimeoutMs }: ProcessOptions): Promise<void> {
   let pid: number;
   try {
     pid = Number(readFileSync(files.pid, 'utf8').trim());
@@ -158,9 +169,9 @@ async function killStale({ files, log, clock, stopTimeoutMs }: ProcessOptions): 
   if (Number.isInteger(pid) && pid > 1 && ours()) {
     log('warn', `killing mpd ${pid}, left running by an earlier start of this player`);
     process.kill(pid, 'SIGKILL');
-    // Its parent died, so init reaps it; the output device is free once it is gone.
-    const deadline = clock.now() + stopTimeoutMs;
-    while (ours() && clock.now() < deadline) await new Promise<void>((resolve) => clock.setTimeout(resolve, CONNECT_RETRY_MS));
+    // Its parent died, so init reaps it; the output device is free once it is gone (real time, as in ready()).
+    const deadline = Date.now() + stopTimeoutMs;
+    while (ours() && Date.now() < deadline) await pause(CONNECT_RETRY_MS);
   }
   rmSync(files.pid, { force: true });
 }

@@ -76,6 +76,17 @@ export class FifoReader {
     return this.bytes;
   }
 
+  /**
+   * Bytes that arrive over the next `polls` reads (20 ms apart at the least): for "nothing arrives", which no event
+   * can announce, the window is a count of reads, so a loaded machine only makes it longer.
+   */
+  async during(polls: number): Promise<number> {
+    const from = this.bytes;
+    const goal = this.polls + polls;
+    await waitFor(() => this.polls >= goal, WAIT_MS + polls * 20, { what: `${polls} reads of the FIFO`, changes: this.changes });
+    return this.bytes - from;
+  }
+
   close(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -101,6 +112,7 @@ export class FifoReader {
     while (this.readOnce() > 0) {
       // keep reading while there is more
     }
+    this.changes.notify();
     this.timer = setTimeout(() => this.poll(), 20);
   }
 }
@@ -160,7 +172,7 @@ export async function radioStation(t: Teardown, oggFile: string, name: string): 
   const { readFileSync } = await import('node:fs');
   const body = readFileSync(oggFile);
   let listeners = 0;
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer((_req, res) => {
     listeners++;
     res.writeHead(200, { 'Content-Type': 'application/ogg', 'icy-name': name });
     res.end(body);
