@@ -62,6 +62,9 @@ export const systemClock: PlaybackClock = {
 /** How long a broken idle connection waits for mpd's exit before it takes mpd for stuck. */
 const IDLE_GRACE_MS = 2_000;
 
+/** mpd's log line for a track that failed (domain "exception", at error level, so kept at log_level warning). */
+const TRACK_FAILURE = /^exception: (Failed to (?:decode|open) .*)$/;
+
 type Phase = 'new' | 'starting' | 'up' | 'down' | 'stopped';
 
 export class MpdEngine implements PlaybackEngine {
@@ -212,7 +215,13 @@ export class MpdEngine implements PlaybackEngine {
   }
 
   private async bringUp(mpdPath: string): Promise<void> {
-    const proc = await MpdProcess.spawn({ mpdPath, files: this.files, clock: this.clock, log: this.log, startTimeoutMs: this.timing.startTimeoutMs, stopTimeoutMs: this.timing.stopTimeoutMs });
+    const { startTimeoutMs, stopTimeoutMs } = this.timing;
+    const onLine = (line: string) => {
+      // MPD clears a track's error from `status` as soon as the next track starts; its log keeps the words.
+      const failure = TRACK_FAILURE.exec(line);
+      if (failure) this.player.mpdSaid(failure[1]!);
+    };
+    const proc = await MpdProcess.spawn({ mpdPath, files: this.files, clock: this.clock, log: this.log, startTimeoutMs, stopTimeoutMs, onLine });
     this.proc = proc;
     void proc.exited.then((exit) => this.exited(proc, proc.describeExit(exit)));
     try {

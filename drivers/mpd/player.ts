@@ -360,13 +360,18 @@ export class MpdPlayer {
     this.tickTimer = undefined;
   }
 
+  /** MPD's log said a track failed: noted on its entry if it is one still ahead (a late line about a reported one is dropped). */
+  mpdSaid(message: string): void {
+    this.noteFailure(message, false);
+  }
+
   /** MPD's words about a track that failed: noted on its entry, or a fault when they name no track of ours. */
-  private noteFailure(message: string): void {
+  private noteFailure(message: string, faultIfUnknown = true): void {
     const uri = failedUri(message);
     const problem = { reason: skipReason(message), detail: message };
     const root = this.link.musicRoot;
     const names = (target: string | null) => target !== null && uri !== null && (target === uri || path.join(root, target) === uri);
-    if (this.model.noteFailure((entry) => names(entry.target), problem)) return;
+    if (this.model.noteFailure((entry) => names(entry.target), problem) || !faultIfUnknown) return;
     const detached = this.model.detached;
     if (detached && uri !== null) {
       this.link.emit({ type: 'skipped', index: null, uri: detached.uri, reason: problem.reason, detail: message });

@@ -17,6 +17,8 @@ export interface ProcessOptions {
   startTimeoutMs: number;
   /** From SIGTERM to SIGKILL. */
   stopTimeoutMs: number;
+  /** Each line mpd writes to stderr (its log), after it was logged. */
+  onLine?: (line: string) => void;
 }
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
@@ -141,6 +143,7 @@ export class MpdProcess {
       this.recent.push(line);
       if (this.recent.length > KEPT_LINES) this.recent.shift();
       this.options.log('warn', `mpd: ${line}`, { pid: this.child.pid });
+      this.options.onLine?.(line);
     }
   }
 }

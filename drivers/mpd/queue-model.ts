@@ -55,16 +55,18 @@ export class QueueModel {
   }
 
   /**
-   * Records MPD's error about `target` on the entry it names: the first one after the cursor, else the first of all.
-   * Returns false when no entry has that target (an output's error, not a track's).
+   * Records MPD's error on the entry it names: the first one from the cursor on (the current entry or one ahead);
+   * entries playback has passed are reported already. Returns false when no such entry has that target (an
+   * output's error, not a track's, or a late word about a track already reported).
    */
   noteFailure(matches: (entry: Entry) => boolean, problem: Problem): boolean {
-    const from = (this.cursor ?? -1) + 1;
-    const order = [...this.entries.keys()].filter((i) => i >= from).concat([...this.entries.keys()].filter((i) => i < from));
-    const index = order.find((i) => matches(this.entries[i]!));
-    if (index === undefined) return false;
-    this.entries[index]!.problem = problem;
-    return true;
+    for (let i = Math.max(0, this.cursor ?? 0); i < this.entries.length; i++) {
+      if (matches(this.entries[i]!)) {
+        this.entries[i]!.problem = problem;
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
