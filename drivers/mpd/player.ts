@@ -51,6 +51,11 @@ export class MpdPlayer {
   private chain: Promise<unknown> = Promise.resolve();
   private refreshQueued = false;
   private tickTimer: unknown = undefined;
+  /**
+   * The queue as of the last read, with `current`: what a crash gives back. An operation that dies with mpd half
+   * way (the model already changed, MPD's queue not yet) must not be what is restored.
+   */
+  private checkpoint: { queue: string[]; detachedNext: number | null } = { queue: [], detachedNext: null };
 
   constructor(private readonly link: PlayerLink) {
     this.current = { state: 'stopped', queueLength: 0, index: null, uri: null, title: null, artist: null, album: null, name: null, durationMs: null, positionMs: 0, positionAt: link.clock.now() };
@@ -310,31 +315,10 @@ export class MpdPlayer {
       model.detached = null;
       await connection.request([command('deleteid', id)]).catch(() => undefined);
     }
-    let index = model.indexOf(s.songId);
-    const ended = s.state === 'stopped' && model.cursor !== null && (s.songId === null || model.hasFailure(index));
-    const skips = ended ? model.advance(null) : index !== null ? model.advance(index) : [];
-    this.emitSkips([...skips, ...model.pendingFailures()].sort((a, b) => a.index - b.index));
-    if (ended) index = null;
-    else if (s.songId !== null) model.parked = null;
-    else index = model.parked;
-    const detachedUri = model.detached && s.songId === model.detached.mpdId ? model.detached.uri : null;
-    const hasSong = index !== null && s.songId !== null && !ended;
-    this.publish(
-      {
-        state: s.state,
-        queueLength: model.entries.length,
-        index,
-        uri: index !== null ? model.entries[index]!.uri : detachedUri,
-        title: hasSong || detachedUri ? s.tags.title : null,
-        artist: hasSong || detachedUri ? s.tags.artist : null,
-        album: hasSong || detachedUri ? s.tags.album : null,
-        name: hasSong || detachedUri ? s.tags.name : null,
-        durationMs: hasSong || detachedUri ? s.durationMs : null,
-        positionMs: s.songId !== null && !ended ? s.elapsedMs : 0,
-        positionAt: this.link.clock.now(),
-      },
-      tick,
-    );
+    const { status, skips } = model.read(s, this.link.clock.now());
+    this.emitSkips(skips);
+    this.publish(status, tick);
+    this.checkpoint = { queue: model.entries.map((entry) => entry.uri), detachedNext: model.detached ? (model.cursor ?? -1) + 1 : null };
   }
 
   private publish(next: PlaybackStatus, tick: boolean): void {
@@ -387,13 +371,12 @@ export class MpdPlayer {
     }
   }
 
-  /** The snapshot of the last status, its position carried forward while playing. */
+  /** The snapshot of the last read, its position carried forward while playing. */
   private saved(): PlaybackSnapshot {
     const s = this.current;
-    const queue = this.model.entries.map((entry) => entry.uri);
-    if (this.model.detached && s.index === null) {
+    const { queue, detachedNext: next } = this.checkpoint;
+    if (next !== null && s.index === null) {
       // The left-out track is not given back: the track after it is, from its start.
-      const next = (this.model.cursor ?? -1) + 1;
       return next < queue.length ? { queue, index: next, positionMs: 0, state: s.state } : { queue, index: null, positionMs: 0, state: 'stopped' };
     }
     if (s.index === null) return { queue, index: null, positionMs: 0, state: 'stopped' };

@@ -1,5 +1,6 @@
 // The engine's own queue: the caller's URIs by index, MPD's song ids, and which tracks playback passed over (pure).
-import type { SkipReason } from '../playback.js';
+import type { PlaybackStatus, SkipReason } from '../playback.js';
+import type { MpdStatus } from './status.js';
 
 export interface Problem {
   reason: SkipReason;
@@ -92,7 +93,37 @@ export class QueueModel {
     return skips;
   }
 
-  hasFailure(index: number | null): boolean {
+  /**
+   * What one read of MPD means: the status to publish, and the entries passed over since the last read, in order.
+   * MPD stopped with no song, or on a song it failed, after playing on its own: the queue ended.
+   */
+  read(s: MpdStatus, now: number): { status: PlaybackStatus; skips: Skip[] } {
+    let index = this.indexOf(s.songId);
+    const ended = s.state === 'stopped' && this.cursor !== null && (s.songId === null || this.hasFailure(index));
+    const passed = ended ? this.advance(null) : index !== null ? this.advance(index) : [];
+    const skips = [...passed, ...this.pendingFailures()].sort((a, b) => a.index - b.index);
+    if (ended) index = null;
+    else if (s.songId !== null) this.parked = null;
+    else index = this.parked;
+    const detachedUri = this.detached && s.songId === this.detached.mpdId ? this.detached.uri : null;
+    const tagged = (index !== null && s.songId !== null && !ended) || detachedUri !== null;
+    const status: PlaybackStatus = {
+      state: s.state,
+      queueLength: this.entries.length,
+      index,
+      uri: index !== null ? this.entries[index]!.uri : detachedUri,
+      title: tagged ? s.tags.title : null,
+      artist: tagged ? s.tags.artist : null,
+      album: tagged ? s.tags.album : null,
+      name: tagged ? s.tags.name : null,
+      durationMs: tagged ? s.durationMs : null,
+      positionMs: s.songId !== null && !ended ? s.elapsedMs : 0,
+      positionAt: now,
+    };
+    return { status, skips };
+  }
+
+  private hasFailure(index: number | null): boolean {
     return index !== null && this.entries[index]?.target !== null && this.entries[index]?.problem != null;
   }
 

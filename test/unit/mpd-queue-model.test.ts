@@ -1,6 +1,7 @@
 // The engine's queue bookkeeping: which entries playback passed over, and why.
 import t from 'tap';
 import { QueueModel, type Entry } from '../../drivers/mpd/queue-model.js';
+import type { MpdStatus } from '../../drivers/mpd/status.js';
 
 /** Entries a..e: each queued with id 10+i, except those named in `missing`. */
 function model(missing: string[] = []): QueueModel {
@@ -82,4 +83,31 @@ t.test('of two entries with the same target, the failure goes to the one ahead',
   t.ok(m.noteFailure((e) => e.target === 'x', { reason: 'missing', detail: '' }));
   t.equal(m.entries[2]!.problem?.reason, 'missing');
   t.equal(m.entries[0]!.problem, null);
+});
+
+const status = (over: Partial<MpdStatus>): MpdStatus => ({
+  state: 'playing', songId: null, elapsedMs: 0, durationMs: 3000, error: null, updatingDb: null, queueVersion: 1,
+  tags: { title: 'T', artist: null, album: null, name: null }, file: null, ...over,
+});
+
+t.test('a read of MPD playing an entry gives its index, the caller URI and the tags', async (t) => {
+  const m = model();
+  m.cursor = 1;
+  const { status: s, skips } = m.read(status({ songId: 12, elapsedMs: 500 }), 42);
+  t.same(skips, []);
+  t.match(s, { state: 'playing', index: 2, uri: 'file:c', title: 'T', positionMs: 500, positionAt: 42, queueLength: 5 });
+});
+
+t.test('a read of MPD stopped with no song after playing on its own is the end of the queue', async (t) => {
+  const m = model(['e']);
+  m.cursor = 3;
+  const { status: s, skips } = m.read(status({ state: 'stopped', songId: null }), 0);
+  t.match(s, { state: 'stopped', index: null, uri: null, title: null, durationMs: null });
+  t.match(skips, [{ index: 4, problem: { reason: 'missing' } }]);
+});
+
+t.test('a read of MPD stopped with no song while an entry is parked shows that entry, untagged', async (t) => {
+  const m = model();
+  m.parked = 1;
+  t.match(m.read(status({ state: 'stopped', songId: null }), 0).status, { state: 'stopped', index: 1, uri: 'file:b', title: null });
 });
