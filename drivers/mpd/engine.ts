@@ -154,6 +154,12 @@ export class MpdEngine implements PlaybackEngine {
       await this.stop();
       throw err instanceof PlaybackError ? err : new PlaybackError('failed', `the player's MPD could not start: ${(err as Error).message}`);
     }
+    try {
+      await this.firstScan();
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
     await this.player.recover({ queue: [], index: null, positionMs: 0, state: 'stopped' });
     this.emit({ type: 'engine', up: true, recovery: 'fresh' });
   }
@@ -292,16 +298,35 @@ export class MpdEngine implements PlaybackEngine {
   private async update(folder: string, timeoutMs: number | null): Promise<void> {
     const connection = await this.connection();
     const [reply = []] = await connection.request([command('update', folder)]);
-    const job = Number(field(reply, 'updating_db'));
-    const deadline = timeoutMs === null ? Number.POSITIVE_INFINITY : this.clock.now() + timeoutMs;
+    await this.scanned(Number(field(reply, 'updating_db')), timeoutMs === null ? Number.POSITIVE_INFINITY : this.clock.now() + timeoutMs, folder);
+  }
+
+  /** Resolves once MPD's update job `job` (and any before it) has finished. */
+  private async scanned(job: number, deadline: number, folder: string): Promise<void> {
     for (;;) {
       const seen = this.updates;
       const [status = []] = await (await this.connection()).request(['status']);
       const running = Number(field(status, 'updating_db') ?? 0);
       // Jobs are numbered in order: none running, or a later one, means this one is done.
       if (!running || running > job) return;
-      if (this.clock.now() >= deadline) throw new PlaybackError('timeout', `MPD did not finish scanning ${folder || 'the music folder'} within ${timeoutMs} ms`);
+      if (this.clock.now() >= deadline) throw new PlaybackError('timeout', `MPD did not finish scanning ${folder || 'the music folder'} in time`);
       if (this.updates === seen) await this.nextUpdate(deadline);
+    }
+  }
+
+  /**
+   * A player's first start builds its database by scanning the whole music folder: start() resolves after that
+   * scan, so the library lists everything and no file is dropped from the queue by a scan still under way.
+   */
+  private async firstScan(): Promise<void> {
+    const [status = []] = await (await this.connection()).request(['status']);
+    const job = Number(field(status, 'updating_db') ?? 0);
+    if (!job) return;
+    this.emit({ type: 'library', scanning: true });
+    try {
+      await this.scanned(job, Number.POSITIVE_INFINITY, '');
+    } finally {
+      this.emit({ type: 'library', scanning: false });
     }
   }
 

@@ -25,6 +25,10 @@ export interface PlayerLink {
   log(level: 'debug' | 'warn', msg: string): void;
 }
 
+/** A seek right after a track started is tried again this often, this far apart (2 s in all). */
+const SEEK_ATTEMPTS = 20;
+const SEEK_RETRY_MS = 100;
+
 const STATES: readonly PlaybackState[] = ['playing', 'paused', 'stopped'];
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
@@ -131,7 +135,7 @@ export class MpdPlayer {
       if (s.songId === null || s.state === 'stopped') throw new PlaybackError('bad-request', 'nothing is playing: start a track before seeking');
       if (s.durationMs === null) throw new PlaybackError('bad-request', 'this stream has no duration to seek in');
       if (positionMs > s.durationMs) throw new PlaybackError('bad-request', `the track is ${s.durationMs} ms long: seek to a position from 0 to ${s.durationMs}`);
-      await this.send(connection, [command('seekcur', seconds(positionMs))]);
+      await this.seekWhenReady(connection, positionMs);
       await this.observe(false);
     });
   }
@@ -266,6 +270,21 @@ export class MpdPlayer {
     const at = target === index ? positionMs : 0;
     const start = at > 0 || paused ? command('seekid', id, seconds(at)) : command('playid', id);
     await this.send(connection, paused ? [start, 'pause 1'] : [start]);
+  }
+
+  /**
+   * MPD answers "Not seekable" until the decoder of a track that just started has opened it: asked again a little
+   * later, a bounded number of times.
+   */
+  private async seekWhenReady(connection: MpdConnection, positionMs: number): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.send(connection, [command('seekcur', seconds(positionMs))]);
+      } catch (err) {
+        if (!(err instanceof MpdAck) || !/not seekable/i.test(err.text) || attempt >= SEEK_ATTEMPTS) throw err;
+      }
+      await new Promise<void>((resolve) => this.link.clock.setTimeout(resolve, SEEK_RETRY_MS));
+    }
   }
 
   /** The replace that keeps the playing song: everything else in MPD's queue goes, the new entries go around it. */

@@ -1,6 +1,7 @@
 // What a player's MPD leaves private and reachable on the real MPD: file modes, sockets, outputs, stop, leftovers.
 import t from 'tap';
-import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MpdConnection } from '../../drivers/mpd/connection.js';
 import { systemClock } from '../../drivers/mpd/engine.js';
@@ -8,7 +9,7 @@ import { concurrently } from '../helpers/concurrency.js';
 import { tempDir } from '../helpers/daemon.js';
 import { MPD, musicFolder, startEngine, TRACKS } from '../helpers/mpd-rig.js';
 import { createPlaybackEngine } from '../../drivers/mpd/index.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { waitFor, within, WAIT_MS } from '../helpers/wait-for.js';
 
 concurrently(t, 3);
 const music = musicFolder(t);
@@ -85,12 +86,21 @@ t.test('stopping the engine ends its mpd', async (t) => {
 
 t.test('an mpd left running by a daemon that died is killed when the player starts again', async (t) => {
   const rig = await startEngine(t, music);
-  const orphan = rig.engine.pid!;
+  await rig.engine.stop();
+  // What a daemon killed with SIGKILL leaves behind: its mpd running on the player's config, named in the pid file.
+  const files = path.join(rig.stateDir, 'players/player-1');
+  const orphan = spawn(MPD, ['--no-daemon', path.join(files, 'mpd.conf')], { stdio: 'ignore' });
+  const gone = new Promise((resolve) => orphan.once('exit', resolve));
+  t.teardown(() => {
+    orphan.kill('SIGKILL');
+    return gone;
+  });
+  writeFileSync(path.join(files, 'mpd.pid'), `${orphan.pid}\n`);
   const again = createPlaybackEngine({ id: 'player-1', stateDir: rig.stateDir, musicDir: music, output: { kind: 'null' }, mpdPath: MPD });
   t.teardown(() => again.stop());
   await again.start();
-  t.throws(() => process.kill(orphan, 0), { code: 'ESRCH' }, 'the old mpd is gone');
-  t.not(again.pid, orphan);
+  await within(gone, WAIT_MS, 'the old mpd to be killed');
+  t.not(again.pid, orphan.pid);
   t.equal(again.up, true);
 });
 
