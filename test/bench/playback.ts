@@ -14,7 +14,7 @@ import { createPlaybackEngine } from '../../drivers/mpd/index.js';
 import type { PlaybackEngine } from '../../drivers/playback.js';
 import { tempDir } from '../helpers/daemon.js';
 import { MPD, tone } from '../helpers/mpd-rig.js';
-import { readCpuMs, readLoadAverage, readMemory } from './lib/proc.js';
+import { readCpuMs, readLoadAverage, readMemory, readSmapsRollup } from './lib/proc.js';
 import { summarize, type Summary } from './lib/stats.js';
 
 const quick = process.argv.includes('--quick');
@@ -130,13 +130,17 @@ async function main(): Promise<void> {
 
   await delay(1_000);
   const mpdPid = engineSide.engine.pid!;
-  const idle = { engine: readMemory(process.pid), mpd: readMemory(mpdPid) };
+  const privateKb = (pid: number) => {
+    const smaps = readSmapsRollup(pid);
+    return smaps ? smaps.privateDirty + smaps.privateClean : Number.NaN;
+  };
+  const idle = { engine: readMemory(process.pid), mpd: readMemory(mpdPid), mpdPrivate: privateKb(mpdPid) };
   await engineSide.engine.playUri('file:long.flac');
   await delay(1_000);
   const cpu0 = { mpd: readCpuMs(mpdPid), engine: readCpuMs(process.pid), at: performance.now() };
   await delay(PLAYING_WINDOW_MS);
   const cpu1 = { mpd: readCpuMs(mpdPid), engine: readCpuMs(process.pid), at: performance.now() };
-  const playing = { engine: readMemory(process.pid), mpd: readMemory(mpdPid) };
+  const playing = { engine: readMemory(process.pid), mpd: readMemory(mpdPid), mpdPrivate: privateKb(mpdPid) };
   const wall = cpu1.at - cpu0.at;
 
   const result = {
@@ -144,15 +148,20 @@ async function main(): Promise<void> {
     loadAverage: { before: loadBefore, after: readLoadAverage() },
     firstPcmByte: { engine: summarize(engineTimes), bareProtocol: summarize(bareTimes) },
     ratioP50: summarize(engineTimes).p50 / summarize(bareTimes).p50,
-    memoryKb: { benchProcessBeforeEngines: rssBefore.rss, idle: { engineProcess: idle.engine.rss, mpd: idle.mpd.rss }, playingFlac: { engineProcess: playing.engine.rss, mpd: playing.mpd.rss } },
+    memoryKb: {
+      benchProcessBeforeEngines: rssBefore.rss,
+      idle: { engineProcess: idle.engine.rss, mpd: idle.mpd.rss, mpdPrivate: idle.mpdPrivate },
+      playingFlac: { engineProcess: playing.engine.rss, mpd: playing.mpd.rss, mpdPrivate: playing.mpdPrivate },
+    },
     cpuWhilePlayingFlac: { mpdCoreShare: (cpu1.mpd - cpu0.mpd) / wall, engineProcessCoreShare: (cpu1.engine - cpu0.engine) / wall, windowMs: Math.round(wall) },
   };
   const report = [
     `load average (1 min): ${loadBefore.toFixed(2)} before, ${result.loadAverage.after.toFixed(2)} after (2 cores; above ~1 the figures are noisy)`,
     `play request → first PCM byte, bare MPD protocol (baseline): ${ms(result.firstPcmByte.bareProtocol)}`,
     `play request → first PCM byte, through the engine:           ${ms(result.firstPcmByte.engine)}  (${result.ratioP50.toFixed(2)}× baseline p50)`,
-    `RSS idle:         engine process ${mb(idle.engine.rss)} (${mb(rssBefore.rss)} before the engines), mpd ${mb(idle.mpd.rss)}`,
-    `RSS playing FLAC: engine process ${mb(playing.engine.rss)}, mpd ${mb(playing.mpd.rss)}`,
+    // The engine runs inside this tsx process: its RSS is mostly the harness, shown beside the figure from before.
+    `RSS idle:         engine process ${mb(idle.engine.rss)} (${mb(rssBefore.rss)} before the engines), mpd ${mb(idle.mpd.rss)} (private ${mb(idle.mpdPrivate)})`,
+    `RSS playing FLAC: engine process ${mb(playing.engine.rss)}, mpd ${mb(playing.mpd.rss)} (private ${mb(playing.mpdPrivate)})`,
     `CPU playing FLAC: mpd ${(result.cpuWhilePlayingFlac.mpdCoreShare * 100).toFixed(1)}% of a core, engine process ${(result.cpuWhilePlayingFlac.engineProcessCoreShare * 100).toFixed(1)}% (over ${Math.round(wall)} ms)`,
   ];
   process.stdout.write(`${report.join('\n')}\n`);
@@ -160,11 +169,12 @@ async function main(): Promise<void> {
   writeFileSync(path.join('bench-results', `playback-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), `${JSON.stringify(result, null, 2)}\n`);
 }
 
-main()
-  .catch((err) => {
-    process.stderr.write(`${(err as Error).stack ?? err}\n`);
-    process.exitCode = 1;
-  })
-  .finally(async () => {
-    for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
-  });
+try {
+  await main();
+} catch (err) {
+  process.stderr.write(`${(err as Error).stack ?? err}\n`);
+  process.exitCode = 1;
+} finally {
+  // Every mpd, connection and folder this run made, newest first.
+  for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
+}

@@ -98,12 +98,17 @@ t.test('the back-off never grows past its maximum', async (t) => {
   }
 });
 
-t.test('an mpd that ran for a stable while is restarted after one second again', async (t) => {
-  const r = rig(t, 'serve');
+/** Starts the engine, crashes its mpd once and lets the first restart happen. */
+async function restartedOnce(r: ReturnType<typeof rig>): Promise<void> {
   await r.engine.start();
   await crash(r, 1);
-  r.clock.advance(1_000);
+  r.clock.advance(TIMING.restartFirstMs);
   await r.count(true, 2);
+}
+
+t.test('an mpd that ran for a stable while is restarted after one second again', async (t) => {
+  const r = rig(t, 'serve');
+  await restartedOnce(r);
   r.clock.advance(TIMING.stableMs);
   await crash(r, 2);
   t.equal(r.clock.dueTimes()[0]! - r.clock.now(), 1_000);
@@ -111,10 +116,7 @@ t.test('an mpd that ran for a stable while is restarted after one second again',
 
 t.test('the playback of an empty engine comes back fresh after a restart', async (t) => {
   const r = rig(t, 'serve');
-  await r.engine.start();
-  await crash(r, 1);
-  r.clock.advance(1_000);
-  await r.count(true, 2);
+  await restartedOnce(r);
   t.same(r.engineEvents().at(-1), { type: 'engine', up: true, recovery: 'fresh' });
 });
 
