@@ -101,13 +101,10 @@ export class MpdEngine implements PlaybackEngine {
         // A broken logger must not stop the music.
       }
     };
-    const engine = this;
     const link = {
       clock: this.clock,
       tickMs: this.timing.tickMs,
-      get musicRoot() {
-        return engine.musicRoot;
-      },
+      musicRoot: () => this.musicRoot,
       connection: () => this.connection(),
       update: (folder: string) => this.update(folder, this.timing.updateTimeoutMs),
       emit: (event: PlaybackEvent) => this.emit(event),
@@ -115,9 +112,7 @@ export class MpdEngine implements PlaybackEngine {
     };
     this.player = new MpdPlayer(link);
     this.library = new MpdLibrary({
-      get musicRoot() {
-        return engine.musicRoot;
-      },
+      musicRoot: () => this.musicRoot,
       connection: () => this.connection(),
       update: (folder) => this.update(folder, null),
       scanning: (scanning) => this.emit({ type: 'library', scanning }),
@@ -150,17 +145,12 @@ export class MpdEngine implements PlaybackEngine {
     this.phase = 'starting';
     try {
       await this.bringUp(mpdPath);
+      await this.firstScan();
+      await this.player.recover({ queue: [], index: null, positionMs: 0, state: 'stopped' });
     } catch (err) {
       await this.stop();
       throw err instanceof PlaybackError ? err : new PlaybackError('failed', `the player's MPD could not start: ${(err as Error).message}`);
     }
-    try {
-      await this.firstScan();
-    } catch (err) {
-      await this.stop();
-      throw err;
-    }
-    await this.player.recover({ queue: [], index: null, positionMs: 0, state: 'stopped' });
     this.emit({ type: 'engine', up: true, recovery: 'fresh' });
   }
 

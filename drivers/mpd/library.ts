@@ -5,7 +5,8 @@ import type { MpdConnection } from './connection.js';
 import { ACK, command, field, MpdAck, records, type Pairs } from './protocol.js';
 
 export interface LibraryContext {
-  musicRoot: string;
+  /** The music folder's real path. */
+  musicRoot(): string;
   /** The engine's command connection (rejects with engine-down while MPD restarts). */
   connection: () => Promise<MpdConnection>;
   /** Runs `update` on a folder ('' for all) and resolves when MPD has finished. */
@@ -40,7 +41,7 @@ export class MpdLibrary implements PlaybackLibrary {
       throw new PlaybackError('bad-request', `limit must be a whole number from 1 to ${LIBRARY_PAGE_MAX}, got ${limit}`);
     }
     const relative = parseFolder(folder);
-    const resolved = await resolveMusicFile(this.context.musicRoot, relative);
+    const resolved = await resolveMusicFile(this.context.musicRoot(), relative);
     if (resolved.kind !== 'folder') throw new PlaybackError('not-found', `the music folder has no folder ${JSON.stringify(relative)}`);
     const connection = await this.context.connection();
     let pairs: Pairs;

@@ -17,7 +17,8 @@ import { failedUri, isPlaybackFailure, parseStatus, skipReason, type MpdStatus }
 
 export interface PlayerLink {
   clock: PlaybackClock;
-  musicRoot: string;
+  /** The music folder's real path (known once the engine started). */
+  musicRoot(): string;
   tickMs: number;
   connection(): Promise<MpdConnection>;
   update(relativeFolder: string): Promise<void>;
@@ -83,7 +84,7 @@ export class MpdPlayer {
     if (!Array.isArray(uris) || uris.length === 0) throw new PlaybackError('bad-request', 'a queue to play needs at least one URI');
     checkIndex(index, uris.length, 'the index to play from');
     checkPosition(positionMs);
-    const entries = await prepareEntries(uris, this.link.musicRoot);
+    const entries = await prepareEntries(uris, this.link.musicRoot());
     return this.exclusive(async () => {
       const connection = await this.load(entries);
       await this.startAt(connection, index, positionMs, false);
@@ -144,7 +145,7 @@ export class MpdPlayer {
     if (!Array.isArray(uris)) throw new PlaybackError('bad-request', 'the queue must be a list of URIs');
     if ('current' in at) checkIndex(at.current, uris.length, 'the index of the playing track');
     else checkIndex(at.next, uris.length, 'the index to play next', true);
-    const entries = await prepareEntries(uris, this.link.musicRoot);
+    const entries = await prepareEntries(uris, this.link.musicRoot());
     return this.exclusive(async () => {
       const connection = await this.link.connection();
       const [statusPairs = []] = await connection.request(['status']);
@@ -173,7 +174,7 @@ export class MpdPlayer {
     if (!STATES.includes(snapshot.state)) throw new PlaybackError('bad-request', `a snapshot's state is playing, paused or stopped, got ${String(snapshot.state)}`);
     if (snapshot.index !== null) checkIndex(snapshot.index, snapshot.queue.length, "the snapshot's index");
     checkPosition(snapshot.positionMs);
-    const entries = await prepareEntries(snapshot.queue, this.link.musicRoot);
+    const entries = await prepareEntries(snapshot.queue, this.link.musicRoot());
     return this.exclusive(async () => {
       const connection = await this.load(entries);
       if (snapshot.index === null || snapshot.state === 'stopped') this.model.parked = snapshot.index;
@@ -372,7 +373,7 @@ export class MpdPlayer {
   private noteFailure(message: string, faultIfUnknown = true): void {
     const uri = failedUri(message);
     const problem = { reason: skipReason(message), detail: message };
-    const root = this.link.musicRoot;
+    const root = this.link.musicRoot();
     const names = (target: string | null) => target !== null && uri !== null && (target === uri || path.join(root, target) === uri);
     if (this.model.noteFailure((entry) => names(entry.target), problem) || !faultIfUnknown) return;
     const detached = this.model.detached;

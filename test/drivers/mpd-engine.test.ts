@@ -119,3 +119,12 @@ t.test('a pipe output hands the PCM to its command', async (t) => {
   await rig.engine.playUri(`file:${TRACKS.long}`);
   await waitFor(() => existsSync(sink) && statSync(sink).size >= 176_400, undefined, { what: 'a second of PCM through the command' });
 });
+
+t.test('an output that cannot open is a fault, not a skipped track, and the playback does not go on', async (t) => {
+  const rig = await startEngine(t, music, { output: { kind: 'alsa', device: 'hw:CARD=NoSuchCard' } });
+  await rig.engine.playUri(`file:${TRACKS.long}`);
+  const fault = await rig.next((e) => e.type === 'fault', 'the fault');
+  t.match(fault, { type: 'fault', detail: /ALSA device "hw:CARD=NoSuchCard"/ });
+  await rig.until((s) => s.state !== 'playing', 'the playback to stop going on');
+  t.notOk(rig.events.some((e) => e.type === 'skipped'), 'no track is blamed');
+});
