@@ -62,11 +62,6 @@ export class MpdConnection {
     return reply;
   }
 
-  /** Sends a line with no reply of its own (`noidle`: it ends the pending `idle`). */
-  send(line: string): void {
-    if (!this.closedBy) this.socket.write(`${line}\n`);
-  }
-
   /** Ends the connection; pending requests reject with `err`. */
   close(err: Error = new PlaybackError('engine-down', 'the MPD connection was closed')): void {
     if (this.closedBy) return;

@@ -65,11 +65,6 @@ export class ReplyParser {
     this.buffer = this.buffer.slice(start);
   }
 
-  /** Characters received that do not end a line yet (a reply cut mid-line). */
-  get pending(): number {
-    return this.buffer.length;
-  }
-
   private line(line: string): void {
     if (line === 'OK' || line.startsWith('OK MPD ')) {
       this.results.push(this.pairs);

@@ -9,14 +9,9 @@ export interface MpdStatus {
   songId: number | null;
   elapsedMs: number;
   durationMs: number | null;
-  /** The last playback error, until `clearerror`. */
+  /** The last playback error, until `clearerror` (or until MPD starts another track). */
   error: string | null;
-  /** Set while a database update runs. */
-  updatingDb: number | null;
-  queueVersion: number;
   tags: { title: string | null; artist: string | null; album: string | null; name: string | null };
-  /** The current song's URI as MPD names it. */
-  file: string | null;
 }
 
 const STATES: Record<string, PlaybackState> = { play: 'playing', pause: 'paused', stop: 'stopped' };
@@ -41,15 +36,12 @@ export function parseStatus(status: Pairs, song: Pairs): MpdStatus {
     // A stream has no duration; `Time`/`duration` of the song when status has none (paused just after a seek).
     durationMs: seconds(field(status, 'duration')) ?? seconds(field(song, 'duration')),
     error: field(status, 'error') ?? null,
-    updatingDb: number(field(status, 'updating_db')),
-    queueVersion: number(field(status, 'playlist')) ?? 0,
     tags: {
       title: id === null ? null : (field(song, 'Title') ?? null),
       artist: id === null ? null : (field(song, 'Artist') ?? null),
       album: id === null ? null : (field(song, 'Album') ?? null),
       name: id === null ? null : (field(song, 'Name') ?? null),
     },
-    file: id === null ? null : (field(song, 'file') ?? null),
   };
 }
 

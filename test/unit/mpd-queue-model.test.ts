@@ -86,8 +86,8 @@ t.test('of two entries with the same target, the failure goes to the one ahead',
 });
 
 const status = (over: Partial<MpdStatus>): MpdStatus => ({
-  state: 'playing', songId: null, elapsedMs: 0, durationMs: 3000, error: null, updatingDb: null, queueVersion: 1,
-  tags: { title: 'T', artist: null, album: null, name: null }, file: null, ...over,
+  state: 'playing', songId: null, elapsedMs: 0, durationMs: 3000, error: null,
+  tags: { title: 'T', artist: null, album: null, name: null }, ...over,
 });
 
 t.test('a read of MPD playing an entry gives its index, the caller URI and the tags', async (t) => {
