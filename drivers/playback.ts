@@ -112,8 +112,16 @@ export interface LibraryPage {
 /** The largest page a listing returns. */
 export const LIBRARY_PAGE_MAX = 500;
 
+/** A track URI checked against the music folder: a stream, or a file inside it (which may not exist yet). */
+export type ResolvedTrack = { kind: 'stream'; url: string } | { kind: 'file'; uri: string; relative: string; exists: boolean };
+
 /** The music folder as the engine sees it: only files it can play, tags read by the engine. */
 export interface PlaybackLibrary {
+  /**
+   * Checks a track URI as playQueue would (for a playlist edit): rejects with bad-uri when it may not play (scheme,
+   * form, outside the music folder after every symlink); `relative` is the file's real path inside the folder.
+   */
+  resolve(uri: string): Promise<ResolvedTrack>;
   /** Lists one folder (`''` for the top), a page at a time; `limit` is 1..LIBRARY_PAGE_MAX. */
   list(folder: string, page: { offset: number; limit: number }): Promise<LibraryPage>;
   /** Rescans the music folder; resolves when the engine has read it (a `library` event marks both ends). */

@@ -1,6 +1,6 @@
 // The music folder through MPD's database: one folder listed a page at a time with its tags, and rescans.
-import { LIBRARY_PAGE_MAX, PlaybackError, type LibraryEntry, type LibraryPage, type PlaybackLibrary } from '../playback.js';
-import { parseFolder, resolveMusicFile } from '../playback-uri.js';
+import { LIBRARY_PAGE_MAX, PlaybackError, type LibraryEntry, type LibraryPage, type PlaybackLibrary, type ResolvedTrack } from '../playback.js';
+import { parseFolder, parseTrackUri, resolveMusicFile } from '../playback-uri.js';
 import type { MpdConnection } from './connection.js';
 import { ACK, command, field, MpdAck, records, type Pairs } from './protocol.js';
 
@@ -33,6 +33,13 @@ function entryOf(record: Pairs): LibraryEntry | null {
 
 export class MpdLibrary implements PlaybackLibrary {
   constructor(private readonly context: LibraryContext) {}
+
+  async resolve(uri: string): Promise<ResolvedTrack> {
+    const parsed = parseTrackUri(uri);
+    if (parsed.kind === 'stream') return parsed;
+    const file = await resolveMusicFile(this.context.musicRoot(), parsed.relative);
+    return { kind: 'file', uri, relative: file.relative, exists: file.kind === 'file' };
+  }
 
   async list(folder: string, page: { offset: number; limit: number }): Promise<LibraryPage> {
     const { offset, limit } = page;

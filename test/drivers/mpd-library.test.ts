@@ -98,6 +98,16 @@ t.test('file: URIs that lead outside the music folder are refused and the playba
   t.match(rig.engine.status(), { state: 'playing', uri: `file:${TRACKS.long}`, queueLength: 1 });
 });
 
+t.test('resolving a track URI gives the real file inside the music folder, and refuses what leads out', async (t) => {
+  const rig = await startEngine(t, music);
+  const { library } = rig.engine;
+  t.same(await library.resolve('file:alias.flac'), { kind: 'file', uri: 'file:alias.flac', relative: TRACKS.a, exists: true });
+  t.same(await library.resolve('file:tones/later.flac'), { kind: 'file', uri: 'file:tones/later.flac', relative: 'tones/later.flac', exists: false });
+  t.same(await library.resolve('https://radio.example/live'), { kind: 'stream', url: 'https://radio.example/live' });
+  await t.rejects(library.resolve('file:tones/link-out.flac'), { code: 'bad-uri', message: /outside the music folder/ });
+  await t.rejects(library.resolve('file:../x.flac'), { code: 'bad-uri' });
+});
+
 t.test('a symlink inside the music folder to a track inside it plays', async (t) => {
   const rig = await startEngine(t, music);
   await rig.engine.playUri('file:alias.flac');
