@@ -56,7 +56,7 @@ async function prepare(uri: string, musicRoot: string): Promise<Entry> {
 
 export interface AddContext {
   connection: MpdConnection;
-  /** Scans one folder of the music folder into MPD's database and resolves when MPD has finished. */
+  /** Scans one folder (or file) of the music folder into MPD's database and resolves when MPD has finished. */
   update: (relativeFolder: string) => Promise<void>;
 }
 
@@ -80,13 +80,13 @@ export async function addEntries(context: AddContext, entries: Entry[], position
       if (!(err instanceof MpdAck)) throw err;
       results = err.completed;
       const refused = batch[err.index]!;
-      const folder = isFile(refused) ? path.posix.dirname(refused.target!) : null;
+      const folder = isFile(refused) ? scanScope(refused.target!) : null;
       assignIds(batch, results);
       i += results.length;
       if (at !== null) at += results.length;
       if (err.code === ACK.NO_EXIST && folder !== null && !scanned.has(folder)) {
         scanned.add(folder);
-        await context.update(folder === '.' ? '' : folder);
+        await context.update(folder);
         continue;
       }
       refused.problem = refusal(refused, err);
@@ -97,6 +97,12 @@ export async function addEntries(context: AddContext, entries: Entry[], position
     i += batch.length;
     if (at !== null) at += batch.length;
   }
+}
+
+/** What to scan for a file MPD does not know: its folder, so a new album comes in one scan; a file at the top alone. */
+function scanScope(target: string): string {
+  const folder = path.posix.dirname(target);
+  return folder === '.' ? target : folder;
 }
 
 function isFile(entry: Entry): boolean {

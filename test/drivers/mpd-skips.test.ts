@@ -73,13 +73,19 @@ t.test('a queue of tracks that all fail ends at once, each one reported', async 
   );
 });
 
-t.test('a file put in the music folder after the engine started plays without a rescan', async (t) => {
+t.test('files put in the music folder after the engine started play without a rescan', async (t) => {
   const rig = await startEngine(t, music);
   const own = path.join(music, 'new-album');
   t.teardown(() => rmSync(own, { recursive: true, force: true }));
+  t.teardown(() => rmSync(path.join(music, 'top-new.flac'), { force: true }));
+  // Written under another name and renamed, as a copy would land: MPD never sees half a file.
   tone(path.join(own, 'fresh.tmp.flac'), 3, 500, { title: 'Fresh' });
   renameSync(path.join(own, 'fresh.tmp.flac'), path.join(own, 'fresh.flac'));
-  await rig.engine.playQueue(['file:new-album/fresh.flac']);
-  t.match(rig.engine.status(), { state: 'playing', index: 0, title: 'Fresh' });
+  tone(path.join(music, 'top-new.tmp.flac'), 3, 520, { title: 'Top' });
+  renameSync(path.join(music, 'top-new.tmp.flac'), path.join(music, 'top-new.flac'));
+  await rig.engine.playQueue(['file:new-album/fresh.flac', 'file:top-new.flac']);
+  t.match(rig.engine.status(), { state: 'playing', index: 0, title: 'Fresh', queueLength: 2 });
+  await rig.engine.next();
+  t.match(rig.engine.status(), { state: 'playing', index: 1, title: 'Top' });
   t.notOk(rig.events.some(isSkip), 'nothing skipped');
 });
