@@ -78,7 +78,9 @@ export function renderConfig(input: ConfigInput): string {
     `bind_to_address ${value(files.socket, 'the socket path')}`,
   ];
   if (input.listen) {
-    lines.push(`bind_to_address ${value(input.listen.host, 'the listen host')}`, `port "${Math.trunc(input.listen.port)}"`);
+    const { host, port } = input.listen;
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new PlaybackError('bad-request', `the listen port must be a whole number from 1 to 65535, got ${port}`);
+    lines.push(`bind_to_address ${value(host, 'the listen host')}`, `port "${port}"`);
   }
   lines.push(
     // No Zeroconf: nothing announces this MPD on the network.

@@ -28,6 +28,7 @@ t.test('a listen address adds a TCP listener on it', async (t) => {
   const conf = render({ kind: 'null' }, { listen: { host: '127.0.0.1', port: 6601 } });
   t.match(conf, /^bind_to_address "127\.0\.0\.1"$/m);
   t.match(conf, /^port "6601"$/m);
+  t.throws(() => render({ kind: 'null' }, { listen: { host: '127.0.0.1', port: 70000 } }), { code: 'bad-request', message: /1 to 65535/ });
 });
 
 t.test('the music folder is the database root, and links that lead out of it are not followed', async (t) => {
