@@ -1,9 +1,9 @@
 // The composition root: wires store, services, driver, HTTP, event stream, MQTT, SSDP, mDNS and systemd, starts them in
 // one order and stops them in the reverse one. The constructor only stores options; start() does the I/O.
-import { VERSION } from './paths.js';
+import { VERSION, prepareStateDir } from './paths.js';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { amplifiersOf, type Config } from './config.js';
+import { amplifiersOf, type Config, type MqttConfig } from './config.js';
 import type { Logger } from './log.js';
 import { Store } from './store/db.js';
 import { UsersRepo } from './store/users-repo.js';
@@ -13,6 +13,7 @@ import { PlaylistsRepo } from './store/playlists-repo.js';
 import { BackupRepo } from './store/backup-repo.js';
 import { BackupService } from './domain/backup.js';
 import { backupRoutes } from './api/backup.js';
+import { restoreBodyBytes } from './domain/backup-format.js';
 import { DeviceSecrets, writePrivateFile } from './domain/secrets.js';
 import { EventBus, DomainEventSchema, StreamResetSchema } from './domain/events.js';
 import { Type as T } from '@sinclair/typebox';
@@ -22,7 +23,7 @@ import { AudioService } from './domain/audio.js';
 import { PlaylistsService } from './domain/playlists.js';
 import { InputsService } from './domain/inputs.js';
 import { ScenesService } from './domain/scenes.js';
-import { SleepTimers, type Clock } from './domain/sleep-timers.js';
+import { SleepTimers, systemClock, type Clock } from './domain/sleep-timers.js';
 import { ScenesRepo } from './store/scenes-repo.js';
 import { HttpServer } from './http/server.js';
 import { ReadCache } from './http/read-cache.js';
@@ -37,7 +38,7 @@ import { sceneRoutes } from './api/scenes.js';
 import { systemRoutes } from './api/system.js';
 import { ProblemSchema } from './api/schemas.js';
 import { createDriver } from '../drivers/index.js';
-import type { AmplifierDriver } from '../drivers/driver.js';
+import type { AmplifierDriver, DriverOptions } from '../drivers/driver.js';
 import { Amplifiers, singleAmplifier, type Amplifier } from './domain/amplifiers.js';
 import { renderDescription } from './discovery/description.js';
 import type { SsdpAnnouncerOptions } from './discovery/ssdp.js';
@@ -45,8 +46,12 @@ import { createStaticHandler } from './http/static.js';
 import type { Notifier } from '../native/index.js';
 import { Lifecycle } from './lifecycle.js';
 import { announceReady } from './systemd.js';
-import type { MqttBridge } from './mqtt/bridge.js';
-import { dashboardUrl, resolveBridgeOptions } from './mqtt/options.js';
+import { BridgeSupervisor } from './mqtt/supervisor.js';
+import { dashboardUrl } from './mqtt/options.js';
+import { BridgeSettings } from './domain/bridge-settings.js';
+import { BridgeRepo } from './store/bridge-repo.js';
+import { bridgeSettingsRoutes } from './api/settings.js';
+import { mdnsHostname } from './discovery/mdns-hostname.js';
 
 export { VERSION };
 
@@ -67,6 +72,8 @@ export interface DaemonOptions {
   logger: Logger;
   /** A ready driver instead of those built from the configuration (tests inject the simulated one). */
   driver?: AmplifierDriver;
+  /** Given to every driver built from the configuration (tests pass an in-memory openPort and a hand-driven clock). */
+  driverOptions?: Pick<DriverOptions, 'openPort' | 'clock'>;
   /** systemd notification (READY, STATUS, WATCHDOG, STOPPING); none unless given. */
   notifier?: Notifier;
   /** SSDP socket settings a test changes to stay on loopback (a free port, bound to 127.0.0.1 only). */
@@ -105,8 +112,8 @@ export class Daemon {
   private readonly lifecycle: Lifecycle;
   private starting: Promise<unknown> | undefined;
   private stopping: Promise<void> | undefined;
-  /** The MQTT bridge, when one is configured (startMqtt). */
-  private mqtt: MqttBridge | undefined;
+  /** Runs the MQTT bridge with the settings that apply now (mqttSupervisor). */
+  private mqtt: BridgeSupervisor | undefined;
 
   constructor(private readonly options: DaemonOptions) {
     this.config = options.config;
@@ -180,6 +187,8 @@ export class Daemon {
     this.startedAt = Date.now();
     try {
       const amplifiers = this.options.driver ? new Amplifiers([singleAmplifier(this.options.driver)]) : await this.createAmplifiers();
+      // A folder that cannot hold the state stops the start here, with one line naming it and the fix.
+      prepareStateDir(config.stateDir);
       const store: Store = await lifecycle.start('store', () => new Store(path.join(config.stateDir, 'azc.db')), () => store.close());
       const parts = (this.parts = this.compose(store, amplifiers, DeviceSecrets.open(config.stateDir)));
       await lifecycle.start('amplifier', () => parts.audio.start(), async () => {
@@ -201,7 +210,7 @@ export class Daemon {
         { host: config.host, port: this.port, driver: amplifiers.list[0]!.driver.name, amplifiers: amplifiers.list.map((a) => a.name), uws: parts.server.uwsSource },
         'listening',
       );
-      if (config.mqtt.url) await this.startMqtt(parts);
+      await this.lifecycle.start('mqtt', () => this.mqtt!.start(), () => this.mqtt!.stop());
       if (config.ssdp) {
         await this.startSsdp(parts.udn);
         await this.startMdns(parts.udn);
@@ -273,7 +282,11 @@ export class Daemon {
     const inputs = new InputsService(store, audioRepo, meta, bus, amplifiers);
     const scenes = new ScenesService(store, new ScenesRepo(store.db), audio, bus, config.limits);
     const sleepTimers = new SleepTimers(audio, bus, (level, fields, msg) => logger[level](fields, msg), this.options.clock);
-    const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits);
+    const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits, audio);
+    const bridgeRepo = new BridgeRepo(meta);
+    // The supervisor asks the settings only when it starts a bridge, after both exist.
+    const mqtt: BridgeSupervisor = (this.mqtt = this.mqttSupervisor(store, bridgeRepo, (): MqttConfig => bridgeSettings.effective(), { audio, scenes, sleepTimers, bus, authentication, amplifiers }));
+    const bridgeSettings: BridgeSettings = new BridgeSettings(store, bridgeRepo, secrets, config.mqtt, (name) => authentication.accountState(name), mqtt, (fields, msg) => logger.info(fields, msg));
     // The hottest reads are answered from encoded copies until anything changes: every event (domain or access),
     // a rolled-back write, a restore.
     const readCache = new ReadCache(['GET /api/players', 'GET /api/zones', 'GET /api/users/me']);
@@ -295,6 +308,7 @@ export class Daemon {
         this.mqtt?.resync();
         logger.warn('configuration restored from a backup: every session and event stream was ended');
       },
+      initialAdminFile: path.join(config.stateDir, 'initial-admin.txt'),
     });
     const server = new HttpServer({
       logger,
@@ -302,6 +316,9 @@ export class Daemon {
       authenticate: (credential) => authentication.authenticate(credential),
       fallback: createStaticHandler(),
       readCache,
+      hostNames: { mdnsHost: mdnsHostname(udn), extra: config.allowedHosts },
+      // While a restore writes the configuration, reads would see half of it and writes would join its transaction.
+      unavailable: () => (backups.applying ? 'a restore is replacing the configuration; try again in a few seconds' : undefined),
       // Device state changed by this turn's requests is committed before their answers are written.
       endOfTurn: () => store.flushBatch(),
     });
@@ -322,8 +339,9 @@ export class Daemon {
       ...playerRoutes(audio),
       ...playlistRoutes(playlists),
       ...inputRoutes(inputs),
-      ...backupRoutes(backups, config.limits.restoreBytes),
+      ...backupRoutes(backups, restoreBodyBytes(config.limits)),
       ...sceneRoutes(scenes, sleepTimers),
+      ...bridgeSettingsRoutes(bridgeSettings),
       streams.route(),
     ]);
     return { store, amplifiers, bus, udn, authentication, userAdmin, audio, playlists, inputs, scenes, sleepTimers, streams, server };
@@ -356,28 +374,35 @@ export class Daemon {
 
   // ---- MQTT bridge (README, Home Assistant) ------------------------------------------------------
   /**
-   * Started once the API listens and stopped (last will replaced by a clean `offline`) before the listener drains
-   * and the store closes. start() only begins connecting: a missing broker never delays or fails the daemon.
+   * The bridge runs with the start-up settings merged with those an admin saved (BridgeSettings), is started once
+   * the API listens and stopped (last will replaced by a clean `offline`) before the listener drains and the store
+   * closes, and is replaced when the settings change. Starting only begins connecting: a missing broker never delays
+   * or fails the daemon.
    */
-  private async startMqtt(parts: Parts): Promise<void> {
+  private mqttSupervisor(
+    store: Store,
+    repo: BridgeRepo,
+    settings: () => MqttConfig,
+    parts: Pick<Parts, 'audio' | 'scenes' | 'sleepTimers' | 'bus' | 'authentication' | 'amplifiers'>,
+  ): BridgeSupervisor {
     const { config, logger } = this;
-    const options = resolveBridgeOptions(config.mqtt, {
-      udn: parts.udn,
-      friendlyName: config.friendlyName,
-      version: VERSION,
-      dashboardUrl: dashboardUrl(config.host, this.port),
+    return new BridgeSupervisor({
+      settings,
+      identity: () => ({ udn: this.udn, friendlyName: config.friendlyName, version: VERSION, dashboardUrl: dashboardUrl(config.host, this.port) }),
+      bridgeDeps: (options) => ({
+        audio: parts.audio,
+        scenes: parts.scenes,
+        sleep: parts.sleepTimers,
+        bus: parts.bus,
+        caller: () => parts.authentication.callerOfAccount(options.account),
+        accountState: () => parts.authentication.accountState(options.account),
+        amplifiers: () => parts.amplifiers.list.map((a) => ({ key: a.key, name: a.name, driver: a.driver.name, online: a.driver.online })),
+        // Kept per broker: the topics another broker holds are cleared when the bridge is back on that one.
+        memory: { load: () => repo.retained(options.url), save: (topics) => store.transaction(() => repo.setRetained(options.url, topics)) },
+        clock: this.options.clock ?? systemClock,
+        log: logger,
+      }),
     });
-    // Loaded only when a broker is configured: the MQTT client is the largest module tree the daemon has.
-    const { MqttBridge } = await import('./mqtt/bridge.js');
-    const bridge = (this.mqtt = new MqttBridge({
-      options,
-      audio: parts.audio,
-      bus: parts.bus,
-      caller: () => parts.authentication.callerOfAccount(options.account),
-      amplifiers: () => parts.amplifiers.list.map((a) => ({ key: a.key, name: a.name, driver: a.driver.name, online: a.driver.online })),
-      log: logger,
-    }));
-    await this.lifecycle.start('mqtt', () => bridge.start(), () => bridge.stop());
   }
   // ---- end MQTT bridge ----------------------------------------------------------------------------
 
@@ -428,6 +453,7 @@ export class Daemon {
       const driver = await createDriver(amplifier.driver, {
         pollIntervalMs: config.pollIntervalMs,
         ...amplifier.options,
+        ...this.options.driverOptions,
         serialPort: amplifier.port,
         log: (level, msg, fields) => logger[level]({ driver: amplifier.driver, amplifier: amplifier.name, ...fields }, msg),
       });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { DRIVER_NAMES } from '../drivers/index.js';
 import { parseTcpPort } from '../drivers/port.js';
 import { XANTECH_MODELS } from '../drivers/xantech/protocol.js';
+import { nameProblem } from './names.js';
 
 export interface Config {
   host: string;
@@ -22,6 +23,11 @@ export interface Config {
    */
   amplifiers: AmplifierConfig[];
   ssdp: boolean;
+  /**
+   * Host names the API answers under besides IP addresses, localhost and the mDNS name (a reverse proxy's, a DNS
+   * name of the appliance); lower case. Any other Host gets 421 (DNS rebinding).
+   */
+  allowedHosts: string[];
   /** Network interfaces SSDP announces on (empty: all IPv4 interfaces). */
   ssdpInterfaces: string[];
   friendlyName: string;
@@ -117,6 +123,7 @@ export function defaultConfig(cwd = process.cwd()): Config {
     pollIntervalMs: 5000,
     amplifiers: [],
     ssdp: false,
+    allowedHosts: [],
     ssdpInterfaces: [],
     friendlyName: 'Audio Zone Controller',
     logLevel: 'info',
@@ -195,6 +202,7 @@ const FLAG_KEYS: Record<string, keyof Config | (typeof MQTT_KEYS)[keyof typeof M
   '--log-level': 'logLevel',
   '--friendly-name': 'friendlyName',
   '--ssdp-interfaces': 'ssdpInterfaces',
+  '--allowed-host': 'allowedHosts',
   '--mqtt-url': 'mqttUrl',
   '--mqtt-username': 'mqttUsername',
   '--mqtt-password-file': 'mqttPasswordFile',
@@ -218,6 +226,7 @@ const ENV_KEYS: Record<string, keyof Config | (typeof MQTT_KEYS)[keyof typeof MQ
   AZC_FRIENDLY_NAME: 'friendlyName',
   AZC_SSDP: 'ssdp',
   AZC_SSDP_INTERFACES: 'ssdpInterfaces',
+  AZC_ALLOWED_HOSTS: 'allowedHosts',
   AZC_MQTT_URL: 'mqttUrl',
   AZC_MQTT_USERNAME: 'mqttUsername',
   AZC_MQTT_PASSWORD: 'mqttPassword',
@@ -241,6 +250,8 @@ export const USAGE = `usage: azcd [options]
   --poll-interval-ms N   amplifier poll interval (default 5000)
   --ssdp / --no-ssdp     announce on the LAN with SSDP and mDNS (default off)
   --ssdp-interfaces LIST comma-separated interfaces for SSDP (default: all)
+  --allowed-host NAME    a host name the API answers under besides IP addresses, localhost and azc-….local
+                         (a reverse proxy's); repeat it or give a comma-separated list
   --friendly-name NAME   name shown by discovery
   --log-level LEVEL      fatal|error|warn|info|debug|trace|silent (default info)
   --mqtt-url URL         MQTT broker for the Home Assistant bridge, mqtt://host:1883 or mqtts://host:8883 (default off)
@@ -275,6 +286,7 @@ function parseFlags(argv: string[]): { raw: Raw; configFile?: string; help: bool
     else if (name === '--mqtt-password') {
       throw new ConfigError('--mqtt-password would show in the process list; set AZC_MQTT_PASSWORD or use --mqtt-password-file FILE');
     }
+    else if (name === '--allowed-host') raw.allowedHosts = [...((raw.allowedHosts as string[] | undefined) ?? []), ...toList(name, value())];
     else if (FLAG_KEYS[name]) raw[FLAG_KEYS[name]] = value();
     else throw new ConfigError(`unknown option ${name} (see --help)`);
   }
@@ -327,10 +339,21 @@ function toString(key: string, value: unknown): string {
   return value;
 }
 
-function toList(key: string, value: unknown): string[] {
+function toList(key: string, value: unknown, what = 'interface names'): string[] {
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
   if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter(Boolean);
-  throw new ConfigError(`"${key}" must be a list of interface names`);
+  throw new ConfigError(`"${key}" must be a list of ${what}`);
+}
+
+/** `allowedHosts`: DNS names (letters, digits, dots, dashes; no port, no scheme), kept in lower case. */
+function toHostNames(key: string, value: unknown): string[] {
+  return toList(key, value, 'host names').map((name) => {
+    const host = name.toLowerCase().replace(/\.$/, '');
+    if (host.length > 253 || !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(host)) {
+      throw new ConfigError(`"${key}" must list host names such as audio.example.lan (no scheme, port or path), got ${JSON.stringify(name).slice(0, 80)}`);
+    }
+    return host;
+  });
 }
 
 /** The config file's `"limits": {...}`: each key optional, each a positive integer up to 2^31. */
@@ -355,6 +378,14 @@ function mqttSection(value: unknown): Raw {
     raw[flat] = v;
   }
   return raw;
+}
+
+/** What is wrong with a broker URL (the config and the dashboard's bridge settings check it alike), or undefined. */
+export function mqttUrlProblem(url: string): string | undefined {
+  // Checked first: a URL with a login in it is never echoed back.
+  if (url.includes('@')) return 'must not carry credentials (they would show in the process list and logs): give the broker login as its username and password';
+  if (!/^mqtts?:\/\/[^/\s\u0000-\u001f\u007f]+(\/)?$/.test(url)) return `must look like mqtt://host:1883 or mqtts://host:8883, got ${JSON.stringify(url).slice(0, 120)}`;
+  return undefined;
 }
 
 /** A topic prefix: levels without wildcards, no leading or trailing slash. */
@@ -384,9 +415,16 @@ function apply(config: Config, raw: Raw, baseDir: string): void {
   for (const [key, value] of Object.entries(raw)) {
     switch (key) {
       case 'host':
-      case 'friendlyName':
         config[key] = toString(key, value);
         break;
+      case 'friendlyName': {
+        // Announced over SSDP, mDNS and MQTT as it is.
+        const name = toString(key, value);
+        const problem = nameProblem(name);
+        if (problem) throw new ConfigError(`"friendlyName" ${problem}`);
+        config.friendlyName = name;
+        break;
+      }
       case 'driver': {
         const driver = toString(key, value);
         if (!(DRIVER_NAMES as readonly string[]).includes(driver)) {
@@ -421,6 +459,9 @@ function apply(config: Config, raw: Raw, baseDir: string): void {
       case 'ssdpInterfaces':
         config.ssdpInterfaces = toList(key, value);
         break;
+      case 'allowedHosts':
+        config.allowedHosts = toHostNames(key, value);
+        break;
       case 'limits':
         config.limits = toLimits(config.limits, value);
         break;
@@ -432,12 +473,8 @@ function apply(config: Config, raw: Raw, baseDir: string): void {
         break;
       case 'mqttUrl': {
         const url = toString('mqtt.url', value);
-        if (!/^mqtts?:\/\/[^/\s]+(\/)?$/.test(url)) {
-          throw new ConfigError(`"mqtt.url" must look like mqtt://host:1883 or mqtts://host:8883, got ${JSON.stringify(url).slice(0, 120)}`);
-        }
-        if (url.includes('@')) {
-          throw new ConfigError('"mqtt.url" must not carry credentials (they would show in the process list and logs); use --mqtt-username and AZC_MQTT_PASSWORD or --mqtt-password-file');
-        }
+        const problem = mqttUrlProblem(url);
+        if (problem) throw new ConfigError(`"mqtt.url" ${problem}`);
         config.mqtt.url = url;
         break;
       }
@@ -590,7 +627,7 @@ function toAmplifiers(value: unknown): AmplifierConfig[] {
       throw new ConfigError(`"${at}" must be an object like {"name": "Main floor", "driver": "rnet", "port": "tcp://10.0.0.5:4999"}`);
     }
     const { name: rawName, driver: rawDriver, port: rawPort, ...rest } = entry as Raw;
-    if (typeof rawName !== 'string' || rawName.trim() === '' || rawName.length > AMPLIFIER_NAME_MAX || /[\u0000-\u001f\u007f]/.test(rawName)) {
+    if (typeof rawName !== 'string' || rawName.trim() === '' || rawName.length > AMPLIFIER_NAME_MAX || nameProblem(rawName) !== undefined) {
       throw new ConfigError(`"${at}.name" must be a name of 1 to ${AMPLIFIER_NAME_MAX} printable characters, got ${JSON.stringify(rawName)?.slice(0, 80)}`);
     }
     const name = rawName.trim();

@@ -88,38 +88,95 @@ export function batchWrites<T extends BatchTarget>(boom: T, flushMs = FLUSH_MS):
   return target;
 }
 
+/** Cheap test first: a URL without a query, a `;`, an escape or a key-shaped token is logged as it is. */
+const SUSPECT = /[?;%]|s[sv][ct]_/i;
+/** Anything shaped like an API key or session token, whatever follows the prefix. */
+const KEY_SHAPED = /s(?:vc|st)_[A-Za-z0-9_-]*/gi;
+/** Parameter names that carry a credential: compared after decoding, without blanks, in lower case. */
+const CREDENTIAL_NAME = /key|token|pass|pwd|secret|auth|session|credential|signature/;
+/** Escapes are decoded this many times over: a key sent double-encoded is still found. */
+const DECODE_LEVELS = 3;
+const REDACTED = '[redacted]';
+
 /**
- * Replaces the value of every `apiKey` query parameter so URLs can be logged. Names are compared the way the
- * query parser reads them (percent-decoded, `+` as a space, any letter case), so `?api%4Bey=` is caught too.
+ * Makes a request target safe to log: the value of every parameter named like a credential (`apiKey`, `token`,
+ * `password`, ...) and anything shaped like a key (`svc_…`, `sst_…`) are replaced by `[redacted]`, wherever they
+ * are (path or query), whatever separates the parameters (`&` or `;`) and however they are percent-encoded (names
+ * and values are read decoded, `+` as a space, up to three levels of escapes). Over-redacting a stray parameter
+ * costs nothing; missing a key would put it in the journal.
  */
 export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  const pairs = url.slice(q + 1).split('&');
-  let changed = false;
-  for (let i = 0; i < pairs.length; i++) {
-    const pair = pairs[i]!;
-    const eq = pair.indexOf('=');
-    const rawName = eq < 0 ? pair : pair.slice(0, eq);
-    // Blanks are dropped as well: over-redacting a stray parameter costs nothing, missing a key does.
-    const name = decodeQueryText(rawName).replace(/\s+/g, '').toLowerCase();
-    if (!name.startsWith('apikey')) continue;
-    changed = true;
-    // A name that only starts with apiKey (say `apiKey%3Dsvc_...`, an `=` sent encoded) may hold the key itself.
-    pairs[i] = name === 'apikey' ? `${rawName}=[redacted]` : '[redacted]';
+  if (!SUSPECT.test(url)) return url;
+  const hidden = new Uint8Array(url.length);
+  const query = url.indexOf('?');
+  // Parameters: separated by raw `?`, `&` or `;` (the query parser splits on `&`; `;` is how a key slips past it).
+  let start = 0;
+  for (let i = 0; i <= url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (i < url.length && c !== 0x3f && c !== 0x26 && c !== 0x3b) continue;
+    if (i > start) hideCredentialValue(url, start, i, query >= 0 && start > query, hidden);
+    start = i + 1;
   }
-  return changed ? `${url.slice(0, q)}?${pairs.join('&')}` : url;
+  const whole = decoded(url, 0, url.length, query);
+  for (const match of whole.text.matchAll(KEY_SHAPED)) {
+    hidden.fill(1, whole.from[match.index]!, whole.to[match.index + match[0].length - 1]!);
+  }
+  if (!hidden.includes(1)) return url;
+  let out = '';
+  for (let i = 0; i < url.length; i++) {
+    if (!hidden[i]) out += url[i];
+    else if (i === 0 || !hidden[i - 1]) out += REDACTED;
+  }
+  return out;
 }
 
-/** Decodes a query name as URLSearchParams does: `+` is a space, and a malformed escape stays as it is. */
-function decodeQueryText(text: string): string {
-  if (!text.includes('%') && !text.includes('+')) return text;
-  const spaced = text.replaceAll('+', ' ');
-  try {
-    return decodeURIComponent(spaced);
-  } catch {
-    return spaced.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+/** Hides the value of `name=value` in url[start, end) when the decoded name is a credential's. */
+function hideCredentialValue(url: string, start: number, end: number, inQuery: boolean, hidden: Uint8Array): void {
+  const part = decoded(url, start, end, inQuery ? start - 1 : -1);
+  const eq = part.text.indexOf('=');
+  // A path segment is a parameter only with an `=` (`/zones;apiKey=…`); in the query a bare name is one too.
+  if (eq < 0 && !inQuery) return;
+  const name = (eq < 0 ? part.text : part.text.slice(0, eq)).replace(/\s+/g, '').toLowerCase();
+  if (!CREDENTIAL_NAME.test(name)) return;
+  // The value starts after the `=` as sent; an `=` sent encoded hides the whole parameter.
+  const from = eq >= 0 && url.charCodeAt(part.from[eq]!) === 0x3d ? part.to[eq]! : start;
+  hidden.fill(1, from, end);
+}
+
+/**
+ * url[start, end) decoded as the query parser would (escapes, and `+` as a space after `query`), repeatedly; with,
+ * for each decoded character, where in `url` it starts (`from`) and ends (`to`, exclusive).
+ */
+function decoded(url: string, start: number, end: number, query: number): { text: string; from: number[]; to: number[] } {
+  let chars: string[] = [];
+  let from: number[] = [];
+  let to: number[] = [];
+  for (let i = start; i < end; i++) {
+    chars.push(url[i] === '+' && query >= 0 && i > query ? ' ' : url[i]!);
+    from.push(i);
+    to.push(i + 1);
   }
+  for (let level = 0; level < DECODE_LEVELS; level++) {
+    if (!chars.includes('%')) break;
+    const next: string[] = [];
+    const nextFrom: number[] = [];
+    const nextTo: number[] = [];
+    for (let i = 0; i < chars.length; i++) {
+      const hex = chars[i] === '%' && i + 2 < chars.length ? chars[i + 1]! + chars[i + 2]! : '';
+      if (/^[0-9a-fA-F]{2}$/.test(hex)) {
+        next.push(String.fromCharCode(parseInt(hex, 16)));
+        nextFrom.push(from[i]!);
+        nextTo.push(to[i + 2]!);
+        i += 2;
+      } else {
+        next.push(chars[i]!);
+        nextFrom.push(from[i]!);
+        nextTo.push(to[i]!);
+      }
+    }
+    [chars, from, to] = [next, nextFrom, nextTo];
+  }
+  return { text: chars.join(''), from, to };
 }
 
 /** Writes every pending line before the process exits (process.exit does not wait for an async write). */

@@ -1,4 +1,6 @@
 // The amplifier driver seam: the only thing the daemon knows about hardware.
+import type { Clock } from './core/clock.js';
+import type { OpenPort } from './port.js';
 
 /** What one zone output of the amplifier is doing. Volume is a fraction of full scale (0..1). */
 export interface ZoneState {
@@ -42,8 +44,10 @@ export interface ZoneAvailability {
 }
 
 /**
- * Events a driver reports. `zone` is a state read back from the hardware that differs from what the driver
- * last knew (a keypad, a front panel, another controller); `status` is the link going up or down;
+ * Events a driver reports. `zone` is a zone whose state differs from what the daemon was last told or asked for: a
+ * change read back from the hardware that the daemon did not write (a keypad, a front panel, another controller),
+ * or, on first contact after a start or a reconnect, what the amplifier holds where it differs from what the daemon
+ * remembered; `status` is the link going up or down;
  * `described` is a change of the fitted zones/inputs (for example a slave unit found by a probe);
  * `availability` is a zone becoming unavailable or available again (see ZoneAvailability).
  */
@@ -56,8 +60,12 @@ export type DriverEvent =
 export type DriverListener = (event: DriverEvent) => void;
 
 /**
- * An amplifier. The driver keeps the desired state (what the daemon asked for) apart from the hardware
- * state (what was read back); it applies the desired state whenever the device is reachable.
+ * An amplifier. The amplifier's report is the truth about the present; the daemon's intents (setZone calls, each
+ * stamped with the time it was made) are writes still to be made. A change the daemon did not write is adopted at
+ * once, reported as a `zone` event, and supersedes every older intent for that attribute (last writer wins, by
+ * time); an intent made after the read that shows such a change was sent stays and is written. An intent for a zone
+ * that is off waits for power-on only if it was made while the zone was off (or going off); one made while the zone
+ * was on is dropped when the zone is seen off. An intent is forgotten once the amplifier confirms it.
  * No method may throw because of the hardware: faults become `status` events.
  */
 export interface AmplifierDriver {
@@ -65,16 +73,21 @@ export interface AmplifierDriver {
   readonly name: string;
   /** Whether the hardware is currently reachable. */
   readonly online: boolean;
-  /** The zones and inputs currently known (before start: the configured/expected ones). */
+  /** The zones and inputs known: configured, found, or remembered (start's channels), available or not. */
   describe(): DriverDescription;
   /**
-   * Starts the driver with the stored desired state per zone channel. Resolves once the driver is running
-   * (not necessarily online): a missing port is a `status` event, never a rejection.
+   * Starts the driver with what the daemon last knew of each zone channel. A real driver writes none of it: on first
+   * contact it adopts what the amplifier holds and reports every zone that differs (RNET, which cannot read mute,
+   * sets the mute it was told again). The channels are also the zones the daemon knows: one whose unit is not
+   * fitted (any more) is described, and unavailable with the reason. The simulated driver, whose hardware does not
+   * outlive the process, takes the state as its hardware's. Resolves once the driver is running (not necessarily
+   * online): a missing port is a `status` event, never a rejection.
    */
-  start(desired: ReadonlyMap<number, ZoneState>): Promise<void>;
+  start(remembered: ReadonlyMap<number, ZoneState>): Promise<void>;
   /**
-   * Records a desired change for one zone and applies it asynchronously. Returns at once: callers never
-   * wait on the hardware. Bursts are coalesced by the driver.
+   * Records an intent for one zone (the attributes given, stamped with the time) and writes it asynchronously.
+   * Returns at once: callers never wait on the hardware. Bursts are coalesced by the driver. An intent for an
+   * unavailable zone is dropped; one made while the amplifier is offline is written when it is back.
    */
   setZone(channel: number, change: Partial<ZoneState>): void;
   /** The last state read from the hardware for a zone, if any. */
@@ -84,7 +97,7 @@ export interface AmplifierDriver {
    * have (a unit not fitted) is unavailable with the reason.
    */
   availability(channel: number): ZoneAvailability;
-  /** Resolves once every change recorded so far has reached the hardware (or the driver is offline). */
+  /** Resolves once every intent recorded so far has reached the hardware (or the driver is offline). */
   settled(): Promise<void>;
   /** Subscribes to driver events; returns the unsubscribe function. */
   onEvent(listener: DriverListener): () => void;
@@ -98,6 +111,13 @@ export interface DriverOptions {
   baudRate?: number;
   pollIntervalMs?: number;
   commandTimeoutMs?: number;
+  /**
+   * Opens the byte port (drivers/port.ts `openPort` by default). Tests pass an in-memory line
+   * (drivers/memory-port.ts) so the real driver talks to the real emulator without a pty.
+   */
+  openPort?: OpenPort;
+  /** Time and timers of the driver (the system clock by default); tests pass a clock they move by hand. */
+  clock?: Clock;
   /** Called with diagnostics; never with secrets. */
   log?: (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 }

@@ -1,10 +1,13 @@
 // The device side every emulator shares: a paced, fault-injecting transmit line, attaching to a pty path or any duplex
-// stream (a loopback TCP socket), the command record with waitForCommand, and scripted rejections.
+// stream (a loopback TCP socket, an in-memory line), the command record with waitForCommand, and scripted rejections.
 import { EventEmitter } from 'node:events';
-import type { Duplex } from 'node:stream';
 import { SerialPort } from 'serialport';
+import { systemClock, type Clock } from './core/clock.js';
+import type { DeviceStream } from './memory-port.js';
 
 export interface OutputOptions {
+  /** Time for the pacing, reports and boots (the system clock by default; tests share theirs with the driver). */
+  clock?: Clock;
   /** Pace output like the serial line: 9600 baud is about 1.04 ms per byte. Default 0 (as fast as possible). */
   byteDelayMs?: number;
   /** Fraction (0..1) of output bytes dropped. Default 0. */
@@ -13,6 +16,8 @@ export interface OutputOptions {
   garbleRate?: number;
   /** Seed for the fault generator, so a failing run can be replayed. */
   seed?: number;
+  /** How long the device ignores its port after power-up (a slow boot). Default 0. */
+  bootMs?: number;
 }
 
 /** mulberry32: a tiny deterministic PRNG for reproducible line faults. */
@@ -32,22 +37,24 @@ export class PacedOutput {
   byteDelayMs: number;
   dropRate: number;
   garbleRate: number;
-  private stream: Duplex | undefined;
+  private stream: DeviceStream | undefined;
   private readonly random: () => number;
+  private readonly clock: Clock;
   private queue: Buffer[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  private timer: unknown;
   private startedAt = 0;
   private sent = 0;
 
   constructor(options: OutputOptions = {}) {
+    this.clock = options.clock ?? systemClock;
     this.byteDelayMs = options.byteDelayMs ?? 0;
     this.dropRate = options.dropRate ?? 0;
     this.garbleRate = options.garbleRate ?? 0;
     this.random = prng(options.seed ?? 0x5eed);
   }
 
-  attach(stream: Duplex | undefined): void {
-    clearTimeout(this.timer);
+  attach(stream: DeviceStream | undefined): void {
+    this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.queue = [];
     this.stream = stream;
@@ -64,7 +71,7 @@ export class PacedOutput {
     }
     this.queue.push(bytes);
     if (!this.timer) {
-      this.startedAt = performance.now();
+      this.startedAt = this.clock.now();
       this.sent = 0;
       this.pace();
     }
@@ -84,7 +91,7 @@ export class PacedOutput {
   private pace(): void {
     this.timer = undefined;
     if (!this.stream) return;
-    const due = Math.floor((performance.now() - this.startedAt) / this.byteDelayMs) + 1 - this.sent;
+    const due = Math.floor((this.clock.now() - this.startedAt) / this.byteDelayMs) + 1 - this.sent;
     const out: Buffer[] = [];
     let budget = due;
     while (budget > 0 && this.queue.length > 0) {
@@ -104,7 +111,7 @@ export class PacedOutput {
       this.sent += chunk.length;
       this.stream.write(chunk);
     }
-    if (this.queue.length > 0) this.timer = setTimeout(() => this.pace(), Math.max(1, this.byteDelayMs));
+    if (this.queue.length > 0) this.timer = this.clock.setTimeout(() => this.pace(), Math.max(1, this.byteDelayMs));
   }
 }
 
@@ -126,7 +133,7 @@ export class CommandRejections {
 }
 
 /** Closes an attached stream; resolves once it is closed. A serial port that closed itself on unplug is left as is. */
-function closeStream(stream: Duplex): Promise<void> {
+function closeStream(stream: DeviceStream): Promise<void> {
   if (stream.destroyed) return Promise.resolve();
   const port = stream as Partial<SerialPort>;
   return new Promise<void>((resolve) => {
@@ -142,14 +149,21 @@ function closeStream(stream: Duplex): Promise<void> {
 }
 
 /**
- * An emulator's connection to the host. Events: `command` (after the state changed), `close` (the attached stream
- * ended). The line's rates change at run time through the accessors; subclasses handle the bytes that arrive.
+ * An emulator's connection to the host. Events: `command` (after the state changed), `booted`, `close` (the attached
+ * stream ended). The line's rates change at run time through the accessors; subclasses handle the bytes that arrive.
  */
 export abstract class EmulatorPort extends EventEmitter {
   /** Every command received, in order, as the family records it. */
   readonly commands: string[] = [];
   protected readonly output: PacedOutput;
-  protected stream: Duplex | undefined;
+  protected readonly clock: Clock;
+  protected stream: DeviceStream | undefined;
+  /** Input ignored and nothing sent: the mains off, a boot under way, or the cable pulled at the amp end. */
+  protected silent = false;
+  /** How long a power-up keeps the device silent. */
+  protected readonly bootMs: number;
+  private poweredUp = false;
+  private booting: unknown;
 
   constructor(
     options: OutputOptions,
@@ -157,7 +171,25 @@ export abstract class EmulatorPort extends EventEmitter {
     private readonly baudRate: number,
   ) {
     super();
+    this.clock = options.clock ?? systemClock;
+    this.bootMs = options.bootMs ?? 0;
     this.output = new PacedOutput(options);
+  }
+
+  /** Silent (powered off, the cable pulled at the amp end) or answering again. */
+  setSilent(silent: boolean): void {
+    this.silent = silent;
+  }
+
+  /** Silent for `ms` (a power-up), then answering again; emits `booted`. The boot goes on whatever the line does. */
+  protected boot(ms: number): void {
+    this.clock.clearTimeout(this.booting);
+    this.setSilent(true);
+    this.booting = this.clock.setTimeout(() => {
+      this.booting = undefined;
+      this.setSilent(false);
+      this.emit('booted');
+    }, ms);
   }
 
   get byteDelayMs(): number {
@@ -180,10 +212,10 @@ export abstract class EmulatorPort extends EventEmitter {
   }
 
   /**
-   * Connects to a duplex stream: a serial port, one end of a pty, or a TCP socket accepted by a loopback server. The
-   * device has one line: a stream attached before is closed.
+   * Connects to a duplex stream: a serial port, one end of a pty, a TCP socket accepted by a loopback server, or the
+   * device end of an in-memory line. The device has one line: a stream attached before is closed.
    */
-  attach(stream: Duplex): void {
+  attach(stream: DeviceStream): void {
     const replaced = this.stream;
     this.detach();
     // The stream replaced is closed, not just dropped: a pty whose other end vanished reads as end-of-file forever, and
@@ -205,6 +237,10 @@ export abstract class EmulatorPort extends EventEmitter {
       if (typeof port.close === 'function' && port.isOpen) port.close(() => undefined);
       else if (!stream.destroyed) stream.destroy();
     });
+    // The device powers up with its first line; a reconnect later (a new socket, a replugged adapter) finds it running.
+    const poweringUp = !this.poweredUp;
+    this.poweredUp = true;
+    if (poweringUp && this.bootMs > 0) this.boot(this.bootMs);
     this.attached();
   }
 
@@ -217,14 +253,22 @@ export abstract class EmulatorPort extends EventEmitter {
   }
 
   /**
-   * The device end going away: closes the attached stream. Over TCP the host sees its connection drop; on a socat pty
-   * the host end stays open and hears nothing more (to make the host's port vanish, kill socat: test/helpers/pty.ts).
+   * The device end going away: closes the attached stream. Over TCP the adapter closes cleanly: a FIN, not the reset
+   * that closing with unread bytes would send. On a socat pty the host end stays open and hears nothing more (to
+   * make the host's port vanish, kill socat: test/helpers/pty.ts).
    */
-  vanish(): Promise<void> {
-    return this.close();
+  async vanish(): Promise<void> {
+    const socket = this.stream as (DeviceStream & { end?: () => void; setNoDelay?: unknown }) | undefined;
+    if (!socket || typeof socket.end !== 'function' || typeof socket.setNoDelay !== 'function') return this.close();
+    this.detach();
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.end(); // the host answers the FIN with its own, and the socket closes
+    await closed;
   }
 
   async close(): Promise<void> {
+    this.clock.clearTimeout(this.booting);
+    this.booting = undefined;
     const stream = this.stream;
     this.detach();
     if (stream) await closeStream(stream);
@@ -236,18 +280,19 @@ export abstract class EmulatorPort extends EventEmitter {
   }
 
   /**
-   * Resolves with the next command matching `test` (bounded, with a clear message). The default limit is generous:
-   * a command that never comes fails the same, and a loaded machine can stretch a paced serial line's poll cycle.
+   * Resolves with the next command matching `test` (bounded on the emulator's clock, with a clear message). The
+   * default limit is generous: a command that never comes fails the same, and a loaded machine can stretch a paced
+   * serial line's poll cycle.
    */
   waitForCommand(test: (command: string) => boolean, timeoutMs = 20_000): Promise<string> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const timer = this.clock.setTimeout(() => {
         this.off('command', listener);
         reject(new Error(`emulator: no matching command within ${timeoutMs} ms (last: ${this.commands.slice(-5).join(' | ')})`));
       }, timeoutMs);
       const listener = (command: string): void => {
         if (!test(command)) return;
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         this.off('command', listener);
         resolve(command);
       };

@@ -1,6 +1,7 @@
 // One byte port for every serial driver: a local serial device, or raw TCP to an IP-serial adapter (tcp://host:port).
 import net from 'node:net';
 import type { SerialPort } from 'serialport';
+import { systemClock, type Clock } from './core/clock.js';
 
 /** A duplex byte stream to the amplifier. Events: 'data' (Buffer), 'close', 'error'. */
 export interface BytePort {
@@ -24,7 +25,12 @@ export interface PortOptions {
   connectTimeoutMs?: number;
   /** Gives up an open still under way (a TCP connect can take connectTimeoutMs): the driver was stopped meanwhile. */
   signal?: AbortSignal;
+  /** Times the TCP connect (the system clock by default). */
+  clock?: Clock;
 }
+
+/** How a driver opens its port: openPort below, or an in-memory line in tests (drivers/memory-port.ts). */
+export type OpenPort = (options: PortOptions) => Promise<BytePort>;
 
 /** An adapter on the LAN answers a connect within milliseconds; beyond this it is off or unreachable. */
 export const TCP_CONNECT_TIMEOUT_MS = 3000;
@@ -51,17 +57,20 @@ export function parseTcpPort(path: string): { host: string; port: number } | und
 }
 
 /** Opens the port. Rejects when it cannot be opened (missing device, refused connection, malformed tcp: URL). */
-export async function openPort(options: PortOptions): Promise<BytePort> {
+export const openPort: OpenPort = async (options) => {
   const tcp = parseTcpPort(options.path);
   options.signal?.throwIfAborted();
-  if (tcp) return openTcp(tcp.host, tcp.port, options.connectTimeoutMs ?? TCP_CONNECT_TIMEOUT_MS, options.signal);
+  if (tcp) {
+    const timeoutMs = options.connectTimeoutMs ?? TCP_CONNECT_TIMEOUT_MS;
+    return openTcp(tcp.host, tcp.port, timeoutMs, options.signal, options.clock ?? systemClock);
+  }
   const port = await openSerial(options.path, options.baudRate);
   if (options.signal?.aborted) {
     await port.close();
     options.signal.throwIfAborted();
   }
   return port;
-}
+};
 
 class SerialBytePort implements BytePort {
   private closed: Promise<void> | undefined;
@@ -129,11 +138,11 @@ class TcpPort implements BytePort {
   }
 }
 
-function openTcp(host: string, port: number, timeoutMs: number, signal: AbortSignal | undefined): Promise<BytePort> {
+function openTcp(host: string, port: number, timeoutMs: number, signal: AbortSignal | undefined, clock: Clock): Promise<BytePort> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host, port });
     const settle = (): void => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       signal?.removeEventListener('abort', aborted);
       socket.off('error', fail);
     };
@@ -143,7 +152,7 @@ function openTcp(host: string, port: number, timeoutMs: number, signal: AbortSig
       reject(err);
     };
     const aborted = (): void => fail(signal!.reason as Error);
-    const timer = setTimeout(() => fail(new Error(`no connection to ${host}:${port} within ${timeoutMs} ms`)), timeoutMs);
+    const timer = clock.setTimeout(() => fail(new Error(`no connection to ${host}:${port} within ${timeoutMs} ms`)), timeoutMs);
     signal?.addEventListener('abort', aborted, { once: true });
     socket.once('error', fail);
     socket.once('connect', () => {

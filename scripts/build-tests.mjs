@@ -60,13 +60,15 @@ const SOLO = new Map([
   ['test/api/crash-safety.test.ts', 'long'],
   ['test/api/readme-tour.test.ts', 'long'],
   ['test/api/backup-restore.test.ts', 'long'],
+  ['test/api/large-backup.test.ts', 'long: half a million tracks'],
+  ['test/api/large-restore.test.ts', 'long: half a million tracks'],
+  ['test/api/state-permissions.test.ts', 'changes the umask and starts daemons as another user'],
   ['test/api/process.test.ts', 'long'],
   ['test/api/fuzz.test.ts', 'long'],
   ['test/api/export-hardening.test.ts', 'long'],
   ['test/mqtt/commands.test.ts', 'long'],
   ['test/mqtt/availability.test.ts', 'long'],
   ['test/mqtt/discovery.test.ts', 'long'],
-  ['test/drivers/monoprice-conformance.test.ts', 'long'],
   ['test/drivers/monoprice-cli.test.ts', 'long'],
 ]);
 

@@ -1,8 +1,8 @@
 // Backup download (with or without sealed secrets) and restore (admin only); the checks live in domain/backup.ts.
-import { T } from '../http/schema.js';
+import { T, Validator } from '../http/schema.js';
 import { route, ok, type ApiResult, type Route } from '../http/route.js';
-import type { BackupService } from '../domain/backup.js';
-import type { BackupDocument } from '../domain/backup-format.js';
+import type { BackupService, RestoreSession } from '../domain/backup.js';
+import type { DocumentStream } from '../domain/backup-stream.js';
 import { BackupSchema } from '../domain/backup-format.js';
 
 /** writeOnly: never echoed back, not even in a validation message. */
@@ -35,19 +35,48 @@ const RestoreSummarySchema = T.Object(
     ),
     databaseCopy: T.String({ description: 'the copy of the database as it was before, relative to the state directory' }),
     backupCreatedAt: T.String({ format: 'date-time' }),
+    accounts: T.Object(
+      {
+        message: T.String({ description: 'in plain words: whose accounts apply now and how to sign in again' }),
+        yourAccount: T.Union([
+          T.Object({
+            username: T.String(),
+            password: T.Union(['unchanged', 'backup', 'none'].map((s) => T.Literal(s))),
+            apiKey: T.Union(['unchanged', 'backup', 'none'].map((s) => T.Literal(s))),
+          }),
+          T.Null(),
+        ], { description: 'the account of the admin who restored, as the backup left it; null when the backup does not hold it' }),
+        admins: T.Array(T.String(), { description: 'enabled Admins of the restored configuration who can sign in' }),
+        initialAdminFile: T.Union(['kept', 'rewritten', 'removed', 'absent'].map((s) => T.Literal(s)), {
+          description: '<stateDir>/initial-admin.txt after the restore: kept only for the credentials it holds that still work',
+        }),
+      },
+      { description: "the backup's accounts replaced this appliance's: which credentials apply now" },
+    ),
   },
   { title: 'RestoreSummary' },
 );
 
-/** The document as a download: a file name with the day it was made. */
-function download(doc: BackupDocument): ApiResult {
+/**
+ * The document as a download, sent as it is written. Names differ by kind and carry the time to the second, so
+ * `curl -OJ` of a plain and a sealed backup (which refuses to overwrite a file) never collide.
+ */
+function download(doc: DocumentStream, sealed: boolean, now = new Date()): ApiResult {
+  const stamp = now.toISOString().slice(0, 19).replace(/:/g, '').replace('T', '-');
   return {
     status: 200,
-    raw: JSON.stringify(doc, null, 1),
+    stream: doc,
     contentType: 'application/json',
-    headers: { 'Content-Disposition': `attachment; filename="azcd-backup-${doc.createdAt.slice(0, 10)}.json"` },
+    headers: { 'Content-Disposition': `attachment; filename="azcd-backup-${sealed ? 'sealed' : 'plain'}-${stamp}.json"` },
   };
 }
+
+const RestoreBody = T.Object({
+  backup: T.Any({ description: 'a document from GET or POST /api/backup (the Backup schema); older format versions are upgraded' }),
+  passphrase: T.Optional(Passphrase),
+});
+/** The request around the document, checked once it is read (the body streams past the usual validation). */
+const restoreBody = new Validator(RestoreBody);
 
 export function backupRoutes(backups: BackupService, restoreBytes: number): Route[] {
   return [
@@ -62,7 +91,7 @@ export function backupRoutes(backups: BackupService, restoreBytes: number): Rout
         'Sessions, sleep timers and the undo slot are not included. Restore it with POST /api/restore.',
       tags: ['backup'],
       responses: { 200: { description: 'the backup, offered as an attachment', schema: BackupSchema } },
-      handle: (req) => download(backups.export(req.caller)),
+      handle: (req) => download(backups.export(req.caller), false),
     }),
     route({
       method: 'POST',
@@ -76,7 +105,7 @@ export function backupRoutes(backups: BackupService, restoreBytes: number): Rout
       tags: ['backup'],
       body: T.Object({ passphrase: Passphrase }),
       responses: { 200: { description: 'the backup with `secrets`, offered as an attachment', schema: BackupSchema } },
-      handle: async (req) => download(await backups.exportWithSecrets(req.caller, req.body.passphrase, () => req.revalidate())),
+      handle: async (req) => download(await backups.exportWithSecrets(req.caller, req.body.passphrase, () => req.revalidate()), true),
     }),
     route({
       method: 'POST',
@@ -86,24 +115,27 @@ export function backupRoutes(backups: BackupService, restoreBytes: number): Rout
       maxBodyBytes: restoreBytes,
       summary: 'Replace the whole configuration with a backup; every session and event stream ends',
       description:
-        'The whole document is checked first (format, version, ids, references, limits; a passphrase that opens its secrets); ' +
-        'nothing changes when any of it is wrong. Then the database is copied into <stateDir>/backups/ (the most recent copies kept), ' +
-        'the configuration replaced in one transaction, the amplifiers set to the restored state (zones powered off), and every ' +
-        'session and event stream ended. Without secrets (or without the passphrase that opens them), users that exist here ' +
-        'keep their password and API key; new ones get no password and a new key. ' +
-        `The body may be up to ${restoreBytes} bytes (limits.restoreBytes).`,
+        'The body is read as it arrives (tracks are checked and set aside one by one), then the whole document is checked ' +
+        '(format, version, ids, references, limits; a passphrase that opens its secrets); nothing changes and no file is written ' +
+        'when any of it is wrong. Then the database is copied into <stateDir>/backups/ (the most recent copies kept), the ' +
+        'configuration replaced in one transaction written in slices (other requests get 503 meanwhile), the amplifiers set to ' +
+        'the restored state (zones powered off), and every session and event stream ended. Without secrets (or without the ' +
+        'passphrase that opens them), users that exist here keep their password and API key; new ones get no password and a ' +
+        `new key. The body may be up to ${restoreBytes} bytes: what a backup of the largest configuration the limits allow takes.`,
       tags: ['backup'],
-      body: T.Object({
-        backup: T.Any({ description: 'a document from GET or POST /api/backup (the Backup schema); older format versions are upgraded' }),
-        passphrase: T.Optional(Passphrase),
-      }),
+      body: RestoreBody,
       responses: {
         200: { description: 'restored; sign in again', schema: RestoreSummarySchema },
         400: { description: 'not an azcd backup, a newer format version, an invalid or inconsistent document, or a wrong passphrase; nothing changed' },
         409: { description: 'the restore would leave no enabled Admin who can sign in, or another restore is under way; nothing changed' },
-        413: { description: 'the body is larger than limits.restoreBytes' },
+        413: { description: 'the body is larger than a backup of the largest configuration the limits allow' },
+        503: { description: 'another restore is writing the configuration; try again after Retry-After seconds' },
       },
-      handle: async (req) => ok(await backups.restore(req.caller, { backup: req.body.backup, passphrase: req.body.passphrase }, () => req.revalidate())),
+      streamBody: (req) => backups.beginRestore(req.caller),
+      handle: async (req) => {
+        const session = req.body as unknown as RestoreSession;
+        return ok(await session.finish((body) => restoreBody.parse(body, 'body'), () => req.revalidate()));
+      },
     }),
   ];
 }

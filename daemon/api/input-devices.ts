@@ -23,7 +23,7 @@ export function inputRoutes(inputs: InputsService): Route[] {
       tags: ['input devices'],
       body: T.Object({
         name: Name,
-        kind: T.Optional(T.String({ minLength: 1, maxLength: 40, errorMessage: 'must be a string of 1 to 40 characters' })),
+        kind: T.Optional(T.String({ minLength: 1, maxLength: 40, format: 'name', errorMessage: 'must be a string of 1 to 40 characters' })),
         input: T.Object({
           amplifier: T.Optional(T.String({ minLength: 1, maxLength: 64, errorMessage: 'must be the name of a configured amplifier', description: 'required when several amplifiers are configured' })),
           driver: T.Optional(T.String()),

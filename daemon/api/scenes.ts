@@ -10,7 +10,10 @@ const SceneName = T.String({
   minLength: 1,
   maxLength: 64,
   pattern: '\\S',
-  description: 'unique regardless of letter case; leading and trailing spaces are dropped',
+  format: 'name',
+  description:
+    'unique as people read it: names equal after Unicode compatibility normalisation (NFKC), without invisible (default-ignorable) characters and ' +
+    'regardless of letter case, are the same; leading and trailing spaces are dropped',
   errorMessage: 'must be a string of 1 to 64 characters, not blank',
 });
 

@@ -59,11 +59,12 @@ export const PlaylistSummarySchema = T.Object(
 export const QueryInteger = (description: string) =>
   T.Optional(T.String({ pattern: '^[0-9]{1,9}$', description, errorMessage: 'must be a whole number of at most 9 digits' }));
 
-export const Name = T.String({ minLength: 1, maxLength: 100, errorMessage: 'must be a string of 1 to 100 characters' });
+/** A name a person gives (player, zone, input device, playlist): no control characters or bidi overrides. */
+export const Name = T.String({ minLength: 1, maxLength: 100, format: 'name', errorMessage: 'must be a string of 1 to 100 characters' });
 
 export const TrackInputSchema = T.Object({
-  title: T.String({ minLength: 1, maxLength: 500, errorMessage: 'must be a string of 1 to 500 characters' }),
-  uri: T.String({ minLength: 1, maxLength: 2048, errorMessage: 'must be a string of 1 to 2048 characters' }),
+  title: T.String({ minLength: 1, maxLength: 500, format: 'name', errorMessage: 'must be a string of 1 to 500 characters' }),
+  uri: T.String({ minLength: 1, maxLength: 2048, format: 'name', errorMessage: 'must be a string of 1 to 2048 characters' }),
   durationMs: T.Optional(T.Integer({ minimum: 0, maximum: 86_400_000, errorMessage: 'must be an integer number of milliseconds from 0 to 86400000' })),
 });
 

@@ -1,6 +1,7 @@
 // Health, the OpenAPI document and the UPnP device description.
 import { T } from '../http/schema.js';
 import { route, ok, type Route } from '../http/route.js';
+import { BridgeStatusSchema } from './settings.js';
 
 export interface HealthSource {
   version: string;
@@ -46,15 +47,7 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
                 'zones of the configured amplifiers that cannot answer now (a unit not fitted or silent); their writes answer 409. ' +
                 'Zones of an amplifier that is not configured are not counted',
             }),
-            mqtt: T.Optional(
-              T.Object(
-                {
-                  state: T.Union(['refused', 'connecting', 'connected', 'reconnecting', 'stopped'].map((s) => T.Literal(s))),
-                  detail: T.Optional(T.String({ description: 'why it is not connected, when known' })),
-                },
-                { description: 'the MQTT bridge, present only when one is configured' },
-              ),
-            ),
+            mqtt: T.Optional(BridgeStatusSchema),
           }),
         },
       },

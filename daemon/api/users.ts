@@ -81,7 +81,13 @@ export function userRoutes(auth: Authentication, users: UserAdmin): Route[] {
       tags: ['users'],
       body: T.Object({
         username: Username,
-        password: Password,
+        password: T.Optional(
+          T.String({
+            description: '8-256 characters; left out, the account cannot sign in with a password (it uses its API key, or is the Home Assistant bridge account) until an admin sets one',
+            errorMessage: 'must be a string',
+            writeOnly: true,
+          }),
+        ),
         role: T.String({ errorMessage: 'must be a string: Admin, Operator or Viewer' }),
         assignments: T.Optional(AssignmentsSchema),
       }),
@@ -194,13 +200,15 @@ export function userRoutes(auth: Authentication, users: UserAdmin): Route[] {
       summary: "Change a user's password (admin, or self with currentPassword); ends that user's sessions",
       description:
         'Changing your own password (Admins too) needs `currentPassword`; an Admin resetting another user\'s password does ' +
-        'not. A wrong `currentPassword` counts as a failed login of that user (same throttle and 429).',
+        'not. While an account still has the password generated at first start (`passwordChangeRequired`), a session ' +
+        'may replace it without `currentPassword` (it signed in with that password); an API key may not. A wrong ' +
+        '`currentPassword` counts as a failed login of that user (same throttle and 429).',
       tags: ['users'],
       params: IdParams,
       body: T.Object({
         newPassword: Password,
         currentPassword: T.Optional(
-          T.String({ maxLength: 1024, errorMessage: 'must be a string of at most 1024 characters', writeOnly: true, description: 'required when changing your own password' }),
+          T.String({ maxLength: 1024, errorMessage: 'must be a string of at most 1024 characters', writeOnly: true, description: 'required when changing your own password (see above for the generated first-start password)' }),
         ),
       }),
       responses: {

@@ -1,5 +1,8 @@
 // mDNS / DNS-SD announcer: advertises azcd as _azc._tcp and its dashboard as _http._tcp with @homebridge/ciao.
 import ciao, { type CiaoService, type Responder } from '@homebridge/ciao';
+import { mdnsHostname } from './mdns-hostname.js';
+
+export { mdnsHostname };
 
 /** Our own DNS-SD service type (RFC 6763 §7: at most 15 characters); `_http._tcp` is announced beside it. */
 export const AZC_SERVICE_TYPE = 'azc';
@@ -34,10 +37,6 @@ export function txtRecord(options: Pick<MdnsAnnouncerOptions, 'udn' | 'version' 
   };
 }
 
-/** A host name of our own (never the OS's, which avahi may already own): `azc-` and the first 8 hex digits of the UDN. */
-export function mdnsHostname(udn: string): string {
-  return `azc-${udn.replace(/^uuid:/, '').replace(/-/g, '').slice(0, 8).toLowerCase()}`;
-}
 
 export class MdnsAnnouncer {
   private responder: Responder | undefined;

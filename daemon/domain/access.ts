@@ -35,3 +35,6 @@ export interface Caller {
 }
 
 export const isAdmin = (caller: Caller): boolean => caller.role === 'Admin';
+
+/** Whether a username names an enabled user, a disabled one or nobody (the MQTT bridge reports which). */
+export type AccountState = 'enabled' | 'disabled' | 'missing';

@@ -8,7 +8,7 @@ import type { UsersRepo } from '../store/users-repo.js';
 import type { MetaRepo } from '../store/meta-repo.js';
 import type { Logger } from '../log.js';
 import type { Caller } from './access.js';
-import { canSeeZone, playerFor, requireAdmin, requireWriter, visiblePlayers, visibleZones } from './policy.js';
+import { canSeePlayer, playerFor, requireAdmin, requireWriter, visiblePlayers, visibleZones } from './policy.js';
 import type { DomainEvent, EventBus, PlayerView, ZoneView } from './events.js';
 import { conflict, invalid, notFound } from './errors.js';
 import { AmplifierSync } from './amplifier-sync.js';
@@ -172,23 +172,25 @@ export class AudioService {
    * average; all to the target when that average is 0), each within its own limit; zones outside the caller's
    * assignments never change. Zones that cannot answer keep their volume; when none of the zones the caller may
    * touch can answer, it is a 409 and nothing changes (as for a player of an amplifier that is not configured). A
-   * delta applies to the player's current (derived) volume. A player without zones keeps the value. Resolves once
-   * committed; the amplifier follows on its own schedule.
+   * delta applies to the volume of the zones it moves as the caller sees them (their average: with every zone
+   * answering, the player's volume in the caller's view), so a silent room never makes the others jump. A player
+   * without zones keeps the value. Resolves once committed; the amplifier follows on its own schedule.
    */
   setPlayerVolume(caller: Caller, id: string, request: number | VolumeRequest): Promise<void> {
     requireWriter(caller);
     const player = this.lookup.visiblePlayer(caller, id);
     this.availability.requirePlayer(player);
     const attached = this.repo.zonesOfPlayer(id);
-    const target = requestedVolume(typeof request === 'number' ? { volume: request } : request, this.commits.playerVolume(player));
+    const touchable = visibleZones(caller, attached);
+    const reachable = touchable.filter((zone) => this.availability.reachable(zone) !== undefined);
+    if (reachable.length === 0 && touchable.length > 0) throw this.availability.refusal(touchable);
+    const current = this.commits.playerVolume(player, reachable);
+    const target = requestedVolume(typeof request === 'number' ? { volume: request } : request, current);
     if (attached.length === 0) {
       const committed = this.store.commitSoon(() => this.repo.setPlayerVolume(id, target));
       if (player.volume !== target) this.bus.publish({ type: 'player.volumeChanged', payload: { playerId: id, volume: target } });
       return committed;
     }
-    const touchable = attached.filter((zone) => canSeeZone(caller, zone.id));
-    const reachable = touchable.filter((zone) => this.availability.reachable(zone) !== undefined);
-    if (reachable.length === 0 && touchable.length > 0) throw this.availability.refusal(touchable);
     const factor = groupFactor(
       reachable.map((zone) => zone.volume),
       target,
@@ -343,8 +345,9 @@ export class AudioService {
     let dropped: string[] = [];
     const volumes = this.commits.playerVolumes(zone.player_id ? [zone.player_id] : []);
     let volumeEvents: DomainEvent[] = [];
+    let emptiedScenes: string[] = [];
     this.store.transaction(() => {
-      this.repo.deleteZone(id);
+      emptiedScenes = this.repo.deleteZone(id);
       dropped = this.users.dropAssignmentTarget('zone', id);
       // Remembered so the next start does not recreate the zone from the amplifier's description.
       this.meta.markDeleted('zone', { key: zone.output_amplifier, driver: zone.output_driver }, zone.output_channel);
@@ -353,6 +356,7 @@ export class AudioService {
     this.availability.forget(id);
     const events: DomainEvent[] = [{ type: 'zone.deleted', payload: { zoneId: id } }];
     if (zone.player_id) events.unshift(this.zonesChangedEvent(zone.player_id));
+    for (const sceneId of emptiedScenes) events.push({ type: 'scene.deleted', payload: { sceneId, zoneIds: [id] } });
     this.publish([...events, ...volumeEvents]);
     this.onAssignmentsDropped(dropped);
   }
@@ -476,17 +480,29 @@ export class AudioService {
     return zonesChangedEvent(this.repo, playerId);
   }
 
+  /**
+   * A player as the caller sees it (`null`: everyone, as events carry it): its volume and state come from the attached
+   * zones the caller may see, so a room someone else controls never moves the number a user sees beside its own.
+   */
   private playerView(player: Readonly<PlayerRow>, zones: readonly Readonly<ZoneRow>[], caller: Caller | null): PlayerView {
-    const attached = zones.filter((zone) => zone.player_id === player.id);
+    const all = zones.filter((zone) => zone.player_id === player.id);
+    const attached = caller ? visibleZones(caller, all) : all;
     return playerFor(caller, {
       id: player.id,
       name: player.name,
       volume: this.commits.playerVolume(player, attached),
-      zoneIds: attached.map((zone) => zone.id),
+      zoneIds: all.map((zone) => zone.id),
       input: { amplifier: this.amplifiers.nameOf(player.input_amplifier, player.input_driver), driver: player.input_driver, channel: player.input_channel },
       state: attached.some((zone) => zone.power && !zone.muted) ? 'playing' : 'idle',
       ...availabilityOf(this.availability.inputReason(player)),
     });
+  }
+
+  /** The volume a caller sees for a player (see playerView); undefined when it may not see the player. */
+  playerVolumeFor(caller: Caller, playerId: string): number | undefined {
+    const player = this.repo.player(playerId);
+    if (!player || !canSeePlayer(caller, playerId)) return undefined;
+    return this.commits.playerVolume(player, visibleZones(caller, this.repo.zonesOfPlayer(playerId)));
   }
 
   private publish(events: DomainEvent[]): void {

@@ -2,9 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/db.js';
 import type { SessionRow, UserRow, UsersRepo } from '../store/users-repo.js';
-import type { Caller, Credential, CredentialRef } from './access.js';
+import type { AccountState, Caller, Credential, CredentialRef } from './access.js';
 import type { EventBus } from './events.js';
-import { API_KEY_RE, SESSION_TOKEN_RE, DeviceSecrets, generateSessionToken, hashPassword, sameDigest, verifyPassword } from './secrets.js';
+import { API_KEY_RE, SESSION_TOKEN_RE, DeviceSecrets, generateSessionToken, hasPassword, hashPassword, sameDigest, verifyPassword } from './secrets.js';
 import { LoginThrottle, canonicalAddress, isLoopback } from './login-throttle.js';
 import { invalid, throttled, unauthenticated } from './errors.js';
 import { userView, type UserView } from './user-account.js';
@@ -105,6 +105,12 @@ export class Authentication {
     return row && row.is_enabled ? this.callerFor(row, { kind: 'account' }) : null;
   }
 
+  /** Whether a username names an enabled user, a disabled one or nobody (the MQTT bridge reports which). */
+  accountState(username: string): AccountState {
+    const row = this.users.byUsername(username);
+    return !row ? 'missing' : row.is_enabled ? 'enabled' : 'disabled';
+  }
+
   /** Drops cached callers; every account change calls it, so a cached caller never outlives its permissions. */
   forgetCallers(): void {
     this.keyCallers.clear();
@@ -159,12 +165,14 @@ export class Authentication {
     }
     const attempt = this.throttle.begin(username, client);
     try {
-      // Hashed by the hasher in use, so an unknown username costs what a known one does.
+      // Hashed by the hasher in use, so an unknown username, or an account without a password, costs what a known
+      // one does (and never matches, whatever is typed).
       this.dummyHash ??= this.passwords.hash('not a password of anyone');
-      const matches = await this.passwords.verify(password, row?.password_hash ?? (await this.dummyHash));
+      const stored = row && hasPassword(row.password_hash) ? row.password_hash : undefined;
+      const matches = await this.passwords.verify(password, stored ?? (await this.dummyHash));
       // Re-read after the await: the user may have been disabled, deleted or given a new password meanwhile.
       const current = row && this.users.byId(row.id);
-      if (!matches || !current || !current.is_enabled || current.password_hash !== row.password_hash) return null;
+      if (!matches || !stored || !current || !current.is_enabled || current.password_hash !== row.password_hash) return null;
       attempt.succeeded();
       return current;
     } finally {

@@ -1,8 +1,10 @@
 // The backup document: its schema (one per format version), the upgrade steps from older versions, and the checks
 // a document must pass as a whole (ids, references, uniqueness, limits) before a restore changes anything.
-import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
+import { FormatRegistry, Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { invalid, type FieldErrors } from './errors.js';
+import { passwordHashProblem } from './secrets.js';
+import { nameKey, nameProblem } from '../names.js';
 
 export const BACKUP_FORMAT = 'azcd-backup';
 /** The version this azcd writes. A change of the document's shape adds a version and an upgrade step below. */
@@ -15,7 +17,10 @@ const Timestamp = T.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$',
   errorMessage: 'must be an ISO 8601 date-time such as 2026-01-31T12:00:00.000Z',
 });
-const Name = (max: number) => T.String({ minLength: 1, maxLength: max, errorMessage: `must be a string of 1 to ${max} characters` });
+FormatRegistry.Set('name', (value) => nameProblem(value) === undefined);
+/** A name or title: what the API accepts (daemon/names.ts), so what a restore writes is what a request could have. */
+const Name = (max: number) =>
+  T.String({ minLength: 1, maxLength: max, format: 'name', errorMessage: `must be a string of 1 to ${max} characters, without control characters or bidirectional overrides` });
 const Channel = T.Integer({ minimum: 1, maximum: 999, errorMessage: 'must be a channel number from 1 to 999' });
 /** Where a zone, player or input is: the amplifier's key (from its configured name), its driver, the channel. */
 const Place = T.Object({
@@ -154,34 +159,76 @@ export interface DocumentLimits {
   scenes: number;
 }
 
+/**
+ * The most bytes one track takes in a backup azcd writes: its line `{"id":…,"title":…,"uri":…,"durationMs":…},`
+ * with a 500-character title and a 2048-character URI of 3-byte characters (a name holds no control character, so
+ * JSON escapes none but quotes and backslashes, 2 bytes each).
+ */
+const TRACK_BYTES_MAX = 64 + 36 + 3 * 500 + 3 * 2048 + 8;
+/** The most bytes of a playlist apart from its tracks (a 100-character name, its id, flags and time). */
+const PLAYLIST_BYTES_MAX = 160 + 3 * 100;
+
+/**
+ * The largest restore body a backup of a configuration within `limits` makes: the document apart from its tracks
+ * (at most `restoreBytes`, as large as 100,000 users), every playlist with every track at its longest, and the
+ * request around it. POST /api/restore takes bodies up to this, so every backup azcd writes restores.
+ */
+export function restoreBodyBytes(limits: DocumentLimits & { restoreBytes: number }): number {
+  return limits.restoreBytes + limits.playlists * (PLAYLIST_BYTES_MAX + limits.tracksPerPlaylist * TRACK_BYTES_MAX) + 4096;
+}
+
+/** Problems of one track entry (from a streamed restore), by field below the track; empty when it is fine. */
+export function trackProblems(value: unknown): Array<[field: string, message: string]> {
+  const check = checks().track;
+  if (check.Check(value)) return [];
+  const problems: Array<[string, string]> = [];
+  for (const error of check.Errors(value)) {
+    const field = error.path.replaceAll('/', '.');
+    if (problems.some(([f]) => f === field)) continue;
+    problems.push([field, error.value === undefined ? 'is required' : (error.schema.errorMessage ?? lower(error.message))]);
+  }
+  return problems;
+}
+
 /** Compiled on first use: a restore is rare, and compiling at load would cost every start-up for nothing. */
-let compiled: { document: TypeCheck<typeof BackupSchema>; secrets: TypeCheck<typeof SecretsPlainSchema> } | undefined;
+let compiled:
+  | { document: TypeCheck<typeof BackupSchema>; secrets: TypeCheck<typeof SecretsPlainSchema>; track: TypeCheck<typeof TrackEntry> }
+  | undefined;
 const checks = () =>
-  (compiled ??= { document: TypeCompiler.Compile(BackupSchema), secrets: TypeCompiler.Compile(SecretsPlainSchema) });
+  (compiled ??= {
+    document: TypeCompiler.Compile(BackupSchema),
+    secrets: TypeCompiler.Compile(SecretsPlainSchema),
+    track: TypeCompiler.Compile(TrackEntry),
+  });
 /** Problems listed per field before the rest are summed up: enough to fix a document, bounded for a huge one. */
 const MAX_LISTED = 20;
 
 /**
  * Checks a document from a request: its format and version first (a foreign or newer document is named as such),
  * then upgrades it, then the schema, then the whole of it (references, uniqueness, limits). Throws `invalid` with
- * the problems per field (`backup.<path>`); returns the document, upgraded.
+ * the problems per field (`backup.<path>`), `streamed` (problems found in tracks as they arrived) among them;
+ * returns the document, upgraded.
  */
-export function parseBackup(value: unknown, limits: DocumentLimits): BackupDocument {
+export function parseBackup(value: unknown, limits: DocumentLimits, streamed: FieldErrors = {}): BackupDocument {
   const doc = upgrade(value);
   const check = checks().document;
+  let errors: FieldErrors = {};
   if (!check.Check(doc)) {
-    const errors: FieldErrors = {};
     for (const error of check.Errors(doc)) {
       const field = `backup${error.path.replaceAll('/', '.')}`;
       if (errors[field]) continue;
       errors[field] = [error.value === undefined ? 'is required' : (error.schema.errorMessage ?? lower(error.message))];
       if (Object.keys(errors).length >= MAX_LISTED) break;
     }
-    throw failed(errors);
+  } else {
+    errors = relations(doc, limits);
   }
-  const errors = relations(doc, limits);
+  for (const [field, messages] of Object.entries(streamed)) {
+    if (Object.keys(errors).length >= MAX_LISTED) break;
+    errors[field] ??= messages;
+  }
   if (Object.keys(errors).length > 0) throw failed(errors);
-  return doc;
+  return doc as BackupDocument;
 }
 
 /** The decrypted secrets, checked against the users of the document. */
@@ -196,6 +243,22 @@ export function parseSecrets(plain: string, doc: BackupDocument): SecretsPlain {
   const users = new Set(doc.users.map((u) => u.id.toLowerCase()));
   const unknown = value.users.filter((u) => !users.has(u.id.toLowerCase())).map((u) => u.id);
   if (unknown.length) throw invalid(`the secrets of this backup name users it does not hold: ${unknown.slice(0, 5).join(', ')}; the backup is damaged`);
+  // What the secrets hold is trusted as this appliance's own: hash costs within what azcd uses, one user per key.
+  const errors: FieldErrors = {};
+  const keys = new Map<string, number>();
+  const seen = new Set<string>();
+  value.users.forEach((u, i) => {
+    const field = `backup.secrets.users.${i}`;
+    if (seen.has(u.id.toLowerCase())) (errors[`${field}.id`] ??= []).push('names a user twice');
+    seen.add(u.id.toLowerCase());
+    const problem = u.passwordHash === null ? undefined : passwordHashProblem(u.passwordHash);
+    if (problem) (errors[`${field}.passwordHash`] ??= []).push(`the password hash ${problem}`);
+    if (u.apiKey === null) return;
+    const first = keys.get(u.apiKey);
+    if (first !== undefined) (errors[`${field}.apiKey`] ??= []).push(`the same API key as entry ${first}: a key belongs to one user`);
+    else keys.set(u.apiKey, i);
+  });
+  if (Object.keys(errors).length > 0) throw failed(errors);
   return value;
 }
 
@@ -268,7 +331,7 @@ function relations(doc: BackupDocument, limits: DocumentLimits): FieldErrors {
   distinct(doc.players, (p) => place(p.input), (i) => `backup.players.${i}.input`, 'the same input');
   distinct(doc.zones, (z) => place(z.output), (i) => `backup.zones.${i}.output`, 'the same output');
   distinct(doc.inputDevices, (d) => place(d.input), (i) => `backup.inputDevices.${i}.input`, 'the same input');
-  distinct(doc.scenes, (s) => s.name.toLowerCase(), (i) => `backup.scenes.${i}.name`, 'the same name (letter case aside)');
+  distinct(doc.scenes, (s) => nameKey(s.name), (i) => `backup.scenes.${i}.name`, 'the same name as people read it (letter case, width and invisible characters aside)');
 
   const players = new Map(doc.players.map((p) => [p.id.toLowerCase(), p]));
   const zones = new Map(doc.zones.map((z) => [z.id.toLowerCase(), z]));

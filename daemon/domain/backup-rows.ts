@@ -152,7 +152,14 @@ export function configurationOf(doc: BackupDocument, currentMeta: readonly MetaR
       is_favorite: d.isFavorite ? 1 : 0,
       created_at: d.createdAt,
     })),
-    playlists: doc.playlists.map((p) => ({ id: lower(p.id), name: p.name, is_favorite: p.isFavorite ? 1 : 0, created_at: p.createdAt })),
+    playlists: doc.playlists.map((p) => ({
+      id: lower(p.id),
+      name: p.name,
+      is_favorite: p.isFavorite ? 1 : 0,
+      created_at: p.createdAt,
+      track_count: p.tracks.length,
+      duration_ms: p.tracks.reduce((sum, t) => sum + (t.durationMs ?? 0), 0),
+    })),
     tracks: doc.playlists.flatMap((p) =>
       p.tracks.map((t, position) => ({ id: lower(t.id), playlist_id: lower(p.id), position, title: t.title, uri: t.uri, duration_ms: t.durationMs })),
     ),

@@ -8,16 +8,21 @@ import type { Caller } from './access.js';
 import type { Amplifiers } from './amplifiers.js';
 import { requireAdmin } from './policy.js';
 import { conflict, invalid, type FieldErrors } from './errors.js';
-import { generateApiKey, type DeviceSecrets } from './secrets.js';
+import { generateApiKey, hasPassword, type DeviceSecrets } from './secrets.js';
 import { parseBackup, parseSecrets, type BackupDocument, type DocumentLimits, type SecretsPlain } from './backup-format.js';
 import { openSecrets, sealSecrets, sealedSecretsProblem } from './backup-crypto.js';
 import { configurationOf, documentOf } from './backup-rows.js';
+import { streamDocument, type DocumentStream } from './backup-stream.js';
+import { RestoreUpload, type UploadedBackup } from './restore-upload.js';
+import { inSlices } from './slices.js';
+import { accountsAfterRestore, reconcileInitialAdminFile, type AccountsAfterRestore } from './restore-accounts.js';
 
 /** Stored as the password hash of a user restored without secrets: no password matches it (verifyPassword). */
 const NO_PASSWORD = '!restored-without-password';
 
 export interface BackupOptions {
-  limits: DocumentLimits;
+  /** The document's limits, and how large it may be apart from its tracks (restoreBytes). */
+  limits: DocumentLimits & { restoreBytes: number };
   friendlyName: string;
   version: string;
   /**
@@ -25,6 +30,8 @@ export interface BackupOptions {
    * to its amplifier, and every session and event stream ended.
    */
   afterRestore: () => void;
+  /** <stateDir>/initial-admin.txt: kept after a restore only for the credentials it holds that still work. */
+  initialAdminFile: string;
 }
 
 /** What a restore did, for the admin who ran it. */
@@ -39,6 +46,8 @@ export interface RestoreSummary {
   /** The copy of the database as it was before, under the state directory. */
   databaseCopy: string;
   backupCreatedAt: string;
+  /** Which credentials apply now, for the admin who restored (the backup's accounts replaced this appliance's). */
+  accounts: AccountsAfterRestore;
 }
 
 export interface RestoreInput {
@@ -46,8 +55,22 @@ export interface RestoreInput {
   passphrase?: string;
 }
 
+/** A restore under way: its body is written to it in pieces, then finish checks and applies it. */
+export interface RestoreSession {
+  write(piece: Buffer): void;
+  abort(): void;
+  /** `checkBody` checks the request around the document (the passphrase) and returns it. */
+  finish(checkBody: (body: unknown) => RestoreInput, recheck: () => Caller): Promise<RestoreSummary>;
+}
+
+/** Rows deleted or copied per step of a restore's transaction (a few milliseconds each). */
+const ROWS_PER_STEP = 1000;
+/** Rows copied between syncs of the database file off the event loop (some megabytes). */
+const ROWS_PER_SETTLE = 20_000;
+
 export class BackupService {
   private restoring = false;
+  private writing = false;
 
   constructor(
     private readonly store: Store,
@@ -58,48 +81,80 @@ export class BackupService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The configuration without secrets: nothing in it lets anyone sign in. */
-  export(caller: Caller): BackupDocument {
+  /** The configuration without secrets (nothing in it lets anyone sign in), written as it is sent. */
+  export(caller: Caller): DocumentStream {
     requireAdmin(caller, 'downloading a backup');
-    return this.document(this.repo.read());
+    return this.stream(this.document(this.repo.readHead()));
   }
 
   /**
    * The configuration plus password hashes and API keys sealed under the passphrase. The key is derived off the event
    * loop; `recheck` re-resolves the caller after that (ApiRequest.revalidate), so no one demoted meanwhile gets it.
    */
-  async exportWithSecrets(caller: Caller, passphrase: string, recheck: () => Caller): Promise<BackupDocument> {
+  async exportWithSecrets(caller: Caller, passphrase: string, recheck: () => Caller): Promise<DocumentStream> {
     requireAdmin(caller, 'downloading a backup');
-    const rows = this.repo.read();
+    const rows = this.repo.readHead();
     const plain: SecretsPlain = {
-      // A user restored earlier without secrets has no password to carry (null), only its key.
-      users: rows.users.map((row) => ({ id: row.id, passwordHash: row.password_hash === NO_PASSWORD ? null : row.password_hash, apiKey: this.openKey(row) })),
+      // A user restored earlier without secrets, or made without a password, has none to carry (null), only its key.
+      users: rows.users.map((row) => ({ id: row.id, passwordHash: hasPassword(row.password_hash) ? row.password_hash : null, apiKey: this.openKey(row) })),
     };
     const sealed = await sealSecrets(passphrase, JSON.stringify(plain));
     requireAdmin(recheck(), 'downloading a backup');
-    return { ...this.document(rows), secrets: sealed };
+    return this.stream({ ...this.document(rows), secrets: sealed });
+  }
+
+  private stream(doc: BackupDocument): DocumentStream {
+    return streamDocument(doc, (playlistId) => this.repo.tracksOf(playlistId));
+  }
+
+  /** Whether a restore is writing the configuration now: the API answers 503 meanwhile (reads would see half of it). */
+  get applying(): boolean {
+    return this.writing;
+  }
+
+  /**
+   * Starts a restore whose body arrives in pieces (RestoreSession.write). Restores run one at a time. Nothing
+   * changes and no file is written until the whole document was checked (finish).
+   */
+  beginRestore(caller: Caller): RestoreSession {
+    requireAdmin(caller, 'restoring a backup');
+    if (this.restoring) throw conflict('a restore is already under way; wait for it to finish');
+    this.restoring = true;
+    const upload = new RestoreUpload(this.store, this.options.limits, () => (this.restoring = false));
+    return {
+      write: (piece) => upload.write(piece),
+      abort: () => upload.abort(),
+      finish: (checkBody, recheck) => this.complete(upload, checkBody, recheck),
+    };
   }
 
   /**
    * Checks the whole document (and opens its secrets) before anything changes, keeps a copy of the database, then
-   * replaces the configuration in one transaction. Restores run one at a time.
+   * replaces the configuration in one transaction written in slices.
    */
-  async restore(caller: Caller, input: RestoreInput, recheck: () => Caller): Promise<RestoreSummary> {
-    requireAdmin(caller, 'restoring a backup');
-    if (this.restoring) throw conflict('a restore is already under way; wait for it to finish');
-    this.restoring = true;
+  private async complete(upload: RestoreUpload, checkBody: (body: unknown) => RestoreInput, recheck: () => Caller): Promise<RestoreSummary> {
+    const uploaded = upload.read();
     try {
-      const doc = parseBackup(input.backup, this.options.limits);
+      const input = checkBody(uploaded.body);
+      const doc = parseBackup(input.backup, this.options.limits, uploaded.trackErrors);
       this.checkAmplifiers(doc);
       const secrets = await this.openSecrets(doc, input.passphrase);
       requireAdmin(recheck(), 'restoring a backup');
       // Refused before the copy is made; checked again below against the state right before the commit.
-      this.plan(doc, secrets);
+      this.plan(doc, secrets, uploaded);
       const copy = await this.store.backupBeforeRestore();
-      requireAdmin(recheck(), 'restoring a backup');
-      const planned = this.plan(doc, secrets);
-      this.store.transaction(() => this.repo.replaceAll(planned.rows));
+      const caller = recheck();
+      requireAdmin(caller, 'restoring a backup');
+      const before = this.repo.keyMaterial().get(caller.userId);
+      const planned = this.plan(doc, secrets, uploaded);
+      await this.apply(planned.rows, doc, uploaded);
       this.options.afterRestore();
+      const users = planned.rows.users;
+      const admins = users.filter((u) => u.role === 'Admin' && u.is_enabled === 1 && (hasPassword(u.password_hash) || u.key_box)).map((u) => u.username);
+      const accounts = {
+        ...accountsAfterRestore(caller, before, users, admins, doc.createdAt),
+        initialAdminFile: await reconcileInitialAdminFile(this.options.initialAdminFile, users, this.secrets),
+      };
       return {
         restored: {
           users: doc.users.length,
@@ -107,7 +162,7 @@ export class BackupService {
           zones: doc.zones.length,
           inputDevices: doc.inputDevices.length,
           playlists: doc.playlists.length,
-          tracks: doc.playlists.reduce((n, p) => n + p.tracks.length, 0),
+          tracks: uploaded.tracks,
           scenes: doc.scenes.length,
         },
         secretsRestored: secrets !== undefined,
@@ -115,9 +170,42 @@ export class BackupService {
         unconfiguredAmplifiers: this.unconfigured(doc),
         databaseCopy: path.join(path.basename(path.dirname(copy)), path.basename(copy)),
         backupCreatedAt: doc.createdAt,
+        accounts,
       };
     } finally {
+      uploaded.staging.close();
       this.restoring = false;
+    }
+  }
+
+  /**
+   * One transaction, written in slices with the event loop free between them (the API answers 503 meanwhile): the
+   * old tracks go, the rest of the configuration is replaced, the staged tracks are copied in.
+   */
+  private async apply(rows: ConfigurationRows, doc: BackupDocument, uploaded: UploadedBackup): Promise<void> {
+    this.store.beginLong();
+    this.writing = true;
+    try {
+      await inSlices(() => this.repo.clearTracksSlice(ROWS_PER_STEP) > 0);
+      this.repo.replaceHead(rows);
+      uploaded.staging.setPlaylists(doc.playlists.map((p) => p.id.toLowerCase()));
+      let copied = 0;
+      while (copied < uploaded.tracks) {
+        const until = Math.min(uploaded.tracks, copied + ROWS_PER_SETTLE);
+        await inSlices(() => {
+          const to = Math.min(until, copied + ROWS_PER_STEP);
+          uploaded.staging.copy(copied, to);
+          copied = to;
+          return copied < until;
+        });
+        await this.store.settleLong();
+      }
+      this.store.commitLong();
+    } catch (err) {
+      this.store.rollbackLong();
+      throw err;
+    } finally {
+      this.writing = false;
     }
   }
 
@@ -197,7 +285,7 @@ export class BackupService {
    * exists here (same id) keeps its password and key; a new one gets no password and a new key. Refuses (409) a
    * result in which no enabled Admin could sign in.
    */
-  private plan(doc: BackupDocument, secrets: SecretsPlain | undefined): { rows: ConfigurationRows; withoutPassword: string[] } {
+  private plan(doc: BackupDocument, secrets: SecretsPlain | undefined, uploaded: UploadedBackup): { rows: ConfigurationRows; withoutPassword: string[] } {
     const lower = (id: string) => id.toLowerCase();
     const fromBackup = new Map((secrets?.users ?? []).map((u) => [lower(u.id), u]));
     const stored = this.repo.keyMaterial();
@@ -229,12 +317,25 @@ export class BackupService {
       }
       const current = stored.get(id);
       if (current) {
-        if (current.password_hash !== NO_PASSWORD || current.key_box) usable.add(id);
+        if (hasPassword(current.password_hash) || current.key_box) usable.add(id);
         return { ...base, ...current };
       }
       withoutPassword.push(u.username);
       const key = this.secrets.sealKey(generateApiKey());
       return { ...base, password_hash: NO_PASSWORD, password_change_required: 1, key_digest: key.digest, key_nonce: key.nonce, key_box: key.box };
+    });
+    // A key from the backup that a user kept from this appliance also holds would make the insert fail late.
+    const owners = new Map<string, string>();
+    users.forEach((u, i) => {
+      if (!u.key_digest) return;
+      const digest = Buffer.from(u.key_digest).toString('hex');
+      const owner = owners.get(digest);
+      if (owner !== undefined) {
+        throw invalid(`the backup was not restored: users "${owner}" and "${u.username}" would have the same API key; nothing was changed`, {
+          [`backup.users.${i}`]: [`would have the API key of user "${owner}"`],
+        });
+      }
+      owners.set(digest, u.username);
     });
     const admins = users.filter((u) => u.role === 'Admin' && u.is_enabled === 1);
     if (admins.length === 0) {
@@ -247,7 +348,14 @@ export class BackupService {
           'make the backup with a passphrase (POST /api/backup) and restore it with that passphrase; nothing was changed',
       );
     }
-    return { rows: { ...configurationOf(doc, this.repo.meta()), users }, withoutPassword };
+    const rows = { ...configurationOf(doc, this.repo.meta()), users };
+    // The tracks are staged, not in the document: each playlist's size comes from what was staged for it.
+    rows.playlists.forEach((p, i) => {
+      const staged = uploaded.playlists.get(i);
+      p.track_count = staged?.tracks ?? 0;
+      p.duration_ms = staged?.durationMs ?? 0;
+    });
+    return { rows, withoutPassword };
   }
 
   /** Amplifiers the document has rows of that are not configured here, with how many rows each. */

@@ -118,6 +118,8 @@ export class PlaylistsService {
         });
       }
       for (const trackId of wanted) this.repo.deleteTrack(trackId);
+      const removed = tracks.filter((t) => wanted.has(t.id));
+      this.repo.adjustSummary(id, -removed.length, -removed.reduce((sum, t) => sum + (t.duration_ms ?? 0), 0));
       this.repo.setOrder(tracks.filter((t) => !wanted.has(t.id)).map((t) => t.id));
     });
     this.changed(id, 'tracksRemoved');
@@ -158,6 +160,7 @@ export class PlaylistsService {
   }
 
   private insertTracks(playlistId: string, start: number, tracks: TrackInput[]): void {
+    this.repo.adjustSummary(playlistId, tracks.length, tracks.reduce((sum, t) => sum + (t.durationMs ?? 0), 0));
     tracks.forEach((track, offset) => {
       const row: TrackRow = {
         id: randomUUID(),

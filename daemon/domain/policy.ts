@@ -102,8 +102,9 @@ export function canSeeEvent(caller: Caller, event: DomainEvent): boolean {
   }
 }
 
-/** Events whose payload names other players or zones, so non-admins get their own copy. */
+/** Events whose payload names other players or zones, or counts them, so non-admins get their own copy. */
 const PER_CALLER = new Set<DomainEvent['type']>([
+  'player.volumeChanged',
   'player.zonesChanged',
   'player.created',
   'player.updated',
@@ -118,10 +119,24 @@ export function seesPayloadAsPublished(caller: Caller, event: DomainEvent): bool
   return isAdmin(caller) || !PER_CALLER.has(event.type);
 }
 
-/** The payload of an event in the caller's view: ids of players and zones it may not see are left out, as in REST. */
-export function eventPayloadFor(caller: Caller, event: DomainEvent): DomainEvent['payload'] {
+/** What an event's payload is derived from that differs per caller and is not in the event itself. */
+export interface CallerViews {
+  /** The player's volume as the caller sees it (the average of the attached zones it may see), if it sees the player. */
+  playerVolumeFor(caller: Caller, playerId: string): number | undefined;
+}
+
+/**
+ * The payload of an event in the caller's view: ids of players and zones it may not see are left out, and a player's
+ * volume counts only the zones it may see, as in REST. That volume is read when the event is sent: a replayed event
+ * carries the present value, which the zone events replayed with it agree with.
+ */
+export function eventPayloadFor(caller: Caller, event: DomainEvent, views?: CallerViews): DomainEvent['payload'] {
   if (seesPayloadAsPublished(caller, event)) return event.payload;
   switch (event.type) {
+    case 'player.volumeChanged': {
+      const volume = views?.playerVolumeFor(caller, event.payload.playerId);
+      return volume === undefined ? event.payload : { ...event.payload, volume };
+    }
     case 'player.zonesChanged':
       return { ...event.payload, zoneIds: event.payload.zoneIds.filter((id) => caller.zoneIds.has(id)) };
     case 'player.created':

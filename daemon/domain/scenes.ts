@@ -1,5 +1,6 @@
 // Scenes: saved states of sets of zones, applied without pops through the audio service, and the one undo slot that
 // holds what the last apply replaced (so undo, then undo again, redoes).
+import { nameKey } from '../names.js';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.js';
 import type { Store } from '../store/db.js';
@@ -216,8 +217,8 @@ export class ScenesService {
 
   /** Names are unique regardless of letter case (the undo slot has none). */
   private checkNameFree(name: string, exceptId?: string): void {
-    const folded = name.toLocaleLowerCase();
-    const taken = this.repo.scenes().find((scene) => scene.id !== exceptId && scene.name.toLocaleLowerCase() === folded);
+    const key = nameKey(name);
+    const taken = this.repo.scenes().find((scene) => scene.id !== exceptId && nameKey(scene.name) === key);
     if (taken) throw conflict(`a scene named "${taken.name}" already exists (${taken.id}); choose another name`);
   }
 

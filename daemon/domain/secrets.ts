@@ -75,6 +75,14 @@ export class DeviceSecrets {
   }
 }
 
+/**
+ * Stored in place of a password hash for an account that has no password (created without one, for a hub or the
+ * MQTT bridge): it signs in with its API key only, until an admin sets a password. No password matches a hash
+ * that starts with "!" (as in /etc/shadow).
+ */
+export const NO_PASSWORD = '!no-password';
+export const hasPassword = (hash: string): boolean => !hash.startsWith('!');
+
 /** Constant-time comparison of two digests. */
 export function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && nacl.verify(a, b);
@@ -103,9 +111,34 @@ export async function hashPassword(password: string, cost: Readonly<ScryptCost> 
   return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+/**
+ * The hashes azcd makes and checks: N a power of two from 2^10 (the test suite's cost) to 2^15 (twice the production
+ * cost, room to raise it), r = 8, p = 1, a 16-byte salt and a 32-byte hash. Anything else is no password of ours: a
+ * cost outside these would make each check of it fail (N too small for node, too much memory) or hold a worker
+ * thread for a minute (p = 400).
+ */
+export const PASSWORD_HASH_BOUNDS = { minN: 2 ** 10, maxN: 2 ** 15, r: 8, p: 1, saltBytes: 16, hashBytes: 32 } as const;
+
+/** Why `stored` is not a password hash azcd would make, in words; undefined when it is one. */
+export function passwordHashProblem(stored: string): string | undefined {
   const parts = stored.split('$');
-  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return 'must be scrypt$N$r$p$salt$hash';
+  const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
+  const b = PASSWORD_HASH_BOUNDS;
+  if (!Number.isInteger(N) || !Number.isInteger(Math.log2(N)) || N < b.minN || N > b.maxN) {
+    return `has a cost N=${parts[1]}; azcd uses powers of two from ${b.minN} to ${b.maxN}`;
+  }
+  if (r !== b.r || p !== b.p) return `has r=${parts[2]}, p=${parts[3]}; azcd uses r=${b.r}, p=${b.p}`;
+  if (Buffer.from(parts[4]!, 'base64url').length !== b.saltBytes || Buffer.from(parts[5]!, 'base64url').length !== b.hashBytes) {
+    return `must carry a ${b.saltBytes}-byte salt and a ${b.hashBytes}-byte hash`;
+  }
+  return undefined;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  // A stored hash outside what azcd makes never reaches scrypt (see PASSWORD_HASH_BOUNDS).
+  if (passwordHashProblem(stored) !== undefined) return false;
+  const parts = stored.split('$');
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
   const salt = Buffer.from(parts[4]!, 'base64url');
   const expected = Buffer.from(parts[5]!, 'base64url');

@@ -5,14 +5,15 @@ import type { Assignments, UserRow, UsersRepo } from '../store/users-repo.js';
 import type { Caller, Role } from './access.js';
 import type { EventBus } from './events.js';
 import { requireAdmin, requireAdminOrSelf } from './policy.js';
-import { generateApiKey, generateSessionToken, type DeviceSecrets } from './secrets.js';
+import { NO_PASSWORD, generateApiKey, generateSessionToken, type DeviceSecrets } from './secrets.js';
 import { CACHE_LIMIT, type Authentication } from './authentication.js';
 import { conflict, forbidden, invalid, notFound } from './errors.js';
 import { checkAssignments, openApiKey, userView, validatePassword, validateUsername, type UserView } from './user-account.js';
 
 export interface NewUser {
   username: string;
-  password: string;
+  /** Left out: the account signs in with its API key only (a hub, the MQTT bridge) until an admin sets one. */
+  password?: string;
   role: Role;
   assignments?: Assignments;
 }
@@ -117,6 +118,9 @@ export class UserAdmin {
    * Sets a user's password and ends its sessions. An Admin may reset another user's password outright; changing
    * one's own (Admin or not) needs the current password (OWASP ASVS 2.1.6), so a stolen session or key cannot
    * take over the account. A wrong current password counts as a failed login of that username from `address`.
+   * One exception: while the account still has the password the daemon generated at first start (nobody chose it;
+   * the owner copied it from a file), a session may replace it without retyping it: the session was opened with
+   * that very password. An API key still needs it.
    */
   async changePassword(
     caller: Caller,
@@ -132,7 +136,8 @@ export class UserAdmin {
     const self = caller.userId === id;
     const row = this.row(id);
     validatePassword(input.newPassword, 'newPassword');
-    if (self) {
+    const generated = row.password_change_required === 1 && caller.credential.kind === 'session';
+    if (self && !(generated && input.currentPassword === undefined)) {
       if (input.currentPassword === undefined) {
         throw forbidden('changing your own password needs "currentPassword" (your present password) as well as "newPassword"');
       }
@@ -206,10 +211,10 @@ export class UserAdmin {
     beforeCommit: () => void,
   ): Promise<UserView & { apiKey: string }> {
     validateUsername(input.username);
-    validatePassword(input.password, 'password');
+    if (input.password !== undefined) validatePassword(input.password, 'password');
     checkAssignments(input.assignments ?? { playerIds: [], zoneIds: [] }, this.targetExists);
     if (this.users.byUsername(input.username)) throw conflict(`a user named "${input.username}" already exists`);
-    const passwordHash = await this.auth.passwords.hash(input.password);
+    const passwordHash = input.password === undefined ? NO_PASSWORD : await this.auth.passwords.hash(input.password);
     beforeCommit();
     // Checked again after the hash: a player or zone may have been deleted meanwhile.
     const assignments = checkAssignments(input.assignments ?? { playerIds: [], zoneIds: [] }, this.targetExists);

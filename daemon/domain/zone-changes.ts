@@ -19,8 +19,8 @@ export class ZoneCommits {
   ) {}
 
   /**
-   * A player's volume as reported: the average of all its attached zones (whoever asks), so the number always
-   * describes what the rooms play; a player without zones keeps the last value it had.
+   * A player's volume: the average of its attached zones among `zones` (all of them by default; a caller's view
+   * passes the ones it may see), so the number describes what those rooms play; without any, the last value it had.
    */
   playerVolume(player: Readonly<PlayerRow>, zones: readonly Readonly<ZoneRow>[] = this.repo.zones()): number {
     return averageZoneVolume(zones, player.id) ?? player.volume;

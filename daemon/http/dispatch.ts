@@ -5,12 +5,15 @@ import type { Logger } from '../log.js';
 import type { Caller } from '../domain/access.js';
 import { HttpError, asHttpError, toProblem, unauthorized } from './problem.js';
 import { Router } from './router.js';
-import { parseJsonBody, Validator } from './schema.js';
-import { CAPTURED_HEADERS, type ApiRequest, type ApiResult, type JsonRoute, type RequestHeaders, type Route } from './route.js';
+import { checkJsonMediaType, parseJsonBody, Validator } from './schema.js';
+import { CAPTURED_HEADERS, type ApiRequest, type ApiResult, type BodySink, type JsonRoute, type RequestHeaders, type Route } from './route.js';
 import { extractCredential, type Credential } from './credentials.js';
 import { createAccessLog, type AccessLog } from './access-log.js';
 import { requireAdmin, requireWriter } from '../domain/policy.js';
 import type { ReadCache } from './read-cache.js';
+import { redactUrl } from '../log.js';
+import { hostAllowed, misdirected, type HostNames } from './host-check.js';
+import { readAll } from './streamed-body.js';
 
 /** Where a response is written: the uWS response itself, or a recorder for inject(). */
 export interface ResponseSink {
@@ -31,6 +34,13 @@ export interface PipelineOptions {
   fallback?: Fallback;
   /** Keeps encoded answers of the read routes it covers until the state changes (read-cache.ts). */
   readCache?: ReadCache;
+  /** The names requests may reach the appliance under (host-check.ts); every Host is answered without it. */
+  hostNames?: HostNames;
+  /**
+   * Why the API cannot serve now (a restore is writing the configuration), or undefined: then every route but the
+   * public reads (health, the OpenAPI document) is a 503 with Retry-After.
+   */
+  unavailable?: () => string | undefined;
 }
 
 export interface Compiled {
@@ -73,6 +83,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: '409 Conflict',
   413: '413 Content Too Large',
   415: '415 Unsupported Media Type',
+  421: '421 Misdirected Request',
   429: '429 Too Many Requests',
   500: '500 Internal Server Error',
   503: '503 Service Unavailable',
@@ -87,6 +98,8 @@ export const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${
 export abstract class Exchange implements ApiRequest<Record<string, string>, any> {
   params: Record<string, string> = {};
   body: any = undefined;
+  /** The route's body sink while its body streams in (JsonRoute.streamBody). */
+  sink: BodySink | undefined;
   caller: Caller | null = null;
   compiled: Compiled | undefined;
   readonly started = performance.now();
@@ -156,6 +169,9 @@ export class Dispatcher {
    */
   match(ex: Exchange, sink: ResponseSink): Compiled | undefined {
     const { method, path } = ex;
+    const names = this.options.hostNames;
+    // Before anything else, the dashboard's files and public routes included: a rebinding page reads those too.
+    if (names && !hostAllowed(ex.headers.host, names)) throw misdirected(ex.headers.host, names);
     const lookup = this.router.find(method === 'HEAD' ? 'GET' : method, path);
     if (lookup.kind !== 'found') {
       if ((method === 'GET' || method === 'HEAD') && this.options.fallback?.(ex, sink)) {
@@ -171,11 +187,24 @@ export class Dispatcher {
     }
     const compiled = lookup.match.route;
     ex.compiled = compiled;
+    const busy = this.options.unavailable?.();
+    if (busy !== undefined && !(compiled.route.access === 'public' && (method === 'GET' || method === 'HEAD'))) {
+      throw new HttpError(503, busy, { headers: { 'Retry-After': '5' } });
+    }
     if (compiled.route.access !== 'public') this.authorize(ex);
     const params = lookup.match.params;
     ex.params = compiled.params ? normaliseIds(compiled.params.parse(params, 'path')) : params;
     if (compiled.query) compiled.query.parse(Object.fromEntries(ex.query), 'query');
     return compiled;
+  }
+
+  /** The route's sink when its body is streamed (JsonRoute.streamBody), after the media type is checked. */
+  openBody(ex: Exchange): BodySink | undefined {
+    const route = ex.compiled?.route as JsonRoute | undefined;
+    if (!route?.streamBody) return undefined;
+    checkJsonMediaType(ex.headers['content-type']);
+    ex.sink = route.streamBody(ex as Exchange & { caller: Caller });
+    return ex.sink;
   }
 
   /** Refuses a body whose declared length is over the cap before any of it is read. */
@@ -219,7 +248,8 @@ export class Dispatcher {
     const compiled = ex.compiled!;
     // The caller may have been deleted, disabled, demoted or unassigned while the body was on its way.
     if (recheck && compiled.route.access !== 'public') this.authorize(ex);
-    if (compiled.body) ex.body = compiled.body.parse(parseJsonBody(body ?? EMPTY_BODY, ex.headers['content-type']), 'body');
+    if (ex.sink) ex.body = ex.sink;
+    else if (compiled.body) ex.body = compiled.body.parse(parseJsonBody(body ?? EMPTY_BODY, ex.headers['content-type']), 'body');
     const handle = (compiled.route as JsonRoute).handle;
     if (compiled.cached) {
       // The caller was resolved and checked above, as for every request; only the answer is reused.
@@ -237,14 +267,21 @@ export class Dispatcher {
 
   /** The problem-details answer for any error; anything not an HttpError or DomainError is a logged 500. */
   failure(ex: Exchange, err: unknown): ApiResult {
+    // A streamed body that never reached its handler lets go of what it holds (a sink is finished only once).
+    ex.sink?.abort();
     let error = asHttpError(err);
     if (!error) {
       this.options.logger.error({ err, reqId: ex.requestId }, 'unhandled error in request');
       error = new HttpError(500, `internal error; quote request id ${ex.requestId} when reporting it`);
     }
-    // The path only: the query may carry an API key.
-    const problem = toProblem(error, ex.path, ex.requestId);
+    // The path only (the query may carry an API key), and redacted: a key may be sent as a path segment too.
+    const problem = toProblem(error, redactUrl(ex.path), ex.requestId);
     return { status: error.status, raw: JSON.stringify(problem), contentType: 'application/problem+json', headers: error.options.headers };
+  }
+
+  /** A streamed body that failed after its status went out: the client sees a cut transfer, the log says why. */
+  streamFailed(ex: Exchange, err: unknown): void {
+    this.options.logger.error({ err, reqId: ex.requestId }, 'a streamed answer failed after its status was sent; the connection was closed');
   }
 
   /** Writes status, headers and body; HEAD gets the headers of the GET without its body. */
@@ -263,6 +300,15 @@ export class Dispatcher {
       sink.writeStatus(head);
       // This uWS build aborts the process if endWithoutBody gets explicit undefined arguments.
       sink.endWithoutBody();
+      return;
+    }
+    if (result.stream !== undefined) {
+      // The body follows a piece at a time (the socket adapter pumps it; inject reads it whole).
+      sink.writeStatus(`${head}\r\nContent-Type: ${result.contentType ?? 'application/json'}`);
+      if (ex.method === 'HEAD') {
+        result.stream.close();
+        sink.end('', closeConnection);
+      }
       return;
     }
     if (result.raw !== undefined) {
@@ -332,7 +378,10 @@ export class Dispatcher {
         this.checkDeclaredLength(ex);
         if (body && body.length > this.bodyLimit(ex)) throw this.tooLarge(ex);
       }
-      result = await this.run(ex, body, false);
+      const sink = this.openBody(ex);
+      // In pieces, as a socket would bring it.
+      for (let at = 0; sink && body && at < body.length; at += INJECT_PIECE_BYTES) sink.write(body.subarray(at, at + INJECT_PIECE_BYTES));
+      result = await this.run(ex, sink ? undefined : body, false);
     } catch (err) {
       result = this.failure(ex, err);
     }
@@ -341,12 +390,15 @@ export class Dispatcher {
 
   private answer(sink: RecordedResponse, ex: Exchange, result: ApiResult): InjectResponse {
     this.respond(sink, ex, result, false);
+    if (result.stream && ex.method !== 'HEAD') sink.end(readAll(result.stream));
     this.log(ex, result.status);
     return sink.reply();
   }
 }
 
 const EMPTY_BODY = Buffer.alloc(0);
+/** inject() hands a streamed body to its sink in pieces of this size. */
+const INJECT_PIECE_BYTES = 64 * 1024;
 
 class InjectedExchange extends Exchange {
   constructor(

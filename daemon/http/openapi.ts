@@ -9,6 +9,7 @@ const STANDARD_ERRORS: Record<number, string> = {
   401: 'missing or invalid credential, or a disabled user',
   403: 'authenticated but not permitted',
   404: 'not found (or not in your assignments)',
+  421: 'the Host header names something else than this appliance (add the name to allowedHosts)',
 };
 
 export interface OpenApiInfo {
@@ -44,7 +45,8 @@ export function buildOpenApi(routes: Route[], info: OpenApiInfo): Record<string,
         ? { description: doc.description, content: { [doc.contentType ?? 'application/json']: { schema: plain(doc.schema) } } }
         : { description: doc.description };
     }
-    const errorStatuses = [400, 401, 403, 404].filter((status) => {
+    const errorStatuses = [400, 401, 403, 404, 421].filter((status) => {
+      if (status === 421) return true;
       if (route.access === 'public') return status === 400 && route.body !== undefined;
       if (status === 403) return route.access !== 'user' || route.path.includes('{id}');
       if (status === 404) return route.params !== undefined;

@@ -9,19 +9,21 @@
  * - handling: an async handler runs, in the turn it started in; its answer usually goes out in that turn.
  * - held: the handler outlived that turn; its socket is paused until it is answered, so pipelined requests wait.
  * - orphaned: the client went away while the handler runs; still counted until the handler settles.
+ * - streaming: the status and headers are written, the body is being sent as it is made (BodySource).
  * - answered: the response is written, or a raw route or static file took it over.
  * - aborted: the client went away; the response may not be touched.
  */
-export type Phase = 'routing' | 'reading' | 'waiting' | 'rejecting' | 'handling' | 'held' | 'orphaned' | 'answered' | 'aborted';
+export type Phase = 'routing' | 'reading' | 'waiting' | 'rejecting' | 'handling' | 'held' | 'orphaned' | 'streaming' | 'answered' | 'aborted';
 
 const NEXT: Record<Phase, readonly Phase[]> = {
-  routing: ['reading', 'waiting', 'rejecting', 'handling', 'answered'],
+  routing: ['reading', 'waiting', 'rejecting', 'handling', 'streaming', 'answered'],
   reading: ['waiting', 'answered', 'aborted'],
-  waiting: ['handling', 'answered', 'aborted'],
+  waiting: ['handling', 'streaming', 'answered', 'aborted'],
   rejecting: ['answered', 'aborted'],
-  handling: ['held', 'answered', 'orphaned'],
-  held: ['answered', 'orphaned'],
+  handling: ['held', 'streaming', 'answered', 'orphaned'],
+  held: ['streaming', 'answered', 'orphaned'],
   orphaned: ['aborted'],
+  streaming: ['answered', 'aborted'],
   answered: [],
   aborted: [],
 };
@@ -34,7 +36,9 @@ export function move(from: Phase, to: Phase): Phase {
 
 /** Phases that outlive the uWS handler call: shutdown waits for requests in them. */
 export function isUnderWay(phase: Phase): boolean {
-  return phase === 'reading' || phase === 'waiting' || phase === 'rejecting' || phase === 'handling' || phase === 'held' || phase === 'orphaned';
+  return (
+    phase === 'reading' || phase === 'waiting' || phase === 'rejecting' || phase === 'handling' || phase === 'held' || phase === 'orphaned' || phase === 'streaming'
+  );
 }
 
 /** Phases whose socket was paused (and must be resumed when the answer goes out). */
@@ -45,6 +49,6 @@ export function isPaused(phase: Phase): boolean {
 /** What the client going away does: a running handler is left to finish; anything else ends here. */
 export function onAbort(phase: Phase): Phase | undefined {
   if (phase === 'handling' || phase === 'held') return 'orphaned';
-  if (phase === 'reading' || phase === 'waiting' || phase === 'rejecting') return 'aborted';
+  if (phase === 'reading' || phase === 'waiting' || phase === 'rejecting' || phase === 'streaming') return 'aborted';
   return undefined;
 }

@@ -15,6 +15,7 @@ export interface RequestHeaders {
   'last-event-id': string;
   'if-none-match': string;
   'accept-encoding': string;
+  host: string;
 }
 
 export const CAPTURED_HEADERS = [
@@ -26,6 +27,7 @@ export const CAPTURED_HEADERS = [
   'last-event-id',
   'if-none-match',
   'accept-encoding',
+  'host',
 ] as const satisfies ReadonlyArray<keyof RequestHeaders>;
 
 export interface ApiRequest<P = Record<string, string>, B = unknown> {
@@ -46,11 +48,23 @@ export interface ApiRequest<P = Record<string, string>, B = unknown> {
   headers: RequestHeaders;
 }
 
+/**
+ * A body made a piece at a time while it is sent (a backup): the socket adapter asks for the next piece only when
+ * the client has taken the last ones, and for a few milliseconds at a time, so neither memory nor the event loop
+ * holds the whole. `read` returns null at the end; `close` is called once, at the end or when the client left.
+ */
+export interface BodySource {
+  read(): string | null;
+  close(): void;
+}
+
 export interface ApiResult {
   status: number;
   body?: unknown;
   /** A pre-encoded body (bypasses JSON encoding); `contentType` then says what it is. */
   raw?: string | Buffer;
+  /** A body sent as it is made (chunked); `contentType` says what it is. */
+  stream?: BodySource;
   contentType?: string;
   headers?: Record<string, string>;
 }
@@ -79,8 +93,20 @@ interface RouteBase<P extends TSchema, B extends TSchema> {
   maxBodyBytes?: number;
 }
 
+/**
+ * Takes a request body as it arrives (a restore), instead of the pipeline collecting it whole first: `write` gets
+ * each piece (and may throw an error for the client: the request is answered at once and the connection closed);
+ * `abort` is called when the request ends without reaching the handler. The handler receives the sink as its body.
+ */
+export interface BodySink {
+  write(piece: Buffer): void;
+  abort(): void;
+}
+
 export interface JsonRoute<P extends TSchema = TSchema, B extends TSchema = TSchema> extends RouteBase<P, B> {
   kind?: 'json';
+  /** Streams the body into a sink (see BodySink); `body` then only documents it. */
+  streamBody?(req: ApiRequest<Static<P>, undefined> & { caller: Caller }): BodySink;
   /** Public routes receive no caller; every other route's caller is the authenticated user. */
   handle(req: ApiRequest<Static<P>, Static<B>> & { caller: Caller }): ApiResult | Promise<ApiResult>;
 }

@@ -4,12 +4,15 @@ import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { FormatRegistry } from '@sinclair/typebox';
 import { badRequest, HttpError, type FieldErrors } from './problem.js';
+import { nameProblem } from '../names.js';
 
 export { Type as T };
 export type { TSchema, Static };
 
 FormatRegistry.Set('uuid', isUuid);
 FormatRegistry.Set('date-time', (value) => !Number.isNaN(Date.parse(value)));
+/** A user-given name or title: no control characters, line breaks or bidi overrides (daemon/names.ts). */
+FormatRegistry.Set('name', (value) => nameProblem(value) === undefined);
 
 /** A schema option carrying the human message used when a value fails it. */
 declare module '@sinclair/typebox' {
@@ -79,6 +82,9 @@ export class Validator<S extends TSchema> {
 
 function describe(field: string, schema: TSchema, value: unknown, fallback: string): string {
   if (value === undefined) return `"${field}" is required`;
+  // Which character is wrong, and where: the name itself may not show it.
+  const nameIssue = schema.format === 'name' && typeof value === 'string' ? nameProblem(value) : undefined;
+  if (nameIssue) return `"${field}" ${nameIssue}`;
   const message = schema.errorMessage ?? fallback.charAt(0).toLowerCase() + fallback.slice(1);
   // Secrets (passwords) are never echoed back, not even when they have the wrong type.
   if (schema.writeOnly) return `"${field}" ${message}`;
@@ -109,11 +115,7 @@ export const MAX_JSON_DEPTH = 32;
  */
 export function parseJsonBody(buffer: Buffer, contentType: string): unknown {
   if (buffer.length === 0 && !contentType) throw badRequest('a JSON request body is required');
-  // The exact common form first: most clients send just this.
-  const mediaType = contentType === 'application/json' ? contentType : contentType.split(';')[0]!.trim().toLowerCase();
-  if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]*\+json$/.test(mediaType)) {
-    throw new HttpError(415, `send the body as Content-Type: application/json (got ${contentType ? `"${contentType.slice(0, 80)}"` : 'none'})`);
-  }
+  checkJsonMediaType(contentType);
   if (buffer.length === 0) throw badRequest('a JSON request body is required');
   if (nestsDeeperThan(buffer, MAX_JSON_DEPTH)) {
     throw badRequest(`the request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep; send a flatter body`);
@@ -124,6 +126,15 @@ export function parseJsonBody(buffer: Buffer, contentType: string): unknown {
     // Only the position: the parser's message quotes the body, which may hold a password.
     const position = /position (\d+)/.exec((err as Error).message)?.[1];
     throw badRequest(`the request body is not valid JSON${position ? ` (error at byte ${position})` : ''}`);
+  }
+}
+
+/** 415 unless the Content-Type is JSON (application/json or application/*+json). */
+export function checkJsonMediaType(contentType: string): void {
+  // The exact common form first: most clients send just this.
+  const mediaType = contentType === 'application/json' ? contentType : contentType.split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]*\+json$/.test(mediaType)) {
+    throw new HttpError(415, `send the body as Content-Type: application/json (got ${contentType ? `"${contentType.slice(0, 80)}"` : 'none'})`);
   }
 }
 

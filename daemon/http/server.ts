@@ -11,6 +11,7 @@ import {
   type PipelineOptions,
 } from './dispatch.js';
 import { isPaused, isUnderWay, move, onAbort, type Phase } from './request-lifecycle.js';
+import { sendStreamed } from './streamed-body.js';
 
 export { statusLine } from './dispatch.js';
 
@@ -33,6 +34,8 @@ class SocketExchange extends Exchange {
   rejection: HttpError | undefined;
   /** The body as it arrives (requests with a body only). */
   chunks: Buffer[] | undefined;
+  /** Ends a streamed answer whose client went away. */
+  stopStream: (() => void) | undefined;
   size = 0;
   private address: string | undefined;
 
@@ -153,6 +156,7 @@ export class HttpServer {
       'last-event-id': all ? req.getHeader(NAME['last-event-id']) : '',
       'if-none-match': all ? req.getHeader(NAME['if-none-match']) : '',
       'accept-encoding': all ? req.getHeader(NAME['accept-encoding']) : '',
+      host: req.getHeader(NAME.host),
     };
     const query = rawQuery ? new URLSearchParams(rawQuery) : EMPTY_QUERY;
     const dispatcher = this.dispatcher;
@@ -204,12 +208,16 @@ export class HttpServer {
   private abort(ex: SocketExchange): void {
     const next = onAbort(ex.phase);
     if (next) this.enter(ex, next);
+    ex.stopStream?.();
+    // A body streaming into a sink whose handler will never run lets go of it (a handler running finishes it).
+    if (next === 'aborted') ex.sink?.abort();
   }
 
   /** Reads the whole body, copying every chunk (uWS neuters them) and enforcing the cap as bytes arrive. */
   private readBody(ex: SocketExchange): void {
     this.dispatcher.checkDeclaredLength(ex);
     const limit = this.dispatcher.bodyLimit(ex);
+    const sink = this.dispatcher.openBody(ex);
     ex.res.onAborted(() => this.abort(ex));
     this.enter(ex, 'reading');
     const chunks: Buffer[] = (ex.chunks = []);
@@ -220,7 +228,18 @@ export class HttpServer {
         this.fail(ex, this.dispatcher.tooLarge(ex));
         return;
       }
-      chunks.push(Buffer.from(new Uint8Array(chunk)));
+      const piece = Buffer.from(new Uint8Array(chunk));
+      if (sink) {
+        try {
+          sink.write(piece);
+        } catch (err) {
+          // Answered before the rest of the body: the connection closes behind the answer.
+          this.fail(ex, err, true);
+          return;
+        }
+      } else {
+        chunks.push(piece);
+      }
       if (isLast) this.schedule(ex, 'waiting');
     });
   }
@@ -310,7 +329,14 @@ export class HttpServer {
   private write(ex: SocketExchange, result: ApiResult, closeConnection = false): void {
     const from = ex.phase;
     if (from === 'orphaned') this.enter(ex, 'aborted');
-    if (from === 'orphaned' || from === 'answered' || from === 'aborted') return;
+    if (from === 'orphaned' || from === 'answered' || from === 'aborted') {
+      result.stream?.close();
+      return;
+    }
+    if (result.stream && ex.method !== 'HEAD') {
+      this.stream(ex, result, from);
+      return;
+    }
     this.enter(ex, 'answered');
     const { res } = ex;
     const dispatcher = this.dispatcher;
@@ -320,6 +346,27 @@ export class HttpServer {
       dispatcher.respond(res, ex, result, closeConnection);
     });
     dispatcher.log(ex, result.status);
+  }
+
+  /**
+   * A streamed body goes out while the request counts as under way (shutdown waits for it); its access-log line is
+   * written once it ended, with the time the whole took.
+   */
+  private stream(ex: SocketExchange, result: ApiResult, from: Phase): void {
+    const { res } = ex;
+    // A synchronous handler has not registered it yet, and uWS needs it before the body goes async.
+    if (from === 'routing') res.onAborted(() => this.abort(ex));
+    this.enter(ex, 'streaming');
+    res.cork(() => {
+      if (isPaused(from)) res.resume();
+      this.dispatcher.respond(res, ex, result, false);
+    });
+    ex.stopStream = sendStreamed(res, result.stream!, () => ex.phase !== 'streaming', (whole, err) => {
+      ex.stopStream = undefined;
+      if (err) this.dispatcher.streamFailed(ex, err);
+      if (ex.phase === 'streaming') this.enter(ex, whole ? 'answered' : 'aborted');
+      this.dispatcher.log(ex, result.status);
+    }).stop;
   }
 }
 

@@ -2,7 +2,7 @@
 import type { Logger } from '../log.js';
 import type { Config } from '../config.js';
 import type { Caller } from '../domain/access.js';
-import { accessChangeNeedsRefetch, canSeeEvent, eventPayloadFor, seesPayloadAsPublished } from '../domain/policy.js';
+import { accessChangeNeedsRefetch, canSeeEvent, eventPayloadFor, seesPayloadAsPublished, type CallerViews } from '../domain/policy.js';
 import type { Authentication } from '../domain/authentication.js';
 import { isInternal, type EventBus, type StampedEvent } from '../domain/events.js';
 import { T } from './schema.js';
@@ -54,6 +54,8 @@ export class EventStreams {
     private readonly options: StreamOptions,
     private readonly logger: Logger,
     private readonly limits: StreamLimits,
+    /** Per-caller values events are rendered with (a player's volume over the zones a user sees). */
+    private readonly views?: CallerViews,
   ) {
     // Internal events (access.changed) only trigger a re-check here; they are never framed for a client.
     this.unsubscribers.push(
@@ -129,7 +131,7 @@ export class EventStreams {
       if (missed === null) {
         first += frame(this.bus.lastId, JSON.stringify({ type: 'stream.reset', payload: { reason: 'the events after your Last-Event-ID are no longer kept; refetch state' } }));
       } else {
-        for (const event of missed) if (canSeeEvent(caller, event)) first += render(caller, event);
+        for (const event of missed) if (canSeeEvent(caller, event)) first += render(caller, event, this.views);
       }
     }
     if (!res.write(first)) {
@@ -176,7 +178,7 @@ export class EventStreams {
         shared ??= frame(event.id, JSON.stringify({ type: event.type, payload: event.payload }));
         this.post(stream, shared);
       } else {
-        this.post(stream, render(stream.caller, event));
+        this.post(stream, render(stream.caller, event, this.views));
       }
     }
   }
@@ -339,8 +341,8 @@ function writeStreamHeaders(res: HttpResponse, requestId: string): void {
 }
 
 /** The message of an event the caller may see, in the caller's view. */
-function render(caller: Caller, event: StampedEvent): string {
-  return frame(event.id, JSON.stringify({ type: event.type, payload: eventPayloadFor(caller, event) }));
+function render(caller: Caller, event: StampedEvent, views: CallerViews | undefined): string {
+  return frame(event.id, JSON.stringify({ type: event.type, payload: eventPayloadFor(caller, event, views) }));
 }
 
 function frame(id: number, data: string): string {

@@ -3,32 +3,30 @@ import mqtt, { type MqttClient } from 'mqtt';
 import type { Logger } from '../log.js';
 import type { Caller } from '../domain/access.js';
 import type { BusEvent, EventBus } from '../domain/events.js';
-import { CommandHandler, type BridgeAudio } from './commands.js';
+import type { Clock } from '../domain/sleep-timers.js';
+import { CommandHandler, type BridgeAudio, type BridgeScenes, type BridgeSleep } from './commands.js';
 import { tlsFiles, type ResolvedBridgeOptions } from './options.js';
 import { OFFLINE, ONLINE } from './payloads.js';
-import { StatePublisher } from './publisher.js';
+import { StatePublisher, type RetainedMemory } from './publisher.js';
 import { Topics } from './topics.js';
-import { EMPTY_VIEW, bridgedPlayers, onConfigured, type BridgeAmplifier, type BridgeView } from './view.js';
-
-/**
- * refused: not started (no bridge account configured); connecting: first attempt; connected; reconnecting: the
- * broker went away and the bridge is retrying with back-off; stopped: the daemon is shutting down.
- */
-export type BridgeState = 'refused' | 'connecting' | 'connected' | 'reconnecting' | 'stopped';
-
-export interface BridgeStatus {
-  state: BridgeState;
-  /** Why the bridge is not connected, when it knows (never a secret). */
-  detail?: string;
-}
+import { EMPTY_VIEW, bridgedPlayers, bridgedScenes, nextSleepTick, onConfigured, type BridgeAmplifier, type BridgeView } from './view.js';
+import type { AccountState, BridgeStatus } from '../domain/bridge-settings.js';
 
 export interface BridgeDeps {
   options: ResolvedBridgeOptions;
   audio: BridgeAudio;
+  scenes: BridgeScenes;
+  sleep: BridgeSleep;
   bus: EventBus;
   /** The bridge account as a caller, from current state; null when it is missing or disabled. */
   caller(): Caller | null;
+  /** Which of the two it is, for health and the log. */
+  accountState(): AccountState;
   amplifiers(): BridgeAmplifier[];
+  /** The retained topics earlier bridges left on this broker. */
+  memory: RetainedMemory;
+  /** Time for the sleep timers' minutes left (the timers' own clock). */
+  clock: Clock;
   log: Logger;
 }
 
@@ -36,7 +34,10 @@ export interface BridgeDeps {
 const STOP_GRACE_MS = 2000;
 
 /** Events after which what the account sees may differ: playlists and input devices are not bridged. */
-const RELEVANT = /^(zone|player|hardware|user|access)\./;
+const RELEVANT = /^(zone|player|scene|hardware|user|access)\./;
+
+/** Where the README tells how to name the account: both ways of setting it. */
+const ACCOUNT_FIX = 'set --mqtt-account (AZC_MQTT_ACCOUNT) or the account in the dashboard (Settings, Home Assistant)';
 
 export class MqttBridge {
   private readonly topics: Topics;
@@ -47,59 +48,57 @@ export class MqttBridge {
   private unsubscribe: (() => void) | undefined;
   private syncing: NodeJS.Immediate | undefined;
   private retry: NodeJS.Timeout | undefined;
+  /** The next republish of sleep timers' minutes left (on the deps' clock). */
+  private tick: unknown;
   private backoffMs: number;
   private current: BridgeStatus = { state: 'connecting' };
   private lastError = '';
-  private accountSeen: boolean | undefined;
-  /** The client whose retained topics are being read (see sweep); undefined once they are in. */
-  private sweeping: MqttClient | undefined;
+  /** Why the account cannot act (missing or disabled), while it cannot; the bridge stays connected meanwhile. */
+  private accountIssue: string | undefined;
 
   constructor(private readonly deps: BridgeDeps) {
     const { options } = deps;
     this.log = deps.log.child({ component: 'mqtt' });
     this.topics = new Topics(options.baseTopic, options.discoveryPrefix);
-    this.publisher = new StatePublisher(this.topics, options, (topic, payload, qos) => this.send(topic, payload, qos));
-    this.commands = new CommandHandler(this.topics, { audio: deps.audio, caller: () => deps.caller() }, this.log);
+    this.publisher = new StatePublisher(this.topics, options, (topic, payload, qos, done) => this.send(topic, payload, qos, done), deps.memory);
+    this.commands = new CommandHandler(this.topics, { audio: deps.audio, scenes: deps.scenes, sleep: deps.sleep, caller: () => deps.caller() }, this.log);
     this.backoffMs = options.reconnectMinMs;
   }
 
+  /** A misconfigured account outranks the connection state: it is what someone has to fix. */
   get status(): BridgeStatus {
+    if (this.accountIssue && this.current.state !== 'stopped' && this.current.state !== 'misconfigured') {
+      return { state: 'misconfigured', detail: this.accountIssue };
+    }
     return this.current;
   }
 
   /** Starts connecting and returns at once: the daemon never waits for the broker. */
   start(): void {
     const { options } = this.deps;
-    if (!options.account) {
-      this.current = { state: 'refused', detail: 'no bridge account: set --mqtt-account (or AZC_MQTT_ACCOUNT) to an Operator user' };
-      this.log.error(
-        { broker: redactUrl(options.url) },
-        'MQTT bridge not started: name the azcd user it acts as with --mqtt-account (an Operator assigned the zones and players to bridge)',
-      );
-      return;
+    if (!options.account) return this.refuse(`no bridge account: ${ACCOUNT_FIX} to an Operator user assigned the zones and players to bridge`);
+    if (options.client.password !== undefined && !options.client.username) {
+      // MQTT carries a password only with a username; a broker would refuse the connection with no clue why.
+      return this.refuse('a broker password is set but no broker username: set --mqtt-username (AZC_MQTT_USERNAME) or the broker login in the dashboard');
     }
     let tls;
     try {
       tls = tlsFiles(options.tls);
     } catch (err) {
-      const reason = `cannot read a TLS file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
-      this.current = { state: 'refused', detail: reason };
-      this.log.error({ reason }, 'MQTT bridge not started: fix --mqtt-ca/--mqtt-cert/--mqtt-key');
-      return;
+      return this.refuse(`cannot read a TLS file (fix --mqtt-ca/--mqtt-cert/--mqtt-key): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
     this.unsubscribe = this.deps.bus.subscribe((event: BusEvent) => {
       if (RELEVANT.test(event.type)) this.scheduleSync();
     }, { internal: true });
     this.log.info({ broker: redactUrl(options.url), baseTopic: options.baseTopic, account: options.account }, 'MQTT bridge connecting');
+    this.checkAccount();
     // Reconnecting is ours (reconnectPeriod 0) so the back-off can grow and be capped.
     let client: MqttClient;
     try {
       client = mqtt.connect(options.url, { ...options.client, ...tls, reconnectPeriod: 0 });
     } catch (err) {
       this.unsubscribe();
-      this.current = { state: 'refused', detail: (err as Error).message };
-      this.log.error({ reason: (err as Error).message }, 'MQTT bridge not started: check --mqtt-url');
-      return;
+      return this.refuse(`check the broker URL: ${(err as Error).message}`);
     }
     this.client = client;
     client.on('connect', () => this.onConnect());
@@ -113,17 +112,18 @@ export class MqttBridge {
    * between the broker's retained topics and the new view (renamed zones, new limits, users gone).
    */
   resync(): void {
-    if (this.current.state === 'refused' || this.current.state === 'stopped') return;
+    if (this.current.state === 'misconfigured' || this.current.state === 'stopped') return;
     this.scheduleSync();
   }
 
   async stop(): Promise<void> {
-    if (this.current.state === 'refused') return;
+    if (this.current.state === 'misconfigured') return;
     this.current = { state: 'stopped' };
     this.unsubscribe?.();
     this.commands.stop();
     if (this.syncing) clearImmediate(this.syncing);
     if (this.retry) clearTimeout(this.retry);
+    this.cancelTick();
     const client = this.client;
     if (!client) return;
     if (client.connected) client.publish(this.topics.availability, OFFLINE, { qos: 1, retain: true });
@@ -132,6 +132,14 @@ export class MqttBridge {
       new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref()),
     ]);
     client.end(true);
+    // Clears the broker acknowledged while it closed are remembered as done.
+    this.publisher.flush();
+  }
+
+  /** Not started: health says why, and so does one log line. */
+  private refuse(detail: string): void {
+    this.current = { state: 'misconfigured', detail };
+    this.log.error({ broker: redactUrl(this.deps.options.url), reason: detail }, 'MQTT bridge not started');
   }
 
   private onConnect(): void {
@@ -149,33 +157,9 @@ export class MqttBridge {
     });
     this.publisher.resend();
     this.scheduleSync();
-    this.sweep(client);
-  }
-
-  /**
-   * Learns what the broker retains for this bridge from an earlier run, so entities of zones and players that went
-   * away while the daemon was down (deleted, or of an amplifier taken out of the configuration) are cleared instead
-   * of staying in Home Assistant. The broker sends the retained messages of a subscription before it answers a later
-   * unsubscribe, so once that answer is in, all of them are: then the next sync clears what the view lacks.
-   */
-  private sweep(client: MqttClient): void {
-    const filters = this.topics.retainedFilters(this.deps.options.nodeId);
-    this.sweeping = client;
-    client.subscribe(filters, { qos: 0 }, (err) => {
-      if (err) {
-        this.sweeping = undefined;
-        return;
-      }
-      client.unsubscribe(filters, () => {
-        if (this.sweeping !== client) return;
-        this.sweeping = undefined;
-        this.scheduleSync();
-      });
-    });
   }
 
   private onClose(): void {
-    this.sweeping = undefined;
     if (this.current.state === 'stopped') return;
     if (this.current.state === 'connected') this.log.warn('MQTT broker connection lost; reconnecting');
     this.current = { state: 'reconnecting', ...(this.lastError ? { detail: this.lastError } : {}) };
@@ -199,11 +183,6 @@ export class MqttBridge {
   }
 
   private onMessage(topic: string, payload: Buffer, retained: boolean): void {
-    if (this.topics.isRetained(topic, this.deps.options.nodeId)) {
-      // Only retained ones tell what the broker holds; others are our own publishes coming back while sweeping.
-      if (this.sweeping && retained) this.publisher.learn(topic, payload.toString('utf8'));
-      return;
-    }
     if (topic === this.topics.hassStatus) {
       // Home Assistant's birth message: it may have restarted and lost what it knew.
       if (payload.toString() === ONLINE) {
@@ -227,33 +206,70 @@ export class MqttBridge {
   }
 
   private sync(): void {
+    const caller = this.checkAccount();
     if (!this.client?.connected) return;
     try {
-      this.publisher.sync(this.view());
+      const view = this.view(caller);
+      this.publisher.sync(view);
+      this.scheduleTick(view);
     } catch (err) {
       this.log.error({ err }, 'MQTT state publish failed');
     }
   }
 
-  private view(): BridgeView {
+  /** The account as a caller now; notes (and logs once per change) when it cannot act. */
+  private checkAccount(): Caller | null {
     const caller = this.deps.caller();
-    if (Boolean(caller) !== this.accountSeen) {
-      this.accountSeen = Boolean(caller);
-      if (!caller) this.log.warn({ account: this.deps.options.account }, 'MQTT bridge account is missing or disabled: publishing no entities until it exists');
+    const issue = caller ? undefined : this.accountIssueNow();
+    if (issue !== this.accountIssue) {
+      this.accountIssue = issue;
+      if (issue) this.log.warn({ account: this.deps.options.account, reason: issue }, 'MQTT bridge account cannot act: publishing no entities until it can');
+      else this.log.info({ account: this.deps.options.account }, 'MQTT bridge account can act again');
     }
+    return caller;
+  }
+
+  private accountIssueNow(): string {
+    const account = JSON.stringify(this.deps.options.account);
+    return this.deps.accountState() === 'disabled'
+      ? `the bridge account ${account} is disabled: enable it in the Users tab, or name another account (${ACCOUNT_FIX})`
+      : `no azcd user is named ${account}: create it, or name an existing user (${ACCOUNT_FIX})`;
+  }
+
+  private view(caller: Caller | null): BridgeView {
     if (!caller) return EMPTY_VIEW;
     const amplifiers = this.deps.amplifiers();
+    const zones = this.deps.audio.listZones(caller).filter((zone) => onConfigured(amplifiers, zone.output));
     return {
       account: true,
-      zones: this.deps.audio.listZones(caller).filter((zone) => onConfigured(amplifiers, zone.output)),
+      zones,
       players: bridgedPlayers(this.deps.audio.listPlayers(caller)),
+      scenes: bridgedScenes(this.deps.scenes.list(caller), zones),
       amplifiers,
+      now: this.deps.clock.now(),
     };
   }
 
-  private send(topic: string, payload: string, qos: 0 | 1): void {
+  /** A sleep timer's minutes left change as time passes, not through events: republish when the next one drops. */
+  private scheduleTick(view: BridgeView): void {
+    this.cancelTick();
+    const wait = nextSleepTick(view);
+    if (wait === undefined) return;
+    this.tick = this.deps.clock.setTimeout(() => {
+      this.tick = undefined;
+      this.scheduleSync();
+    }, wait);
+  }
+
+  private cancelTick(): void {
+    if (this.tick !== undefined) this.deps.clock.clearTimeout(this.tick);
+    this.tick = undefined;
+  }
+
+  private send(topic: string, payload: string, qos: 0 | 1, done?: (delivered: boolean) => void): void {
     this.client?.publish(topic, payload, { qos, retain: true }, (err) => {
       if (err) this.log.debug({ topic, reason: err.message }, 'MQTT publish not delivered');
+      done?.(!err);
     });
   }
 }

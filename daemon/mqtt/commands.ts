@@ -4,8 +4,10 @@ import type { Caller } from '../domain/access.js';
 import type { AudioService } from '../domain/audio.js';
 import { DomainError } from '../domain/errors.js';
 import { requireWriter } from '../domain/policy.js';
+import type { ScenesService } from '../domain/scenes.js';
+import { MAX_SLEEP_MINUTES, type SleepTimers } from '../domain/sleep-timers.js';
 import { MAX_COMMAND_BYTES, WARN_BUDGET, WARN_WINDOW_MS } from './options.js';
-import { NO_SOURCE, PRESS, parseOnOff, parsePercent, sourceLabels } from './payloads.js';
+import { LEGACY_NO_SOURCE, NO_SOURCE, ON, PRESS, parseMinutes, parseOnOff, parsePercent, sourceLabels } from './payloads.js';
 import { bridgedPlayers } from './view.js';
 import type { CommandTarget, Topics } from './topics.js';
 
@@ -15,8 +17,14 @@ export type BridgeAudio = Pick<
   'listZones' | 'listPlayers' | 'getZone' | 'setZoneVolume' | 'setZoneMuted' | 'setZonePower' | 'setPlayerVolume' | 'attachZones' | 'detachZones' | 'allOff'
 >;
 
+/** Scenes the bridge lists and applies, and the sleep timers it sets. */
+export type BridgeScenes = Pick<ScenesService, 'list' | 'apply'>;
+export type BridgeSleep = Pick<SleepTimers, 'set'>;
+
 export interface CommandDomain {
   audio: BridgeAudio;
+  scenes: BridgeScenes;
+  sleep: BridgeSleep;
   /** The bridge's account as a caller, from current state; null when it is missing or disabled. */
   caller(): Caller | null;
 }
@@ -35,6 +43,7 @@ export class CommandHandler {
   constructor(
     private readonly topics: Topics,
     private readonly domain: CommandDomain,
+    /** The bridge's logger: it names the component already, so lines here do not repeat it. */
     private readonly log: Logger,
   ) {}
 
@@ -69,6 +78,12 @@ export class CommandHandler {
       this.settle(topic, this.domain.audio.allOff(caller));
       return;
     }
+    if (target.kind === 'scene') {
+      if (text.trim().toUpperCase() !== ON) throw new Rejected(`expected ${ON}, got ${JSON.stringify(text.slice(0, 40))}`);
+      // The apply waits for the amplifiers between its steps: the account is checked again before each one commits.
+      this.settle(topic, this.domain.scenes.apply(caller, target.id, () => this.caller()));
+      return;
+    }
     if (target.field === 'volume') {
       const volume = parsePercent(text);
       if (!volume.ok) throw new Rejected(volume.reason);
@@ -77,6 +92,12 @@ export class CommandHandler {
       return;
     }
     if (target.kind !== 'zone') throw new Rejected('not a command topic of this bridge');
+    if (target.field === 'sleep') {
+      const minutes = parseMinutes(text, MAX_SLEEP_MINUTES);
+      if (!minutes.ok) throw new Rejected(minutes.reason);
+      this.domain.sleep.set(caller, target.id, minutes.value);
+      return;
+    }
     if (target.field === 'power' || target.field === 'mute') {
       const on = parseOnOff(text);
       if (!on.ok) throw new Rejected(on.reason);
@@ -87,10 +108,10 @@ export class CommandHandler {
     this.selectSource(caller, target.id, text);
   }
 
-  /** "None" detaches the zone from its player; a player's label attaches the zone to that player. */
+  /** The detach option detaches the zone from its player; a player's label attaches the zone to that player. */
   private selectSource(caller: Caller, zoneId: string, label: string): void {
     const zone = this.domain.audio.getZone(caller, zoneId);
-    if (label === NO_SOURCE) {
+    if (label === NO_SOURCE || label === LEGACY_NO_SOURCE) {
       if (zone.playerId) this.domain.audio.detachZones(caller, zone.playerId, [zone.id]);
       return;
     }
@@ -131,12 +152,12 @@ export class CommandHandler {
 
   private reject(topic: string, err: unknown): void {
     if (!(err instanceof Rejected) && !(err instanceof DomainError)) {
-      this.log.error({ component: 'mqtt', topic, err }, 'MQTT command failed');
+      this.log.error({ topic, err }, 'MQTT command failed');
       return;
     }
     const now = Date.now();
     if (now - this.windowStart >= WARN_WINDOW_MS) {
-      if (this.suppressed > 0) this.log.warn({ component: 'mqtt', suppressed: this.suppressed }, 'more MQTT commands were ignored');
+      if (this.suppressed > 0) this.log.warn({ suppressed: this.suppressed }, 'more MQTT commands were ignored');
       this.windowStart = now;
       this.warned = 0;
       this.suppressed = 0;
@@ -147,6 +168,6 @@ export class CommandHandler {
     }
     this.warned++;
     const reason = err instanceof DomainError ? `${err.kind}: ${err.detail}` : err.message;
-    this.log.warn({ component: 'mqtt', topic, reason }, 'MQTT command ignored');
+    this.log.warn({ topic, reason }, 'MQTT command ignored');
   }
 }

@@ -1,6 +1,7 @@
 // Home Assistant discovery: one retained config message per entity, every entity on one device per appliance.
 import type { ResolvedBridgeOptions } from './options.js';
-import { NO_SOURCE, OFFLINE, ONLINE, PRESS, percent, sourceLabels } from './payloads.js';
+import { MAX_SLEEP_MINUTES } from '../domain/sleep-timers.js';
+import { NO_SOURCE, OFFLINE, ONLINE, ON, PRESS, percent, sourceLabels } from './payloads.js';
 import type { Topics } from './topics.js';
 import { amplifierKeyOf, type BridgeView } from './view.js';
 
@@ -45,8 +46,9 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
       state_topic: volume,
       command_topic: topics.command(volume),
       min: 0,
-      // The slider ends at the zone's limit: the daemon would clamp anything above it anyway.
-      max: Number(percent(zone.maxVolume)),
+      // The slider ends at the zone's limit: the daemon would clamp anything above it anyway. Home Assistant
+      // refuses a number whose max is not above its min, so a zone limited to 0 keeps a slider to 1 (clamped to 0).
+      max: Math.max(Number(percent(zone.maxVolume)), 1),
       step: 1,
       mode: 'slider',
       unit_of_measurement: '%',
@@ -74,6 +76,20 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
       icon: 'mdi:speaker-multiple',
       ...on,
     });
+    const sleep = topics.zone(zone.id, 'sleep');
+    add('number', `zone_${zone.id}_sleep`, {
+      name: `${zone.name} sleep timer`,
+      state_topic: sleep,
+      command_topic: topics.command(sleep),
+      min: 0,
+      max: MAX_SLEEP_MINUTES,
+      step: 1,
+      mode: 'box',
+      device_class: 'duration',
+      unit_of_measurement: 'min',
+      icon: 'mdi:timer-outline',
+      ...on,
+    });
   }
   for (const player of view.players) {
     const volume = topics.player(player.id, 'volume');
@@ -98,6 +114,15 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
       payload_off: OFFLINE,
       device_class: 'connectivity',
       entity_category: 'diagnostic',
+      availability: [bridgeUp],
+    });
+  }
+  for (const scene of view.scenes) {
+    add('scene', `scene_${scene.id}`, {
+      name: scene.name,
+      command_topic: topics.sceneCommand(scene.id),
+      payload_on: ON,
+      icon: 'mdi:palette',
       availability: [bridgeUp],
     });
   }

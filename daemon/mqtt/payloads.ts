@@ -1,8 +1,13 @@
 // How values look on the wire: percent volumes, ON/OFF switches and the player names a zone's source select offers.
 import type { PlayerView } from '../domain/events.js';
 
-/** The select option meaning "no player": choosing it detaches the zone. */
-export const NO_SOURCE = 'None';
+/**
+ * The select option meaning "no player": choosing it detaches the zone. Not "None": Home Assistant's MQTT select
+ * reads a state of `None` (any letter case) as "no option chosen" and shows the entity as unknown.
+ */
+export const NO_SOURCE = 'No player';
+/** What older versions published for a detached zone; still taken as a command from scripts written for them. */
+export const LEGACY_NO_SOURCE = 'None';
 export const ON = 'ON';
 export const OFF = 'OFF';
 export const PRESS = 'PRESS';
@@ -17,27 +22,63 @@ export function percent(volume: number): string {
 export const onOff = (value: boolean): string => (value ? ON : OFF);
 
 /**
+ * Names Home Assistant cannot offer as they are: its select takes `None` in any letter case for "no option" and
+ * ignores a blank state, and the detach option must stay the only one of its name.
+ */
+function reserved(name: string): boolean {
+  const folded = name.trim().toLowerCase();
+  return folded === '' || folded === LEGACY_NO_SOURCE.toLowerCase() || folded === NO_SOURCE.toLowerCase();
+}
+
+/**
  * One unique label per player for the source select: its name, or the name and the id's first digits when two
- * players share a name (or a player is named like the "none" option).
+ * players share a name or the name is one Home Assistant reads as "no option" (`none`, blank) or is the detach
+ * option's. Labels never repeat, even for names made to look like another player's label.
  */
 export function sourceLabels(players: readonly PlayerView[]): Map<string, string> {
-  const counts = new Map<string, number>([[NO_SOURCE, 1]]);
+  const counts = new Map<string, number>();
   for (const player of players) counts.set(player.name, (counts.get(player.name) ?? 0) + 1);
   const labels = new Map<string, string>();
   for (const player of players) {
-    labels.set(player.id, counts.get(player.name)! > 1 ? `${player.name} (${player.id.slice(0, 8)})` : player.name);
+    const plain = counts.get(player.name) === 1 && !reserved(player.name);
+    const label = plain ? player.name : `${player.name.trim() || 'Player'} (${player.id.slice(0, 8)})`;
+    labels.set(player.id, label);
+  }
+  // A player literally named "Den (aaaaaaaa)" beside two players named "Den": the full id settles it.
+  const seen = new Map<string, number>();
+  for (const label of labels.values()) seen.set(label, (seen.get(label) ?? 0) + 1);
+  for (const player of players) {
+    const label = labels.get(player.id)!;
+    if (seen.get(label)! > 1) labels.set(player.id, `${player.name.trim() || 'Player'} (${player.id})`);
   }
   return labels;
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-/** A volume command: a number from 0 to 100 (percent). */
-export function parsePercent(payload: string): Parsed<number> {
+/** A plain decimal number from `min` to `max`, as hubs send them ("42", "42.5"; no exponents, hex or units). */
+function parseNumber(payload: string, min: number, max: number, what: string): Parsed<number> {
   const text = payload.trim();
   const n = /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
-  if (!Number.isFinite(n) || n < 0 || n > 100) return { ok: false, reason: `volume must be a number from 0 to 100, got ${JSON.stringify(payload.slice(0, 40))}` };
-  return { ok: true, value: n / 100 };
+  if (!Number.isFinite(n) || n < min || n > max) return { ok: false, reason: `${what} must be a number from ${min} to ${max}, got ${JSON.stringify(payload.slice(0, 40))}` };
+  return { ok: true, value: n };
+}
+
+/** A volume command: a number from 0 to 100 (percent). */
+export function parsePercent(payload: string): Parsed<number> {
+  const parsed = parseNumber(payload, 0, 100, 'volume');
+  return parsed.ok ? { ok: true, value: parsed.value / 100 } : parsed;
+}
+
+/** A sleep timer command: minutes from now, 0 cancels. */
+export function parseMinutes(payload: string, max: number): Parsed<number> {
+  return parseNumber(payload, 0, max, 'sleep minutes');
+}
+
+/** Minutes left on a sleep timer, rounded up (a timer due in 10 s still shows 1); 0 without one. */
+export function minutesLeft(sleepUntil: string | null, now: number): number {
+  if (sleepUntil === null) return 0;
+  return Math.max(0, Math.ceil((Date.parse(sleepUntil) - now) / 60_000));
 }
 
 /** A switch command: ON or OFF (any letter case). */

@@ -1,15 +1,16 @@
 // The topic layout: one place that names every state, command, availability and discovery topic.
 
-export type ZoneField = 'volume' | 'power' | 'mute' | 'source';
+export type ZoneField = 'volume' | 'power' | 'mute' | 'source' | 'sleep';
 export type PlayerField = 'volume';
 
 /** What a command topic addresses, once parsed. */
 export type CommandTarget =
   | { kind: 'zone'; id: string; field: ZoneField }
   | { kind: 'player'; id: string; field: PlayerField }
+  | { kind: 'scene'; id: string }
   | { kind: 'all-off' };
 
-const ZONE_FIELDS: readonly string[] = ['volume', 'power', 'mute', 'source'];
+const ZONE_FIELDS: readonly string[] = ['volume', 'power', 'mute', 'source', 'sleep'];
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class Topics {
@@ -46,6 +47,11 @@ export class Topics {
     return `${this.base}/amplifier/${key}/status`;
   }
 
+  /** A scene has no state (Home Assistant's scene entity is stateless), only this command topic. */
+  sceneCommand(id: string): string {
+    return `${this.base}/scene/${id}/set`;
+  }
+
   get allOffCommand(): string {
     return `${this.base}/all_off/set`;
   }
@@ -54,27 +60,9 @@ export class Topics {
     return `${state}/set`;
   }
 
-  /**
-   * Subscriptions that cover every retained topic this bridge publishes (discovery configs and state, not the
-   * bridge's own status): read once per connection to learn what the broker still holds from an earlier run. None
-   * overlaps a command filter, so no command arrives twice.
-   */
-  retainedFilters(nodeId: string): string[] {
-    return [`${this.discoveryPrefix}/+/${nodeId}/+/config`, `${this.base}/zone/+/+`, `${this.base}/player/+/+`, `${this.base}/amplifier/+/status`];
-  }
-
-  /** Whether a topic is one of retainedFilters(nodeId) (MQTT matching: `+` is one level). */
-  isRetained(topic: string, nodeId: string): boolean {
-    const levels = topic.split('/');
-    return this.retainedFilters(nodeId).some((filter) => {
-      const parts = filter.split('/');
-      return parts.length === levels.length && parts.every((part, i) => part === '+' || part === levels[i]);
-    });
-  }
-
   /** Subscriptions that cover every command topic. */
   get commandFilters(): string[] {
-    return [`${this.base}/zone/+/+/set`, `${this.base}/player/+/+/set`, this.allOffCommand];
+    return [`${this.base}/zone/+/+/set`, `${this.base}/player/+/+/set`, `${this.base}/scene/+/set`, this.allOffCommand];
   }
 
   discovery(component: string, nodeId: string, objectId: string): string {
@@ -86,6 +74,7 @@ export class Topics {
     if (topic === this.allOffCommand) return { kind: 'all-off' };
     if (!topic.startsWith(`${this.base}/`) || !topic.endsWith('/set')) return undefined;
     const parts = topic.slice(this.base.length + 1, -'/set'.length).split('/');
+    if (parts.length === 2 && parts[0] === 'scene' && UUID_RE.test(parts[1]!)) return { kind: 'scene', id: parts[1]!.toLowerCase() };
     if (parts.length !== 3 || !UUID_RE.test(parts[1]!)) return undefined;
     const [kind, id, field] = parts as [string, string, string];
     if (kind === 'zone' && ZONE_FIELDS.includes(field)) return { kind, id: id.toLowerCase(), field: field as ZoneField };

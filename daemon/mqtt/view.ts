@@ -1,7 +1,7 @@
-// What the bridge's account may see right now, and the retained state topics that follow from it. Zones and players
-// of an amplifier that is not configured get no entities: nothing could be done with them until it is configured again.
-import type { PlayerView, ZoneView } from '../domain/events.js';
-import { NO_SOURCE, OFFLINE, ONLINE, onOff, percent, sourceLabels } from './payloads.js';
+// What the bridge's account may see right now, and the retained state topics that follow from it. Zones, players and
+// scenes of amplifiers that are not configured get no entities: nothing could be done with them until they are again.
+import type { PlayerView, SceneView, ZoneView } from '../domain/events.js';
+import { NO_SOURCE, OFFLINE, ONLINE, minutesLeft, onOff, percent, sourceLabels } from './payloads.js';
 import type { Topics } from './topics.js';
 
 export interface BridgeView {
@@ -9,8 +9,12 @@ export interface BridgeView {
   account: boolean;
   zones: readonly ZoneView[];
   players: readonly PlayerView[];
+  /** The scenes the account may apply (all of whose zones it sees). */
+  scenes: readonly SceneView[];
   /** `key` (config.ts amplifierKey) names topics and entities, so they follow the amplifier, not the list order. */
   amplifiers: ReadonlyArray<BridgeAmplifier>;
+  /** When the view was taken (epoch ms): sleep timers are published as minutes left from then. */
+  now: number;
 }
 
 export interface BridgeAmplifier {
@@ -30,12 +34,18 @@ export function bridgedPlayers(players: readonly PlayerView[]): PlayerView[] {
   return players.filter((player) => player.available);
 }
 
+/** The scenes bridged: those with a bridged zone (a scene only of zones of amplifiers not configured could do nothing). */
+export function bridgedScenes(scenes: readonly SceneView[], zones: readonly ZoneView[]): SceneView[] {
+  const bridged = new Set(zones.map((zone) => zone.id));
+  return scenes.filter((scene) => scene.zones.some((zone) => bridged.has(zone.zoneId)));
+}
+
 /** The key of the amplifier a zone or player names (views carry the amplifier's name). */
 export function amplifierKeyOf(view: BridgeView, name: string): string {
   return view.amplifiers.find((amplifier) => amplifier.name === name)?.key ?? name;
 }
 
-export const EMPTY_VIEW: BridgeView = { account: false, zones: [], players: [], amplifiers: [] };
+export const EMPTY_VIEW: BridgeView = { account: false, zones: [], players: [], scenes: [], amplifiers: [], now: 0 };
 
 /** Every state topic the view calls for, by topic, as the text to publish retained. */
 export function stateMessages(view: BridgeView, topics: Topics): Map<string, string> {
@@ -47,8 +57,26 @@ export function stateMessages(view: BridgeView, topics: Topics): Map<string, str
     messages.set(topics.zone(zone.id, 'power'), onOff(zone.power));
     messages.set(topics.zone(zone.id, 'mute'), onOff(zone.muted));
     messages.set(topics.zone(zone.id, 'source'), (zone.playerId && labels.get(zone.playerId)) || NO_SOURCE);
+    messages.set(topics.zone(zone.id, 'sleep'), String(minutesLeft(zone.sleepUntil, view.now)));
     messages.set(topics.zoneAvailability(zone.id), zone.available ? ONLINE : OFFLINE);
   }
   for (const player of view.players) messages.set(topics.player(player.id, 'volume'), percent(player.volume));
   return messages;
+}
+
+/**
+ * How long until a sleep timer's minutes-left figure changes (the earliest of the visible zones), so the bridge
+ * republishes then; undefined when no visible zone has a timer.
+ */
+export function nextSleepTick(view: BridgeView): number | undefined {
+  let next: number | undefined;
+  for (const zone of view.zones) {
+    if (zone.sleepUntil === null) continue;
+    const left = Date.parse(zone.sleepUntil) - view.now;
+    if (left <= 0) continue;
+    // The figure is the minutes left rounded up: it drops when `left` crosses a whole minute.
+    const wait = left % 60_000 || 60_000;
+    next = next === undefined ? wait : Math.min(next, wait);
+  }
+  return next;
 }

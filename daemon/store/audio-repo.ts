@@ -99,6 +99,10 @@ export class AudioRepo {
       setZoneVolume: db.prepare('UPDATE zones SET volume = ? WHERE id = ?'),
       setZoneSettings: db.prepare('UPDATE zones SET name = @name, max_volume = @max_volume, turn_on_volume = @turn_on_volume WHERE id = @id'),
       deleteZone: db.prepare('DELETE FROM zones WHERE id = ?'),
+      // A scene holds at least one zone (a backup of one without would not restore): the zone's last scenes go with it.
+      deleteEmptyScenes: db.prepare(
+        `DELETE FROM scenes WHERE kind = 'scene' AND NOT EXISTS (SELECT 1 FROM scene_zones WHERE scene_id = scenes.id) RETURNING id`,
+      ).pluck(),
       insertInput: db.prepare(
         `INSERT INTO input_devices (id, name, kind, input_amplifier, input_driver, input_channel, is_favorite, created_at)
          VALUES (@id, @name, @kind, @input_amplifier, @input_driver, @input_channel, @is_favorite, @created_at)`,
@@ -254,11 +258,14 @@ export class AudioRepo {
     const zone = this.zones_.get(id);
     if (zone) this.putZone({ ...zone, ...row });
   }
-  deleteZone(id: string): void {
+  /** Deletes the zone; returns the ids of the scenes it was the last zone of, deleted with it. */
+  deleteZone(id: string): string[] {
     this.s.deleteZone.run(id);
+    const emptied = this.s.deleteEmptyScenes.all() as string[];
     this.zones_.delete(id);
     this.zoneWriteKeys.delete(id);
     this.sortedZones = undefined;
+    return emptied;
   }
 
   // ---- input devices (read rarely: straight from SQLite) -----------------------------------------

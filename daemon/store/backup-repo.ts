@@ -2,7 +2,7 @@
 import type { Db, Store } from './db.js';
 import type { UserRow } from './users-repo.js';
 import type { InputDeviceRow, PlayerRow, ZoneRow } from './audio-repo.js';
-import type { PlaylistRow, TrackRow } from './playlists-repo.js';
+import type { PlaylistSummaryRow, TrackRow } from './playlists-repo.js';
 
 /** A zone as a backup carries it: every column but the sleep timer, which belongs to the moment. */
 export type ZoneConfigRow = Omit<ZoneRow, 'sleep_until'>;
@@ -41,7 +41,7 @@ export interface ConfigurationRows {
   players: PlayerRow[];
   zones: ZoneConfigRow[];
   inputDevices: InputDeviceRow[];
-  playlists: PlaylistRow[];
+  playlists: PlaylistSummaryRow[];
   tracks: TrackRow[];
   scenes: SceneRow[];
   sceneZones: SceneZoneRow[];
@@ -66,7 +66,7 @@ export class BackupRepo {
       ),
       inputs: db.prepare('SELECT * FROM input_devices ORDER BY input_amplifier, input_driver, input_channel'),
       playlists: db.prepare('SELECT * FROM playlists ORDER BY created_at, name, id'),
-      tracks: db.prepare('SELECT * FROM tracks ORDER BY playlist_id, position'),
+      tracksOf: db.prepare('SELECT * FROM tracks WHERE playlist_id = ? ORDER BY position'),
       // The undo slot is runtime state: what the last apply replaced on this appliance.
       scenes: db.prepare(`SELECT id, name, created_at, updated_at FROM scenes WHERE kind = 'scene' ORDER BY name COLLATE NOCASE, id`),
       sceneZones: db.prepare(
@@ -109,10 +109,9 @@ export class BackupRepo {
         `INSERT INTO input_devices (id, name, kind, input_amplifier, input_driver, input_channel, is_favorite, created_at)
          VALUES (@id, @name, @kind, @input_amplifier, @input_driver, @input_channel, @is_favorite, @created_at)`,
       ),
-      insertPlaylist: db.prepare('INSERT INTO playlists (id, name, is_favorite, created_at) VALUES (@id, @name, @is_favorite, @created_at)'),
-      insertTrack: db.prepare(
-        `INSERT INTO tracks (id, playlist_id, position, title, uri, duration_ms)
-         VALUES (@id, @playlist_id, @position, @title, @uri, @duration_ms)`,
+      insertPlaylist: db.prepare(
+        `INSERT INTO playlists (id, name, is_favorite, created_at, track_count, duration_ms)
+         VALUES (@id, @name, @is_favorite, @created_at, @track_count, @duration_ms)`,
       ),
       insertScene: db.prepare(`INSERT INTO scenes (id, name, kind, created_at, updated_at) VALUES (@id, @name, 'scene', @created_at, @updated_at)`),
       insertSceneZone: db.prepare(
@@ -120,14 +119,22 @@ export class BackupRepo {
          VALUES (@scene_id, @zone_id, @power, @volume, @muted, @player_id)`,
       ),
       insertMeta: db.prepare('INSERT INTO meta (key, value) VALUES (@key, @value)'),
-      brokenReferences: db.prepare('PRAGMA foreign_key_check'),
+      // The tables checked after a restore wrote them; tracks are copied by a join that cannot leave one dangling,
+      // and checking them would read every track in one statement.
+      brokenReferences: ['users', 'sessions', 'assignments', 'trusted_addresses', 'players', 'zones', 'scene_zones'].map((table) =>
+        db.prepare(`PRAGMA foreign_key_check(${table})`),
+      ),
+      clearTracksSlice: db.prepare('DELETE FROM tracks WHERE rowid IN (SELECT rowid FROM tracks LIMIT ?)'),
     };
     // A read transaction: the rows of all tables come from one moment, even with writes in between turns.
     this.snapshot = db.transaction((fn: () => ConfigurationRows) => fn()).deferred;
   }
 
-  /** Every configuration row, read in one transaction (device state of the open group commit included). */
-  read(): ConfigurationRows {
+  /**
+   * Every configuration row but the tracks, read in one transaction (device state of the open group commit
+   * included); a playlist's tracks come from tracksOf, a playlist at a time, so no read holds them all.
+   */
+  readHead(): ConfigurationRows {
     this.store.flushBatch();
     return this.snapshot(() => ({
       users: this.s.users.all() as UserRow[],
@@ -135,12 +142,17 @@ export class BackupRepo {
       players: this.s.players.all() as PlayerRow[],
       zones: this.s.zones.all() as ZoneConfigRow[],
       inputDevices: this.s.inputs.all() as InputDeviceRow[],
-      playlists: this.s.playlists.all() as PlaylistRow[],
-      tracks: this.s.tracks.all() as TrackRow[],
+      playlists: this.s.playlists.all() as PlaylistSummaryRow[],
+      tracks: [],
       scenes: this.s.scenes.all() as SceneRow[],
       sceneZones: this.s.sceneZones.all() as SceneZoneRow[],
       meta: this.s.meta.all() as MetaRow[],
     }));
+  }
+
+  /** One playlist's tracks in order, in one read (at most limits.tracksPerPlaylist rows). */
+  tracksOf(playlistId: string): TrackRow[] {
+    return this.s.tracksOf.all(playlistId) as TrackRow[];
   }
 
   /** The `meta` table now (device identity and settings). */
@@ -154,12 +166,19 @@ export class BackupRepo {
     return new Map(rows.map(({ id, ...material }) => [id, material]));
   }
 
+  /** Inside a restore's transaction: deletes up to `limit` tracks; returns how many it deleted (0: none left). */
+  clearTracksSlice(limit: number): number {
+    if (!this.store.db.inTransaction) throw new Error('BackupRepo.clearTracksSlice must run inside a transaction');
+    return this.s.clearTracksSlice.run(limit).changes;
+  }
+
   /**
-   * Replaces the whole configuration with `rows`; sessions, trusted addresses, the undo slot and sleep timers go.
-   * Runs inside the caller's transaction: a failure of any statement leaves the database as it was.
+   * Replaces the whole configuration but the tracks with `rows` (`rows.tracks` is not read: a restore copies them
+   * from its staging in slices, after clearing them in slices); sessions, trusted addresses, the undo slot and sleep
+   * timers go. Runs inside the caller's transaction: a failure of any statement leaves the database as it was.
    */
-  replaceAll(rows: ConfigurationRows): void {
-    if (!this.store.db.inTransaction) throw new Error('BackupRepo.replaceAll must run inside a transaction');
+  replaceHead(rows: ConfigurationRows): void {
+    if (!this.store.db.inTransaction) throw new Error('BackupRepo.replaceHead must run inside a transaction');
     for (const statement of this.s.clear) statement.run();
     for (const row of rows.users) this.s.insertUser.run(row);
     for (const row of rows.assignments) this.s.insertAssignment.run(row);
@@ -167,12 +186,11 @@ export class BackupRepo {
     for (const row of rows.zones) this.s.insertZone.run(row);
     for (const row of rows.inputDevices) this.s.insertInput.run(row);
     for (const row of rows.playlists) this.s.insertPlaylist.run(row);
-    for (const row of rows.tracks) this.s.insertTrack.run(row);
     for (const row of rows.scenes) this.s.insertScene.run(row);
     for (const row of rows.sceneZones) this.s.insertSceneZone.run(row);
     for (const row of rows.meta) this.s.insertMeta.run(row);
     // Validation resolved every reference; this is the store's own guarantee that nothing dangles.
-    const broken = this.s.brokenReferences.all() as unknown[];
-    if (broken.length > 0) throw new Error(`a restore would leave ${broken.length} broken references; nothing was changed`);
+    const broken = this.s.brokenReferences.reduce((n, check) => n + check.all().length, 0);
+    if (broken > 0) throw new Error(`a restore would leave ${broken} broken references; nothing was changed`);
   }
 }

@@ -1,13 +1,24 @@
 // Opens the SQLite store (WAL, foreign keys), runs migrations, and offers transactions.
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { MIGRATIONS } from './migrations.js';
+import { MIGRATIONS, MIGRATION_STEPS } from './migrations.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../paths.js';
 import { newCopyFile, pruneCopies, sealCopy } from './db-copies.js';
 import { openSqlite } from './sqlite.js';
 
 export type Db = Database.Database;
+
+/** A write attempted while a long transaction (a restore) holds the database. */
+/** The page cache of a long transaction: what its commit writes at once, at most. */
+const LONG_CACHE_KIB = 2048;
+
+export class StoreBusyError extends Error {
+  constructor() {
+    super('the database is being replaced by a restore; try again in a few seconds');
+  }
+}
 
 export class Store {
   readonly db: Db;
@@ -29,7 +40,13 @@ export class Store {
   private pending = new Map<string, () => void>();
   /** Undo steps of the commitSoon call running now; undefined outside one. */
   private undo: Array<() => void> | undefined;
-  private readonly sql: Record<'begin' | 'commit' | 'rollback', Database.Statement>;
+  private readonly sql: Record<'begin' | 'beginImmediate' | 'commit' | 'rollback', Database.Statement>;
+  /** A write transaction that spans event-loop turns is open (beginLong): every other write waits or is refused. */
+  private long = false;
+  /** The page cache size the connection had before a long transaction made it small. */
+  private cacheSize = 0;
+  /** The database file, opened to sync it during a long transaction (settleLong). */
+  private longFile: FileHandle | undefined;
 
   /**
    * `exclusive` (the daemon's way, and the default): this connection holds SQLite's locks for as long as it is
@@ -54,6 +71,7 @@ export class Store {
     this.db.pragma('synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
+    this.cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
     this.migrate();
     this.relaxed = this.db.prepare('PRAGMA synchronous = NORMAL');
     this.strict = this.db.prepare('PRAGMA synchronous = FULL');
@@ -62,6 +80,7 @@ export class Store {
     this.runInTransaction = this.db.transaction((fn: () => unknown) => fn());
     this.sql = {
       begin: this.db.prepare('BEGIN'),
+      beginImmediate: this.db.prepare('BEGIN IMMEDIATE'),
       commit: this.db.prepare('COMMIT'),
       rollback: this.db.prepare('ROLLBACK'),
     };
@@ -76,6 +95,8 @@ export class Store {
    * commit goes through here, a single statement too: the connection may be at NORMAL since the last group commit.
    */
   transaction<T>(fn: () => T): T {
+    // On the one connection, it would become part of the long transaction and go or stay with it.
+    if (this.long) throw new StoreBusyError();
     // Durable writes never hide inside a pending group commit: that one is committed first.
     this.flushBatch();
     this.setLevel('FULL');
@@ -167,10 +188,70 @@ export class Store {
     this.undo?.push(step);
   }
 
+  /**
+   * Opens a write transaction that spans event-loop turns, for work too large for one (a restore writes the rows
+   * in slices and yields between them). Until commitLong or rollbackLong, transaction() throws StoreBusyError and
+   * the group commit keeps its writes pending: callers see to it that nothing else writes meanwhile (the HTTP layer
+   * answers 503), and reads see the transaction's state.
+   */
+  beginLong(): void {
+    if (this.long) throw new StoreBusyError();
+    this.flushBatch();
+    this.setLevel('FULL');
+    // Through the WAL, the transaction's pages would be copied into the database in one checkpoint after it, a
+    // stall as long as the data is large (a second per million tracks here). With a rollback journal they go to the
+    // database file as the cache spills, a little in each slice, and the commit writes what the (small) cache
+    // holds. The journal mode goes back to WAL once the transaction ended.
+    this.db.pragma('journal_mode = DELETE');
+    this.db.pragma(`cache_size = -${LONG_CACHE_KIB}`);
+    try {
+      this.sql.beginImmediate.run();
+    } catch (err) {
+      this.endLong();
+      throw err;
+    }
+    this.long = true;
+  }
+
+  /** Commits the long transaction. Device-state writes held meanwhile are dropped: the caller reloads everything. */
+  commitLong(): void {
+    this.sql.commit.run();
+    this.endLong();
+    const batch = this.batch;
+    this.batch = undefined;
+    this.pending = new Map();
+    batch?.resolve();
+  }
+
+  /** Rolls the long transaction back; the device-state writes held meanwhile are committed then. */
+  rollbackLong(): void {
+    if (this.db.inTransaction) this.sql.rollback.run();
+    this.endLong();
+    this.rolledBack();
+    this.flushBatch();
+  }
+
+  /**
+   * During a long transaction: has the OS write what the transaction put in the database file so far, on libuv's
+   * thread pool. The commit syncs the file on the event loop; synced along the way, it finds little left to write.
+   */
+  async settleLong(): Promise<void> {
+    this.longFile ??= await open(this.file, 'r');
+    await this.longFile.datasync();
+  }
+
+  private endLong(): void {
+    this.long = false;
+    void this.longFile?.close().catch(() => {});
+    this.longFile = undefined;
+    this.db.pragma(`cache_size = ${this.cacheSize}`);
+    this.db.pragma('journal_mode = WAL');
+  }
+
   /** Commits the pending group commit now (before a durable write, a read of whole tables, and on close). */
   flushBatch(): void {
     const batch = this.batch;
-    if (!batch) return;
+    if (!batch || this.long) return;
     this.batch = undefined;
     const writes = this.pending;
     this.pending = new Map();
@@ -234,6 +315,7 @@ export class Store {
 
   close(): void {
     if (!this.db.open) return;
+    if (this.long) this.rollbackLong();
     this.flushBatch();
     this.db.close();
   }
@@ -269,6 +351,7 @@ export class Store {
       for (let version = current; version < MIGRATIONS.length; version++) {
         this.db.transaction(() => {
           this.db.exec(MIGRATIONS[version]!);
+          MIGRATION_STEPS[version + 1]?.(this.db);
           const broken = this.db.pragma('foreign_key_check') as unknown[];
           if (broken.length > 0) throw new Error(`schema migration ${version + 1} left ${broken.length} broken references in ${this.file}`);
           this.db.pragma(`user_version = ${version + 1}`);

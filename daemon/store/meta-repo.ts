@@ -61,6 +61,16 @@ export class MetaRepo {
     this.s.remove.run(deletedKey(kind, amplifier, channel));
   }
 
+  /** A row another module keeps here under its own key prefix (bridge-repo.ts), or undefined. */
+  setting(key: string): string | undefined {
+    return this.get(key);
+  }
+  /** Stores (or with null removes) such a row. */
+  setSetting(key: string, value: string | null): void {
+    if (value === null) this.s.remove.run(key);
+    else this.s.set.run(key, value);
+  }
+
   private get(key: string): string | undefined {
     return (this.s.get.get(key) as { value: string } | undefined)?.value;
   }

@@ -1,4 +1,6 @@
 // Numbered schema migrations; PRAGMA user_version records how many have run.
+import type Database from 'better-sqlite3';
+import { cleanName, nameKey, nameProblem } from '../names.js';
 
 export const MIGRATIONS: string[] = [
   // 1: accounts, audio resources, playlists.
@@ -189,4 +191,55 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX scene_zones_zone ON scene_zones(zone_id);
   CREATE INDEX scene_zones_player ON scene_zones(player_id);
   `,
+  // 5: bounded work per request. A playlist keeps its track count and the sum of its known durations, changed in
+  // the transaction that changes its tracks, so the list reads one row per playlist instead of every track. A
+  // scene left without zones by a deleted zone is deleted (a backup holding one would not restore). Names are
+  // cleaned by MIGRATION_STEPS[5].
+  `
+  ALTER TABLE playlists ADD COLUMN track_count INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE playlists ADD COLUMN duration_ms INTEGER NOT NULL DEFAULT 0;
+  UPDATE playlists SET
+    track_count = (SELECT COUNT(*) FROM tracks WHERE playlist_id = playlists.id),
+    duration_ms = (SELECT COALESCE(SUM(duration_ms), 0) FROM tracks WHERE playlist_id = playlists.id);
+  CREATE INDEX playlists_order ON playlists(created_at, name, id);
+  DELETE FROM scenes WHERE kind = 'scene' AND NOT EXISTS (SELECT 1 FROM scene_zones WHERE scene_id = scenes.id);
+  `,
 ];
+
+/**
+ * Steps in JavaScript, run after the SQL of the migration with the same number, in its transaction.
+ * 5: names stored before daemon/names.ts held control characters, line breaks and bidi overrides; they lose them
+ * (MQTT, the dashboard and a backup's restore see only clean names), and scenes whose names now read the same get
+ * " (2)", " (3)"... so scene names stay unique as people read them.
+ */
+export const MIGRATION_STEPS: Record<number, (db: Database.Database) => void> = {
+  5: (db) => {
+    db.function('azc_name_problem', { deterministic: true }, (text: unknown) => (typeof text === 'string' && nameProblem(text) !== undefined ? 1 : 0));
+    const columns: Array<[table: string, column: string, fallback: string]> = [
+      ['players', 'name', 'Player'],
+      ['zones', 'name', 'Zone'],
+      ['input_devices', 'name', 'Input'],
+      ['input_devices', 'kind', 'input'],
+      ['playlists', 'name', 'Playlist'],
+      ['tracks', 'title', 'Untitled'],
+      ['tracks', 'uri', 'about:blank'],
+      ['scenes', 'name', 'Scene'],
+    ];
+    for (const [table, column, fallback] of columns) {
+      const update = db.prepare(`UPDATE ${table} SET ${column} = ? WHERE rowid = ?`);
+      for (const row of db.prepare(`SELECT rowid AS at, ${column} AS text FROM ${table} WHERE azc_name_problem(${column})`).all() as Array<{ at: number; text: string }>) {
+        update.run(cleanName(row.text, fallback), row.at);
+      }
+    }
+    const scenes = db.prepare(`SELECT id, name FROM scenes WHERE kind = 'scene' ORDER BY created_at, id`).all() as Array<{ id: string; name: string }>;
+    const taken = new Set<string>();
+    const rename = db.prepare('UPDATE scenes SET name = ? WHERE id = ?');
+    for (const scene of scenes) {
+      let name = scene.name;
+      for (let n = 2; taken.has(nameKey(name)); n++) name = `${scene.name.slice(0, 58)} (${n})`;
+      taken.add(nameKey(name));
+      if (name !== scene.name) rename.run(name, scene.id);
+    }
+  },
+};
+

@@ -8,7 +8,10 @@ export interface PlaylistRow {
   created_at: string;
 }
 
-/** A playlist with its track count and the sum of its known durations, for the list. */
+/**
+ * A playlist with its track count and the sum of its known durations, kept in its row by every write of its tracks
+ * (in the same transaction), so the list never reads tracks.
+ */
 export interface PlaylistSummaryRow extends PlaylistRow {
   track_count: number;
   duration_ms: number;
@@ -31,19 +34,15 @@ export class PlaylistsRepo {
       insert: db.prepare('INSERT INTO playlists (id, name, is_favorite, created_at) VALUES (@id, @name, @is_favorite, @created_at)'),
       byId: db.prepare('SELECT * FROM playlists WHERE id = ?'),
       count: db.prepare('SELECT COUNT(*) FROM playlists').pluck(),
-      // The page is chosen first, so only its playlists' tracks are read (through the tracks_playlist index);
-      // id breaks ties so pages never overlap or skip.
+      // One row per playlist, through the playlists_order index; id breaks ties so pages never overlap or skip.
       summaries: db.prepare(
-        `SELECT p.*, COUNT(t.id) AS track_count, COALESCE(SUM(t.duration_ms), 0) AS duration_ms
-         FROM (SELECT * FROM playlists ORDER BY created_at, name, id LIMIT ? OFFSET ?) p
-         LEFT JOIN tracks t ON t.playlist_id = p.id
-         GROUP BY p.id
-         ORDER BY p.created_at, p.name, p.id`,
+        `SELECT id, name, is_favorite, created_at, track_count, duration_ms FROM playlists ORDER BY created_at, name, id LIMIT ? OFFSET ?`,
       ),
+      adjustSummary: db.prepare('UPDATE playlists SET track_count = track_count + ?, duration_ms = duration_ms + ? WHERE id = ?'),
       remove: db.prepare('DELETE FROM playlists WHERE id = ?'),
       setFavorite: db.prepare('UPDATE playlists SET is_favorite = ? WHERE id = ?'),
       tracks: db.prepare('SELECT * FROM tracks WHERE playlist_id = ? ORDER BY position'),
-      trackCount: db.prepare('SELECT COUNT(*) FROM tracks WHERE playlist_id = ?').pluck(),
+      trackCount: db.prepare('SELECT track_count FROM playlists WHERE id = ?').pluck(),
       insertTrack: db.prepare(
         `INSERT INTO tracks (id, playlist_id, position, title, uri, duration_ms)
          VALUES (@id, @playlist_id, @position, @title, @uri, @duration_ms)`,
@@ -75,7 +74,11 @@ export class PlaylistsRepo {
     return this.s.tracks.all(playlistId) as TrackRow[];
   }
   trackCount(playlistId: string): number {
-    return this.s.trackCount.get(playlistId) as number;
+    return (this.s.trackCount.get(playlistId) as number | undefined) ?? 0;
+  }
+  /** Adds to a playlist's track count and duration sum: every insert and delete of its tracks calls it. */
+  adjustSummary(playlistId: string, tracks: number, durationMs: number): void {
+    this.s.adjustSummary.run(tracks, durationMs, playlistId);
   }
   insertTrack(row: TrackRow): void {
     this.s.insertTrack.run(row);

@@ -61,7 +61,6 @@ export class MonopriceEmulator extends EmulatorPort {
   flapKeypadConnected: boolean;
   /** Zones whose lines in whole-unit (`?x0`) replies go out garbled: a reply with only some lines garbled. */
   readonly garbledZones = new Set<number>();
-  private silent = false;
   private readonly zones = new Map<number, ZoneStatus>();
   private input = '';
   private readonly rejections = new CommandRejections();
@@ -84,11 +83,6 @@ export class MonopriceEmulator extends EmulatorPort {
 
   protected attached(): void {
     this.input = '';
-  }
-
-  /** A silent amplifier (powered off, cable pulled at the amp end): input is ignored, nothing is echoed. */
-  setSilent(silent: boolean): void {
-    this.silent = silent;
   }
 
   /** A copy of one zone's state. */

@@ -24,8 +24,6 @@ import {
 export interface EmulatorOptions extends OutputOptions {
   /** Controllers on the bus, 1..6. Default 1. */
   controllers?: number;
-  /** Silent for this long after attach (a controller still booting). Default 0. */
-  bootMs?: number;
   /** Source, volume and mute events to a zone that is off are ignored. Default true. */
   ignoreWhileOff?: boolean;
   /** Frames with a wrong checksum are ignored, as a controller does with a garbled message. Default true. */
@@ -37,6 +35,8 @@ export interface EmulatorOptions extends OutputOptions {
    * keypad (0x71) with different values, as when two keypads ask at once. Default false.
    */
   trafficBeforeReplies?: boolean;
+  /** Every frame sent carries a checksum one off the documented formula, as one document example does. Default false. */
+  wrongChecksums?: boolean;
 }
 
 /** What the zone holds, including the mute RNET never reports. Source 1..6, volume 0..50. */
@@ -59,12 +59,10 @@ export class RnetEmulator extends EmulatorPort {
   ignoreWhileOff: boolean;
   checkChecksums: boolean;
   trafficBeforeReplies: boolean;
-  private silent = false;
+  wrongChecksums: boolean;
   private toLose = 0;
-  private booting: NodeJS.Timeout | undefined;
-  private readonly bootMs: number;
   private chatterIntervalMs: number;
-  private chatterTimer: NodeJS.Timeout | undefined;
+  private chatterTimer: unknown;
   private chatterTurn = 0;
   private readonly zones = new Map<number, EmulatedZone>();
   private readonly parser = new FrameParser();
@@ -73,10 +71,10 @@ export class RnetEmulator extends EmulatorPort {
   constructor(options: EmulatorOptions = {}) {
     super(options, 19200);
     this.controllers = options.controllers ?? 1;
-    this.bootMs = options.bootMs ?? 0;
     this.ignoreWhileOff = options.ignoreWhileOff ?? true;
     this.checkChecksums = options.checkChecksums ?? true;
     this.trafficBeforeReplies = options.trafficBeforeReplies ?? false;
+    this.wrongChecksums = options.wrongChecksums ?? false;
     this.chatterIntervalMs = options.chatterIntervalMs ?? 0;
     for (let c = 1; c <= MAX_CONTROLLERS; c++) {
       for (let z = 1; z <= ZONES_PER_CONTROLLER; z++) {
@@ -88,24 +86,12 @@ export class RnetEmulator extends EmulatorPort {
   protected attached(): void {
     this.parser.reset();
     this.rawFrame = [];
-    if (this.bootMs > 0) this.powerOn(this.bootMs);
     this.setChatter(this.chatterIntervalMs);
   }
 
   protected override detached(): void {
-    clearInterval(this.chatterTimer);
+    this.clock.clearTimeout(this.chatterTimer);
     this.chatterTimer = undefined;
-  }
-
-  override async close(): Promise<void> {
-    clearTimeout(this.booting);
-    this.booting = undefined;
-    await super.close();
-  }
-
-  /** A silent controller (powered off, RS-232 cable pulled at the amp): input is ignored, nothing is sent. */
-  setSilent(silent: boolean): void {
-    this.silent = silent;
   }
 
   /**
@@ -113,22 +99,23 @@ export class RnetEmulator extends EmulatorPort {
    * zone, then answers again and emits `booted`.
    */
   powerOn(bootMs: number): void {
-    clearTimeout(this.booting);
-    this.silent = true;
     for (const zone of this.zones.values()) zone.muted = false;
-    this.booting = setTimeout(() => {
-      this.booting = undefined;
-      this.silent = false;
-      this.emit('booted');
-    }, bootMs);
+    this.boot(bootMs);
   }
 
   /** Unsolicited bus traffic at this interval (0 stops it): keypad events, display feedback, foreign replies. */
   setChatter(intervalMs: number): void {
     this.chatterIntervalMs = intervalMs;
-    clearInterval(this.chatterTimer);
+    this.clock.clearTimeout(this.chatterTimer);
     this.chatterTimer = undefined;
-    if (intervalMs > 0 && this.stream) this.chatterTimer = setInterval(() => this.busTraffic(1), intervalMs);
+    if (intervalMs > 0 && this.stream) this.chatter();
+  }
+
+  private chatter(): void {
+    this.chatterTimer = this.clock.setTimeout(() => {
+      this.busTraffic(1);
+      this.chatter();
+    }, this.chatterIntervalMs);
   }
 
   /** Sends `count` frames of unsolicited bus traffic (see chatterFrame); keypad events are `keypad()` and `press()`. */
@@ -287,7 +274,9 @@ export class RnetEmulator extends EmulatorPort {
   }
 
   private send(frame: Buffer): void {
-    this.output.write(frame.toString('latin1'));
+    const sent = Buffer.from(frame);
+    if (this.wrongChecksums) sent[sent.length - 2] = (sent[sent.length - 2]! + 1) & 0x7f;
+    this.output.write(sent.toString('latin1'));
   }
 }
 

@@ -1,13 +1,10 @@
-// The simulated amplifier: 6 zones x 6 sources in memory, with the timing shape of a serial one.
-import type {
-  AmplifierDriver,
-  DriverDescription,
-  DriverEvent,
-  DriverListener,
-  DriverOptions,
-  ZoneAvailability,
-  ZoneState,
-} from '../driver.js';
+// The simulated amplifier: 6 zones x 6 sources in memory, with the timing shape of a serial one, under the same
+// ownership rule as the real drivers (drivers/core/zone-book.ts): its in-memory hardware is the truth about the
+// present, setZone records intents applied after a short delay, and a keypad change supersedes older intents.
+import type { AmplifierDriver, DriverDescription, DriverListener, DriverOptions, ZoneAvailability, ZoneState } from '../driver.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import { DriverEvents } from '../core/events.js';
+import { ZoneBook, type Fields, type Wire } from '../core/zone-book.js';
 import { stepToVolume, volumeToStep } from '../driver.js';
 
 export const SIMULATED_ZONES = 6;
@@ -17,143 +14,190 @@ export const SIMULATED_VOLUME_STEPS = 38;
 export interface SimulatedOptions extends DriverOptions {
   /** Delay before a change reaches the simulated hardware (a serial round trip is ~20 ms). */
   applyDelayMs?: number;
+  /** Zones fitted, channels 1..zones. Default 6. */
+  zones?: number;
 }
 
-const OFF: ZoneState = { power: false, muted: false, volume: 0, source: 1 };
+const OFF: Wire = { power: 0, muted: 0, volume: 0, source: 1 };
+
+function fieldsOf(change: Partial<ZoneState>): Fields {
+  const fields: Fields = {};
+  if (change.power !== undefined) fields.power = change.power ? 1 : 0;
+  if (change.muted !== undefined) fields.muted = change.muted ? 1 : 0;
+  if (change.volume !== undefined) fields.volume = volumeToStep(change.volume, SIMULATED_VOLUME_STEPS);
+  if (change.source !== undefined) fields.source = change.source;
+  return fields;
+}
 
 export class SimulatedDriver implements AmplifierDriver {
   readonly name = 'simulated';
-  private readonly listeners = new Set<DriverListener>();
-  /** Hardware state, volume held in device steps like a real amplifier. */
-  private readonly hardware = new Map<number, ZoneState>();
-  private readonly pending = new Map<number, Partial<ZoneState>>();
-  private timer: NodeJS.Timeout | undefined;
-  private waiters: Array<() => void> = [];
-  private running = false;
-  private readonly applyDelayMs: number;
-  private isOnline = false;
+  private readonly events: DriverEvents;
+  private readonly clock: Clock;
+  private readonly book: ZoneBook;
+  /** The simulated hardware itself: what the amplifier holds, whatever the driver believes. */
+  private readonly amp = new Map<number, Wire>();
+  /** Channels the daemon remembers that this amplifier does not have: described, and unavailable. */
+  private readonly missing = new Set<number>();
   /** Zones whose (simulated) unit does not answer, with the reason. */
   private readonly silent = new Map<number, string>();
+  private readonly applyDelayMs: number;
+  private timer: unknown;
+  private running = false;
+  private reachable = true;
 
   constructor(options: SimulatedOptions = {}) {
     this.applyDelayMs = options.applyDelayMs ?? 2;
-    for (let zone = 1; zone <= SIMULATED_ZONES; zone++) this.hardware.set(zone, { ...OFF });
+    this.clock = options.clock ?? systemClock;
+    this.events = new DriverEvents('simulated', options.log);
+    for (let zone = 1; zone <= (options.zones ?? SIMULATED_ZONES); zone++) this.amp.set(zone, { ...OFF });
+    this.book = new ZoneBook({
+      volumeSteps: SIMULATED_VOLUME_STEPS,
+      sourceCount: SIMULATED_SOURCES,
+      checkChannel: (channel) => (this.amp.has(channel) ? undefined : `the simulated amplifier has no zone ${channel}`),
+      now: () => this.clock.now(),
+      setsWhileOff: true,
+    });
+    // The hardware exists before start: the daemon's first zones are made from what it holds.
+    this.readAll();
   }
 
   get online(): boolean {
-    return this.isOnline;
+    return this.running && this.reachable;
   }
 
   describe(): DriverDescription {
-    const zones = [];
-    for (let channel = 1; channel <= SIMULATED_ZONES; channel++) zones.push({ channel, name: `Zone ${channel}` });
-    const inputs = [];
-    for (let channel = 1; channel <= SIMULATED_SOURCES; channel++) {
-      inputs.push({ channel, name: `Input ${channel}`, kind: 'line-in' });
-    }
+    const channels = [...this.amp.keys(), ...this.missing].sort((a, b) => a - b);
+    const zones = channels.map((channel) => ({ channel, name: `Zone ${channel}` }));
+    const inputs = Array.from({ length: SIMULATED_SOURCES }, (_, i) => ({ channel: i + 1, name: `Input ${i + 1}`, kind: 'line-in' }));
     return { zones, inputs, volumeSteps: SIMULATED_VOLUME_STEPS };
   }
 
-  async start(desired: ReadonlyMap<number, ZoneState>): Promise<void> {
-    this.running = true;
-    for (const [channel, state] of desired) {
-      if (this.hardware.has(channel)) this.hardware.set(channel, this.quantise(state));
+  /** Its hardware does not outlive the process: what the daemon remembers becomes what the amplifier holds. */
+  async start(remembered: ReadonlyMap<number, ZoneState>): Promise<void> {
+    if (this.running) return;
+    for (const [channel, state] of remembered) {
+      const zone = this.amp.get(channel);
+      if (zone) {
+        Object.assign(zone, fieldsOf(state));
+        this.book.remember(channel, state);
+      } else if (Number.isInteger(channel) && channel > 0) this.missing.add(channel);
     }
-    this.isOnline = true;
-    this.emit({ type: 'status', online: true });
+    this.running = true;
+    this.readAll();
+    this.events.status(true);
   }
 
   setZone(channel: number, change: Partial<ZoneState>): void {
-    if (!this.running || !this.hardware.has(channel) || this.silent.has(channel)) return;
-    const pending = this.pending.get(channel);
-    if (pending) Object.assign(pending, change);
-    else this.pending.set(channel, { ...change });
-    this.timer ??= setTimeout(() => this.flush(), this.applyDelayMs);
+    if (!this.running || this.missing.has(channel) || this.silent.has(channel)) return;
+    const complaint = this.book.record(channel, change);
+    if (complaint) this.events.log('warn', `simulated: ${complaint}`);
+    this.timer ??= this.clock.setTimeout(() => this.flush(), this.applyDelayMs);
   }
 
   hardwareState(channel: number): ZoneState | undefined {
-    const state = this.hardware.get(channel);
-    return state && { ...state };
+    return this.book.hardware(channel);
+  }
+
+  /** What the simulated hardware itself holds, whatever the driver believes (tests, the demo). */
+  amplifierState(channel: number): ZoneState | undefined {
+    const zone = this.amp.get(channel);
+    return zone && { power: zone.power === 1, muted: zone.muted === 1, volume: stepToVolume(zone.volume, SIMULATED_VOLUME_STEPS), source: zone.source };
   }
 
   availability(channel: number): ZoneAvailability {
-    if (!this.hardware.has(channel)) return { available: false, reason: `the simulated amplifier has no zone ${channel}` };
+    if (!this.amp.has(channel)) return { available: false, reason: `the simulated amplifier has no zone ${channel}` };
     const reason = this.silent.get(channel);
     return reason === undefined ? { available: true } : { available: false, reason };
   }
 
   settled(): Promise<void> {
-    if (this.pending.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return this.events.settled(this.isSettled());
   }
 
   onEvent(listener: DriverListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.subscribe(listener);
   }
 
   async stop(): Promise<void> {
     this.running = false;
-    if (this.timer) clearTimeout(this.timer);
+    this.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    this.pending.clear();
-    this.releaseWaiters();
-    this.isOnline = false;
+    this.events.release(() => true);
   }
 
   /**
-   * Acts like someone turning a keypad on the amplifier: the hardware changes and the driver reports it.
-   * Used by tests and the demo; a real driver learns this from its poll.
+   * Someone turning a keypad on the amplifier: the hardware changes and the driver reports it at once (a real
+   * driver learns it from its poll), superseding intents made before it. Unreported while the amplifier is offline.
    */
   simulateKeypad(channel: number, change: Partial<ZoneState>): void {
-    const current = this.hardware.get(channel);
-    if (!current) throw new RangeError(`no simulated zone ${channel}`);
-    const next = this.quantise({ ...current, ...change });
-    this.hardware.set(channel, next);
-    this.emit({ type: 'zone', channel, state: { ...next } });
+    const zone = this.amp.get(channel);
+    if (!zone) throw new RangeError(`no simulated zone ${channel}`);
+    Object.assign(zone, fieldsOf(change));
+    if (this.reachable && !this.silent.has(channel)) this.read(channel, 'update');
   }
 
   /**
-   * Acts like a unit of the amplifier being unplugged (`answering: false`) or plugged back in: its zones become
-   * unavailable (writes to them are dropped) and available again, each reported once. Used by tests and the demo.
+   * A unit of the amplifier unplugged (`answering: false`) or plugged back in: its zones become unavailable (their
+   * intents dropped, writes refused) and available again, each reported once; on return what they hold is read.
    */
   simulateUnit(channels: readonly number[], answering: boolean, reason = 'the simulated unit does not answer'): void {
     for (const channel of channels) {
-      if (!this.hardware.has(channel)) throw new RangeError(`no simulated zone ${channel}`);
+      if (!this.amp.has(channel)) throw new RangeError(`no simulated zone ${channel}`);
       if (answering === !this.silent.has(channel)) continue;
-      if (answering) this.silent.delete(channel);
-      else {
+      if (answering) {
+        this.silent.delete(channel);
+        this.events.emit({ type: 'availability', channel, available: true });
+        this.read(channel, 'first');
+      } else {
         this.silent.set(channel, reason);
-        this.pending.delete(channel);
+        this.emitZone(channel, this.book.dropIntents(channel));
+        this.events.emit({ type: 'availability', channel, available: false, reason });
       }
-      this.emit(answering ? { type: 'availability', channel, available: true } : { type: 'availability', channel, available: false, reason });
     }
-    if (this.pending.size === 0) this.releaseWaiters();
+    this.events.release(() => this.isSettled());
+  }
+
+  /**
+   * The whole amplifier unreachable (`true`) and back: offline, intents kept; on return what it holds is adopted and
+   * reported where it differs, and the intents made meanwhile are written.
+   */
+  simulateOffline(offline: boolean): void {
+    if (this.reachable === !offline) return;
+    this.reachable = !offline;
+    this.events.status(this.reachable, offline ? 'the simulated amplifier is unreachable' : undefined);
+    if (this.reachable) {
+      this.readAll();
+      this.timer ??= this.clock.setTimeout(() => this.flush(), this.applyDelayMs);
+    }
+    this.events.release(() => this.isSettled());
+  }
+
+  private readAll(): void {
+    for (const channel of this.amp.keys()) if (!this.silent.has(channel)) this.read(channel, 'first');
+  }
+
+  /** The driver looks at its hardware: a first look after a start or a return, or one that finds a keypad's change. */
+  private read(channel: number, kind: 'first' | 'update'): void {
+    this.emitZone(channel, this.book.learn(channel, { ...this.amp.get(channel)! }, kind, this.book.stamp()));
   }
 
   private flush(): void {
     this.timer = undefined;
-    for (const [channel, change] of this.pending) {
-      const current = this.hardware.get(channel);
-      if (current) this.hardware.set(channel, this.quantise({ ...current, ...change }));
+    if (!this.running || !this.reachable) return;
+    const channels = [...this.amp.keys()].filter((channel) => !this.silent.has(channel));
+    for (let write = this.book.nextWrite(channels, new Set()); write; write = this.book.nextWrite(channels, new Set())) {
+      this.amp.get(write.channel)![write.attribute] = write.value;
+      this.emitZone(write.channel, this.book.confirm(write));
     }
-    this.pending.clear();
-    this.releaseWaiters();
+    this.events.release(() => this.isSettled());
   }
 
-  private releaseWaiters(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiters) resolve();
+  private isSettled(): boolean {
+    return !this.running || !this.reachable || this.timer === undefined;
   }
 
-  private quantise(state: ZoneState): ZoneState {
-    const step = volumeToStep(state.volume, SIMULATED_VOLUME_STEPS);
-    return { ...state, volume: stepToVolume(step, SIMULATED_VOLUME_STEPS) };
-  }
-
-  private emit(event: DriverEvent): void {
-    for (const listener of this.listeners) listener(event);
+  private emitZone(channel: number, state: ZoneState | undefined): void {
+    if (state) this.events.emit({ type: 'zone', channel, state });
   }
 }
 

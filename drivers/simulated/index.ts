@@ -1,2 +1,2 @@
 // The simulated amplifier family (the default driver).
-export { SimulatedDriver, createSimulatedDriver, SIMULATED_ZONES, SIMULATED_SOURCES } from './driver.js';
+export { SimulatedDriver, createSimulatedDriver, SIMULATED_ZONES, SIMULATED_SOURCES, type SimulatedOptions } from './driver.js';

@@ -25,8 +25,6 @@ export interface EmulatorOptions extends OutputOptions {
   activityDelayMs?: number;
   /** Whether changes made over RS-232 are reported too, not only keypad ones. Default true (the harder case). */
   reportOwnChanges?: boolean;
-  /** How long the amplifier ignores its port after power-up (slow boot). Default 0. */
-  bootMs?: number;
   /** Drop sets other than power to a zone that is off, as Monoprice-style units do. Default false. */
   ignoreSetsWhileOff?: boolean;
   /** A zone powered on starts at volume 0, as one MRC88 owner reports. Default false. */
@@ -52,15 +50,12 @@ export class XantechEmulator extends EmulatorPort {
   refuseActivityUpdates: 'error' | 'silent' | false;
   activityDelayMs: number;
   reportOwnChanges: boolean;
-  bootMs: number;
   ignoreSetsWhileOff: boolean;
   volumeZeroAtPowerOn: boolean;
   /** Whether zone-activity reports are on (`!ZA1+`). */
   activityUpdates = false;
-  private silent = false;
-  private booting: NodeJS.Timeout | undefined;
   private readonly state = new Map<number, ZoneStatus>();
-  private readonly reportTimers = new Map<number, NodeJS.Timeout>();
+  private readonly reportTimers = new Map<number, unknown>();
   private idleWaiters: Array<() => void> = [];
   private input = '';
   private readonly rejections = new CommandRejections();
@@ -72,7 +67,6 @@ export class XantechEmulator extends EmulatorPort {
     this.refuseActivityUpdates = options.refuseActivityUpdates ?? false;
     this.activityDelayMs = options.activityDelayMs ?? 1000;
     this.reportOwnChanges = options.reportOwnChanges ?? true;
-    this.bootMs = options.bootMs ?? 0;
     this.ignoreSetsWhileOff = options.ignoreSetsWhileOff ?? false;
     this.volumeZeroAtPowerOn = options.volumeZeroAtPowerOn ?? false;
     for (let zone = 1; zone <= MAX_ZONES; zone++) this.state.set(zone, initialStatus(zone));
@@ -80,18 +74,15 @@ export class XantechEmulator extends EmulatorPort {
 
   protected attached(): void {
     this.input = '';
-    if (this.bootMs > 0) this.boot();
   }
 
   protected override detached(): void {
     this.cancelReports();
-    clearTimeout(this.booting);
-    this.booting = undefined;
   }
 
   /** A silent amplifier (mains off, cable pulled at the amp end): input is ignored, nothing is sent. */
-  setSilent(silent: boolean): void {
-    this.silent = silent;
+  override setSilent(silent: boolean): void {
+    super.setSilent(silent);
     if (silent) this.cancelReports();
   }
 
@@ -103,7 +94,7 @@ export class XantechEmulator extends EmulatorPort {
 
   /** Mains on: answers again once it has booted (bootMs). */
   powerOn(): void {
-    if (this.bootMs > 0) this.boot();
+    if (this.bootMs > 0) this.boot(this.bootMs);
     else this.setSilent(false);
   }
 
@@ -133,18 +124,8 @@ export class XantechEmulator extends EmulatorPort {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  private boot(): void {
-    this.setSilent(true);
-    clearTimeout(this.booting);
-    this.booting = setTimeout(() => {
-      this.booting = undefined;
-      this.silent = false;
-    }, this.bootMs);
-    this.booting.unref();
-  }
-
   private cancelReports(): void {
-    for (const timer of this.reportTimers.values()) clearTimeout(timer);
+    for (const timer of this.reportTimers.values()) this.clock.clearTimeout(timer);
     this.reportTimers.clear();
     this.notifyIdle();
   }
@@ -159,8 +140,8 @@ export class XantechEmulator extends EmulatorPort {
   /** Zone activity: (re)starts the zone's report timer, so the report follows once activity stops. */
   private activity(zone: number): void {
     if (!this.activityUpdates || this.silent) return;
-    clearTimeout(this.reportTimers.get(zone));
-    const timer = setTimeout(() => {
+    this.clock.clearTimeout(this.reportTimers.get(zone));
+    const timer = this.clock.setTimeout(() => {
       this.reportTimers.delete(zone);
       if (this.activityUpdates && !this.silent) {
         this.send(encodeStatus(this.state.get(zone)!));
@@ -168,8 +149,6 @@ export class XantechEmulator extends EmulatorPort {
       }
       this.notifyIdle();
     }, this.activityDelayMs);
-    // A pending report must not keep a process alive, nor count as a driver's timer.
-    timer.unref();
     this.reportTimers.set(zone, timer);
   }
 

@@ -315,6 +315,28 @@ t.test('the first admin and its generated password', async (t) => {
     t.equal(listed?.passwordChangeRequired, false, 'in the user list too');
   });
 
+  t.test('a session may replace the generated password without retyping it; a key may not, nor anyone afterwards', async (t) => {
+    const stateDir = tempDir();
+    const config = { ...defaultConfig(), host: '127.0.0.1', port: 0, stateDir, exportDir: path.join(stateDir, 'exports'), logLevel: 'silent' as const };
+    const daemon = new Daemon({ config, logger: createLogger('silent'), driver: new SimulatedDriver({ applyDelayMs: 1 }), passwordHasher: TEST_PASSWORDS });
+    const admin = (await daemon.start(undefined)).initialAdmin!;
+    t.teardown(async () => {
+      await daemon.stop();
+      rmSync(stateDir, { recursive: true, force: true });
+    });
+    const anon = injectClient(daemon);
+    const id = (await injectClient(daemon, admin.apiKey).get('/api/users/me')).body.id as string;
+    const byKey = await injectClient(daemon, admin.apiKey).put(`/api/users/${id}/password`, { newPassword: 'taken-with-a-key' });
+    t.equal(byKey.status, 403, 'an API key still needs the current password');
+    const token = (await anon.post('/api/auth/login', { username: 'admin', password: admin.password })).body.token as string;
+    t.equal((await anon.put(`/api/users/${id}/password`, { newPassword: 'my-own-choice-2' }, { token })).status, 200, 'the session signed in with it');
+    t.equal((await anon.post('/api/auth/login', { username: 'admin', password: 'my-own-choice-2' })).status, 200, 'the new password works');
+    const again = (await anon.post('/api/auth/login', { username: 'admin', password: 'my-own-choice-2' })).body.token as string;
+    const chosen = await anon.put(`/api/users/${id}/password`, { newPassword: 'my-third-choice' }, { token: again });
+    t.equal(chosen.status, 403, 'a password the owner chose needs retyping again');
+    t.match(chosen.body.detail, /currentPassword/);
+  });
+
   t.test('with a chosen password the first admin is not asked to replace it', async (t) => {
     const d = await startTestDaemon(t, { adminPassword: 'chosen-by-owner-1' });
     const me = (await injectClient(d.daemon, d.adminKey).get('/api/users/me')).body;

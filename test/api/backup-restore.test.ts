@@ -10,6 +10,7 @@ import { client } from '../helpers/client.js';
 import { openStream } from '../helpers/sse.js';
 import { volumeToStep } from '../../drivers/driver.js';
 import { within, WAIT_MS } from '../helpers/wait-for.js';
+import { restoreBodyBytes } from '../../daemon/domain/backup-format.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 
@@ -76,7 +77,7 @@ t.test('an admin downloads the configuration as a versioned document without sec
   const res = await api.get('/api/backup');
   t.equal(res.status, 200);
   t.match(res.headers.get('content-type'), /^application\/json/);
-  t.match(res.headers.get('content-disposition'), /^attachment; filename="azcd-backup-\d{4}-\d{2}-\d{2}\.json"$/);
+  t.match(res.headers.get('content-disposition'), /^attachment; filename="azcd-backup-plain-\d{4}-\d{2}-\d{2}-\d{6}\.json"$/);
   t.equal(res.headers.get('cache-control'), 'no-store');
   const doc = res.body;
   t.equal(doc.format, 'azcd-backup');
@@ -154,6 +155,19 @@ t.test('without a passphrase secrets stay out, and users that exist keep their p
   t.equal((await api.post('/api/auth/login', { username: 'operator1', password: operator.password })).status, 200, 'operator keeps its password');
   t.equal((await api.get('/api/users/me', { key: operator.apiKey })).status, 200, 'and its key');
   t.equal((await api.post('/api/auth/login', { username: 'admin', password: d.adminPassword })).status, 200);
+});
+
+t.test('an account made without a password travels in a sealed backup and still has none', async (t) => {
+  const d = await startTestDaemon(t);
+  const api = injectClient(d.daemon, d.adminKey);
+  const hub = (await api.post('/api/users', { username: 'hub-account', role: 'Operator' })).body as { apiKey: string };
+  const sealed = await api.post('/api/backup', { passphrase: PASSPHRASE });
+  t.equal(sealed.status, 200);
+  const fresh = await startTestDaemon(t);
+  const restored = await injectClient(fresh.daemon, fresh.adminKey).post('/api/restore', { backup: sealed.body, passphrase: PASSPHRASE });
+  t.equal(restored.status, 200, restored.text);
+  t.equal((await injectClient(fresh.daemon, hub.apiKey).get('/api/users/me')).body.username, 'hub-account', 'its key came along');
+  t.equal((await injectClient(fresh.daemon).post('/api/auth/login', { username: 'hub-account', password: 'not a password of anyone' })).status, 401, 'still no password');
 });
 
 t.test('a backup with secrets restored without its passphrase restores as a plain one', async (t) => {
@@ -383,29 +397,33 @@ t.test('a document that is not a good backup is refused with a clear problem and
   t.notOk(existsSync(path.join(d.stateDir, 'backups')), 'no copy of the database was even made');
 });
 
-t.test('a restore body may be larger than 64 KiB, up to limits.restoreBytes, and only on the restore route', async (t) => {
-  const restoreBytes = 256 * 1024;
-  const d = await startTestDaemon(t, { config: { limits: { ...(await defaultLimits()), restoreBytes } } });
+t.test('a restore body may be as large as a backup of the largest configuration the limits allow, and only on the restore route', async (t) => {
+  const limits = { ...(await defaultLimits()), playlists: 2, tracksPerPlaylist: 300, restoreBytes: 64 * 1024 };
+  const d = await startTestDaemon(t, { config: { limits } });
   const api = client(d.base, d.adminKey);
   const doc = (await api.get('/api/backup')).body;
   const track = (i: number) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, title: `Track ${i}`, uri: `http://example.invalid/${'x'.repeat(400)}/${i}.mp3`, durationMs: null });
   doc.playlists = [{ id: '11111111-0000-4000-8000-000000000000', name: 'Long', isFavorite: false, createdAt: doc.createdAt, tracks: Array.from({ length: 300 }, (_, i) => track(i)) }];
   const body = JSON.stringify({ backup: doc });
-  t.ok(body.length > 64 * 1024 && body.length < restoreBytes, `the body is ${body.length} bytes`);
+  t.ok(body.length > 64 * 1024, `the body is ${body.length} bytes`);
   const res = await api.call('POST', '/api/restore', { raw: body });
   t.equal(res.status, 200, res.text);
   t.equal((await api.get('/api/playlists/11111111-0000-4000-8000-000000000000')).body.tracks.length, 300, 'restored over a real socket');
 
-  doc.playlists[0].tracks = Array.from({ length: 700 }, (_, i) => track(i));
-  const tooLarge = JSON.stringify({ backup: doc });
-  t.ok(tooLarge.length > restoreBytes);
+  const limit = restoreBodyBytes(limits);
+  const tooLarge = `${body}${' '.repeat(limit - body.length + 1)}`;
   const refused = await api.call('POST', '/api/restore', { raw: tooLarge });
   t.equal(refused.status, 413);
-  t.match(refused.body.detail, new RegExp(`limit is ${restoreBytes}|limit of ${restoreBytes}`));
+  t.match(refused.body.detail, new RegExp(`limit is ${limit}|limit of ${limit}`));
   const inProcess = await injectClient(d.daemon, d.adminKey).call('POST', '/api/restore', { raw: tooLarge });
   t.equal(inProcess.status, 413, 'the same cap in-process');
   const otherRoute = await api.call('POST', '/api/playlists', { raw: JSON.stringify({ name: 'x'.repeat(70 * 1024) }) });
   t.equal(otherRoute.status, 413, 'every other route keeps the 64 KiB cap');
+
+  const bigHead = JSON.stringify({ backup: { ...doc, playlists: [], settings: { ...doc.settings, note: 'x'.repeat(70 * 1024) } } });
+  const headRefused = await api.call('POST', '/api/restore', { raw: bigHead });
+  t.equal(headRefused.status, 400, 'the document apart from its tracks is bounded by limits.restoreBytes');
+  t.match(headRefused.body.detail, /apart from its tracks is larger than 65536/);
 });
 
 t.test('a restore ends every session and closes open event streams', async (t) => {

@@ -1,8 +1,9 @@
-// Group volume from outside: a player's volume is the average of its zones, a change keeps their balance and moves
-// only the zones the caller may touch, and relative changes (delta) apply to the daemon's current value.
+// Group volume from outside: a player's volume is the average of the zones the caller sees, a change keeps their
+// balance and moves only the zones the caller may touch, and relative changes (delta) apply to the daemon's value.
 import t, { type Test } from 'tap';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient, createUser } from '../helpers/inject.js';
+import { openStream, isEvent, eventOf } from '../helpers/sse.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
 import type { StampedEvent } from '../../daemon/domain/events.js';
 
@@ -25,12 +26,32 @@ async function setup(t: Test) {
   return { d, api, driver, zones, loud, quiet, player, events, volumeOf, playerEvents };
 }
 
-t.test("a player's volume is the average of its attached zones, whoever asks", async (t) => {
+t.test("a player's volume is the average of the attached zones the caller sees", async (t) => {
   const { api, player, loud, volumeOf } = await setup(t);
-  t.equal(await volumeOf('players', player.id), 0.6);
+  t.equal(await volumeOf('players', player.id), 0.6, 'an admin sees both zones: 0.8 and 0.4');
   const op = await createUser(api, 'one-zone-op', 'Operator', { playerIds: [player.id], zoneIds: [loud] });
-  t.equal(await volumeOf('players', player.id, op.apiKey), 0.6, 'an operator who sees one of the zones sees the same value');
-  t.equal((await api.get('/api/players')).body.find((p: { id: string }) => p.id === player.id).volume, 0.6, 'in the list too');
+  t.equal(await volumeOf('players', player.id, op.apiKey), 0.8, 'an operator who sees one of the zones sees that zone only');
+  const listed = (await api.get('/api/players', { key: op.apiKey })).body.find((p: { id: string }) => p.id === player.id);
+  t.match(listed, { volume: 0.8, zoneIds: [loud] }, 'in the list too, beside the one zone it lists');
+  const none = await createUser(api, 'no-zone-op', 'Operator', { playerIds: [player.id], zoneIds: [] });
+  t.equal(await volumeOf('players', player.id, none.apiKey), 0.3, 'with none of its zones visible, the value it keeps without zones');
+});
+
+t.test("an operator's event stream carries the player's volume over the zones it sees", async (t) => {
+  const { d, api, player, loud, quiet } = await setup(t);
+  const op = await createUser(api, 'stream-one-zone', 'Operator', { playerIds: [player.id], zoneIds: [loud] });
+  const stream = openStream(d.base, '/api/stream/events', { 'X-API-Key': op.apiKey });
+  const admin = openStream(d.base, '/api/stream/events', { 'X-API-Key': d.adminKey });
+  t.teardown(() => [stream, admin].forEach((s) => s.close()));
+  await Promise.all([stream, admin].map((s) => s.next((m) => m.retry !== undefined, 5000, 'the retry line')));
+  // The admin's averages of both zones: 0.45, then 0.3. The operator's, of its one zone: 0.8, then 0.5.
+  await api.put(`/api/zones/${quiet}/volume`, { volume: 0.1 });
+  await api.put(`/api/zones/${loud}/volume`, { volume: 0.5 });
+  const mine = await stream.next(isEvent('player.volumeChanged', (p) => p.volume === 0.5), 5000, 'the group volume of its one zone');
+  t.same(eventOf(mine)!.payload, { playerId: player.id, volume: 0.5 });
+  await admin.next(isEvent('player.volumeChanged', (p) => p.volume === 0.3), 5000, 'the admin’s average of both');
+  const seen = stream.messages.map(eventOf).filter((e) => e?.type === 'player.volumeChanged').map((e) => e!.payload.volume);
+  t.notOk(seen.includes(0.45) || seen.includes(0.3), `no value counting the zone it cannot see (${seen.join(', ')})`);
 });
 
 t.test('a group change keeps the balance: 0.8 and 0.4 set to 0.3 become 0.4 and 0.2, on the amplifier too', async (t) => {
@@ -56,7 +77,10 @@ t.test("an operator's group change moves only its assigned zones and leaves an u
   t.equal((await api.put(`/api/players/${player.id}/volume`, { volume: 1 }, { key: op.apiKey })).status, 204);
   t.equal(await volumeOf('zones', quiet), 0.4, 'the zone outside its assignments keeps its volume');
   t.equal(await volumeOf('zones', loud), 1, 'its own zone moved (0.8 × 1/0.8)');
-  t.equal(await volumeOf('players', player.id), 0.7, 'the player reports the new average of all its zones');
+  t.equal(await volumeOf('players', player.id, op.apiKey), 1, 'the operator sees its zone at the volume it asked for');
+  t.equal(await volumeOf('players', player.id), 0.7, 'an admin sees the new average of all its zones');
+  t.equal((await api.put(`/api/players/${player.id}/volume`, { delta: -0.1 }, { key: op.apiKey })).status, 204);
+  t.equal(await volumeOf('zones', loud), 0.9, "a delta applies to the operator's value (1), not the admin's (0.7)");
 });
 
 t.test('when the zones to move are all at 0, each is set to the target', async (t) => {

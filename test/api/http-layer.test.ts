@@ -52,7 +52,7 @@ t.test('http layer', async (t) => {
     let reply = '';
     socket.setEncoding('utf8').on('data', (chunk: string) => (reply += chunk));
     const closed = new Promise((resolve) => socket.on('close', resolve));
-    socket.write(`POST /api/playlists HTTP/1.1\r\nHost: x\r\nX-API-Key: ${d.adminKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    socket.write(`POST /api/playlists HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${d.adminKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
     const chunk = 'x'.repeat(16 * 1024);
     for (let i = 0; i < 6; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
     await within(closed, WAIT_MS, 'the server to close the connection after its 413');

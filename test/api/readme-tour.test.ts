@@ -1,20 +1,18 @@
 // The README's quick tour, run as it is written: every status it promises is the status the daemon answers.
 import t from 'tap';
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { startTestDaemon } from '../helpers/daemon.js';
-import { ROOT } from '../helpers/paths.js';
+import { readdirSync, rmSync } from 'node:fs';
+import { startTestDaemon, tempDir } from '../helpers/daemon.js';
+import { runBash, shellBlocks } from '../helpers/readme.js';
 
-const README = path.join(ROOT, 'README.md');
+/** The fenced sh block of the README that holds `marker`. */
+function readmeBlock(marker: string): string {
+  const block = shellBlocks().find((b) => b.includes(marker));
+  if (!block) throw new Error(`README has no sh block with ${marker}`);
+  return block;
+}
 
 /** The tour block: the fenced sh block that sets B from AZC_URL. */
-function tourBlock(): string {
-  const blocks = [...readFileSync(README, 'utf8').matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  const tour = blocks.find((block) => block.includes('B=${AZC_URL'));
-  if (!tour) throw new Error('README has no quick-tour block that reads AZC_URL');
-  return tour;
-}
+const tourBlock = () => readmeBlock('B=${AZC_URL');
 
 /** The status codes the tour's comments promise, in order (`st ... # 204: ...`). */
 function promisedStatuses(block: string): string[] {
@@ -22,22 +20,6 @@ function promisedStatuses(block: string): string[] {
     .split('\n')
     .filter((line) => /(^|\s)st\s/.test(line))
     .map((line) => /#\s*(\d{3})\b/.exec(line)?.[1] ?? 'unannotated');
-}
-
-/**
- * Runs the tour as a user's shell would. Standard input is /dev/null: bash takes a socket on stdin for a remote
- * shell and then sources /etc/bash.bashrc (when SHLVL is unset), which fails under `-u` on Debian.
- */
-function runBash(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { env, timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
 }
 
 t.test('the quick tour in the README runs as written and every status matches its comment', async (t) => {
@@ -54,4 +36,16 @@ t.test('the quick tour in the README runs as written and every status matches it
   t.same(printed, promised, 'the printed statuses are the promised ones, in order');
   t.match(result.stdout, /^#EXTM3U$/m, 'the downloaded playlist is an extended M3U');
   t.match(result.stdout, /^retry: \d+$/m, 'the event stream answered');
+});
+
+t.test("the README's backup and restore recipe runs as written: two downloads side by side, then the restore", async (t) => {
+  const d = await startTestDaemon(t);
+  const cwd = tempDir('azc-recipe-');
+  t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
+  const result = await runBash(readmeBlock('$A/restore'), { ...process.env, AZC_URL: d.base, K: d.adminKey }, cwd);
+  t.equal(result.code, 0, `the recipe exits cleanly (stderr: ${result.stderr.slice(0, 400)})`);
+  t.equal(result.stderr, '', 'nothing is written to stderr (curl -OJ never meets a file of the same name)');
+  const files = readdirSync(cwd).sort();
+  t.match(files, [/^azcd-backup-plain-\d{4}-\d{2}-\d{2}-\d{6}\.json$/, /^azcd-backup-sealed-\d{4}-\d{2}-\d{2}-\d{6}\.json$/], 'a plain and a sealed file');
+  t.match(result.stdout, /^The backup's accounts replaced the ones on this appliance.*Sign in again as "admin"/m, 'the restore says which credentials apply');
 });

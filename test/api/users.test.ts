@@ -125,6 +125,19 @@ t.test('user endpoints', async (t) => {
     t.same(snapshot(d), before);
   });
 
+  t.test('a user made without a password signs in with its API key only, until an admin sets one', async (t) => {
+    const res = await api.post('/api/users', { username: 'hub-account', role: 'Operator' });
+    t.equal(res.status, 201);
+    t.match(res.body.apiKey, FULL_KEY);
+    t.equal((await injectClient(d.daemon, res.body.apiKey).get('/api/users/me')).body.username, 'hub-account', 'its key works');
+    // The placeholder the daemon hashes for unknown names, and the marker stored for no password: neither matches.
+    for (const guess of ['not a password of anyone', '!no-password']) {
+      t.equal(await loginStatus(d.daemon, 'hub-account', guess), 401, `no password signs in: ${JSON.stringify(guess)}`);
+    }
+    t.equal((await api.put(`/api/users/${res.body.id}/password`, { newPassword: 'set-by-admin-1' })).status, 200);
+    t.equal(await loginStatus(d.daemon, 'hub-account', 'set-by-admin-1'), 200, 'the password an admin set works');
+  });
+
   t.test('an unknown role is a 400 naming the allowed roles', async (t) => {
     const before = snapshot(d);
     const res = await api.post('/api/users', { username: 'badrole', password: 'long-enough', role: 'Superuser' });

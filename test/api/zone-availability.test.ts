@@ -175,6 +175,28 @@ t.test('group volume moves the zones that can answer and keeps the others; a 409
   t.match((await api.get(`/api/players/${upstairs.id}`)).body, { available: true, volume: 0.25 }, "the player's own amplifier is configured");
 });
 
+t.test("an operator's group volume counts the zones it sees, moves those that answer, and is a 409 when none of them can", async (t) => {
+  const { api, driver, ids, zone, ok, unplug } = await setup(t);
+  const group = (await api.post('/api/players', { name: 'Group', input: { channel: 1 } })).body;
+  await ok(api.post(`/api/players/${group.id}/attach-zones`, { zoneIds: [ids[0], ids[1], ids[4]] }), 'attach');
+  for (const [id, volume] of [[ids[0], 0.8], [ids[1], 0.2], [ids[4], 0.4]] as const) await ok(api.put(`/api/zones/${id}/volume`, { volume }), 'volume');
+  const op = await createUser(api, 'two-zone-op', 'Operator', { playerIds: [group.id], zoneIds: [ids[0]!, ids[4]!] });
+  await driver.settled();
+  unplug();
+
+  t.equal((await api.get(`/api/players/${group.id}`, { key: op.apiKey })).body.volume, 0.6, 'its view averages the zones it sees, the silent one too');
+  t.equal((await api.put(`/api/players/${group.id}/volume`, { delta: 0.1 }, { key: op.apiKey })).status, 204);
+  t.equal((await zone(ids[0]!)).volume, 0.9, 'the delta applies to the zone that moves (0.8 + 0.1), never turning it down');
+  t.equal((await zone(ids[4]!)).volume, 0.4, 'the zone that cannot answer kept its volume');
+  t.equal((await zone(ids[1]!)).volume, 0.2, 'the zone it cannot see kept its volume');
+
+  const silentOnly = await createUser(api, 'silent-zone-op', 'Operator', { playerIds: [group.id], zoneIds: [ids[4]!] });
+  const refused = await api.put(`/api/players/${group.id}/volume`, { volume: 0.1 }, { key: silentOnly.apiKey });
+  t.equal(refused.status, 409, 'none of the zones it may touch can answer, though zones it cannot see could');
+  t.match(refused.body.detail, UNIT);
+  t.same([(await zone(ids[0]!)).volume, (await zone(ids[1]!)).volume, (await zone(ids[4]!)).volume], [0.9, 0.2, 0.4], 'nothing changed');
+});
+
 t.test('all off switches off the zones that can answer and names those it skipped', async (t) => {
   const { api, driver, ids, zone, ok, unplug, sentTo } = await setup(t);
   for (const id of [ids[0], ids[4]]) await ok(api.put(`/api/zones/${id}/power`, { power: true }), 'power');

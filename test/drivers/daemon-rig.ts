@@ -1,41 +1,56 @@
-// The whole daemon on a serial driver wired to its emulator over a real pty, online, with an API client and a stream.
+// The whole daemon on a serial driver wired to its emulator over an in-memory line, the driver and the emulator on a
+// hand-driven clock: the API in process, the domain events recorded, the amplifier link up.
 import type { Test } from 'tap';
 import type { AmplifierDriver } from '../../drivers/driver.js';
 import type { EmulatorPort } from '../../drivers/emulator-port.js';
-import { client } from '../helpers/client.js';
+import type { Clock } from '../../drivers/core/clock.js';
+import type { StampedEvent } from '../../daemon/domain/events.js';
 import { startTestDaemon } from '../helpers/daemon.js';
-import { createPtyPair } from '../helpers/pty.js';
-import { openStream } from '../helpers/sse.js';
-import { within } from '../helpers/wait-for.js';
-import { isStatus, nextEvent } from './conformance.js';
+import { injectClient } from '../helpers/inject.js';
+import { MemorySerial } from '../helpers/memory-serial.js';
+import { VirtualTime } from '../helpers/virtual-time.js';
+import { isStatus, nextEvent } from './events.js';
+import type { DriverWiring } from './memory-rig.js';
 
 export interface ZoneRow {
   id: string;
+  volume: number;
+  power: boolean;
+  muted: boolean;
   output: { channel: number };
 }
 
-/** Starts a daemon on `driver(path)` with `emulator` on the device end; resolves once the link is up. */
-export async function daemonOnDriver<D extends AmplifierDriver, E extends EmulatorPort>(
-  t: Test,
-  emulator: E,
-  makeDriver: (serialPort: string) => D,
-) {
-  const pty = await createPtyPair();
-  await emulator.attachPath(pty.b);
-  const driver = makeDriver(pty.a);
-  const online = nextEvent(driver, isStatus(true), 'status online');
-  online.catch(() => undefined); // only awaited when the link was not up yet
-  const d = await startTestDaemon(t, { driver });
-  t.teardown(async () => {
-    await emulator.close();
-    await pty.close();
+export interface DaemonFamily<D extends AmplifierDriver, E extends EmulatorPort> {
+  emulator(clock: Clock): E;
+  driver(wiring: DriverWiring): D;
+}
+
+/** Starts a daemon on the family's driver with its emulator on the far end of a memory line; runs until the link is up. */
+export async function daemonOnMemory<D extends AmplifierDriver, E extends EmulatorPort>(t: Test, family: DaemonFamily<D, E>, prepare?: (emulator: E) => void) {
+  const time = new VirtualTime();
+  const emulator = family.emulator(time.clock);
+  prepare?.(emulator);
+  const serial = new MemorySerial(emulator, time.io);
+  const logs: string[] = [];
+  const driver = family.driver({
+    serialPort: '/dev/ttyMEMORY',
+    openPort: serial.open,
+    clock: time.clock.view(),
+    log: (level, msg) => logs.push(`${level}: ${msg}`),
   });
-  const api = client(d.base, d.adminKey);
-  // start() resolves once the driver runs; the link comes up on its own schedule.
-  if (!driver.online) await within(online, undefined, 'the amplifier link to come up');
+  const online = nextEvent(driver, isStatus(true));
+  const d = await startTestDaemon(t, { driver });
+  // Runs before the daemon's own teardown: it stops without waiting for writes the clock would never let finish.
+  t.teardown(async () => {
+    await time.until(driver.settled(), 'the driver to settle before the daemon stops');
+    await emulator.close();
+  });
+  const until = <T>(goal: Promise<T> | (() => unknown), what?: string): Promise<T> => time.until(goal, what);
+  await until(online, 'the amplifier link up');
+  await until(driver.settled(), 'the driver to settle');
+  const api = injectClient(d.daemon, d.adminKey);
   const zones = (await api.get('/api/zones')).body as ZoneRow[];
-  const stream = openStream(d.base, '/api/stream/events', { 'X-API-Key': d.adminKey });
-  t.teardown(() => stream.close());
-  await stream.next((m) => m.retry !== undefined);
-  return { pty, emulator, driver, api, zones, stream };
+  const events: StampedEvent[] = [];
+  t.teardown(d.daemon.bus.subscribe((event) => events.push(event)));
+  return { d, time, until, serial, emulator, driver, api, zones, events, logs };
 }

@@ -1,36 +1,29 @@
-// The Monoprice driver against emulators that format replies differently: echo, prompts, line breaks, split chunks, pacing.
+// The Monoprice driver against emulators that format replies differently: echo, prompts, line breaks, split chunks,
+// pacing; on an in-memory line with production timings on a hand-driven clock.
 import t from 'tap';
 import type { Test } from 'tap';
 import { MONOPRICE_DEFAULTS } from '../../drivers/monoprice/driver.js';
 import type { EmulatorOptions } from '../../drivers/monoprice/emulator.js';
-import { ALONE, concurrently } from '../helpers/concurrency.js';
-import { isStatus, isZoneEvent, nextEvent, settledWithin } from './conformance.js';
-import { ON, rig, startOnline, timeouts, type Rig } from './monoprice-rig.js';
-
-// Every test builds its own pty, emulator and driver and mostly waits on the emulated line: a few run at once.
-// ALONE: the test at the real baud rate that asserts no command timed out.
-concurrently(t);
+import { isStatus, isZoneEvent, nextEvent, zoneEvents } from './events.js';
+import { ON, observed, rig, timeouts, type Rig } from './monoprice-rig.js';
 
 /** Three units, so no probe is meant to time out; a little pacing splits replies, prompts included, across chunks. */
 const UNITS = 3;
 const SPLIT = { byteDelayMs: 0.05 };
 
-/**
- * What every variant must support: the desired state applied at start, a change applied, a keypad change reported
- * once, all without a single timeout.
- */
+/** What every variant must support: a change applied on two units, a keypad change reported once, no timeout. */
 async function drivesAndPolls(t: Test, r: Rig): Promise<void> {
-  await startOnline(r, new Map([[11, ON], [21, { ...ON, source: 4 }]]));
-  t.match(r.emulator.state(11), { power: true, volume: 13, source: 1 }, 'desired state applied at start');
-  t.match(r.emulator.state(21), { power: true, volume: 13, source: 4 }, 'on a slave unit too');
+  await r.startWith([[11, ON], [21, { ...ON, source: 4 }]]);
   r.driver.setZone(12, { power: true, source: 3, volume: 0.5 });
-  await settledWithin(r.driver);
+  r.driver.setZone(21, { volume: 0.25 });
+  await r.settled();
   t.match(r.emulator.state(12), { power: true, source: 3, volume: 19 }, 'a change applied');
-  const event = nextEvent(r.driver, isZoneEvent(11), 'zone event for 11');
+  t.match(r.emulator.state(21), { power: true, volume: 10, source: 4 }, 'on a slave unit too');
+  const event = nextEvent(r.driver, isZoneEvent(11));
   r.emulator.keypad(11, { volume: 30 });
-  t.equal((await event).state.volume, 30 / 38, 'a keypad change reported');
-  await r.observed();
-  t.equal(r.events.filter((e) => e.type === 'zone').length, 1, 'exactly once');
+  t.equal((await r.until(event, 'the keypad event')).state.volume, 30 / 38, 'a keypad change reported');
+  await observed(r);
+  t.equal(zoneEvents(r.events).length, 1, 'exactly once');
   t.same(timeouts(r), [], 'no command timed out');
 }
 
@@ -47,41 +40,35 @@ const variants: Array<[string, EmulatorOptions]> = [
 
 for (const [name, variant] of variants) {
   t.test(`an amp sending ${name} is driven and polled`, async (t) => {
-    // The real command timeout, not the rig's fast one: a reply the parser misses still times out, while a busy
-    // machine that delays a reply by a few hundred milliseconds does not fail the test.
-    const driver = { commandTimeoutMs: MONOPRICE_DEFAULTS.commandTimeoutMs };
-    await drivesAndPolls(t, await rig(t, { emulator: { units: UNITS, ...SPLIT, ...variant }, driver }));
+    await drivesAndPolls(t, await rig(t, { emulator: { units: UNITS, ...SPLIT, ...variant } }));
   });
 }
 
 t.test('an amp that never prompts is still found offline when it goes silent', async (t) => {
   const r = await rig(t, { emulator: { units: UNITS, echo: 'none', promptAfterCommand: false } });
-  await startOnline(r, new Map([[11, ON]]));
+  await r.startWith([[11, ON]]);
   t.ok(r.logs.some((l) => l.includes('sends no prompt')), 'the driver noticed the amp sends no prompt');
-  const offline = nextEvent(r.driver, isStatus(false), 'status offline');
+  const offline = nextEvent(r.driver, isStatus(false));
   r.emulator.setSilent(true);
   r.driver.setZone(11, { volume: 0.5 }); // a set gets no answer from this amp anyway: the polls must notice
-  t.match((await offline).detail, /unanswered/);
-  const online = nextEvent(r.driver, isStatus(true), 'status online');
+  t.match((await r.until(offline, 'offline')).detail, /unanswered/);
+  const online = nextEvent(r.driver, isStatus(true));
   r.emulator.setSilent(false);
-  await online;
-  await settledWithin(r.driver);
+  await r.until(online, 'online again');
+  await r.settled();
   t.equal(r.emulator.state(11).volume, 19, 'the change made while it was silent landed');
 });
 
-t.test('at 9600 baud with the default timeouts, three units are probed, driven and polled without a timeout', ALONE, async (t) => {
+t.test('at 9600 baud with the default timings, three units are probed, driven and polled without a timeout', async (t) => {
   // ?x0 replies are 168 bytes, ~175 ms each at 1.04 ms per byte, against the default 1 s command timeout.
-  const r = await rig(t, {
-    emulator: { units: UNITS, byteDelayMs: 1.04 },
-    driver: { ...MONOPRICE_DEFAULTS, pollIntervalMs: 20 },
-  });
-  await startOnline(r, new Map([[11, ON], [21, ON], [36, ON]]));
-  t.match(r.emulator.state(36), { power: true, volume: 13 });
+  const r = await rig(t, { emulator: { units: UNITS, byteDelayMs: 1.04 }, driver: { ...MONOPRICE_DEFAULTS } });
+  await r.startWith([[11, ON], [21, ON], [36, ON]]);
   for (let i = 1; i <= 20; i++) r.driver.setZone(11, { volume: i / 20 });
-  await settledWithin(r.driver);
+  r.driver.setZone(36, { volume: 0.5 });
+  await r.settled();
   t.equal(r.emulator.state(11).volume, 38);
-  await r.emulator.waitForCommand((c) => c === '?30');
-  await r.emulator.waitForCommand((c) => c === '?30'); // a whole poll round after the writes
+  t.equal(r.emulator.state(36).volume, 19);
+  await r.commands((c) => c === '?30', 2, 'two polls of unit 3 after the writes');
   t.same(timeouts(r), [], 'no command timed out');
   t.ok(r.driver.online);
 });

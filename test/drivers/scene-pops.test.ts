@@ -1,12 +1,11 @@
-// Scenes on the Monoprice driver over a real pty: no zone is heard while its source or volume changes (no pops),
-// and the zones end in the scene's state, for an apply and for its undo.
+// Scenes on the Monoprice driver, on an in-memory line: no zone is heard while its source or volume changes (no
+// pops), and the zones end in the scene's state, for an apply and for its undo.
 import t from 'tap';
 import { MonopriceDriver } from '../../drivers/monoprice/driver.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
 import type { ZoneStatus } from '../../drivers/monoprice/protocol.js';
-import { within } from '../helpers/wait-for.js';
-import { daemonOnDriver } from './daemon-rig.js';
-import { FAST, STEPS } from './monoprice-rig.js';
+import { daemonOnMemory } from './daemon-rig.js';
+import { STEPS } from './monoprice-rig.js';
 
 /** A set command as it reached the amplifier, with the zone's state right after it was carried out. */
 interface Received {
@@ -34,7 +33,10 @@ const audibleChanges = (received: Received[]) =>
 const step = (volume: number) => Math.round(volume * STEPS);
 
 t.test('on the monoprice amplifier, applying a scene and undoing it mute every zone before its source or volume changes', async (t) => {
-  const { emulator, driver, api, zones } = await daemonOnDriver(t, new MonopriceEmulator({ units: 1 }), (serialPort) => new MonopriceDriver({ serialPort, ...FAST }));
+  const { emulator, driver, api, zones, until } = await daemonOnMemory(t, {
+    emulator: (clock) => new MonopriceEmulator({ units: 1, clock }),
+    driver: (wiring) => new MonopriceDriver(wiring),
+  });
   const [z11, z12, z13, z14] = zones.map((z) => z.id) as [string, string, string, string];
   const a = (await api.post('/api/players', { name: 'Streamer', input: { channel: 3 } })).body as { id: string };
   const b = (await api.post('/api/players', { name: 'Turntable', input: { channel: 5 } })).body as { id: string };
@@ -43,7 +45,7 @@ t.test('on the monoprice amplifier, applying a scene and undoing it mute every z
   t.equal((await api.post(`/api/players/${a.id}/attach-zones`, { zoneIds: [z11, z14] })).status, 204);
   t.equal((await api.post(`/api/players/${b.id}/attach-zones`, { zoneIds: [z12] })).status, 204);
   for (const [id, volume] of [[z11, 0.5], [z12, 0.2], [z14, 0.4]] as const) t.equal((await api.put(`/api/zones/${id}/volume`, { volume })).status, 204);
-  await within(driver.settled(), undefined, 'the starting state to reach the amplifier');
+  await until(driver.settled(), 'the starting state to reach the amplifier');
   const before = [11, 12, 13, 14].map((zone) => emulator.state(zone));
   const zone13 = (await api.get(`/api/zones/${z13}`)).body;
   t.match(before, [
@@ -64,8 +66,9 @@ t.test('on the monoprice amplifier, applying a scene and undoing it mute every z
   t.equal((await api.put(`/api/scenes/${scene.id}`, { zones: wanted })).status, 200);
 
   const apply = record(emulator);
-  t.equal((await api.post(`/api/scenes/${scene.id}/apply`)).status, 200);
-  await within(driver.settled(), undefined, 'the apply to reach the amplifier');
+  // The apply waits for the amplifier between its phases: the clock is run until it answers.
+  t.equal((await until(api.post(`/api/scenes/${scene.id}/apply`), 'the apply')).status, 200);
+  await until(driver.settled(), 'the apply to reach the amplifier');
   apply.stop();
   const routed = apply.received.filter((r) => r.attribute === 'CH' || r.attribute === 'VO').map((r) => r.command);
   t.ok(['<11CH05', '<11VO11', '<12CH03', '<12VO27', '<13CH03', '<13VO15'].every((c) => routed.includes(c)), `sources and volumes were sent: ${routed.join(' ')}`);
@@ -80,8 +83,8 @@ t.test('on the monoprice amplifier, applying a scene and undoing it mute every z
   t.match((await api.get(`/api/zones/${z14}`)).body, { power: false });
 
   const undo = record(emulator);
-  t.equal((await api.post('/api/scenes/undo')).status, 200);
-  await within(driver.settled(), undefined, 'the undo to reach the amplifier');
+  t.equal((await until(api.post('/api/scenes/undo'), 'the undo')).status, 200);
+  await until(driver.settled(), 'the undo to reach the amplifier');
   undo.stop();
   t.ok(undo.received.some((r) => r.attribute === 'CH'), 'the undo routed sources back');
   t.same(audibleChanges(undo.received), [], 'nor during the undo');

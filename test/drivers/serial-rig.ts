@@ -1,10 +1,12 @@
-// A serial driver wired to its family's emulator over a real socat pty: what every family's rig shares.
+// A serial driver wired to its family's emulator over a real socat pty (the end-to-end tests), and what the family
+// rigs share to turn a driver-side change into an emulator's status fields and back.
 import type { Test } from 'tap';
 import type { AmplifierDriver, DriverEvent, DriverOptions, ZoneState } from '../../drivers/driver.js';
 import { stepToVolume, volumeToStep } from '../../drivers/driver.js';
 import type { EmulatorPort } from '../../drivers/emulator-port.js';
 import { createPtyPair, type PtyPair } from '../helpers/pty.js';
-import { isStatus, nextEvent, settledWithin } from './conformance.js';
+import { within } from '../helpers/wait-for.js';
+import { isStatus, nextEventWithin } from './events.js';
 
 export interface SerialRig<D extends AmplifierDriver, E extends EmulatorPort> {
   pty: PtyPair;
@@ -13,8 +15,6 @@ export interface SerialRig<D extends AmplifierDriver, E extends EmulatorPort> {
   events: DriverEvent[];
   /** Every log line the driver wrote, as `level: message`. */
   logs: string[];
-  /** Resolves once the driver has looked at the hardware again (the family says how that shows on the wire). */
-  observed(): Promise<void>;
   /** The adapter is pulled: socat exits, the driver's port vanishes. */
   unplug(): Promise<void>;
   /** Plugged back in: the same paths again, the emulator on the device end. */
@@ -25,7 +25,6 @@ export interface SerialRigSetup<D extends AmplifierDriver, E extends EmulatorPor
   emulator: E;
   /** Builds the driver on the host end of the pty, logging through `log`. */
   driver(serialPort: string, log: NonNullable<DriverOptions['log']>): D;
-  observed(emulator: E): Promise<void>;
   /** Create the pty only at replug() (a port that appears later). */
   deferredPort?: boolean;
 }
@@ -52,7 +51,6 @@ export async function serialRig<D extends AmplifierDriver, E extends EmulatorPor
     driver,
     events,
     logs,
-    observed: () => setup.observed(emulator),
     unplug: () => pty.kill(),
     replug: async () => {
       await pty.replug();
@@ -72,10 +70,13 @@ export async function emulatorOnPty(t: Pick<Test, 'teardown'>, emulator: Emulato
   return pty;
 }
 
-/** Starts the driver and waits until it is online and has pushed its desired state. */
-export async function startOnline(r: { driver: AmplifierDriver }, desired: Map<number, ZoneState> = new Map()): Promise<void> {
-  const online = nextEvent(r.driver, isStatus(true), 'status online');
-  await r.driver.start(desired);
+/** For a driver on a real line: settled() within the suite's wait limit. */
+export const settledWithin = (driver: AmplifierDriver): Promise<void> => within(driver.settled(), undefined, 'the driver to settle');
+
+/** Starts a driver on a real line and waits (in real time, bounded) until it is online and has settled. */
+export async function startOnline(r: { driver: AmplifierDriver }, remembered: Map<number, ZoneState> = new Map()): Promise<void> {
+  const online = nextEventWithin(r.driver, isStatus(true), 'status online');
+  await r.driver.start(remembered);
   await online;
   await settledWithin(r.driver);
 }
@@ -104,16 +105,3 @@ export const fromStatusLine = (s: StatusFields, steps: number): ZoneState => ({
   volume: stepToVolume(s.volume, steps),
   source: s.source,
 });
-
-/**
- * Checks the sets that reached the amplifier, in order. A set sent again right after itself counts once, when the
- * driver logged a reply timeout for each repeat: on a loaded machine a reply can miss the rigs' 150 ms timeout, and
- * the driver then sends the set again (the amplifier takes the same value twice). Any other repeat fails.
- */
-export function sameSets(t: Pick<Test, 'same' | 'ok'>, r: { logs: string[] }, sent: string[], expected: string[], message?: string): void {
-  const once = sent.filter((command, i) => i === 0 || command !== sent[i - 1]);
-  const repeats = sent.length - once.length;
-  t.same(once, expected, message ?? 'the sets, in order');
-  const timeouts = r.logs.filter((line) => line.includes('timeout on')).length;
-  t.ok(repeats <= timeouts, `${repeats} set(s) sent again, after ${timeouts} reply timeout(s)`);
-}

@@ -1,27 +1,48 @@
-// The Xantech driver passes the shared conformance suite: real serialport, socat pty, byte-exact emulator.
+// The Xantech driver passes the shared conformance suite: the real driver and the byte-exact emulator on an in-memory
+// line, production timings on a hand-driven clock, zone-activity reports on (the driver's own changes reported too).
 import t from 'tap';
-import { concurrently } from '../helpers/concurrency.js';
 import { driverConformance } from './conformance.js';
-import { STEPS, fromStatus, rig, toKeypad } from './xantech-rig.js';
+import { conformanceBase, onNextCommand } from './memory-rig.js';
+import { STEPS, fromStatus, observed, rig, toKeypad } from './xantech-rig.js';
 
-// Every case builds its own rig and mostly waits on the emulated line: a few run at once (conformance.ts runs the
-// cases that count timers or pace a burst ALONE).
-concurrently(t);
+const EXPANSION = [9, 10, 11, 12, 13, 14, 15, 16];
 
 driverConformance(t, {
   expect: { zones: 8, inputs: 8, volumeSteps: STEPS },
-  async create(t) {
-    // Zone-activity reports on, and the amp reports the driver's own changes too: the case where echoes could leak.
-    const r = await rig(t, { emulator: { reportOwnChanges: true }, driver: { reconnectMinMs: 50 } });
+  async create(t, options = {}) {
+    // 'absent': the daemon remembers zones 9..16 from when an expansion amplifier was linked; the driver is set to 8.
+    const expanded = options.secondUnit === 'fitted';
+    const r = await rig(t, { emulator: { reportOwnChanges: true, zones: expanded ? 16 : 8, byteDelayMs: options.paced ? 1.04 : 0 }, driver: { zones: expanded ? 16 : 8 } });
     return {
-      driver: r.driver,
+      ...conformanceBase(r),
       keypad: (channel, change) => r.emulator.keypad(channel, toKeypad(change)),
       hardware: (channel) => fromStatus(r.emulator.zone(channel)),
-      observed: r.observed,
+      observed: () => observed(r),
+      // The change goes unreported (its activity report lost): the safety poll's read is the one that shows it.
+      keypadSeenThen(channel, change, then) {
+        r.emulator.activityUpdates = false;
+        r.emulator.keypad(channel, toKeypad(change));
+        onNextCommand(r.emulator, (c) => c === `?${channel}ZD`, () => {
+          r.emulator.activityUpdates = true;
+          then();
+        });
+      },
       volumeWrites: (channel) => r.emulator.commands.filter((c) => c.startsWith(`!${channel}VO`)).length,
+      noisy(on) {
+        r.emulator.garbleRate = on ? 0.03 : 0;
+        r.emulator.dropRate = on ? 0.01 : 0;
+        if (!on) return;
+        r.emulator.injectNoise(Buffer.from([0x00, 0xff, 0x0a, 0x23, 0x3f, 0x2b, 0x0d]));
+        r.emulator.injectNoise('ERROR\rOK\r#1ZS PR1 SS1 VO1');
+      },
       // Mains off and on again: the port stays open, the amp goes silent and forgets its zone-activity mode.
-      unplug: async () => r.emulator.powerOff(),
-      replug: async () => r.emulator.powerOn(),
+      unplug: () => r.emulator.powerOff(),
+      replug: () => r.emulator.powerOn(),
+      secondUnit: {
+        channels: EXPANSION,
+        remove: () => (r.emulator.zones = 8),
+        restore: () => (r.emulator.zones = 16),
+      },
     };
   },
 });

@@ -1,48 +1,42 @@
-// The whole daemon on the Xantech driver over a real pty: API changes reach the wire, activity reports reach the stream.
-import t, { type Test } from 'tap';
+// The whole daemon on the Xantech driver, on an in-memory line: the cases every serial family shares
+// (test/drivers/daemon-cases.ts), and a keypad change the amplifier reports by itself reaching the zone.
+import t from 'tap';
 import { XantechDriver } from '../../drivers/xantech/driver.js';
 import { XantechEmulator } from '../../drivers/xantech/emulator.js';
-import { eventOf, isEvent } from '../helpers/sse.js';
-import { within } from '../helpers/wait-for.js';
-import { daemonOnDriver } from './daemon-rig.js';
-import { FAST, FAST_EMULATOR } from './xantech-rig.js';
+import { daemonCases } from './daemon-cases.js';
+import { daemonOnMemory } from './daemon-rig.js';
+import { STEPS } from './xantech-rig.js';
 
-/** A daemon on the Xantech driver, wired to an emulated amplifier over a pty; each test gets its own. */
-function setup(t: Test) {
-  // The safety poll out of the way: what the daemon hears from a keypad must come from an activity report.
-  return daemonOnDriver(t, new XantechEmulator(FAST_EMULATOR), (serialPort) =>
-    new XantechDriver({ serialPort, ...FAST, activityPollIntervalMs: 60_000 }),
-  );
-}
-
-t.test('on the xantech driver, zones are the eight outputs and health names the driver', async (t) => {
-  const { api, zones } = await setup(t);
-  t.same(zones.map((z) => z.output.channel), [1, 2, 3, 4, 5, 6, 7, 8]);
-  t.match((await api.get('/api/health')).body, { status: 'ok', drivers: [{ name: 'xantech', online: true }] });
+daemonCases(t, {
+  name: 'xantech',
+  steps: STEPS,
+  channels: [1, 2, 3, 4, 5, 6, 7, 8],
+  channel: 1,
+  keypadVolume: 30,
+  secondUnit: [9, 10, 11, 12, 13, 14, 15, 16],
+  pollIntervalMs: 60_000, // with zone-activity reports on, the poll is a safety net
+  emulator: (clock, { secondUnit }) => new XantechEmulator({ zones: secondUnit ? 16 : 8, clock }),
+  driver: (wiring) => new XantechDriver({ ...wiring, zones: wiring.secondUnit ? 16 : 8 }),
+  state: (emulator, channel) => emulator.zone(channel),
+  // `!1VO25`: zone, attribute, value.
+  writes: (emulator) =>
+    emulator.commands.flatMap((command) => {
+      const m = /^!(\d{1,2})([A-Z]{2})(\d{1,2})$/.exec(command);
+      return m ? [{ channel: Number(m[1]), attribute: m[2] === 'VO' ? 'volume' : m[2] === 'PR' ? 'power' : 'other', value: Number(m[3]) }] : [];
+    }),
+  secondUnitFitted: (emulator, fitted) => (emulator.zones = fitted ? 16 : 8),
 });
 
-t.test('on the xantech driver, attach and volume reach the wire as !...+ commands, power first', async (t) => {
-  const { api, zones, emulator } = await setup(t);
-  const player = (await api.post('/api/players', { name: 'Streamer', input: { channel: 3 } })).body;
-  const volumeOnWire = emulator.waitForCommand((c) => c === '!1VO19');
-  t.equal((await api.post(`/api/players/${player.id}/attach-zones`, { zoneIds: [zones[0]!.id] })).status, 204);
-  t.equal((await api.put(`/api/players/${player.id}/volume`, { volume: 0.5 })).status, 204);
-  await volumeOnWire;
-  const sets = emulator.commands.filter((c) => c.startsWith('!1'));
-  t.ok(sets.indexOf('!1PR1') >= 0, 'powered on');
-  t.ok(sets.indexOf('!1PR1') < sets.indexOf('!1SS3'), 'power before source');
-  t.match(emulator.zone(1), { power: true, source: 3, volume: 19 });
-});
-
-t.test('on the xantech driver, a keypad change reported by the amplifier becomes an event and the stored state', async (t) => {
-  const { api, zones, emulator, stream, driver } = await setup(t);
-  const onWire = emulator.waitForCommand((c) => c === '!1PR1');
+t.test('on the xantech driver, a keypad change the amplifier reports becomes the stored state, without a poll', async (t) => {
+  const { api, zones, emulator, events, until, driver } = await daemonOnMemory(t, {
+    emulator: (clock) => new XantechEmulator({ clock }),
+    driver: (wiring) => new XantechDriver(wiring),
+  });
   t.equal((await api.put(`/api/zones/${zones[0]!.id}/power`, { power: true })).status, 204);
-  await onWire;
-  // The zone's first-start settings wait for power-on; a keypad change before they are written would be overwritten.
-  await within(driver.settled(), undefined, 'the driver to write what waited for power-on');
+  await until(driver.settled(), 'the zone on, and read again');
+  const asked = emulator.commands.length;
   emulator.keypad(1, { volume: 30 });
-  const m = await stream.next(isEvent('zone.volumeChanged', (p) => p.zoneId === zones[0]!.id && Math.round(p.volume * 38) === 30), 5000, 'keypad event');
-  t.ok(eventOf(m));
-  t.equal(Math.round((await api.get(`/api/zones/${zones[0]!.id}`)).body.volume * 38), 30);
+  await until(() => events.some((e) => e.type === 'zone.volumeChanged' && Math.round(e.payload.volume * STEPS) === 30), 'the keypad event');
+  t.equal(Math.round((await api.get(`/api/zones/${zones[0]!.id}`)).body.volume * STEPS), 30);
+  t.notOk(emulator.commands.slice(asked).includes('?1ZD'), 'the activity report carried it, not a poll');
 });

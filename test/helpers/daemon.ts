@@ -30,6 +30,8 @@ export interface StartOptions {
   driver?: AmplifierDriver;
   /** Build the amplifiers from the configuration (`config.amplifiers`, or driver and serialPort) instead of a simulated driver. */
   configuredAmplifiers?: boolean;
+  /** Given to the drivers built from the configuration (see DaemonOptions). */
+  driverOptions?: DaemonOptions['driverOptions'];
   adminPassword?: string;
   /** A stand-in for systemd's notify socket (none by default). */
   notifier?: DaemonOptions['notifier'];
@@ -69,6 +71,7 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
     config,
     logger,
     driver: injected,
+    driverOptions: options.driverOptions,
     notifier: options.notifier,
     ssdp: options.ssdp,
     clock: options.clock,

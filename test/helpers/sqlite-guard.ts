@@ -7,7 +7,8 @@
 // passing unnoticed.
 import Database from 'better-sqlite3';
 
-const CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE|PRAGMA)\b/i;
+// ATTACH and DETACH change the connection (a restore's private staging database), not what is stored.
+const CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE|PRAGMA|ATTACH|DETACH)\b/i;
 
 type Run = ((this: Database.Statement, ...params: unknown[]) => Database.RunResult) & { guarded?: true };
 

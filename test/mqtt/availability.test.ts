@@ -8,9 +8,11 @@ import { startBroker, Watcher } from '../helpers/mosquitto.js';
 import { within, WAIT_MS } from '../helpers/wait-for.js';
 import { amplifierKey, defaultConfig, type MqttConfig } from '../../daemon/config.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
-import { BASE, PREFIX, bridged, configTopic } from './setup.js';
+import { BASE, PREFIX, bridged, configCount, configs, configTopic } from './setup.js';
 
-const configs = (w: Watcher) => [...w.latest.keys()].filter((topic) => topic.startsWith(`${PREFIX}/`) && topic.endsWith('/config'));
+/** Six zones and two players on the simulated amplifier, as bridged() sets them up. */
+const ALL = configCount({ zones: 6, players: 2 });
+
 const mqttConfig = (url: string, extra: Partial<MqttConfig> = {}): MqttConfig => ({
   ...defaultConfig().mqtt,
   url,
@@ -44,7 +46,7 @@ t.test('the last will marks the appliance offline after a SIGKILL, and a restart
   });
   running = await spawnDaemon({ args, env });
   await hub.value(`${BASE}/status`, 'online');
-  await hub.until((w) => configs(w).length === 26);
+  await hub.until((w) => configs(w).length === configCount({ zones: 6 }));
   const zoneVolume = configs(hub).find((topic) => topic.includes('/number/') && topic.includes('zone_'))!;
   const volumeState = hub.json(zoneVolume).state_topic as string;
   const before = await hub.value(volumeState, () => true);
@@ -70,7 +72,7 @@ t.test('the last will marks the appliance offline after a SIGKILL, and a restart
 t.test('a broker restart: the bridge reconnects and publishes everything again, including changes made meanwhile', async (t) => {
   const { broker, d, zones, admin } = await bridged(t);
   const first = await Watcher.connect(t, broker.url, ['#'], { reconnectPeriod: 0 });
-  await first.until((w) => configs(w).length === 28);
+  await first.until((w) => configs(w).length === ALL);
   await broker.stop();
   await untilBridge(d, 'reconnecting');
   t.equal((await admin.put(`/api/zones/${zones[0]!.id}/volume`, { volume: 0.77 })).status, 204, 'the API works while the broker is down');
@@ -78,7 +80,7 @@ t.test('a broker restart: the bridge reconnects and publishes everything again, 
   await untilBridge(d, 'connected');
   // The broker kept nothing (no persistence), so all a new subscriber sees was published after the reconnect.
   const hub = await Watcher.connect(t, broker.url);
-  await hub.until((w) => configs(w).length === 28);
+  await hub.until((w) => configs(w).length === ALL);
   t.equal(await hub.value(`${BASE}/status`, 'online'), 'online');
   t.equal(await hub.value(`${BASE}/zone/${zones[0]!.id}/volume`, '77'), '77');
 });
@@ -88,7 +90,7 @@ t.test("Home Assistant's birth message makes the bridge publish discovery and st
   const zoneStates = (messages: readonly { topic: string }[]) => new Set(messages.filter((m) => m.topic.startsWith(`${BASE}/zone/`)).map((m) => m.topic.split('/')[3]));
   // Everything of the first publish is in before the mark, so only the birth message can bring what follows.
   await within(
-    hub.until((w) => configs(w).length === 28 && w.latest.has(`${BASE}/status`) && zones.every((z) => w.latest.has(`${BASE}/zone/${z.id}/volume`))),
+    hub.until((w) => configs(w).length === ALL && w.latest.has(`${BASE}/status`) && zones.every((z) => w.latest.has(`${BASE}/zone/${z.id}/volume`))),
     WAIT_MS,
     'the first publish',
   );
@@ -96,7 +98,7 @@ t.test("Home Assistant's birth message makes the bridge publish discovery and st
   await hub.publish(`${PREFIX}/status`, 'online');
   const replay = (w: Watcher) => w.received.slice(mark);
   const replayed = within(
-    hub.until((w) => new Set(replay(w).filter((m) => m.topic.endsWith('/config')).map((m) => m.topic)).size === 28 && zoneStates(replay(w)).size === zones.length),
+    hub.until((w) => new Set(replay(w).filter((m) => m.topic.endsWith('/config')).map((m) => m.topic)).size === ALL && zoneStates(replay(w)).size === zones.length),
     WAIT_MS,
     'every discovery config and every zone state again',
   );
@@ -106,7 +108,7 @@ t.test("Home Assistant's birth message makes the bridge publish discovery and st
   // HA going offline asks for nothing; a birth afterwards does. Only the second one's replay may appear.
   await hub.publish(`${PREFIX}/status`, 'online');
   await t.resolves(
-    within(hub.until((w) => w.received.slice(after).filter((m) => m.topic.endsWith('/config')).length >= 28), WAIT_MS, 'the discovery configs again'),
+    within(hub.until((w) => w.received.slice(after).filter((m) => m.topic.endsWith('/config')).length >= ALL), WAIT_MS, 'the discovery configs again'),
     'a birth after an offline message brings the discovery configs back again',
   );
 });
@@ -140,17 +142,21 @@ t.test('with password auth the bridge connects with its username and password, a
   t.notOk(hub.latest.has('azc/bad/status'));
 });
 
-t.test('a bridge account that does not exist yet publishes nothing until it is created', async (t) => {
+t.test('a bridge account that does not exist is misconfigured in health, logged once, and bridged once the user exists', async (t) => {
   const { hub, d, admin, zones } = await bridged(t, { account: 'later' });
   await hub.value(`${BASE}/status`, 'online');
-  t.equal(configs(hub).length, 0);
-  t.ok(d.logs.some((line) => /account is missing or disabled/.test(line)));
+  t.equal(configs(hub).length, 0, 'nothing is published for an account that does not exist');
+  t.match((await client(d.base).get('/api/health')).body.mqtt, { state: 'misconfigured', detail: /no azcd user is named "later": create it/ });
+  // Changes that make the bridge look at the account again do not repeat the line.
+  t.equal((await admin.put(`/api/zones/${zones[1]!.id}/volume`, { volume: 0.4 })).status, 204);
   await admin.post('/api/users', { username: 'later', password: 'later-password', role: 'Operator', assignments: { playerIds: [], zoneIds: [zones[0]!.id] } });
-  // One zone: volume, power, mute, source, plus the amplifier link and the all-off button.
-  await hub.until((w) => configs(w).length === 6);
+  await hub.until((w) => configs(w).length === configCount({ zones: 1 }));
+  t.equal(d.logs.filter((line) => /MQTT bridge account cannot act/.test(line)).length, 1, 'one log line for the whole time it was missing');
+  t.match((await client(d.base).get('/api/health')).body.mqtt, { state: 'connected' });
   const users = (await admin.get('/api/users')).body as Array<{ id: string; username: string }>;
   await admin.put(`/api/users/${users.find((u) => u.username === 'later')!.id}`, { isEnabled: false });
   await t.resolves(within(hub.until((w) => configs(w).length === 0), WAIT_MS, 'no discovery config left'), 'disabling the account removes its entities');
+  t.match((await client(d.base).get('/api/health')).body.mqtt, { state: 'misconfigured', detail: /"later" is disabled/ });
 });
 
 t.test("a zone's availability goes offline while its unit does not answer, and online again when it does", async (t) => {
@@ -197,11 +203,15 @@ t.test('an amplifier taken out of the configuration leaves no entity or state be
 
   const first = await start(['House', 'Garage']);
   const nodeId = `azc_${first.daemon.udn.replace(/^uuid:/, '').replace(/-/g, '')}`;
-  const zones = (await client(first.base, first.adminKey).get('/api/zones')).body as Array<{ id: string; output: { amplifier: string } }>;
+  const admin = client(first.base, first.adminKey);
+  const zones = (await admin.get('/api/zones')).body as Array<{ id: string; output: { amplifier: string } }>;
   const [house, garage] = ['House', 'Garage'].map((name) => zones.find((z) => z.output.amplifier === name)!.id);
-  const radio = (await client(first.base, first.adminKey).post('/api/players', { name: 'Radio', input: { amplifier: 'Garage', channel: 1 } })).body;
+  const radio = (await admin.post('/api/players', { name: 'Radio', input: { amplifier: 'Garage', channel: 1 } })).body;
+  const workshop = (await admin.post('/api/scenes', { name: 'Workshop', zoneIds: [garage] })).body;
+  const everywhere = (await admin.post('/api/scenes', { name: 'Everywhere', zoneIds: [house, garage] })).body;
   const garageTopics = [
     configTopic('number', nodeId, `player_${radio.id}_volume`),
+    configTopic('scene', nodeId, `scene_${workshop.id}`),
     `${BASE}/player/${radio.id}/volume`,
     configTopic('number', nodeId, `zone_${garage}_volume`),
     configTopic('binary_sensor', nodeId, 'amplifier_garage_link'),
@@ -209,13 +219,25 @@ t.test('an amplifier taken out of the configuration leaves no entity or state be
     `${BASE}/zone/${garage}/availability`,
     `${BASE}/amplifier/garage/status`,
   ];
-  for (const topic of garageTopics) await hub.value(topic, () => true);
+  const everywhereConfig = configTopic('scene', nodeId, `scene_${everywhere.id}`);
+  for (const topic of [...garageTopics, everywhereConfig]) await hub.value(topic, () => true);
   await first.stop();
 
   const second = await start(['House']);
   t.teardown(() => second.stop());
   for (const topic of garageTopics) await hub.gone(topic);
   t.ok(hub.latest.has(configTopic('number', nodeId, `zone_${house}_volume`)), 'the entities of the amplifier still configured stay');
+  t.ok(hub.latest.has(everywhereConfig), 'and a scene with a zone on it (its apply skips the other)');
   t.equal(hub.latest.get(`${BASE}/zone/${house}/availability`), 'online');
   t.equal((await client(second.base, first.adminKey).get(`/api/zones/${garage}`)).body.available, false, 'while the API lists the zone as unavailable');
+});
+
+t.test("health reports the bridge's state beside the zones that cannot answer; only the zones make it degraded", async (t) => {
+  const d = await startTestDaemon(t, { config: { mqtt: mqttConfig('mqtt://127.0.0.1:1', { account: 'nobody' }) } });
+  const health = async () => (await client(d.base).get('/api/health')).body;
+  t.match(await health(), { status: 'ok', unavailableZones: 0, mqtt: { state: 'misconfigured', detail: /no azcd user is named "nobody"/ } }, 'a misconfigured bridge alone leaves the appliance ok');
+  (d.driver as SimulatedDriver).simulateUnit([5, 6], false, 'unit 2 does not answer');
+  t.match(await health(), { status: 'degraded', unavailableZones: 2, mqtt: { state: 'misconfigured' } }, 'two silent zones degrade it, the bridge still says what to fix');
+  (d.driver as SimulatedDriver).simulateUnit([5, 6], true);
+  t.match(await health(), { status: 'ok', unavailableZones: 0 });
 });

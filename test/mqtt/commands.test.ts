@@ -45,7 +45,7 @@ t.test('power and mute switches drive the zone', async (t) => {
   t.match(d.driver.hardwareState(1), { power: true, muted: true });
 });
 
-t.test('choosing a player on the source select attaches the zone, and None detaches it', async (t) => {
+t.test('choosing a player on the source select attaches the zone, and "None" (as older versions offered) detaches it', async (t) => {
   const { hub, zones, admin, d } = await bridged(t);
   const zone = zones[4]!;
   const players = (await admin.get('/api/players')).body as Array<{ id: string; name: string; input: { channel: number } }>;
@@ -55,7 +55,7 @@ t.test('choosing a player on the source select attaches the zone, and None detac
   await d.driver.settled();
   t.match(d.driver.hardwareState(5), { power: true, source: players[1]!.input.channel, muted: false });
   await hub.publish(`${zoneTopic(zone.id, 'source')}/set`, 'None');
-  await hub.value(zoneTopic(zone.id, 'source'), 'None');
+  await hub.value(zoneTopic(zone.id, 'source'), 'No player');
   t.equal((await admin.get(`/api/zones/${zone.id}`)).body.playerId, null);
   t.equal(await hub.value(zoneTopic(zone.id, 'mute'), 'ON'), 'ON', 'a detached zone is muted, as in the API');
 });
@@ -176,4 +176,17 @@ t.test('on the Monoprice emulator, a hub command reaches the wire and a keypad c
   await emulator.close();
   t.equal(await hub.value(`${BASE}/amplifier/monoprice/status`, 'offline'), 'offline');
   t.equal(hub.latest.get(`${BASE}/status`), 'online', 'the bridge itself stays online');
+});
+
+t.test('the player volume a hub sees counts only the zones its account sees', async (t) => {
+  const { hub, zones, admin } = await bridged(t);
+  const player = (await admin.get('/api/players')).body[0];
+  await admin.post(`/api/players/${player.id}/attach-zones`, { zoneIds: [zones[0]!.id, zones[1]!.id] });
+  await admin.put(`/api/zones/${zones[0]!.id}/volume`, { volume: 0.8 });
+  await admin.put(`/api/zones/${zones[1]!.id}/volume`, { volume: 0.4 });
+  await hub.value(`${BASE}/player/${player.id}/volume`, '60');
+  const users = (await admin.get('/api/users')).body as Array<{ id: string; username: string; assignments: { playerIds: string[] } }>;
+  const bridge = users.find((u) => u.username === 'hub')!;
+  await admin.put(`/api/users/${bridge.id}/assignments`, { playerIds: bridge.assignments.playerIds, zoneIds: [zones[0]!.id] });
+  t.equal(await hub.value(`${BASE}/player/${player.id}/volume`, '80'), '80', 'the one zone it sees, not the average with the other');
 });

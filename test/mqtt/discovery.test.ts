@@ -4,7 +4,10 @@ import { client } from '../helpers/client.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { startBroker, Watcher } from '../helpers/mosquitto.js';
 import { defaultConfig } from '../../daemon/config.js';
-import { BASE, PREFIX, bridged, configTopic } from './setup.js';
+import { BASE, PREFIX, bridged, configCount, configs, configTopic } from './setup.js';
+
+/** Six zones and two players on the simulated amplifier, as bridged() sets them up. */
+const ALL = configCount({ zones: 6, players: 2 });
 import { within, WAIT_MS } from '../helpers/wait-for.js';
 
 /** Keys Home Assistant requires (or needs for a device-bound entity) per MQTT component. */
@@ -14,16 +17,16 @@ const REQUIRED: Record<string, string[]> = {
   select: ['command_topic', 'state_topic', 'options'],
   binary_sensor: ['state_topic', 'payload_on', 'payload_off', 'device_class', 'entity_category'],
   button: ['command_topic', 'payload_press'],
+  scene: ['command_topic', 'payload_on'],
 };
 const COMMON = ['name', 'unique_id', 'device', 'availability'];
 const DEVICE = ['identifiers', 'name', 'manufacturer', 'model', 'sw_version', 'configuration_url'];
 
-const configs = (hub: Watcher) => [...hub.latest.keys()].filter((topic) => topic.startsWith(`${PREFIX}/`) && topic.endsWith('/config'));
 
 t.test('every visible zone and player appears as Home Assistant entities with the keys each component requires', async (t) => {
   const { hub, zones, nodeId, d, broker } = await bridged(t);
-  // 6 zones x (volume, power, mute, source) + 2 player volumes + the amplifier link + "all zones off".
-  await hub.until((w) => configs(w).length === 28);
+  // 6 zones x (volume, power, mute, source, sleep timer) + 2 player volumes + the amplifier link + "all zones off".
+  await hub.until((w) => configs(w).length === ALL);
   const byComponent = new Map<string, number>();
   for (const topic of configs(hub)) {
     const [, component, node] = topic.split('/');
@@ -36,15 +39,15 @@ t.test('every visible zone and player appears as Home Assistant entities with th
     t.same(device.identifiers, [nodeId]);
     t.match(device.configuration_url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
   }
-  t.same(Object.fromEntries(byComponent), { number: 8, switch: 12, select: 6, binary_sensor: 1, button: 1 });
+  t.same(Object.fromEntries(byComponent), { number: 14, switch: 12, select: 6, binary_sensor: 1, button: 1 });
   // A hub that subscribes later (Home Assistant after a restart) gets every config from the broker's retained store.
   const late = await Watcher.connect(t, broker.url, [`${PREFIX}/#`]);
-  await late.until((w) => configs(w).length === 28);
+  await late.until((w) => configs(w).length === ALL);
   t.ok(late.received.every((m) => m.retain), 'discovery configs are retained');
 
   const zone = zones[0]!;
   const select = hub.json(configTopic('select', nodeId, `zone_${zone.id}_source`));
-  t.same(select.options, ['None', 'Player 1', 'Player 2']);
+  t.same(select.options, ['No player', 'Player 1', 'Player 2']);
   t.equal(select.command_topic, `${BASE}/zone/${zone.id}/source/set`);
   const volume = hub.json(configTopic('number', nodeId, `zone_${zone.id}_volume`));
   t.match(volume, { name: `${zone.name} volume`, min: 0, max: 100, mode: 'slider', availability_mode: 'all' });
@@ -75,12 +78,13 @@ t.test('state topics carry each zone and player value, retained', async (t) => {
   await hub.value(`${BASE}/zone/${zone.id}/mute`, 'OFF');
   t.equal(await hub.value(playerVolume, '42'), '42', 'a player with zones reports their average: its one zone at 42%');
   const late = await Watcher.connect(t, broker.url, [`${BASE}/zone/${zone.id}/+`]);
-  await late.until((w) => w.latest.size === 5);
+  await late.until((w) => w.latest.size === 6);
   t.same(Object.fromEntries(late.latest), {
     [`${BASE}/zone/${zone.id}/volume`]: '42',
     [`${BASE}/zone/${zone.id}/power`]: 'ON',
     [`${BASE}/zone/${zone.id}/mute`]: 'OFF',
     [`${BASE}/zone/${zone.id}/source`]: 'Player 1',
+    [`${BASE}/zone/${zone.id}/sleep`]: '0',
     [`${BASE}/zone/${zone.id}/availability`]: 'online',
   });
   t.ok(late.received.every((m) => m.retain), 'states are retained');
@@ -102,15 +106,15 @@ t.test('a player rename updates the source options of every zone', async (t) => 
   const player = (await admin.get('/api/players')).body[1];
   t.equal((await admin.put(`/api/players/${player.id}`, { name: 'Turntable' })).status, 200);
   const topic = configTopic('select', nodeId, `zone_${zones[3]!.id}_source`);
-  const renamed = hub.value(topic, (p) => JSON.stringify(JSON.parse(p).options) === JSON.stringify(['None', 'Player 1', 'Turntable']));
+  const renamed = hub.value(topic, (p) => JSON.stringify(JSON.parse(p).options) === JSON.stringify(['No player', 'Player 1', 'Turntable']));
   await t.resolves(within(renamed, WAIT_MS, 'the renamed source option'), 'options follow the new name');
 });
 
 t.test('deleting a zone removes its entities with empty retained configs', async (t) => {
   const { hub, zones, nodeId, admin, broker } = await bridged(t);
   const zone = zones[5]!;
-  const topics = ['volume', 'power', 'mute', 'source'].map((f) =>
-    configTopic(f === 'volume' ? 'number' : f === 'source' ? 'select' : 'switch', nodeId, `zone_${zone.id}_${f}`),
+  const topics = ['volume', 'power', 'mute', 'source', 'sleep'].map((f) =>
+    configTopic(f === 'volume' || f === 'sleep' ? 'number' : f === 'source' ? 'select' : 'switch', nodeId, `zone_${zone.id}_${f}`),
   );
   await hub.until((w) => topics.every((topic) => w.latest.has(topic)));
   t.equal((await admin.del(`/api/zones/${zone.id}`)).status, 204);
@@ -119,7 +123,7 @@ t.test('deleting a zone removes its entities with empty retained configs', async
   t.ok(topics.every((topic) => hub.received.some((m) => m.topic === topic && m.payload === '')), 'cleared with empty messages');
   // A client that connects now finds nothing of the zone: the empty messages were retained.
   const late = await Watcher.connect(t, broker.url, [`${PREFIX}/#`]);
-  await late.until((w) => [...w.latest.keys()].length === 24);
+  await late.until((w) => [...w.latest.keys()].length === configCount({ zones: 5, players: 2 }));
   t.notOk(topics.some((topic) => late.latest.has(topic)));
 });
 
@@ -140,7 +144,7 @@ t.test('a zone taken out of the bridge account assignments disappears from the h
 
 t.test('unique ids and topics stay the same across a daemon restart', async (t) => {
   const first = await bridged(t);
-  await first.hub.until((w) => configs(w).length === 28);
+  await first.hub.until((w) => configs(w).length === ALL);
   const before = new Map(configs(first.hub).map((topic) => [topic, first.hub.json(topic).unique_id]));
   await first.d.stop();
   await first.hub.value(`${BASE}/status`, 'offline');
@@ -150,7 +154,7 @@ t.test('unique ids and topics stay the same across a daemon restart', async (t) 
   });
   await first.hub.value(`${BASE}/status`, 'online');
   const fresh = await Watcher.connect(t, first.broker.url, [`${PREFIX}/#`]);
-  await fresh.until((w) => configs(w).length === 28);
+  await fresh.until((w) => configs(w).length === ALL);
   t.same(new Map(configs(fresh).map((topic) => [topic, fresh.json(topic).unique_id])), before);
   t.equal(again.daemon.udn, first.d.daemon.udn);
 });
@@ -170,7 +174,7 @@ t.test('without a bridge account the bridge does not connect, and health and the
   const d = await startTestDaemon(t, { config: { mqtt: { ...defaultConfig().mqtt, url: broker.url } } });
   const health = await client(d.base).get('/api/health');
   t.equal(health.status, 200);
-  t.match(health.body.mqtt, { state: 'refused', detail: /--mqtt-account/ });
+  t.match(health.body.mqtt, { state: 'misconfigured', detail: /--mqtt-account.*dashboard/ });
   t.ok(d.logs.some((line) => /MQTT bridge not started/.test(line) && /"level":50/.test(line)), 'an error line names the fix');
   t.equal(hub.latest.size, 0, 'nothing was published');
 });

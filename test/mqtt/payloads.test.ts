@@ -1,6 +1,6 @@
 // The wire format of values and the command topics the bridge accepts, without a broker.
 import t from 'tap';
-import { parseOnOff, parsePercent, percent, sourceLabels } from '../../daemon/mqtt/payloads.js';
+import { minutesLeft, parseMinutes, parseOnOff, parsePercent, percent, sourceLabels } from '../../daemon/mqtt/payloads.js';
 import { Topics } from '../../daemon/mqtt/topics.js';
 
 const ID = '0b8e7c1a-5a4e-4f55-9a55-0d5c3e2e9f01';
@@ -18,10 +18,40 @@ t.test('switch commands are ON or OFF in any letter case and nothing else', asyn
   for (const bad of ['1', 'true', 'ONN', '']) t.equal(parseOnOff(bad).ok, false, bad);
 });
 
+/** A player view as the labels need it: only the id and name matter. */
+const player = (id: string, name: string) => ({
+  id,
+  name,
+  volume: 0,
+  zoneIds: [],
+  input: { amplifier: 'simulated', driver: 'simulated', channel: 1 },
+  state: 'idle' as const,
+  available: true,
+  unavailableReason: null,
+});
+
 t.test('players sharing a name, or named like the "none" option, get distinct labels', async (t) => {
-  const player = (id: string, name: string) => ({ id, name, volume: 0, zoneIds: [], input: { amplifier: 'simulated', driver: 'simulated', channel: 1 }, state: 'idle' as const, available: true, unavailableReason: null });
   const labels = sourceLabels([player('aaaaaaaa-1', 'Den'), player('bbbbbbbb-2', 'Den'), player('cccccccc-3', 'None'), player('dddddddd-4', 'Hall')]);
   t.same([...labels.values()], ['Den (aaaaaaaa)', 'Den (bbbbbbbb)', 'None (cccccccc)', 'Hall']);
+  // Home Assistant takes "none" in any letter case for "no option" and ignores blank states.
+  const odd = sourceLabels([player('eeeeeeee-5', 'none'), player('ffffffff-6', 'NONE'), player('11111111-7', '  '), player('22222222-8', 'No player')]);
+  t.same([...odd.values()], ['none (eeeeeeee)', 'NONE (ffffffff)', 'Player (11111111)', 'No player (22222222)']);
+});
+
+t.test('a player named like another player’s label still gets a label of its own', async (t) => {
+  const labels = sourceLabels([player('aaaaaaaa-1', 'Den'), player('bbbbbbbb-2', 'Den'), player('cccccccc-3', 'Den (aaaaaaaa)')]);
+  t.equal(new Set(labels.values()).size, 3, `three labels: ${[...labels.values()].join(' | ')}`);
+});
+
+t.test('sleep timers: minutes left round up, commands take 0 to the maximum', async (t) => {
+  const now = Date.parse('2024-05-01T20:00:00Z');
+  t.equal(minutesLeft(null, now), 0);
+  t.equal(minutesLeft('2024-05-01T20:30:00.000Z', now), 30);
+  t.equal(minutesLeft('2024-05-01T20:00:10.000Z', now), 1, 'ten seconds left still shows a minute');
+  t.equal(minutesLeft('2024-05-01T19:59:00.000Z', now), 0, 'a timer past due shows 0');
+  t.same(parseMinutes('90', 1440), { ok: true, value: 90 });
+  t.same(parseMinutes('2.5', 1440), { ok: true, value: 2.5 });
+  for (const bad of ['', '-1', '1441', 'soon', '1e3']) t.equal(parseMinutes(bad, 1440).ok, false, bad);
 });
 
 t.test('only command topics under the base topic with a UUID and a known field are commands', async (t) => {
@@ -29,7 +59,9 @@ t.test('only command topics under the base topic with a UUID and a known field a
   t.same(topics.parseCommand(`azc/test/zone/${ID}/volume/set`), { kind: 'zone', id: ID, field: 'volume' });
   t.same(topics.parseCommand(`azc/test/player/${ID}/volume/set`), { kind: 'player', id: ID, field: 'volume' });
   t.same(topics.parseCommand('azc/test/all_off/set'), { kind: 'all-off' });
-  for (const bad of [`azc/test/zone/${ID}/volume`, `azc/test/zone/${ID}/colour/set`, `azc/test/player/${ID}/power/set`, 'azc/test/zone/x/volume/set', `azc/other/zone/${ID}/volume/set`, `azc/test/zone/${ID}/volume/set/set`]) {
+  t.same(topics.parseCommand(`azc/test/scene/${ID}/set`), { kind: 'scene', id: ID });
+  t.same(topics.parseCommand(`azc/test/zone/${ID}/sleep/set`), { kind: 'zone', id: ID, field: 'sleep' });
+  for (const bad of [`azc/test/zone/${ID}/volume`, `azc/test/zone/${ID}/colour/set`, `azc/test/player/${ID}/power/set`, 'azc/test/zone/x/volume/set', `azc/other/zone/${ID}/volume/set`, `azc/test/zone/${ID}/volume/set/set`, 'azc/test/scene/x/set', `azc/test/scene/${ID}/volume/set`]) {
     t.equal(topics.parseCommand(bad), undefined, bad);
   }
 });

@@ -61,3 +61,13 @@ export async function bridged(
 }
 
 export const configTopic = (component: string, nodeId: string, objectId: string) => `${PREFIX}/${component}/${nodeId}/${objectId}/config`;
+
+/**
+ * How many discovery configs a bridge publishes: five entities per zone (volume, power, mute, source, sleep timer),
+ * a volume per player, one per scene, a link sensor per amplifier and the all-zones-off button.
+ */
+export const configCount = ({ zones, players = 0, scenes = 0, amplifiers = 1 }: { zones: number; players?: number; scenes?: number; amplifiers?: number }) =>
+  zones * 5 + players + scenes + amplifiers + 1;
+
+/** The discovery config topics a watcher holds now. */
+export const configs = (hub: Watcher) => [...hub.latest.keys()].filter((topic) => topic.startsWith(`${PREFIX}/`) && topic.endsWith('/config'));

@@ -45,12 +45,33 @@ t.test('an apiKey parameter is redacted however its name is encoded, as the quer
     ['api+Key=svc_a', 'api+Key=[redacted]'],
     ['apiKey%3Dsvc_a', '[redacted]'],
     ['x=%zz&apiKey=svc_a', 'x=%zz&apiKey=[redacted]'],
-    ['apiKeyword=1', '[redacted]'],
-    ['keep=svc_a', 'keep=svc_a'],
+    ['apiKeyword=1', 'apiKeyword=[redacted]'],
+    ['keep=1&limit=5', 'keep=1&limit=5'],
   ];
   for (const [query] of cases) log({ requestId: 'r-4', method: 'GET', url: `/api/stream/events?${query}`, status: 200, ms: 1 });
   t.same(
     lines.map((line) => JSON.parse(line).path),
     cases.map(([, logged]) => `/api/stream/events?${logged}`),
   );
+});
+
+t.test('a key is redacted wherever it is and however it is separated or encoded', async (t) => {
+  const { lines, log } = capture();
+  const key = `svc_${'ab12'.repeat(12)}`;
+  const cases: Array<[string, string]> = [
+    // The probe's case: `;` is no separator for the query parser, so this is no credential, but it is logged.
+    [`/api/zones?x=1;apiKey=${key}`, '/api/zones?x=1;apiKey=[redacted]'],
+    [`/api/zones?x=1;y=${key}`, '/api/zones?x=1;y=[redacted]'],
+    [`/api/zones?x=%73vc%5F${key.slice(4)}`, '/api/zones?x=[redacted]'],
+    [`/api/zones?x=%2573vc_${key.slice(4)}&limit=2`, '/api/zones?x=[redacted]&limit=2'],
+    [`/api/users/${key}/api-key`, '/api/users/[redacted]/api-key'],
+    [`/api/zones;apiKey=${key}`, '/api/zones;apiKey=[redacted]'],
+    ['/api/zones?token=abc;password=hunter2&limit=1', '/api/zones?token=[redacted];password=[redacted]&limit=1'],
+    ['/api/zones?Pass%77ord=hunter2', '/api/zones?Pass%77ord=[redacted]'],
+    [`/api/zones?x=SST_${'A'.repeat(43)}`, '/api/zones?x=[redacted]'],
+    ['/api/playlists?limit=5&offset=10', '/api/playlists?limit=5&offset=10'],
+  ];
+  for (const [url] of cases) log({ requestId: 'r-5', method: 'GET', url, status: 401, ms: 1 });
+  t.same(lines.map((line) => JSON.parse(line).path), cases.map(([, logged]) => logged));
+  t.notMatch(lines.join(''), /ab12ab12|hunter2|AAAA/, 'no part of a secret is logged');
 });

@@ -34,17 +34,23 @@ function documentWithEverything(): BackupDocument {
   };
 }
 
-/** The problem a document is refused with (fails the test when it is accepted). */
-function refusal(t: Test, value: unknown, limits = LIMITS): DomainError {
+/** A hash of azcd's form at cost N: a 16-byte salt and a 32-byte hash. */
+const goodHash = (N: number, r = 8, p = 1) => `scrypt$${N}$${r}$${p}$${Buffer.alloc(16, 1).toString('base64url')}$${Buffer.alloc(32, 2).toString('base64url')}`;
+
+/** The problem `check` refuses with (fails the test when it accepts). */
+function refusedBy(t: Test, check: () => unknown): DomainError {
   try {
-    parseBackup(value, limits);
+    check();
   } catch (err) {
     if (err instanceof DomainError) return err;
     throw err;
   }
-  t.fail('the document was accepted');
+  t.fail('accepted');
   return new DomainError('invalid', '');
 }
+
+/** The problem a document is refused with (fails the test when it is accepted). */
+const refusal = (t: Test, value: unknown, limits = LIMITS): DomainError => refusedBy(t, () => parseBackup(value, limits));
 
 t.test('a complete document is accepted as it is', async (t) => {
   const doc = documentWithEverything();
@@ -120,7 +126,7 @@ t.test('ids, usernames, outputs, inputs and scene names are unique', async (t) =
     'backup.zones.1.id': [`the id ${id(20)} is used twice`],
     'backup.zones.1.output': ['the same output as entry 0'],
     'backup.inputDevices.1.input': ['the same input as entry 0'],
-    'backup.scenes.1.name': ['the same name (letter case aside) as entry 0'],
+    'backup.scenes.1.name': ['the same name as people read it (letter case, width and invisible characters aside) as entry 0'],
   });
 });
 
@@ -164,9 +170,43 @@ t.test('a document cannot make a restore derive a key at any cost', async (t) =>
 
 t.test('opened secrets must be in form and name users of the document', async (t) => {
   const doc = documentWithEverything();
-  const hash = 'scrypt$16384$8$1$c2FsdA$aGFzaA';
+  const hash = goodHash(16384);
   t.same(parseSecrets(JSON.stringify({ users: [{ id: id(1), passwordHash: hash, apiKey: null }] }), doc).users.length, 1);
   t.throws(() => parseSecrets('not json', doc), /not in the expected form; the backup is damaged/);
   t.throws(() => parseSecrets(JSON.stringify({ users: [{ id: id(1), passwordHash: 'plain', apiKey: null }] }), doc), /not in the expected form/);
   t.throws(() => parseSecrets(JSON.stringify({ users: [{ id: id(5), passwordHash: hash, apiKey: null }] }), doc), new RegExp(`name users it does not hold: ${id(5)}`));
+});
+
+t.test('opened secrets carry only password hashes at the costs azcd uses, and one user per API key', async (t) => {
+  const doc = documentWithEverything();
+  const key = `svc_${'ab'.repeat(24)}`;
+  const secrets = (users: Array<{ id: string; passwordHash: string | null; apiKey: string | null }>) => JSON.stringify({ users });
+  const refused = (plain: string): DomainError => refusedBy(t, () => parseSecrets(plain, doc));
+  t.equal(parseSecrets(secrets([{ id: id(1), passwordHash: goodHash(1024), apiKey: key }]), doc).users.length, 1, 'the test cost is one azcd uses');
+  for (const [hash, why] of [
+    [goodHash(3), /cost N=3; azcd uses powers of two from 1024 to 32768/],
+    [goodHash(2 ** 30), /cost N=1073741824/],
+    [goodHash(20000), /cost N=20000/],
+    [goodHash(16384, 8, 400), /p=400; azcd uses r=8, p=1/],
+    [goodHash(16384, 1024, 1), /r=1024/],
+    [`scrypt$16384$8$1$${Buffer.alloc(4).toString('base64url')}$${Buffer.alloc(32).toString('base64url')}`, /16-byte salt and a 32-byte hash/],
+  ] as const) {
+    const err = (refused(secrets([{ id: id(1), passwordHash: hash, apiKey: null }])));
+    t.match(err.options.errors, { 'backup.secrets.users.0.passwordHash': [why] }, hash);
+  }
+  const twice = refused(secrets([{ id: id(1), passwordHash: null, apiKey: key }, { id: id(2), passwordHash: null, apiKey: key }]));
+  t.match(twice.detail, /"backup\.secrets\.users\.1\.apiKey" the same API key as entry 0/);
+  t.equal(twice.kind, 'invalid');
+});
+
+
+t.test('names in a document follow the rules of the API: no control characters or overrides, scene names unique as read', async (t) => {
+  const bad = documentWithEverything();
+  bad.zones[0]!.name = 'Kitchen\u202Etxt';
+  bad.playlists[0]!.tracks[0]!.title = 'One\nTwo';
+  const err = refusal(t, bad);
+  t.match(err.options.errors, { 'backup.zones.0.name': [/bidirectional overrides/], 'backup.playlists.0.tracks.0.title': [/control characters/] });
+  const twins = documentWithEverything();
+  twins.scenes.push({ ...twins.scenes[0]!, id: id(51), name: 'ＤＩＮＮＥＲ' });
+  t.match(refusal(t, twins).options.errors, { 'backup.scenes.1.name': [/the same name as people read it/] });
 });

@@ -1,18 +1,20 @@
-// The Settings tab (Admins only): download a backup of the whole configuration and restore one from a file.
-import { h, attempt, saveFile, uid } from './dom.js';
+// The Settings tab (Admins only): download a backup of the whole configuration, restore one from a file, and the
+// Home Assistant bridge (bridge-settings.js).
+import { h, attempt, count, saveFile, uid } from './dom.js';
 import { icon } from './icons.js';
 import { download, post, session } from './api.js';
 import { openDialog, confirmDialog, field } from './dialogs.js';
+import { bridgeCard } from './bridge-settings.js';
 
 const PASSPHRASE = { min: '8', max: '1024' };
-/** What a backup holds, as the confirmation names it: document key → words. */
+/** What a backup holds, as the confirmation names it: document key → the word for one of them. */
 const PARTS = [
-  ['users', 'users'],
-  ['players', 'players'],
-  ['zones', 'zones'],
-  ['inputDevices', 'input devices'],
-  ['playlists', 'playlists'],
-  ['scenes', 'scenes'],
+  ['users', 'user'],
+  ['players', 'player'],
+  ['zones', 'zone'],
+  ['inputDevices', 'input device'],
+  ['playlists', 'playlist'],
+  ['scenes', 'scene'],
 ];
 
 const today = () => new Date().toISOString().slice(0, 10);
@@ -47,8 +49,9 @@ export function settingsView(section, app) {
       restore.disabled = false;
     }
   });
+  const bridge = bridgeCard();
   section.append(
-    h('div', { class: 'view-head' }, h('div', {}, h('h1', { class: 'view-title', id: 'h-settings', text: 'Settings' }), h('p', { class: 'view-sub', text: 'Backups of the whole configuration of this appliance.' }))),
+    h('div', { class: 'view-head' }, h('div', {}, h('h1', { class: 'view-title', id: 'h-settings', text: 'Settings' }), h('p', { class: 'view-sub', text: 'Backups of the whole configuration of this appliance, and its Home Assistant bridge.' }))),
     h(
       'div',
       { class: 'card-grid settings-grid' },
@@ -67,14 +70,15 @@ export function settingsView(section, app) {
         h('p', { class: 'card-text', text: 'Replaces the whole configuration with the one in the file and signs everyone out. A copy of the current configuration is kept on the appliance first.' }),
         form,
       ),
+      bridge,
     ),
   );
-  return { render() {} };
+  return { render: () => bridge.render() };
 }
 
 function downloadBackup() {
   return attempt(async () => {
-    const { blob, filename } = await download('/api/backup', `azcd-backup-${today()}.json`);
+    const { blob, filename } = await download('/api/backup', `azcd-backup-plain-${today()}.json`);
     saveFile(blob, filename);
   }, 'Backup downloaded.');
 }
@@ -89,7 +93,7 @@ function downloadSealed() {
     onSubmit: async (form) => {
       const { passphrase, confirm } = form.elements;
       if (passphrase.value !== confirm.value) throw new Error('The two passphrases differ.');
-      const { blob, filename } = await download('/api/backup', `azcd-backup-${today()}.json`, { passphrase: passphrase.value });
+      const { blob, filename } = await download('/api/backup', `azcd-backup-sealed-${today()}.json`, { passphrase: passphrase.value });
       saveFile(blob, filename);
     },
   });
@@ -105,7 +109,7 @@ async function restoreFrom(file, passphrase, app) {
     throw new Error(`${file.name} is not a backup: it is not a JSON document. Choose a file downloaded from this page.`);
   }
   if (backup?.format !== 'azcd-backup') throw new Error(`${file.name} is not an azcd backup. Choose a file downloaded from this page.`);
-  const counts = PARTS.filter(([key]) => Array.isArray(backup[key])).map(([key, words]) => `${words} (${backup[key].length})`);
+  const counts = PARTS.filter(([key]) => Array.isArray(backup[key])).map(([key, one]) => count(backup[key].length, one));
   const sealedNote = backup.secrets && !passphrase ? ' The file has sealed passwords and API keys, but no passphrase was given: they are not restored.' : '';
   let result = null;
   const confirmed = await confirmDialog({
@@ -122,15 +126,16 @@ async function restoreFrom(file, passphrase, app) {
         session.clear();
       }),
   });
-  if (confirmed) app.endSession(`The backup was restored${summary(result)}. Sign in again.`, 'info');
+  // The accounts are the backup's now: say which password signs in (the one just used may not).
+  if (confirmed) app.endSession(`The backup was restored${summary(result)}. ${result?.accounts?.message ?? 'Sign in again.'}`, 'info');
 }
 
 /** " (3 users, 6 zones, …)" from whatever counts the restore answered, or ''. */
 function summary(result) {
   const source = result?.restored ?? result?.counts ?? result ?? {};
-  const words = Object.fromEntries(PARTS);
+  const words = { ...Object.fromEntries(PARTS), tracks: 'track' };
   const parts = Object.entries(source)
     .filter(([, n]) => Number.isInteger(n))
-    .map(([key, n]) => `${n} ${words[key] ?? key}`);
+    .map(([key, n]) => (words[key] ? count(n, words[key]) : `${n} ${key}`));
   return parts.length ? ` (${parts.join(', ')})` : '';
 }

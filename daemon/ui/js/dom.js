@@ -137,6 +137,9 @@ export function announce(message) {
 
 export const percent = (fraction) => `${Math.round(fraction * 100)}%`;
 
+/** "1 player", "3 players", "0 players": a count with its noun, singular only for one. */
+export const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 /** 215000 → "3:35" */
 export function duration(ms) {
   if (ms === null || ms === undefined) return '';

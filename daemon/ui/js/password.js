@@ -11,13 +11,16 @@ import { toast } from './dom.js';
  */
 export function changePasswordDialog({ required = false, renew, signOut }) {
   const me = state.me;
+  // The password the appliance generated at first start was copied from a file, never chosen: the session that
+  // signed in with it is proof enough (the API agrees), so it is not asked for again. A chosen one is.
+  const generated = me.passwordChangeRequired === true;
   return openDialog({
     title: required ? 'Choose a new password' : 'Change your password',
     description: required
       ? `${me.username} still has the password created when the appliance first started. Choose your own before you continue.`
       : 'Your other sessions are signed out; this one continues with the new password. API keys keep working.',
     content: [
-      field({ name: 'currentPassword', label: 'Current password', type: 'password', required: true, maxlength: '256', autocomplete: 'current-password' }),
+      generated ? null : field({ name: 'currentPassword', label: 'Current password', type: 'password', required: true, maxlength: '256', autocomplete: 'current-password' }),
       field({ name: 'newPassword', label: 'New password', type: 'password', required: true, minlength: '8', maxlength: '256', autocomplete: 'new-password', hint: 'At least 8 characters.' }),
       field({ name: 'confirm', label: 'Repeat the new password', type: 'password', required: true, minlength: '8', maxlength: '256', autocomplete: 'new-password' }),
     ],
@@ -28,12 +31,12 @@ export function changePasswordDialog({ required = false, renew, signOut }) {
     onSubmit: async (form) => {
       const { currentPassword, newPassword, confirm } = form.elements;
       if (newPassword.value !== confirm.value) throw new Error('The two new passwords differ.');
-      if (newPassword.value === currentPassword.value) throw new Error('Choose a password different from the current one.');
+      if (currentPassword && newPassword.value === currentPassword.value) throw new Error('Choose a password different from the current one.');
       await renew(async () => {
         try {
-          await put(`/api/users/${me.id}/password`, { currentPassword: currentPassword.value, newPassword: newPassword.value });
+          await put(`/api/users/${me.id}/password`, currentPassword ? { currentPassword: currentPassword.value, newPassword: newPassword.value } : { newPassword: newPassword.value });
         } catch (err) {
-          if (err.status === 403) throw new Error('The current password is not right. Nothing was changed.');
+          if (err.status === 403) throw new Error(currentPassword ? 'The current password is not right. Nothing was changed.' : err.message);
           throw err;
         }
         const result = await api('POST', '/api/auth/login', { username: me.username, password: newPassword.value }, { auth: false });

@@ -123,7 +123,8 @@ function playerCard(player) {
       attr(rename, 'title', `Rename player ${p.name}`);
     }
     volume.setLabel(`${p.name} group volume`);
-    volume.setValue(p.volume);
+    // The zones listed are the ones this user may see, and so is the average beside them (as the API counts it).
+    volume.setValue(attached.length ? attached.reduce((sum, z) => sum + z.volume, 0) / attached.length : p.volume);
     // The daemon refuses (409) a group change that no zone could take: the slider says so before anyone tries.
     volume.setDisabled(!p.available || (attached.length > 0 && attached.every((z) => !z.available)));
     text(parts, attached.length ? `Average of ${attached.map((z) => `${z.name} ${Math.round(z.volume * 100)}%`).join(', ')}` : '');

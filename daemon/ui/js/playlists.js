@@ -1,6 +1,6 @@
 // The Playlists view: list and favorites, tracks reordered by drag and drop or buttons, add, remove, export.
 // The list holds summaries; a playlist's tracks are fetched when it is opened.
-import { h, attr, text, reconcile, attempt, announce, toast, iconButton, duration } from './dom.js';
+import { h, attr, text, reconcile, attempt, announce, toast, iconButton, duration, count } from './dom.js';
 import { icon } from './icons.js';
 import { post, put, del } from './api.js';
 import { state, can, sorted, changed, loadPlaylist, invalidatePlaylist, ensureTracks } from './store.js';
@@ -94,9 +94,8 @@ const trackCount = (p) => (p.tracks ? p.tracks.length : (p.trackCount ?? 0));
 
 function summary(p) {
   const total = p.tracks ? p.tracks.reduce((sum, t) => sum + (t.durationMs ?? 0), 0) : (p.durationMs ?? 0);
-  const n = trackCount(p);
-  const count = `${n} ${n === 1 ? 'track' : 'tracks'}`;
-  return total ? `${count} · ${duration(total)}` : count;
+  const tracks = count(trackCount(p), 'track');
+  return total ? `${tracks} · ${duration(total)}` : tracks;
 }
 
 function playlistDetail() {
@@ -187,7 +186,7 @@ function createPlaylist() {
 function deletePlaylist(p) {
   confirmDialog({
     title: `Delete ${p.name}?`,
-    message: `The playlist and its ${trackCount(p)} tracks are removed. Exported files are kept.`,
+    message: `This removes the playlist and its ${count(trackCount(p), 'track')}. Exported files are kept.`,
     confirmLabel: 'Delete playlist',
     danger: true,
     onConfirm: () => del(`/api/playlists/${p.id}`),

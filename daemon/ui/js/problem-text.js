@@ -33,6 +33,8 @@ const LABELS = {
   minutes: 'Sleep timer',
   passphrase: 'Passphrase',
   backup: 'Backup file',
+  url: 'Broker URL',
+  account: 'Bridge account',
 };
 
 /** "filePath" → "File path": the fallback for a field the table does not know. */

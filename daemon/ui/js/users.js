@@ -1,5 +1,5 @@
 // The Users tab (Admins only): accounts, roles, enabled state, assignments and API keys.
-import { h, text, reconcile, attempt, toast, uid } from './dom.js';
+import { h, text, reconcile, attempt, toast, uid, count } from './dom.js';
 import { icon } from './icons.js';
 import { get, post, put, del } from './api.js';
 import { state, sorted, changed, loadUsers, loadAudio } from './store.js';
@@ -136,8 +136,8 @@ function accessSummary(u) {
   const players = u.assignments.playerIds.map(name(state.players)).filter(Boolean);
   const zones = u.assignments.zoneIds.map(name(state.zones)).filter(Boolean);
   if (!players.length && !zones.length) return 'No players or zones assigned';
-  const part = (names, one, many) => (names.length ? `${names.length} ${names.length === 1 ? one : many} (${names.join(', ')})` : `no ${many}`);
-  return `${part(players, 'player', 'players')}; ${part(zones, 'zone', 'zones')}`;
+  const part = (names, one) => (names.length ? `${count(names.length, one)} (${names.join(', ')})` : `no ${one}s`);
+  return `${part(players, 'player')}; ${part(zones, 'zone')}`;
 }
 
 async function update(u, change, control) {
@@ -278,7 +278,7 @@ async function createUser() {
     description: 'The user gets an API key at once.',
     content: [
       field({ name: 'username', label: 'Username', required: true, pattern: '[A-Za-z0-9._\\-]{3,64}', hint: '3 to 64 letters, digits, dots, dashes or underscores.', autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false' }),
-      field({ name: 'password', label: 'Password', type: 'password', required: true, minlength: '8', maxlength: '256', autocomplete: 'new-password', hint: 'At least 8 characters.' }),
+      field({ name: 'password', label: 'Password', type: 'password', minlength: '8', maxlength: '256', autocomplete: 'new-password', hint: 'At least 8 characters. Leave it empty for an account that only uses its API key (a hub, the Home Assistant bridge).' }),
       role,
       access,
     ],
@@ -286,7 +286,8 @@ async function createUser() {
     wide: true,
     onSubmit: async (form) => {
       const { username, password } = form.elements;
-      const body = { username: username.value.trim(), password: password.value, role: select.value };
+      const body = { username: username.value.trim(), role: select.value };
+      if (password.value) body.password = password.value;
       if (select.value !== 'Admin') body.assignments = ticked(form);
       return post('/api/users', body);
     },

@@ -1,5 +1,5 @@
 // Zone extras on the Players view: the admin's zone dialog (name and volume limits), sleep timers and All off.
-import { h, attr, attempt, toast, uid, iconButton } from './dom.js';
+import { h, attr, attempt, toast, uid, iconButton, count } from './dom.js';
 import { icon } from './icons.js';
 import { put, post } from './api.js';
 import { openDialog, field } from './dialogs.js';
@@ -107,7 +107,7 @@ export async function allOff(button) {
   let result;
   if (await attempt(async () => (result = await post('/api/zones/all-off')))) {
     const n = result.zoneIds.length;
-    toast(n ? `Switched off ${n} ${n === 1 ? 'zone' : 'zones'}.` : 'Every zone was already off.', 'success');
+    toast(n ? `Switched off ${count(n, 'zone')}.` : 'Every zone was already off.', 'success');
     if (result.skipped?.length) toast(skippedText(result.skipped), 'error');
   }
   button.disabled = false;

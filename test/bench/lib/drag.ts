@@ -79,9 +79,17 @@ async function throughDriver<E extends EmulatorPort>(family: DragFamily<E>, path
   const driver = family.driver(path);
   const { channel, steps } = family;
   try {
-    await driver.start(new Map([[channel, { power: true, muted: false, volume: 0, source: 1 }]]));
+    await driver.start(new Map());
+    await new Promise<void>((resolve) => {
+      const off = driver.onEvent((event) => {
+        if (event.type !== 'status' || !event.online) return;
+        off();
+        resolve();
+      });
+    });
+    // start() writes nothing of what the daemon remembers: the zone is switched on as a caller would.
+    driver.setZone(channel, { power: true, muted: false, volume: 0, source: 1 });
     await driver.settled();
-    if (!driver.online) throw new Error('driver did not come online against the emulator');
     const mark = emulator.commands.length;
     const last = family.volumeCommand(stepOf(CHANGES, steps));
     const arrived = emulator.waitForCommand((c) => c === last, family.limitMs).then(() => performance.now());

@@ -1,11 +1,12 @@
-// The base of every serial family's link: the port opened and reopened with back-off, a session counter that makes
-// work begun on a port that has since gone away stale, and one queue per bus. Framing and reply matching are the family's.
-import { openPort, parseTcpPort, type BytePort } from './port.js';
+// The port under every serial family's link: opened and reopened with back-off, a session counter that makes work
+// begun on a port that has since gone away stale, and one queue per bus. Exchanges are link.ts's.
+import { openPort, parseTcpPort, type BytePort, type OpenPort } from '../port.js';
+import type { Clock } from './clock.js';
 
 export type LinkLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 
 /** The options every family's link takes for its port. */
-export interface PortLinkOptions {
+export interface PortSessionOptions {
   /** A serial device, or `tcp://host:port` for an IP-serial adapter (drivers/port.ts). */
   path: string;
   baudRate: number;
@@ -16,13 +17,13 @@ export interface PortLinkOptions {
   onUp(): void;
   /** The port closed, failed to open, or fail() was called; a reopen is already scheduled. */
   onDown(detail: string): void;
-}
-
-export interface SerialLinkOptions extends PortLinkOptions {
   /** Prefix of log lines (`monoprice`, `rnet`, ...). */
   family: string;
   /** How long a TCP connect may take (drivers/port.ts has the default). */
   connectTimeoutMs?: number;
+  /** drivers/port.ts openPort unless a test passes its own. */
+  openPort?: OpenPort;
+  clock: Clock;
 }
 
 function isNetworkPath(path: string): boolean {
@@ -33,20 +34,23 @@ function isNetworkPath(path: string): boolean {
   }
 }
 
-export abstract class SerialLink {
-  private readonly portOptions: SerialLinkOptions;
+export abstract class PortSession {
+  private readonly portOptions: PortSessionOptions;
   private port: BytePort | undefined;
   private sessionId = 0;
   private stopped = false;
   private backoffMs: number;
-  private reconnectTimer: NodeJS.Timeout | undefined;
+  private reconnectTimer: unknown;
   /** Cancels an open under way, so stop() leaves no connect attempt (and its timer) behind. */
   private opening: AbortController | undefined;
   /** The queue: each exchange starts when the previous one has finished, its gap included. */
   private chain: Promise<unknown> = Promise.resolve();
 
-  constructor(options: SerialLinkOptions) {
+  protected readonly clock: Clock;
+
+  constructor(options: PortSessionOptions) {
     this.portOptions = options;
+    this.clock = options.clock;
     this.backoffMs = options.reconnectMinMs;
   }
 
@@ -83,6 +87,10 @@ export abstract class SerialLink {
     if (this.port) this.down(detail);
   }
 
+  protected log(level: Parameters<LinkLog>[0], msg: string, fields?: Record<string, unknown>): void {
+    this.portOptions.log(level, msg, fields);
+  }
+
   /** The session is up: the next loss starts the back-off from its minimum again. */
   healthy(): void {
     this.backoffMs = this.portOptions.reconnectMinMs;
@@ -91,7 +99,7 @@ export abstract class SerialLink {
   async stop(): Promise<void> {
     this.stopped = true;
     this.sessionId++;
-    clearTimeout(this.reconnectTimer);
+    this.clock.clearTimeout(this.reconnectTimer);
     this.reconnectTimer = undefined;
     this.opening?.abort(new Error('the driver stopped'));
     this.aborted();
@@ -103,12 +111,13 @@ export abstract class SerialLink {
   private async open(): Promise<void> {
     this.reconnectTimer = undefined;
     const session = ++this.sessionId;
-    const { path, baudRate, connectTimeoutMs } = this.portOptions;
+    const { path, baudRate, connectTimeoutMs, clock } = this.portOptions;
+    const open = this.portOptions.openPort ?? openPort;
     let port: BytePort;
     const opening = new AbortController();
     this.opening = opening;
     try {
-      port = await openPort({ path, baudRate, signal: opening.signal, ...(connectTimeoutMs ? { connectTimeoutMs } : {}) });
+      port = await open({ path, baudRate, clock, signal: opening.signal, ...(connectTimeoutMs ? { connectTimeoutMs } : {}) });
     } catch (err) {
       if (session === this.sessionId) this.down(`cannot open ${path}: ${(err as Error).message}`);
       return;
@@ -142,8 +151,8 @@ export abstract class SerialLink {
     this.port = undefined;
     void port?.close();
     this.portOptions.log('warn', `${this.portOptions.family}: offline: ${detail}; retrying in ${this.backoffMs} ms`);
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = setTimeout(() => void this.open(), this.backoffMs);
+    this.clock.clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = this.clock.setTimeout(() => void this.open(), this.backoffMs);
     this.backoffMs = Math.min(this.backoffMs * 2, this.portOptions.reconnectMaxMs);
     this.portOptions.onDown(detail);
   }

@@ -1,5 +1,5 @@
 // What every hardware driver reports the same way: listeners, status changes, settled() waiters and a safe logger.
-import type { DriverEvent, DriverListener, DriverOptions } from './driver.js';
+import type { DriverEvent, DriverListener, DriverOptions } from '../driver.js';
 
 export type DriverLog = NonNullable<DriverOptions['log']>;
 

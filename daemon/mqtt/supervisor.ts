@@ -1,0 +1,69 @@
+// Runs the MQTT bridge with the settings that apply now and replaces it when an admin changes them: no restart. The
+// MQTT client is loaded only once a broker URL is set.
+import type { MqttConfig } from '../config.js';
+import type { BridgeDeps, MqttBridge } from './bridge.js';
+import { defaultBaseTopic, resolveBridgeOptions, type BridgeIdentity, type ResolvedBridgeOptions } from './options.js';
+import type { BridgeControl, BridgeStatus } from '../domain/bridge-settings.js';
+
+export interface SupervisorDeps {
+  /** The settings that apply now (start-up ones merged with the dashboard's). */
+  settings(): MqttConfig;
+  /** The appliance as Home Assistant shows it; asked at each start (the listen port is known by then). */
+  identity(): BridgeIdentity;
+  /** Everything else a bridge with these options needs: the domain, the account it acts as, the broker's memory. */
+  bridgeDeps(options: ResolvedBridgeOptions): Omit<BridgeDeps, 'options'>;
+}
+
+export class BridgeSupervisor implements BridgeControl {
+  private bridge: MqttBridge | undefined;
+  /** Starts and stops run one after the other: two quick settings changes never leave two bridges. */
+  private queue: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly deps: SupervisorDeps) {}
+
+  /** Undefined while no broker URL is set (health then leaves the field out). */
+  get status(): BridgeStatus | undefined {
+    return this.bridge?.status;
+  }
+
+  topics(): { baseTopic: string; discoveryPrefix: string } {
+    const config = this.deps.settings();
+    return { baseTopic: config.baseTopic || defaultBaseTopic(this.deps.identity().udn), discoveryPrefix: config.discoveryPrefix };
+  }
+
+  start(): Promise<void> {
+    return this.apply();
+  }
+
+  /**
+   * Stops the bridge that runs (its `offline` goes out first) and starts one with the settings that apply now.
+   * Resolves once the new one is connecting; it never waits for the broker.
+   */
+  apply(): Promise<void> {
+    const run = this.queue.then(async () => {
+      await this.bridge?.stop();
+      this.bridge = undefined;
+      const config = this.deps.settings();
+      if (this.stopped || !config.url) return;
+      const options = resolveBridgeOptions(config, this.deps.identity());
+      // Loaded only when a broker is configured: the MQTT client is the largest module tree the daemon has.
+      const { MqttBridge } = await import('./bridge.js');
+      if (this.stopped) return;
+      this.bridge = new MqttBridge({ options, ...this.deps.bridgeDeps(options) });
+      this.bridge.start();
+    });
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  /** After a restore: the bridge publishes the difference to what it sees now. */
+  resync(): void {
+    this.bridge?.resync();
+  }
+
+  stop(): Promise<void> {
+    this.stopped = true;
+    return this.apply();
+  }
+}

@@ -1,0 +1,51 @@
+// What a user-given name may hold, and the form names are compared in where they must be unique. Shared by the
+// API's schemas, the services, the backup checks and the migration that cleaned names stored before these rules.
+
+/**
+ * Characters no name may hold: C0 and C1 controls (NUL, line breaks, escapes), the line and paragraph separators,
+ * and the bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which make a name show
+ * other text than it holds ("evil\u202Etxt.exe") and reorder whatever is printed after it.
+ */
+const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+/** A surrogate without its pair: no character at all, and stored as U+FFFD, so the name would change. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/** Default-ignorable code points (zero-width space and joiners, soft hyphen, variation selectors, bidi marks, ...). */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+/** Why `text` cannot be a name, in words; undefined when it can. */
+export function nameProblem(text: string): string | undefined {
+  if (new RegExp(LONE_SURROGATE.source).test(text)) return 'must be valid Unicode text (it holds a lone surrogate)';
+  const bad = FORBIDDEN.exec(text);
+  if (!bad) return undefined;
+  const code = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  const kind = /[\u202a-\u202e\u2066-\u2069]/.test(bad[0]) ? 'a bidirectional override or isolate' : 'a control character or line break';
+  return `must not hold ${kind} (${code} at position ${bad.index})`;
+}
+
+/**
+ * The form two names are compared in where names must be unique (scenes): compatibility-normalised (NFKC:
+ * fullwidth "Ｄｉｎｎｅｒ" is "Dinner"), without default-ignorable code points (a zero-width space inside changes
+ * nothing one sees), case-folded, and with runs of white space as one space, trimmed. Names equal in this form
+ * look the same to a person, so they count as the same name.
+ */
+export function nameKey(text: string): string {
+  const visible = text.normalize('NFKC').replace(INVISIBLE, '');
+  // toUpperCase then toLowerCase folds what lower-casing alone leaves apart (ß and SS, final and medial sigma).
+  return visible.toUpperCase().toLowerCase().normalize('NFKC').replace(/\s+/gu, ' ').trim();
+}
+
+/**
+ * A stored name made to pass nameProblem (names kept from before these rules): forbidden characters become a
+ * space (a line break was a separator) or go (bidi controls), a lone surrogate becomes U+FFFD, and a name left empty
+ * becomes `fallback`.
+ */
+export function cleanName(text: string, fallback: string): string {
+  if (nameProblem(text) === undefined) return text;
+  const cleaned = text
+    .replace(LONE_SURROGATE, '\ufffd')
+    .replace(/[\u202a-\u202e\u2066-\u2069]/gu, '')
+    .replace(new RegExp(FORBIDDEN.source, 'gu'), ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+  return cleaned === '' ? fallback : cleaned;
+}

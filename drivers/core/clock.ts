@@ -1,0 +1,15 @@
+// Time and timers for drivers and emulators, passed in so tests can run them on a clock they move by hand.
+
+/** The same shape as the daemon's sleep-timer clock; drivers never reach for the global timers themselves. */
+export interface Clock {
+  /** Milliseconds on a clock that never goes back; only differences and order matter. */
+  now(): number;
+  setTimeout(fire: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const systemClock: Clock = {
+  now: () => performance.now(),
+  setTimeout: (fire, ms) => setTimeout(fire, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout | undefined),
+};

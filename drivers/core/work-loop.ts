@@ -1,0 +1,296 @@
+// The work loop every serial family shares: one sender on the line, writes first (chosen when the line is free, so a
+// burst goes out as its latest value), then reads; what each read and write shows, taken into the reconciliation
+// book, the read plan and each unit's liveness; and the poll. serial-driver.ts builds the driver's lifecycle on it.
+import type { DriverDescription, DriverEvent, ZoneState } from '../driver.js';
+import type { Clock } from './clock.js';
+import type { DriverEvents } from './events.js';
+import type { PortSession } from './port-session.js';
+import { ReadPlan, Refusals, type PlannedRead } from './read-plan.js';
+import type { FirstRead, ReadReply, SerialTimings, WriteOutcome } from './serial-options.js';
+import { Units, type Topology } from './units.js';
+import type { Fields, ReadKind, Stamp, Write, ZoneBook } from './zone-book.js';
+
+export type Phase = 'new' | 'connecting' | 'online' | 'offline' | 'stopped';
+
+/** Read-backs in a row that show a write did not arrive, before the driver keeps the zone's own value. */
+const MAX_LOST_WRITES = 3;
+
+export abstract class WorkLoop {
+  protected abstract readonly link: PortSession;
+  protected abstract readonly book: ZoneBook;
+  protected phase: Phase = 'new';
+  /** The write on the line, from its send until its outcome is taken in. */
+  protected writing: Write | undefined;
+  protected readonly plan: ReadPlan;
+  protected readonly units: Units;
+  private readonly refusals: Refusals;
+  private readonly lostWrites = new Map<number, number>();
+  private pollTimer: unknown;
+  private pumping = false;
+
+  protected constructor(
+    protected readonly family: string,
+    protected readonly topology: Topology,
+    protected readonly clock: Clock,
+    protected readonly timings: SerialTimings,
+    protected readonly events: DriverEvents,
+    options: { configured: readonly number[]; probeOthers: boolean; maxRefusals: number },
+  ) {
+    this.plan = new ReadPlan(topology);
+    this.refusals = new Refusals(options.maxRefusals);
+    this.units = new Units(topology, { ...options, offlineAfterTimeouts: timings.offlineAfterTimeouts });
+  }
+
+  abstract describe(): DriverDescription;
+  /** One read on the wire. */
+  protected abstract read(address: number): Promise<ReadReply>;
+  /** One write on the wire. */
+  protected abstract send(write: Write): Promise<WriteOutcome>;
+  /** A write went through (Xantech reads a zone again after powering it on). */
+  protected confirmed(_write: Write): void {}
+  /** The session ended: forget what the family learned on it. */
+  protected resetSession(): void {}
+  /** How long until the next poll. */
+  protected pollDelayMs(): number {
+    return this.timings.pollIntervalMs;
+  }
+
+  /** A read with the time it was sent: a change it shows supersedes only intents made before then. */
+  protected async stampedRead(address: number): Promise<FirstRead> {
+    const stamp = this.book.stamp();
+    return { address, reply: await this.read(address), stamp };
+  }
+
+  /** The connection ended (or the driver stopped): what was learned on it goes; intents stay, to be written on return. */
+  protected dropSession(): void {
+    this.clock.clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
+    this.plan.reset();
+    this.refusals.clear();
+    this.lostWrites.clear();
+    this.writing = undefined;
+    this.resetSession();
+  }
+
+  // ---- the work loop -----------------------------------------------------------------------------------------------
+
+  /** Wakes the loop on a microtask, so a synchronous burst of setZone calls is seen as one. */
+  protected kick(): void {
+    if (this.phase !== 'online' || this.pumping) return;
+    queueMicrotask(() => void this.pump());
+  }
+
+  /** The only sender while online, one exchange at a time; each turn picks its work when the line is free. */
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    const session = this.link.session;
+    try {
+      while (this.phase === 'online' && session === this.link.session) {
+        if (!(await this.turn(session))) break;
+      }
+    } catch (err) {
+      // Nothing above should throw; if it does, the link is in an unknown state, so start it afresh.
+      this.log('error', `${this.family}: work loop failed: ${(err as Error).stack ?? String(err)}`);
+      if (session === this.link.session) this.link.fail('internal error');
+    } finally {
+      this.pumping = false;
+      this.writing = undefined;
+      if (session !== this.link.session) this.kick(); // a new session began while this loop was winding down
+      this.checkSettled();
+    }
+  }
+
+  /** Writes first, chosen when the line is free (so a burst goes out as its latest value); then reads. */
+  private async turn(session: number): Promise<boolean> {
+    const write = this.nextWrite();
+    if (write) return this.writeTurn(session, write);
+    const read = this.plan.next();
+    if (!read) return false;
+    const { reply, stamp } = await this.stampedRead(read.address);
+    if (session !== this.link.session || reply.outcome === 'closed') return false;
+    this.afterRead(read, reply, stamp);
+    if (this.plan.empty() && this.pollTimer === undefined && this.phase === 'online') this.schedulePoll();
+    return true;
+  }
+
+  private nextWrite(): Write | undefined {
+    return this.book.nextWrite([...this.plan.live].sort((a, b) => a - b), this.plan.held);
+  }
+
+  private async writeTurn(session: number, write: Write): Promise<boolean> {
+    this.writing = write;
+    const outcome = await this.send(write);
+    this.writing = undefined;
+    if (session !== this.link.session || outcome === 'closed') return false;
+    if (outcome === 'ok' || outcome === 'sent') {
+      this.refusals.reset(`!${write.channel}`);
+      if (outcome === 'ok') {
+        this.units.alive();
+        this.emitZone(write.channel, this.book.confirm(write));
+      } else {
+        // Nothing acknowledges it: the zone is read back before the intent counts as done.
+        this.book.sent(write);
+        this.plan.verify.add(write.channel);
+      }
+      this.confirmed(write);
+    } else if (outcome === 'error') {
+      this.units.alive();
+      this.refused(write);
+    } else {
+      this.silence(this.topology.unitOf(write.channel)!);
+    }
+    this.checkSettled();
+    return true;
+  }
+
+  /** The amp refused a write (noise garbled it): tried again once the zone has been read, a few times; then given up. */
+  private refused(write: Write): void {
+    const { channel } = write;
+    if (this.refusals.retry(`!${channel}`)) {
+      this.plan.held.add(channel);
+      this.plan.queueRead(this.topology.zoneRead(channel), true);
+      return;
+    }
+    const times = this.refusals.limit;
+    this.log('warn', `${this.family}: zone ${channel} refused ${write.attribute} ${write.value} ${times} times; keeping its value`);
+    this.emitZone(channel, this.book.giveUp(channel, [write.attribute]));
+  }
+
+  /** Takes in one read: the unit's liveness, and each zone it shows. */
+  protected afterRead(read: PlannedRead, reply: ReadReply, stamp: Stamp): void {
+    const { address } = read;
+    const unit = this.topology.unitOf(address)!;
+    const covered = this.topology.covers(address);
+    for (const channel of covered) this.plan.held.delete(channel);
+    const key = `?${address}`;
+    if (!reply.answered && reply.outcome === 'error') {
+      // A refused read says nothing about the unit (noise garbled it): a sync or a probe asks again, a few times.
+      this.units.alive();
+      if (this.refusals.retry(key)) return this.checkSettled();
+    } else {
+      this.refusals.reset(key);
+    }
+    this.plan.done(address);
+    if (!reply.answered) {
+      // A refusal of every try means no such zone on the master (Xantech's expansion), but never that the master is gone.
+      if (reply.outcome === 'timeout' || unit !== this.units.master) this.silence(unit);
+      return this.checkSettled();
+    }
+    const found = this.units.answered(unit);
+    for (const { channel, fields } of reply.zones) {
+      if (!covered.includes(channel)) continue;
+      const kind = read.purpose === 'verify' ? this.verified(channel, fields) : this.plan.live.has(channel) ? 'update' : 'first';
+      this.plan.touched.delete(channel);
+      this.learn(channel, fields, kind, stamp);
+      this.plan.live.add(channel);
+      if (kind === 'lost' && this.lostWrites.get(channel)! >= MAX_LOST_WRITES) {
+        this.lostWrites.delete(channel);
+        this.log('warn', `${this.family}: zone ${channel} ignored the same change ${MAX_LOST_WRITES} times; keeping its own value`);
+        this.emitZone(channel, this.book.giveUp(channel, ['power', 'source', 'volume']));
+      }
+    }
+    // A zone the reply should have shown and did not (a garbled line): read on its own when writes wait for it.
+    if (covered.length > 1) {
+      for (const channel of covered) if (!this.plan.live.has(channel) && this.book.hasIntents(channel)) this.plan.sync(this.topology.zoneRead(channel));
+    }
+    if (found) this.unitAnswers(unit, address, found);
+    this.checkSettled();
+  }
+
+  /** Takes in what a read or report showed of a zone, and reports it when the daemon must hear of it. */
+  protected learn(channel: number, fields: Fields, kind: ReadKind, stamp: Stamp): void {
+    this.emitZone(channel, this.book.learn(channel, fields, kind, stamp));
+  }
+
+  /**
+   * A read-back after writes (the amp acknowledges nothing). A difference is a keypad's change when one acted on the
+   * zone meanwhile; otherwise a write lost on the line, written again, a few times.
+   */
+  private verified(channel: number, fields: Fields): ReadKind {
+    this.plan.verify.delete(channel);
+    if (this.plan.touched.has(channel) || this.book.shows(channel, fields)) {
+      this.lostWrites.delete(channel);
+      return 'update';
+    }
+    const lost = (this.lostWrites.get(channel) ?? 0) + 1;
+    this.lostWrites.set(channel, lost);
+    this.log('debug', `${this.family}: zone ${channel} did not take a write; sending it again`);
+    return 'lost';
+  }
+
+  /**
+   * A unit found, or back after a silence, once what this read showed of it is taken in: every other zone of it is
+   * read before anything is written there, and the daemon hears of it.
+   */
+  private unitAnswers(unit: number, address: number, found: 'found' | 'back'): void {
+    this.log('info', `${this.family}: ${this.topology.unitName(unit)} answers`);
+    for (const other of this.topology.pollReads(unit)) if (other !== address) this.plan.sync(other);
+    if (found === 'found') this.events.emit({ type: 'described', description: this.describe() });
+    else for (const channel of this.topology.channels(unit)) this.events.emit({ type: 'availability', channel, available: true });
+  }
+
+  /** A unit did not answer: the master counts towards offline; another unit's zones become unavailable. */
+  protected silence(unit: number): void {
+    const verdict = this.units.silence(unit);
+    if (verdict === 'offline') {
+      this.link.fail(`${this.units.unansweredCount} requests to ${this.topology.unitName(unit)} unanswered (powered off or unplugged?)`);
+    } else if (verdict === 'retry') {
+      // Ask again at once, so a dead amplifier is found within a few timeouts rather than a few poll intervals.
+      this.plan.queueRead(this.topology.probeRead(unit), true);
+    } else if (verdict === 'lost') {
+      const { reason } = this.units.availability(this.topology.channels(unit)[0]!);
+      this.log('warn', `${this.family}: ${reason}; its zones are unavailable until it answers`);
+      this.plan.forgetUnit(unit);
+      for (const channel of this.topology.channels(unit)) {
+        this.emitZone(channel, this.book.dropIntents(channel));
+        this.events.emit({ type: 'availability', channel, available: false, reason: reason! });
+      }
+    }
+    this.checkSettled();
+  }
+
+  // ---- poll ----------------------------------------------------------------------------------------------------
+
+  protected schedulePoll(): void {
+    this.clock.clearTimeout(this.pollTimer);
+    this.pollTimer = this.clock.setTimeout(() => {
+      this.pollTimer = undefined;
+      this.queuePoll();
+      this.kick();
+    }, this.pollDelayMs());
+  }
+
+  /** Every fitted unit is read; one that stopped answering is asked through its probe until it answers again. */
+  private queuePoll(): void {
+    for (const unit of this.units.fittedUnits()) for (const address of this.unitReads(unit)) this.plan.queueRead(address);
+  }
+
+  protected unitReads(unit: number): number[] {
+    return this.units.answers(unit) ? this.topology.pollReads(unit) : [this.topology.probeRead(unit)];
+  }
+
+  // ---- settled and events --------------------------------------------------------------------------------------
+
+  protected isSettled(): boolean {
+    if (this.phase === 'connecting') return false;
+    if (this.phase !== 'online') return true;
+    return this.writing === undefined && !this.plan.urgent() && this.nextWrite() === undefined;
+  }
+
+  protected checkSettled(): void {
+    this.events.release(() => this.isSettled());
+  }
+
+  protected emitZone(channel: number, state: ZoneState | undefined): void {
+    if (state) this.events.emit({ type: 'zone', channel, state });
+  }
+
+  protected emit(event: DriverEvent): void {
+    this.events.emit(event);
+  }
+
+  protected log(level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>): void {
+    this.events.log(level, msg, fields);
+  }
+}

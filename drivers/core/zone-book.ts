@@ -1,0 +1,308 @@
+// The one ownership rule, written once for every family. Per zone: what the amplifier holds (the truth about the
+// present), the daemon's intents (writes a caller asked for, each stamped with the time it was made), and what the
+// daemon was last told. A change the daemon did not write supersedes every older intent for its attribute; newer
+// intents stay and are written. No I/O, no timers: a driver asks what to write next and tells what it read.
+import type { ZoneState } from '../driver.js';
+import { stepToVolume, volumeToStep } from '../driver.js';
+
+export type Attribute = 'power' | 'source' | 'volume' | 'muted';
+const ATTRIBUTES: readonly Attribute[] = ['power', 'source', 'volume', 'muted'];
+
+/**
+ * A zone as the wire carries it: power and muted 0/1, source 1..S, volume in device steps. Muted is undefined where
+ * the amplifier cannot tell (RNET has no mute status); unknown is not news, and reads as un-muted.
+ */
+export interface Wire {
+  power: number;
+  source: number;
+  volume: number;
+  muted: number | undefined;
+}
+
+/** What one read showed: the attributes it carries. */
+export type Fields = Partial<Record<Attribute, number>>;
+
+/** The fields of a zone status line (Monoprice, Xantech), volume in device steps. */
+export function statusFields(status: { power: boolean; mute: boolean; volume: number; source: number }): Fields {
+  return { power: status.power ? 1 : 0, muted: status.mute ? 1 : 0, volume: status.volume, source: status.source };
+}
+
+/** When something happened: the clock's time, and a counter that orders what happened within one reading of it. */
+export interface Stamp {
+  at: number;
+  seq: number;
+}
+
+const isBefore = (a: Stamp, b: Stamp): boolean => a.at < b.at || (a.at === b.at && a.seq < b.seq);
+
+export interface Write {
+  channel: number;
+  attribute: Attribute;
+  value: number;
+}
+
+/**
+ * How a read is taken in. `first`: the zone's first read on this connection (or since its unit came back, or since
+ * it powered on at our own command on amps that change then): adopted, and reported where it differs from what the
+ * daemon was told, but no intent is superseded (intents made while unreachable are written over it). `update`: a
+ * later read; every change is one nobody here wrote. `lost` (amps that acknowledge nothing): a read-back showing a
+ * write did not arrive; the intents stay, to be written again.
+ */
+export type ReadKind = 'first' | 'update' | 'lost';
+
+interface Intent {
+  value: number;
+  stamp: Stamp;
+  /** Made while the zone was off or going off: it waits for power-on; one made while on is dropped when it goes off. */
+  whileOff: boolean;
+}
+
+interface Zone {
+  hardware: Wire | undefined;
+  intents: Map<Attribute, Intent>;
+  /** What the daemon was last told, asked for, or remembered at start. */
+  told: Wire | undefined;
+}
+
+export interface BookSpec {
+  volumeSteps: number;
+  sourceCount: number;
+  /** Undefined for a channel of this amplifier, else the complaint naming the valid ones. */
+  checkChannel(channel: number): string | undefined;
+  now(): number;
+  /** The hardware takes sets while a zone is off (the simulated one); real amps are sent only power then. */
+  setsWhileOff?: boolean;
+}
+
+export class ZoneBook {
+  private readonly zones = new Map<number, Zone>();
+  private seq = 0;
+
+  constructor(protected readonly spec: BookSpec) {}
+
+  stamp(): Stamp {
+    return { at: this.spec.now(), seq: ++this.seq };
+  }
+
+  /** What the daemon last knew of a zone (start's state): what the amplifier's state is compared with. */
+  remember(channel: number, state: ZoneState): void {
+    if (this.spec.checkChannel(channel)) return;
+    this.zone(channel).told = this.toWire(state);
+  }
+
+  /** Records an intent; values the amp cannot take are dropped and the complaint returned for the log. */
+  record(channel: number, change: Partial<ZoneState>): string | undefined {
+    const wrong = this.spec.checkChannel(channel);
+    if (wrong) return wrong;
+    const zone = this.zone(channel);
+    const fields: Fields = {};
+    let complaint: string | undefined;
+    if (typeof change.power === 'boolean') fields.power = change.power ? 1 : 0;
+    if (typeof change.muted === 'boolean') fields.muted = change.muted ? 1 : 0;
+    if (typeof change.volume === 'number' && Number.isFinite(change.volume)) fields.volume = volumeToStep(change.volume, this.spec.volumeSteps);
+    if (change.source !== undefined) {
+      const { sourceCount } = this.spec;
+      if (Number.isInteger(change.source) && change.source >= 1 && change.source <= sourceCount) fields.source = change.source;
+      else complaint = `source must be 1..${sourceCount}, got ${change.source} (zone ${channel})`;
+    }
+    const stamp = this.stamp();
+    const now = this.overlay(zone);
+    const off = now === undefined || now.power !== 1;
+    for (const [attribute, value] of Object.entries(fields) as Array<[Attribute, number]>) {
+      zone.intents.set(attribute, { value, stamp, whileOff: attribute !== 'power' && off });
+    }
+    // The daemon knows what it asked for: that is no news to report back.
+    if (zone.told) zone.told = { ...zone.told, ...fields };
+    else if (zone.hardware) zone.told = this.overlay(zone);
+    return complaint;
+  }
+
+  hardware(channel: number): ZoneState | undefined {
+    const wire = this.zones.get(channel)?.hardware;
+    return wire && this.state(wire);
+  }
+
+  /** Whether the hardware, as the book has it, holds every field of a read (a read-back matches the writes). */
+  shows(channel: number, read: Fields): boolean {
+    const hw = this.zones.get(channel)?.hardware;
+    return hw === undefined || (Object.entries(read) as Array<[Attribute, number]>).every(([attribute, value]) => hw[attribute] === value);
+  }
+
+  hasIntents(channel: number): boolean {
+    return (this.zones.get(channel)?.intents.size ?? 0) > 0;
+  }
+
+  /**
+   * The next write among `channels` (zones read on this connection whose unit answers, in that order), skipping
+   * `held` ones. Chosen when the line is free, so a burst of intents goes out as its latest value.
+   */
+  nextWrite(channels: Iterable<number>, held: ReadonlySet<number>): Write | undefined {
+    for (const channel of channels) {
+      const zone = this.zones.get(channel);
+      if (!zone?.hardware || zone.intents.size === 0 || held.has(channel)) continue;
+      const write = this.order(channel, zone.hardware, (attribute) => zone.intents.get(attribute)?.value);
+      if (write) return write;
+    }
+    return undefined;
+  }
+
+  /** The amplifier took the write: it now holds it, and the intent it carried is fulfilled. Returns a state to report. */
+  confirm(write: Write): ZoneState | undefined {
+    const zone = this.zone(write.channel);
+    if (zone.hardware) this.effect(zone.hardware, write);
+    if (zone.intents.get(write.attribute)?.value === write.value) zone.intents.delete(write.attribute);
+    return this.report(zone);
+  }
+
+  /**
+   * The write went out and nothing acknowledges it (RNET): the hardware is taken to hold it, and the intent stays
+   * until a read-back shows it.
+   */
+  sent(write: Write): void {
+    const zone = this.zone(write.channel);
+    if (zone.hardware) this.effect(zone.hardware, write);
+  }
+
+  /** The amplifier keeps refusing or ignoring these intents: given up, and the zone's own state reported. */
+  giveUp(channel: number, attributes: readonly Attribute[] = ATTRIBUTES): ZoneState | undefined {
+    const zone = this.zone(channel);
+    for (const attribute of attributes) zone.intents.delete(attribute);
+    return this.report(zone);
+  }
+
+  /**
+   * Takes in what one read (or report) showed of a zone. `stamp` is when the read was sent (a report: when it came):
+   * a change it shows supersedes the intents made before then, and it confirms those it shows fulfilled. Returns
+   * the state to report when it differs from what the daemon was told.
+   */
+  learn(channel: number, read: Fields, kind: ReadKind, stamp: Stamp): ZoneState | undefined {
+    const zone = this.zone(channel);
+    const was = zone.hardware;
+    const now = this.merge(kind === 'first' ? undefined : was, read, kind);
+    zone.hardware = now;
+    if (kind === 'update' && was) {
+      for (const attribute of ATTRIBUTES) {
+        if (now[attribute] === undefined || now[attribute] === was[attribute]) continue;
+        const intent = zone.intents.get(attribute);
+        if (intent && isBefore(intent.stamp, stamp)) zone.intents.delete(attribute);
+      }
+    }
+    if (kind === 'first') {
+      for (const [attribute, value] of Object.entries(this.unread(now, zone.told)) as Array<[Attribute, number]>) {
+        if (!zone.intents.has(attribute)) zone.intents.set(attribute, { value, stamp: this.stamp(), whileOff: false });
+      }
+    }
+    this.fulfil(zone, stamp);
+    return this.report(zone);
+  }
+
+  /** The unit stopped answering: writes to the zone are not sent, so its intents go. Returns a state to report. */
+  dropIntents(channel: number): ZoneState | undefined {
+    const zone = this.zones.get(channel);
+    if (!zone || zone.intents.size === 0) return undefined;
+    zone.intents.clear();
+    return this.report(zone);
+  }
+
+  // ---- what an amplifier family may do differently (RNET: its mute model) ----------------------------------------
+
+  /**
+   * The next write for one zone, in the order the amplifier needs. Amps of the status-line kind ignore sets other
+   * than power to an off zone, so those are sent only while the zone is on: power on therefore goes first, power
+   * off last, and an intent for a zone that stays off waits until it is on. Source goes before volume and mute, so
+   * an unmuted zone never plays the previous source and a volume reset by a source switch (seen on one MRC88) is
+   * overwritten by the volume that follows. A mute goes before both: a zone asked to go silent is never heard while
+   * its source or volume changes.
+   */
+  protected order(channel: number, hw: Wire, intent: (attribute: Attribute) => number | undefined): Write | undefined {
+    const want = (attribute: Attribute): number | undefined => {
+      const value = intent(attribute);
+      return value !== undefined && value !== hw[attribute] ? value : undefined;
+    };
+    if (hw.power === 1 || this.spec.setsWhileOff) {
+      if (want('muted') === 1) return { channel, attribute: 'muted', value: 1 };
+      for (const attribute of ['source', 'volume', 'muted'] as const) {
+        const value = want(attribute);
+        if (value !== undefined) return { channel, attribute, value };
+      }
+    }
+    const power = want('power');
+    return power === undefined ? undefined : { channel, attribute: 'power', value: power };
+  }
+
+  /** What the hardware holds once `write` went through. */
+  protected effect(hw: Wire, write: Write): void {
+    hw[write.attribute] = write.value;
+  }
+
+  /** The hardware after a read, from what it held before (undefined: a first read). */
+  protected merge(before: Wire | undefined, read: Fields, _kind: ReadKind): Wire {
+    return { ...(before ?? { power: 0, source: 1, volume: 0, muted: undefined }), ...read };
+  }
+
+  /** At a first read: what to write again of what no read can show, from what the daemon was told (RNET's mute). */
+  protected unread(_hw: Wire, _told: Wire | undefined): Fields {
+    return {};
+  }
+
+  // ---- the rule -----------------------------------------------------------------------------------------------
+
+  /**
+   * Intents a read settles: one made while the zone was on is dropped once the zone is seen off (unless it is being
+   * powered on); one the read shows done is fulfilled, provided the read was sent after it was made.
+   */
+  private fulfil(zone: Zone, stamp: Stamp): void {
+    const hw = zone.hardware!;
+    const on = hw.power === 1;
+    const poweringOn = zone.intents.get('power')?.value === 1;
+    for (const [attribute, intent] of zone.intents) {
+      if (attribute !== 'power' && !on && !intent.whileOff && !poweringOn) {
+        zone.intents.delete(attribute);
+      } else if (isBefore(intent.stamp, stamp) && hw[attribute] === intent.value && (attribute === 'power' || on)) {
+        zone.intents.delete(attribute);
+      }
+    }
+  }
+
+  /** What the zone is about to be: the hardware (or, before any read, what the daemon was told) with the intents on it. */
+  private overlay(zone: Zone): Wire | undefined {
+    const base = zone.hardware ?? zone.told;
+    if (!base) return undefined;
+    const wire = { ...base };
+    for (const [attribute, intent] of zone.intents) wire[attribute] = intent.value;
+    return wire;
+  }
+
+  /** The state to report when it differs from what the daemon was told (silently taken when it was told nothing). */
+  private report(zone: Zone): ZoneState | undefined {
+    const now = this.overlay(zone);
+    if (!now) return undefined;
+    const told = zone.told;
+    if (told && !ATTRIBUTES.some((attribute) => now[attribute] !== undefined && now[attribute] !== told[attribute])) return undefined;
+    // An unknown mute reads as un-muted, as in every state reported.
+    zone.told = { ...now, muted: now.muted ?? 0 };
+    return told && this.state(zone.told);
+  }
+
+  private state(wire: Wire): ZoneState {
+    return { power: wire.power === 1, muted: wire.muted === 1, volume: stepToVolume(wire.volume, this.spec.volumeSteps), source: wire.source };
+  }
+
+  private toWire(state: ZoneState): Wire {
+    return {
+      power: state.power ? 1 : 0,
+      muted: state.muted ? 1 : 0,
+      volume: volumeToStep(state.volume, this.spec.volumeSteps),
+      source: state.source,
+    };
+  }
+
+  private zone(channel: number): Zone {
+    let zone = this.zones.get(channel);
+    if (!zone) {
+      zone = { hardware: undefined, intents: new Map(), told: undefined };
+      this.zones.set(channel, zone);
+    }
+    return zone;
+  }
+}
