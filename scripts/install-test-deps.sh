@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system tools the test suite uses (socat for serial ptys, Chromium for the dashboard tests,
-# systemd-analyze for the unit checks, curl and jq for the README's tour, mosquitto as the MQTT bridge's broker). Needs root; does nothing when everything is already there.
+# systemd-analyze for the unit checks, curl and jq for the README's tour, mosquitto as the MQTT bridge's broker, mpd for
+# the stream players' engine and sox for the audio its tests generate, MP3 included). Needs root; does nothing when
+# everything is already there.
 set -euo pipefail
 need=()
 command -v socat >/dev/null 2>&1 || need+=(socat)
@@ -11,6 +13,10 @@ command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v jq >/dev/null 2>&1 || need+=(jq)
 [ -x /usr/sbin/mosquitto ] || need+=(mosquitto)
+[ -x /usr/bin/mpd ] || need+=(mpd)
+command -v sox >/dev/null 2>&1 || need+=(sox)
+# sox writes MP3 only with this format library.
+[ -n "$(find /usr/lib -name 'libsox_fmt_mp3.so' -print -quit 2>/dev/null)" ] || need+=(libsox-fmt-mp3)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi

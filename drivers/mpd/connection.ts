@@ -1,0 +1,102 @@
+// One connection to an MPD control socket: requests answered in order, each within a time limit on the engine clock.
+import { createConnection, type Socket } from 'node:net';
+import { PlaybackError, type PlaybackClock } from '../playback.js';
+import { encodeRequest, ReplyParser, type Pairs, type Reply } from './protocol.js';
+
+interface Pending {
+  resolve: (results: Pairs[]) => void;
+  reject: (err: Error) => void;
+  timer: unknown;
+}
+
+export interface ConnectionOptions {
+  clock: PlaybackClock;
+  /** Time limit for the greeting and for each request that has one. */
+  timeoutMs: number;
+}
+
+export class MpdConnection {
+  private readonly queue: Pending[] = [];
+  private readonly parser: ReplyParser;
+  private closedBy: Error | undefined;
+  private readonly closeListeners = new Set<(err: Error) => void>();
+  /** The server's protocol version from its greeting. */
+  version = '';
+
+  private constructor(
+    private readonly socket: Socket,
+    private readonly options: ConnectionOptions,
+  ) {
+    this.parser = new ReplyParser((reply, greeting) => this.reply(reply, greeting));
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => this.parser.push(chunk));
+    socket.on('error', (err) => this.close(err));
+    socket.on('close', () => this.close(new PlaybackError('engine-down', 'the MPD connection closed')));
+  }
+
+  /** Connects to the unix socket (or host:port) and waits for MPD's greeting. */
+  static connect(target: string | { host: string; port: number }, options: ConnectionOptions): Promise<MpdConnection> {
+    const socket = typeof target === 'string' ? createConnection({ path: target }) : createConnection(target);
+    const connection = new MpdConnection(socket, options);
+    return connection.enqueue(options.timeoutMs, 'the MPD greeting').then(() => connection);
+  }
+
+  get closed(): boolean {
+    return this.closedBy !== undefined;
+  }
+
+  /** Called once when the connection ends, with why. */
+  onClose(listener: (err: Error) => void): void {
+    if (this.closedBy) listener(this.closedBy);
+    else this.closeListeners.add(listener);
+  }
+
+  /**
+   * Sends one command, or several as one command list, and resolves with one Pairs per command; rejects with the
+   * MpdAck of a refused command. `timeoutMs: null` waits as long as it takes (for `idle`).
+   */
+  request(commands: string[], timeoutMs: number | null = this.options.timeoutMs): Promise<Pairs[]> {
+    if (this.closedBy) return Promise.reject(this.closedBy);
+    const reply = this.enqueue(timeoutMs, commands[0]!.split(' ')[0]!);
+    this.socket.write(encodeRequest(commands));
+    return reply;
+  }
+
+  /** Ends the connection; pending requests reject with `err`. */
+  close(err: Error = new PlaybackError('engine-down', 'the MPD connection was closed')): void {
+    if (this.closedBy) return;
+    this.closedBy = err;
+    this.socket.destroy();
+    for (const pending of this.queue.splice(0)) {
+      this.options.clock.clearTimeout(pending.timer);
+      pending.reject(err);
+    }
+    for (const listener of this.closeListeners) listener(err);
+    this.closeListeners.clear();
+  }
+
+  private enqueue(timeoutMs: number | null, what: string): Promise<Pairs[]> {
+    return new Promise((resolve, reject) => {
+      const pending: Pending = { resolve, reject, timer: undefined };
+      if (timeoutMs !== null) {
+        pending.timer = this.options.clock.setTimeout(
+          () => this.close(new PlaybackError('timeout', `MPD did not answer ${what} within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+      }
+      this.queue.push(pending);
+    });
+  }
+
+  private reply(reply: Reply, greeting?: string): void {
+    if (greeting !== undefined) this.version = greeting;
+    const pending = this.queue.shift();
+    if (!pending) {
+      this.close(new PlaybackError('failed', 'MPD sent a reply nobody asked for'));
+      return;
+    }
+    this.options.clock.clearTimeout(pending.timer);
+    if (reply.ok) pending.resolve(reply.results);
+    else pending.reject(reply.ack);
+  }
+}

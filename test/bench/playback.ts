@@ -1,0 +1,180 @@
+// Stream player engine: play request → first PCM byte on the FIFO against the same MPD driven by bare protocol
+// commands (measured in the same run), memory of the engine's process and of MPD idle and playing FLAC, CPU while
+// playing (npm run bench:playback; needs mpd and sox; -- --quick for fewer runs).
+import { execFileSync } from 'node:child_process';
+import { constants, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { Socket } from 'node:net';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { musicRootOf, playerFiles, renderConfig, writePlayerConfig } from '../../drivers/mpd/config.js';
+import { MpdConnection } from '../../drivers/mpd/connection.js';
+import { MpdProcess } from '../../drivers/mpd/process.js';
+import { systemClock } from '../../drivers/mpd/engine.js';
+import { createPlaybackEngine } from '../../drivers/mpd/index.js';
+import type { PlaybackEngine } from '../../drivers/playback.js';
+import { tempDir } from '../helpers/daemon.js';
+import { MPD, tone } from '../helpers/mpd-rig.js';
+import { readCpuMs, readLoadAverage, readMemory, readSmapsRollup } from './lib/proc.js';
+import { summarize, type Summary } from './lib/stats.js';
+
+const quick = process.argv.includes('--quick');
+const RUNS = quick ? 10 : 40;
+const WARMUP = 3;
+const PLAYING_WINDOW_MS = quick ? 4_000 : 10_000;
+const FIRST_BYTE_LIMIT_MS = 10_000;
+
+const cleanups: Array<() => unknown> = [];
+const ms = (s: Summary) => `p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms (n=${s.count})`;
+const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
+const delay = (wait: number) => new Promise((resolve) => setTimeout(resolve, wait));
+
+/**
+ * A FIFO reader that is told the moment bytes arrive: opened read-write (Linux), so it never sees end-of-file while
+ * MPD has no writer open, and read through libuv's pipe handle (epoll), not a polling loop.
+ */
+class FifoProbe {
+  private readonly socket: Socket;
+  private waiter: (() => void) | undefined;
+  constructor(file: string) {
+    this.socket = new Socket({ fd: openSync(file, constants.O_RDWR | constants.O_NONBLOCK), readable: true, writable: false });
+    this.socket.on('data', () => {
+      this.waiter?.();
+      this.waiter = undefined;
+    });
+  }
+  /** Resolves at the next chunk of PCM. */
+  nextBytes(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no PCM within ${FIRST_BYTE_LIMIT_MS} ms`)), FIRST_BYTE_LIMIT_MS);
+      this.waiter = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+async function engineWithFifo(stateDir: string, music: string, id: string): Promise<{ engine: PlaybackEngine & { pid: number | undefined }; probe: FifoProbe }> {
+  const fifo = path.join(stateDir, `${id}.pcm`);
+  execFileSync('mkfifo', ['-m', '600', fifo]);
+  const probe = new FifoProbe(fifo);
+  const engine = createPlaybackEngine({ id, stateDir, musicDir: music, output: { kind: 'fifo', path: fifo }, mpdPath: MPD });
+  cleanups.push(() => engine.stop(), () => probe.close());
+  await engine.start();
+  return { engine, probe };
+}
+
+/**
+ * The baseline: the same mpd with the same generated config, started without an engine and told to play by one
+ * command list on a plain connection.
+ */
+async function bareMpd(stateDir: string, music: string): Promise<{ connection: MpdConnection; probe: FifoProbe; stop: () => Promise<void> }> {
+  const fifo = path.join(stateDir, 'bare.pcm');
+  execFileSync('mkfifo', ['-m', '600', fifo]);
+  const probe = new FifoProbe(fifo);
+  const files = playerFiles(stateDir, 'bare');
+  writePlayerConfig(files, renderConfig({ files, musicRoot: musicRootOf(music), output: { kind: 'fifo', path: fifo }, logLevel: 'warning' }));
+  const proc = await MpdProcess.spawn({ mpdPath: MPD, files, clock: systemClock, log: () => undefined, startTimeoutMs: 20_000, stopTimeoutMs: 5_000 });
+  const connection = await proc.ready(() => MpdConnection.connect(files.socket, { clock: systemClock, timeoutMs: 10_000 }));
+  // The database is written on the first start: wait for that scan, as the engine's first play would.
+  while ((await connection.request(['status']))[0]!.some(([key]) => key === 'updating_db')) await delay(50);
+  const stop = async () => {
+    connection.close();
+    probe.close();
+    await proc.stop();
+  };
+  cleanups.push(stop);
+  return { connection, probe, stop };
+}
+
+/** Time from sending the play request to the first PCM byte, after a stop and a moment for MPD to close its output. */
+async function firstByte(probe: FifoProbe, play: () => Promise<unknown>, stop: () => Promise<unknown>): Promise<number> {
+  await stop();
+  await delay(300);
+  const started = performance.now();
+  const arrived = probe.nextBytes();
+  await play();
+  await arrived;
+  return performance.now() - started;
+}
+
+async function main(): Promise<void> {
+  const loadBefore = readLoadAverage();
+  const dir = tempDir('azc-bench-playback-');
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const music = path.join(dir, 'music');
+  mkdirSync(music);
+  tone(path.join(music, 'short.flac'), 5, 440, { title: 'Short' });
+  tone(path.join(music, 'long.flac'), 60, 330, { title: 'Long' });
+
+  const rssBefore = readMemory(process.pid);
+  const engineSide = await engineWithFifo(dir, music, 'engine');
+  const bare = await bareMpd(dir, music);
+  const raw = bare.connection;
+
+  const engineTimes: number[] = [];
+  const bareTimes: number[] = [];
+  for (let i = 0; i < RUNS + WARMUP; i++) {
+    const viaEngine = await firstByte(engineSide.probe, () => engineSide.engine.playUri('file:short.flac'), () => engineSide.engine.stopPlayback());
+    const viaBare = await firstByte(bare.probe, () => raw.request(['clear', 'add "short.flac"', 'play']), () => raw.request(['stop']));
+    if (i >= WARMUP) {
+      engineTimes.push(viaEngine);
+      bareTimes.push(viaBare);
+    }
+  }
+  await engineSide.engine.stopPlayback();
+  await bare.stop();
+
+  await delay(1_000);
+  const mpdPid = engineSide.engine.pid!;
+  const privateKb = (pid: number) => {
+    const smaps = readSmapsRollup(pid);
+    return smaps ? smaps.privateDirty + smaps.privateClean : Number.NaN;
+  };
+  const idle = { engine: readMemory(process.pid), mpd: readMemory(mpdPid), mpdPrivate: privateKb(mpdPid) };
+  await engineSide.engine.playUri('file:long.flac');
+  await delay(1_000);
+  const cpu0 = { mpd: readCpuMs(mpdPid), engine: readCpuMs(process.pid), at: performance.now() };
+  await delay(PLAYING_WINDOW_MS);
+  const cpu1 = { mpd: readCpuMs(mpdPid), engine: readCpuMs(process.pid), at: performance.now() };
+  const playing = { engine: readMemory(process.pid), mpd: readMemory(mpdPid), mpdPrivate: privateKb(mpdPid) };
+  const wall = cpu1.at - cpu0.at;
+
+  const result = {
+    runs: RUNS,
+    loadAverage: { before: loadBefore, after: readLoadAverage() },
+    firstPcmByte: { engine: summarize(engineTimes), bareProtocol: summarize(bareTimes) },
+    ratioP50: summarize(engineTimes).p50 / summarize(bareTimes).p50,
+    memoryKb: {
+      benchProcessBeforeEngines: rssBefore.rss,
+      idle: { engineProcess: idle.engine.rss, mpd: idle.mpd.rss, mpdPrivate: idle.mpdPrivate },
+      playingFlac: { engineProcess: playing.engine.rss, mpd: playing.mpd.rss, mpdPrivate: playing.mpdPrivate },
+    },
+    cpuWhilePlayingFlac: { mpdCoreShare: (cpu1.mpd - cpu0.mpd) / wall, engineProcessCoreShare: (cpu1.engine - cpu0.engine) / wall, windowMs: Math.round(wall) },
+  };
+  const report = [
+    `load average (1 min): ${loadBefore.toFixed(2)} before, ${result.loadAverage.after.toFixed(2)} after (2 cores; above ~1 the figures are noisy)`,
+    `play request → first PCM byte, bare MPD protocol (baseline): ${ms(result.firstPcmByte.bareProtocol)}`,
+    `play request → first PCM byte, through the engine:           ${ms(result.firstPcmByte.engine)}  (${result.ratioP50.toFixed(2)}× baseline p50)`,
+    // The engine runs inside this tsx process: its RSS is mostly the harness, shown beside the figure from before.
+    `RSS idle:         engine process ${mb(idle.engine.rss)} (${mb(rssBefore.rss)} before the engines), mpd ${mb(idle.mpd.rss)} (private ${mb(idle.mpdPrivate)})`,
+    `RSS playing FLAC: engine process ${mb(playing.engine.rss)}, mpd ${mb(playing.mpd.rss)} (private ${mb(playing.mpdPrivate)})`,
+    `CPU playing FLAC: mpd ${(result.cpuWhilePlayingFlac.mpdCoreShare * 100).toFixed(1)}% of a core, engine process ${(result.cpuWhilePlayingFlac.engineProcessCoreShare * 100).toFixed(1)}% (over ${Math.round(wall)} ms)`,
+  ];
+  process.stdout.write(`${report.join('\n')}\n`);
+  mkdirSync('bench-results', { recursive: true });
+  writeFileSync(path.join('bench-results', `playback-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), `${JSON.stringify(result, null, 2)}\n`);
+}
+
+try {
+  await main();
+} catch (err) {
+  process.stderr.write(`${(err as Error).stack ?? err}\n`);
+  process.exitCode = 1;
+} finally {
+  // Every mpd, connection and folder this run made, newest first.
+  for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
+}

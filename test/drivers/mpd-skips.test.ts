@@ -1,0 +1,91 @@
+// Tracks that cannot play on the real MPD: each is passed over with an event saying why, and the queue goes on.
+import t from 'tap';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { PlaybackEvent } from '../../drivers/playback.js';
+import { concurrently } from '../helpers/concurrency.js';
+import { musicFolder, radioStation, startEngine, tone, TRACKS } from '../helpers/mpd-rig.js';
+
+concurrently(t, 3);
+const music = musicFolder(t);
+writeFileSync(path.join(music, 'tones/garbage.flac'), 'this is no FLAC stream\n'.repeat(100));
+const file = (track: string) => `file:${track}`;
+type Skipped = Extract<PlaybackEvent, { type: 'skipped' }>;
+const isSkip = (e: PlaybackEvent): e is Skipped => e.type === 'skipped';
+
+t.test('a missing file is skipped as missing and the next track plays', async (t) => {
+  const rig = await startEngine(t, music);
+  await rig.engine.playQueue([file(TRACKS.a), 'file:tones/not-there.flac', file(TRACKS.b)]);
+  const skip = await rig.next(isSkip, 'the skip');
+  t.match(skip, { index: 1, uri: 'file:tones/not-there.flac', reason: 'missing', detail: /no such file/ });
+  await rig.until((s) => s.index === 2 && s.state === 'playing', 'the track after it');
+});
+
+t.test('an unreachable stream is skipped as unreachable and the next track plays', async (t) => {
+  const radio = await radioStation(t, path.join(music, TRACKS.b), 'Nobody');
+  const rig = await startEngine(t, music);
+  await rig.engine.playQueue([file(TRACKS.a), radio.unreachable, file(TRACKS.b)]);
+  const skip = await rig.next(isSkip, 'the skip');
+  t.match(skip, { index: 1, uri: radio.unreachable, reason: 'unreachable', detail: /connect/i });
+  await rig.until((s) => s.index === 2 && s.state === 'playing', 'the track after it');
+});
+
+t.test('a file no decoder understands is skipped as an unknown format', async (t) => {
+  const rig = await startEngine(t, music);
+  await rig.engine.playQueue([file('tones/garbage.flac'), file(TRACKS.b)]);
+  const skip = await rig.next(isSkip, 'the skip');
+  t.match(skip, { index: 0, uri: 'file:tones/garbage.flac', reason: 'unknown-format' });
+  await rig.until((s) => s.index === 1 && s.state === 'playing', 'the track after it');
+});
+
+t.test('a file removed after it was queued is skipped as missing when its turn comes', async (t) => {
+  const own = path.join(music, 'removed');
+  tone(path.join(own, 'soon-gone.flac'), 1, 300);
+  t.teardown(() => rmSync(own, { recursive: true, force: true }));
+  const rig = await startEngine(t, music);
+  await rig.engine.playQueue([file(TRACKS.a), 'file:removed/soon-gone.flac', file(TRACKS.b)]);
+  rmSync(path.join(own, 'soon-gone.flac'));
+  const skip = await rig.next(isSkip, 'the skip');
+  t.match(skip, { index: 1, uri: 'file:removed/soon-gone.flac', reason: 'missing', detail: /No such file/ });
+  await rig.until((s) => s.index === 2 && s.state === 'playing', 'the track after it');
+});
+
+t.test('jumping to a track that cannot play skips it and plays the next one', async (t) => {
+  const rig = await startEngine(t, music);
+  await rig.engine.playQueue([file(TRACKS.long), 'file:nope.flac', file(TRACKS.b)]);
+  await rig.engine.play(1);
+  t.match(rig.events.filter(isSkip), [{ index: 1, reason: 'missing' }]);
+  t.match(rig.engine.status(), { state: 'playing', index: 2 });
+});
+
+t.test('a queue of tracks that all fail ends at once, each one reported', async (t) => {
+  const rig = await startEngine(t, music);
+  await rig.engine.playQueue(['file:gone-1.flac', file('tones/garbage.flac'), 'file:gone-2.flac']);
+  await rig.until((s) => s.state === 'stopped' && s.index === null, 'the end of the queue');
+  await rig.next((e) => isSkip(e) && e.index === 2, 'the last skip');
+  t.match(
+    rig.events.filter(isSkip).map((e) => [e.index, e.reason]),
+    [
+      [0, 'missing'],
+      [1, 'unknown-format'],
+      [2, 'missing'],
+    ],
+  );
+});
+
+t.test('files put in the music folder after the engine started play without a rescan', async (t) => {
+  const rig = await startEngine(t, music);
+  const own = path.join(music, 'new-album');
+  t.teardown(() => rmSync(own, { recursive: true, force: true }));
+  t.teardown(() => rmSync(path.join(music, 'top-new.flac'), { force: true }));
+  // Written under another name and renamed, as a copy would land: MPD never sees half a file.
+  tone(path.join(own, 'fresh.tmp.flac'), 3, 500, { title: 'Fresh' });
+  renameSync(path.join(own, 'fresh.tmp.flac'), path.join(own, 'fresh.flac'));
+  tone(path.join(music, 'top-new.tmp.flac'), 3, 520, { title: 'Top' });
+  renameSync(path.join(music, 'top-new.tmp.flac'), path.join(music, 'top-new.flac'));
+  await rig.engine.playQueue(['file:new-album/fresh.flac', 'file:top-new.flac']);
+  t.match(rig.engine.status(), { state: 'playing', index: 0, title: 'Fresh', queueLength: 2 });
+  await rig.engine.next();
+  t.match(rig.engine.status(), { state: 'playing', index: 1, title: 'Top' });
+  t.notOk(rig.events.some(isSkip), 'nothing skipped');
+});

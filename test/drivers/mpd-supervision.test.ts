@@ -1,0 +1,151 @@
+// The engine's watch over its mpd, on a clock the test moves: restarts with back-off, stop's escalation, missing mpd.
+import t, { type Test } from 'tap';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createPlaybackEngine, MPD_MISSING } from '../../drivers/mpd/index.js';
+import { PlaybackError, type PlaybackEvent } from '../../drivers/playback.js';
+import { tempDir } from '../helpers/daemon.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+import { ROOT } from '../helpers/paths.js';
+import { Changes, waitFor } from '../helpers/wait-for.js';
+
+const FAKE = path.join(ROOT, 'test/helpers/fake-mpd.mjs');
+const TIMING = { restartFirstMs: 1_000, restartMaxMs: 8_000, stableMs: 60_000, stopTimeoutMs: 5_000 };
+
+/** An "mpd" program that runs the stand-in in `mode`. */
+function fakeMpd(dir: string, mode: 'serve' | 'exit' | 'ignore-term'): string {
+  const program = path.join(dir, `mpd-${mode}`);
+  writeFileSync(program, `#!/bin/sh\nexec "${process.execPath}" "${FAKE}" --mode ${mode} "$@"\n`);
+  chmodSync(program, 0o755);
+  return program;
+}
+
+function rig(t: Test, mode: 'serve' | 'exit' | 'ignore-term') {
+  const dir = tempDir('azc-mpd-supervision-');
+  const music = path.join(dir, 'music');
+  mkdirSync(music);
+  const clock = new ManualClock(1_000_000);
+  const engine = createPlaybackEngine({ id: 'p1', stateDir: dir, musicDir: music, output: { kind: 'null' }, mpdPath: fakeMpd(dir, mode), clock, timing: TIMING });
+  const events: PlaybackEvent[] = [];
+  const changes = new Changes();
+  engine.onEvent((event) => {
+    events.push(event);
+    changes.notify();
+  });
+  t.teardown(async () => {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const engineEvents = () => events.filter((e): e is Extract<PlaybackEvent, { type: 'engine' }> => e.type === 'engine');
+  const count = (up: boolean, n: number) =>
+    waitFor(() => engineEvents().filter((e) => e.up === up).length >= n, undefined, { what: `${n} engine ${up ? 'up' : 'down'} events`, changes });
+  return { engine, clock, events, engineEvents, count };
+}
+
+/** Kills the running mpd the way a crash would, and waits for the engine to say it is down. */
+async function crash(r: ReturnType<typeof rig>, downs: number): Promise<void> {
+  process.kill(r.engine.pid!, 'SIGKILL');
+  await r.count(false, downs);
+}
+
+t.test('creating an engine where mpd is not installed fails with the package to install', async (t) => {
+  const dir = tempDir('azc-mpd-missing-');
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const create = () => createPlaybackEngine({ id: 'p1', stateDir: dir, musicDir: dir, output: { kind: 'null' }, mpdPath: path.join(dir, 'no-such-mpd') });
+  t.throws(create, new PlaybackError('engine-missing', MPD_MISSING));
+  t.match(MPD_MISSING, /apt-get install mpd/);
+});
+
+t.test('a start fails with what mpd said when mpd exits at once', async (t) => {
+  const r = rig(t, 'exit');
+  await t.rejects(r.engine.start(), { code: 'failed', message: /exited with code 1.*Failed to open audio output/ });
+  t.equal(r.engine.up, false);
+});
+
+t.test('a started engine reports up with nothing to give back', async (t) => {
+  const r = rig(t, 'serve');
+  await r.engine.start();
+  t.same(r.engineEvents(), [{ type: 'engine', up: true, recovery: 'fresh' }]);
+  t.equal(r.engine.up, true);
+});
+
+t.test('an mpd that dies is restarted after one second, then after twice as long each time it dies again', async (t) => {
+  const r = rig(t, 'serve');
+  await r.engine.start();
+  const delays: number[] = [];
+  for (let i = 1; i <= 4; i++) {
+    await crash(r, i);
+    t.equal(r.engine.up, false, `down after crash ${i}`);
+    const due = r.clock.dueTimes();
+    delays.push(due[0]! - r.clock.now());
+    r.clock.advance(due[0]! - r.clock.now());
+    await r.count(true, i + 1);
+  }
+  t.same(delays, [1_000, 2_000, 4_000, 8_000]);
+  const down = r.engineEvents().find((e) => !e.up);
+  t.match(down, { type: 'engine', up: false, detail: /mpd was killed by SIGKILL; restarting in 1000 ms/ });
+});
+
+t.test('the back-off never grows past its maximum', async (t) => {
+  const r = rig(t, 'serve');
+  await r.engine.start();
+  for (let i = 1; i <= 5; i++) {
+    await crash(r, i);
+    const wait = r.clock.dueTimes()[0]! - r.clock.now();
+    if (i === 5) t.equal(wait, TIMING.restartMaxMs);
+    r.clock.advance(wait);
+    await r.count(true, i + 1);
+  }
+});
+
+/** Starts the engine, crashes its mpd once and lets the first restart happen. */
+async function restartedOnce(r: ReturnType<typeof rig>): Promise<void> {
+  await r.engine.start();
+  await crash(r, 1);
+  r.clock.advance(TIMING.restartFirstMs);
+  await r.count(true, 2);
+}
+
+t.test('an mpd that ran for a stable while is restarted after one second again', async (t) => {
+  const r = rig(t, 'serve');
+  await restartedOnce(r);
+  r.clock.advance(TIMING.stableMs);
+  await crash(r, 2);
+  t.equal(r.clock.dueTimes()[0]! - r.clock.now(), 1_000);
+});
+
+t.test('the playback of an empty engine comes back fresh after a restart', async (t) => {
+  const r = rig(t, 'serve');
+  await restartedOnce(r);
+  t.same(r.engineEvents().at(-1), { type: 'engine', up: true, recovery: 'fresh' });
+});
+
+t.test('a transport command while mpd restarts is refused as engine-down', async (t) => {
+  const r = rig(t, 'serve');
+  await r.engine.start();
+  await crash(r, 1);
+  await t.rejects(r.engine.pause(), { code: 'engine-down', message: /restarting/ });
+});
+
+t.test('stop kills an mpd that ignores SIGTERM once the bound has passed', async (t) => {
+  const r = rig(t, 'ignore-term');
+  await r.engine.start();
+  const pid = r.engine.pid!;
+  let stopped = false;
+  const stopping = r.engine.stop().then(() => (stopped = true));
+  // SIGTERM was sent; the kill waits for the bound on the engine's clock.
+  await waitFor(() => r.clock.dueTimes().includes(r.clock.now() + TIMING.stopTimeoutMs), undefined, { what: 'the kill to be scheduled' });
+  t.equal(stopped, false, 'still waiting for mpd after SIGTERM');
+  r.clock.advance(TIMING.stopTimeoutMs);
+  await stopping;
+  t.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, 'mpd is gone');
+});
+
+t.test('a stopped engine does not restart its mpd', async (t) => {
+  const r = rig(t, 'serve');
+  await r.engine.start();
+  await r.engine.stop();
+  t.same(r.clock.dueTimes(), []);
+  t.equal(r.engine.up, false);
+  t.equal(r.engineEvents().filter((e) => !e.up).length, 0, 'a stop is no crash');
+});
