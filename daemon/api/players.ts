@@ -1,8 +1,8 @@
 // Players and zones: listing (filtered by assignments), routing, volume, mute and power.
 import { T, IdParams, Volume, UuidList, AtLeastOneOf, ExactlyOneOf } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
-import { ZONE_SETTINGS_NONE, type AudioService } from '../domain/audio.js';
-import { VOLUME_REQUEST_FIELDS, volumeRequestOf } from '../domain/volume-rule.js';
+import { ZONE_SETTINGS_NONE, type AudioService } from '../domain/audio/audio.js';
+import { VOLUME_REQUEST_FIELDS, volumeRequestOf } from '../domain/audio/volume-rule.js';
 import { Name, PlayerSchema, ProblemSchema, SkippedSchema, ZoneSchema } from './schemas.js';
 
 const Channel = T.Integer({ minimum: 1, maximum: 99, errorMessage: 'must be an integer channel number' });

@@ -2,9 +2,9 @@
 import { T, IdParams, AtLeastOneOf } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
 import { badRequest } from '../http/problem.js';
-import { parseRole, type Role } from '../domain/access.js';
-import type { Authentication } from '../domain/authentication.js';
-import type { UserAdmin } from '../domain/user-admin.js';
+import { parseRole, type Role } from '../domain/shared/access.js';
+import type { Authentication } from '../domain/accounts/authentication.js';
+import type { UserAdmin } from '../domain/accounts/user-admin.js';
 import { ApiKeySchema, AssignmentsSchema, RoleSchema, UserSchema } from './schemas.js';
 
 const Username = T.String({ description: '3-64 characters of A-Z a-z 0-9 . _ -', errorMessage: 'must be a string' });

@@ -2,14 +2,14 @@
 import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import type { Logger } from '../log.js';
-import type { Caller } from '../domain/access.js';
+import type { Caller } from '../domain/shared/access.js';
 import { HttpError, asHttpError, toProblem, unauthorized } from './problem.js';
 import { Router } from './router.js';
 import { checkJsonMediaType, parseJsonBody, Validator } from './schema.js';
 import { CAPTURED_HEADERS, type ApiRequest, type ApiResult, type BodySink, type JsonRoute, type RequestHeaders, type Route } from './route.js';
 import { extractCredential, type Credential } from './credentials.js';
 import { createAccessLog, type AccessLog } from './access-log.js';
-import { requireAdmin, requireWriter } from '../domain/policy.js';
+import { requireAdmin, requireWriter } from '../domain/shared/policy.js';
 import type { ReadCache } from './read-cache.js';
 import { redactUrl } from '../log.js';
 import { hostAllowed, misdirected, type HostNames } from './host-check.js';

@@ -1,6 +1,6 @@
 // What a route is: method, path template, who may call it, its schemas, and a plain handler.
 import type { TSchema, Static } from './schema.js';
-import type { Caller } from '../domain/access.js';
+import type { Caller } from '../domain/shared/access.js';
 import type { HttpResponse } from './uws.js';
 
 /** public: no credential; user: any signed-in user; writer: Operator or Admin (Viewer 403); admin: Admin only. */

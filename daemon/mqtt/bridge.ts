@@ -1,16 +1,16 @@
 // The MQTT bridge: one broker connection, retained discovery and state, commands into the domain; never fatal.
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Logger } from '../log.js';
-import type { Caller } from '../domain/access.js';
-import type { BusEvent, EventBus } from '../domain/events.js';
-import type { Clock } from '../domain/sleep-timers.js';
+import type { Caller } from '../domain/shared/access.js';
+import type { BusEvent, EventBus } from '../domain/shared/events.js';
+import type { Clock } from '../domain/scenes/sleep-timers.js';
 import { CommandHandler, type BridgeAudio, type BridgeScenes, type BridgeSleep } from './commands.js';
 import { tlsFiles, type ResolvedBridgeOptions } from './options.js';
 import { OFFLINE, ONLINE } from './payloads.js';
 import { StatePublisher, type RetainedMemory } from './publisher.js';
 import { Topics } from './topics.js';
 import { EMPTY_VIEW, bridgedPlayers, bridgedScenes, nextSleepTick, onConfigured, type BridgeAmplifier, type BridgeView } from './view.js';
-import type { AccountState, BridgeStatus } from '../domain/bridge-settings.js';
+import type { AccountState, BridgeStatus } from '../domain/settings/bridge-settings.js';
 
 export interface BridgeDeps {
   options: ResolvedBridgeOptions;

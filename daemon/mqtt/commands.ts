@@ -1,11 +1,11 @@
 // Commands from the hub: parsed, checked and sent through the same domain services and policy as REST.
 import type { Logger } from '../log.js';
-import type { Caller } from '../domain/access.js';
-import type { AudioService } from '../domain/audio.js';
-import { DomainError } from '../domain/errors.js';
-import { requireWriter } from '../domain/policy.js';
-import type { ScenesService } from '../domain/scenes.js';
-import { MAX_SLEEP_MINUTES, type SleepTimers } from '../domain/sleep-timers.js';
+import type { Caller } from '../domain/shared/access.js';
+import type { AudioService } from '../domain/audio/audio.js';
+import { DomainError } from '../domain/shared/errors.js';
+import { requireWriter } from '../domain/shared/policy.js';
+import type { ScenesService } from '../domain/scenes/scenes.js';
+import { MAX_SLEEP_MINUTES, type SleepTimers } from '../domain/scenes/sleep-timers.js';
 import { MAX_COMMAND_BYTES, WARN_BUDGET, WARN_WINDOW_MS } from './options.js';
 import { LEGACY_NO_SOURCE, NO_SOURCE, ON, PRESS, parseMinutes, parseOnOff, parsePercent, sourceLabels } from './payloads.js';
 import { bridgedPlayers } from './view.js';

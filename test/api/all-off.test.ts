@@ -3,7 +3,7 @@ import t, { type Test } from 'tap';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient, createUser } from '../helpers/inject.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
-import type { StampedEvent } from '../../daemon/domain/events.js';
+import type { StampedEvent } from '../../daemon/domain/shared/events.js';
 
 /** A daemon whose first four zones are on (the last two off). */
 async function setup(t: Test) {

@@ -4,8 +4,8 @@ import http from 'node:http';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { createUser, injectClient, type Reply } from '../helpers/inject.js';
 import { TEST_PASSWORDS } from '../helpers/passwords.js';
-import { Authentication } from '../../daemon/domain/authentication.js';
-import { DeviceSecrets, hashPassword } from '../../daemon/domain/secrets.js';
+import { Authentication } from '../../daemon/domain/accounts/authentication.js';
+import { DeviceSecrets, hashPassword } from '../../daemon/domain/accounts/secrets.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
 import { asHttpError } from '../../daemon/http/problem.js';
 

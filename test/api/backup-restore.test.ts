@@ -10,7 +10,7 @@ import { client } from '../helpers/client.js';
 import { openStream } from '../helpers/sse.js';
 import { volumeToStep } from '../../drivers/driver.js';
 import { within, WAIT_MS } from '../helpers/wait-for.js';
-import { restoreBodyBytes } from '../../daemon/domain/backup-format.js';
+import { restoreBodyBytes } from '../../daemon/domain/backup/backup-format.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 

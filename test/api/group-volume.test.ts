@@ -5,7 +5,7 @@ import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient, createUser } from '../helpers/inject.js';
 import { openStream, isEvent, eventOf } from '../helpers/sse.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
-import type { StampedEvent } from '../../daemon/domain/events.js';
+import type { StampedEvent } from '../../daemon/domain/shared/events.js';
 
 /** A daemon with a player attached to the first two zones, set to 0.8 and 0.4. */
 async function setup(t: Test) {

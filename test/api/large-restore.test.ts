@@ -5,7 +5,7 @@ import http from 'node:http';
 import { appendFileSync, createReadStream, createWriteStream, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { defaultConfig } from '../../daemon/config.js';
-import { restoreBodyBytes } from '../../daemon/domain/backup-format.js';
+import { restoreBodyBytes } from '../../daemon/domain/backup/backup-format.js';
 import { startTestDaemon, tempDir } from '../helpers/daemon.js';
 import { client, createUser } from '../helpers/client.js';
 import { injectClient } from '../helpers/inject.js';

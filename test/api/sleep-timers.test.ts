@@ -5,7 +5,7 @@ import { startDaemon, startTestDaemon, tempDir } from '../helpers/daemon.js';
 import { injectClient, createUser } from '../helpers/inject.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { within } from '../helpers/wait-for.js';
-import type { EventBus, StampedEvent } from '../../daemon/domain/events.js';
+import type { EventBus, StampedEvent } from '../../daemon/domain/shared/events.js';
 
 interface Zone {
   id: string;

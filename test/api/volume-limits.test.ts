@@ -5,7 +5,7 @@ import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient, createUser } from '../helpers/inject.js';
 import { waitFor } from '../helpers/wait-for.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
-import type { StampedEvent } from '../../daemon/domain/events.js';
+import type { StampedEvent } from '../../daemon/domain/shared/events.js';
 
 const STEPS = 38;
 const step = (volume: number) => Math.round(volume * STEPS);

@@ -7,7 +7,7 @@ import { injectClient, createUser } from '../helpers/inject.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { isEvent, openStream } from '../helpers/sse.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
-import type { StampedEvent, ZoneView } from '../../daemon/domain/events.js';
+import type { StampedEvent, ZoneView } from '../../daemon/domain/shared/events.js';
 import type { StartOptions } from '../helpers/daemon.js';
 
 const UNIT = 'unit 2 does not answer';

@@ -4,7 +4,7 @@ import type { Test } from 'tap';
 import type { AmplifierDriver } from '../../drivers/driver.js';
 import type { EmulatorPort } from '../../drivers/emulator-port.js';
 import type { Clock } from '../../drivers/core/clock.js';
-import type { StampedEvent } from '../../daemon/domain/events.js';
+import type { StampedEvent } from '../../daemon/domain/shared/events.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
 import { MemorySerial } from '../helpers/memory-serial.js';

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
 import { RnetEmulator } from '../../drivers/rnet/emulator.js';
 import { amplifierKey, type AmplifierConfig } from '../../daemon/config.js';
-import type { StampedEvent } from '../../daemon/domain/events.js';
+import type { StampedEvent } from '../../daemon/domain/shared/events.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
 import { MemorySerial, openByPath } from '../helpers/memory-serial.js';

@@ -6,10 +6,10 @@ import { AudioRepo, type PlayerRow } from '../../daemon/store/audio-repo.js';
 import { asHttpError } from '../../daemon/http/problem.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
 import { MetaRepo } from '../../daemon/store/meta-repo.js';
-import { AudioService } from '../../daemon/domain/audio.js';
-import { EventBus } from '../../daemon/domain/events.js';
+import { AudioService } from '../../daemon/domain/audio/audio.js';
+import { EventBus } from '../../daemon/domain/shared/events.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
-import { Amplifiers } from '../../daemon/domain/amplifiers.js';
+import { Amplifiers } from '../../daemon/domain/audio/amplifiers.js';
 import { admin, audioRig } from '../helpers/audio-rig.js';
 
 function playerOn(key: string, driver: string, channel: number): PlayerRow {

@@ -2,9 +2,9 @@
 import t from 'tap';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Caller, Role } from '../../daemon/domain/access.js';
-import { DomainError, type DomainErrorKind } from '../../daemon/domain/errors.js';
-import type { DomainEvent, PlayerView, StampedEvent, ZoneView } from '../../daemon/domain/events.js';
+import type { Caller, Role } from '../../daemon/domain/shared/access.js';
+import { DomainError, type DomainErrorKind } from '../../daemon/domain/shared/errors.js';
+import type { DomainEvent, PlayerView, StampedEvent, ZoneView } from '../../daemon/domain/shared/events.js';
 import {
   accessChangeNeedsRefetch,
   canSeeEvent,
@@ -19,7 +19,7 @@ import {
   visiblePlayers,
   visibleZones,
   zoneFor,
-} from '../../daemon/domain/policy.js';
+} from '../../daemon/domain/shared/policy.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 
 const P1 = '11111111-1111-4111-8111-111111111111';

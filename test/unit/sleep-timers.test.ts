@@ -1,10 +1,10 @@
 // The sleep-timer service on a hand-driven clock: one timer for the earliest zone due, rescheduled from events, no waiting.
 import t from 'tap';
-import { EventBus } from '../../daemon/domain/events.js';
-import { SleepTimers, type SleepAudio } from '../../daemon/domain/sleep-timers.js';
+import { EventBus } from '../../daemon/domain/shared/events.js';
+import { SleepTimers, type SleepAudio } from '../../daemon/domain/scenes/sleep-timers.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import type { Caller } from '../../daemon/domain/access.js';
-import type { ZoneView } from '../../daemon/domain/views.js';
+import type { Caller } from '../../daemon/domain/shared/access.js';
+import type { ZoneView } from '../../daemon/domain/shared/views.js';
 
 const MINUTE = 60_000;
 const ADMIN: Caller = { userId: 'u', username: 'admin', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'account' } };

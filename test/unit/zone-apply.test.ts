@@ -2,10 +2,10 @@
 // queue, zone states, sleep state, and reload.
 import t from 'tap';
 import type { Test } from 'tap';
-import type { ZoneTarget } from '../../daemon/domain/audio.js';
-import { Amplifiers } from '../../daemon/domain/amplifiers.js';
-import { DomainError } from '../../daemon/domain/errors.js';
-import type { Caller } from '../../daemon/domain/access.js';
+import type { ZoneTarget } from '../../daemon/domain/audio/audio.js';
+import { Amplifiers } from '../../daemon/domain/audio/amplifiers.js';
+import { DomainError } from '../../daemon/domain/shared/errors.js';
+import type { Caller } from '../../daemon/domain/shared/access.js';
 import type { ZoneState } from '../../drivers/driver.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { admin, audioRig } from '../helpers/audio-rig.js';

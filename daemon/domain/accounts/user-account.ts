@@ -1,7 +1,7 @@
 // One user account as the API shows it, and the rules its username, password and assignments must meet.
-import type { Assignments, UserRow } from '../store/users-repo.js';
-import type { Role } from './access.js';
-import { invalid } from './errors.js';
+import type { Assignments, UserRow } from '../../store/users-repo.js';
+import type { Role } from '../shared/access.js';
+import { invalid } from '../shared/errors.js';
 import { maskApiKey, type DeviceSecrets } from './secrets.js';
 
 export interface UserView {

@@ -2,10 +2,10 @@
 // says so) and everything of an amplifier that is not configured are unavailable, with a reason: listed, readable and
 // deletable, but every write that would reach the amplifier is refused (409) instead of pretending it landed.
 // Runtime state: followed from the drivers and read at start, never stored.
-import type { AmplifierDriver, ZoneAvailability } from '../../drivers/driver.js';
-import type { PlayerRow, ZoneRow } from '../store/audio-repo.js';
+import type { AmplifierDriver, ZoneAvailability } from '../../../drivers/driver.js';
+import type { PlayerRow, ZoneRow } from '../../store/audio-repo.js';
 import type { Amplifier, Amplifiers } from './amplifiers.js';
-import { conflict, type DomainError } from './errors.js';
+import { conflict, type DomainError } from '../shared/errors.js';
 
 /** Where a player or an input device is fed (both rows carry the same columns). */
 type InputBinding = Pick<PlayerRow, 'input_amplifier' | 'input_driver'>;

@@ -2,9 +2,9 @@
 // a document must pass as a whole (ids, references, uniqueness, limits) before a restore changes anything.
 import { FormatRegistry, Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { invalid, type FieldErrors } from './errors.js';
-import { passwordHashProblem } from './secrets.js';
-import { nameKey, nameProblem } from '../names.js';
+import { invalid, type FieldErrors } from '../shared/errors.js';
+import { passwordHashProblem } from '../accounts/secrets.js';
+import { nameKey, nameProblem } from '../../names.js';
 
 export const BACKUP_FORMAT = 'azcd-backup';
 /** The version this azcd writes. A change of the document's shape adds a version and an upgrade step below. */

@@ -1,9 +1,9 @@
 // After a restore, the admin who ran it is told which credentials now apply (the backup's accounts replaced this
 // appliance's), and the first-admin file is kept only for the credentials it holds that still work.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import type { UserRow } from '../store/users-repo.js';
-import type { Caller } from './access.js';
-import { verifyPassword, writePrivateFile, type DeviceSecrets } from './secrets.js';
+import type { UserRow } from '../../store/users-repo.js';
+import type { Caller } from '../shared/access.js';
+import { verifyPassword, writePrivateFile, type DeviceSecrets } from '../accounts/secrets.js';
 
 /** Where a credential of the restoring admin's account comes from after the restore. */
 export type CredentialSource = 'unchanged' | 'backup' | 'none' | 'new';

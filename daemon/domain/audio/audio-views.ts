@@ -1,10 +1,10 @@
 // Pure helpers shared by the audio service and the amplifier sync: zone views and the events a change publishes.
-import type { ZoneState } from '../../drivers/driver.js';
+import type { ZoneState } from '../../../drivers/driver.js';
 import { randomUUID } from 'node:crypto';
-import type { AmplifierRef, AudioRepo, ZoneRow } from '../store/audio-repo.js';
-import type { Caller } from './access.js';
-import type { DomainEvent, EventBus, ZoneView } from './events.js';
-import { zoneFor } from './policy.js';
+import type { AmplifierRef, AudioRepo, ZoneRow } from '../../store/audio-repo.js';
+import type { Caller } from '../shared/access.js';
+import type { DomainEvent, EventBus, ZoneView } from '../shared/events.js';
+import { zoneFor } from '../shared/policy.js';
 import type { VolumeLimits } from './volume-rule.js';
 
 export function hardwareOf(zone: ZoneRow): ZoneState {

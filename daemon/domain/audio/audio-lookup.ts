@@ -2,10 +2,10 @@
 // one lookup shared by the audio service and the pop-free apply.
 import type { Amplifiers } from './amplifiers.js';
 import type { Availability } from './availability.js';
-import type { AudioRepo, PlayerRow, ZoneRow } from '../store/audio-repo.js';
-import type { Caller } from './access.js';
-import { canSeePlayer, canSeeZone } from './policy.js';
-import { invalid, notFound } from './errors.js';
+import type { AudioRepo, PlayerRow, ZoneRow } from '../../store/audio-repo.js';
+import type { Caller } from '../shared/access.js';
+import { canSeePlayer, canSeeZone } from '../shared/policy.js';
+import { invalid, notFound } from '../shared/errors.js';
 
 export class AudioLookup {
   constructor(

@@ -1,12 +1,12 @@
 // Puts a set of zones into given states (scenes and their undo) without pops: silence what plays, power on and
 // route, set volumes, and only then unmute; zones that end off are switched off last. One apply at a time.
-import type { AmplifierDriver } from '../../drivers/driver.js';
-import type { AudioRepo, ZoneRow } from '../store/audio-repo.js';
-import type { Caller } from './access.js';
+import type { AmplifierDriver } from '../../../drivers/driver.js';
+import type { AudioRepo, ZoneRow } from '../../store/audio-repo.js';
+import type { Caller } from '../shared/access.js';
 import type { AudioLookup } from './audio-lookup.js';
 import { limitsOf } from './audio-views.js';
-import { invalid } from './errors.js';
-import { requireWriter } from './policy.js';
+import { invalid } from '../shared/errors.js';
+import { requireWriter } from '../shared/policy.js';
 import { effectiveVolume } from './volume-rule.js';
 import type { ZoneChange, ZoneCommits } from './zone-changes.js';
 import type { Skipped } from './availability.js';

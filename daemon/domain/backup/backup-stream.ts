@@ -1,6 +1,6 @@
 // A backup document written a piece at a time: everything but the tracks is read at once, each playlist's tracks
 // when its turn comes, so a download of the largest configuration never holds the whole document in memory.
-import type { TrackRow } from '../store/playlists-repo.js';
+import type { TrackRow } from '../../store/playlists-repo.js';
 import type { BackupDocument } from './backup-format.js';
 
 /** Pieces are handed out in about this size: big enough to be cheap per write, small enough to stay out of the way. */

@@ -1,9 +1,9 @@
 // The reading half of a restore: the request body is read as it arrives (json-stream.ts), each track is checked and
 // staged apart as it comes (restore-staging.ts), and the rest of the document is kept for the checks of the whole.
 // Memory holds the document without its tracks; each piece of the body costs time in proportion to its size.
-import type { Store } from '../store/db.js';
-import { RestoreStaging, type StagedTrack } from '../store/restore-staging.js';
-import { invalid, type FieldErrors } from './errors.js';
+import type { Store } from '../../store/db.js';
+import { RestoreStaging, type StagedTrack } from '../../store/restore-staging.js';
+import { invalid, type FieldErrors } from '../shared/errors.js';
 import { JsonStream, JsonStreamError, type JsonPath } from './json-stream.js';
 import { trackProblems, type DocumentLimits } from './backup-format.js';
 

@@ -1,8 +1,8 @@
 // Sleep timers: powers zones off when their sleepUntil comes. One timer, for the earliest zone due, rescheduled from
 // the stored timers whenever one changes; no polling. Timers live in the store, so they survive a restart.
-import type { Caller } from './access.js';
-import type { EventBus, ZoneView } from './events.js';
-import { invalid } from './errors.js';
+import type { Caller } from '../shared/access.js';
+import type { EventBus, ZoneView } from '../shared/events.js';
+import { invalid } from '../shared/errors.js';
 
 /** Time and timers, passed in so tests can drive them without waiting. */
 export interface Clock {

@@ -1,12 +1,12 @@
 // The MQTT bridge settings an admin edits in the dashboard: checked, stored (the broker password sealed with the
 // device key), and merged with those given at start, which win field by field.
-import { mqttUrlProblem, type MqttConfig } from '../config.js';
-import type { Store } from '../store/db.js';
-import type { BridgeRepo, SavedBridgeSettings } from '../store/bridge-repo.js';
-import type { AccountState, Caller } from './access.js';
-import { conflict, invalid, type FieldErrors } from './errors.js';
-import { requireAdmin } from './policy.js';
-import type { DeviceSecrets } from './secrets.js';
+import { mqttUrlProblem, type MqttConfig } from '../../config.js';
+import type { Store } from '../../store/db.js';
+import type { BridgeRepo, SavedBridgeSettings } from '../../store/bridge-repo.js';
+import type { AccountState, Caller } from '../shared/access.js';
+import { conflict, invalid, type FieldErrors } from '../shared/errors.js';
+import { requireAdmin } from '../shared/policy.js';
+import type { DeviceSecrets } from '../accounts/secrets.js';
 
 export type { AccountState };
 

@@ -1,13 +1,13 @@
 // User administration: accounts, roles, API keys, passwords and assignment lists, each checking its permission here.
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../store/db.js';
-import type { Assignments, UserRow, UsersRepo } from '../store/users-repo.js';
-import type { Caller, Role } from './access.js';
-import type { EventBus } from './events.js';
-import { requireAdmin, requireAdminOrSelf } from './policy.js';
+import type { Store } from '../../store/db.js';
+import type { Assignments, UserRow, UsersRepo } from '../../store/users-repo.js';
+import type { Caller, Role } from '../shared/access.js';
+import type { EventBus } from '../shared/events.js';
+import { requireAdmin, requireAdminOrSelf } from '../shared/policy.js';
 import { NO_PASSWORD, generateApiKey, generateSessionToken, type DeviceSecrets } from './secrets.js';
 import { CACHE_LIMIT, type Authentication } from './authentication.js';
-import { conflict, forbidden, invalid, notFound } from './errors.js';
+import { conflict, forbidden, invalid, notFound } from '../shared/errors.js';
 import { checkAssignments, openApiKey, userView, validatePassword, validateUsername, type UserView } from './user-account.js';
 
 export interface NewUser {

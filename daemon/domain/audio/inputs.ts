@@ -1,13 +1,13 @@
 // Input devices: the appliance's physical inputs, their favorites, and admin-made entries. Those of an amplifier that is
 // not configured are listed as unavailable: a favorite mark is the users' data and still changes, and admins delete them.
 import { randomUUID } from 'node:crypto';
-import type { AudioRepo, InputDeviceRow } from '../store/audio-repo.js';
-import type { EventBus, InputDeviceView } from './events.js';
-import { conflict, invalid, notFound } from './errors.js';
-import type { Store } from '../store/db.js';
-import type { MetaRepo } from '../store/meta-repo.js';
-import type { Caller } from './access.js';
-import { requireAdmin, requireWriter } from './policy.js';
+import type { AudioRepo, InputDeviceRow } from '../../store/audio-repo.js';
+import type { EventBus, InputDeviceView } from '../shared/events.js';
+import { conflict, invalid, notFound } from '../shared/errors.js';
+import type { Store } from '../../store/db.js';
+import type { MetaRepo } from '../../store/meta-repo.js';
+import type { Caller } from '../shared/access.js';
+import { requireAdmin, requireWriter } from '../shared/policy.js';
 import { refOf, type Amplifiers } from './amplifiers.js';
 import { availabilityOf } from './availability.js';
 

@@ -1,14 +1,14 @@
 // Backup and restore of the whole configuration (admin only): one versioned JSON document out, the same document
 // checked as a whole and applied in one transaction in, with a copy of the database kept first.
 import path from 'node:path';
-import type { Store } from '../store/db.js';
-import type { BackupRepo, ConfigurationRows } from '../store/backup-repo.js';
-import type { UserRow } from '../store/users-repo.js';
-import type { Caller } from './access.js';
-import type { Amplifiers } from './amplifiers.js';
-import { requireAdmin } from './policy.js';
-import { conflict, invalid, type FieldErrors } from './errors.js';
-import { generateApiKey, hasPassword, type DeviceSecrets } from './secrets.js';
+import type { Store } from '../../store/db.js';
+import type { BackupRepo, ConfigurationRows } from '../../store/backup-repo.js';
+import type { UserRow } from '../../store/users-repo.js';
+import type { Caller } from '../shared/access.js';
+import type { Amplifiers } from '../audio/amplifiers.js';
+import { requireAdmin } from '../shared/policy.js';
+import { conflict, invalid, type FieldErrors } from '../shared/errors.js';
+import { generateApiKey, hasPassword, type DeviceSecrets } from '../accounts/secrets.js';
 import { parseBackup, parseSecrets, type BackupDocument, type DocumentLimits, type SecretsPlain } from './backup-format.js';
 import { openSecrets, sealSecrets, sealedSecretsProblem } from './backup-crypto.js';
 import { configurationOf, documentOf } from './backup-rows.js';

@@ -1,16 +1,16 @@
 // Players and zones: routing rules, group volume, the policy applied to every read and write, and the amplifier kept in step.
 import { randomUUID } from 'node:crypto';
-import type { AmplifierDriver, ZoneState } from '../../drivers/driver.js';
+import type { AmplifierDriver, ZoneState } from '../../../drivers/driver.js';
 import { Amplifiers, refOf, singleAmplifier } from './amplifiers.js';
-import type { Store } from '../store/db.js';
-import { zoneWith, type AudioRepo, type PlayerRow, type ZoneRow } from '../store/audio-repo.js';
-import type { UsersRepo } from '../store/users-repo.js';
-import type { MetaRepo } from '../store/meta-repo.js';
-import type { Logger } from '../log.js';
-import type { Caller } from './access.js';
-import { canSeePlayer, playerFor, requireAdmin, requireWriter, visiblePlayers, visibleZones } from './policy.js';
-import type { DomainEvent, EventBus, PlayerView, ZoneView } from './events.js';
-import { conflict, invalid, notFound } from './errors.js';
+import type { Store } from '../../store/db.js';
+import { zoneWith, type AudioRepo, type PlayerRow, type ZoneRow } from '../../store/audio-repo.js';
+import type { UsersRepo } from '../../store/users-repo.js';
+import type { MetaRepo } from '../../store/meta-repo.js';
+import type { Logger } from '../../log.js';
+import type { Caller } from '../shared/access.js';
+import { canSeePlayer, playerFor, requireAdmin, requireWriter, visiblePlayers, visibleZones } from '../shared/policy.js';
+import type { DomainEvent, EventBus, PlayerView, ZoneView } from '../shared/events.js';
+import { conflict, invalid, notFound } from '../shared/errors.js';
 import { AmplifierSync } from './amplifier-sync.js';
 import { limitsOf, newZoneRow, zonesChangedEvent, zoneView } from './audio-views.js';
 import { effectiveVolume, groupFactor, requestedVolume, roundVolume, type VolumeRequest } from './volume-rule.js';

@@ -3,7 +3,7 @@ import { createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual, type Scry
 import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import nacl from 'tweetnacl';
-import { ensurePrivateDir, ensurePrivateFile } from '../paths.js';
+import { ensurePrivateDir, ensurePrivateFile } from '../../paths.js';
 
 export const API_KEY_RE = /^svc_[0-9a-f]{48}$/;
 export const SESSION_TOKEN_RE = /^sst_[A-Za-z0-9_-]{43}$/;

@@ -1,16 +1,16 @@
 // Scenes: saved states of sets of zones, applied without pops through the audio service, and the one undo slot that
 // holds what the last apply replaced (so undo, then undo again, redoes).
-import { nameKey } from '../names.js';
+import { nameKey } from '../../names.js';
 import { randomUUID } from 'node:crypto';
-import type { Config } from '../config.js';
-import type { Store } from '../store/db.js';
-import type { SceneRecord, SceneZoneRow, ScenesRepo } from '../store/scenes-repo.js';
-import type { Caller } from './access.js';
-import type { EventBus, PlayerView, ZoneView } from './events.js';
-import type { SceneView, SceneZoneView } from './scene-views.js';
-import { canSeeScene, requireAdmin, requireWriter, sceneFor } from './policy.js';
-import { conflict, DomainError, invalid, notFound } from './errors.js';
-import type { Skipped } from './availability.js';
+import type { Config } from '../../config.js';
+import type { Store } from '../../store/db.js';
+import type { SceneRecord, SceneZoneRow, ScenesRepo } from '../../store/scenes-repo.js';
+import type { Caller } from '../shared/access.js';
+import type { EventBus, PlayerView, ZoneView } from '../shared/events.js';
+import type { SceneView, SceneZoneView } from '../shared/scene-views.js';
+import { canSeeScene, requireAdmin, requireWriter, sceneFor } from '../shared/policy.js';
+import { conflict, DomainError, invalid, notFound } from '../shared/errors.js';
+import type { Skipped } from '../audio/availability.js';
 
 /** What a scene gives one zone; the audio service applies exactly this shape. */
 export type ZoneTarget = SceneZoneView;

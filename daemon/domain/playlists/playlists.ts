@@ -1,13 +1,13 @@
 // Playlists: tracks, reordering by permutation, favorites, caps from config.limits, the summary list and M3U export.
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../store/db.js';
-import type { PlaylistsRepo, PlaylistRow, PlaylistSummaryRow, TrackRow } from '../store/playlists-repo.js';
-import type { EventBus, PlaylistChangeReason } from './events.js';
-import type { Config } from '../config.js';
-import { conflict, invalid, notFound } from './errors.js';
+import type { Store } from '../../store/db.js';
+import type { PlaylistsRepo, PlaylistRow, PlaylistSummaryRow, TrackRow } from '../../store/playlists-repo.js';
+import type { EventBus, PlaylistChangeReason } from '../shared/events.js';
+import type { Config } from '../../config.js';
+import { conflict, invalid, notFound } from '../shared/errors.js';
 import { checkExportPath, ExportDirectory } from './export-path.js';
-import type { Caller } from './access.js';
-import { requireWriter } from './policy.js';
+import type { Caller } from '../shared/access.js';
+import { requireWriter } from '../shared/policy.js';
 
 export interface TrackInput {
   title: string;
