@@ -1,16 +1,14 @@
 // The MQTT bridge: one broker connection, retained discovery and state, commands into the domain; never fatal.
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Logger } from '../log.js';
-import type { Caller } from '../domain/shared/access.js';
-import type { BusEvent, EventBus } from '../domain/shared/events.js';
-import type { Clock } from '../domain/scenes/sleep-timers.js';
+import type { AccountState, BusEvent, Caller, Clock, EventBus } from '../domain/shared/index.js';
+import type { BridgeStatus } from '../domain/settings/index.js';
 import { CommandHandler, type BridgeAudio, type BridgeScenes, type BridgeSleep } from './commands.js';
 import { tlsFiles, type ResolvedBridgeOptions } from './options.js';
 import { OFFLINE, ONLINE } from './payloads.js';
 import { StatePublisher, type RetainedMemory } from './publisher.js';
 import { Topics } from './topics.js';
 import { EMPTY_VIEW, bridgedPlayers, bridgedScenes, nextSleepTick, onConfigured, type BridgeAmplifier, type BridgeView } from './view.js';
-import type { AccountState, BridgeStatus } from '../domain/settings/bridge-settings.js';
 
 export interface BridgeDeps {
   options: ResolvedBridgeOptions;
@@ -239,11 +237,11 @@ export class MqttBridge {
   private view(caller: Caller | null): BridgeView {
     if (!caller) return EMPTY_VIEW;
     const amplifiers = this.deps.amplifiers();
-    const zones = this.deps.audio.listZones(caller).filter((zone) => onConfigured(amplifiers, zone.output));
+    const zones = this.deps.audio.zones.list(caller).filter((zone) => onConfigured(amplifiers, zone.output));
     return {
       account: true,
       zones,
-      players: bridgedPlayers(this.deps.audio.listPlayers(caller)),
+      players: bridgedPlayers(this.deps.audio.players.list(caller)),
       scenes: bridgedScenes(this.deps.scenes.list(caller), zones),
       amplifiers,
       now: this.deps.clock.now(),

@@ -51,6 +51,6 @@ export async function daemonOnMemory<D extends AmplifierDriver, E extends Emulat
   const api = injectClient(d.daemon, d.adminKey);
   const zones = (await api.get('/api/zones')).body as ZoneRow[];
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
   return { d, time, until, serial, emulator, driver, api, zones, events, logs };
 }

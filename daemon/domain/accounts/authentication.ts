@@ -2,11 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/db.js';
 import type { SessionRow, UserRow, UsersRepo } from '../../store/users-repo.js';
-import type { AccountState, Caller, Credential, CredentialRef } from '../shared/access.js';
-import type { EventBus } from '../shared/events.js';
+import { invalid, throttled, unauthenticated } from '../shared/index.js';
+import type { AccountState, Caller, Credential, CredentialRef, EventBus } from '../shared/index.js';
 import { API_KEY_RE, SESSION_TOKEN_RE, DeviceSecrets, generateSessionToken, hasPassword, hashPassword, sameDigest, verifyPassword } from './secrets.js';
 import { LoginThrottle, canonicalAddress, isLoopback } from './login-throttle.js';
-import { invalid, throttled, unauthenticated } from '../shared/errors.js';
 import { userView, type UserView } from './user-account.js';
 
 /** Password hashing, swappable so tests can hold a request inside the hash (where permissions may change). */

@@ -1,7 +1,7 @@
 // One user account as the API shows it, and the rules its username, password and assignments must meet.
 import type { Assignments, UserRow } from '../../store/users-repo.js';
-import type { Role } from '../shared/access.js';
-import { invalid } from '../shared/errors.js';
+import { invalid } from '../shared/index.js';
+import type { Role } from '../shared/index.js';
 import { maskApiKey, type DeviceSecrets } from './secrets.js';
 
 export interface UserView {

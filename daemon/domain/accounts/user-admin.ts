@@ -2,12 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/db.js';
 import type { Assignments, UserRow, UsersRepo } from '../../store/users-repo.js';
-import type { Caller, Role } from '../shared/access.js';
-import type { EventBus } from '../shared/events.js';
-import { requireAdmin, requireAdminOrSelf } from '../shared/policy.js';
+import { requireAdmin, requireAdminOrSelf, conflict, forbidden, invalid, notFound } from '../shared/index.js';
+import type { Caller, Role, EventBus } from '../shared/index.js';
 import { NO_PASSWORD, generateApiKey, generateSessionToken, type DeviceSecrets } from './secrets.js';
 import { CACHE_LIMIT, type Authentication } from './authentication.js';
-import { conflict, forbidden, invalid, notFound } from '../shared/errors.js';
 import { checkAssignments, openApiKey, userView, validatePassword, validateUsername, type UserView } from './user-account.js';
 
 export interface NewUser {
@@ -41,12 +39,7 @@ export class UserAdmin {
 
   get(caller: Caller, id: string): UserView {
     requireAdminOrSelf(caller, id, 'reading a user');
-    const cached = this.views.get(id);
-    if (cached) return cached;
-    const view = this.view(this.row(id));
-    if (this.views.size >= CACHE_LIMIT) this.views.clear();
-    this.views.set(id, view);
-    return view;
+    return this.current(id);
   }
 
   /**
@@ -55,7 +48,8 @@ export class UserAdmin {
    */
   async create(caller: Caller, input: NewUser, context: { recheck?: () => Caller } = {}): Promise<UserView & { apiKey: string }> {
     requireAdmin(caller, 'creating users');
-    return this.insert(input, {}, () => requireAdmin(context.recheck?.() ?? caller, 'creating users'));
+    const recheck = context.recheck;
+    return this.insert(input, {}, () => recheck && requireAdmin(recheck(), 'creating users'));
   }
 
   update(caller: Caller, id: string, change: { role?: Role; isEnabled?: boolean }): UserView {
@@ -72,7 +66,7 @@ export class UserAdmin {
       if (!isEnabled) this.users.deleteUserSessions(id);
     });
     this.changed(id);
-    return this.get(caller, id);
+    return this.current(id);
   }
 
   remove(caller: Caller, id: string): void {
@@ -166,7 +160,7 @@ export class UserAdmin {
       this.users.replaceAssignments(id, checked);
     });
     this.changed(id);
-    return this.get(caller, id);
+    return this.current(id);
   }
 
   /** After every account was replaced at once (a restore): no cached view or caller may outlive it. */
@@ -239,6 +233,16 @@ export class UserAdmin {
     });
     this.changed(id);
     return { ...this.view(this.row(id)), apiKey };
+  }
+
+  /** A user as it is now, from the cache of views (emptied by every account change). */
+  private current(id: string): UserView {
+    const cached = this.views.get(id);
+    if (cached) return cached;
+    const view = this.view(this.row(id));
+    if (this.views.size >= CACHE_LIMIT) this.views.clear();
+    this.views.set(id, view);
+    return view;
   }
 
   private view(row: UserRow): UserView {

@@ -2,15 +2,14 @@
 // on start, changes read back from the hardware (keypads, front panel) turned into state and events under the
 // same volume rule as every other path, and which zones can answer (a unit that stops answering, and comes back).
 import { randomUUID } from 'node:crypto';
-import type { AmplifierDriver, DriverEvent, ZoneAvailability, ZoneState } from '../../../drivers/driver.js';
-import type { AmplifierRef } from '../../store/audio-repo.js';
-import { refOf, type Amplifier } from './amplifiers.js';
 import { volumeToStep } from '../../../drivers/driver.js';
+import type { AmplifierDriver, DriverEvent, ZoneAvailability, ZoneState } from '../../../drivers/driver.js';
+import type { AmplifierRef, AudioRepo, ZoneRow } from '../../store/audio-repo.js';
+import { refOf, type Amplifier } from './amplifiers.js';
 import type { Store } from '../../store/db.js';
-import type { AudioRepo, ZoneRow } from '../../store/audio-repo.js';
 import type { MetaRepo } from '../../store/meta-repo.js';
 import type { Logger } from '../../log.js';
-import type { EventBus } from '../shared/events.js';
+import type { EventBus } from '../shared/index.js';
 import type { Availability } from './availability.js';
 import { hardwareOf, limitsOf, newZoneRow, zoneView } from './audio-views.js';
 import { effectiveVolume } from './volume-rule.js';

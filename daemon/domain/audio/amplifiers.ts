@@ -1,7 +1,7 @@
 // The amplifiers one daemon drives: each a configured name, a stable key and a running driver.
 import type { AmplifierDriver } from '../../../drivers/driver.js';
 import type { AmplifierRef } from '../../store/audio-repo.js';
-import { invalid } from '../shared/errors.js';
+import { invalid } from '../shared/index.js';
 
 export interface Amplifier {
   /** As configured; shown in the API (`output.amplifier`), health and Home Assistant. */

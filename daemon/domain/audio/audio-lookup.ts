@@ -1,11 +1,11 @@
-// Loads players and zones for a caller (the policy applied where the data is read) and checks what a route needs:
-// one lookup shared by the audio service and the pop-free apply.
+// Loads players and zones for a caller and checks, in the same call, what the operation may do with them: the one
+// place an audio operation checks its caller (STYLE.md convention 6). An operation calls one loader for what it acts
+// on, which checks the role once; the other zones it names are loaded by visibility alone.
 import type { Amplifiers } from './amplifiers.js';
 import type { Availability } from './availability.js';
 import type { AudioRepo, PlayerRow, ZoneRow } from '../../store/audio-repo.js';
-import type { Caller } from '../shared/access.js';
-import { canSeePlayer, canSeeZone } from '../shared/policy.js';
-import { invalid, notFound } from '../shared/errors.js';
+import { canSeePlayer, canSeeZone, requireAdmin, requireWriter, visibleZones, invalid, notFound } from '../shared/index.js';
+import type { Caller } from '../shared/index.js';
 
 export class AudioLookup {
   constructor(
@@ -15,27 +15,56 @@ export class AudioLookup {
     readonly availability: Availability,
   ) {}
 
-  existingPlayer(id: string): PlayerRow {
-    const player = this.repo.player(id);
-    if (!player) throw notFound(`no player with id ${id}`);
-    return player;
-  }
-
-  /** Loads a player for a caller: one outside the caller's assignments does not exist for it. */
-  visiblePlayer(caller: Caller, id: string): PlayerRow {
+  /** A player to read: one outside the caller's assignments does not exist for it (404). */
+  playerToSee(caller: Caller, id: string): PlayerRow {
     const player = this.repo.player(id);
     if (!player || !canSeePlayer(caller, id)) throw notFound(`no player with id ${id}`);
     return player;
   }
 
-  visibleZone(caller: Caller, id: string): ZoneRow {
+  /** A player to change: a Viewer is refused (403) before anything is looked up, then as playerToSee. */
+  playerToChange(caller: Caller, id: string): PlayerRow {
+    requireWriter(caller);
+    return this.playerToSee(caller, id);
+  }
+
+  /** A player an admin renames or deletes (`what` names the operation in the 403); any player, configured or not. */
+  playerToAdminister(caller: Caller, id: string, what: string): PlayerRow {
+    requireAdmin(caller, what);
+    const player = this.repo.player(id);
+    if (!player) throw notFound(`no player with id ${id}`);
+    return player;
+  }
+
+  zoneToSee(caller: Caller, id: string): ZoneRow {
     const zone = this.repo.zone(id);
     if (!zone || !canSeeZone(caller, id)) throw notFound(`no zone with id ${id}`);
     return zone;
   }
 
-  /** All zones named in a body; any unknown or invisible id fails the whole request with 400. */
-  zonesOfBody(caller: Caller, zoneIds: string[]): ZoneRow[] {
+  zoneToChange(caller: Caller, id: string): ZoneRow {
+    requireWriter(caller);
+    return this.zoneToSee(caller, id);
+  }
+
+  zoneToAdminister(caller: Caller, id: string, what: string): ZoneRow {
+    requireAdmin(caller, what);
+    const zone = this.repo.zone(id);
+    if (!zone) throw notFound(`no zone with id ${id}`);
+    return zone;
+  }
+
+  /** Every zone the caller may see, to change (All off): a Viewer is refused. */
+  zonesToChange(caller: Caller): readonly ZoneRow[] {
+    requireWriter(caller);
+    return visibleZones(caller, this.repo.zones());
+  }
+
+  /**
+   * The zones a body names besides what the operation loaded (its role was checked there); any unknown or invisible
+   * id fails the whole request with 400.
+   */
+  zonesNamed(caller: Caller, zoneIds: string[]): ZoneRow[] {
     const ids = [...new Set(zoneIds.map((id) => id.toLowerCase()))];
     const zones: ZoneRow[] = [];
     const missing: string[] = [];
@@ -48,6 +77,11 @@ export class AudioLookup {
       throw invalid(`unknown zone ids: ${missing.join(', ')}`, { zoneIds: [`unknown zone ids: ${missing.join(', ')}`] });
     }
     return zones;
+  }
+
+  /** Whether an id names an existing player or zone (for assignment lists: no caller involved). */
+  exists(kind: 'player' | 'zone', id: string): boolean {
+    return kind === 'player' ? this.repo.player(id) !== undefined : this.repo.zone(id) !== undefined;
   }
 
   /** A player can only feed zones of its own amplifier: its input and the zone's output are on one amplifier. */

@@ -1,11 +1,12 @@
-// Pure helpers shared by the audio service and the amplifier sync: zone views and the events a change publishes.
+// Pure helpers shared by the audio services and the amplifier sync: zone views and the events a change publishes.
 import type { ZoneState } from '../../../drivers/driver.js';
 import { randomUUID } from 'node:crypto';
 import type { AmplifierRef, AudioRepo, ZoneRow } from '../../store/audio-repo.js';
-import type { Caller } from '../shared/access.js';
-import type { DomainEvent, EventBus, ZoneView } from '../shared/events.js';
-import { zoneFor } from '../shared/policy.js';
+import { zoneFor } from '../shared/index.js';
+import type { Caller, DomainEvent, EventBus, ZoneView } from '../shared/index.js';
 import type { VolumeLimits } from './volume-rule.js';
+import type { Amplifiers } from './amplifiers.js';
+import type { Availability } from './availability.js';
 
 export function hardwareOf(zone: ZoneRow): ZoneState {
   return { power: zone.power === 1, muted: zone.muted === 1, volume: zone.volume, source: zone.source };
@@ -34,6 +35,11 @@ export function zoneView(zone: ZoneRow, caller: Caller | null, amplifier: string
     available: unavailableReason === null,
     unavailableReason,
   });
+}
+
+/** zoneView with the zone's amplifier named as configured and its availability as followed now. */
+export function zoneViewNow(zone: ZoneRow, caller: Caller | null, amplifiers: Amplifiers, availability: Availability): ZoneView {
+  return zoneView(zone, caller, amplifiers.nameOf(zone.output_amplifier, zone.output_driver), availability.zoneReason(zone));
 }
 
 /** Publishes what changed on a zone the listeners care about: power, then mute, then volume. */

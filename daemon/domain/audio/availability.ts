@@ -5,7 +5,7 @@
 import type { AmplifierDriver, ZoneAvailability } from '../../../drivers/driver.js';
 import type { PlayerRow, ZoneRow } from '../../store/audio-repo.js';
 import type { Amplifier, Amplifiers } from './amplifiers.js';
-import { conflict, type DomainError } from '../shared/errors.js';
+import { conflict, type DomainError } from '../shared/index.js';
 
 /** Where a player or an input device is fed (both rows carry the same columns). */
 type InputBinding = Pick<PlayerRow, 'input_amplifier' | 'input_driver'>;

@@ -1,27 +1,18 @@
 // Input devices: the appliance's physical inputs, their favorites, and admin-made entries. Those of an amplifier that is
 // not configured are listed as unavailable: a favorite mark is the users' data and still changes, and admins delete them.
 import { randomUUID } from 'node:crypto';
-import type { AudioRepo, InputDeviceRow } from '../../store/audio-repo.js';
-import type { EventBus, InputDeviceView } from '../shared/events.js';
-import { conflict, invalid, notFound } from '../shared/errors.js';
-import type { Store } from '../../store/db.js';
-import type { MetaRepo } from '../../store/meta-repo.js';
-import type { Caller } from '../shared/access.js';
-import { requireAdmin, requireWriter } from '../shared/policy.js';
-import { refOf, type Amplifiers } from './amplifiers.js';
+import type { InputDeviceRow } from '../../store/audio-repo.js';
+import { conflict, invalid, notFound, requireAdmin, requireWriter } from '../shared/index.js';
+import type { InputDeviceView, Caller } from '../shared/index.js';
+import { refOf } from './amplifiers.js';
 import { availabilityOf } from './availability.js';
+import type { AudioParts } from './audio-parts.js';
 
 export class InputsService {
-  constructor(
-    private readonly store: Store,
-    private readonly repo: AudioRepo,
-    private readonly meta: MetaRepo,
-    private readonly bus: EventBus,
-    private readonly amplifiers: Amplifiers,
-  ) {}
+  constructor(private readonly parts: AudioParts) {}
 
   list(): InputDeviceView[] {
-    return this.repo.inputs().map((row) => this.view(row));
+    return this.parts.repo.inputs().map((row) => this.view(row));
   }
 
   get(id: string): InputDeviceView {
@@ -31,15 +22,15 @@ export class InputsService {
   setFavorite(caller: Caller, id: string, isFavorite: boolean): void {
     requireWriter(caller);
     const row = this.row(id);
-    this.store.transaction(() => this.repo.setInputFavorite(id, isFavorite));
+    this.parts.store.transaction(() => this.parts.repo.setInputFavorite(id, isFavorite));
     if ((row.is_favorite === 1) !== isFavorite) {
-      this.bus.publish({ type: 'inputDevice.favoriteChanged', payload: { inputDeviceId: id, isFavorite } });
+      this.parts.bus.publish({ type: 'inputDevice.favoriteChanged', payload: { inputDeviceId: id, isFavorite } });
     }
   }
 
   create(caller: Caller, input: { name: string; kind?: string; input: { amplifier?: string; driver?: string; channel: number } }): InputDeviceView {
     requireAdmin(caller, 'creating an input device');
-    const amplifier = this.amplifiers.choose(input.input, 'input');
+    const amplifier = this.parts.amplifiers.choose(input.input, 'input');
     const ref = refOf(amplifier);
     const channels = amplifier.driver.describe().inputs.map((i) => i.channel);
     if (!channels.includes(input.input.channel)) {
@@ -55,29 +46,29 @@ export class InputsService {
       is_favorite: 0,
       created_at: new Date().toISOString(),
     };
-    this.store.transaction(() => {
-      const taken = this.repo.inputByChannel(ref, input.input.channel);
+    this.parts.store.transaction(() => {
+      const taken = this.parts.repo.inputByChannel(ref, input.input.channel);
       if (taken) throw conflict(`input ${input.input.channel} is already "${taken.name}" (${taken.id})`);
-      this.repo.insertInput(row);
-      this.meta.clearDeleted('input', ref, input.input.channel);
+      this.parts.repo.insertInput(row);
+      this.parts.meta.clearDeleted('input', ref, input.input.channel);
     });
     const created = this.view(row);
-    this.bus.publish({ type: 'inputDevice.created', payload: { inputDevice: created } });
+    this.parts.bus.publish({ type: 'inputDevice.created', payload: { inputDevice: created } });
     return created;
   }
 
   remove(caller: Caller, id: string): void {
     requireAdmin(caller, 'deleting an input device');
     const row = this.row(id);
-    this.store.transaction(() => {
-      this.repo.deleteInput(id);
-      this.meta.markDeleted('input', { key: row.input_amplifier, driver: row.input_driver }, row.input_channel);
+    this.parts.store.transaction(() => {
+      this.parts.repo.deleteInput(id);
+      this.parts.meta.markDeleted('input', { key: row.input_amplifier, driver: row.input_driver }, row.input_channel);
     });
-    this.bus.publish({ type: 'inputDevice.deleted', payload: { inputDeviceId: id } });
+    this.parts.bus.publish({ type: 'inputDevice.deleted', payload: { inputDeviceId: id } });
   }
 
   private row(id: string): InputDeviceRow {
-    const row = this.repo.input(id);
+    const row = this.parts.repo.input(id);
     if (!row) throw notFound(`no input device with id ${id}`);
     return row;
   }
@@ -87,9 +78,9 @@ export class InputsService {
       id: row.id,
       name: row.name,
       kind: row.kind,
-      input: { amplifier: this.amplifiers.nameOf(row.input_amplifier, row.input_driver), driver: row.input_driver, channel: row.input_channel },
+      input: { amplifier: this.parts.amplifiers.nameOf(row.input_amplifier, row.input_driver), driver: row.input_driver, channel: row.input_channel },
       isFavorite: row.is_favorite === 1,
-      ...availabilityOf(this.amplifiers.notConfigured(row.input_amplifier, row.input_driver)),
+      ...availabilityOf(this.parts.amplifiers.notConfigured(row.input_amplifier, row.input_driver)),
     };
   }
 }

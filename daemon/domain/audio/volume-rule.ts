@@ -1,5 +1,5 @@
 // The volume rule every path goes through: a zone never plays above its limit, and powers on at its turn-on volume.
-import { invalid } from '../shared/errors.js';
+import { invalid } from '../shared/index.js';
 
 /** A zone's speaker-safety settings, as stored. */
 export interface VolumeLimits {

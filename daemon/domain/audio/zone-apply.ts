@@ -1,12 +1,11 @@
-// Puts a set of zones into given states (scenes and their undo) without pops: silence what plays, power on and
-// route, set volumes, and only then unmute; zones that end off are switched off last. One apply at a time.
+// Zone states for scenes and their undo: captured from the zones a caller sees, and put back without pops (silence
+// what plays, power on and route, set volumes, and only then unmute; zones that end off go off last). One apply at a time.
 import type { AmplifierDriver } from '../../../drivers/driver.js';
 import type { AudioRepo, ZoneRow } from '../../store/audio-repo.js';
-import type { Caller } from '../shared/access.js';
+import { invalid, visibleZones } from '../shared/index.js';
+import type { Caller, Writer } from '../shared/index.js';
 import type { AudioLookup } from './audio-lookup.js';
 import { limitsOf } from './audio-views.js';
-import { invalid } from '../shared/errors.js';
-import { requireWriter } from '../shared/policy.js';
 import { effectiveVolume } from './volume-rule.js';
 import type { ZoneChange, ZoneCommits } from './zone-changes.js';
 import type { Skipped } from './availability.js';
@@ -87,8 +86,6 @@ export interface ApplyOutcome {
 
 /** Hooks of one apply, run when its turn in the queue comes. */
 export interface ApplyOptions {
-  /** Re-resolves the caller (a request's revalidate()): a caller disabled or demoted meanwhile changes nothing. */
-  revalidate?: () => Caller;
   /**
    * Receives the state the apply is about to replace (for an undo slot) of the zones it sets, skipped ones left out,
    * before anything changes; may throw to abort.
@@ -97,10 +94,10 @@ export interface ApplyOptions {
 }
 
 /**
- * Applies zone states under the volume rule and says what it did. The caller must see every zone (404 otherwise, as
- * for one zone). A zone that cannot answer is skipped, and named with its reason; when no zone can answer the apply
- * is a 409 and nothing changes. Applies are serialized: each starts when the one before it has finished. The final
- * state is stored in one commit and announced with the usual zone and player events.
+ * Captures and applies zone states. An apply goes under the volume rule and says what it did; its caller must see
+ * every zone (404 otherwise, as for one zone). A zone that cannot answer is skipped, and named with its reason; when
+ * no zone can answer the apply is a 409 and nothing changes. Applies are serialized: each starts when the one before
+ * it has finished. The final state is stored in one commit and announced with the usual zone and player events.
  */
 export class ZoneApplier {
   /** Each apply waits for the one before it. */
@@ -114,21 +111,42 @@ export class ZoneApplier {
     private readonly settleMs: number,
   ) {}
 
-  async apply(caller: Caller, targets: ZoneTarget[], options: ApplyOptions = {}): Promise<ApplyOutcome> {
-    this.checkTargets(caller, targets);
-    const run = this.queue.then(() => this.runApply(caller, targets, options));
+  /**
+   * The current state of some zones, to capture (default: every zone the caller may see that can answer). Unknown
+   * or invisible ids are a 400; a zone named that cannot answer is a 409 (its present state is not known).
+   */
+  capture(caller: Caller, zoneIds?: string[]): ZoneTarget[] {
+    const { availability } = this.lookup;
+    if (zoneIds === undefined) return visibleZones(caller, this.repo.zones()).filter((zone) => availability.reachable(zone)).map(targetOf);
+    const zones = this.lookup.zonesNamed(caller, zoneIds);
+    availability.requireZones(zones);
+    return zones.map(targetOf);
+  }
+
+  /** The ids of every zone the caller may see, in the amplifiers' order (whether they can answer or not). */
+  order(caller: Caller): string[] {
+    return visibleZones(caller, this.repo.zones()).map((zone) => zone.id);
+  }
+
+  /**
+   * Applies the targets once the applies before it finished. The operation that calls it checked the caller's role
+   * (a Writer). The targets are checked now, and their zones loaded again for the caller when the apply's turn comes
+   * (one may be gone by then: a 404, and nothing changes).
+   */
+  async apply(writer: Writer, targets: ZoneTarget[], options: ApplyOptions = {}): Promise<ApplyOutcome> {
+    this.checkTargets(writer, targets);
+    const run = this.queue.then(() => this.runApply(writer, targets, options));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
   private checkTargets(caller: Caller, targets: readonly ZoneTarget[]): void {
-    requireWriter(caller);
     const seen = new Set<string>();
     for (const target of targets) {
       const id = target.zoneId.toLowerCase();
       if (seen.has(id)) throw invalid(`zone ${id} is named twice`, { zones: [`zone ${id} is named twice`] });
       seen.add(id);
-      const zone = this.lookup.visibleZone(caller, id);
+      const zone = this.lookup.zoneToSee(caller, id);
       if (!Number.isFinite(target.volume) || target.volume < 0 || target.volume > 1) {
         throw invalid(`the volume for zone "${zone.name}" must be a number from 0 to 1, got ${target.volume}`, { volume: ['must be a number from 0 to 1'] });
       }
@@ -137,14 +155,12 @@ export class ZoneApplier {
     }
   }
 
-  private async runApply(caller: Caller, targets: readonly ZoneTarget[], options: ApplyOptions): Promise<ApplyOutcome> {
-    const current = options.revalidate?.() ?? caller;
-    this.checkTargets(current, targets);
+  private async runApply(writer: Writer, targets: readonly ZoneTarget[], options: ApplyOptions): Promise<ApplyOutcome> {
     const { availability } = this.lookup;
     const steps: ApplyStep[] = [];
     const unreachable: ZoneRow[] = [];
     for (const target of targets) {
-      const zone = this.repo.zone(target.zoneId.toLowerCase())!;
+      const zone = this.lookup.zoneToSee(writer, target.zoneId.toLowerCase());
       const driver = availability.reachable(zone);
       if (!driver) {
         unreachable.push(zone);

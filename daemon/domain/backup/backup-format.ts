@@ -2,8 +2,8 @@
 // a document must pass as a whole (ids, references, uniqueness, limits) before a restore changes anything.
 import { FormatRegistry, Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { invalid, type FieldErrors } from '../shared/errors.js';
-import { passwordHashProblem } from '../accounts/secrets.js';
+import { invalid, type FieldErrors } from '../shared/index.js';
+import { passwordHashProblem } from '../accounts/index.js';
 import { nameKey, nameProblem } from '../../names.js';
 
 export const BACKUP_FORMAT = 'azcd-backup';

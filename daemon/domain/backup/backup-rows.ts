@@ -1,7 +1,7 @@
 // The backup document and the database rows, each made from the other (users' key material aside: backup.ts).
 import type { ConfigurationRows, MetaRow, ZoneConfigRow } from '../../store/backup-repo.js';
 import { deletedKey, parseDeletedKey, DELETED, UDN_KEY } from '../../store/meta-repo.js';
-import { effectiveVolume } from '../audio/volume-rule.js';
+import { effectiveVolume } from '../audio/index.js';
 import { BACKUP_FORMAT, BACKUP_VERSION, type BackupDocument } from './backup-format.js';
 
 /** What the document says about where it comes from. */

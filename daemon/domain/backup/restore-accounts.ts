@@ -2,8 +2,8 @@
 // appliance's), and the first-admin file is kept only for the credentials it holds that still work.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { UserRow } from '../../store/users-repo.js';
-import type { Caller } from '../shared/access.js';
-import { verifyPassword, writePrivateFile, type DeviceSecrets } from '../accounts/secrets.js';
+import type { Caller } from '../shared/index.js';
+import { verifyPassword, writePrivateFile, type DeviceSecrets } from '../accounts/index.js';
 
 /** Where a credential of the restoring admin's account comes from after the restore. */
 export type CredentialSource = 'unchanged' | 'backup' | 'none' | 'new';

@@ -3,7 +3,7 @@
 // Memory holds the document without its tracks; each piece of the body costs time in proportion to its size.
 import type { Store } from '../../store/db.js';
 import { RestoreStaging, type StagedTrack } from '../../store/restore-staging.js';
-import { invalid, type FieldErrors } from '../shared/errors.js';
+import { invalid, type FieldErrors } from '../shared/index.js';
 import { JsonStream, JsonStreamError, type JsonPath } from './json-stream.js';
 import { trackProblems, type DocumentLimits } from './backup-format.js';
 

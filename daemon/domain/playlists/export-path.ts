@@ -31,7 +31,7 @@ import { constants as fsc, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, realpath, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { conflict, invalid } from '../shared/errors.js';
+import { conflict, invalid } from '../shared/index.js';
 
 /** DESIGN §4: a filePath is at most 255 bytes, and so is each of its names (NAME_MAX on Linux file systems). */
 const MAX_PATH_BYTES = 255;

@@ -2,12 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/db.js';
 import type { PlaylistsRepo, PlaylistRow, PlaylistSummaryRow, TrackRow } from '../../store/playlists-repo.js';
-import type { EventBus, PlaylistChangeReason } from '../shared/events.js';
+import { conflict, invalid, notFound, requireWriter } from '../shared/index.js';
+import type { EventBus, PlaylistChangeReason, Caller } from '../shared/index.js';
 import type { Config } from '../../config.js';
-import { conflict, invalid, notFound } from '../shared/errors.js';
 import { checkExportPath, ExportDirectory } from './export-path.js';
-import type { Caller } from '../shared/access.js';
-import { requireWriter } from '../shared/policy.js';
 
 export interface TrackInput {
   title: string;

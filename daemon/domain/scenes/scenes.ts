@@ -1,41 +1,38 @@
-// Scenes: saved states of sets of zones, applied without pops through the audio service, and the one undo slot that
-// holds what the last apply replaced (so undo, then undo again, redoes).
+// Scenes: saved states of sets of zones, applied without pops through the audio capability, and the one undo slot
+// that holds what the last apply replaced (so undo, then undo again, redoes).
 import { nameKey } from '../../names.js';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Store } from '../../store/db.js';
 import type { SceneRecord, SceneZoneRow, ScenesRepo } from '../../store/scenes-repo.js';
-import type { Caller } from '../shared/access.js';
-import type { EventBus, PlayerView, ZoneView } from '../shared/events.js';
-import type { SceneView, SceneZoneView } from '../shared/scene-views.js';
-import { canSeeScene, requireAdmin, requireWriter, sceneFor } from '../shared/policy.js';
-import { conflict, DomainError, invalid, notFound } from '../shared/errors.js';
-import type { Skipped } from '../audio/availability.js';
+import { asWriter, canSeeScene, conflict, DomainError, invalid, notFound, requireAdmin, sceneFor } from '../shared/index.js';
+import type { Caller, EventBus, PlayerView, SceneView, SceneZoneView, Writer, ZoneView } from '../shared/index.js';
+import type { Skipped } from '../audio/index.js';
 
-/** What a scene gives one zone; the audio service applies exactly this shape. */
+/** What a scene gives one zone; the audio capability applies exactly this shape. */
 export type ZoneTarget = SceneZoneView;
 
-/** The part of the audio service scenes use: read zones' states, and apply states without pops. */
+/** The zone states scenes capture and apply (audio's ZoneApplier). */
 export interface SceneAudio {
   /**
    * The current state of the zones (default: every zone the caller may see that can answer), in the amplifier's
    * order; a zone named that cannot answer is a 409.
    */
-  zoneStates(caller: Caller, zoneIds?: string[]): ZoneTarget[];
+  capture(caller: Caller, zoneIds?: string[]): ZoneTarget[];
   /** Every zone the caller may see, in the amplifier's order. */
-  zoneOrder(caller: Caller): string[];
+  order(caller: Caller): string[];
   /**
    * Applies the states (mute, route and set volumes, unmute), serialized; the limits of each zone apply, and zones
-   * that cannot answer are skipped (a 409 when none can). When its turn comes it re-resolves the caller with
-   * `revalidate`, then hands the state it replaces to `beforeApply`.
+   * that cannot answer are skipped (a 409 when none can). When its turn comes it hands the state it replaces to
+   * `beforeApply`.
    */
-  applyZoneStates(
-    caller: Caller,
-    targets: ZoneTarget[],
-    options?: { revalidate?: () => Caller; beforeApply?: (current: ZoneTarget[]) => void },
-  ): Promise<{ applied: string[]; skipped: Skipped[] }>;
-  getZone(caller: Caller, id: string): ZoneView;
-  getPlayer(caller: Caller, id: string): PlayerView;
+  apply(writer: Writer, targets: ZoneTarget[], options?: { beforeApply?: (current: ZoneTarget[]) => void }): Promise<{ applied: string[]; skipped: Skipped[] }>;
+}
+
+/** How edited zone states are checked: the zone and player as the caller sees them (404 when it does not). */
+export interface SceneLookups {
+  zone(caller: Caller, id: string): ZoneView;
+  player(caller: Caller, id: string): PlayerView;
 }
 
 export interface ApplyResult {
@@ -65,6 +62,7 @@ export class ScenesService {
     private readonly store: Store,
     private readonly repo: ScenesRepo,
     private readonly audio: SceneAudio,
+    private readonly lookups: SceneLookups,
     private readonly bus: EventBus,
     readonly limits: SceneLimits,
   ) {}
@@ -89,7 +87,7 @@ export class ScenesService {
     requireAdmin(caller, 'saving a scene');
     const name = sceneName(input.name);
     const zoneIds = input.zoneIds && [...new Set(input.zoneIds.map((id) => id.toLowerCase()))];
-    const states = this.audio.zoneStates(caller, zoneIds);
+    const states = this.audio.capture(caller, zoneIds);
     if (states.length === 0) throw invalid('there are no zones to save: create a zone first, or wait until a zone can answer', { zoneIds: ['no zones'] });
     const id = randomUUID();
     const at = new Date().toISOString();
@@ -140,33 +138,27 @@ export class ScenesService {
 
   /**
    * Applies a scene the caller may see, after saving the state it replaces into the undo slot. Zones that cannot
-   * answer are skipped and named (a 409 when none can). `recheck` returns the caller as it is when this apply's turn
-   * comes (an earlier apply may still run): access may have changed.
+   * answer are skipped and named (a 409 when none can). Applies run one at a time; when this one's turn comes,
+   * `recheck` gives the caller as it is then (an earlier apply may have run for a while), which is checked there.
    */
   apply(caller: Caller, rawId: string, recheck: () => Caller = () => caller): Promise<ApplyResult> {
-    requireWriter(caller);
     const id = rawId.toLowerCase();
-    this.visibleScene(caller, id);
     return this.serially(async () => {
-      const current = recheck();
-      requireWriter(current);
-      const scene = this.visibleScene(current, id);
+      const writer = asWriter(recheck());
+      const scene = this.visibleScene(writer, id);
       if (scene.zones.length === 0) throw conflict(`scene "${scene.name}" has no zones left (they were deleted); edit or delete it`);
-      const { applied: zoneIds, skipped } = await this.applyKeepingUndo(current, scene.zones, recheck);
+      const { applied: zoneIds, skipped } = await this.applyKeepingUndo(writer, scene.zones);
       this.bus.publish({ type: 'scene.applied', payload: { sceneId: id, zoneIds } });
       return { applied: id, zoneIds, skipped };
     });
   }
 
-  /** Applies the undo slot; what it replaces becomes the undo slot, so a second undo redoes. */
+  /** Applies the undo slot; what it replaces becomes the undo slot, so a second undo redoes. Checked as apply is. */
   undo(caller: Caller, recheck: () => Caller = () => caller): Promise<ApplyResult> {
-    requireWriter(caller);
-    this.visibleUndo(caller);
     return this.serially(async () => {
-      const current = recheck();
-      requireWriter(current);
-      const slot = this.visibleUndo(current);
-      const { applied: zoneIds, skipped } = await this.applyKeepingUndo(current, slot.zones, recheck);
+      const writer = asWriter(recheck());
+      const slot = this.visibleUndo(writer);
+      const { applied: zoneIds, skipped } = await this.applyKeepingUndo(writer, slot.zones);
       this.bus.publish({ type: 'scene.applied', payload: { sceneId: 'undo', zoneIds } });
       return { applied: 'undo', zoneIds, skipped };
     });
@@ -175,13 +167,12 @@ export class ScenesService {
   // ---- internals ------------------------------------------------------------------------------
 
   /**
-   * Applies, saving the state it replaces as the undo slot once the audio service has checked everything and is
+   * Applies, saving the state it replaces as the undo slot once the audio capability has checked everything and is
    * about to change the zones (an apply refused leaves the slot as it was). The slot holds the zones set, not those
    * skipped, so an undo never touches a zone the apply left alone.
    */
-  private applyKeepingUndo(caller: Caller, targets: ZoneTarget[], recheck: () => Caller): Promise<{ applied: string[]; skipped: Skipped[] }> {
-    return this.audio.applyZoneStates(caller, targets, {
-      revalidate: recheck,
+  private applyKeepingUndo(writer: Writer, targets: ZoneTarget[]): Promise<{ applied: string[]; skipped: Skipped[] }> {
+    return this.audio.apply(writer, targets, {
       beforeApply: (current) => this.store.transaction(() => this.repo.saveUndo(randomUUID(), current.map(toRow), new Date().toISOString())),
     });
   }
@@ -215,7 +206,7 @@ export class ScenesService {
 
   /** Position of each zone the caller may see, so a scene lists its zones in the amplifier's order. */
   private zoneOrder(caller: Caller): Map<string, number> {
-    return new Map(this.audio.zoneOrder(caller).map((id, index) => [id, index]));
+    return new Map(this.audio.order(caller).map((id, index) => [id, index]));
   }
 
   /** Names are unique regardless of letter case (the undo slot has none). */
@@ -238,9 +229,9 @@ export class ScenesService {
         continue;
       }
       seen.add(zoneId);
-      const zone = lookup(() => this.audio.getZone(caller, zoneId));
+      const zone = lookup(() => this.lookups.zone(caller, zoneId));
       if (!zone) problems.push(`unknown zone id ${zoneId}`);
-      const player = playerId === null ? null : lookup(() => this.audio.getPlayer(caller, playerId));
+      const player = playerId === null ? null : lookup(() => this.lookups.player(caller, playerId));
       if (player === undefined) problems.push(`unknown player id ${playerId}`);
       if (zone && player && (player.input.amplifier !== zone.output.amplifier || player.input.driver !== zone.output.driver)) {
         problems.push(`player "${player.name}" feeds amplifier ${player.input.amplifier}, but zone "${zone.name}" is on amplifier ${zone.output.amplifier}`);

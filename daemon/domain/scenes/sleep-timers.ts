@@ -1,34 +1,19 @@
 // Sleep timers: powers zones off when their sleepUntil comes. One timer, for the earliest zone due, rescheduled from
 // the stored timers whenever one changes; no polling. Timers live in the store, so they survive a restart.
-import type { Caller } from '../shared/access.js';
-import type { EventBus, ZoneView } from '../shared/events.js';
-import { invalid } from '../shared/errors.js';
+import { invalid, systemClock } from '../shared/index.js';
+import type { Caller, Clock, EventBus, ZoneView } from '../shared/index.js';
 
-/** Time and timers, passed in so tests can drive them without waiting. */
-export interface Clock {
-  now(): number;
-  setTimeout(fire: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  // Unref'd: a pending sleep timer alone never keeps the process alive.
-  setTimeout: (fire, ms) => setTimeout(fire, ms).unref(),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
-/** The part of the audio service the timers use. */
+/** The zones' sleep state the timers schedule from (audio's ZoneSleep). */
 export interface SleepAudio {
   /** Stores (or with null clears) a zone's sleep timer; a zone that is off cannot get one. */
-  setZoneSleep(caller: Caller, zoneId: string, untilMs: number | null): ZoneView;
+  set(caller: Caller, zoneId: string, untilMs: number | null): ZoneView;
   /**
    * Powers the zone off if its timer is due at `now`, clearing the timer. Returns why it could not (the zone cannot
    * answer: the timer is cleared all the same), or undefined.
    */
-  sleepExpired(zoneId: string, now: number): string | undefined;
+  expired(zoneId: string, now: number): string | undefined;
   /** Every zone with a timer set. */
-  zonesWithSleep(): Array<{ zoneId: string; sleepUntil: number }>;
+  timers(): Array<{ zoneId: string; sleepUntil: number }>;
 }
 
 /** The longest sleep timer, in minutes (one day). */
@@ -40,7 +25,7 @@ const MAX_DELAY_MS = 2 ** 31 - 1;
 export class SleepTimers {
   private handle: unknown;
   private unsubscribe: (() => void) | undefined;
-  /** Zones already handed to sleepExpired for this due time: never fired again, so a zone that stays due cannot spin. */
+  /** Zones already handed to expired() for this due time: never fired again, so a zone that stays due cannot spin. */
   private readonly spent = new Map<string, number>();
   private firing = false;
 
@@ -71,14 +56,14 @@ export class SleepTimers {
       throw invalid(`"minutes" must be a number from 0 to ${MAX_SLEEP_MINUTES}, got ${minutes}`, { minutes: [`must be from 0 to ${MAX_SLEEP_MINUTES}`] });
     }
     const until = minutes === 0 ? null : this.clock.now() + Math.round(minutes * 60_000);
-    return this.audio.setZoneSleep(caller, zoneId, until);
+    return this.audio.set(caller, zoneId, until);
   }
 
   /** Sets the one timer for the earliest zone due, from the stored timers (also after they were replaced wholesale). */
   reschedule(): void {
     if (this.firing || !this.unsubscribe) return;
     this.cancel();
-    const stored = this.audio.zonesWithSleep();
+    const stored = this.audio.timers();
     for (const [zoneId, until] of this.spent) {
       if (!stored.some((timer) => timer.zoneId === zoneId && timer.sleepUntil === until)) this.spent.delete(zoneId);
     }
@@ -94,11 +79,11 @@ export class SleepTimers {
     const now = this.clock.now();
     this.firing = true;
     try {
-      for (const timer of this.audio.zonesWithSleep()) {
+      for (const timer of this.audio.timers()) {
         if (timer.sleepUntil > now || this.spent.get(timer.zoneId) === timer.sleepUntil) continue;
         this.spent.set(timer.zoneId, timer.sleepUntil);
         try {
-          const reason = this.audio.sleepExpired(timer.zoneId, now);
+          const reason = this.audio.expired(timer.zoneId, now);
           if (reason === undefined) this.log('info', { zoneId: timer.zoneId }, 'sleep timer due: zone powered off');
           else this.log('warn', { zoneId: timer.zoneId, reason }, 'sleep timer due on a zone that cannot answer: timer cleared, the zone was not switched off');
         } catch (err) {

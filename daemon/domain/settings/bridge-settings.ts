@@ -3,12 +3,9 @@
 import { mqttUrlProblem, type MqttConfig } from '../../config.js';
 import type { Store } from '../../store/db.js';
 import type { BridgeRepo, SavedBridgeSettings } from '../../store/bridge-repo.js';
-import type { AccountState, Caller } from '../shared/access.js';
-import { conflict, invalid, type FieldErrors } from '../shared/errors.js';
-import { requireAdmin } from '../shared/policy.js';
-import type { DeviceSecrets } from '../accounts/secrets.js';
-
-export type { AccountState };
+import { conflict, invalid, requireAdmin } from '../shared/index.js';
+import type { AccountState, Caller, FieldErrors } from '../shared/index.js';
+import type { DeviceSecrets } from '../accounts/index.js';
 
 export const BRIDGE_FIELDS = ['url', 'username', 'password', 'account'] as const;
 export type BridgeField = (typeof BRIDGE_FIELDS)[number];
@@ -111,6 +108,10 @@ export class BridgeSettings {
 
   view(caller: Caller): BridgeSettingsView {
     requireAdmin(caller, 'reading the Home Assistant bridge settings');
+    return this.current();
+  }
+
+  private current(): BridgeSettingsView {
     const config = this.effective();
     return {
       url: config.url || null,
@@ -166,7 +167,7 @@ export class BridgeSettings {
     this.store.transaction(() => this.repo.setSettings(next));
     this.log({ by: caller.username, fields: given, url: next.url ?? null, account: next.account ?? null }, 'MQTT bridge settings changed');
     await this.control.apply();
-    return this.view(caller);
+    return this.current();
   }
 
   /** A field set at start cannot be changed here; sending the value it already has is no change. */

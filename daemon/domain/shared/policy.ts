@@ -17,6 +17,20 @@ export function requireWriter(caller: Caller): void {
   if (caller.role === 'Viewer') throw forbidden('a Viewer can read but not change anything');
 }
 
+declare const writerChecked: unique symbol;
+
+/**
+ * A caller already checked to be allowed changes (requireWriter). A function that takes a Writer leaves the role to
+ * the operation that called it, which checked it once where it loaded what it acts on.
+ */
+export type Writer = Caller & { readonly [writerChecked]: true };
+
+/** requireWriter, with the caller returned as a Writer for the functions the operation hands it to. */
+export function asWriter(caller: Caller): Writer {
+  requireWriter(caller);
+  return caller as Writer;
+}
+
 /** Operations on a user account that its owner may do too (read itself, change its own password). */
 export function requireAdminOrSelf(caller: Caller, userId: string, what: string): void {
   if (!isAdmin(caller) && caller.userId !== userId) throw forbidden(`${what} is for administrators or the user themself`);
