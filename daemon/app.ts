@@ -19,6 +19,7 @@ import type { Notifier } from '../native/index.js';
 import { Lifecycle } from './lifecycle.js';
 import { announceReady } from './systemd.js';
 import { compose, type Services } from './compose.js';
+import { coalescingFrom, stepsOff, BENCH_SWITCH, type Coalescing } from './coalescing.js';
 
 export { VERSION };
 export type { Services };
@@ -50,6 +51,8 @@ export interface DaemonOptions {
   clock?: Clock;
   /** Password hashing; production scrypt cost by default (tests pass the same format at a lower cost). */
   passwordHasher?: PasswordHasher;
+  /** The write path's coalescing steps; all on unless given or turned off by the benchmark switch (coalescing.ts). */
+  coalescing?: Coalescing;
 }
 
 export interface Started {
@@ -101,11 +104,14 @@ export class Daemon {
     const { config, logger, lifecycle } = this;
     this.startedAt = Date.now();
     try {
+      const coalescing = this.options.coalescing ?? coalescingFrom(process.env);
+      const off = stepsOff(coalescing);
+      if (off.length) logger.warn({ off, switch: BENCH_SWITCH }, 'benchmark switch: coalescing steps of the write path are off');
       const amplifiers = this.options.driver ? new Amplifiers([singleAmplifier(this.options.driver)]) : await this.createAmplifiers();
       // A folder that cannot hold the state stops the start here, with one line naming it and the fix.
       prepareStateDir(config.stateDir);
       const secrets = DeviceSecrets.open(config.stateDir);
-      const opened: OpenedStore = await lifecycle.start('store', () => openStore(config.stateDir), () => opened.store.close());
+      const opened: OpenedStore = await lifecycle.start('store', () => openStore(config.stateDir, coalescing.commit), () => opened.store.close());
       const { store, identity } = opened;
       const services = (this.built = compose({
         config,
@@ -118,6 +124,7 @@ export class Daemon {
         clock: this.options.clock,
         startedAt: this.startedAt,
         port: () => this.port,
+        coalescing,
       }));
       await lifecycle.start('amplifier', () => services.hardware.start(), async () => {
         await Promise.race([services.hardware.settled(), new Promise((resolve) => setTimeout(resolve, DRIVER_SETTLE_MS).unref())]);
@@ -255,8 +262,8 @@ interface OpenedStore {
   identity: { udn: string; eventRun: number };
 }
 
-function openStore(stateDir: string): OpenedStore {
-  const store = new Store(path.join(stateDir, 'azc.db'));
+function openStore(stateDir: string, groupCommit: boolean): OpenedStore {
+  const store = new Store(path.join(stateDir, 'azc.db'), { groupCommit });
   try {
     const meta = new MetaRepo(store.db);
     const identity = store.transaction(() => {

@@ -40,6 +40,7 @@ import { BridgeSupervisor } from './mqtt/supervisor.js';
 import { dashboardUrl } from './mqtt/options.js';
 import { renderDescription } from './discovery/description.js';
 import { mdnsHostname } from './discovery/mdns-hostname.js';
+import type { Coalescing } from './coalescing.js';
 
 /** Everything the daemon runs, built once its store is open: what app.ts starts and stops, and what tests drive. */
 export interface Services extends Audio {
@@ -75,6 +76,8 @@ export interface ComposeInput {
   startedAt: number;
   /** The port the API listens on, once it does (the bridge's link to the dashboard). */
   port(): number;
+  /** The write path's coalescing steps (all on, except in the benchmark that measures them). */
+  coalescing: Coalescing;
 }
 
 /** Builds every service on the open store; see Services. */
@@ -143,7 +146,7 @@ export function compose(input: ComposeInput): Services {
     // While a restore writes the configuration, reads would see half of it and writes would join its transaction.
     unavailable: () => (backups.applying ? 'a restore is replacing the configuration; try again in a few seconds' : undefined),
     // Device state changed by this turn's requests is committed before their answers are written.
-    endOfTurn: () => store.flushBatch(),
+    endOfTurn: input.coalescing.turn ? () => store.flushBatch() : undefined,
   });
   let openApiJson: string | undefined;
   server.add([
@@ -206,7 +209,7 @@ function descriptionXml(udn: string, friendlyName: string): string {
  * or fails the daemon.
  */
 function mqttSupervisor(
-  parts: Pick<ComposeInput, 'config' | 'logger' | 'identity' | 'amplifiers' | 'port'> & {
+  parts: Pick<ComposeInput, 'config' | 'logger' | 'identity' | 'amplifiers' | 'port' | 'coalescing'> & {
     audio: Audio;
     scenes: ScenesService;
     sleepTimers: SleepTimers;
@@ -234,6 +237,7 @@ function mqttSupervisor(
       memory: { load: () => repo.retained(options.url), save: (topics) => store.transaction(() => repo.setRetained(options.url, topics)) },
       clock: parts.clock,
       log: logger,
+      coalescing: parts.coalescing,
     }),
   });
 }
