@@ -82,6 +82,23 @@ export class Amplifiers {
     }
     return candidates[0]!;
   }
+
+  /**
+   * The amplifier a new player or input device (`input`) or zone (`output`) goes on, as choose() picks it, with the
+   * channel checked against the amplifier's inputs or zone outputs: a 400 listing them otherwise.
+   */
+  placeOn(request: { amplifier?: string; driver?: string; channel: number }, at: 'input' | 'output'): Amplifier {
+    const amplifier = this.choose(request, at);
+    const description = amplifier.driver.describe();
+    const channels = (at === 'input' ? description.inputs : description.zones).map((c) => c.channel);
+    if (!channels.includes(request.channel)) {
+      const what = at === 'input' ? 'inputs' : 'zone outputs';
+      throw invalid(`"${at}.channel" must be one of the amplifier's ${what} (${channels.join(', ')}), got ${request.channel}`, {
+        [`${at}.channel`]: [at === 'input' ? 'not an input of the amplifier' : 'not a zone output of the amplifier'],
+      });
+    }
+    return amplifier;
+  }
 }
 
 export function refOf(amplifier: Amplifier): AmplifierRef {

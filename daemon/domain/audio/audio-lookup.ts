@@ -17,9 +17,7 @@ export class AudioLookup {
 
   /** A player to read: one outside the caller's assignments does not exist for it (404). */
   playerToSee(caller: Caller, id: string): PlayerRow {
-    const player = this.repo.player(id);
-    if (!player || !canSeePlayer(caller, id)) throw notFound(`no player with id ${id}`);
-    return player;
+    return found(this.repo.player(id), canSeePlayer(caller, id), 'player', id);
   }
 
   /** A player to change: a Viewer is refused (403) before anything is looked up, then as playerToSee. */
@@ -31,15 +29,11 @@ export class AudioLookup {
   /** A player an admin renames or deletes (`what` names the operation in the 403); any player, configured or not. */
   playerToAdminister(caller: Caller, id: string, what: string): PlayerRow {
     requireAdmin(caller, what);
-    const player = this.repo.player(id);
-    if (!player) throw notFound(`no player with id ${id}`);
-    return player;
+    return found(this.repo.player(id), true, 'player', id);
   }
 
   zoneToSee(caller: Caller, id: string): ZoneRow {
-    const zone = this.repo.zone(id);
-    if (!zone || !canSeeZone(caller, id)) throw notFound(`no zone with id ${id}`);
-    return zone;
+    return found(this.repo.zone(id), canSeeZone(caller, id), 'zone', id);
   }
 
   zoneToChange(caller: Caller, id: string): ZoneRow {
@@ -49,9 +43,7 @@ export class AudioLookup {
 
   zoneToAdminister(caller: Caller, id: string, what: string): ZoneRow {
     requireAdmin(caller, what);
-    const zone = this.repo.zone(id);
-    if (!zone) throw notFound(`no zone with id ${id}`);
-    return zone;
+    return found(this.repo.zone(id), true, 'zone', id);
   }
 
   /** Every zone the caller may see, to change (All off): a Viewer is refused. */
@@ -97,4 +89,10 @@ export class AudioLookup {
       `amplifier; these zones belong to another one: ${named}`;
     throw invalid(detail, { zoneIds: [detail] });
   }
+}
+
+/** The row, when it exists and the caller may see it; a 404 otherwise (what is not visible does not exist). */
+function found<T>(row: T | undefined, visible: boolean, what: 'player' | 'zone', id: string): T {
+  if (row === undefined || !visible) throw notFound(`no ${what} with id ${id}`);
+  return row;
 }

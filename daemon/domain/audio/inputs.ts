@@ -2,7 +2,7 @@
 // not configured are listed as unavailable: a favorite mark is the users' data and still changes, and admins delete them.
 import { randomUUID } from 'node:crypto';
 import type { InputDeviceRow } from '../../store/audio-repo.js';
-import { conflict, invalid, notFound, requireAdmin, requireWriter } from '../shared/index.js';
+import { conflict, notFound, requireAdmin, requireWriter } from '../shared/index.js';
 import type { InputDeviceView, Caller } from '../shared/index.js';
 import { refOf } from './amplifiers.js';
 import { availabilityOf } from './availability.js';
@@ -30,12 +30,7 @@ export class InputsService {
 
   create(caller: Caller, input: { name: string; kind?: string; input: { amplifier?: string; driver?: string; channel: number } }): InputDeviceView {
     requireAdmin(caller, 'creating an input device');
-    const amplifier = this.parts.amplifiers.choose(input.input, 'input');
-    const ref = refOf(amplifier);
-    const channels = amplifier.driver.describe().inputs.map((i) => i.channel);
-    if (!channels.includes(input.input.channel)) {
-      throw invalid(`"input.channel" must be one of ${channels.join(', ')}, got ${input.input.channel}`, { 'input.channel': ['not an input of the amplifier'] });
-    }
+    const ref = refOf(this.parts.amplifiers.placeOn(input.input, 'input'));
     const row: InputDeviceRow = {
       id: randomUUID(),
       name: input.name,

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { refOf } from './amplifiers.js';
 import { zoneWith, type PlayerRow, type ZoneRow } from '../../store/audio-repo.js';
-import { canSeePlayer, playerFor, requireAdmin, visiblePlayers, visibleZones, conflict, invalid } from '../shared/index.js';
+import { canSeePlayer, playerFor, requireAdmin, visiblePlayers, visibleZones, conflict } from '../shared/index.js';
 import type { Caller, PlayerView } from '../shared/index.js';
 import { limitsOf } from './audio-views.js';
 import { effectiveVolume, groupFactor, requestedVolume, roundVolume, type VolumeRequest } from './volume-rule.js';
@@ -29,14 +29,7 @@ export class PlayersService {
   create(caller: Caller, input: { name: string; input: { amplifier?: string; driver?: string; channel: number } }): PlayerView {
     requireAdmin(caller, 'creating a player');
     const { store, repo, amplifiers, bus } = this.parts;
-    const amplifier = amplifiers.choose(input.input, 'input');
-    const ref = refOf(amplifier);
-    const inputs = amplifier.driver.describe().inputs;
-    if (!inputs.some((i) => i.channel === input.input.channel)) {
-      throw invalid(`"input.channel" must be one of the amplifier's inputs (${inputs.map((i) => i.channel).join(', ')}), got ${input.input.channel}`, {
-        'input.channel': ['not an input of the amplifier'],
-      });
-    }
+    const ref = refOf(amplifiers.placeOn(input.input, 'input'));
     const row: PlayerRow = {
       id: randomUUID(),
       name: input.name,
@@ -134,10 +127,7 @@ export class PlayersService {
    */
   attachZones(caller: Caller, playerId: string, zoneIds: string[]): void {
     const { availability, commits, lookup } = this.parts;
-    const player = lookup.playerToChange(caller, playerId);
-    const zones = lookup.zonesNamed(caller, zoneIds);
-    availability.requirePlayer(player);
-    availability.requireZones(zones);
+    const { player, zones } = this.routing(caller, playerId, zoneIds);
     lookup.checkSameAmplifier(player, zones);
     const changes: ZoneChange[] = [];
     for (const zone of zones) {
@@ -161,18 +151,27 @@ export class PlayersService {
 
   /** Removes the route: the zones are muted and belong to no player. A zone that cannot answer is a 409, as for attach. */
   detachZones(caller: Caller, playerId: string, zoneIds: string[]): void {
-    const { availability, commits, lookup } = this.parts;
-    const player = lookup.playerToChange(caller, playerId);
-    const named = lookup.zonesNamed(caller, zoneIds);
-    availability.requirePlayer(player);
-    availability.requireZones(named);
-    const zones = named.filter((zone) => zone.player_id === playerId);
+    const { availability, commits } = this.parts;
+    const zones = this.routing(caller, playerId, zoneIds).zones.filter((zone) => zone.player_id === playerId);
     if (zones.length === 0) return;
     void commits.commit(
       zones.map((zone) => ({ before: zone, next: { ...zone, player_id: null, muted: 1 } })),
       { durable: true },
     );
     for (const zone of zones) availability.driverFor(zone).setZone(zone.output_channel, { muted: true });
+  }
+
+  /**
+   * What attach and detach act on: the player (loaded for a change: the operation's one check), the zones the body
+   * names, and a 409 unless all of them can take the change.
+   */
+  private routing(caller: Caller, playerId: string, zoneIds: string[]): { player: PlayerRow; zones: ZoneRow[] } {
+    const { availability, lookup } = this.parts;
+    const player = lookup.playerToChange(caller, playerId);
+    const zones = lookup.zonesNamed(caller, zoneIds);
+    availability.requirePlayer(player);
+    availability.requireZones(zones);
+    return { player, zones };
   }
 
   /** The volume a caller sees for a player (see view); undefined when it may not see the player. */

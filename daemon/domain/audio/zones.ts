@@ -27,14 +27,8 @@ export class ZonesService {
   create(caller: Caller, input: { name: string; output: { amplifier?: string; driver?: string; channel: number } }): ZoneView {
     requireAdmin(caller, 'creating a zone');
     const { store, repo, meta, amplifiers, availability, bus } = this.parts;
-    const amplifier = amplifiers.choose(input.output, 'output');
+    const amplifier = amplifiers.placeOn(input.output, 'output');
     const ref = refOf(amplifier);
-    const outputs = amplifier.driver.describe().zones;
-    if (!outputs.some((z) => z.channel === input.output.channel)) {
-      throw invalid(`"output.channel" must be one of the amplifier's zone outputs (${outputs.map((z) => z.channel).join(', ')}), got ${input.output.channel}`, {
-        'output.channel': ['not a zone output of the amplifier'],
-      });
-    }
     const row = newZoneRow(input.name, ref, input.output.channel, amplifier.driver.hardwareState(input.output.channel));
     store.transaction(() => {
       const taken = repo.zoneByOutput(ref, input.output.channel);
