@@ -1,6 +1,7 @@
 // The composition root's wiring: repositories, the domain services, routes, the HTTP server, the event stream and the
-// MQTT bridge's supervisor, built on an open store into one typed Services object. Nothing here does I/O or starts
-// anything: app.ts opens the store before and starts the services after, in order.
+// MQTT bridge's supervisor, built on an open store into one typed Services object. Nothing here writes, reads state,
+// opens a socket or starts a timer (the uWS binary is loaded, and listens only when told): app.ts opens the store
+// before and starts the services after, in order.
 import path from 'node:path';
 import { Type as T } from '@sinclair/typebox';
 import { VERSION } from './paths.js';
