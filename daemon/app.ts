@@ -110,9 +110,10 @@ export class Daemon {
       const amplifiers = this.options.driver ? new Amplifiers([singleAmplifier(this.options.driver)]) : await this.createAmplifiers();
       // A folder that cannot hold the state stops the start here, with one line naming it and the fix.
       prepareStateDir(config.stateDir);
-      const secrets = DeviceSecrets.open(config.stateDir);
+      // The store's lock is the state folder's: a second azcd stops there, before it reads or creates the device key.
       const opened: OpenedStore = await lifecycle.start('store', () => openStore(config.stateDir, coalescing.commit), () => opened.store.close());
       const { store, identity } = opened;
+      const secrets = DeviceSecrets.open(config.stateDir);
       const services = (this.built = compose({
         config,
         logger,
