@@ -162,8 +162,11 @@ export function readConfigFile(file: string): Reading {
   if (!json.ok) return { layer, problems: [`config file ${file}, line ${json.line}, column ${json.column}: ${json.problem}`] };
   const found = checkSetting(FILE_SCHEMA, json.value, { partial: true });
   const problems = found.map((problem) => (problem.path ? `${where(undefined, problem.path)}: ${problem.message}` : `config file ${file}: ${problem.message}`));
-  if (problems.length > 0) return { layer, problems };
+  if (found.some((problem) => problem.path === '')) return { layer, problems };
+  // The keys without a problem are kept even when others have one, so the amplifier list is checked along with them.
+  const wrong = new Set(found.map((problem) => problem.path.split(/[.[]/)[0]));
   for (const [key, value] of Object.entries(json.value as Record<string, unknown>)) {
+    if (wrong.has(key)) continue;
     const nested = settingAt(key) ? { [key]: value } : Object.fromEntries(Object.entries(value as object).map(([inner, v]) => [`${key}.${inner}`, v]));
     for (const [settingPath, v] of Object.entries(nested)) layer.values.set(settingPath, v);
   }
