@@ -8,6 +8,7 @@ import { readPasswordFile } from './config/mqtt.js';
 import { readConfigFile, readEnvironment, readFlags, type Layer } from './config/sources.js';
 
 export { amplifierKey, MAX_AMPLIFIERS, type AmplifierConfig } from './config/amplifiers.js';
+export { settingNames } from './config/catalog.js';
 export { mqttUrlProblem } from './config/mqtt.js';
 export { helpText } from './config/help.js';
 export { LOG_LEVELS } from './config/sections.js';

@@ -76,6 +76,13 @@ function describe(section: Section, key: string, schema: TSchema): Setting {
 /** The setting of a path (`mqtt.url`). */
 export const settingAt = (path: string): Setting | undefined => SETTINGS.find((setting) => setting.path === path);
 
+/** Every way a setting is given, for a message that must name them all: `--mqtt-url (AZC_MQTT_URL, "mqtt.url")`. */
+export function settingNames(path: string): string {
+  const setting = settingAt(path)!;
+  const [first, ...others] = [setting.flag && `--${setting.flag}`, setting.env, setting.fileKey && `"${setting.fileKey}"`].filter((name) => name);
+  return others.length > 0 ? `${first} (${others.join(', ')})` : first!;
+}
+
 /** The kind of value a setting holds: Integer, Boolean, String, Array, Union (a choice). */
 export const kindOf = (setting: Setting): string => String(setting.schema[Kind]);
 
