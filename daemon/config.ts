@@ -11,7 +11,6 @@ export { amplifierKey, MAX_AMPLIFIERS, type AmplifierConfig } from './config/amp
 export { settingNames } from './config/catalog.js';
 export { mqttUrlProblem } from './config/mqtt.js';
 export { helpText } from './config/help.js';
-export { LOG_LEVELS } from './config/sections.js';
 
 /** The MQTT bridge's settings (README, Home Assistant); the password read from its file, if one was named. */
 export type MqttConfig = Omit<Settings['mqtt'], 'passwordFile'>;

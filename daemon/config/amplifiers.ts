@@ -22,10 +22,11 @@ export interface AmplifierConfig {
 /** Most amplifiers one daemon drives: each holds a port and a poll loop, and the API lists all their zones. */
 export const MAX_AMPLIFIERS = 8;
 
-const DRIVER = Type.Union(
-  DRIVER_NAMES.map((name) => Type.Literal(name)),
-  { default: 'simulated', description: 'amplifier driver, for a single amplifier' },
-);
+const driverChoice = (description: string, fallback?: string) =>
+  Type.Union(
+    DRIVER_NAMES.map((name) => Type.Literal(name)),
+    { default: fallback, description },
+  );
 
 const NAME = Type.String({
   minLength: 1,
@@ -35,7 +36,7 @@ const NAME = Type.String({
 });
 
 export const AMPLIFIER = Type.Object({
-  driver: DRIVER,
+  driver: driverChoice('driver family of the single amplifier', 'simulated'),
   serialPort: Type.Optional(Type.String({ minLength: 1, valueName: 'PATH', description: "the single amplifier's serial device (best a /dev/serial/by-id/... path) or tcp://host:port" })),
   pollIntervalMs: Type.Optional(Type.Integer({ defaultText: "the driver's", description: "how often the single amplifier's zones are read, in ms" })),
   amplifiers: Type.Array(Type.Unknown(), {
@@ -49,12 +50,14 @@ export const AMPLIFIER = Type.Object({
   }),
 });
 
+const ENTRY_DRIVER = driverChoice("the amplifier's driver family");
+
 /** The schema of one list entry of `family`: name and driver, its options, and its serial port as `port`. */
 export function entrySchema(family: DriverFamily): TObject {
   const { serialPort, ...options } = family.options.properties;
   return Type.Object({
     name: NAME,
-    driver: DRIVER,
+    driver: ENTRY_DRIVER,
     ...(serialPort ? { port: { ...serialPort, alsoCalled: ['serialPort'] } } : {}),
     ...options,
   });
@@ -70,31 +73,30 @@ export function toAmplifiers(entries: unknown[]): { amplifiers: AmplifierConfig[
       problems.push({ path, message: `must be an object like {"name": "Main floor", "driver": "rnet", "port": "tcp://10.0.0.5:4999"}, got ${JSON.stringify(entry)?.slice(0, 60)}` });
       return undefined;
     }
-    const { name, driver, port, ...options } = entry as Record<string, unknown>;
-    const family = typeof driver === 'string' ? driverFamily(driver) : undefined;
-    const found = family
-      ? portless(family, port, path).concat(checkSetting(entrySchema(family), family.options.properties.serialPort ? entry : { name, driver, ...options }, { path }))
-      : checkSetting(Type.Object({ name: NAME, driver: DRIVER }), { name, driver }, { path });
+    const found = entryProblems(entry as Record<string, unknown>, path);
     problems.push(...found);
     if (found.length > 0) return undefined;
-    const key = amplifierKey((name as string).trim());
+    const { name, driver, port, ...options } = entry as { name: string; driver: string; port?: string } & AmplifierConfig['options'];
+    const key = amplifierKey(name.trim());
     const clash = seen.get(key);
     if (clash !== undefined) {
-      problems.push({
-        path: `${path}.name`,
-        message: `${JSON.stringify((name as string).trim())} is too close to ${JSON.stringify(clash)}: amplifier names must differ in more than case, spaces or punctuation`,
-      });
+      const message = `${JSON.stringify(name.trim())} is too close to ${JSON.stringify(clash)}: amplifier names must differ in more than case, spaces or punctuation`;
+      problems.push({ path: `${path}.name`, message });
     }
-    seen.set(key, (name as string).trim());
-    return { name: (name as string).trim(), key, driver: driver as string, port: port as string | undefined, options: options as AmplifierConfig['options'] };
+    seen.set(key, name.trim());
+    return { name: name.trim(), key, driver, port, options };
   });
-  return { amplifiers: amplifiers.filter((a) => a !== undefined), problems };
+  return { amplifiers: amplifiers.filter((amplifier) => amplifier !== undefined), problems };
 }
 
-/** A port given to a family that takes none. */
-function portless(family: DriverFamily, port: unknown, path: string): SettingProblem[] {
-  if (port === undefined || family.options.properties.serialPort) return [];
-  return [{ path: `${path}.port`, message: `the ${family.name} driver takes no port; remove it` }];
+/** One entry against its family's entry schema (name and driver alone when the family is unknown). */
+function entryProblems(entry: Record<string, unknown>, path: string): SettingProblem[] {
+  const family = typeof entry.driver === 'string' ? driverFamily(entry.driver) : undefined;
+  if (!family) return checkSetting(Type.Object({ name: NAME, driver: ENTRY_DRIVER }), { name: entry.name, driver: entry.driver }, { path });
+  if (family.options.properties.serialPort || entry.port === undefined) return checkSetting(entrySchema(family), entry, { path });
+  // "unknown setting" would not say why a port is wrong here.
+  const { port: _port, ...rest } = entry;
+  return [{ path: `${path}.port`, message: `the ${family.name} driver takes no port; remove it` }, ...checkSetting(entrySchema(family), rest, { path })];
 }
 
 /**

@@ -2,6 +2,7 @@
 // while no broker URL is set.
 import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
+import { ms } from './sections.js';
 import './setting-options.js';
 
 /** What is wrong with a broker URL (the config and the dashboard's bridge settings check it alike), or undefined. */
@@ -20,9 +21,6 @@ function topicProblem(topic: string): string | undefined {
 
 const file = (description: string, flag: string) =>
   Type.Optional(Type.String({ minLength: 1, relativePath: true, valueName: 'FILE', flag, env: `AZC_${flag.toUpperCase().replaceAll('-', '_')}`, description }));
-
-const ms = (description: string, minimum: number, maximum: number, fallback: number) =>
-  Type.Integer({ minimum, maximum, default: fallback, description: `${description}, in ms` });
 
 export const MQTT = Type.Object({
   url: Type.String({

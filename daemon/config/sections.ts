@@ -9,7 +9,8 @@ const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])
 /** A host name as the Host check compares it: lower case, without the trailing dot of a fully qualified name. */
 const hostName = (name: string): string => name.toLowerCase().replace(/\.$/, '');
 
-const ms = (description: string, minimum: number, maximum: number, fallback: number) =>
+/** A duration setting in milliseconds. */
+export const ms = (description: string, minimum: number, maximum: number, fallback: number) =>
   Type.Integer({ minimum, maximum, default: fallback, description: `${description}, in ms` });
 
 const limit = (description: string, fallback: number) => Type.Integer({ minimum: 1, maximum: 2 ** 31, default: fallback, description });
@@ -46,7 +47,7 @@ export const STATE = Type.Object({
   ),
 });
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const LOGGING = Type.Object({
   logLevel: Type.Union(

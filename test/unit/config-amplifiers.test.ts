@@ -45,7 +45,7 @@ t.test('a bad amplifier list is refused with an error that names the entry and t
     ['the same name twice', [{ name: 'Main', driver: 'simulated' }, { name: 'MAIN', driver: 'simulated' }], 'key "amplifiers[1].name": "MAIN" is too close to "Main": amplifier names must differ in more than case, spaces or punctuation'],
     ['names differing in punctuation', [{ name: 'Main floor', driver: 'simulated' }, { name: 'main-floor', driver: 'simulated' }], 'key "amplifiers[1].name": "main-floor" is too close to "Main floor": amplifier names must differ in more than case, spaces or punctuation'],
     ['an unknown driver', [{ name: 'A', driver: 'sonos' }], 'key "amplifiers[0].driver": must be one of simulated, monoprice, rnet, xantech, got "sonos"'],
-    ['no driver', [{ name: 'A' }], 'key "amplifiers[0].driver": is required: amplifier driver, for a single amplifier'],
+    ['no driver', [{ name: 'A' }], 'key "amplifiers[0].driver": is required: the amplifier\'s driver family'],
     ['a serial family without a port', [{ name: 'Den', driver: 'monoprice' }], `key "amplifiers[0].port": is required: the amplifier's serial device (best a /dev/serial/by-id/... path) or tcp://host:port for an IP-serial adapter`],
     ['a port for the simulated one', [{ name: 'Den', driver: 'simulated', port: '/dev/ttyUSB0' }], 'key "amplifiers[0].port": the simulated driver takes no port; remove it'],
     ['a bad tcp port', [{ name: 'A', driver: 'rnet', port: 'tcp://amp:123456' }], 'key "amplifiers[0].port": "tcp://amp:123456" is not a valid network serial port: write tcp://host:port with a port from 1 to 65535 (tcp://192.168.1.50:4999, tcp://[fd00::50]:4999)'],
