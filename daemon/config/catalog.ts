@@ -31,11 +31,13 @@ const SECTION_LIST = [
 export const SECTIONS: readonly Section[] = SECTION_LIST;
 
 type Entry = (typeof SECTION_LIST)[number];
+/** One section's settings as its schema types them: under its key, or at the top level. */
 type SettingsOf<E> = E extends { key: infer K extends string; schema: infer S extends TSchema } ? { [P in K]: Static<S> } : E extends { schema: infer S extends TSchema } ? Static<S> : never;
-type Both<U> = (U extends unknown ? (all: U) => void : never) extends (all: infer I) => void ? I : never;
+/** A union of object types made into their intersection (every member's keys at once). */
+type AllOf<U> = (U extends unknown ? (all: U) => void : never) extends (all: infer I) => void ? I : never;
 
-/** Every setting as its schema types it: the sections put together. */
-export type Settings = Both<SettingsOf<Entry>>;
+/** Every setting as its schema types it: the sections put together, so the list above is the only list. */
+export type Settings = AllOf<SettingsOf<Entry>>;
 
 export interface Setting {
   /** As the config file and the Config object nest it: `port`, `mqtt.url`. */

@@ -86,7 +86,7 @@ export function readFlags(argv: string[], cwd: string): Reading & { help: boolea
       else configFile = value;
     } else if (!setting) {
       const refused = refusedFlags.get(name);
-      const near = closest(name, [...byFlag.keys()]);
+      const near = closest(name, [...byFlag.keys(), CONFIG_FILE.flag, 'help']);
       problems.push(`flag ${token.rawName}: ${refused ? refused.schema.refused : `unknown flag${near ? `; did you mean --${near}?` : ''}`}`);
       unknownAt = token.index;
     } else if (kindOf(setting) === 'Boolean') {

@@ -106,6 +106,7 @@ t.test('unknown flags are refused with the nearest flag, and the value after one
   t.same(problemsOf(['--prot', '80']), ['flag --prot: unknown flag; did you mean --port?']);
   t.same(problemsOf(['--pollIntervalMs=1000']), ['flag --pollIntervalMs: unknown flag; did you mean --poll-interval-ms?']);
   t.same(problemsOf(['--colour']), ['flag --colour: unknown flag']);
+  t.same(problemsOf(['--confg', 'azcd.json']), ['flag --confg: unknown flag; did you mean --config?']);
   t.same(problemsOf(['-p', '80']), ['flag -p: unknown flag']);
   t.same(problemsOf(['--no-port']), ['flag --no-port: unknown flag'], 'only a boolean has a --no- form');
 });
