@@ -38,7 +38,7 @@ const FALSE = ['false', '0', 'no', 'off'];
  * "8e3" or " 80"), yes/no words for booleans, comma-separated lists. Text that is none of these is kept as it is, so
  * the schema's check names the expected form and shows what was given.
  */
-export function fromText(setting: Setting, text: string): unknown {
+function fromText(setting: Setting, text: string): unknown {
   switch (kindOf(setting)) {
     case 'Integer':
       return /^-?\d+$/.test(text) ? Number(text) : text;
