@@ -9,7 +9,7 @@ const WIDTH = 100;
 const INDENT = '      ';
 
 /** What a flag's value is, in a word or as its choices. */
-export function valueName(setting: Setting): string {
+function valueName(setting: Setting): string {
   if (setting.schema.valueName) return setting.schema.valueName;
   const kind = kindOf(setting);
   if (kind === 'Union') return literals(setting.schema).join('|');
