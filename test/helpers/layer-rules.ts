@@ -54,17 +54,6 @@ export const CAPABILITIES: Record<string, readonly string[]> = {
   backup: ['accounts', 'audio'],
 };
 
-/**
- * Wrong arrows being removed on another branch, each with the reason it is tolerated until then. An entry whose
- * arrow is gone fails the test, so it is deleted with the arrow.
- */
-export const KNOWN: ReadonlyArray<{ finding: RegExp; why: string }> = [
-  {
-    finding: /^daemon\/config\.ts:\d+ → drivers\/(port|xantech\/protocol)\.ts: /,
-    why: 'the serial-port and Xantech option checks move to the families, which register their option schemas (issue 26, items 1 and 2)',
-  },
-];
-
 const UWS_PACKAGES = ['@trufflesuite/uws-js-unofficial', '@btc-vision/uwebsockets.js', 'uWebSockets.js'];
 const SQLITE_PACKAGE = 'better-sqlite3';
 /** Statement text: an SQL keyword in capitals at the start of a string, as every statement of the store is written. */

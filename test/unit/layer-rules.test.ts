@@ -4,7 +4,7 @@ import t from 'tap';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../helpers/paths.js';
-import { checkLayers, KNOWN, layerOf } from '../helpers/layer-rules.js';
+import { checkLayers, layerOf } from '../helpers/layer-rules.js';
 
 /** Every .ts file under the folders the rules cover, by repository path. */
 function projectSources(): Map<string, string> {
@@ -27,11 +27,7 @@ t.test('the project keeps the layer rules', async (t) => {
   const sources = projectSources();
   t.ok(sources.size > 100, `${sources.size} files read`);
   const findings = checkLayers(sources);
-  const wrong = findings.filter((finding) => !KNOWN.some((known) => known.finding.test(finding)));
-  t.same(wrong, [], wrong.length ? `wrong arrows:\n${wrong.join('\n')}` : 'no wrong arrow');
-  for (const known of KNOWN) {
-    t.ok(findings.some((finding) => known.finding.test(finding)), `the tolerated arrow ${known.finding} is still there (once it is gone, delete its KNOWN entry: ${known.why})`);
-  }
+  t.same(findings, [], findings.length ? `wrong arrows:\n${findings.join('\n')}` : 'no wrong arrow');
 });
 
 /** A well-formed little tree: one file per layer, each importing only what it may. */
