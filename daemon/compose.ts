@@ -104,9 +104,11 @@ export function compose(input: ComposeInput): Services {
     onAssignmentsDropped: (ids) => userAdmin.assignmentsDropped(ids),
     log: logger,
   });
-  const userAdmin: UserAdmin = new UserAdmin(store, users, secrets, bus, authentication, (kind, id) => (kind === 'player' ? audio.players : audio.zones).exists(id));
+  const targetExists = (kind: 'player' | 'zone', id: string) => (kind === 'player' ? audio.players : audio.zones).exists(id);
+  const userAdmin: UserAdmin = new UserAdmin(store, users, secrets, bus, authentication, targetExists);
   const playlists = new PlaylistsService(store, new PlaylistsRepo(store.db), bus, config.exportDir, config.limits);
-  const scenes = new ScenesService(store, new ScenesRepo(store.db), audio.zoneStates, { zone: (c, id) => audio.zones.get(c, id), player: (c, id) => audio.players.get(c, id) }, bus, config.limits);
+  const sceneLookups = { zone: audio.zones.get.bind(audio.zones), player: audio.players.get.bind(audio.players) };
+  const scenes = new ScenesService(store, new ScenesRepo(store.db), audio.zoneStates, sceneLookups, bus, config.limits);
   const clock = input.clock ?? systemClock;
   const sleepTimers = new SleepTimers(audio.zoneSleep, bus, (level, fields, msg) => logger[level](fields, msg), clock);
   const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits, { playerVolumeFor: (c, id) => audio.players.volumeFor(c, id) });
