@@ -1,59 +1,28 @@
-// The composition root: wires store, services, driver, HTTP, event stream, MQTT, SSDP, mDNS and systemd, starts them in
-// one order and stops them in the reverse one. The constructor only stores options; start() does the I/O.
+// The composition root: opens the store, builds the services on it (compose.ts), starts them in one order and stops
+// them in the reverse one: drivers, sleep timers, HTTP and the event stream, the listener, MQTT, SSDP, mDNS, systemd.
+// The constructor only stores options; start() does the I/O.
 import { VERSION, prepareStateDir } from './paths.js';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { amplifiersOf, type Config, type MqttConfig } from './config.js';
+import { amplifiersOf, type Config } from './config.js';
 import type { Logger } from './log.js';
 import { Store } from './store/db.js';
-import { UsersRepo } from './store/users-repo.js';
-import { AudioRepo } from './store/audio-repo.js';
 import { MetaRepo } from './store/meta-repo.js';
-import { PlaylistsRepo } from './store/playlists-repo.js';
-import { BackupRepo } from './store/backup-repo.js';
-import { BackupService } from './domain/backup.js';
-import { backupRoutes } from './api/backup.js';
-import { restoreBodyBytes } from './domain/backup-format.js';
-import { DeviceSecrets, writePrivateFile } from './domain/secrets.js';
-import { EventBus, DomainEventSchema, StreamResetSchema } from './domain/events.js';
-import { Type as T } from '@sinclair/typebox';
-import { Authentication, type PasswordHasher } from './domain/authentication.js';
-import { UserAdmin } from './domain/user-admin.js';
-import { AudioService } from './domain/audio.js';
-import { PlaylistsService } from './domain/playlists.js';
-import { InputsService } from './domain/inputs.js';
-import { ScenesService } from './domain/scenes.js';
-import { SleepTimers, systemClock, type Clock } from './domain/sleep-timers.js';
-import { ScenesRepo } from './store/scenes-repo.js';
-import { HttpServer } from './http/server.js';
-import { ReadCache } from './http/read-cache.js';
+import { DeviceSecrets, writePrivateFile, type PasswordHasher } from './domain/accounts/index.js';
+import type { Clock } from './domain/shared/index.js';
+import { Amplifiers, singleAmplifier, type Amplifier } from './domain/audio/index.js';
 import type { InjectRequest, InjectResponse } from './http/dispatch.js';
-import { EventStreams } from './http/sse.js';
-import { buildOpenApi } from './http/openapi.js';
-import { userRoutes } from './api/users.js';
-import { playerRoutes } from './api/players.js';
-import { playlistRoutes } from './api/playlists.js';
-import { inputRoutes } from './api/input-devices.js';
-import { sceneRoutes } from './api/scenes.js';
-import { systemRoutes } from './api/system.js';
-import { ProblemSchema } from './api/schemas.js';
 import { createDriver } from '../drivers/index.js';
 import type { AmplifierDriver, DriverOptions } from '../drivers/driver.js';
-import { Amplifiers, singleAmplifier, type Amplifier } from './domain/amplifiers.js';
-import { renderDescription } from './discovery/description.js';
 import type { SsdpAnnouncerOptions } from './discovery/ssdp.js';
-import { createStaticHandler } from './http/static.js';
 import type { Notifier } from '../native/index.js';
 import { Lifecycle } from './lifecycle.js';
 import { announceReady } from './systemd.js';
-import { BridgeSupervisor } from './mqtt/supervisor.js';
-import { dashboardUrl } from './mqtt/options.js';
-import { BridgeSettings } from './domain/bridge-settings.js';
-import { BridgeRepo } from './store/bridge-repo.js';
-import { bridgeSettingsRoutes } from './api/settings.js';
-import { mdnsHostname } from './discovery/mdns-hostname.js';
+import { compose, type Services } from './compose.js';
+import { coalescingFrom, stepsOff, BENCH_SWITCH, type Coalescing } from './coalescing.js';
 
 export { VERSION };
+export type { Services };
 
 /** How long shutdown lets requests in flight finish before the connections close. */
 const SHUTDOWN_DRAIN_MS = 5000;
@@ -82,23 +51,14 @@ export interface DaemonOptions {
   clock?: Clock;
   /** Password hashing; production scrypt cost by default (tests pass the same format at a lower cost). */
   passwordHasher?: PasswordHasher;
+  /** The write path's coalescing steps; all on unless given or turned off by the benchmark switch (coalescing.ts). */
+  coalescing?: Coalescing;
 }
 
-/** Everything that exists once the store is open; built by start(). */
-interface Parts {
-  store: Store;
-  amplifiers: Amplifiers;
-  bus: EventBus;
-  udn: string;
-  authentication: Authentication;
-  userAdmin: UserAdmin;
-  audio: AudioService;
-  playlists: PlaylistsService;
-  inputs: InputsService;
-  scenes: ScenesService;
-  sleepTimers: SleepTimers;
-  streams: EventStreams;
-  server: HttpServer;
+export interface Started {
+  port: number;
+  initialAdmin: InitialAdmin | null;
+  services: Services;
 }
 
 export class Daemon {
@@ -106,14 +66,10 @@ export class Daemon {
   readonly logger: Logger;
   startedAt = Date.now();
   port = 0;
-  private parts: Parts | undefined;
-  /** The OpenAPI document, built on its first request (start never needs it). */
-  private openApiJson: string | undefined;
+  private built: Services | undefined;
   private readonly lifecycle: Lifecycle;
   private starting: Promise<unknown> | undefined;
   private stopping: Promise<void> | undefined;
-  /** Runs the MQTT bridge with the settings that apply now (mqttSupervisor). */
-  private mqtt: BridgeSupervisor | undefined;
 
   constructor(private readonly options: DaemonOptions) {
     this.config = options.config;
@@ -121,53 +77,15 @@ export class Daemon {
     this.lifecycle = new Lifecycle(options.logger);
   }
 
-  get store(): Store {
-    return this.started().store;
-  }
-  /** The first amplifier's driver (the only one unless the config file lists several). */
-  get driver(): AmplifierDriver {
-    return this.started().amplifiers.list[0]!.driver;
-  }
-  get amplifiers(): Amplifiers {
-    return this.started().amplifiers;
-  }
-  get bus(): EventBus {
-    return this.started().bus;
-  }
-  get udn(): string {
-    return this.started().udn;
-  }
-  get authentication(): Authentication {
-    return this.started().authentication;
-  }
-  get userAdmin(): UserAdmin {
-    return this.started().userAdmin;
-  }
-  get audio(): AudioService {
-    return this.started().audio;
-  }
-  get playlists(): PlaylistsService {
-    return this.started().playlists;
-  }
-  get inputs(): InputsService {
-    return this.started().inputs;
-  }
-  get scenes(): ScenesService {
-    return this.started().scenes;
-  }
-  get sleepTimers(): SleepTimers {
-    return this.started().sleepTimers;
-  }
-  get streams(): EventStreams {
-    return this.started().streams;
-  }
-  get server(): HttpServer {
-    return this.started().server;
+  /** The services, once start() has built them (tests reach the domain through these). */
+  get services(): Services {
+    if (!this.built) throw new Error('the daemon is not started: await start() first');
+    return this.built;
   }
 
   /** Sends a request through the HTTP pipeline in-process, without a socket (tests): same routes, auth and errors. */
   inject(request: InjectRequest): Promise<InjectResponse> {
-    return this.started().server.inject(request);
+    return this.services.server.inject(request);
   }
 
   /**
@@ -175,61 +93,78 @@ export class Daemon {
    * written before the account exists), listens, then announces over SSDP and tells systemd it is ready. A step
    * that fails stops the ones before it.
    */
-  start(adminPassword?: string): Promise<{ port: number; initialAdmin: InitialAdmin | null }> {
+  start(adminPassword?: string): Promise<Started> {
     if (this.starting) return Promise.reject(new Error('the daemon was already started'));
     const starting = this.startOnce(adminPassword);
     this.starting = starting.catch(() => {});
     return starting;
   }
 
-  private async startOnce(adminPassword: string | undefined): Promise<{ port: number; initialAdmin: InitialAdmin | null }> {
+  private async startOnce(adminPassword: string | undefined): Promise<Started> {
     const { config, logger, lifecycle } = this;
     this.startedAt = Date.now();
     try {
+      const coalescing = this.options.coalescing ?? coalescingFrom(process.env);
+      const off = stepsOff(coalescing);
+      if (off.length) logger.warn({ off, switch: BENCH_SWITCH }, 'benchmark switch: coalescing steps of the write path are off');
       const amplifiers = this.options.driver ? new Amplifiers([singleAmplifier(this.options.driver)]) : await this.createAmplifiers();
       // A folder that cannot hold the state stops the start here, with one line naming it and the fix.
       prepareStateDir(config.stateDir);
-      const store: Store = await lifecycle.start('store', () => new Store(path.join(config.stateDir, 'azc.db')), () => store.close());
-      const parts = (this.parts = this.compose(store, amplifiers, DeviceSecrets.open(config.stateDir)));
-      await lifecycle.start('amplifier', () => parts.audio.start(), async () => {
-        const settled = Promise.all(amplifiers.list.map((a) => a.driver.settled()));
-        await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, DRIVER_SETTLE_MS).unref())]);
-        await parts.audio.stop();
+      // The store's lock is the state folder's: a second azcd stops there, before it reads or creates the device key.
+      const opened: OpenedStore = await lifecycle.start('store', () => openStore(config.stateDir, coalescing.commit), () => opened.store.close());
+      const { store, identity } = opened;
+      const secrets = DeviceSecrets.open(config.stateDir);
+      const services = (this.built = compose({
+        config,
+        logger,
+        store,
+        identity,
+        amplifiers,
+        secrets,
+        passwordHasher: this.options.passwordHasher,
+        clock: this.options.clock,
+        startedAt: this.startedAt,
+        port: () => this.port,
+        coalescing,
+      }));
+      await lifecycle.start('amplifier', () => services.hardware.start(), async () => {
+        await Promise.race([services.hardware.settled(), new Promise((resolve) => setTimeout(resolve, DRIVER_SETTLE_MS).unref())]);
+        await services.hardware.stop();
       });
       // Timers power zones off through the amplifiers, so they run only while those do.
-      await lifecycle.start('sleep timers', () => parts.sleepTimers.start(), () => parts.sleepTimers.stop());
+      await lifecycle.start('sleep timers', () => services.sleepTimers.start(), () => services.sleepTimers.stop());
       // The uWS app exists since compose(); closing it ends every connection that is left.
-      await lifecycle.start('http', () => {}, () => parts.server.close());
-      await lifecycle.start('event stream', () => {}, () => parts.streams.dispose());
-      const initialAdmin = await this.ensureInitialAdmin(adminPassword);
-      this.port = await lifecycle.start('listener', () => parts.server.listen(config.host, config.port), async () => {
-        parts.server.stopListening();
-        await parts.server.drain(SHUTDOWN_DRAIN_MS);
+      await lifecycle.start('http', () => {}, () => services.server.close());
+      await lifecycle.start('event stream', () => {}, () => services.streams.dispose());
+      const initialAdmin = await this.ensureInitialAdmin(services, adminPassword);
+      this.port = await lifecycle.start('listener', () => services.server.listen(config.host, config.port), async () => {
+        services.server.stopListening();
+        await services.server.drain(SHUTDOWN_DRAIN_MS);
       });
       logger.info(
-        { host: config.host, port: this.port, driver: amplifiers.list[0]!.driver.name, amplifiers: amplifiers.list.map((a) => a.name), uws: parts.server.uwsSource },
+        { host: config.host, port: this.port, driver: amplifiers.list[0]!.driver.name, amplifiers: amplifiers.list.map((a) => a.name), uws: services.server.uwsSource },
         'listening',
       );
-      await this.lifecycle.start('mqtt', () => this.mqtt!.start(), () => this.mqtt!.stop());
+      await lifecycle.start('mqtt', () => services.mqtt.start(), () => services.mqtt.stop());
       if (config.ssdp) {
-        await this.startSsdp(parts.udn);
-        await this.startMdns(parts.udn);
+        await this.startSsdp(services.udn);
+        await this.startMdns(services.udn);
       }
       const notifier = this.options.notifier;
       if (notifier) {
         let stopSystemd = () => {};
         await lifecycle.start('systemd', () => (stopSystemd = announceReady({
           notifier,
-          bus: parts.bus,
+          bus: services.bus,
           summary: () =>
             `listening on ${config.host}:${this.port}; ${amplifiers.list
               .map((a) => `amplifier ${a.name} ${a.driver.online ? 'online' : 'offline'}`)
-              .join(', ')}; ${parts.streams.size} event streams`,
-          storeHealthy: () => parts.store.healthy(),
+              .join(', ')}; ${services.streams.size} event streams`,
+          storeHealthy: () => services.store.healthy(),
           log: (msg) => logger.warn(msg),
         })), () => stopSystemd());
       }
-      return { port: this.port, initialAdmin };
+      return { port: this.port, initialAdmin, services };
     } catch (err) {
       await lifecycle.stop().catch(() => {});
       throw err;
@@ -250,119 +185,9 @@ export class Daemon {
     return this.stopping;
   }
 
-  /** URLs are relative so they resolve against whichever address the client used to fetch the description. */
-  descriptionXml(): string {
-    return renderDescription({
-      udn: this.udn,
-      friendlyName: this.config.friendlyName,
-      manufacturer: 'audio-zone-control',
-      modelName: 'azcd',
-      modelNumber: VERSION,
-      serialNumber: this.udn.replace(/^uuid:/, ''),
-      presentationURL: '/',
-      apiBaseURL: '/api',
-    });
-  }
-
-  /** Builds repositories, services, routes and the HTTP server on an open store: no I/O of its own. */
-  private compose(store: Store, amplifiers: Amplifiers, secrets: DeviceSecrets): Parts {
-    const { config, logger } = this;
-    const users = new UsersRepo(store.db);
-    const meta = new MetaRepo(store.db);
-    const audioRepo = new AudioRepo(store);
-    // Each start is a new run of event ids: a client's Last-Event-ID from before a restart is told apart.
-    const bus = new EventBus(config.sse.replayEvents, store.transaction(() => meta.nextEventRun()));
-    const udn = meta.udn() ?? this.createUdn(store, meta);
-    let audio: AudioService | undefined;
-    const authentication = new Authentication(store, users, secrets, bus, config);
-    if (this.options.passwordHasher) authentication.passwords = this.options.passwordHasher;
-    const userAdmin = new UserAdmin(store, users, secrets, bus, authentication, (kind, id) => audio!.exists(kind, id));
-    audio = new AudioService(store, audioRepo, users, meta, bus, amplifiers, (ids) => userAdmin.assignmentsDropped(ids), { log: logger });
-    const playlists = new PlaylistsService(store, new PlaylistsRepo(store.db), bus, config.exportDir, config.limits);
-    const inputs = new InputsService(store, audioRepo, meta, bus, amplifiers);
-    const scenes = new ScenesService(store, new ScenesRepo(store.db), audio, bus, config.limits);
-    const sleepTimers = new SleepTimers(audio, bus, (level, fields, msg) => logger[level](fields, msg), this.options.clock);
-    const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits, audio);
-    const bridgeRepo = new BridgeRepo(meta);
-    // The supervisor asks the settings only when it starts a bridge, after both exist.
-    const mqtt: BridgeSupervisor = (this.mqtt = this.mqttSupervisor(store, bridgeRepo, (): MqttConfig => bridgeSettings.effective(), { audio, scenes, sleepTimers, bus, authentication, amplifiers }));
-    const bridgeSettings: BridgeSettings = new BridgeSettings(store, bridgeRepo, secrets, config.mqtt, (name) => authentication.accountState(name), mqtt, (fields, msg) => logger.info(fields, msg));
-    // The hottest reads are answered from encoded copies until anything changes: every event (domain or access),
-    // a rolled-back write, a restore.
-    const readCache = new ReadCache(['GET /api/players', 'GET /api/zones', 'GET /api/users/me']);
-    bus.subscribe(() => readCache.clear(), { internal: true });
-    store.onRollback(() => readCache.clear());
-    const backups = new BackupService(store, new BackupRepo(store), secrets, amplifiers, {
-      limits: config.limits,
-      friendlyName: config.friendlyName,
-      version: VERSION,
-      // A restore replaced every row: caches reload, the amplifiers take the restored state, and every session
-      // (deleted with the rows) and event stream ends, so each client signs in again and refetches.
-      afterRestore: () => {
-        readCache.clear();
-        audio!.reload();
-        sleepTimers.reschedule();
-        userAdmin.accountsReplaced();
-        bus.forgetHistory();
-        streams.closeAll();
-        this.mqtt?.resync();
-        logger.warn('configuration restored from a backup: every session and event stream was ended');
-      },
-      initialAdminFile: path.join(config.stateDir, 'initial-admin.txt'),
-    });
-    const server = new HttpServer({
-      logger,
-      maxBodyBytes: config.maxBodyBytes,
-      authenticate: (credential) => authentication.authenticate(credential),
-      fallback: createStaticHandler(),
-      readCache,
-      hostNames: { mdnsHost: mdnsHostname(udn), extra: config.allowedHosts },
-      // While a restore writes the configuration, reads would see half of it and writes would join its transaction.
-      unavailable: () => (backups.applying ? 'a restore is replacing the configuration; try again in a few seconds' : undefined),
-      // Device state changed by this turn's requests is committed before their answers are written.
-      endOfTurn: () => store.flushBatch(),
-    });
-    server.add([
-      ...systemRoutes(
-        {
-          version: VERSION,
-          startedAt: this.startedAt,
-          amplifiers: () => amplifiers.list.map((a) => ({ name: a.name, driver: a.driver.name, online: a.driver.online })),
-          unavailableZones: () => audio!.availability.silentZones,
-          storeHealthy: () => store.healthy(),
-          mqtt: () => this.mqtt?.status,
-        },
-        () => this.openApi(server),
-        () => this.descriptionXml(),
-      ),
-      ...userRoutes(authentication, userAdmin),
-      ...playerRoutes(audio),
-      ...playlistRoutes(playlists),
-      ...inputRoutes(inputs),
-      ...backupRoutes(backups, restoreBodyBytes(config.limits)),
-      ...sceneRoutes(scenes, sleepTimers),
-      ...bridgeSettingsRoutes(bridgeSettings),
-      streams.route(),
-    ]);
-    return { store, amplifiers, bus, udn, authentication, userAdmin, audio, playlists, inputs, scenes, sleepTimers, streams, server };
-  }
-
-  private openApi(server: HttpServer): string {
-    this.openApiJson ??= JSON.stringify(
-      buildOpenApi(server.routes, {
-        version: VERSION,
-        problemSchema: ProblemSchema,
-        eventSchema: T.Union([...DomainEventSchema.anyOf, StreamResetSchema], {
-          description: 'The JSON object in the data line of each event-stream message',
-        }),
-      }),
-    );
-    return this.openApiJson;
-  }
-
-  private async ensureInitialAdmin(adminPassword: string | undefined): Promise<InitialAdmin | null> {
+  private async ensureInitialAdmin(services: Services, adminPassword: string | undefined): Promise<InitialAdmin | null> {
     const file = path.join(this.config.stateDir, 'initial-admin.txt');
-    const created = await this.userAdmin.ensureInitialAdmin(adminPassword, (admin) =>
+    const created = await services.users.ensureInitialAdmin(adminPassword, (admin) =>
       writePrivateFile(
         file,
         `# azcd first administrator (created ${new Date().toISOString()}); change the password after signing in.\n` +
@@ -372,41 +197,7 @@ export class Daemon {
     return created ? { ...created, file } : null;
   }
 
-  // ---- MQTT bridge (README, Home Assistant) ------------------------------------------------------
-  /**
-   * The bridge runs with the start-up settings merged with those an admin saved (BridgeSettings), is started once
-   * the API listens and stopped (last will replaced by a clean `offline`) before the listener drains and the store
-   * closes, and is replaced when the settings change. Starting only begins connecting: a missing broker never delays
-   * or fails the daemon.
-   */
-  private mqttSupervisor(
-    store: Store,
-    repo: BridgeRepo,
-    settings: () => MqttConfig,
-    parts: Pick<Parts, 'audio' | 'scenes' | 'sleepTimers' | 'bus' | 'authentication' | 'amplifiers'>,
-  ): BridgeSupervisor {
-    const { config, logger } = this;
-    return new BridgeSupervisor({
-      settings,
-      identity: () => ({ udn: this.udn, friendlyName: config.friendlyName, version: VERSION, dashboardUrl: dashboardUrl(config.host, this.port) }),
-      bridgeDeps: (options) => ({
-        audio: parts.audio,
-        scenes: parts.scenes,
-        sleep: parts.sleepTimers,
-        bus: parts.bus,
-        caller: () => parts.authentication.callerOfAccount(options.account),
-        accountState: () => parts.authentication.accountState(options.account),
-        amplifiers: () => parts.amplifiers.list.map((a) => ({ key: a.key, name: a.name, driver: a.driver.name, online: a.driver.online })),
-        // Kept per broker: the topics another broker holds are cleared when the bridge is back on that one.
-        memory: { load: () => repo.retained(options.url), save: (topics) => store.transaction(() => repo.setRetained(options.url, topics)) },
-        clock: this.options.clock ?? systemClock,
-        log: logger,
-      }),
-    });
-  }
-  // ---- end MQTT bridge ----------------------------------------------------------------------------
-
-  /** Announces on the LAN; a failure to bind is logged by the announcer and the daemon runs on without it. */
+/** Announces on the LAN; a failure to bind is logged by the announcer and the daemon runs on without it. */
   private async startSsdp(udn: string): Promise<void> {
     const { config, logger } = this;
     // Loaded only when enabled: development runs never pay for node-ssdp and its dependencies.
@@ -460,15 +251,32 @@ export class Daemon {
     }
     return new Amplifiers(list);
   }
+}
 
-  private started(): Parts {
-    if (!this.parts) throw new Error('the daemon is not started: call start() first');
-    return this.parts;
-  }
+/**
+ * The store's start step: opens the database, and writes what belongs to the store besides: the device's UDN on the
+ * first start, and one more run of event ids on every start (see EventBus). A failure closes what it opened.
+ */
+interface OpenedStore {
+  store: Store;
+  identity: { udn: string; eventRun: number };
+}
 
-  private createUdn(store: Store, meta: MetaRepo): string {
-    const udn = `uuid:${randomUUID()}`;
-    store.transaction(() => meta.setUdn(udn));
-    return udn;
+function openStore(stateDir: string, groupCommit: boolean): OpenedStore {
+  const store = new Store(path.join(stateDir, 'azc.db'), { groupCommit });
+  try {
+    const meta = new MetaRepo(store.db);
+    const identity = store.transaction(() => {
+      let udn = meta.udn();
+      if (udn === undefined) {
+        udn = `uuid:${randomUUID()}`;
+        meta.setUdn(udn);
+      }
+      return { udn, eventRun: meta.nextEventRun() };
+    });
+    return { store, identity };
+  } catch (err) {
+    store.close();
+    throw err;
   }
 }

@@ -43,10 +43,10 @@ async function main(): Promise<void> {
   const notifier = createNotifier((msg) => logger.warn(msg));
 
   const daemon = new Daemon({ config, logger, notifier });
-  const { port, initialAdmin } = await daemon.start(config.adminPassword);
+  const { port, initialAdmin, services } = await daemon.start(config.adminPassword);
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const shown = config.host === '0.0.0.0' ? 'localhost' : host;
-  process.stdout.write(`azcd ${VERSION} listening on http://${host}:${port} (dashboard: http://${shown}:${port}/, amplifiers: ${daemon.amplifiers.list.map((a) => a.name === a.driver.name ? a.name : `${a.name} (${a.driver.name})`).join(', ')})\n`);
+  process.stdout.write(`azcd ${VERSION} listening on http://${host}:${port} (dashboard: http://${shown}:${port}/, amplifiers: ${services.amplifiers.list.map((a) => a.name === a.driver.name ? a.name : `${a.name} (${a.driver.name})`).join(', ')})\n`);
   if (initialAdmin) printCredentials(initialAdmin, underSystemd);
 
   let stopping = false;

@@ -1,9 +1,8 @@
-// Backup download (with or without sealed secrets) and restore (admin only); the checks live in domain/backup.ts.
+// Backup download (with or without sealed secrets) and restore (admin only); the checks live in domain/backup/.
 import { T, Validator } from '../http/schema.js';
 import { route, ok, DOWNLOAD_HEADERS, type ApiResult, type Route } from '../http/route.js';
-import type { BackupService, RestoreSession } from '../domain/backup.js';
-import type { DocumentStream } from '../domain/backup-stream.js';
-import { BackupSchema } from '../domain/backup-format.js';
+import { BackupSchema } from '../domain/backup/index.js';
+import type { BackupService, RestoreSession, DocumentStream } from '../domain/backup/index.js';
 
 /** writeOnly: never echoed back, not even in a validation message. */
 const Passphrase = T.String({

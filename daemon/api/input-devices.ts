@@ -1,7 +1,7 @@
 // Input devices: readable by everyone, favorites changed by Operators and Admins, created and deleted by Admins.
 import { T, IdParams } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
-import type { InputsService } from '../domain/inputs.js';
+import type { InputsService } from '../domain/audio/index.js';
 import { Flag, InputDeviceSchema, Name } from './schemas.js';
 
 export function inputRoutes(inputs: InputsService): Route[] {

@@ -2,7 +2,7 @@
 import { T, IdParams, UuidList } from '../http/schema.js';
 import { route, ok, created, noContent, DOWNLOAD_HEADERS, type ApiResult, type Route } from '../http/route.js';
 import { badRequest } from '../http/problem.js';
-import { toM3u, type PlaylistLimits, type PlaylistsService } from '../domain/playlists.js';
+import { toM3u, type PlaylistLimits, type PlaylistsService } from '../domain/playlists/index.js';
 import { Flag, Name, PlaylistSchema, PlaylistSummarySchema, QueryInteger, TrackInputSchema } from './schemas.js';
 
 const Tracks = T.Array(TrackInputSchema, { maxItems: 1000, errorMessage: 'must be an array of at most 1000 tracks' });

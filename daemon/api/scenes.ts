@@ -1,9 +1,9 @@
 // Scenes (save, edit, apply, undo) and zone sleep timers.
 import { T, IdParams, Uuid, UuidList, Volume, AtLeastOneOf } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
-import { SCENE_CHANGE_NONE, type ScenesService } from '../domain/scenes.js';
-import { MAX_SLEEP_MINUTES, type SleepTimers } from '../domain/sleep-timers.js';
-import { SceneSchema } from '../domain/scene-views.js';
+import { SCENE_CHANGE_NONE, MAX_SLEEP_MINUTES } from '../domain/scenes/index.js';
+import type { ScenesService, SleepTimers } from '../domain/scenes/index.js';
+import { SceneSchema } from '../domain/shared/index.js';
 import { ProblemSchema, SkippedSchema, ZoneSchema } from './schemas.js';
 
 const SceneName = T.String({

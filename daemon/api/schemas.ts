@@ -26,7 +26,7 @@ export const UserSchema = T.Object({
 
 export const ApiKeySchema = T.Object({ apiKey: T.String({ pattern: '^svc_[0-9a-f]{48}$' }) });
 
-export { PlayerSchema, ZoneSchema, InputDeviceSchema } from '../domain/views.js';
+export { PlayerSchema, ZoneSchema, InputDeviceSchema } from '../domain/shared/index.js';
 
 export const TrackSchema = T.Object({
   id: T.String({ format: 'uuid' }),

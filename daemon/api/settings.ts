@@ -2,7 +2,7 @@
 // applied at once without a restart.
 import { T, AtLeastOneOf } from '../http/schema.js';
 import { route, ok, type Route } from '../http/route.js';
-import { BRIDGE_CHANGE_NONE, BRIDGE_FIELDS, BRIDGE_STATES, type BridgeSettings } from '../domain/bridge-settings.js';
+import { BRIDGE_CHANGE_NONE, BRIDGE_FIELDS, BRIDGE_STATES, type BridgeSettings } from '../domain/settings/index.js';
 import { ProblemSchema } from './schemas.js';
 
 const problem = (description: string) => ({ description, schema: ProblemSchema, contentType: 'application/problem+json' });

@@ -2,9 +2,8 @@
 import { T, IdParams, AtLeastOneOf } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
 import { badRequest } from '../http/problem.js';
-import { parseRole, type Role } from '../domain/access.js';
-import type { Authentication } from '../domain/authentication.js';
-import type { UserAdmin } from '../domain/user-admin.js';
+import { parseRole, type Role } from '../domain/shared/index.js';
+import type { Authentication, UserAdmin } from '../domain/accounts/index.js';
 import { ApiKeySchema, AssignmentsSchema, RoleSchema, UserSchema } from './schemas.js';
 
 const Username = T.String({ description: '3-64 characters of A-Z a-z 0-9 . _ -', errorMessage: 'must be a string' });
@@ -21,7 +20,7 @@ function role(value: string): Role {
   return parsed;
 }
 
-/** The routes gate by role first; each user-admin operation checks its permission again in the domain. */
+/** Each user-admin operation checks its caller in the domain (accounts/user-admin.ts); `access` documents it. */
 export function userRoutes(auth: Authentication, users: UserAdmin): Route[] {
   return [
     route({

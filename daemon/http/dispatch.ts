@@ -1,17 +1,16 @@
 // The request pipeline without a socket: route, credential → caller, route access, validation, handler, problem details, access log.
 import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
+import { redactUrl } from '../log.js';
 import type { Logger } from '../log.js';
-import type { Caller } from '../domain/access.js';
+import type { Caller } from '../domain/shared/index.js';
 import { HttpError, asHttpError, toProblem, unauthorized } from './problem.js';
 import { Router } from './router.js';
 import { checkJsonMediaType, parseJsonBody, Validator } from './schema.js';
 import { CAPTURED_HEADERS, type ApiRequest, type ApiResult, type BodySink, type JsonRoute, type RequestHeaders, type Route } from './route.js';
 import { extractCredential, type Credential } from './credentials.js';
 import { createAccessLog, type AccessLog } from './access-log.js';
-import { requireAdmin, requireWriter } from '../domain/policy.js';
 import type { ReadCache } from './read-cache.js';
-import { redactUrl } from '../log.js';
 import { hostAllowed, misdirected, type HostNames } from './host-check.js';
 import { readAll } from './streamed-body.js';
 
@@ -221,9 +220,10 @@ export class Dispatcher {
   }
 
   /**
-   * Resolves the request's caller from its credential as things are now and applies the route's access rule:
-   * at authentication, again once the body is in (revocation is final for requests in flight), and whenever a
-   * handler calls ApiRequest.revalidate().
+   * Resolves the request's caller from its credential as things are now: at authentication, again once the body is
+   * in (revocation is final for requests in flight), and whenever a handler calls ApiRequest.revalidate(). What the
+   * caller may do is checked once, by the service the handler calls, where it loads what it acts on; the route's
+   * `access` documents that check.
    */
   authorize(ex: Exchange): Caller {
     const route = ex.compiled?.route;
@@ -234,9 +234,6 @@ export class Dispatcher {
     const caller = this.options.authenticate(credential);
     if (!caller) throw unauthorized('the credential is invalid, revoked, or belongs to a disabled user');
     ex.caller = caller;
-    // The same policy the services apply again below: the route table only answers first.
-    if (route.access === 'admin') requireAdmin(caller, `${ex.method} ${route.path}`);
-    if (route.access === 'writer') requireWriter(caller);
     return caller;
   }
 

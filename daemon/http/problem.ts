@@ -1,5 +1,5 @@
 // HTTP's own errors, and the one place that turns any error (a domain error included) into RFC 9457 problem details.
-import { DomainError, type DomainErrorKind, type FieldErrors } from '../domain/errors.js';
+import { DomainError, type DomainErrorKind, type FieldErrors } from '../domain/shared/index.js';
 
 export type { FieldErrors };
 

@@ -1,6 +1,6 @@
 // Encoded answers of the hottest read routes, kept per user and path until anything changes: every bus event
 // (domain or access), a rolled-back write and a restore empty it, so no answer outlives the state it shows.
-import type { Caller } from '../domain/access.js';
+import type { Caller } from '../domain/shared/index.js';
 import type { ApiResult, Route } from './route.js';
 
 /** Entries kept before the cache is emptied (a bound against many users and paths, not a working-set size). */

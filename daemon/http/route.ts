@@ -1,9 +1,13 @@
 // What a route is: method, path template, who may call it, its schemas, and a plain handler.
 import type { TSchema, Static } from './schema.js';
-import type { Caller } from '../domain/access.js';
+import type { Caller } from '../domain/shared/index.js';
 import type { HttpResponse } from './uws.js';
 
-/** public: no credential; user: any signed-in user; writer: Operator or Admin (Viewer 403); admin: Admin only. */
+/**
+ * public: no credential; user: any signed-in user; writer: Operator or Admin (Viewer 403); admin: Admin only. The
+ * pipeline authenticates every route but public ones; the role is checked by the service the handler calls (once,
+ * where it loads what it acts on), and `access` documents that check (OpenAPI: security, 401, 403).
+ */
 export type Access = 'public' | 'user' | 'writer' | 'admin';
 
 export interface RequestHeaders {
@@ -38,9 +42,9 @@ export interface ApiRequest<P = Record<string, string>, B = unknown> {
   query: URLSearchParams;
   caller: Caller | null;
   /**
-   * Re-resolves the request's credential against current state and re-applies the route's access rule, for
-   * handlers that await before they commit: a caller disabled, deleted, demoted or revoked meanwhile gets a
-   * 401/403 here. Also updates `caller`.
+   * Re-resolves the request's credential against current state, for handlers that await before they commit: a
+   * caller disabled, deleted or revoked meanwhile gets a 401 here. Also updates `caller`; the service checks what the
+   * caller returned may do (a caller demoted meanwhile gets its 403 there).
    */
   revalidate(): Caller;
   requestId: string;

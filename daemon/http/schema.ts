@@ -1,8 +1,8 @@
 // Route schemas: TypeBox types compiled once, JSON bodies parsed within a nesting bound, validation into field
 // errors, shared building blocks.
-import { Type, type TObject, type TSchema, type Static } from '@sinclair/typebox';
+import { Type, FormatRegistry } from '@sinclair/typebox';
+import type { TObject, TSchema, Static } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { FormatRegistry } from '@sinclair/typebox';
 import { badRequest, HttpError, type FieldErrors } from './problem.js';
 import { nameProblem } from '../names.js';
 

@@ -1,10 +1,9 @@
 // The server-sent-events stream: framing, replay, heartbeats and backpressure; who sees what is the policy's call.
 import type { Logger } from '../log.js';
 import type { Config } from '../config.js';
-import type { Caller } from '../domain/access.js';
-import { accessChangeNeedsRefetch, canSeeEvent, eventPayloadFor, seesPayloadAsPublished, type CallerViews } from '../domain/policy.js';
-import type { Authentication } from '../domain/authentication.js';
-import { EVENT_ID_PATTERN, STREAM_EVENT_TYPES, isInternal, type EventBus, type StampedEvent } from '../domain/events.js';
+import { accessChangeNeedsRefetch, canSeeEvent, eventPayloadFor, seesPayloadAsPublished, EVENT_ID_PATTERN, STREAM_EVENT_TYPES, isInternal } from '../domain/shared/index.js';
+import type { Caller, CallerViews, EventBus, StampedEvent } from '../domain/shared/index.js';
+import type { Authentication } from '../domain/accounts/index.js';
 import { T } from './schema.js';
 import type { ApiRequest, RawRoute } from './route.js';
 import type { HttpResponse } from './uws.js';

@@ -1,16 +1,15 @@
 // The MQTT bridge: one broker connection, retained discovery and state, commands into the domain; never fatal.
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Logger } from '../log.js';
-import type { Caller } from '../domain/access.js';
-import type { BusEvent, EventBus } from '../domain/events.js';
-import type { Clock } from '../domain/sleep-timers.js';
+import type { AccountState, BusEvent, Caller, Clock, EventBus } from '../domain/shared/index.js';
+import type { BridgeStatus } from '../domain/settings/index.js';
+import type { Coalescing } from '../coalescing.js';
 import { CommandHandler, type BridgeAudio, type BridgeScenes, type BridgeSleep } from './commands.js';
 import { tlsFiles, type ResolvedBridgeOptions } from './options.js';
 import { OFFLINE, ONLINE } from './payloads.js';
 import { StatePublisher, type RetainedMemory } from './publisher.js';
 import { Topics } from './topics.js';
 import { EMPTY_VIEW, bridgedPlayers, bridgedScenes, nextSleepTick, onConfigured, type BridgeAmplifier, type BridgeView } from './view.js';
-import type { AccountState, BridgeStatus } from '../domain/bridge-settings.js';
 
 export interface BridgeDeps {
   options: ResolvedBridgeOptions;
@@ -28,6 +27,8 @@ export interface BridgeDeps {
   /** Time for the sleep timers' minutes left (the timers' own clock). */
   clock: Clock;
   log: Logger;
+  /** The bridge's coalescing steps; both on unless the write-path benchmark turns one off (daemon/coalescing.ts). */
+  coalescing?: Pick<Coalescing, 'mqtt-commands' | 'mqtt-state'>;
 }
 
 /** How long stop() waits for the broker to take the last messages before the socket is dropped. */
@@ -55,13 +56,22 @@ export class MqttBridge {
   private lastError = '';
   /** Why the account cannot act (missing or disabled), while it cannot; the bridge stays connected meanwhile. */
   private accountIssue: string | undefined;
+  /** Retained state published once per turn (see scheduleSync); off only for the write-path benchmark. */
+  private readonly coalesceState: boolean;
 
   constructor(private readonly deps: BridgeDeps) {
     const { options } = deps;
     this.log = deps.log.child({ component: 'mqtt' });
     this.topics = new Topics(options.baseTopic, options.discoveryPrefix);
     this.publisher = new StatePublisher(this.topics, options, (topic, payload, qos, done) => this.send(topic, payload, qos, done), deps.memory);
-    this.commands = new CommandHandler(this.topics, { audio: deps.audio, scenes: deps.scenes, sleep: deps.sleep, caller: () => deps.caller() }, this.log);
+    const coalesce = deps.coalescing ?? { 'mqtt-commands': true, 'mqtt-state': true };
+    this.coalesceState = coalesce['mqtt-state'];
+    this.commands = new CommandHandler(
+      this.topics,
+      { audio: deps.audio, scenes: deps.scenes, sleep: deps.sleep, caller: () => deps.caller() },
+      this.log,
+      coalesce['mqtt-commands'],
+    );
     this.backoffMs = options.reconnectMinMs;
   }
 
@@ -198,6 +208,7 @@ export class MqttBridge {
   }
 
   private scheduleSync(): void {
+    if (!this.coalesceState) return this.sync();
     // Coalesced: one API call that changes six zones publishes once, after the last of its events.
     this.syncing ??= setImmediate(() => {
       this.syncing = undefined;
@@ -239,11 +250,11 @@ export class MqttBridge {
   private view(caller: Caller | null): BridgeView {
     if (!caller) return EMPTY_VIEW;
     const amplifiers = this.deps.amplifiers();
-    const zones = this.deps.audio.listZones(caller).filter((zone) => onConfigured(amplifiers, zone.output));
+    const zones = this.deps.audio.zones.list(caller).filter((zone) => onConfigured(amplifiers, zone.output));
     return {
       account: true,
       zones,
-      players: bridgedPlayers(this.deps.audio.listPlayers(caller)),
+      players: bridgedPlayers(this.deps.audio.players.list(caller)),
       scenes: bridgedScenes(this.deps.scenes.list(caller), zones),
       amplifiers,
       now: this.deps.clock.now(),

@@ -1,21 +1,19 @@
-// Commands from the hub: parsed, checked and sent through the same domain services and policy as REST.
+// Commands from the hub: parsed and sent through the same domain services and policy as REST, which check the
+// bridge account as they run.
 import type { Logger } from '../log.js';
-import type { Caller } from '../domain/access.js';
-import type { AudioService } from '../domain/audio.js';
-import { DomainError } from '../domain/errors.js';
-import { requireWriter } from '../domain/policy.js';
-import type { ScenesService } from '../domain/scenes.js';
-import { MAX_SLEEP_MINUTES, type SleepTimers } from '../domain/sleep-timers.js';
+import { DomainError, type Caller } from '../domain/shared/index.js';
+import type { PlayersService, ZonesService } from '../domain/audio/index.js';
+import { MAX_SLEEP_MINUTES, type ScenesService, type SleepTimers } from '../domain/scenes/index.js';
 import { MAX_COMMAND_BYTES, WARN_BUDGET, WARN_WINDOW_MS } from './options.js';
 import { LEGACY_NO_SOURCE, NO_SOURCE, ON, PRESS, parseMinutes, parseOnOff, parsePercent, sourceLabels } from './payloads.js';
 import { bridgedPlayers } from './view.js';
 import type { CommandTarget, Topics } from './topics.js';
 
-/** The slice of the domain the bridge drives. */
-export type BridgeAudio = Pick<
-  AudioService,
-  'listZones' | 'listPlayers' | 'getZone' | 'setZoneVolume' | 'setZoneMuted' | 'setZonePower' | 'setPlayerVolume' | 'attachZones' | 'detachZones' | 'allOff'
->;
+/** The slice of the audio capability the bridge reads and drives. */
+export interface BridgeAudio {
+  players: Pick<PlayersService, 'list' | 'setVolume' | 'attachZones' | 'detachZones'>;
+  zones: Pick<ZonesService, 'list' | 'get' | 'setVolume' | 'setMuted' | 'setPower' | 'allOff'>;
+}
 
 /** Scenes the bridge lists and applies, and the sleep timers it sets. */
 export type BridgeScenes = Pick<ScenesService, 'list' | 'apply'>;
@@ -45,6 +43,8 @@ export class CommandHandler {
     private readonly domain: CommandDomain,
     /** The bridge's logger: it names the component already, so lines here do not repeat it. */
     private readonly log: Logger,
+    /** Off only for the write-path benchmark (daemon/coalescing.ts): each volume command is then applied at once. */
+    private readonly coalesceVolumes = true,
   ) {}
 
   /** Never throws: whatever arrives, the worst outcome is a warning. */
@@ -75,7 +75,7 @@ export class CommandHandler {
     const caller = this.caller();
     if (target.kind === 'all-off') {
       if (text.trim().toUpperCase() !== PRESS) throw new Rejected(`expected ${PRESS}, got ${JSON.stringify(text.slice(0, 40))}`);
-      this.settle(topic, this.domain.audio.allOff(caller));
+      this.settle(topic, this.domain.audio.zones.allOff(caller));
       return;
     }
     if (target.kind === 'scene') {
@@ -88,7 +88,8 @@ export class CommandHandler {
       const volume = parsePercent(text);
       if (!volume.ok) throw new Rejected(volume.reason);
       this.volumes.set(topic, { topic, target, volume: volume.value });
-      this.flushing ??= setImmediate(() => this.flushVolumes());
+      if (this.coalesceVolumes) this.flushing ??= setImmediate(() => this.flushVolumes());
+      else this.flushVolumes();
       return;
     }
     if (target.kind !== 'zone') throw new Rejected('not a command topic of this bridge');
@@ -101,7 +102,7 @@ export class CommandHandler {
     if (target.field === 'power' || target.field === 'mute') {
       const on = parseOnOff(text);
       if (!on.ok) throw new Rejected(on.reason);
-      const done = target.field === 'power' ? this.domain.audio.setZonePower(caller, target.id, on.value) : this.domain.audio.setZoneMuted(caller, target.id, on.value);
+      const done = target.field === 'power' ? this.domain.audio.zones.setPower(caller, target.id, on.value) : this.domain.audio.zones.setMuted(caller, target.id, on.value);
       this.settle(topic, done);
       return;
     }
@@ -110,17 +111,17 @@ export class CommandHandler {
 
   /** The detach option detaches the zone from its player; a player's label attaches the zone to that player. */
   private selectSource(caller: Caller, zoneId: string, label: string): void {
-    const zone = this.domain.audio.getZone(caller, zoneId);
+    const zone = this.domain.audio.zones.get(caller, zoneId);
     if (label === NO_SOURCE || label === LEGACY_NO_SOURCE) {
-      if (zone.playerId) this.domain.audio.detachZones(caller, zone.playerId, [zone.id]);
+      if (zone.playerId) this.domain.audio.players.detachZones(caller, zone.playerId, [zone.id]);
       return;
     }
     // The labels the select offers: made from the bridged players only, as discovery made them.
-    const players = bridgedPlayers(this.domain.audio.listPlayers(caller));
+    const players = bridgedPlayers(this.domain.audio.players.list(caller));
     const labels = sourceLabels(players);
     const player = players.find((p) => labels.get(p.id) === label);
     if (!player) throw new Rejected(`no player named ${JSON.stringify(label.slice(0, 60))}; options are ${NO_SOURCE} or ${[...labels.values()].join(', ')}`);
-    this.domain.audio.attachZones(caller, player.id, [zone.id]);
+    this.domain.audio.players.attachZones(caller, player.id, [zone.id]);
   }
 
   private flushVolumes(): void {
@@ -130,19 +131,21 @@ export class CommandHandler {
     for (const { topic, target, volume } of pending) {
       try {
         const caller = this.caller();
-        if (target.kind === 'zone') this.settle(topic, this.domain.audio.setZoneVolume(caller, target.id, volume));
-        else if (target.kind === 'player') this.settle(topic, this.domain.audio.setPlayerVolume(caller, target.id, volume));
+        if (target.kind === 'zone') this.settle(topic, this.domain.audio.zones.setVolume(caller, target.id, volume));
+        else if (target.kind === 'player') this.settle(topic, this.domain.audio.players.setVolume(caller, target.id, volume));
       } catch (err) {
         this.reject(topic, err);
       }
     }
   }
 
-  /** Resolved per command, so role, assignment and enabled changes apply to the very next one. */
+  /**
+   * Resolved per command, so role, assignment and enabled changes apply to the very next one; what the account may do
+   * is checked by the service the command reaches, as for a request.
+   */
   private caller(): Caller {
     const caller = this.domain.caller();
     if (!caller) throw new Rejected('the bridge account is missing or disabled');
-    requireWriter(caller);
     return caller;
   }
 

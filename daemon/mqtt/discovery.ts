@@ -1,6 +1,6 @@
 // Home Assistant discovery: one retained config message per entity, every entity on one device per appliance.
 import type { ResolvedBridgeOptions } from './options.js';
-import { MAX_SLEEP_MINUTES } from '../domain/sleep-timers.js';
+import { MAX_SLEEP_MINUTES } from '../domain/scenes/index.js';
 import { NO_SOURCE, OFFLINE, ONLINE, ON, PRESS, percent, sourceLabels } from './payloads.js';
 import type { Topics } from './topics.js';
 import { amplifierKeyOf, type BridgeView } from './view.js';

@@ -1,5 +1,5 @@
 // How values look on the wire: percent volumes, ON/OFF switches and the player names a zone's source select offers.
-import type { PlayerView } from '../domain/events.js';
+import type { PlayerView } from '../domain/shared/index.js';
 
 /**
  * The select option meaning "no player": choosing it detaches the zone. Not "None": Home Assistant's MQTT select

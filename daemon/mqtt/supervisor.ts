@@ -3,7 +3,7 @@
 import type { MqttConfig } from '../config.js';
 import type { BridgeDeps, MqttBridge } from './bridge.js';
 import { defaultBaseTopic, resolveBridgeOptions, type BridgeIdentity, type ResolvedBridgeOptions } from './options.js';
-import type { BridgeControl, BridgeStatus } from '../domain/bridge-settings.js';
+import type { BridgeControl, BridgeStatus } from '../domain/settings/index.js';
 
 export interface SupervisorDeps {
   /** The settings that apply now (start-up ones merged with the dashboard's). */

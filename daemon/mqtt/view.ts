@@ -1,6 +1,6 @@
 // What the bridge's account may see right now, and the retained state topics that follow from it. Zones, players and
 // scenes of amplifiers that are not configured get no entities: nothing could be done with them until they are again.
-import type { PlayerView, SceneView, ZoneView } from '../domain/events.js';
+import type { PlayerView, SceneView, ZoneView } from '../domain/shared/index.js';
 import { NO_SOURCE, OFFLINE, ONLINE, minutesLeft, onOff, percent, sourceLabels } from './payloads.js';
 import type { Topics } from './topics.js';
 

@@ -3,7 +3,7 @@
 // SQLite first, changed in memory only after the statement succeeded, and reloaded if a transaction rolls back.
 // Rows belong to one amplifier: its key (from its configured name) and its driver. Rows of an amplifier that is not
 // configured, or configured now with another driver, stay in the database (configuring it again restores them) and
-// in every list and lookup: the domain decides what they may do (domain/availability.ts).
+// in every list and lookup: the domain decides what they may do (domain/audio/availability.ts).
 import type { Db, Store } from './db.js';
 
 /** Which amplifier a row belongs to: the key of its configured name, and its driver family. */
@@ -34,7 +34,7 @@ export interface ZoneRow {
   output_driver: string;
   output_channel: number;
   created_at: string;
-  /** The most the zone may play at (0..1); every path clamps to it (domain/volume-rule.ts). */
+  /** The most the zone may play at (0..1); every path clamps to it (domain/audio/volume-rule.ts). */
   max_volume: number;
   /** The volume the zone powers on at, if set. */
   turn_on_volume: number | null;

@@ -48,15 +48,19 @@ export class Store {
   private cacheSize = 0;
   /** The database file, opened to sync it during a long transaction (settleLong). */
   private longFile: FileHandle | undefined;
+  /** Off only for the benchmark of the write path (daemon/coalescing.ts): each commitSoon then commits at once. */
+  private readonly groupCommit: boolean;
 
   /**
    * `exclusive` (the daemon's way, and the default): this connection holds SQLite's locks for as long as it is
-   * open. Tests that watch commits land from a second connection turn it off.
+   * open. Tests that watch commits land from a second connection turn it off. `groupCommit` (default on) is
+   * turned off by the write-path benchmark only.
    */
   constructor(
     readonly file: string,
-    options: { exclusive?: boolean } = {},
+    options: { exclusive?: boolean; groupCommit?: boolean } = {},
   ) {
+    this.groupCommit = options.groupCommit ?? true;
     // Private before SQLite opens anything: the files hold usernames, roles and password hashes.
     // (A folder that cannot hold them was refused before, with its fix: prepareStateDir in paths.ts.)
     ensurePrivateDir(path.dirname(file));
@@ -166,7 +170,7 @@ export class Store {
       });
       promise.catch(() => {}); // a batch nobody awaits must not become an unhandled rejection
       this.batch = { promise, resolve, reject };
-      setImmediate(() => this.flushBatch());
+      if (this.groupCommit) setImmediate(() => this.flushBatch());
     }
     const outer = this.undo;
     const undo: Array<() => void> = [];
@@ -180,7 +184,10 @@ export class Store {
       this.undo = outer;
     }
     outer?.push(...undo);
-    return this.batch.promise;
+    const committed = this.batch.promise;
+    // Without the group commit each outermost call is its own transaction (the benchmark's comparison).
+    if (!this.groupCommit && !outer) this.flushBatch();
+    return committed;
   }
 
   /**

@@ -6,7 +6,7 @@ import type { AmplifierRef } from './audio-repo.js';
 export type DeletedKind = 'zone' | 'input';
 
 export const UDN_KEY = 'udn';
-/** How many times the daemon has started on this database: the run part of event ids (domain/events.ts). */
+/** How many times the daemon has started on this database: the run part of event ids (domain/shared/events.ts). */
 export const EVENT_RUN_KEY = 'eventRun';
 /** Rows written by older versions say '' for "recreated since"; only this value means deleted. */
 export const DELETED = 'deleted';

@@ -1,6 +1,6 @@
 // Users, API-key material, login sessions and assignment lists.
 import type { Db } from './db.js';
-import type { Role } from '../domain/access.js';
+import type { Role } from '../domain/shared/index.js';
 
 export interface UserRow {
   id: string;

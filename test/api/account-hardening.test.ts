@@ -6,12 +6,12 @@ import path from 'node:path';
 import { startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon.js';
 import { createUser, injectClient } from '../helpers/inject.js';
 import { TEST_PASSWORDS } from '../helpers/passwords.js';
-import { Authentication, TRUSTED_ADDRESSES_PER_USER, type PasswordHasher } from '../../daemon/domain/authentication.js';
-import { UserAdmin } from '../../daemon/domain/user-admin.js';
-import { DeviceSecrets } from '../../daemon/domain/secrets.js';
+import { Authentication, TRUSTED_ADDRESSES_PER_USER, type PasswordHasher } from '../../daemon/domain/accounts/authentication.js';
+import { UserAdmin } from '../../daemon/domain/accounts/user-admin.js';
+import { DeviceSecrets } from '../../daemon/domain/accounts/secrets.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
 import { asHttpError } from '../../daemon/http/problem.js';
-import type { Caller } from '../../daemon/domain/access.js';
+import type { Caller } from '../../daemon/domain/shared/access.js';
 import { Daemon } from '../../daemon/app.js';
 import { defaultConfig } from '../../daemon/config.js';
 import { createLogger } from '../../daemon/log.js';
@@ -52,7 +52,8 @@ function outcome<T>(promise: Promise<T>): Promise<T | number | unknown> {
 
 /** Services with their own login throttle and clock over the daemon's store, so addresses can be chosen. */
 function services(d: TestDaemon, clock = { now: Date.now() }) {
-  const { store, bus, config } = d.daemon;
+  const { store, bus } = d.daemon.services;
+  const { config } = d.daemon;
   const users = new UsersRepo(store.db);
   const secrets = DeviceSecrets.open(d.stateDir);
   const auth = new Authentication(store, users, secrets, bus, config, () => clock.now);
@@ -77,7 +78,7 @@ t.test('permissions are checked again after the password hash', async (t) => {
 
   t.test('an admin deleted while its new user is being hashed creates nobody: 401', async (t) => {
     const b = await createUser(api, 'admin-b-deleted', 'Admin');
-    const hold = holdNextHash(d.daemon.authentication);
+    const hold = holdNextHash(d.daemon.services.authentication);
     t.teardown(hold.restore);
     const pending = anon.post('/api/users', { username: 'made-by-deleted', password: 'made-password', role: 'Admin' }, { key: b.apiKey });
     await hold.inside;
@@ -89,7 +90,7 @@ t.test('permissions are checked again after the password hash', async (t) => {
 
   t.test('an admin demoted while its new user is being hashed creates nobody: 403', async (t) => {
     const b = await createUser(api, 'admin-b-demoted', 'Admin');
-    const hold = holdNextHash(d.daemon.authentication);
+    const hold = holdNextHash(d.daemon.services.authentication);
     t.teardown(hold.restore);
     const pending = anon.post('/api/users', { username: 'made-by-demoted', password: 'made-password', role: 'Admin' }, { key: b.apiKey });
     await hold.inside;
@@ -104,7 +105,7 @@ t.test('permissions are checked again after the password hash', async (t) => {
   t.test("an admin demoted while resetting another user's password changes nothing: 403", async (t) => {
     const b = await createUser(api, 'admin-b-reset', 'Admin');
     const c = await createUser(api, 'reset-target', 'Viewer');
-    const hold = holdNextHash(d.daemon.authentication);
+    const hold = holdNextHash(d.daemon.services.authentication);
     t.teardown(hold.restore);
     const pending = anon.put(`/api/users/${c.id}/password`, { newPassword: 'taken-over-password' }, { key: b.apiKey });
     await hold.inside;
@@ -116,7 +117,7 @@ t.test('permissions are checked again after the password hash', async (t) => {
 
   t.test('a user disabled while changing its own password changes nothing: 401', async (t) => {
     const u = await createUser(api, 'self-disabled', 'Operator');
-    const hold = holdNextHash(d.daemon.authentication);
+    const hold = holdNextHash(d.daemon.services.authentication);
     t.teardown(hold.restore);
     const pending = anon.put(`/api/users/${u.id}/password`, { currentPassword: u.password, newPassword: 'while-disabled-pw' }, { key: u.apiKey });
     await hold.inside;
@@ -248,7 +249,7 @@ t.test('the login lock', async (t) => {
       clock.now += 1000;
       t.equal(await status(accounts, 'roamer', roamer.password, `203.0.113.${100 + i}`), 200);
     }
-    const repo = new UsersRepo(d.daemon.store.db);
+    const repo = new UsersRepo(d.daemon.services.store.db);
     const kept = repo.trustedAddresses(roamer.id);
     t.equal(kept.length, TRUSTED_ADDRESSES_PER_USER);
     t.notOk(kept.includes('203.0.113.100'), 'the oldest was dropped');
@@ -278,7 +279,7 @@ t.test('the login lock', async (t) => {
   t.test('a login does not store loopback as a known address', async (t) => {
     const accounts = service(d);
     t.equal(await status(accounts, 'owner', owner.password, '127.0.0.1'), 200);
-    t.notOk(new UsersRepo(d.daemon.store.db).trustedAddresses(owner.id).includes('127.0.0.1'));
+    t.notOk(new UsersRepo(d.daemon.services.store.db).trustedAddresses(owner.id).includes('127.0.0.1'));
   });
 });
 

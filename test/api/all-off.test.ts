@@ -3,7 +3,7 @@ import t, { type Test } from 'tap';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient, createUser } from '../helpers/inject.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
-import type { StampedEvent } from '../../daemon/domain/events.js';
+import type { StampedEvent } from '../../daemon/domain/shared/events.js';
 
 /** A daemon whose first four zones are on (the last two off). */
 async function setup(t: Test) {
@@ -13,7 +13,7 @@ async function setup(t: Test) {
   const ids = ((await api.get('/api/zones')).body as Array<{ id: string }>).map((z) => z.id);
   for (const id of ids.slice(0, 4)) t.equal((await api.put(`/api/zones/${id}/power`, { power: true })).status, 204);
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
   const powerOf = async (id: string): Promise<boolean> => (await api.get(`/api/zones/${id}`)).body.power;
   return { d, api, driver, ids, events, powerOf };
 }
@@ -53,8 +53,8 @@ t.test('a viewer cannot switch everything off, and nothing changes', async (t) =
 
 t.test('all off ends the sleep timers of the zones it switches off', async (t) => {
   const { d, api, ids, events } = await setup(t);
-  const admin = d.daemon.authentication.callerOfAccount('admin')!;
-  d.daemon.audio.setZoneSleep(admin, ids[1]!, Date.now() + 3_600_000);
+  const admin = d.daemon.services.authentication.callerOfAccount('admin')!;
+  d.daemon.services.zoneSleep.set(admin, ids[1]!, Date.now() + 3_600_000);
   t.type((await api.get(`/api/zones/${ids[1]}`)).body.sleepUntil, 'string');
   await api.post('/api/zones/all-off');
   t.equal((await api.get(`/api/zones/${ids[1]}`)).body.sleepUntil, null);

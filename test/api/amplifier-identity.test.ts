@@ -52,7 +52,7 @@ t.test('an install upgraded from the single-amplifier schema keeps its zone, pla
 
   const d = await startDaemon({ stateDir, configuredAmplifiers: true });
   t.teardown(() => d.stop());
-  t.equal(d.daemon.store.schemaVersion, MIGRATIONS.length);
+  t.equal(d.daemon.services.store.schemaVersion, MIGRATIONS.length);
   const api = injectClient(d.daemon, d.adminKey);
   const zones = (await api.get('/api/zones')).body as Zone[];
   t.same(zones.map((z) => z.id), ids.zones, 'the same zones, zone 6 stays deleted');

@@ -4,8 +4,8 @@ import http from 'node:http';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { createUser, injectClient, type Reply } from '../helpers/inject.js';
 import { TEST_PASSWORDS } from '../helpers/passwords.js';
-import { Authentication } from '../../daemon/domain/authentication.js';
-import { DeviceSecrets, hashPassword } from '../../daemon/domain/secrets.js';
+import { Authentication } from '../../daemon/domain/accounts/authentication.js';
+import { DeviceSecrets, hashPassword } from '../../daemon/domain/accounts/secrets.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
 import { asHttpError } from '../../daemon/http/problem.js';
 
@@ -50,7 +50,7 @@ t.test('authentication', async (t) => {
   const d = await startTestDaemon(t);
   const api = injectClient(d.daemon, d.adminKey);
   const anon = injectClient(d.daemon);
-  const db = d.daemon.store.db;
+  const db = d.daemon.services.store.db;
   const login = async (username: string, password: string): Promise<string> => {
     const res = await anon.post('/api/auth/login', { username, password });
     if (res.status !== 200) throw new Error(`login of ${username} failed: ${res.status} ${res.text}`);
@@ -449,10 +449,10 @@ t.test('the login back-off on the service clock', async (t) => {
   const d = await startTestDaemon(t);
   const clock = { now: Date.now() };
   const accounts = new Authentication(
-    d.daemon.store,
-    new UsersRepo(d.daemon.store.db),
+    d.daemon.services.store,
+    new UsersRepo(d.daemon.services.store.db),
     DeviceSecrets.open(d.stateDir),
-    d.daemon.bus,
+    d.daemon.services.bus,
     d.daemon.config,
     () => clock.now,
   );
@@ -465,11 +465,11 @@ t.test('the login back-off on the service clock', async (t) => {
 
   t.test('a login that was checking the old password when the password changed gets no session', async (t) => {
     const user = await createUser(injectClient(d.daemon, d.adminKey), 'racer', 'Viewer');
-    const repo = new UsersRepo(d.daemon.store.db);
+    const repo = new UsersRepo(d.daemon.services.store.db);
     const newHash = await hashPassword('racer-new-password');
     // login() reads the user, then awaits scrypt; the password change commits in between.
     const pending = accounts.login('racer', user.password, '192.0.2.10');
-    d.daemon.store.transaction(() => {
+    d.daemon.services.store.transaction(() => {
       repo.setPassword(user.id, newHash);
       repo.deleteUserSessions(user.id);
     });
@@ -478,7 +478,7 @@ t.test('the login back-off on the service clock', async (t) => {
       (err: unknown) => (asHttpError(err)?.status ?? err),
     );
     t.equal(outcome, 401);
-    t.equal((d.daemon.store.db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE user_id = ?').get(user.id) as { n: number }).n, 0);
+    t.equal((d.daemon.services.store.db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE user_id = ?').get(user.id) as { n: number }).n, 0);
   });
 
   t.test('a blocked login is allowed again once Retry-After has passed on the clock', async (t) => {

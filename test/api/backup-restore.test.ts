@@ -10,7 +10,7 @@ import { client } from '../helpers/client.js';
 import { openStream } from '../helpers/sse.js';
 import { volumeToStep } from '../../drivers/driver.js';
 import { within, WAIT_MS } from '../helpers/wait-for.js';
-import { restoreBodyBytes } from '../../daemon/domain/backup-format.js';
+import { restoreBodyBytes } from '../../daemon/domain/backup/backup-format.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 
@@ -82,7 +82,7 @@ t.test('an admin downloads the configuration as a versioned document without sec
   const doc = res.body;
   t.equal(doc.format, 'azcd-backup');
   t.equal(doc.version, 1);
-  t.equal(doc.schemaVersion, d.daemon.store.schemaVersion);
+  t.equal(doc.schemaVersion, d.daemon.services.store.schemaVersion);
   t.same(doc.users.map((u: { username: string }) => u.username).sort(), ['admin', 'operator1', 'viewer1']);
   t.match(doc.zones.find((z: { name: string }) => z.name === 'Kitchen'), { maxVolume: 0.6, turnOnVolume: 0.25 });
   t.equal(doc.playlists[0].tracks.length, 2);

@@ -23,7 +23,7 @@ t.test("the playlist list reports each playlist's size from its own row, kept by
   t.match(await summary(), { trackCount: 3, durationMs: 3000 }, 'a reorder changes neither');
 
   // The tracks are taken away behind the service's back: the list still answers from the playlist's row.
-  d.daemon.store.transaction(() => d.daemon.store.db.prepare('DELETE FROM tracks WHERE playlist_id = ?').run(id));
+  d.daemon.services.store.transaction(() => d.daemon.services.store.db.prepare('DELETE FROM tracks WHERE playlist_id = ?').run(id));
   t.match(await summary(), { trackCount: 3, durationMs: 3000 }, 'the list reads no track');
 });
 

@@ -193,7 +193,7 @@ t.test('event stream', async (t) => {
 
   t.test('a resume point older than the ring gets stream.reset first', async (t) => {
     for (let i = 0; i < sse.replayEvents + 10; i++) await admin.put(`/api/players/${mine.id}/volume`, { volume: (i % 10) / 10 });
-    const r = open('/api/stream/events', { 'X-API-Key': d.adminKey, 'Last-Event-ID': `${d.daemon.bus.run}-1` });
+    const r = open('/api/stream/events', { 'X-API-Key': d.adminKey, 'Last-Event-ID': `${d.daemon.services.bus.run}-1` });
     const first = await r.next((m) => m.data !== undefined, 5000, 'the first event');
     t.equal(eventOf(first)!.type, 'stream.reset');
     r.close();
@@ -210,15 +210,15 @@ t.test('event stream', async (t) => {
     const stalled = await ready('/api/stream/events', { 'X-API-Key': d.adminKey });
     const healthy = await ready('/api/stream/events', { 'X-API-Key': d.adminKey });
     stalled.pause();
-    const cutBefore = d.daemon.streams.stats.cutOff;
+    const cutBefore = d.daemon.services.streams.stats.cutOff;
     const filePath = 'x'.repeat(4000);
     let last = '';
     // Bounded: at most 20,000 events of ~4 KB (80 MB) before the test gives up.
-    for (let i = 0; i < 20_000 && d.daemon.streams.stats.cutOff === cutBefore; i++) {
-      last = d.daemon.bus.publish({ type: 'playlist.exported', payload: { playlistId: 'p', filePath } }).id;
+    for (let i = 0; i < 20_000 && d.daemon.services.streams.stats.cutOff === cutBefore; i++) {
+      last = d.daemon.services.bus.publish({ type: 'playlist.exported', payload: { playlistId: 'p', filePath } }).id;
       if (i % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
     }
-    t.equal(d.daemon.streams.stats.cutOff, cutBefore + 1, 'the stalled reader was cut off');
+    t.equal(d.daemon.services.streams.stats.cutOff, cutBefore + 1, 'the stalled reader was cut off');
     stalled.resume();
     await stalled.closed;
     const got = await healthy.next((m) => m.id === last, 10_000, 'the last event on the healthy stream');
@@ -228,17 +228,17 @@ t.test('event stream', async (t) => {
 
   t.test('many streams opening and closing leave nothing behind', async (t) => {
     streams.forEach((s) => s.close());
-    const openedBefore = d.daemon.streams.stats.opened;
+    const openedBefore = d.daemon.services.streams.stats.opened;
     // Other services subscribe too (the sleep timers): count what the streams add.
-    const subscribersBefore = d.daemon.bus.subscriberCount;
+    const subscribersBefore = d.daemon.services.bus.subscriberCount;
     const many = Array.from({ length: 200 }, () => open('/api/stream/events', { 'X-API-Key': d.adminKey }));
     await Promise.all(many.map((s) => s.next((m) => m.retry !== undefined)));
-    t.equal(d.daemon.streams.stats.opened - openedBefore, 200, 'all 200 were registered');
-    t.equal(d.daemon.bus.subscriberCount, subscribersBefore, '200 open streams share one bus subscription');
+    t.equal(d.daemon.services.streams.stats.opened - openedBefore, 200, 'all 200 were registered');
+    t.equal(d.daemon.services.bus.subscriberCount, subscribersBefore, '200 open streams share one bus subscription');
     many.forEach((s) => s.close());
     // The server learns about each close asynchronously: wait for the count, bounded.
-    for (let i = 0; i < 1000 && d.daemon.streams.size !== 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    t.equal(d.daemon.streams.size, 0, 'every closed stream was forgotten');
-    t.equal(d.daemon.bus.subscriberCount, subscribersBefore, 'closing them left the bus subscriptions as they were');
+    for (let i = 0; i < 1000 && d.daemon.services.streams.size !== 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    t.equal(d.daemon.services.streams.size, 0, 'every closed stream was forgotten');
+    t.equal(d.daemon.services.bus.subscriberCount, subscribersBefore, 'closing them left the bus subscriptions as they were');
   });
 });

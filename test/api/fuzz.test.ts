@@ -39,14 +39,14 @@ t.test('fuzzing every route', async (t) => {
   const pathParam = fc.oneof(fc.constantFrom(...realIds, '00000000-0000-4000-8000-000000000000'), fc.string({ maxLength: 50 }), fc.uuid());
   const body = fc.oneof(jsonish, fc.string({ maxLength: 100 }).map((raw) => ({ __raw: raw })));
 
-  const routes = d.daemon.server.routes.filter((r) => r.kind !== 'raw' && r.path !== '/api/auth/logout');
+  const routes = d.daemon.services.server.routes.filter((r) => r.kind !== 'raw' && r.path !== '/api/auth/logout');
   let requests = 0;
   let fiveHundreds = 0;
   for (const route of routes) {
     await fc.assert(
       fc.asyncProperty(pathParam, body, async (id, value) => {
         const path = route.path.replace('{id}', encodeURIComponent(id) || 'x');
-        const before = snapshot(d.daemon.store.db);
+        const before = snapshot(d.daemon.services.store.db);
         const raw = typeof value === 'object' && value !== null && '__raw' in value ? String((value as { __raw: string }).__raw) : JSON.stringify(value);
         const res = await api.call(route.method, path, route.body || route.method !== 'GET' ? { raw } : {});
         requests++;
@@ -55,7 +55,7 @@ t.test('fuzzing every route', async (t) => {
         if (res.status >= 500) return false;
         if (res.status >= 400) {
           if (!/problem\+json/.test(res.headers.get('content-type') ?? '')) return false;
-          return snapshot(d.daemon.store.db) === before;
+          return snapshot(d.daemon.services.store.db) === before;
         }
         return true;
       }),
@@ -76,7 +76,7 @@ t.test('a thousand malformed requests give no 5xx and leave the daemon healthy',
   const api = injectClient(d.daemon, d.adminKey);
   const player = (await api.post('/api/players', { name: 'P', input: { channel: 1 } })).body;
   const playlist = (await api.post('/api/playlists', { name: 'L' })).body;
-  const before = snapshot(d.daemon.store.db);
+  const before = snapshot(d.daemon.services.store.db);
   const malformed: Array<[string, string, string | undefined, string | undefined]> = [
     ['PUT', `/api/players/${player.id}/volume`, '{"volume":', 'application/json'],
     ['PUT', `/api/players/${player.id}/volume`, '{"volume":"loud"}', 'application/json'],
@@ -105,6 +105,6 @@ t.test('a thousand malformed requests give no 5xx and leave the daemon healthy',
   }
   t.notOk([...statuses.keys()].some((s) => s >= 500), `statuses seen: ${JSON.stringify([...statuses])}`);
   t.ok([...statuses.keys()].every((s) => s >= 400), 'every one was refused');
-  t.equal(snapshot(d.daemon.store.db), before, 'nothing changed');
+  t.equal(snapshot(d.daemon.services.store.db), before, 'nothing changed');
   t.equal((await api.get('/api/health')).body.status, 'ok');
 });

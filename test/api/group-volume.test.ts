@@ -5,7 +5,7 @@ import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient, createUser } from '../helpers/inject.js';
 import { openStream, isEvent, eventOf } from '../helpers/sse.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
-import type { StampedEvent } from '../../daemon/domain/events.js';
+import type { StampedEvent } from '../../daemon/domain/shared/events.js';
 
 /** A daemon with a player attached to the first two zones, set to 0.8 and 0.4. */
 async function setup(t: Test) {
@@ -19,7 +19,7 @@ async function setup(t: Test) {
   await api.put(`/api/zones/${loud}/volume`, { volume: 0.8 });
   await api.put(`/api/zones/${quiet}/volume`, { volume: 0.4 });
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
   const volumeOf = async (kind: 'zones' | 'players', id: string, key?: string): Promise<number> =>
     (await api.get(`/api/${kind}/${id}`, key ? { key } : {})).body.volume;
   const playerEvents = () => events.filter((e) => e.type === 'player.volumeChanged').map((e) => e.payload);

@@ -310,7 +310,7 @@ t.test('pipelined requests', async (t) => {
   });
 
   t.test('a request sent while an earlier write is pending waits for its answer, in order', async (t) => {
-    const store = d.daemon.store;
+    const store = d.daemon.services.store;
     const commitSoon = store.commitSoon;
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -322,7 +322,7 @@ t.test('pipelined requests', async (t) => {
     });
     const volume = (await volumeOf(zone.id)) === 0.43 ? 0.44 : 0.43;
     const applied = new Promise<void>((resolve) => {
-      const unsubscribe = d.daemon.bus.subscribe((event) => {
+      const unsubscribe = d.daemon.services.bus.subscribe((event) => {
         if (event.type === 'zone.volumeChanged' && event.payload.zoneId === zone.id) {
           unsubscribe();
           resolve();
@@ -377,7 +377,7 @@ t.test('event streams are capped per user and in total', async (t) => {
     t.equal(refused.status, 429);
     t.match(refused.headers['content-type'], /application\/problem\+json/);
     t.match(refused.headers['retry-after'], /^\d+$/);
-    t.equal(d.daemon.streams.size, 2, 'nothing was registered');
+    t.equal(d.daemon.services.streams.size, 2, 'nothing was registered');
   });
 
   t.test("an admin's stream and requests still work", async (t) => {
@@ -394,8 +394,8 @@ t.test('event streams are capped per user and in total', async (t) => {
   t.test('closing a stream frees its slot', async (t) => {
     viewerStreams[0]!.s.close();
     // The server learns about the close asynchronously: wait for the count, bounded.
-    for (let i = 0; i < 500 && d.daemon.streams.size !== 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    t.equal(d.daemon.streams.size, 2);
+    for (let i = 0; i < 500 && d.daemon.services.streams.size !== 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    t.equal(d.daemon.services.streams.size, 2);
     t.equal((await open(viewer.apiKey)).status, 200);
   });
 });
@@ -469,7 +469,7 @@ t.test('protective response headers', async (t) => {
   });
 
   t.test('HEAD on the event stream answers with its headers only and opens no stream', async (t) => {
-    const opened = d.daemon.streams.stats.opened;
+    const opened = d.daemon.services.streams.stats.opened;
     const connection = await RawConnection.open(t, d.base);
     // A pipelined read right behind it: it is only answered if the HEAD answer ended without a body.
     await connection.write(request('HEAD', '/api/stream/events', { 'X-API-Key': d.adminKey }) + request('GET', '/api/health', {}));
@@ -481,6 +481,6 @@ t.test('protective response headers', async (t) => {
     const next = await connection.next();
     t.equal(next?.status, 200, 'the next answer follows the headers directly');
     t.equal(JSON.parse(next?.body ?? '{}').status, 'ok');
-    t.equal(d.daemon.streams.stats.opened, opened, 'no stream was registered');
+    t.equal(d.daemon.services.streams.stats.opened, opened, 'no stream was registered');
   });
 });

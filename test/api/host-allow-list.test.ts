@@ -31,7 +31,7 @@ t.test('a request under a foreign host name gets 421 on the API, the dashboard a
 t.test("the appliance's address, localhost, its mDNS name and an added name are answered", async (t) => {
   const d = await startTestDaemon(t, { config: { allowedHosts: ['audio.example.lan'] } });
   const port = new URL(d.base).port;
-  const mdns = `${mdnsHostname(d.daemon.udn)}.local`;
+  const mdns = `${mdnsHostname(d.daemon.services.udn)}.local`;
   for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `${mdns}:${port}`, `audio.example.lan:${port}`, 'AUDIO.EXAMPLE.LAN']) {
     t.equal((await get(d.base, '/api/health', host)).status, 200, host);
   }

@@ -113,8 +113,8 @@ t.test('http layer', async (t) => {
     t.match(res.headers.get('content-type'), /xml/);
     t.match(res.text, /<deviceType>urn:schemas-upnp-org:device:Basic:1<\/deviceType>/);
     t.match(res.text, /<deviceType>urn:audio-zone-control-local:device:AudioZoneController:1<\/deviceType>/);
-    t.match(res.text, new RegExp(`<UDN>${d.daemon.udn}</UDN>`));
-    t.match(d.daemon.udn, /^uuid:[0-9a-f-]{36}$/);
+    t.match(res.text, new RegExp(`<UDN>${d.daemon.services.udn}</UDN>`));
+    t.match(d.daemon.services.udn, /^uuid:[0-9a-f-]{36}$/);
     t.match(res.text, /<presentationURL>\/<\/presentationURL>/);
     t.match(res.text, /<modelNumber>\d+\.\d+\.\d+<\/modelNumber>/);
   });

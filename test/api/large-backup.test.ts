@@ -35,7 +35,7 @@ const backupLogged = (logs: string[]) => logs.some((line) => line.includes('"pat
 
 t.test(`a backup of ${PLAYLISTS} playlists × ${TRACKS} tracks is made while it is sent, as fast as the client reads it`, async (t) => {
   const d = await startTestDaemon(t);
-  fillPlaylists(d.daemon.store.db, PLAYLISTS, TRACKS, (fn) => d.daemon.store.transaction(fn));
+  fillPlaylists(d.daemon.services.store.db, PLAYLISTS, TRACKS, (fn) => d.daemon.services.store.transaction(fn));
   const download = await openDownload(d.base, '/api/backup', d.adminKey);
   t.equal(download.statusCode, 200);
   t.equal(download.headers['transfer-encoding'], 'chunked', 'sent as it is written');
@@ -52,7 +52,7 @@ t.test(`a backup of ${PLAYLISTS} playlists × ${TRACKS} tracks is made while it 
 
 t.test('a client that leaves in the middle of a backup ends it; the daemon goes on serving', async (t) => {
   const d = await startTestDaemon(t);
-  fillPlaylists(d.daemon.store.db, 20, TRACKS, (fn) => d.daemon.store.transaction(fn));
+  fillPlaylists(d.daemon.services.store.db, 20, TRACKS, (fn) => d.daemon.services.store.transaction(fn));
   const download = await openDownload(d.base, '/api/backup', d.adminKey);
   download.destroy();
   await within(

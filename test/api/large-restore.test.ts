@@ -5,7 +5,7 @@ import http from 'node:http';
 import { appendFileSync, createReadStream, createWriteStream, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { defaultConfig } from '../../daemon/config.js';
-import { restoreBodyBytes } from '../../daemon/domain/backup-format.js';
+import { restoreBodyBytes } from '../../daemon/domain/backup/backup-format.js';
 import { startTestDaemon, tempDir } from '../helpers/daemon.js';
 import { client, createUser } from '../helpers/client.js';
 import { injectClient } from '../helpers/inject.js';
@@ -47,7 +47,7 @@ function download(base: string, key: string, body: object, file: string): Promis
 
 t.test('a restore of 100 playlists × 5000 tracks leaves the daemon answering while it checks and writes them', async (t) => {
   const a = await startTestDaemon(t);
-  fillPlaylists(a.daemon.store.db, 100, 5000, (fn) => a.daemon.store.transaction(fn));
+  fillPlaylists(a.daemon.services.store.db, 100, 5000, (fn) => a.daemon.services.store.transaction(fn));
   // Sealed: the backup's admin signs in on the other appliance with its own key. Written to a file as it comes, so
   // the test's own client (in this process, beside both daemons) holds no copy of it.
   const dir = tempDir('azc-large-restore-');

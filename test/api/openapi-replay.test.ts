@@ -324,7 +324,7 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     await call('POST', '/api/backup', 403, { key: viewer.apiKey, body: { passphrase: 'a long passphrase' } });
     await call('POST', '/api/restore', 400, { body: { backup: { format: 'something else' } } });
     // The restore is held while it writes (at its first sync), so requests meanwhile meet the 503 for certain.
-    const store = d.daemon.store;
+    const store = d.daemon.services.store;
     const settle = store.settleLong.bind(store);
     let reached!: () => void;
     const writing = new Promise<void>((resolve) => (reached = resolve));

@@ -58,7 +58,7 @@ t.test('state survives a restart', async (t) => {
   });
 
   t.test('the SSDP UDN generated on first start is kept', async (t) => {
-    t.equal(second.daemon.udn, first.daemon.udn);
+    t.equal(second.daemon.services.udn, first.daemon.services.udn);
   });
 
   t.test('the first admin is not created again', async (t) => {

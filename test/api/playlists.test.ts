@@ -20,7 +20,7 @@ t.test('playlists', async (t) => {
     return res;
   };
   const titles = async (id: string) => (await api.get(`/api/playlists/${id}`)).body.tracks.map((x: { title: string }) => x.title);
-  const stored = () => (d.daemon.store.db.prepare('SELECT COUNT(*) AS n FROM playlists').get() as { n: number }).n;
+  const stored = () => (d.daemon.services.store.db.prepare('SELECT COUNT(*) AS n FROM playlists').get() as { n: number }).n;
 
   t.test('create returns the playlist with generated track ids in order', async (t) => {
     const created = await newPlaylist(t);
@@ -181,7 +181,7 @@ t.test('playlists', async (t) => {
 
   t.test('delete removes the playlist and its tracks', async (t) => {
     const other = (await api.post('/api/playlists', { name: 'Temp', tracks: [{ title: 'a', uri: 'u:a' }] })).body;
-    const tracksOf = () => (d.daemon.store.db.prepare('SELECT COUNT(*) AS n FROM tracks WHERE playlist_id = ?').get(other.id) as { n: number }).n;
+    const tracksOf = () => (d.daemon.services.store.db.prepare('SELECT COUNT(*) AS n FROM tracks WHERE playlist_id = ?').get(other.id) as { n: number }).n;
     t.equal(tracksOf(), 1);
     t.equal((await api.del(`/api/playlists/${other.id}`)).status, 204);
     t.equal((await api.get(`/api/playlists/${other.id}`)).status, 404);

@@ -15,16 +15,16 @@ t.test('cached reads', async (t) => {
   const op = injectClient(d.daemon, opUser.apiKey);
   const players = async () => (await op.get('/api/players')).body as Array<{ id: string; name: string; volume: number }>;
 
-  t.test('a repeated read is answered without asking the audio service again', async (t) => {
-    const audio = d.daemon.audio;
-    const listPlayers = audio.listPlayers;
+  t.test('a repeated read is answered without asking the players service again', async (t) => {
+    const players = d.daemon.services.players;
+    const list = players.list;
     let calls = 0;
-    audio.listPlayers = (...args) => {
+    players.list = (...args) => {
       calls++;
-      return listPlayers.apply(audio, args);
+      return list.apply(players, args);
     };
     t.teardown(() => {
-      audio.listPlayers = listPlayers;
+      players.list = list;
     });
     const first = await op.get('/api/players');
     const second = await op.get('/api/players');

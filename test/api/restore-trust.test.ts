@@ -5,8 +5,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
-import { sealSecrets } from '../../daemon/domain/backup-crypto.js';
-import { verifyPassword } from '../../daemon/domain/secrets.js';
+import { sealSecrets } from '../../daemon/domain/backup/backup-crypto.js';
+import { verifyPassword } from '../../daemon/domain/accounts/secrets.js';
 
 const PASSPHRASE = 'a passphrase kept apart';
 const salt = Buffer.alloc(16, 7).toString('base64url');

@@ -5,7 +5,7 @@ import { startDaemon, startTestDaemon, tempDir } from '../helpers/daemon.js';
 import { injectClient, createUser } from '../helpers/inject.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { within } from '../helpers/wait-for.js';
-import type { EventBus, StampedEvent } from '../../daemon/domain/events.js';
+import type { EventBus, StampedEvent } from '../../daemon/domain/shared/events.js';
 
 interface Zone {
   id: string;
@@ -42,7 +42,7 @@ t.test('sleep timers', async (t) => {
 
   t.test('an operator sets a timer on a zone that is on: the zone shows when it powers off', async (t) => {
     await on(z1);
-    const changed = nextEvent(d.daemon.bus, (e) => e.type === 'zone.sleepChanged' && e.payload.zoneId === z1, 'zone.sleepChanged');
+    const changed = nextEvent(d.daemon.services.bus, (e) => e.type === 'zone.sleepChanged' && e.payload.zoneId === z1, 'zone.sleepChanged');
     const before = Date.now();
     const res = await op.put(`/api/zones/${z1}/sleep`, { minutes: 30 });
     t.equal(res.status, 200);
@@ -56,7 +56,7 @@ t.test('sleep timers', async (t) => {
 
   t.test('a zone powers off when its timer is due, and the timer is gone', async (t) => {
     await on(z2);
-    const off = nextEvent(d.daemon.bus, poweredOff(z2), 'the zone to power off');
+    const off = nextEvent(d.daemon.services.bus, poweredOff(z2), 'the zone to power off');
     t.equal((await op.put(`/api/zones/${z2}/sleep`, { minutes: 0.005 })).status, 200);
     await off;
     t.match(await zone(z2), { power: false, sleepUntil: null });
@@ -71,7 +71,7 @@ t.test('sleep timers', async (t) => {
     const res = await op.put(`/api/zones/${z1}/sleep`, { minutes: 0 });
     t.equal(res.status, 200);
     t.equal(res.body.sleepUntil, null);
-    const off = nextEvent(d.daemon.bus, poweredOff(z3), 'the other zone to power off');
+    const off = nextEvent(d.daemon.services.bus, poweredOff(z3), 'the other zone to power off');
     t.equal((await op.put(`/api/zones/${z3}/sleep`, { minutes: 0.005 })).status, 200);
     await off;
     t.match(await zone(z1), { power: true, sleepUntil: null }, 'the cancelled zone is still on');
@@ -88,7 +88,7 @@ t.test('sleep timers', async (t) => {
   t.test('powering a zone off by hand ends its timer', async (t) => {
     await on(z1);
     t.equal((await op.put(`/api/zones/${z1}/sleep`, { minutes: 60 })).status, 200);
-    const cleared = nextEvent(d.daemon.bus, (e) => e.type === 'zone.sleepChanged' && e.payload.zoneId === z1 && e.payload.sleepUntil === null, 'the timer to end');
+    const cleared = nextEvent(d.daemon.services.bus, (e) => e.type === 'zone.sleepChanged' && e.payload.zoneId === z1 && e.payload.sleepUntil === null, 'the timer to end');
     t.equal((await op.put(`/api/zones/${z1}/power`, { power: false })).status, 204);
     await cleared;
     t.equal((await zone(z1)).sleepUntil, null);
@@ -131,7 +131,7 @@ t.test('a timer survives a restart and powers the zone off when due', async (t) 
   const again = injectClient(second.daemon, first.adminKey);
   t.match((await again.get(`/api/zones/${bedroom}`)).body, { power: true, sleepUntil: soon }, 'still set after the restart');
   t.same(clock.dueTimes(), [Date.parse(soon)], 'one timer, for the zone due first');
-  const off = nextEvent(second.daemon.bus, poweredOff(bedroom), 'the zone to power off');
+  const off = nextEvent(second.daemon.services.bus, poweredOff(bedroom), 'the zone to power off');
   clock.advance(Date.parse(soon) - clock.now());
   await off;
   t.match((await again.get(`/api/zones/${bedroom}`)).body, { power: false, sleepUntil: null });

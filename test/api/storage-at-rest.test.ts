@@ -67,7 +67,7 @@ t.test('secrets in the database files', async (t) => {
   });
 
   t.test('the database and WAL hold no key, token or password after a checkpoint', async (t) => {
-    d.daemon.store.db.pragma('wal_checkpoint(TRUNCATE)');
+    d.daemon.services.store.db.pragma('wal_checkpoint(TRUNCATE)');
     const files = databaseFiles(d.stateDir);
     t.same(foundIn(files, ['rest-alice', 'rest-carol']), ['rest-alice', 'rest-carol'], 'control: plain user data is found by the scan');
     t.same(foundIn(files, needles), []);
@@ -133,7 +133,7 @@ t.test('a restart on the same state directory keeps keys working and creates no 
 t.test('a daemon with its default hasher stores passwords as scrypt at N=16384, r=8, p=1', async (t) => {
   const d = await startTestDaemon(t, { productionPasswords: true });
   const user = await createUser(client(d.base, d.adminKey), 'costly', 'Viewer');
-  const users = new UsersRepo(d.daemon.store.db);
+  const users = new UsersRepo(d.daemon.services.store.db);
   for (const name of ['admin', 'costly']) t.match(users.byUsername(name)?.password_hash, /^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/, name);
   t.equal((await client(d.base).post('/api/auth/login', { username: 'costly', password: user.password })).status, 200, 'and it verifies');
 });

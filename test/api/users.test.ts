@@ -19,7 +19,7 @@ function isProblem(t: Test, res: Reply, status: number, instance?: string): void
 
 /** Everything about accounts a request could change: the API's view plus the secret columns and sessions. */
 function snapshot(d: TestDaemon) {
-  const db = d.daemon.store.db;
+  const db = d.daemon.services.store.db;
   return {
     users: db.prepare('SELECT id, username, role, password_hash, is_enabled, created_at, key_digest, key_box FROM users ORDER BY id').all(),
     assignments: db.prepare('SELECT * FROM assignments ORDER BY user_id, kind, target_id').all(),
@@ -45,7 +45,7 @@ t.test('user endpoints', async (t) => {
   t.test('an admin lists every user with masked keys', async (t) => {
     const res = await api.get('/api/users');
     t.equal(res.status, 200);
-    const stored = (d.daemon.store.db.prepare('SELECT username FROM users').all() as Array<{ username: string }>).map((u) => u.username);
+    const stored = (d.daemon.services.store.db.prepare('SELECT username FROM users').all() as Array<{ username: string }>).map((u) => u.username);
     t.same(res.body.map((u: { username: string }) => u.username).sort(), stored.sort(), 'every stored user, no more');
     t.ok(['admin', 'operator1', 'viewer1'].every((name) => stored.includes(name)), 'the users made above among them');
     for (const user of res.body) t.match(user.apiKey, MASKED_KEY, user.username);

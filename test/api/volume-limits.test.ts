@@ -5,7 +5,7 @@ import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient, createUser } from '../helpers/inject.js';
 import { waitFor } from '../helpers/wait-for.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
-import type { StampedEvent } from '../../daemon/domain/events.js';
+import { asWriter, type StampedEvent } from '../../daemon/domain/shared/index.js';
 
 const STEPS = 38;
 const step = (volume: number) => Math.round(volume * STEPS);
@@ -27,7 +27,7 @@ async function setup(t: Test) {
   const driver = d.driver as SimulatedDriver;
   const zones = (await api.get('/api/zones')).body as Zone[];
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
   const zone = async (id: string): Promise<Zone> => (await api.get(`/api/zones/${id}`)).body;
   const limit = async (id: string, body: Record<string, unknown>) => {
     const res = await api.put(`/api/zones/${id}`, body);
@@ -172,8 +172,8 @@ t.test('an apply (the primitive under scenes) clamps each zone to its limit', as
   const { d, zones, zone, limit } = await setup(t);
   const id = zones[0]!.id;
   await limit(id, { maxVolume: 0.3 });
-  const admin = d.daemon.authentication.callerOfAccount('admin')!;
-  const { changed } = await d.daemon.audio.applyZoneStates(admin, [{ zoneId: id, power: true, volume: 0.95, muted: false, playerId: null }]);
+  const admin = d.daemon.services.authentication.callerOfAccount('admin')!;
+  const { changed } = await d.daemon.services.zoneStates.apply(asWriter(admin), [{ zoneId: id, power: true, volume: 0.95, muted: false, playerId: null }]);
   t.same(changed, [id]);
   t.match(await zone(id), { power: true, muted: false, volume: 0.3 });
 });

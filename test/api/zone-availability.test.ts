@@ -7,7 +7,7 @@ import { injectClient, createUser } from '../helpers/inject.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { isEvent, openStream } from '../helpers/sse.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
-import type { StampedEvent, ZoneView } from '../../daemon/domain/events.js';
+import type { StampedEvent, ZoneView } from '../../daemon/domain/shared/events.js';
 import type { StartOptions } from '../helpers/daemon.js';
 
 const UNIT = 'unit 2 does not answer';
@@ -33,7 +33,7 @@ async function setup(t: Test, options: StartOptions = {}) {
   const ids = ((await api.get('/api/zones')).body as Zone[]).map((z) => z.id);
   const zone = async (id: string): Promise<Zone> => (await api.get(`/api/zones/${id}`)).body;
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
   const ok = async (reply: Promise<{ status: number; text: string }>, what: string) => {
     const res = await reply;
     if (res.status >= 300) throw new Error(`${what}: ${res.status} ${res.text}`);
@@ -131,7 +131,7 @@ t.test('every write to a zone that cannot answer is a 409 naming the amplifier a
   t.same(sentTo(5), [], 'nothing was sent to the amplifier');
   t.same(driver.hardwareState(5), hardware);
   t.same(events.slice(seen), [], 'no event claims a change');
-  t.equal(d.daemon.audio.zonesWithSleep().length, 0, 'no timer was set');
+  t.equal(d.daemon.services.zoneSleep.timers().length, 0, 'no timer was set');
 });
 
 t.test('settings of a zone that cannot answer are stored; a lowered limit holds its volume once it answers again', async (t) => {

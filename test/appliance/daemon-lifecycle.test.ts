@@ -101,7 +101,7 @@ t.test('a daemon whose port is taken fails to start and leaves its store closed 
   const driver = new SimulatedDriver({ applyDelayMs: 1 });
   const daemon = new Daemon({ config, logger: quiet, driver });
   await t.rejects(daemon.start('admin-password-1'), /cannot listen on 127\.0\.0\.1/);
-  t.equal(daemon.store.db.open, false, 'the store was closed');
+  t.equal(daemon.services.store.db.open, false, 'the store was closed');
   t.equal(driver.online, false, 'the amplifier driver was stopped');
   await daemon.stop();
 });
@@ -137,7 +137,7 @@ t.test('stopping the daemon stops its SSDP announcer', async (t) => {
   });
   const answer = await search(ssdpPort, 'upnp:rootdevice');
   t.equal(answer['LOCATION'], `${d.base}/description.xml`, 'the daemon announces itself');
-  t.equal(answer['USN'], `${d.daemon.udn}::upnp:rootdevice`);
+  t.equal(answer['USN'], `${d.daemon.services.udn}::upnp:rootdevice`);
 
   await d.stop();
   // The announcer bound the port with SO_REUSEADDR; an exclusive bind succeeds only once its socket is closed.

@@ -45,7 +45,7 @@ async function daemon(): Promise<void> {
   const stateDir = tempDir('azc-mdns-daemon-');
   try {
     const d = await startDaemon({ stateDir, config: { ssdp: true, host: '0.0.0.0', friendlyName: 'Living Room', logLevel: 'warn' } });
-    say({ ready: true, udn: d.daemon.udn, port: Number(new URL(d.base).port) });
+    say({ ready: true, udn: d.daemon.services.udn, port: Number(new URL(d.base).port) });
     process.stdin.resume();
     await new Promise((resolve) => process.stdin.once('end', resolve));
     await d.stop();

@@ -37,7 +37,7 @@ async function main(): Promise<Record<string, unknown>> {
   const stateDir = tempDir('azc-ssdp-daemon-');
   try {
     const d = await startDaemon({ stateDir, config: { ssdp: true, ssdpInterfaces: ['lo'], logLevel: 'warn' } });
-    const udn = d.daemon.udn;
+    const udn = d.daemon.services.udn;
     const types = [udn, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, controllerUdn(udn), AZC_DEVICE_TYPE];
     // A whole round of alive first: the stop then starts after it, so nothing of it arrives among the byebyes.
     const announced = (nt: string) => notifies.some((n) => n.nts === 'ssdp:alive' && n.nt === nt);

@@ -8,7 +8,7 @@ import { makeRow, type Row, type SectionOptions, type Target } from './lib/repor
 import { median, round } from './lib/stats.js';
 import { assertWrk, generatorBound, pinProcess, runWrk, type WrkResult, type WrkSpec } from './lib/wrk.js';
 
-/** The daemon's password hashing parameters (daemon/domain/secrets.ts, SCRYPT); the baseline repeats the same work. */
+/** The daemon's password hashing parameters (daemon/domain/accounts/secrets.ts, SCRYPT); the baseline repeats the same work. */
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 };
 const CONNECTIONS = 10;
 /** The server under test runs on this core, wrk on the other (the machine has two). */

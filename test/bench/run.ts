@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark section against its same-run baseline; a table on stdout, JSON in bench-results/.
 import path from 'node:path';
+import { benchCoalescing } from './coalescing.js';
 import { benchColdStart } from './cold-start.js';
 import { benchHttp } from './http-ratios.js';
 import { benchIdle } from './idle.js';
@@ -17,6 +18,10 @@ const SECTIONS: Record<string, { about: string; run: (options: SectionOptions) =
   sse: { about: 'SSE fan-out to 100/1000/2000 subscribers: delivery latency and RSS per subscriber', run: benchSse },
   monoprice: { about: 'test/bench/monoprice-drag.ts (slider drag through the Monoprice driver), if present', run: benchMonoprice },
   snapserver: { about: 'snapserver Client.SetVolume vs PUT /api/zones/{id}/volume, if snapserver is installed', run: benchSnapserver },
+  coalescing: {
+    about: 'each coalescing step of the write path on and off (ARCHITECTURE.md): volume PUT vs bare uWS, MQTT bursts and fan-out, driver intents',
+    run: benchCoalescing,
+  },
 };
 
 const USAGE = `usage: node --import tsx test/bench/run.ts [--quick] [--only ${Object.keys(SECTIONS).join(',')}] [--install]

@@ -47,7 +47,7 @@ t.test('zones that cannot answer in the dashboard', { skip: chromiumMissing() },
   const d = await start(['House']);
   t.teardown(() => d.stop());
   const api = client(d.base, first.adminKey);
-  const house = d.daemon.amplifiers.list[0]!.driver as SimulatedDriver;
+  const house = d.daemon.services.amplifiers.list[0]!.driver as SimulatedDriver;
   const browser = await launch();
   t.teardown(() => browser.close());
   const admin = await signIn(browser, d.base, 'admin', d.adminPassword);

@@ -83,9 +83,9 @@ t.test('the dashboard stream client', async (t) => {
   });
 
   t.test('after the server ends the stream it resumes with Last-Event-ID and misses nothing', async (t) => {
-    d.daemon.streams.closeAll();
+    d.daemon.services.streams.closeAll();
     // Published while the client is away: it must come from the replay ring, exactly once.
-    d.daemon.bus.publish({ type: 'zone.volumeChanged', payload: { zoneId, volume: 0.61 } });
+    d.daemon.services.bus.publish({ type: 'zone.volumeChanged', payload: { zoneId, volume: 0.61 } });
     await w.until(() => opened.length === 2, 'the reconnect');
     t.equal(opened[1], true, 'the reconnect sent Last-Event-ID');
     await w.until(() => volumes().includes(0.61), 'the missed event');
@@ -97,8 +97,8 @@ t.test('the dashboard stream client', async (t) => {
   });
 
   t.test('a gap larger than the replay ring yields stream.reset', async (t) => {
-    d.daemon.streams.closeAll();
-    for (let i = 0; i < 40; i++) d.daemon.bus.publish({ type: 'hardware.status', payload: { driver: 'simulated', online: true } });
+    d.daemon.services.streams.closeAll();
+    for (let i = 0; i < 40; i++) d.daemon.services.bus.publish({ type: 'hardware.status', payload: { driver: 'simulated', online: true } });
     await w.until(() => events.some((e) => e.type === 'stream.reset'), 'stream.reset');
     t.equal(events.filter((e) => e.type === 'stream.reset').length, 1, 'the client is told to refetch, once');
   });

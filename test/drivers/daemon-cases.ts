@@ -121,7 +121,7 @@ export function daemonCases<D extends AmplifierDriver, E extends KeypadEmulator>
 
   t.test(`on the ${name} driver, the zones of a unit that stops answering are unavailable (409, nothing written), and available again when it answers`, async (t) => {
     const rig = await setup(t, true);
-    const amplifier = rig.d.daemon.amplifiers.list[0]!.driver;
+    const amplifier = rig.d.daemon.services.amplifiers.list[0]!.driver;
     const unit = family.secondUnit;
     await rig.until(() => unit.every((c) => amplifier.describe().zones.some((z) => z.channel === c)), 'the second unit found');
     const zones = (await rig.api.get('/api/zones')).body as Array<ZoneRow & { available: boolean; unavailableReason: string | null }>;

@@ -4,7 +4,7 @@ import type { Test } from 'tap';
 import type { AmplifierDriver } from '../../drivers/driver.js';
 import type { EmulatorPort } from '../../drivers/emulator-port.js';
 import type { Clock } from '../../drivers/core/clock.js';
-import type { StampedEvent } from '../../daemon/domain/events.js';
+import type { StampedEvent } from '../../daemon/domain/shared/events.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
 import { MemorySerial } from '../helpers/memory-serial.js';
@@ -51,6 +51,6 @@ export async function daemonOnMemory<D extends AmplifierDriver, E extends Emulat
   const api = injectClient(d.daemon, d.adminKey);
   const zones = (await api.get('/api/zones')).body as ZoneRow[];
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
   return { d, time, until, serial, emulator, driver, api, zones, events, logs };
 }

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
 import { RnetEmulator } from '../../drivers/rnet/emulator.js';
 import { amplifierKey, type AmplifierConfig } from '../../daemon/config.js';
-import type { StampedEvent } from '../../daemon/domain/events.js';
+import type { StampedEvent } from '../../daemon/domain/shared/events.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
 import { MemorySerial, openByPath } from '../helpers/memory-serial.js';
@@ -45,7 +45,7 @@ async function setup(t: Test) {
     config: { amplifiers: [amplifier(MAIN, 'monoprice', '/dev/ttyMAIN'), amplifier(UP, 'rnet', '/dev/ttyUP')] },
     driverOptions: { openPort: openByPath(adapters), clock: time.clock.view() },
   });
-  const drivers = d.daemon.amplifiers.list.map((a) => a.driver);
+  const drivers = d.daemon.services.amplifiers.list.map((a) => a.driver);
   const until = <T>(goal: Promise<T> | (() => unknown), what?: string): Promise<T> => time.until(goal, what);
   const settled = () => until(Promise.all(drivers.map((driver) => driver.settled())), 'both drivers to settle');
   // Runs before the daemon's own teardown: it stops without waiting for writes the clock would never let finish.
@@ -58,7 +58,7 @@ async function setup(t: Test) {
   await settled();
   const api = injectClient(d.daemon, d.adminKey);
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
   const zones = (await api.get('/api/zones')).body as Zone[];
   const of = (name: string, channel: number) => zones.find((z) => z.output.amplifier === name && z.output.channel === channel)!;
   /** Turns a zone on through the API and runs until its driver wrote it. */

@@ -1,4 +1,4 @@
-// The audio service on a real SQLite file and a driver, without HTTP: what the unit tests of routing and apply share.
+// The audio services on a real SQLite file and a driver, without HTTP: what the unit tests of routing and apply share.
 import type { Test } from 'tap';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -7,28 +7,27 @@ import { Store } from '../../daemon/store/db.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
 import { MetaRepo } from '../../daemon/store/meta-repo.js';
 import { AudioRepo } from '../../daemon/store/audio-repo.js';
-import { AudioService } from '../../daemon/domain/audio.js';
-import type { Amplifiers } from '../../daemon/domain/amplifiers.js';
-import { EventBus, type StampedEvent } from '../../daemon/domain/events.js';
-import type { Caller } from '../../daemon/domain/access.js';
+import { createAudio, type Amplifiers, type Audio } from '../../daemon/domain/audio/index.js';
+import { asWriter, EventBus, type StampedEvent, type Writer } from '../../daemon/domain/shared/index.js';
 import type { AmplifierDriver } from '../../drivers/driver.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import './sqlite-guard.js';
 
-export const admin: Caller = { userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey', keyDigest: '00' } };
+/** An admin caller; a Writer too, for the pop-free apply (which leaves the role check to its operation). */
+export const admin: Writer = asWriter({ userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey', keyDigest: '00' } });
 
 export interface AudioRig<D extends AmplifierDriver> {
   dir: string;
   store: Store;
   repo: AudioRepo;
-  audio: AudioService;
+  audio: Audio;
   driver: D;
   bus: EventBus;
   /** Every domain event published since the service started. */
   events: StampedEvent[];
 }
 
-/** Starts the audio service on a fresh state directory, on `amplifiers` or the one `driver`; torn down with the test. */
+/** Starts the audio services on a fresh state directory, on `amplifiers` or the one `driver`; torn down with the test. */
 export async function audioRig<D extends AmplifierDriver = SimulatedDriver>(
   t: Test,
   /** `watched`: the test reads the database through a second connection (the store then shares its locks). */
@@ -39,12 +38,20 @@ export async function audioRig<D extends AmplifierDriver = SimulatedDriver>(
   const driver = options.driver ?? (new SimulatedDriver({ applyDelayMs: 0 }) as unknown as D);
   const repo = new AudioRepo(store);
   const bus = new EventBus(options.busCapacity ?? 64);
-  const audio = new AudioService(store, repo, new UsersRepo(store.db), new MetaRepo(store.db), bus, options.amplifiers ?? driver, () => {});
-  await audio.start();
+  const audio = createAudio({
+    store,
+    repo,
+    users: new UsersRepo(store.db),
+    meta: new MetaRepo(store.db),
+    bus,
+    amplifiers: options.amplifiers ?? driver,
+    onAssignmentsDropped: () => {},
+  });
+  await audio.hardware.start();
   const events: StampedEvent[] = [];
   bus.subscribe((e) => events.push(e));
   t.teardown(async () => {
-    await audio.stop();
+    await audio.hardware.stop();
     store.close();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -87,7 +87,7 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
     stateDir,
     adminKey,
     adminPassword,
-    driver: injected ?? daemon.driver,
+    driver: injected ?? daemon.services.amplifiers.list[0]!.driver,
     logs,
     stop: () => daemon.stop(),
   };

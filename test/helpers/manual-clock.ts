@@ -1,5 +1,5 @@
 // A clock that moves only when a test tells it to, running the timers that come due as it moves: no waiting.
-import type { Clock } from '../../daemon/domain/sleep-timers.js';
+import type { Clock } from '../../daemon/domain/shared/index.js';
 
 interface Timer {
   at: number;

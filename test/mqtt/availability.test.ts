@@ -202,7 +202,7 @@ t.test('an amplifier taken out of the configuration leaves no entity or state be
     startDaemon({ stateDir, configuredAmplifiers: true, config: { amplifiers: names.map(amplifier), mqtt: mqttConfig(broker.url) } });
 
   const first = await start(['House', 'Garage']);
-  const nodeId = `azc_${first.daemon.udn.replace(/^uuid:/, '').replace(/-/g, '')}`;
+  const nodeId = `azc_${first.daemon.services.udn.replace(/^uuid:/, '').replace(/-/g, '')}`;
   const admin = client(first.base, first.adminKey);
   const zones = (await admin.get('/api/zones')).body as Array<{ id: string; output: { amplifier: string } }>;
   const [house, garage] = ['House', 'Garage'].map((name) => zones.find((z) => z.output.amplifier === name)!.id);

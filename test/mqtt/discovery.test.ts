@@ -156,13 +156,13 @@ t.test('unique ids and topics stay the same across a daemon restart', async (t) 
   const fresh = await Watcher.connect(t, first.broker.url, [`${PREFIX}/#`]);
   await fresh.until((w) => configs(w).length === ALL);
   t.same(new Map(configs(fresh).map((topic) => [topic, fresh.json(topic).unique_id])), before);
-  t.equal(again.daemon.udn, first.d.daemon.udn);
+  t.equal(again.daemon.services.udn, first.d.daemon.services.udn);
 });
 
 t.test('the base topic defaults to azc/ and the first 8 hex digits of the device id', async (t) => {
   const broker = await startBroker(t);
   const d = await startTestDaemon(t, { config: { mqtt: { ...defaultConfig().mqtt, url: broker.url, account: 'admin' } } });
-  const base = `azc/${d.daemon.udn.replace(/^uuid:/, '').replace(/-/g, '').slice(0, 8)}`;
+  const base = `azc/${d.daemon.services.udn.replace(/^uuid:/, '').replace(/-/g, '').slice(0, 8)}`;
   const hub = await Watcher.connect(t, broker.url);
   t.equal(await hub.value(`${base}/status`, 'online'), 'online');
   await hub.value(`${base}/amplifier/simulated/status`, 'online');

@@ -56,7 +56,7 @@ export async function bridged(
     await createUser(admin, 'hub', options.role ?? 'Operator', { playerIds, zoneIds: zones.map((z) => z.id) });
   }
   const hub = await Watcher.connect(t, broker.url);
-  const nodeId = `azc_${d.daemon.udn.replace(/^uuid:/, '').replace(/-/g, '')}`;
+  const nodeId = `azc_${d.daemon.services.udn.replace(/^uuid:/, '').replace(/-/g, '')}`;
   return { broker, d, admin, hub, zones, nodeId };
 }
 

@@ -6,10 +6,9 @@ import { AudioRepo, type PlayerRow } from '../../daemon/store/audio-repo.js';
 import { asHttpError } from '../../daemon/http/problem.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
 import { MetaRepo } from '../../daemon/store/meta-repo.js';
-import { AudioService } from '../../daemon/domain/audio.js';
-import { EventBus } from '../../daemon/domain/events.js';
+import { Amplifiers, createAudio } from '../../daemon/domain/audio/index.js';
+import { EventBus } from '../../daemon/domain/shared/index.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
-import { Amplifiers } from '../../daemon/domain/amplifiers.js';
 import { admin, audioRig } from '../helpers/audio-rig.js';
 
 function playerOn(key: string, driver: string, channel: number): PlayerRow {
@@ -30,7 +29,7 @@ t.test('a player of another configured amplifier cannot be attached to a zone an
   const { repo, audio, driver, events } = await setup(t);
   const foreign = playerOn('second-amp', 'simulated', 1);
   repo.insertPlayer(foreign);
-  const zone = audio.listZones(admin).find((z) => z.output.amplifier === 'simulated')!;
+  const zone = audio.zones.list(admin).find((z) => z.output.amplifier === 'simulated')!;
   const sent: unknown[] = [];
   const setZone = driver.setZone.bind(driver);
   driver.setZone = (channel, change) => {
@@ -39,7 +38,7 @@ t.test('a player of another configured amplifier cannot be attached to a zone an
   };
   const refused = (() => {
     try {
-      audio.attachZones(admin, foreign.id, [zone.id]);
+      audio.players.attachZones(admin, foreign.id, [zone.id]);
       return undefined;
     } catch (err) {
       return err;
@@ -47,24 +46,32 @@ t.test('a player of another configured amplifier cannot be attached to a zone an
   })();
   t.equal(asHttpError(refused)?.status, 400, 'a 400');
   t.match((refused as Error).message, /can only feed zones of that amplifier/);
-  t.same(audio.getZone(admin, zone.id), zone, 'zone unchanged');
-  t.same(audio.getPlayer(admin, foreign.id).zoneIds, []);
+  t.same(audio.zones.get(admin, zone.id), zone, 'zone unchanged');
+  t.same(audio.players.get(admin, foreign.id).zoneIds, []);
   t.same(sent, [], 'nothing sent to the amplifier');
   t.same(events, [], 'no events');
 });
 
 t.test('a route across amplifiers left by an older version is dropped at start, the zone keeps playing', async (t) => {
   const first = await audioRig(t);
-  const zone = first.audio.listZones(admin)[0]!;
+  const zone = first.audio.zones.list(admin)[0]!;
   const foreign = playerOn('monoprice', 'monoprice', 2);
   first.repo.insertPlayer(foreign);
-  await first.audio.setZonePower(admin, zone.id, true);
+  await first.audio.zones.setPower(admin, zone.id, true);
   first.store.transaction(() => first.repo.updateZone({ ...first.repo.zone(zone.id)!, player_id: foreign.id }));
 
   const repo = new AudioRepo(first.store);
-  const audio = new AudioService(first.store, repo, new UsersRepo(first.store.db), new MetaRepo(first.store.db), new EventBus(64), new SimulatedDriver(), () => {});
-  await audio.start();
-  t.teardown(() => audio.stop());
-  t.match(audio.getZone(admin, zone.id), { playerId: null, power: true });
+  const audio = createAudio({
+    store: first.store,
+    repo,
+    users: new UsersRepo(first.store.db),
+    meta: new MetaRepo(first.store.db),
+    bus: new EventBus(64),
+    amplifiers: new SimulatedDriver(),
+    onAssignmentsDropped: () => {},
+  });
+  await audio.hardware.start();
+  t.teardown(() => audio.hardware.stop());
+  t.match(audio.zones.get(admin, zone.id), { playerId: null, power: true });
   t.equal(new AudioRepo(first.store).zonesRoutedAcrossAmplifiers().length, 0, 'stored without the route');
 });

@@ -1,6 +1,6 @@
 // Authentication called directly: what a caller carries, re-checks from the caller alone, and the change events.
 import t from 'tap';
-import { isInternal } from '../../daemon/domain/events.js';
+import { isInternal } from '../../daemon/domain/shared/events.js';
 import { accountsRig, type AccountsRig } from '../helpers/accounts.js';
 
 /** The caller of a fresh login session of `username`. */

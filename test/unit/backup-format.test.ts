@@ -1,8 +1,8 @@
 // The backup document on its own: what a restore accepts, what it refuses and how it says so, and the sealed secrets.
 import t, { type Test } from 'tap';
-import { BACKUP_VERSION, UPGRADES, parseBackup, parseSecrets, type BackupDocument } from '../../daemon/domain/backup-format.js';
-import { openSecrets, sealSecrets, sealedSecretsProblem } from '../../daemon/domain/backup-crypto.js';
-import { DomainError } from '../../daemon/domain/errors.js';
+import { BACKUP_VERSION, UPGRADES, parseBackup, parseSecrets, type BackupDocument } from '../../daemon/domain/backup/backup-format.js';
+import { openSecrets, sealSecrets, sealedSecretsProblem } from '../../daemon/domain/backup/backup-crypto.js';
+import { DomainError } from '../../daemon/domain/shared/errors.js';
 
 const LIMITS = { playlists: 500, tracksPerPlaylist: 5000, scenes: 100 };
 const AT = '2026-01-01T00:00:00.000Z';

@@ -62,7 +62,7 @@ class UnitProbe implements AmplifierDriver {
 t.test('zones of a unit not found yet are unavailable from the start, and available once the driver describes it', async (t) => {
   const driver = new UnitProbe();
   const { audio, events } = await audioRig(t, { driver });
-  const zones = audio.listZones(admin);
+  const zones = audio.zones.list(admin);
   t.same(
     zones.map((z) => [z.output.channel, z.available]),
     [[1, true], [2, true], [3, true], [4, true], [5, false], [6, false]],
@@ -73,7 +73,7 @@ t.test('zones of a unit not found yet are unavailable from the start, and availa
 
   driver.find();
   t.same(
-    audio.listZones(admin).map((z) => z.available),
+    audio.zones.list(admin).map((z) => z.available),
     [true, true, true, true, true, true],
   );
   t.same(
@@ -81,17 +81,17 @@ t.test('zones of a unit not found yet are unavailable from the start, and availa
     [zones[4]!, zones[5]!].map((z) => ({ zoneId: z.id, available: true, reason: null })),
     'each zone that came back is announced once',
   );
-  await t.resolves(audio.setZoneVolume(admin, zones[5]!.id, 0.4), 'and takes writes');
+  await t.resolves(audio.zones.setVolume(admin, zones[5]!.id, 0.4), 'and takes writes');
 });
 
 t.test('a limit lowered while a zone could not answer holds its volume once the zone answers, on the amplifier too', async (t) => {
   const driver = new UnitProbe();
   const { audio } = await audioRig(t, { driver });
-  const zone = audio.listZones(admin)[5]!;
+  const zone = audio.zones.list(admin)[5]!;
   t.equal(zone.volume, 0.3, 'a zone whose state was never read starts at the default volume');
-  t.match(audio.updateZone(admin, zone.id, { maxVolume: 0.2 }), { maxVolume: 0.2, volume: 0.3 }, 'stored; the volume is not claimed to move');
+  t.match(audio.zones.update(admin, zone.id, { maxVolume: 0.2 }), { maxVolume: 0.2, volume: 0.3 }, 'stored; the volume is not claimed to move');
   driver.find();
-  t.equal(audio.getZone(admin, zone.id).volume, 0.2, 'held to the limit once available');
+  t.equal(audio.zones.get(admin, zone.id).volume, 0.2, 'held to the limit once available');
   await driver.settled();
   t.equal(Math.round(driver.held(6)!.volume * 38), Math.round(0.2 * 38), 'and sent to the amplifier');
 });

@@ -1,6 +1,6 @@
 // The event bus: domain events are numbered and replayed; internal events reach only those who ask and leave no trace.
 import t from 'tap';
-import { EventBus, type BusEvent, type StampedEvent } from '../../daemon/domain/events.js';
+import { EventBus, type BusEvent, type StampedEvent } from '../../daemon/domain/shared/events.js';
 
 t.test('an internal event reaches only subscribers that asked for internal events', async (t) => {
   const bus = new EventBus(8);

@@ -1,7 +1,7 @@
 // JSON read in pieces gives what JSON.parse gives, however the text is cut; detached arrays hand their elements over.
 import t from 'tap';
 import fc from 'fast-check';
-import { JsonStream, type JsonPath, type JsonStreamOptions } from '../../daemon/domain/json-stream.js';
+import { JsonStream, type JsonPath, type JsonStreamOptions } from '../../daemon/domain/backup/json-stream.js';
 
 const OPTIONS: JsonStreamOptions = { detach: () => false, onElement: () => {}, maxDepth: 64, maxKeptChars: 1e9, maxStringChars: 1e9 };
 

@@ -3,8 +3,8 @@ import t from 'tap';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { checkPermutation, toM3u } from '../../daemon/domain/playlists.js';
-import { checkExportPath, ExportDirectory } from '../../daemon/domain/export-path.js';
+import { checkPermutation, toM3u } from '../../daemon/domain/playlists/playlists.js';
+import { checkExportPath, ExportDirectory } from '../../daemon/domain/playlists/export-path.js';
 import { HttpError, asHttpError } from '../../daemon/http/problem.js';
 
 const rejects = (fn: () => unknown): boolean => {

@@ -2,9 +2,9 @@
 import t from 'tap';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Caller, Role } from '../../daemon/domain/access.js';
-import { DomainError, type DomainErrorKind } from '../../daemon/domain/errors.js';
-import type { DomainEvent, PlayerView, StampedEvent, ZoneView } from '../../daemon/domain/events.js';
+import type { Caller, Role } from '../../daemon/domain/shared/access.js';
+import { DomainError, type DomainErrorKind } from '../../daemon/domain/shared/errors.js';
+import type { DomainEvent, PlayerView, StampedEvent, ZoneView } from '../../daemon/domain/shared/events.js';
 import {
   accessChangeNeedsRefetch,
   canSeeEvent,
@@ -19,7 +19,7 @@ import {
   visiblePlayers,
   visibleZones,
   zoneFor,
-} from '../../daemon/domain/policy.js';
+} from '../../daemon/domain/shared/policy.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 
 const P1 = '11111111-1111-4111-8111-111111111111';
@@ -165,24 +165,25 @@ t.test('the policy on its own', async (t) => {
 
 t.test('domain services refuse what the caller may not do, without any front door', async (t) => {
   const d = await startTestDaemon(t);
-  const { audio, inputs, playlists } = d.daemon;
-  const zones = audio.listZones(admin);
-  const mine = audio.createPlayer(admin, { name: 'Mine', input: { channel: 1 } });
-  audio.attachZones(admin, mine.id, [zones[0]!.id]);
+  const { players, zones: zoneService, inputs, playlists, zoneSleep, scenes } = d.daemon.services;
+  const zones = zoneService.list(admin);
+  const mine = players.create(admin, { name: 'Mine', input: { channel: 1 } });
+  players.attachZones(admin, mine.id, [zones[0]!.id]);
   const assignedOperator = caller('Operator', [mine.id], [zones[0]!.id, zones[1]!.id]);
   const assignedViewer = caller('Viewer', [mine.id], [zones[0]!.id, zones[1]!.id]);
   const unassigned = caller('Operator');
-  const snapshot = () => JSON.stringify([audio.listPlayers(admin), audio.listZones(admin), inputs.list(), playlists.page(50, 0)]);
+  const scene = scenes.create(admin, { name: 'Kitchen', zoneIds: [zones[0]!.id] });
+  const snapshot = () => JSON.stringify([players.list(admin), zoneService.list(admin), inputs.list(), playlists.page(50, 0)]);
 
   t.test('creating, renaming and deleting players and zones is refused to an assigned operator', async (t) => {
     const before = snapshot();
     const calls: Record<string, () => unknown> = {
-      createPlayer: () => audio.createPlayer(assignedOperator, { name: 'x', input: { channel: 2 } }),
-      renamePlayer: () => audio.renamePlayer(assignedOperator, mine.id, 'renamed'),
-      deletePlayer: () => audio.deletePlayer(assignedOperator, mine.id),
-      createZone: () => audio.createZone(assignedOperator, { name: 'x', output: { channel: 1 } }),
-      renameZone: () => audio.renameZone(assignedOperator, zones[0]!.id, 'renamed'),
-      deleteZone: () => audio.deleteZone(assignedOperator, zones[0]!.id),
+      createPlayer: () => players.create(assignedOperator, { name: 'x', input: { channel: 2 } }),
+      renamePlayer: () => players.rename(assignedOperator, mine.id, 'renamed'),
+      deletePlayer: () => players.remove(assignedOperator, mine.id),
+      createZone: () => zoneService.create(assignedOperator, { name: 'x', output: { channel: 1 } }),
+      renameZone: () => zoneService.update(assignedOperator, zones[0]!.id, { name: 'renamed' }),
+      deleteZone: () => zoneService.remove(assignedOperator, zones[0]!.id),
     };
     for (const [name, call] of Object.entries(calls)) t.equal(await refusal(call), 'forbidden', name);
     t.equal(snapshot(), before, 'nothing changed');
@@ -191,33 +192,48 @@ t.test('domain services refuse what the caller may not do, without any front doo
   t.test('a viewer may not change even the player and zones assigned to it', async (t) => {
     const before = snapshot();
     const calls: Record<string, () => unknown> = {
-      setPlayerVolume: () => audio.setPlayerVolume(assignedViewer, mine.id, 0.9),
-      attachZones: () => audio.attachZones(assignedViewer, mine.id, [zones[1]!.id]),
-      detachZones: () => audio.detachZones(assignedViewer, mine.id, [zones[0]!.id]),
-      setZoneVolume: () => audio.setZoneVolume(assignedViewer, zones[0]!.id, 0.9),
-      setZoneMuted: () => audio.setZoneMuted(assignedViewer, zones[0]!.id, true),
-      setZonePower: () => audio.setZonePower(assignedViewer, zones[0]!.id, false),
+      setPlayerVolume: () => players.setVolume(assignedViewer, mine.id, 0.9),
+      attachZones: () => players.attachZones(assignedViewer, mine.id, [zones[1]!.id]),
+      detachZones: () => players.detachZones(assignedViewer, mine.id, [zones[0]!.id]),
+      setZoneVolume: () => zoneService.setVolume(assignedViewer, zones[0]!.id, 0.9),
+      setZoneMuted: () => zoneService.setMuted(assignedViewer, zones[0]!.id, true),
+      setZonePower: () => zoneService.setPower(assignedViewer, zones[0]!.id, false),
+      allOff: () => zoneService.allOff(assignedViewer),
+      setSleep: () => zoneSleep.set(assignedViewer, zones[0]!.id, Date.now() + 60_000),
+      applyScene: () => scenes.apply(assignedViewer, scene.id),
+      undo: () => scenes.undo(assignedViewer),
     };
     for (const [name, call] of Object.entries(calls)) t.equal(await refusal(call), 'forbidden', name);
     t.equal(snapshot(), before, 'nothing changed');
   });
 
+  t.test('a scene apply checks its caller when its turn comes: one demoted while an earlier apply ran changes nothing', async (t) => {
+    let current = assignedOperator;
+    const first = scenes.apply(admin, scene.id);
+    const second = scenes.apply(assignedOperator, scene.id, () => current);
+    current = assignedViewer;
+    await first;
+    const before = snapshot();
+    t.equal(await refusal(() => second), 'forbidden');
+    t.equal(snapshot(), before, 'nothing changed');
+  });
+
   t.test('for an operator without assignments the player and zones do not exist', async (t) => {
     const before = snapshot();
-    t.equal(await refusal(() => audio.getPlayer(unassigned, mine.id)), 'not-found');
-    t.equal(await refusal(() => audio.setPlayerVolume(unassigned, mine.id, 0.9)), 'not-found');
-    t.equal(await refusal(() => audio.detachZones(unassigned, mine.id, [zones[0]!.id])), 'not-found');
-    t.equal(await refusal(() => audio.setZoneMuted(unassigned, zones[0]!.id, true)), 'not-found');
-    t.equal(await refusal(() => audio.attachZones(assignedOperator, mine.id, [zones[2]!.id])), 'invalid', 'a zone outside the assignments in a body');
-    t.same(audio.listPlayers(unassigned), []);
-    t.same(audio.listZones(unassigned), []);
+    t.equal(await refusal(() => players.get(unassigned, mine.id)), 'not-found');
+    t.equal(await refusal(() => players.setVolume(unassigned, mine.id, 0.9)), 'not-found');
+    t.equal(await refusal(() => players.detachZones(unassigned, mine.id, [zones[0]!.id])), 'not-found');
+    t.equal(await refusal(() => zoneService.setMuted(unassigned, zones[0]!.id, true)), 'not-found');
+    t.equal(await refusal(() => players.attachZones(assignedOperator, mine.id, [zones[2]!.id])), 'invalid', 'a zone outside the assignments in a body');
+    t.same(players.list(unassigned), []);
+    t.same(zoneService.list(unassigned), []);
     t.equal(snapshot(), before, 'nothing changed');
   });
 
   t.test('an assigned operator changes its player and zones', async (t) => {
-    t.equal(await refusal(() => audio.setPlayerVolume(assignedOperator, mine.id, 0.6)), 'none');
-    t.equal(await refusal(() => audio.attachZones(assignedOperator, mine.id, [zones[1]!.id])), 'none');
-    t.same(audio.getPlayer(admin, mine.id).zoneIds.sort(), [zones[0]!.id, zones[1]!.id].sort());
+    t.equal(await refusal(() => players.setVolume(assignedOperator, mine.id, 0.6)), 'none');
+    t.equal(await refusal(() => players.attachZones(assignedOperator, mine.id, [zones[1]!.id])), 'none');
+    t.same(players.get(admin, mine.id).zoneIds.sort(), [zones[0]!.id, zones[1]!.id].sort());
   });
 
   t.test('creating and deleting input devices is for admins; a viewer may not mark a favorite', async (t) => {

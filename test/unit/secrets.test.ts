@@ -14,7 +14,7 @@ import {
   sameDigest,
   verifyPassword,
   writePrivateFile,
-} from '../../daemon/domain/secrets.js';
+} from '../../daemon/domain/accounts/secrets.js';
 import { tempDir } from '../helpers/daemon.js';
 
 const secretsWith = (byte: number) => new DeviceSecrets(Buffer.alloc(32, byte));

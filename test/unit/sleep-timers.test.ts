@@ -1,28 +1,26 @@
 // The sleep-timer service on a hand-driven clock: one timer for the earliest zone due, rescheduled from events, no waiting.
 import t from 'tap';
-import { EventBus } from '../../daemon/domain/events.js';
-import { SleepTimers, type SleepAudio } from '../../daemon/domain/sleep-timers.js';
+import { EventBus, type Caller, type ZoneView } from '../../daemon/domain/shared/index.js';
+import { SleepTimers, type SleepAudio } from '../../daemon/domain/scenes/index.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import type { Caller } from '../../daemon/domain/access.js';
-import type { ZoneView } from '../../daemon/domain/views.js';
 
 const MINUTE = 60_000;
 const ADMIN: Caller = { userId: 'u', username: 'admin', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'account' } };
 
-/** Zones with timers, as the audio service keeps them, publishing zone.sleepChanged as it does. */
+/** Zones with timers, as audio's ZoneSleep keeps them, publishing zone.sleepChanged as it does. */
 class FakeAudio implements SleepAudio {
   readonly sleeps = new Map<string, number>();
   readonly poweredOff: Array<{ zoneId: string; at: number }> = [];
-  /** A zone whose timer sleepExpired fails to clear (a fault the service must not spin on). */
+  /** A zone whose timer expired() fails to clear (a fault the service must not spin on). */
   stuck = new Set<string>();
   constructor(private readonly bus: EventBus) {}
-  setZoneSleep(_caller: Caller, zoneId: string, untilMs: number | null): ZoneView {
+  set(_caller: Caller, zoneId: string, untilMs: number | null): ZoneView {
     if (untilMs === null) this.sleeps.delete(zoneId);
     else this.sleeps.set(zoneId, untilMs);
     this.changed(zoneId);
     return { id: zoneId } as ZoneView;
   }
-  sleepExpired(zoneId: string, now: number): undefined {
+  expired(zoneId: string, now: number): undefined {
     const until = this.sleeps.get(zoneId);
     if (until === undefined || until > now) return;
     this.poweredOff.push({ zoneId, at: now });
@@ -30,7 +28,7 @@ class FakeAudio implements SleepAudio {
     this.sleeps.delete(zoneId);
     this.changed(zoneId);
   }
-  zonesWithSleep(): Array<{ zoneId: string; sleepUntil: number }> {
+  timers(): Array<{ zoneId: string; sleepUntil: number }> {
     return [...this.sleeps].map(([zoneId, sleepUntil]) => ({ zoneId, sleepUntil }));
   }
   private changed(zoneId: string): void {
@@ -95,7 +93,7 @@ t.test('a timer moved later by another path is followed through its event', asyn
   timers.start();
   const start = clock.time;
   timers.set(ADMIN, 'kitchen', 5);
-  audio.setZoneSleep(ADMIN, 'kitchen', start + 20 * MINUTE);
+  audio.set(ADMIN, 'kitchen', start + 20 * MINUTE);
   clock.advance(10 * MINUTE);
   t.same(audio.poweredOff, []);
   t.same(clock.dueTimes(), [start + 20 * MINUTE]);
@@ -118,7 +116,7 @@ t.test('stop clears the timer and stops following changes', async (t) => {
   timers.set(ADMIN, 'kitchen', 5);
   timers.stop();
   t.same(clock.dueTimes(), []);
-  audio.setZoneSleep(ADMIN, 'bedroom', clock.time + MINUTE);
+  audio.set(ADMIN, 'bedroom', clock.time + MINUTE);
   t.same(clock.dueTimes(), [], 'a change after stop schedules nothing');
 });
 

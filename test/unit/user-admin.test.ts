@@ -1,7 +1,7 @@
 // User administration called directly, below any route table: each operation checks the caller's permission itself.
 import t from 'tap';
-import { DomainError } from '../../daemon/domain/errors.js';
-import type { Caller } from '../../daemon/domain/access.js';
+import { DomainError } from '../../daemon/domain/shared/errors.js';
+import type { Caller } from '../../daemon/domain/shared/access.js';
 import { accountsRig } from '../helpers/accounts.js';
 
 /** The kind of DomainError a call throws or rejects with, or 'done' when it succeeds. */

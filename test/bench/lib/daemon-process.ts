@@ -39,6 +39,10 @@ export interface DaemonSpawnOptions {
   needFds?: number;
   /** Limits written to a config file for the daemon (fan-out and soak runs open more streams than one user may). */
   limits?: Record<string, number>;
+  /** More command-line arguments (the MQTT bridge's). */
+  args?: string[];
+  /** More environment (the write-path benchmark's switch, daemon/coalescing.ts). */
+  env?: Record<string, string>;
 }
 
 export const ADMIN_PASSWORD = 'bench-admin-password';
@@ -69,7 +73,7 @@ export async function spawnDaemon(options: DaemonSpawnOptions = {}): Promise<Dae
   const stdoutMode = options.stdout ?? 'discard';
   const stateDir = options.stateDir ?? mkdtempSync(path.join(tmpdir(), 'azc-bench-'));
   const port = stdoutMode === 'discard' ? await freePort() : 0;
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--state-dir', stateDir, '--log-level', logLevel, '--no-ssdp'];
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--state-dir', stateDir, '--log-level', logLevel, '--no-ssdp', ...(options.args ?? [])];
   if (options.limits) {
     const file = path.join(stateDir, 'bench-config.json');
     writeFileSync(file, JSON.stringify({ limits: options.limits }), { mode: 0o600 });
@@ -79,7 +83,7 @@ export async function spawnDaemon(options: DaemonSpawnOptions = {}): Promise<Dae
   const azcd = runAzcd({
     entry: 'built',
     args,
-    env: { AZC_ADMIN_PASSWORD: ADMIN_PASSWORD },
+    env: { ...options.env, AZC_ADMIN_PASSWORD: ADMIN_PASSWORD },
     // BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the daemon under benchmark load.
     nodeArgs: (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean),
     stdout: stdoutMode === 'discard' ? 'discard' : 'keep',

@@ -76,6 +76,29 @@ export function readCpuMs(pid: number): number {
 }
 
 /**
+ * CPU time every thread of the process has run so far, in nanoseconds (the scheduler's own count in
+ * /proc/<pid>/task/<tid>/schedstat): fine enough for work of a few milliseconds, where readCpuMs counts 10 ms ticks.
+ */
+export function readCpuNs(pid: number): number {
+  let total = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // A thread that ended between the listing and the read ran no more.
+    }
+  }
+  return total;
+}
+
+/** Write system calls the process has made so far (`syscw` of /proc/<pid>/io): SQLite's WAL writes among them. */
+export function readWriteCalls(pid: number): number {
+  const match = /^syscw:\s*(\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+  if (!match) throw new Error(`no syscw in /proc/${pid}/io`);
+  return Number(match[1]);
+}
+
+/**
  * Context switches of every thread of a process so far (voluntary + involuntary): each time a thread that slept
  * is woken counts once, so the difference over an idle window is how often the process woke up.
  */

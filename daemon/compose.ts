@@ -1,0 +1,246 @@
+// The composition root's wiring: repositories, the domain services, routes, the HTTP server, the event stream and the
+// MQTT bridge's supervisor, built on an open store into one typed Services object. Nothing here writes, reads state,
+// opens a socket or starts a timer (the uWS binary is loaded, and listens only when told): app.ts opens the store
+// before and starts the services after, in order.
+import path from 'node:path';
+import { Type as T } from '@sinclair/typebox';
+import { VERSION } from './paths.js';
+import type { Config, MqttConfig } from './config.js';
+import type { Logger } from './log.js';
+import type { Store } from './store/db.js';
+import { UsersRepo } from './store/users-repo.js';
+import { AudioRepo } from './store/audio-repo.js';
+import { MetaRepo } from './store/meta-repo.js';
+import { PlaylistsRepo } from './store/playlists-repo.js';
+import { BackupRepo } from './store/backup-repo.js';
+import { ScenesRepo } from './store/scenes-repo.js';
+import { BridgeRepo } from './store/bridge-repo.js';
+import { DomainEventSchema, EventBus, StreamResetSchema, systemClock, type Clock } from './domain/shared/index.js';
+import { Authentication, UserAdmin, type DeviceSecrets, type PasswordHasher } from './domain/accounts/index.js';
+import { createAudio, type Amplifiers, type Audio } from './domain/audio/index.js';
+import { PlaylistsService } from './domain/playlists/index.js';
+import { ScenesService, SleepTimers } from './domain/scenes/index.js';
+import { BackupService, restoreBodyBytes } from './domain/backup/index.js';
+import { BridgeSettings } from './domain/settings/index.js';
+import { HttpServer } from './http/server.js';
+import { ReadCache } from './http/read-cache.js';
+import { EventStreams } from './http/sse.js';
+import { buildOpenApi } from './http/openapi.js';
+import { createStaticHandler } from './http/static.js';
+import { userRoutes } from './api/users.js';
+import { playerRoutes } from './api/players.js';
+import { zoneRoutes } from './api/zones.js';
+import { playlistRoutes } from './api/playlists.js';
+import { inputRoutes } from './api/input-devices.js';
+import { sceneRoutes } from './api/scenes.js';
+import { backupRoutes } from './api/backup.js';
+import { bridgeSettingsRoutes } from './api/settings.js';
+import { systemRoutes } from './api/system.js';
+import { ProblemSchema } from './api/schemas.js';
+import { BridgeSupervisor } from './mqtt/supervisor.js';
+import { dashboardUrl } from './mqtt/options.js';
+import { renderDescription } from './discovery/description.js';
+import { mdnsHostname } from './discovery/mdns-hostname.js';
+import type { Coalescing } from './coalescing.js';
+
+/** Everything the daemon runs, built once its store is open: what app.ts starts and stops, and what tests drive. */
+export interface Services extends Audio {
+  store: Store;
+  bus: EventBus;
+  /** The device's UPnP UDN (`uuid:…`), kept in the database since the first start. */
+  udn: string;
+  authentication: Authentication;
+  users: UserAdmin;
+  playlists: PlaylistsService;
+  scenes: ScenesService;
+  sleepTimers: SleepTimers;
+  backups: BackupService;
+  bridgeSettings: BridgeSettings;
+  streams: EventStreams;
+  server: HttpServer;
+  /** Runs the MQTT bridge on the settings that apply now (started once the API listens). */
+  mqtt: BridgeSupervisor;
+}
+
+export interface ComposeInput {
+  config: Config;
+  logger: Logger;
+  store: Store;
+  /** Written by the store's start step: the device's UDN and this start's run of event ids. */
+  identity: { udn: string; eventRun: number };
+  amplifiers: Amplifiers;
+  secrets: DeviceSecrets;
+  /** Password hashing; production scrypt cost unless given (tests pass the same format at a lower cost). */
+  passwordHasher?: PasswordHasher;
+  /** Time for the sleep timers and the bridge; the system clock unless given. */
+  clock?: Clock;
+  startedAt: number;
+  /** The port the API listens on, once it does (the bridge's link to the dashboard). */
+  port(): number;
+  /** The write path's coalescing steps (all on, except in the benchmark that measures them). */
+  coalescing: Coalescing;
+}
+
+/** Builds every service on the open store; see Services. */
+export function compose(input: ComposeInput): Services {
+  const { config, logger, store, identity, amplifiers, secrets } = input;
+  const { udn } = identity;
+  const users = new UsersRepo(store.db);
+  const meta = new MetaRepo(store.db);
+  const audioRepo = new AudioRepo(store);
+  // Each start is a new run of event ids: a client's Last-Event-ID from before a restart is told apart.
+  const bus = new EventBus(config.sse.replayEvents, identity.eventRun);
+  const authentication = new Authentication(store, users, secrets, bus, config);
+  if (input.passwordHasher) authentication.passwords = input.passwordHasher;
+  // Users and audio refer to each other: a deleted player or zone leaves assignment lists, and assignment lists name
+  // only players and zones that exist. Neither is called before both exist.
+  const audio: Audio = createAudio({
+    store,
+    repo: audioRepo,
+    users,
+    meta,
+    bus,
+    amplifiers,
+    onAssignmentsDropped: (ids) => userAdmin.assignmentsDropped(ids),
+    log: logger,
+  });
+  const targetExists = (kind: 'player' | 'zone', id: string) => (kind === 'player' ? audio.players : audio.zones).exists(id);
+  const userAdmin: UserAdmin = new UserAdmin(store, users, secrets, bus, authentication, targetExists);
+  const playlists = new PlaylistsService(store, new PlaylistsRepo(store.db), bus, config.exportDir, config.limits);
+  const sceneLookups = { zone: audio.zones.get.bind(audio.zones), player: audio.players.get.bind(audio.players) };
+  const scenes = new ScenesService(store, new ScenesRepo(store.db), audio.zoneStates, sceneLookups, bus, config.limits);
+  const clock = input.clock ?? systemClock;
+  const sleepTimers = new SleepTimers(audio.zoneSleep, bus, (level, fields, msg) => logger[level](fields, msg), clock);
+  const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits, { playerVolumeFor: (c, id) => audio.players.volumeFor(c, id) });
+  const bridgeRepo = new BridgeRepo(meta);
+  // The supervisor asks the settings only when it starts a bridge, after both exist.
+  const mqtt = mqttSupervisor({ ...input, audio, scenes, sleepTimers, bus, authentication, clock }, store, bridgeRepo, (): MqttConfig => bridgeSettings.effective());
+  const bridgeSettings: BridgeSettings = new BridgeSettings(store, bridgeRepo, secrets, config.mqtt, (name) => authentication.accountState(name), mqtt, (fields, msg) => logger.info(fields, msg));
+  // The hottest reads are answered from encoded copies until anything changes: every event (domain or access),
+  // a rolled-back write, a restore.
+  const readCache = new ReadCache(['GET /api/players', 'GET /api/zones', 'GET /api/users/me']);
+  bus.subscribe(() => readCache.clear(), { internal: true });
+  store.onRollback(() => readCache.clear());
+  const backups = new BackupService(store, new BackupRepo(store), secrets, amplifiers, {
+    limits: config.limits,
+    friendlyName: config.friendlyName,
+    version: VERSION,
+    // A restore replaced every row: caches reload, the amplifiers take the restored state, and every session
+    // (deleted with the rows) and event stream ends, so each client signs in again and refetches.
+    afterRestore: () => {
+      readCache.clear();
+      audio.hardware.reload();
+      sleepTimers.reschedule();
+      userAdmin.accountsReplaced();
+      bus.forgetHistory();
+      streams.closeAll();
+      mqtt.resync();
+      logger.warn('configuration restored from a backup: every session and event stream was ended');
+    },
+    initialAdminFile: path.join(config.stateDir, 'initial-admin.txt'),
+  });
+  const server = new HttpServer({
+    logger,
+    maxBodyBytes: config.maxBodyBytes,
+    authenticate: (credential) => authentication.authenticate(credential),
+    fallback: createStaticHandler(),
+    readCache,
+    hostNames: { mdnsHost: mdnsHostname(udn), extra: config.allowedHosts },
+    // While a restore writes the configuration, reads would see half of it and writes would join its transaction.
+    unavailable: () => (backups.applying ? 'a restore is replacing the configuration; try again in a few seconds' : undefined),
+    // Device state changed by this turn's requests is committed before their answers are written.
+    endOfTurn: input.coalescing.turn ? () => store.flushBatch() : undefined,
+  });
+  let openApiJson: string | undefined;
+  server.add([
+    ...systemRoutes(
+      {
+        version: VERSION,
+        startedAt: input.startedAt,
+        amplifiers: () => amplifiers.list.map((a) => ({ name: a.name, driver: a.driver.name, online: a.driver.online })),
+        unavailableZones: () => audio.availability.silentZones,
+        storeHealthy: () => store.healthy(),
+        mqtt: () => mqtt.status,
+      },
+      // Built on its first request: start never needs it.
+      () => (openApiJson ??= openApiDocument(server)),
+      () => descriptionXml(udn, config.friendlyName),
+    ),
+    ...userRoutes(authentication, userAdmin),
+    ...playerRoutes(audio.players),
+    ...zoneRoutes(audio.zones),
+    ...playlistRoutes(playlists),
+    ...inputRoutes(audio.inputs),
+    ...backupRoutes(backups, restoreBodyBytes(config.limits)),
+    ...sceneRoutes(scenes, sleepTimers),
+    ...bridgeSettingsRoutes(bridgeSettings),
+    streams.route(),
+  ]);
+  return { ...audio, store, bus, udn, authentication, users: userAdmin, playlists, scenes, sleepTimers, backups, bridgeSettings, streams, server, mqtt };
+}
+
+function openApiDocument(server: HttpServer): string {
+  return JSON.stringify(
+    buildOpenApi(server.routes, {
+      version: VERSION,
+      problemSchema: ProblemSchema,
+      eventSchema: T.Union([...DomainEventSchema.anyOf, StreamResetSchema], {
+        description: 'The JSON object in the data line of each event-stream message',
+      }),
+    }),
+  );
+}
+
+/** URLs are relative so they resolve against whichever address the client used to fetch the description. */
+function descriptionXml(udn: string, friendlyName: string): string {
+  return renderDescription({
+    udn,
+    friendlyName,
+    manufacturer: 'audio-zone-control',
+    modelName: 'azcd',
+    modelNumber: VERSION,
+    serialNumber: udn.replace(/^uuid:/, ''),
+    presentationURL: '/',
+    apiBaseURL: '/api',
+  });
+}
+
+/**
+ * The bridge runs with the start-up settings merged with those an admin saved (BridgeSettings), is started once
+ * the API listens and stopped (last will replaced by a clean `offline`) before the listener drains and the store
+ * closes, and is replaced when the settings change. Starting only begins connecting: a missing broker never delays
+ * or fails the daemon.
+ */
+function mqttSupervisor(
+  parts: Pick<ComposeInput, 'config' | 'logger' | 'identity' | 'amplifiers' | 'port' | 'coalescing'> & {
+    audio: Audio;
+    scenes: ScenesService;
+    sleepTimers: SleepTimers;
+    bus: EventBus;
+    authentication: Authentication;
+    clock: Clock;
+  },
+  store: Store,
+  repo: BridgeRepo,
+  settings: () => MqttConfig,
+): BridgeSupervisor {
+  const { config, logger, audio } = parts;
+  return new BridgeSupervisor({
+    settings,
+    identity: () => ({ udn: parts.identity.udn, friendlyName: config.friendlyName, version: VERSION, dashboardUrl: dashboardUrl(config.host, parts.port()) }),
+    bridgeDeps: (options) => ({
+      audio: { players: audio.players, zones: audio.zones },
+      scenes: parts.scenes,
+      sleep: parts.sleepTimers,
+      bus: parts.bus,
+      caller: () => parts.authentication.callerOfAccount(options.account),
+      accountState: () => parts.authentication.accountState(options.account),
+      amplifiers: () => parts.amplifiers.list.map((a) => ({ key: a.key, name: a.name, driver: a.driver.name, online: a.driver.online })),
+      // Kept per broker: the topics another broker holds are cleared when the bridge is back on that one.
+      memory: { load: () => repo.retained(options.url), save: (topics) => store.transaction(() => repo.setRetained(options.url, topics)) },
+      clock: parts.clock,
+      log: logger,
+      coalescing: parts.coalescing,
+    }),
+  });
+}

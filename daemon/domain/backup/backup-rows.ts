@@ -1,0 +1,179 @@
+// The backup document and the database rows, each made from the other (users' key material aside: backup.ts).
+import type { ConfigurationRows, MetaRow, ZoneConfigRow } from '../../store/backup-repo.js';
+import { deletedKey, parseDeletedKey, DELETED, UDN_KEY } from '../../store/meta-repo.js';
+import { effectiveVolume } from '../audio/index.js';
+import { BACKUP_FORMAT, BACKUP_VERSION, type BackupDocument } from './backup-format.js';
+
+/** What the document says about where it comes from. */
+export interface DocumentHeader {
+  createdAt: string;
+  schemaVersion: number;
+  friendlyName: string;
+  azcdVersion: string;
+}
+
+type Tracks = BackupDocument['playlists'][number]['tracks'];
+type SceneZones = BackupDocument['scenes'][number]['zones'];
+
+/** Groups child rows under their parent's id, keeping their order. */
+function groupBy<R, V>(rows: readonly R[], parentOf: (row: R) => string, valueOf: (row: R) => V): Map<string, V[]> {
+  const groups = new Map<string, V[]>();
+  for (const row of rows) {
+    const parent = parentOf(row);
+    let list = groups.get(parent);
+    if (!list) groups.set(parent, (list = []));
+    list.push(valueOf(row));
+  }
+  return groups;
+}
+
+/** The document of the configuration in `rows`: no password hash and no key (secrets are sealed separately). */
+export function documentOf(rows: ConfigurationRows, header: DocumentHeader): BackupDocument {
+  const playerAssignments = groupBy(rows.assignments.filter((a) => a.kind === 'player'), (a) => a.user_id, (a) => a.target_id);
+  const zoneAssignments = groupBy(rows.assignments.filter((a) => a.kind === 'zone'), (a) => a.user_id, (a) => a.target_id);
+  const tracks = groupBy<ConfigurationRows['tracks'][number], Tracks[number]>(rows.tracks, (t) => t.playlist_id, (t) => ({
+    id: t.id,
+    title: t.title,
+    uri: t.uri,
+    durationMs: t.duration_ms,
+  }));
+  const sceneZones = groupBy<ConfigurationRows['sceneZones'][number], SceneZones[number]>(rows.sceneZones, (z) => z.scene_id, (z) => ({
+    zoneId: z.zone_id,
+    power: z.power === 1,
+    volume: z.volume,
+    muted: z.muted === 1,
+    playerId: z.player_id,
+  }));
+  const deletedChannels: BackupDocument['settings']['deletedChannels'] = [];
+  for (const row of rows.meta) {
+    const deleted = parseDeletedKey(row.key, row.value);
+    if (deleted) deletedChannels.push({ kind: deleted.kind, amplifier: deleted.amplifier.key, driver: deleted.amplifier.driver, channel: deleted.channel });
+  }
+  return {
+    format: BACKUP_FORMAT,
+    version: BACKUP_VERSION,
+    createdAt: header.createdAt,
+    schemaVersion: header.schemaVersion,
+    device: { udn: rows.meta.find((row) => row.key === UDN_KEY)?.value ?? '', friendlyName: header.friendlyName, azcdVersion: header.azcdVersion },
+    users: rows.users.map((u) => ({
+      id: u.id,
+      username: u.username,
+      role: u.role,
+      isEnabled: u.is_enabled === 1,
+      passwordChangeRequired: u.password_change_required === 1,
+      createdAt: u.created_at,
+      assignments: { playerIds: playerAssignments.get(u.id) ?? [], zoneIds: zoneAssignments.get(u.id) ?? [] },
+    })),
+    players: rows.players.map((p) => ({
+      id: p.id,
+      name: p.name,
+      volume: p.volume,
+      input: { amplifier: p.input_amplifier, driver: p.input_driver, channel: p.input_channel },
+      createdAt: p.created_at,
+    })),
+    zones: rows.zones.map((z) => ({
+      id: z.id,
+      name: z.name,
+      output: { amplifier: z.output_amplifier, driver: z.output_driver, channel: z.output_channel },
+      maxVolume: z.max_volume,
+      turnOnVolume: z.turn_on_volume,
+      volume: z.volume,
+      muted: z.muted === 1,
+      power: z.power === 1,
+      source: z.source,
+      playerId: z.player_id,
+      createdAt: z.created_at,
+    })),
+    inputDevices: rows.inputDevices.map((d) => ({
+      id: d.id,
+      name: d.name,
+      kind: d.kind,
+      input: { amplifier: d.input_amplifier, driver: d.input_driver, channel: d.input_channel },
+      isFavorite: d.is_favorite === 1,
+      createdAt: d.created_at,
+    })),
+    playlists: rows.playlists.map((p) => ({ id: p.id, name: p.name, isFavorite: p.is_favorite === 1, createdAt: p.created_at, tracks: tracks.get(p.id) ?? [] })),
+    scenes: rows.scenes.map((s) => ({ id: s.id, name: s.name, createdAt: s.created_at, updatedAt: s.updated_at, zones: sceneZones.get(s.id) ?? [] })),
+    settings: { deletedChannels },
+  };
+}
+
+const lower = (id: string) => id.toLowerCase();
+const lowerOrNull = (id: string | null) => (id === null ? null : id.toLowerCase());
+
+/**
+ * The rows of a checked document, users aside (their key material depends on the secrets and on this appliance).
+ * `currentMeta` is the `meta` table now: settings the document does not cover stay as they are.
+ */
+export function configurationOf(doc: BackupDocument, currentMeta: readonly MetaRow[]): Omit<ConfigurationRows, 'users'> {
+  const zones: ZoneConfigRow[] = doc.zones.map((z) => ({
+    id: lower(z.id),
+    name: z.name,
+    // THE RULE holds for a restored zone too; it comes back powered off, so a restore never starts sound in a room.
+    volume: effectiveVolume({ maxVolume: z.maxVolume, turnOnVolume: z.turnOnVolume }, z.volume),
+    muted: z.muted ? 1 : 0,
+    power: 0,
+    source: z.source,
+    player_id: lowerOrNull(z.playerId),
+    output_amplifier: z.output.amplifier,
+    output_driver: z.output.driver,
+    output_channel: z.output.channel,
+    created_at: z.createdAt,
+    max_volume: z.maxVolume,
+    turn_on_volume: z.turnOnVolume,
+  }));
+  const meta: MetaRow[] = currentMeta.filter((row) => row.key !== UDN_KEY && !row.key.startsWith('deleted:'));
+  meta.push({ key: UDN_KEY, value: doc.device.udn });
+  for (const d of doc.settings.deletedChannels) {
+    meta.push({ key: deletedKey(d.kind, { key: d.amplifier, driver: d.driver }, d.channel), value: DELETED });
+  }
+  return {
+    assignments: doc.users.flatMap((u) => [
+      ...[...new Set(u.assignments.playerIds.map(lower))].map((target_id) => ({ user_id: lower(u.id), kind: 'player' as const, target_id })),
+      ...[...new Set(u.assignments.zoneIds.map(lower))].map((target_id) => ({ user_id: lower(u.id), kind: 'zone' as const, target_id })),
+    ]),
+    players: doc.players.map((p) => ({
+      id: lower(p.id),
+      name: p.name,
+      volume: p.volume,
+      input_amplifier: p.input.amplifier,
+      input_driver: p.input.driver,
+      input_channel: p.input.channel,
+      created_at: p.createdAt,
+    })),
+    zones,
+    inputDevices: doc.inputDevices.map((d) => ({
+      id: lower(d.id),
+      name: d.name,
+      kind: d.kind,
+      input_amplifier: d.input.amplifier,
+      input_driver: d.input.driver,
+      input_channel: d.input.channel,
+      is_favorite: d.isFavorite ? 1 : 0,
+      created_at: d.createdAt,
+    })),
+    playlists: doc.playlists.map((p) => ({
+      id: lower(p.id),
+      name: p.name,
+      is_favorite: p.isFavorite ? 1 : 0,
+      created_at: p.createdAt,
+      track_count: p.tracks.length,
+      duration_ms: p.tracks.reduce((sum, t) => sum + (t.durationMs ?? 0), 0),
+    })),
+    tracks: doc.playlists.flatMap((p) =>
+      p.tracks.map((t, position) => ({ id: lower(t.id), playlist_id: lower(p.id), position, title: t.title, uri: t.uri, duration_ms: t.durationMs })),
+    ),
+    scenes: doc.scenes.map((s) => ({ id: lower(s.id), name: s.name, created_at: s.createdAt, updated_at: s.updatedAt })),
+    sceneZones: doc.scenes.flatMap((s) =>
+      s.zones.map((z) => ({
+        scene_id: lower(s.id),
+        zone_id: lower(z.zoneId),
+        power: z.power ? 1 : 0,
+        volume: z.volume,
+        muted: z.muted ? 1 : 0,
+        player_id: lowerOrNull(z.playerId),
+      })),
+    ),
+    meta,
+  };
+}
