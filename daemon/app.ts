@@ -27,7 +27,7 @@ import { SleepTimers, systemClock, type Clock } from './domain/sleep-timers.js';
 import { ScenesRepo } from './store/scenes-repo.js';
 import { HttpServer } from './http/server.js';
 import { ReadCache } from './http/read-cache.js';
-import type { InjectRequest, InjectResponse } from './http/dispatch.js';
+import type { InjectRequest, InjectResponse } from './http/inject.js';
 import { EventStreams } from './http/sse.js';
 import { buildOpenApi } from './http/openapi.js';
 import { userRoutes } from './api/users.js';

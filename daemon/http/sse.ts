@@ -8,8 +8,7 @@ import { EVENT_ID_PATTERN, STREAM_EVENT_TYPES, isInternal, type EventBus, type S
 import { T } from './schema.js';
 import type { ApiRequest, RawRoute } from './route.js';
 import type { HttpResponse } from './uws.js';
-import { statusLine } from './server.js';
-import { HttpError } from './problem.js';
+import { HttpError, statusLine } from './problem.js';
 
 export interface StreamOptions {
   retryMs: number;
