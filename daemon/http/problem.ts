@@ -27,9 +27,6 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (detail: string, errors?: FieldErrors) => new HttpError(400, detail, errors ? { errors } : {});
-export const notFound = (detail: string) => new HttpError(404, detail);
-export const forbidden = (detail: string) => new HttpError(403, detail);
-export const conflict = (detail: string) => new HttpError(409, detail);
 export const unauthorized = (detail = 'a valid credential is required (X-API-Key, Authorization: Bearer, or ?apiKey=)') =>
   new HttpError(401, detail, { headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } });
 

@@ -2,7 +2,7 @@
 // the shared work loop (work-loop.ts). A family supplies its link (framing, exchanges), its topology, how one read
 // and one write go on the wire, and the handshake a new connection begins with.
 import type { AmplifierDriver, DriverDescription, DriverListener, ZoneAvailability, ZoneState } from '../driver.js';
-import { systemClock } from './clock.js';
+import { monotonicClock } from './clock.js';
 import { DriverEvents } from './events.js';
 import { TIMINGS, type CoreOptions, type FirstRead, type LineOptions, type SerialOptions, type SerialTimings } from './serial-options.js';
 import { WorkLoop } from './work-loop.js';
@@ -16,7 +16,7 @@ export abstract class SerialDriver extends WorkLoop implements AmplifierDriver {
     private readonly options: SerialOptions & { serialPort: string },
   ) {
     const timings = Object.fromEntries(TIMINGS.map((key) => [key, options[key] ?? core.defaults[key]])) as SerialTimings;
-    super(core.family, core.topology, options.clock ?? systemClock, timings, new DriverEvents(core.family, options.log), {
+    super(core.family, core.topology, options.clock ?? monotonicClock, timings, new DriverEvents(core.family, options.log), {
       configured: core.configured ?? [],
       probeOthers: core.probeOthers,
       maxRefusals: core.maxRefusals,

@@ -2,11 +2,11 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openFileLimit } from './proc.js';
 import { buildAll, ensureBuild as ensureProjectBuild } from '../../../scripts/ensure-build.mjs';
+import { ROOT } from '../../helpers/paths.js';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export { ROOT };
 export const BENCH_DIR = path.join(ROOT, 'test/bench');
 
 const children = new Set<ChildProcess>();
