@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { tempDir } from '../helpers/daemon.js';
 import { client } from '../helpers/client.js';
 import { startedDaemon } from '../helpers/process.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 t.test('acknowledged writes survive SIGKILL', async (t) => {
   const stateDir = tempDir('azc-crash-');
@@ -65,7 +66,7 @@ t.test('acknowledged writes survive SIGKILL', async (t) => {
       }
     }
   })();
-  while (writes < killAfter) await new Promise((resolve) => setImmediate(resolve));
+  await waitFor(() => writes >= killAfter, undefined, { what: `${killAfter} acknowledged writes` });
   killed = true;
   await first.stop('SIGKILL');
   await writer;

@@ -5,7 +5,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, spawnTracked, sleep } from './processes.js';
+import { spawnTracked, sleep } from './processes.js';
+import { freePort } from '../../helpers/sockets.js';
 import { runAzcd } from '../../helpers/process.js';
 
 export type LogLevel = 'info' | 'warn' | 'silent';

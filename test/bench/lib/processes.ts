@@ -1,6 +1,5 @@
 // Child processes for benchmarks: spawn with a deadline, track them, and stop each one by its own pid.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { openFileLimit } from './proc.js';
 import { buildAll, ensureBuild as ensureProjectBuild } from '../../../scripts/ensure-build.mjs';
@@ -102,18 +101,6 @@ export function nextMessage<T>(child: ChildProcess, match: (m: any) => boolean, 
     }, timeoutMs);
     child.on('message', onMessage);
     child.once('exit', onExit);
-  });
-}
-
-/** A free TCP port on loopback (closed again before use; the tiny race is retried by callers). */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
   });
 }
 
