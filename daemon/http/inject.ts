@@ -52,8 +52,8 @@ export async function inject(dispatcher: Dispatcher, sent: InjectRequest): Promi
     rawQuery ? new URLSearchParams(rawQuery) : EMPTY_QUERY,
     headers,
     dispatcher.requestId(headers['x-request-id']),
-    sent.remoteAddress ?? '127.0.0.1',
   );
+  if (sent.remoteAddress !== undefined) request.address = sent.remoteAddress;
   const recorder = new RecordedResponse();
   let compiled: Compiled | undefined;
   try {
@@ -89,18 +89,7 @@ function answer(dispatcher: Dispatcher, recorder: RecordedResponse, request: Pip
 
 /** A request that came through inject(): its client address is whatever the caller says. */
 class InProcessRequest extends PipelineRequest {
-  constructor(
-    dispatcher: Dispatcher,
-    method: string,
-    path: string,
-    rawQuery: string,
-    query: URLSearchParams,
-    headers: RequestHeaders,
-    requestId: string,
-    private readonly address: string,
-  ) {
-    super(dispatcher, method, path, rawQuery, query, headers, requestId);
-  }
+  address = '127.0.0.1';
 
   get ip(): string {
     return this.address;
