@@ -6,7 +6,7 @@ import type { Caller } from '../domain/access.js';
 import { HttpError, asHttpError, statusLine, toProblem, unauthorized } from './problem.js';
 import { Router } from './router.js';
 import { checkJsonMediaType, parseJsonBody, Validator } from './schema.js';
-import { type ApiRequest, type ApiResult, type BodySink, type JsonRoute, type RequestHeaders, type Route } from './route.js';
+import type { ApiRequest, ApiResult, BodySink, JsonRoute, RequestHeaders, Route } from './route.js';
 import { extractCredential, type Credential } from './credentials.js';
 import { createAccessLog, type AccessLog } from './access-log.js';
 import { requireAdmin, requireWriter } from '../domain/policy.js';
