@@ -175,7 +175,6 @@ for (const line of spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdo
   }
 }
 
-/** Creates a namespace whose only interface is a multicast-capable loopback, or says why it cannot. */
 /** One namespace whose loopback carries multicast: the announcer and its clients talk there and nowhere else. */
 function loopbackNetwork(t: Test, name: string): { ok: true } | { ok: false; why: string } {
   return createNetwork(t, [name], [
