@@ -43,12 +43,13 @@ export type LogDestination = pino.DestinationStream & { flushSync?: () => void }
 export function createLogger(level: string, destination: LogDestination = stdoutDestination()): Logger {
   // No redaction paths: nothing secret is ever passed to the logger (URLs go through redactUrl first),
   // and pino's redaction would cost a clone of every access-log line.
-  const logger = pino({ level, base: { service: 'azcd' } }, destination);
+  // Children (the components' loggers) write to the same stream: the access log finds it from any of them.
+  const logger = pino({ level, base: { service: 'azcd' }, onChild: (child) => destinations.set(child, destination) }, destination);
   destinations.set(logger, destination);
   return logger;
 }
 
-/** The stream `logger` writes to, when createLogger made it. */
+/** The stream `logger` writes to, when createLogger made it or one of its ancestors. */
 export function destinationOf(logger: Logger): LogDestination | undefined {
   return destinations.get(logger);
 }
