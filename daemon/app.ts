@@ -451,7 +451,6 @@ export class Daemon {
     const list: Amplifier[] = [];
     for (const amplifier of amplifiersOf(config)) {
       const driver = await createDriver(amplifier.driver, {
-        pollIntervalMs: config.pollIntervalMs,
         ...amplifier.options,
         ...this.options.driverOptions,
         serialPort: amplifier.port,

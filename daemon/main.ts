@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // azcd entry point: reads the configuration, starts the daemon, prints the first-start credentials, and stops the
 // daemon on SIGTERM / SIGINT. Everything that starts and stops lives in app.ts.
-import { ConfigError, USAGE, loadConfig } from './config.js';
+import { ConfigError, helpText, loadConfig } from './config.js';
 import { createLogger, flushLogSync } from './log.js';
 import { Daemon, VERSION, type InitialAdmin } from './app.js';
 import { createNotifier } from '../native/index.js';
@@ -28,13 +28,13 @@ async function main(): Promise<void> {
     loaded = loadConfig(process.argv.slice(2));
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`azcd: ${err.message}\n${USAGE}\n`);
+      process.stderr.write(`${err.problems.map((problem) => `azcd: ${problem}\n`).join('')}azcd: every setting is listed by azcd --help\n`);
       process.exit(2);
     }
     throw err;
   }
   if (loaded.help) {
-    process.stdout.write(`azcd ${VERSION}\n${USAGE}\n`);
+    process.stdout.write(helpText(VERSION));
     return;
   }
   const { config } = loaded;
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   const notifier = createNotifier((msg) => logger.warn(msg));
 
   const daemon = new Daemon({ config, logger, notifier });
-  const { port, initialAdmin } = await daemon.start(process.env.AZC_ADMIN_PASSWORD || undefined);
+  const { port, initialAdmin } = await daemon.start(config.adminPassword);
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const shown = config.host === '0.0.0.0' ? 'localhost' : host;
   process.stdout.write(`azcd ${VERSION} listening on http://${host}:${port} (dashboard: http://${shown}:${port}/, amplifiers: ${daemon.amplifiers.list.map((a) => a.name === a.driver.name ? a.name : `${a.name} (${a.driver.name})`).join(', ')})\n`);

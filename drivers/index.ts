@@ -1,27 +1,28 @@
-// Picks a driver family by name; the daemon sees only this and drivers/driver.ts.
+// The driver registry: every family listed once, with its name, option schema and factory. The daemon sees only this
+// module and drivers/driver.ts.
 import type { AmplifierDriver, DriverOptions } from './driver.js';
-import { createSimulatedDriver } from './simulated/index.js';
+import type { DriverFamily } from './family.js';
+import { monoprice } from './monoprice/options.js';
+import { rnet } from './rnet/options.js';
+import { simulated } from './simulated/options.js';
+import { xantech } from './xantech/options.js';
 
-export const DRIVER_NAMES = ['simulated', 'monoprice', 'rnet', 'xantech'] as const;
-export type DriverName = (typeof DRIVER_NAMES)[number];
+export type { DriverFamily } from './family.js';
+export { checkSetting, closest, defaultsOf, literals, type SettingProblem } from './settings.js';
 
+/** Every family, in the order help lists them (systemd/install.sh reads the names from this line before a build). */
+export const DRIVER_FAMILIES = [simulated, monoprice, rnet, xantech] as const;
+
+export const DRIVER_NAMES: readonly string[] = DRIVER_FAMILIES.map((family) => family.name);
+
+/** The family registered under `name`, if any. */
+export function driverFamily(name: string): DriverFamily | undefined {
+  return DRIVER_FAMILIES.find((family) => family.name === name);
+}
+
+/** A driver of the family `name`, not started; throws naming the option when `options` break the family's schema. */
 export async function createDriver(name: string, options: DriverOptions): Promise<AmplifierDriver> {
-  switch (name) {
-    case 'simulated':
-      return createSimulatedDriver(options);
-    case 'monoprice': {
-      const { createMonopriceDriver } = await import('./monoprice/index.js');
-      return createMonopriceDriver(options);
-    }
-    case 'rnet': {
-      const { createRnetDriver } = await import('./rnet/index.js');
-      return createRnetDriver(options);
-    }
-    case 'xantech': {
-      const { createXantechDriver } = await import('./xantech/index.js');
-      return createXantechDriver(options);
-    }
-    default:
-      throw new Error(`unknown driver "${name}": choose one of ${DRIVER_NAMES.join(', ')}`);
-  }
+  const family = driverFamily(name);
+  if (!family) throw new Error(`unknown driver "${name}": choose one of ${DRIVER_NAMES.join(', ')}`);
+  return family.create(options);
 }

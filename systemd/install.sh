@@ -153,8 +153,8 @@ if [[ $DRY_RUN -eq 0 && $EUID -ne 0 && $SYSTEM -eq 1 ]]; then
 fi
 
 # --- Amplifier: which driver and port the service starts with --------------------------------------------------
-# The driver names the daemon knows, read from its source (the build has not run yet).
-KNOWN_DRIVERS="$(sed -n "s/^export const DRIVER_NAMES = \[\(.*\)\] as const;.*/\1/p" "$SRC_DIR/drivers/index.ts" | tr -d "' " | tr ',' ' ')"
+# The driver names the daemon knows, read from the registry's list of families (the build has not run yet).
+KNOWN_DRIVERS="$(sed -n "s/^export const DRIVER_FAMILIES = \[\(.*\)\] as const;.*/\1/p" "$SRC_DIR/drivers/index.ts" | tr -d ' ' | tr ',' ' ')"
 [[ -n "$KNOWN_DRIVERS" ]] || KNOWN_DRIVERS=simulated
 
 serial_suggestions() {

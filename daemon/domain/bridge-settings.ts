@@ -1,6 +1,6 @@
 // The MQTT bridge settings an admin edits in the dashboard: checked, stored (the broker password sealed with the
 // device key), and merged with those given at start, which win field by field.
-import { mqttUrlProblem, type MqttConfig } from '../config.js';
+import { mqttUrlProblem, settingNames, type MqttConfig } from '../config.js';
 import type { Store } from '../store/db.js';
 import type { BridgeRepo, SavedBridgeSettings } from '../store/bridge-repo.js';
 import type { AccountState, Caller } from './access.js';
@@ -67,10 +67,10 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** The start-up setting that locks each field, as the 409 names it. */
 const SET_AT_START: Record<BridgeField, string> = {
-  url: '--mqtt-url (AZC_MQTT_URL, "mqtt.url")',
-  username: '--mqtt-username (AZC_MQTT_USERNAME, "mqtt.username")',
-  password: 'AZC_MQTT_PASSWORD or --mqtt-password-file',
-  account: '--mqtt-account (AZC_MQTT_ACCOUNT, "mqtt.account")',
+  url: settingNames('mqtt.url'),
+  username: settingNames('mqtt.username'),
+  password: `${settingNames('mqtt.password')} or ${settingNames('mqtt.passwordFile')}`,
+  account: settingNames('mqtt.account'),
 };
 
 export class BridgeSettings {

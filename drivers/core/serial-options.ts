@@ -57,12 +57,3 @@ export interface CoreOptions {
   volumeSteps: number;
   inputs: InputDescription[];
 }
-
-/** The options with their serial port, or the error naming the missing option and how to give it. */
-export function withSerialPort<O extends DriverOptions>(family: string, options: O, advice: string): O & { serialPort: string } {
-  const { serialPort } = options;
-  if (typeof serialPort !== 'string' || serialPort === '') {
-    throw new Error(`the ${family} driver needs "serialPort": pass --serial-port /dev/serial/by-id/<adapter>${advice}`);
-  }
-  return { ...options, serialPort };
-}

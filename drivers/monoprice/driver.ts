@@ -1,24 +1,16 @@
 // Monoprice MPR-6ZHMAUT / Dayton DAX66 driver: the family's addressing (up to three chained units of six zones) and
 // wire on the shared driver core, which keeps the ownership rule, the work loop, liveness and availability.
 import { SerialDriver } from '../core/serial-driver.js';
-import type { FirstRead, ReadReply, SerialOptions, SerialTimings, WriteOutcome } from '../core/serial-options.js';
+import type { FirstRead, ReadReply, SerialOptions, WriteOutcome } from '../core/serial-options.js';
 import type { Topology } from '../core/units.js';
 import { ZoneBook, statusFields, type Attribute, type Write } from '../core/zone-book.js';
 import { MonopriceLink } from './link.js';
+import { MONOPRICE_DEFAULTS } from './options.js';
 import { MAX_UNITS, SOURCE_COUNT, VOLUME_STEPS, ZONES_PER_UNIT, isZoneAddress, unitOf, unitZones, type SetAttribute } from './protocol.js';
 
 export type MonopriceOptions = SerialOptions;
 
-/** Defaults and their reasons live here, not spread through the code. */
-export const MONOPRICE_DEFAULTS: SerialTimings = {
-  baudRate: 9600,
-  pollIntervalMs: 5000, // existing integrations poll every 5-15 s
-  commandTimeoutMs: 1000, // a ?x0 reply takes ~175 ms at 9600 baud
-  interCommandGapMs: 30, // the amp desynchronises when commands are pipelined; 20..100 ms is known to work
-  reconnectMinMs: 250,
-  reconnectMaxMs: 10_000,
-  offlineAfterTimeouts: 3,
-};
+export { MONOPRICE_DEFAULTS } from './options.js';
 
 /** `Command Error.` replies in a row to one query or one set before the driver stops insisting (noise garbles some). */
 const MAX_REFUSALS = 3;

@@ -5,10 +5,11 @@
 // zone's channel stable when another controller is added to the bus, reads the way installers label zones
 // ("controller 2, zone 3" is 23), leaves room for MCA units with up to 8 zones, and matches the Monoprice driver.
 import { SerialDriver } from '../core/serial-driver.js';
-import type { FirstRead, ReadReply, SerialOptions, SerialTimings, WriteOutcome } from '../core/serial-options.js';
+import type { FirstRead, ReadReply, SerialOptions, WriteOutcome } from '../core/serial-options.js';
 import type { Topology } from '../core/units.js';
 import type { Write } from '../core/zone-book.js';
 import { RnetLink } from './link.js';
+import { RNET_DEFAULTS } from './options.js';
 import {
   MAX_CONTROLLERS,
   SOURCE_COUNT,
@@ -29,19 +30,7 @@ import { RnetZoneBook } from './zone-book.js';
 
 export type RnetOptions = SerialOptions;
 
-/** Defaults and their reasons live here, not spread through the code. */
-export const RNET_DEFAULTS: SerialTimings = {
-  baudRate: 19200,
-  // A poll reads every zone (6 requests of ~130 ms per controller); keypad traffic on the bus triggers a read of
-  // its zone at once, so the poll only catches what the bus did not show.
-  pollIntervalMs: 5000,
-  commandTimeoutMs: 500, // a zone info reply is 34 bytes, ~18 ms at 19200 baud; aiorussound waits 0.5 s
-  interCommandGapMs: 100, // the RS-232 doc asks for ~100 ms after every message from keypad id 0x70 without handshakes
-  // A controller that is still booting ignores requests for several seconds: keep asking, no more than every 5 s.
-  reconnectMinMs: 500,
-  reconnectMaxMs: 5000,
-  offlineAfterTimeouts: 3,
-};
+export { RNET_DEFAULTS } from './options.js';
 
 /** Controllers 1..6 of six zones, each zone read on its own; a controller is probed through its zone 1. */
 const TOPOLOGY: Topology = {

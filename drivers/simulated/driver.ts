@@ -6,15 +6,17 @@ import { monotonicClock, type Clock } from '../core/clock.js';
 import { DriverEvents } from '../core/events.js';
 import { ZoneBook, type Fields, type Wire } from '../core/zone-book.js';
 import { stepToVolume, volumeToStep } from '../driver.js';
+import { SIMULATED_APPLY_DELAY_MS, SIMULATED_ZONES } from './options.js';
 
-export const SIMULATED_ZONES = 6;
+export { SIMULATED_ZONES } from './options.js';
+
 export const SIMULATED_SOURCES = 6;
 export const SIMULATED_VOLUME_STEPS = 38;
 
 export interface SimulatedOptions extends DriverOptions {
   /** Delay before a change reaches the simulated hardware (a serial round trip is ~20 ms). */
   applyDelayMs?: number;
-  /** Zones fitted, channels 1..zones. Default 6. */
+  /** Zones fitted, channels 1..zones. */
   zones?: number;
 }
 
@@ -46,7 +48,7 @@ export class SimulatedDriver implements AmplifierDriver {
   private reachable = true;
 
   constructor(options: SimulatedOptions = {}) {
-    this.applyDelayMs = options.applyDelayMs ?? 2;
+    this.applyDelayMs = options.applyDelayMs ?? SIMULATED_APPLY_DELAY_MS;
     this.clock = options.clock ?? monotonicClock;
     this.events = new DriverEvents('simulated', options.log);
     for (let zone = 1; zone <= (options.zones ?? SIMULATED_ZONES); zone++) this.amp.set(zone, { ...OFF });
@@ -199,8 +201,4 @@ export class SimulatedDriver implements AmplifierDriver {
   private emitZone(channel: number, state: ZoneState | undefined): void {
     if (state) this.events.emit({ type: 'zone', channel, state });
   }
-}
-
-export function createSimulatedDriver(options: SimulatedOptions = {}): SimulatedDriver {
-  return new SimulatedDriver(options);
 }

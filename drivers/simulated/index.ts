@@ -1,2 +1,10 @@
-// The simulated amplifier family (the default driver).
-export { SimulatedDriver, createSimulatedDriver, SIMULATED_ZONES, SIMULATED_SOURCES, type SimulatedOptions } from './driver.js';
+// The simulated amplifier family (the default driver): factory plus the pieces tests reuse.
+import { checkedOptions } from '../family.js';
+import { SimulatedDriver, type SimulatedOptions } from './driver.js';
+import { SIMULATED_OPTIONS } from './options.js';
+
+export { SimulatedDriver, SIMULATED_ZONES, SIMULATED_SOURCES, type SimulatedOptions } from './driver.js';
+
+export function createSimulatedDriver(options: SimulatedOptions = {}): SimulatedDriver {
+  return new SimulatedDriver(checkedOptions('simulated', SIMULATED_OPTIONS, options));
+}

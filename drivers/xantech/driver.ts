@@ -5,10 +5,9 @@ import { SerialDriver } from '../core/serial-driver.js';
 import type { FirstRead, ReadReply } from '../core/serial-options.js';
 import type { Topology } from '../core/units.js';
 import { ZoneBook, statusFields, type Attribute, type Write } from '../core/zone-book.js';
-import { parseTcpPort } from '../port.js';
 import { XantechLink, type Reply } from './link.js';
 import { XANTECH_DEFAULTS, type XantechOptions } from './options.js';
-import { MAX_ZONES, SOURCE_COUNT, VOLUME_STEPS, XANTECH_MODELS, ZONE_COUNTS, isZone, type SetAttribute, type ZoneCount, type ZoneStatus } from './protocol.js';
+import { MAX_ZONES, SOURCE_COUNT, VOLUME_STEPS, XANTECH_MODELS, isZone, type SetAttribute, type ZoneCount, type ZoneStatus } from './protocol.js';
 
 export { XANTECH_DEFAULTS, type XantechOptions } from './options.js';
 
@@ -59,19 +58,9 @@ export class XantechDriver extends SerialDriver {
       },
       options,
     );
+    // The options' values were checked by the factory (createXantechDriver) against the family's schema.
     const model = options.model ?? XANTECH_DEFAULTS.model;
-    if (!(model in XANTECH_MODELS)) {
-      throw new Error(`unknown xantech model "${model}": choose one of ${Object.keys(XANTECH_MODELS).join(', ')}`);
-    }
-    if (!(ZONE_COUNTS as readonly number[]).includes(zoneCount)) {
-      throw new Error(`xantech "zones" must be 8 or 16 (16 for two amplifiers in expanded mode), got ${zoneCount}`);
-    }
     const activity = options.activityUpdates ?? 'auto';
-    if (activity !== 'auto' && activity !== 'off') {
-      throw new Error(`xantech "activityUpdates" must be "auto" or "off", got ${JSON.stringify(activity)}`);
-    }
-    // A malformed tcp:// address is a configuration mistake: say so now rather than retry it forever.
-    parseTcpPort(options.serialPort);
     this.zoneCount = zoneCount;
     this.activityPollIntervalMs = options.activityPollIntervalMs ?? XANTECH_DEFAULTS.activityPollIntervalMs;
     this.activityMode = activity;

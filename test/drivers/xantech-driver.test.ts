@@ -216,9 +216,10 @@ t.test('the baud rate defaults per model, an explicit one wins, and bad options 
   t.equal(baud({ serialPort: '/dev/null', model: 'mrc88m' }), 19200);
   t.equal(baud({ serialPort: '/dev/null', model: 'mx88' }), 57600);
   t.equal(baud({ serialPort: '/dev/null', model: 'mx88', baudRate: 9600 }), 9600);
-  t.throws(() => new XantechDriver({ serialPort: '/dev/null', model: 'mrc99' as never }), /unknown xantech model "mrc99"/);
-  t.throws(() => new XantechDriver({ serialPort: '/dev/null', zones: 12 as never }), /must be 8 or 16/);
-  t.throws(() => createXantechDriver({}), /needs "serialPort"/, 'the factory names the missing port');
-  t.throws(() => new XantechDriver({ serialPort: 'tcp://adapter' }), /not a valid network serial port/);
-  t.throws(() => new XantechDriver({ serialPort: '/dev/null', activityUpdates: 'on' as never }), /"auto" or "off"/);
+  // The factory checks the options against the family's schema, as the daemon's configuration does.
+  t.throws(() => createXantechDriver({ serialPort: '/dev/null', model: 'mrc99' as never }), { message: /^xantech driver option "model": must be one of mrc88, .*, got "mrc99"/ });
+  t.throws(() => createXantechDriver({ serialPort: '/dev/null', zones: 12 as never }), { message: 'xantech driver option "zones": must be one of 8, 16, got 12' });
+  t.throws(() => createXantechDriver({}), { message: /^xantech driver option "serialPort": is required: the amplifier's serial device/ }, 'the factory names the missing port');
+  t.throws(() => createXantechDriver({ serialPort: 'tcp://adapter' }), { message: /^xantech driver option "serialPort": "tcp:\/\/adapter" is not a valid network serial port/ });
+  t.throws(() => createXantechDriver({ serialPort: '/dev/null', activityUpdates: 'on' as never }), { message: 'xantech driver option "activityUpdates": must be one of auto, off, got "on"' });
 });

@@ -30,7 +30,19 @@ t.test('the password comes from AZC_MQTT_PASSWORD or a file, never a flag', asyn
   writeFileSync(file, 'from-a-file\n');
   t.equal(loadConfig(['--mqtt-password-file', file], {}, CWD).config.mqtt.password, 'from-a-file', 'the trailing newline is dropped');
   t.match(errorOf(() => loadConfig(['--mqtt-password', 'visible-in-ps'], {}, CWD)), /process list.*AZC_MQTT_PASSWORD.*--mqtt-password-file/);
-  t.match(errorOf(() => loadConfig(['--mqtt-password-file', path.join(dir, 'missing')], {}, CWD)), /cannot read "mqtt.passwordFile".*ENOENT/);
+  t.equal(errorOf(() => loadConfig(['--mqtt-password-file', path.join(dir, 'missing')], {}, CWD)), `flag --mqtt-password-file: cannot read ${path.join(dir, 'missing')} (ENOENT)`);
+  writeFileSync(path.join(dir, 'empty'), '\n');
+  t.equal(errorOf(() => loadConfig([], { AZC_MQTT_PASSWORD_FILE: path.join(dir, 'empty') }, CWD)), `environment AZC_MQTT_PASSWORD_FILE: ${path.join(dir, 'empty')} is empty`);
+});
+
+t.test('a password file named in a higher layer wins over AZC_MQTT_PASSWORD; both in the environment are refused', async (t) => {
+  const dir = tempDir('azc-mqtt-config-');
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'password');
+  writeFileSync(file, 'from-a-file');
+  t.equal(loadConfig(['--mqtt-password-file', file], { AZC_MQTT_PASSWORD: 'from-env' }, CWD).config.mqtt.password, 'from-a-file');
+  const both = { AZC_MQTT_PASSWORD: 'from-env', AZC_MQTT_PASSWORD_FILE: file };
+  t.equal(errorOf(() => loadConfig([], both, CWD)), 'environment AZC_MQTT_PASSWORD_FILE: the password is given directly too; give one of them');
 });
 
 t.test('a config file sets the mqtt section, and refuses a password in it', async (t) => {
@@ -42,16 +54,19 @@ t.test('a config file sets the mqtt section, and refuses a password in it', asyn
   const { config } = loadConfig(['--config', file], {}, CWD);
   t.match(config.mqtt, { url: 'mqtts://broker:8883', account: 'hub', password: 'pw-1', caFile: path.join(dir, 'ca.pem'), reconnectMaxMs: 30000 });
   writeFileSync(file, JSON.stringify({ mqtt: { password: 'plain' } }));
-  t.match(errorOf(() => loadConfig(['--config', file], {}, CWD)), /"mqtt.password" is not read from the config file/);
+  t.match(errorOf(() => loadConfig(['--config', file], {}, CWD)), new RegExp(`^config file ${file}, key "mqtt.password": .*copied around.*AZC_MQTT_PASSWORD`));
+  t.notMatch(errorOf(() => loadConfig(['--config', file], {}, CWD)), /plain/, 'the password is not shown');
   writeFileSync(file, JSON.stringify({ mqtt: { colour: 'blue' } }));
-  t.match(errorOf(() => loadConfig(['--config', file], {}, CWD)), /"mqtt.colour" is not an MQTT setting/);
+  t.match(errorOf(() => loadConfig(['--config', file], {}, CWD)), new RegExp(`^config file ${file}, key "mqtt.colour": unknown setting; known here: url, username, passwordFile, account`));
 });
 
 t.test('bad broker URLs and topic prefixes are refused with the fix', async (t) => {
-  t.match(errorOf(() => loadConfig(['--mqtt-url', 'http://broker:1883'], {}, CWD)), /mqtt:\/\/host:1883/);
-  t.match(errorOf(() => loadConfig(['--mqtt-url', 'mqtt://user:pw@broker:1883'], {}, CWD)), /must not carry credentials/);
+  t.equal(errorOf(() => loadConfig(['--mqtt-url', 'http://broker:1883'], {}, CWD)), 'flag --mqtt-url: must look like mqtt://host:1883 or mqtts://host:8883, got "http://broker:1883"');
+  const withLogin = errorOf(() => loadConfig(['--mqtt-url', 'mqtt://user:pw@broker:1883'], {}, CWD));
+  t.match(withLogin, /^flag --mqtt-url: must not carry credentials/);
+  t.notMatch(withLogin, /pw@/, 'the login is not echoed');
   for (const topic of ['azc/#', 'azc/+/x', '/azc', 'azc/', 'a//b']) {
-    t.match(errorOf(() => loadConfig(['--mqtt-base-topic', topic], {}, CWD)), /"mqtt.baseTopic" must be topic levels/, topic);
+    t.match(errorOf(() => loadConfig(['--mqtt-base-topic', topic], {}, CWD)), /^flag --mqtt-base-topic: must be topic levels/, topic);
   }
-  t.match(errorOf(() => loadConfig([], { AZC_MQTT_DISCOVERY_PREFIX: 'home#' }, CWD)), /"mqtt.discoveryPrefix"/);
+  t.match(errorOf(() => loadConfig([], { AZC_MQTT_DISCOVERY_PREFIX: 'home#' }, CWD)), /^environment AZC_MQTT_DISCOVERY_PREFIX: must be topic levels/);
 });
