@@ -11,7 +11,7 @@ import { MetaRepo } from './store/meta-repo.js';
 import { DeviceSecrets, writePrivateFile, type PasswordHasher } from './domain/accounts/index.js';
 import type { Clock } from './domain/shared/index.js';
 import { Amplifiers, singleAmplifier, type Amplifier } from './domain/audio/index.js';
-import type { InjectRequest, InjectResponse } from './http/dispatch.js';
+import type { InjectRequest, InjectResponse } from './http/inject.js';
 import { createDriver } from '../drivers/index.js';
 import type { AmplifierDriver, DriverOptions } from '../drivers/driver.js';
 import type { SsdpAnnouncerOptions } from './discovery/ssdp.js';

@@ -12,13 +12,13 @@ export { settingNames } from './config/catalog.js';
 export { mqttUrlProblem } from './config/mqtt.js';
 export { helpText } from './config/help.js';
 
-/** The MQTT bridge's settings (README, Home Assistant); the password read from its file, if one was named. */
+/** The MQTT bridge's settings (docs/home-assistant.md); the password read from its file, if one was named. */
 export type MqttConfig = Omit<Settings['mqtt'], 'passwordFile'>;
 
 export type Config = Omit<Settings, 'amplifiers' | 'exportDir' | 'mqtt'> & {
   /** `<stateDir>/exports` unless set. */
   exportDir: string;
-  /** The config file's list (README, Several amplifiers); empty: the one of `driver` and `serialPort` (see amplifiersOf). */
+  /** The config file's list (docs/drivers.md, Several amplifiers); empty: the one of `driver` and `serialPort` (see amplifiersOf). */
   amplifiers: AmplifierConfig[];
   mqtt: MqttConfig;
 };

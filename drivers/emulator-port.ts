@@ -2,7 +2,7 @@
 // stream (a loopback TCP socket, an in-memory line), the command record with waitForCommand, and scripted rejections.
 import { EventEmitter } from 'node:events';
 import { SerialPort } from 'serialport';
-import { systemClock, type Clock } from './core/clock.js';
+import { monotonicClock, type Clock } from './core/clock.js';
 import type { DeviceStream } from './memory-port.js';
 
 export interface OutputOptions {
@@ -46,7 +46,7 @@ export class PacedOutput {
   private sent = 0;
 
   constructor(options: OutputOptions = {}) {
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? monotonicClock;
     this.byteDelayMs = options.byteDelayMs ?? 0;
     this.dropRate = options.dropRate ?? 0;
     this.garbleRate = options.garbleRate ?? 0;
@@ -171,7 +171,7 @@ export abstract class EmulatorPort extends EventEmitter {
     private readonly baudRate: number,
   ) {
     super();
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? monotonicClock;
     this.bootMs = options.bootMs ?? 0;
     this.output = new PacedOutput(options);
   }

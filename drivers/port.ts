@@ -1,7 +1,7 @@
 // One byte port for every serial driver: a local serial device, or raw TCP to an IP-serial adapter (tcp://host:port).
 import net from 'node:net';
 import type { SerialPort } from 'serialport';
-import { systemClock, type Clock } from './core/clock.js';
+import { monotonicClock, type Clock } from './core/clock.js';
 
 /** A duplex byte stream to the amplifier. Events: 'data' (Buffer), 'close', 'error'. */
 export interface BytePort {
@@ -62,7 +62,7 @@ export const openPort: OpenPort = async (options) => {
   options.signal?.throwIfAborted();
   if (tcp) {
     const timeoutMs = options.connectTimeoutMs ?? TCP_CONNECT_TIMEOUT_MS;
-    return openTcp(tcp.host, tcp.port, timeoutMs, options.signal, options.clock ?? systemClock);
+    return openTcp(tcp.host, tcp.port, timeoutMs, options.signal, options.clock ?? monotonicClock);
   }
   const port = await openSerial(options.path, options.baudRate);
   if (options.signal?.aborted) {

@@ -1,4 +1,4 @@
-// The MQTT bridge's settings (README, Home Assistant): broker, login, account, topics, TLS files and timings; off
+// The MQTT bridge's settings (docs/home-assistant.md): broker, login, account, topics, TLS files and timings; off
 // while no broker URL is set.
 import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';

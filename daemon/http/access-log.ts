@@ -1,7 +1,7 @@
 // Access-log lines written straight to the logger's destination: the same JSON pino writes, without its
 // generic serializer, because one line per request is the hottest log call there is.
-import pino, { type Logger } from 'pino';
-import { redactUrl } from '../log.js';
+import type { Logger } from 'pino';
+import { destinationOf, redactUrl } from '../log.js';
 
 export interface AccessEntry {
   requestId: string;
@@ -38,8 +38,8 @@ function methodJson(method: string): string {
 const PLAIN_PATH = /^[A-Za-z0-9/._~%!$&'()*+,;=:@?-]*$/;
 
 export function createAccessLog(logger: Logger): AccessLog {
-  const stream = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym];
-  if (!stream || typeof stream.write !== 'function') {
+  const stream = destinationOf(logger);
+  if (!stream) {
     return (e) => logger.info({ reqId: e.requestId, method: e.method, path: redactUrl(e.url), status: e.status, ms: e.ms }, 'request');
   }
   return (e) => {

@@ -1,24 +1,20 @@
-// HTTP's own errors, and the one place that turns any error (a domain error included) into RFC 9457 problem details.
+// HTTP's own errors, and the one place that turns any error (a domain error included) into RFC 9457 problem details;
+// the status text both use.
+import { STATUS_CODES } from 'node:http';
 import { DomainError, type DomainErrorKind, type FieldErrors } from '../domain/shared/index.js';
 
 export type { FieldErrors };
 
 const WWW_AUTHENTICATE = 'Bearer realm="azcd"';
 
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  421: 'Misdirected Request',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
+/**
+ * "404 Not Found" for every status Node knows, from its own table (http.STATUS_CODES), the one source of status text:
+ * the status line uWS is given and, without the number, each problem's title. An array, read once per response.
+ */
+const STATUS_LINES: string[] = [];
+for (const [code, text] of Object.entries(STATUS_CODES)) STATUS_LINES[Number(code)] = `${code} ${text}`;
+
+export const statusLine = (status: number): string => STATUS_LINES[status] ?? `${status} Status`;
 
 export class HttpError extends Error {
   constructor(
@@ -31,9 +27,6 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (detail: string, errors?: FieldErrors) => new HttpError(400, detail, errors ? { errors } : {});
-export const notFound = (detail: string) => new HttpError(404, detail);
-export const forbidden = (detail: string) => new HttpError(403, detail);
-export const conflict = (detail: string) => new HttpError(409, detail);
 export const unauthorized = (detail = 'a valid credential is required (X-API-Key, Authorization: Bearer, or ?apiKey=)') =>
   new HttpError(401, detail, { headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } });
 
@@ -78,7 +71,7 @@ export interface Problem {
 export function toProblem(error: HttpError, instance: string, requestId: string): Problem {
   const problem: Problem = {
     type: error.status === 500 ? 'about:blank' : `https://audio-zone-control.local/problems/${error.status}`,
-    title: TITLES[error.status] ?? 'Error',
+    title: STATUS_CODES[error.status] ?? 'Error',
     status: error.status,
     detail: error.detail,
     instance,

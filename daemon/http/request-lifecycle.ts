@@ -13,9 +13,9 @@
  * - answered: the response is written, or a raw route or static file took it over.
  * - aborted: the client went away; the response may not be touched.
  */
-export type Phase = 'routing' | 'reading' | 'waiting' | 'rejecting' | 'handling' | 'held' | 'orphaned' | 'streaming' | 'answered' | 'aborted';
+export type RequestState = 'routing' | 'reading' | 'waiting' | 'rejecting' | 'handling' | 'held' | 'orphaned' | 'streaming' | 'answered' | 'aborted';
 
-const NEXT: Record<Phase, readonly Phase[]> = {
+const NEXT: Record<RequestState, readonly RequestState[]> = {
   routing: ['reading', 'waiting', 'rejecting', 'handling', 'streaming', 'answered'],
   reading: ['waiting', 'answered', 'aborted'],
   waiting: ['handling', 'streaming', 'answered', 'aborted'],
@@ -29,26 +29,26 @@ const NEXT: Record<Phase, readonly Phase[]> = {
 };
 
 /** Checks a move against the table above; a wrong one is a bug in the adapter, never the client's doing. */
-export function move(from: Phase, to: Phase): Phase {
+export function move(from: RequestState, to: RequestState): RequestState {
   if (!NEXT[from].includes(to)) throw new Error(`request lifecycle: no move from ${from} to ${to}`);
   return to;
 }
 
-/** Phases that outlive the uWS handler call: shutdown waits for requests in them. */
-export function isUnderWay(phase: Phase): boolean {
+/** States that outlive the uWS handler call: shutdown waits for requests in them. */
+export function isUnderWay(state: RequestState): boolean {
   return (
-    phase === 'reading' || phase === 'waiting' || phase === 'rejecting' || phase === 'handling' || phase === 'held' || phase === 'orphaned' || phase === 'streaming'
+    state === 'reading' || state === 'waiting' || state === 'rejecting' || state === 'handling' || state === 'held' || state === 'orphaned' || state === 'streaming'
   );
 }
 
-/** Phases whose socket was paused (and must be resumed when the answer goes out). */
-export function isPaused(phase: Phase): boolean {
-  return phase === 'held';
+/** States whose socket was paused (and must be resumed when the answer goes out). */
+export function isPaused(state: RequestState): boolean {
+  return state === 'held';
 }
 
 /** What the client going away does: a running handler is left to finish; anything else ends here. */
-export function onAbort(phase: Phase): Phase | undefined {
-  if (phase === 'handling' || phase === 'held') return 'orphaned';
-  if (phase === 'reading' || phase === 'waiting' || phase === 'rejecting' || phase === 'streaming') return 'aborted';
+export function onAbort(state: RequestState): RequestState | undefined {
+  if (state === 'handling' || state === 'held') return 'orphaned';
+  if (state === 'reading' || state === 'waiting' || state === 'rejecting' || state === 'streaming') return 'aborted';
   return undefined;
 }

@@ -2,18 +2,10 @@
 import { HttpError } from './problem.js';
 import { loadUws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.js';
 import { CAPTURED_HEADERS, type ApiResult, type RequestHeaders, type Route } from './route.js';
-import {
-  Dispatcher,
-  EMPTY_QUERY,
-  Exchange,
-  type InjectRequest,
-  type InjectResponse,
-  type PipelineOptions,
-} from './dispatch.js';
-import { isPaused, isUnderWay, move, onAbort, type Phase } from './request-lifecycle.js';
+import { Dispatcher, EMPTY_QUERY, PipelineRequest, type PipelineOptions } from './dispatch.js';
+import { inject, type InjectRequest, type InjectResponse } from './inject.js';
+import { isPaused, isUnderWay, move, onAbort, type RequestState } from './request-lifecycle.js';
 import { sendStreamed } from './streamed-body.js';
-
-export { statusLine } from './dispatch.js';
 
 export interface ServerOptions extends PipelineOptions {
   /**
@@ -31,9 +23,9 @@ const UPPER_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'
 /** The header names as bytes: uWS takes a Buffer as it is, where a string is encoded to UTF-8 on every call. */
 const NAME = Object.fromEntries(CAPTURED_HEADERS.map((name) => [name, Buffer.from(name, 'latin1')])) as Record<keyof RequestHeaders, Buffer>;
 
-/** A request on a socket: the pipeline's exchange plus the uWS response and where the request is in its life. */
-class SocketExchange extends Exchange {
-  phase: Phase = 'routing';
+/** A request on a socket: the pipeline's request plus the uWS response and where the request is in its life. */
+class SocketRequest extends PipelineRequest {
+  state: RequestState = 'routing';
   /** Sent instead of running the route once the request is taken up (a framing error). */
   rejection: HttpError | undefined;
   /** The body as it arrives (requests with a body only). */
@@ -70,10 +62,10 @@ export class HttpServer {
   private inflight = 0;
   private drained: Array<() => void> = [];
   /** Requests taken up at the end of this event-loop turn (see defer), and the pending immediate. */
-  private ready: SocketExchange[] = [];
+  private ready: SocketRequest[] = [];
   private readyTimer: NodeJS.Immediate | undefined;
   /** Requests whose handler went async in this turn; those still unanswered when it ends are paused (see hold). */
-  private handling: SocketExchange[] = [];
+  private handling: SocketRequest[] = [];
   private holdTimer: NodeJS.Immediate | undefined;
   private readonly endOfTurn: (() => void) | undefined;
   private readonly uws = loadUws();
@@ -100,7 +92,7 @@ export class HttpServer {
 
   /** Sends a request through the same pipeline without a socket (tests, in-process callers). */
   inject(request: InjectRequest): Promise<InjectResponse> {
-    return this.dispatcher.dispatch(request);
+    return inject(this.dispatcher, request);
   }
 
   /**
@@ -177,39 +169,39 @@ export class HttpServer {
     };
     const query = rawQuery ? new URLSearchParams(rawQuery) : EMPTY_QUERY;
     const dispatcher = this.dispatcher;
-    const ex = new SocketExchange(dispatcher, res, method, path, rawQuery, query, headers, dispatcher.requestId(headers['x-request-id']));
+    const request = new SocketRequest(dispatcher, res, method, path, rawQuery, query, headers, dispatcher.requestId(headers['x-request-id']));
     // uWS frames the body by the first Content-Length; a message whose lengths disagree is refused (RFC 9112
     // 6.3), not guessed at. Only requests that declare a length pay for the walk over their headers. The 400
     // (which closes the connection) waits like a write: whatever was sent behind it is never run.
     if (headers['content-length'] && contentLengthsDisagree(req)) {
-      ex.rejection = new HttpError(400, 'the request has several Content-Length headers that disagree; send exactly one');
-      this.defer(ex, 'rejecting');
+      request.rejection = new HttpError(400, 'the request has several Content-Length headers that disagree; send exactly one');
+      this.defer(request, 'rejecting');
       return;
     }
     try {
-      const compiled = dispatcher.match(ex, res);
+      const compiled = dispatcher.match(request, res);
       if (!compiled) {
-        this.enter(ex, 'answered');
+        this.enter(request, 'answered');
         return;
       }
       if (compiled.route.kind === 'raw') {
-        compiled.route.open(ex, res);
-        this.enter(ex, 'answered');
-        dispatcher.log(ex, 200);
+        compiled.route.open(request, res);
+        this.enter(request, 'answered');
+        dispatcher.log(request, 200);
         return;
       }
-      if (compiled.body) this.readBody(ex);
-      else if (method === 'GET' || method === 'HEAD') this.finish(ex, dispatcher.run(ex, undefined, false));
-      else this.defer(ex, 'waiting');
+      if (compiled.body) this.readBody(request);
+      else if (method === 'GET' || method === 'HEAD') this.finish(request, dispatcher.run(request, undefined, false));
+      else this.defer(request, 'waiting');
     } catch (err) {
-      this.fail(ex, err);
+      this.fail(request, err);
     }
   }
 
-  /** Moves `ex` to `next`, keeping the count of requests under way that shutdown waits for. */
-  private enter(ex: SocketExchange, next: Phase): void {
-    const wasUnderWay = isUnderWay(ex.phase);
-    ex.phase = move(ex.phase, next);
+  /** Moves `request` to `next`, keeping the count of requests under way that shutdown waits for. */
+  private enter(request: SocketRequest, next: RequestState): void {
+    const wasUnderWay = isUnderWay(request.state);
+    request.state = move(request.state, next);
     if (wasUnderWay === isUnderWay(next)) return;
     if (!wasUnderWay) {
       this.inflight++;
@@ -222,27 +214,27 @@ export class HttpServer {
     }
   }
 
-  private abort(ex: SocketExchange): void {
-    const next = onAbort(ex.phase);
-    if (next) this.enter(ex, next);
-    ex.stopStream?.();
+  private abort(request: SocketRequest): void {
+    const next = onAbort(request.state);
+    if (next) this.enter(request, next);
+    request.stopStream?.();
     // A body streaming into a sink whose handler will never run lets go of it (a handler running finishes it).
-    if (next === 'aborted') ex.sink?.abort();
+    if (next === 'aborted') request.sink?.abort();
   }
 
   /** Reads the whole body, copying every chunk (uWS neuters them) and enforcing the cap as bytes arrive. */
-  private readBody(ex: SocketExchange): void {
-    this.dispatcher.checkDeclaredLength(ex);
-    const limit = this.dispatcher.bodyLimit(ex);
-    const sink = this.dispatcher.openBody(ex);
-    ex.res.onAborted(() => this.abort(ex));
-    this.enter(ex, 'reading');
-    const chunks: Buffer[] = (ex.chunks = []);
-    ex.res.onData((chunk, isLast) => {
-      if (ex.phase !== 'reading') return;
-      ex.size += chunk.byteLength;
-      if (ex.size > limit) {
-        this.fail(ex, this.dispatcher.tooLarge(ex));
+  private readBody(request: SocketRequest): void {
+    this.dispatcher.checkDeclaredLength(request);
+    const limit = this.dispatcher.bodyLimit(request);
+    const sink = this.dispatcher.openBody(request);
+    request.res.onAborted(() => this.abort(request));
+    this.enter(request, 'reading');
+    const chunks: Buffer[] = (request.chunks = []);
+    request.res.onData((chunk, isLast) => {
+      if (request.state !== 'reading') return;
+      request.size += chunk.byteLength;
+      if (request.size > limit) {
+        this.fail(request, this.dispatcher.tooLarge(request));
         return;
       }
       const piece = Buffer.from(new Uint8Array(chunk));
@@ -251,13 +243,13 @@ export class HttpServer {
           sink.write(piece);
         } catch (err) {
           // Answered before the rest of the body: the connection closes behind the answer.
-          this.fail(ex, err, true);
+          this.fail(request, err, true);
           return;
         }
       } else {
         chunks.push(piece);
       }
-      if (isLast) this.schedule(ex, 'waiting');
+      if (isLast) this.schedule(request, 'waiting');
     });
   }
 
@@ -269,14 +261,14 @@ export class HttpServer {
    * happens). Its answer then goes out in the same turn (endOfTurn commits), before uWS reads the socket again;
    * a handler that outlives the turn has its socket paused until it answers (hold), so pipelined requests wait.
    */
-  private defer(ex: SocketExchange, next: 'waiting' | 'rejecting'): void {
-    ex.res.onAborted(() => this.abort(ex));
-    this.schedule(ex, next);
+  private defer(request: SocketRequest, next: 'waiting' | 'rejecting'): void {
+    request.res.onAborted(() => this.abort(request));
+    this.schedule(request, next);
   }
 
-  private schedule(ex: SocketExchange, next: 'waiting' | 'rejecting'): void {
-    this.enter(ex, next);
-    this.ready.push(ex);
+  private schedule(request: SocketRequest, next: 'waiting' | 'rejecting'): void {
+    this.enter(request, next);
+    this.ready.push(request);
     this.readyTimer ??= setImmediate(this.takeUpReady);
     // Queued behind takeUpReady in the same turn: runs after it and after the microtasks that write its answers.
     this.holdTimer ??= setImmediate(this.hold);
@@ -286,7 +278,7 @@ export class HttpServer {
     this.readyTimer = undefined;
     const batch = this.ready;
     this.ready = [];
-    for (const ex of batch) this.takeUp(ex);
+    for (const request of batch) this.takeUp(request);
     this.endOfTurn?.();
   };
 
@@ -295,94 +287,94 @@ export class HttpServer {
     this.holdTimer = undefined;
     const batch = this.handling;
     this.handling = [];
-    for (const ex of batch) {
-      if (ex.phase !== 'handling') continue;
-      this.enter(ex, 'held');
-      ex.res.pause();
+    for (const request of batch) {
+      if (request.state !== 'handling') continue;
+      this.enter(request, 'held');
+      request.res.pause();
     }
   };
 
-  private takeUp(ex: SocketExchange): void {
-    if (ex.phase === 'rejecting') {
-      this.fail(ex, ex.rejection, true);
+  private takeUp(request: SocketRequest): void {
+    if (request.state === 'rejecting') {
+      this.fail(request, request.rejection, true);
       return;
     }
-    if (ex.phase !== 'waiting') return;
+    if (request.state !== 'waiting') return;
     try {
-      const chunks = ex.chunks;
+      const chunks = request.chunks;
       let body: Buffer | undefined;
       if (chunks) {
-        body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, ex.size);
-        ex.chunks = undefined;
+        body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, request.size);
+        request.chunks = undefined;
       }
-      this.finish(ex, this.dispatcher.run(ex, body, true));
+      this.finish(request, this.dispatcher.run(request, body, true));
     } catch (err) {
-      this.fail(ex, err);
+      this.fail(request, err);
     }
   }
 
-  private finish(ex: SocketExchange, result: ApiResult | Promise<ApiResult>): void {
+  private finish(request: SocketRequest, result: ApiResult | Promise<ApiResult>): void {
     if (!(result instanceof Promise)) {
-      this.write(ex, result);
+      this.write(request, result);
       return;
     }
     // Registered before the response goes async, as uWS requires; the handler still finishes its writes.
-    if (ex.phase === 'routing') ex.res.onAborted(() => this.abort(ex));
-    this.enter(ex, 'handling');
-    this.handling.push(ex);
+    if (request.state === 'routing') request.res.onAborted(() => this.abort(request));
+    this.enter(request, 'handling');
+    this.handling.push(request);
     // Inside a uWS callback this runs before uWS reads again; inside takeUpReady one is already queued.
     this.holdTimer ??= setImmediate(this.hold);
     result.then(
-      (value) => this.write(ex, value),
-      (err) => this.fail(ex, err),
+      (value) => this.write(request, value),
+      (err) => this.fail(request, err),
     );
   }
 
-  private fail(ex: SocketExchange, err: unknown, closeConnection = false): void {
-    const result = this.dispatcher.failure(ex, err);
-    this.write(ex, result, closeConnection || result.status === 413);
+  private fail(request: SocketRequest, err: unknown, closeConnection = false): void {
+    const result = this.dispatcher.failure(request, err);
+    this.write(request, result, closeConnection || result.status === 413);
   }
 
-  private write(ex: SocketExchange, result: ApiResult, closeConnection = false): void {
-    const from = ex.phase;
-    if (from === 'orphaned') this.enter(ex, 'aborted');
+  private write(request: SocketRequest, result: ApiResult, closeConnection = false): void {
+    const from = request.state;
+    if (from === 'orphaned') this.enter(request, 'aborted');
     if (from === 'orphaned' || from === 'answered' || from === 'aborted') {
       result.stream?.close();
       return;
     }
-    if (result.stream && ex.method !== 'HEAD') {
-      this.stream(ex, result, from);
+    if (result.stream && request.method !== 'HEAD') {
+      this.stream(request, result, from);
       return;
     }
-    this.enter(ex, 'answered');
-    const { res } = ex;
+    this.enter(request, 'answered');
+    const { res } = request;
     const dispatcher = this.dispatcher;
     res.cork(() => {
       // The next pipelined request is read once this answer is on its way.
       if (isPaused(from)) res.resume();
-      dispatcher.respond(res, ex, result, closeConnection);
+      dispatcher.respond(res, request, result, closeConnection);
     });
-    dispatcher.log(ex, result.status);
+    dispatcher.log(request, result.status);
   }
 
   /**
    * A streamed body goes out while the request counts as under way (shutdown waits for it); its access-log line is
    * written once it ended, with the time the whole took.
    */
-  private stream(ex: SocketExchange, result: ApiResult, from: Phase): void {
-    const { res } = ex;
+  private stream(request: SocketRequest, result: ApiResult, from: RequestState): void {
+    const { res } = request;
     // A synchronous handler has not registered it yet, and uWS needs it before the body goes async.
-    if (from === 'routing') res.onAborted(() => this.abort(ex));
-    this.enter(ex, 'streaming');
+    if (from === 'routing') res.onAborted(() => this.abort(request));
+    this.enter(request, 'streaming');
     res.cork(() => {
       if (isPaused(from)) res.resume();
-      this.dispatcher.respond(res, ex, result, false);
+      this.dispatcher.respond(res, request, result, false);
     });
-    ex.stopStream = sendStreamed(res, result.stream!, () => ex.phase !== 'streaming', (whole, err) => {
-      ex.stopStream = undefined;
-      if (err) this.dispatcher.streamFailed(ex, err);
-      if (ex.phase === 'streaming') this.enter(ex, whole ? 'answered' : 'aborted');
-      this.dispatcher.log(ex, result.status);
+    request.stopStream = sendStreamed(res, result.stream!, () => request.state !== 'streaming', (whole, err) => {
+      request.stopStream = undefined;
+      if (err) this.dispatcher.streamFailed(request, err);
+      if (request.state === 'streaming') this.enter(request, whole ? 'answered' : 'aborted');
+      this.dispatcher.log(request, result.status);
     }).stop;
   }
 }

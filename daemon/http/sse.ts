@@ -7,8 +7,7 @@ import type { Authentication } from '../domain/accounts/index.js';
 import { T } from './schema.js';
 import type { ApiRequest, RawRoute } from './route.js';
 import type { HttpResponse } from './uws.js';
-import { statusLine } from './server.js';
-import { HttpError } from './problem.js';
+import { HttpError, statusLine } from './problem.js';
 
 export interface StreamOptions {
   retryMs: number;

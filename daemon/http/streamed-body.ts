@@ -3,9 +3,7 @@
 // memory.
 import type { BodySource } from './route.js';
 import type { HttpResponse } from './uws.js';
-
-/** Longest stretch spent making and writing pieces before the loop gets a turn. */
-export const SLICE_MS = 8;
+import { SLICE_MS } from '../domain/shared/index.js';
 
 /**
  * Pumps `source` into `res` (its status and headers already written). `gone` says the client left (uWS's

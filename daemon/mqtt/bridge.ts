@@ -100,7 +100,7 @@ export class MqttBridge {
     this.unsubscribe = this.deps.bus.subscribe((event: BusEvent) => {
       if (RELEVANT.test(event.type)) this.scheduleSync();
     }, { internal: true });
-    this.log.info({ broker: redactUrl(options.url), baseTopic: options.baseTopic, account: options.account }, 'MQTT bridge connecting');
+    this.log.info({ broker: withoutUserInfo(options.url), baseTopic: options.baseTopic, account: options.account }, 'MQTT bridge connecting');
     this.checkAccount();
     // Reconnecting is ours (reconnectPeriod 0) so the back-off can grow and be capped.
     let client: MqttClient;
@@ -149,7 +149,7 @@ export class MqttBridge {
   /** Not started: health says why, and so does one log line. */
   private refuse(detail: string): void {
     this.current = { state: 'misconfigured', detail };
-    this.log.error({ broker: redactUrl(this.deps.options.url), reason: detail }, 'MQTT bridge not started');
+    this.log.error({ broker: withoutUserInfo(this.deps.options.url), reason: detail }, 'MQTT bridge not started');
   }
 
   private onConnect(): void {
@@ -286,6 +286,6 @@ export class MqttBridge {
 }
 
 /** The broker URL without any user:password part, for logs. */
-export function redactUrl(url: string): string {
+export function withoutUserInfo(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//');
 }

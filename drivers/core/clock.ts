@@ -8,7 +8,11 @@ export interface Clock {
   clearTimeout(handle: unknown): void;
 }
 
-export const systemClock: Clock = {
+/**
+ * The process's monotonic clock (performance.now): not the wall clock the daemon's and the playback engine's
+ * `systemClock` read (Date.now), whose times are stored and shown.
+ */
+export const monotonicClock: Clock = {
   now: () => performance.now(),
   setTimeout: (fire, ms) => setTimeout(fire, ms),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout | undefined),

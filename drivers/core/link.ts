@@ -1,7 +1,7 @@
 // One request at a time on the line and the frames that answer it: written, matched, timed out, followed by a quiet
 // gap. Frames no request takes go to the family; after a timeout the line is brought back in step before the next
 // request. Families supply the framer, the requests' bytes and their matchers.
-import { PortSession, type PortSessionOptions } from './port-session.js';
+import { ReconnectingPort, type ReconnectingPortOptions } from './reconnecting-port.js';
 
 export type Outcome = 'ok' | 'timeout' | 'error' | 'closed';
 
@@ -30,7 +30,7 @@ export interface Request<F> {
   timeoutMs?: number;
 }
 
-export interface LinkOptions<F> extends PortSessionOptions {
+export interface LinkOptions<F> extends ReconnectingPortOptions {
   timeoutMs: number;
   /** Quiet time held after every exchange: amplifiers desynchronise when commands are pipelined. */
   gapMs: number;
@@ -61,7 +61,7 @@ interface Exchange<F> {
   resolve(outcome: Outcome): void;
 }
 
-export class Link<F> extends PortSession {
+export class Link<F> extends ReconnectingPort {
   private readonly options: LinkOptions<F>;
   private current: Exchange<F> | undefined;
   private recover = false;
@@ -74,14 +74,14 @@ export class Link<F> extends PortSession {
 
   /** Sends `request` once every request before it has finished; resolves with its outcome once the gap has passed. */
   request(request: Request<F>): Promise<Outcome> {
-    const session = this.session;
+    const connection = this.connection;
     return this.queue(async () => {
       const { recovery } = this.options;
-      if (this.recover && recovery && session === this.session) {
+      if (this.recover && recovery && connection === this.connection) {
         this.recover = false;
-        await this.exchange(session, recovery(), true);
+        await this.exchange(connection, recovery(), true);
       }
-      return this.exchange(session, request, false);
+      return this.exchange(connection, request, false);
     });
   }
 
@@ -90,9 +90,9 @@ export class Link<F> extends PortSession {
     this.recover = this.options.recoverOnConnect ?? false;
   }
 
-  private exchange(session: number, request: Request<F>, recovery: boolean): Promise<Outcome> {
-    const port = this.portOf(session);
-    // No port in this session: it is still opening or already gone, and nothing is sent before it is up.
+  private exchange(connection: number, request: Request<F>, recovery: boolean): Promise<Outcome> {
+    const port = this.portOf(connection);
+    // No port in this connection: it is still opening or already gone, and nothing is sent before it is up.
     if (!port) return Promise.resolve('closed');
     if (this.options.freshFramePerRequest) this.options.framer.reset();
     return new Promise((resolve) => {
@@ -100,7 +100,7 @@ export class Link<F> extends PortSession {
       this.current = ex;
       ex.timer = this.clock.setTimeout(() => this.complete(ex, 'timeout'), request.timeoutMs ?? this.options.timeoutMs);
       const sends = request.bytes.length > 0;
-      // A failed write is the port's 'error', which takes the session down.
+      // A failed write is the port's 'error', which takes the connection down.
       if (sends) port.write(request.bytes);
       if (request.quietMs !== undefined) this.awaitQuiet(ex, sends ? this.clock.now() : this.lastDataAt);
       else if (!request.reply) this.complete(ex, 'ok');
@@ -136,7 +136,7 @@ export class Link<F> extends PortSession {
     ex.resolve(ex.outcome ?? 'closed');
   }
 
-  /** The session ended: the exchange in flight is 'closed'; the queue drains, each request finding its session gone. */
+  /** The connection ended: the exchange in flight is 'closed'; the queue drains, each request finding its connection gone. */
   protected aborted(): void {
     const ex = this.current;
     if (!ex) return;
@@ -144,8 +144,8 @@ export class Link<F> extends PortSession {
     this.release(ex);
   }
 
-  protected received(session: number, chunk: Buffer): void {
-    if (session !== this.session) return;
+  protected received(connection: number, chunk: Buffer): void {
+    if (connection !== this.connection) return;
     this.lastDataAt = this.clock.now();
     const ex = this.current;
     if (ex && ex.outcome === undefined && ex.request.quietMs !== undefined) this.awaitQuiet(ex, this.lastDataAt);

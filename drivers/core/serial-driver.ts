@@ -1,8 +1,8 @@
-// The serial amplifier driver every family shares: the driver interface, the lifecycle and the session phases, on
+// The serial amplifier driver every family shares: the driver interface, the lifecycle and the connection phases, on
 // the shared work loop (work-loop.ts). A family supplies its link (framing, exchanges), its topology, how one read
 // and one write go on the wire, and the handshake a new connection begins with.
 import type { AmplifierDriver, DriverDescription, DriverListener, ZoneAvailability, ZoneState } from '../driver.js';
-import { systemClock } from './clock.js';
+import { monotonicClock } from './clock.js';
 import { DriverEvents } from './events.js';
 import { TIMINGS, type CoreOptions, type FirstRead, type LineOptions, type SerialOptions, type SerialTimings } from './serial-options.js';
 import { WorkLoop } from './work-loop.js';
@@ -16,7 +16,7 @@ export abstract class SerialDriver extends WorkLoop implements AmplifierDriver {
     private readonly options: SerialOptions & { serialPort: string },
   ) {
     const timings = Object.fromEntries(TIMINGS.map((key) => [key, options[key] ?? core.defaults[key]])) as SerialTimings;
-    super(core.family, core.topology, options.clock ?? systemClock, timings, new DriverEvents(core.family, options.log), {
+    super(core.family, core.topology, options.clock ?? monotonicClock, timings, new DriverEvents(core.family, options.log), {
       configured: core.configured ?? [],
       probeOthers: core.probeOthers,
       maxRefusals: core.maxRefusals,
@@ -24,7 +24,7 @@ export abstract class SerialDriver extends WorkLoop implements AmplifierDriver {
     this.name = core.family;
   }
 
-  /** The options of the family's link: the port, the timings, and this driver's session callbacks. */
+  /** The options of the family's link: the port, the timings, and this driver's connection callbacks. */
   protected lineOptions(baudRate = this.timings.baudRate): LineOptions {
     const { openPort } = this.options;
     return {
@@ -105,20 +105,20 @@ export abstract class SerialDriver extends WorkLoop implements AmplifierDriver {
 
   /**
    * The port is open: the family's first exchanges (its master must answer). Resolves with that first read, or
-   * undefined when the session is over (the family failed the link, or the port went away).
+   * undefined when the connection is over (the family failed the link, or the port went away).
    */
-  protected abstract handshake(session: number): Promise<FirstRead | undefined>;
+  protected abstract handshake(connection: number): Promise<FirstRead | undefined>;
   /** Undefined for a channel the family can address, else the complaint naming the valid ones. */
   protected abstract checkChannel(channel: number): string | undefined;
 
-  // ---- session ---------------------------------------------------------------------------------------------------
+  // ---- connection ------------------------------------------------------------------------------------------------
 
   /** The link's onUp: the handshake, then every fitted unit is read (unknown ones probed) before anything is written. */
   protected async begin(): Promise<void> {
-    const session = this.link.session;
+    const connection = this.link.connection;
     this.phase = 'connecting';
-    const first = await this.handshake(session);
-    if (session !== this.link.session || !first) return;
+    const first = await this.handshake(connection);
+    if (connection !== this.link.connection || !first) return;
     this.phase = 'online';
     this.link.healthy();
     this.units.newSession();

@@ -2,7 +2,7 @@
 // builds, and the shape of one read's and one write's outcome.
 import type { DriverOptions, InputDescription } from '../driver.js';
 import type { Outcome } from './link.js';
-import type { PortSessionOptions } from './port-session.js';
+import type { ReconnectingPortOptions } from './reconnecting-port.js';
 import type { Topology } from './units.js';
 import type { Fields, Stamp } from './zone-book.js';
 
@@ -42,7 +42,7 @@ export const TIMINGS = ['baudRate', 'pollIntervalMs', 'commandTimeoutMs', 'inter
 export type SerialTimings = Required<Pick<SerialOptions, (typeof TIMINGS)[number]>>;
 
 /** What a family's link is built with, besides its own framing. */
-export type LineOptions = Omit<PortSessionOptions, 'family'> & { timeoutMs: number; gapMs: number };
+export type LineOptions = Omit<ReconnectingPortOptions, 'family'> & { timeoutMs: number; gapMs: number };
 
 export interface CoreOptions {
   family: string;

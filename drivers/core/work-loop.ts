@@ -4,7 +4,7 @@
 import type { DriverDescription, DriverEvent, ZoneState } from '../driver.js';
 import type { Clock } from './clock.js';
 import type { DriverEvents } from './events.js';
-import type { PortSession } from './port-session.js';
+import type { ReconnectingPort } from './reconnecting-port.js';
 import { ReadPlan, Refusals, type PlannedRead } from './read-plan.js';
 import type { FirstRead, ReadReply, SerialTimings, WriteOutcome } from './serial-options.js';
 import { Units, type Topology } from './units.js';
@@ -16,7 +16,7 @@ export type Phase = 'new' | 'connecting' | 'online' | 'offline' | 'stopped';
 const MAX_LOST_WRITES = 3;
 
 export abstract class WorkLoop {
-  protected abstract readonly link: PortSession;
+  protected abstract readonly link: ReconnectingPort;
   protected abstract readonly book: ZoneBook;
   protected phase: Phase = 'new';
   /** The write on the line, from its send until its outcome is taken in. */
@@ -48,7 +48,7 @@ export abstract class WorkLoop {
   protected abstract send(write: Write): Promise<WriteOutcome>;
   /** A write went through (Xantech reads a zone again after powering it on). */
   protected confirmed(_write: Write): void {}
-  /** The session ended: forget what the family learned on it. */
+  /** The connection ended: forget what the family learned on it. */
   protected resetSession(): void {}
   /** How long until the next poll. */
   protected pollDelayMs(): number {
@@ -84,31 +84,31 @@ export abstract class WorkLoop {
   private async pump(): Promise<void> {
     if (this.pumping) return;
     this.pumping = true;
-    const session = this.link.session;
+    const connection = this.link.connection;
     try {
-      while (this.phase === 'online' && session === this.link.session) {
-        if (!(await this.turn(session))) break;
+      while (this.phase === 'online' && connection === this.link.connection) {
+        if (!(await this.turn(connection))) break;
       }
     } catch (err) {
       // Nothing above should throw; if it does, the link is in an unknown state, so start it afresh.
       this.log('error', `${this.family}: work loop failed: ${(err as Error).stack ?? String(err)}`);
-      if (session === this.link.session) this.link.fail('internal error');
+      if (connection === this.link.connection) this.link.fail('internal error');
     } finally {
       this.pumping = false;
       this.writing = undefined;
-      if (session !== this.link.session) this.kick(); // a new session began while this loop was winding down
+      if (connection !== this.link.connection) this.kick(); // a new connection began while this loop was winding down
       this.checkSettled();
     }
   }
 
   /** Writes first, chosen when the line is free (so a burst goes out as its latest value); then reads. */
-  private async turn(session: number): Promise<boolean> {
+  private async turn(connection: number): Promise<boolean> {
     const write = this.nextWrite();
-    if (write) return this.writeTurn(session, write);
+    if (write) return this.writeTurn(connection, write);
     const read = this.plan.next();
     if (!read) return false;
     const { reply, stamp } = await this.stampedRead(read.address);
-    if (session !== this.link.session || reply.outcome === 'closed') return false;
+    if (connection !== this.link.connection || reply.outcome === 'closed') return false;
     this.afterRead(read, reply, stamp);
     if (this.plan.empty() && this.pollTimer === undefined && this.phase === 'online') this.schedulePoll();
     return true;
@@ -118,11 +118,11 @@ export abstract class WorkLoop {
     return this.book.nextWrite([...this.plan.live].sort((a, b) => a - b), this.plan.held);
   }
 
-  private async writeTurn(session: number, write: Write): Promise<boolean> {
+  private async writeTurn(connection: number, write: Write): Promise<boolean> {
     this.writing = write;
     const outcome = await this.send(write);
     this.writing = undefined;
-    if (session !== this.link.session || outcome === 'closed') return false;
+    if (connection !== this.link.connection || outcome === 'closed') return false;
     if (outcome === 'ok' || outcome === 'sent') {
       this.refusals.reset(`!${write.channel}`);
       if (outcome === 'ok') {

@@ -59,9 +59,9 @@ export class MonopriceDriver extends SerialDriver {
   }
 
   /** The master must answer `?10` for the link to count as up (a `Command Error.` counts: the line is alive). */
-  protected async handshake(session: number): Promise<FirstRead | undefined> {
+  protected async handshake(connection: number): Promise<FirstRead | undefined> {
     const first = await this.stampedRead(10);
-    if (session !== this.link.session) return undefined;
+    if (connection !== this.link.connection) return undefined;
     if (first.reply.outcome === 'timeout' && !first.reply.answered) {
       this.link.fail('amplifier not answering ?10');
       return undefined;

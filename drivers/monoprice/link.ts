@@ -1,7 +1,7 @@
 // The Monoprice line: its framing, and a query or a set as a request that ends at the amp's prompt (or, on amps that
 // send none, once the line is quiet). Exchanges, timeouts and the resync after one are the core link's.
 import { Link, type Outcome, type Request } from '../core/link.js';
-import type { PortSessionOptions } from '../core/port-session.js';
+import type { ReconnectingPortOptions } from '../core/reconnecting-port.js';
 import type { WriteOutcome } from '../core/serial-options.js';
 import { LineFramer, ReplyCollector, ZONES_PER_UNIT, encodeQuery, encodeSet, unitZones, type Frame, type SetAttribute, type ZoneStatus } from './protocol.js';
 
@@ -13,7 +13,7 @@ export interface Reply {
   received: number;
 }
 
-export interface LinkOptions extends Omit<PortSessionOptions, 'family'> {
+export interface LinkOptions extends Omit<ReconnectingPortOptions, 'family'> {
   timeoutMs: number;
   gapMs: number;
 }

@@ -15,7 +15,7 @@ const ADD_BATCH = 256;
 
 /**
  * Checks every URI and resolves every file, without touching MPD. Throws one bad-uri error listing each refused
- * entry; a file that does not exist (or is not a file) becomes an entry with a problem, skipped when its turn comes.
+ * entry; a file that does not exist (or is not a file) becomes an entry with a skip cause, skipped when its turn comes.
  */
 export async function prepareEntries(uris: readonly string[], musicRoot: string): Promise<Entry[]> {
   if (!Array.isArray(uris)) throw new PlaybackError('bad-request', 'the queue must be a list of URIs');
@@ -45,13 +45,13 @@ export async function prepareEntries(uris: readonly string[], musicRoot: string)
 
 async function prepare(uri: string, musicRoot: string): Promise<Entry> {
   const parsed = parseTrackUri(uri);
-  if (parsed.kind === 'stream') return { uri, target: parsed.url, problem: null, mpdId: null };
+  if (parsed.kind === 'stream') return { uri, target: parsed.url, cause: null, mpdId: null };
   const file = await resolveMusicFile(musicRoot, parsed.relative);
   if (file.kind !== 'file') {
     const detail = file.kind === 'folder' ? `${uri} is a folder, not a track` : `${uri} is not in the music folder (no such file)`;
-    return { uri, target: null, problem: { reason: file.kind === 'folder' ? 'other' : 'missing', detail }, mpdId: null };
+    return { uri, target: null, cause: { reason: file.kind === 'folder' ? 'other' : 'missing', detail }, mpdId: null };
   }
-  return { uri, target: file.relative, problem: null, mpdId: null };
+  return { uri, target: file.relative, cause: null, mpdId: null };
 }
 
 export interface AddContext {
@@ -63,7 +63,7 @@ export interface AddContext {
 /**
  * Adds the entries that have a target to MPD's queue, at `position` onwards (or at the end), setting their mpdId.
  * A file MPD does not know yet (added to the music folder since the last scan) has its folder scanned, once, and
- * is tried again; an entry MPD still refuses gets a problem and stays out of the queue.
+ * is tried again; an entry MPD still refuses gets a skip cause and stays out of the queue.
  */
 export async function addEntries(context: AddContext, entries: Entry[], position: number | null): Promise<void> {
   const pending = entries.filter((entry) => entry.target !== null && entry.mpdId === null);
@@ -89,7 +89,7 @@ export async function addEntries(context: AddContext, entries: Entry[], position
         await context.update(folder);
         continue;
       }
-      refused.problem = refusal(refused, err);
+      refused.cause = refusal(refused, err);
       i += 1;
       continue;
     }
@@ -116,7 +116,7 @@ function assignIds(batch: Entry[], results: Array<Array<[string, string]>>): voi
   });
 }
 
-function refusal(entry: Entry, ack: MpdAck): Entry['problem'] {
+function refusal(entry: Entry, ack: MpdAck): Entry['cause'] {
   if (ack.code === ACK.NO_EXIST && isFile(entry)) {
     return { reason: 'unknown-format', detail: `${entry.uri} is not a file MPD can play (${ack.text})` };
   }

@@ -372,13 +372,13 @@ export class MpdPlayer {
   /** MPD's words about a track that failed: noted on its entry, or a fault when they name no track of ours. */
   private noteFailure(message: string, faultIfUnknown = true): void {
     const uri = failedUri(message);
-    const problem = { reason: skipReason(message), detail: message };
+    const cause = { reason: skipReason(message), detail: message };
     const root = this.link.musicRoot();
     const names = (target: string | null) => target !== null && uri !== null && (target === uri || path.join(root, target) === uri);
-    if (this.model.noteFailure((entry) => names(entry.target), problem) || !faultIfUnknown) return;
+    if (this.model.noteFailure((entry) => names(entry.target), cause) || !faultIfUnknown) return;
     const detached = this.model.detached;
     if (detached && uri !== null) {
-      this.link.emit({ type: 'skipped', index: null, uri: detached.uri, reason: problem.reason, detail: message });
+      this.link.emit({ type: 'skipped', index: null, uri: detached.uri, reason: cause.reason, detail: message });
       return;
     }
     this.link.log('warn', `MPD: ${message}`);
@@ -387,7 +387,7 @@ export class MpdPlayer {
 
   private emitSkips(skips: Skip[]): void {
     for (const skip of skips) {
-      this.link.emit({ type: 'skipped', index: skip.index, uri: skip.uri, reason: skip.problem.reason, detail: skip.problem.detail });
+      this.link.emit({ type: 'skipped', index: skip.index, uri: skip.uri, reason: skip.cause.reason, detail: skip.cause.detail });
     }
   }
 

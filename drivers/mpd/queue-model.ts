@@ -2,7 +2,8 @@
 import type { PlaybackStatus, SkipReason } from '../playback.js';
 import type { MpdStatus } from './status.js';
 
-export interface Problem {
+/** Why a track is passed over: the reason a `skipped` event reports, and the words that explain it. */
+export interface SkipCause {
   reason: SkipReason;
   detail: string;
 }
@@ -13,18 +14,18 @@ export interface Entry {
   /** What MPD is given (a path relative to the music folder, or the stream URL); null when it cannot be queued. */
   target: string | null;
   /** Why it is not in MPD's queue, or why MPD failed it (kept until it is reported). */
-  problem: Problem | null;
+  cause: SkipCause | null;
   mpdId: number | null;
 }
 
 export interface Skip {
   index: number;
   uri: string;
-  problem: Problem;
+  cause: SkipCause;
 }
 
 /** What a track MPD passed over without keeping its error said (only the last error is kept). */
-const UNEXPLAINED: Problem = { reason: 'other', detail: 'MPD passed over it while another track failed; only the later error was kept' };
+const UNEXPLAINED: SkipCause = { reason: 'other', detail: 'MPD passed over it while another track failed; only the later error was kept' };
 
 export class QueueModel {
   entries: Entry[] = [];
@@ -60,10 +61,10 @@ export class QueueModel {
    * entries playback has passed are reported already. Returns false when no such entry has that target (an
    * output's error, not a track's, or a late word about a track already reported).
    */
-  noteFailure(matches: (entry: Entry) => boolean, problem: Problem): boolean {
+  noteFailure(matches: (entry: Entry) => boolean, cause: SkipCause): boolean {
     for (let i = Math.max(0, this.cursor ?? 0); i < this.entries.length; i++) {
       if (matches(this.entries[i]!)) {
-        this.entries[i]!.problem = problem;
+        this.entries[i]!.cause = cause;
         return true;
       }
     }
@@ -88,7 +89,7 @@ export class QueueModel {
   pendingFailures(): Skip[] {
     const skips: Skip[] = [];
     this.entries.forEach((entry, i) => {
-      if (entry.target !== null && entry.problem) skips.push(this.take(i, entry.problem));
+      if (entry.target !== null && entry.cause) skips.push(this.take(i, entry.cause));
     });
     return skips;
   }
@@ -124,14 +125,14 @@ export class QueueModel {
   }
 
   private hasFailure(index: number | null): boolean {
-    return index !== null && this.entries[index]?.target !== null && this.entries[index]?.problem != null;
+    return index !== null && this.entries[index]?.target !== null && this.entries[index]?.cause != null;
   }
 
-  private take(index: number, fallback: Problem): Skip {
+  private take(index: number, fallback: SkipCause): Skip {
     const entry = this.entries[index]!;
-    const problem = entry.problem ?? fallback;
+    const cause = entry.cause ?? fallback;
     // A queued entry's failure is reported once; an entry that was never queued is reported each time it is passed.
-    if (entry.target !== null) entry.problem = null;
-    return { index, uri: entry.uri, problem };
+    if (entry.target !== null) entry.cause = null;
+    return { index, uri: entry.uri, cause };
   }
 }

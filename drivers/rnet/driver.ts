@@ -74,9 +74,9 @@ export class RnetDriver extends SerialDriver {
    * Controller 1 must answer for the link to count as up. One that is off or still booting does not; the link then
    * closes and retries with back-off, the driver staying offline meanwhile.
    */
-  protected async handshake(session: number): Promise<FirstRead | undefined> {
+  protected async handshake(connection: number): Promise<FirstRead | undefined> {
     const first = await this.stampedRead(channelOf(1, 1));
-    if (session !== this.link.session) return undefined;
+    if (connection !== this.link.connection) return undefined;
     if (first.reply.outcome !== 'ok') {
       this.link.fail('controller 1 not answering (powered off or still booting?)');
       return undefined;

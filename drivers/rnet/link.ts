@@ -2,7 +2,7 @@
 // events, which nothing answers. Everything else on the bus is handed up as unsolicited traffic.
 import type { Framer } from '../core/link.js';
 import { Link, type Outcome } from '../core/link.js';
-import type { LinkLog, PortSessionOptions } from '../core/port-session.js';
+import type { LinkLog, ReconnectingPortOptions } from '../core/reconnecting-port.js';
 import { FrameParser, classify, encodeZoneInfoRequest, type Frame, type Heard, type ZoneInfo } from './protocol.js';
 
 export interface Reply {
@@ -10,7 +10,7 @@ export interface Reply {
   info?: ZoneInfo;
 }
 
-export interface LinkOptions extends Omit<PortSessionOptions, 'family'> {
+export interface LinkOptions extends Omit<ReconnectingPortOptions, 'family'> {
   timeoutMs: number;
   /** Quiet time after each message (and after its reply): the docs ask for about 100 ms. */
   gapMs: number;

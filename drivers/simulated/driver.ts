@@ -2,7 +2,7 @@
 // ownership rule as the real drivers (drivers/core/zone-book.ts): its in-memory hardware is the truth about the
 // present, setZone records intents applied after a short delay, and a keypad change supersedes older intents.
 import type { AmplifierDriver, DriverDescription, DriverListener, DriverOptions, ZoneAvailability, ZoneState } from '../driver.js';
-import { systemClock, type Clock } from '../core/clock.js';
+import { monotonicClock, type Clock } from '../core/clock.js';
 import { DriverEvents } from '../core/events.js';
 import { ZoneBook, type Fields, type Wire } from '../core/zone-book.js';
 import { stepToVolume, volumeToStep } from '../driver.js';
@@ -49,7 +49,7 @@ export class SimulatedDriver implements AmplifierDriver {
 
   constructor(options: SimulatedOptions = {}) {
     this.applyDelayMs = options.applyDelayMs ?? SIMULATED_APPLY_DELAY_MS;
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? monotonicClock;
     this.events = new DriverEvents('simulated', options.log);
     for (let zone = 1; zone <= (options.zones ?? SIMULATED_ZONES); zone++) this.amp.set(zone, { ...OFF });
     this.book = new ZoneBook({

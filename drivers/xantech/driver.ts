@@ -90,20 +90,20 @@ export class XantechDriver extends SerialDriver {
    * Zone 1 must answer `?1ZD+` for the link to count as up (an `ERROR` counts: a half command left in the amp's buffer
    * from before spoils the first one). Then zone-activity reports are switched on, or off.
    */
-  protected async handshake(session: number): Promise<FirstRead | undefined> {
+  protected async handshake(connection: number): Promise<FirstRead | undefined> {
     let first = await this.stampedRead(1);
     for (let attempt = 1; attempt < MAX_REFUSALS && first.reply.outcome === 'error'; attempt++) {
-      if (session !== this.link.session) return undefined;
+      if (connection !== this.link.connection) return undefined;
       first = await this.stampedRead(1);
     }
-    if (session !== this.link.session || first.reply.outcome === 'closed') return undefined;
+    if (connection !== this.link.connection || first.reply.outcome === 'closed') return undefined;
     if (first.reply.outcome === 'timeout') {
       this.link.fail('amplifier not answering ?1ZD+');
       return undefined;
     }
     const on = this.activityMode === 'auto';
     const outcome = await this.link.activityUpdates(on);
-    if (session !== this.link.session) return undefined;
+    if (connection !== this.link.connection) return undefined;
     this.reporting = on && outcome === 'ok';
     if (on) {
       this.log('info', this.reporting

@@ -1,7 +1,7 @@
 // The Xantech line: its framing, and a query, a set or the activity switch as a request ending at the matching report
 // or at OK/ERROR. Reports nobody asked for (zone activity) go to the driver; after a timeout the line is drained.
 import { Link, type Outcome, type Request } from '../core/link.js';
-import type { PortSessionOptions } from '../core/port-session.js';
+import type { ReconnectingPortOptions } from '../core/reconnecting-port.js';
 import { Framer, encodeActivityUpdates, encodeQuery, encodeSet, type Frame, type SetAttribute, type ZoneStatus } from './protocol.js';
 
 export interface Reply {
@@ -10,7 +10,7 @@ export interface Reply {
   status?: ZoneStatus;
 }
 
-export interface LinkOptions extends Omit<PortSessionOptions, 'family'> {
+export interface LinkOptions extends Omit<ReconnectingPortOptions, 'family'> {
   timeoutMs: number;
   gapMs: number;
   /** A zone report nobody asked for: zone-activity mode, or a report left over from an earlier exchange. */

@@ -7,6 +7,10 @@ import Database from 'better-sqlite3';
 import { tempDir } from '../helpers/daemon.js';
 import { client } from '../helpers/client.js';
 import { startedDaemon } from '../helpers/process.js';
+import { waitFor, WAIT_MS } from '../helpers/wait-for.js';
+
+/** How long the writes before the kill may take: about 50 scrypt hashes at N=16384, on a busy machine. */
+const WRITES_WAIT_MS = 3 * WAIT_MS;
 
 t.test('acknowledged writes survive SIGKILL', async (t) => {
   const stateDir = tempDir('azc-crash-');
@@ -29,6 +33,7 @@ t.test('acknowledged writes survive SIGKILL', async (t) => {
   let writes = 0;
   const killAfter = 120 + Math.floor(Math.random() * 80);
   let killed = false;
+  let writerDone = false;
   const writer = (async () => {
     for (let i = 0; i < 2000 && !killed; i++) {
       try {
@@ -64,8 +69,11 @@ t.test('acknowledged writes survive SIGKILL', async (t) => {
         return; // the connection died with the daemon
       }
     }
-  })();
-  while (writes < killAfter) await new Promise((resolve) => setImmediate(resolve));
+  })().finally(() => (writerDone = true));
+  // A quarter of the writes create a user, each a scrypt hash at the daemon's own cost: on a loaded 2-core machine
+  // that alone can take tens of seconds (hence WRITES_WAIT_MS, within the file's 120 s); a writer that stops early
+  // ends the wait at once.
+  await waitFor(() => writes >= killAfter || writerDone, WRITES_WAIT_MS, { what: `${killAfter} acknowledged writes` });
   killed = true;
   await first.stop('SIGKILL');
   await writer;

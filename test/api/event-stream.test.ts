@@ -5,6 +5,7 @@ import { client, createUser } from '../helpers/client.js';
 import { openStream, eventOf, isEvent, type SseClient } from '../helpers/sse.js';
 import { defaultConfig } from '../../daemon/config.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const sse = { ...defaultConfig().sse, pingIntervalMs: 200, replayEvents: 64, maxBufferedBytes: 256 * 1024 };
 // One admin opens 200 streams at once below (a leak check), past the default per-user cap.
@@ -237,8 +238,7 @@ t.test('event stream', async (t) => {
     t.equal(d.daemon.services.bus.subscriberCount, subscribersBefore, '200 open streams share one bus subscription');
     many.forEach((s) => s.close());
     // The server learns about each close asynchronously: wait for the count, bounded.
-    for (let i = 0; i < 1000 && d.daemon.services.streams.size !== 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    t.equal(d.daemon.services.streams.size, 0, 'every closed stream was forgotten');
+    await waitFor(() => d.daemon.services.streams.size === 0, undefined, { what: 'every closed stream to be forgotten' });
     t.equal(d.daemon.services.bus.subscriberCount, subscribersBefore, 'closing them left the bus subscriptions as they were');
   });
 });

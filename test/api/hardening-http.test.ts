@@ -7,6 +7,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { client, createUser, type Client } from '../helpers/client.js';
 import { openStream, type SseClient } from '../helpers/sse.js';
 import { defaultConfig } from '../../daemon/config.js';
+import { Changes, waitFor, within } from '../helpers/wait-for.js';
 
 interface RawResponse {
   status: number;
@@ -18,7 +19,7 @@ interface RawResponse {
 class RawConnection {
   private buffer = '';
   private readonly answers: RawResponse[] = [];
-  private waiter: (() => void) | undefined;
+  private readonly changed = new Changes();
   closed = false;
   readonly whenClosed: Promise<void>;
 
@@ -27,13 +28,13 @@ class RawConnection {
     socket.on('data', (chunk: string) => {
       this.buffer += chunk;
       this.parse();
-      this.wake();
+      this.changed.notify();
     });
     socket.on('error', () => {});
     this.whenClosed = new Promise((resolve) =>
       socket.on('close', () => {
         this.closed = true;
-        this.wake();
+        this.changed.notify();
         resolve();
       }),
     );
@@ -53,26 +54,16 @@ class RawConnection {
     return new Promise((resolve, reject) => this.socket.write(text, (err) => (err ? reject(err) : resolve())));
   }
 
-  /** The next answer, or null if the server closed the connection first. */
+  /** The next answer, or null if the server closed the connection first; bounded by the suite's time limit. */
   async next(): Promise<RawResponse | null> {
-    for (;;) {
-      const answer = this.answers.shift();
-      if (answer) return answer;
-      if (this.closed) return null;
-      await new Promise<void>((resolve) => (this.waiter = resolve));
-    }
+    await waitFor(() => this.answers.length > 0 || this.closed, undefined, { what: 'the next answer', changes: this.changed });
+    return this.answers.shift() ?? null;
   }
 
-  /** Every answer until the server closes the connection. */
+  /** Every answer until the server closes the connection (which it must, within the suite's time limit). */
   async all(): Promise<RawResponse[]> {
-    await this.whenClosed;
+    await within(this.whenClosed, undefined, 'the server to close the connection');
     return this.answers.splice(0);
-  }
-
-  private wake(): void {
-    const waiter = this.waiter;
-    this.waiter = undefined;
-    waiter?.();
   }
 
   /** Splits complete answers off the buffer: a Content-Length body, a chunked body, or none (204, HEAD). */
@@ -304,7 +295,7 @@ t.test('pipelined requests', async (t) => {
     } else {
       // This uWS build closes a connection on which a request arrives while an earlier answer is pending.
       t.equal(first, null, 'refused by closing the connection before any answer');
-      await connection.whenClosed;
+      await within(connection.whenClosed, undefined, 'the server to close the connection');
       t.equal(await volumeOf(zone.id), before, 'the unanswered write was not applied');
     }
   });
@@ -394,8 +385,7 @@ t.test('event streams are capped per user and in total', async (t) => {
   t.test('closing a stream frees its slot', async (t) => {
     viewerStreams[0]!.s.close();
     // The server learns about the close asynchronously: wait for the count, bounded.
-    for (let i = 0; i < 500 && d.daemon.services.streams.size !== 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    t.equal(d.daemon.services.streams.size, 2);
+    await waitFor(() => d.daemon.services.streams.size === 2, undefined, { what: 'two open streams' });
     t.equal((await open(viewer.apiKey)).status, 200);
   });
 });

@@ -55,13 +55,6 @@ t.test('a client that leaves in the middle of a backup ends it; the daemon goes 
   fillPlaylists(d.daemon.services.store.db, 20, TRACKS, (fn) => d.daemon.services.store.transaction(fn));
   const download = await openDownload(d.base, '/api/backup', d.adminKey);
   download.destroy();
-  await within(
-    new Promise<void>((resolve) => {
-      const check = () => (backupLogged(d.logs) ? resolve() : setTimeout(check, 10));
-      check();
-    }),
-    undefined,
-    'the abandoned backup to end',
-  );
+  await d.untilLog(/"path":"\/api\/backup"/);
   t.equal((await client(d.base, d.adminKey).get('/api/users/me')).status, 200);
 });

@@ -1,7 +1,6 @@
 // The daemon's lifecycle: services start in one order and stop in the reverse one, SSDP included, and a start
 // that fails part-way leaves nothing running.
 import t from 'tap';
-import dgram, { type Socket } from 'node:dgram';
 import net from 'node:net';
 import { rmSync } from 'node:fs';
 import { Daemon } from '../../daemon/app.js';
@@ -12,46 +11,17 @@ import { Lifecycle } from '../../daemon/lifecycle.js';
 import type { Notifier } from '../../native/index.js';
 import { startTestDaemon, tempDir } from '../helpers/daemon.js';
 import { within } from '../helpers/wait-for.js';
+import { bindUdp, closeUdp, freeUdpPort } from '../helpers/sockets.js';
+import { mSearch, parseSsdp } from '../helpers/ssdp.js';
 
 const quiet = createLogger('silent');
 
-async function bindUdp(port: number, reuseAddr: boolean): Promise<Socket> {
-  const socket = dgram.createSocket({ type: 'udp4', reuseAddr });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('error', reject);
-    socket.bind(port, '127.0.0.1', () => {
-      socket.off('error', reject);
-      resolve();
-    });
-  });
-  return socket;
-}
-
-const closeUdp = (socket: Socket) => new Promise<void>((resolve) => socket.close(() => resolve()));
-
-async function freeUdpPort(): Promise<number> {
-  const probe = await bindUdp(0, false);
-  const { port } = probe.address();
-  await closeUdp(probe);
-  return port;
-}
-
 /** Sends a unicast M-SEARCH to 127.0.0.1:port and resolves with the headers of the first answer. */
 async function search(port: number, st: string): Promise<Record<string, string>> {
-  const client = await bindUdp(0, false);
+  const client = await bindUdp('127.0.0.1', 0);
   try {
-    const answered = new Promise<Record<string, string>>((resolve) =>
-      client.once('message', (msg) => {
-        const headers: Record<string, string> = {};
-        for (const line of msg.toString('utf8').split('\r\n').slice(1)) {
-          const colon = line.indexOf(':');
-          if (colon > 0) headers[line.slice(0, colon).trim().toUpperCase()] = line.slice(colon + 1).trim();
-        }
-        resolve(headers);
-      }),
-    );
-    const request = ['M-SEARCH * HTTP/1.1', `HOST: 239.255.255.250:${port}`, 'MAN: "ssdp:discover"', 'MX: 1', `ST: ${st}`, '', ''];
-    client.send(request.join('\r\n'), port, '127.0.0.1');
+    const answered = new Promise<Record<string, string>>((resolve) => client.once('message', (msg) => resolve(parseSsdp(msg).headers)));
+    client.send(mSearch(st, port), port, '127.0.0.1');
     return await within(answered, undefined, `an M-SEARCH answer for ${st}`);
   } finally {
     await closeUdp(client);
@@ -141,7 +111,7 @@ t.test('stopping the daemon stops its SSDP announcer', async (t) => {
 
   await d.stop();
   // The announcer bound the port with SO_REUSEADDR; an exclusive bind succeeds only once its socket is closed.
-  const probe = await bindUdp(ssdpPort, false);
+  const probe = await bindUdp('127.0.0.1', ssdpPort);
   t.teardown(() => closeUdp(probe));
   t.equal(probe.address().port, ssdpPort, 'the SSDP socket was closed by the stop');
 });

@@ -1,4 +1,4 @@
-// `npm run demo:rnet` and `npm run demo:xantech` as the README gives them: the daemon on the emulated amplifier over a pty.
+// `npm run demo:rnet` and `npm run demo:xantech` as docs/drivers.md gives them: the daemon on the emulated amplifier over a pty.
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

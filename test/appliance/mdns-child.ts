@@ -1,6 +1,5 @@
 // Child of mdns.test.ts, in a test-made network namespace: `announce` is one appliance, `daemon` a whole azcd (end of
 // stdin = stop), `browse` a DNS-SD browser (stdin: `browse <type>`, `goodbye <type> <instance>`). JSON lines on stdout.
-import dgram from 'node:dgram';
 import { createInterface } from 'node:readline';
 import { DNSPacket, PacketType, QType, RType } from '@homebridge/ciao/lib/coder/DNSPacket.js';
 import { Question } from '@homebridge/ciao/lib/coder/Question.js';
@@ -12,6 +11,7 @@ import { rmSync } from 'node:fs';
 import { MdnsAnnouncer } from '../../daemon/discovery/mdns.js';
 import { startDaemon, tempDir } from '../helpers/daemon.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
+import { bindUdp, closeUdp } from '../helpers/sockets.js';
 
 const GROUP = '224.0.0.251';
 const PORT = 5353;
@@ -65,8 +65,7 @@ interface Instance {
 }
 
 async function browse(): Promise<void> {
-  const socket = dgram.createSocket({ type: 'udp4', reuseAddr: true });
-  await new Promise<void>((resolve) => socket.bind(PORT, resolve));
+  const socket = await bindUdp('0.0.0.0', PORT, { reuseAddr: true });
   socket.addMembership(GROUP);
   const changes = new Changes();
   const ptrs = new Map<string, Set<string>>(); // service type → instance names announced alive
@@ -146,7 +145,7 @@ async function browse(): Promise<void> {
       say({ goodbye: instance, stillAlive: [...(ptrs.get(key) ?? [])].filter((n) => !goodbyes.get(key)?.has(n)).sort() });
     }
   }
-  socket.close();
+  await closeUdp(socket);
 }
 
 try {

@@ -1,12 +1,12 @@
 // mDNS / DNS-SD: two appliances and a browser on a bridge inside throwaway network namespaces, never a real LAN.
 import t from 'tap';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { mdnsHostname, networkLinks, txtRecord } from '../../daemon/discovery/mdns.js';
 import { LineChild } from '../helpers/line-child.js';
 import { nodeEntry } from '../helpers/paths.js';
+import { createNetwork } from '../helpers/netns.js';
 
 /** The child (test/appliance/mdns-child.ts) as this suite runs: bundled, or under tsx. */
 const CHILD = nodeEntry('test/appliance/mdns-child.ts');
@@ -42,16 +42,7 @@ t.test('a browser on the LAN finds the appliance with its TXT records, a second 
   // Namespace B (browser) holds a bridge, the LAN; appliances A1 and A2 each have one veth link into it.
   const tag = String(process.pid % 100000);
   const [nsA1, nsA2, nsB] = ['a1', 'a2', 'b'].map((n) => `azc-mdns-${process.pid}-${n}`) as [string, string, string];
-  if (process.env['AZC_TEST_SSDP_NO_NETNS'] || spawnSync('ip', ['netns', 'add', nsB]).status !== 0) {
-    t.comment('no network namespace here: mDNS is not verified in this run');
-    return;
-  }
-  t.teardown(() => {
-    for (const ns of [nsA1, nsA2, nsB]) spawnSync('ip', ['netns', 'delete', ns]);
-  });
   const steps = [
-    ['netns', 'add', nsA1],
-    ['netns', 'add', nsA2],
     ['-n', nsB, 'link', 'add', 'br0', 'type', 'bridge'],
     ['link', 'add', `am${tag}a1`, 'netns', nsA1, 'type', 'veth', 'peer', 'name', `am${tag}b1`, 'netns', nsB],
     ['link', 'add', `am${tag}a2`, 'netns', nsA2, 'type', 'veth', 'peer', 'name', `am${tag}b2`, 'netns', nsB],
@@ -72,10 +63,10 @@ t.test('a browser on the LAN finds the appliance with its TXT records, a second 
     ['-n', nsA2, 'route', 'add', '224.0.0.0/4', 'dev', `am${tag}a2`],
     ['-n', nsB, 'route', 'add', '224.0.0.0/4', 'dev', 'br0'],
   ];
-  for (const step of steps) {
-    const result = spawnSync('ip', step, { encoding: 'utf8' });
-    t.equal(result.status, 0, `ip ${step.join(' ')} ${result.stderr}`);
-    if (result.status !== 0) return;
+  const network = createNetwork(t, [nsA1, nsA2, nsB], steps);
+  if (!network.ok) {
+    t.comment(`no network namespace here (${network.why}): mDNS is not verified in this run`);
+    return;
   }
   const node = [process.execPath, ...CHILD];
   const browser = new LineChild(t, ['ip', 'netns', 'exec', nsB, ...node, 'browse']);
@@ -122,32 +113,24 @@ t.test('a browser on the LAN finds the appliance with its TXT records, a second 
 
   first.end();
   t.match(await first.next(), { stopped: true, logs: [/^info: mDNS announcing/, 'info: mDNS stopped after goodbye'] });
-  t.equal(await first.exited, 0);
+  t.equal(await first.exitCode(), 0);
   browser.send('goodbye _azc._tcp.local Kitchen._azc._tcp.local');
   t.same(await browser.next(), { goodbye: 'Kitchen._azc._tcp.local', stillAlive: ['Kitchen (2)._azc._tcp.local'] },
     'the stopped appliance said goodbye; the other is still there');
 
   second.end();
   t.match(await second.next(), { stopped: true });
-  t.equal(await second.exited, 0);
+  t.equal(await second.exitCode(), 0);
   browser.send('goodbye _http._tcp.local Kitchen (2)._http._tcp.local');
   t.match(await browser.next(), { goodbye: 'Kitchen (2)._http._tcp.local' });
   browser.end();
-  t.equal(await browser.exited, 0);
+  t.equal(await browser.exitCode(), 0);
 });
 
 t.test('a daemon with discovery on is found by mDNS under its friendly name and says goodbye when it stops', async (t) => {
   const tag = String(process.pid % 100000);
   const [nsA, nsB] = ['da', 'db'].map((n) => `azc-mdns-${process.pid}-${n}`) as [string, string];
-  if (process.env['AZC_TEST_SSDP_NO_NETNS'] || spawnSync('ip', ['netns', 'add', nsA]).status !== 0) {
-    t.comment('no network namespace here: the daemon\'s mDNS is not verified in this run');
-    return;
-  }
-  t.teardown(() => {
-    for (const ns of [nsA, nsB]) spawnSync('ip', ['netns', 'delete', ns]);
-  });
   const steps = [
-    ['netns', 'add', nsB],
     ['link', 'add', `ad${tag}a`, 'netns', nsA, 'type', 'veth', 'peer', 'name', `ad${tag}b`, 'netns', nsB],
     ['-n', nsA, 'addr', 'add', '10.79.0.1/24', 'dev', `ad${tag}a`],
     ['-n', nsB, 'addr', 'add', '10.79.0.2/24', 'dev', `ad${tag}b`],
@@ -158,10 +141,10 @@ t.test('a daemon with discovery on is found by mDNS under its friendly name and 
     ['-n', nsA, 'route', 'add', '224.0.0.0/4', 'dev', `ad${tag}a`],
     ['-n', nsB, 'route', 'add', '224.0.0.0/4', 'dev', `ad${tag}b`],
   ];
-  for (const step of steps) {
-    const result = spawnSync('ip', step, { encoding: 'utf8' });
-    t.equal(result.status, 0, `ip ${step.join(' ')} ${result.stderr}`);
-    if (result.status !== 0) return;
+  const network = createNetwork(t, [nsA, nsB], steps);
+  if (!network.ok) {
+    t.comment(`no network namespace here (${network.why}): the daemon's mDNS is not verified in this run`);
+    return;
   }
   const node = [process.execPath, ...CHILD];
   const browser = new LineChild(t, ['ip', 'netns', 'exec', nsB, ...node, 'browse']);
@@ -179,6 +162,6 @@ t.test('a daemon with discovery on is found by mDNS under its friendly name and 
   browser.send('goodbye _azc._tcp.local Living Room._azc._tcp.local');
   t.same(await browser.next(), { goodbye: 'Living Room._azc._tcp.local', stillAlive: [] });
   browser.end();
-  t.equal(await browser.exited, 0);
-  t.equal(await daemon.exited, 0);
+  t.equal(await browser.exitCode(), 0);
+  t.equal(await daemon.exitCode(), 0);
 });

@@ -1,6 +1,6 @@
 // Child of ssdp.test.ts, run inside a throwaway network namespace (or on 127.0.0.1 only): announcer + raw client.
 // Usage: node --import tsx test/appliance/ssdp-child.ts multicast|unicast '{"udn":…,"friendlyName":…}' → one JSON line.
-import dgram, { type Socket } from 'node:dgram';
+import type { Socket } from 'node:dgram';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setImmediate as nextLoop } from 'node:timers/promises';
@@ -8,9 +8,10 @@ import { renderDescription } from '../../daemon/discovery/description.js';
 import { AZC_DEVICE_TYPE, SsdpAnnouncer, UPNP_BASIC_DEVICE_TYPE } from '../../daemon/discovery/ssdp.js';
 import { controllerUdn } from '../../daemon/discovery/description.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
+import { bindUdp, closeUdp, freeUdpPort } from '../helpers/sockets.js';
+import { SSDP_GROUP as GROUP, mSearch, parseSsdp } from '../helpers/ssdp.js';
 
 const mode = process.argv[2] === 'multicast' ? 'multicast' : 'unicast';
-const GROUP = '239.255.255.250';
 const LOOPBACK = '127.0.0.1';
 const WAIT_MS = 8000;
 const { udn: CHILD_UDN, friendlyName: CHILD_FRIENDLY_NAME } = JSON.parse(process.argv[3] ?? '{}') as {
@@ -20,38 +21,9 @@ const { udn: CHILD_UDN, friendlyName: CHILD_FRIENDLY_NAME } = JSON.parse(process
 
 type Headers = Record<string, string>;
 
-function parseSsdp(message: Buffer): { startLine: string; headers: Headers } {
-  const [startLine = '', ...lines] = message.toString('utf8').split('\r\n');
-  const headers: Headers = {};
-  for (const line of lines) {
-    const colon = line.indexOf(':');
-    if (colon > 0) headers[line.slice(0, colon).trim().toUpperCase()] = line.slice(colon + 1).trim();
-  }
-  return { startLine, headers };
-}
-
 /** Resolves once `done()` holds, re-checked whenever `changes` fires; rejects after WAIT_MS with `what`. */
 async function until(changes: Changes, done: () => boolean, what: string): Promise<void> {
   await waitFor(done, WAIT_MS, { what, changes });
-}
-
-async function bindUdp(address: string, port: number, reuseAddr: boolean): Promise<Socket> {
-  const socket = dgram.createSocket({ type: 'udp4', reuseAddr });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('error', reject);
-    socket.bind(port, address, () => {
-      socket.off('error', reject);
-      resolve();
-    });
-  });
-  return socket;
-}
-
-async function freeUdpPort(): Promise<number> {
-  const probe = await bindUdp(LOOPBACK, 0, false);
-  const { port } = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 async function main(): Promise<Record<string, unknown>> {
@@ -74,14 +46,14 @@ async function main(): Promise<Record<string, unknown>> {
   });
   await new Promise<void>((resolve) => http.listen(0, LOOPBACK, resolve));
   const httpPort = (http.address() as AddressInfo).port;
-  const ssdpPort = mode === 'multicast' ? 1900 : await freeUdpPort();
+  const ssdpPort = mode === 'multicast' ? 1900 : await freeUdpPort(LOOPBACK);
 
   // The observer sees NOTIFY on loopback only; it must listen before the announcer's first alive.
   const notifies: Array<{ nts: string; nt: string; usn: string; location?: string; cacheControl?: string }> = [];
   const notified = new Changes();
   let observer: Socket | undefined;
   if (mode === 'multicast') {
-    observer = await bindUdp('0.0.0.0', ssdpPort, true);
+    observer = await bindUdp('0.0.0.0', ssdpPort, { reuseAddr: true });
     observer.addMembership(GROUP, LOOPBACK);
     observer.on('message', (msg) => {
       const { startLine, headers } = parseSsdp(msg);
@@ -121,7 +93,7 @@ async function main(): Promise<Record<string, unknown>> {
   const clients: Socket[] = [];
   const responded = new Changes();
   const search = async (st: string, key = st) => {
-    const client = await bindUdp(mode === 'multicast' ? '0.0.0.0' : LOOPBACK, 0, false);
+    const client = await bindUdp(mode === 'multicast' ? '0.0.0.0' : LOOPBACK, 0);
     clients.push(client);
     if (mode === 'multicast') client.setMulticastInterface(LOOPBACK);
     const answers: Array<{ status: string; headers: Headers; from: string }> = [];
@@ -131,16 +103,7 @@ async function main(): Promise<Record<string, unknown>> {
       answers.push({ status: startLine, headers, from: `${rinfo.address}:${rinfo.port}` });
       responded.notify();
     });
-    const request = [
-      'M-SEARCH * HTTP/1.1',
-      `HOST: ${GROUP}:${ssdpPort}`,
-      'MAN: "ssdp:discover"',
-      'MX: 1',
-      `ST: ${st}`,
-      '',
-      '',
-    ].join('\r\n');
-    client.send(request, ssdpPort, mode === 'multicast' ? GROUP : LOOPBACK);
+    client.send(mSearch(st, ssdpPort), ssdpPort, mode === 'multicast' ? GROUP : LOOPBACK);
     await until(responded, () => answers.length >= (expected[st] ?? 1), `M-SEARCH answers for ${st}`);
   };
   for (const st of searchTargets) await search(st);
@@ -165,8 +128,8 @@ async function main(): Promise<Record<string, unknown>> {
   }
   const afterStop = notifies.slice(stopStarted);
 
-  for (const client of clients) client.close();
-  observer?.close();
+  for (const client of clients) await closeUdp(client);
+  if (observer) await closeUdp(observer);
   await new Promise((resolve) => http.close(resolve));
   return { mode, ssdpPort, httpPort, aliveRoundsSeen, notifies, afterStop, searches, description, logs };
 }

@@ -1,12 +1,12 @@
 // Child of ssdp.test.ts, run inside a throwaway network namespace: a whole daemon with SSDP on loopback, stopped by
 // Daemon.stop(); prints one JSON line with the NOTIFY messages seen before and after the stop.
-import dgram from 'node:dgram';
 import { rmSync } from 'node:fs';
 import { AZC_DEVICE_TYPE, UPNP_BASIC_DEVICE_TYPE, controllerUdn } from '../../daemon/discovery/description.js';
 import { tempDir, startDaemon } from '../helpers/daemon.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
+import { bindUdp, closeUdp } from '../helpers/sockets.js';
+import { SSDP_GROUP as GROUP, parseSsdp } from '../helpers/ssdp.js';
 
-const GROUP = '239.255.255.250';
 const LOOPBACK = '127.0.0.1';
 
 interface Notify {
@@ -19,17 +19,11 @@ async function main(): Promise<Record<string, unknown>> {
   const notifies: Notify[] = [];
   const changes = new Changes();
   // The observer listens before the daemon starts, so its first ssdp:alive is seen.
-  const observer = dgram.createSocket({ type: 'udp4', reuseAddr: true });
-  await new Promise<void>((resolve) => observer.bind(1900, '0.0.0.0', resolve));
+  const observer = await bindUdp('0.0.0.0', 1900, { reuseAddr: true });
   observer.addMembership(GROUP, LOOPBACK);
   observer.on('message', (msg) => {
-    const [start = '', ...lines] = msg.toString('utf8').split('\r\n');
-    if (!start.startsWith('NOTIFY')) return;
-    const headers: Record<string, string> = {};
-    for (const line of lines) {
-      const colon = line.indexOf(':');
-      if (colon > 0) headers[line.slice(0, colon).trim().toUpperCase()] = line.slice(colon + 1).trim();
-    }
+    const { startLine, headers } = parseSsdp(msg);
+    if (!startLine.startsWith('NOTIFY')) return;
     notifies.push({ nts: headers['NTS'] ?? '', nt: headers['NT'] ?? '', usn: headers['USN'] ?? '' });
     changes.notify();
   });
@@ -48,7 +42,7 @@ async function main(): Promise<Record<string, unknown>> {
     await waitFor(() => types.every(saidByebye), undefined, { what: 'ssdp:byebye for every type', changes });
     return { udn, beforeStop: notifies.slice(0, stopStarted), afterStop: notifies.slice(stopStarted) };
   } finally {
-    observer.close();
+    await closeUdp(observer);
     rmSync(stateDir, { recursive: true, force: true });
   }
 }

@@ -1,32 +1,18 @@
 // Child of ssdp.test.ts for the two-network case: `announce` runs in one namespace, `observe` in the peer namespace.
 // Both speak JSON lines on stdout and take commands on stdin (announce: end of stdin = stop; observe: search, byebye).
-import dgram, { type Socket } from 'node:dgram';
+import type { Socket } from 'node:dgram';
 import { createInterface } from 'node:readline';
 import { setImmediate as nextLoop } from 'node:timers/promises';
 import { SsdpAnnouncer } from '../../daemon/discovery/ssdp.js';
 import { Changes, waitFor as waitForCondition } from '../helpers/wait-for.js';
+import { bindUdp, closeUdp } from '../helpers/sockets.js';
+import { SSDP_GROUP as GROUP, mSearch, parseSsdp } from '../helpers/ssdp.js';
 
-const GROUP = '239.255.255.250';
 const WAIT_MS = 8000;
 const [mode = '', configText = '{}'] = process.argv.slice(2);
 const config = JSON.parse(configText) as { udn: string; announcerAddresses: string[]; observerAddresses: string[] };
 
 const say = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
-
-function headersOf(message: Buffer): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const line of message.toString('utf8').split('\r\n').slice(1)) {
-    const colon = line.indexOf(':');
-    if (colon > 0) headers[line.slice(0, colon).trim().toUpperCase()] = line.slice(colon + 1).trim();
-  }
-  return headers;
-}
-
-async function bind(address: string, port: number, reuseAddr: boolean): Promise<Socket> {
-  const socket = dgram.createSocket({ type: 'udp4', reuseAddr });
-  await new Promise<void>((resolve) => socket.bind(port, address, resolve));
-  return socket;
-}
 
 /** Re-checks `done` on every datagram until it holds; rejects after WAIT_MS. */
 async function waitFor(sockets: Socket[], done: () => boolean, what: string): Promise<void> {
@@ -59,11 +45,11 @@ async function announce(): Promise<void> {
 
 async function observe(): Promise<void> {
   const notifies: Array<{ from: string; nts: string; nt: string; location?: string }> = [];
-  const listener = await bind('0.0.0.0', 1900, true);
+  const listener = await bindUdp('0.0.0.0', 1900, { reuseAddr: true });
   for (const address of config.observerAddresses) listener.addMembership(GROUP, address);
   listener.on('message', (msg, rinfo) => {
-    const h = headersOf(msg);
-    if (msg.toString('latin1').startsWith('NOTIFY')) {
+    const { startLine, headers: h } = parseSsdp(msg);
+    if (startLine.startsWith('NOTIFY')) {
       notifies.push({ from: rinfo.address, nts: h['NTS'] ?? '', nt: h['NT'] ?? '', location: h['LOCATION'] });
     }
   });
@@ -77,13 +63,12 @@ async function observe(): Promise<void> {
       const answers: Record<string, string[]> = {};
       const clients: Socket[] = [];
       for (const address of config.observerAddresses) {
-        const client = await bind(address, 0, false);
+        const client = await bindUdp(address, 0);
         clients.push(client);
         client.setMulticastInterface(address);
         const got: string[] = (answers[address] = []);
-        client.on('message', (msg) => got.push(headersOf(msg)['LOCATION'] ?? ''));
-        const search = (st: string) =>
-          client.send(`M-SEARCH * HTTP/1.1\r\nHOST: ${GROUP}:1900\r\nMAN: "ssdp:discover"\r\nMX: 1\r\nST: ${st}\r\n\r\n`, 1900, GROUP);
+        client.on('message', (msg) => got.push(parseSsdp(msg).headers['LOCATION'] ?? ''));
+        const search = (st: string) => client.send(mSearch(st), 1900, GROUP);
         search('upnp:rootdevice');
         await waitFor([client], () => got.length >= 1, `an answer via ${address}`);
         search(config.udn); // barrier: its answer comes after any duplicate of the first
@@ -91,7 +76,7 @@ async function observe(): Promise<void> {
         await nextLoop();
         got.pop();
       }
-      for (const client of clients) client.close();
+      for (const client of clients) await closeUdp(client);
       say({ answers, alive: notifies.filter((n) => n.nts === 'ssdp:alive') });
     } else if (command === 'byebye') {
       await waitFor([listener], fromAll('ssdp:byebye'), 'ssdp:byebye from every announcer address');
@@ -99,7 +84,7 @@ async function observe(): Promise<void> {
       break;
     }
   }
-  listener.close();
+  await closeUdp(listener);
   commands.close();
 }
 

@@ -1,7 +1,6 @@
 // SSDP and /description.xml: real sockets inside a throwaway network namespace (or 127.0.0.1 only), never a real LAN.
 import t, { type Test } from 'tap';
-import { spawn, spawnSync } from 'node:child_process';
-import dgram from 'node:dgram';
+import { spawnSync } from 'node:child_process';
 import {
   AZC_DEVICE_TYPE,
   AZC_XML_NAMESPACE,
@@ -11,9 +10,10 @@ import {
   renderDescription,
 } from '../../daemon/discovery/description.js';
 import { SsdpAnnouncer, answeringTarget, selectInterfaces } from '../../daemon/discovery/ssdp.js';
-import { within } from '../helpers/wait-for.js';
+import { bindUdp, closeUdp } from '../helpers/sockets.js';
 import { LineChild } from '../helpers/line-child.js';
-import { nodeEntry, ROOT } from '../helpers/paths.js';
+import { nodeEntry } from '../helpers/paths.js';
+import { createNetwork } from '../helpers/netns.js';
 
 /** The children (test/appliance/ssdp-*.ts) as this suite runs: bundled, or under tsx. */
 const CHILD = nodeEntry('test/appliance/ssdp-child.ts');
@@ -147,9 +147,8 @@ t.test('start() logs and resolves instead of throwing when no named interface ex
 
 t.test('start() logs and resolves instead of throwing when the port is taken', async (t) => {
   // An exclusive socket (no SO_REUSEADDR) on 127.0.0.1 makes the announcer's bind fail; nothing leaves loopback.
-  const blocker = dgram.createSocket({ type: 'udp4', reuseAddr: false });
-  await new Promise<void>((resolve) => blocker.bind(0, '127.0.0.1', resolve));
-  t.teardown(() => blocker.close());
+  const blocker = await bindUdp('127.0.0.1', 0);
+  t.teardown(() => closeUdp(blocker));
   const logs: string[] = [];
   const announcer = new SsdpAnnouncer({
     udn: UDN,
@@ -176,27 +175,16 @@ for (const line of spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdo
   }
 }
 
-/** Creates a namespace whose only interface is a multicast-capable loopback, or says why it cannot. */
-function createNamespace(name: string): { ok: true } | { ok: false; why: string } {
-  if (process.env['AZC_TEST_SSDP_NO_NETNS']) return { ok: false, why: 'AZC_TEST_SSDP_NO_NETNS is set' };
-  const steps = [
-    ['netns', 'add', name],
+/** One namespace whose loopback carries multicast: the announcer and its clients talk there and nowhere else. */
+function loopbackNetwork(t: Test, name: string): { ok: true } | { ok: false; why: string } {
+  return createNetwork(t, [name], [
     ['-n', name, 'link', 'set', 'lo', 'up'],
     ['-n', name, 'link', 'set', 'lo', 'multicast', 'on'],
     ['-n', name, 'route', 'add', '239.0.0.0/8', 'dev', 'lo'],
-  ];
-  for (const step of steps) {
-    const result = spawnSync('ip', step, { encoding: 'utf8' });
-    if (result.status !== 0) {
-      spawnSync('ip', ['netns', 'delete', name]);
-      return { ok: false, why: `ip ${step.join(' ')}: ${result.error?.message ?? result.stderr.trim()}` };
-    }
-  }
-  return { ok: true };
+  ]);
 }
 
 interface ChildReport {
-  error?: string;
   mode: 'multicast' | 'unicast';
   httpPort: number;
   aliveRoundsSeen: number;
@@ -207,29 +195,11 @@ interface ChildReport {
   logs: Array<{ level: string; msg: string }>;
 }
 
+/** Runs ssdp-child.ts in `mode` (inside a namespace when `prefix` says so) and returns its one report line. */
 async function runChild(t: Test, prefix: string[], mode: string): Promise<ChildReport> {
-  const args = [...prefix, process.execPath, ...CHILD, mode, JSON.stringify({ udn: UDN, friendlyName: FRIENDLY_NAME })];
-  const child = spawn(args[0]!, args.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', resolve);
-  });
-  const line = stdout.trim().split('\n').pop() ?? '';
-  let report: ChildReport;
-  try {
-    report = JSON.parse(line) as ChildReport;
-  } catch {
-    throw new Error(`child exited ${code} without a report.\nstdout: ${stdout}\nstderr: ${stderr}`);
-  }
-  t.equal(code, 0, `child exit code (stderr: ${stderr.trim() || 'empty'})`);
-  t.notOk(report.error, report.error ?? 'no error in the child');
+  const child = new LineChild(t, [...prefix, process.execPath, ...CHILD, mode, JSON.stringify({ udn: UDN, friendlyName: FRIENDLY_NAME })]);
+  const report = (await child.next()) as unknown as ChildReport;
+  t.equal(await child.exitCode(), 0, 'the child exits with 0');
   return report;
 }
 
@@ -241,13 +211,9 @@ const usnFor = (nt: string) =>
 
 t.test('announcer and M-SEARCH client on an isolated loopback', async (t) => {
   const namespace = `azc-ssdp-${process.pid}`;
-  const created = createNamespace(namespace);
+  const created = loopbackNetwork(t, namespace);
   let report: ChildReport;
   if (created.ok) {
-    t.teardown(() => {
-      const removed = spawnSync('ip', ['netns', 'delete', namespace], { encoding: 'utf8' });
-      if (removed.status !== 0) throw new Error(`could not delete netns ${namespace}: ${removed.stderr}`);
-    });
     t.comment(`network namespace ${namespace}: multicast on its own loopback`);
     report = await runChild(t, ['ip', 'netns', 'exec', namespace], 'multicast');
   } else {
@@ -255,7 +221,6 @@ t.test('announcer and M-SEARCH client on an isolated loopback', async (t) => {
     t.comment('so NOTIFY alive/byebye are NOT verified in this run');
     report = await runChild(t, [], 'unicast');
   }
-  if (report.error) return; // already failed above, with the child's error
   const location = `http://127.0.0.1:${report.httpPort}/description.xml`;
   const maxAge = report.mode === 'multicast' ? 'max-age=3' : 'max-age=1800';
 
@@ -324,29 +289,14 @@ t.test('announcer and M-SEARCH client on an isolated loopback', async (t) => {
 
 t.test('Daemon.stop() sends ssdp:byebye for every advertised type', async (t) => {
   const namespace = `azc-ssdp-${process.pid}-d`;
-  const created = createNamespace(namespace);
+  const created = loopbackNetwork(t, namespace);
   if (!created.ok) {
     t.comment(`no network namespace (${created.why}): daemon-lifecycle.test.ts checks the SSDP socket closes instead`);
     return;
   }
-  t.teardown(() => spawnSync('ip', ['netns', 'delete', namespace]));
-  const script = nodeEntry('test/appliance/ssdp-daemon-child.ts');
-  const child = spawn('ip', ['netns', 'exec', namespace, process.execPath, ...script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await within(new Promise<number | null>((resolve) => child.once('close', resolve)), undefined, 'the daemon child');
-  const report = JSON.parse(stdout.trim().split('\n').pop() || '{}') as {
-    error?: string;
-    udn: string;
-    afterStop: Array<{ nts: string; nt: string; usn: string }>;
-  };
-  t.equal(code, 0, `child exit code (stderr: ${stderr.trim() || 'empty'})`);
-  t.notOk(report.error, report.error ?? 'no error in the child');
+  const child = new LineChild(t, ['ip', 'netns', 'exec', namespace, process.execPath, ...nodeEntry('test/appliance/ssdp-daemon-child.ts')]);
+  const report = (await child.next()) as unknown as { udn: string; afterStop: Array<{ nts: string; nt: string; usn: string }> };
+  t.equal(await child.exitCode(), 0, 'the child exits with 0');
   const byebye = report.afterStop?.filter((n) => n.nts === 'ssdp:byebye') ?? [];
   t.same([...new Set(byebye.map((n) => n.nt))].sort(), [report.udn, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, controllerUdn(report.udn), AZC_DEVICE_TYPE].sort());
   t.notOk(report.afterStop?.some((n) => n.nts === 'ssdp:alive'), 'no alive after the stop');
@@ -356,15 +306,7 @@ t.test('on two networks each NOTIFY and answer carries the address of the networ
   // Namespace A (the appliance) has two veth links into namespace B (two LANs): 10.77.1.0/24 and 10.77.2.0/24.
   const tag = String(process.pid % 100000);
   const [nsA, nsB] = [`azc-ssdp-${process.pid}-a`, `azc-ssdp-${process.pid}-b`];
-  if (process.env['AZC_TEST_SSDP_NO_NETNS'] || spawnSync('ip', ['netns', 'add', nsA]).status !== 0) {
-    t.comment('no network namespace here: the two-network case is not verified in this run');
-    return;
-  }
-  t.teardown(() => {
-    for (const ns of [nsA, nsB]) spawnSync('ip', ['netns', 'delete', ns]);
-  });
   const steps = [
-    ['netns', 'add', nsB],
     ['link', 'add', `az${tag}a1`, 'netns', nsA, 'type', 'veth', 'peer', 'name', `az${tag}b1`, 'netns', nsB],
     ['link', 'add', `az${tag}a2`, 'netns', nsA, 'type', 'veth', 'peer', 'name', `az${tag}b2`, 'netns', nsB],
     ['-n', nsA, 'addr', 'add', '10.77.1.1/24', 'dev', `az${tag}a1`],
@@ -376,10 +318,10 @@ t.test('on two networks each NOTIFY and answer carries the address of the networ
     ['-n', nsA, 'route', 'add', '239.0.0.0/8', 'dev', `az${tag}a1`],
     ['-n', nsB, 'route', 'add', '239.0.0.0/8', 'dev', `az${tag}b1`],
   ];
-  for (const step of steps) {
-    const result = spawnSync('ip', step, { encoding: 'utf8' });
-    t.equal(result.status, 0, `ip ${step.join(' ')} ${result.stderr}`);
-    if (result.status !== 0) return;
+  const network = createNetwork(t, [nsA, nsB], steps);
+  if (!network.ok) {
+    t.comment(`no network namespace here (${network.why}): the two-network case is not verified in this run`);
+    return;
   }
   const config = JSON.stringify({
     udn: UDN,
@@ -406,9 +348,9 @@ t.test('on two networks each NOTIFY and answer carries the address of the networ
 
   announcer.end();
   t.match(await announcer.next(), { stopped: true, logs: ['info: SSDP announcing', 'info: SSDP stopped after byebye'] });
-  t.equal(await announcer.exited, 0);
+  t.equal(await announcer.exitCode(), 0);
   observer.send('byebye');
   const { byebye } = (await observer.next()) as { byebye: Array<{ from: string }> };
   t.same([...new Set(byebye.map((n) => n.from))].sort(), ['10.77.1.1', '10.77.2.1'], 'byebye on both links');
-  t.equal(await observer.exited, 0);
+  t.equal(await observer.exitCode(), 0);
 });

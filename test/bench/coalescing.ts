@@ -8,7 +8,7 @@ import mqtt from 'mqtt';
 import { BENCH_SWITCH, type CoalescingStep } from '../../daemon/coalescing.js';
 import { MOSQUITTO, startBroker, Watcher } from '../helpers/mosquitto.js';
 import { startBaseline, type BaselineProcess } from './lib/baseline.js';
-import { startDaemon, type DaemonProcess } from './lib/daemon-process.js';
+import { startBenchDaemon, type BenchDaemon } from './lib/daemon-process.js';
 import { setupPlayers, type Fixture } from './lib/fixture.js';
 import { readCpuNs, readWriteCalls } from './lib/proc.js';
 import { makeRow, skippedRow, type Row, type SectionOptions } from './lib/report.js';
@@ -61,12 +61,12 @@ async function httpSteps(options: SectionOptions): Promise<Row[]> {
   }
   const durationS = options.quick ? 2 : 5;
   const rounds = options.quick ? 2 : 5;
-  const daemons: DaemonProcess[] = [];
+  const daemons: BenchDaemon[] = [];
   const fixtures: Fixture[] = [];
   let baseline: BaselineProcess | undefined;
   try {
     for (const variant of HTTP_VARIANTS) {
-      const daemon = await startDaemon({ logLevel: 'info', stdout: 'discard', env: env(variant) });
+      const daemon = await startBenchDaemon({ logLevel: 'info', stdout: 'discard', env: env(variant) });
       daemons.push(daemon);
       fixtures.push(await setupPlayers(daemon.base, daemon.adminKey));
       pinProcess(daemon.pid, SERVER_CORE);
@@ -157,7 +157,7 @@ interface MqttRun {
 
 interface MqttSide {
   variant: Variant;
-  daemon: DaemonProcess;
+  daemon: BenchDaemon;
   fixture: Fixture;
   hub: Watcher;
   base: string;
@@ -177,7 +177,7 @@ async function mqttSteps(options: SectionOptions): Promise<Row[]> {
     const sides: MqttSide[] = [];
     for (const [i, variant] of MQTT_VARIANTS.entries()) {
       const base = `azc/bench-${i}`;
-      const daemon = await startDaemon({ logLevel: 'warn', env: env(variant), args: ['--mqtt-url', broker.url, '--mqtt-account', 'admin', '--mqtt-base-topic', base] });
+      const daemon = await startBenchDaemon({ logLevel: 'warn', env: env(variant), args: ['--mqtt-url', broker.url, '--mqtt-account', 'admin', '--mqtt-base-topic', base] });
       cleanups.push(() => daemon.stop());
       const fixture = await setupPlayers(daemon.base, daemon.adminKey);
       // The group's two zones at one volume, so a group change moves both to the same value.

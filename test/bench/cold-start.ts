@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { spawnDaemon, waitHealthy } from './lib/daemon-process.js';
+import { spawnBenchDaemon, waitHealthy } from './lib/daemon-process.js';
 import { ROOT, sleep, spawnTracked, stopChild } from './lib/processes.js';
 import { readContextSwitches, readMemory, readSmapsRollup } from './lib/proc.js';
 import { makeRow, type Row, type SectionOptions } from './lib/report.js';
@@ -102,7 +102,7 @@ async function bareStart(wakeWindow?: { settleMs: number; windowMs: number }): P
 
 async function daemonStart(stateDir: string, wakeWindow?: { settleMs: number; windowMs: number }): Promise<StartSample> {
   const started = performance.now();
-  const daemon = await spawnDaemon({ logLevel: 'info', stdout: 'read', stateDir, keepStateDir: true });
+  const daemon = await spawnBenchDaemon({ logLevel: 'info', stdout: 'read', stateDir, keepStateDir: true });
   try {
     await sleep(IDLE_SETTLE_MS);
     const mem = readMemory(daemon.pid);

@@ -2,7 +2,7 @@
 // own core while the server has the other, alternating rounds; the ratio is the median of the per-round ratios.
 import type { BaselineConfig } from './baseline-server.js';
 import { startBaseline, type BaselineProcess } from './lib/baseline.js';
-import { startDaemon, type DaemonProcess } from './lib/daemon-process.js';
+import { startBenchDaemon, type BenchDaemon } from './lib/daemon-process.js';
 import { setupPlayers } from './lib/fixture.js';
 import { makeRow, type Row, type SectionOptions, type Target } from './lib/report.js';
 import { median, round } from './lib/stats.js';
@@ -53,11 +53,11 @@ export async function benchHttp(options: SectionOptions): Promise<Row[]> {
   const durationS = options.quick ? 2 : 5;
   const warmupS = options.quick ? 1 : 2;
   const rounds = options.quick ? 2 : 5;
-  let daemon: DaemonProcess | undefined;
+  let daemon: BenchDaemon | undefined;
   let baseline: BaselineProcess | undefined;
   const rows: Row[] = [];
   try {
-    daemon = await startDaemon({ logLevel: 'info', stdout: 'discard' });
+    daemon = await startBenchDaemon({ logLevel: 'info', stdout: 'discard' });
     const fixture = await setupPlayers(daemon.base, daemon.adminKey);
     const api = fixture.api;
     const me = await api.get('/api/users/me');

@@ -3,7 +3,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startDaemon } from './lib/daemon-process.js';
+import { startBenchDaemon } from './lib/daemon-process.js';
 import { setupPlayers } from './lib/fixture.js';
 import { ensureBuild } from './lib/processes.js';
 import { pinProcess, runWrk, type WrkSpec } from './lib/wrk.js';
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   const previous = process.env.BENCH_DAEMON_NODE_ARGS;
   process.env.BENCH_DAEMON_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${dir}`;
   try {
-    const daemon = await startDaemon({ logLevel: 'info', stdout: 'discard' });
+    const daemon = await startBenchDaemon({ logLevel: 'info', stdout: 'discard' });
     try {
       const fixture = await setupPlayers(daemon.base, daemon.adminKey);
       pinProcess(daemon.pid, 0);

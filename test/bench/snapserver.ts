@@ -4,10 +4,11 @@ import { accessSync, constants, mkdtempSync, openSync, closeSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startDaemon, type DaemonProcess } from './lib/daemon-process.js';
+import { startBenchDaemon, type BenchDaemon } from './lib/daemon-process.js';
 import { setupPlayers } from './lib/fixture.js';
 import { runJsonRpcLoad, runLoad, type LoadResult, type RequestSpec } from './lib/load.js';
-import { freePort, sleep, spawnTracked, stopChild } from './lib/processes.js';
+import { sleep, spawnTracked, stopChild } from './lib/processes.js';
+import { freePort } from '../helpers/sockets.js';
 import { processRunning, readMemory } from './lib/proc.js';
 import { formatTable, makeRow, skippedRow, type Row, type SectionOptions } from './lib/report.js';
 import { round } from './lib/stats.js';
@@ -128,7 +129,7 @@ export async function benchSnapserver(options: SectionOptions): Promise<Row[]> {
   const logFd = openSync(path.join(dir, 'snap.log'), 'a');
   const server = spawnTracked(snapserver, ['-c', conf], { stdio: ['ignore', logFd, logFd], env: { ...process.env, HOME: dir } });
   let client: ReturnType<typeof spawnTracked> | undefined;
-  let daemon: DaemonProcess | undefined;
+  let daemon: BenchDaemon | undefined;
   try {
     await until('snapserver did not answer JSON-RPC on 127.0.0.1', 10_000, () => rpc(ports.http, 'Server.GetRPCVersion'));
     client = spawnTracked(
@@ -146,7 +147,7 @@ export async function benchSnapserver(options: SectionOptions): Promise<Row[]> {
     const check = await rpc(ports.http, 'Client.SetVolume', { id: clientId, volume: { muted: false, percent: 30 } });
     if (check?.volume?.percent !== 30) throw new Error(`Client.SetVolume answered ${JSON.stringify(check)}`);
 
-    daemon = await startDaemon({ logLevel: 'info', stdout: 'discard' });
+    daemon = await startBenchDaemon({ logLevel: 'info', stdout: 'discard' });
     const fixture = await setupPlayers(daemon.base, daemon.adminKey);
     options.log(`snapcast: snapserver ${version} on 127.0.0.1:${ports.http} (client ${clientId}); azcd on :${daemon.port}`);
 

@@ -2,7 +2,7 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startDaemon, type DaemonProcess } from './lib/daemon-process.js';
+import { startBenchDaemon, type BenchDaemon } from './lib/daemon-process.js';
 import { createPlaylist, setupPlayers } from './lib/fixture.js';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { BENCH_DIR, ensureBuild, forkTs, nextMessage, sleep, stopChild } from './lib/processes.js';
@@ -81,10 +81,10 @@ function curveTable(samples: Sample[]): string {
 
 export async function soak(minutes: number, subscribers: number, log: (line: string) => void): Promise<{ rows: Row[]; samples: Sample[]; load: LoadResult; churn: unknown[] }> {
   const durationS = Math.round(minutes * 60);
-  let daemon: DaemonProcess | undefined;
+  let daemon: BenchDaemon | undefined;
   const clients: ChildProcess[] = [];
   try {
-    daemon = await startDaemon({ logLevel: 'info', stdout: 'discard', needFds: subscribers + 512, limits: { streamsPerUser: subscribers + 16, streamsTotal: subscribers + 64 } });
+    daemon = await startBenchDaemon({ logLevel: 'info', stdout: 'discard', needFds: subscribers + 512, limits: { streamsPerUser: subscribers + 16, streamsTotal: subscribers + 64 } });
     const fixture = await setupPlayers(daemon.base, daemon.adminKey);
     const editPlaylistId = await createPlaylist(fixture.api, 'Soak edits', 3);
     const reorderPlaylistId = await createPlaylist(fixture.api, 'Soak reorder', 5);

@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { startBaseline } from './lib/baseline.js';
-import { startDaemon } from './lib/daemon-process.js';
+import { startBenchDaemon } from './lib/daemon-process.js';
 import { setupPlayers } from './lib/fixture.js';
 import { BENCH_DIR, forkTs, nextMessage, sleep, stopChild } from './lib/processes.js';
 import { readCpuMs, readMemory } from './lib/proc.js';
@@ -50,7 +50,7 @@ interface Server {
 
 async function startServer(kind: 'azcd' | 'bare', n: number): Promise<{ server: Server; playerId: string }> {
   if (kind === 'azcd') {
-    const daemon = await startDaemon({ logLevel: 'info', stdout: 'discard', needFds: n + 512, limits: { streamsPerUser: n + 16, streamsTotal: n + 64 } });
+    const daemon = await startBenchDaemon({ logLevel: 'info', stdout: 'discard', needFds: n + 512, limits: { streamsPerUser: n + 16, streamsTotal: n + 64 } });
     try {
       const fixture = await setupPlayers(daemon.base, daemon.adminKey);
       return { server: daemon, playerId: fixture.playerId };

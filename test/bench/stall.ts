@@ -7,7 +7,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { startDaemon, type DaemonProcess } from './lib/daemon-process.js';
+import { startBenchDaemon, type BenchDaemon } from './lib/daemon-process.js';
 import { ensureBuild, ROOT } from './lib/processes.js';
 import { readLoadAverage, readMemory } from './lib/proc.js';
 import { fillPlaylists } from '../helpers/big-state.js';
@@ -78,7 +78,7 @@ function stats(values: number[]): Phase['health'] {
   return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? Number.NaN };
 }
 
-async function measure(daemon: DaemonProcess, idleMax: number, phase: string, work: () => Promise<string>): Promise<Phase> {
+async function measure(daemon: BenchDaemon, idleMax: number, phase: string, work: () => Promise<string>): Promise<Phase> {
   const prober = probe(daemon.port);
   const started = performance.now();
   const note = await work();
@@ -111,7 +111,7 @@ async function main(): Promise<void> {
   await ensureBuild(log);
   const work = mkdtempSync(path.join(tmpdir(), 'azc-stall-'));
   const stateDir = path.join(work, 'state');
-  const first = await startDaemon({ stateDir, keepStateDir: true, logLevel: 'warn' });
+  const first = await startBenchDaemon({ stateDir, keepStateDir: true, logLevel: 'warn' });
   await first.stop();
   log(`filling ${playlists} playlists × ${tracks} tracks...`);
   const fillStarted = performance.now();
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   db.close();
   log(`filled in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s; load average ${readLoadAverage().toFixed(2)}`);
 
-  const daemon = await startDaemon({ stateDir, keepStateDir: true, logLevel: 'warn' });
+  const daemon = await startBenchDaemon({ stateDir, keepStateDir: true, logLevel: 'warn' });
   const phases: Phase[] = [];
   try {
     const idle = await measure(daemon, 1, 'idle (baseline)', async () => {

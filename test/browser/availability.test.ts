@@ -48,8 +48,7 @@ t.test('zones that cannot answer in the dashboard', { skip: chromiumMissing() },
   t.teardown(() => d.stop());
   const api = client(d.base, first.adminKey);
   const house = d.daemon.services.amplifiers.list[0]!.driver as SimulatedDriver;
-  const browser = await launch();
-  t.teardown(() => browser.close());
+  const browser = await launch(t);
   const admin = await signIn(browser, d.base, 'admin', d.adminPassword);
   const page = admin.page;
   await page.getByRole('slider', { name: 'Kitchen volume' }).waitFor();

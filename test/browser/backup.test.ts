@@ -1,9 +1,7 @@
 // Backup download and restore from the dashboard's Settings tab, in a real browser against a real daemon.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { startTestDaemon } from '../helpers/daemon.js';
-import { client } from '../helpers/client.js';
-import { seed } from './seed.js';
+import { seededDaemon } from './seed.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
 import { signIn, unlabelled } from './session.js';
 
@@ -11,11 +9,8 @@ import { signIn, unlabelled } from './session.js';
 declare const sessionStorage: { getItem(key: string): string | null };
 
 t.test('backups in the dashboard', { skip: chromiumMissing() }, async (t) => {
-  const d = await startTestDaemon(t);
-  const api = client(d.base, d.adminKey);
-  const s = await seed(api);
-  const browser = await launch();
-  t.teardown(() => browser.close());
+  const { d, api, s } = await seededDaemon(t);
+  const browser = await launch(t);
   const admin = await signIn(browser, d.base, 'admin', d.adminPassword);
   const page = admin.page;
   await page.getByRole('link', { name: 'Settings' }).click();

@@ -12,8 +12,7 @@ const BASE = 'azc/dashboard';
 
 /** A browser signed in as the admin, on the Settings tab, and the bridge card there. */
 async function bridgeCardOf(t: { teardown(fn: () => unknown): void }, d: TestDaemon) {
-  const browser = await launch();
-  t.teardown(() => browser.close());
+  const browser = await launch(t);
   const admin = await signIn(browser, d.base, 'admin', d.adminPassword);
   await admin.page.getByRole('link', { name: 'Settings' }).click();
   return { admin, page: admin.page, card: admin.page.getByRole('region', { name: 'Home Assistant (MQTT)' }) };

@@ -29,9 +29,13 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** chromium.launch gives every run a fresh temporary profile (user-data-dir) and removes it on close. */
-export async function launch(): Promise<Browser> {
+/**
+ * Chromium for one test, closed in its teardown. chromium.launch gives every run a fresh temporary profile
+ * (user-data-dir) and removes it on close.
+ */
+export async function launch(t: { teardown(fn: () => unknown): void }): Promise<Browser> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true, timeout: 20_000 });
+  t.teardown(() => browser.close());
   return {
     context: (options) => browser.newContext({ viewport: { width: 1280, height: 860 }, ...options }),
     close: () => browser.close(),

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { startTestDaemon, tempDir } from '../helpers/daemon.js';
 import { client, createUser } from '../helpers/client.js';
-import { seed } from './seed.js';
+import { seededDaemon } from './seed.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
 import { PHONE, signIn, unlabelled } from './session.js';
 
@@ -18,11 +18,8 @@ const whole = (page: Page, selector: string) =>
   page.locator(selector).evaluate((el: any) => el.clientWidth > 0 && el.scrollWidth <= el.clientWidth && el.scrollHeight <= el.clientHeight);
 
 t.test('the dashboard fits the screens people use', { skip: chromiumMissing() }, async (t) => {
-  const d = await startTestDaemon(t);
-  const api = client(d.base, d.adminKey);
-  const s = await seed(api);
-  const browser = await launch();
-  t.teardown(() => browser.close());
+  const { d, api, s } = await seededDaemon(t);
+  const browser = await launch(t);
 
   t.test('the signed-in username stays readable on a 1280 px desktop, whatever the role', async (t) => {
     for (const [username, password] of [['admin', d.adminPassword], [s.users.operator.username, s.users.operator.password]] as const) {
@@ -101,8 +98,7 @@ t.test('counts read as words: one user, one player, one track', { skip: chromium
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'backup.json');
   writeFileSync(file, (await api.get('/api/backup')).text);
-  const browser = await launch();
-  t.teardown(() => browser.close());
+  const browser = await launch(t);
   const admin = await signIn(browser, d.base, 'admin', d.adminPassword);
   const page = admin.page;
 

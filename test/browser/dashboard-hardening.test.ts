@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { client } from '../helpers/client.js';
-import { seed } from './seed.js';
+import { seededDaemon } from './seed.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
 import { startWithGeneratedAdmin } from './first-start.js';
 import { PHONE, eventually, signIn, unlabelled } from './session.js';
@@ -39,11 +39,8 @@ async function saveAs(page: Page, name: string): Promise<void> {
 }
 
 t.test('the dashboard after the outside probe', { skip: chromiumMissing() }, async (t) => {
-  const d = await startTestDaemon(t);
-  const api = client(d.base, d.adminKey);
-  const s = await seed(api);
-  const browser = await launch();
-  t.teardown(() => browser.close());
+  const { d, api, s } = await seededDaemon(t);
+  const browser = await launch(t);
 
   t.test('at most three messages show, a repeated one counts up, and Escape or the button dismisses one', async (t) => {
     // ?toastMs makes messages stay for ten minutes here, so only the cap and the buttons remove them.
@@ -218,8 +215,7 @@ t.test('the dashboard after the outside probe', { skip: chromiumMissing() }, asy
 
 t.test('the first administrator must replace the generated password before going on, without retyping it', { skip: chromiumMissing() }, async (t) => {
   const d = await startWithGeneratedAdmin(t);
-  const browser = await launch();
-  t.teardown(() => browser.close());
+  const browser = await launch(t);
   const api = client(d.base, d.adminKey);
   t.equal((await api.get('/api/users/me')).body.passwordChangeRequired, true, 'the API asks for a new password');
 

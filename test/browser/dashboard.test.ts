@@ -2,11 +2,10 @@
 import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startTestDaemon } from '../helpers/daemon.js';
 import { client, type Client } from '../helpers/client.js';
-import { seed } from './seed.js';
+import { seededDaemon } from './seed.js';
 import { chromiumMissing, launch, screenshot, watchConsole } from './browser.js';
-import { PHONE, eventually, signIn, unlabelled } from './session.js';
+import { PHONE, eventually, grabSlider, signIn, unlabelled } from './session.js';
 
 // Page globals inside evaluate() callbacks: the project compiles without the DOM lib.
 declare const sessionStorage: { getItem(key: string): string | null; length: number };
@@ -16,11 +15,8 @@ const trackTitles = async (api: Client, id: string): Promise<string[]> =>
   ((await api.get(`/api/playlists/${id}`)).body.tracks as Array<{ title: string }>).map((track) => track.title);
 
 t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t) => {
-  const d = await startTestDaemon(t);
-  const api = client(d.base, d.adminKey);
-  const s = await seed(api);
-  const browser = await launch();
-  t.teardown(() => browser.close());
+  const { d, api, s } = await seededDaemon(t);
+  const browser = await launch(t);
 
   const signinContext = await browser.context();
   const signinPage = await signinContext.newPage();
@@ -75,14 +71,11 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     page.on('requestfinished', done);
     page.on('requestfailed', done);
 
-    const box = (await slider.boundingBox())!;
-    const y = box.y + box.height / 2;
-    await page.mouse.move(box.x + box.width * 0.3, y);
     const started = Date.now();
-    await page.mouse.down();
+    const drag = await grabSlider(page, slider, 0.3);
     // Not so far that a zone would reach 100 %: then its clamp would pull the derived group value below the slider.
-    await page.mouse.move(box.x + box.width * 0.65, y, { steps: 30 });
-    await page.mouse.up();
+    await drag.to(0.65, 30);
+    await drag.release();
     const elapsed = Date.now() - started;
     const final = Number(await slider.inputValue()) / 100;
     t.ok(final > 0.5, `the slider moved (now ${final})`);
@@ -117,18 +110,15 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
 
   t.test('a live event does not yank a slider the user is dragging', async (t) => {
     const slider = page.getByRole('slider', { name: 'Living room volume' });
-    const box = (await slider.boundingBox())!;
-    const y = box.y + box.height / 2;
-    await page.mouse.move(box.x + box.width * 0.5, y);
-    await page.mouse.down();
-    await page.mouse.move(box.x + box.width * 0.2, y, { steps: 5 });
+    const drag = await grabSlider(page, slider, 0.5);
+    await drag.to(0.2, 5);
     const held = await slider.inputValue();
     await api.put(`/api/zones/${s.zones['Living room']}/volume`, { volume: 0.95 });
     // Events arrive in order: once this later one shows, the volume event has been handled too.
     await api.put(`/api/zones/${s.zones.Patio}/power`, { power: false });
     await page.getByRole('button', { name: 'Power Patio', pressed: false }).waitFor();
     t.equal(await slider.inputValue(), held, 'the slider stays under the pointer');
-    await page.mouse.up();
+    await drag.release();
     await eventually(
       async () => (await api.get(`/api/zones/${s.zones['Living room']}`)).body.volume === Number(held) / 100,
       'the released value wins',

@@ -1,11 +1,10 @@
 // The dashboard's speaker safety, group volume, all off, sleep timers and scenes, in a real browser.
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { startTestDaemon } from '../helpers/daemon.js';
-import { client, type Client } from '../helpers/client.js';
-import { seed, type Seeded } from './seed.js';
+import type { Client } from '../helpers/client.js';
+import { seededDaemon } from './seed.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
-import { eventually, signIn, unlabelled } from './session.js';
+import { eventually, grabSlider, signIn, unlabelled } from './session.js';
 
 interface ZoneState {
   volume: number;
@@ -25,11 +24,8 @@ const zoneRow = (page: Page, name: string) =>
   page.locator('li.zone-row').filter({ has: page.locator(`[aria-label="${name} volume"]`) });
 
 t.test('speaker safety and scenes in the dashboard', { skip: chromiumMissing() }, async (t) => {
-  const d = await startTestDaemon(t);
-  const api = client(d.base, d.adminKey);
-  const s: Seeded = await seed(api);
-  const browser = await launch();
-  t.teardown(() => browser.close());
+  const { d, api, s } = await seededDaemon(t);
+  const browser = await launch(t);
   const admin = await signIn(browser, d.base, 'admin', d.adminPassword);
   const page = admin.page;
   await page.getByRole('slider', { name: 'Kitchen volume' }).waitFor();
@@ -41,12 +37,9 @@ t.test('speaker safety and scenes in the dashboard', { skip: chromiumMissing() }
     await page.locator('[data-limit="50"]').filter({ has: page.getByRole('slider', { name: 'Kitchen volume' }) }).waitFor();
 
     const slider = page.getByRole('slider', { name: 'Kitchen volume' });
-    const box = (await slider.boundingBox())!;
-    const y = box.y + box.height / 2;
-    await page.mouse.move(box.x + box.width * 0.2, y);
-    await page.mouse.down();
-    await page.mouse.move(box.x + box.width * 0.95, y, { steps: 12 });
-    await page.mouse.up();
+    const drag = await grabSlider(page, slider, 0.2);
+    await drag.to(0.95, 12);
+    await drag.release();
     t.equal(await slider.inputValue(), '50', 'the thumb stops at the limit');
     await eventually(async () => (await zone(api, s.zones.Kitchen!)).volume === 0.5, 'Kitchen is at its limit');
     await page.locator('input[aria-label="Kitchen volume"][aria-valuetext="50%"]').waitFor();

@@ -1,6 +1,6 @@
 // Gives a fresh simulated appliance realistic rooms, sources, playlists and users for the dashboard tests.
-import type { Client } from '../helpers/client.js';
-import { createUser } from '../helpers/client.js';
+import { client, createUser, type Client } from '../helpers/client.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 
 export interface Seeded {
   zones: Record<string, string>;
@@ -85,4 +85,11 @@ export async function seed(api: Client): Promise<Seeded> {
       hub: { ...hub, username: 'home-hub' },
     },
   };
+}
+
+/** A daemon for one test (stopped in its teardown) seeded as above, with an admin client. */
+export async function seededDaemon(t: { teardown(fn: () => unknown): void }): Promise<{ d: TestDaemon; api: Client; s: Seeded }> {
+  const d = await startTestDaemon(t);
+  const api = client(d.base, d.adminKey);
+  return { d, api, s: await seed(api) };
 }

@@ -1,5 +1,5 @@
 // Shared steps of the dashboard tests: signing in through the form, waiting on API state, finding unnamed controls.
-import type { BrowserContextOptions, Page } from 'playwright-core';
+import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { watchConsole, type Browser } from './browser.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -40,6 +40,21 @@ export async function signIn(
   await page.getByRole('button', { name: 'Sign in' }).click();
   if (live) await page.locator('#conn[data-state="live"]').waitFor();
   return session;
+}
+
+/**
+ * Presses the mouse on a horizontal slider at `at` (a fraction of its width) and holds it; `to` drags along it, in
+ * `steps` pointer moves, and `release` lets go. A person's drag, as the page sees it.
+ */
+export async function grabSlider(page: Page, slider: Locator, at: number) {
+  const box = (await slider.boundingBox())!;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width * at, y);
+  await page.mouse.down();
+  return {
+    to: (fraction: number, steps: number) => page.mouse.move(box.x + box.width * fraction, y, { steps }),
+    release: () => page.mouse.up(),
+  };
 }
 
 /** Controls in the shown view or header without an accessible name (label, aria-label or text): should be none. */

@@ -7,7 +7,7 @@ import type { Clock } from '../../drivers/core/clock.js';
 import type { AmplifierDriver } from '../../drivers/driver.js';
 import { stepToVolume, volumeToStep } from '../../drivers/driver.js';
 import type { EmulatorPort } from '../../drivers/emulator-port.js';
-import { daemonOnMemory, type ZoneRow } from './daemon-rig.js';
+import { daemonOnMemory, type ApiZone } from './daemon-rig.js';
 import type { DriverWiring } from './memory-rig.js';
 
 /** A write as the emulator recorded it. */
@@ -48,7 +48,7 @@ export function daemonCases<D extends AmplifierDriver, E extends KeypadEmulator>
   const { name, channel, steps, keypadVolume } = family;
   const setup = (t: Test, secondUnit = false, prepare?: (emulator: E) => void) =>
     daemonOnMemory(t, { emulator: (clock) => family.emulator(clock, { secondUnit }), driver: (wiring) => family.driver({ ...wiring, secondUnit }) }, prepare);
-  const zoneOf = (zones: ZoneRow[]) => zones.find((z) => z.output.channel === channel)!;
+  const zoneOf = (zones: ApiZone[]) => zones.find((z) => z.output.channel === channel)!;
   const state = (emulator: E) => {
     const { power, volume, source } = family.state(emulator, channel);
     return { power, volume, source };
@@ -124,7 +124,7 @@ export function daemonCases<D extends AmplifierDriver, E extends KeypadEmulator>
     const amplifier = rig.d.daemon.services.amplifiers.list[0]!.driver;
     const unit = family.secondUnit;
     await rig.until(() => unit.every((c) => amplifier.describe().zones.some((z) => z.channel === c)), 'the second unit found');
-    const zones = (await rig.api.get('/api/zones')).body as Array<ZoneRow & { available: boolean; unavailableReason: string | null }>;
+    const zones = (await rig.api.get('/api/zones')).body as Array<ApiZone & { available: boolean; unavailableReason: string | null }>;
     const zone = zones.find((z) => z.output.channel === unit[0])!;
     t.match(zone, { available: true, unavailableReason: null }, 'its zones are available');
     family.secondUnitFitted(rig.emulator, false);

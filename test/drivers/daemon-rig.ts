@@ -12,7 +12,8 @@ import { VirtualTime } from '../helpers/virtual-time.js';
 import { isStatus, nextEvent } from './events.js';
 import type { DriverWiring } from './memory-rig.js';
 
-export interface ZoneRow {
+/** A zone as GET /api/zones answers it (the fields these cases read). */
+export interface ApiZone {
   id: string;
   volume: number;
   power: boolean;
@@ -49,7 +50,7 @@ export async function daemonOnMemory<D extends AmplifierDriver, E extends Emulat
   await until(online, 'the amplifier link up');
   await until(driver.settled(), 'the driver to settle');
   const api = injectClient(d.daemon, d.adminKey);
-  const zones = (await api.get('/api/zones')).body as ZoneRow[];
+  const zones = (await api.get('/api/zones')).body as ApiZone[];
   const events: StampedEvent[] = [];
   t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
   return { d, time, until, serial, emulator, driver, api, zones, events, logs };

@@ -1,4 +1,4 @@
-// The Monoprice commands as the README writes them: the emulator makes its own pty link, answers on it and removes
+// The Monoprice commands as docs/drivers.md writes them: the emulator makes its own pty link, answers on it and removes
 // it on SIGTERM; the demo keeps its state out of ./data.
 import t from 'tap';
 import type { Test } from 'tap';

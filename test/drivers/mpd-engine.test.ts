@@ -10,6 +10,7 @@ import { tempDir } from '../helpers/daemon.js';
 import { MPD, musicFolder, startEngine, TRACKS } from '../helpers/mpd-rig.js';
 import { createPlaybackEngine } from '../../drivers/mpd/index.js';
 import { waitFor, within, WAIT_MS } from '../helpers/wait-for.js';
+import { freePort } from '../helpers/sockets.js';
 
 concurrently(t, 3);
 const music = musicFolder(t);
@@ -61,13 +62,7 @@ t.test("a player's MPD listens on no network port", async (t) => {
 });
 
 t.test('with a listen address, MPD also answers MPD clients on that loopback port', async (t) => {
-  const { createServer } = await import('node:net');
-  const port = await new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
+  const port = await freePort();
   const rig = await startEngine(t, music, { listen: { host: '127.0.0.1', port } });
   const connection = await MpdConnection.connect({ host: '127.0.0.1', port }, { clock: systemClock, timeoutMs: 10_000 });
   t.teardown(() => connection.close());

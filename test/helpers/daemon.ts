@@ -9,6 +9,7 @@ import { Daemon, type DaemonOptions } from '../../daemon/app.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import type { AmplifierDriver } from '../../drivers/driver.js';
 import { TEST_PASSWORDS } from './passwords.js';
+import { Changes, waitFor } from './wait-for.js';
 import './sqlite-guard.js';
 
 export interface TestDaemon {
@@ -20,6 +21,11 @@ export interface TestDaemon {
   driver: AmplifierDriver;
   /** Log lines the daemon wrote (JSON strings). */
   logs: string[];
+  /**
+   * Resolves with the log lines matching `pattern` once there are `count` of them (the logger writes as it goes, so
+   * this follows it rather than guessing a delay); rejects after the suite's time limit, naming the pattern.
+   */
+  untilLog(pattern: RegExp, count?: number): Promise<string[]>;
   /** Stops the daemon; the state directory is kept so a test can restart on it. */
   stop(): Promise<void>;
 }
@@ -59,12 +65,23 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
     ...options.config,
   };
   const logs: string[] = [];
+  const logged = new Changes();
   const sink = new Writable({
     write(chunk, _encoding, done) {
       logs.push(...String(chunk).split('\n').filter(Boolean));
+      logged.notify();
       done();
     },
   });
+  const untilLog = (pattern: RegExp, count = 1) =>
+    waitFor(
+      () => {
+        const lines = logs.filter((line) => pattern.test(line));
+        return lines.length >= count ? lines : undefined;
+      },
+      undefined,
+      { what: `${count} log line(s) matching ${pattern}`, changes: logged },
+    );
   const logger = createLogger(config.logLevel, sink);
   const injected = options.configuredAmplifiers ? undefined : (options.driver ?? new SimulatedDriver({ applyDelayMs: 1 }));
   const daemon = new Daemon({
@@ -89,6 +106,7 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
     adminPassword,
     driver: injected ?? daemon.services.amplifiers.list[0]!.driver,
     logs,
+    untilLog,
     stop: () => daemon.stop(),
   };
 }

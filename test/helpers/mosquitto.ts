@@ -1,11 +1,11 @@
 // Runs Debian's mosquitto on a free loopback port with a temporary config, and a client that records what it sees.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
 import { Changes, waitFor, WAIT_MS } from './wait-for.js';
+import { freePort } from './sockets.js';
 
 export const MOSQUITTO = '/usr/sbin/mosquitto';
 
@@ -20,17 +20,6 @@ export interface Broker {
 
 interface Teardown {
   teardown(fn: () => unknown): void;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts mosquitto; with `auth`, anonymous clients are refused and only that user/password may connect. */

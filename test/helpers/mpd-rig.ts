@@ -8,6 +8,7 @@ import { createPlaybackEngine, type MpdEngineOptions } from '../../drivers/mpd/i
 import type { PlaybackEngine, PlaybackEvent } from '../../drivers/playback.js';
 import { tempDir } from './daemon.js';
 import { Changes, waitFor, WAIT_MS } from './wait-for.js';
+import { freePort } from './sockets.js';
 
 interface Teardown {
   teardown(fn: () => unknown): void;
@@ -178,10 +179,7 @@ export async function radioStation(t: Teardown, oggFile: string, name: string): 
     res.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const closed = createServer();
-  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-  const deadPort = (closed.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const deadPort = await freePort();
   t.teardown(() => {
     server.closeAllConnections();
     return new Promise<void>((resolve) => server.close(() => resolve()));

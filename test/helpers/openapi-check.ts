@@ -13,7 +13,8 @@ const DOC_ID = 'azc-openapi';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 
-export interface Exchange {
+/** A request as sent and the answer it got. */
+export interface AnsweredRequest {
   method: string;
   /** The path as sent, without the query. */
   path: string;
@@ -56,8 +57,8 @@ export class OpenApiCheck {
   }
 
   /** Problems of one answer; none means a validating proxy would pass it. */
-  checkResponse(exchange: Exchange): string[] {
-    const { method, path, status, headers, text } = exchange;
+  checkResponse(answered: AnsweredRequest): string[] {
+    const { method, path, status, headers, text } = answered;
     const where = `${method} ${path} → ${status}`;
     const template = this.template(path);
     if (!template) return [`${where}: the path is not in the document`];

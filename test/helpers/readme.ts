@@ -1,17 +1,18 @@
-// The README's shell blocks, and a shell to run them as a user's terminal would.
+// The shell blocks of the README and the docs, and a shell to run them as a user's terminal would.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './paths.js';
 
-const README = path.join(ROOT, 'README.md');
-
-/** The fenced `sh` blocks of the README (or of its section under `heading`), in order, without their indentation. */
-export function shellBlocks(heading?: string): string[] {
-  let text = readFileSync(README, 'utf8');
+/**
+ * The fenced `sh` blocks of a Markdown file of the project (README.md unless `file` names another, e.g.
+ * docs/home-assistant.md), or of its section under `heading`, in order, without their indentation.
+ */
+export function shellBlocks(heading?: string, file = 'README.md'): string[] {
+  let text = readFileSync(path.join(ROOT, file), 'utf8');
   if (heading) {
     const start = text.indexOf(`\n${heading}\n`);
-    if (start < 0) throw new Error(`README has no section ${JSON.stringify(heading)}`);
+    if (start < 0) throw new Error(`${file} has no section ${JSON.stringify(heading)}`);
     const level = heading.split(' ')[0]!;
     const next = text.indexOf(`\n${level} `, start + heading.length + 1);
     text = text.slice(start, next < 0 ? undefined : next);

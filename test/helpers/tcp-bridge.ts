@@ -2,6 +2,7 @@
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { within } from './wait-for.js';
+import { freePort } from './sockets.js';
 
 /** What sits behind the adapter: anything that takes over a byte stream (any emulator's attach(), drivers/emulator-port.ts). */
 export interface BridgedDevice {
@@ -38,18 +39,6 @@ export interface TcpBridgeOptions {
   device?: BridgedDevice;
   /** Start refusing (a port nobody listens on yet); accept() opens it. Default false. */
   refusing?: boolean;
-}
-
-/** Picks a free loopback port by listening on port 0 and letting it go. */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 export async function createTcpBridge(

@@ -5,7 +5,7 @@ import { client } from '../helpers/client.js';
 import { startDaemon, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon.js';
 import { spawnDaemon, type DaemonProcess } from '../helpers/process.js';
 import { startBroker, Watcher } from '../helpers/mosquitto.js';
-import { within, WAIT_MS } from '../helpers/wait-for.js';
+import { waitFor, within, WAIT_MS } from '../helpers/wait-for.js';
 import { amplifierKey, defaultConfig, type MqttConfig } from '../../daemon/config.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { BASE, PREFIX, bridged, configCount, configs, configTopic } from './setup.js';
@@ -23,13 +23,16 @@ const mqttConfig = (url: string, extra: Partial<MqttConfig> = {}): MqttConfig =>
   ...extra,
 });
 
-/** Follows GET /api/health until the bridge reports the state (each poll is a real request, not a timed sleep). */
-async function untilBridge(d: TestDaemon, state: string): Promise<{ state: string; detail?: string }> {
-  for (;;) {
-    const health = await client(d.base).get('/api/health');
-    if (health.body.mqtt?.state === state) return health.body.mqtt;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+/** Follows GET /api/health until the bridge reports the state (each poll is a real request), within the time limit. */
+function untilBridge(d: TestDaemon, state: string): Promise<{ state: string; detail?: string }> {
+  return waitFor(
+    async () => {
+      const health = await client(d.base).get('/api/health');
+      return health.body.mqtt?.state === state ? (health.body.mqtt as { state: string; detail?: string }) : undefined;
+    },
+    undefined,
+    { what: `the bridge to be ${state} in /api/health` },
+  );
 }
 
 t.test('the last will marks the appliance offline after a SIGKILL, and a restart brings it back online', async (t) => {

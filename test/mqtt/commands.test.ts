@@ -1,7 +1,6 @@
 // Commands from a Home Assistant-like client through a real mosquitto: amplifier, state topics, permissions, garbage.
 import t from 'tap';
 import { client } from '../helpers/client.js';
-import type { TestDaemon } from '../helpers/daemon.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { MonopriceDriver } from '../../drivers/monoprice/driver.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
@@ -12,15 +11,6 @@ import { emulatorOnPty } from '../drivers/serial-rig.js';
 import { within, WAIT_MS } from '../helpers/wait-for.js';
 
 const zoneTopic = (id: string, field: string) => `${BASE}/zone/${id}/${field}`;
-
-/** Resolves once a log line matches; the logger writes asynchronously, so this follows it rather than guessing a delay. */
-async function untilLog(d: TestDaemon, pattern: RegExp, count = 1): Promise<string[]> {
-  for (;;) {
-    const lines = d.logs.filter((line) => pattern.test(line));
-    if (lines.length >= count) return lines;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 t.test('a volume command from the hub drives the amplifier and comes back on the state topic', async (t) => {
   const { hub, zones, d, admin } = await bridged(t);
@@ -102,7 +92,7 @@ t.test('a Viewer-backed bridge publishes state but refuses commands', async (t) 
   const was = (await admin.get(`/api/zones/${zone.id}`)).body;
   await hub.publish(`${zoneTopic(zone.id, 'volume')}/set`, '90');
   await hub.publish(`${zoneTopic(zone.id, 'power')}/set`, 'ON');
-  const lines = await untilLog(d, /MQTT command ignored/, 2);
+  const lines = await d.untilLog(/MQTT command ignored/, 2);
   t.ok(lines.every((line) => /"level":40/.test(line) && /Viewer can read but not change/.test(line)), 'logged at warn with the reason');
   const now = (await admin.get(`/api/zones/${zone.id}`)).body;
   t.same(now, was, 'nothing changed');
@@ -117,7 +107,7 @@ t.test('a command for a zone outside the bridge account assignments changes noth
   await hub.gone(zoneTopic(zones[0]!.id, 'volume'));
   const was = (await admin.get(`/api/zones/${zones[0]!.id}`)).body;
   await hub.publish(`${zoneTopic(zones[0]!.id, 'volume')}/set`, '80');
-  const [line] = await untilLog(d, /MQTT command ignored/);
+  const [line] = await d.untilLog(/MQTT command ignored/);
   t.match(line, /not-found/);
   t.same((await admin.get(`/api/zones/${zones[0]!.id}`)).body, was);
 });

@@ -4,7 +4,7 @@
 import t from 'tap';
 import { client, createUser } from '../helpers/client.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { startTestDaemon } from '../helpers/daemon.js';
 import { defaultConfig } from '../../daemon/config.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { BASE, bridged, configCount, configs, configTopic } from './setup.js';
@@ -17,15 +17,6 @@ const retainedStates = (zones: ReadonlyArray<{ id: string }>) => [
   `${BASE}/amplifier/simulated/status`,
   ...zones.flatMap((z) => ['volume', 'power', 'mute', 'source', 'sleep', 'availability'].map((f) => zoneTopic(z.id, f))),
 ];
-
-/** Resolves once a log line matches; the logger writes as it goes, so this follows it rather than guessing a delay. */
-async function untilLog(d: TestDaemon, pattern: RegExp): Promise<string> {
-  for (;;) {
-    const line = d.logs.find((l) => pattern.test(l));
-    if (line) return line;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 t.test('every entity follows Home Assistant’s rules: a detached zone, players named "None", "none" or blank, a zone limited to 0', async (t) => {
   const { hub, admin, zones, nodeId } = await bridged(t, { account: 'ha-bridge', players: 0 });
@@ -130,7 +121,7 @@ t.test('scenes the account may apply are Home Assistant scenes; activating one a
   t.match((await admin.get(`/api/zones/${a.id}`)).body, { power: true, volume: 0.25 });
 
   await hub.publish(`${BASE}/scene/${wider}/set`, 'ON');
-  t.match(await untilLog(d, /MQTT command ignored/), /not-found/, 'the scene it cannot see is refused like a 404');
+  t.match((await d.untilLog(/MQTT command ignored/))[0], /not-found/, 'the scene it cannot see is refused like a 404');
   t.equal((await admin.del(`/api/scenes/${dinner}`)).status, 204);
   await hub.gone(config);
 });
@@ -145,7 +136,7 @@ t.test('a sleep timer is a number of minutes left: set from the hub, counting do
   await hub.value(sleep, '0');
 
   await hub.publish(`${sleep}/set`, '30');
-  t.match(await untilLog(d, /MQTT command ignored/), /conflict: zone .* is off/, 'a zone that is off gets no timer');
+  t.match((await d.untilLog(/MQTT command ignored/))[0], /conflict: zone .* is off/, 'a zone that is off gets no timer');
   await admin.put(`/api/zones/${zone.id}/power`, { power: true });
   await hub.value(zoneTopic(zone.id, 'power'), 'ON');
   await hub.publish(`${sleep}/set`, '30');
@@ -196,7 +187,7 @@ t.test('the bridge’s log lines name each field once', async (t) => {
   await hub.value(zoneTopic(zones[0]!.id, 'volume'), () => true);
   await hub.publish(`${zoneTopic(zones[0]!.id, 'volume')}/set`, 'loud');
   await hub.publish(`${zoneTopic(zones[0]!.id, 'power')}/set`, 'ON');
-  await untilLog(d, /Viewer can read but not change/);
+  await d.untilLog(/Viewer can read but not change/);
   const mqttLines = d.logs.filter((line) => line.includes('"component":"mqtt"'));
   t.ok(mqttLines.length >= 3, `the bridge logged (${mqttLines.length} lines)`);
   t.same(mqttLines.filter((line) => repeatedKeys(line).length > 0), [], 'no line repeats a key');

@@ -1,4 +1,4 @@
-// The README's Home Assistant guide, run as it is written against a fresh daemon and a real mosquitto that wants a
+// The Home Assistant guide (docs/home-assistant.md), run as it is written against a fresh daemon and a real mosquitto that wants a
 // login: every block a user pastes works, and the hub ends up with the entities of the account the guide creates.
 import t from 'tap';
 import { client } from '../helpers/client.js';
@@ -9,9 +9,11 @@ import { waitFor } from '../helpers/wait-for.js';
 import { defaultConfig } from '../../daemon/config.js';
 import { configCount, configs } from './setup.js';
 
-t.test('the Home Assistant guide in the README works as pasted, from a fresh appliance to entities in the hub', async (t) => {
-  // The blocks a user pastes into a terminal; the one that starts the daemon with flags is the other way to do it.
-  const blocks = shellBlocks('## Home Assistant and MQTT').filter((block) => !block.includes('npm start'));
+/** The blocks a user pastes into a terminal; the one that starts the daemon with flags is the other way to do it. */
+const guideBlocks = () => shellBlocks('## Set it up, from zero', 'docs/home-assistant.md').filter((block) => !block.includes('npm start'));
+
+t.test('the Home Assistant guide works as pasted, from a fresh appliance to entities in the hub', async (t) => {
+  const blocks = guideBlocks();
   t.ok(blocks.length >= 4, `the guide has its steps (${blocks.length} blocks)`);
   const login = { username: 'azcd', password: 'broker-secret-guide' };
   const broker = await startBroker(t, { auth: login });
@@ -42,7 +44,7 @@ t.test('the Home Assistant guide in the README works as pasted, from a fresh app
 });
 
 t.test('the guide works for a broker that needs no login: an empty password leaves the login out', async (t) => {
-  const blocks = shellBlocks('## Home Assistant and MQTT').filter((block) => !block.includes('npm start'));
+  const blocks = guideBlocks();
   const broker = await startBroker(t);
   const hub = await Watcher.connect(t, broker.url);
   const d = await startTestDaemon(t, { config: { mqtt: { ...defaultConfig().mqtt, baseTopic: 'azc/open' } } });

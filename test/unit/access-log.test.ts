@@ -75,3 +75,12 @@ t.test('a key is redacted wherever it is and however it is separated or encoded'
   t.same(lines.map((line) => JSON.parse(line).path), cases.map(([, logged]) => logged));
   t.notMatch(lines.join(''), /ab12ab12|hunter2|AAAA/, 'no part of a secret is logged');
 });
+
+t.test("a component's child logger writes the access log to the same stream, in the same form", async (t) => {
+  const lines: string[] = [];
+  const logger = createLogger('info', new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } }));
+  const log = createAccessLog(logger.child({ component: 'http' }).child({ part: 'pipeline' }));
+  log({ requestId: 'r-6', method: 'GET', url: '/api/zones', status: 200, ms: 0.5 });
+  t.equal(lines.length, 1);
+  t.same(Object.keys(JSON.parse(lines[0]!)), ['level', 'time', 'service', 'reqId', 'method', 'path', 'status', 'ms', 'msg'], "the access log's own line, not pino's serializer with the child's bindings");
+});

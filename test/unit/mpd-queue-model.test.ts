@@ -8,8 +8,8 @@ function model(missing: string[] = []): QueueModel {
   const m = new QueueModel();
   const entries: Entry[] = ['a', 'b', 'c', 'd', 'e'].map((name, i) =>
     missing.includes(name)
-      ? { uri: `file:${name}`, target: null, problem: { reason: 'missing', detail: `${name} is gone` }, mpdId: null }
-      : { uri: `file:${name}`, target: `${name}.flac`, problem: null, mpdId: 10 + i },
+      ? { uri: `file:${name}`, target: null, cause: { reason: 'missing', detail: `${name} is gone` }, mpdId: null }
+      : { uri: `file:${name}`, target: `${name}.flac`, cause: null, mpdId: 10 + i },
   );
   m.replace(entries);
   return m;
@@ -35,27 +35,27 @@ t.test('moving on to the next entry passes nothing over', async (t) => {
 t.test('an entry that was never queued is passed over with the reason it has', async (t) => {
   const m = model(['b']);
   m.cursor = 0;
-  t.same(m.advance(2), [{ index: 1, uri: 'file:b', problem: { reason: 'missing', detail: 'b is gone' } }]);
+  t.same(m.advance(2), [{ index: 1, uri: 'file:b', cause: { reason: 'missing', detail: 'b is gone' } }]);
 });
 
 t.test('an entry MPD failed is passed over with the failure MPD gave, once', async (t) => {
   const m = model();
   m.cursor = 0;
   t.ok(m.noteFailure((e) => e.target === 'b.flac', { reason: 'unreachable', detail: 'CURL failed' }));
-  t.same(m.advance(2), [{ index: 1, uri: 'file:b', problem: { reason: 'unreachable', detail: 'CURL failed' } }]);
+  t.same(m.advance(2), [{ index: 1, uri: 'file:b', cause: { reason: 'unreachable', detail: 'CURL failed' } }]);
   t.same(m.pendingFailures(), [], 'not again');
 });
 
 t.test('an entry MPD passed over without its own words is reported as other', async (t) => {
   const m = model();
   m.cursor = 0;
-  t.match(m.advance(3), [{ index: 1, problem: { reason: 'other' } }, { index: 2, problem: { reason: 'other' } }]);
+  t.match(m.advance(3), [{ index: 1, cause: { reason: 'other' } }, { index: 2, cause: { reason: 'other' } }]);
 });
 
 t.test('the end of the queue passes over every entry after the cursor', async (t) => {
   const m = model(['e']);
   m.cursor = 2;
-  t.match(m.advance(null), [{ index: 3 }, { index: 4, problem: { reason: 'missing' } }]);
+  t.match(m.advance(null), [{ index: 3 }, { index: 4, cause: { reason: 'missing' } }]);
   t.equal(m.cursor, null);
 });
 
@@ -78,11 +78,11 @@ t.test("a failure of the current entry waits for the next read, a late word abou
 
 t.test('of two entries with the same target, the failure goes to the one ahead', async (t) => {
   const m = new QueueModel();
-  m.replace(['x', 'y', 'x'].map((name, i) => ({ uri: `file:${name}`, target: name, problem: null, mpdId: i })));
+  m.replace(['x', 'y', 'x'].map((name, i) => ({ uri: `file:${name}`, target: name, cause: null, mpdId: i })));
   m.cursor = 1;
   t.ok(m.noteFailure((e) => e.target === 'x', { reason: 'missing', detail: '' }));
-  t.equal(m.entries[2]!.problem?.reason, 'missing');
-  t.equal(m.entries[0]!.problem, null);
+  t.equal(m.entries[2]!.cause?.reason, 'missing');
+  t.equal(m.entries[0]!.cause, null);
 });
 
 const status = (over: Partial<MpdStatus>): MpdStatus => ({
@@ -103,7 +103,7 @@ t.test('a read of MPD stopped with no song after playing on its own is the end o
   m.cursor = 3;
   const { status: s, skips } = m.read(status({ state: 'stopped', songId: null }), 0);
   t.match(s, { state: 'stopped', index: null, uri: null, title: null, durationMs: null });
-  t.match(skips, [{ index: 4, problem: { reason: 'missing' } }]);
+  t.match(skips, [{ index: 4, cause: { reason: 'missing' } }]);
 });
 
 t.test('a read of MPD stopped with no song while an entry is parked shows that entry, untagged', async (t) => {

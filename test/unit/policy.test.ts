@@ -3,7 +3,6 @@ import t from 'tap';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Caller, Role } from '../../daemon/domain/shared/access.js';
-import { DomainError, type DomainErrorKind } from '../../daemon/domain/shared/errors.js';
 import type { DomainEvent, PlayerView, StampedEvent, ZoneView } from '../../daemon/domain/shared/events.js';
 import {
   accessChangeNeedsRefetch,
@@ -21,6 +20,7 @@ import {
   zoneFor,
 } from '../../daemon/domain/shared/policy.js';
 import { startTestDaemon } from '../helpers/daemon.js';
+import { refusal } from '../helpers/refusal.js';
 
 const P1 = '11111111-1111-4111-8111-111111111111';
 const P2 = '22222222-2222-4222-8222-222222222222';
@@ -29,17 +29,6 @@ const Z2 = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
 
 function caller(role: Role, playerIds: string[] = [], zoneIds: string[] = [], userId = `${role.toLowerCase()}-id`): Caller {
   return { userId, username: role.toLowerCase(), role, playerIds: new Set(playerIds), zoneIds: new Set(zoneIds), credential: { kind: 'session', sessionId: 's' } };
-}
-
-/** The kind of DomainError a call throws (or rejects with); 'none' when it succeeds. */
-async function refusal(call: () => unknown): Promise<DomainErrorKind | 'none'> {
-  try {
-    await call();
-    return 'none';
-  } catch (err) {
-    if (err instanceof DomainError) return err.kind;
-    throw err;
-  }
 }
 
 const admin = caller('Admin');

@@ -4,6 +4,7 @@ import t, { type Test } from 'tap';
 import { openPort, parseTcpPort, type BytePort } from '../../drivers/port.js';
 import { createPtyPair } from '../helpers/pty.js';
 import { within } from '../helpers/wait-for.js';
+import { freePort } from '../helpers/sockets.js';
 
 t.test('parseTcpPort reads host and port from the forms an installer writes', async (t) => {
   t.same(parseTcpPort('tcp://127.0.0.1:4999'), { host: '127.0.0.1', port: 4999 });
@@ -113,12 +114,9 @@ t.test('a tcp port reports close when the adapter drops the connection, and clos
 
 t.test('a refused tcp connection rejects with the reason', async (t) => {
   const { url } = await server(t);
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const freePort = (probe.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  t.not(url, `tcp://127.0.0.1:${freePort}`);
-  await t.rejects(openPort({ path: `tcp://127.0.0.1:${freePort}`, baudRate: 9600 }), { code: 'ECONNREFUSED' });
+  const unused = await freePort();
+  t.not(url, `tcp://127.0.0.1:${unused}`);
+  await t.rejects(openPort({ path: `tcp://127.0.0.1:${unused}`, baudRate: 9600 }), { code: 'ECONNREFUSED' });
 });
 
 t.test('an open given up through its signal rejects with the reason and leaves no connect timer behind', async (t) => {

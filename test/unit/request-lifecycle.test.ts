@@ -1,8 +1,8 @@
 // The socket request lifecycle: which moves exist, what counts as under way, and what a client going away does.
 import t from 'tap';
-import { isPaused, isUnderWay, move, onAbort, type Phase } from '../../daemon/http/request-lifecycle.js';
+import { isPaused, isUnderWay, move, onAbort, type RequestState } from '../../daemon/http/request-lifecycle.js';
 
-const ALL: Phase[] = ['routing', 'reading', 'waiting', 'rejecting', 'handling', 'held', 'orphaned', 'answered', 'aborted'];
+const ALL: RequestState[] = ['routing', 'reading', 'waiting', 'rejecting', 'handling', 'held', 'orphaned', 'answered', 'aborted'];
 
 t.test('a response is written at most once: nothing leaves answered or aborted', async (t) => {
   for (const from of ['answered', 'aborted'] as const) {
@@ -19,11 +19,11 @@ t.test('a request whose client went away mid-handler is never answered, only clo
 });
 
 t.test('a client going away before its handler runs ends the request at once', async (t) => {
-  for (const phase of ['reading', 'waiting', 'rejecting'] as const) t.equal(onAbort(phase), 'aborted', phase);
-  for (const phase of ['routing', 'answered', 'aborted'] as const) t.equal(onAbort(phase), undefined, phase);
+  for (const state of ['reading', 'waiting', 'rejecting'] as const) t.equal(onAbort(state), 'aborted', state);
+  for (const state of ['routing', 'answered', 'aborted'] as const) t.equal(onAbort(state), undefined, state);
 });
 
-t.test('shutdown waits exactly for the phases that outlive the uWS handler call', async (t) => {
+t.test('shutdown waits exactly for the states that outlive the uWS handler call', async (t) => {
   t.same(ALL.filter(isUnderWay), ['reading', 'waiting', 'rejecting', 'handling', 'held', 'orphaned']);
 });
 

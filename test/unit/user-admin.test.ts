@@ -1,19 +1,8 @@
 // User administration called directly, below any route table: each operation checks the caller's permission itself.
 import t from 'tap';
-import { DomainError } from '../../daemon/domain/shared/errors.js';
 import type { Caller } from '../../daemon/domain/shared/access.js';
 import { accountsRig } from '../helpers/accounts.js';
-
-/** The kind of DomainError a call throws or rejects with, or 'done' when it succeeds. */
-async function outcome(call: () => unknown): Promise<string> {
-  try {
-    await call();
-    return 'done';
-  } catch (err) {
-    if (err instanceof DomainError) return err.kind;
-    throw err;
-  }
-}
+import { refusal } from '../helpers/refusal.js';
 
 t.test('a Viewer or an Operator is refused every user administration, and nothing changes', async (t) => {
   const rig = await accountsRig(t);
@@ -35,7 +24,7 @@ t.test('a Viewer or an Operator is refused every user administration, and nothin
         rig.admin.changePassword(caller, target.id, keep, { address: '192.0.2.1', recheck: () => caller }),
     };
     for (const [what, attempt] of Object.entries(attempts)) {
-      t.equal(await outcome(attempt), 'forbidden', `the ${role} cannot ${what}`);
+      t.equal(await refusal(attempt), 'forbidden', `the ${role} cannot ${what}`);
     }
   }
   const after = rig.admin.get(rig.root, target.id);
@@ -50,8 +39,8 @@ t.test('a user reads itself but not another user', async (t) => {
   const a = await rig.user('reader-a', 'Operator');
   const b = await rig.user('reader-b', 'Viewer');
   t.equal(rig.admin.get(a.caller, a.id).username, 'reader-a');
-  t.equal(await outcome(() => rig.admin.get(a.caller, b.id)), 'forbidden');
-  t.equal(await outcome(() => rig.admin.get(a.caller, 'no-such-user')), 'forbidden', 'not even whether an id exists');
+  t.equal(await refusal(() => rig.admin.get(a.caller, b.id)), 'forbidden');
+  t.equal(await refusal(() => rig.admin.get(a.caller, 'no-such-user')), 'forbidden', 'not even whether an id exists');
   t.equal(rig.admin.get(rig.root, b.id).username, 'reader-b', 'an Admin reads anyone');
 });
 
@@ -59,9 +48,9 @@ t.test('a user changes its own password with the current one; an Admin resets an
   const rig = await accountsRig(t);
   const u = await rig.user('own-password', 'Viewer');
   const change = (caller: Caller, id: string, input: { newPassword: string; currentPassword?: string }) =>
-    outcome(() => rig.admin.changePassword(caller, id, input, { address: '192.0.2.3', recheck: () => caller }));
-  t.equal(await change(u.caller, u.id, { currentPassword: u.password, newPassword: 'own-new-password' }), 'done');
-  t.equal(await change(rig.root, u.id, { newPassword: 'reset-by-admin' }), 'done');
+    refusal(() => rig.admin.changePassword(caller, id, input, { address: '192.0.2.3', recheck: () => caller }));
+  t.equal(await change(u.caller, u.id, { currentPassword: u.password, newPassword: 'own-new-password' }), 'none');
+  t.equal(await change(rig.root, u.id, { newPassword: 'reset-by-admin' }), 'none');
   t.equal((await rig.auth.login('own-password', 'reset-by-admin', '192.0.2.3')).user.id, u.id);
 });
 
@@ -73,7 +62,7 @@ t.test('an Admin demoted while its new user is hashed creates nobody', async (t)
     return rig.keyCaller(b.apiKey);
   };
   const input = { username: 'made-while-demoted', password: 'made-password', role: 'Viewer' as const };
-  t.equal(await outcome(() => rig.admin.create(b.caller, input, { recheck: demoted })), 'forbidden');
+  t.equal(await refusal(() => rig.admin.create(b.caller, input, { recheck: demoted })), 'forbidden');
   t.notOk(rig.admin.list(rig.root).some((u) => u.username === 'made-while-demoted'));
 });
 
@@ -85,7 +74,7 @@ t.test("an Admin demoted while resetting another user's password changes nothing
     rig.admin.update(rig.root, b.id, { role: 'Viewer' });
     return rig.keyCaller(b.apiKey);
   };
-  const result = await outcome(() =>
+  const result = await refusal(() =>
     rig.admin.changePassword(b.caller, c.id, { newPassword: 'taken-over-password' }, { address: '192.0.2.4', recheck: demoted }),
   );
   t.equal(result, 'forbidden');
@@ -95,8 +84,8 @@ t.test("an Admin demoted while resetting another user's password changes nothing
 t.test('the last enabled Admin can be neither demoted, disabled nor deleted', async (t) => {
   const rig = await accountsRig(t);
   const id = rig.root.userId;
-  t.equal(await outcome(() => rig.admin.update(rig.root, id, { role: 'Operator' })), 'invalid');
-  t.equal(await outcome(() => rig.admin.update(rig.root, id, { isEnabled: false })), 'invalid');
-  t.equal(await outcome(() => rig.admin.remove(rig.root, id)), 'invalid');
+  t.equal(await refusal(() => rig.admin.update(rig.root, id, { role: 'Operator' })), 'invalid');
+  t.equal(await refusal(() => rig.admin.update(rig.root, id, { isEnabled: false })), 'invalid');
+  t.equal(await refusal(() => rig.admin.remove(rig.root, id)), 'invalid');
   t.equal(rig.admin.get(rig.root, id).role, 'Admin');
 });

@@ -1,6 +1,6 @@
 // Failed-password back-off per username and per client address (exponential after a few free failures).
 //
-// Policy (README, Security):
+// Policy (docs/security.md, Login throttling):
 // - Every password check (a login, or the current password of a self-service password change) counts against two
 //   keys: the username and the client address. Either key over its limit means 429 with Retry-After.
 // - An attempt counts while it is in flight, so simultaneous guesses cannot all start before the back-off does.

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Store } from '../../store/db.js';
 import type { BackupRepo, ConfigurationRows } from '../../store/backup-repo.js';
 import type { UserRow } from '../../store/users-repo.js';
-import { requireAdmin, conflict, invalid } from '../shared/index.js';
+import { requireAdmin, conflict, invalid, inSlices } from '../shared/index.js';
 import type { Caller, FieldErrors } from '../shared/index.js';
 import type { Amplifiers } from '../audio/index.js';
 import { generateApiKey, hasPassword, type DeviceSecrets } from '../accounts/index.js';
@@ -13,7 +13,6 @@ import { openSecrets, sealSecrets, sealedSecretsProblem } from './backup-crypto.
 import { configurationOf, documentOf } from './backup-rows.js';
 import { streamDocument, type DocumentStream } from './backup-stream.js';
 import { RestoreUpload, type UploadedBackup } from './restore-upload.js';
-import { inSlices } from './slices.js';
 import { accountsAfterRestore, reconcileInitialAdminFile, type AccountsAfterRestore } from './restore-accounts.js';
 
 /** Stored as the password hash of a user restored without secrets: no password matches it (verifyPassword). */

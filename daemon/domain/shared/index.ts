@@ -7,3 +7,4 @@ export * from './events.js';
 export * from './views.js';
 export * from './scene-views.js';
 export * from './clock.js';
+export * from './slices.js';

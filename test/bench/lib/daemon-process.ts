@@ -5,12 +5,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, spawnTracked, sleep } from './processes.js';
+import { spawnTracked, sleep } from './processes.js';
+import { freePort } from '../../helpers/sockets.js';
 import { runAzcd } from '../../helpers/process.js';
 
 export type LogLevel = 'info' | 'warn' | 'silent';
 
-export interface DaemonProcess {
+export interface BenchDaemon {
   child: ChildProcess;
   pid: number;
   port: number;
@@ -68,7 +69,7 @@ export async function waitHealthy(port: number, deadline: number, child?: ChildP
   }
 }
 
-export async function spawnDaemon(options: DaemonSpawnOptions = {}): Promise<DaemonProcess> {
+export async function spawnBenchDaemon(options: DaemonSpawnOptions = {}): Promise<BenchDaemon> {
   const logLevel = options.logLevel ?? 'info';
   const stdoutMode = options.stdout ?? 'discard';
   const stateDir = options.stateDir ?? mkdtempSync(path.join(tmpdir(), 'azc-bench-'));
@@ -126,12 +127,12 @@ export async function spawnDaemon(options: DaemonSpawnOptions = {}): Promise<Dae
   };
 }
 
-/** Retries spawnDaemon once: the free port chosen up front can be taken by someone else in between. */
-export async function startDaemon(options: DaemonSpawnOptions = {}): Promise<DaemonProcess> {
+/** Retries spawnBenchDaemon once: the free port chosen up front can be taken by someone else in between. */
+export async function startBenchDaemon(options: DaemonSpawnOptions = {}): Promise<BenchDaemon> {
   try {
-    return await spawnDaemon(options);
+    return await spawnBenchDaemon(options);
   } catch (err) {
     if (options.stdout === 'read' || options.stateDir) throw err;
-    return spawnDaemon(options);
+    return spawnBenchDaemon(options);
   }
 }

@@ -1,12 +1,11 @@
 // Child processes for benchmarks: spawn with a deadline, track them, and stop each one by its own pid.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openFileLimit } from './proc.js';
 import { buildAll, ensureBuild as ensureProjectBuild } from '../../../scripts/ensure-build.mjs';
+import { ROOT } from '../../helpers/paths.js';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export { ROOT };
 export const BENCH_DIR = path.join(ROOT, 'test/bench');
 
 const children = new Set<ChildProcess>();
@@ -102,18 +101,6 @@ export function nextMessage<T>(child: ChildProcess, match: (m: any) => boolean, 
     }, timeoutMs);
     child.on('message', onMessage);
     child.once('exit', onExit);
-  });
-}
-
-/** A free TCP port on loopback (closed again before use; the tiny race is retried by callers). */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
   });
 }
 

@@ -1,4 +1,4 @@
-// The port under every serial family's link: opened and reopened with back-off, a session counter that makes work
+// The port under every serial family's link: opened and reopened with back-off, a connection counter that makes work
 // begun on a port that has since gone away stale, and one queue per bus. Exchanges are link.ts's.
 import { openPort, parseTcpPort, type BytePort, type OpenPort } from '../port.js';
 import type { Clock } from './clock.js';
@@ -6,14 +6,14 @@ import type { Clock } from './clock.js';
 export type LinkLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 
 /** The options every family's link takes for its port. */
-export interface PortSessionOptions {
+export interface ReconnectingPortOptions {
   /** A serial device, or `tcp://host:port` for an IP-serial adapter (drivers/port.ts). */
   path: string;
   baudRate: number;
   reconnectMinMs: number;
   reconnectMaxMs: number;
   log: LinkLog;
-  /** The port is open: the session can start. */
+  /** The port is open: the connection can start. */
   onUp(): void;
   /** The port closed, failed to open, or fail() was called; a reopen is already scheduled. */
   onDown(detail: string): void;
@@ -34,10 +34,10 @@ function isNetworkPath(path: string): boolean {
   }
 }
 
-export abstract class PortSession {
-  private readonly portOptions: PortSessionOptions;
+export abstract class ReconnectingPort {
+  private readonly portOptions: ReconnectingPortOptions;
   private port: BytePort | undefined;
-  private sessionId = 0;
+  private connectionId = 0;
   private stopped = false;
   private backoffMs: number;
   private reconnectTimer: unknown;
@@ -48,27 +48,27 @@ export abstract class PortSession {
 
   protected readonly clock: Clock;
 
-  constructor(options: PortSessionOptions) {
+  constructor(options: ReconnectingPortOptions) {
     this.portOptions = options;
     this.clock = options.clock;
     this.backoffMs = options.reconnectMinMs;
   }
 
-  /** A new port is open in a new session, before onUp: reset framing and per-connection state. */
+  /** A new connection is open, before onUp: reset framing and per-connection state. */
   protected abstract opened(): void;
-  /** Bytes from the port of the given session. */
-  protected abstract received(session: number, chunk: Buffer): void;
-  /** The session ended: fail the exchange in flight and anything waiting on the line. */
+  /** Bytes from the port of the given connection. */
+  protected abstract received(connection: number, chunk: Buffer): void;
+  /** The connection ended: fail the exchange in flight and anything waiting on the line. */
   protected abstract aborted(): void;
 
-  /** Bumped whenever the port opens or goes away: work begun in an older session is stale. */
-  get session(): number {
-    return this.sessionId;
+  /** Bumped whenever the port opens or goes away: work begun in an older connection is stale. */
+  get connection(): number {
+    return this.connectionId;
   }
 
-  /** The open port, if `session` is still the current one; undefined once it went away or while it is opening. */
-  protected portOf(session: number): BytePort | undefined {
-    return session === this.sessionId && !this.stopped ? this.port : undefined;
+  /** The open port, if `connection` is still the current one; undefined once it went away or while it is opening. */
+  protected portOf(connection: number): BytePort | undefined {
+    return connection === this.connectionId && !this.stopped ? this.port : undefined;
   }
 
   /** Runs `exchange` once every exchange queued before it has finished: one at a time on the bus. */
@@ -91,14 +91,14 @@ export abstract class PortSession {
     this.portOptions.log(level, msg, fields);
   }
 
-  /** The session is up: the next loss starts the back-off from its minimum again. */
+  /** The connection is up: the next loss starts the back-off from its minimum again. */
   healthy(): void {
     this.backoffMs = this.portOptions.reconnectMinMs;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.sessionId++;
+    this.connectionId++;
     this.clock.clearTimeout(this.reconnectTimer);
     this.reconnectTimer = undefined;
     this.opening?.abort(new Error('the driver stopped'));
@@ -110,7 +110,7 @@ export abstract class PortSession {
 
   private async open(): Promise<void> {
     this.reconnectTimer = undefined;
-    const session = ++this.sessionId;
+    const connection = ++this.connectionId;
     const { path, baudRate, connectTimeoutMs, clock } = this.portOptions;
     const open = this.portOptions.openPort ?? openPort;
     let port: BytePort;
@@ -119,25 +119,25 @@ export abstract class PortSession {
     try {
       port = await open({ path, baudRate, clock, signal: opening.signal, ...(connectTimeoutMs ? { connectTimeoutMs } : {}) });
     } catch (err) {
-      if (session === this.sessionId) this.down(`cannot open ${path}: ${(err as Error).message}`);
+      if (connection === this.connectionId) this.down(`cannot open ${path}: ${(err as Error).message}`);
       return;
     } finally {
       if (this.opening === opening) this.opening = undefined;
     }
-    if (session !== this.sessionId) {
+    if (connection !== this.connectionId) {
       void port.close(); // stopped (or superseded) while opening
       return;
     }
     this.port = port;
     this.opened();
-    port.on('data', (chunk: Buffer) => this.received(session, chunk));
+    port.on('data', (chunk: Buffer) => this.received(connection, chunk));
     port.on('close', () => {
-      if (session === this.sessionId) this.down(this.lostDetail);
+      if (connection === this.connectionId) this.down(this.lostDetail);
     });
     // A read or write failure: the port is unusable (a 'close' follows), so reopen rather than wait for timeouts.
     port.on('error', (err: Error) => {
       this.portOptions.log('warn', `${this.portOptions.family}: port error: ${err.message}`);
-      if (session === this.sessionId) this.down(`${path}: ${err.message}`);
+      if (connection === this.connectionId) this.down(`${path}: ${err.message}`);
     });
     this.portOptions.onUp();
   }
@@ -145,7 +145,7 @@ export abstract class PortSession {
   /** The port is gone or unusable: drop it, fail what is in flight, and schedule a reopen with back-off. */
   private down(detail: string): void {
     if (this.stopped) return;
-    this.sessionId++;
+    this.connectionId++;
     this.aborted();
     const port = this.port;
     this.port = undefined;
