@@ -25,6 +25,7 @@ const player = (id: string, name: string) => ({
   volume: 0,
   zoneIds: [],
   input: { amplifier: 'simulated', driver: 'simulated', channel: 1 },
+  output: null,
   state: 'idle' as const,
   available: true,
   unavailableReason: null,
