@@ -78,10 +78,11 @@ export async function runAnnouncement(job: Job, deps: RunDeps): Promise<void> {
     const outcome = await deps.zoneStates.apply(writer, announced(before, legs, view.volume));
     view.skipped.push(...outcome.skipped);
     asSet = new Map(outcome.applied.map((id) => [id, { ...deps.repo.zone(id)! }]));
+    const playing = await Promise.all(held.map((h) => play(job, h.engine, deps)));
     view.status = 'playing';
     view.startedAt = new Date(deps.clock.now()).toISOString();
     deps.started(job);
-    const results = await Promise.all(held.map((h) => playToEnd(job, h.engine, deps)));
+    const results = await Promise.all(playing.map((p) => p.end));
     const played = results.filter((result) => result === null).length;
     const failures = results.filter((result): result is string => result !== null);
     if (job.cancelled) view.status = 'cancelled';
@@ -131,12 +132,16 @@ function announced(zones: readonly Readonly<ZoneRow>[], legs: readonly Leg[], vo
 
 const targetOf = (zone: Readonly<ZoneRow>): ZoneTarget => ({ zoneId: zone.id, power: zone.power === 1, volume: zone.volume, muted: zone.muted === 1, playerId: zone.player_id });
 
-/** Plays the announcement on one player until it ends, fails, is cut off (too long) or cancelled: null, or why it failed. */
-function playToEnd(job: Job, engine: PlaybackEngine, deps: RunDeps): Promise<string | null> {
-  return new Promise((resolve) => {
-    let playing = false;
+/**
+ * Starts the announcement on one player; resolves once the player took it, with `end`: null when it played to its end
+ * (or was cut off: too long, or cancelled), or why it failed.
+ */
+function play(job: Job, engine: PlaybackEngine, deps: RunDeps): Promise<{ end: Promise<string | null> }> {
+  let finish!: (failure: string | null) => void;
+  let playing = false;
+  const end = new Promise<string | null>((resolve) => {
     let done = false;
-    const finish = (failure: string | null) => {
+    finish = (failure) => {
       if (done) return;
       done = true;
       off();
@@ -145,28 +150,35 @@ function playToEnd(job: Job, engine: PlaybackEngine, deps: RunDeps): Promise<str
       // Cut short: silence the player before the zones go back.
       void engine.stopPlayback().catch(() => undefined).then(() => resolve(failure));
     };
-    const off = engine.onEvent((event) => {
-      if (event.type === 'skipped') finish(`${event.uri} could not play (${event.reason}): ${event.detail}`);
-      else if (event.type === 'engine' && !event.up) finish(`the player's MPD went down: ${event.detail}`);
-      else if (event.type === 'fault') finish(`the player's output failed: ${event.detail}`);
-      else if (event.type === 'playback' && event.status.state === 'playing') playing = true;
-      else if (event.type === 'playback' && event.status.state === 'stopped' && playing) finish(null);
-    });
-    const timer = deps.clock.setTimeout(() => {
-      job.view.detail = `cut off after ${deps.maxMs} ms (playback.announcementMaxMs)`;
-      finish(null);
-    }, deps.maxMs);
-    const cut = () => finish(null);
-    job.cuts.add(cut);
-    if (job.cancelled) return finish(null);
-    engine.playUri(job.view.uri).then(
-      () => {
-        if (engine.status().state === 'playing') playing = true;
-        else finish(null);
-      },
-      (err: unknown) => finish(fromPlaybackError(err).message),
-    );
   });
+  const off = engine.onEvent((event) => {
+    if (event.type === 'skipped') finish(`${event.uri} could not play (${event.reason}): ${event.detail}`);
+    else if (event.type === 'engine' && !event.up) finish(`the player's MPD went down: ${event.detail}`);
+    else if (event.type === 'fault') finish(`the player's output failed: ${event.detail}`);
+    else if (event.type === 'playback' && event.status.state === 'playing') playing = true;
+    else if (event.type === 'playback' && event.status.state === 'stopped' && playing) finish(null);
+  });
+  const timer = deps.clock.setTimeout(() => {
+    job.view.detail = `cut off after ${deps.maxMs} ms (playback.announcementMaxMs)`;
+    finish(null);
+  }, deps.maxMs);
+  const cut = () => finish(null);
+  job.cuts.add(cut);
+  if (job.cancelled) {
+    finish(null);
+    return Promise.resolve({ end });
+  }
+  return engine.playUri(job.view.uri).then(
+    () => {
+      if (engine.status().state === 'playing') playing = true;
+      else finish(null);
+      return { end };
+    },
+    (err: unknown) => {
+      finish(fromPlaybackError(err).message);
+      return { end };
+    },
+  );
 }
 
 /**
