@@ -43,8 +43,11 @@ t.test('a file removed after it was queued is skipped as missing when its turn c
   tone(path.join(own, 'soon-gone.flac'), 1, 300);
   t.teardown(() => rmSync(own, { recursive: true, force: true }));
   const rig = await startEngine(t, music);
-  await rig.engine.playQueue([file(TRACKS.a), 'file:removed/soon-gone.flac', file(TRACKS.b)]);
+  // Queued while stopped and removed before anything plays: MPD opens the next track as soon as the one before it is
+  // decoded, long before its turn, and a file it has opened plays to its end even once removed.
+  await rig.engine.restore({ queue: [file(TRACKS.a), 'file:removed/soon-gone.flac', file(TRACKS.b)], index: 0, positionMs: 0, state: 'stopped' });
   rmSync(path.join(own, 'soon-gone.flac'));
+  await rig.engine.play(0);
   const skip = await rig.next(isSkip, 'the skip');
   t.match(skip, { index: 1, uri: 'file:removed/soon-gone.flac', reason: 'missing', detail: /No such file/ });
   await rig.until((s) => s.index === 2 && s.state === 'playing', 'the track after it');
