@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { PlaybackEvent } from '../../drivers/playback.js';
 import { concurrently } from '../helpers/concurrency.js';
 import { musicFolder, radioStation, startEngine, tone, TRACKS } from '../helpers/mpd-rig.js';
+import { waitFor, WAIT_MS } from '../helpers/wait-for.js';
 
 concurrently(t, 3);
 const music = musicFolder(t);
@@ -38,7 +39,7 @@ t.test('a file no decoder understands is skipped as an unknown format', async (t
   await rig.until((s) => s.index === 1 && s.state === 'playing', 'the track after it');
 });
 
-t.test('a file removed after it was queued is skipped as missing when its turn comes', async (t) => {
+t.test('a file removed after it was queued is skipped as missing when its turn comes, once', async (t) => {
   const own = path.join(music, 'removed');
   tone(path.join(own, 'soon-gone.flac'), 1, 300);
   t.teardown(() => rmSync(own, { recursive: true, force: true }));
@@ -51,6 +52,74 @@ t.test('a file removed after it was queued is skipped as missing when its turn c
   const skip = await rig.next(isSkip, 'the skip');
   t.match(skip, { index: 1, uri: 'file:removed/soon-gone.flac', reason: 'missing', detail: /No such file/ });
   await rig.until((s) => s.index === 2 && s.state === 'playing', 'the track after it');
+  t.equal(rig.events.filter(isSkip).length, 1, 'reported once');
+});
+
+t.test('a track MPD fails to open ahead of its turn is not reported before the track before it has ended', async (t) => {
+  const radio = await radioStation(t, path.join(music, TRACKS.b), 'Nobody');
+  const own = path.join(music, 'ahead');
+  tone(path.join(own, 'six-seconds.flac'), 6, 350);
+  t.teardown(() => rmSync(own, { recursive: true, force: true }));
+  const said: string[] = [];
+  const rig = await startEngine(t, music, { log: (_level, msg) => said.push(msg) });
+  await rig.engine.playQueue(['file:ahead/six-seconds.flac', radio.unreachable, file(TRACKS.b)]);
+  // MPD opens the next track as soon as the current one is decoded, seconds before its turn; its log says it failed.
+  await waitFor(() => said.some((msg) => msg.includes(radio.unreachable)), WAIT_MS, { what: 'MPD to try the stream ahead of its turn' });
+  await rig.engine.pause();
+  t.notOk(rig.events.some(isSkip), 'nothing reported while the track before it is paused');
+  await rig.engine.resume();
+  const skip = await rig.next(isSkip, 'the skip');
+  t.match(skip, { index: 1, uri: radio.unreachable, reason: 'unreachable' });
+  await rig.until((s) => s.index === 2 && s.state === 'playing', 'the track after it');
+  t.equal(rig.events.filter(isSkip).length, 1, 'reported once');
+});
+
+t.test('tracks that fail one after the other are each reported once, with their own reason, in order', async (t) => {
+  const own = path.join(music, 'gone-in-a-row');
+  tone(path.join(own, 'gone-1.flac'), 1, 310);
+  tone(path.join(own, 'gone-2.flac'), 1, 320);
+  t.teardown(() => rmSync(own, { recursive: true, force: true }));
+  const rig = await startEngine(t, music);
+  const queue = [file(TRACKS.c), 'file:gone-in-a-row/gone-1.flac', 'file:tones/garbage.flac', 'file:gone-in-a-row/gone-2.flac', file(TRACKS.b)];
+  await rig.engine.restore({ queue, index: 0, positionMs: 0, state: 'stopped' });
+  rmSync(path.join(own, 'gone-1.flac'));
+  rmSync(path.join(own, 'gone-2.flac'));
+  await rig.engine.play(0);
+  await rig.until((s) => s.index === 4 && s.state === 'playing', 'the track after them');
+  t.same(
+    rig.events.filter(isSkip).map((e) => [e.index, e.reason]),
+    [
+      [1, 'missing'],
+      [2, 'unknown-format'],
+      [3, 'missing'],
+    ],
+  );
+});
+
+t.test('after a seek, a track that cannot play is still skipped and the queue goes on', async (t) => {
+  const own = path.join(music, 'gone-after-seek');
+  tone(path.join(own, 'gone.flac'), 1, 330);
+  t.teardown(() => rmSync(own, { recursive: true, force: true }));
+  const rig = await startEngine(t, music);
+  await rig.engine.restore({ queue: [file(TRACKS.a), 'file:gone-after-seek/gone.flac', file(TRACKS.b)], index: 0, positionMs: 0, state: 'stopped' });
+  rmSync(path.join(own, 'gone.flac'));
+  await rig.engine.play(0);
+  // MPD stops at a track that fails after a seek, where it would otherwise go on by itself.
+  await rig.engine.seek(1_000);
+  const skip = await rig.next(isSkip, 'the skip');
+  t.match(skip, { index: 1, reason: 'missing' });
+  await rig.until((s) => s.index === 2 && s.state === 'playing', 'the track after it');
+  t.equal(rig.events.filter(isSkip).length, 1, 'reported once');
+});
+
+t.test('a paused snapshot whose stream is unreachable comes back paused on the next track, the stream reported', async (t) => {
+  const radio = await radioStation(t, path.join(music, TRACKS.b), 'Nobody');
+  const rig = await startEngine(t, music);
+  await rig.engine.restore({ queue: [radio.unreachable, file(TRACKS.a)], index: 0, positionMs: 0, state: 'paused' });
+  const skip = await rig.next(isSkip, 'the skip');
+  t.match(skip, { index: 0, uri: radio.unreachable, reason: 'unreachable' });
+  await rig.until((s) => s.index === 1 && s.state === 'paused', 'the next track, paused');
+  t.equal(rig.events.filter(isSkip).length, 1, 'reported once');
 });
 
 t.test('jumping to a track that cannot play skips it and plays the next one', async (t) => {
