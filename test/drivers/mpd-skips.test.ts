@@ -1,5 +1,5 @@
 // Tracks that cannot play on the real MPD: each is passed over with an event saying why, and the queue goes on.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { PlaybackEvent } from '../../drivers/playback.js';
@@ -13,6 +13,22 @@ writeFileSync(path.join(music, 'tones/garbage.flac'), 'this is no FLAC stream\n'
 const file = (track: string) => `file:${track}`;
 type Skipped = Extract<PlaybackEvent, { type: 'skipped' }>;
 const isSkip = (e: PlaybackEvent): e is Skipped => e.type === 'skipped';
+
+/**
+ * An engine playing from the first entry of `queue`, whose files `names` (made in `folder` of the music folder, so
+ * MPD knows them) were removed after the queue was loaded, stopped: MPD opens the next track as soon as the one
+ * before it is decoded, long before its turn, and a file it has opened plays to its end even once removed.
+ */
+async function removedOnceQueued(t: Test, folder: string, names: string[], queue: (gone: string[]) => string[]) {
+  const own = path.join(music, folder);
+  names.forEach((name, i) => tone(path.join(own, name), 1, 300 + 10 * i));
+  t.teardown(() => rmSync(own, { recursive: true, force: true }));
+  const rig = await startEngine(t, music);
+  await rig.engine.restore({ queue: queue(names.map((name) => `file:${folder}/${name}`)), index: 0, positionMs: 0, state: 'stopped' });
+  for (const name of names) rmSync(path.join(own, name));
+  await rig.engine.play(0);
+  return rig;
+}
 
 t.test('a missing file is skipped as missing and the next track plays', async (t) => {
   const rig = await startEngine(t, music);
@@ -40,15 +56,7 @@ t.test('a file no decoder understands is skipped as an unknown format', async (t
 });
 
 t.test('a file removed after it was queued is skipped as missing when its turn comes, once', async (t) => {
-  const own = path.join(music, 'removed');
-  tone(path.join(own, 'soon-gone.flac'), 1, 300);
-  t.teardown(() => rmSync(own, { recursive: true, force: true }));
-  const rig = await startEngine(t, music);
-  // Queued while stopped and removed before anything plays: MPD opens the next track as soon as the one before it is
-  // decoded, long before its turn, and a file it has opened plays to its end even once removed.
-  await rig.engine.restore({ queue: [file(TRACKS.a), 'file:removed/soon-gone.flac', file(TRACKS.b)], index: 0, positionMs: 0, state: 'stopped' });
-  rmSync(path.join(own, 'soon-gone.flac'));
-  await rig.engine.play(0);
+  const rig = await removedOnceQueued(t, 'removed', ['soon-gone.flac'], ([gone]) => [file(TRACKS.a), gone!, file(TRACKS.b)]);
   const skip = await rig.next(isSkip, 'the skip');
   t.match(skip, { index: 1, uri: 'file:removed/soon-gone.flac', reason: 'missing', detail: /No such file/ });
   await rig.until((s) => s.index === 2 && s.state === 'playing', 'the track after it');
@@ -75,16 +83,8 @@ t.test('a track MPD fails to open ahead of its turn is not reported before the t
 });
 
 t.test('tracks that fail one after the other are each reported once, with their own reason, in order', async (t) => {
-  const own = path.join(music, 'gone-in-a-row');
-  tone(path.join(own, 'gone-1.flac'), 1, 310);
-  tone(path.join(own, 'gone-2.flac'), 1, 320);
-  t.teardown(() => rmSync(own, { recursive: true, force: true }));
-  const rig = await startEngine(t, music);
-  const queue = [file(TRACKS.c), 'file:gone-in-a-row/gone-1.flac', 'file:tones/garbage.flac', 'file:gone-in-a-row/gone-2.flac', file(TRACKS.b)];
-  await rig.engine.restore({ queue, index: 0, positionMs: 0, state: 'stopped' });
-  rmSync(path.join(own, 'gone-1.flac'));
-  rmSync(path.join(own, 'gone-2.flac'));
-  await rig.engine.play(0);
+  const queue = ([one, two]: string[]) => [file(TRACKS.c), one!, file('tones/garbage.flac'), two!, file(TRACKS.b)];
+  const rig = await removedOnceQueued(t, 'gone-in-a-row', ['gone-1.flac', 'gone-2.flac'], queue);
   await rig.until((s) => s.index === 4 && s.state === 'playing', 'the track after them');
   t.same(
     rig.events.filter(isSkip).map((e) => [e.index, e.reason]),
@@ -97,13 +97,7 @@ t.test('tracks that fail one after the other are each reported once, with their 
 });
 
 t.test('after a seek, a track that cannot play is still skipped and the queue goes on', async (t) => {
-  const own = path.join(music, 'gone-after-seek');
-  tone(path.join(own, 'gone.flac'), 1, 330);
-  t.teardown(() => rmSync(own, { recursive: true, force: true }));
-  const rig = await startEngine(t, music);
-  await rig.engine.restore({ queue: [file(TRACKS.a), 'file:gone-after-seek/gone.flac', file(TRACKS.b)], index: 0, positionMs: 0, state: 'stopped' });
-  rmSync(path.join(own, 'gone.flac'));
-  await rig.engine.play(0);
+  const rig = await removedOnceQueued(t, 'gone-after-seek', ['gone.flac'], ([gone]) => [file(TRACKS.a), gone!, file(TRACKS.b)]);
   // MPD stops at a track that fails after a seek, where it would otherwise go on by itself.
   await rig.engine.seek(1_000);
   const skip = await rig.next(isSkip, 'the skip');
