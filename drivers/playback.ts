@@ -71,7 +71,8 @@ export type Recovery =
 /**
  * Events an engine reports. `playback`: the state, the current track or its tags changed (a radio stream's new
  * title too). `position`: while playing, at most once a second. `skipped`: a track that could not play was passed
- * over (`index` null for a track no longer in the queue). `engine`: the engine process went away (it is restarted
+ * over, reported once, when playback reaches it (an engine that tries the next track early says nothing before
+ * then); `index` null for a track no longer in the queue. `engine`: the engine process went away (it is restarted
  * with back-off) or came up, with what happened to the playback. `fault`: an error that is no track's (an output
  * that cannot open: playback stops). `library`: a rescan of the music folder began or ended.
  */

@@ -12,7 +12,7 @@ import {
 import type { MpdConnection } from './connection.js';
 import { addEntries, prepareEntries } from './loader.js';
 import { command, field, MpdAck } from './protocol.js';
-import { QueueModel, type Entry, type Skip } from './queue-model.js';
+import { QueueModel, type Entry, type Passed, type Skip } from './queue-model.js';
 import { failedUri, isPlaybackFailure, parseStatus, skipReason, type MpdStatus } from './status.js';
 
 export interface PlayerLink {
@@ -61,6 +61,8 @@ export class MpdPlayer {
    * way (the model already changed, MPD's queue not yet) must not be what is restored.
    */
   private checkpoint: { queue: string[]; detachedNext: number | null } = { queue: [], detachedNext: null };
+  /** Whether the last start asked for a paused track: going on past one that failed keeps that. */
+  private startPaused = false;
 
   constructor(private readonly link: PlayerLink) {
     this.current = { state: 'stopped', queueLength: 0, index: null, uri: null, title: null, artist: null, album: null, name: null, durationMs: null, positionMs: 0, positionAt: link.clock.now() };
@@ -108,8 +110,12 @@ export class MpdPlayer {
     return this.exclusive(async () => {
       const connection = await this.link.connection();
       const s = await this.read(connection);
+      this.startPaused = false;
       if (s.state === 'paused') await this.send(connection, ['pause 0']);
-      else if (s.state === 'stopped' && s.songId !== null) await this.send(connection, [command('playid', s.songId)]);
+      else if (s.state === 'stopped' && s.songId !== null) {
+        this.model.forgetFailures();
+        await this.send(connection, [command('playid', s.songId)]);
+      }
       else if (s.state === 'stopped' && this.model.entries.length) await this.startAt(connection, this.model.parked ?? 0, 0, false);
       await this.observe(false);
     });
@@ -120,12 +126,19 @@ export class MpdPlayer {
   }
 
   next(): Promise<void> {
-    return this.simple(['next']);
+    return this.simple(['next'], () => {
+      this.model.forgetFailures();
+      this.startPaused = false;
+    });
   }
 
   previous(): Promise<void> {
-    // Backwards: nothing in between was passed over.
-    return this.simple(['previous'], () => (this.model.cursor = null));
+    return this.simple(['previous'], () => {
+      this.model.forgetFailures();
+      this.startPaused = false;
+      // Backwards: nothing in between was passed over.
+      this.model.placeCursor(null);
+    });
   }
 
   async seek(positionMs: number): Promise<void> {
@@ -197,7 +210,8 @@ export class MpdPlayer {
   /** Gives `saved` back to a freshly started MPD (whose queue is empty). */
   async recover(saved: PlaybackSnapshot): Promise<{ recovery: Recovery; detail?: string }> {
     this.model.replace([]);
-    Object.assign(this.model, { detached: null, parked: null, cursor: null });
+    Object.assign(this.model, { detached: null, parked: null });
+    this.model.placeCursor(null);
     if (saved.queue.length === 0) {
       await this.exclusive(() => this.observe(false));
       return { recovery: 'fresh' };
@@ -249,7 +263,8 @@ export class MpdPlayer {
   private async load(entries: Entry[]): Promise<MpdConnection> {
     const connection = await this.link.connection();
     await connection.request(['clear']);
-    Object.assign(this.model, { detached: null, parked: null, cursor: null });
+    Object.assign(this.model, { detached: null, parked: null });
+    this.model.placeCursor(null);
     this.model.replace([]);
     await addEntries(this.context(connection), entries, null);
     this.model.replace(entries);
@@ -258,19 +273,29 @@ export class MpdPlayer {
 
   /** Plays entry `index` (the first playable one from there) at `positionMs`, paused if asked. */
   private async startAt(connection: MpdConnection, index: number, positionMs: number, paused: boolean): Promise<void> {
-    this.model.cursor = index - 1;
+    this.model.forgetFailures();
+    this.model.placeCursor(index - 1);
     this.model.parked = null;
-    const target = this.model.firstQueued(index);
-    if (target === null) {
-      // Nothing from there on can play: each is reported and playback stops.
-      await connection.request(['stop']);
-      this.emitSkips(this.model.advance(null));
-      return;
+    this.startPaused = paused;
+    for (let target = this.model.firstQueued(index); target !== null; target = this.model.firstQueued(target + 1)) {
+      const id = this.model.entries[target]!.mpdId!;
+      const at = target === index ? positionMs : 0;
+      const seekStart = at > 0 || paused;
+      try {
+        const start = seekStart ? command('seekid', id, seconds(at)) : command('playid', id);
+        await connection.request(paused ? [start, 'pause 1'] : [start]);
+        return;
+      } catch (err) {
+        if (!(err instanceof MpdAck) || !isPlaybackFailure(err.text)) throw err;
+        this.noteFailure(err.text);
+        // After a track that fails to play MPD goes on by itself; after one that fails to start at a position it
+        // may stay (observe() goes on then) or go on unpaused: the next one is started from here instead.
+        if (!seekStart) return;
+      }
     }
-    const id = this.model.entries[target]!.mpdId!;
-    const at = target === index ? positionMs : 0;
-    const start = at > 0 || paused ? command('seekid', id, seconds(at)) : command('playid', id);
-    await this.send(connection, paused ? [start, 'pause 1'] : [start]);
+    // Nothing from there on can play: each is reported and playback stops.
+    await connection.request(['stop']);
+    await this.report(connection, this.model.advance(null));
   }
 
   /**
@@ -308,7 +333,8 @@ export class MpdPlayer {
     this.model.replace(entries);
     this.model.parked = null;
     this.model.detached = 'current' in at ? null : { mpdId: mpd.songId, uri: oldUri };
-    this.model.cursor = 'current' in at ? at.current : at.next - 1;
+    if ('current' in at) this.model.placeCursor(at.current, true);
+    else this.model.placeCursor(at.next - 1);
   }
 
   private context(connection: MpdConnection) {
@@ -320,14 +346,15 @@ export class MpdPlayer {
     return parseStatus(status, song);
   }
 
-  /** Reads MPD, reports skips, publishes the status; `tick` adds a position event. Runs inside exclusive(). */
+  /**
+   * Reads MPD, reports the tracks it passed over, publishes the status; `tick` adds a position event. A read of MPD
+   * past a track that failed and not yet on the next one publishes nothing: a later read says where it went. Runs
+   * inside exclusive().
+   */
   private async observe(tick: boolean): Promise<void> {
     const connection = await this.link.connection();
     const s = await this.read(connection);
-    if (s.error !== null) {
-      this.noteFailure(s.error);
-      await connection.request(['clearerror']);
-    }
+    const errorAt = s.error !== null ? this.noteFailure(s.error) : null;
     const { model } = this;
     if (model.detached && s.songId !== model.detached.mpdId) {
       // The left-out track has ended: it leaves MPD's queue too, so previous() never lands on it.
@@ -335,10 +362,35 @@ export class MpdPlayer {
       model.detached = null;
       await connection.request([command('deleteid', id)]).catch(() => undefined);
     }
-    const { status, skips } = model.read(s, this.link.clock.now());
-    this.emitSkips(skips);
-    this.publish(status, tick);
+    const reading = model.read(s, this.link.clock.now(), errorAt);
+    if (!reading.settled && reading.goOnAfter !== null) {
+      // MPD stopped because a track failed. It goes on by itself unless the track was started at a position (or a
+      // seek came before it): either way the engine goes on past it, and reads again.
+      await this.report(connection, model.passFailed(reading.goOnAfter));
+      await this.startAt(connection, reading.goOnAfter + 1, 0, this.startPaused);
+      return this.observe(tick);
+    }
+    if (s.error !== null) await connection.request(['clearerror']);
+    if (!reading.settled) return;
+    await this.report(connection, reading.passed);
     this.checkpoint = { queue: model.entries.map((entry) => entry.uri), detachedNext: model.detached ? (model.cursor ?? -1) + 1 : null };
+    this.publish(reading.status, tick);
+  }
+
+  /** Reports the entries playback passed over that MPD failed (see logCaughtUp for those its words are late for). */
+  private async report(connection: MpdConnection, passed: Passed[]): Promise<void> {
+    if (passed.some((p) => p.cause === null)) await this.logCaughtUp(connection);
+    this.emitSkips(this.model.explain(passed));
+  }
+
+  /**
+   * MPD writes a track's failure to its log before it moves on, but the log (its stderr) and the socket are read
+   * apart, so a reply that shows the move can be handled before the line. After one more reply from MPD and the
+   * end of that turn of the event loop, every line written before the read has been taken in.
+   */
+  private async logCaughtUp(connection: MpdConnection): Promise<void> {
+    await connection.request(['ping']);
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
 
   private publish(next: PlaybackStatus, tick: boolean): void {
@@ -369,20 +421,25 @@ export class MpdPlayer {
     this.noteFailure(message, false);
   }
 
-  /** MPD's words about a track that failed: noted on its entry, or a fault when they name no track of ours. */
-  private noteFailure(message: string, faultIfUnknown = true): void {
+  /**
+   * MPD's words about a track that failed: noted on its entry (its index is returned), or a fault when they name no
+   * track of ours.
+   */
+  private noteFailure(message: string, faultIfUnknown = true): number | null {
     const uri = failedUri(message);
     const cause = { reason: skipReason(message), detail: message };
     const root = this.link.musicRoot();
     const names = (target: string | null) => target !== null && uri !== null && (target === uri || path.join(root, target) === uri);
-    if (this.model.noteFailure((entry) => names(entry.target), cause) || !faultIfUnknown) return;
+    const at = this.model.noteFailure((entry) => names(entry.target), cause);
+    if (at !== null || !faultIfUnknown) return at;
     const detached = this.model.detached;
     if (detached && uri !== null) {
       this.link.emit({ type: 'skipped', index: null, uri: detached.uri, reason: cause.reason, detail: message });
-      return;
+      return null;
     }
     this.link.log('warn', `MPD: ${message}`);
     this.link.emit({ type: 'fault', detail: message });
+    return null;
   }
 
   private emitSkips(skips: Skip[]): void {

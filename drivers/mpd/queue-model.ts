@@ -13,7 +13,10 @@ export interface Entry {
   uri: string;
   /** What MPD is given (a path relative to the music folder, or the stream URL); null when it cannot be queued. */
   target: string | null;
-  /** Why it is not in MPD's queue, or why MPD failed it (kept until it is reported). */
+  /**
+   * Why it is not in MPD's queue; or, for a queued entry, MPD's words the last time it failed to open it (kept
+   * until playback passes the entry, when they are reported).
+   */
   cause: SkipCause | null;
   mpdId: number | null;
 }
@@ -24,8 +27,21 @@ export interface Skip {
   cause: SkipCause;
 }
 
-/** What a track MPD passed over without keeping its error said (only the last error is kept). */
-const UNEXPLAINED: SkipCause = { reason: 'other', detail: 'MPD passed over it while another track failed; only the later error was kept' };
+/** An entry playback passed over: `cause` null while MPD's words about it have not been read yet. */
+export interface Passed {
+  index: number;
+  uri: string;
+  cause: SkipCause | null;
+}
+
+/**
+ * What one read of MPD means: the status to publish and the entries passed over; or, not settled, that MPD is past
+ * a track that failed and not yet on the next one. `goOnAfter`: MPD stopped because that entry failed, and whether
+ * it goes on by itself depends on how the track was started (MPD stays after a seek), so the engine goes on from
+ * there. null: MPD is trying again a track it failed ahead of its turn, or shows it while moving past it; a later
+ * read says which. Nothing changed in the model either way.
+ */
+export type Reading = { settled: true; status: PlaybackStatus; passed: Passed[] } | { settled: false; goOnAfter: number | null };
 
 export class QueueModel {
   entries: Entry[] = [];
@@ -35,15 +51,33 @@ export class QueueModel {
   parked: number | null = null;
   /**
    * Where natural playback came from: entries after it and before the next current one were passed over. null after
-   * a backwards jump, when nothing in between can have been skipped.
+   * a backwards jump, when nothing in between can have been skipped. See placeCursor().
    */
   cursor: number | null = null;
+  /** Whether the cursor entry is one MPD played (so what it says about it counts), not one playback starts after. */
+  private playedAtCursor = false;
   private byId = new Map<number, number>();
+  /** Queued entries passed before MPD's words about them were read: a word that comes now is still theirs. */
+  private awaiting: number[] = [];
+  /**
+   * Entries whose failure was noted before their turn: MPD opens the next track while the current one plays, and
+   * may open it again when its turn comes. Those words hold until MPD shows the entry playing after all.
+   */
+  private failedAhead = new Set<number>();
 
   replace(entries: Entry[]): void {
     this.entries = entries;
     this.byId = new Map();
     entries.forEach((entry, index) => entry.mpdId !== null && this.byId.set(entry.mpdId, index));
+    this.awaiting = [];
+    this.failedAhead.clear();
+    this.playedAtCursor = false;
+  }
+
+  /** Puts the cursor on entry `at`: the one playing (`played`), or the one a start or a jump begins after. */
+  placeCursor(at: number | null, played = false): void {
+    this.cursor = at;
+    this.playedAtCursor = played && at !== null;
   }
 
   indexOf(mpdId: number | null): number | null {
@@ -57,58 +91,123 @@ export class QueueModel {
   }
 
   /**
-   * Records MPD's error on the entry it names: the first one from the cursor on (the current entry or one ahead);
-   * entries playback has passed are reported already. Returns false when no such entry has that target (an
-   * output's error, not a track's, or a late word about a track already reported).
+   * Records MPD's words about a track that failed on the entry they name: one passed while they were on their way,
+   * else the first one from the playing entry on (or one ahead: MPD opens the next track before the current one
+   * ends). Returns the entry's index, or null when no such entry has that target (an output's error, not a
+   * track's, or a late word about a track already reported or left behind).
    */
-  noteFailure(matches: (entry: Entry) => boolean, cause: SkipCause): boolean {
-    for (let i = Math.max(0, this.cursor ?? 0); i < this.entries.length; i++) {
+  noteFailure(matches: (entry: Entry) => boolean, cause: SkipCause): number | null {
+    const waiting = this.awaiting.find((i) => this.entries[i]!.cause === null && matches(this.entries[i]!));
+    if (waiting !== undefined) {
+      this.entries[waiting]!.cause = cause;
+      return waiting;
+    }
+    const from = this.cursor === null ? 0 : this.playedAtCursor ? this.cursor : this.cursor + 1;
+    for (let i = from; i < this.entries.length; i++) {
       if (matches(this.entries[i]!)) {
         this.entries[i]!.cause = cause;
-        return true;
+        if (this.cursor === null || i > this.cursor) this.failedAhead.add(i);
+        else this.failedAhead.delete(i);
+        return i;
       }
     }
-    return false;
+    return null;
+  }
+
+  /** The listener moved playback: MPD opens the tracks afresh, so what it said about them before no longer holds. */
+  forgetFailures(): void {
+    for (const entry of this.entries) if (entry.target !== null) entry.cause = null;
+    this.failedAhead.clear();
   }
 
   /**
-   * Playback moved to `index` (null: it ended). Returns the entries it passed over since the cursor, in order:
-   * those never queued, and those MPD failed. The cursor moves to `index`.
+   * Playback moved to `index` (null: it ended). Returns the entries it passed over, in order: the one it leaves if
+   * MPD failed it while playing it, those never queued, and those MPD failed on its way. The cursor moves to `index`.
    */
-  advance(index: number | null): Skip[] {
-    const skips: Skip[] = [];
+  advance(index: number | null): Passed[] {
+    const passed: Passed[] = [];
     if (this.cursor !== null && (index === null || index > this.cursor)) {
+      const leaving = this.entries[this.cursor];
+      if (this.playedAtCursor && leaving?.target != null && leaving.cause) passed.push(this.take(this.cursor));
       const end = index ?? this.entries.length;
-      for (let i = this.cursor + 1; i < end; i++) skips.push(this.take(i, UNEXPLAINED));
+      for (let i = this.cursor + 1; i < end; i++) {
+        const entry = this.entries[i]!;
+        if (entry.target !== null && entry.cause === null) {
+          // MPD writes a track's failure to its log before it moves on, but the log and the socket are read apart.
+          this.awaiting.push(i);
+          passed.push({ index: i, uri: entry.uri, cause: null });
+        } else passed.push(this.take(i));
+      }
     }
-    this.cursor = index;
-    return skips;
+    this.placeCursor(index, true);
+    return passed;
   }
 
-  /** Failures noted for entries that advance() will not pass (the stopped-on entry, one behind a jump). */
-  pendingFailures(): Skip[] {
+  /**
+   * The skips among `passed`, once the words still awaited have had their chance to be read: an entry MPD passed
+   * without a word did not fail (it played between two reads) and is no skip.
+   */
+  explain(passed: Passed[]): Skip[] {
+    this.awaiting = [];
     const skips: Skip[] = [];
-    this.entries.forEach((entry, i) => {
-      if (entry.target !== null && entry.cause) skips.push(this.take(i, entry.cause));
-    });
+    for (const p of passed) {
+      if (p.cause) skips.push({ ...p, cause: p.cause });
+      else if (this.entries[p.index]?.uri === p.uri && this.entries[p.index]!.cause) skips.push(this.take(p.index));
+    }
     return skips;
   }
 
   /**
-   * What one read of MPD means: the status to publish, and the entries passed over since the last read, in order.
-   * MPD stopped with no song, or on a song it failed, after playing on its own: the queue ended.
+   * What one read of MPD means (see Reading). `errorAt`: the entry the read's `error` named (see noteFailure). MPD
+   * stopped with no song after playing on its own, or stopped by the failure of its current song with nothing
+   * queued after it: the queue ended.
    */
-  read(s: MpdStatus, now: number): { status: PlaybackStatus; skips: Skip[] } {
+  read(s: MpdStatus, now: number, errorAt: number | null = null): Reading {
     let index = this.indexOf(s.songId);
-    const ended = s.state === 'stopped' && this.cursor !== null && (s.songId === null || this.hasFailure(index));
+    const stoppedBy = s.state === 'stopped' && s.error !== null && index !== null && errorAt !== null && errorAt >= index;
+    if (stoppedBy && (errorAt! > index! || this.firstQueued(index! + 1) !== null)) return { settled: false, goOnAfter: errorAt };
+    // A position past 0 with a decoded format: MPD plays the song (one it moves past shows neither, or 0).
+    const plays = s.state !== 'stopped' && s.decoding && s.elapsedMs > 0;
+    if (s.state !== 'stopped' && this.hasFailure(index) && this.failedAhead.has(index!) && !plays) return { settled: false, goOnAfter: null };
+    const ended = s.state === 'stopped' && (s.songId === null ? this.cursor !== null : stoppedBy);
     const passed = ended ? this.advance(null) : index !== null ? this.advance(index) : [];
-    const skips = [...passed, ...this.pendingFailures()].sort((a, b) => a.index - b.index);
     if (ended) index = null;
     else if (s.songId !== null) this.parked = null;
     else index = this.parked;
+    if (index !== null && plays && this.failedAhead.delete(index)) {
+      // It plays after all (MPD opened it again at its turn): what it said when it opened it ahead no longer holds.
+      this.entries[index]!.cause = null;
+    }
+    passed.push(...this.failuresBefore(ended ? this.entries.length : (index ?? 0)));
+    passed.sort((a, b) => a.index - b.index);
     const detachedUri = this.detached && s.songId === this.detached.mpdId ? this.detached.uri : null;
+    return { settled: true, status: this.statusOf(s, index, detachedUri, ended, now), passed };
+  }
+
+  /**
+   * MPD stopped because entry `at` failed: the entries up to it are passed, `at` included, and playback goes on
+   * after it (a late word about it is dropped).
+   */
+  passFailed(at: number): Passed[] {
+    const passed = this.advance(at);
+    if (this.entries[at]?.cause) passed.push(this.take(at));
+    this.placeCursor(at);
+    return passed;
+  }
+
+  /** Failures noted for entries behind `end` that advance() did not pass (one behind a backwards jump). */
+  private failuresBefore(end: number): Passed[] {
+    const passed: Passed[] = [];
+    for (let i = 0; i < end; i++) {
+      const entry = this.entries[i]!;
+      if (entry.target !== null && entry.cause) passed.push(this.take(i));
+    }
+    return passed;
+  }
+
+  private statusOf(s: MpdStatus, index: number | null, detachedUri: string | null, ended: boolean, now: number): PlaybackStatus {
     const tagged = (index !== null && s.songId !== null && !ended) || detachedUri !== null;
-    const status: PlaybackStatus = {
+    return {
       state: s.state,
       queueLength: this.entries.length,
       index,
@@ -121,18 +220,18 @@ export class QueueModel {
       positionMs: s.songId !== null && !ended ? s.elapsedMs : 0,
       positionAt: now,
     };
-    return { status, skips };
   }
 
   private hasFailure(index: number | null): boolean {
     return index !== null && this.entries[index]?.target !== null && this.entries[index]?.cause != null;
   }
 
-  private take(index: number, fallback: SkipCause): Skip {
+  private take(index: number): Skip {
     const entry = this.entries[index]!;
-    const cause = entry.cause ?? fallback;
+    const cause = entry.cause!;
     // A queued entry's failure is reported once; an entry that was never queued is reported each time it is passed.
     if (entry.target !== null) entry.cause = null;
+    this.failedAhead.delete(index);
     return { index, uri: entry.uri, cause };
   }
 }

@@ -9,6 +9,8 @@ export interface MpdStatus {
   songId: number | null;
   elapsedMs: number;
   durationMs: number | null;
+  /** An audio format is known for the current song: its decoder started (or, moving past one that failed, the next one's did). */
+  decoding: boolean;
   /** The last playback error, until `clearerror` (or until MPD starts another track). */
   error: string | null;
   tags: { title: string | null; artist: string | null; album: string | null; name: string | null };
@@ -35,6 +37,7 @@ export function parseStatus(status: Pairs, song: Pairs): MpdStatus {
     elapsedMs: seconds(field(status, 'elapsed')) ?? 0,
     // A stream has no duration; `Time`/`duration` of the song when status has none (paused just after a seek).
     durationMs: seconds(field(status, 'duration')) ?? seconds(field(song, 'duration')),
+    decoding: field(status, 'audio') !== undefined,
     error: field(status, 'error') ?? null,
     tags: {
       title: id === null ? null : (field(song, 'Title') ?? null),

@@ -2,12 +2,16 @@
 import t from 'tap';
 import { failedUri, isPlaybackFailure, parseStatus, skipReason } from '../../drivers/mpd/status.js';
 
-t.test('a playing status reads as state, song, position and tags', async (t) => {
+t.test('a playing status reads as state, song, position, tags and whether the song decodes', async (t) => {
   const s = parseStatus(
-    [['state', 'play'], ['songid', '4'], ['elapsed', '1.234'], ['duration', '3.000'], ['playlist', '9']],
+    [['state', 'play'], ['songid', '4'], ['elapsed', '1.234'], ['duration', '3.000'], ['playlist', '9'], ['audio', '44100:24:2']],
     [['file', 'a.flac'], ['Title', 'A'], ['Artist', 'B'], ['Album', 'C'], ['Name', 'Radio']],
   );
-  t.same(s, { state: 'playing', songId: 4, elapsedMs: 1234, durationMs: 3000, error: null, tags: { title: 'A', artist: 'B', album: 'C', name: 'Radio' } });
+  t.same(s, { state: 'playing', songId: 4, elapsedMs: 1234, durationMs: 3000, decoding: true, error: null, tags: { title: 'A', artist: 'B', album: 'C', name: 'Radio' } });
+});
+
+t.test('a song whose decoder has not opened it (or failed to) has no audio format: not decoding', async (t) => {
+  t.match(parseStatus([['state', 'play'], ['songid', '5'], ['elapsed', '0.000']], [['file', 'gone.flac']]), { songId: 5, decoding: false });
 });
 
 t.test('a stopped status without a song has no tags, and a stream no duration', async (t) => {
