@@ -134,7 +134,7 @@ export function compose(input: ComposeInput): Services {
   const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits, { playerVolumeFor: (c, id) => audio.players.volumeFor(c, id) });
   const bridgeRepo = new BridgeRepo(meta);
   // The supervisor asks the settings only when it starts a bridge, after both exist.
-  const mqtt = mqttSupervisor({ ...input, audio, scenes, sleepTimers, bus, authentication, clock }, store, bridgeRepo, (): MqttConfig => bridgeSettings.effective());
+  const mqtt = mqttSupervisor({ ...input, audio, scenes, sleepTimers, playback, bus, authentication, clock }, store, bridgeRepo, (): MqttConfig => bridgeSettings.effective());
   const bridgeSettings: BridgeSettings = new BridgeSettings(store, bridgeRepo, secrets, config.mqtt, (name) => authentication.accountState(name), mqtt, (fields, msg) => logger.info(fields, msg));
   // The hottest reads are answered from encoded copies until anything changes: every event (domain or access),
   // a rolled-back write, a restore.
@@ -259,6 +259,7 @@ function mqttSupervisor(
     audio: Audio;
     scenes: ScenesService;
     sleepTimers: SleepTimers;
+    playback: Playback;
     bus: EventBus;
     authentication: Authentication;
     clock: Clock;
@@ -275,6 +276,7 @@ function mqttSupervisor(
       audio: { players: audio.players, zones: audio.zones },
       scenes: parts.scenes,
       sleep: parts.sleepTimers,
+      playback: parts.playback.transport,
       bus: parts.bus,
       caller: () => parts.authentication.callerOfAccount(options.account),
       accountState: () => parts.authentication.accountState(options.account),
