@@ -89,6 +89,9 @@ export function parseOnOff(payload: string): Parsed<boolean> {
   return { ok: false, reason: `expected ON or OFF, got ${JSON.stringify(payload.slice(0, 40))}` };
 }
 
+/** What the now-playing line is made of. */
+export type NowPlayingFields = Pick<PlaybackView, 'uri' | 'title' | 'artist' | 'name'>;
+
 /** What a now-playing sensor shows when nothing is current. */
 export const NOTHING_PLAYING = 'Nothing playing';
 /** Home Assistant refuses a sensor state longer than this. */
@@ -98,7 +101,7 @@ const STATE_MAX = 255;
  * A stream player's now-playing line: "Artist – Title", the title alone, a radio's name, or the file's name; held to
  * the length Home Assistant takes.
  */
-export function nowPlaying(playback: PlaybackView): string {
+export function nowPlaying(playback: NowPlayingFields): string {
   if (playback.uri === null) return NOTHING_PLAYING;
   const title = playback.title ?? playback.name ?? playback.uri.slice(playback.uri.lastIndexOf('/') + 1);
   const line = playback.artist && playback.title ? `${playback.artist} – ${playback.title}` : title;

@@ -1,7 +1,6 @@
 // The wire format of values and the command topics the bridge accepts, without a broker.
 import t from 'tap';
-import { NOTHING_PLAYING, minutesLeft, nowPlaying, parseMinutes, parseOnOff, parsePercent, percent, sourceLabels } from '../../daemon/mqtt/payloads.js';
-import type { PlaybackView } from '../../daemon/domain/shared/index.js';
+import { NOTHING_PLAYING, minutesLeft, nowPlaying, type NowPlayingFields, parseMinutes, parseOnOff, parsePercent, percent, sourceLabels } from '../../daemon/mqtt/payloads.js';
 import { Topics } from '../../daemon/mqtt/topics.js';
 
 const ID = '0b8e7c1a-5a4e-4f55-9a55-0d5c3e2e9f01';
@@ -69,30 +68,12 @@ t.test('only command topics under the base topic with a UUID and a known field a
 });
 
 t.test("a stream player's now-playing line: artist and title, a title, a station's name, or the file's name, never past 255 characters", async (t) => {
-  const playback = (fields: Partial<PlaybackView>): PlaybackView => ({
-    playerId: ID,
-    engine: { state: 'up', detail: null },
-    state: 'playing',
-    playlistId: null,
-    trackId: null,
-    index: 0,
-    queueLength: 1,
-    uri: 'file:albums/x/01 Intro.flac',
-    title: null,
-    artist: null,
-    album: null,
-    name: null,
-    durationMs: null,
-    positionMs: 0,
-    positionAt: '2026-01-01T00:00:00.000Z',
-    announcementId: null,
-    ...fields,
-  });
+  const playback = (fields: Partial<NowPlayingFields>): NowPlayingFields => ({ uri: 'file:albums/x/01 Intro.flac', title: null, artist: null, name: null, ...fields });
   t.equal(nowPlaying(playback({ title: 'Blue Train', artist: 'John Coltrane' })), 'John Coltrane – Blue Train');
   t.equal(nowPlaying(playback({ title: 'Blue Train' })), 'Blue Train');
   t.equal(nowPlaying(playback({ uri: 'http://radio.example/live', name: 'Jazz FM' })), 'Jazz FM');
   t.equal(nowPlaying(playback({})), '01 Intro.flac');
-  t.equal(nowPlaying(playback({ uri: null, state: 'stopped' })), NOTHING_PLAYING);
+  t.equal(nowPlaying(playback({ uri: null })), NOTHING_PLAYING);
   const long = nowPlaying(playback({ title: 'x'.repeat(400) }));
   t.equal(long.length, 255);
   t.ok(long.endsWith('…'));
