@@ -103,12 +103,13 @@ const STATE_MAX = 255;
  */
 export function nowPlaying(playback: NowPlayingFields): string {
   if (playback.uri === null) return NOTHING_PLAYING;
-  const title = playback.title ?? playback.name ?? playback.uri.slice(playback.uri.lastIndexOf('/') + 1);
+  // A URL ending in a slash has no last segment: the whole URI then (Home Assistant reads a blank state as no value).
+  const title = playback.title ?? playback.name ?? (playback.uri.slice(playback.uri.lastIndexOf('/') + 1) || playback.uri);
   const line = playback.artist && playback.title ? `${playback.artist} – ${playback.title}` : title;
   return line.length > STATE_MAX ? `${line.slice(0, STATE_MAX - 1)}…` : line;
 }
 
-/** The details beside the line (the sensor's attributes); no position, which changes every second. */
+/** The details beside the line (the sensor's attributes); the position has its own topic, as it changes every second. */
 export function nowPlayingAttributes(playback: PlaybackView): string {
   const { state, title, artist, album, name, uri, durationMs, playlistId, trackId } = playback;
   return JSON.stringify({ state, title, artist, album, station: name, uri, duration_s: durationMs === null ? null : Math.round(durationMs / 1000), playlist_id: playlistId, track_id: trackId });

@@ -73,6 +73,7 @@ t.test("a stream player's now-playing line: artist and title, a title, a station
   t.equal(nowPlaying(playback({ title: 'Blue Train' })), 'Blue Train');
   t.equal(nowPlaying(playback({ uri: 'http://radio.example/live', name: 'Jazz FM' })), 'Jazz FM');
   t.equal(nowPlaying(playback({})), '01 Intro.flac');
+  t.equal(nowPlaying(playback({ uri: 'http://radio.example/' })), 'http://radio.example/', 'a URL without a last segment shows whole');
   t.equal(nowPlaying(playback({ uri: null })), NOTHING_PLAYING);
   const long = nowPlaying(playback({ title: 'x'.repeat(400) }));
   t.equal(long.length, 255);
