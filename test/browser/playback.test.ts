@@ -2,24 +2,32 @@
 // FIFOs the test reads (sox tones): the now-playing card and its buttons, Play on a playlist, the library browser,
 // the announcement form, and a viewer's card without buttons.
 import t from 'tap';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { musicFolder, TRACKS } from '../helpers/mpd-rig.js';
 import { playlistOf, startStreamDaemon } from '../helpers/stream-rig.js';
 import { createUser } from '../helpers/inject.js';
 import { WAIT_MS } from '../helpers/wait-for.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
-import { eventually, signIn, unlabelled } from './session.js';
+import { PHONE, eventually, signIn, unlabelled } from './session.js';
 
 // A page global used inside waitForFunction() callbacks: the project compiles without the DOM lib.
 declare const document: any;
 
 const music = musicFolder(t);
 const file = (track: string) => `file:${track}`;
+/** One more than the dashboard's library page (50), so the folder takes two pages. */
+const MANY = 51;
+mkdirSync(path.join(music, 'many'));
+for (let i = 0; i < MANY; i++) copyFileSync(path.join(music, TRACKS.c), path.join(music, 'many', `${String(i).padStart(2, '0')}.wav`));
 
 t.test('stream players in the dashboard', { skip: chromiumMissing() }, async (t) => {
   const rig = await startStreamDaemon(t, { music });
   const { api } = rig;
   const lounge = await rig.fifoPlayer('Lounge stream', 1);
   lounge.reader();
+  const kitchen = await rig.fifoPlayer('Kitchen stream', 2);
+  kitchen.reader();
   const zones = (await api.get('/api/zones')).body as Array<{ id: string; name: string }>;
   await api.post(`/api/players/${lounge.id}/attach-zones`, { zoneIds: [zones[0]!.id] });
   const long = await playlistOf(api, 'Long', [file(TRACKS.long)]);
@@ -54,6 +62,15 @@ t.test('stream players in the dashboard', { skip: chromiumMissing() }, async (t)
     t.equal(paused.playlistId, long.id, 'the same playlist stays current');
   });
 
+  t.test('a click on the bar moves within the track to that point', async (t) => {
+    const bar = page.locator(`${card(lounge.id)} .np-bar`);
+    const box = (await bar.boundingBox())!;
+    await bar.click({ position: { x: box.width * 0.75, y: box.height / 2 } });
+    const moved = await rig.until(lounge.id, (playback) => playback.positionMs >= 20_000, 'the position to move three quarters in');
+    t.ok(moved.positionMs <= 25_000, `at ${moved.positionMs} ms of 30000`);
+    await page.waitForFunction((selector) => document.querySelector(`${selector} .np-bar`).value >= 20_000, card(lounge.id), { timeout: WAIT_MS });
+  });
+
   t.test('a viewer sees the card, paused on its track, without a button', async (t) => {
     const viewer = await createUser(api, 'victor', 'Viewer', { playerIds: [lounge.id], zoneIds: [zones[0]!.id] });
     const session = await signIn(browser, rig.d.base, 'victor', viewer.password);
@@ -71,11 +88,21 @@ t.test('stream players in the dashboard', { skip: chromiumMissing() }, async (t)
     await viewerPage.context().close();
   });
 
-  const kitchen = await rig.fifoPlayer('Kitchen stream', 2);
-  kitchen.reader();
+  t.test('on a phone the card fits the screen and its buttons are whole', async (t) => {
+    const phone = await signIn(browser, rig.d.base, 'admin', rig.d.adminPassword, PHONE);
+    const phonePage = phone.page;
+    await phonePage.locator(`${card(lounge.id)} .np-title`, { hasText: 'Long Tone' }).waitFor({ timeout: WAIT_MS });
+    const fits = await phonePage.evaluate(() => document.scrollingElement.scrollWidth <= document.scrollingElement.clientWidth);
+    t.ok(fits, 'nothing is wider than the screen');
+    for (const name of ['Previous track on Lounge stream', 'Play Lounge stream', 'Stop on Lounge stream', 'Next track on Lounge stream']) {
+      t.ok(await phonePage.getByRole('button', { name }).isVisible(), `${name} shows`);
+    }
+    await screenshot(phonePage, 'now-playing-phone', false);
+    t.same(phone.console.errors, []);
+    await phonePage.context().close();
+  });
 
   t.test('Play on a playlist plays it on the player chosen, and only there', async (t) => {
-    await page.locator(card(kitchen.id)).waitFor({ timeout: WAIT_MS });
     await page.getByRole('link', { name: 'Playlists' }).click();
     await page.getByRole('button', { name: /^Tones/ }).click();
     await page.getByRole('button', { name: 'Play Tones' }).click();
@@ -99,7 +126,14 @@ t.test('stream players in the dashboard', { skip: chromiumMissing() }, async (t)
     const listed = (await api.get('/api/library?folder=tones')).body.find((entry: { uri: string }) => entry.uri === file(TRACKS.d));
     t.match((await api.get(`/api/playlists/${tones.id}`)).body.tracks[2], { title: 'Tone D', uri: file(TRACKS.d), durationMs: listed.durationMs }, 'with the length the library gave');
     await page.getByRole('button', { name: 'Music', exact: true }).click();
-    await page.getByRole('button', { name: 'long', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'many', exact: true }).click();
+    const more = page.getByRole('button', { name: 'Show more' });
+    await more.waitFor();
+    t.equal(await page.locator('.lib-track').count(), 50, 'a big folder comes a page at a time');
+    await more.click();
+    await page.locator('.lib-track').nth(MANY - 1).waitFor();
+    t.equal(await page.locator('.lib-track').count(), MANY, 'the next page follows it');
+    t.ok(await more.isHidden(), 'and there is no more');
     t.same(admin.console.errors, []);
   });
 

@@ -248,6 +248,7 @@ function apply(type, p) {
     }
     case 'player.deleted':
       state.players.delete(p.playerId);
+      state.playback.delete(p.playerId);
       setPlayerZones(p.playerId, []);
       return 'audio';
     case 'zone.volumeChanged':
