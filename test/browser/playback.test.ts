@@ -115,6 +115,14 @@ t.test('stream players in the dashboard', { skip: chromiumMissing() }, async (t)
     t.equal((await api.get(`/api/players/${lounge.id}/playback`)).body.playlistId, long.id, 'the other player keeps its own');
   });
 
+  t.test('a track that cannot play is reported as it is skipped', async (t) => {
+    const gone = await playlistOf(api, 'Gone', [file('tones/gone.flac'), file(TRACKS.a)]);
+    t.equal((await api.post(`/api/players/${kitchen.id}/play`, { playlistId: gone.id })).status, 200);
+    await page.getByRole('status').getByText(/^Kitchen stream skipped file:tones\/gone\.flac: \S/).waitFor({ timeout: WAIT_MS });
+    const next = await rig.until(kitchen.id, (playback) => playback.title === 'Tone A', 'the next track to play');
+    t.equal(next.playlistId, gone.id, 'the queue went on');
+  });
+
   t.test('the library browser walks into a folder and adds a track to the open playlist', async (t) => {
     await page.getByText('Add from the music library').click();
     await page.getByRole('button', { name: 'tones', exact: true }).click();

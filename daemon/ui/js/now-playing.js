@@ -19,8 +19,8 @@ export function nowPlaying(getPlayer) {
   const byline = h('p', { class: 'np-by' });
   const engine = h('p', { class: 'unavailable-reason', hidden: true });
   const bar = h('progress', { class: 'np-bar', max: 1, value: 0 });
-  const at = h('span', { class: 'np-time' });
-  const length = h('span', { class: 'np-time' });
+  const at = h('span', { class: 'track-dur np-time' });
+  const length = h('span', { class: 'track-dur np-time' });
   const send = (command, body) => attempt(() => post(`/api/players/${getPlayer().id}/${command}`, body));
   // The play/pause button changes its data-action with the state, so each click sends what the button shows.
   const button = (name, label, action) =>
@@ -62,7 +62,6 @@ export function nowPlaying(getPlayer) {
     attr(bar, 'aria-valuetext', total ? `${duration(p.positionMs)} of ${duration(total)}` : 'no length');
     text(at, p && current ? duration(p.positionMs) : '');
     text(length, total ? duration(total) : '');
-    panel.dataset.state = p?.state ?? 'stopped';
     if (!writable) return;
     // Commands wait while an announcement plays on the player (the daemon answers 409), like any unavailable player.
     const usable = player.available && p?.engine.state !== 'missing' && !p?.announcementId;

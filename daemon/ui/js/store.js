@@ -1,5 +1,6 @@
 // The client-side model: what the signed-in user may see, kept current by the event stream.
 import { get, apiResponse, nextLink } from './api.js';
+import { toast } from './dom.js';
 
 export const state = {
   me: null,
@@ -324,6 +325,10 @@ function apply(type, p) {
       else Object.assign(playback, { positionMs: p.positionMs, durationMs: p.durationMs, positionAt: p.positionAt });
       return 'playback';
     }
+    case 'player.trackSkipped':
+      // The queue goes on by itself; the message says which track did not play and why.
+      toast(`${state.players.get(p.playerId)?.name ?? 'A player'} skipped ${p.uri}: ${p.detail}`);
+      return null;
     case 'announcement.queued':
     case 'announcement.started':
     case 'announcement.ended':
