@@ -204,6 +204,9 @@ function setPlayerZones(playerId, zoneIds) {
   }
 }
 
+/** Announcements remembered by the page (the daemon keeps its last 50 too). */
+const KEPT_ANNOUNCEMENTS = 50;
+
 const refetchTimers = new Map();
 
 /** Coalesces bursts (e.g. a reorder followed by a favorite) into one GET per resource. */
@@ -333,6 +336,8 @@ function apply(type, p) {
     case 'announcement.started':
     case 'announcement.ended':
       state.announcements.set(p.announcement.id, p.announcement);
+      // A page left open for days keeps the newest few; the status line follows only the last one it sent.
+      if (state.announcements.size > KEPT_ANNOUNCEMENTS) state.announcements.delete(state.announcements.keys().next().value);
       return 'announcements';
     case 'hardware.status':
       state.hardware.set(p.driver, p.online);
