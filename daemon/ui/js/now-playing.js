@@ -50,7 +50,7 @@ export function nowPlaying(getPlayer) {
     const p = state.playback.get(player.id);
     const playing = p?.state === 'playing';
     const current = p && (p.title || p.name || p.uri);
-    text(title, current ? (p.title ?? p.name ?? p.uri) : 'Nothing playing');
+    text(title, current || 'Nothing playing');
     text(byline, current ? [p.artist, p.album && `(${p.album})`].filter(Boolean).join(' ') : '');
     const down = p && p.engine.state !== 'up';
     engine.hidden = !down;
