@@ -57,6 +57,8 @@ t.test('the unit keeps its contract: notify + watchdog, own user, state and conf
   t.equal(d.get('PrivateDevices'), undefined, 'PrivateDevices would hide the serial adapters');
   t.equal(one('DevicePolicy'), 'closed');
   t.same(d.get('DeviceAllow')?.filter((v) => /tty(USB|ACM)/.test(v)), ['char-ttyUSB rw', 'char-ttyACM rw']);
+  t.ok(d.get('DeviceAllow')?.includes('char-alsa rw'), 'the ALSA devices, for the mpds of stream players');
+  t.equal(one('KillMode'), 'mixed', 'stopping signals azcd alone, which stops its mpds itself');
   t.same(one('RestrictAddressFamilies')?.split(/\s+/).sort(), ['AF_INET', 'AF_INET6', 'AF_NETLINK', 'AF_UNIX']);
   t.same(d.get('SystemCallFilter'), ['@system-service', '~@privileged @resources']);
   t.equal(one('ProtectSystem'), 'strict');
