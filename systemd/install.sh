@@ -398,7 +398,7 @@ fi
 # Debian's mpd package enables a system-wide mpd (mpd.service, and mpd.socket that starts it on the first client): it
 # would hold the sound card azcd's own mpds play into. Masked, nothing can start it, not even another unit.
 if [[ $DRY_RUN -eq 1 || -e /lib/systemd/system/mpd.service || -e /usr/lib/systemd/system/mpd.service ]]; then
-  run systemctl disable mpd.service mpd.socket
+  run systemctl disable mpd.service mpd.socket || log "warning: could not disable mpd.service/mpd.socket; masking them next"
 fi
 run systemctl mask mpd.service mpd.socket
 
