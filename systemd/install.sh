@@ -307,9 +307,13 @@ ask_stream_players() {
   while IFS= read -r line; do devices+=("$line"); done < <(alsa_devices)
   for line in "${devices[@]}"; do
     name="${line%%$'\t'*}"
-    printf 'Amplifier input fed by %s (%s) [none]: ' "$name" "${line#*$'\t'}"
-    read -r answer || answer=
-    if [[ -n "$answer" ]]; then STREAM_PLAYERS+=("$answer=$name"); fi
+    for (( ; ; )); do
+      printf 'Amplifier input fed by %s (%s) [none]: ' "$name" "${line#*$'\t'}"
+      read -r answer || answer=
+      [[ -z "$answer" ]] || { [[ "$answer" =~ ^[0-9]{1,2}$ ]] && ((10#$answer >= 1)); } && break
+      printf '  the number of an amplifier input (1-99), or nothing to leave this output unused\n'
+    done
+    if [[ -n "$answer" ]]; then STREAM_PLAYERS+=("$((10#$answer))=$name"); fi
   done
   return 0
 }

@@ -342,18 +342,19 @@ t.test('install.sh on a terminal asks which amplifier input each ALSA output fee
   if (!haveTool(t, 'script')) return;
   const bin = fakeAplay('aplay-ask', APLAY_PI);
   const command = `bash ${INSTALL} --dry-run --prefix ${join(scratch, 'dry10/opt/azcd')}`;
-  // Driver simulated (no port asked), the headphone jack left unused, the DAC on input 4.
+  // Driver simulated (no port asked), the headphone jack left unused, then for the DAC a word, 0, and input 4.
   const result = spawnSync('script', ['-qec', command, '/dev/null'], {
     encoding: 'utf8',
     env: { ...ENV, PATH: `${bin}:${process.env.PATH}` },
     timeout: 30_000,
-    input: '\n\n4\n',
+    input: '\n\nfour\n0\n4\n',
   });
   t.equal(result.status, 0, result.status === 0 ? 'exits 0' : result.stdout.slice(-2000));
   const out = result.stdout.replace(/\r/g, '');
   t.match(out, PI_OUTPUTS);
   t.match(out, /Amplifier input fed by hw:CARD=Headphones,DEV=0 \(bcm2835 Headphones: bcm2835 Headphones\) \[none\]:/);
   t.match(out, /Amplifier input fed by hw:CARD=sndrpihifiberry,DEV=0 \(snd_rpi_hifiberry_dacplus: HiFiBerry DAC\+ HiFi pcm512x-hifi-0\) \[none\]:/);
+  t.equal(out.match(/the number of an amplifier input \(1-99\), or nothing to leave this output unused/g)?.length, 2, 'asked again after each answer that is not an input');
   t.match(out, /stream player: amplifier input 4 <- ALSA device hw:CARD=sndrpihifiberry,DEV=0\n/);
   t.notMatch(out, /amplifier input \d+ <- ALSA device hw:CARD=Headphones/, 'an empty answer leaves the output unused');
   t.match(out, /\+ stream player on input 4: http:\/\/127\.0\.0\.1:8080\/api\/players, output \{"kind":"alsa","device":"hw:CARD=sndrpihifiberry,DEV=0"\}/);
