@@ -14,7 +14,7 @@ const USAGE = `usage: node systemd/stream-players.mjs [--url URL | --config FILE
 const DEVICE = /^[A-Za-z0-9_:=,.-]{1,256}$/;
 
 /** "5=hw:CARD=A,DEV=0" → {channel: 5, device: 'hw:CARD=A,DEV=0'}, or an error naming the fix. */
-export function parseMapping(text) {
+function parseMapping(text) {
   const split = text.indexOf('=');
   const channel = Number(text.slice(0, split));
   const device = text.slice(split + 1);
@@ -26,7 +26,7 @@ export function parseMapping(text) {
 }
 
 /** Where the service listens, as the unit starts it: AZC_HOST / AZC_PORT in the env file win over config.json. */
-export function serviceUrl(configText, envText) {
+function serviceUrl(configText, envText) {
   const config = configText ? JSON.parse(configText) : {};
   const env = Object.fromEntries(
     (envText ?? '').split('\n').map((line) => /^\s*(AZC_HOST|AZC_PORT)=["']?([^"'\s]*)["']?\s*$/.exec(line)).filter(Boolean).map((m) => [m[1], m[2]]),
@@ -42,7 +42,7 @@ export function serviceUrl(configText, envText) {
  * What to ask the daemon for each mapping, given its players: a new stream player, an output for the player already on
  * that input, nothing when it already plays there, or a reason to leave it to the dashboard.
  */
-export function plan(players, mappings) {
+function plan(players, mappings) {
   return mappings.map(({ channel, device }) => {
     const output = { kind: 'alsa', device };
     const onInput = players.filter((p) => p.input?.channel === channel);
