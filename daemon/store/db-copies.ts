@@ -1,6 +1,7 @@
 // Copies of the database kept in <stateDir>/backups/ before a schema migration or a restore: private files, the
 // last few of each kind, so a change that went wrong can be undone by hand (stop azcd, copy one back as azc.db).
 import { readdirSync, rmSync, existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { openSqlite } from './sqlite.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../paths.js';
@@ -32,14 +33,25 @@ export function newCopyFile(databaseFile: string, kind: CopyKind, detail?: strin
 
 /** Removes all but the newest KEPT_COPIES copies of a kind (the timestamp in the name orders them). */
 export function pruneCopies(databaseFile: string, kind: CopyKind, keep = KEPT_COPIES): void {
+  for (const file of surplusCopies(databaseFile, kind, keep)) rmSync(file, { force: true });
+}
+
+/**
+ * pruneCopies on libuv's thread pool, for a daemon that is serving: each copy is as large as the database, and the
+ * kernel frees a removed file's blocks in the call that removes it (~20 ms of CPU per 170 MB here).
+ */
+export async function pruneCopiesOffLoop(databaseFile: string, kind: CopyKind, keep = KEPT_COPIES): Promise<void> {
+  for (const file of surplusCopies(databaseFile, kind, keep)) await rm(file, { force: true });
+}
+
+/** The files of the copies of a kind beyond the newest `keep`, with what SQLite may have left beside them. */
+function surplusCopies(databaseFile: string, kind: CopyKind, keep: number): string[] {
   const dir = copiesDir(databaseFile);
   const pattern = new RegExp(`^${kind}-.*\\d{4}-\\d{2}-\\d{2}T[0-9-]+Z(-\\d+)?\\.sqlite3$`);
   const copies = readdirSync(dir)
     .filter((name) => pattern.test(name))
     .sort((a, b) => stampOf(a).localeCompare(stampOf(b)) || serialOf(a) - serialOf(b));
-  for (const name of copies.slice(0, Math.max(0, copies.length - keep))) {
-    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(path.join(dir, name + suffix), { force: true });
-  }
+  return copies.slice(0, Math.max(0, copies.length - keep)).flatMap((name) => ['', '-wal', '-shm', '-journal'].map((suffix) => path.join(dir, name + suffix)));
 }
 
 /**
