@@ -5,7 +5,7 @@ import { open, truncate, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { MIGRATIONS, MIGRATION_STEPS } from './migrations.js';
 import { StateDirError, ensurePrivateDir, ensurePrivateFile } from '../paths.js';
-import { newCopyFile, pruneCopies, pruneCopiesOffLoop, sealCopy } from './db-copies.js';
+import { copySyncer, newCopyFile, pruneCopies, pruneCopiesOffLoop, sealCopy } from './db-copies.js';
 import { openSqlite } from './sqlite.js';
 import { lockHolders } from './lock-holders.js';
 
@@ -338,10 +338,13 @@ export class Store {
   async backupBeforeRestore(): Promise<string> {
     this.flushBatch();
     const file = newCopyFile(this.file, 'pre-restore');
+    const syncer = copySyncer(file);
     try {
-      await this.db.backup(file);
+      await this.db.backup(file, { progress: syncer.progress });
+      await syncer.done();
       sealCopy(file);
     } catch (err) {
+      await syncer.done();
       rmSync(file, { force: true });
       throw err;
     }
