@@ -99,19 +99,39 @@ function start() {
     record(phase, section);
     recent[ticks % RECENT] = section;
     if (++ticks % THREAD_SCAN_TICKS === 0) scan();
+    if (waiting.length > 0) settle();
   }, TICK_MS);
   timer.unref();
 
-  const onGc = (entry) => {
-    const end = entry.startTime + entry.duration;
-    const section = recent.find((s) => s !== undefined && s.startedAt <= entry.startTime && end <= s.endedAt + 0.5);
+  /** Pauses whose section has not ended yet: an entry can arrive before the tick that closes its section. */
+  let waiting = [];
+  const attribute = (entry, section) => {
     const allCpuMs = section ? section.cpuMs + section.othersCpuMs : entry.duration;
     recordGc(phase, {
       ms: entry.duration,
       ownMs: Math.min(entry.duration, allCpuMs),
       kind: GC_KINDS[entry.detail?.kind ?? entry.kind] ?? 'other',
-      endedAt: performance.timeOrigin + end,
+      endedAt: performance.timeOrigin + entry.startTime + entry.duration,
     });
+  };
+  const sectionOf = (entry) => {
+    const end = entry.startTime + entry.duration;
+    return recent.find((s) => s !== undefined && s.startedAt <= entry.startTime + 0.5 && end <= s.endedAt + 0.5);
+  };
+  /** Attributes the waiting pauses whose section has ended (or, if it fell out of the recent ones, their wall time). */
+  const settle = (all = false) => {
+    const now = performance.now();
+    waiting = waiting.filter((entry) => {
+      const section = sectionOf(entry);
+      if (!section && !all && entry.startTime + entry.duration > now - 1000) return true;
+      attribute(entry, section);
+      return false;
+    });
+  };
+  const onGc = (entry) => {
+    const section = sectionOf(entry);
+    if (section) attribute(entry, section);
+    else waiting.push(entry);
   };
   const gc = new PerformanceObserver((list) => list.getEntries().forEach(onGc));
   gc.observe({ entryTypes: ['gc'] });
@@ -119,6 +139,7 @@ function start() {
   process.on('message', (message) => {
     if (!message || typeof message !== 'object' || !('meter' in message)) return;
     gc.takeRecords().forEach(onGc);
+    settle(true);
     if (message.meter === 'take') process.send({ meter: summary(phase) });
     phase = fresh();
   });
