@@ -61,8 +61,8 @@ const SYNC_PAGES = 5000;
 /**
  * A progress handler for better-sqlite3's backup() that has the OS write the copy to disk as it grows, on libuv's
  * thread pool. SQLite syncs the copy when the backup's last step commits, on the event loop: the kernel then wrote
- * out everything not yet written, ~80 ms of its CPU (and far longer waiting for the disk) for a copy of a database
- * filled to the limits. `done` waits for the sync under way and closes the file.
+ * out everything not yet written, 42-45 ms of its CPU (and far longer waiting for the disk) for a copy of a database
+ * filled to half the limits. `done` waits for the sync under way and closes the file.
  */
 export function copySyncer(file: string): { progress: (p: { totalPages: number; remainingPages: number }) => number; done: () => Promise<void> } {
   let handle: Promise<FileHandle> | undefined;
