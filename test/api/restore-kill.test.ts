@@ -13,7 +13,7 @@ import { waitFor, WAIT_MS } from '../helpers/wait-for.js';
 /** Playlists before the restore, and in the backup it restores; each with TRACKS tracks. */
 const OLD = 20;
 const NEW = 30;
-const TRACKS = 2000;
+const TRACKS = 1000;
 const KILLS = 3;
 
 /** The playlists and tracks in the database, and its integrity check. */
@@ -72,7 +72,7 @@ t.test('a restore killed while it writes leaves the configuration entirely as it
       () => 'killed',
     );
     // The kill lands after a random number of 503s: somewhere in the transaction, or after it.
-    const busyAnswers = Math.floor(Math.random() * 40);
+    const busyAnswers = Math.floor(Math.random() * 12);
     let busy = 0;
     await waitFor(async () => answered || ((await api.get('/api/users/me')).status === 503 && ++busy > busyAnswers), 3 * WAIT_MS, {
       what: `${busyAnswers} answers of 503 while the restore writes`,
