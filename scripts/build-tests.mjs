@@ -62,6 +62,7 @@ const SOLO = new Map([
   ['test/api/backup-restore.test.ts', 'long'],
   ['test/api/large-backup.test.ts', 'long: half a million tracks'],
   ['test/api/large-restore.test.ts', 'long: half a million tracks'],
+  ['test/api/restore-kill.test.ts', 'long: kills daemons during restores of 30,000 tracks'],
   ['test/api/state-permissions.test.ts', 'changes the umask and starts daemons as another user'],
   ['test/api/process.test.ts', 'long'],
   ['test/api/single-instance.test.ts', 'long'],

@@ -1,11 +1,11 @@
 // Opens the SQLite store (WAL, foreign keys), runs migrations, and offers transactions.
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, truncate, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { MIGRATIONS, MIGRATION_STEPS } from './migrations.js';
 import { StateDirError, ensurePrivateDir, ensurePrivateFile } from '../paths.js';
-import { newCopyFile, pruneCopies, sealCopy } from './db-copies.js';
+import { copySyncer, newCopyFile, pruneCopies, pruneCopiesOffLoop, sealCopy } from './db-copies.js';
 import { openSqlite } from './sqlite.js';
 import { lockHolders } from './lock-holders.js';
 
@@ -235,8 +235,9 @@ export class Store {
   }
 
   /** Commits the long transaction. Device-state writes held meanwhile are dropped: the caller reloads everything. */
-  commitLong(): void {
+  async commitLong(): Promise<void> {
     this.sql.commit.run();
+    await this.emptyJournal();
     this.endLong();
     const batch = this.batch;
     this.batch = undefined;
@@ -245,11 +246,25 @@ export class Store {
   }
 
   /** Rolls the long transaction back; the device-state writes held meanwhile are committed then. */
-  rollbackLong(): void {
+  async rollbackLong(): Promise<void> {
     if (this.db.inTransaction) this.sql.rollback.run();
+    await this.emptyJournal();
     this.endLong();
     this.rolledBack();
     this.flushBatch();
+  }
+
+  /**
+   * After the long transaction ended: empties its rollback journal on libuv's thread pool. Holding the database
+   * alone, SQLite keeps the journal (its header zeroed, so it is no longer a journal to replay) and deletes it when
+   * the mode goes back to WAL; a journal as large as the restore's data took the kernel ~20 ms of CPU per 170 MB to
+   * free, on the event loop. Nothing else uses the journal meanwhile: the store is still held (no write runs), and
+   * a crash now finds a journal with a zeroed header, or none, and the transaction's outcome in the database file.
+   */
+  private async emptyJournal(): Promise<void> {
+    await truncate(this.file + '-journal', 0).catch(() => {
+      // No journal (nothing was written), or it cannot be emptied here: the switch back to WAL deletes it anyway.
+    });
   }
 
   /**
@@ -323,20 +338,28 @@ export class Store {
   async backupBeforeRestore(): Promise<string> {
     this.flushBatch();
     const file = newCopyFile(this.file, 'pre-restore');
+    const syncer = copySyncer(file);
     try {
-      await this.db.backup(file);
+      await this.db.backup(file, { progress: syncer.progress });
+      await syncer.done();
       sealCopy(file);
     } catch (err) {
+      await syncer.done();
       rmSync(file, { force: true });
       throw err;
     }
-    pruneCopies(this.file, 'pre-restore');
+    await pruneCopiesOffLoop(this.file, 'pre-restore');
     return file;
   }
 
   close(): void {
     if (!this.db.open) return;
-    if (this.long) this.rollbackLong();
+    if (this.long) {
+      // Stopping: the journal is deleted on the event loop, with nothing left to wait for it.
+      if (this.db.inTransaction) this.sql.rollback.run();
+      this.endLong();
+      this.rolledBack();
+    }
     this.flushBatch();
     this.db.close();
   }

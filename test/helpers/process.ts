@@ -35,6 +35,8 @@ export interface RunOptions {
   nodeArgs?: string[];
   /** 'discard' sends stdout to /dev/null: a benchmark pays for writing its logs, not for a reader. */
   stdout?: 'keep' | 'discard';
+  /** An IPC channel to the child (a benchmark's preloaded meter answers on it). */
+  ipc?: boolean;
   /** Spawns with this instead of child_process.spawn (the benchmarks track their children and raise fd limits). */
   spawner?: (command: string, args: string[], options: SpawnOptions) => ChildProcess;
 }
@@ -67,7 +69,7 @@ export function runAzcd(options: RunOptions = {}): AzcdProcess {
   const child = spawner(process.execPath, [...(options.nodeArgs ?? []), ...(options.entryPath ? [options.entryPath] : ENTRIES[options.entry ?? 'source']), ...(options.args ?? [])], {
     cwd: ROOT,
     env: cleanEnvironment(options.env ?? {}),
-    stdio: ['ignore', options.stdout === 'discard' ? 'ignore' : 'pipe', 'pipe'],
+    stdio: ['ignore', options.stdout === 'discard' ? 'ignore' : 'pipe', 'pipe', ...(options.ipc ? (['ipc'] as const) : [])],
   });
   const kept = { out: '', err: '' };
   const listeners = new Set<() => void>();

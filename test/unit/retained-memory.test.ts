@@ -48,7 +48,7 @@ t.test('while a restore holds the store, new topics are neither published nor re
   store.beginLong();
   t.throws(() => publisher.sync(withAmplifier), { message: new StoreBusyError().message }, 'the sync fails as the store refuses the record');
   t.same(sent, [], 'nothing went to the broker unrecorded');
-  store.rollbackLong();
+  await store.rollbackLong();
   t.same(repo.retained(BROKER), [], 'and nothing was recorded');
 
   t.ok(publisher.sync(withAmplifier) > 0, 'once the store is free the sync publishes');
@@ -69,7 +69,7 @@ t.test('a clear acknowledged while a restore holds the store is recorded once th
   store.beginLong();
   for (const clear of clears) clear.done?.(true);
   await new Promise((resolve) => setImmediate(resolve));
-  store.rollbackLong();
+  await store.rollbackLong();
   t.ok(repo.retained(BROKER).includes(gone), 'the store could not take the change: the cleared topic is still recorded');
 
   sent.length = 0;

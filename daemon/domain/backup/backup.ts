@@ -198,9 +198,9 @@ export class BackupService {
         });
         await this.store.settleLong();
       }
-      this.store.commitLong();
+      await this.store.commitLong();
     } catch (err) {
-      this.store.rollbackLong();
+      await this.store.rollbackLong();
       throw err;
     } finally {
       this.writing = false;

@@ -44,6 +44,10 @@ export interface DaemonSpawnOptions {
   args?: string[];
   /** More environment (the write-path benchmark's switch, daemon/coalescing.ts). */
   env?: Record<string, string>;
+  /** Node options before the entry (a preloaded meter), besides BENCH_DAEMON_NODE_ARGS. */
+  nodeArgs?: string[];
+  /** An IPC channel to the daemon (what a preloaded meter answers on). */
+  ipc?: boolean;
 }
 
 export const ADMIN_PASSWORD = 'bench-admin-password';
@@ -86,7 +90,8 @@ export async function spawnBenchDaemon(options: DaemonSpawnOptions = {}): Promis
     args,
     env: { ...options.env, AZC_ADMIN_PASSWORD: ADMIN_PASSWORD },
     // BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the daemon under benchmark load.
-    nodeArgs: (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    nodeArgs: [...(options.nodeArgs ?? []), ...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean)],
+    ipc: options.ipc,
     stdout: stdoutMode === 'discard' ? 'discard' : 'keep',
     spawner: (command, argv, spawnOptions) => spawnTracked(command, argv, { ...spawnOptions, needFds: options.needFds }),
   });
