@@ -131,6 +131,9 @@ export class Daemon {
         await Promise.race([services.hardware.settled(), new Promise((resolve) => setTimeout(resolve, DRIVER_SETTLE_MS).unref())]);
         await services.hardware.stop();
       });
+      // Stream players route through the amplifiers (announcements) and stop before them: an announcement under way
+      // puts its zones back first.
+      await lifecycle.start('playback', () => services.playback.start(), () => services.playback.stop());
       // Timers power zones off through the amplifiers, so they run only while those do.
       await lifecycle.start('sleep timers', () => services.sleepTimers.start(), () => services.sleepTimers.stop());
       // The uWS app exists since compose(); closing it ends every connection that is left.

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { Type as T } from '@sinclair/typebox';
 import { VERSION } from './paths.js';
-import type { Config, MqttConfig } from './config.js';
+import { defaultMusicDir, type Config, type MqttConfig } from './config.js';
 import type { Logger } from './log.js';
 import type { Store } from './store/db.js';
 import { UsersRepo } from './store/users-repo.js';
@@ -18,6 +18,7 @@ import { BridgeRepo } from './store/bridge-repo.js';
 import { DomainEventSchema, EventBus, StreamResetSchema, systemClock, type Clock } from './domain/shared/index.js';
 import { Authentication, UserAdmin, type DeviceSecrets, type PasswordHasher } from './domain/accounts/index.js';
 import { createAudio, type Amplifiers, type Audio } from './domain/audio/index.js';
+import { Playback, type EngineFactory } from './domain/playback/index.js';
 import { PlaylistsService } from './domain/playlists/index.js';
 import { ScenesService, SleepTimers } from './domain/scenes/index.js';
 import { BackupService, restoreBodyBytes } from './domain/backup/index.js';
@@ -31,6 +32,9 @@ import { userRoutes } from './api/users.js';
 import { playerRoutes } from './api/players.js';
 import { zoneRoutes } from './api/zones.js';
 import { playlistRoutes } from './api/playlists.js';
+import { playbackRoutes } from './api/playback.js';
+import { libraryRoutes } from './api/library.js';
+import { announcementRoutes } from './api/announcements.js';
 import { inputRoutes } from './api/input-devices.js';
 import { sceneRoutes } from './api/scenes.js';
 import { backupRoutes } from './api/backup.js';
@@ -42,6 +46,7 @@ import { dashboardUrl } from './mqtt/options.js';
 import { renderDescription } from './discovery/description.js';
 import { mdnsHostname } from './discovery/mdns-hostname.js';
 import type { Coalescing } from './coalescing.js';
+import { createPlaybackEngine, playbackEngineMissing } from '../drivers/index.js';
 
 /** Everything the daemon runs, built once its store is open: what app.ts starts and stops, and what tests drive. */
 export interface Services extends Audio {
@@ -60,6 +65,8 @@ export interface Services extends Audio {
   server: HttpServer;
   /** Runs the MQTT bridge on the settings that apply now (started once the API listens). */
   mqtt: BridgeSupervisor;
+  /** Stream players: their engines, transport, library and announcements (started after the amplifiers). */
+  playback: Playback;
 }
 
 export interface ComposeInput {
@@ -103,10 +110,23 @@ export function compose(input: ComposeInput): Services {
     amplifiers,
     onAssignmentsDropped: (ids) => userAdmin.assignmentsDropped(ids),
     log: logger,
+    // Playback plays what audio routes; each asks the other only once both exist.
+    streams: { checkOutput: (output) => playback.hooks.checkOutput(output), playing: (id) => playback.hooks.playing(id) },
   });
   const targetExists = (kind: 'player' | 'zone', id: string) => (kind === 'player' ? audio.players : audio.zones).exists(id);
   const userAdmin: UserAdmin = new UserAdmin(store, users, secrets, bus, authentication, targetExists);
   const playlists = new PlaylistsService(store, new PlaylistsRepo(store.db), bus, config.exportDir, config.limits);
+  const playback: Playback = new Playback({
+    repo: audioRepo,
+    audio,
+    playlists,
+    bus,
+    clock: input.clock ?? systemClock,
+    engines: engineDeps(config, logger),
+    limits: config.limits,
+    announcementMaxMs: config.playback.announcementMaxMs,
+    log: logger,
+  });
   const sceneLookups = { zone: audio.zones.get.bind(audio.zones), player: audio.players.get.bind(audio.players) };
   const scenes = new ScenesService(store, new ScenesRepo(store.db), audio.zoneStates, sceneLookups, bus, config.limits);
   const clock = input.clock ?? systemClock;
@@ -114,7 +134,7 @@ export function compose(input: ComposeInput): Services {
   const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits, { playerVolumeFor: (c, id) => audio.players.volumeFor(c, id) });
   const bridgeRepo = new BridgeRepo(meta);
   // The supervisor asks the settings only when it starts a bridge, after both exist.
-  const mqtt = mqttSupervisor({ ...input, audio, scenes, sleepTimers, bus, authentication, clock }, store, bridgeRepo, (): MqttConfig => bridgeSettings.effective());
+  const mqtt = mqttSupervisor({ ...input, audio, scenes, sleepTimers, playback, bus, authentication, clock }, store, bridgeRepo, (): MqttConfig => bridgeSettings.effective());
   const bridgeSettings: BridgeSettings = new BridgeSettings(store, bridgeRepo, secrets, config.mqtt, (name) => authentication.accountState(name), mqtt, (fields, msg) => logger.info(fields, msg));
   // The hottest reads are answered from encoded copies until anything changes: every event (domain or access),
   // a rolled-back write, a restore.
@@ -130,6 +150,7 @@ export function compose(input: ComposeInput): Services {
     afterRestore: () => {
       readCache.clear();
       audio.hardware.reload();
+      void playback.reload();
       sleepTimers.reschedule();
       userAdmin.accountsReplaced();
       bus.forgetHistory();
@@ -167,16 +188,38 @@ export function compose(input: ComposeInput): Services {
       () => descriptionXml(udn, config.friendlyName),
     ),
     ...userRoutes(authentication, userAdmin),
-    ...playerRoutes(audio.players),
+    ...playerRoutes(audio.players, { outputKind: config.playback.defaultOutput }),
     ...zoneRoutes(audio.zones),
     ...playlistRoutes(playlists),
+    ...playbackRoutes(playback.transport),
+    ...libraryRoutes(playback.library),
+    ...announcementRoutes(playback.announcements),
     ...inputRoutes(audio.inputs),
     ...backupRoutes(backups, restoreBodyBytes(config.limits)),
     ...sceneRoutes(scenes, sleepTimers),
     ...bridgeSettingsRoutes(bridgeSettings),
     streams.route(),
   ]);
-  return { ...audio, store, bus, udn, authentication, users: userAdmin, playlists, scenes, sleepTimers, backups, bridgeSettings, streams, server, mqtt };
+  return { ...audio, store, bus, udn, authentication, users: userAdmin, playlists, scenes, sleepTimers, backups, bridgeSettings, streams, server, mqtt, playback };
+}
+
+/**
+ * How stream players' engines are made: one MPD each, its files under `<stateDir>/players/<id>/`, playing from the
+ * music folder (the default one, inside the state folder, is created when missing).
+ */
+function engineDeps(config: Config, logger: Logger) {
+  const { stateDir } = config;
+  const { musicDir, mpdPath } = config.playback;
+  const log = logger.child({ component: 'mpd' });
+  const factory: EngineFactory = ({ id, output }) =>
+    createPlaybackEngine({ id, stateDir, musicDir, output, mpdPath, log: (level, msg, fields) => log[level](fields ?? {}, msg) });
+  return {
+    factory,
+    missing: () => playbackEngineMissing({ mpdPath }),
+    folderOf: (id: string) => path.join(stateDir, 'players', id),
+    musicDir,
+    createMusicDir: musicDir === defaultMusicDir(stateDir),
+  };
 }
 
 function openApiDocument(server: HttpServer): string {
@@ -216,6 +259,7 @@ function mqttSupervisor(
     audio: Audio;
     scenes: ScenesService;
     sleepTimers: SleepTimers;
+    playback: Playback;
     bus: EventBus;
     authentication: Authentication;
     clock: Clock;
@@ -232,6 +276,7 @@ function mqttSupervisor(
       audio: { players: audio.players, zones: audio.zones },
       scenes: parts.scenes,
       sleep: parts.sleepTimers,
+      playback: parts.playback.transport,
       bus: parts.bus,
       caller: () => parts.authentication.callerOfAccount(options.account),
       accountState: () => parts.authentication.accountState(options.account),

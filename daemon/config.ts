@@ -15,9 +15,11 @@ export { helpText } from './config/help.js';
 /** The MQTT bridge's settings (docs/home-assistant.md); the password read from its file, if one was named. */
 export type MqttConfig = Omit<Settings['mqtt'], 'passwordFile'>;
 
-export type Config = Omit<Settings, 'amplifiers' | 'exportDir' | 'mqtt'> & {
+export type Config = Omit<Settings, 'amplifiers' | 'exportDir' | 'mqtt' | 'playback'> & {
   /** `<stateDir>/exports` unless set. */
   exportDir: string;
+  /** The stream players' settings; `musicDir` is `<stateDir>/music` unless set. */
+  playback: Omit<Settings['playback'], 'musicDir'> & { musicDir: string };
   /** The config file's list (docs/drivers.md, Several amplifiers); empty: the one of `driver` and `serialPort` (see amplifiersOf). */
   amplifiers: AmplifierConfig[];
   mqtt: MqttConfig;
@@ -38,7 +40,12 @@ export interface LoadedConfig {
 export function defaultConfig(cwd = process.cwd()): Config {
   const settings = Object.assign({}, ...SECTIONS.map((section) => (section.key ? { [section.key]: defaultsOf(section.schema) } : defaultsOf(section.schema))));
   const stateDir = path.resolve(cwd, settings.stateDir);
-  return { ...settings, stateDir, exportDir: path.join(stateDir, 'exports') };
+  return { ...settings, stateDir, exportDir: path.join(stateDir, 'exports'), playback: { ...settings.playback, musicDir: defaultMusicDir(stateDir) } };
+}
+
+/** Where stream players play from unless `playback.musicDir` says otherwise: a folder the daemon creates when missing. */
+export function defaultMusicDir(stateDir: string): string {
+  return path.join(stateDir, 'music');
 }
 
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): LoadedConfig {
@@ -59,6 +66,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
     if (key !== 'amplifiers' && key !== 'mqtt.passwordFile') setAt(config, key, finished);
   }
   if (!chosen.has('exportDir')) config.exportDir = path.join(config.stateDir, 'exports');
+  if (!chosen.has('playback.musicDir')) config.playback.musicDir = defaultMusicDir(config.stateDir);
   // The list is the file's own: its entries are checked along with the rest of the file.
   refuse([...readings.flatMap((reading) => reading.problems), ...amplifierList(config, chosen, where)]);
   refuse(singleAmplifier(config, chosen, where));

@@ -1,11 +1,13 @@
-// The driver registry: every family listed once, with its name, option schema and factory. The daemon sees only this
-// module and drivers/driver.ts.
+// The driver registry: every family listed once, with its name, option schema and factory, and the factory of the
+// stream players' playback engine (MPD). The daemon sees only this module, drivers/driver.ts and drivers/playback.ts.
 import type { AmplifierDriver, DriverOptions } from './driver.js';
 import type { DriverFamily } from './family.js';
 import { monoprice } from './monoprice/options.js';
 import { rnet } from './rnet/options.js';
 import { simulated } from './simulated/options.js';
 import { xantech } from './xantech/options.js';
+import { createPlaybackEngine, type MpdEngineOptions } from './mpd/index.js';
+import { PlaybackError } from './playback.js';
 
 export type { DriverFamily } from './family.js';
 export { checkSetting, closest, defaultsOf, literals, type SettingProblem } from './settings.js';
@@ -25,4 +27,20 @@ export async function createDriver(name: string, options: DriverOptions): Promis
   const family = driverFamily(name);
   if (!family) throw new Error(`unknown driver "${name}": choose one of ${DRIVER_NAMES.join(', ')}`);
   return family.create(options);
+}
+
+export { createPlaybackEngine, MPD_MISSING, type MpdEngineOptions } from './mpd/index.js';
+
+/**
+ * Why a stream player's engine cannot run here (MPD is not installed: the message names the package), or undefined
+ * when it can. Building an engine only looks the program up; nothing is started.
+ */
+export function playbackEngineMissing(options: Pick<MpdEngineOptions, 'mpdPath'>): string | undefined {
+  try {
+    createPlaybackEngine({ id: 'check', stateDir: '.', musicDir: '.', output: { kind: 'null' }, ...options });
+    return undefined;
+  } catch (err) {
+    if (err instanceof PlaybackError && err.code === 'engine-missing') return err.message;
+    throw err;
+  }
 }

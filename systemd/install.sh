@@ -4,10 +4,16 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-Usage: sudo systemd/install.sh [--driver NAME [--serial-port PORT]] [--prefix DIR] [--no-enable] [--no-system] [--dry-run]
+Usage: sudo systemd/install.sh [--driver NAME [--serial-port PORT]] [--stream-player INPUT=DEVICE ...]
+                               [--no-stream-players] [--prefix DIR] [--no-enable] [--no-system] [--dry-run]
 
   --driver NAME       amplifier driver written to /etc/azcd/config.json (simulated, monoprice, ...)
   --serial-port PORT  the amplifier's serial port, best a /dev/serial/by-id/... path (real drivers need one)
+  --stream-player INPUT=DEVICE
+                      the ALSA device DEVICE (as aplay -L names it, e.g. hw:CARD=sndrpihifiberry,DEV=0) is wired
+                      into amplifier input INPUT: azcd plays a stream player there; repeat for more outputs.
+                      AZC_STREAM_PLAYERS="5=hw:CARD=A,DEV=0 6=hw:CARD=B,DEV=0" does the same from the environment
+  --no-stream-players do not ask which audio output feeds which amplifier input
   --prefix DIR        install the application into DIR (default /opt/azcd); the unit's paths are rewritten to match
   --no-enable         install everything but do not enable or (re)start azcd.service
   --no-system         install the application tree only: no user, unit, modules-load.d entry, config or systemctl
@@ -19,12 +25,18 @@ Amplifier: without --driver, on a terminal and with no /etc/azcd/config.json yet
 serial port (suggesting the adapters in /dev/serial/by-id/); otherwise it keeps the existing config, or on a first
 install the simulated amplifier, and says so. --driver on an existing config changes only driver and serialPort.
 
-Steps: from apt, whatever of nodejs, npm, build-essential, python3 and libnode-dev (Node's headers, so node-gyp
-needs no download) is missing, as on a fresh Raspberry Pi OS image; npm ci (only if the source tree lacks its dev dependencies) and npm run build in the source tree; copy
+Stream players: it lists the ALSA playback devices (aplay -l) and, on a terminal at the first install, asks which
+amplifier input each one feeds. The answers (or --stream-player) become stream players created through the API once
+the service runs (POST /api/players with the first administrator's API key from /var/lib/azcd/initial-admin.txt, or
+AZC_API_KEY when that file is gone); a player already on that input gets the output instead.
+
+Steps: from apt, whatever of nodejs, npm, build-essential, python3, libnode-dev (Node's headers, so node-gyp
+needs no download), mpd (plays the stream players) and alsa-utils (aplay, to list the outputs) is missing, as on a fresh Raspberry Pi OS image; npm ci (only if the source tree lacks its dev dependencies) and npm run build in the source tree; copy
 package.json, package-lock.json, dist/, native/, scripts/ and daemon/ui/ into a staging directory and run
 npm ci --omit=dev there (which also builds the sd_notify addon); swap it into place; install the sysusers entry
 (user azcd in dialout and audio), /etc/modules-load.d/azcd.conf (usbserial, cdc_acm), /etc/azcd/config.json if
-missing and the unit; then systemctl daemon-reload, enable and restart.
+missing and the unit; disable and mask Debian's system-wide mpd.service and mpd.socket; then systemctl
+daemon-reload, enable and restart, and create the stream players.
 EOF
 }
 
@@ -35,6 +47,9 @@ SYSTEM=1
 APT=1
 DRIVER=
 SERIAL_PORT=
+STREAM_PLAYERS=()
+ASK_STREAM_PLAYERS=1
+for mapping in ${AZC_STREAM_PLAYERS:-}; do STREAM_PLAYERS+=("$mapping"); done
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --prefix) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; PREFIX="$2"; shift 2 ;;
@@ -43,6 +58,9 @@ while [[ $# -gt 0 ]]; do
     --driver=*) DRIVER="${1#--driver=}"; shift ;;
     --serial-port) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; SERIAL_PORT="$2"; shift 2 ;;
     --serial-port=*) SERIAL_PORT="${1#--serial-port=}"; shift ;;
+    --stream-player) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; STREAM_PLAYERS+=("$2"); shift 2 ;;
+    --stream-player=*) STREAM_PLAYERS+=("${1#--stream-player=}"); shift ;;
+    --no-stream-players) ASK_STREAM_PLAYERS=0; shift ;;
     --dry-run) DRY_RUN=1; shift ;;
     --no-enable) ENABLE=0; shift ;;
     --no-system) SYSTEM=0; shift ;;
@@ -114,6 +132,9 @@ command -v node >/dev/null || MISSING+=(nodejs)
 command -v npm >/dev/null || MISSING+=(npm)
 command -v python3 >/dev/null || MISSING+=(python3)
 { command -v make >/dev/null && command -v cc >/dev/null && command -v c++ >/dev/null; } || MISSING+=(build-essential)
+# azcd starts one mpd per stream player; aplay lists the outputs it can play into.
+command -v mpd >/dev/null || MISSING+=(mpd)
+command -v aplay >/dev/null || MISSING+=(alsa-utils)
 if [[ ! -f /usr/include/node/node.h ]] && { ! command -v node >/dev/null || dpkg -S "$(readlink -f "$(command -v node)")" 2>/dev/null | grep -q '^nodejs:'; }; then
   MISSING+=(libnode-dev)
 fi
@@ -253,9 +274,69 @@ if [[ -n "$DRIVER" ]]; then
   ' "$CONFIG_FILE")" || die "could not update $CONFIG_FILE: fix or remove it, then rerun"
 fi
 
+# --- Stream players: which of the appliance's audio outputs feeds which amplifier input ------------------------
+STREAM_PLAYERS_TOOL="$SRC_DIR/systemd/stream-players.mjs"
+
+# The ALSA playback devices, "NAME<TAB>card: device" a line, named by the card's id (hw:CARD=id,DEV=n), which stays the
+# same across boots where the card's number may not.
+alsa_devices() {
+  command -v aplay >/dev/null || return 0
+  LC_ALL=C aplay -l 2>/dev/null |
+    sed -n 's/^card [0-9]*: \([^ ]*\) \[\(.*\)\], device \([0-9]*\): .*\[\(.*\)\]$/hw:CARD=\1,DEV=\3\t\2: \4/p'
+  return 0
+}
+
+print_alsa_devices() {
+  local found
+  if ! command -v aplay >/dev/null; then
+    log "aplay not found (apt-get install alsa-utils): the audio outputs cannot be listed now"
+    return 0
+  fi
+  found="$(alsa_devices)"
+  if [[ -n "$found" ]]; then
+    log "ALSA playback devices (aplay -l):"
+    printf '%s\n' "$found" | awk -F'\t' '{ printf "    %-36s %s\n", $1, $2 }'
+  else
+    log "no ALSA playback device found (aplay -l lists none): no stream player now; connect the DAC, then rerun with --stream-player INPUT=DEVICE"
+  fi
+}
+
+# Asks, device by device, which amplifier input it is wired into; an empty answer leaves it unused.
+ask_stream_players() {
+  local answer line name devices=()
+  while IFS= read -r line; do devices+=("$line"); done < <(alsa_devices)
+  for line in "${devices[@]}"; do
+    name="${line%%$'\t'*}"
+    for (( ; ; )); do
+      printf 'Amplifier input fed by %s (%s) [none]: ' "$name" "${line#*$'\t'}"
+      read -r answer || answer=
+      [[ -z "$answer" ]] || { [[ "$answer" =~ ^[0-9]{1,2}$ ]] && ((10#$answer >= 1)); } && break
+      printf '  the number of an amplifier input (1-99), or nothing to leave this output unused\n'
+    done
+    if [[ -n "$answer" ]]; then STREAM_PLAYERS+=("$((10#$answer))=$name"); fi
+  done
+  return 0
+}
+
+if [[ ${#STREAM_PLAYERS[@]} -gt 0 ]]; then
+  [[ $SYSTEM -eq 1 ]] || die "--stream-player creates players in the installed service, which --no-system leaves alone"
+  [[ $ASK_STREAM_PLAYERS -eq 1 ]] || die "--no-stream-players and --stream-player (or AZC_STREAM_PLAYERS) contradict each other"
+elif [[ $SYSTEM -eq 1 && $ASK_STREAM_PLAYERS -eq 1 && ! -e "$CONFIG_FILE" ]]; then
+  print_alsa_devices
+  if [[ -t 0 ]]; then
+    ask_stream_players
+  elif [[ -n "$(alsa_devices)" ]]; then
+    log "no terminal to ask on: no stream player; map an output with --stream-player INPUT=DEVICE (or AZC_STREAM_PLAYERS)"
+  fi
+fi
+if [[ ${#STREAM_PLAYERS[@]} -gt 0 ]]; then
+  node "$STREAM_PLAYERS_TOOL" --check "${STREAM_PLAYERS[@]}" || die "fix the stream player mapping (INPUT=DEVICE), then rerun"
+fi
+
 [[ $DRY_RUN -eq 1 ]] && log "dry run: nothing below is executed"
 log "source $SRC_DIR -> $PREFIX (node $NODE $(node --version))"
 if [[ -n "$DRIVER" ]]; then log "amplifier: driver $DRIVER${SERIAL_PORT:+ on $SERIAL_PORT}"; fi
+for mapping in "${STREAM_PLAYERS[@]}"; do log "stream player: amplifier input ${mapping%%=*} <- ALSA device ${mapping#*=}"; done
 
 # --- Build in the source tree -----------------------------------------------------------------------------------
 if [[ ! -x "$SRC_DIR/node_modules/.bin/tsc" ]]; then
@@ -318,21 +399,44 @@ else
   printf '{}' | write_file "$CONFIG_FILE" 0644
 fi
 
+# Debian's mpd package enables a system-wide mpd (mpd.service, and mpd.socket that starts it on the first client): it
+# would hold the sound card azcd's own mpds play into. Masked, nothing can start it, not even another unit.
+if [[ $DRY_RUN -eq 1 || -e /lib/systemd/system/mpd.service || -e /usr/lib/systemd/system/mpd.service ]]; then
+  run systemctl disable mpd.service mpd.socket || log "warning: could not disable mpd.service/mpd.socket; masking them next"
+fi
+run systemctl mask mpd.service mpd.socket
+
 sed -e "s#/opt/azcd#$PREFIX#g" -e "s#^ExecStart=/usr/bin/node #ExecStart=$NODE #" "$SRC_DIR/systemd/azcd.service" |
   write_file "$UNIT_DIR/azcd.service" 0644
 
 if [[ ! -d /run/systemd/system ]]; then
   if [[ $DRY_RUN -eq 0 ]]; then
     log "systemd is not running here: skipping systemctl; run 'systemctl daemon-reload && systemctl enable --now azcd' on the appliance"
+    if [[ ${#STREAM_PLAYERS[@]} -gt 0 ]]; then log "stream players not made (the service is not running): start it, then rerun with the same --stream-player"; fi
     exit 0
   fi
   log "(systemd is not running on this machine; on the appliance the steps below follow)"
 fi
 run systemctl daemon-reload
+# Masking does not stop what the package's installation already started.
+run systemctl stop mpd.socket mpd.service || log "warning: could not stop mpd.service/mpd.socket; they stay masked and stop at the next boot"
 if [[ $ENABLE -eq 1 ]]; then
   run systemctl enable azcd.service
   run systemctl restart azcd.service
+  # Type=notify: restart returns once azcd answers, so the players can be created now. A failure leaves the
+  # service installed and running; the message says what to fix.
+  if [[ ${#STREAM_PLAYERS[@]} -gt 0 ]]; then
+    if [[ $DRY_RUN -eq 1 ]]; then
+      node "$STREAM_PLAYERS_TOOL" --dry-run --config "$CONFIG_FILE" --service-env "$CONFIG_DIR/azcd.env" "${STREAM_PLAYERS[@]}"
+    else
+      node "$STREAM_PLAYERS_TOOL" --config "$CONFIG_FILE" --service-env "$CONFIG_DIR/azcd.env" --key-file /var/lib/azcd/initial-admin.txt "${STREAM_PLAYERS[@]}" ||
+        log "warning: not every stream player was made; rerun with the same --stream-player, or set the output in the dashboard"
+    fi
+  fi
   log "azcd $([[ $DRY_RUN -eq 1 ]] && echo 'would now be' || echo is) running: journalctl -u azcd -f; first admin credentials: /var/lib/azcd/initial-admin.txt"
 else
   log "installed but not enabled (--no-enable): systemctl enable --now azcd"
+  if [[ ${#STREAM_PLAYERS[@]} -gt 0 ]]; then
+    log "stream players not made (the service is not running): start it, then rerun with the same --stream-player"
+  fi
 fi

@@ -1,14 +1,34 @@
 // Players: listing (filtered by assignments), creation and deletion, routing to zones, and group volume.
-import { T, IdParams, UuidList } from '../http/schema.js';
+import { T, IdParams, UuidList, AtLeastOneOf } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
-import { volumeRequestOf, type PlayersService } from '../domain/audio/index.js';
+import { PLAYER_CHANGE_NONE, resolveOutput, volumeRequestOf, type PlayersService, type StreamOutputKind } from '../domain/audio/index.js';
 import { Name, PlayerSchema } from './schemas.js';
 import { AmplifierName, Channel, DriverName, notFoundDoc, unavailableDoc, VolumeBody, volumeBadRequest } from './audio-bodies.js';
 
 const ZoneIdsBody = T.Object({ zoneIds: UuidList('zone ids; duplicates are ignored') });
 const zonesUnavailable = unavailableDoc('the player\'s amplifier is not configured, or a zone named cannot answer');
 
-export function playerRoutes(players: PlayersService): Route[] {
+const OutputTarget = (description: string) => T.Optional(T.String({ minLength: 1, maxLength: 1024, description, errorMessage: 'must be a string of 1 to 1024 characters' }));
+/** A stream player's output as a request names it; null (in a change) makes the player a device wired to its input again. */
+const OutputBody = T.Union(
+  [
+    T.Object(
+      {
+        kind: T.Optional(T.Union([T.Literal('alsa'), T.Literal('fifo'), T.Literal('null')], { errorMessage: 'must be alsa, fifo or null' })),
+        device: OutputTarget('alsa: the ALSA device as aplay -L names it (default: "default")'),
+        path: OutputTarget('fifo: the absolute path of the FIFO (required for fifo)'),
+      },
+      { description: 'the audio output MPD plays this player into; kind defaults to the playback.defaultOutput setting' },
+    ),
+    T.Null(),
+  ],
+  { errorMessage: 'must be null or an object {kind, device | path}' },
+);
+const outputConflict = {
+  description: 'the input already feeds another player, the output already carries another player, or MPD is not installed (the problem says what to install)',
+};
+
+export function playerRoutes(players: PlayersService, defaults: { outputKind: StreamOutputKind }): Route[] {
   return [
     route({
       method: 'GET',
@@ -23,11 +43,11 @@ export function playerRoutes(players: PlayersService): Route[] {
       method: 'POST',
       path: '/api/players',
       access: 'admin',
-      summary: 'Create a player fed into an amplifier input',
+      summary: 'Create a player fed into an amplifier input; with an output, a stream player the appliance plays itself',
       tags: ['players'],
-      body: T.Object({ name: Name, input: T.Object({ amplifier: AmplifierName, driver: DriverName, channel: Channel }) }),
-      responses: { 201: { description: 'created', schema: PlayerSchema }, 409: { description: 'input already used' } },
-      handle: (req) => created(players.create(req.caller, req.body)),
+      body: T.Object({ name: Name, input: T.Object({ amplifier: AmplifierName, driver: DriverName, channel: Channel }), output: T.Optional(OutputBody) }),
+      responses: { 201: { description: 'created', schema: PlayerSchema }, 409: outputConflict },
+      handle: (req) => created(players.create(req.caller, { ...req.body, output: resolveOutput(req.body.output, defaults.outputKind) })),
     }),
     route({
       method: 'GET',
@@ -43,12 +63,12 @@ export function playerRoutes(players: PlayersService): Route[] {
       method: 'PUT',
       path: '/api/players/{id}',
       access: 'admin',
-      summary: 'Rename a player',
+      summary: 'Rename a player and/or change its stream output (null: a device wired to its input again)',
       tags: ['players'],
       params: IdParams,
-      body: T.Object({ name: Name }),
-      responses: { 200: { description: 'the player', schema: PlayerSchema }, 404: notFoundDoc },
-      handle: (req) => ok(players.rename(req.caller, req.params.id, req.body.name)),
+      body: AtLeastOneOf(T.Object({ name: T.Optional(Name), output: T.Optional(OutputBody) }), ['name', 'output'], PLAYER_CHANGE_NONE),
+      responses: { 200: { description: 'the player', schema: PlayerSchema }, 404: notFoundDoc, 409: outputConflict },
+      handle: (req) => ok(players.update(req.caller, req.params.id, { ...req.body, output: resolveOutput(req.body.output, defaults.outputKind) })),
     }),
     route({
       method: 'DELETE',

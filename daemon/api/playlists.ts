@@ -1,8 +1,8 @@
 // Playlists: readable by everyone, changed by Operators and Admins; a paged summary list, M3U export and download.
 import { T, IdParams, UuidList } from '../http/schema.js';
 import { route, ok, created, noContent, DOWNLOAD_HEADERS, type ApiResult, type Route } from '../http/route.js';
-import { badRequest } from '../http/problem.js';
-import { toM3u, type PlaylistLimits, type PlaylistsService } from '../domain/playlists/index.js';
+import { toM3u, type PlaylistsService } from '../domain/playlists/index.js';
+import { pageOf, pageResult } from './paging.js';
 import { Flag, Name, PlaylistSchema, PlaylistSummarySchema, QueryInteger, TrackInputSchema } from './schemas.js';
 
 const Tracks = T.Array(TrackInputSchema, { maxItems: 1000, errorMessage: 'must be an array of at most 1000 tracks' });
@@ -167,31 +167,9 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
 }
 
 function listPage(playlists: PlaylistsService, query: URLSearchParams): ApiResult {
-  const { limit, offset } = pageOf(query, playlists.limits);
-  const { items, total } = playlists.page(limit, offset);
-  const headers: Record<string, string> = { 'X-Total-Count': String(total) };
-  if (offset + limit < total) headers.Link = `</api/playlists?offset=${offset + limit}&limit=${limit}>; rel="next"`;
-  return { status: 200, body: items, headers };
-}
-
-/** Nine digits, as the query schema allows. */
-const MAX_OFFSET = 999_999_999;
-
-function pageOf(query: URLSearchParams, limits: PlaylistLimits): { limit: number; offset: number } {
-  return {
-    limit: wholeNumber(query, 'limit', limits.playlistPageDefault, 1, limits.playlistPageMax),
-    offset: wholeNumber(query, 'offset', 0, 0, MAX_OFFSET),
-  };
-}
-
-/** A query parameter given at most once as a whole number in [min, max]; absent gives the fallback. */
-function wholeNumber(query: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
-  const values = query.getAll(name);
-  if (values.length === 0) return fallback;
-  const value = values.length === 1 && /^[0-9]{1,9}$/.test(values[0]!) ? Number(values[0]) : NaN;
-  if (value >= min && value <= max) return value;
-  const rule = `must be given once, as a whole number from ${min} to ${max}`;
-  throw badRequest(`invalid query parameter: "${name}" ${rule}, got ${JSON.stringify(values.join(',').slice(0, 40))}`, { [name]: [rule] });
+  const page = pageOf(query, playlists.limits.playlistPageDefault, playlists.limits.playlistPageMax);
+  const { items, total } = playlists.page(page.limit, page.offset);
+  return pageResult(items, page, total, (offset, limit) => `/api/playlists?offset=${offset}&limit=${limit}`);
 }
 
 /** A file name any browser and file system accepts: ASCII letters, digits and a few marks; accents dropped. */

@@ -3,7 +3,7 @@
 import { Kind, Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { AMPLIFIER } from './amplifiers.js';
 import { MQTT } from './mqtt.js';
-import { DISCOVERY, FIRST_START, LIMITS, LOGGING, SECURITY, SERVER, SSE, STATE } from './sections.js';
+import { DISCOVERY, FIRST_START, LIMITS, LOGGING, PLAYBACK, SECURITY, SERVER, SSE, STATE } from './sections.js';
 
 export interface Section {
   title: string;
@@ -24,6 +24,7 @@ const SECTION_LIST = [
   section('Home Assistant bridge (MQTT)', MQTT, 'mqtt'),
   section('Sign-in and sessions', SECURITY),
   section('Event stream', SSE, 'sse'),
+  section('Stream players', PLAYBACK, 'playback'),
   section('Limits', LIMITS, 'limits'),
   section('First start', FIRST_START),
 ] as const;

@@ -106,6 +106,32 @@ export const LIMITS = Type.Object({
   playlistPageMax: limit('most playlists per page a client may ask for', 200),
   scenes: limit('saved scenes (409 beyond it; the undo slot does not count)', 100),
   restoreBytes: limit('request body cap of POST /api/restore, which carries a whole backup (413 above)', 32 * 1024 * 1024),
+  announcementsQueued: limit('announcements waiting to play, from all users (429 beyond it)', 20),
+  announcementsPerUser: limit('announcements one user may have waiting (429 beyond it)', 5),
+});
+
+/** The stream players: what they play from, the program that plays them, and announcements. */
+export const PLAYBACK = Type.Object({
+  musicDir: Type.Optional(
+    Type.String({
+      minLength: 1,
+      relativePath: true,
+      valueName: 'DIR',
+      defaultText: '<stateDir>/music (created if missing)',
+      description: 'folder the file: tracks of stream players are in; nothing outside it plays (symlinks that lead out included)',
+    }),
+  ),
+  mpdPath: Type.String({
+    minLength: 1,
+    default: 'mpd',
+    valueName: 'PROGRAM',
+    description: 'the MPD program that plays each stream player: a path, or a name looked up in PATH and the system program folders',
+  }),
+  defaultOutput: Type.Union([Type.Literal('alsa'), Type.Literal('fifo'), Type.Literal('null')], {
+    default: 'alsa',
+    description: 'output kind of a stream player created with an output that names none (alsa: the ALSA device "default" unless one is named)',
+  }),
+  announcementMaxMs: ms('longest an announcement plays before it is cut off and everything is put back', 1000, 30 * 60_000, 60_000),
 });
 
 export const FIRST_START = Type.Object({

@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { AccountState, BusEvent, Caller, Clock, EventBus } from '../domain/shared/index.js';
 import type { BridgeStatus } from '../domain/settings/index.js';
 import type { Coalescing } from '../coalescing.js';
-import { CommandHandler, type BridgeAudio, type BridgeScenes, type BridgeSleep } from './commands.js';
+import { CommandHandler, type BridgeAudio, type BridgePlayback, type BridgeScenes, type BridgeSleep } from './commands.js';
 import { tlsFiles, type ResolvedBridgeOptions } from './options.js';
 import { OFFLINE, ONLINE } from './payloads.js';
 import { StatePublisher, type RetainedMemory } from './publisher.js';
@@ -16,6 +16,7 @@ export interface BridgeDeps {
   audio: BridgeAudio;
   scenes: BridgeScenes;
   sleep: BridgeSleep;
+  playback: BridgePlayback;
   bus: EventBus;
   /** The bridge account as a caller, from current state; null when it is missing or disabled. */
   caller(): Caller | null;
@@ -34,7 +35,10 @@ export interface BridgeDeps {
 /** How long stop() waits for the broker to take the last messages before the socket is dropped. */
 const STOP_GRACE_MS = 2000;
 
-/** Events after which what the account sees may differ: playlists and input devices are not bridged. */
+/**
+ * Events after which what the account sees may differ (a playing stream player's position among them, at most once a
+ * second): playlists and input devices are not bridged.
+ */
 const RELEVANT = /^(zone|player|scene|hardware|user|access)\./;
 
 /** Where the README tells how to name the account: both ways of setting it. */
@@ -68,7 +72,7 @@ export class MqttBridge {
     this.coalesceState = coalesce['mqtt-state'];
     this.commands = new CommandHandler(
       this.topics,
-      { audio: deps.audio, scenes: deps.scenes, sleep: deps.sleep, caller: () => deps.caller() },
+      { audio: deps.audio, scenes: deps.scenes, sleep: deps.sleep, playback: deps.playback, caller: () => deps.caller() },
       this.log,
       coalesce['mqtt-commands'],
     );
@@ -251,10 +255,12 @@ export class MqttBridge {
     if (!caller) return EMPTY_VIEW;
     const amplifiers = this.deps.amplifiers();
     const zones = this.deps.audio.zones.list(caller).filter((zone) => onConfigured(amplifiers, zone.output));
+    const players = bridgedPlayers(this.deps.audio.players.list(caller));
     return {
       account: true,
       zones,
-      players: bridgedPlayers(this.deps.audio.players.list(caller)),
+      players,
+      playback: new Map(players.filter((player) => player.output !== null).map((player) => [player.id, this.deps.playback.get(caller, player.id)])),
       scenes: bridgedScenes(this.deps.scenes.list(caller), zones),
       amplifiers,
       now: this.deps.clock.now(),

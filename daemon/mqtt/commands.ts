@@ -4,10 +4,11 @@ import type { Logger } from '../log.js';
 import { DomainError, type Caller } from '../domain/shared/index.js';
 import type { PlayersService, ZonesService } from '../domain/audio/index.js';
 import { MAX_SLEEP_MINUTES, type ScenesService, type SleepTimers } from '../domain/scenes/index.js';
+import type { Transport } from '../domain/playback/index.js';
 import { MAX_COMMAND_BYTES, WARN_BUDGET, WARN_WINDOW_MS } from './options.js';
 import { LEGACY_NO_SOURCE, NO_SOURCE, ON, PRESS, parseMinutes, parseOnOff, parsePercent, sourceLabels } from './payloads.js';
 import { bridgedPlayers } from './view.js';
-import type { CommandTarget, Topics } from './topics.js';
+import type { CommandTarget, PlayerCommand, Topics } from './topics.js';
 
 /** The slice of the audio capability the bridge reads and drives. */
 export interface BridgeAudio {
@@ -18,11 +19,14 @@ export interface BridgeAudio {
 /** Scenes the bridge lists and applies, and the sleep timers it sets. */
 export type BridgeScenes = Pick<ScenesService, 'list' | 'apply'>;
 export type BridgeSleep = Pick<SleepTimers, 'set'>;
+/** Stream players' now-playing, and the transport Home Assistant offers. */
+export type BridgePlayback = Pick<Transport, 'get' | 'pause' | 'resume' | 'next' | 'previous'>;
 
 export interface CommandDomain {
   audio: BridgeAudio;
   scenes: BridgeScenes;
   sleep: BridgeSleep;
+  playback: BridgePlayback;
   /** The bridge's account as a caller, from current state; null when it is missing or disabled. */
   caller(): Caller | null;
 }
@@ -84,6 +88,7 @@ export class CommandHandler {
       this.settle(topic, this.domain.scenes.apply(caller, target.id, () => this.caller()));
       return;
     }
+    if (target.kind === 'player' && target.field !== 'volume') return this.transport(topic, caller, target.id, target.field, text);
     if (target.field === 'volume') {
       const volume = parsePercent(text);
       if (!volume.ok) throw new Rejected(volume.reason);
@@ -122,6 +127,20 @@ export class CommandHandler {
     const player = players.find((p) => labels.get(p.id) === label);
     if (!player) throw new Rejected(`no player named ${JSON.stringify(label.slice(0, 60))}; options are ${NO_SOURCE} or ${[...labels.values()].join(', ')}`);
     this.domain.audio.players.attachZones(caller, player.id, [zone.id]);
+  }
+
+  /** A stream player's switch (ON plays, OFF pauses) and its next and previous buttons. */
+  private transport(topic: string, caller: Caller, playerId: string, field: Exclude<PlayerCommand, 'volume'>, text: string): void {
+    const { playback } = this.domain;
+    // Checked again (role, assignment, still a stream player) when the player's turn comes, as for a request.
+    if (field === 'playing') {
+      const on = parseOnOff(text);
+      if (!on.ok) throw new Rejected(on.reason);
+      this.settle(topic, on.value ? playback.resume(caller, playerId, () => this.caller()) : playback.pause(caller, playerId, () => this.caller()));
+      return;
+    }
+    if (text.trim().toUpperCase() !== PRESS) throw new Rejected(`expected ${PRESS}, got ${JSON.stringify(text.slice(0, 40))}`);
+    this.settle(topic, field === 'next' ? playback.next(caller, playerId, () => this.caller()) : playback.previous(caller, playerId, () => this.caller()));
   }
 
   private flushVolumes(): void {

@@ -1,7 +1,7 @@
 // Home Assistant discovery: one retained config message per entity, every entity on one device per appliance.
 import type { ResolvedBridgeOptions } from './options.js';
 import { MAX_SLEEP_MINUTES } from '../domain/scenes/index.js';
-import { NO_SOURCE, OFFLINE, ONLINE, ON, PRESS, percent, sourceLabels } from './payloads.js';
+import { NO_SOURCE, OFF, OFFLINE, ONLINE, ON, PRESS, percent, sourceLabels } from './payloads.js';
 import type { Topics } from './topics.js';
 import { amplifierKeyOf, type BridgeView } from './view.js';
 
@@ -105,6 +105,49 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
       icon: 'mdi:speaker',
       ...onAmplifier(player.input.amplifier),
     });
+  }
+  for (const id of view.playback.keys()) {
+    const player = view.players.find((p) => p.id === id);
+    if (!player) continue;
+    // A stream player's own entities follow its MPD, not the amplifier link: it plays whether the amplifier answers or not.
+    const engineUp = { availability: [bridgeUp, { topic: topics.player(id, 'availability'), payload_available: ONLINE, payload_not_available: OFFLINE }], availability_mode: 'all' };
+    add('sensor', `player_${id}_now_playing`, {
+      name: `${player.name} now playing`,
+      state_topic: topics.player(id, 'now_playing'),
+      json_attributes_topic: topics.nowPlayingAttributes(id),
+      icon: 'mdi:music',
+      ...engineUp,
+    });
+    // Off until someone turns it on: a value that changes every second while playing would otherwise fill the hub's
+    // history (its recorder stores every change of an enabled entity).
+    add('sensor', `player_${id}_position`, {
+      name: `${player.name} position`,
+      state_topic: topics.player(id, 'position'),
+      device_class: 'duration',
+      unit_of_measurement: 's',
+      enabled_by_default: false,
+      icon: 'mdi:timer-music-outline',
+      ...engineUp,
+    });
+    const playing = topics.player(id, 'playing');
+    add('switch', `player_${id}_playing`, {
+      name: `${player.name} playing`,
+      state_topic: playing,
+      command_topic: topics.command(playing),
+      payload_on: ON,
+      payload_off: OFF,
+      icon: 'mdi:play-pause',
+      ...engineUp,
+    });
+    for (const [field, icon] of [['next', 'mdi:skip-next'], ['previous', 'mdi:skip-previous']] as const) {
+      add('button', `player_${id}_${field}`, {
+        name: `${player.name} ${field}`,
+        command_topic: topics.command(topics.player(id, field)),
+        payload_press: PRESS,
+        icon,
+        ...engineUp,
+      });
+    }
   }
   for (const amplifier of view.amplifiers) {
     add('binary_sensor', `amplifier_${amplifier.key}_link`, {

@@ -1,5 +1,5 @@
 // How values look on the wire: percent volumes, ON/OFF switches and the player names a zone's source select offers.
-import type { PlayerView } from '../domain/shared/index.js';
+import type { PlaybackView, PlayerView } from '../domain/shared/index.js';
 
 /**
  * The select option meaning "no player": choosing it detaches the zone. Not "None": Home Assistant's MQTT select
@@ -87,4 +87,30 @@ export function parseOnOff(payload: string): Parsed<boolean> {
   if (text === ON) return { ok: true, value: true };
   if (text === OFF) return { ok: true, value: false };
   return { ok: false, reason: `expected ON or OFF, got ${JSON.stringify(payload.slice(0, 40))}` };
+}
+
+/** What the now-playing line is made of. */
+export type NowPlayingFields = Pick<PlaybackView, 'uri' | 'title' | 'artist' | 'name'>;
+
+/** What a now-playing sensor shows when nothing is current. */
+export const NOTHING_PLAYING = 'Nothing playing';
+/** Home Assistant refuses a sensor state longer than this. */
+const STATE_MAX = 255;
+
+/**
+ * A stream player's now-playing line: "Artist – Title", the title alone, a radio's name, or the file's name; held to
+ * the length Home Assistant takes.
+ */
+export function nowPlaying(playback: NowPlayingFields): string {
+  if (playback.uri === null) return NOTHING_PLAYING;
+  // A URL ending in a slash has no last segment: the whole URI then (Home Assistant reads a blank state as no value).
+  const title = playback.title ?? playback.name ?? (playback.uri.slice(playback.uri.lastIndexOf('/') + 1) || playback.uri);
+  const line = playback.artist && playback.title ? `${playback.artist} – ${playback.title}` : title;
+  return line.length > STATE_MAX ? `${line.slice(0, STATE_MAX - 1)}…` : line;
+}
+
+/** The details beside the line (the sensor's attributes); the position has its own topic, as it changes every second. */
+export function nowPlayingAttributes(playback: PlaybackView): string {
+  const { state, title, artist, album, name, uri, durationMs, playlistId, trackId } = playback;
+  return JSON.stringify({ state, title, artist, album, station: name, uri, duration_s: durationMs === null ? null : Math.round(durationMs / 1000), playlist_id: playlistId, track_id: trackId });
 }

@@ -1,16 +1,23 @@
 // The topic layout: one place that names every state, command, availability and discovery topic.
 
 export type ZoneField = 'volume' | 'power' | 'mute' | 'source' | 'sleep';
-export type PlayerField = 'volume';
+/**
+ * A player's volume; a stream player's playing switch, now-playing text, position, its MPD's availability, next and
+ * previous.
+ */
+export type PlayerField = 'volume' | 'playing' | 'now_playing' | 'position' | 'availability' | 'next' | 'previous';
+/** The player fields that take commands. */
+export type PlayerCommand = 'volume' | 'playing' | 'next' | 'previous';
 
 /** What a command topic addresses, once parsed. */
 export type CommandTarget =
   | { kind: 'zone'; id: string; field: ZoneField }
-  | { kind: 'player'; id: string; field: PlayerField }
+  | { kind: 'player'; id: string; field: PlayerCommand }
   | { kind: 'scene'; id: string }
   | { kind: 'all-off' };
 
 const ZONE_FIELDS: readonly string[] = ['volume', 'power', 'mute', 'source', 'sleep'];
+const PLAYER_COMMANDS: readonly string[] = ['volume', 'playing', 'next', 'previous'];
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class Topics {
@@ -40,6 +47,11 @@ export class Topics {
 
   player(id: string, field: PlayerField): string {
     return `${this.base}/player/${id}/${field}`;
+  }
+
+  /** A stream player's now-playing details as JSON (Home Assistant's json_attributes_topic of the now-playing sensor). */
+  nowPlayingAttributes(id: string): string {
+    return `${this.player(id, 'now_playing')}/attributes`;
   }
 
   /** An amplifier link: `online` or `offline`; zones on it are available only while it is online. */
@@ -78,7 +90,7 @@ export class Topics {
     if (parts.length !== 3 || !UUID_RE.test(parts[1]!)) return undefined;
     const [kind, id, field] = parts as [string, string, string];
     if (kind === 'zone' && ZONE_FIELDS.includes(field)) return { kind, id: id.toLowerCase(), field: field as ZoneField };
-    if (kind === 'player' && field === 'volume') return { kind, id: id.toLowerCase(), field };
+    if (kind === 'player' && PLAYER_COMMANDS.includes(field)) return { kind, id: id.toLowerCase(), field: field as PlayerCommand };
     return undefined;
   }
 }

@@ -1,7 +1,7 @@
 // What the bridge's account may see right now, and the retained state topics that follow from it. Zones, players and
 // scenes of amplifiers that are not configured get no entities: nothing could be done with them until they are again.
-import type { PlayerView, SceneView, ZoneView } from '../domain/shared/index.js';
-import { NO_SOURCE, OFFLINE, ONLINE, minutesLeft, onOff, percent, sourceLabels } from './payloads.js';
+import type { PlaybackView, PlayerView, SceneView, ZoneView } from '../domain/shared/index.js';
+import { NO_SOURCE, OFFLINE, ONLINE, minutesLeft, nowPlaying, nowPlayingAttributes, onOff, percent, sourceLabels } from './payloads.js';
 import type { Topics } from './topics.js';
 
 export interface BridgeView {
@@ -11,6 +11,8 @@ export interface BridgeView {
   players: readonly PlayerView[];
   /** The scenes the account may apply (all of whose zones it sees). */
   scenes: readonly SceneView[];
+  /** The playback of each bridged stream player, by player id. */
+  playback: ReadonlyMap<string, PlaybackView>;
   /** `key` (config.ts amplifierKey) names topics and entities, so they follow the amplifier, not the list order. */
   amplifiers: ReadonlyArray<BridgeAmplifier>;
   /** When the view was taken (epoch ms): sleep timers are published as minutes left from then. */
@@ -45,7 +47,7 @@ export function amplifierKeyOf(view: BridgeView, name: string): string {
   return view.amplifiers.find((amplifier) => amplifier.name === name)?.key ?? name;
 }
 
-export const EMPTY_VIEW: BridgeView = { account: false, zones: [], players: [], scenes: [], amplifiers: [], now: 0 };
+export const EMPTY_VIEW: BridgeView = { account: false, zones: [], players: [], scenes: [], playback: new Map(), amplifiers: [], now: 0 };
 
 /** Every state topic the view calls for, by topic, as the text to publish retained. */
 export function stateMessages(view: BridgeView, topics: Topics): Map<string, string> {
@@ -61,6 +63,13 @@ export function stateMessages(view: BridgeView, topics: Topics): Map<string, str
     messages.set(topics.zoneAvailability(zone.id), zone.available ? ONLINE : OFFLINE);
   }
   for (const player of view.players) messages.set(topics.player(player.id, 'volume'), percent(player.volume));
+  for (const [id, playback] of view.playback) {
+    messages.set(topics.player(id, 'playing'), onOff(playback.state === 'playing'));
+    messages.set(topics.player(id, 'now_playing'), nowPlaying(playback));
+    messages.set(topics.nowPlayingAttributes(id), nowPlayingAttributes(playback));
+    messages.set(topics.player(id, 'position'), String(Math.round(playback.positionMs / 1000)));
+    messages.set(topics.player(id, 'availability'), playback.engine.state === 'up' ? ONLINE : OFFLINE);
+  }
   return messages;
 }
 

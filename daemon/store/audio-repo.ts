@@ -20,7 +20,13 @@ export interface PlayerRow {
   input_driver: string;
   input_channel: number;
   created_at: string;
+  /** Where a stream player's audio goes (an ALSA device, a FIFO, nowhere); null: a device wired to the input. */
+  output_kind: StreamOutputKind | null;
+  /** The ALSA device or the FIFO's path; null for the other kinds. */
+  output_target: string | null;
 }
+
+export type StreamOutputKind = 'alsa' | 'fifo' | 'null';
 
 export interface ZoneRow {
   id: string;
@@ -79,9 +85,10 @@ export class AudioRepo {
       allPlayers: db.prepare('SELECT * FROM players'),
       allZones: db.prepare('SELECT * FROM zones'),
       insertPlayer: db.prepare(
-        `INSERT INTO players (id, name, volume, input_amplifier, input_driver, input_channel, created_at)
-         VALUES (@id, @name, @volume, @input_amplifier, @input_driver, @input_channel, @created_at)`,
+        `INSERT INTO players (id, name, volume, input_amplifier, input_driver, input_channel, created_at, output_kind, output_target)
+         VALUES (@id, @name, @volume, @input_amplifier, @input_driver, @input_channel, @created_at, @output_kind, @output_target)`,
       ),
+      setPlayerOutput: db.prepare('UPDATE players SET output_kind = ?, output_target = ? WHERE id = ?'),
       setPlayerVolume: db.prepare('UPDATE players SET volume = ? WHERE id = ?'),
       renamePlayer: db.prepare('UPDATE players SET name = ? WHERE id = ?'),
       deletePlayer: db.prepare('DELETE FROM players WHERE id = ?'),
@@ -155,6 +162,17 @@ export class AudioRepo {
     this.write(`player-volume:${id}`, () => statement.run(volume, id));
     const player = this.players_.get(id);
     if (player) this.putPlayer({ ...player, volume });
+  }
+  /** The stream output of a player (both null: a device wired to its input). */
+  setPlayerOutput(id: string, kind: StreamOutputKind | null, target: string | null): void {
+    this.s.setPlayerOutput.run(kind, target, id);
+    const player = this.players_.get(id);
+    if (player) this.putPlayer({ ...player, output_kind: kind, output_target: target });
+  }
+  /** The player whose stream output is this device or FIFO (used to keep outputs unique). */
+  playerByOutput(kind: StreamOutputKind, target: string | null): Readonly<PlayerRow> | undefined {
+    for (const player of this.players_.values()) if (player.output_kind === kind && player.output_target === target) return player;
+    return undefined;
   }
   renamePlayer(id: string, name: string): void {
     this.s.renamePlayer.run(name, id);

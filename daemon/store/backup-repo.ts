@@ -58,7 +58,9 @@ export class BackupRepo {
     this.s = {
       users: db.prepare('SELECT * FROM users ORDER BY created_at, username'),
       assignments: db.prepare('SELECT user_id, kind, target_id FROM assignments ORDER BY user_id, kind, target_id'),
-      players: db.prepare('SELECT id, name, volume, input_amplifier, input_driver, input_channel, created_at FROM players ORDER BY created_at, id'),
+      players: db.prepare(
+        'SELECT id, name, volume, input_amplifier, input_driver, input_channel, created_at, output_kind, output_target FROM players ORDER BY created_at, id',
+      ),
       zones: db.prepare(
         `SELECT id, name, volume, muted, power, source, player_id, output_amplifier, output_driver, output_channel, created_at,
                 max_volume, turn_on_volume
@@ -96,8 +98,8 @@ export class BackupRepo {
       ),
       insertAssignment: db.prepare('INSERT INTO assignments (user_id, kind, target_id) VALUES (@user_id, @kind, @target_id)'),
       insertPlayer: db.prepare(
-        `INSERT INTO players (id, name, volume, input_amplifier, input_driver, input_channel, created_at)
-         VALUES (@id, @name, @volume, @input_amplifier, @input_driver, @input_channel, @created_at)`,
+        `INSERT INTO players (id, name, volume, input_amplifier, input_driver, input_channel, created_at, output_kind, output_target)
+         VALUES (@id, @name, @volume, @input_amplifier, @input_driver, @input_channel, @created_at, @output_kind, @output_target)`,
       ),
       insertZone: db.prepare(
         `INSERT INTO zones (id, name, volume, muted, power, source, player_id, output_amplifier, output_driver, output_channel, created_at,

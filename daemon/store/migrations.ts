@@ -204,6 +204,14 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX playlists_order ON playlists(created_at, name, id);
   DELETE FROM scenes WHERE kind = 'scene' AND NOT EXISTS (SELECT 1 FROM scene_zones WHERE scene_id = scenes.id);
   `,
+  // 6: stream players. A player may be played by the appliance itself: output_kind says where its MPD sends the audio
+  // (an ALSA device, a FIFO, or nowhere), output_target the device or the FIFO's path. NULL: the player is a device
+  // wired to the amplifier input, as before. One device or FIFO feeds one player.
+  `
+  ALTER TABLE players ADD COLUMN output_kind TEXT CHECK (output_kind IS NULL OR output_kind IN ('alsa', 'fifo', 'null'));
+  ALTER TABLE players ADD COLUMN output_target TEXT;
+  CREATE UNIQUE INDEX players_output ON players(output_kind, output_target) WHERE output_kind IN ('alsa', 'fifo');
+  `,
 ];
 
 /**

@@ -14,7 +14,7 @@ import { changePasswordDialog } from './js/password.js';
 const $ = (id) => document.getElementById(id);
 const TABS = ['players', 'playlists', 'inputs', 'users', 'settings'];
 const FACTORIES = { players: playersView, playlists: playlistsView, inputs: inputsView, users: usersView, settings: settingsView };
-const TOPICS = { players: ['audio', 'inputs', 'scenes'], playlists: ['playlists'], inputs: ['inputs'], users: ['users', 'audio'], settings: ['users'] };
+const TOPICS = { players: ['audio', 'inputs', 'scenes', 'playback', 'announcements'], playlists: ['playlists', 'audio'], inputs: ['inputs'], users: ['users', 'audio'], settings: ['users'] };
 /** Tabs only Admins get. */
 const ADMIN_TABS = new Set(['users', 'settings']);
 

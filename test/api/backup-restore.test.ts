@@ -10,7 +10,7 @@ import { client } from '../helpers/client.js';
 import { openStream } from '../helpers/sse.js';
 import { volumeToStep } from '../../drivers/driver.js';
 import { within, WAIT_MS } from '../helpers/wait-for.js';
-import { restoreBodyBytes } from '../../daemon/domain/backup/backup-format.js';
+import { BACKUP_VERSION, restoreBodyBytes } from '../../daemon/domain/backup/backup-format.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 
@@ -81,7 +81,7 @@ t.test('an admin downloads the configuration as a versioned document without sec
   t.equal(res.headers.get('cache-control'), 'no-store');
   const doc = res.body;
   t.equal(doc.format, 'azcd-backup');
-  t.equal(doc.version, 1);
+  t.equal(doc.version, BACKUP_VERSION);
   t.equal(doc.schemaVersion, d.daemon.services.store.schemaVersion);
   t.same(doc.users.map((u: { username: string }) => u.username).sort(), ['admin', 'operator1', 'viewer1']);
   t.match(doc.zones.find((z: { name: string }) => z.name === 'Kitchen'), { maxVolume: 0.6, turnOnVolume: 0.25 });
@@ -321,7 +321,7 @@ t.test('a document that is not a good backup is refused with a clear problem and
     ['corrupted JSON', () => api.call('POST', '/api/restore', { raw: JSON.stringify({ backup: plain }).slice(0, 500) }), 400, /not valid JSON/],
     ['a foreign document', () => api.post('/api/restore', { backup: { format: 'amplipi-config', version: 1, zones: [] } }), 400, /not an azcd backup/],
     ['no document at all', () => api.post('/api/restore', { backup: [1, 2] }), 400, /must be the JSON object of an azcd backup/],
-    ['a newer format version', () => api.post('/api/restore', { backup: { ...copy(), version: 2 } }), 400, /format version 2, newer than this azcd reads.*update azcd/],
+    ['a newer format version', () => api.post('/api/restore', { backup: { ...copy(), version: BACKUP_VERSION + 1 } }), 400, new RegExp(`format version ${BACKUP_VERSION + 1}, newer than this azcd reads.*update azcd`)],
     [
       'a zone routed to a player the backup does not have',
       () => {

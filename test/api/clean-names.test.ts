@@ -74,6 +74,8 @@ t.test('names stored before these rules are cleaned when the database is upgrade
     db.prepare(`UPDATE scenes SET name = ? WHERE name = 'Morning'`).run('ＮＩＧＨＴ');
     db.prepare('UPDATE tracks SET title = ? WHERE playlist_id = ?').run('\u0000', playlist);
     db.exec('DROP INDEX playlists_order; ALTER TABLE playlists DROP COLUMN track_count; ALTER TABLE playlists DROP COLUMN duration_ms');
+    // And what the migrations after 5 added (6: stream players' outputs), since they run again too.
+    db.exec('DROP INDEX players_output; ALTER TABLE players DROP COLUMN output_kind; ALTER TABLE players DROP COLUMN output_target');
   })();
   db.pragma('user_version = 4');
   db.close();

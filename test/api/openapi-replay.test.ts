@@ -10,6 +10,7 @@ import { openStream, eventOf, type SseClient } from '../helpers/sse.js';
 import { waitFor, within } from '../helpers/wait-for.js';
 import { defaultConfig } from '../../daemon/config.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { MPD, musicFolder, TRACKS } from '../helpers/mpd-rig.js';
 
 const NO_SUCH_ID = '00000000-0000-4000-8000-000000000000';
 // Small stream caps, so the session can meet both (429 for one user, 503 for the appliance).
@@ -37,6 +38,14 @@ const REQUIRED = [
   'POST /api/auth/login 503',
   'PUT /api/settings/mqtt 409',
   'PUT /api/settings/mqtt 400',
+  'GET /api/players/{id}/playback 409',
+  'POST /api/players/{id}/play 409',
+  'POST /api/players/{id}/play 400',
+  'POST /api/players/{id}/seek 400',
+  'POST /api/players/{id}/seek 409',
+  'GET /api/library 404',
+  'POST /api/announcements 400',
+  'DELETE /api/announcements/{id} 409',
 ];
 
 /** Over node:http, which sends the Host header given (fetch sends the URL's own). */
@@ -59,7 +68,9 @@ function withHost(url: string, method: string, headers: Record<string, string>):
 
 t.test('a session replayed against the OpenAPI document', async (t) => {
   const driver = new SimulatedDriver({ applyDelayMs: 1 });
-  const d = await startTestDaemon(t, { driver, config: { limits, mqtt } });
+  // Stream players are played by the real MPD, from a music folder of sox tones.
+  const playback = { ...defaultConfig().playback, mpdPath: MPD, musicDir: musicFolder(t) };
+  const d = await startTestDaemon(t, { driver, config: { limits, mqtt, playback } });
   const document = await (await fetch(`${d.base}/api/openapi.json`)).json();
 
   t.test('the document is a valid OpenAPI 3.1 document', async (t) => {
@@ -289,6 +300,41 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     await call('POST', '/api/input-devices', 409, { body: { name: 'Again', input: { channel: inputs[0]!.input.channel } } });
     await call('DELETE', `/api/input-devices/${inputs[0]!.id}`, 204);
     await call('POST', '/api/input-devices', 201, { body: { name: 'Turntable', kind: 'phono', input: { channel: inputs[0]!.input.channel } } });
+  });
+
+  await t.test('stream players, their playback, the library and announcements', async () => {
+    const stream = (await call('POST', '/api/players', 201, { body: { name: 'Pi DAC', input: { channel: 4 }, output: { kind: 'null' } } })).body;
+    await call('POST', '/api/players', 400, { body: { name: 'No FIFO', input: { channel: 5 }, output: { kind: 'fifo' } } });
+    await waitFor(async () => (await call('GET', `/api/players/${stream.id}/playback`, 200)).body.engine.state === 'up', undefined, { what: 'its MPD to be up' });
+    await call('PUT', `/api/players/${stream.id}`, 200, { body: { output: { kind: 'null' } } });
+    await call('GET', `/api/players/${player.id}/playback`, 409);
+    const top = await call('GET', '/api/library?folder=tones&limit=1', 200);
+    if (!top.headers.get('link')) problems.push('GET /api/library?folder=tones&limit=1: no Link to the next page');
+    await call('GET', '/api/library?folder=nowhere', 404);
+    await call('GET', '/api/library?limit=9999', 400);
+    await call('POST', '/api/library/rescan', 202);
+    const tones = [TRACKS.a, TRACKS.b, TRACKS.long].map((track) => ({ title: track, uri: `file:${track}` }));
+    const list = (await call('POST', '/api/playlists', 201, { body: { name: 'Tones', tracks: tones } })).body;
+    const at = (command: string) => `/api/players/${stream.id}/${command}`;
+    await call('POST', at('seek'), 409, { body: { positionMs: 1000 } });
+    await call('POST', at('play'), 200, { body: { playlistId: list.id, trackId: list.tracks[1].id } });
+    await schemaRefuses('POST', at('play'), {});
+    await call('POST', `/api/players/${player.id}/play`, 409, { body: { uri: `file:${TRACKS.a}` } });
+    for (const command of ['pause', 'resume', 'next', 'previous']) await call('POST', at(command), 200);
+    await call('POST', at('seek'), 200, { body: { positionMs: 1000 } });
+    await call('POST', at('seek'), 400, { body: { positionMs: 600_000 } });
+    await call('POST', at('stop'), 200);
+    await call('POST', at('play'), 200, { body: { uri: `file:${TRACKS.long}` } });
+    const announcement = { uri: `file:${TRACKS.long}`, zoneIds: [zones[0]!.id], volume: 0.3 };
+    const queued = (await call('POST', '/api/announcements', 202, { body: announcement })).body;
+    await call('POST', '/api/announcements', 400, { body: { ...announcement, uri: 'ftp://example.invalid/chime.mp3' } });
+    await call('GET', '/api/announcements', 200);
+    await call('GET', `/api/announcements/${queued.id}`, 200);
+    await call('DELETE', `/api/announcements/${queued.id}`, 200);
+    const ended = (m: Parameters<typeof eventOf>[0]) => eventOf(m)?.type === 'announcement.ended' && eventOf(m)?.payload.announcement.id === queued.id;
+    await events.next(ended, 20_000, 'the cancelled announcement to end');
+    await call('DELETE', `/api/announcements/${queued.id}`, 409);
+    await call('GET', `/api/announcements/${NO_SUCH_ID}`, 404);
   });
 
   await t.test('the event stream: its answer, its caps, every event it carried', async () => {

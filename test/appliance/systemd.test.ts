@@ -57,6 +57,8 @@ t.test('the unit keeps its contract: notify + watchdog, own user, state and conf
   t.equal(d.get('PrivateDevices'), undefined, 'PrivateDevices would hide the serial adapters');
   t.equal(one('DevicePolicy'), 'closed');
   t.same(d.get('DeviceAllow')?.filter((v) => /tty(USB|ACM)/.test(v)), ['char-ttyUSB rw', 'char-ttyACM rw']);
+  t.ok(d.get('DeviceAllow')?.includes('char-alsa rw'), 'the ALSA devices, for the mpds of stream players');
+  t.equal(one('KillMode'), 'mixed', 'stopping signals azcd alone, which stops its mpds itself');
   t.same(one('RestrictAddressFamilies')?.split(/\s+/).sort(), ['AF_INET', 'AF_INET6', 'AF_NETLINK', 'AF_UNIX']);
   t.same(d.get('SystemCallFilter'), ['@system-service', '~@privileged @resources']);
   t.equal(one('ProtectSystem'), 'strict');
@@ -160,16 +162,17 @@ t.test('install.sh --dry-run --prefix shows every step and changes nothing', asy
   t.match(out, /\+ write \/etc\/systemd\/system\/azcd\.service/);
   t.match(out, new RegExp(`\\|   ExecStart=\\S+ ${prefix}/dist/daemon/main\\.js --state-dir /var/lib/azcd`), 'unit rewritten for --prefix');
   t.notMatch(out.replaceAll(prefix, '<prefix>'), /\/opt\/azcd/, 'no trace of the default prefix');
-  t.match(out, /\+ systemctl daemon-reload\n\+ systemctl enable azcd\.service\n\+ systemctl restart azcd\.service/);
+  t.match(out, /\+ systemctl disable mpd\.service mpd\.socket\n\+ systemctl mask mpd\.service mpd\.socket\n/, "Debian's system-wide mpd disabled and masked");
+  t.match(out, /\+ systemctl daemon-reload\n\+ systemctl stop mpd\.socket mpd\.service\n\+ systemctl enable azcd\.service\n\+ systemctl restart azcd\.service/);
   t.same(readdirSync(target), [], 'nothing created under the prefix');
   t.same(systemState(), before, 'no system file touched');
 });
 
-t.test('install.sh on an image without compilers installs them from apt first, or only names them with --no-apt', async (t) => {
-  // A PATH with every command of this machine except the compilers and python3: a fresh Raspberry Pi OS image.
+t.test('install.sh on an image without compilers and mpd installs them from apt first, or only names them with --no-apt', async (t) => {
+  // A PATH with every command of this machine except the compilers, python3, mpd and aplay: a fresh Raspberry Pi OS image.
   const bin = join(scratch, 'fresh-image-bin');
   mkdirSync(bin);
-  const absent = new Set(['cc', 'c++', 'gcc', 'g++', 'make', 'python3']);
+  const absent = new Set(['cc', 'c++', 'gcc', 'g++', 'make', 'python3', 'mpd', 'aplay']);
   for (const dir of ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
     if (!existsSync(dir)) continue;
     for (const name of readdirSync(dir)) {
@@ -182,12 +185,12 @@ t.test('install.sh on an image without compilers installs them from apt first, o
     });
   const result = dry([]);
   t.equal(result.status, 0, result.stderr);
-  t.match(result.stdout, /\+ apt-get update -q\n\+ env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends python3 build-essential/);
+  t.match(result.stdout, /\+ apt-get update -q\n\+ env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends python3 build-essential mpd alsa-utils\n/);
   t.ok(result.stdout.indexOf('apt-get install') < result.stdout.indexOf('npm run build'), 'before anything is built');
   const told = dry(['--no-apt']);
   t.equal(told.status, 0, told.stderr);
   t.notMatch(told.stdout, /apt-get update/);
-  t.match(told.stdout, /warning: missing packages: python3 build-essential \(apt-get install python3 build-essential\)/);
+  t.match(told.stdout, /warning: missing packages: python3 build-essential mpd alsa-utils \(apt-get install python3 build-essential mpd alsa-utils\)/);
 });
 
 t.test('install.sh --no-enable skips systemctl enable; bad options and prefixes are refused', async (t) => {
@@ -211,6 +214,34 @@ function configWritten(out: string): string | undefined {
 }
 
 const FIRST_INSTALL = !existsSync('/etc/azcd/config.json');
+
+// The sound card is the one part that cannot be real here: a stand-in aplay on PATH prints what `aplay -l` prints on a
+// Raspberry Pi with its headphone jack and a HiFiBerry DAC+ (or, for the empty case, the header alone).
+const APLAY_PI = `**** List of PLAYBACK Hardware Devices ****
+card 0: Headphones [bcm2835 Headphones], device 0: bcm2835 Headphones [bcm2835 Headphones]
+  Subdevices: 8/8
+  Subdevice #0: subdevice #0
+card 1: sndrpihifiberry [snd_rpi_hifiberry_dacplus], device 0: HiFiBerry DAC+ HiFi pcm512x-hifi-0 [HiFiBerry DAC+ HiFi pcm512x-hifi-0]
+  Subdevices: 1/1
+  Subdevice #0: subdevice #0
+`;
+
+/** A folder holding an `aplay` that prints `listing` for -l, to put first on PATH. */
+function fakeAplay(name: string, listing: string): string {
+  const bin = join(scratch, name);
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'aplay.out'), listing);
+  writeFileSync(join(bin, 'aplay'), `#!/bin/sh\n[ "$1" = -l ] || exit 1\ncat '${join(bin, 'aplay.out')}'\n`, { mode: 0o755 });
+  return bin;
+}
+
+function dryWith(bin: string, args: string[], env: Record<string, string> = {}): SpawnSyncReturns<string> {
+  return spawnSync('bash', [INSTALL, '--dry-run', ...args], {
+    encoding: 'utf8', env: { ...ENV, ...env, PATH: `${bin}:${process.env.PATH}` }, timeout: 30_000,
+  });
+}
+
+const PI_OUTPUTS = /ALSA playback devices \(aplay -l\):\n +hw:CARD=Headphones,DEV=0 +bcm2835 Headphones: bcm2835 Headphones\n +hw:CARD=sndrpihifiberry,DEV=0 +snd_rpi_hifiberry_dacplus: HiFiBerry DAC\+ HiFi pcm512x-hifi-0\n/;
 
 t.test('install.sh --driver and --serial-port go into the config the unit reads', { skip: !FIRST_INSTALL && '/etc/azcd/config.json exists here' }, async (t) => {
   const port = '/dev/serial/by-id/usb-FTDI_FT232R_USB_UART_A1B2C3D4-if00-port0';
@@ -247,18 +278,84 @@ t.test('install.sh on a terminal asks for the driver and the serial port', { ski
   t.same(JSON.parse(configWritten(result.stdout) ?? 'null'), { driver: 'monoprice', serialPort: '/dev/ttyUSB7' });
 });
 
-t.test('install.sh refuses an unknown driver, a real driver without a port and a port without a driver', async (t) => {
+t.test('install.sh refuses a bad driver, serial port or stream player mapping before it changes anything', async (t) => {
+  // A stand-in aplay: with nothing missing from apt, the first step shown is the first change.
+  const bin = fakeAplay('aplay-refusals', APLAY_PI);
   const cases: Array<[string[], RegExp]> = [
     [['--driver', 'frobnicator'], /unknown --driver 'frobnicator': choose one of simulated monoprice/],
     [['--driver', 'monoprice'], /--driver monoprice needs --serial-port PORT/],
     [['--serial-port', '/dev/ttyUSB0'], /--serial-port needs --driver/],
     [['--driver', 'simulated', '--serial-port', '/dev/ttyUSB0'], /the simulated driver has none/],
     [['--no-system', '--driver', 'monoprice', '--serial-port', '/dev/ttyUSB0'], /--no-system leaves alone/],
+    [['--stream-player', 'hw:CARD=A,DEV=0'], /'hw:CARD=A,DEV=0' must be INPUT=DEVICE with INPUT an amplifier input 1-99/],
+    [['--stream-player', '5=hw:CARD=A DEV=0'], /'hw:CARD=A DEV=0' is not an ALSA device name/],
+    [['--stream-player', '5=hw:CARD=A,DEV=0', '--stream-player', '5=hw:CARD=B,DEV=0'], /input 5 is named twice/],
+    [['--stream-player', '5=hw:CARD=A,DEV=0', '--stream-player', '6=hw:CARD=A,DEV=0'], /hw:CARD=A,DEV=0 is named twice/],
+    [['--no-stream-players', '--stream-player', '5=hw:CARD=A,DEV=0'], /contradict each other/],
+    [['--no-system', '--stream-player', '5=hw:CARD=A,DEV=0'], /which --no-system leaves alone/],
   ];
   for (const [args, message] of cases) {
-    const result = run('bash', [INSTALL, '--dry-run', '--prefix', join(scratch, 'dry6/opt/azcd'), ...args]);
+    const result = dryWith(bin, ['--prefix', join(scratch, 'dry6/opt/azcd'), ...args]);
     t.equal(result.status, 1, args.join(' '));
     t.match(result.stderr, message);
     t.notMatch(result.stdout, /^\+ /m, 'stops before the first step');
   }
+});
+
+t.test('install.sh at a first install without a terminal lists the ALSA outputs and says how to map them', { skip: !FIRST_INSTALL && '/etc/azcd/config.json exists here' }, async (t) => {
+  const result = dryWith(fakeAplay('aplay-pi', APLAY_PI), ['--prefix', join(scratch, 'dry7/opt/azcd')]);
+  t.equal(result.status, 0, result.stderr);
+  t.match(result.stdout, PI_OUTPUTS);
+  t.match(result.stdout, /no terminal to ask on: no stream player; map an output with --stream-player INPUT=DEVICE/);
+  t.notMatch(result.stdout, /stream player on input/, 'no player is made');
+});
+
+t.test('install.sh with no ALSA output says so and goes on', { skip: !FIRST_INSTALL && '/etc/azcd/config.json exists here' }, async (t) => {
+  const result = dryWith(fakeAplay('aplay-none', '**** List of PLAYBACK Hardware Devices ****\n'), ['--prefix', join(scratch, 'dry8/opt/azcd')]);
+  t.equal(result.status, 0, result.stderr);
+  t.match(result.stdout, /no ALSA playback device found \(aplay -l lists none\): no stream player now/);
+  t.match(result.stdout, /\+ systemctl restart azcd\.service/, 'the install goes on to the end');
+});
+
+t.test('install.sh --stream-player (or AZC_STREAM_PLAYERS) makes each output a stream player on its input once azcd runs', async (t) => {
+  const bin = fakeAplay('aplay-flags', APLAY_PI);
+  const flags = dryWith(bin, ['--prefix', join(scratch, 'dry9/opt/azcd'), '--stream-player', '5=hw:CARD=sndrpihifiberry,DEV=0', '--stream-player=6=hw:CARD=Headphones,DEV=0']);
+  const env = dryWith(bin, ['--prefix', join(scratch, 'dry9/opt/azcd')], { AZC_STREAM_PLAYERS: '5=hw:CARD=sndrpihifiberry,DEV=0 6=hw:CARD=Headphones,DEV=0' });
+  for (const result of [flags, env]) {
+    t.equal(result.status, 0, result.stderr);
+    t.match(result.stdout, /stream player: amplifier input 5 <- ALSA device hw:CARD=sndrpihifiberry,DEV=0\n.*stream player: amplifier input 6 <- ALSA device hw:CARD=Headphones,DEV=0\n/);
+    const made = /\+ systemctl restart azcd\.service\n((?:\+ stream player on input .*\n)+)/.exec(result.stdout)?.[1];
+    t.equal(
+      made,
+      '+ stream player on input 5: http://127.0.0.1:8080/api/players, output {"kind":"alsa","device":"hw:CARD=sndrpihifiberry,DEV=0"} (POST a new player, or PUT the output of the one on that input)\n' +
+        '+ stream player on input 6: http://127.0.0.1:8080/api/players, output {"kind":"alsa","device":"hw:CARD=Headphones,DEV=0"} (POST a new player, or PUT the output of the one on that input)\n',
+      'after the service started, through its API on loopback',
+    );
+  }
+  const notEnabled = dryWith(bin, ['--prefix', join(scratch, 'dry9/opt/azcd'), '--no-enable', '--stream-player', '5=hw:CARD=sndrpihifiberry,DEV=0']);
+  t.equal(notEnabled.status, 0, notEnabled.stderr);
+  t.notMatch(notEnabled.stdout, /\+ stream player on input/);
+  t.match(notEnabled.stdout, /stream players not made \(the service is not running\): start it, then rerun with the same --stream-player/);
+});
+
+t.test('install.sh on a terminal asks which amplifier input each ALSA output feeds', { skip: !FIRST_INSTALL && '/etc/azcd/config.json exists here' }, async (t) => {
+  if (!haveTool(t, 'script')) return;
+  const bin = fakeAplay('aplay-ask', APLAY_PI);
+  const command = `bash ${INSTALL} --dry-run --prefix ${join(scratch, 'dry10/opt/azcd')}`;
+  // Driver simulated (no port asked), the headphone jack left unused, then for the DAC a word, 0, and input 4.
+  const result = spawnSync('script', ['-qec', command, '/dev/null'], {
+    encoding: 'utf8',
+    env: { ...ENV, PATH: `${bin}:${process.env.PATH}` },
+    timeout: 30_000,
+    input: '\n\nfour\n0\n4\n',
+  });
+  t.equal(result.status, 0, result.status === 0 ? 'exits 0' : result.stdout.slice(-2000));
+  const out = result.stdout.replace(/\r/g, '');
+  t.match(out, PI_OUTPUTS);
+  t.match(out, /Amplifier input fed by hw:CARD=Headphones,DEV=0 \(bcm2835 Headphones: bcm2835 Headphones\) \[none\]:/);
+  t.match(out, /Amplifier input fed by hw:CARD=sndrpihifiberry,DEV=0 \(snd_rpi_hifiberry_dacplus: HiFiBerry DAC\+ HiFi pcm512x-hifi-0\) \[none\]:/);
+  t.equal(out.match(/the number of an amplifier input \(1-99\), or nothing to leave this output unused/g)?.length, 2, 'asked again after each answer that is not an input');
+  t.match(out, /stream player: amplifier input 4 <- ALSA device hw:CARD=sndrpihifiberry,DEV=0\n/);
+  t.notMatch(out, /amplifier input \d+ <- ALSA device hw:CARD=Headphones/, 'an empty answer leaves the output unused');
+  t.match(out, /\+ stream player on input 4: http:\/\/127\.0\.0\.1:8080\/api\/players, output \{"kind":"alsa","device":"hw:CARD=sndrpihifiberry,DEV=0"\}/);
 });

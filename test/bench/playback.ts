@@ -1,19 +1,16 @@
 // Stream player engine: play request → first PCM byte on the FIFO against the same MPD driven by bare protocol
 // commands (measured in the same run), memory of the engine's process and of MPD idle and playing FLAC, CPU while
 // playing (npm run bench:playback; needs mpd and sox; -- --quick for fewer runs).
-import { execFileSync } from 'node:child_process';
-import { constants, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
-import { Socket } from 'node:net';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { musicRootOf, playerFiles, renderConfig, writePlayerConfig } from '../../drivers/mpd/config.js';
 import { MpdConnection } from '../../drivers/mpd/connection.js';
 import { MpdProcess } from '../../drivers/mpd/process.js';
 import { systemClock } from '../../drivers/mpd/engine.js';
-import { createPlaybackEngine } from '../../drivers/mpd/index.js';
-import type { PlaybackEngine } from '../../drivers/playback.js';
 import { tempDir } from '../helpers/daemon.js';
 import { MPD, tone } from '../helpers/mpd-rig.js';
+import { delay, engineWithFifo, fifoWithProbe, firstByte, type FifoProbe } from './lib/pcm-probe.js';
 import { readCpuMs, readLoadAverage, readMemory, readSmapsRollup } from './lib/proc.js';
 import { summarize, type Summary } from './lib/stats.js';
 
@@ -21,60 +18,17 @@ const quick = process.argv.includes('--quick');
 const RUNS = quick ? 10 : 40;
 const WARMUP = 3;
 const PLAYING_WINDOW_MS = quick ? 4_000 : 10_000;
-const FIRST_BYTE_LIMIT_MS = 10_000;
 
 const cleanups: Array<() => unknown> = [];
 const ms = (s: Summary) => `p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms (n=${s.count})`;
 const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
-const delay = (wait: number) => new Promise((resolve) => setTimeout(resolve, wait));
-
-/**
- * A FIFO reader that is told the moment bytes arrive: opened read-write (Linux), so it never sees end-of-file while
- * MPD has no writer open, and read through libuv's pipe handle (epoll), not a polling loop.
- */
-class FifoProbe {
-  private readonly socket: Socket;
-  private waiter: (() => void) | undefined;
-  constructor(file: string) {
-    this.socket = new Socket({ fd: openSync(file, constants.O_RDWR | constants.O_NONBLOCK), readable: true, writable: false });
-    this.socket.on('data', () => {
-      this.waiter?.();
-      this.waiter = undefined;
-    });
-  }
-  /** Resolves at the next chunk of PCM. */
-  nextBytes(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no PCM within ${FIRST_BYTE_LIMIT_MS} ms`)), FIRST_BYTE_LIMIT_MS);
-      this.waiter = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-  close(): void {
-    this.socket.destroy();
-  }
-}
-
-async function engineWithFifo(stateDir: string, music: string, id: string): Promise<{ engine: PlaybackEngine & { pid: number | undefined }; probe: FifoProbe }> {
-  const fifo = path.join(stateDir, `${id}.pcm`);
-  execFileSync('mkfifo', ['-m', '600', fifo]);
-  const probe = new FifoProbe(fifo);
-  const engine = createPlaybackEngine({ id, stateDir, musicDir: music, output: { kind: 'fifo', path: fifo }, mpdPath: MPD });
-  cleanups.push(() => engine.stop(), () => probe.close());
-  await engine.start();
-  return { engine, probe };
-}
 
 /**
  * The baseline: the same mpd with the same generated config, started without an engine and told to play by one
  * command list on a plain connection.
  */
 async function bareMpd(stateDir: string, music: string): Promise<{ connection: MpdConnection; probe: FifoProbe; stop: () => Promise<void> }> {
-  const fifo = path.join(stateDir, 'bare.pcm');
-  execFileSync('mkfifo', ['-m', '600', fifo]);
-  const probe = new FifoProbe(fifo);
+  const { fifo, probe } = fifoWithProbe(stateDir, 'bare');
   const files = playerFiles(stateDir, 'bare');
   writePlayerConfig(files, renderConfig({ files, musicRoot: musicRootOf(music), output: { kind: 'fifo', path: fifo }, logLevel: 'warning' }));
   const proc = await MpdProcess.spawn({ mpdPath: MPD, files, clock: systemClock, log: () => undefined, startTimeoutMs: 20_000, stopTimeoutMs: 5_000 });
@@ -90,17 +44,6 @@ async function bareMpd(stateDir: string, music: string): Promise<{ connection: M
   return { connection, probe, stop };
 }
 
-/** Time from sending the play request to the first PCM byte, after a stop and a moment for MPD to close its output. */
-async function firstByte(probe: FifoProbe, play: () => Promise<unknown>, stop: () => Promise<unknown>): Promise<number> {
-  await stop();
-  await delay(300);
-  const started = performance.now();
-  const arrived = probe.nextBytes();
-  await play();
-  await arrived;
-  return performance.now() - started;
-}
-
 async function main(): Promise<void> {
   const loadBefore = readLoadAverage();
   const dir = tempDir('azc-bench-playback-');
@@ -111,7 +54,7 @@ async function main(): Promise<void> {
   tone(path.join(music, 'long.flac'), 60, 330, { title: 'Long' });
 
   const rssBefore = readMemory(process.pid);
-  const engineSide = await engineWithFifo(dir, music, 'engine');
+  const engineSide = await engineWithFifo(dir, music, 'engine', cleanups);
   const bare = await bareMpd(dir, music);
   const raw = bare.connection;
 

@@ -6,6 +6,7 @@ import { benchHttp } from './http-ratios.js';
 import { benchIdle } from './idle.js';
 import { benchMonoprice } from './monoprice.js';
 import { ensureBuild } from './lib/processes.js';
+import { benchPlaybackDaemon } from './playback-daemon.js';
 import { openFileLimit, readLoadAverage } from './lib/proc.js';
 import { formatTable, machineInfo, writeResults, type Row, type SectionOptions } from './lib/report.js';
 import { SNAPCAST_INSTALL_HINT, benchSnapserver } from './snapserver.js';
@@ -18,6 +19,10 @@ const SECTIONS: Record<string, { about: string; run: (options: SectionOptions) =
   sse: { about: 'SSE fan-out to 100/1000/2000 subscribers: delivery latency and RSS per subscriber', run: benchSse },
   monoprice: { about: 'test/bench/monoprice-drag.ts (slider drag through the Monoprice driver), if present', run: benchMonoprice },
   snapserver: { about: 'snapserver Client.SetVolume vs PUT /api/zones/{id}/volume, if snapserver is installed', run: benchSnapserver },
+  playback: {
+    about: 'a stream player on a FIFO through the built daemon vs the engine alone: POST …/play → first PCM byte, daemon and mpd memory and CPU playing FLAC',
+    run: benchPlaybackDaemon,
+  },
   coalescing: {
     about: 'each coalescing step of the write path on and off (ARCHITECTURE.md): volume PUT vs bare uWS, MQTT bursts and fan-out, driver intents',
     run: benchCoalescing,

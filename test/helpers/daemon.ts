@@ -61,6 +61,7 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
     port: 0,
     stateDir,
     exportDir: path.join(stateDir, 'exports'),
+    playback: { ...defaultConfig().playback, musicDir: path.join(stateDir, 'music') },
     logLevel: 'info',
     ...options.config,
   };

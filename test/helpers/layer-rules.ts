@@ -52,6 +52,7 @@ export const CAPABILITIES: Record<string, readonly string[]> = {
   scenes: ['audio'],
   settings: ['accounts'],
   backup: ['accounts', 'audio'],
+  playback: ['audio', 'playlists'],
 };
 
 const UWS_PACKAGES = ['@trufflesuite/uws-js-unofficial', '@btc-vision/uwebsockets.js', 'uWebSockets.js'];

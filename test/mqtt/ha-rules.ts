@@ -1,6 +1,7 @@
 // Home Assistant's MQTT platform rules, as its discovery schemas and state handlers apply them, checked against what a
 // broker holds: an entity breaking one is refused or shown as unknown by a real hub.
-// Sources: homeassistant/components/mqtt/{number,select,switch,binary_sensor,scene,button}.py and discovery.py.
+// Sources: homeassistant/components/mqtt/{number,select,switch,binary_sensor,sensor,scene,button}.py, mixins.py and
+// discovery.py; homeassistant/components/sensor/__init__.py.
 
 /** HA reads these state payloads as "no value" (`None` in any case), and ignores blank ones. */
 const NO_VALUE = (payload: string) => payload.trim() === '' || payload.toLowerCase() === 'none';
@@ -36,6 +37,7 @@ export function haViolations(retained: ReadonlyMap<string, string>, prefix = 'ho
     else uniqueIds.set(id, topic);
     const state = typeof config.state_topic === 'string' ? retained.get(config.state_topic) : undefined;
     problems.push(...componentRules(component ?? '', config, state).map((problem) => `${where} ${problem}`));
+    problems.push(...attributeRules(config, retained).map((problem) => `${where} ${problem}`));
     problems.push(...availabilityRules(config, retained, ZONE_OBJECT.exec(objectId ?? '')?.[1]).map((problem) => `${where} ${problem}`));
   }
   return problems;
@@ -81,6 +83,15 @@ function componentRules(component: string, c: Record<string, unknown>, state: st
       if (state !== undefined && state !== on && state !== off) problems.push(`state ${JSON.stringify(state)} is neither ${on} nor ${off}`);
       break;
     }
+    case 'sensor':
+      need('state_topic');
+      // sensor.py: a state longer than 255 characters is refused (the entity goes unknown).
+      if (state !== undefined && state.length > 255) problems.push(`state of ${state.length} characters is longer than 255`);
+      // sensor/__init__.py: a sensor with a unit or a numeric device class must hold a number (else it raises ValueError).
+      if ((c.unit_of_measurement !== undefined || c.device_class === 'duration') && state !== undefined && !Number.isFinite(Number(state))) {
+        problems.push(`state ${JSON.stringify(state)} is not a number (the sensor has a unit)`);
+      }
+      break;
     case 'scene':
     case 'button':
       need('command_topic');
@@ -89,6 +100,21 @@ function componentRules(component: string, c: Record<string, unknown>, state: st
       problems.push(`component ${component} is not one this bridge should publish`);
   }
   return problems;
+}
+
+/** mixins.py: json_attributes_topic must hold a JSON object (anything else is logged and dropped). */
+function attributeRules(c: Record<string, unknown>, retained: ReadonlyMap<string, string>): string[] {
+  const topic = c.json_attributes_topic;
+  if (topic === undefined) return [];
+  if (typeof topic !== 'string') return ['json_attributes_topic is not a topic'];
+  const held = retained.get(topic);
+  if (held === undefined) return [];
+  try {
+    const value: unknown = JSON.parse(held);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? [] : [`attributes on ${topic} are not a JSON object`];
+  } catch {
+    return [`attributes on ${topic} are not JSON`];
+  }
 }
 
 /**

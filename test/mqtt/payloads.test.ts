@@ -1,6 +1,6 @@
 // The wire format of values and the command topics the bridge accepts, without a broker.
 import t from 'tap';
-import { minutesLeft, parseMinutes, parseOnOff, parsePercent, percent, sourceLabels } from '../../daemon/mqtt/payloads.js';
+import { NOTHING_PLAYING, minutesLeft, nowPlaying, type NowPlayingFields, parseMinutes, parseOnOff, parsePercent, percent, sourceLabels } from '../../daemon/mqtt/payloads.js';
 import { Topics } from '../../daemon/mqtt/topics.js';
 
 const ID = '0b8e7c1a-5a4e-4f55-9a55-0d5c3e2e9f01';
@@ -25,6 +25,7 @@ const player = (id: string, name: string) => ({
   volume: 0,
   zoneIds: [],
   input: { amplifier: 'simulated', driver: 'simulated', channel: 1 },
+  output: null,
   state: 'idle' as const,
   available: true,
   unavailableReason: null,
@@ -64,4 +65,23 @@ t.test('only command topics under the base topic with a UUID and a known field a
   for (const bad of [`azc/test/zone/${ID}/volume`, `azc/test/zone/${ID}/colour/set`, `azc/test/player/${ID}/power/set`, 'azc/test/zone/x/volume/set', `azc/other/zone/${ID}/volume/set`, `azc/test/zone/${ID}/volume/set/set`, 'azc/test/scene/x/set', `azc/test/scene/${ID}/volume/set`]) {
     t.equal(topics.parseCommand(bad), undefined, bad);
   }
+});
+
+t.test("a stream player's now-playing line: artist and title, a title, a station's name, or the file's name, never past 255 characters", async (t) => {
+  const playback = (fields: Partial<NowPlayingFields>): NowPlayingFields => ({ uri: 'file:albums/x/01 Intro.flac', title: null, artist: null, name: null, ...fields });
+  t.equal(nowPlaying(playback({ title: 'Blue Train', artist: 'John Coltrane' })), 'John Coltrane – Blue Train');
+  t.equal(nowPlaying(playback({ title: 'Blue Train' })), 'Blue Train');
+  t.equal(nowPlaying(playback({ uri: 'http://radio.example/live', name: 'Jazz FM' })), 'Jazz FM');
+  t.equal(nowPlaying(playback({})), '01 Intro.flac');
+  t.equal(nowPlaying(playback({ uri: 'http://radio.example/' })), 'http://radio.example/', 'a URL without a last segment shows whole');
+  t.equal(nowPlaying(playback({ uri: null })), NOTHING_PLAYING);
+  const long = nowPlaying(playback({ title: 'x'.repeat(400) }));
+  t.equal(long.length, 255);
+  t.ok(long.endsWith('…'));
+});
+
+t.test("a stream player's switch and buttons are command topics; its now-playing and availability are not", async (t) => {
+  const topics = new Topics('azc/x', 'homeassistant');
+  for (const field of ['playing', 'next', 'previous']) t.same(topics.parseCommand(`azc/x/player/${ID}/${field}/set`), { kind: 'player', id: ID, field });
+  for (const field of ['now_playing', 'availability', 'playback']) t.equal(topics.parseCommand(`azc/x/player/${ID}/${field}/set`), undefined, field);
 });

@@ -14,7 +14,7 @@ const CHEAP = { N: 2 ** 14, r: 8, p: 1 };
 function documentWithEverything(): BackupDocument {
   return {
     format: 'azcd-backup',
-    version: 1,
+    version: BACKUP_VERSION,
     createdAt: AT,
     schemaVersion: 4,
     device: { udn: `uuid:${id(99)}`, friendlyName: 'Audio Zone Controller', azcdVersion: '1.0.0' },
@@ -22,7 +22,11 @@ function documentWithEverything(): BackupDocument {
       { id: id(1), username: 'admin', role: 'Admin', isEnabled: true, passwordChangeRequired: false, createdAt: AT, assignments: { playerIds: [], zoneIds: [] } },
       { id: id(2), username: 'kitchen', role: 'Operator', isEnabled: true, passwordChangeRequired: false, createdAt: AT, assignments: { playerIds: [id(10)], zoneIds: [id(20)] } },
     ],
-    players: [{ id: id(10), name: 'Streamer', volume: 0.3, input: simulated(2), createdAt: AT }],
+    players: [
+      { id: id(10), name: 'Streamer', volume: 0.3, input: simulated(2), output: null, createdAt: AT },
+      { id: id(11), name: 'Pi DAC', volume: 0.3, input: simulated(4), output: { kind: 'alsa', device: 'hw:CARD=sndrpihifiberry,DEV=0' }, createdAt: AT },
+      { id: id(12), name: 'Snapcast', volume: 0.3, input: simulated(5), output: { kind: 'fifo', path: '/run/snapserver/azcd.pcm' }, createdAt: AT },
+    ],
     zones: [
       { id: id(20), name: 'Kitchen', output: simulated(1), maxVolume: 0.6, turnOnVolume: 0.2, volume: 0.4, muted: false, power: true, source: 2, playerId: id(10), createdAt: AT },
       { id: id(21), name: 'Bedroom', output: simulated(2), maxVolume: 1, turnOnVolume: null, volume: 0.1, muted: true, power: false, source: 1, playerId: null, createdAt: AT },
@@ -70,6 +74,27 @@ t.test('a foreign, newer or shapeless document is named as such', async (t) => {
 t.test('every older format version has an upgrade step to the next one', async (t) => {
   for (let version = 1; version < BACKUP_VERSION; version++) t.type(UPGRADES[version], 'function', `from version ${version}`);
   t.same(Object.keys(UPGRADES).map(Number).filter((v) => v >= BACKUP_VERSION), [], 'no step starts at or after the current version');
+});
+
+t.test('a version 1 document is upgraded: its players are devices wired to their inputs', async (t) => {
+  const doc = documentWithEverything() as any;
+  doc.version = 1;
+  doc.players = doc.players.map(({ output: _o, ...player }: Record<string, unknown>) => player);
+  const parsed = parseBackup(JSON.parse(JSON.stringify(doc)), LIMITS);
+  t.equal(parsed.version, BACKUP_VERSION);
+  t.same(parsed.players.map((p) => p.output), [null, null, null]);
+});
+
+t.test("a stream player's output is refused when another player has it or a FIFO is not an absolute path", async (t) => {
+  const shared = documentWithEverything();
+  shared.players[2]!.output = { kind: 'alsa', device: 'hw:CARD=sndrpihifiberry,DEV=0' };
+  t.match(refusal(t, shared).options.errors, { 'backup.players.2.output': ['the same output as entry 1'] });
+  const relative = documentWithEverything();
+  relative.players[2]!.output = { kind: 'fifo', path: 'run/azcd.pcm' };
+  t.match(refusal(t, relative).options.errors, { 'backup.players.2.output.path': [/absolute path/] });
+  const quoted = documentWithEverything() as any;
+  quoted.players[1].output.device = 'hw:"0"';
+  t.match(refusal(t, quoted).options.errors, { 'backup.players.1.output': [/must be null or a stream output/] });
 });
 
 t.test('a field of the wrong shape is named by its path', async (t) => {

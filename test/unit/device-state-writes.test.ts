@@ -82,7 +82,7 @@ t.test('a write that is not device state runs at synchronous=FULL even right aft
   const player = rig.audio.players.create(admin, { name: 'Kitchen', input: { channel: 1 } });
   await rig.audio.zones.setVolume(admin, zone.id, { volume: 0.2 });
   t.equal(rig.store.synchronousLevel(), 'NORMAL', 'control: the group commit left the connection at NORMAL');
-  rig.audio.players.rename(admin, player.id, 'Kitchen speakers');
+  rig.audio.players.update(admin, player.id, { name: 'Kitchen speakers' });
   t.equal(rig.store.synchronousLevel(), 'FULL', 'the rename was committed at FULL');
   t.equal(rig.audio.players.get(admin, player.id).name, 'Kitchen speakers');
 });

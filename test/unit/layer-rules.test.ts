@@ -63,7 +63,7 @@ t.test('the checker finds each kind of wrong arrow', async (t) => {
     ['the store importing another domain type', { 'daemon/store/users-repo.ts': `import type { Caller } from '../domain/shared/index.js';` }, /only the types named/],
     ['a route reaching inside a domain folder', { 'daemon/api/zones.ts': `import '../domain/audio/zones.js';` }, /enter domain\/audio\/ through its index\.ts/],
     ['a capability importing one the table does not allow', { 'daemon/domain/audio/zones.ts': `import '../scenes/index.js';` }, /domain\/audio\/ may import domain\/shared\/ only/],
-    ['a domain folder missing from the table', { 'daemon/domain/playback/index.ts': `import '../audio/index.js';` }, /domain\/playback\/ is not in the capability table/],
+    ['a domain folder missing from the table', { 'daemon/domain/weather/index.ts': `import '../audio/index.js';` }, /domain\/weather\/ is not in the capability table/],
     ['uWS outside the HTTP layer', { 'daemon/api/zones.ts': `const uws = require('uWebSockets.js');` }, /only daemon\/http\/ imports uWS/],
     ['a uWS package named outside the HTTP layer', { 'daemon/mqtt/x.ts': `export const pkg = '@btc-vision/uwebsockets.js';` }, /names @btc-vision\/uwebsockets\.js; only daemon\/http\/ touches uWS/],
     ['SQLite opened outside the store', { 'daemon/domain/audio/zones.ts': `import Database from 'better-sqlite3';` }, /only daemon\/store\/ imports better-sqlite3/],

@@ -71,7 +71,7 @@ t.test('the policy on its own', async (t) => {
     t.same(visibleZones(caller('Operator'), zones), []);
   });
 
-  const player: PlayerView = { id: P1, name: 'A', volume: 0.3, zoneIds: [Z2, Z1], input: { amplifier: 'simulated', driver: 'simulated', channel: 1 }, state: 'idle', available: true, unavailableReason: null };
+  const player: PlayerView = { id: P1, name: 'A', volume: 0.3, zoneIds: [Z2, Z1], input: { amplifier: 'simulated', driver: 'simulated', channel: 1 }, output: null, state: 'idle', available: true, unavailableReason: null };
   const zone: ZoneView = { id: Z1, name: 'Kitchen', volume: 0.3, muted: false, power: true, playerId: P2, output: { amplifier: 'simulated', driver: 'simulated', channel: 1 }, maxVolume: 1, turnOnVolume: null, sleepUntil: null, available: true, unavailableReason: null };
 
   t.test('a player shows a non-admin only the attached zones it may see, fields in the same order', async (t) => {
@@ -168,7 +168,7 @@ t.test('domain services refuse what the caller may not do, without any front doo
     const before = snapshot();
     const calls: Record<string, () => unknown> = {
       createPlayer: () => players.create(assignedOperator, { name: 'x', input: { channel: 2 } }),
-      renamePlayer: () => players.rename(assignedOperator, mine.id, 'renamed'),
+      renamePlayer: () => players.update(assignedOperator, mine.id, { name: 'renamed' }),
       deletePlayer: () => players.remove(assignedOperator, mine.id),
       createZone: () => zoneService.create(assignedOperator, { name: 'x', output: { channel: 1 } }),
       renameZone: () => zoneService.update(assignedOperator, zones[0]!.id, { name: 'renamed' }),

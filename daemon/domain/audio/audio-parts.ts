@@ -8,6 +8,7 @@ import type { Amplifiers } from './amplifiers.js';
 import type { Availability } from './availability.js';
 import type { AudioLookup } from './audio-lookup.js';
 import type { ZoneCommits } from './zone-changes.js';
+import type { StreamHooks } from './stream-outputs.js';
 
 export interface AudioParts {
   store: Store;
@@ -26,4 +27,6 @@ export interface AudioParts {
   lookup: AudioLookup;
   /** Notified with the users whose assignment lists lost a deleted player or zone. */
   onAssignmentsDropped(userIds: string[]): void;
+  /** What the playback capability says about stream players. */
+  streams: StreamHooks;
 }

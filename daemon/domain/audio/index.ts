@@ -17,10 +17,12 @@ import { ZonesService } from './zones.js';
 import { InputsService } from './inputs.js';
 import { ZoneSleep } from './zone-sleep.js';
 import { HardwareSync } from './hardware-sync.js';
+import { NO_STREAMS, type StreamHooks } from './stream-outputs.js';
 
 export { Amplifiers, singleAmplifier, type Amplifier } from './amplifiers.js';
 export type { Availability, Skipped } from './availability.js';
-export { PlayersService } from './players.js';
+export { PlayersService, PLAYER_CHANGE_NONE, type NewPlayer, type PlayerChange } from './players.js';
+export { outputColumns, outputOf, resolveOutput, sameOutput, type OutputRequest, type StreamHooks, type StreamOutputKind } from './stream-outputs.js';
 export { ZonesService, ZONE_SETTINGS_NONE } from './zones.js';
 export { InputsService } from './inputs.js';
 export type { ZoneSleep } from './zone-sleep.js';
@@ -48,6 +50,8 @@ export interface AudioDeps {
   log?: Logger;
   /** See APPLY_SETTLE_MS. */
   applySettleMs?: number;
+  /** Stream players: whether MPD can play an output, and whether one plays (none without a playback capability). */
+  streams?: StreamHooks;
 }
 
 /** The audio services, built together because they share one view of the zones (AudioParts). */
@@ -73,7 +77,8 @@ export function createAudio(deps: AudioDeps): Audio {
   const availability = new Availability(amplifiers);
   const lookup = new AudioLookup(repo, amplifiers, availability);
   const commits = new ZoneCommits(store, repo, bus);
-  const parts = { store, repo, users, meta, bus, amplifiers, availability, commits, lookup, onAssignmentsDropped: deps.onAssignmentsDropped };
+  const streams = deps.streams ?? NO_STREAMS;
+  const parts = { store, repo, users, meta, bus, amplifiers, availability, commits, lookup, onAssignmentsDropped: deps.onAssignmentsDropped, streams };
   return {
     players: new PlayersService(parts),
     zones: new ZonesService(parts),

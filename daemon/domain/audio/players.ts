@@ -2,13 +2,30 @@
 import { randomUUID } from 'node:crypto';
 import { refOf } from './amplifiers.js';
 import { zoneWith, type PlayerRow, type ZoneRow } from '../../store/audio-repo.js';
-import { canSeePlayer, playerFor, requireAdmin, visiblePlayers, visibleZones, conflict } from '../shared/index.js';
-import type { Caller, PlayerView } from '../shared/index.js';
+import { canSeePlayer, playerFor, requireAdmin, visiblePlayers, visibleZones, conflict, invalid } from '../shared/index.js';
+import type { Caller, PlayerView, StreamOutput } from '../shared/index.js';
 import { limitsOf } from './audio-views.js';
 import { effectiveVolume, groupFactor, requestedVolume, roundVolume, type VolumeRequest } from './volume-rule.js';
 import type { ZoneChange } from './zone-changes.js';
 import { availabilityOf } from './availability.js';
 import type { AudioParts } from './audio-parts.js';
+import { checkOutputForm, checkOutputFree, outputColumns, outputOf, sameOutput } from './stream-outputs.js';
+
+/** A new player: its name, the amplifier input it feeds and, for a stream player, its audio output. */
+export interface NewPlayer {
+  name: string;
+  input: { amplifier?: string; driver?: string; channel: number };
+  output?: StreamOutput | null;
+}
+
+/** An admin's change of a player: at least one of its name and its output (null: no longer a stream player). */
+export interface PlayerChange {
+  name?: string;
+  output?: StreamOutput | null;
+}
+
+/** What a change of a player naming none of its fields is told (the REST schema says the same). */
+export const PLAYER_CHANGE_NONE = 'send "name", "output" or both';
 
 /** Volume a new player starts at (a quiet, safe default). */
 const NEW_PLAYER_VOLUME = 0.3;
@@ -26,10 +43,17 @@ export class PlayersService {
     return this.view(this.parts.lookup.playerToSee(caller, id), this.parts.repo.zonesOfPlayer(id), caller);
   }
 
-  create(caller: Caller, input: { name: string; input: { amplifier?: string; driver?: string; channel: number } }): PlayerView {
+  /** A stream player (one with an output) only when the appliance can play it: MPD installed (409 otherwise). */
+  create(caller: Caller, input: NewPlayer): PlayerView {
     requireAdmin(caller, 'creating a player');
-    const { store, repo, amplifiers, bus } = this.parts;
+    const { store, repo, amplifiers, bus, streams } = this.parts;
     const ref = refOf(amplifiers.placeOn(input.input, 'input'));
+    const output = input.output ?? null;
+    if (output) {
+      checkOutputForm(output);
+      streams.checkOutput(output);
+    }
+    const columns = outputColumns(output);
     const row: PlayerRow = {
       id: randomUUID(),
       name: input.name,
@@ -38,10 +62,13 @@ export class PlayersService {
       input_driver: ref.driver,
       input_channel: input.input.channel,
       created_at: new Date().toISOString(),
+      output_kind: columns.kind,
+      output_target: columns.target,
     };
     store.transaction(() => {
       const taken = repo.playerByInput(ref, input.input.channel);
       if (taken) throw conflict(`input ${input.input.channel} already feeds player "${taken.name}" (${taken.id})`);
+      if (output && columns.kind) checkOutputFree(repo.playerByOutput(columns.kind, columns.target), output);
       repo.insertPlayer(row);
     });
     const view = this.view(row, [], null);
@@ -49,11 +76,28 @@ export class PlayersService {
     return view;
   }
 
-  /** A name is the admin's data, not a hardware write: a player of an amplifier that is not configured can be renamed too. */
-  rename(caller: Caller, id: string, name: string): PlayerView {
-    const { store, repo, bus } = this.parts;
-    this.parts.lookup.playerToAdminister(caller, id, 'renaming a player');
-    store.transaction(() => repo.renamePlayer(id, name));
+  /**
+   * Renames a player and/or changes its output: given one, it becomes (or stays) a stream player played by the
+   * appliance; null makes it a device wired to its input again. Names and outputs are the admin's data, not a hardware
+   * write: a player of an amplifier that is not configured can be changed too.
+   */
+  update(caller: Caller, id: string, change: PlayerChange): PlayerView {
+    const { store, repo, bus, streams } = this.parts;
+    const player = this.parts.lookup.playerToAdminister(caller, id, 'changing a player');
+    if (change.name === undefined && change.output === undefined) throw invalid(PLAYER_CHANGE_NONE, { body: [PLAYER_CHANGE_NONE] });
+    const output = change.output;
+    const newOutput = output !== undefined && !sameOutput(output, outputOf(player));
+    if (newOutput && output) {
+      checkOutputForm(output);
+      streams.checkOutput(output);
+    }
+    store.transaction(() => {
+      if (change.name !== undefined) repo.renamePlayer(id, change.name);
+      if (!newOutput) return;
+      const columns = outputColumns(output ?? null);
+      if (output && columns.kind) checkOutputFree(repo.playerByOutput(columns.kind, columns.target), output, id);
+      repo.setPlayerOutput(id, columns.kind, columns.target);
+    });
     const view = this.view(repo.player(id)!, repo.zonesOfPlayer(id), null);
     bus.publish({ type: 'player.updated', payload: { player: view } });
     return view;
@@ -192,16 +236,20 @@ export class PlayersService {
    * zones the caller may see, so a room someone else controls never moves the number a user sees beside its own.
    */
   private view(player: Readonly<PlayerRow>, zones: readonly Readonly<ZoneRow>[], caller: Caller | null): PlayerView {
-    const { amplifiers, availability, commits } = this.parts;
+    const { amplifiers, availability, commits, streams } = this.parts;
     const all = zones.filter((zone) => zone.player_id === player.id);
     const attached = caller ? visibleZones(caller, all) : all;
+    const output = outputOf(player);
+    // A stream player plays when the appliance plays it; any other when a room can hear its input.
+    const playing = output ? streams.playing(player.id) : attached.some((zone) => zone.power && !zone.muted);
     return playerFor(caller, {
       id: player.id,
       name: player.name,
       volume: commits.playerVolume(player, attached),
       zoneIds: all.map((zone) => zone.id),
       input: { amplifier: amplifiers.nameOf(player.input_amplifier, player.input_driver), driver: player.input_driver, channel: player.input_channel },
-      state: attached.some((zone) => zone.power && !zone.muted) ? 'playing' : 'idle',
+      output,
+      state: playing ? 'playing' : 'idle',
       ...availabilityOf(availability.inputReason(player)),
     });
   }

@@ -123,6 +123,17 @@ export class ZoneApplier {
     return zones.map(targetOf);
   }
 
+  /**
+   * The current state of the zones named that can answer, and those that cannot with the reason (an announcement
+   * plays on the others). Unknown or invisible ids are a 400, as for capture.
+   */
+  captureSome(caller: Caller, zoneIds: string[]): { targets: ZoneTarget[]; skipped: Skipped[] } {
+    const zones = this.lookup.zonesNamed(caller, zoneIds);
+    const skipped = this.lookup.availability.unavailable(zones);
+    const out = new Set(skipped.map((zone) => zone.zoneId));
+    return { targets: zones.filter((zone) => !out.has(zone.id)).map(targetOf), skipped };
+  }
+
   /** The ids of every zone the caller may see, in the amplifiers' order (whether they can answer or not). */
   order(caller: Caller): string[] {
     return visibleZones(caller, this.repo.zones()).map((zone) => zone.id);

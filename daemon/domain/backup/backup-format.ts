@@ -8,7 +8,7 @@ import { nameKey, nameProblem } from '../../names.js';
 
 export const BACKUP_FORMAT = 'azcd-backup';
 /** The version this azcd writes. A change of the document's shape adds a version and an upgrade step below. */
-export const BACKUP_VERSION = 1;
+export const BACKUP_VERSION = 2;
 
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 const Id = T.String({ pattern: UUID, errorMessage: 'must be a UUID' });
@@ -41,7 +41,25 @@ const UserEntry = T.Object({
   assignments: T.Object({ playerIds: T.Array(Id, { maxItems: 4096 }), zoneIds: T.Array(Id, { maxItems: 4096 }) }),
 });
 
-const PlayerEntry = T.Object({ id: Id, name: Name(100), volume: Fraction, input: Place, createdAt: Timestamp });
+/** A stream player's output, as the API takes it (an ALSA device, a FIFO, nowhere); null for a device wired to the input. */
+const OutputTarget = T.String({ minLength: 1, maxLength: 1024, pattern: '^[^\\u0000-\\u001f\\u007f"\\\\]+$', errorMessage: 'must be 1 to 1024 characters without control characters, quotes or backslashes' });
+const StreamOutputEntry = T.Union(
+  [
+    T.Object({ kind: T.Literal('alsa'), device: OutputTarget }),
+    T.Object({ kind: T.Literal('fifo'), path: OutputTarget }),
+    T.Object({ kind: T.Literal('null') }),
+  ],
+  { errorMessage: 'must be null, {"kind":"alsa","device":…}, {"kind":"fifo","path":…} or {"kind":"null"}' },
+);
+
+const PlayerEntry = T.Object({
+  id: Id,
+  name: Name(100),
+  volume: Fraction,
+  input: Place,
+  output: T.Union([StreamOutputEntry, T.Null()], { errorMessage: 'must be null or a stream output' }),
+  createdAt: Timestamp,
+});
 
 const ZoneEntry = T.Object({
   id: Id,
@@ -124,7 +142,7 @@ export const BackupSchema = T.Object(
   {
     title: 'Backup',
     description:
-      'the whole configuration of the appliance (format version 1). `secrets` (password hashes and API keys, sealed under a passphrase) only in backups made with POST.',
+      'the whole configuration of the appliance (format version 2). `secrets` (password hashes and API keys, sealed under a passphrase) only in backups made with POST.',
   },
 );
 
@@ -148,9 +166,17 @@ export type SecretsPlain = Static<typeof SecretsPlainSchema>;
 /**
  * Upgrade steps: UPGRADES[n] turns a version-n document into a version n+1 one. A restore runs every step from the
  * document's version up to BACKUP_VERSION, then checks the result against BackupSchema, so an old backup always
- * restores into a newer azcd. Version 1 is the first: there is nothing to upgrade from yet.
+ * restores into a newer azcd.
+ * 1 → 2: players have an `output` (stream players); every player of a version 1 backup is a device wired to its input.
  */
-export const UPGRADES: Record<number, (doc: Record<string, unknown>) => Record<string, unknown>> = {};
+export const UPGRADES: Record<number, (doc: Record<string, unknown>) => Record<string, unknown>> = {
+  1: (doc) => ({
+    ...doc,
+    players: Array.isArray(doc.players)
+      ? doc.players.map((player: unknown) => (typeof player === 'object' && player !== null && !Array.isArray(player) ? { output: null, ...player } : player))
+      : doc.players,
+  }),
+};
 
 /** The limits a document must keep (the same as the API enforces one request at a time). */
 export interface DocumentLimits {
@@ -331,6 +357,15 @@ function relations(doc: BackupDocument, limits: DocumentLimits): FieldErrors {
   distinct(doc.players, (p) => place(p.input), (i) => `backup.players.${i}.input`, 'the same input');
   distinct(doc.zones, (z) => place(z.output), (i) => `backup.zones.${i}.output`, 'the same output');
   distinct(doc.inputDevices, (d) => place(d.input), (i) => `backup.inputDevices.${i}.input`, 'the same input');
+  // A device or FIFO carries one player's audio (players without one, or playing nowhere, are each their own).
+  const outputKey = (p: BackupDocument['players'][number]) =>
+    p.output?.kind === 'alsa' ? `alsa\u0000${p.output.device}` : p.output?.kind === 'fifo' ? `fifo\u0000${p.output.path}` : `none\u0000${p.id}`;
+  distinct(doc.players, outputKey, (i) => `backup.players.${i}.output`, 'the same output');
+  doc.players.forEach((p, i) => {
+    if (p.output?.kind === 'fifo' && (!p.output.path.startsWith('/') || p.output.path.split('/').includes('..'))) {
+      add(`backup.players.${i}.output.path`, 'must be an absolute path without ".."');
+    }
+  });
   distinct(doc.scenes, (s) => nameKey(s.name), (i) => `backup.scenes.${i}.name`, 'the same name as people read it (letter case, width and invisible characters aside)');
 
   const players = new Map(doc.players.map((p) => [p.id.toLowerCase(), p]));

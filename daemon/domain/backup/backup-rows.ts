@@ -1,7 +1,7 @@
 // The backup document and the database rows, each made from the other (users' key material aside: backup.ts).
 import type { ConfigurationRows, MetaRow, ZoneConfigRow } from '../../store/backup-repo.js';
 import { deletedKey, parseDeletedKey, DELETED, UDN_KEY } from '../../store/meta-repo.js';
-import { effectiveVolume } from '../audio/index.js';
+import { effectiveVolume, outputColumns, outputOf } from '../audio/index.js';
 import { BACKUP_FORMAT, BACKUP_VERSION, type BackupDocument } from './backup-format.js';
 
 /** What the document says about where it comes from. */
@@ -69,6 +69,7 @@ export function documentOf(rows: ConfigurationRows, header: DocumentHeader): Bac
       name: p.name,
       volume: p.volume,
       input: { amplifier: p.input_amplifier, driver: p.input_driver, channel: p.input_channel },
+      output: outputOf(p),
       createdAt: p.created_at,
     })),
     zones: rows.zones.map((z) => ({
@@ -140,6 +141,8 @@ export function configurationOf(doc: BackupDocument, currentMeta: readonly MetaR
       input_driver: p.input.driver,
       input_channel: p.input.channel,
       created_at: p.createdAt,
+      output_kind: outputColumns(p.output).kind,
+      output_target: outputColumns(p.output).target,
     })),
     zones,
     inputDevices: doc.inputDevices.map((d) => ({

@@ -2,6 +2,7 @@
 import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import { InputDeviceSchema, PlayerSchema, ZoneSchema, type InputDeviceView, type PlayerView, type ZoneView } from './views.js';
 import { SceneSchema, type SceneView } from './scene-views.js';
+import { AnnouncementSchema, EngineSchema, PlaybackSchema, SKIP_REASONS } from './playback-views.js';
 
 const Id = T.String({ format: 'uuid' });
 const Volume = T.Number({ minimum: 0, maximum: 1 });
@@ -71,6 +72,54 @@ export const DomainEventSchema = T.Union([
     'an amplifier link went up or down',
   ),
   event('user.changed', T.Object({ userId: Id }), 'a user changed (admins only)'),
+  event(
+    'player.playbackChanged',
+    T.Object({ playerId: Id, playback: PlaybackSchema }),
+    "a stream player's playback changed: state, track, tags, playlist, a seek, an announcement (the player's state follows it)",
+  ),
+  event(
+    'player.position',
+    T.Object({
+      playerId: Id,
+      positionMs: T.Integer({ minimum: 0 }),
+      durationMs: T.Union([T.Integer({ minimum: 0 }), T.Null()]),
+      positionAt: T.String({ format: 'date-time' }),
+    }),
+    'where a playing stream player is in its track: at most once a second per player',
+  ),
+  event(
+    'player.trackSkipped',
+    T.Object({
+      playerId: Id,
+      trackId: T.Union([Id, T.Null()], { description: 'the playlist track, when it is one' }),
+      index: T.Union([T.Integer({ minimum: 0 }), T.Null()]),
+      uri: T.String(),
+      reason: T.Union(SKIP_REASONS.map((r) => T.Literal(r)), {
+        description: 'missing (no such file), unreachable (a stream that cannot be fetched), unknown-format, refused (not a URI the appliance plays), other',
+      }),
+      detail: T.String(),
+    }),
+    'a track that cannot play was passed over; the queue goes on',
+  ),
+  event(
+    'player.engineChanged',
+    T.Object({
+      playerId: Id,
+      engine: EngineSchema,
+      recovery: T.Union([T.Literal('fresh'), T.Literal('restored'), T.Literal('lost'), T.Null()], {
+        description: 'when it came back up: fresh (nothing to give back), restored (queue, track, position and state are back), lost (why in detail)',
+      }),
+    }),
+    "a stream player's MPD went down, came up, could not start, or an output could not open",
+  ),
+  event('library.scanChanged', T.Object({ scanning: T.Boolean() }), 'a rescan of the music folder began or ended'),
+  event('announcement.queued', T.Object({ announcement: AnnouncementSchema }), 'an announcement waits its turn (non-admins: when they see all its zones)'),
+  event('announcement.started', T.Object({ announcement: AnnouncementSchema }), 'an announcement began to play; the zone events of the change come with it'),
+  event(
+    'announcement.ended',
+    T.Object({ announcement: AnnouncementSchema }),
+    'an announcement played, failed or was cancelled, and what it changed was put back (kept lists what was not)',
+  ),
 ]);
 
 /** Sent only on the stream: a resume it cannot serve, or a change of what the client may see. */

@@ -6,5 +6,6 @@ export * from './policy.js';
 export * from './events.js';
 export * from './views.js';
 export * from './scene-views.js';
+export * from './playback-views.js';
 export * from './clock.js';
 export * from './slices.js';

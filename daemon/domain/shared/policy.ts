@@ -2,6 +2,7 @@
 import { forbidden } from './errors.js';
 import { isAdmin, type Caller } from './access.js';
 import type { DomainEvent, PlayerView, SceneView, ZoneView } from './events.js';
+import type { AnnouncementView } from './playback-views.js';
 
 export { isAdmin };
 
@@ -76,6 +77,12 @@ export function sceneFor(caller: Caller | null, scene: SceneView): SceneView {
   return { ...scene, zones };
 }
 
+/** An announcement (whose zones the caller sees) as the caller sees it: the stream players it may not see are not named. */
+export function announcementFor(caller: Caller | null, announcement: AnnouncementView): AnnouncementView {
+  if (!caller || isAdmin(caller)) return announcement;
+  return { ...announcement, playerIds: announcement.playerIds.filter((id) => caller.playerIds.has(id)) };
+}
+
 // ---- may see: events --------------------------------------------------------------------------
 
 /**
@@ -111,6 +118,15 @@ export function canSeeEvent(caller: Caller, event: DomainEvent): boolean {
     case 'scene.deleted':
     case 'scene.applied':
       return event.payload.zoneIds.every((id) => caller.zoneIds.has(id));
+    case 'player.playbackChanged':
+    case 'player.position':
+    case 'player.trackSkipped':
+    case 'player.engineChanged':
+      return caller.playerIds.has(event.payload.playerId);
+    case 'announcement.queued':
+    case 'announcement.started':
+    case 'announcement.ended':
+      return event.payload.announcement.zoneIds.every((id) => caller.zoneIds.has(id));
     default:
       return true;
   }
@@ -126,6 +142,9 @@ const PER_CALLER = new Set<DomainEvent['type']>([
   'zone.updated',
   'scene.created',
   'scene.updated',
+  'announcement.queued',
+  'announcement.started',
+  'announcement.ended',
 ]);
 
 /** Whether the caller gets an event's payload exactly as published, so one encoding can serve every such caller. */
@@ -162,6 +181,10 @@ export function eventPayloadFor(caller: Caller, event: DomainEvent, views?: Call
     case 'scene.created':
     case 'scene.updated':
       return { scene: sceneFor(caller, event.payload.scene) };
+    case 'announcement.queued':
+    case 'announcement.started':
+    case 'announcement.ended':
+      return { announcement: announcementFor(caller, event.payload.announcement) };
     default:
       return event.payload;
   }

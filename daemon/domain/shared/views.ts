@@ -16,6 +16,19 @@ const availability = (what: string, when: string) => ({
   }),
 });
 
+/**
+ * Where a stream player's audio goes: an ALSA device of the appliance (a DAC wired into the amplifier input), a FIFO
+ * someone else reads (raw PCM, 44.1 kHz 16-bit stereo: a Snapcast source, tests), or nowhere (played in real time).
+ */
+export const StreamOutputSchema = T.Union(
+  [
+    T.Object({ kind: T.Literal('alsa'), device: T.String({ description: 'the ALSA device as aplay -L names it, e.g. hw:CARD=sndrpihifiberry,DEV=0' }) }),
+    T.Object({ kind: T.Literal('fifo'), path: T.String({ description: 'absolute path of the FIFO the PCM is written to' }) }),
+    T.Object({ kind: T.Literal('null') }),
+  ],
+  { title: 'StreamOutput' },
+);
+
 export const PlayerSchema = T.Object({
   id: T.String({ format: 'uuid' }),
   name: T.String(),
@@ -27,7 +40,12 @@ export const PlayerSchema = T.Object({
   }),
   zoneIds: T.Array(T.String({ format: 'uuid' }), { description: 'attached zones the caller may see' }),
   input: Binding('amplifier source input the player feeds'),
-  state: T.Union([T.Literal('playing'), T.Literal('idle')], { description: 'playing when an attached zone is on and unmuted' }),
+  output: T.Union([StreamOutputSchema, T.Null()], {
+    description: "a stream player's audio output (the appliance plays it, see /api/players/{id}/playback); null: a device wired to the input",
+  }),
+  state: T.Union([T.Literal('playing'), T.Literal('idle')], {
+    description: 'a stream player: playing while it plays (not paused or stopped); any other player: playing when an attached zone is on and unmuted',
+  }),
   ...availability('the player', "its input's amplifier is not configured"),
 });
 
@@ -57,5 +75,6 @@ export const InputDeviceSchema = T.Object({
 });
 
 export type PlayerView = Static<typeof PlayerSchema>;
+export type StreamOutput = Static<typeof StreamOutputSchema>;
 export type ZoneView = Static<typeof ZoneSchema>;
 export type InputDeviceView = Static<typeof InputDeviceSchema>;

@@ -32,6 +32,13 @@ const PATHS = {
   disc: '<circle cx="12" cy="12" r="9.5"/><circle cx="12" cy="12" r="2.5"/>',
   optical: '<circle cx="12" cy="12" r="9.5"/><path d="M12 7v10M7 12h10"/>',
   bluetooth: '<path d="m7 7 10 10-5 5V2l5 5L7 17"/>',
+  play: '<path d="M7 4.5v15l12-7.5z"/>',
+  pause: '<path d="M8 5v14M16 5v14"/>',
+  stop: '<rect x="6" y="6" width="12" height="12" rx="1.5"/>',
+  prev: '<path d="M6 5v14M19 5 9 12l10 7z"/>',
+  next: '<path d="M18 5v14M5 5l10 7-10 7z"/>',
+  folder: '<path d="M3 6a2 2 0 0 1 2-2h4l2 3h8a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2z"/>',
+  megaphone: '<path d="M3 10v4h4l9 5V5L7 10z"/><path d="M19.5 9.5a3.5 3.5 0 0 1 0 5"/>',
   tv: '<rect x="2" y="4" width="20" height="14" rx="2"/><path d="M8 21h8"/>',
 };
 

@@ -7,17 +7,21 @@ import { volumeControl } from './volume.js';
 import { confirmDialog, openDialog, field } from './dialogs.js';
 import { editZone, sleepButton, sleepText, tickWhileSleeping, allOff } from './zone-settings.js';
 import { scenesSection } from './scenes.js';
+import { nowPlaying, playbackState, stateText } from './now-playing.js';
+import { announceDialog, announcementStatus } from './announce.js';
 
 const reportError = (err) => attempt(() => Promise.reject(err));
 
 export function playersView(section) {
   // Only Admins create players and zones; Viewers change nothing, so they get no buttons at all.
+  const status = announcementStatus();
   const off = can.change() ? iconButton({ icon: icon('power'), visibleLabel: 'All off', className: 'btn btn-secondary', action: 'all-off', onClick: () => allOff(off) }) : null;
   const tools = can.change()
     ? h(
         'div',
         { class: 'view-actions' },
         off,
+        iconButton({ icon: icon('megaphone'), visibleLabel: 'Announce', className: 'btn btn-secondary', action: 'announce', onClick: () => announceDialog(status) }),
         can.admin() ? iconButton({ icon: icon('plus'), visibleLabel: 'New zone', className: 'btn btn-secondary', action: 'new-zone', onClick: createZone }) : null,
         can.admin() ? iconButton({ icon: icon('plus'), visibleLabel: 'New player', className: 'btn btn-primary', action: 'new-player', onClick: createPlayer }) : null,
       )
@@ -38,10 +42,11 @@ export function playersView(section) {
     freeList,
   );
   const scenes = scenesSection();
-  section.append(head, h('p', { class: 'loading', text: 'Loading players…' }), scenes, grid, empty, free);
+  section.append(head, status, h('p', { class: 'loading', text: 'Loading players…' }), scenes, grid, empty, free);
   const view = {
     render() {
       tick();
+      status.update();
       section.querySelector('.loading').hidden = state.loaded.audio;
       scenes.hidden = !state.loaded.scenes || !state.loaded.audio;
       if (!state.loaded.audio) return;
@@ -95,11 +100,14 @@ function playerCard(player) {
   const zones = h('ul', { class: 'zone-list' });
   const noZones = h('p', { class: 'muted small', text: 'No zones attached. Add one below to start playing.' });
   const attach = can.change() ? attachPicker(() => card.player) : null;
+  // A stream player (one the appliance plays itself) shows what it plays; its output never changes.
+  const np = player.output ? nowPlaying(() => card.player) : null;
   const card = h(
     'article',
     { class: 'card player-card' },
     h('header', { class: 'card-head' }, h('div', { class: 'card-head-text' }, title, meta), badge, rename, remove),
     reason,
+    np,
     h('div', { class: 'group-volume' }, h('span', { class: 'label', text: 'Group volume' }), volume, parts),
     h('h3', { class: 'subhead', text: 'Zones' }),
     zones,
@@ -109,10 +117,12 @@ function playerCard(player) {
   card.update = (p) => {
     card.player = p;
     text(title, p.name);
-    text(meta, `Input ${p.input.channel}`);
+    text(meta, `Input ${p.input.channel}${p.output ? ' · stream player' : ''}`);
     const attached = p.zoneIds.map((id) => state.zones.get(id)).filter(Boolean);
-    const playing = p.available && attached.some((z) => z.power && !z.muted);
-    text(badge, p.available ? (playing ? 'Playing' : 'Idle') : 'Unavailable');
+    const stream = np ? playbackState(p.id) : null;
+    const playing = p.available && (stream ? stream === 'playing' : attached.some((z) => z.power && !z.muted));
+    text(badge, p.available ? (stream ? stateText(stream) : playing ? 'Playing' : 'Idle') : 'Unavailable');
+    np?.update(p);
     badge.className = ['badge', playing ? 'badge-live' : '', p.available ? '' : 'badge-unavailable'].filter(Boolean).join(' ');
     card.classList.toggle('is-unavailable', !p.available);
     showReason(reason, p);

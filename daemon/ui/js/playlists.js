@@ -7,6 +7,7 @@ import { state, can, sorted, changed, loadPlaylist, invalidatePlaylist, ensureTr
 import { confirmDialog, openDialog, field } from './dialogs.js';
 import { trackList } from './tracks.js';
 import { exportPanel } from './playlist-export.js';
+import { libraryPanel } from './library.js';
 
 export function playlistsView(section) {
   const create = can.change()
@@ -107,15 +108,16 @@ function playlistDetail() {
   const remove = can.change()
     ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-playlist', onClick: () => deletePlaylist(current()) })
     : null;
+  const play = can.change() ? iconButton({ icon: icon('play'), visibleLabel: 'Play', className: 'btn btn-primary', action: 'play-playlist', onClick: () => playOn(current()) }) : null;
   const tracks = trackList({ getPlaylist: current, mutate });
-  const forms = can.change() ? [addTrackForm(current), exportPanel(current, true)] : [exportPanel(current, false)];
+  const forms = can.change() ? [addTrackForm(current), libraryPanel(current, mutate), exportPanel(current, true)] : [exportPanel(current, false)];
   const loading = h('p', { class: 'loading', text: 'Loading tracks…' });
   const body = h('div', { class: 'detail-body' }, loading, tracks, ...forms);
   const none = h('p', { class: 'muted empty-inline', text: 'Choose a playlist, or create one.' });
   const panel = h(
     'section',
     { class: 'card playlist-detail', 'aria-labelledby': 'h-playlist-detail' },
-    h('header', { class: 'card-head' }, h('div', { class: 'card-head-text' }, title, meta), fav, remove),
+    h('header', { class: 'card-head' }, h('div', { class: 'card-head-text' }, title, meta), play, fav, remove),
     body,
     none,
   );
@@ -129,6 +131,12 @@ function playlistDetail() {
     text(meta, summary(p));
     fav.update(p);
     if (remove) attr(remove, 'aria-label', `Delete playlist ${p.name}`);
+    if (play) {
+      // Only stream players have a transport; the button waits until there is one and the playlist has tracks.
+      play.hidden = sorted.streamPlayers().length === 0;
+      play.disabled = trackCount(p) === 0;
+      attr(play, 'aria-label', `Play ${p.name}`);
+    }
     loading.hidden = Boolean(p.tracks);
     tracks.hidden = !p.tracks;
     for (const form of forms) form.hidden = !p.tracks;
@@ -179,6 +187,22 @@ function createPlaylist() {
       state.playlists.set(playlist.id, playlist);
       select(playlist.id);
       return playlist;
+    },
+  });
+}
+
+/** Asks which stream player plays it (those that can answer), then starts it from its first track. */
+function playOn(p) {
+  const players = sorted.streamPlayers().filter((player) => player.available);
+  if (!players.length) return toast('No stream player can play now.', 'error');
+  openDialog({
+    title: `Play ${p.name}`,
+    content: [field({ name: 'playerId', label: 'On the player', options: players.map((player) => ({ value: player.id, label: player.name })), value: players[0].id })],
+    submitLabel: 'Play',
+    onSubmit: async (form) => {
+      const player = state.players.get(form.elements.playerId.value);
+      await post(`/api/players/${player.id}/play`, { playlistId: p.id });
+      toast(`${p.name} plays on ${player.name}.`, 'success');
     },
   });
 }

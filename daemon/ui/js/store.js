@@ -1,5 +1,6 @@
 // The client-side model: what the signed-in user may see, kept current by the event stream.
 import { get, apiResponse, nextLink } from './api.js';
+import { toast } from './dom.js';
 
 export const state = {
   me: null,
@@ -8,6 +9,10 @@ export const state = {
   playlists: new Map(),
   inputs: new Map(),
   scenes: new Map(),
+  /** What each stream player plays (GET /api/players/{id}/playback), kept current by the player.* events. */
+  playback: new Map(),
+  /** Announcements this page saw (its own answers and the announcement.* events), by id. */
+  announcements: new Map(),
   /** An apply (or undo) happened since this page loaded, so the undo slot holds something. */
   undoReady: false,
   users: null,
@@ -48,7 +53,7 @@ export function changed(topic) {
 export function reset() {
   state.me = null;
   state.users = null;
-  for (const key of ['players', 'zones', 'playlists', 'inputs', 'scenes', 'hardware', 'locked']) state[key].clear();
+  for (const key of ['players', 'zones', 'playlists', 'inputs', 'scenes', 'playback', 'announcements', 'hardware', 'locked']) state[key].clear();
   state.undoReady = false;
   state.openPlaylistId = null;
   for (const key of Object.keys(state.loaded)) state.loaded[key] = false;
@@ -60,6 +65,8 @@ const usableFirst = (a, b) => Number(!a.available) - Number(!b.available);
 
 export const sorted = {
   players: () => [...state.players.values()].sort((a, b) => usableFirst(a, b) || byName(a, b)),
+  /** Players the appliance plays itself (an audio output): the ones with a transport. */
+  streamPlayers: () => sorted.players().filter((p) => p.output),
   zones: () => [...state.zones.values()].sort((a, b) => usableFirst(a, b) || a.output.channel - b.output.channel || byName(a, b)),
   playlists: () => [...state.playlists.values()].sort((a, b) => Number(b.isFavorite) - Number(a.isFavorite) || byName(a, b)),
   inputs: () => [...state.inputs.values()].sort((a, b) => usableFirst(a, b) || a.input.channel - b.input.channel || byName(a, b)),
@@ -77,6 +84,17 @@ export async function loadAudio() {
   fill(state.zones, zones);
   state.loaded.audio = true;
   changed('audio');
+  await Promise.all(players.filter((p) => p.output).map((p) => loadPlayback(p.id)));
+}
+
+/** One stream player's playback; a player that cannot answer keeps what the events said last. */
+export async function loadPlayback(playerId) {
+  try {
+    state.playback.set(playerId, await get(`/api/players/${playerId}/playback`));
+    changed('playback');
+  } catch {
+    // Its card says the player is unavailable or its engine is down (from the player and engine events).
+  }
 }
 
 /** The list asks for the largest page the API gives; the bound stops a server that never ends the list. */
@@ -186,6 +204,9 @@ function setPlayerZones(playerId, zoneIds) {
   }
 }
 
+/** Announcements remembered by the page (the daemon keeps its last 50 too). */
+const KEPT_ANNOUNCEMENTS = 50;
+
 const refetchTimers = new Map();
 
 /** Coalesces bursts (e.g. a reorder followed by a favorite) into one GET per resource. */
@@ -231,6 +252,7 @@ function apply(type, p) {
     }
     case 'player.deleted':
       state.players.delete(p.playerId);
+      state.playback.delete(p.playerId);
       setPlayerZones(p.playerId, []);
       return 'audio';
     case 'zone.volumeChanged':
@@ -294,6 +316,29 @@ function apply(type, p) {
     case 'inputDevice.deleted':
       state.inputs.delete(p.inputDeviceId);
       return 'inputs';
+    case 'player.playbackChanged':
+      state.playback.set(p.playerId, p.playback);
+      return 'playback';
+    case 'player.position':
+    case 'player.engineChanged': {
+      const playback = state.playback.get(p.playerId);
+      // A stream player this page has not read yet (just created, or its MPD was down at load): read it now.
+      if (!playback) return void loadPlayback(p.playerId);
+      if (p.engine) playback.engine = p.engine;
+      else Object.assign(playback, { positionMs: p.positionMs, durationMs: p.durationMs, positionAt: p.positionAt });
+      return 'playback';
+    }
+    case 'player.trackSkipped':
+      // The queue goes on by itself; the message says which track did not play and why.
+      toast(`${state.players.get(p.playerId)?.name ?? 'A player'} skipped ${p.uri}: ${p.detail}`);
+      return null;
+    case 'announcement.queued':
+    case 'announcement.started':
+    case 'announcement.ended':
+      state.announcements.set(p.announcement.id, p.announcement);
+      // A page left open for days keeps the newest few; the status line follows only the last one it sent.
+      if (state.announcements.size > KEPT_ANNOUNCEMENTS) state.announcements.delete(state.announcements.keys().next().value);
+      return 'announcements';
     case 'hardware.status':
       state.hardware.set(p.driver, p.online);
       return 'hardware';

@@ -1,0 +1,133 @@
+// The playback capability's entry: stream players played by the appliance (one MPD each, kept in step with the
+// players' rows), their transport and now-playing, the music library, and announcements. The rest of the daemon
+// imports this file.
+import type { Logger } from '../../log.js';
+import type { AudioRepo } from '../../store/audio-repo.js';
+import { conflict, type Clock, type EventBus, type StreamOutput } from '../shared/index.js';
+import { outputOf, type Audio, type StreamHooks } from '../audio/index.js';
+import type { PlaylistsService } from '../playlists/index.js';
+import { StreamEngines, type EngineDeps } from './engines.js';
+import { NowPlaying } from './now-playing.js';
+import { Transport } from './transport.js';
+import { Library } from './library.js';
+import { Announcements, type AnnouncementLimits } from './announcements.js';
+
+export { StreamEngines, type EngineFactory } from './engines.js';
+export { Transport, placeOf, type PlayRequest } from './transport.js';
+export { Library } from './library.js';
+export { Announcements, type AnnouncementLimits } from './announcements.js';
+export type { AnnouncementRequest } from './announcement-view.js';
+export { POSITION_INTERVAL_MS } from './now-playing.js';
+export { LIBRARY_PAGE_MAX } from '../../../drivers/playback.js';
+
+export interface PlaybackDeps {
+  /** The players' and zones' rows (read only: changes go through the audio services). */
+  repo: AudioRepo;
+  audio: Pick<Audio, 'players' | 'zoneStates' | 'amplifiers'>;
+  playlists: Pick<PlaylistsService, 'get'>;
+  bus: EventBus;
+  clock: Clock;
+  engines: Omit<EngineDeps, 'log'>;
+  limits: AnnouncementLimits;
+  /** The longest an announcement plays. */
+  announcementMaxMs: number;
+  log: Logger;
+}
+
+/** What follows a playing playlist: its edits change what plays next. */
+const PLAYLIST_EDITS = new Set(['tracksAdded', 'tracksRemoved', 'reordered', 'deleted']);
+
+/** The playback services, built together; nothing runs until start(). */
+export class Playback {
+  readonly engines: StreamEngines;
+  readonly transport: Transport;
+  readonly library: Library;
+  readonly announcements: Announcements;
+  /** What the audio capability asks about stream players. */
+  readonly hooks: StreamHooks;
+  private readonly now: NowPlaying;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly deps: PlaybackDeps) {
+    const log = deps.log.child({ component: 'playback' });
+    this.engines = new StreamEngines({ ...deps.engines, log }, (playerId, event) => {
+      if (event.type === 'library') this.library.scanChanged(playerId, event.scanning);
+      else this.now.handle(playerId, event);
+      if (event.type === 'engine' && event.up && deps.repo.player(playerId)) this.followIfStale(playerId);
+    });
+    this.now = new NowPlaying(this.engines, deps.bus, deps.clock);
+    this.transport = new Transport(this.engines, this.now, deps.audio.players, deps.playlists);
+    this.library = new Library(this.engines, deps.bus, log);
+    this.announcements = new Announcements({
+      repo: deps.repo,
+      zoneStates: deps.audio.zoneStates,
+      engines: this.engines,
+      now: this.now,
+      transport: this.transport,
+      clock: deps.clock,
+      maxMs: deps.announcementMaxMs,
+      amplifierName: (key, driver) => deps.audio.amplifiers.nameOf(key, driver),
+      bus: deps.bus,
+      limits: deps.limits,
+      log,
+    });
+    this.hooks = {
+      checkOutput: (_output: StreamOutput) => {
+        const missing = deps.engines.missing();
+        if (missing !== undefined) throw conflict(`${missing}; then create the stream player again`);
+      },
+      playing: (playerId) => this.now.playing(playerId),
+    };
+  }
+
+  /** Starts the engine of every stream player (in the background: a first scan of a large music folder takes a while). */
+  start(): void {
+    this.unsubscribe = this.deps.bus.subscribe((event) => {
+      switch (event.type) {
+        case 'player.created':
+        case 'player.updated':
+          if (event.payload.player.output === null) this.now.forget(event.payload.player.id);
+          void this.engines.set(event.payload.player.id, event.payload.player.output);
+          return;
+        case 'player.deleted':
+          this.now.forget(event.payload.playerId);
+          void this.engines.remove(event.payload.playerId, { keepFiles: false });
+          return;
+        case 'playlist.changed':
+          if (PLAYLIST_EDITS.has(event.payload.reason)) this.follow(event.payload.playlistId);
+          return;
+      }
+    });
+    void this.reload();
+  }
+
+  /** Stops announcements and every engine (the daemon stops). */
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    await this.announcements.stop();
+    await this.engines.stopAll();
+  }
+
+  /** The players' rows were replaced (a restore, the start): engines follow them; sessions of players gone are dropped. */
+  reload(): Promise<void> {
+    const rows = this.deps.repo.players().map((row) => ({ id: row.id, output: outputOf(row) }));
+    const present = new Set(rows.filter((row) => row.output !== null).map((row) => row.id));
+    for (const id of this.engines.playerIds) if (!present.has(id)) this.now.forget(id);
+    return this.engines.sync(rows);
+  }
+
+  /** Every player playing this playlist takes its edit. */
+  private follow(playlistId: string): void {
+    for (const [playerId, session] of this.now.sessions) {
+      if (session.playlistId === playlistId) this.followLogged(playerId);
+    }
+  }
+
+  private followIfStale(playerId: string): void {
+    if (this.now.sessions.get(playerId)?.stale) this.followLogged(playerId);
+  }
+
+  private followLogged(playerId: string): void {
+    this.transport.follow(playerId).catch((err: Error) => this.deps.log.warn({ player: playerId, err: err.message }, 'the queue could not follow its playlist'));
+  }
+}

@@ -1,0 +1,232 @@
+// Transport of stream players: play a playlist (from a track) or a URI, pause, resume, stop, next, previous, seek, and
+// a playing playlist's edits carried into what plays next. One operation per player at a time; each checks its
+// caller when its turn comes, where it loads the player.
+import type { PlaybackEngine, PlaybackError } from '../../../drivers/playback.js';
+import { asWriter, conflict, invalid, type Caller, type PlaybackView, type PlayerView } from '../shared/index.js';
+import type { PlayersService } from '../audio/index.js';
+import type { PlaylistsService, TrackView } from '../playlists/index.js';
+import type { StreamEngines } from './engines.js';
+import { engineCall, fromPlaybackError, refusalReasons, refusedIndexes } from './errors.js';
+import { emptySession, type NowPlaying, type Session } from './now-playing.js';
+
+/** What to play: a playlist (from one of its tracks, at a position in it), or one URI. */
+export type PlayRequest = { playlistId: string; trackId?: string; positionMs?: number } | { uri: string };
+
+/** The caller as it is when an operation's turn comes (a front door re-resolves it). */
+export type Recheck = () => Caller;
+
+export class Transport {
+  /** Each player's operations, one after another. */
+  private readonly lanes = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly engines: StreamEngines,
+    private readonly now: NowPlaying,
+    private readonly players: Pick<PlayersService, 'get'>,
+    private readonly playlists: Pick<PlaylistsService, 'get'>,
+  ) {}
+
+  /** A stream player's playback, for anyone who may see the player. */
+  get(caller: Caller, playerId: string): PlaybackView {
+    const player = this.players.get(caller, playerId);
+    streamPlayer(player);
+    return this.now.view(player.id);
+  }
+
+  play(caller: Caller, playerId: string, request: PlayRequest, recheck: Recheck = () => caller): Promise<PlaybackView> {
+    return this.command(playerId, recheck, async (engine, id) => {
+      if ('uri' in request) {
+        await this.load(id, { ...emptySession(), trackIds: [null] }, () => engineCall(() => engine.playUri(request.uri), 'uri'));
+        return;
+      }
+      const playlist = this.playlists.get(request.playlistId);
+      if (playlist.tracks.length === 0) throw conflict(`playlist "${playlist.name}" has no tracks: add some before playing it`);
+      if (request.trackId !== undefined && !playlist.tracks.some((track) => track.id === request.trackId!.toLowerCase())) {
+        throw invalid(`playlist "${playlist.name}" has no track ${request.trackId}`, { trackId: ['is not a track of this playlist'] });
+      }
+      await this.playTracks(id, engine, playlist.id, playlist.tracks, request.trackId?.toLowerCase(), request.positionMs ?? 0);
+    });
+  }
+
+  pause(caller: Caller, playerId: string, recheck: Recheck = () => caller): Promise<PlaybackView> {
+    return this.command(playerId, recheck, (engine) => engineCall(() => engine.pause()));
+  }
+
+  resume(caller: Caller, playerId: string, recheck: Recheck = () => caller): Promise<PlaybackView> {
+    return this.command(playerId, recheck, (engine) => engineCall(() => engine.resume()));
+  }
+
+  stop(caller: Caller, playerId: string, recheck: Recheck = () => caller): Promise<PlaybackView> {
+    return this.command(playerId, recheck, (engine) => engineCall(() => engine.stopPlayback()));
+  }
+
+  next(caller: Caller, playerId: string, recheck: Recheck = () => caller): Promise<PlaybackView> {
+    return this.command(playerId, recheck, (engine) => engineCall(() => engine.next()));
+  }
+
+  previous(caller: Caller, playerId: string, recheck: Recheck = () => caller): Promise<PlaybackView> {
+    return this.command(playerId, recheck, (engine) => engineCall(() => engine.previous()));
+  }
+
+  /** Moves within the current track: 409 when nothing plays or a stream has no end, 400 past the track's end. */
+  seek(caller: Caller, playerId: string, positionMs: number, recheck: Recheck = () => caller): Promise<PlaybackView> {
+    return this.command(playerId, recheck, async (engine, id) => {
+      const status = engine.status();
+      if (status.state === 'stopped' || status.index === null) throw conflict('nothing is playing: play something before seeking');
+      if (status.durationMs === null) throw conflict(`${status.uri ?? 'this stream'} is a stream without an end: there is no position to seek to`);
+      if (positionMs > status.durationMs) {
+        const why = `must be from 0 to ${status.durationMs}, the length of the track in ms`;
+        throw invalid(`"positionMs" ${why}, got ${positionMs}`, { positionMs: [why] });
+      }
+      await engineCall(() => engine.seek(positionMs), 'positionMs');
+      // A seek moves only the position, which no playback event carries: published here.
+      this.now.refresh(id, true);
+    });
+  }
+
+  /** Runs `task` in the player's lane: after every operation on it before, and before every one after. */
+  serially<T>(playerId: string, task: () => Promise<T>): Promise<T> {
+    const run = (this.lanes.get(playerId) ?? Promise.resolve()).then(task, task);
+    const settled = run.catch(() => undefined);
+    this.lanes.set(playerId, settled);
+    void settled.then(() => {
+      if (this.lanes.get(playerId) === settled) this.lanes.delete(playerId);
+    });
+    return run;
+  }
+
+  /**
+   * The queue follows the player's playlist after an edit: the playing track plays on (or, removed, plays to its
+   * end) and what follows is the playlist as it is now. A playlist deleted leaves the playing track to end. While an
+   * announcement plays or MPD is down, the session is marked and followed later.
+   */
+  follow(playerId: string): Promise<void> {
+    return this.serially(playerId, async () => {
+      const session = this.now.sessions.get(playerId);
+      if (!session?.playlistId) return;
+      const engine = this.engines.up(playerId);
+      if (!engine || this.now.announcing.has(playerId)) {
+        session.stale = true;
+        return;
+      }
+      session.stale = false;
+      let tracks: TrackView[] = [];
+      try {
+        tracks = this.playlists.get(session.playlistId).tracks;
+      } catch {
+        session.playlistId = null;
+      }
+      await this.replaceTracks(playerId, engine, session, tracks);
+      this.now.refresh(playerId);
+    });
+  }
+
+  /** One operation on a stream player the caller may change: checked when its turn comes. */
+  private command(playerId: string, recheck: Recheck, task: (engine: PlaybackEngine, playerId: string) => Promise<void>): Promise<PlaybackView> {
+    return this.serially(playerId.toLowerCase(), async () => {
+      const player = this.players.get(asWriter(recheck()), playerId.toLowerCase());
+      streamPlayer(player);
+      const announcement = this.now.announcing.get(player.id);
+      if (announcement) throw conflict(`player "${player.name}" is playing announcement ${announcement}: try again when it has ended`);
+      await task(await this.engines.ready(player.id), player.id);
+      this.now.refresh(player.id);
+      return this.now.view(player.id);
+    });
+  }
+
+  /** Sets the session the engine's events are read with, runs `start`; the session before comes back if it fails. */
+  private async load(playerId: string, session: Session, start: () => Promise<void>): Promise<void> {
+    const before = this.now.sessions.get(playerId);
+    this.now.sessions.set(playerId, session);
+    try {
+      await start();
+    } catch (err) {
+      if (before) this.now.sessions.set(playerId, before);
+      else this.now.sessions.delete(playerId);
+      throw err;
+    }
+  }
+
+  /**
+   * Plays the tracks from `startTrackId`. Tracks the engine refuses (a scheme it does not play, a path outside the
+   * music folder) are left out and reported as skipped; the track asked for being one of them is a 400.
+   */
+  private async playTracks(playerId: string, engine: PlaybackEngine, playlistId: string, tracks: TrackView[], startTrackId: string | undefined, positionMs: number): Promise<void> {
+    const session: Session = { ...emptySession(), playlistId };
+    const refused: Array<{ track: TrackView; why: string }> = [];
+    let entries = tracks;
+    for (let attempt = 0; ; attempt++) {
+      const start = startTrackId === undefined ? 0 : entries.findIndex((track) => track.id === startTrackId);
+      session.trackIds = entries.map((track) => track.id);
+      try {
+        await this.load(playerId, session, () => engine.playQueue(entries.map((track) => track.uri), start, positionMs));
+        break;
+      } catch (err) {
+        const indexes = attempt === 0 ? refusedIndexes(err) : undefined;
+        if (!indexes) throw fromPlaybackError(err, 'positionMs');
+        const reasons = refusalReasons(err as PlaybackError);
+        for (const index of indexes) refused.push({ track: entries[index]!, why: reasons.get(index)! });
+        const first = refused.find(({ track }) => track.id === startTrackId);
+        if (first) throw invalid(`track "${first.track.title}" cannot play here: ${first.why}`, { trackId: [first.why] });
+        if (refused.length === tracks.length) {
+          throw invalid(`no track of this playlist can play here: ${refused[0]!.why}`, { playlistId: [`no track can play here: ${refused[0]!.why}`] });
+        }
+        const out = new Set(indexes);
+        entries = entries.filter((_, i) => !out.has(i));
+      }
+    }
+    for (const { track, why } of refused) {
+      session.refused.add(track.id);
+      this.now.skipped(playerId, { index: null, trackId: track.id, uri: track.uri, reason: 'refused', detail: why });
+    }
+  }
+
+  /** The engine's queue becomes `tracks` (less those it refuses) around what plays now. */
+  private async replaceTracks(playerId: string, engine: PlaybackEngine, session: Session, tracks: TrackView[]): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const entries = tracks.filter((track) => !session.refused.has(track.id));
+      const at = placeOf(engine.status().index, session.trackIds, entries);
+      try {
+        await engine.replaceQueue(entries.map((track) => track.uri), at);
+        session.trackIds = entries.map((track) => track.id);
+        return;
+      } catch (err) {
+        const indexes = attempt === 0 ? refusedIndexes(err) : undefined;
+        if (!indexes) throw err;
+        const reasons = refusalReasons(err as PlaybackError);
+        for (const index of indexes) {
+          const track = entries[index]!;
+          session.refused.add(track.id);
+          this.now.skipped(playerId, { index: null, trackId: track.id, uri: track.uri, reason: 'refused', detail: reasons.get(index)! });
+        }
+      }
+    }
+  }
+}
+
+/** Refuses (409) a player the appliance does not play. */
+function streamPlayer(player: PlayerView): void {
+  if (player.output !== null) return;
+  throw conflict(
+    `player "${player.name}" is a device wired to input ${player.input.channel}: the appliance does not play it. ` +
+      `Give it an output (PUT /api/players/${player.id} {"output": {"kind": "alsa", "device": …}}) to make it a stream player`,
+  );
+}
+
+/**
+ * Where the track that plays now goes in the new queue: `current` when it is still there, else `next` (it plays to
+ * its end, then the first track after it that is still there); `next: 0` when nothing is current.
+ */
+export function placeOf(index: number | null, trackIds: ReadonlyArray<string | null>, entries: ReadonlyArray<{ id: string }>): { current: number } | { next: number } {
+  if (index === null) return { next: 0 };
+  const position = new Map(entries.map((track, i) => [track.id, i]));
+  const playing = trackIds[index];
+  const at = playing === null || playing === undefined ? undefined : position.get(playing);
+  if (at !== undefined) return { current: at };
+  for (let i = index + 1; i < trackIds.length; i++) {
+    const later = trackIds[i];
+    const next = later === null || later === undefined ? undefined : position.get(later);
+    if (next !== undefined) return { next };
+  }
+  return { next: entries.length };
+}

@@ -1,0 +1,82 @@
+// A stream player's now-playing panel: title, artist and album, progress, state and the transport buttons.
+import { h, attr, text, attempt, iconButton, duration } from './dom.js';
+import { icon } from './icons.js';
+import { post } from './api.js';
+import { state, can } from './store.js';
+
+const STATE_TEXT = { playing: 'Playing', paused: 'Paused', stopped: 'Stopped' };
+/** Why the player's MPD is not up, in words (the detail, when there is one, says more). */
+const ENGINE_TEXT = { starting: 'Starting…', restarting: 'Restarting…', failed: 'Could not start', missing: 'MPD is not installed', stopped: 'Stopped' };
+
+/** The badge of a stream player's card: what it plays, not whether a zone is on. */
+export const playbackState = (playerId) => state.playback.get(playerId)?.state ?? 'stopped';
+export const stateText = (s) => STATE_TEXT[s];
+
+/** `getPlayer` gives the player as the model holds it now. Viewers get the panel without buttons. */
+export function nowPlaying(getPlayer) {
+  const writable = can.change();
+  const title = h('p', { class: 'np-title' });
+  const byline = h('p', { class: 'np-by' });
+  const engine = h('p', { class: 'unavailable-reason', hidden: true });
+  const bar = h('progress', { class: 'np-bar', max: 1, value: 0 });
+  const at = h('span', { class: 'track-dur np-time' });
+  const length = h('span', { class: 'track-dur np-time' });
+  const send = (command, body) => attempt(() => post(`/api/players/${getPlayer().id}/${command}`, body));
+  // The play/pause button changes its data-action with the state, so each click sends what the button shows.
+  const button = (name, label, action) =>
+    iconButton({ icon: icon(name), label, action, className: 'btn btn-icon btn-quiet', onClick: (event) => send(event.currentTarget.dataset.action) });
+  const controls = writable ? [button('prev', 'Previous track', 'previous'), button('play', 'Play', 'resume'), button('stop', 'Stop', 'stop'), button('next', 'Next track', 'next')] : [];
+  const [, toggle] = controls;
+  const panel = h(
+    'section',
+    { class: 'now-playing' },
+    title,
+    byline,
+    engine,
+    h('div', { class: 'np-progress' }, at, bar, length),
+    writable ? h('div', { class: 'np-controls' }, controls) : null,
+  );
+  if (writable) {
+    // The bar is the seek control: a click lands at that fraction of the track.
+    bar.addEventListener('click', (event) => {
+      const playback = state.playback.get(getPlayer().id);
+      if (!playback?.durationMs || bar.classList.contains('is-disabled')) return;
+      const box = bar.getBoundingClientRect();
+      const positionMs = Math.round(((event.clientX - box.left) / box.width) * playback.durationMs);
+      send('seek', { positionMs: Math.max(0, Math.min(positionMs, playback.durationMs - 1)) });
+    });
+  }
+  panel.update = (player) => {
+    const p = state.playback.get(player.id);
+    const playing = p?.state === 'playing';
+    const current = p && (p.title || p.name || p.uri);
+    text(title, current || 'Nothing playing');
+    text(byline, current ? [p.artist, p.album && `(${p.album})`].filter(Boolean).join(' ') : '');
+    const down = p && p.engine.state !== 'up';
+    engine.hidden = !down;
+    text(engine, down ? [ENGINE_TEXT[p.engine.state], p.engine.detail].filter(Boolean).join(': ') : '');
+    const total = p?.durationMs ?? 0;
+    bar.max = total || 1;
+    bar.value = total ? Math.min(p.positionMs, total) : 0;
+    attr(bar, 'aria-label', `${player.name} track position`);
+    attr(bar, 'aria-valuetext', total ? `${duration(p.positionMs)} of ${duration(total)}` : 'no length');
+    text(at, p && current ? duration(p.positionMs) : '');
+    text(length, total ? duration(total) : '');
+    if (!writable) return;
+    // Commands wait while an announcement plays on the player (the daemon answers 409), like any unavailable player.
+    const usable = player.available && p?.engine.state !== 'missing' && !p?.announcementId;
+    for (const control of controls) control.disabled = !usable;
+    bar.classList.toggle('is-disabled', !usable || !total);
+    attr(bar, 'title', usable && total ? 'Click to move within the track' : null);
+    const label = `${playing ? 'Pause' : 'Play'} ${player.name}`;
+    if (toggle.dataset.state !== String(playing)) {
+      toggle.dataset.state = String(playing);
+      toggle.dataset.action = playing ? 'pause' : 'resume';
+      toggle.replaceChildren(icon(playing ? 'pause' : 'play'));
+    }
+    attr(toggle, 'aria-label', label);
+    attr(toggle, 'title', label);
+    for (const control of controls) if (control !== toggle) attr(control, 'aria-label', `${control.title} on ${player.name}`);
+  };
+  return panel;
+}
