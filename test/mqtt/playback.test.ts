@@ -31,8 +31,8 @@ async function streamBridge(t: Parameters<typeof bridged>[0], role: 'Operator' |
 t.test('a stream player gets a now-playing sensor, a position sensor, a playing switch and next and previous buttons; a wired player none', async (t) => {
   const { hub, stream, wired, nodeId } = await streamBridge(t);
   t.equal(await hub.value(playerTopic(stream.id, 'now_playing'), 'Nothing playing'), 'Nothing playing');
-  t.equal(hub.latest.get(playerTopic(stream.id, 'playing')), 'OFF');
-  t.equal(hub.latest.get(playerTopic(stream.id, 'position')), '0');
+  t.equal(await hub.value(playerTopic(stream.id, 'playing'), 'OFF'), 'OFF');
+  t.equal(await hub.value(playerTopic(stream.id, 'position'), '0'), '0');
   for (const [component, object] of ENTITIES) {
     t.ok(hub.latest.has(configTopic(component, nodeId, `player_${stream.id}_${object}`)), `the stream player has its ${object} ${component}`);
     t.notOk(hub.latest.has(configTopic(component, nodeId, `player_${wired.id}_${object}`)), `a wired player has no ${object} ${component}`);
@@ -53,6 +53,8 @@ t.test('now-playing, position and the playing switch follow a real play and paus
   t.equal((await admin.post(`/api/players/${stream.id}/play`, { playlistId: list.id })).status, 200);
   t.equal(await hub.value(playerTopic(stream.id, 'now_playing'), 'Long Tone'), 'Long Tone');
   t.equal(await hub.value(playerTopic(stream.id, 'playing'), 'ON'), 'ON');
+  // The attributes are a message of their own, which may come after the states above.
+  await hub.value(attributes(stream.id), (p) => JSON.parse(p).state === 'playing');
   t.match(hub.json(attributes(stream.id)), { state: 'playing', title: 'Long Tone', duration_s: 30, playlist_id: list.id, track_id: list.tracks[0].id });
   await hub.value(playerTopic(stream.id, 'position'), (p) => Number(p) >= 1);
   t.same(haViolations(hub.latest), [], 'every entity follows Home Assistant’s rules while playing');
