@@ -8,7 +8,6 @@ import { createPlaybackEngine, type MpdEngineOptions } from '../../drivers/mpd/i
 import type { PlaybackEngine, PlaybackEvent } from '../../drivers/playback.js';
 import { tempDir } from './daemon.js';
 import { Changes, waitFor, WAIT_MS } from './wait-for.js';
-import { freePort } from './sockets.js';
 
 interface Teardown {
   teardown(fn: () => unknown): void;
@@ -166,6 +165,13 @@ export async function startEngine(t: Teardown, music: string, options: Partial<M
 }
 
 /**
+ * Where nothing listens: a port below the ephemeral range, which no server of the suite is given. A port found free
+ * and let go (freePort) could be taken meanwhile by another test's server — a radio station among them, which MPD
+ * then played instead of failing to reach.
+ */
+const DEAD_PORT = 1;
+
+/**
  * A radio station on loopback: an Ogg stream with an `icy-name`, served in full to each listener. `url` for tracks;
  * `unreachable` is a URL on a port nothing listens on.
  */
@@ -179,11 +185,10 @@ export async function radioStation(t: Teardown, oggFile: string, name: string): 
     res.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const deadPort = await freePort();
   t.teardown(() => {
     server.closeAllConnections();
     return new Promise<void>((resolve) => server.close(() => resolve()));
   });
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/radio.ogg`, unreachable: `http://127.0.0.1:${deadPort}/gone.ogg`, listeners: () => listeners };
+  return { url: `http://127.0.0.1:${port}/radio.ogg`, unreachable: `http://127.0.0.1:${DEAD_PORT}/gone.ogg`, listeners: () => listeners };
 }
