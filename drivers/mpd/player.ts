@@ -379,7 +379,7 @@ export class MpdPlayer {
 
   /** Reports the entries playback passed over that MPD failed (see logCaughtUp for those its words are late for). */
   private async report(connection: MpdConnection, passed: Passed[]): Promise<void> {
-    if (passed.some((p) => p.cause === null)) await this.logCaughtUp(connection);
+    if (this.model.awaitsWord(passed)) await this.logCaughtUp(connection);
     this.emitSkips(this.model.explain(passed));
   }
 

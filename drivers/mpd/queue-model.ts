@@ -59,6 +59,8 @@ export class QueueModel {
   private byId = new Map<number, number>();
   /** Queued entries passed before MPD's words about them were read: a word that comes now is still theirs. */
   private awaiting: number[] = [];
+  /** The played entry playback left without a word from MPD about it; see advance() and awaitsWord. */
+  private left: { index: number; uri: string } | null = null;
   /**
    * Entries whose failure was noted before their turn: MPD opens the next track while the current one plays, and
    * may open it again when its turn comes. Those words hold until MPD shows the entry playing after all.
@@ -70,6 +72,7 @@ export class QueueModel {
     this.byId = new Map();
     entries.forEach((entry, index) => entry.mpdId !== null && this.byId.set(entry.mpdId, index));
     this.awaiting = [];
+    this.left = null;
     this.failedAhead.clear();
     this.playedAtCursor = false;
   }
@@ -128,7 +131,15 @@ export class QueueModel {
     const passed: Passed[] = [];
     if (this.cursor !== null && (index === null || index > this.cursor)) {
       const leaving = this.entries[this.cursor];
-      if (this.playedAtCursor && leaving?.target != null && leaving.cause) passed.push(this.take(this.cursor));
+      if (this.playedAtCursor && leaving?.target != null) {
+        if (leaving.cause) passed.push(this.take(this.cursor));
+        else {
+          // It played to its end, or failed as it started (a stream MPD could not reach is seen playing first) with
+          // MPD's word still on its way: explain() reports it if the word comes.
+          this.awaiting.push(this.cursor);
+          this.left = { index: this.cursor, uri: leaving.uri };
+        }
+      }
       const end = index ?? this.entries.length;
       for (let i = this.cursor + 1; i < end; i++) {
         const entry = this.entries[i]!;
@@ -148,13 +159,22 @@ export class QueueModel {
    * without a word did not fail (it played between two reads) and is no skip.
    */
   explain(passed: Passed[]): Skip[] {
+    const left = this.left;
     this.awaiting = [];
+    this.left = null;
     const skips: Skip[] = [];
+    const heard = (p: { index: number; uri: string }) => this.entries[p.index]?.uri === p.uri && this.entries[p.index]!.cause;
+    if (left && heard(left)) skips.push(this.take(left.index));
     for (const p of passed) {
       if (p.cause) skips.push({ ...p, cause: p.cause });
-      else if (this.entries[p.index]?.uri === p.uri && this.entries[p.index]!.cause) skips.push(this.take(p.index));
+      else if (heard(p)) skips.push(this.take(p.index));
     }
     return skips;
+  }
+
+  /** Whether an entry was passed or left with MPD's word about it possibly still on its way (see explain()). */
+  awaitsWord(passed: Passed[]): boolean {
+    return this.left !== null || passed.some((p) => p.cause === null);
   }
 
   /**

@@ -88,6 +88,26 @@ t.test('an entry passed before MPD\'s words about it were read gets them when th
   t.equal(m.noteFailure(named('b.flac'), gone('b')), null, 'nothing awaits words once explained');
 });
 
+t.test('a stream seen playing, left before MPD\'s word about its failure was read, is reported when the word comes', async (t) => {
+  const m = model();
+  t.match(settled(m.read(status({ songId: 10 }), 0)).status, { index: 0 }, 'seen playing before it failed');
+  const reading = settled(m.read(status({ songId: 11, decoding: true }), 0));
+  t.same(reading.passed, [], 'nothing known to be passed yet');
+  t.ok(m.awaitsWord(reading.passed), 'but a word about the entry it left may be on its way');
+  t.equal(m.noteFailure(named('a.flac'), { reason: 'unreachable', detail: 'CURL failed' }), 0, 'the late word is the left entry\'s');
+  t.same(m.explain(reading.passed), [{ index: 0, uri: 'file:a', cause: { reason: 'unreachable', detail: 'CURL failed' } }]);
+  t.notOk(m.awaitsWord([]), 'explained: nothing awaited any more');
+  t.equal(m.noteFailure(named('a.flac'), gone('a')), null, 'a later word about it is dropped');
+});
+
+t.test('an entry that played to its end without a word from MPD is no skip', async (t) => {
+  const m = model();
+  m.read(status({ songId: 10, decoding: true, elapsedMs: 1000 }), 0);
+  const reading = settled(m.read(status({ songId: 11, decoding: true }), 0));
+  t.ok(m.awaitsWord(reading.passed));
+  t.same(m.explain(reading.passed), []);
+});
+
 t.test('an entry passed without a word from MPD did not fail (it played between two reads): no skip', async (t) => {
   const m = model(['c']);
   m.placeCursor(0, true);
