@@ -8,6 +8,7 @@ import { musicFolder, tone, TRACKS } from '../helpers/mpd-rig.js';
 import { startStreamDaemon, type StreamRig } from '../helpers/stream-rig.js';
 import { createUser, injectClient } from '../helpers/inject.js';
 import { defaultConfig } from '../../daemon/config.js';
+import type { ZoneView as Zone } from '../../daemon/domain/shared/views.js';
 
 concurrently(t, 3);
 const music = musicFolder(t);
@@ -15,14 +16,6 @@ tone(path.join(music, 'chimes', 'door.flac'), 1.5, 990, { title: 'Door' });
 const CHIME = 'file:chimes/door.flac';
 const file = (track: string) => `file:${track}`;
 
-interface Zone {
-  id: string;
-  name: string;
-  volume: number;
-  muted: boolean;
-  power: boolean;
-  playerId: string | null;
-}
 
 const state = (zone: Zone) => ({ power: zone.power, volume: zone.volume, muted: zone.muted, playerId: zone.playerId });
 

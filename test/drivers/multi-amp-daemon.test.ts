@@ -11,16 +11,8 @@ import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
 import { MemorySerial, openByPath } from '../helpers/memory-serial.js';
 import { VirtualTime } from '../helpers/virtual-time.js';
+import type { ZoneView as Zone } from '../../daemon/domain/shared/views.js';
 
-interface Zone {
-  id: string;
-  name: string;
-  volume: number;
-  muted: boolean;
-  power: boolean;
-  playerId: string | null;
-  output: { amplifier: string; driver: string; channel: number };
-}
 
 interface Health {
   status: string;
