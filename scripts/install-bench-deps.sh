@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what `npm run bench` needs from Debian when missing: wrk (the native HTTP load generator), strace (the idle
-# section's system-call count) and the snapserver/snapclient peer comparison. Needs root; without it the missing
-# parts are named and skipped.
+# section's system-call count), valgrind (callgrind, for bench:icount) and the snapserver/snapclient peer comparison.
+# Needs root; without it the missing parts are named and skipped.
 set -uo pipefail
 need=()
 command -v wrk >/dev/null 2>&1 || need+=(wrk)
 command -v strace >/dev/null 2>&1 || need+=(strace)
+command -v callgrind_control >/dev/null 2>&1 || need+=(valgrind)
 command -v snapserver >/dev/null 2>&1 || need+=(snapserver)
 command -v snapclient >/dev/null 2>&1 || need+=(snapclient)
 [ ${#need[@]} -eq 0 ] && exit 0
