@@ -19,6 +19,7 @@ const CASES = ['me', 'players', 'put'] as const;
 type CaseName = (typeof CASES)[number];
 const CONNECTIONS = 10;
 const ROUNDS = 3;
+const LOAD_LIMIT_MS = 10 * 60_000;
 
 interface RequestSpec {
   method: string;
@@ -81,9 +82,12 @@ function request(port: number, method: string, target: string, headers: Record<s
 async function load(port: number, count: number, one: (i: number) => RequestSpec): Promise<void> {
   let next = 0;
   const failures: number[] = [];
+  // Bounded in time too: under callgrind a request takes ~1 ms, so this is minutes of headroom.
+  const deadline = performance.now() + LOAD_LIMIT_MS;
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       while (next < count) {
+        if (performance.now() > deadline) throw new Error(`${count} requests did not finish within ${LOAD_LIMIT_MS / 60_000} minutes`);
         const r = one(next++);
         const status = await request(port, r.method, r.path, r.headers, r.body);
         if (status >= 300) failures.push(status);
