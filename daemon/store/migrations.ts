@@ -239,7 +239,8 @@ export const MIGRATION_STEPS: Record<number, (db: Database.Database) => void> = 
         update.run(cleanName(row.text, fallback), row.at);
       }
     }
-    const scenes = db.prepare(`SELECT id, name FROM scenes WHERE kind = 'scene' ORDER BY created_at, id`).all() as Array<{ id: string; name: string }>;
+    // The older scene keeps its name; of two made in the same millisecond, the one stored first (not a random id).
+    const scenes = db.prepare(`SELECT id, name FROM scenes WHERE kind = 'scene' ORDER BY created_at, rowid`).all() as Array<{ id: string; name: string }>;
     const taken = new Set<string>();
     const rename = db.prepare('UPDATE scenes SET name = ? WHERE id = ?');
     for (const scene of scenes) {
