@@ -188,7 +188,12 @@ export class QueueModel {
     if (stoppedBy && (errorAt! > index! || this.firstQueued(index! + 1) !== null)) return { settled: false, goOnAfter: errorAt };
     // A position past 0 with a decoded format: MPD plays the song (one it moves past shows neither, or 0).
     const plays = s.state !== 'stopped' && s.decoding && s.elapsedMs > 0;
-    if (s.state !== 'stopped' && this.hasFailure(index) && this.failedAhead.has(index!) && !plays) return { settled: false, goOnAfter: null };
+    if (s.state !== 'stopped' && this.hasFailure(index) && this.failedAhead.has(index!) && !plays) {
+      // Paused on it with nothing decoded (started paused, at a position): MPD opens a track again only as it plays,
+      // so it stays there, and playback goes on after it as after a stop the failure caused.
+      if (s.state === 'paused' && !s.decoding) return { settled: false, goOnAfter: index! };
+      return { settled: false, goOnAfter: null };
+    }
     const ended = s.state === 'stopped' && (s.songId === null ? this.cursor !== null : stoppedBy);
     const passed = ended ? this.advance(null) : index !== null ? this.advance(index) : [];
     if (ended) index = null;

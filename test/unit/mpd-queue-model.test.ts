@@ -242,6 +242,15 @@ t.test('MPD trying again an entry it failed, before it decodes, is not settled; 
   t.same(settled(m.read(status({ songId: 12, decoding: true }), 0)).passed, [], 'it played: no skip');
 });
 
+t.test('MPD paused on an entry it failed, with nothing decoded, stays there: playback goes on after it', async (t) => {
+  const m = model();
+  m.placeCursor(-1);
+  t.equal(m.noteFailure(named('a.flac'), gone('a')), 0, 'the entry a paused start begins with');
+  t.same(m.read(status({ state: 'paused', songId: 10 }), 0), { settled: false, goOnAfter: 0 });
+  t.same(m.read(status({ state: 'paused', songId: 10, decoding: true }), 0), { settled: false, goOnAfter: null }, 'with a format, MPD may yet play it');
+  t.same(m.read(status({ state: 'playing', songId: 10 }), 0), { settled: false, goOnAfter: null }, 'playing, MPD opens it again by itself');
+});
+
 t.test('a failure MPD reports for the current entry, while it plays, is no earlier attempt\'s: it stays', async (t) => {
   const m = model();
   m.read(status({ songId: 11, decoding: true, elapsedMs: 300 }), 0);
