@@ -8,10 +8,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { BaselineConfig } from './baseline-server.js';
 import { ADMIN_PASSWORD, waitHealthy } from './lib/daemon-process.js';
 import { setupPlayers } from './lib/fixture.js';
-import { BENCH_DIR, ensureBuild, nextMessage, ROOT, spawnTracked, stopChild } from './lib/processes.js';
+import { startBaseline } from './lib/baseline.js';
+import { ensureBuild, ROOT, spawnTracked, stopChild } from './lib/processes.js';
 import { median } from './lib/stats.js';
 import { freePort } from '../helpers/sockets.js';
 
@@ -61,7 +61,7 @@ function parseArgs(argv: string[]): { cases: CaseName[]; requests: number; check
 
 /** callgrind with JIT code (V8 writes code into the heap, not into files), written into `outDir`. */
 function callgrind(outDir: string): string[] {
-  return ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${path.join(outDir, 'cg.%p')}`];
+  return ['-q', '--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${path.join(outDir, 'cg.%p')}`];
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
@@ -130,16 +130,6 @@ async function startDaemon(checkout: string, outDir: string): Promise<{ server: 
   return { server: { name: 'azcd', child, port, outDir }, adminKey, stateDir };
 }
 
-async function startBaseline(config: BaselineConfig, outDir: string): Promise<Server> {
-  const child = spawnTracked('valgrind', [...callgrind(outDir), process.execPath, '--import', 'tsx', path.join(BENCH_DIR, 'baseline-server.ts')], {
-    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-  });
-  await nextMessage(child, (m) => m?.type === 'ready', 300_000, 'baseline server start under callgrind');
-  child.send({ type: 'config', config });
-  const { port } = await nextMessage<{ port: number }>(child, (m) => m?.type === 'listening', 60_000, 'baseline listen');
-  return { name: 'bare uWS', child, port, outDir };
-}
-
 async function main(): Promise<void> {
   const { cases, requests, checkout } = parseArgs(process.argv.slice(2));
   execFileSync('callgrind_control', ['--version'], { stdio: 'ignore' });
@@ -154,7 +144,7 @@ async function main(): Promise<void> {
     const me = await fixture.api.get('/api/users/me');
     const players = await fixture.api.get('/api/players');
     if (me.status !== 200 || players.status !== 200) throw new Error(`fixture requests failed: me ${me.status}, players ${players.status}`);
-    baseline = await startBaseline(
+    const bare = await startBaseline(
       {
         canned: [
           { path: '/api/users/me', body: me.text, contentType: me.headers.get('content-type') ?? 'application/json' },
@@ -163,8 +153,10 @@ async function main(): Promise<void> {
         jsonPut: ['/api/players/:id/volume'],
         requestIdLength: (me.headers.get('x-request-id') ?? '').length,
       },
-      outDir,
+      undefined,
+      ['valgrind', ...callgrind(outDir)],
     );
+    baseline = { name: 'bare uWS', child: bare.child, port: bare.port, outDir };
     const key = daemon.adminKey;
     const requestOf = (which: CaseName) => (i: number): RequestSpec =>
       which === 'put'

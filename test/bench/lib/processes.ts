@@ -52,9 +52,13 @@ export function spawnTracked(command: string, args: string[], options: SpawnOpti
   return track(spawn(cmd, argv, { cwd: ROOT, ...rest }));
 }
 
-/** Starts a TypeScript child under tsx with an IPC channel (the load generator, SSE clients, the baseline). */
-export function forkTs(file: string, args: string[] = [], options: { needFds?: number; env?: NodeJS.ProcessEnv } = {}): ChildProcess {
-  return spawnTracked(process.execPath, ['--import', 'tsx', file, ...args], {
+/**
+ * Starts a TypeScript child under tsx with an IPC channel (the load generator, SSE clients, the baseline); `wrap` is a
+ * command it runs under (valgrind and its options).
+ */
+export function forkTs(file: string, args: string[] = [], options: { needFds?: number; env?: NodeJS.ProcessEnv; wrap?: string[] } = {}): ChildProcess {
+  const [command, ...prefix] = [...(options.wrap ?? []), process.execPath];
+  return spawnTracked(command!, [...prefix, '--import', 'tsx', file, ...args], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: options.env ?? process.env,
     needFds: options.needFds,
