@@ -2,11 +2,13 @@
 // FIFOs the test reads (sox tones): the now-playing card and its buttons, Play on a playlist, the library browser,
 // the announcement form, and a viewer's card without buttons.
 import t from 'tap';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { musicFolder, TRACKS } from '../helpers/mpd-rig.js';
 import { playlistOf, startStreamDaemon } from '../helpers/stream-rig.js';
 import { createUser } from '../helpers/inject.js';
+import { tempDir } from '../helpers/daemon.js';
 import { WAIT_MS } from '../helpers/wait-for.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
 import { PHONE, eventually, signIn, unlabelled } from './session.js';
@@ -167,6 +169,33 @@ t.test('stream players in the dashboard', { skip: chromiumMissing() }, async (t)
     await page.locator('.announce-status[data-status="done"]').waitFor({ timeout: WAIT_MS });
     t.equal(await page.locator('.announce-status').textContent(), 'Announcement on 2 zones played; everything is back.');
     t.equal((await api.get(`/api/announcements/${queued.id}`)).body.status, 'done', 'as the API says');
+    t.same(admin.console.errors, []);
+  });
+
+  t.test('the New player dialog makes a stream player, and says in words what a FIFO player lacks', async (t) => {
+    admin.console.allow(/status of 400 \(Bad Request\)/);
+    const fifo = path.join(tempDir('azc-ui-fifo-'), 'den.pcm');
+    t.teardown(() => rmSync(path.dirname(fifo), { recursive: true, force: true }));
+    execFileSync('mkfifo', ['-m', '600', fifo]);
+    await page.getByRole('link', { name: 'Players' }).click();
+    await page.getByRole('button', { name: 'New player' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New player' });
+    await dialog.getByLabel('Name').fill('Den stream');
+    await dialog.getByLabel('Amplifier input').selectOption('3');
+    await dialog.getByLabel('What plays into it').selectOption({ label: 'This appliance, into a FIFO (for another program)' });
+    await dialog.getByRole('button', { name: 'Create player' }).click();
+    const refusal = dialog.getByRole('alert');
+    await refusal.waitFor();
+    t.match(await refusal.textContent(), /path/i, 'a FIFO player without its path is refused, and the dialog says why');
+    t.equal((await api.get('/api/players')).body.length, 2, 'and nothing was made');
+
+    await dialog.getByLabel('ALSA device or FIFO path').fill(fifo);
+    await dialog.getByRole('button', { name: 'Create player' }).click();
+    await page.getByRole('heading', { name: 'Den stream', exact: true }).waitFor();
+    const den = ((await api.get('/api/players')).body as Array<{ id: string; name: string; input: { channel: number }; output: unknown }>).find((p) => p.name === 'Den stream');
+    t.match(den, { input: { channel: 3 }, output: { kind: 'fifo', path: fifo } }, 'a stream player on input 3, playing into the FIFO');
+    await rig.until(den!.id, (playback) => playback.engine.state === 'up', "the new player's MPD to be up");
+    await page.getByRole('button', { name: 'Play Den stream' }).waitFor();
     t.same(admin.console.errors, []);
   });
 });

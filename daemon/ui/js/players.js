@@ -341,16 +341,44 @@ function createPlayer() {
   const options = inputs.map((i) => ({ value: String(i.input.channel), label: `Input ${i.input.channel} · ${i.name}` }));
   openDialog({
     title: 'New player',
-    description: 'A player is a source (a streamer, a DAC) wired to one amplifier input.',
+    description:
+      'A player is a source wired to one amplifier input: a device (a streamer, a DAC), or an audio output of this appliance that it plays itself (a stream player, played by MPD).',
     content: [
       field({ name: 'name', label: 'Name', required: true, maxlength: '100', autocomplete: 'off' }),
       options.length
         ? field({ name: 'channel', label: 'Amplifier input', options, value: options[0].value })
         : field({ name: 'channel', label: 'Amplifier input (number)', type: 'number', min: '1', max: '99', required: true }),
+      field({ name: 'plays', label: 'What plays into it', options: PLAYS, value: '' }),
+      field({
+        name: 'target',
+        label: 'ALSA device or FIFO path',
+        maxlength: '1024',
+        autocomplete: 'off',
+        hint: 'ALSA: the device as aplay -L names it (empty: default). FIFO: its absolute path.',
+      }),
     ],
     submitLabel: 'Create player',
-    onSubmit: (form) => post('/api/players', { name: form.elements.name.value.trim(), input: { channel: Number(form.elements.channel.value) } }),
+    onSubmit: (form) => post('/api/players', playerBody(form.elements)),
   });
+}
+
+/** What plays into a new player's input: a device wired to it, or one of this appliance's audio outputs. */
+const PLAYS = [
+  { value: '', label: 'A device wired to the input' },
+  { value: 'alsa', label: 'This appliance, through a sound card (ALSA)' },
+  { value: 'fifo', label: 'This appliance, into a FIFO (for another program)' },
+  { value: 'null', label: 'This appliance, into no output (a test)' },
+];
+
+/** POST /api/players from the dialog: an output only for a stream player; the server checks the rest. */
+function playerBody(elements) {
+  const body = { name: elements.name.value.trim(), input: { channel: Number(elements.channel.value) } };
+  const kind = elements.plays.value;
+  const target = elements.target.value.trim();
+  if (kind === 'alsa') body.output = target ? { kind, device: target } : { kind };
+  else if (kind === 'fifo') body.output = { kind, path: target };
+  else if (kind === 'null') body.output = { kind };
+  return body;
 }
 
 function createZone() {
