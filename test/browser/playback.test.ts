@@ -117,6 +117,21 @@ t.test('stream players in the dashboard', { skip: chromiumMissing() }, async (t)
     t.equal((await api.get(`/api/players/${lounge.id}/playback`)).body.playlistId, long.id, 'the other player keeps its own');
   });
 
+  t.test('Play can start the playlist from a track chosen in the dialog', async (t) => {
+    await page.getByRole('button', { name: 'Play Tones' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Play Tones' });
+    await dialog.getByLabel('On the player').selectOption({ label: 'Kitchen stream' });
+    const [first, second] = (await api.get(`/api/playlists/${tones.id}`)).body.tracks as Array<{ id: string; title: string }>;
+    const from = dialog.getByLabel('From the track');
+    t.equal(await from.inputValue(), first!.id, 'the first track unless another is chosen');
+    t.same(await from.locator('option').allTextContents(), [`1. ${first!.title}`, `2. ${second!.title}`], 'each track by its place and title');
+    await from.selectOption(second!.id);
+    await dialog.getByRole('button', { name: 'Play' }).click();
+    await page.getByRole('status').getByText(`Tones plays on Kitchen stream from ${second!.title}.`).waitFor();
+    const playing = await rig.until(kitchen.id, (playback) => playback.playlistId === tones.id && playback.title === 'Tone B', 'the kitchen player to play Tone B');
+    t.equal(playing.index, 1, 'the second track of the playlist');
+  });
+
   t.test('a track that cannot play is reported as it is skipped', async (t) => {
     const gone = await playlistOf(api, 'Gone', [file('tones/gone.flac'), file(TRACKS.a)]);
     t.equal((await api.post(`/api/players/${kitchen.id}/play`, { playlistId: gone.id })).status, 200);

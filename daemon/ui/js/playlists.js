@@ -191,18 +191,27 @@ function createPlaylist() {
   });
 }
 
-/** Asks which stream player plays it (those that can answer), then starts it from its first track. */
+/** Asks which stream player plays it (those that can answer) and from which track (the first by default). */
 function playOn(p) {
   const players = sorted.streamPlayers().filter((player) => player.available);
   if (!players.length) return toast('No stream player can play now.', 'error');
+  const tracks = p.tracks ?? [];
+  const from = tracks.map((track, i) => ({ value: track.id, label: `${i + 1}. ${track.title}` }));
   openDialog({
     title: `Play ${p.name}`,
-    content: [field({ name: 'playerId', label: 'On the player', options: players.map((player) => ({ value: player.id, label: player.name })), value: players[0].id })],
+    content: [
+      field({ name: 'playerId', label: 'On the player', options: players.map((player) => ({ value: player.id, label: player.name })), value: players[0].id }),
+      from.length > 1 ? field({ name: 'trackId', label: 'From the track', options: from, value: from[0].value }) : null,
+    ],
     submitLabel: 'Play',
     onSubmit: async (form) => {
       const player = state.players.get(form.elements.playerId.value);
-      await post(`/api/players/${player.id}/play`, { playlistId: p.id });
-      toast(`${p.name} plays on ${player.name}.`, 'success');
+      const trackId = form.elements.trackId?.value;
+      // From the first track the playlist's own start is asked for, so a reorder meanwhile still starts at the top.
+      const start = trackId && trackId !== tracks[0]?.id ? { playlistId: p.id, trackId } : { playlistId: p.id };
+      await post(`/api/players/${player.id}/play`, start);
+      const track = trackId && tracks.find((t) => t.id === trackId);
+      toast(track && track !== tracks[0] ? `${p.name} plays on ${player.name} from ${track.title}.` : `${p.name} plays on ${player.name}.`, 'success');
     },
   });
 }
