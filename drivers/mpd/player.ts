@@ -26,9 +26,11 @@ export interface PlayerLink {
   log(level: 'debug' | 'warn', msg: string): void;
 }
 
-/** A seek right after a track started is tried again this often, this far apart (2 s in all). */
+/** A seek MPD cannot make yet (see seekWhenReady) is tried again this often, this far apart (2 s in all). */
 const SEEK_ATTEMPTS = 20;
 const SEEK_RETRY_MS = 100;
+/** What MPD answers a seek it can make a moment later (see seekWhenReady). */
+const SEEK_NOT_YET = /not seekable|decoder is dead/i;
 
 const STATES: readonly PlaybackState[] = ['playing', 'paused', 'stopped'];
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
@@ -299,15 +301,16 @@ export class MpdPlayer {
   }
 
   /**
-   * MPD answers "Not seekable" until the decoder of a track that just started has opened it: asked again a little
-   * later, a bounded number of times.
+   * MPD answers "Not seekable" until the decoder of a track that just started has opened it, and "Decoder is dead"
+   * when its decoder (faster than playback) is done with the track and not yet on the next one, near a track's end:
+   * asked again a little later, a bounded number of times.
    */
   private async seekWhenReady(connection: MpdConnection, positionMs: number): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.send(connection, [command('seekcur', seconds(positionMs))]);
       } catch (err) {
-        if (!(err instanceof MpdAck) || !/not seekable/i.test(err.text) || attempt >= SEEK_ATTEMPTS) throw err;
+        if (!(err instanceof MpdAck) || !SEEK_NOT_YET.test(err.text) || attempt >= SEEK_ATTEMPTS) throw err;
       }
       await new Promise<void>((resolve) => this.link.clock.setTimeout(resolve, SEEK_RETRY_MS));
     }

@@ -13,14 +13,16 @@ const FAKE = path.join(ROOT, 'test/helpers/fake-mpd.mjs');
 const TIMING = { restartFirstMs: 1_000, restartMaxMs: 8_000, stableMs: 60_000, stopTimeoutMs: 5_000 };
 
 /** An "mpd" program that runs the stand-in in `mode`. */
-function fakeMpd(dir: string, mode: 'serve' | 'exit' | 'ignore-term'): string {
+type FakeMode = 'serve' | 'exit' | 'ignore-term' | 'seek-dead';
+
+function fakeMpd(dir: string, mode: FakeMode): string {
   const program = path.join(dir, `mpd-${mode}`);
   writeFileSync(program, `#!/bin/sh\nexec "${process.execPath}" "${FAKE}" --mode ${mode} "$@"\n`);
   chmodSync(program, 0o755);
   return program;
 }
 
-function rig(t: Test, mode: 'serve' | 'exit' | 'ignore-term') {
+function rig(t: Test, mode: FakeMode) {
   const dir = tempDir('azc-mpd-supervision-');
   const music = path.join(dir, 'music');
   mkdirSync(music);
@@ -148,4 +150,22 @@ t.test('a stopped engine does not restart its mpd', async (t) => {
   t.same(r.clock.dueTimes(), []);
   t.equal(r.engine.up, false);
   t.equal(r.engineEvents().filter((e) => !e.up).length, 0, 'a stop is no crash');
+});
+
+t.test('a seek MPD refuses because its decoder has finished the track ("Decoder is dead") is made again, and lands', async (t) => {
+  // MPD decodes faster than it plays: near the end of a track its decoder may be done with it and not yet on the next
+  // one, and a seek then is refused until it is. The stand-in refuses the first two seeks so.
+  const r = rig(t, 'seek-dead');
+  await r.engine.start();
+  let settled = false;
+  const seeking = r.engine.seek(1_000).finally(() => (settled = true));
+  for (let retries = 0; !settled; retries++) {
+    t.ok(retries < 5, 'the seek is tried again a bounded number of times');
+    if (retries >= 5) break;
+    // Each retry waits on the engine's clock: the wait is let pass once it is scheduled (or the seek has settled).
+    await waitFor(() => settled || r.clock.dueTimes().length > 0 || undefined, undefined, { what: 'a retry to be scheduled' });
+    if (!settled) r.clock.advance(Math.min(...r.clock.dueTimes()) - r.clock.now());
+  }
+  await seeking;
+  t.pass('the seek went through once the decoder was ready');
 });

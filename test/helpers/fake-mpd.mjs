@@ -2,6 +2,8 @@
 // A stand-in for mpd in the supervision tests: it reads the socket path from the config the engine wrote, greets and
 // answers every command "OK" (idle waits), so a test controls when "mpd" dies without a real one playing.
 // `--mode exit` fails at once the way a bad config does; `--mode ignore-term` ignores SIGTERM (then only SIGKILL ends it).
+// `--mode seek-dead` plays a 3-second track and refuses the first two seeks the way MPD does when its decoder has
+// finished the track and not yet begun the next ("Decoder is dead").
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 
@@ -21,11 +23,22 @@ process.on('SIGTERM', () => {
 });
 
 let nextId = 1;
+let deadSeeks = mode === 'seek-dead' ? 2 : 0;
+/** The reply's lines before OK, or `{ ack }`: MPD refuses the command with that message. */
 function answer(line) {
+  if (mode === 'seek-dead') {
+    if (line.startsWith('status')) return 'volume: -1\nstate: play\nsong: 0\nsongid: 1\nelapsed: 2.900\nduration: 3.000\nplaylistlength: 1\n';
+    if (line.startsWith('currentsong')) return 'file: tones/a.flac\nduration: 3.000\nPos: 0\nId: 1\n';
+    if (line.startsWith('seekcur') && deadSeeks > 0) {
+      deadSeeks--;
+      return { ack: 'Decoder is dead' };
+    }
+  }
   if (line.startsWith('status')) return 'state: stop\nplaylistlength: 0\n';
   if (line.startsWith('addid')) return `Id: ${nextId++}\n`;
   return '';
 }
+const ack = (index, line, message) => `ACK [52@${index}] {${line.split(' ')[0]}} ${message}\n`;
 
 rmSync(socket, { force: true });
 createServer((connection) => {
@@ -40,11 +53,23 @@ createServer((connection) => {
       buffer = buffer.slice(end + 1);
       if (line === 'command_list_ok_begin') list = [];
       else if (line === 'command_list_end') {
-        connection.write(list.map((command) => `${answer(command)}list_OK\n`).join('') + 'OK\n');
+        let reply = '';
+        for (const [index, command] of list.entries()) {
+          const result = answer(command);
+          if (typeof result === 'object') {
+            reply += ack(index, command, result.ack);
+            break;
+          }
+          reply += `${result}list_OK\n`;
+        }
+        connection.write(reply.endsWith('list_OK\n') ? `${reply}OK\n` : reply);
         list = null;
       } else if (list) list.push(line);
       else if (line.startsWith('idle')) continue;
-      else connection.write(`${answer(line)}OK\n`);
+      else {
+        const result = answer(line);
+        connection.write(typeof result === 'object' ? ack(0, line, result.ack) : `${result}OK\n`);
+      }
     }
   });
   connection.on('error', () => undefined);
