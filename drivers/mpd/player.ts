@@ -28,7 +28,7 @@ export interface PlayerLink {
 
 /** A seek MPD cannot make yet (see seekWhenReady) is tried again this often, this far apart (2 s in all). */
 const SEEK_ATTEMPTS = 20;
-const SEEK_RETRY_MS = 100;
+export const SEEK_RETRY_MS = 100;
 /** What MPD answers a seek it can make a moment later (see seekWhenReady). */
 const SEEK_NOT_YET = /not seekable|decoder is dead/i;
 
