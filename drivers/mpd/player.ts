@@ -35,6 +35,15 @@ const SEEK_NOT_YET = /not seekable|decoder is dead/i;
 const STATES: readonly PlaybackState[] = ['playing', 'paused', 'stopped'];
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
+/**
+ * Whether MPD's error must stay in its status for the next read: it names the track MPD still shows current, neither
+ * stopped nor playing (nothing decoded yet). MPD stops, or moves on, a moment later; cleared now, that stop would
+ * read like a listener's and the failure would never be reported.
+ */
+function errorStillNeeded(s: MpdStatus, errorAt: number | null, current: number | null): boolean {
+  return errorAt !== null && errorAt === current && s.state !== 'stopped' && !(s.decoding && s.elapsedMs > 0);
+}
+
 /** Turns what MPD refused into the contract's error; PlaybackErrors pass as they are. */
 function asPlaybackError(err: unknown): Error {
   if (err instanceof MpdAck) return new PlaybackError('failed', err.message);
@@ -373,7 +382,7 @@ export class MpdPlayer {
       await this.startAt(connection, reading.goOnAfter + 1, 0, this.startPaused);
       return this.observe(tick);
     }
-    if (s.error !== null) await connection.request(['clearerror']);
+    if (s.error !== null && !errorStillNeeded(s, errorAt, model.indexOf(s.songId))) await connection.request(['clearerror']);
     if (!reading.settled) return;
     await this.report(connection, reading.passed);
     this.checkpoint = { queue: model.entries.map((entry) => entry.uri), detachedNext: model.detached ? (model.cursor ?? -1) + 1 : null };

@@ -14,7 +14,7 @@ const FAKE = path.join(ROOT, 'test/helpers/fake-mpd.mjs');
 const TIMING = { restartFirstMs: 1_000, restartMaxMs: 8_000, stableMs: 60_000, stopTimeoutMs: 5_000 };
 
 /** An "mpd" program that runs the stand-in in `mode`. */
-type FakeMode = 'serve' | 'exit' | 'ignore-term' | 'seek-dead';
+type FakeMode = 'serve' | 'exit' | 'ignore-term' | 'seek-dead' | 'fail-then-stop';
 
 function fakeMpd(dir: string, mode: FakeMode): string {
   const program = path.join(dir, `mpd-${mode}`);
@@ -42,7 +42,7 @@ function rig(t: Test, mode: FakeMode) {
   const engineEvents = () => events.filter((e): e is Extract<PlaybackEvent, { type: 'engine' }> => e.type === 'engine');
   const count = (up: boolean, n: number) =>
     waitFor(() => engineEvents().filter((e) => e.up === up).length >= n, undefined, { what: `${n} engine ${up ? 'up' : 'down'} events`, changes });
-  return { engine, clock, events, engineEvents, count };
+  return { engine, clock, events, engineEvents, count, music, changes };
 }
 
 /** Kills the running mpd the way a crash would, and waits for the engine to say it is down. */
@@ -167,4 +167,18 @@ t.test('a seek MPD refuses because its decoder has finished the track ("Decoder 
   }
   await seeking;
   t.pass('the seek went through once the decoder was ready');
+});
+
+t.test("a track MPD fails is reported when MPD stops on it, though MPD's error came with a read that still showed it playing", async (t) => {
+  // MPD shows a file no decoder reads as playing, with its error, then stops on it. The error read first must still
+  // be in MPD's status when the stop is read: cleared before, the stop looked like a listener's and went unreported.
+  const r = rig(t, 'fail-then-stop');
+  mkdirSync(path.join(r.music, 'tones'));
+  writeFileSync(path.join(r.music, 'tones/garbage.flac'), 'no FLAC stream');
+  await r.engine.start();
+  await r.engine.playQueue(['file:tones/garbage.flac']);
+  const skip = await waitFor(() => r.events.find((e) => e.type === 'skipped'), undefined, { what: 'the skip', changes: r.changes });
+  t.match(skip, { index: 0, uri: 'file:tones/garbage.flac', reason: 'unknown-format' });
+  await waitFor(() => (r.engine.status().state === 'stopped' && r.engine.status().index === null) || undefined, undefined, { what: 'the end of the queue', changes: r.changes });
+  t.equal(r.events.filter((e) => e.type === 'skipped').length, 1, 'reported once');
 });

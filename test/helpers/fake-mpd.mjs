@@ -3,7 +3,9 @@
 // answers every command "OK" (idle waits), so a test controls when "mpd" dies without a real one playing.
 // `--mode exit` fails at once the way a bad config does; `--mode ignore-term` ignores SIGTERM (then only SIGKILL ends it).
 // `--mode seek-dead` plays a 3-second track and refuses the first two seeks the way MPD does when its decoder has
-// finished the track and not yet begun the next ("Decoder is dead").
+// finished the track and not yet begun the next ("Decoder is dead"). `--mode fail-then-stop` fails every track it is
+// asked to play the way MPD fails a file no decoder reads: the first status after `playid` shows the track playing
+// with the error, the next ones stopped on it, the error kept until `clearerror`; each change is told to `idle`.
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 
@@ -24,8 +26,55 @@ process.on('SIGTERM', () => {
 
 let nextId = 1;
 let deadSeeks = mode === 'seek-dead' ? 2 : 0;
+/** fail-then-stop: the queue's files by id, the current song, whether its failure was shown playing, the error. */
+const files = new Map();
+let current = null;
+let shownPlaying = false;
+let error = null;
+const idlers = new Set();
+function changed() {
+  for (const idler of idlers) idler.write('changed: player\nOK\n');
+  idlers.clear();
+}
+
+function failThenStop(line) {
+  if (line.startsWith('addid')) {
+    const id = nextId++;
+    files.set(id, /^addid "?([^"]*)"?/.exec(line)[1]);
+    return `Id: ${id}\n`;
+  }
+  if (line.startsWith('playid')) {
+    current = Number(/\d+/.exec(line)[0]);
+    shownPlaying = false;
+    error = `Failed to decode ${files.get(current)}`;
+    setImmediate(changed);
+    return '';
+  }
+  if (line.startsWith('clearerror')) {
+    error = null;
+    return '';
+  }
+  if (line.startsWith('clear')) {
+    files.clear();
+    current = null;
+    return '';
+  }
+  if (line.startsWith('status')) {
+    const song = current === null ? '' : `song: ${[...files.keys()].indexOf(current)}\nsongid: ${current}\n`;
+    const state = current !== null && !shownPlaying ? 'play' : 'stop';
+    if (state === 'play') {
+      shownPlaying = true;
+      setImmediate(changed);
+    }
+    return `volume: -1\nstate: ${state}\n${song}playlistlength: ${files.size}\n${error ? `error: ${error}\n` : ''}`;
+  }
+  if (line.startsWith('currentsong')) return current === null ? '' : `file: ${files.get(current)}\nPos: ${[...files.keys()].indexOf(current)}\nId: ${current}\n`;
+  return '';
+}
+
 /** The reply's lines before OK, or `{ ack }`: MPD refuses the command with that message. */
 function answer(line) {
+  if (mode === 'fail-then-stop') return failThenStop(line);
   if (mode === 'seek-dead') {
     if (line.startsWith('status')) return 'volume: -1\nstate: play\nsong: 0\nsongid: 1\nelapsed: 2.900\nduration: 3.000\nplaylistlength: 1\n';
     if (line.startsWith('currentsong')) return 'file: tones/a.flac\nduration: 3.000\nPos: 0\nId: 1\n';
@@ -65,7 +114,7 @@ createServer((connection) => {
         connection.write(reply.endsWith('list_OK\n') ? `${reply}OK\n` : reply);
         list = null;
       } else if (list) list.push(line);
-      else if (line.startsWith('idle')) continue;
+      else if (line.startsWith('idle')) idlers.add(connection);
       else {
         const result = answer(line);
         connection.write(typeof result === 'object' ? ack(0, line, result.ack) : `${result}OK\n`);
