@@ -36,9 +36,9 @@ const STATES: readonly PlaybackState[] = ['playing', 'paused', 'stopped'];
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
 /**
- * Whether MPD's error must stay in its status for the next read: it names the track MPD still shows current, neither
- * stopped nor playing (nothing decoded yet). MPD stops, or moves on, a moment later; cleared now, that stop would
- * read like a listener's and the failure would never be reported.
+ * Whether MPD's error must stay in its status for the next read: it names the track MPD still shows current, not
+ * stopped and with nothing of it played (MPD reports "play" before its decoder gives up). MPD stops, or moves on, a
+ * moment later; cleared now, that stop would read like a listener's and the failure would never be reported.
  */
 function errorStillNeeded(s: MpdStatus, errorAt: number | null, current: number | null): boolean {
   return errorAt !== null && errorAt === current && s.state !== 'stopped' && !(s.decoding && s.elapsedMs > 0);
