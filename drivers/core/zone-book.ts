@@ -95,25 +95,28 @@ export class ZoneBook {
     const wrong = this.spec.checkChannel(channel);
     if (wrong) return wrong;
     const zone = this.zone(channel);
-    const fields: Fields = {};
     let complaint: string | undefined;
-    if (typeof change.power === 'boolean') fields.power = change.power ? 1 : 0;
-    if (typeof change.muted === 'boolean') fields.muted = change.muted ? 1 : 0;
-    if (typeof change.volume === 'number' && Number.isFinite(change.volume)) fields.volume = volumeToStep(change.volume, this.spec.volumeSteps);
+    const power = typeof change.power === 'boolean' ? (change.power ? 1 : 0) : undefined;
+    const muted = typeof change.muted === 'boolean' ? (change.muted ? 1 : 0) : undefined;
+    const volume = typeof change.volume === 'number' && Number.isFinite(change.volume) ? volumeToStep(change.volume, this.spec.volumeSteps) : undefined;
+    let source: number | undefined;
     if (change.source !== undefined) {
       const { sourceCount } = this.spec;
-      if (Number.isInteger(change.source) && change.source >= 1 && change.source <= sourceCount) fields.source = change.source;
+      if (Number.isInteger(change.source) && change.source >= 1 && change.source <= sourceCount) source = change.source;
       else complaint = `source must be 1..${sourceCount}, got ${change.source} (zone ${channel})`;
     }
+    // Field by field, without building the overlay or a map of fields: this runs for every zone of a volume change.
     const stamp = this.stamp();
-    const now = this.overlay(zone);
-    const off = now === undefined || now.power !== 1;
-    for (const [attribute, value] of Object.entries(fields) as Array<[Attribute, number]>) {
-      zone.intents.set(attribute, { value, stamp, whileOff: attribute !== 'power' && off });
-    }
+    const off = this.poweredNow(zone) !== 1;
+    if (power !== undefined) zone.intents.set('power', { value: power, stamp, whileOff: false });
+    if (muted !== undefined) zone.intents.set('muted', { value: muted, stamp, whileOff: off });
+    if (volume !== undefined) zone.intents.set('volume', { value: volume, stamp, whileOff: off });
+    if (source !== undefined) zone.intents.set('source', { value: source, stamp, whileOff: off });
     // The daemon knows what it asked for: that is no news to report back.
-    if (zone.told) zone.told = { ...zone.told, ...fields };
-    else if (zone.hardware) zone.told = this.overlay(zone);
+    const told = zone.told;
+    if (told) {
+      zone.told = { power: power ?? told.power, source: source ?? told.source, volume: volume ?? told.volume, muted: muted ?? told.muted };
+    } else if (zone.hardware) zone.told = this.overlay(zone);
     return complaint;
   }
 
@@ -265,6 +268,13 @@ export class ZoneBook {
   }
 
   /** What the zone is about to be: the hardware (or, before any read, what the daemon was told) with the intents on it. */
+  /** Power as the overlay has it (the intent, else what is known), undefined when nothing is known of the zone. */
+  private poweredNow(zone: Zone): number | undefined {
+    const base = zone.hardware ?? zone.told;
+    if (!base) return undefined;
+    return zone.intents.get('power')?.value ?? base.power;
+  }
+
   private overlay(zone: Zone): Wire | undefined {
     const base = zone.hardware ?? zone.told;
     if (!base) return undefined;
