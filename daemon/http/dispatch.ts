@@ -11,7 +11,7 @@ import type { ApiRequest, ApiResult, BodySink, JsonRoute, RequestHeaders, Route 
 import { extractCredential, type Credential } from './credentials.js';
 import { createAccessLog, type AccessLog } from './access-log.js';
 import type { ReadCache } from './read-cache.js';
-import { hostAllowed, misdirected, type HostNames } from './host-check.js';
+import { hostChecker, misdirected, type HostNames } from './host-check.js';
 
 /** Where a response is written: the uWS response itself, or the recorder of inject.ts. */
 export interface ResponseSink {
@@ -95,9 +95,11 @@ export class Dispatcher {
   readonly routes: Route[] = [];
   private readonly router = new Router<Compiled>();
   private readonly accessLog: AccessLog;
+  private readonly hostAllowed: ((header: string) => boolean) | undefined;
 
   constructor(private readonly options: PipelineOptions) {
     this.accessLog = createAccessLog(options.logger);
+    this.hostAllowed = options.hostNames && hostChecker(options.hostNames);
   }
 
   /** The body cap of the request's route: its own, or the configured default. */
@@ -128,9 +130,8 @@ export class Dispatcher {
    */
   match(request: PipelineRequest, sink: ResponseSink): Compiled | undefined {
     const { method, path } = request;
-    const names = this.options.hostNames;
     // Before anything else, the dashboard's files and public routes included: a rebinding page reads those too.
-    if (names && !hostAllowed(request.headers.host, names)) throw misdirected(request.headers.host, names);
+    if (this.hostAllowed && !this.hostAllowed(request.headers.host)) throw misdirected(request.headers.host, this.options.hostNames!);
     const lookup = this.router.find(method === 'HEAD' ? 'GET' : method, path);
     if (lookup.kind !== 'found') {
       if ((method === 'GET' || method === 'HEAD') && this.options.fallback?.(request, sink)) {

@@ -30,6 +30,20 @@ export function hostAllowed(header: string, names: HostNames): boolean {
   return names.extra.includes(host);
 }
 
+/**
+ * hostAllowed for one set of names, remembering the last header it allowed: a client sends the same Host on every
+ * request, and the check builds several strings and runs two patterns for it.
+ */
+export function hostChecker(names: HostNames): (header: string) => boolean {
+  let lastAllowed: string | undefined;
+  return (header) => {
+    if (header === lastAllowed) return true;
+    const allowed = hostAllowed(header, names);
+    if (allowed) lastAllowed = header;
+    return allowed;
+  };
+}
+
 /** The host of a Host header, lower-cased, without port and trailing dot; undefined when it is not one. */
 function hostPart(header: string): string | undefined {
   let host = header.trim().toLowerCase();
