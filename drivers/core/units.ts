@@ -42,8 +42,11 @@ export class Units {
   private readonly fitted = new Set<number>();
   /** Units not probed yet and not known to be fitted: asked once, absent ones never again. */
   private readonly unprobed = new Set<number>();
-  /** Fitted units that stopped answering: their zones are unavailable. */
-  private readonly silent = new Set<number>();
+  /**
+   * Fitted units that stopped answering (their zones are unavailable), each with its unanswered probes so far and
+   * the polls it was left out of since the last one.
+   */
+  private readonly silent = new Map<number, { missed: number; skipped: number }>();
   private masterTimeouts = 0;
 
   constructor(
@@ -101,9 +104,29 @@ export class Units {
   silence(unit: number): Silence {
     this.unprobed.delete(unit);
     if (unit === this.master) return ++this.masterTimeouts >= this.options.offlineAfterTimeouts ? 'offline' : 'retry';
-    if (!this.fitted.has(unit) || this.silent.has(unit)) return undefined;
-    this.silent.add(unit);
+    if (!this.fitted.has(unit)) return undefined;
+    const silent = this.silent.get(unit);
+    if (silent) {
+      silent.missed++; // a probe went unanswered
+      return undefined;
+    }
+    this.silent.set(unit, { missed: 0, skipped: 0 });
     return 'lost';
+  }
+
+  /**
+   * Whether this poll asks a silent unit again; true for any other unit. After its n-th unanswered probe a silent unit
+   * is left out of 2^n - 1 polls (1, 3, 7, ...), at most `maxSkips`: one that stays away costs a command timeout now
+   * and then rather than at every poll, and one that comes back is asked again within maxSkips + 1 polls.
+   */
+  probeDue(unit: number, maxSkips: number): boolean {
+    const silent = this.silent.get(unit);
+    if (!silent || silent.skipped >= Math.min(2 ** silent.missed - 1, maxSkips)) {
+      if (silent) silent.skipped = 0;
+      return true;
+    }
+    silent.skipped++;
+    return false;
   }
 
   get unansweredCount(): number {

@@ -14,6 +14,8 @@ export type Phase = 'new' | 'connecting' | 'online' | 'offline' | 'stopped';
 
 /** Read-backs in a row that show a write did not arrive, before the driver keeps the zone's own value. */
 const MAX_LOST_WRITES = 3;
+/** The longest a silent unit goes without being asked again (it is asked less often the longer it stays silent). */
+export const SILENT_PROBE_MAX_MS = 60_000;
 
 export abstract class WorkLoop {
   protected abstract readonly link: ReconnectingPort;
@@ -261,9 +263,16 @@ export abstract class WorkLoop {
     }, this.pollDelayMs());
   }
 
-  /** Every fitted unit is read; one that stopped answering is asked through its probe until it answers again. */
+  /**
+   * Every fitted unit is read; one that stopped answering is asked through its probe until it answers again, less
+   * often the longer it stays silent, but at least once a minute (SILENT_PROBE_MAX_MS).
+   */
   private queuePoll(): void {
-    for (const unit of this.units.fittedUnits()) for (const address of this.unitReads(unit)) this.plan.queueRead(address);
+    const maxSkips = Math.max(0, Math.ceil(SILENT_PROBE_MAX_MS / this.pollDelayMs()) - 1);
+    for (const unit of this.units.fittedUnits()) {
+      if (!this.units.probeDue(unit, maxSkips)) continue;
+      for (const address of this.unitReads(unit)) this.plan.queueRead(address);
+    }
   }
 
   protected unitReads(unit: number): number[] {

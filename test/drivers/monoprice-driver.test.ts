@@ -2,7 +2,8 @@
 // ownership rule as the wire shows it; production timings on a hand-driven clock.
 import t from 'tap';
 import { MONOPRICE_DEFAULTS } from '../../drivers/monoprice/driver.js';
-import { isDescribed, isStatus, isZoneEvent, nextEvent, zoneEvents } from './events.js';
+import { SILENT_PROBE_MAX_MS } from '../../drivers/core/work-loop.js';
+import { isAvailability, isDescribed, isStatus, isZoneEvent, nextEvent, zoneEvents } from './events.js';
 import { onNextCommand } from './memory-rig.js';
 import { ON, observed, rig, setsSince, STEPS } from './monoprice-rig.js';
 
@@ -97,6 +98,47 @@ t.test('a fitted slave unit is found, described, polled and driven', async (t) =
   t.match(r.emulator.state(23), { power: true, source: 5 });
   await r.commands((c) => c === '?20', 1, 'a poll of unit 2');
   t.equal(r.emulator.commands.filter((c) => c === '?30').length, 1, 'unit 3 only probed');
+});
+
+t.test('a slave unit that stays silent is asked less and less often, at least once a minute, and is found when it answers', async (t) => {
+  const r = await rig(t, { emulator: { units: 2 } });
+  const described = nextEvent(r.driver, isDescribed);
+  await r.startWith();
+  await r.until(described, 'unit 2 described');
+  r.emulator.units = 1;
+  const lost = nextEvent(r.driver, isAvailability(21, false));
+  await r.until(lost, 'unit 2 unavailable');
+  const mark = r.mark();
+  const polls = 40;
+  await r.commands((c) => c === '?10', polls, 'polls of unit 1');
+  // For each probe of unit 2, how many polls of unit 1 came before it since the previous one.
+  const gaps: number[] = [];
+  let since = 0;
+  for (const command of r.since(mark)) {
+    if (command === '?10') since++;
+    if (command === '?20') {
+      gaps.push(since);
+      since = 0;
+    }
+  }
+  const maxGap = Math.ceil(SILENT_PROBE_MAX_MS / MONOPRICE_DEFAULTS.pollIntervalMs);
+  // The first probe at the next poll, then 1, 3, 7, ... polls left out, up to a minute's worth.
+  const expected = [1];
+  for (let n = 1, total = 1; total + Math.min(2 ** n, maxGap) <= polls; n++) {
+    expected.push(Math.min(2 ** n, maxGap));
+    total += expected.at(-1)!;
+  }
+  t.same(gaps, expected, `probes ${gaps.length} times in ${polls} polls (at every poll before)`);
+  r.emulator.units = 2;
+  const back = nextEvent(r.driver, isAvailability(21, true));
+  const before = r.mark();
+  await r.until(back, 'unit 2 available again');
+  const waited = r.since(before).filter((c) => c === '?10').length;
+  t.ok(waited <= maxGap, `found again within a minute of polls (${waited} polls of unit 1)`);
+  t.ok(r.driver.availability(26).available, 'all its zones available');
+  r.driver.setZone(23, { power: true });
+  await r.settled();
+  t.match(r.emulator.state(23), { power: true }, 'and driven');
 });
 
 t.test('a silent amplifier goes offline after three timeouts and, back, gets what was asked meanwhile', async (t) => {
