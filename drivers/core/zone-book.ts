@@ -267,7 +267,6 @@ export class ZoneBook {
     }
   }
 
-  /** What the zone is about to be: the hardware (or, before any read, what the daemon was told) with the intents on it. */
   /** Power as the overlay has it (the intent, else what is known), undefined when nothing is known of the zone. */
   private poweredNow(zone: Zone): number | undefined {
     const base = zone.hardware ?? zone.told;
@@ -275,6 +274,7 @@ export class ZoneBook {
     return zone.intents.get('power')?.value ?? base.power;
   }
 
+  /** What the zone is about to be: the hardware (or, before any read, what the daemon was told) with the intents on it. */
   private overlay(zone: Zone): Wire | undefined {
     const base = zone.hardware ?? zone.told;
     if (!base) return undefined;
