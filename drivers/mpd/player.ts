@@ -295,6 +295,7 @@ export class MpdPlayer {
       try {
         const start = seekStart ? command('seekid', id, seconds(at)) : command('playid', id);
         await connection.request(paused ? [start, 'pause 1'] : [start]);
+        this.model.startedAt(target, paused);
         return;
       } catch (err) {
         if (!(err instanceof MpdAck) || !isPlaybackFailure(err.text)) throw err;
@@ -428,9 +429,14 @@ export class MpdPlayer {
     this.tickTimer = undefined;
   }
 
-  /** MPD's log said a track failed: noted on its entry if it is one still ahead (a late line about a reported one is dropped). */
+  /**
+   * MPD's log said a track failed: noted on its entry if it is one still ahead (a late line about a reported one is
+   * dropped). The log and the socket are read apart: when the line is about the entry a paused start began with, the
+   * read that settled the start may have come before it, and MPD, paused, tells nothing more; so it is read again.
+   */
   mpdSaid(message: string): void {
-    this.noteFailure(message, false);
+    const at = this.noteFailure(message, false);
+    if (at !== null && this.model.startedPausedAt(at)) this.refresh();
   }
 
   /**

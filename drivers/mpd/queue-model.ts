@@ -66,6 +66,8 @@ export class QueueModel {
    * may open it again when its turn comes. Those words hold until MPD shows the entry playing after all.
    */
   private failedAhead = new Set<number>();
+  /** The entry the engine's last start began with, when it began paused (see startedAt). */
+  private pausedStart: number | null = null;
 
   replace(entries: Entry[]): void {
     this.entries = entries;
@@ -75,6 +77,20 @@ export class QueueModel {
     this.left = null;
     this.failedAhead.clear();
     this.playedAtCursor = false;
+    this.pausedStart = null;
+  }
+
+  /**
+   * The engine started entry `index`, paused if asked. A failure noted for an entry after a paused start of it is that
+   * start's (failures were forgotten as it began), and MPD stays paused on the entry whatever it shows (read()).
+   */
+  startedAt(index: number, paused: boolean): void {
+    this.pausedStart = paused ? index : null;
+  }
+
+  /** Whether entry `index` is the one the last start began with, paused. */
+  startedPausedAt(index: number): boolean {
+    return this.pausedStart === index;
   }
 
   /** Puts the cursor on entry `at`: the one playing (`played`), or the one a start or a jump begins after. */
@@ -121,6 +137,7 @@ export class QueueModel {
   forgetFailures(): void {
     for (const entry of this.entries) if (entry.target !== null) entry.cause = null;
     this.failedAhead.clear();
+    this.pausedStart = null;
   }
 
   /**
@@ -188,10 +205,15 @@ export class QueueModel {
     if (stoppedBy && (errorAt! > index! || this.firstQueued(index! + 1) !== null)) return { settled: false, goOnAfter: errorAt };
     // A position past 0 with a decoded format: MPD plays the song (one it moves past shows neither, or 0).
     const plays = s.state !== 'stopped' && s.decoding && s.elapsedMs > 0;
-    if (s.state !== 'stopped' && this.hasFailure(index) && this.failedAhead.has(index!) && !plays) {
+    // Paused where the engine's own paused start left it: a failure noted for it since is that start's.
+    const startedHere = s.state === 'paused' && index !== null && this.pausedStart === index;
+    if (s.state !== 'stopped' && this.hasFailure(index) && (this.failedAhead.has(index!) || startedHere) && !plays) {
       // Paused on it with nothing decoded (started paused, at a position): MPD opens a track again only as it plays,
-      // so it stays there, and playback goes on after it as after a stop the failure caused.
-      if (s.state === 'paused' && !s.decoding) return { settled: false, goOnAfter: index! };
+      // so it stays there, and playback goes on after it as after a stop the failure caused. The same after the
+      // engine's paused start of it with a format shown: that is the next track's, whose decoder MPD started as
+      // this one failed (seen under load, when the read comes later), and MPD still stays paused here; and the same
+      // when MPD's word came after the read that settled the start (mpdSaid then reads again).
+      if (s.state === 'paused' && (!s.decoding || startedHere)) return { settled: false, goOnAfter: index! };
       return { settled: false, goOnAfter: null };
     }
     const ended = s.state === 'stopped' && (s.songId === null ? this.cursor !== null : stoppedBy);

@@ -14,7 +14,7 @@ const FAKE = path.join(ROOT, 'test/helpers/fake-mpd.mjs');
 const TIMING = { restartFirstMs: 1_000, restartMaxMs: 8_000, stableMs: 60_000, stopTimeoutMs: 5_000 };
 
 /** An "mpd" program that runs the stand-in in `mode`. */
-type FakeMode = 'serve' | 'exit' | 'ignore-term' | 'seek-dead' | 'fail-then-stop';
+type FakeMode = 'serve' | 'exit' | 'ignore-term' | 'seek-dead' | 'fail-then-stop' | 'paused-fail-late-word';
 
 function fakeMpd(dir: string, mode: FakeMode): string {
   const program = path.join(dir, `mpd-${mode}`);
@@ -180,5 +180,20 @@ t.test("a track MPD fails is reported when MPD stops on it, though MPD's error c
   const skip = await waitFor(() => r.events.find((e) => e.type === 'skipped'), undefined, { what: 'the skip', changes: r.changes });
   t.match(skip, { index: 0, uri: 'file:tones/garbage.flac', reason: 'unknown-format' });
   await waitFor(() => (r.engine.status().state === 'stopped' && r.engine.status().index === null) || undefined, undefined, { what: 'the end of the queue', changes: r.changes });
+  t.equal(r.events.filter((e) => e.type === 'skipped').length, 1, 'reported once');
+});
+
+t.test('a track started paused that fails is reported though its word came after the read, with the next track\'s format shown', async (t) => {
+  // Seen on the real MPD under load: restored paused on a stream it cannot reach, MPD stays paused on it and shows
+  // the format of the track after it (its decoder moved on), and the log line saying it failed may come after the
+  // read that settled the start. Waiting for MPD to say more waited for ever.
+  const r = rig(t, 'paused-fail-late-word');
+  mkdirSync(path.join(r.music, 'tones'));
+  for (const name of ['a.flac', 'b.flac']) writeFileSync(path.join(r.music, 'tones', name), 'stand-in');
+  await r.engine.start();
+  await r.engine.restore({ queue: ['file:tones/a.flac', 'file:tones/b.flac'], index: 0, positionMs: 0, state: 'paused' });
+  const skip = await waitFor(() => r.events.find((e) => e.type === 'skipped'), undefined, { what: 'the skip', changes: r.changes });
+  t.match(skip, { index: 0, uri: 'file:tones/a.flac' });
+  await waitFor(() => (r.engine.status().index === 1 && r.engine.status().state === 'paused') || undefined, undefined, { what: 'the next track, paused', changes: r.changes });
   t.equal(r.events.filter((e) => e.type === 'skipped').length, 1, 'reported once');
 });

@@ -6,6 +6,9 @@
 // finished the track and not yet begun the next ("Decoder is dead"). `--mode fail-then-stop` fails every track it is
 // asked to play the way MPD fails a file no decoder reads: the first status after `playid` shows the track playing
 // with the error, the next ones stopped on it, the error kept until `clearerror`; each change is told to `idle`.
+// `--mode paused-fail-late-word` fails the first track of the queue when it is started paused (`seekid` with
+// `pause 1`) the way MPD fails a stream it cannot reach under load: it stays paused on it, shows the next track's
+// format and duration (its decoder moved on), and writes the failure to its log only after the next status read.
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 
@@ -72,9 +75,43 @@ function failThenStop(line) {
   return '';
 }
 
+/** paused-fail-late-word: the log line still to write after a status read, once the first track was started. */
+let lateWord = null;
+
+function pausedFailLateWord(line) {
+  if (line.startsWith('addid')) {
+    const id = nextId++;
+    files.set(id, /^addid "?([^"]*)"?/.exec(line)[1]);
+    return `Id: ${id}\n`;
+  }
+  if (line.startsWith('seekid')) {
+    current = Number(/\d+/.exec(line)[0]);
+    if (current === [...files.keys()][0]) lateWord = `exception: Failed to decode ${files.get(current)}\n`;
+    setImmediate(changed);
+    return '';
+  }
+  if (line.startsWith('clear') && !line.startsWith('clearerror')) {
+    files.clear();
+    current = null;
+    return '';
+  }
+  if (line.startsWith('status')) {
+    if (current === null) return 'volume: -1\nstate: stop\nplaylistlength: 0\n';
+    if (lateWord) {
+      const word = lateWord;
+      lateWord = null;
+      setTimeout(() => process.stderr.write(word), 20);
+    }
+    return `volume: -1\nstate: pause\nsong: ${[...files.keys()].indexOf(current)}\nsongid: ${current}\nelapsed: 0.000\nduration: 3.000\naudio: 44100:16:2\nplaylistlength: ${files.size}\n`;
+  }
+  if (line.startsWith('currentsong')) return current === null ? '' : `file: ${files.get(current)}\nPos: ${[...files.keys()].indexOf(current)}\nId: ${current}\n`;
+  return '';
+}
+
 /** The reply's lines before OK, or `{ ack }`: MPD refuses the command with that message. */
 function answer(line) {
   if (mode === 'fail-then-stop') return failThenStop(line);
+  if (mode === 'paused-fail-late-word') return pausedFailLateWord(line);
   if (mode === 'seek-dead') {
     if (line.startsWith('status')) return 'volume: -1\nstate: play\nsong: 0\nsongid: 1\nelapsed: 2.900\nduration: 3.000\nplaylistlength: 1\n';
     if (line.startsWith('currentsong')) return 'file: tones/a.flac\nduration: 3.000\nPos: 0\nId: 1\n';

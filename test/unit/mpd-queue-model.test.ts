@@ -251,6 +251,23 @@ t.test('MPD paused on an entry it failed, with nothing decoded, stays there: pla
   t.same(m.read(status({ state: 'playing', songId: 10 }), 0), { settled: false, goOnAfter: null }, 'playing, MPD opens it again by itself');
 });
 
+t.test('MPD paused on an entry the engine started paused, after it failed, stays there whatever format it shows', async (t) => {
+  const m = model();
+  m.forgetFailures();
+  m.placeCursor(-1);
+  m.startedAt(0, true);
+  t.ok(m.startedPausedAt(0), 'the paused start is known');
+  t.equal(m.noteFailure(named('a.flac'), gone('a')), 0);
+  // The format and duration are the next entry's: MPD started its decoder as this one failed.
+  t.same(m.read(status({ state: 'paused', songId: 10, decoding: true, durationMs: 3000 }), 0), { settled: false, goOnAfter: 0 });
+  m.startedAt(0, false);
+  t.notOk(m.startedPausedAt(0), 'a start that plays is no paused start');
+  t.same(m.read(status({ state: 'paused', songId: 10, decoding: true }), 0), { settled: false, goOnAfter: null }, 'paused later by the listener: MPD may yet play it');
+  m.startedAt(0, true);
+  m.forgetFailures();
+  t.notOk(m.startedPausedAt(0), 'forgotten when the listener moves playback');
+});
+
 t.test('a failure MPD reports for the current entry, while it plays, is no earlier attempt\'s: it stays', async (t) => {
   const m = model();
   m.read(status({ songId: 11, decoding: true, elapsedMs: 300 }), 0);
