@@ -29,23 +29,39 @@ process.on('SIGTERM', () => {
 
 let nextId = 1;
 let deadSeeks = mode === 'seek-dead' ? 2 : 0;
-/** fail-then-stop: the queue's files by id, the current song, whether its failure was shown playing, the error. */
+/** The queue's files by id and the current song (fail-then-stop, paused-fail-late-word). */
 const files = new Map();
 let current = null;
-let shownPlaying = false;
-let error = null;
 const idlers = new Set();
 function changed() {
   for (const idler of idlers) idler.write('changed: player\nOK\n');
   idlers.clear();
 }
+const position = (id) => [...files.keys()].indexOf(id);
 
-function failThenStop(line) {
+/** The commands that keep the queue, as MPD answers them; undefined for any other. */
+function queueReply(line) {
   if (line.startsWith('addid')) {
     const id = nextId++;
     files.set(id, /^addid "?([^"]*)"?/.exec(line)[1]);
     return `Id: ${id}\n`;
   }
+  if (line.startsWith('clear') && !line.startsWith('clearerror')) {
+    files.clear();
+    current = null;
+    return '';
+  }
+  if (line.startsWith('currentsong')) return current === null ? '' : `file: ${files.get(current)}\nPos: ${position(current)}\nId: ${current}\n`;
+  return undefined;
+}
+
+/** fail-then-stop: whether the current song's failure was shown playing, and the error. */
+let shownPlaying = false;
+let error = null;
+
+function failThenStop(line) {
+  const queued = queueReply(line);
+  if (queued !== undefined) return queued;
   if (line.startsWith('playid')) {
     current = Number(/\d+/.exec(line)[0]);
     shownPlaying = false;
@@ -57,13 +73,8 @@ function failThenStop(line) {
     error = null;
     return '';
   }
-  if (line.startsWith('clear')) {
-    files.clear();
-    current = null;
-    return '';
-  }
   if (line.startsWith('status')) {
-    const song = current === null ? '' : `song: ${[...files.keys()].indexOf(current)}\nsongid: ${current}\n`;
+    const song = current === null ? '' : `song: ${position(current)}\nsongid: ${current}\n`;
     const state = current !== null && !shownPlaying ? 'play' : 'stop';
     if (state === 'play') {
       shownPlaying = true;
@@ -71,7 +82,6 @@ function failThenStop(line) {
     }
     return `volume: -1\nstate: ${state}\n${song}playlistlength: ${files.size}\n${error ? `error: ${error}\n` : ''}`;
   }
-  if (line.startsWith('currentsong')) return current === null ? '' : `file: ${files.get(current)}\nPos: ${[...files.keys()].indexOf(current)}\nId: ${current}\n`;
   return '';
 }
 
@@ -79,20 +89,12 @@ function failThenStop(line) {
 let lateWord = null;
 
 function pausedFailLateWord(line) {
-  if (line.startsWith('addid')) {
-    const id = nextId++;
-    files.set(id, /^addid "?([^"]*)"?/.exec(line)[1]);
-    return `Id: ${id}\n`;
-  }
+  const queued = queueReply(line);
+  if (queued !== undefined) return queued;
   if (line.startsWith('seekid')) {
     current = Number(/\d+/.exec(line)[0]);
-    if (current === [...files.keys()][0]) lateWord = `exception: Failed to decode ${files.get(current)}\n`;
+    if (position(current) === 0) lateWord = `exception: Failed to decode ${files.get(current)}\n`;
     setImmediate(changed);
-    return '';
-  }
-  if (line.startsWith('clear') && !line.startsWith('clearerror')) {
-    files.clear();
-    current = null;
     return '';
   }
   if (line.startsWith('status')) {
@@ -102,9 +104,8 @@ function pausedFailLateWord(line) {
       lateWord = null;
       setTimeout(() => process.stderr.write(word), 20);
     }
-    return `volume: -1\nstate: pause\nsong: ${[...files.keys()].indexOf(current)}\nsongid: ${current}\nelapsed: 0.000\nduration: 3.000\naudio: 44100:16:2\nplaylistlength: ${files.size}\n`;
+    return `volume: -1\nstate: pause\nsong: ${position(current)}\nsongid: ${current}\nelapsed: 0.000\nduration: 3.000\naudio: 44100:16:2\nplaylistlength: ${files.size}\n`;
   }
-  if (line.startsWith('currentsong')) return current === null ? '' : `file: ${files.get(current)}\nPos: ${[...files.keys()].indexOf(current)}\nId: ${current}\n`;
   return '';
 }
 
