@@ -68,3 +68,20 @@ t.test('a resume the bus cannot serve says why: gone from the ring, restored ove
   bus.forgetHistory();
   t.match(bus.replay('1-10'), { reset: /restored/ });
 });
+
+t.test('volume events kept in parts come back from the ring as they were published, among events of other kinds', async (t) => {
+  // Capacity 5, 12 events: the ring wraps twice, and each slot held a volume event and an event of another kind.
+  const bus = new EventBus(5, 2);
+  const published: StampedEvent[] = [];
+  bus.subscribe((event) => published.push(event));
+  for (let n = 1; n <= 4; n++) {
+    bus.publish({ type: 'zone.volumeChanged', payload: { zoneId: `z${n}`, volume: n / 8 } });
+    bus.publish({ type: 'player.volumeChanged', payload: { playerId: `p${n}`, volume: 1 - n / 16 } });
+    bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: `z${n}`, muted: n % 2 === 0 } });
+  }
+  t.equal(published.length, 12);
+  const replay = bus.replay(published[6]!.id);
+  t.strictSame(replay, { events: published.slice(7) }, 'the five events after the resume point, each as delivered');
+  t.strictSame(bus.replay(published[10]!.id), { events: [published[11]] }, 'the last one');
+  t.match(bus.replay(published[5]!.id), { reset: /no longer kept/ }, 'one further back has left the ring');
+});

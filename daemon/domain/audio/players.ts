@@ -147,7 +147,7 @@ export class PlayersService {
     const target = requestedVolume(typeof request === 'number' ? { volume: request } : request, current);
     if (attached.length === 0) {
       const committed = store.commitSoon(() => repo.setPlayerVolume(id, target));
-      if (player.volume !== target) bus.publish({ type: 'player.volumeChanged', payload: { playerId: id, volume: target } });
+      if (player.volume !== target) bus.publish({ type: 'player.volumeChanged', payload: { playerId: player.id, volume: target } });
       return committed;
     }
     const factor = groupFactor(

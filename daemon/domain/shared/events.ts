@@ -167,8 +167,23 @@ export const isInternal = (event: DomainEvent | BusEvent): event is InternalEven
 
 export type EventListener = (event: StampedEvent) => void;
 
+/**
+ * The events most often published (a volume PUT makes three) are kept in the replay ring as their parts: the id of
+ * what changed, a string the state already holds, and the value in a typed array. Nothing of them is then left in
+ * V8's young generation for the scavenger to copy and promote while they wait in the ring (docs/benchmarks.md).
+ */
+const COMPACT = {
+  'player.volumeChanged': (ref: string, value: number) => ({ playerId: ref, volume: value }),
+  'zone.volumeChanged': (ref: string, value: number) => ({ zoneId: ref, volume: value }),
+} as const;
+const compactRef = (event: DomainEvent): string | undefined =>
+  event.type === 'player.volumeChanged' ? event.payload.playerId : event.type === 'zone.volumeChanged' ? event.payload.zoneId : undefined;
+
 export class EventBus {
-  private readonly ring: Array<StampedEvent | undefined>;
+  /** Per slot of the ring: the event's type; its payload, or for a compact type the id in it; the compact value. */
+  private readonly types: Array<DomainEvent['type'] | undefined>;
+  private readonly refs: unknown[];
+  private readonly values: Float64Array;
   private nextSeq = 1;
   /** Events up to this sequence number are not replayed: the state they describe was replaced (forgetHistory). */
   private replayFloor = 0;
@@ -180,7 +195,9 @@ export class EventBus {
     readonly capacity = 4096,
     readonly run = 1,
   ) {
-    this.ring = new Array(capacity);
+    this.types = new Array(capacity).fill(undefined);
+    this.refs = new Array(capacity).fill(undefined);
+    this.values = new Float64Array(capacity);
   }
 
   /** The sequence number of the last event published in this run (0 before the first). */
@@ -201,7 +218,14 @@ export class EventBus {
     // One object shape for every stamped event (a spread of events of many shapes is slow).
     const seq = this.nextSeq++;
     const stamped = { type: event.type, payload: event.payload, id: eventId(this.run, seq), seq } as StampedEvent;
-    this.ring[seq % this.capacity] = stamped;
+    const slot = seq % this.capacity;
+    const ref = compactRef(event);
+    this.types[slot] = event.type;
+    if (ref === undefined) this.refs[slot] = event.payload;
+    else {
+      this.refs[slot] = ref;
+      this.values[slot] = (event.payload as { volume: number }).volume;
+    }
     this.deliver(stamped, false);
     return stamped;
   }
@@ -259,7 +283,16 @@ export class EventBus {
     const oldest = Math.max(1, this.nextSeq - this.capacity);
     if (seq + 1 < oldest) return { reset: 'the events after your Last-Event-ID are no longer kept; refetch state' };
     const events: StampedEvent[] = [];
-    for (let s = seq + 1; s < this.nextSeq; s++) events.push(this.ring[s % this.capacity]!);
+    for (let s = seq + 1; s < this.nextSeq; s++) events.push(this.kept(s));
     return { events };
+  }
+
+  /** The event numbered `seq`, still in the ring, as it was published. */
+  private kept(seq: number): StampedEvent {
+    const slot = seq % this.capacity;
+    const type = this.types[slot]!;
+    const ref = this.refs[slot];
+    const payload = type in COMPACT ? COMPACT[type as keyof typeof COMPACT](ref as string, this.values[slot]!) : ref;
+    return { type, payload, id: eventId(this.run, seq), seq } as StampedEvent;
   }
 }
