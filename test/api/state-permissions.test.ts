@@ -124,8 +124,16 @@ async function failedStart(t: { teardown(fn: () => unknown): void }, stateDir: s
       ? {}
       : {
           // Without the test runner's hook (it patches spawn to add it), which would write its records as that user and fail.
+          // CAP_DAC_READ_SEARCH (kept across the change of user as an ambient capability) lets that user read the
+          // daemon's code wherever the clone lives — a 0700 home, a `mktemp -d` folder — and grants no write, so the
+          // state folder's checks see what an unprivileged user sees. no_setuid_fixup keeps it for access(2) too,
+          // which node's existsSync calls.
           spawner: (command, args, options) =>
-            spawn('setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', 'env', '-u', 'NODE_OPTIONS', command, ...args], options),
+            spawn(
+              'setpriv',
+              [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=+dac_read_search', '--ambient-caps=+dac_read_search', '--securebits=+no_setuid_fixup', 'env', '-u', 'NODE_OPTIONS', command, ...args],
+              options,
+            ),
         }),
   });
   t.teardown(() => azcd.stop('SIGKILL'));
