@@ -7,10 +7,24 @@
  * other text than it holds ("evil\u202Etxt.exe") and reorder whatever is printed after it.
  */
 const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+/**
+ * The same rule as a JSON Schema pattern, for the OpenAPI document (a client checks a name with the document alone).
+ * A lone surrogate is the one thing it cannot say; the daemon refuses that too.
+ */
+export const NAME_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]*$';
 /** A surrogate without its pair: no character at all, and stored as U+FFFD, so the name would change. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /** Default-ignorable code points (zero-width space and joiners, soft hyphen, variation selectors, bidi marks, ...). */
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+/** What an azcd username may be: the users' rule, and the check of every setting that names a user. */
+export const USERNAME_RE = /^[A-Za-z0-9._-]{3,64}$/;
+export const USERNAME_RULE = 'must be 3 to 64 characters of A-Z a-z 0-9 . _ -';
+
+/** Why `text` cannot be a username, with what was given; undefined when it can. */
+export function usernameProblem(text: string): string | undefined {
+  return USERNAME_RE.test(text) ? undefined : `${USERNAME_RULE}, got ${JSON.stringify(text).slice(0, 80)}`;
+}
 
 /** Why `text` cannot be a name, in words; undefined when it can. */
 export function nameProblem(text: string): string | undefined {

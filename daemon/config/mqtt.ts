@@ -2,6 +2,7 @@
 // while no broker URL is set.
 import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
+import { usernameProblem } from '../names.js';
 import { ms } from './sections.js';
 import './setting-options.js';
 
@@ -47,7 +48,13 @@ export const MQTT = Type.Object({
     Type.String({ minLength: 1, relativePath: true, valueName: 'FILE', description: 'file holding the broker password (a trailing newline is dropped)' }),
   ),
   account: Type.Optional(
-    Type.String({ minLength: 1, valueName: 'USER', description: 'the azcd user the bridge acts as (give it an Operator); without one the bridge does not start' }),
+    Type.String({
+      minLength: 1,
+      valueName: 'USER',
+      description: 'the azcd user the bridge acts as (give it an Operator); without one the bridge does not start',
+      // The users' own rule: a name no user can have would leave the bridge waiting for an account nobody can create.
+      check: usernameProblem,
+    }),
   ),
   baseTopic: Type.String({
     minLength: 1,

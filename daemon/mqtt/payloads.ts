@@ -94,7 +94,7 @@ export type NowPlayingFields = Pick<PlaybackView, 'uri' | 'title' | 'artist' | '
 
 /** What a now-playing sensor shows when nothing is current. */
 export const NOTHING_PLAYING = 'Nothing playing';
-/** Home Assistant refuses a sensor state longer than this. */
+/** Home Assistant refuses a sensor state longer than this many code points (Python's len). */
 const STATE_MAX = 255;
 
 /**
@@ -106,7 +106,9 @@ export function nowPlaying(playback: NowPlayingFields): string {
   // A URL ending in a slash has no last segment: the whole URI then (Home Assistant reads a blank state as no value).
   const title = playback.title ?? playback.name ?? (playback.uri.slice(playback.uri.lastIndexOf('/') + 1) || playback.uri);
   const line = playback.artist && playback.title ? `${playback.artist} – ${playback.title}` : title;
-  return line.length > STATE_MAX ? `${line.slice(0, STATE_MAX - 1)}…` : line;
+  // Cut by code points, as Home Assistant counts: a cut by UTF-16 units could split an emoji's surrogate pair.
+  const points = [...line];
+  return points.length > STATE_MAX ? `${points.slice(0, STATE_MAX - 1).join('')}…` : line;
 }
 
 /** The details beside the line (the sensor's attributes); the position has its own topic, as it changes every second. */

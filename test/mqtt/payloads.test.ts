@@ -80,6 +80,15 @@ t.test("a stream player's now-playing line: artist and title, a title, a station
   t.ok(long.endsWith('…'));
 });
 
+t.test('a long now-playing line is cut by code points, as Home Assistant counts them, never inside an emoji', async (t) => {
+  // 253 letters, then emoji: the 254th code point is the first emoji, whose second half is UTF-16 unit 255.
+  const title = `${'x'.repeat(253)}${'🎷'.repeat(10)}`;
+  const line = nowPlaying({ uri: 'http://radio.example/live', title, artist: null, name: null });
+  t.equal([...line].length, 255, '255 code points');
+  t.equal(line, `${'x'.repeat(253)}🎷…`, 'the cut falls between two emoji');
+  t.notOk(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(line), 'no lone surrogate goes out');
+});
+
 t.test("a stream player's switch and buttons are command topics; its now-playing and availability are not", async (t) => {
   const topics = new Topics('azc/x', 'homeassistant');
   for (const field of ['playing', 'next', 'previous']) t.same(topics.parseCommand(`azc/x/player/${ID}/${field}/set`), { kind: 'player', id: ID, field });

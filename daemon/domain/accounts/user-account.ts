@@ -17,7 +17,8 @@ export interface UserView {
   passwordChangeRequired: boolean;
 }
 
-export const USERNAME_RE = /^[A-Za-z0-9._-]{3,64}$/;
+import { USERNAME_RE } from '../../names.js';
+export { USERNAME_RE };
 
 export function userView(row: UserRow, assignments: Assignments, secrets: DeviceSecrets): UserView {
   return {

@@ -1,6 +1,7 @@
 // The MQTT bridge settings an admin edits in the dashboard: checked, stored (the broker password sealed with the
 // device key), and merged with those given at start, which win field by field.
 import { mqttUrlProblem, settingNames, type MqttConfig } from '../../config.js';
+import { usernameProblem } from '../../names.js';
 import type { Store } from '../../store/db.js';
 import type { BridgeRepo, SavedBridgeSettings } from '../../store/bridge-repo.js';
 import { conflict, invalid, requireAdmin } from '../shared/index.js';
@@ -146,7 +147,9 @@ export class BridgeSettings {
       errors.password = [`must be 1 to ${MAX_PASSWORD} characters (null removes the saved password)`];
     }
     const account = text(change.account);
-    if (account !== undefined && this.accountState(account) === 'missing') {
+    const accountProblem = account === undefined ? undefined : usernameProblem(account);
+    if (accountProblem) errors.account = [`${accountProblem}: name an existing azcd user`];
+    else if (account !== undefined && this.accountState(account) === 'missing') {
       errors.account = [`no azcd user is named ${JSON.stringify(account.slice(0, 64))}: create it first (Users), then name it here`];
     }
     const next: SavedBridgeSettings = { ...this.repo.settings() };
@@ -154,6 +157,11 @@ export class BridgeSettings {
     if (change.username !== undefined) next.username = username;
     if (change.account !== undefined) next.account = account;
     if (change.password !== undefined && !errors.password) next.password = change.password === null ? undefined : this.seal(change.password);
+    // The saved password belongs to the broker it was saved for: moving to another one (scheme, host or port) without
+    // giving it again drops it, so it is never sent to a host nobody gave it for. A password saved while no broker
+    // was set goes to the first one set.
+    const before = this.effective().url;
+    if (change.url !== undefined && change.password === undefined && before !== '' && brokerOf(before) !== brokerOf(url ?? '')) next.password = undefined;
     // MQTT sends a password only with a username: a broker would refuse the login without saying why.
     if (next.password && !next.username && !errors.username) {
       (errors[change.username !== undefined ? 'username' : 'password'] ??= []).push('a broker password needs a broker username');
@@ -192,5 +200,17 @@ export class BridgeSettings {
   /** The saved password in clear, for the bridge only; undefined when its box does not open (another device key). */
   private open(sealed: NonNullable<SavedBridgeSettings['password']>): string | undefined {
     return this.secrets.open({ nonce: Buffer.from(sealed.nonce, 'base64'), box: Buffer.from(sealed.box, 'base64') }) ?? undefined;
+  }
+}
+
+/** Where a broker URL connects to (scheme, host, port with its default), ignoring how it is written; '' for none. */
+export function brokerOf(url: string): string {
+  if (url === '') return '';
+  try {
+    const parsed = new URL(url);
+    const port = parsed.port || (parsed.protocol === 'mqtts:' ? '8883' : '1883');
+    return `${parsed.protocol}//${parsed.hostname.toLowerCase()}:${port}`;
+  } catch {
+    return url;
   }
 }
