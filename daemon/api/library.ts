@@ -41,8 +41,8 @@ export function libraryRoutes(library: Library): Route[] {
       paged: true,
       query: T.Object({
         folder: T.Optional(T.String({ maxLength: 4096, description: 'a folder inside the music folder, e.g. albums/Blue Train (default: the top)' })),
-        limit: QueryInteger(`entries per page, 1 to ${LIBRARY_PAGE_MAX} (default ${PAGE_DEFAULT})`),
-        offset: QueryInteger('how many entries to skip (default 0)'),
+        limit: QueryInteger(`entries per page, 1 to ${LIBRARY_PAGE_MAX} (default ${PAGE_DEFAULT})`, { minimum: 1, maximum: LIBRARY_PAGE_MAX }),
+        offset: QueryInteger('how many entries to skip (default 0)', { minimum: 0 }),
       }),
       responses: {
         200: { description: 'one page of the folder', schema: T.Array(LibraryEntrySchema) },

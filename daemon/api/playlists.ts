@@ -21,8 +21,11 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
       tags: ['playlists'],
       paged: true,
       query: T.Object({
-        limit: QueryInteger(`playlists per page, 1 to the configured maximum (default ${playlists.limits.playlistPageDefault}, at most ${playlists.limits.playlistPageMax})`),
-        offset: QueryInteger('how many playlists to skip (default 0)'),
+        limit: QueryInteger(`playlists per page, 1 to the configured maximum (default ${playlists.limits.playlistPageDefault}, at most ${playlists.limits.playlistPageMax})`, {
+          minimum: 1,
+          maximum: playlists.limits.playlistPageMax,
+        }),
+        offset: QueryInteger('how many playlists to skip (default 0)', { minimum: 0 }),
       }),
       responses: { 200: { description: 'one page of playlist summaries', schema: T.Array(PlaylistSummarySchema) } },
       handle: (req) => listPage(playlists, req.query),

@@ -1,5 +1,6 @@
 // Response and shared request schemas, used for validation and for the OpenAPI document.
 import { T, Uuid } from '../http/schema.js';
+import { QUERY_INTEGER } from '../http/openapi.js';
 
 export const RoleSchema = T.String({
   description: 'Admin, Operator or Viewer (requests accept any letter case; responses use exactly these)',
@@ -55,9 +56,12 @@ export const PlaylistSummarySchema = T.Object(
   { title: 'PlaylistSummary', description: 'a playlist in the list: its size instead of its tracks (GET /api/playlists/{id} has them)' },
 );
 
-/** A query parameter holding a whole number; the range is checked by the handler, which knows the configured limits. */
-export const QueryInteger = (description: string) =>
-  T.Optional(T.String({ pattern: '^[0-9]{1,9}$', description, errorMessage: 'must be a whole number of at most 9 digits' }));
+/**
+ * A query parameter holding a whole number; the range is checked by the handler, which knows the configured limits,
+ * and given here for the OpenAPI document, which shows the parameter as an integer with these bounds.
+ */
+export const QueryInteger = (description: string, bounds: { minimum: number; maximum?: number }) =>
+  T.Optional(T.String({ pattern: '^[0-9]{1,9}$', description, errorMessage: 'must be a whole number of at most 9 digits', [QUERY_INTEGER]: { maximum: 999_999_999, ...bounds } }));
 
 /** A name a person gives (player, zone, input device, playlist): no control characters or bidi overrides. */
 export const Name = T.String({ minLength: 1, maxLength: 100, format: 'name', errorMessage: 'must be a string of 1 to 100 characters' });

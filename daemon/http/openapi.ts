@@ -2,6 +2,7 @@
 // its access, body, parameters and paging decide which errors and headers it can answer with.
 import type { HeaderDoc, ResponseDoc, Route } from './route.js';
 import type { TSchema } from './schema.js';
+import { NAME_PATTERN } from '../names.js';
 
 const SECURITY = [{ ApiKeyHeader: [] }, { Bearer: [] }, { ApiKeyQuery: [] }];
 
@@ -136,10 +137,32 @@ function headerObject(header: HeaderDoc): Record<string, unknown> {
   return { description: header.description, required: true, schema: header.schema ? plain(header.schema) : string };
 }
 
-/** TypeBox schemas are JSON Schema already; this drops symbol keys and our private error texts. */
+/**
+ * TypeBox schemas are JSON Schema already; this drops symbol keys and our private error texts, and says what the
+ * validator's own keywords mean in standard words: the `name` format as its pattern, a whole-number query string as an
+ * integer with its bounds (a query value is text on the wire; OpenAPI describes the value it serialises).
+ */
 function plain(schema: TSchema): unknown {
-  return JSON.parse(JSON.stringify(schema, (key, value) => (key === 'errorMessage' ? undefined : value)));
+  return JSON.parse(
+    JSON.stringify(schema, (key, value: unknown) => {
+      if (key === 'errorMessage') return undefined;
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+      const object = value as Record<string, unknown>;
+      if (object.format === 'name') {
+        const { format: _format, ...rest } = object;
+        return { ...rest, pattern: NAME_PATTERN };
+      }
+      if (object[QUERY_INTEGER] !== undefined) {
+        const { [QUERY_INTEGER]: bounds, pattern: _pattern, type: _type, ...rest } = object;
+        return { ...rest, type: 'integer', ...(bounds as object) };
+      }
+      return value;
+    }),
+  );
 }
+
+/** The key a whole-number query parameter keeps its bounds under (`QueryInteger` in daemon/api/schemas.ts). */
+export const QUERY_INTEGER = 'x-integer';
 
 function operationId(method: string, path: string): string {
   const words = path

@@ -89,7 +89,11 @@ export class EventStreams {
         200: {
           description: 'the event stream; each data line is one components.schemas.Event object',
           contentType: 'text/event-stream',
-          schema: T.String({ description: 'SSE: `id: <run>-<n>` and `data: <Event JSON>` lines; `: ping` comments' }),
+          // contentSchema (JSON Schema 2020-12) links the Event component: what each data line holds.
+          schema: T.String({
+            description: 'SSE: `id: <run>-<n>` and `data: <Event JSON>` lines; `: ping` comments',
+            contentSchema: { $ref: '#/components/schemas/Event' },
+          }),
           headers: { 'Cache-Control': { description: 'no-cache, no-transform: proxies pass each message on at once' } },
         },
         429: { description: 'you have as many event streams open as one user may (limits.streamsPerUser); close one' },
