@@ -1,7 +1,8 @@
 // The stream-player walk-through in docs/playback.md, run as it is written against the real MPD (a null output
 // instead of a DAC, a folder of sox tones instead of an album): every status it promises is the one the daemon answers.
 import path from 'node:path';
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import t from 'tap';
 import { tempDir } from '../helpers/daemon.js';
 import { tone } from '../helpers/mpd-rig.js';
@@ -42,4 +43,20 @@ t.test('the walk-through in docs/playback.md runs as written and every status ma
   t.match(result.stdout, /^track {2}file:albums\/Demo\/02\.flac {2}Second$/m, 'the folder lists its tracks with their titles');
   t.match(result.stdout, /^\{"state":"playing","title":"Opening","artist":"Sine Band","positionMs":\d+,"durationMs":30000\}$/m, 'the playlist plays from its first track');
   t.match(result.stdout, /"output":\{"kind":"null"\},"state":"idle"\}$/m, 'the stopped stream player is idle');
+});
+
+t.test('the sox block before the walk-through makes a folder of tones in the music folder, named as MUSIC_FOLDER', async (t) => {
+  const block = shellBlocks('## Wiring and configuring one on a Pi', 'docs/playback.md').find((b) => b.includes('sox -n'));
+  if (!block) throw new Error('docs/playback.md has no sox block before its walk-through');
+  const cwd = tempDir('azc-tones-');
+  t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
+  const result = await runBash(`${block}\nprintf '%s\\n' "$MUSIC_FOLDER"`, process.env, cwd);
+  t.equal(result.code, 0, `it runs (stderr: ${result.stderr.slice(0, 400)})`);
+  const folder = result.stdout.trim();
+  const made = readdirSync(path.join(cwd, 'data/music', folder)).sort();
+  t.equal(made.length, 3, `three tracks in data/music/${folder}`);
+  for (const file of made) {
+    const seconds = Number(execFileSync('soxi', ['-D', path.join(cwd, 'data/music', folder, file)], { encoding: 'utf8' }));
+    t.equal(seconds, 20, `${file} is a 20 s track sox can read`);
+  }
 });
