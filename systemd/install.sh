@@ -138,8 +138,22 @@ command -v aplay >/dev/null || MISSING+=(alsa-utils)
 if [[ ! -f /usr/include/node/node.h ]] && { ! command -v node >/dev/null || dpkg -S "$(readlink -f "$(command -v node)")" 2>/dev/null | grep -q '^nodejs:'; }; then
   MISSING+=(libnode-dev)
 fi
+# A Node.js apt would install must be one azcd runs on: bookworm's is 18, and installing it only to refuse it after
+# leaves the owner with a Node to remove. Asked before anything is installed.
+apt_node_refused() {
+  local candidate major
+  candidate="$(apt-cache policy nodejs 2>/dev/null | awk '/Candidate:/ {print $2; exit}')"
+  [[ -n "$candidate" && "$candidate" != "(none)" ]] || { echo "none"; return 0; }
+  major="${candidate#*:}"
+  major="${major%%.*}"
+  [[ "$major" == 20 || "$major" == 22 || "$major" == 24 ]] && return 1
+  echo "$candidate"
+}
 if [[ ${#MISSING[@]} -gt 0 ]]; then
   if [[ $APT -eq 1 && $SYSTEM -eq 1 && ( $EUID -eq 0 || $DRY_RUN -eq 1 ) ]] && command -v apt-get >/dev/null; then
+    if [[ " ${MISSING[*]} " == *" nodejs "* ]] && refused="$(apt_node_refused)"; then
+      die "azcd runs on Node.js 20, 22 or 24, and apt here offers nodejs $refused (Raspberry Pi OS / Debian 12 bookworm has 18): nothing was installed. Install Node.js 20 system-wide first (from your distribution's backports or the Node.js project's Debian packages, so that /usr/bin/node is 20), then rerun"
+    fi
     log "installing from apt: ${MISSING[*]}"
     run apt-get update -q
     run env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${MISSING[@]}"

@@ -193,6 +193,34 @@ t.test('install.sh on an image without compilers and mpd installs them from apt 
   t.match(told.stdout, /warning: missing packages: python3 build-essential mpd alsa-utils \(apt-get install python3 build-essential mpd alsa-utils\)/);
 });
 
+t.test("install.sh on an image whose apt offers Node.js 18 refuses before installing anything", async (t) => {
+  // A fresh bookworm image: no node or npm, and apt's candidate nodejs is 18 (a stand-in apt-cache says so).
+  const bin = join(scratch, 'bookworm-bin');
+  mkdirSync(bin);
+  const absent = new Set(['node', 'npm', 'apt-cache']);
+  for (const dir of ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      if (!absent.has(name) && !existsSync(join(bin, name))) symlinkSync(join(dir, name), join(bin, name));
+    }
+  }
+  const aptCache = (candidate: string) => {
+    writeFileSync(join(bin, 'apt-cache'), `#!/bin/sh\nprintf 'nodejs:\\n  Installed: (none)\\n  Candidate: ${candidate}\\n'\n`, { mode: 0o755 });
+  };
+  const dry = () =>
+    spawnSync('bash', [INSTALL, '--dry-run', '--prefix', join(scratch, 'dry-bookworm/opt/azcd')], {
+      encoding: 'utf8', env: { ...ENV, PATH: bin }, timeout: 30_000,
+    });
+  aptCache('18.19.0+dfsg-6~deb12u2');
+  const refused = dry();
+  t.equal(refused.status, 1, 'the install stops');
+  t.match(refused.stderr, /apt here offers nodejs 18\.19\.0\+dfsg-6~deb12u2 .*nothing was installed\. Install Node\.js 20 system-wide first/);
+  t.notMatch(refused.stdout, /apt-get install/, 'apt installs nothing');
+  aptCache('1:20.19.2+dfsg-1');
+  const offered = dry();
+  t.match(offered.stdout, /\+ env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm/, "Debian's Node 20 is installed as before");
+});
+
 t.test('install.sh --no-enable skips systemctl enable; bad options and prefixes are refused', async (t) => {
   const prefix = join(scratch, 'dry2/opt/azcd');
   const noEnable = run('bash', [INSTALL, '--dry-run', '--no-enable', `--prefix=${prefix}`]);
