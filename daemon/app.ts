@@ -12,6 +12,7 @@ import { DeviceSecrets, writePrivateFile, type PasswordHasher } from './domain/a
 import type { Clock } from './domain/shared/index.js';
 import { Amplifiers, singleAmplifier, type Amplifier } from './domain/audio/index.js';
 import type { InjectRequest, InjectResponse } from './http/inject.js';
+import type { Machine } from './http/host-check.js';
 import { createDriver } from '../drivers/index.js';
 import type { AmplifierDriver, DriverOptions } from '../drivers/driver.js';
 import type { SsdpAnnouncerOptions } from './discovery/ssdp.js';
@@ -53,6 +54,8 @@ export interface DaemonOptions {
   passwordHasher?: PasswordHasher;
   /** The write path's coalescing steps; all on unless given or turned off by the benchmark switch (coalescing.ts). */
   coalescing?: Coalescing;
+  /** The machine's host name and addresses as the Host allow-list reads them; the OS's unless given (tests). */
+  machine?: Machine;
 }
 
 export interface Started {
@@ -126,6 +129,7 @@ export class Daemon {
         startedAt: this.startedAt,
         port: () => this.port,
         coalescing,
+        machine: this.options.machine,
       }));
       await lifecycle.start('amplifier', () => services.hardware.start(), async () => {
         await Promise.race([services.hardware.settled(), new Promise((resolve) => setTimeout(resolve, DRIVER_SETTLE_MS).unref())]);

@@ -28,6 +28,7 @@ import { ReadCache } from './http/read-cache.js';
 import { EventStreams } from './http/sse.js';
 import { buildOpenApi } from './http/openapi.js';
 import { createStaticHandler } from './http/static.js';
+import { OS_MACHINE, type Machine } from './http/host-check.js';
 import { userRoutes } from './api/users.js';
 import { playerRoutes } from './api/players.js';
 import { zoneRoutes } from './api/zones.js';
@@ -86,6 +87,8 @@ export interface ComposeInput {
   port(): number;
   /** The write path's coalescing steps (all on, except in the benchmark that measures them). */
   coalescing: Coalescing;
+  /** Where the machine's host name and addresses are read (the Host allow-list, the hub's link); the OS's unless given. */
+  machine?: Machine;
 }
 
 /** Builds every service on the open store; see Services. */
@@ -166,7 +169,7 @@ export function compose(input: ComposeInput): Services {
     authenticate: (credential) => authentication.authenticate(credential),
     fallback: createStaticHandler(),
     readCache,
-    hostNames: { mdnsHost: mdnsHostname(udn), extra: config.allowedHosts },
+    hostNames: { mdnsHost: mdnsHostname(udn), mdnsAnnounced: config.ssdp, extra: config.allowedHosts, machine: input.machine },
     // While a restore writes the configuration, reads would see half of it and writes would join its transaction.
     unavailable: () => (backups.applying ? 'a restore is replacing the configuration; try again in a few seconds' : undefined),
     // Device state changed by this turn's requests is committed before their answers are written.
@@ -255,7 +258,7 @@ function descriptionXml(udn: string, friendlyName: string): string {
  * or fails the daemon.
  */
 function mqttSupervisor(
-  parts: Pick<ComposeInput, 'config' | 'logger' | 'identity' | 'amplifiers' | 'port' | 'coalescing'> & {
+  parts: Pick<ComposeInput, 'config' | 'logger' | 'identity' | 'amplifiers' | 'port' | 'coalescing' | 'machine'> & {
     audio: Audio;
     scenes: ScenesService;
     sleepTimers: SleepTimers;
@@ -269,9 +272,17 @@ function mqttSupervisor(
   settings: () => MqttConfig,
 ): BridgeSupervisor {
   const { config, logger, audio } = parts;
+  // On every address, the hub's link names the appliance by a name its Host allow-list accepts: the mDNS name while
+  // it is announced, else the machine's host name.
+  const machineName = () => (config.ssdp ? `${mdnsHostname(parts.identity.udn)}.local` : (parts.machine ?? OS_MACHINE).hostname());
   return new BridgeSupervisor({
     settings,
-    identity: () => ({ udn: parts.identity.udn, friendlyName: config.friendlyName, version: VERSION, dashboardUrl: dashboardUrl(config.host, parts.port()) }),
+    identity: () => ({
+      udn: parts.identity.udn,
+      friendlyName: config.friendlyName,
+      version: VERSION,
+      dashboardUrl: dashboardUrl(config.host, parts.port(), machineName()),
+    }),
     bridgeDeps: (options) => ({
       audio: { players: audio.players, zones: audio.zones },
       scenes: parts.scenes,

@@ -22,8 +22,8 @@ export const SERVER = Type.Object({
     default: [],
     flag: 'allowed-host',
     valueName: 'NAME',
-    defaultText: 'none: IP addresses, localhost and the mDNS names only',
-    description: 'host names the API answers under besides IP addresses, localhost and the mDNS name, such as a reverse proxy\'s (any other Host gets 421)',
+    defaultText: 'none: IP addresses, localhost, the machine\'s host name (also under .local) and the mDNS names only',
+    description: 'host names the API answers under besides IP addresses, localhost, the machine\'s host name and the mDNS names, such as a reverse proxy\'s (any other Host gets 421)',
     check: (names: string[]) => {
       const bad = names.find((name) => hostName(name).length > 253 || !HOST_NAME.test(hostName(name)));
       return bad === undefined ? undefined : `must list host names such as audio.example.lan (no scheme, port or path), got ${JSON.stringify(bad).slice(0, 80)}`;

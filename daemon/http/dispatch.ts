@@ -11,7 +11,7 @@ import type { ApiRequest, ApiResult, BodySink, JsonRoute, RequestHeaders, Route 
 import { extractCredential, type Credential } from './credentials.js';
 import { createAccessLog, type AccessLog } from './access-log.js';
 import type { ReadCache } from './read-cache.js';
-import { hostChecker, misdirected, type HostNames } from './host-check.js';
+import { HostAllowList, Misdirected, misdirectedPage, prefersHtml, type HostNames } from './host-check.js';
 
 /** Where a response is written: the uWS response itself, or the recorder of inject.ts. */
 export interface ResponseSink {
@@ -95,11 +95,11 @@ export class Dispatcher {
   readonly routes: Route[] = [];
   private readonly router = new Router<Compiled>();
   private readonly accessLog: AccessLog;
-  private readonly hostAllowed: ((header: string) => boolean) | undefined;
+  private readonly hosts: HostAllowList | undefined;
 
   constructor(private readonly options: PipelineOptions) {
     this.accessLog = createAccessLog(options.logger);
-    this.hostAllowed = options.hostNames && hostChecker(options.hostNames);
+    this.hosts = options.hostNames && new HostAllowList(options.hostNames);
   }
 
   /** The body cap of the request's route: its own, or the configured default. */
@@ -131,7 +131,7 @@ export class Dispatcher {
   match(request: PipelineRequest, sink: ResponseSink): Compiled | undefined {
     const { method, path } = request;
     // Before anything else, the dashboard's files and public routes included: a rebinding page reads those too.
-    if (this.hostAllowed && !this.hostAllowed(request.headers.host)) throw misdirected(request.headers.host, this.options.hostNames!);
+    if (this.hosts && !this.hosts.allows(request.headers.host)) throw this.hosts.refusal(request.headers.host);
     const lookup = this.router.find(method === 'HEAD' ? 'GET' : method, path);
     if (lookup.kind !== 'found') {
       if ((method === 'GET' || method === 'HEAD') && this.options.fallback?.(request, sink)) {
@@ -231,6 +231,11 @@ export class Dispatcher {
     if (!error) {
       this.options.logger.error({ err, reqId: request.requestId }, 'unhandled error in request');
       error = new HttpError(500, `internal error; quote request id ${request.requestId} when reporting it`);
+    }
+    if (error instanceof Misdirected && !request.path.startsWith('/api/') && prefersHtml(request.headers.accept)) {
+      // A person typed the name into a browser: a page saying which name to use. It is never kept, and runs nothing.
+      const headers = { 'Cache-Control': 'no-store', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" };
+      return { status: 421, raw: misdirectedPage(error), contentType: 'text/html; charset=utf-8', headers };
     }
     // The path only (the query may carry an API key), and redacted: a key may be sent as a path segment too.
     const problem = toProblem(error, redactUrl(request.path), request.requestId);

@@ -19,6 +19,8 @@ export interface RequestHeaders {
   'last-event-id': string;
   'if-none-match': string;
   'accept-encoding': string;
+  /** Read outside /api/ only: a browser refused by the Host check gets a page instead of JSON. */
+  accept: string;
   host: string;
 }
 
@@ -31,6 +33,7 @@ export const CAPTURED_HEADERS = [
   'last-event-id',
   'if-none-match',
   'accept-encoding',
+  'accept',
   'host',
 ] as const satisfies ReadonlyArray<keyof RequestHeaders>;
 

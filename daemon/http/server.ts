@@ -152,8 +152,9 @@ export class HttpServer {
     const method = UPPER_METHODS.has(sent) ? sent : sent.toUpperCase();
     const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
-    // Each header is a native call: API requests skip the three only the event stream and the dashboard's files
-    // read (the stream's resume point, and the static files' ETag and compression). One object literal, so every
+    // Each header is a native call: API requests skip the four only the event stream and the dashboard's files
+    // read (the stream's resume point, the static files' ETag and compression, and Accept for the Host refusal's
+    // page). One object literal, so every
     // request's headers have the same shape.
     const all = !path.startsWith('/api/') || path.startsWith('/api/stream/');
     const headers: RequestHeaders = {
@@ -165,6 +166,7 @@ export class HttpServer {
       'last-event-id': all ? req.getHeader(NAME['last-event-id']) : '',
       'if-none-match': all ? req.getHeader(NAME['if-none-match']) : '',
       'accept-encoding': all ? req.getHeader(NAME['accept-encoding']) : '',
+      accept: all ? req.getHeader(NAME.accept) : '',
       host: req.getHeader(NAME.host),
     };
     const query = rawQuery ? new URLSearchParams(rawQuery) : EMPTY_QUERY;

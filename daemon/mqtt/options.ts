@@ -1,6 +1,5 @@
 // What the MQTT bridge needs from configuration, resolved once: broker connection, topic roots, identity.
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import type { IClientOptions } from 'mqtt';
 import type { MqttConfig } from '../config.js';
 
@@ -49,9 +48,13 @@ export function defaultBaseTopic(udn: string): string {
   return `azc/${udnHex(udn).slice(0, 8)}`;
 }
 
-/** The dashboard URL for Home Assistant's "visit device" link; a wildcard listen address names this host. */
-export function dashboardUrl(host: string, port: number): string {
-  const name = host === '0.0.0.0' || host === '::' ? hostname() : host;
+/**
+ * The dashboard URL for Home Assistant's "visit device" link: the address the API listens on, or on a wildcard
+ * listener `machineName`, a name the Host allow-list accepts (the mDNS name the appliance announces, or the machine's
+ * host name when discovery is off).
+ */
+export function dashboardUrl(host: string, port: number, machineName: string): string {
+  const name = host === '0.0.0.0' || host === '::' ? machineName : host;
   return `http://${name.includes(':') ? `[${name}]` : name}:${port}/`;
 }
 

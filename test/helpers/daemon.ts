@@ -47,6 +47,8 @@ export interface StartOptions {
   clock?: DaemonOptions['clock'];
   /** Hash passwords at the daemon's own scrypt cost (N=16384) instead of the suite's cheaper TEST_PASSWORDS. */
   productionPasswords?: boolean;
+  /** The host name and addresses the daemon reads as its machine's (see DaemonOptions); the test machine's by default. */
+  machine?: DaemonOptions['machine'];
 }
 
 export function tempDir(prefix = 'azc-test-'): string {
@@ -94,6 +96,7 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
     ssdp: options.ssdp,
     clock: options.clock,
     passwordHasher: options.productionPasswords ? undefined : TEST_PASSWORDS,
+    machine: options.machine,
   });
   const adminPassword = options.adminPassword ?? 'admin-password-1';
   const { port } = await daemon.start(adminPassword);
