@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // azcd entry point: reads the configuration, starts the daemon, prints the first-start credentials, and stops the
 // daemon on SIGTERM / SIGINT. Everything that starts and stops lives in app.ts.
+import { createServer } from 'node:net';
 import { ConfigError, helpText, loadConfig } from './config.js';
 import { createLogger, flushLogSync } from './log.js';
 import { Daemon, VERSION, type InitialAdmin } from './app.js';
@@ -22,6 +23,26 @@ function printCredentials(admin: InitialAdmin, underSystemd: boolean): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+/**
+ * Checks that host:port can be listened on before anything is created: a start that would fail there must not leave
+ * a new state folder and a new administrator behind. The daemon binds the port for good later (port 0 needs no check).
+ */
+function checkListenAddress(host: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => {
+      const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+      const why =
+        err.code === 'EADDRINUSE' ? 'the address is in use (another azcd or another program listens there); stop the other one, or give'
+        : err.code === 'EADDRNOTAVAIL' ? 'it is not an address of this machine; give'
+        : `${err.message}; give`;
+      reject(new Error(`cannot listen on ${address}: ${why} this azcd another --port or --host. Nothing was created or changed`));
+    });
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
 async function main(): Promise<void> {
   let loaded;
   try {
@@ -41,6 +62,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const underSystemd = Boolean(process.env.NOTIFY_SOCKET || process.env.INVOCATION_ID);
   const notifier = createNotifier((msg) => logger.warn(msg));
+  await checkListenAddress(config.host, config.port);
 
   const daemon = new Daemon({ config, logger, notifier });
   const { port, initialAdmin, services } = await daemon.start(config.adminPassword);
