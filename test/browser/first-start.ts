@@ -14,6 +14,8 @@ export interface FirstStart {
   /** The generated password and key, read from `<stateDir>/initial-admin.txt` as an owner would. */
   password: string;
   adminKey: string;
+  /** Its state folder, where `initial-admin.txt` is. */
+  stateDir: string;
 }
 
 /** Starts the daemon without `adminPassword` and registers its teardown. */
@@ -34,5 +36,5 @@ export async function startWithGeneratedAdmin(t: { teardown(fn: () => unknown): 
   const { port } = await daemon.start();
   const file = readFileSync(path.join(stateDir, 'initial-admin.txt'), 'utf8');
   const field = (name: string) => new RegExp(`^${name}=(\\S+)$`, 'm').exec(file)?.[1] ?? '';
-  return { base: `http://127.0.0.1:${port}`, password: field('password'), adminKey: field('apiKey') };
+  return { base: `http://127.0.0.1:${port}`, password: field('password'), adminKey: field('apiKey'), stateDir };
 }

@@ -6,6 +6,7 @@ import { requireAdmin, requireAdminOrSelf, conflict, forbidden, invalid, notFoun
 import type { Caller, Role, EventBus } from '../shared/index.js';
 import { NO_PASSWORD, generateApiKey, generateSessionToken, type DeviceSecrets } from './secrets.js';
 import { CACHE_LIMIT, type Authentication } from './authentication.js';
+import { forgetInitialPassword } from './initial-admin-file.js';
 import { checkAssignments, openApiKey, userView, validatePassword, validateUsername, type UserView } from './user-account.js';
 
 export interface NewUser {
@@ -30,6 +31,8 @@ export class UserAdmin {
     /** Whether a player/zone id exists (for assignment validation). */
     private readonly targetExists: (kind: 'player' | 'zone', id: string) => boolean,
     private readonly now: () => number = Date.now,
+    /** <stateDir>/initial-admin.txt: its password line goes when that account's password changes. */
+    private readonly initialAdminFile?: string,
   ) {}
 
   list(caller: Caller): UserView[] {
@@ -149,6 +152,7 @@ export class UserAdmin {
       this.users.setPassword(id, hash);
       this.users.deleteUserSessions(id);
     });
+    if (this.initialAdminFile) forgetInitialPassword(this.initialAdminFile, this.row(id), this.secrets, this.now());
     this.changed(id);
   }
 
