@@ -20,7 +20,8 @@ export class ZoneCommits {
 
   /**
    * A player's volume: the average of its attached zones among `zones` (all of them by default; a caller's view
-   * passes the ones it may see), so the number describes what those rooms play; without any, the last value it had.
+   * passes the ones it may see), so the number describes what those rooms play; without any, its stored volume, which
+   * follows all its zones (see playerVolumeEvents).
    */
   playerVolume(player: Readonly<PlayerRow>, zones: readonly Readonly<ZoneRow>[] = this.repo.zones()): number {
     return averageZoneVolume(zones, player.id) ?? player.volume;
@@ -77,18 +78,18 @@ export class ZoneCommits {
   }
 
   /**
-   * The events announcing each player whose derived volume moved since `before`. A player's stored volume is only
-   * its value without zones: it is written when its last zone leaves (so it keeps what it showed), never while the
-   * zones decide it. Runs inside the caller's write.
+   * The events announcing each player whose derived volume moved since `before`. The player's stored volume follows
+   * its zones (the average of all of them), written with them: a caller who may see the player but none of its zones
+   * reads that value, the same one an Admin reads, and a player whose last zone left keeps what it showed. Runs
+   * inside the caller's write.
    */
   playerVolumeEvents(before: ReadonlyMap<string, number>): DomainEvent[] {
     const events: DomainEvent[] = [];
     for (const [id, was] of before) {
       const player = this.repo.player(id);
       if (!player) continue;
-      const average = averageZoneVolume(this.repo.zones(), id);
-      if (average === undefined && was !== player.volume) this.repo.setPlayerVolume(id, was);
-      const volume = average ?? was;
+      const volume = averageZoneVolume(this.repo.zones(), id) ?? was;
+      if (volume !== player.volume) this.repo.setPlayerVolume(id, volume);
       if (volume !== was) events.push({ type: 'player.volumeChanged', payload: { playerId: id, volume } });
     }
     return events;
