@@ -216,6 +216,7 @@ export class MpdEngine implements PlaybackEngine {
       // MPD clears a track's error from `status` as soon as the next track starts; its log keeps the words.
       const failure = TRACK_FAILURE.exec(line);
       if (failure) this.player.mpdSaid(failure[1]!);
+      return failure !== null;
     };
     const proc = await MpdProcess.spawn({ mpdPath, files: this.files, clock: this.clock, log: this.log, startTimeoutMs, stopTimeoutMs, onLine });
     this.proc = proc;

@@ -1,4 +1,5 @@
-// One run of a player's mpd: spawned in the foreground under umask 077, stderr logged, ready when its socket greets.
+// One run of a player's mpd: spawned in the foreground under umask 077, tied to the daemon's life by a parent-death
+// signal, stderr logged, ready when its socket greets.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,8 +18,13 @@ export interface ProcessOptions {
   startTimeoutMs: number;
   /** From SIGTERM to SIGKILL. */
   stopTimeoutMs: number;
-  /** Each line mpd writes to stderr (its log), after it was logged. */
-  onLine?: (line: string) => void;
+  /**
+   * Each line mpd writes to stderr (its log), after it was logged; true when the line was taken as one track's
+   * failure (reported with that track), so it is not quoted again as the reason of a later exit.
+   */
+  onLine?: (line: string) => boolean | void;
+  /** util-linux's setpriv, which gives mpd its parent-death signal; tests name a missing one to see the fallback. */
+  setprivPath?: string;
 }
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
@@ -26,39 +32,54 @@ export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 /** The message for a machine without MPD: what the daemon answers when a stream player is created. */
 export const MPD_MISSING = 'MPD is not installed: stream players are played by MPD (install it with: apt-get install mpd)';
 
+function executable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Finds the mpd program: a path as given, or a name looked up in PATH and the usual system folders. */
 export function findMpd(program = 'mpd'): string {
   const candidates = program.includes('/')
     ? [program]
     : [...(process.env.PATH ?? '').split(':').filter(Boolean), '/usr/bin', '/usr/sbin', '/usr/local/bin'].map((dir) => path.join(dir, program));
-  for (const candidate of candidates) {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // next
-    }
-  }
+  for (const candidate of candidates) if (executable(candidate)) return candidate;
   throw new PlaybackError('engine-missing', MPD_MISSING);
 }
 
-/** Lines of stderr kept for the message of an exit. */
+/** Lines of stderr kept for the message of an exit, and how old they may be when it comes (engine clock). */
 const KEPT_LINES = 5;
+const KEPT_MS = 5000;
+export const SETPRIV = '/usr/bin/setpriv';
+/** Said once per daemon: every mpd started without setpriv outlives a daemon killed with SIGKILL. */
+let setprivMissingSaid = false;
 const LINE_MAX = 500;
 const CONNECT_RETRY_MS = 50;
 
 export class MpdProcess {
   readonly exited: Promise<Exit>;
   private readonly child: ChildProcess;
-  private readonly recent: string[] = [];
+  private readonly recent: Array<{ line: string; at: number }> = [];
   private partial = '';
 
   private constructor(private readonly options: ProcessOptions) {
     const { files } = options;
     // umask 077 before exec: the database and the socket MPD creates are the daemon user's alone.
-    this.child = spawn('/bin/sh', ['-c', 'umask 077 && exec "$0" "$@"', options.mpdPath, '--no-daemon', '--stderr', files.conf], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const command = ['/bin/sh', '-c', 'umask 077 && exec "$0" "$@"', options.mpdPath, '--no-daemon', '--stderr', files.conf];
+    // setpriv sets PR_SET_PDEATHSIG and execs the rest in the same process: the kernel sends mpd SIGTERM when the
+    // thread that forked it (Node's main thread, which runs every spawn) dies, even by SIGKILL. The start-up
+    // clean-up (killStale) remains for what a power cut or a missing setpriv leaves behind.
+    const setpriv = options.setprivPath ?? SETPRIV;
+    const tied = executable(setpriv);
+    if (!tied && !setprivMissingSaid) {
+      setprivMissingSaid = true;
+      options.log('warn', `${setpriv} is missing (util-linux): a daemon killed with SIGKILL leaves its mpd processes running until its next start`);
+    }
+    const [program, ...args] = tied ? [setpriv, '--pdeathsig', 'SIGTERM', '--', ...command] : command;
+    this.child = spawn(program!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
     this.child.once('error', (err) => options.log('error', `mpd could not be started: ${err.message}`));
     if (this.child.pid !== undefined) writeFileSync(files.pid, `${this.child.pid}\n`, { mode: 0o600 });
@@ -82,7 +103,10 @@ export class MpdProcess {
   /** How the process ended, with its last words, for the `engine` event and the log. */
   describeExit(exit: Exit): string {
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-    const words = this.recent.length ? `: ${this.recent.join(' | ')}` : '';
+    // Only what it said just before: start-up lines from long ago explain nothing about this exit.
+    const since = this.options.clock.now() - KEPT_MS;
+    const last = this.recent.filter((entry) => entry.at >= since).map((entry) => entry.line);
+    const words = last.length ? `: ${last.join(' | ')}` : '';
     return `mpd ${how}${words}`;
   }
 
@@ -140,10 +164,10 @@ export class MpdProcess {
     for (const raw of lines) {
       const line = raw.trim().slice(0, LINE_MAX);
       if (!line) continue;
-      this.recent.push(line);
-      if (this.recent.length > KEPT_LINES) this.recent.shift();
       this.options.log('warn', `mpd: ${line}`, { pid: this.child.pid });
-      this.options.onLine?.(line);
+      if (this.options.onLine?.(line) === true) continue;
+      this.recent.push({ line, at: this.options.clock.now() });
+      if (this.recent.length > KEPT_LINES) this.recent.shift();
     }
   }
 }
