@@ -63,8 +63,17 @@ export function libraryRoutes(library: Library): Route[] {
       path: '/api/library/rescan',
       access: 'writer',
       summary: 'Rescan the music folder (files added, changed or removed); library.scanChanged events say when it began and ended',
+      description:
+        "For Admins, and for Operators assigned a stream player. One rescan runs at a time, each stream player's MPD in turn: one asked " +
+        'while one runs joins it (202, nothing more is queued), and a new one may start a minute after the last began (429 before, with Retry-After).',
       tags: ['library'],
-      responses: { 202: { description: 'the rescan began', schema: T.Object({ scanning: T.Boolean() }) }, 409: noEngine, 503: { description: "no stream player's MPD is up yet" } },
+      responses: {
+        202: { description: 'the rescan began, or one already runs', schema: T.Object({ scanning: T.Boolean() }) },
+        403: { description: 'a Viewer, or an Operator assigned no stream player' },
+        409: noEngine,
+        429: { description: 'the last rescan began less than a minute ago; Retry-After says when the next may start' },
+        503: { description: "no stream player's MPD is up yet" },
+      },
       handle: (req) => ({ status: 202, body: library.rescan(req.caller) }),
     }),
   ];

@@ -5,6 +5,11 @@ import { PCM_FORMAT, PlaybackError, type PlaybackOutput } from '../playback.js';
 
 /** Most entries a queue holds (the playlist cap is lower); MPD is told the same so it never refuses first. */
 export const QUEUE_MAX = 10_000;
+/**
+ * What MPD holds for one client's reply, in KiB (MPD's default, written out): a longer reply ends that connection.
+ * Only a library listing comes near it (lsinfo of a folder of some 30 000 tagged tracks), on a connection of its own.
+ */
+export const OUTPUT_BUFFER_KIB = 8192;
 /** A unix socket's path must fit sockaddr_un (108 bytes with the NUL). */
 const SOCKET_PATH_MAX = 107;
 
@@ -92,6 +97,7 @@ export function renderConfig(input: ConfigInput): string {
     // The engine's command connection may stay quiet between tracks for long; it reconnects if closed anyway.
     'connection_timeout "86400"',
     'max_connections "8"',
+    `max_output_buffer_size "${OUTPUT_BUFFER_KIB}"`,
     'filesystem_charset "UTF-8"',
     `log_level "${input.logLevel}"`,
     'audio_output {',

@@ -13,32 +13,49 @@ export interface ConnectionOptions {
   clock: PlaybackClock;
   /** Time limit for the greeting and for each request that has one. */
   timeoutMs: number;
+  /** The most bytes one reply may take; a longer one ends the connection (a `failed` error that says so). Unbounded if unset. */
+  maxReplyBytes?: number;
 }
+
+/** Where an MPD listens: its unix socket, or a TCP address. */
+export type MpdTarget = string | { host: string; port: number };
 
 export class MpdConnection {
   private readonly queue: Pending[] = [];
   private readonly parser: ReplyParser;
   private closedBy: Error | undefined;
   private readonly closeListeners = new Set<(err: Error) => void>();
+  /** Bytes received since the last complete reply. */
+  private replyBytes = 0;
   /** The server's protocol version from its greeting. */
   version = '';
 
   private constructor(
+    private readonly target: MpdTarget,
     private readonly socket: Socket,
     private readonly options: ConnectionOptions,
   ) {
     this.parser = new ReplyParser((reply, greeting) => this.reply(reply, greeting));
     socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => this.parser.push(chunk));
+    socket.on('data', (chunk: string) => this.received(chunk));
     socket.on('error', (err) => this.close(err));
     socket.on('close', () => this.close(new PlaybackError('engine-down', 'the MPD connection closed')));
   }
 
   /** Connects to the unix socket (or host:port) and waits for MPD's greeting. */
-  static connect(target: string | { host: string; port: number }, options: ConnectionOptions): Promise<MpdConnection> {
+  static connect(target: MpdTarget, options: ConnectionOptions): Promise<MpdConnection> {
     const socket = typeof target === 'string' ? createConnection({ path: target }) : createConnection(target);
-    const connection = new MpdConnection(socket, options);
+    const connection = new MpdConnection(target, socket, options);
     return connection.enqueue(options.timeoutMs, 'the MPD greeting').then(() => connection);
+  }
+
+  /**
+   * Another connection to the same MPD, on the same clock (other options may be given): for work whose reply may be
+   * large, so that MPD ending it for its size ends nothing queued behind it here.
+   */
+  another(options: Partial<ConnectionOptions> = {}): Promise<MpdConnection> {
+    if (this.closedBy) return Promise.reject(this.closedBy);
+    return MpdConnection.connect(this.target, { ...this.options, ...options });
   }
 
   get closed(): boolean {
@@ -88,7 +105,21 @@ export class MpdConnection {
     });
   }
 
+  private received(chunk: string): void {
+    const limit = this.options.maxReplyBytes;
+    if (limit !== undefined) {
+      // Counted in UTF-16 units, a bound as good as bytes; a chunk that ends one reply and starts the next counts whole.
+      this.replyBytes += chunk.length;
+      if (this.replyBytes > limit) {
+        this.close(new PlaybackError('failed', `MPD's reply is longer than ${limit} bytes`));
+        return;
+      }
+    }
+    this.parser.push(chunk);
+  }
+
   private reply(reply: Reply, greeting?: string): void {
+    this.replyBytes = 0;
     if (greeting !== undefined) this.version = greeting;
     const pending = this.queue.shift();
     if (!pending) {

@@ -1,4 +1,5 @@
 // The music folder through MPD's database: one folder listed a page at a time with its tags, and rescans.
+import { OUTPUT_BUFFER_KIB } from './config.js';
 import { LIBRARY_PAGE_MAX, PlaybackError, type LibraryEntry, type LibraryPage, type PlaybackLibrary, type ResolvedTrack } from '../playback.js';
 import { parseFolder, parseTrackUri, resolveMusicFile } from '../playback-uri.js';
 import type { MpdConnection } from './connection.js';
@@ -13,6 +14,12 @@ export interface LibraryContext {
   update: (relativeFolder: string) => Promise<void>;
   scanning: (scanning: boolean) => void;
 }
+
+/**
+ * The most one listing may read: MPD's own limit on what it holds for a client, and a little more for what the
+ * socket holds. A folder whose listing is longer is refused with the fix (split it), not half-listed.
+ */
+const LISTING_MAX_BYTES = OUTPUT_BUFFER_KIB * 1024 + (1 << 20);
 
 const names = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
@@ -32,6 +39,9 @@ function entryOf(record: Pairs): LibraryEntry | null {
 }
 
 export class MpdLibrary implements PlaybackLibrary {
+  /** The listing under way: one at a time, so listings hold at most one more connection and one reply. */
+  private listing: Promise<unknown> = Promise.resolve();
+
   constructor(private readonly context: LibraryContext) {}
 
   async resolve(uri: string): Promise<ResolvedTrack> {
@@ -50,21 +60,54 @@ export class MpdLibrary implements PlaybackLibrary {
     const relative = parseFolder(folder);
     const resolved = await resolveMusicFile(this.context.musicRoot(), relative);
     if (resolved.kind !== 'folder') throw new PlaybackError('not-found', `the music folder has no folder ${JSON.stringify(relative)}`);
-    const connection = await this.context.connection();
-    let pairs: Pairs;
-    try {
-      [pairs = []] = await connection.request([command('lsinfo', resolved.relative)]);
-    } catch (err) {
-      if (err instanceof MpdAck && err.code === ACK.NO_EXIST) {
-        throw new PlaybackError('not-found', `the folder ${JSON.stringify(relative)} is not in the library yet: rescan the music folder`);
-      }
-      throw err;
-    }
+    const pairs = await this.oneAtATime(() => this.lsinfo(resolved.relative));
     const entries = records(pairs, ['file', 'directory', 'playlist'])
       .map(entryOf)
       .filter((entry): entry is LibraryEntry => entry !== null)
       .sort((a, b) => (a.kind === b.kind ? names.compare(a.name, b.name) : a.kind === 'folder' ? -1 : 1));
     return { folder: resolved.relative, offset, limit, total: entries.length, entries: entries.slice(offset, offset + limit) };
+  }
+
+  /**
+   * MPD's listing of one folder, on a connection of its own: MPD answers `lsinfo` whole (it cannot page it), and
+   * ends a connection whose reply outgrows its output buffer, so the transport's connection never carries one.
+   */
+  private async lsinfo(folder: string): Promise<Pairs> {
+    const commands = await this.context.connection();
+    const own = await commands.another({ maxReplyBytes: LISTING_MAX_BYTES });
+    try {
+      const [pairs = []] = await own.request([command('lsinfo', folder)]);
+      return pairs;
+    } catch (err) {
+      if (err instanceof MpdAck && err.code === ACK.NO_EXIST) {
+        throw new PlaybackError('not-found', `the folder ${JSON.stringify(folder)} is not in the library yet: rescan the music folder`);
+      }
+      // The listing's connection ended while MPD still runs (the command connection answers): the reply was too long.
+      if (err instanceof PlaybackError && (err.code === 'engine-down' || err.code === 'failed') && (await this.stillUp())) {
+        throw new PlaybackError(
+          'failed',
+          `the folder ${JSON.stringify(folder)} holds more than one listing can carry (${OUTPUT_BUFFER_KIB / 1024} MiB of tags): split it into smaller folders`,
+        );
+      }
+      throw err;
+    } finally {
+      own.close();
+    }
+  }
+
+  private async stillUp(): Promise<boolean> {
+    try {
+      await (await this.context.connection()).request(['ping']);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.listing.then(work, work);
+    this.listing = run.catch(() => undefined);
+    return run;
   }
 
   async rescan(): Promise<void> {

@@ -9,7 +9,10 @@
 // `--mode paused-fail-late-word` fails the first track of the queue when it is started paused (`seekid` with
 // `pause 1`) the way MPD fails a stream it cannot reach under load: it stays paused on it, shows the next track's
 // format and duration (its decoder moved on), and writes the failure to its log only after the next status read.
-import { readFileSync, rmSync } from 'node:fs';
+// `--mode held-scan` keeps every `update` running (status shows `updating_db`) until the process gets SIGUSR1, then
+// tells `idle` the database changed; each `update` it takes is a line in `updates.log` beside its config.
+import { appendFileSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { createServer } from 'node:net';
 
 const args = process.argv.slice(2);
@@ -26,6 +29,27 @@ process.on('SIGTERM', () => {
   rmSync(socket, { force: true });
   process.exit(0);
 });
+
+/** held-scan: the update job that runs (0: none) and the last one given out. */
+let scanning = 0;
+let lastJob = 0;
+if (mode === 'held-scan') {
+  process.on('SIGUSR1', () => {
+    scanning = 0;
+    for (const idler of idlers) idler.write('changed: update\nchanged: database\nOK\n');
+    idlers.clear();
+  });
+}
+
+function heldScan(line) {
+  if (line.startsWith('update')) {
+    appendFileSync(path.join(path.dirname(conf), 'updates.log'), `${line}\n`);
+    scanning = ++lastJob;
+    return `updating_db: ${scanning}\n`;
+  }
+  if (line.startsWith('status')) return `state: stop\nplaylistlength: 0\n${scanning ? `updating_db: ${scanning}\n` : ''}`;
+  return undefined;
+}
 
 let nextId = 1;
 let deadSeeks = mode === 'seek-dead' ? 2 : 0;
@@ -113,6 +137,10 @@ function pausedFailLateWord(line) {
 function answer(line) {
   if (mode === 'fail-then-stop') return failThenStop(line);
   if (mode === 'paused-fail-late-word') return pausedFailLateWord(line);
+  if (mode === 'held-scan') {
+    const held = heldScan(line);
+    if (held !== undefined) return held;
+  }
   if (mode === 'seek-dead') {
     if (line.startsWith('status')) return 'volume: -1\nstate: play\nsong: 0\nsongid: 1\nelapsed: 2.900\nduration: 3.000\nplaylistlength: 1\n';
     if (line.startsWith('currentsong')) return 'file: tones/a.flac\nduration: 3.000\nPos: 0\nId: 1\n';

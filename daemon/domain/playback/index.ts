@@ -57,7 +57,7 @@ export class Playback {
     });
     this.now = new NowPlaying(this.engines, deps.bus, deps.clock);
     this.transport = new Transport(this.engines, this.now, deps.audio.players, deps.playlists);
-    this.library = new Library(this.engines, deps.bus, log);
+    this.library = new Library(this.engines, deps.bus, log, deps.clock);
     this.announcements = new Announcements({
       repo: deps.repo,
       zoneStates: deps.audio.zoneStates,
