@@ -99,11 +99,12 @@ export class MdnsAnnouncer {
       return this.advertising;
     }
     this.services = services;
-    for (const service of services) keepHostLabelValid(service);
+    watchHostConflicts(this.responder);
+    for (const service of services) numberHostOnItsOwnConflict(service, this.responder);
     let renamed = false;
     for (const service of services) {
       service.on('name-change', () => {
-        // The dashboard URL names the host this service now announces (renamed with the instance: azc-5f0c1a52-2).
+        // The dashboard URL names the host this service now announces (renamed only when it was taken: azc-5f0c1a52-2).
         const hostname = service.getHostname().replace(/\.$/, '').replace(/\.local$/, '');
         service.updateTxt({ ...txtRecord(options, hostname), ...(service.getTypePTR().startsWith('_http.') ? { path: '/' } : {}) }, true);
         renamed = true;
@@ -156,16 +157,50 @@ export function networkLinks(dir = '/sys/class/net', addresses = networkInterfac
   }
 }
 
-/** ciao's numbered host name: `azc-5f0c1a52-(2).local.` */
-const NUMBERED_HOST = /^(.*)-\((\d+)\)(\.[^.]+\.)$/;
+/** The service whose host name the response ciao's responder is handling names; set only while it handles it. */
+let hostNamedBy: CiaoService | undefined;
+const watched = new WeakSet<Responder>();
+
+/** What the watch reads of a response's records (ciao's DNSPacket keeps them in Maps). */
+type Records = { values(): Iterable<{ getLowerCasedName(): string }> };
+
+/**
+ * ciao renames a service's instance and host together on any conflict, without saying which name was taken. Its
+ * responder hands every response to the prober of the service it is probing, which renames the service from inside
+ * that call when a record there names either name: the names in the response are looked at first, so the rename
+ * knows whether the host name was one of them.
+ */
+function watchHostConflicts(responder: Responder): void {
+  if (watched.has(responder)) return;
+  watched.add(responder);
+  const internals = responder as unknown as {
+    handleResponse(packet: { answers: Records; additionals: Records }, endpoint: unknown): void;
+    currentProber?: { getService(): CiaoService };
+  };
+  const handle = internals.handleResponse.bind(responder);
+  internals.handleResponse = (packet, endpoint) => {
+    const service = internals.currentProber?.getService();
+    const host = service?.getLowerCasedHostname();
+    const named = (records: Records) => [...records.values()].some((record) => record.getLowerCasedName() === host);
+    hostNamedBy = service && (named(packet.answers) || named(packet.additionals)) ? service : undefined;
+    try {
+      handle(packet, endpoint);
+    } finally {
+      hostNamedBy = undefined;
+    }
+  };
+}
 
 /**
  * A name conflict makes ciao number the instance ("Kitchen (2)", RFC 6762 §9) and the host with it, as
- * `azc-5f0c1a52-(2).local`: parentheses are not allowed in a host name (RFC 952/1123), so clients refuse the URL. The
- * host keeps ciao's number as a valid label instead, `azc-5f0c1a52-2.local`, before it is probed and announced.
- * incrementName and the fields it sets are ciao's own (1.3.12, pinned); mdns.test.ts fails if they change.
+ * `azc-5f0c1a52-(2).local`. Two appliances of one friendly name conflict only on the instance, and the host name is
+ * the stable one the docs, the TXT `url` and the Host refusal page cite: it keeps its name then. Only when the host
+ * name itself is taken (an appliance whose state was copied, with its device id) is it numbered, as a valid host
+ * label (`azc-5f0c1a52-2.local`: parentheses are not allowed in a host name, RFC 952/1123), before it is probed and
+ * announced. incrementName, handleResponse, currentProber and the fields they set are ciao's own (1.3.12, pinned);
+ * mdns.test.ts fails if they change.
  */
-function keepHostLabelValid(service: CiaoService): void {
+function numberHostOnItsOwnConflict(service: CiaoService, responder: Responder): void {
   const internals = service as unknown as {
     incrementName(nameCheckOnly?: boolean): void;
     rebuildServiceRecords(): void;
@@ -173,13 +208,23 @@ function keepHostLabelValid(service: CiaoService): void {
     loweredHostname: string;
   };
   const increment = internals.incrementName.bind(service);
-  const base = service.getHostname().replace(/\.[^.]+\.$/, '');
+  const [, base, tld] = /^(.*)(\.[^.]+\.)$/.exec(service.getHostname())!;
+  let number = 1;
   internals.incrementName = (nameCheckOnly?: boolean) => {
+    const hostTaken = !nameCheckOnly && (hostNamedBy === service || takenLocally(service, responder));
     increment(nameCheckOnly);
-    const numbered = NUMBERED_HOST.exec(internals.hostname);
-    if (!numbered) return;
-    internals.hostname = `${base}-${numbered[2]}${numbered[3]}`;
+    if (hostTaken) number++;
+    internals.hostname = number === 1 ? `${base}${tld}` : `${base}-${number}${tld}`;
     internals.loweredHostname = internals.hostname.toLowerCase();
     if (!nameCheckOnly) internals.rebuildServiceRecords();
   };
+}
+
+/** Whether another service of this responder announces the service's host name (ciao's local conflict). */
+function takenLocally(service: CiaoService, responder: Responder): boolean {
+  const host = service.getLowerCasedHostname();
+  for (const other of (responder as unknown as { getAnnouncedServices(): Iterable<CiaoService> }).getAnnouncedServices()) {
+    if (other !== service && other.getLowerCasedHostname() === host) return true;
+  }
+  return false;
 }
