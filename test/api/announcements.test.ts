@@ -2,31 +2,18 @@
 // zone's power, route, volume and mute and the player's track and position are back afterwards; what someone changes
 // meanwhile is kept; limits, assignments, the queue, cancelling and failures.
 import t from 'tap';
+import { copyFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { concurrently } from '../helpers/concurrency.js';
-import { musicFolder, tone, TRACKS } from '../helpers/mpd-rig.js';
-import { startStreamDaemon, type StreamRig } from '../helpers/stream-rig.js';
+import { TRACKS } from '../helpers/mpd-rig.js';
+import { announcementEnded as ended, announcementStarted as started, CHIME, chimeFolder, zoneState as state, zonesOf as zones } from '../helpers/announcement-rig.js';
+import { startStreamDaemon } from '../helpers/stream-rig.js';
 import { createUser, injectClient } from '../helpers/inject.js';
 import { defaultConfig } from '../../daemon/config.js';
-import type { ZoneView as Zone } from '../../daemon/domain/shared/views.js';
 
 concurrently(t, 3);
-const music = musicFolder(t);
-tone(path.join(music, 'chimes', 'door.flac'), 1.5, 990, { title: 'Door' });
-const CHIME = 'file:chimes/door.flac';
+const music = chimeFolder(t);
 const file = (track: string) => `file:${track}`;
-
-
-const state = (zone: Zone) => ({ power: zone.power, volume: zone.volume, muted: zone.muted, playerId: zone.playerId });
-
-async function zones(rig: StreamRig): Promise<Zone[]> {
-  return (await rig.api.get('/api/zones')).body;
-}
-
-/** The announcement's end, as its event says it. */
-async function ended(rig: StreamRig, id: string, from = 0) {
-  return (await rig.next('announcement.ended', (e) => e.payload.announcement.id === id, from)).payload.announcement;
-}
 
 t.test('a chime interrupts a playing player on two zones, and routes, volumes, mute, power, track and position come back', async (t) => {
   const rig = await startStreamDaemon(t, { music });
@@ -116,23 +103,24 @@ t.test("zones play within their limit, the player's other rooms are muted meanwh
 t.test('operators announce only on their zones; viewers cannot; bad requests are refused', async (t) => {
   const rig = await startStreamDaemon(t, { music });
   const { api } = rig;
-  await rig.fifoPlayer('Stream', 1);
+  const stream = await rig.fifoPlayer('Stream', 1);
   const [kitchen, patio] = await zones(rig);
-  const operator = injectClient(rig.d.daemon, (await createUser(api, 'kitchen1', 'Operator', { playerIds: [], zoneIds: [kitchen!.id] })).apiKey);
+  const operator = injectClient(rig.d.daemon, (await createUser(api, 'kitchen1', 'Operator', { playerIds: [stream.id], zoneIds: [kitchen!.id] })).apiKey);
   const viewer = injectClient(rig.d.daemon, (await createUser(api, 'viewer1', 'Viewer', { playerIds: [], zoneIds: [kitchen!.id] })).apiKey);
   const theirs = await operator.post('/api/announcements', { uri: CHIME, zoneIds: [patio!.id], volume: 0.5 });
   t.equal(theirs.status, 400, 'a zone outside its assignments does not exist for it');
   t.match(theirs.body.detail, new RegExp(`unknown zone ids: ${patio!.id}`));
   t.equal((await viewer.post('/api/announcements', { uri: CHIME, zoneIds: [kitchen!.id], volume: 0.5 })).status, 403);
   const mine = await operator.post('/api/announcements', { uri: CHIME, zoneIds: [kitchen!.id], volume: 0.5 });
-  t.equal(mine.status, 202, 'its own zone, through a player it is not assigned');
-  t.same(mine.body.playerIds, [], 'it is not told about players it may not see');
+  t.equal(mine.status, 202, 'its own zone, through the stream player assigned to it');
+  t.same((await started(rig, mine.body.id)).playerIds, [stream.id]);
   t.match(await ended(rig, mine.body.id), { status: 'done' });
   const cases: Array<[string, unknown, number, RegExp]> = [
     ['a volume above 1', { uri: CHIME, zoneIds: [kitchen!.id], volume: 1.5 }, 400, /volume/],
     ['no zones', { uri: CHIME, zoneIds: [], volume: 0.5 }, 400, /zoneIds/],
     ['a scheme the appliance does not play', { uri: 'ftp://example.invalid/x.mp3', zoneIds: [kitchen!.id], volume: 0.5 }, 400, /unsupported scheme/],
-    ['a player that is no stream player', { uri: CHIME, zoneIds: [kitchen!.id], volume: 0.5, playerId: '00000000-0000-4000-8000-000000000000' }, 400, /not a stream player/],
+    ['a player that does not exist', { uri: CHIME, zoneIds: [kitchen!.id], volume: 0.5, playerId: '00000000-0000-4000-8000-000000000000' }, 400, /unknown player id/],
+    ['a sound that is not in the music folder', { uri: 'file:chimes/not-there.flac', zoneIds: [kitchen!.id], volume: 0.5 }, 400, /not a file in the music folder/],
   ];
   for (const [what, body, status, detail] of cases) {
     const res = await api.post('/api/announcements', body);
@@ -177,16 +165,22 @@ t.test('announcements play one after another; the queue is capped per user; a wa
   t.match((await api.get(`/api/announcements/${first}`)).body, { status: 'done' }, 'it is still readable');
 });
 
-t.test('an announcement whose sound cannot play fails with why, and everything is put back', async (t) => {
+t.test('a sound removed after it was queued fails when its turn comes, with why, and everything is put back', async (t) => {
   const rig = await startStreamDaemon(t, { music });
   const { api } = rig;
   const player = await rig.fifoPlayer('Stream', 1);
-  const [kitchen] = await zones(rig);
+  const [kitchen, patio] = await zones(rig);
   await api.post(`/api/players/${player.id}/attach-zones`, { zoneIds: [kitchen!.id] });
   await api.put(`/api/zones/${kitchen!.id}/volume`, { volume: 0.35 });
   const before = state((await zones(rig))[0]!);
-  const id = (await api.post('/api/announcements', { uri: 'file:chimes/not-there.flac', zoneIds: [kitchen!.id], volume: 0.8 })).body.id;
-  const end = await ended(rig, id);
-  t.match(end, { status: 'failed', detail: /not-there\.flac could not play \(missing\)/ });
+  copyFileSync(path.join(music, 'chimes', 'door.flac'), path.join(music, 'chimes', 'gone.flac'));
+  const from = rig.events.length;
+  const first = (await api.post('/api/announcements', { uri: file(TRACKS.long), zoneIds: [patio!.id], volume: 0.3 })).body.id;
+  await started(rig, first, from);
+  const queued = await api.post('/api/announcements', { uri: 'file:chimes/gone.flac', zoneIds: [kitchen!.id], volume: 0.8 });
+  t.equal(queued.status, 202, 'it was there when asked for');
+  unlinkSync(path.join(music, 'chimes', 'gone.flac'));
+  await api.del(`/api/announcements/${first}`);
+  t.match(await ended(rig, queued.body.id, from), { status: 'failed', detail: /gone\.flac could not play \(missing\)/ });
   t.same(state((await zones(rig))[0]!), before);
 });

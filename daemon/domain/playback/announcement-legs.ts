@@ -1,7 +1,8 @@
 // Which stream player plays an announcement on which zones: one per amplifier (a player only feeds zones of its own
-// amplifier), preferring one that is idle and feeds no other room, so that as little as possible is interrupted.
+// amplifier), among the players the caller may use, preferring one that is idle and feeds no other room, so that as
+// little as possible is interrupted.
 import type { PlayerRow, ZoneRow } from '../../store/audio-repo.js';
-import { canSeeZone, type Caller } from '../shared/index.js';
+import { canSeePlayer, canSeeZone, isAdmin, type Caller } from '../shared/index.js';
 import type { ZoneReason } from './announcement-view.js';
 
 /** One stream player and the zones it announces on. */
@@ -23,6 +24,8 @@ export interface LegSources {
   zonesOfPlayer(playerId: string): readonly Readonly<ZoneRow>[];
   /** Whether the player's engine is up and idle enough to be asked (an announcement needs a running MPD). */
   up(playerId: string): boolean;
+  /** Whether `up` asks for a running MPD (the reason a zone is skipped says so). */
+  running: boolean;
   playing(playerId: string): boolean;
   /** The configured name of an amplifier, for the reason a zone is skipped. */
   amplifierName(key: string, driver: string): string;
@@ -32,8 +35,9 @@ const amplifierOf = (row: { key: string; driver: string }) => `${row.key}\u0000$
 
 /**
  * Picks a player per amplifier among the zones: the one asked for when it is a candidate, else an idle one feeding no
- * other room, else an idle one, else the one feeding the fewest other rooms. A non-admin may only use players whose
- * other rooms it may see (it mutes them for the length of the announcement).
+ * other room, else an idle one, else the one feeding the fewest other rooms. A non-admin may only use players assigned
+ * to it (the transport of any other is another user's) whose other rooms it may see (it mutes them for the length of
+ * the announcement).
  */
 export function chooseLegs(caller: Caller, zones: readonly Readonly<ZoneRow>[], requested: string | undefined, sources: LegSources): LegChoice {
   const groups = new Map<string, Array<Readonly<ZoneRow>>>();
@@ -49,16 +53,19 @@ export function chooseLegs(caller: Caller, zones: readonly Readonly<ZoneRow>[], 
   for (const [key, group] of groups) {
     const candidates = sources
       .players()
-      .filter((player) => player.output_kind !== null && amplifierOf({ key: player.input_amplifier, driver: player.input_driver }) === key && sources.up(player.id))
+      .filter((player) => player.output_kind !== null && canSeePlayer(caller, player.id))
+      .filter((player) => amplifierOf({ key: player.input_amplifier, driver: player.input_driver }) === key && sources.up(player.id))
       .map((player) => ({ player, others: sources.zonesOfPlayer(player.id).filter((zone) => !announced.has(zone.id)).map((zone) => zone.id) }))
       .filter(({ others }) => others.every((id) => canSeeZone(caller, id)));
     const score = ({ player, others }: (typeof candidates)[number]) => (sources.playing(player.id) ? 2 : 0) + (others.length > 0 ? 1 : 0) + others.length / 1000;
     const chosen = candidates.find(({ player }) => player.id === requested) ?? [...candidates].sort((a, b) => score(a) - score(b))[0];
     if (!chosen) {
       const first = group[0]!;
-      const reason = `no stream player that runs feeds amplifier "${sources.amplifierName(first.output_amplifier, first.output_driver)}"${
-        caller.role === 'Admin' ? '' : ' without also feeding rooms outside your assignments'
-      }`;
+      const amplifier = sources.amplifierName(first.output_amplifier, first.output_driver);
+      const runs = sources.running ? ' that runs' : '';
+      const reason = isAdmin(caller)
+        ? `no stream player${runs} feeds amplifier "${amplifier}"`
+        : `no stream player assigned to you${runs} feeds amplifier "${amplifier}" without also feeding rooms outside your assignments`;
       for (const zone of group) skipped.push({ zoneId: zone.id, reason });
       continue;
     }

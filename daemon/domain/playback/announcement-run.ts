@@ -4,14 +4,14 @@
 import type { PlaybackEngine, PlaybackSnapshot } from '../../../drivers/playback.js';
 import type { AudioRepo, ZoneRow } from '../../store/audio-repo.js';
 import type { Logger } from '../../log.js';
-import type { ZoneApplier, ZoneTarget } from '../audio/index.js';
+import { outputOf, type ZoneApplier, type ZoneTarget } from '../audio/index.js';
 import { asWriter, DomainError, type Clock, type Writer } from '../shared/index.js';
 import type { StreamEngines } from './engines.js';
 import { fromPlaybackError } from './errors.js';
 import type { NowPlaying, Session } from './now-playing.js';
 import type { Transport } from './transport.js';
 import { chooseLegs, type Leg } from './announcement-legs.js';
-import type { Job, ZoneReason } from './announcement-view.js';
+import type { Job } from './announcement-view.js';
 
 export interface RunDeps {
   repo: AudioRepo;
@@ -54,6 +54,7 @@ export async function runAnnouncement(job: Job, deps: RunDeps): Promise<void> {
     players: () => deps.repo.players(),
     zonesOfPlayer: (id) => deps.repo.zonesOfPlayer(id),
     up: (id) => deps.engines.up(id) !== undefined,
+    running: true,
     playing: (id) => deps.now.playing(id),
     amplifierName: deps.amplifierName,
   });
@@ -78,7 +79,7 @@ export async function runAnnouncement(job: Job, deps: RunDeps): Promise<void> {
     const outcome = await deps.zoneStates.apply(writer, announced(before, legs, view.volume));
     view.skipped.push(...outcome.skipped);
     asSet = new Map(outcome.applied.map((id) => [id, { ...deps.repo.zone(id)! }]));
-    const playing = await Promise.all(held.map((h) => play(job, h.engine, deps)));
+    const playing = await Promise.all(held.map((h) => play(job, h.leg.playerId, h.engine, deps)));
     view.status = 'playing';
     view.startedAt = new Date(deps.clock.now()).toISOString();
     deps.started(job);
@@ -92,7 +93,7 @@ export async function runAnnouncement(job: Job, deps: RunDeps): Promise<void> {
     view.status = 'failed';
     view.detail = err instanceof DomainError ? err.detail : (err as Error).message;
   } finally {
-    await putZonesBack(writer, before, asSet, deps, view.kept);
+    await putZonesBack(writer, before, asSet, deps, job);
     for (const h of held) await giveBack(h, deps, job);
   }
 }
@@ -108,10 +109,17 @@ function presentZones(job: Job, writer: Writer, repo: AudioRepo): Array<Readonly
   return zones;
 }
 
-/** Takes a player for the announcement once the operations on it before are done: its playback saved, its transport held. */
+/**
+ * Takes a player for the announcement once the operations on it before are done: its playback saved, its transport
+ * held, its output noted (a player deleted or given another output meanwhile is lost to the announcement).
+ */
 function hold(job: Job, leg: Leg, deps: RunDeps): Promise<Held> {
   return deps.transport.serially(leg.playerId, async () => {
     const engine = await deps.engines.ready(leg.playerId);
+    const player = deps.repo.player(leg.playerId);
+    const output = player && outputOf(player);
+    if (!player || !output || deps.engines.engineOf(leg.playerId) !== engine) throw new Error('it was deleted or changed just now');
+    job.taken.set(leg.playerId, { output, amplifier: deps.amplifierName(player.input_amplifier, player.input_driver) });
     deps.now.announcing.set(leg.playerId, job.view.id);
     const snapshot = await engine.snapshot().catch(() => ({ queue: [], index: null, positionMs: 0, state: 'stopped' as const }));
     const session = deps.now.sessions.get(leg.playerId);
@@ -134,9 +142,9 @@ const targetOf = (zone: Readonly<ZoneRow>): ZoneTarget => ({ zoneId: zone.id, po
 
 /**
  * Starts the announcement on one player; resolves once the player took it, with `end`: null when it played to its end
- * (or was cut off: too long, or cancelled), or why it failed.
+ * (or was cut off: too long, or cancelled), or why it failed (the player lost meanwhile among them).
  */
-function play(job: Job, engine: PlaybackEngine, deps: RunDeps): Promise<{ end: Promise<string | null> }> {
+function play(job: Job, playerId: string, engine: PlaybackEngine, deps: RunDeps): Promise<{ end: Promise<string | null> }> {
   let finish!: (failure: string | null) => void;
   let playing = false;
   const end = new Promise<string | null>((resolve) => {
@@ -146,7 +154,7 @@ function play(job: Job, engine: PlaybackEngine, deps: RunDeps): Promise<{ end: P
       done = true;
       off();
       deps.clock.clearTimeout(timer);
-      job.cuts.delete(cut);
+      job.cuts.delete(playerId);
       // Cut short: silence the player before the zones go back.
       void engine.stopPlayback().catch(() => undefined).then(() => resolve(failure));
     };
@@ -162,10 +170,10 @@ function play(job: Job, engine: PlaybackEngine, deps: RunDeps): Promise<{ end: P
     job.view.detail = `cut off after ${deps.maxMs} ms (playback.announcementMaxMs)`;
     finish(null);
   }, deps.maxMs);
-  const cut = () => finish(null);
-  job.cuts.add(cut);
-  if (job.cancelled) {
-    finish(null);
+  job.cuts.set(playerId, finish);
+  const lost = job.lost.get(playerId);
+  if (job.cancelled || lost) {
+    finish(lost?.why ?? null);
     return Promise.resolve({ end });
   }
   return engine.playUri(job.view.uri).then(
@@ -183,18 +191,23 @@ function play(job: Job, engine: PlaybackEngine, deps: RunDeps): Promise<{ end: P
 
 /**
  * Every zone the announcement set goes back to what it was, unless it changed since (a keypad, the API, a scene, a
- * sleep timer): the newer change wins and the zone is listed in `kept`. A zone deleted meanwhile is listed too.
+ * sleep timer): the newer change wins and the zone is listed in `kept`. A zone deleted meanwhile is listed too. A
+ * player deleted meanwhile detached and muted its zones: that is no newer change, and a zone it fed before goes back
+ * detached and muted, as the deletion leaves it.
  */
-async function putZonesBack(writer: Writer, before: readonly Readonly<ZoneRow>[], asSet: ReadonlyMap<string, Readonly<ZoneRow>>, deps: RunDeps, kept: ZoneReason[]): Promise<void> {
+async function putZonesBack(writer: Writer, before: readonly Readonly<ZoneRow>[], asSet: ReadonlyMap<string, Readonly<ZoneRow>>, deps: RunDeps, job: Job): Promise<void> {
+  const kept = job.view.kept;
+  const deleted = new Set([...job.lost].filter(([, loss]) => loss.deleted).map(([playerId]) => playerId));
   const targets: ZoneTarget[] = [];
   for (const zone of before) {
-    const set = asSet.get(zone.id);
-    if (!set) continue;
+    const announced = asSet.get(zone.id);
+    if (!announced) continue;
+    const set = announced.player_id !== null && deleted.has(announced.player_id) ? { ...announced, player_id: null, muted: 1 } : announced;
     const now = deps.repo.zone(zone.id);
     if (!now) kept.push({ zoneId: zone.id, reason: 'the zone was deleted while the announcement played' });
     else if (now.power !== set.power || now.muted !== set.muted || now.volume !== set.volume || now.player_id !== set.player_id) {
       kept.push({ zoneId: zone.id, reason: 'changed while the announcement played (keypad, API, scene or timer): the newer change is kept' });
-    } else targets.push(targetOf(zone));
+    } else targets.push(zone.player_id !== null && !deps.repo.player(zone.player_id) ? { ...targetOf(zone), playerId: null, muted: true } : targetOf(zone));
   }
   if (targets.length === 0) return;
   try {
@@ -207,10 +220,19 @@ async function putZonesBack(writer: Writer, before: readonly Readonly<ZoneRow>[]
   }
 }
 
-/** The player's queue, track, position and state from before, and its transport free again. */
+/**
+ * The player's queue, track, position and state from before, and its transport free again. A player lost meanwhile
+ * gets nothing back: deleted, it is gone; given another output, its MPD started afresh (as any output change does).
+ */
 function giveBack(held: Held, deps: RunDeps, job: Job): Promise<void> {
   const { leg, engine, snapshot, session } = held;
   return deps.transport.serially(leg.playerId, async () => {
+    if (job.lost.has(leg.playerId)) {
+      deps.now.sessions.delete(leg.playerId);
+      deps.now.announcing.delete(leg.playerId);
+      deps.now.refresh(leg.playerId);
+      return;
+    }
     try {
       if (!engine.up) await whenUp(engine, deps.clock);
       await engine.restore(snapshot);

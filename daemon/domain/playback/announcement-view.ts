@@ -1,5 +1,5 @@
 // An announcement as the API and the events show it, and the record the queue keeps of each one.
-import type { AnnouncementStatus, AnnouncementView, Caller } from '../shared/index.js';
+import type { AnnouncementStatus, AnnouncementView, Caller, StreamOutput } from '../shared/index.js';
 
 /** A zone and why an announcement treated it as it did. */
 export interface ZoneReason {
@@ -24,8 +24,12 @@ export interface Job {
   requested: string | undefined;
   /** The caller as it is when the announcement's turn comes. */
   recheck: () => Caller;
-  /** While it plays, one per player: each cuts it short there (a cancel). */
-  cuts: Set<() => void>;
+  /** While it plays, one per player: each cuts it short there, with why it failed there (null: a cancel). */
+  cuts: Map<string, (failure: string | null) => void>;
+  /** The players it took, with the output each had then and its amplifier's name: one deleted or given another output meanwhile is lost. */
+  taken: Map<string, { output: StreamOutput; amplifier: string }>;
+  /** Players lost while it played, with why; a deleted one's zones were detached and muted by the deletion. */
+  lost: Map<string, { why: string; deleted: boolean }>;
   cancelled: boolean;
 }
 

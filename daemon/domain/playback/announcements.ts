@@ -2,10 +2,12 @@
 // one at a time; the queue is capped per user and in all, so one user cannot hold the appliance's speakers.
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
-import { announcementFor, asWriter, canSeeZone, conflict, invalid, notFound, throttled, type AnnouncementView, type Caller, type EventBus } from '../shared/index.js';
-import type { ZoneApplier } from '../audio/index.js';
+import { announcementFor, asWriter, canSeePlayer, canSeeZone, conflict, invalid, isAdmin, notFound, throttled } from '../shared/index.js';
+import type { AnnouncementView, Caller, DomainEvent, EventBus, Writer } from '../shared/index.js';
+import { sameOutput, type ZoneApplier } from '../audio/index.js';
 import { engineCall } from './errors.js';
 import { runAnnouncement, type RunDeps } from './announcement-run.js';
+import { chooseLegs, type Leg } from './announcement-legs.js';
 import { ended, newView, type AnnouncementRequest, type Job } from './announcement-view.js';
 
 export type AnnouncementLimits = Pick<Config['limits'], 'announcementsQueued' | 'announcementsPerUser'>;
@@ -26,39 +28,44 @@ export class Announcements {
   private running = false;
   private stopped = false;
   private idle: Promise<void> = Promise.resolve();
+  private readonly unsubscribe: () => void;
 
-  constructor(private readonly deps: AnnouncementDeps) {}
+  constructor(private readonly deps: AnnouncementDeps) {
+    this.unsubscribe = deps.bus.subscribe((event) => this.playerChanged(event));
+  }
 
   /**
-   * Queues an announcement on zones the caller may change (400 for unknown ones, 409 when none can answer or no
-   * stream player feeds any of them). Answers at once, queued; the events tell when it starts and ends.
+   * Queues an announcement on zones the caller may change (400 for unknown ones), through stream players it may use
+   * (400 for one named that it may not), of a sound that is there now (400 otherwise); 409 when none of the zones can
+   * answer or no stream player the caller may use feeds any of them. Answers at once, queued; the events tell when it
+   * starts and ends.
    */
   async announce(caller: Caller, request: AnnouncementRequest, recheck: () => Caller = () => caller): Promise<AnnouncementView> {
     const writer = asWriter(caller);
     const zoneIds = [...new Set(request.zoneIds.map((id) => id.toLowerCase()))];
     const { targets, skipped } = this.deps.zoneStates.captureSome(writer, zoneIds);
     if (targets.length === 0) throw conflict(`none of these zones can answer now: ${skipped.map((s) => `${s.zoneId}: ${s.reason}`).join('; ')}`);
-    const requested = request.playerId?.toLowerCase();
-    const streams = this.deps.repo.players().filter((player) => player.output_kind !== null);
-    if (requested !== undefined && !streams.some((player) => player.id === requested)) {
-      throw invalid(`player ${request.playerId} is not a stream player`, { playerId: ['must name a stream player (one with an output)'] });
-    }
-    const fed = targets.filter((target) => {
-      const zone = this.deps.repo.zone(target.zoneId)!;
-      return streams.some((player) => player.input_amplifier === zone.output_amplifier && player.input_driver === zone.output_driver);
+    const requested = this.requestedPlayer(writer, request.playerId);
+    const { legs } = chooseLegs(writer, targets.map((target) => this.deps.repo.zone(target.zoneId)!), requested, {
+      players: () => this.deps.repo.players(),
+      zonesOfPlayer: (id) => this.deps.repo.zonesOfPlayer(id),
+      // Whether a player's MPD runs is asked when the announcement's turn comes.
+      up: () => true,
+      running: false,
+      playing: (id) => this.deps.now.playing(id),
+      amplifierName: this.deps.amplifierName,
     });
-    if (fed.length === 0) {
-      throw conflict("no stream player feeds these zones' amplifier: create one whose input is on it (POST /api/players with an \"output\")");
-    }
-    const checker = streams.map((player) => this.deps.engines.up(player.id)).find((engine) => engine !== undefined);
-    if (checker) await engineCall(() => checker.library.resolve(request.uri), 'uri');
+    if (legs.length === 0) throw conflict(noPlayerFor(writer));
+    await this.checkSound(request.uri, legs);
     this.checkRoom(writer);
     const job: Job = {
       view: newView(randomUUID(), { ...request, zoneIds }, this.deps.clock.now()),
       userId: writer.userId,
       requested,
       recheck,
-      cuts: new Set(),
+      cuts: new Map(),
+      taken: new Map(),
+      lost: new Map(),
       cancelled: false,
     };
     this.queue.push(job);
@@ -89,7 +96,7 @@ export class Announcements {
       this.finish(job, 'cancelled', 'cancelled before it played');
     } else {
       job.view.detail = 'cancelled while it played';
-      for (const cut of [...job.cuts]) cut();
+      for (const cut of [...job.cuts.values()]) cut(null);
     }
     return announcementFor(writer, job.view);
   }
@@ -97,12 +104,67 @@ export class Announcements {
   /** Drops what waits and cuts what plays (the daemon stops); resolves once what played is put back. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe();
     for (const job of this.queue.splice(0)) this.finish(job, 'cancelled', 'the daemon stopped');
     if (this.current) {
       this.current.cancelled = true;
-      for (const cut of [...this.current.cuts]) cut();
+      for (const cut of [...this.current.cuts.values()]) cut(null);
     }
     await this.idle;
+  }
+
+  /**
+   * The player a request names: one the caller may use (any other is an unknown id, a 400 as for zones it may not
+   * see) that is a stream player.
+   */
+  private requestedPlayer(caller: Writer, playerId: string | undefined): string | undefined {
+    if (playerId === undefined) return undefined;
+    const id = playerId.toLowerCase();
+    const player = this.deps.repo.player(id);
+    if (!player || !canSeePlayer(caller, id)) {
+      const why = isAdmin(caller) ? 'must name a stream player, or be left out' : 'must name a stream player assigned to you, or be left out';
+      throw invalid(`unknown player id ${playerId}: "playerId" ${why}`, { playerId: [why] });
+    }
+    if (player.output_kind === null) throw invalid(`player ${playerId} is not a stream player`, { playerId: ['must name a stream player (one with an output)'] });
+    return id;
+  }
+
+  /**
+   * Refuses (400) a sound the appliance does not play: another scheme, a path outside the music folder, or a file that
+   * is not in the music folder now (a mistyped name would otherwise fail only when its turn comes). Read through the
+   * MPD of any stream player that is up, else of the first one the announcement would use (started if it must be).
+   */
+  private async checkSound(uri: string, legs: readonly Leg[]): Promise<void> {
+    const { engines } = this.deps;
+    const engine = engines.playerIds.map((id) => engines.up(id)).find((up) => up !== undefined) ?? (await engines.ready(legs[0]!.playerId));
+    const sound = await engineCall(() => engine.library.resolve(uri), 'uri');
+    if (sound.kind === 'file' && !sound.exists) {
+      const why = 'is not a file in the music folder: check its name, or pick one from the library (GET /api/library)';
+      throw invalid(`"uri" ${uri} ${why}`, { uri: [why] });
+    }
+  }
+
+  /**
+   * A stream player deleted, or given another output, while it plays the announcement: the announcement ends there at
+   * once (its MPD is gone), and its zones are put back.
+   */
+  private playerChanged(event: DomainEvent): void {
+    const job = this.current;
+    if (!job) return;
+    if (event.type === 'player.deleted') this.lose(job, event.payload.playerId, 'was deleted', true);
+    else if (event.type === 'player.updated') {
+      const { id, output } = event.payload.player;
+      const had = job.taken.get(id);
+      if (had && !sameOutput(had.output, output)) this.lose(job, id, output ? 'was given another output' : 'is no stream player any more', false);
+    }
+  }
+
+  private lose(job: Job, playerId: string, what: string, deleted: boolean): void {
+    const taken = job.taken.get(playerId);
+    if (!taken || job.lost.has(playerId)) return;
+    const why = `the stream player on amplifier "${taken.amplifier}" ${what} while the announcement played`;
+    job.lost.set(playerId, { why, deleted });
+    job.cuts.get(playerId)?.(why);
   }
 
   private pump(): void {
@@ -156,4 +218,13 @@ export class Announcements {
   private publish(type: 'announcement.queued' | 'announcement.started' | 'announcement.ended', job: Job): void {
     this.deps.bus.publish({ type, payload: { announcement: { ...job.view, skipped: [...job.view.skipped], kept: [...job.view.kept] } } });
   }
+}
+
+/** Why no stream player can play an announcement on the zones asked for (none the caller may use feeds them). */
+function noPlayerFor(caller: Caller): string {
+  if (isAdmin(caller)) return "no stream player feeds these zones' amplifier: create one whose input is on it (POST /api/players with an \"output\")";
+  return (
+    "no stream player assigned to you feeds these zones' amplifier without also feeding rooms outside your assignments: " +
+    'ask an administrator to assign you one'
+  );
 }
