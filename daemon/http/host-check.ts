@@ -165,7 +165,7 @@ export class Misdirected extends HttpError {
     /** The names it does answer to, best first (HostAllowList.offered). */
     readonly offered: readonly string[],
   ) {
-    const names = [...offered, 'localhost'].join(', ');
+    const names = [...(offered.length > 0 ? offered : ['its IP address']), 'localhost'].join(', ');
     super(
       421,
       `this appliance does not answer to the host name ${JSON.stringify(shorten(header))}: open it by ${names}; ` +
@@ -212,7 +212,7 @@ export function prefersHtml(accept: string): boolean {
 export function misdirectedPage(error: Misdirected): string {
   const port = portPart(error.header);
   const typed = html(shorten(hostPart(error.header) ?? error.header));
-  const links = error.offered.map((name) => `<li><a href="http://${html(name)}${port}/">${html(name)}${port}</a></li>`).join('');
+  const links = error.offered.map((name) => `<li><a href="http://${html(name)}${port}/">${html(name)}${port}</a></li>`).join('') || '<li>its IP address on your network</li>';
   return `<!doctype html>
 <html lang="en">
 <meta charset="utf-8">

@@ -160,6 +160,13 @@ t.test('the page names the names to use, on the port the browser used, how to ad
   t.match(hostile, '&lt;script&gt;alert(1)&lt;/script&gt;&quot;x');
 });
 
+t.test('a machine with no LAN address and no announced name is still told to use its address', async (t) => {
+  const error = new HostAllowList({ extra: [], machine: machine('localhost', { lo: LAN.lo }) }).refusal('evil.example');
+  t.same(error.offered, []);
+  t.match(error.detail, 'open it by its IP address, localhost;');
+  t.match(misdirectedPage(error), '<ul><li>its IP address on your network</li></ul>');
+});
+
 t.test("Home Assistant's link on a wildcard listener names the appliance by a name its allow-list answers", async (t) => {
   const list = new HostAllowList({ mdnsHost: 'azc-1a2b3c4d', mdnsAnnounced: true, extra: [], machine: machine('raspberrypi', LAN) });
   for (const [listener, name] of [['0.0.0.0', 'azc-1a2b3c4d.local'], ['::', 'raspberrypi'], ['192.168.1.20', 'raspberrypi']] as const) {
