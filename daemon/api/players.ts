@@ -15,8 +15,14 @@ const OutputBody = T.Union(
     T.Object(
       {
         kind: T.Optional(T.Union([T.Literal('alsa'), T.Literal('fifo'), T.Literal('null')], { errorMessage: 'must be alsa, fifo or null' })),
-        device: OutputTarget('alsa: the ALSA device as aplay -L names it (default: "default")'),
-        path: OutputTarget('fifo: the absolute path of the FIFO (required for fifo)'),
+        device: OutputTarget(
+          'alsa: the ALSA device as aplay -L names it (default: "default"): default, sysdefault, hw, plughw, dmix, dsnoop, front, rear, center_lfe, side, ' +
+            'surround21/40/41/50/51/71, iec958, spdif or hdmi, optionally with ":" and a card (hw:0,0, plughw:CARD=sndrpihifiberry,DEV=0); nothing else',
+        ),
+        path: OutputTarget(
+          'fifo: the absolute path of the FIFO (required for fifo), leading into /run, /tmp, /var/tmp, /dev/shm or /srv, outside the state folder; ' +
+            'an existing FIFO or nothing yet; stored as the path it leads to',
+        ),
       },
       { description: 'the audio output MPD plays this player into; kind defaults to the playback.defaultOutput setting' },
     ),
@@ -25,7 +31,8 @@ const OutputBody = T.Union(
   { errorMessage: 'must be null or an object {kind, device | path}' },
 );
 const outputConflict = {
-  description: 'the input already feeds another player, the output already carries another player, or MPD is not installed (the problem says what to install)',
+  description:
+    'the input already feeds another player, the output already carries another player (a FIFO however its path is spelled), or MPD is not installed (the problem says what to install)',
 };
 
 export function playerRoutes(players: PlayersService, defaults: { outputKind: StreamOutputKind }): Route[] {

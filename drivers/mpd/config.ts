@@ -1,7 +1,7 @@
 // The private folder and mpd.conf of one stream player's MPD: a unix socket only, no discovery, volume left at 100%.
 import { chmodSync, mkdirSync, realpathSync, writeFileSync, renameSync, lstatSync } from 'node:fs';
 import path from 'node:path';
-import { PCM_FORMAT, PlaybackError, type PlaybackOutput } from '../playback.js';
+import { PCM_FORMAT, PlaybackError, alsaDeviceProblem, placeFifo, type PlaybackOutput } from '../playback.js';
 
 /** Most entries a queue holds (the playlist cap is lower); MPD is told the same so it never refuses first. */
 export const QUEUE_MAX = 10_000;
@@ -46,17 +46,36 @@ function value(text: string | number, what: string): string {
   return `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }
 
-function outputBlock(output: PlaybackOutput): string[] {
+/** The state folder a player's files are in: `<stateDir>/players/<id>/` (playerFiles). */
+function stateDirOf(files: PlayerFiles): string {
+  return path.dirname(path.dirname(files.dir));
+}
+
+/**
+ * The output's block. An ALSA device and a FIFO path are checked again here (the daemon checked them when they were
+ * stored), so a row an older version stored never makes MPD open a plugin that runs a program or writes a file, or
+ * make a FIFO in the state folder: the engine does not start, and says why.
+ */
+function outputBlock(output: PlaybackOutput, files: PlayerFiles): string[] {
   const pcm = `${PCM_FORMAT.rate}:${PCM_FORMAT.bits}:${PCM_FORMAT.channels}`;
   // mixer "none": the output has no volume of its own, so MPD plays at 100% and zones' volume is the amplifier's.
   const common = ['  name "azcd"', '  mixer_type "none"'];
   switch (output.kind) {
-    case 'alsa':
+    case 'alsa': {
       if (!output.device) throw new PlaybackError('bad-request', 'an alsa output needs a device, as aplay -L names it (e.g. hw:CARD=sndrpihifiberry,DEV=0)');
+      const problem = alsaDeviceProblem(output.device);
+      if (problem) throw new PlaybackError('bad-request', `the output's ALSA device ${problem}`);
       return ['  type "alsa"', ...common, `  device ${value(output.device, 'the ALSA device')}`];
-    case 'fifo':
-      if (!path.isAbsolute(output.path)) throw new PlaybackError('bad-request', `a fifo output needs an absolute path, got ${JSON.stringify(output.path)}`);
-      return ['  type "fifo"', ...common, `  path ${value(output.path, 'the FIFO path')}`, `  format "${pcm}"`];
+    }
+    case 'fifo': {
+      if (!path.isAbsolute(output.path) || output.path.split('/').includes('..')) {
+        throw new PlaybackError('bad-request', `a fifo output needs an absolute path without "..", got ${JSON.stringify(output.path)}`);
+      }
+      // MPD is handed the path the check resolved, so it opens what was checked.
+      const place = placeFifo(output.path, stateDirOf(files));
+      if (place.problem !== undefined) throw new PlaybackError('bad-request', `the output's FIFO ${output.path} ${place.problem}`);
+      return ['  type "fifo"', ...common, `  path ${value(place.path, 'the FIFO path')}`, `  format "${pcm}"`];
+    }
     case 'pipe':
       if (!output.command.trim()) throw new PlaybackError('bad-request', 'a pipe output needs a command that reads PCM on its standard input');
       return ['  type "pipe"', ...common, `  command ${value(output.command, 'the pipe command')}`, `  format "${pcm}"`];
@@ -101,7 +120,7 @@ export function renderConfig(input: ConfigInput): string {
     'filesystem_charset "UTF-8"',
     `log_level "${input.logLevel}"`,
     'audio_output {',
-    ...outputBlock(input.output),
+    ...outputBlock(input.output, files),
     '}',
   );
   return `${lines.join('\n')}\n`;

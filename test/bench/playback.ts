@@ -28,8 +28,9 @@ const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
  * command list on a plain connection.
  */
 async function bareMpd(stateDir: string, music: string): Promise<{ connection: MpdConnection; probe: FifoProbe; stop: () => Promise<void> }> {
+  // The FIFO beside the player's state folder: a FIFO output may not be inside it.
   const { fifo, probe } = fifoWithProbe(stateDir, 'bare');
-  const files = playerFiles(stateDir, 'bare');
+  const files = playerFiles(path.join(stateDir, 'bare-state'), 'bare');
   writePlayerConfig(files, renderConfig({ files, musicRoot: musicRootOf(music), output: { kind: 'fifo', path: fifo }, logLevel: 'warning' }));
   const proc = await MpdProcess.spawn({ mpdPath: MPD, files, clock: systemClock, log: () => undefined, startTimeoutMs: 20_000, stopTimeoutMs: 5_000 });
   const connection = await proc.ready(() => MpdConnection.connect(files.socket, { clock: systemClock, timeoutMs: 10_000 }));

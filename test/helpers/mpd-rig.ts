@@ -134,7 +134,9 @@ export interface EngineRig {
 /** Starts an engine on `music` with a FIFO output (made before MPD starts), stopped in teardown. */
 export async function startEngine(t: Teardown, music: string, options: Partial<MpdEngineOptions> = {}): Promise<EngineRig> {
   const stateDir = tempDir('azc-mpd-');
-  const fifo = path.join(stateDir, 'out.pcm');
+  // A FIFO output may not be inside the state folder (drivers/playback-outputs.ts).
+  const fifos = tempDir('azc-mpd-fifo-');
+  const fifo = path.join(fifos, 'out.pcm');
   execFileSync('mkfifo', ['-m', '600', fifo]);
   const engine = createPlaybackEngine({ id: 'player-1', stateDir, musicDir: music, output: { kind: 'fifo', path: fifo }, mpdPath: MPD, ...options });
   const events: PlaybackEvent[] = [];
@@ -148,6 +150,7 @@ export async function startEngine(t: Teardown, music: string, options: Partial<M
     reader?.close();
     await engine.stop();
     rmSync(stateDir, { recursive: true, force: true });
+    rmSync(fifos, { recursive: true, force: true });
   });
   await engine.start();
   const next = (match: (event: PlaybackEvent) => boolean, what: string, from = 0) =>

@@ -22,7 +22,7 @@ import { NO_STREAMS, type StreamHooks } from './stream-outputs.js';
 export { Amplifiers, singleAmplifier, type Amplifier } from './amplifiers.js';
 export type { Availability, Skipped } from './availability.js';
 export { PlayersService, PLAYER_CHANGE_NONE, type NewPlayer, type PlayerChange } from './players.js';
-export { outputColumns, outputOf, resolveOutput, sameOutput, type OutputRequest, type StreamHooks, type StreamOutputKind } from './stream-outputs.js';
+export { outputColumns, outputOf, placeOutput, resolveOutput, sameOutput, type OutputRequest, type StreamHooks, type StreamOutputKind } from './stream-outputs.js';
 export { ZonesService, ZONE_SETTINGS_NONE } from './zones.js';
 export { InputsService } from './inputs.js';
 export type { ZoneSleep } from './zone-sleep.js';

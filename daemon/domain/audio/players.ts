@@ -1,5 +1,6 @@
 // Players: the sources wired to amplifier inputs, as each caller sees them; routing to zones and group volume.
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { refOf } from './amplifiers.js';
 import { zoneWith, type PlayerRow, type ZoneRow } from '../../store/audio-repo.js';
 import { canSeePlayer, playerFor, requireAdmin, visiblePlayers, visibleZones, conflict, invalid } from '../shared/index.js';
@@ -9,7 +10,7 @@ import { effectiveVolume, groupFactor, requestedVolume, roundVolume, type Volume
 import type { ZoneChange } from './zone-changes.js';
 import { availabilityOf } from './availability.js';
 import type { AudioParts } from './audio-parts.js';
-import { checkOutputForm, checkOutputFree, outputColumns, outputOf, sameOutput } from './stream-outputs.js';
+import { checkOutputForm, checkOutputFree, outputColumns, outputOf, playerOn, sameOutput } from './stream-outputs.js';
 
 /** A new player: its name, the amplifier input it feeds and, for a stream player, its audio output. */
 export interface NewPlayer {
@@ -33,6 +34,11 @@ const NEW_PLAYER_VOLUME = 0.3;
 export class PlayersService {
   constructor(private readonly parts: AudioParts) {}
 
+  /** The state folder, the database's (app.ts opens it there): no FIFO output may be in it. */
+  private get stateDir(): string {
+    return path.dirname(this.parts.store.file);
+  }
+
   list(caller: Caller): PlayerView[] {
     const { repo } = this.parts;
     const zones = repo.zones();
@@ -48,11 +54,8 @@ export class PlayersService {
     requireAdmin(caller, 'creating a player');
     const { store, repo, amplifiers, bus, streams } = this.parts;
     const ref = refOf(amplifiers.placeOn(input.input, 'input'));
-    const output = input.output ?? null;
-    if (output) {
-      checkOutputForm(output);
-      streams.checkOutput(output);
-    }
+    const output = input.output ? checkOutputForm(input.output, this.stateDir) : null;
+    if (output) streams.checkOutput(output);
     const columns = outputColumns(output);
     const row: PlayerRow = {
       id: randomUUID(),
@@ -68,7 +71,7 @@ export class PlayersService {
     store.transaction(() => {
       const taken = repo.playerByInput(ref, input.input.channel);
       if (taken) throw conflict(`input ${input.input.channel} already feeds player "${taken.name}" (${taken.id})`);
-      if (output && columns.kind) checkOutputFree(repo.playerByOutput(columns.kind, columns.target), output);
+      if (output) checkOutputFree(playerOn(repo.players(), output), output);
       repo.insertPlayer(row);
     });
     const view = this.view(row, [], null);
@@ -85,17 +88,14 @@ export class PlayersService {
     const { store, repo, bus, streams } = this.parts;
     const player = this.parts.lookup.playerToAdminister(caller, id, 'changing a player');
     if (change.name === undefined && change.output === undefined) throw invalid(PLAYER_CHANGE_NONE, { body: [PLAYER_CHANGE_NONE] });
-    const output = change.output;
+    const output = change.output ? checkOutputForm(change.output, this.stateDir) : change.output;
     const newOutput = output !== undefined && !sameOutput(output, outputOf(player));
-    if (newOutput && output) {
-      checkOutputForm(output);
-      streams.checkOutput(output);
-    }
+    if (newOutput && output) streams.checkOutput(output);
     store.transaction(() => {
       if (change.name !== undefined) repo.renamePlayer(id, change.name);
       if (!newOutput) return;
       const columns = outputColumns(output ?? null);
-      if (output && columns.kind) checkOutputFree(repo.playerByOutput(columns.kind, columns.target), output, id);
+      if (output) checkOutputFree(playerOn(repo.players(), output, id), output, id);
       repo.setPlayerOutput(id, columns.kind, columns.target);
     });
     const view = this.view(repo.player(id)!, repo.zonesOfPlayer(id), null);

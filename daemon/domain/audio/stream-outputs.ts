@@ -5,6 +5,7 @@ import type { PlayerRow, StreamOutputKind } from '../../store/audio-repo.js';
 export type { StreamOutputKind };
 import { conflict, invalid } from '../shared/index.js';
 import type { StreamOutput } from '../shared/index.js';
+import { alsaDeviceProblem, placeFifo, resolveFifoPath } from '../../../drivers/playback.js';
 
 /** Answers about stream players, given by the capability that plays them. */
 export interface StreamHooks {
@@ -42,24 +43,46 @@ export function outputColumns(output: StreamOutput | null): { kind: StreamOutput
 /** Longest device name or FIFO path taken (a config line of MPD's). */
 const TARGET_MAX = 1024;
 
+/** An output as the appliance may play it (a FIFO's path resolved), or the field at fault and why. */
+export type PlacedOutput = { output: StreamOutput; field?: undefined; problem?: undefined } | { output?: undefined; field: 'device' | 'path'; problem: string };
+
 /**
- * Refuses (400) an output MPD could not be configured with: an ALSA device is a name as `aplay -L` prints it, a FIFO
- * an absolute path without `..`; neither may hold a control character, a quote or a backslash (MPD's config syntax).
+ * Whether the appliance may play into `output`, and how it stores it: an ALSA device must be a name of
+ * ALSA_DEVICE_FORMS (no plugin that writes a file or runs a program); a FIFO an absolute path without `..` that
+ * resolves (symlinks followed) into FIFO_FOLDERS, outside the state folder `stateDir`, naming a FIFO or nothing yet. A
+ * FIFO is stored as the path it resolves to, so two spellings of one FIFO are one output. Neither may hold a control
+ * character, a quote or a backslash (MPD's config syntax).
  */
-export function checkOutputForm(output: StreamOutput): void {
-  const refuse = (field: string, why: string): never => {
-    throw invalid(`"output.${field}" ${why}`, { [`output.${field}`]: [why] });
-  };
-  const target = output.kind === 'alsa' ? output.device : output.kind === 'fifo' ? output.path : undefined;
-  if (target === undefined) return;
+export function placeOutput(output: StreamOutput, stateDir: string): PlacedOutput {
+  if (output.kind === 'null') return { output };
   const field = output.kind === 'alsa' ? 'device' : 'path';
-  if (target.length === 0 || target.length > TARGET_MAX) refuse(field, `must be 1 to ${TARGET_MAX} characters`);
+  const target = output.kind === 'alsa' ? output.device : output.path;
+  const refuse = (problem: string): PlacedOutput => ({ field, problem });
+  if (target.length === 0 || target.length > TARGET_MAX) return refuse(`must be 1 to ${TARGET_MAX} characters`);
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f"\\]/.test(target)) refuse(field, 'must not hold control characters, quotes or backslashes');
-  if (output.kind === 'fifo') {
-    if (!target.startsWith('/')) refuse(field, `must be an absolute path, e.g. /run/snapserver/azcd.pcm, got ${JSON.stringify(target.slice(0, 80))}`);
-    if (target.split('/').includes('..')) refuse(field, 'must not climb with ".."');
+  if (/[\u0000-\u001f\u007f"\\]/.test(target)) return refuse('must not hold control characters, quotes or backslashes');
+  if (output.kind === 'alsa') {
+    const problem = alsaDeviceProblem(target);
+    return problem ? refuse(problem) : { output };
   }
+  if (!target.startsWith('/')) return refuse(`must be an absolute path, e.g. /run/snapserver/azcd.pcm, got ${JSON.stringify(target.slice(0, 80))}`);
+  if (target.split('/').includes('..')) return refuse('must not climb with ".."');
+  const place = placeFifo(target, stateDir);
+  return place.problem === undefined ? { output: { kind: 'fifo', path: place.path } } : refuse(place.problem);
+}
+
+/** The output as it is stored (see placeOutput); refuses (400) one the appliance may not play into, naming the field. */
+export function checkOutputForm(output: StreamOutput, stateDir: string): StreamOutput {
+  const placed = placeOutput(output, stateDir);
+  if (placed.problem === undefined) return placed.output;
+  const field = `output.${placed.field}`;
+  throw invalid(`"${field}" ${placed.problem}`, { [field]: [placed.problem] });
+}
+
+/** The player other than `playerId` whose output is `output` (FIFOs compared by where they lead), if any. */
+export function playerOn(players: readonly Readonly<PlayerRow>[], output: StreamOutput, playerId?: string): Readonly<PlayerRow> | undefined {
+  if (output.kind === 'null') return undefined;
+  return players.find((player) => player.id !== playerId && sameOutput(outputOf(player), output));
 }
 
 /** Refuses (409) an output another player already plays on: a device or FIFO carries one player's audio. */
@@ -69,11 +92,22 @@ export function checkOutputFree(taken: Readonly<PlayerRow> | undefined, output: 
   throw conflict(`the ${what} already carries player "${taken.name}" (${taken.id}); give this player another output, or change that one's first`);
 }
 
-/** Whether two outputs are the same (null: none). */
+/** Where a stored FIFO path leads now (a row an older version stored may be spelled otherwise); as it is if it cannot be resolved. */
+function fifoKey(target: string): string {
+  try {
+    return resolveFifoPath(target);
+  } catch {
+    return target;
+  }
+}
+
+/** Whether two outputs are the same (null: none); two FIFO paths are when they lead to the same file. */
 export function sameOutput(a: StreamOutput | null, b: StreamOutput | null): boolean {
   const x = outputColumns(a);
   const y = outputColumns(b);
-  return x.kind === y.kind && x.target === y.target;
+  if (x.kind !== y.kind) return false;
+  if (x.target === y.target) return true;
+  return x.kind === 'fifo' && fifoKey(x.target!) === fifoKey(y.target!);
 }
 
 /** An output as a request names it: the kind may be left to the configured default, a device to ALSA's "default". */

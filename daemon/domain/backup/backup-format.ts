@@ -410,7 +410,8 @@ function relations(doc: BackupDocument, limits: DocumentLimits): FieldErrors {
   return errors;
 }
 
-function failed(errors: FieldErrors): Error {
+/** The 400 of a backup refused for these problems (the first named in the detail); nothing was changed. */
+export function failed(errors: FieldErrors): Error {
   const entries = Object.entries(errors);
   const [field, messages] = entries[0]!;
   const more = entries.length > 1 ? ` (and ${entries.length - 1} more fields, listed in "errors")` : '';

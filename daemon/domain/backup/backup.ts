@@ -14,6 +14,7 @@ import { configurationOf, documentOf } from './backup-rows.js';
 import { streamDocument, type DocumentStream } from './backup-stream.js';
 import { RestoreUpload, type UploadedBackup } from './restore-upload.js';
 import { accountsAfterRestore, reconcileInitialAdminFile, type AccountsAfterRestore } from './restore-accounts.js';
+import { placeOutputs } from './restore-outputs.js';
 
 /** Stored as the password hash of a user restored without secrets: no password matches it (verifyPassword). */
 const NO_PASSWORD = '!restored-without-password';
@@ -134,7 +135,8 @@ export class BackupService {
     const uploaded = upload.read();
     try {
       const input = checkBody(uploaded.body);
-      const doc = parseBackup(input.backup, this.options.limits, uploaded.trackErrors);
+      // The state folder is the database's (app.ts opens it there): no FIFO output may be in it.
+      const doc = placeOutputs(parseBackup(input.backup, this.options.limits, uploaded.trackErrors), path.dirname(this.store.file));
       this.checkAmplifiers(doc);
       const secrets = await this.openSecrets(doc, input.passphrase);
       requireAdmin(recheck(), 'restoring a backup');

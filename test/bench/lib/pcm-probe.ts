@@ -71,8 +71,9 @@ export async function engineWithFifo(
   id: string,
   cleanups: Array<() => unknown>,
 ): Promise<{ engine: PlaybackEngine & { pid: number | undefined }; probe: FifoProbe }> {
+  // The FIFO beside the engine's state folder: a FIFO output may not be inside it.
   const { fifo, probe } = fifoWithProbe(stateDir, id);
-  const engine = createPlaybackEngine({ id, stateDir, musicDir: music, output: { kind: 'fifo', path: fifo }, mpdPath: MPD });
+  const engine = createPlaybackEngine({ id, stateDir: path.join(stateDir, `${id}-state`), musicDir: music, output: { kind: 'fifo', path: fifo }, mpdPath: MPD });
   cleanups.push(() => engine.stop(), () => probe.close());
   await engine.start();
   return { engine, probe };
