@@ -212,10 +212,10 @@ export function compose(input: ComposeInput): Services {
  */
 function engineDeps(config: Config, logger: Logger) {
   const { stateDir } = config;
-  const { musicDir, mpdPath } = config.playback;
+  const { musicDir, mpdPath, streamHosts } = config.playback;
   const log = logger.child({ component: 'mpd' });
   const factory: EngineFactory = ({ id, output }) =>
-    createPlaybackEngine({ id, stateDir, musicDir, output, mpdPath, log: (level, msg, fields) => log[level](fields ?? {}, msg) });
+    createPlaybackEngine({ id, stateDir, musicDir, output, mpdPath, streamHosts, log: (level, msg, fields) => log[level](fields ?? {}, msg) });
   return {
     factory,
     missing: () => playbackEngineMissing({ mpdPath }),

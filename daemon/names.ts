@@ -1,19 +1,12 @@
 // What a user-given name may hold, and the form names are compared in where they must be unique. Shared by the
 // API's schemas, the services, the backup checks and the migration that cleaned names stored before these rules.
+import { cleanText, FORBIDDEN, LONE_SURROGATE } from '../drivers/index.js';
 
-/**
- * Characters no name may hold: C0 and C1 controls (NUL, line breaks, escapes), the line and paragraph separators,
- * and the bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which make a name show
- * other text than it holds ("evil\u202Etxt.exe") and reorder whatever is printed after it.
- */
-const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 /**
  * The same rule as a JSON Schema pattern, for the OpenAPI document (a client checks a name with the document alone).
  * A lone surrogate is the one thing it cannot say; the daemon refuses that too.
  */
 export const NAME_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]*$';
-/** A surrogate without its pair: no character at all, and stored as U+FFFD, so the name would change. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /** Default-ignorable code points (zero-width space and joiners, soft hyphen, variation selectors, bidi marks, ...). */
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
 
@@ -55,11 +48,6 @@ export function nameKey(text: string): string {
  */
 export function cleanName(text: string, fallback: string): string {
   if (nameProblem(text) === undefined) return text;
-  const cleaned = text
-    .replace(LONE_SURROGATE, '\ufffd')
-    .replace(/[\u202a-\u202e\u2066-\u2069]/gu, '')
-    .replace(new RegExp(FORBIDDEN.source, 'gu'), ' ')
-    .replace(/ {2,}/g, ' ')
-    .trim();
+  const cleaned = cleanText(text);
   return cleaned === '' ? fallback : cleaned;
 }

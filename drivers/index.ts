@@ -11,6 +11,8 @@ import { PlaybackError } from './playback.js';
 
 export type { DriverFamily } from './family.js';
 export { checkSetting, closest, defaultsOf, literals, type SettingProblem } from './settings.js';
+/** The characters no text shown to people may hold (names, and the metadata engines read), and the cleaning. */
+export { cleanText, FORBIDDEN, LONE_SURROGATE } from './clean-text.js';
 
 /** Every family, in the order help lists them (systemd/install.sh reads the names from this line before a build). */
 export const DRIVER_FAMILIES = [simulated, monoprice, rnet, xantech] as const;

@@ -6,15 +6,24 @@ import { PlaybackError } from './playback.js';
 /** Longest URI accepted: a path or URL longer than this is a mistake, not a track. */
 export const URI_MAX_LENGTH = 4096;
 
+/**
+ * Ports a stream may be on without being allowed by name: HTTP's and HTTPS's, and 8000–8999, where Icecast (8000)
+ * and Shoutcast (8000, 8080, …) serve radio. Anything else (an SSH or database port, a printer's admin page on
+ * 631) is not a radio station, and letting MPD fetch it would turn stream players into a LAN port scanner.
+ */
+export const STREAM_PORTS = { usual: [80, 443], from: 8000, to: 8999 } as const;
+
 /** A `file:` track: the path relative to the music folder, as written after `file:`. */
 export type TrackUri = { kind: 'file'; relative: string } | { kind: 'stream'; url: string };
 
 /**
  * Parses a track URI without touching the disk. `file:` takes a path relative to the music folder, written as is
  * (`file:albums/Blue Train/01.flac`, no percent-encoding, the way MPD names songs); `http:` and `https:` are streams.
+ * With `streamHosts` (what an engine plays), a stream must also be on a usual port (STREAM_PORTS) of a host other
+ * than this machine, or on a host (`host`) or host and port (`host:port`) the list names.
  * Throws a bad-uri PlaybackError that says what is wrong and what is accepted.
  */
-export function parseTrackUri(uri: string): TrackUri {
+export function parseTrackUri(uri: string, streamHosts?: readonly string[]): TrackUri {
   const refuse = (why: string): never => {
     throw new PlaybackError('bad-uri', `track URI ${JSON.stringify(uri.slice(0, 200))} ${why}`);
   };
@@ -33,9 +42,46 @@ export function parseTrackUri(uri: string): TrackUri {
     }
     if (url.username || url.password) refuse('carries a user name or password: streams are played without credentials in the URL');
     if (!url.hostname) refuse('has no host');
+    if (streamHosts) {
+      const problem = streamPlaceProblem(url, streamHosts);
+      if (problem) refuse(problem);
+    }
     return { kind: 'stream', url: uri };
   }
   return refuse('has an unsupported scheme: use file:<path in the music folder>, http: or https:');
+}
+
+/** The port a URL connects to, its scheme's default when it names none. */
+function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
+/** This machine: a stream from it is no radio, and the daemon's own API and MPD's sockets are there. */
+function isLoopback(host: string): boolean {
+  // URL has already written every IPv4 form (2130706433, 0x7f.1) as dotted decimal, and IPv6 in its short form.
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    /^(127\.\d+\.\d+\.\d+|0\.0\.0\.0)$/.test(host) ||
+    /^\[(::1?|::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}|::ffff:0:0)\]$/.test(host)
+  );
+}
+
+/** Why a stream's host and port may not be played, or undefined when they may. */
+function streamPlaceProblem(url: URL, streamHosts: readonly string[]): string | undefined {
+  const host = url.hostname.toLowerCase();
+  const port = portOf(url);
+  const listed = streamHosts.some((entry) => {
+    const wanted = entry.toLowerCase();
+    return wanted === host || wanted === `${host}:${port}`;
+  });
+  if (listed) return undefined;
+  const { usual, from, to } = STREAM_PORTS;
+  const usualPort = (usual as readonly number[]).includes(port) || (port >= from && port <= to);
+  const fix = 'ask an admin to add its host (or host:port) to playback.streamHosts';
+  if (isLoopback(host)) return `is on this appliance (${host}): streams come from radio stations on the network; ${fix}`;
+  if (!usualPort) return `is on port ${port}: streams play from ports 80, 443 and ${from}–${to}; ${fix}`;
+  return undefined;
 }
 
 /** A relative path with no `..`, no empty or absolute form; `''` (the top) only when `allowTop`. */

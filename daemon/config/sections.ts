@@ -110,6 +110,9 @@ export const LIMITS = Type.Object({
   announcementsPerUser: limit('announcements one user may have waiting (429 beyond it)', 5),
 });
 
+/** A host name, an IPv4 address or a bracketed IPv6 one, with a port or not: an entry of playback.streamHosts. */
+const STREAM_HOST = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::(?:[1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5]))?$/i;
+
 /** The stream players: what they play from, the program that plays them, and announcements. */
 export const PLAYBACK = Type.Object({
   musicDir: Type.Optional(
@@ -132,6 +135,17 @@ export const PLAYBACK = Type.Object({
     description: 'output kind of a stream player created with an output that names none (alsa: the ALSA device "default" unless one is named)',
   }),
   announcementMaxMs: ms('longest an announcement plays before it is cut off and everything is put back', 1000, 30 * 60_000, 60_000),
+  streamHosts: Type.Array(Type.String({ minLength: 1 }), {
+    default: [],
+    valueName: 'LIST',
+    defaultText: 'none: streams play from ports 80, 443 and 8000-8999 of other hosts',
+    description:
+      'hosts (any port) or host:port places stream players may also play http(s) streams from, comma-separated: a radio on another port, or on this appliance (localhost)',
+    check: (entries: string[]) => {
+      const bad = entries.find((entry) => !STREAM_HOST.test(entry));
+      return bad === undefined ? undefined : `each entry must be a host name or address, with :port or not (radio.lan, 192.168.1.20:8443, [fd00::5]:9000), got ${JSON.stringify(bad).slice(0, 80)}`;
+    },
+  }),
 });
 
 export const FIRST_START = Type.Object({

@@ -50,6 +50,11 @@ export interface MpdEngineOptions extends PlaybackEngineOptions {
   mpdPath?: string;
   timing?: Partial<MpdTiming>;
   logLevel?: ConfigInput['logLevel'];
+  /**
+   * Hosts (`host`: any port) and places (`host:port`) a stream may come from besides a usual port (80, 443,
+   * 8000–8999) of a host other than this machine: playback.streamHosts.
+   */
+  streamHosts?: readonly string[];
 }
 
 /** The system clock; its timers never keep the process alive by themselves. */
@@ -105,6 +110,7 @@ export class MpdEngine implements PlaybackEngine {
       clock: this.clock,
       tickMs: this.timing.tickMs,
       musicRoot: () => this.musicRoot,
+      streamHosts: options.streamHosts ?? [],
       connection: () => this.connection(),
       update: (folder: string) => this.update(folder, this.timing.updateTimeoutMs),
       emit: (event: PlaybackEvent) => this.emit(event),

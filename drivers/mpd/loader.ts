@@ -17,7 +17,7 @@ const ADD_BATCH = 256;
  * Checks every URI and resolves every file, without touching MPD. Throws one bad-uri error listing each refused
  * entry; a file that does not exist (or is not a file) becomes an entry with a skip cause, skipped when its turn comes.
  */
-export async function prepareEntries(uris: readonly string[], musicRoot: string): Promise<Entry[]> {
+export async function prepareEntries(uris: readonly string[], musicRoot: string, streamHosts: readonly string[]): Promise<Entry[]> {
   if (!Array.isArray(uris)) throw new PlaybackError('bad-request', 'the queue must be a list of URIs');
   if (uris.length > QUEUE_MAX) throw new PlaybackError('bad-request', `a queue holds at most ${QUEUE_MAX} entries, got ${uris.length}`);
   const entries: Entry[] = new Array(uris.length);
@@ -26,7 +26,7 @@ export async function prepareEntries(uris: readonly string[], musicRoot: string)
   const worker = async () => {
     for (let i = next++; i < uris.length; i = next++) {
       try {
-        entries[i] = await prepare(uris[i]!, musicRoot);
+        entries[i] = await prepare(uris[i]!, musicRoot, streamHosts);
       } catch (err) {
         if (!(err instanceof PlaybackError) || err.code !== 'bad-uri') throw err;
         problems.push({ index: i, message: err.message });
@@ -43,8 +43,8 @@ export async function prepareEntries(uris: readonly string[], musicRoot: string)
   return entries;
 }
 
-async function prepare(uri: string, musicRoot: string): Promise<Entry> {
-  const parsed = parseTrackUri(uri);
+async function prepare(uri: string, musicRoot: string, streamHosts: readonly string[]): Promise<Entry> {
+  const parsed = parseTrackUri(uri, streamHosts);
   if (parsed.kind === 'stream') return { uri, target: parsed.url, cause: null, mpdId: null };
   const file = await resolveMusicFile(musicRoot, parsed.relative);
   if (file.kind !== 'file') {

@@ -19,6 +19,8 @@ export interface PlayerLink {
   clock: PlaybackClock;
   /** The music folder's real path (known once the engine started). */
   musicRoot(): string;
+  /** Hosts (`host`) and places (`host:port`) streams may come from besides the usual ones (see parseTrackUri). */
+  streamHosts: readonly string[];
   tickMs: number;
   connection(): Promise<MpdConnection>;
   update(relativeFolder: string): Promise<void>;
@@ -97,7 +99,7 @@ export class MpdPlayer {
     if (!Array.isArray(uris) || uris.length === 0) throw new PlaybackError('bad-request', 'a queue to play needs at least one URI');
     checkIndex(index, uris.length, 'the index to play from');
     checkPosition(positionMs);
-    const entries = await prepareEntries(uris, this.link.musicRoot());
+    const entries = await prepareEntries(uris, this.link.musicRoot(), this.link.streamHosts);
     return this.exclusive(async () => {
       const connection = await this.load(entries);
       await this.startAt(connection, index, positionMs, false);
@@ -169,7 +171,7 @@ export class MpdPlayer {
     if (!Array.isArray(uris)) throw new PlaybackError('bad-request', 'the queue must be a list of URIs');
     if ('current' in at) checkIndex(at.current, uris.length, 'the index of the playing track');
     else checkIndex(at.next, uris.length, 'the index to play next', true);
-    const entries = await prepareEntries(uris, this.link.musicRoot());
+    const entries = await prepareEntries(uris, this.link.musicRoot(), this.link.streamHosts);
     return this.exclusive(async () => {
       const connection = await this.link.connection();
       const [statusPairs = []] = await connection.request(['status']);
@@ -198,7 +200,7 @@ export class MpdPlayer {
     if (!STATES.includes(snapshot.state)) throw new PlaybackError('bad-request', `a snapshot's state is playing, paused or stopped, got ${String(snapshot.state)}`);
     if (snapshot.index !== null) checkIndex(snapshot.index, snapshot.queue.length, "the snapshot's index");
     checkPosition(snapshot.positionMs);
-    const entries = await prepareEntries(snapshot.queue, this.link.musicRoot());
+    const entries = await prepareEntries(snapshot.queue, this.link.musicRoot(), this.link.streamHosts);
     return this.exclusive(async () => {
       const connection = await this.load(entries);
       if (snapshot.index === null || snapshot.state === 'stopped') this.model.parked = snapshot.index;

@@ -1,5 +1,6 @@
 // Reading MPD's `status` and `currentsong` replies, and the words of its playback errors (pure).
 import type { PlaybackState, SkipReason } from '../playback.js';
+import { cleanText } from '../clean-text.js';
 import { field, type Pairs } from './protocol.js';
 
 /** What one read of `status` + `currentsong` says. */
@@ -29,6 +30,16 @@ const seconds = (text: string | undefined) => {
   return n === null ? null : Math.round(n * 1000);
 };
 
+/**
+ * A tag as people may see it: whoever made the file or runs the radio station wrote it (a stream's `icy-name`
+ * among them), so it is cleaned by the names' rule (no controls, line separators or bidi overrides) before it
+ * reaches the API, the dashboard or MQTT; null when nothing is left.
+ */
+function tag(song: Pairs, name: string): string | null {
+  const value = field(song, name);
+  return value === undefined ? null : cleanText(value) || null;
+}
+
 export function parseStatus(status: Pairs, song: Pairs): MpdStatus {
   const id = number(field(status, 'songid'));
   return {
@@ -40,10 +51,10 @@ export function parseStatus(status: Pairs, song: Pairs): MpdStatus {
     decoding: field(status, 'audio') !== undefined,
     error: field(status, 'error') ?? null,
     tags: {
-      title: id === null ? null : (field(song, 'Title') ?? null),
-      artist: id === null ? null : (field(song, 'Artist') ?? null),
-      album: id === null ? null : (field(song, 'Album') ?? null),
-      name: id === null ? null : (field(song, 'Name') ?? null),
+      title: id === null ? null : tag(song, 'Title'),
+      artist: id === null ? null : tag(song, 'Artist'),
+      album: id === null ? null : tag(song, 'Album'),
+      name: id === null ? null : tag(song, 'Name'),
     },
   };
 }

@@ -138,7 +138,8 @@ export async function startEngine(t: Teardown, music: string, options: Partial<M
   const fifos = tempDir('azc-mpd-fifo-');
   const fifo = path.join(fifos, 'out.pcm');
   execFileSync('mkfifo', ['-m', '600', fifo]);
-  const engine = createPlaybackEngine({ id: 'player-1', stateDir, musicDir: music, output: { kind: 'fifo', path: fifo }, mpdPath: MPD, ...options });
+  // Test radio stations listen on loopback ports: allowed, as playback.streamHosts allows them on an appliance.
+  const engine = createPlaybackEngine({ id: 'player-1', stateDir, musicDir: music, output: { kind: 'fifo', path: fifo }, mpdPath: MPD, streamHosts: ['127.0.0.1'], ...options });
   const events: PlaybackEvent[] = [];
   const changes = new Changes();
   engine.onEvent((event) => {

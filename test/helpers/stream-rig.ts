@@ -35,7 +35,8 @@ export async function startStreamDaemon(t: Teardown, options: StartOptions & { m
   const music = options.music ?? musicFolder(t);
   const fifos = tempDir('azc-fifo-');
   t.teardown(() => rmSync(fifos, { recursive: true, force: true }));
-  const config = { ...options.config, playback: { ...defaultConfig().playback, mpdPath: MPD, ...options.playback, musicDir: music } };
+  // Test radio stations listen on loopback ports: allowed here, as playback.streamHosts allows them on an appliance.
+  const config = { ...options.config, playback: { ...defaultConfig().playback, mpdPath: MPD, streamHosts: ['127.0.0.1'], ...options.playback, musicDir: music } };
   const d = await startTestDaemon(t, { ...options, config });
   const events: StampedEvent[] = [];
   const changes = new Changes();

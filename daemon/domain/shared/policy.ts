@@ -145,6 +145,7 @@ const PER_CALLER = new Set<DomainEvent['type']>([
   'announcement.queued',
   'announcement.started',
   'announcement.ended',
+  'player.trackSkipped',
 ]);
 
 /** Whether the caller gets an event's payload exactly as published, so one encoding can serve every such caller. */
@@ -185,9 +186,21 @@ export function eventPayloadFor(caller: Caller, event: DomainEvent, views?: Call
     case 'announcement.started':
     case 'announcement.ended':
       return { announcement: announcementFor(caller, event.payload.announcement) };
+    case 'player.trackSkipped':
+      return streamSkipFor(event.payload);
     default:
       return event.payload;
   }
+}
+
+/**
+ * A skipped stream as a non-admin sees it: only that it cannot be reached. MPD's words and the reason tell a closed
+ * port from an HTTP error or from a server that answered with something else, which would make any stream URL an
+ * Operator may play a probe of the LAN behind the appliance; admins keep them to find what is wrong.
+ */
+function streamSkipFor(payload: Extract<DomainEvent, { type: 'player.trackSkipped' }>['payload']): typeof payload {
+  if (!/^https?:/i.test(payload.uri) || payload.reason === 'refused') return payload;
+  return { ...payload, reason: 'unreachable', detail: `${payload.uri} cannot be reached` };
 }
 
 /**
