@@ -8,10 +8,12 @@ const PAGE = 50;
 /** `getPlaylist` gives the open playlist; `mutate` queues the add like every other edit of it (see playlists.js). */
 export function libraryPanel(getPlaylist, mutate) {
   const crumbs = h('nav', { class: 'lib-crumbs', 'aria-label': 'Library folder' });
+  const up = iconButton({ icon: icon('up'), label: 'Up one folder', className: 'btn btn-icon btn-quiet lib-up', action: 'library-up', onClick: () => open(parentOf(folder)) });
+  const path = h('div', { class: 'lib-path' }, up, crumbs);
   const list = h('ul', { class: 'lib-list', 'aria-label': 'Library entries' });
   const error = h('p', { class: 'form-error', role: 'alert', hidden: true });
   const more = h('button', { type: 'button', class: 'btn btn-ghost', 'data-action': 'library-more', text: 'Show more', hidden: true });
-  const box = h('details', { class: 'library-box' }, h('summary', { text: 'Add from the music library' }), crumbs, error, list, more);
+  const box = h('details', { class: 'library-box' }, h('summary', { text: 'Add from the music library' }), path, error, list, more);
   const panel = h('section', { class: 'inline-form library', 'aria-label': 'Music library' }, box);
   let folder = null;
   let next = null;
@@ -43,9 +45,13 @@ export function libraryPanel(getPlaylist, mutate) {
   function open(path) {
     folder = path;
     const parts = path ? path.split('/') : [];
+    // Each folder above is a button back to it; the last crumb is the folder shown, marked as the current one.
     const crumb = (label, target) => h('button', { type: 'button', class: 'lib-crumb', text: label, on: { click: () => open(target) } });
-    crumbs.replaceChildren(crumb('Music', ''), ...parts.map((part, i) => [h('span', { 'aria-hidden': 'true', text: '/' }), crumb(part, parts.slice(0, i + 1).join('/'))]));
+    const sep = () => h('span', { class: 'lib-sep', 'aria-hidden': 'true', text: '/' });
+    crumbs.replaceChildren(crumb('Music', ''), ...parts.flatMap((part, i) => [sep(), crumb(part, parts.slice(0, i + 1).join('/'))]));
     attr(crumbs.lastElementChild, 'aria-current', 'location');
+    up.disabled = !path;
+    attr(up, 'title', path ? `Up to ${parentOf(path) || 'Music'}` : 'This is the top of the music library');
     load(`/api/library?folder=${encodeURIComponent(path)}&limit=${PAGE}&offset=0`, false);
   }
 
@@ -64,6 +70,11 @@ export function libraryPanel(getPlaylist, mutate) {
       h('span', { class: 'track-dur', text: duration(entry.durationMs) }),
       add,
     );
+  }
+
+  /** "a/b/c" → "a/b"; a top-level folder's parent is the library's top (""). */
+  function parentOf(path) {
+    return path ? path.split('/').slice(0, -1).join('/') : '';
   }
 
   async function addTrack(entry, title) {

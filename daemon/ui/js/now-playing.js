@@ -5,6 +5,9 @@ import { post } from './api.js';
 import { state, can } from './store.js';
 
 const STATE_TEXT = { playing: 'Playing', paused: 'Paused', stopped: 'Stopped' };
+/** What an arrow key and Page Up/Down move the track by. */
+const SEEK_STEP_MS = 5000;
+const SEEK_PAGE_MS = 30_000;
 /** Why the player's MPD is not up, in words (the detail, when there is one, says more). */
 const ENGINE_TEXT = { starting: 'Starting…', restarting: 'Restarting…', failed: 'Could not start', missing: 'MPD is not installed', stopped: 'Stopped' };
 
@@ -18,7 +21,9 @@ export function nowPlaying(getPlayer) {
   const title = h('p', { class: 'np-title' });
   const byline = h('p', { class: 'np-by' });
   const engine = h('p', { class: 'unavailable-reason', hidden: true });
-  const bar = h('progress', { class: 'np-bar', max: 1, value: 0 });
+  const bar = h('progress', { class: 'np-bar', max: 1, value: 0, 'aria-hidden': writable ? 'true' : undefined });
+  // For those who may move within the track the bar sits in a slider: focusable, its value in words, arrow keys seek.
+  const seek = writable ? h('div', { class: 'np-seek', role: 'slider', tabindex: '0', 'aria-valuemin': '0' }, bar) : bar;
   const at = h('span', { class: 'track-dur np-time' });
   const length = h('span', { class: 'track-dur np-time' });
   const send = (command, body) => attempt(() => post(`/api/players/${getPlayer().id}/${command}`, body));
@@ -33,17 +38,29 @@ export function nowPlaying(getPlayer) {
     title,
     byline,
     engine,
-    h('div', { class: 'np-progress' }, at, bar, length),
+    h('div', { class: 'np-progress' }, at, seek, length),
     writable ? h('div', { class: 'np-controls' }, controls) : null,
   );
+  /** Moves to `positionMs` (kept within the track); the bar shows the target at once, so key presses add up. */
+  const seekTo = (positionMs) => {
+    const playback = state.playback.get(getPlayer().id);
+    if (!playback?.durationMs || bar.classList.contains('is-disabled')) return;
+    const target = Math.round(Math.max(0, Math.min(positionMs, playback.durationMs - 1)));
+    bar.value = target;
+    send('seek', { positionMs: target });
+  };
   if (writable) {
     // The bar is the seek control: a click lands at that fraction of the track.
     bar.addEventListener('click', (event) => {
-      const playback = state.playback.get(getPlayer().id);
-      if (!playback?.durationMs || bar.classList.contains('is-disabled')) return;
       const box = bar.getBoundingClientRect();
-      const positionMs = Math.round(((event.clientX - box.left) / box.width) * playback.durationMs);
-      send('seek', { positionMs: Math.max(0, Math.min(positionMs, playback.durationMs - 1)) });
+      seekTo(((event.clientX - box.left) / box.width) * (state.playback.get(getPlayer().id)?.durationMs ?? 0));
+    });
+    // The keys of a slider: arrows step, Page Up/Down take bigger steps, Home goes back to the start.
+    seek.addEventListener('keydown', (event) => {
+      const step = { ArrowRight: SEEK_STEP_MS, ArrowUp: SEEK_STEP_MS, ArrowLeft: -SEEK_STEP_MS, ArrowDown: -SEEK_STEP_MS, PageUp: SEEK_PAGE_MS, PageDown: -SEEK_PAGE_MS }[event.key];
+      if (step === undefined && event.key !== 'Home') return;
+      event.preventDefault();
+      seekTo(event.key === 'Home' ? 0 : Number(bar.value) + step);
     });
   }
   panel.update = (player) => {
@@ -58,8 +75,12 @@ export function nowPlaying(getPlayer) {
     const total = p?.durationMs ?? 0;
     bar.max = total || 1;
     bar.value = total ? Math.min(p.positionMs, total) : 0;
-    attr(bar, 'aria-label', `${player.name} track position`);
-    attr(bar, 'aria-valuetext', total ? `${duration(p.positionMs)} of ${duration(total)}` : 'no length');
+    attr(seek, 'aria-label', `${player.name} track position`);
+    attr(seek, 'aria-valuetext', total ? `${duration(p.positionMs)} of ${duration(total)}` : 'no length');
+    if (writable) {
+      attr(seek, 'aria-valuemax', String(Math.round(total / 1000)));
+      attr(seek, 'aria-valuenow', String(Math.round(Math.min(p?.positionMs ?? 0, total) / 1000)));
+    }
     text(at, p && current ? duration(p.positionMs) : '');
     text(length, total ? duration(total) : '');
     if (!writable) return;
@@ -67,7 +88,8 @@ export function nowPlaying(getPlayer) {
     const usable = player.available && p?.engine.state !== 'missing' && !p?.announcementId;
     for (const control of controls) control.disabled = !usable;
     bar.classList.toggle('is-disabled', !usable || !total);
-    attr(bar, 'title', usable && total ? 'Click to move within the track' : null);
+    attr(seek, 'aria-disabled', usable && total ? null : 'true');
+    attr(seek, 'title', usable && total ? 'Click, or use the arrow keys, to move within the track' : null);
     const label = `${playing ? 'Pause' : 'Play'} ${player.name}`;
     if (toggle.dataset.state !== String(playing)) {
       toggle.dataset.state = String(playing);
