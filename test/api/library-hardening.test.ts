@@ -55,6 +55,19 @@ t.test('a viewer listing a folder too long for MPD is told to split it, and the 
   t.match((await rig.api.get('/api/library?folder=tones')).body, [{ uri: `file:${TRACKS.a}` }], 'a folder of usual size still lists');
 });
 
+t.test('a folder listed again after a rescan shows what the rescan found (its pages are not kept past a change)', async (t) => {
+  const rig = await startStreamDaemon(t);
+  await rig.fifoPlayer('Reader', 1);
+  const names = async () => (await rig.api.get('/api/library?folder=tones')).body.map((e: { name: string }) => e.name);
+  t.same(await names(), ['a.flac', 'b.ogg', 'c.wav', 'd.mp3']);
+  t.same(await names(), ['a.flac', 'b.ogg', 'c.wav', 'd.mp3'], 'the same page again');
+  tone(path.join(rig.music, 'tones', 'b2.flac'), 1, 880);
+  const from = rig.events.length;
+  t.equal((await rig.api.post('/api/library/rescan')).status, 202);
+  await rig.next('library.scanChanged', (e) => e.payload.scanning === false, from);
+  t.same(await names(), ['a.flac', 'b.ogg', 'b2.flac', 'c.wav', 'd.mp3']);
+});
+
 /** Writes of `update` each player's stand-in MPD took. */
 function updates(rig: StreamRig, playerId: string): string[] {
   try {
