@@ -16,6 +16,9 @@ export type PlaybackOutput =
 /** What an `alsa` device and a `fifo` path may be (closed lists); the engine refuses anything else. */
 export { ALSA_DEVICE_FORMS, ALSA_PCM_NAMES, FIFO_FOLDERS, alsaDeviceProblem, placeFifo, resolveFifoPath, type FifoPlace } from './playback-outputs.js';
 
+/** The track URIs an engine plays (`file:<path in the music folder>`, `http(s):`), checked without the disk. */
+export { parseTrackUri } from './playback-uri.js';
+
 /** The PCM of `fifo` and `pipe` outputs: 44.1 kHz, signed 16-bit little-endian, stereo (176 400 bytes a second). */
 export const PCM_FORMAT = { rate: 44100, bits: 16, channels: 2 } as const;
 

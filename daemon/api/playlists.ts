@@ -7,6 +7,17 @@ import { Flag, Name, PlaylistSchema, PlaylistSummarySchema, QueryInteger, TrackI
 
 const Tracks = T.Array(TrackInputSchema, { maxItems: 1000, errorMessage: 'must be an array of at most 1000 tracks' });
 const playlistMissing = { description: 'no such playlist' };
+/** Tracks are kept whatever their URI (an M3U export may be for another player); stream players play only some forms. */
+const PlaylistWithWarnings = T.Composite([
+  PlaylistSchema,
+  T.Object({
+    warnings: T.Array(T.String(), {
+      description:
+        'one sentence per track just added that stream players cannot play (an absolute file:///… URI, another scheme), naming the ' +
+        'form they play: file:<path in the music folder> (file:albums/x/01.flac) or http(s); empty when every one can',
+    }),
+  }),
+]);
 
 export function playlistRoutes(playlists: PlaylistsService): Route[] {
   return [
@@ -37,7 +48,7 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
       summary: 'Create a playlist, optionally with tracks',
       tags: ['playlists'],
       body: T.Object({ name: Name, tracks: T.Optional(Tracks) }),
-      responses: { 201: { description: 'created', schema: PlaylistSchema }, 409: { description: 'the playlist cap or the track cap (config limits) is reached' } },
+      responses: { 201: { description: 'created, with warnings about tracks stream players cannot play', schema: PlaylistWithWarnings }, 409: { description: 'the playlist cap or the track cap (config limits) is reached' } },
       handle: (req) => created(playlists.create(req.caller, req.body)),
     }),
     route({
@@ -71,7 +82,7 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
       tags: ['playlists'],
       params: IdParams,
       body: T.Object({ tracks: T.Array(TrackInputSchema, { minItems: 1, maxItems: 1000, errorMessage: 'must be an array of 1 to 1000 tracks' }) }),
-      responses: { 200: { description: 'the playlist', schema: PlaylistSchema }, 404: playlistMissing, 409: { description: 'the playlist would pass the track cap (config limits)' } },
+      responses: { 200: { description: 'the playlist, with warnings about tracks stream players cannot play', schema: PlaylistWithWarnings }, 404: playlistMissing, 409: { description: 'the playlist would pass the track cap (config limits)' } },
       handle: (req) => ok(playlists.appendTracks(req.caller, req.params.id, req.body.tracks)),
     }),
     route({

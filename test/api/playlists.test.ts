@@ -28,7 +28,9 @@ t.test('playlists', async (t) => {
     t.match(created.body, { name: 'Evening', isFavorite: false, createdAt: String });
     t.same(created.body.tracks.map((x: { title: string }) => x.title), ['One', 'Two', 'Three', 'Four']);
     t.ok(created.body.tracks.every((x: { id: string }) => /^[0-9a-f-]{36}$/.test(x.id)));
-    t.same((await api.get(`/api/playlists/${created.body.id}`)).body, created.body, 'and it reads back the same');
+    const { warnings, ...playlist } = created.body;
+    t.equal(warnings.length, 4, 'with a warning for each file:/// track, which stream players refuse');
+    t.same((await api.get(`/api/playlists/${created.body.id}`)).body, playlist, 'and it reads back the same');
   });
 
   t.test('the list gives each playlist as a summary: its track count and duration, not its tracks', async (t) => {

@@ -6,6 +6,7 @@ import { conflict, invalid, notFound, requireWriter } from '../shared/index.js';
 import type { EventBus, PlaylistChangeReason, Caller } from '../shared/index.js';
 import type { Config } from '../../config.js';
 import { checkExportPath, ExportDirectory } from './export-path.js';
+import { unplayableTracks } from './track-warnings.js';
 
 export interface TrackInput {
   title: string;
@@ -26,6 +27,11 @@ export interface PlaylistView {
   isFavorite: boolean;
   tracks: TrackView[];
   createdAt: string;
+}
+
+/** The answer to adding tracks: the playlist, and why stream players cannot play some of the tracks just added. */
+export interface PlaylistWithWarnings extends PlaylistView {
+  warnings: string[];
 }
 
 /** A playlist in the list: its size instead of its tracks, so the list stays small however long they get. */
@@ -64,7 +70,7 @@ export class PlaylistsService {
     return view(row, this.repo.tracks(id));
   }
 
-  create(caller: Caller, input: { name: string; tracks?: TrackInput[] }): PlaylistView {
+  create(caller: Caller, input: { name: string; tracks?: TrackInput[] }): PlaylistWithWarnings {
     requireWriter(caller);
     const id = randomUUID();
     this.store.transaction(() => {
@@ -77,7 +83,7 @@ export class PlaylistsService {
       this.insertTracks(id, 0, input.tracks ?? []);
     });
     this.changed(id, 'created');
-    return this.get(id);
+    return { ...this.get(id), warnings: unplayableTracks(input.tracks ?? []) };
   }
 
   remove(caller: Caller, id: string): void {
@@ -89,7 +95,7 @@ export class PlaylistsService {
     this.changed(id, 'deleted');
   }
 
-  appendTracks(caller: Caller, id: string, tracks: TrackInput[]): PlaylistView {
+  appendTracks(caller: Caller, id: string, tracks: TrackInput[]): PlaylistWithWarnings {
     requireWriter(caller);
     this.store.transaction(() => {
       this.row(id);
@@ -98,7 +104,7 @@ export class PlaylistsService {
       this.insertTracks(id, existing, tracks);
     });
     this.changed(id, 'tracksAdded');
-    return this.get(id);
+    return { ...this.get(id), warnings: unplayableTracks(tracks) };
   }
 
   /** Removes tracks by id; any id not in the playlist fails the whole request. */

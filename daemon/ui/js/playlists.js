@@ -236,7 +236,7 @@ function parseDuration(value) {
 
 function addTrackForm(getPlaylist) {
   const title = field({ name: 'title', label: 'Title', required: true, maxlength: '500', autocomplete: 'off' });
-  const uri = field({ name: 'uri', label: 'Location (URI)', required: true, maxlength: '2048', placeholder: 'https://… or file:///…', autocomplete: 'off' });
+  const uri = field({ name: 'uri', label: 'Location (URI)', required: true, maxlength: '2048', placeholder: 'file:albums/… or https://…', autocomplete: 'off' });
   const length = field({ name: 'duration', label: 'Length', placeholder: 'm:ss', inputmode: 'numeric', autocomplete: 'off' });
   const submit = iconButton({ icon: icon('plus'), visibleLabel: 'Add track', className: 'btn btn-secondary', action: 'add-track', type: 'submit' });
   const form = h('form', { class: 'inline-form add-track', 'aria-label': 'Add a track' }, h('h3', { class: 'subhead', text: 'Add a track' }), h('div', { class: 'form-row' }, title, uri, length, submit));
@@ -247,11 +247,16 @@ function addTrackForm(getPlaylist) {
     if (!els.title.value.trim() || !els.uri.value.trim()) return toast('A track needs a title and a location.', 'error');
     if (Number.isNaN(durationMs)) return toast('Write the length as m:ss (for example 3:35), or leave it empty.', 'error');
     const track = { title: els.title.value.trim(), uri: els.uri.value.trim(), ...(durationMs === undefined ? {} : { durationMs }) };
-    const ok = await mutate(getPlaylist(), null, () => post(`/api/playlists/${getPlaylist().id}/tracks`, { tracks: [track] }));
+    let warnings = [];
+    const ok = await mutate(getPlaylist(), null, async () => {
+      ({ warnings = [] } = await post(`/api/playlists/${getPlaylist().id}/tracks`, { tracks: [track] }));
+    });
     if (ok) {
       form.reset();
       els.title.focus();
       announce(`Added ${track.title}`);
+      // Kept all the same (an M3U export may be for another player), but a stream player would refuse it at Play.
+      for (const warning of warnings) toast(`Added, but ${warning}.`, 'error');
     }
   });
   form.update = () => {};
