@@ -132,7 +132,7 @@ t.test('a new rescan may start a minute after the last began: earlier ones answe
   const early = await rig.api.post('/api/library/rescan');
   t.equal(early.status, 429);
   t.equal(early.headers.get('retry-after'), '1');
-  t.match(early.body.detail, /rescanned less than 60 s ago: ask again in 1 s/);
+  t.match(early.body.detail, /the last rescan of the music folder began less than 60 s ago: ask again in 1 s/);
   t.equal(updates(rig, player.id).length, 1, 'nothing was queued');
   clock.advance(1_000);
   t.equal((await rig.api.post('/api/library/rescan')).status, 202);

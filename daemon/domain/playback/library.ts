@@ -53,7 +53,7 @@ export class Library {
     const wait = this.lastStart + RESCAN_GAP_MS - this.clock.now();
     if (wait > 0) {
       const seconds = Math.ceil(wait / 1000);
-      throw throttled(`the music folder was rescanned less than ${RESCAN_GAP_MS / 1000} s ago: ask again in ${seconds} s`, seconds);
+      throw throttled(`the last rescan of the music folder began less than ${RESCAN_GAP_MS / 1000} s ago: ask again in ${seconds} s`, seconds);
     }
     this.lastStart = this.clock.now();
     this.changing(() => (this.rescanning = true));
