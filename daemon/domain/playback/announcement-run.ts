@@ -120,7 +120,7 @@ function hold(job: Job, leg: Leg, deps: RunDeps): Promise<Held> {
     const output = player && outputOf(player);
     if (!player || !output || deps.engines.engineOf(leg.playerId) !== engine) throw new Error('it was deleted or changed just now');
     job.taken.set(leg.playerId, { output, amplifier: deps.amplifierName(player.input_amplifier, player.input_driver) });
-    deps.now.announcing.set(leg.playerId, job.view.id);
+    deps.now.announce(leg.playerId, job.view.id);
     const snapshot = await engine.snapshot().catch(() => ({ queue: [], index: null, positionMs: 0, state: 'stopped' as const }));
     const session = deps.now.sessions.get(leg.playerId);
     if (snapshot.state !== 'stopped') await engine.stopPlayback().catch(() => undefined);
@@ -243,7 +243,7 @@ function giveBack(held: Held, deps: RunDeps, job: Job): Promise<void> {
       const why = `the playback of player ${leg.playerId} could not be given back: ${(err as Error).message}`;
       job.view.detail = job.view.detail ? `${job.view.detail}; ${why}` : why;
     } finally {
-      deps.now.announcing.delete(leg.playerId);
+      deps.now.givenBack(leg.playerId);
       deps.now.refresh(leg.playerId);
     }
     if (session?.stale) void deps.transport.follow(leg.playerId).catch(() => undefined);

@@ -42,6 +42,18 @@ export class NowPlaying {
   /** The last view published per player, positions aside: a view is published again only when something else changed. */
   private readonly published = new Map<string, string>();
   private readonly lastPosition = new Map<string, number>();
+  /**
+   * The queue entry each player's engine passed over last (it could not play). Stopped on it, MPD names it as its
+   * current song again on a later read: the player shows nothing playing instead, as it did when the entry failed.
+   */
+  private readonly passedOver = new Map<string, number>();
+  /** Players that showed nothing playing when their announcement began. */
+  private readonly idleBefore = new Set<string>();
+  /**
+   * Players given back after an announcement that showed nothing playing before it: MPD reads the first entry of the
+   * queue put back as its current song all the same, so the view shows nothing.
+   */
+  private readonly nothingCurrent = new Set<string>();
 
   constructor(
     private readonly engines: StreamEngines,
@@ -52,7 +64,14 @@ export class NowPlaying {
   /** The playback of a stream player as the API shows it. */
   view(playerId: string): PlaybackView {
     const engine = this.engines.view(playerId) ?? { state: 'stopped', detail: null };
-    const status = this.engines.engineOf(playerId)?.status() ?? NOTHING;
+    let status = this.engines.engineOf(playerId)?.status() ?? NOTHING;
+    if (status.state !== 'stopped') {
+      // Something plays: what the engine says is current counts again.
+      this.nothingCurrent.delete(playerId);
+      this.passedOver.delete(playerId);
+    } else if (status.index !== null && (this.nothingCurrent.has(playerId) || this.passedOver.get(playerId) === status.index)) {
+      status = { ...NOTHING, queueLength: status.queueLength, positionAt: status.positionAt };
+    }
     const session = this.sessions.get(playerId);
     const index = status.index;
     return {
@@ -78,6 +97,26 @@ export class NowPlaying {
   /** Whether a stream player plays now (its player's `state`). */
   playing(playerId: string): boolean {
     return this.engines.up(playerId)?.status().state === 'playing';
+  }
+
+  /** The player plays announcement `id` from now on; what it shows now decides what it shows after (givenBack). */
+  announce(playerId: string, id: string): void {
+    const before = this.view(playerId);
+    if (before.index === null && before.uri === null) this.idleBefore.add(playerId);
+    else this.idleBefore.delete(playerId);
+    this.announcing.set(playerId, id);
+  }
+
+  /** The announcement gave the player back: one that showed nothing playing before it shows nothing again. */
+  givenBack(playerId: string): void {
+    this.announcing.delete(playerId);
+    if (this.idleBefore.delete(playerId)) this.nothingCurrent.add(playerId);
+  }
+
+  /** A transport command reached the player: what its engine says is current counts again. */
+  used(playerId: string): void {
+    this.nothingCurrent.delete(playerId);
+    this.passedOver.delete(playerId);
   }
 
   /** The playlist track of a queue entry, if it is one. */
@@ -107,6 +146,9 @@ export class NowPlaying {
     this.announcing.delete(playerId);
     this.published.delete(playerId);
     this.lastPosition.delete(playerId);
+    this.nothingCurrent.delete(playerId);
+    this.passedOver.delete(playerId);
+    this.idleBefore.delete(playerId);
   }
 
   /** The engines' events, as domain events. */
@@ -129,6 +171,7 @@ export class NowPlaying {
         this.position(playerId, event);
         return;
       case 'skipped':
+        if (event.index !== null) this.passedOver.set(playerId, event.index);
         this.skipped(playerId, event);
         return;
       case 'library':

@@ -41,9 +41,10 @@ export class Transport {
       }
       const playlist = this.playlists.get(request.playlistId);
       if (playlist.tracks.length === 0) throw conflict(`playlist "${playlist.name}" has no tracks: add some before playing it`);
-      if (request.trackId !== undefined && !playlist.tracks.some((track) => track.id === request.trackId!.toLowerCase())) {
-        throw invalid(`playlist "${playlist.name}" has no track ${request.trackId}`, { trackId: ['is not a track of this playlist'] });
-      }
+      const first = request.trackId === undefined ? playlist.tracks[0] : playlist.tracks.find((track) => track.id === request.trackId!.toLowerCase());
+      if (!first) throw invalid(`playlist "${playlist.name}" has no track ${request.trackId}`, { trackId: ['is not a track of this playlist'] });
+      // The playlist knows the track's length when it was added with one: a start past it would only skip the track.
+      if (request.positionMs !== undefined && first.durationMs !== null) withinTrack(request.positionMs, first.durationMs, `track "${first.title}"`);
       await this.playTracks(id, engine, playlist.id, playlist.tracks, request.trackId?.toLowerCase(), request.positionMs ?? 0);
     });
   }
@@ -74,10 +75,7 @@ export class Transport {
       const status = engine.status();
       if (status.state === 'stopped' || status.index === null) throw conflict('nothing is playing: play something before seeking');
       if (status.durationMs === null) throw conflict(`${status.uri ?? 'this stream'} is a stream without an end: there is no position to seek to`);
-      if (positionMs > status.durationMs) {
-        const why = `must be from 0 to ${status.durationMs}, the length of the track in ms`;
-        throw invalid(`"positionMs" ${why}, got ${positionMs}`, { positionMs: [why] });
-      }
+      withinTrack(positionMs, status.durationMs, 'the track');
       await engineCall(() => engine.seek(positionMs), 'positionMs');
       // A seek moves only the position, which no playback event carries: published here.
       this.now.refresh(id, true);
@@ -128,6 +126,7 @@ export class Transport {
       streamPlayer(player);
       const announcement = this.now.announcing.get(player.id);
       if (announcement) throw conflict(`player "${player.name}" is playing announcement ${announcement}: try again when it has ended`);
+      this.now.used(player.id);
       await task(await this.engines.ready(player.id), player.id);
       this.now.refresh(player.id);
       return this.now.view(player.id);
@@ -202,6 +201,13 @@ export class Transport {
       }
     }
   }
+}
+
+/** Refuses (400) a position past the end of a track `durationMs` long. */
+function withinTrack(positionMs: number, durationMs: number, track: string): void {
+  if (positionMs <= durationMs) return;
+  const why = `must be from 0 to ${durationMs}, the length of ${track} in ms`;
+  throw invalid(`"positionMs" ${why}, got ${positionMs}`, { positionMs: [why] });
 }
 
 /** Refuses (409) a player the appliance does not play. */
