@@ -1,8 +1,10 @@
 // Input devices: readable by everyone, favorites changed by Operators and Admins, created and deleted by Admins.
-import { T, IdParams } from '../http/schema.js';
+import { T, IdParams, AtLeastOneOf } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
-import type { InputsService } from '../domain/audio/index.js';
+import { INPUT_SETTINGS_NONE, type InputsService } from '../domain/audio/index.js';
 import { Flag, InputDeviceSchema, Name } from './schemas.js';
+
+const Kind = T.String({ minLength: 1, maxLength: 40, format: 'name', errorMessage: 'must be a string of 1 to 40 characters' });
 
 export function inputRoutes(inputs: InputsService): Route[] {
   return [
@@ -23,7 +25,7 @@ export function inputRoutes(inputs: InputsService): Route[] {
       tags: ['input devices'],
       body: T.Object({
         name: Name,
-        kind: T.Optional(T.String({ minLength: 1, maxLength: 40, format: 'name', errorMessage: 'must be a string of 1 to 40 characters' })),
+        kind: T.Optional(Kind),
         input: T.Object({
           amplifier: T.Optional(T.String({ minLength: 1, maxLength: 64, errorMessage: 'must be the name of a configured amplifier', description: 'required when several amplifiers are configured' })),
           driver: T.Optional(T.String()),
@@ -42,6 +44,17 @@ export function inputRoutes(inputs: InputsService): Route[] {
       params: IdParams,
       responses: { 200: { description: 'the input device', schema: InputDeviceSchema }, 404: { description: 'no such input device' } },
       handle: (req) => ok(inputs.get(req.params.id)),
+    }),
+    route({
+      method: 'PUT',
+      path: '/api/input-devices/{id}',
+      access: 'admin',
+      summary: 'Rename an input device or change its kind',
+      tags: ['input devices'],
+      params: IdParams,
+      body: AtLeastOneOf(T.Object({ name: T.Optional(Name), kind: T.Optional(Kind) }, { description: 'at least one of the fields' }), ['name', 'kind'], INPUT_SETTINGS_NONE),
+      responses: { 200: { description: 'the input device as changed', schema: InputDeviceSchema }, 404: { description: 'no such input device' } },
+      handle: (req) => ok(inputs.update(req.caller, req.params.id, req.body)),
     }),
     route({
       method: 'DELETE',

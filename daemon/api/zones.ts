@@ -50,6 +50,21 @@ export function zoneRoutes(zones: ZonesService): Route[] {
       handle: async (req) => ok(await zones.allOff(req.caller)),
     }),
     route({
+      method: 'GET',
+      path: '/api/zones/free-outputs',
+      access: 'admin',
+      summary: 'List the zone outputs of the configured amplifiers that have no zone',
+      description: 'What POST /api/zones may use: outputs whose zone was deleted, or that no zone was ever made for.',
+      tags: ['zones'],
+      responses: {
+        200: {
+          description: 'the free outputs, by amplifier and channel',
+          schema: T.Array(T.Object({ amplifier: T.String(), driver: T.String(), channel: T.Integer({ minimum: 1 }) })),
+        },
+      },
+      handle: (req) => ok(zones.freeOutputs(req.caller)),
+    }),
+    route({
       method: 'POST',
       path: '/api/zones',
       access: 'admin',

@@ -118,6 +118,7 @@ export class AudioRepo {
       inputs: db.prepare('SELECT * FROM input_devices ORDER BY input_amplifier, input_driver, input_channel'),
       inputByChannel: db.prepare('SELECT * FROM input_devices WHERE input_amplifier = ? AND input_driver = ? AND input_channel = ?'),
       setInputFavorite: db.prepare('UPDATE input_devices SET is_favorite = ? WHERE id = ?'),
+      setInputName: db.prepare('UPDATE input_devices SET name = ?, kind = ? WHERE id = ?'),
       deleteInput: db.prepare('DELETE FROM input_devices WHERE id = ?'),
     };
     this.reload();
@@ -303,6 +304,9 @@ export class AudioRepo {
   }
   setInputFavorite(id: string, isFavorite: boolean): void {
     this.s.setInputFavorite.run(isFavorite ? 1 : 0, id);
+  }
+  setInputName(id: string, name: string, kind: string): void {
+    this.s.setInputName.run(name, kind, id);
   }
   deleteInput(id: string): void {
     this.s.deleteInput.run(id);

@@ -294,9 +294,11 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     await call('DELETE', `/api/playlists/${list.id}`, 204);
     await call('GET', `/api/playlists/${list.id}`, 404);
 
+    await call('GET', '/api/zones/free-outputs', 200);
     const inputs = (await call('GET', '/api/input-devices', 200)).body as Array<{ id: string; input: { channel: number } }>;
     await call('GET', `/api/input-devices/${inputs[0]!.id}`, 200);
     await call('PUT', `/api/input-devices/${inputs[0]!.id}/favorite`, 204, { body: { isFavorite: true } });
+    await call('PUT', `/api/input-devices/${inputs[0]!.id}`, 200, { body: { name: 'Record player', kind: 'phono' } });
     await call('POST', '/api/input-devices', 409, { body: { name: 'Again', input: { channel: inputs[0]!.input.channel } } });
     await call('DELETE', `/api/input-devices/${inputs[0]!.id}`, 204);
     await call('POST', '/api/input-devices', 201, { body: { name: 'Turntable', kind: 'phono', input: { channel: inputs[0]!.input.channel } } });

@@ -89,14 +89,15 @@ t.test('lowering the limit below the current volume pulls the zone down at once'
   t.equal((await zone(id)).volume, 0.4, 'raising the limit again does not raise the volume');
 });
 
-t.test('a zone switched on starts at its turn-on volume; one above the limit is stored as given and applied clamped', async (t) => {
+t.test('a zone switched on starts at its turn-on volume; one left above a lowered limit is kept and applied clamped', async (t) => {
   const { driver, zones, zone, limit, powerOn } = await setup(t);
   const id = zones[3]!.id;
   await limit(id, { turnOnVolume: 0.2 });
   await powerOn(id);
   t.equal((await zone(id)).volume, 0.2);
   const other = zones[4]!.id;
-  t.equal((await limit(other, { maxVolume: 0.35, turnOnVolume: 0.8 })).turnOnVolume, 0.8, 'stored as given');
+  await limit(other, { turnOnVolume: 0.8 });
+  t.equal((await limit(other, { maxVolume: 0.35 })).turnOnVolume, 0.8, 'kept when the limit is lowered below it');
   await powerOn(other);
   t.equal((await zone(other)).volume, 0.35, 'applied clamped to the limit');
   await driver.settled();
@@ -110,7 +111,8 @@ t.test('attach keeps the volume of a zone that plays and starts a zone that was 
   await powerOn(playing);
   await api.put(`/api/zones/${playing}/volume`, { volume: 0.45 });
   await limit(playing, { turnOnVolume: 0.1 });
-  await limit(off, { maxVolume: 0.3, turnOnVolume: 0.7 });
+  await limit(off, { turnOnVolume: 0.7 });
+  await limit(off, { maxVolume: 0.3 });
   t.equal((await api.post(`/api/players/${player.id}/attach-zones`, { zoneIds: [playing, off] })).status, 204);
   t.match(await zone(playing), { volume: 0.45, power: true, playerId: player.id }, 'the playing zone keeps its volume');
   t.match(await zone(off), { volume: 0.3, power: true, playerId: player.id }, 'the zone that was off starts at min(turn-on, limit)');

@@ -24,7 +24,7 @@ export type { Availability, Skipped } from './availability.js';
 export { PlayersService, PLAYER_CHANGE_NONE, type NewPlayer, type PlayerChange } from './players.js';
 export { outputColumns, outputOf, placeOutput, resolveOutput, sameOutput, type OutputRequest, type StreamHooks, type StreamOutputKind } from './stream-outputs.js';
 export { ZonesService, ZONE_SETTINGS_NONE } from './zones.js';
-export { InputsService } from './inputs.js';
+export { InputsService, INPUT_SETTINGS_NONE } from './inputs.js';
 export type { ZoneSleep } from './zone-sleep.js';
 export type { HardwareSync } from './hardware-sync.js';
 export type { ZoneApplier, ApplyOptions, ApplyOutcome, ZoneTarget } from './zone-apply.js';

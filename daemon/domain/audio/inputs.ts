@@ -2,11 +2,14 @@
 // not configured are listed as unavailable: a favorite mark is the users' data and still changes, and admins delete them.
 import { randomUUID } from 'node:crypto';
 import type { InputDeviceRow } from '../../store/audio-repo.js';
-import { conflict, notFound, requireAdmin, requireWriter } from '../shared/index.js';
+import { conflict, invalid, notFound, requireAdmin, requireWriter } from '../shared/index.js';
 import type { InputDeviceView, Caller } from '../shared/index.js';
 import { refOf } from './amplifiers.js';
 import { availabilityOf } from './availability.js';
 import type { AudioParts } from './audio-parts.js';
+
+/** What a change of an input device naming neither of its settings is told (the REST schema says the same). */
+export const INPUT_SETTINGS_NONE = 'send at least one of "name" and "kind"';
 
 export class InputsService {
   constructor(private readonly parts: AudioParts) {}
@@ -26,6 +29,18 @@ export class InputsService {
     if ((row.is_favorite === 1) !== isFavorite) {
       this.parts.bus.publish({ type: 'inputDevice.favoriteChanged', payload: { inputDeviceId: id, isFavorite } });
     }
+  }
+
+  /** An admin names an input (and says what kind of source it is); an input of an amplifier that is gone too. */
+  update(caller: Caller, id: string, update: { name?: string; kind?: string }): InputDeviceView {
+    requireAdmin(caller, 'changing an input device');
+    const row = this.row(id);
+    if (update.name === undefined && update.kind === undefined) throw invalid(INPUT_SETTINGS_NONE, { body: [INPUT_SETTINGS_NONE] });
+    const next = { ...row, name: update.name ?? row.name, kind: update.kind ?? row.kind };
+    this.parts.store.transaction(() => this.parts.repo.setInputName(id, next.name, next.kind));
+    const view = this.view(next);
+    this.parts.bus.publish({ type: 'inputDevice.updated', payload: { inputDevice: view } });
+    return view;
   }
 
   create(caller: Caller, input: { name: string; kind?: string; input: { amplifier?: string; driver?: string; channel: number } }): InputDeviceView {

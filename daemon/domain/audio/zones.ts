@@ -43,8 +43,26 @@ export class ZonesService {
   }
 
   /**
+   * The zone outputs of the configured amplifiers that have no zone (one deleted, or never described): what a new
+   * zone may use. An admin's question, like creating the zone.
+   */
+  freeOutputs(caller: Caller): Array<{ amplifier: string; driver: string; channel: number }> {
+    requireAdmin(caller, 'listing free zone outputs');
+    const { repo, amplifiers } = this.parts;
+    return amplifiers.list.flatMap((amplifier) =>
+      amplifier.driver
+        .describe()
+        .zones.map((z) => z.channel)
+        .filter((channel) => !repo.zoneByOutput(refOf(amplifier), channel))
+        .sort((a, b) => a - b)
+        .map((channel) => ({ amplifier: amplifier.name, driver: amplifier.driver.name, channel })),
+    );
+  }
+
+  /**
    * An admin's settings of a zone: name and volume limits. Lowering maxVolume below the current volume pulls the
-   * zone down at once; a turn-on volume above the limit is kept as given and applied clamped. Settings are the
+   * zone down at once; a turn-on volume above a lowered limit is kept and applied clamped (raising the limit again
+   * makes it take effect), but a request that sets a turn-on volume above the limit it leaves is refused. Settings are the
    * admin's data, not a hardware write, so a zone that cannot answer takes them too: its volume is left as it is
    * and held to the new limit once it answers again (or its amplifier is configured again).
    */
@@ -59,6 +77,11 @@ export class ZonesService {
       max_volume: update.maxVolume ?? zone.max_volume,
       turn_on_volume: update.turnOnVolume === undefined ? zone.turn_on_volume : update.turnOnVolume,
     };
+    if (update.turnOnVolume != null && update.turnOnVolume > settings.max_volume) {
+      const limit = `${Math.round(settings.max_volume * 100)}%`;
+      const detail = `"turnOnVolume" must be at most the zone's limit "maxVolume" (${settings.max_volume}, ${limit}), got ${update.turnOnVolume}: lower it or raise the limit`;
+      throw invalid(detail, { turnOnVolume: [`must be at most the volume limit, ${limit}`] });
+    }
     const limited = { ...zone, ...settings };
     const driver = availability.reachable(zone);
     const next = driver ? { ...limited, volume: effectiveVolume(limitsOf(limited), zone.volume) } : limited;

@@ -46,6 +46,7 @@ export const DomainEventSchema = T.Union([
   event('playlist.exported', T.Object({ playlistId: Id, filePath: T.String() }), 'a playlist was written to the export directory'),
   event('inputDevice.favoriteChanged', T.Object({ inputDeviceId: Id, isFavorite: T.Boolean() }), 'input favorite changed'),
   event('inputDevice.created', T.Object({ inputDevice: InputDeviceSchema }), 'an input device was created'),
+  event('inputDevice.updated', T.Object({ inputDevice: InputDeviceSchema }), 'an input device was renamed or its kind changed'),
   event('inputDevice.deleted', T.Object({ inputDeviceId: Id }), 'an input device was deleted'),
   event('scene.created', T.Object({ scene: SceneSchema }), 'a scene was saved (non-admins: only scenes whose zones they all see)'),
   event('scene.updated', T.Object({ scene: SceneSchema }), 'a scene was renamed or its captured values edited'),
