@@ -19,6 +19,8 @@ export class BridgeSupervisor implements BridgeControl {
   /** Starts and stops run one after the other: two quick settings changes never leave two bridges. */
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** The settings the running bridge (or the lack of one) was started with. */
+  private startedWith: string | undefined;
 
   constructor(private readonly deps: SupervisorDeps) {}
 
@@ -45,6 +47,7 @@ export class BridgeSupervisor implements BridgeControl {
       await this.bridge?.stop();
       this.bridge = undefined;
       const config = this.deps.settings();
+      this.startedWith = JSON.stringify(config);
       if (this.stopped || !config.url) return;
       const options = resolveBridgeOptions(config, this.deps.identity());
       // Loaded only when a broker is configured: the MQTT client is the largest module tree the daemon has.
@@ -57,9 +60,13 @@ export class BridgeSupervisor implements BridgeControl {
     return run;
   }
 
-  /** After a restore: the bridge publishes the difference to what it sees now. */
+  /**
+   * After a restore: the bridge publishes the difference to what it sees now, or, when the restore brought other
+   * bridge settings (a backup carries them), is replaced by one on those.
+   */
   resync(): void {
-    this.bridge?.resync();
+    if (JSON.stringify(this.deps.settings()) !== this.startedWith) void this.apply();
+    else this.bridge?.resync();
   }
 
   stop(): Promise<void> {

@@ -13,7 +13,8 @@ export interface SavedBridgeSettings {
   account?: string;
 }
 
-const SETTINGS_KEY = 'mqtt:settings';
+/** The `meta` row of the settings (a backup carries it: backup-rows.ts). */
+export const BRIDGE_SETTINGS_KEY = 'mqtt:settings';
 /** One broker however its URL is written: mqtt://Host:1883/ and mqtt://host:1883 are the same one. */
 const retainedKey = (broker: string) => `mqtt:retained:${broker.replace(/\/$/, '').toLowerCase()}`;
 
@@ -21,19 +22,12 @@ export class BridgeRepo {
   constructor(private readonly meta: MetaRepo) {}
 
   settings(): SavedBridgeSettings {
-    const parsed = parse(this.meta.setting(SETTINGS_KEY));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
-    const row = parsed as Record<string, unknown>;
-    const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-    const sealed = row.password as { nonce?: unknown; box?: unknown } | undefined;
-    const password = sealed && typeof sealed.nonce === 'string' && typeof sealed.box === 'string' ? { nonce: sealed.nonce, box: sealed.box } : undefined;
-    return dropUndefined({ url: text(row.url), username: text(row.username), account: text(row.account), password });
+    return parseBridgeSettings(this.meta.setting(BRIDGE_SETTINGS_KEY));
   }
 
   /** Replaces the saved settings (an empty object removes the row). */
   setSettings(settings: SavedBridgeSettings): void {
-    const kept = dropUndefined(settings);
-    this.meta.setSetting(SETTINGS_KEY, Object.keys(kept).length ? JSON.stringify(kept) : null);
+    this.meta.setSetting(BRIDGE_SETTINGS_KEY, bridgeSettingsText(settings));
   }
 
   /** The topics the bridge left retained on this broker and has not cleared. */
@@ -45,6 +39,35 @@ export class BridgeRepo {
   setRetained(broker: string, topics: Iterable<string>): void {
     const list = [...topics].sort();
     this.meta.setSetting(retainedKey(broker), list.length ? JSON.stringify(list) : null);
+  }
+}
+
+/** The settings a `meta` row holds; {} when it is missing or unreadable. */
+export function parseBridgeSettings(text: string | undefined): SavedBridgeSettings {
+  const parsed = parse(text);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+  const row = parsed as Record<string, unknown>;
+  const string = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const sealed = row.password as { nonce?: unknown; box?: unknown } | undefined;
+  const password = sealed && typeof sealed.nonce === 'string' && typeof sealed.box === 'string' ? { nonce: sealed.nonce, box: sealed.box } : undefined;
+  return dropUndefined({ url: string(row.url), username: string(row.username), account: string(row.account), password });
+}
+
+/** The `meta` row's value for these settings; null (no row) when none is set. */
+export function bridgeSettingsText(settings: SavedBridgeSettings): string | null {
+  const kept = dropUndefined(settings);
+  return Object.keys(kept).length ? JSON.stringify(kept) : null;
+}
+
+/** Where a broker URL connects to (scheme, host, port with its default), ignoring how it is written; '' for none. */
+export function brokerOf(url: string | undefined): string {
+  if (!url) return '';
+  try {
+    const parsed = new URL(url);
+    const port = parsed.port || (parsed.protocol === 'mqtts:' ? '8883' : '1883');
+    return `${parsed.protocol}//${parsed.hostname.toLowerCase()}:${port}`;
+  } catch {
+    return url;
   }
 }
 

@@ -4,7 +4,8 @@ import { FormatRegistry, Type as T, type Static, type TSchema } from '@sinclair/
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { invalid, type FieldErrors } from '../shared/index.js';
 import { passwordHashProblem } from '../accounts/index.js';
-import { nameKey, nameProblem } from '../../names.js';
+import { nameKey, nameProblem, usernameProblem } from '../../names.js';
+import { mqttUrlProblem } from '../../config.js';
 
 export const BACKUP_FORMAT = 'azcd-backup';
 /** The version this azcd writes. A change of the document's shape adds a version and an upgrade step below. */
@@ -105,6 +106,16 @@ const DeletedChannel = T.Object({
   channel: Channel,
 });
 
+/** The Home Assistant bridge settings saved in the dashboard (those given at start are not the backup's). */
+const BridgeSettingsEntry = T.Object(
+  {
+    url: T.Optional(T.String({ maxLength: 256, errorMessage: 'must be a string of at most 256 characters' })),
+    username: T.Optional(T.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000-\\u001f\\u007f]+$', errorMessage: 'must be 1 to 256 characters without control characters' })),
+    account: T.Optional(T.String({ maxLength: 64, errorMessage: 'must be a string of at most 64 characters' })),
+  },
+  { description: 'the broker URL ("" turns the bridge off), broker username and bridge account saved in the dashboard; the broker password only in `secrets`' },
+);
+
 const B64 = T.String({ pattern: '^[A-Za-z0-9+/]+={0,2}$', maxLength: 64 * 1024 * 1024, errorMessage: 'must be base64' });
 export const SealedSecretsSchema = T.Object({
   kdf: T.Object({
@@ -136,13 +147,16 @@ export const BackupSchema = T.Object(
     inputDevices: T.Array(InputDeviceEntry),
     playlists: T.Array(PlaylistEntry),
     scenes: T.Array(SceneEntry),
-    settings: T.Object({ deletedChannels: T.Array(DeletedChannel) }),
+    settings: T.Object({
+      deletedChannels: T.Array(DeletedChannel),
+      mqtt: T.Optional(BridgeSettingsEntry),
+    }),
     secrets: T.Optional(SealedSecretsSchema),
   },
   {
     title: 'Backup',
     description:
-      'the whole configuration of the appliance (format version 2). `secrets` (password hashes and API keys, sealed under a passphrase) only in backups made with POST.',
+      'the whole configuration of the appliance (format version 2). `secrets` (password hashes, API keys and the broker password, sealed under a passphrase) only in backups made with POST.',
   },
 );
 
@@ -160,6 +174,8 @@ export const SecretsPlainSchema = T.Object({
       apiKey: T.Union([T.String({ pattern: '^svc_[0-9a-f]{48}$' }), T.Null()]),
     }),
   ),
+  /** The Home Assistant bridge's broker password saved in the dashboard, when one is. */
+  bridgePassword: T.Optional(T.String({ minLength: 1, maxLength: 4096 })),
 });
 export type SecretsPlain = Static<typeof SecretsPlainSchema>;
 
@@ -366,6 +382,11 @@ function relations(doc: BackupDocument, limits: DocumentLimits): FieldErrors {
       add(`backup.players.${i}.output.path`, 'must be an absolute path without ".."');
     }
   });
+  const bridge = doc.settings.mqtt;
+  const urlProblem = bridge?.url ? mqttUrlProblem(bridge.url) : undefined;
+  if (urlProblem) add('backup.settings.mqtt.url', urlProblem);
+  const accountProblem = bridge?.account === undefined ? undefined : usernameProblem(bridge.account);
+  if (accountProblem) add('backup.settings.mqtt.account', accountProblem);
   distinct(doc.scenes, (s) => nameKey(s.name), (i) => `backup.scenes.${i}.name`, 'the same name as people read it (letter case, width and invisible characters aside)');
 
   const players = new Map(doc.players.map((p) => [p.id.toLowerCase(), p]));

@@ -1,6 +1,7 @@
 // The backup document and the database rows, each made from the other (users' key material aside: backup.ts).
 import type { ConfigurationRows, MetaRow, ZoneConfigRow } from '../../store/backup-repo.js';
 import { deletedKey, parseDeletedKey, DELETED, UDN_KEY } from '../../store/meta-repo.js';
+import { BRIDGE_SETTINGS_KEY, bridgeSettingsText, brokerOf, parseBridgeSettings, type SavedBridgeSettings } from '../../store/bridge-repo.js';
 import { effectiveVolume, outputColumns, outputOf } from '../audio/index.js';
 import { BACKUP_FORMAT, BACKUP_VERSION, type BackupDocument } from './backup-format.js';
 
@@ -95,8 +96,19 @@ export function documentOf(rows: ConfigurationRows, header: DocumentHeader): Bac
     })),
     playlists: rows.playlists.map((p) => ({ id: p.id, name: p.name, isFavorite: p.is_favorite === 1, createdAt: p.created_at, tracks: tracks.get(p.id) ?? [] })),
     scenes: rows.scenes.map((s) => ({ id: s.id, name: s.name, createdAt: s.created_at, updatedAt: s.updated_at, zones: sceneZones.get(s.id) ?? [] })),
-    settings: { deletedChannels },
+    settings: { deletedChannels, mqtt: bridgeSettingsOf(rows.meta) },
   };
+}
+
+/** The Home Assistant bridge settings saved in the dashboard, without the password (a sealed backup's secrets carry it). */
+function bridgeSettingsOf(meta: readonly MetaRow[]): NonNullable<BackupDocument['settings']['mqtt']> {
+  const { url, username, account } = parseBridgeSettings(meta.find((row) => row.key === BRIDGE_SETTINGS_KEY)?.value);
+  return { ...(url !== undefined && { url }), ...(username !== undefined && { username }), ...(account !== undefined && { account }) };
+}
+
+/** The saved broker password of these `meta` rows (sealed with this appliance's device key), if there is one. */
+export function savedBridgePassword(meta: readonly MetaRow[]): SavedBridgeSettings['password'] {
+  return parseBridgeSettings(meta.find((row) => row.key === BRIDGE_SETTINGS_KEY)?.value).password;
 }
 
 const lower = (id: string) => id.toLowerCase();
@@ -106,7 +118,12 @@ const lowerOrNull = (id: string | null) => (id === null ? null : id.toLowerCase(
  * The rows of a checked document, users aside (their key material depends on the secrets and on this appliance).
  * `currentMeta` is the `meta` table now: settings the document does not cover stay as they are.
  */
-export function configurationOf(doc: BackupDocument, currentMeta: readonly MetaRow[]): Omit<ConfigurationRows, 'users'> {
+export function configurationOf(
+  doc: BackupDocument,
+  currentMeta: readonly MetaRow[],
+  /** The broker password from the backup's secrets, sealed with this appliance's device key. */
+  bridgePassword?: SavedBridgeSettings['password'],
+): Omit<ConfigurationRows, 'users'> {
   const zones: ZoneConfigRow[] = doc.zones.map((z) => ({
     id: lower(z.id),
     name: z.name,
@@ -127,6 +144,18 @@ export function configurationOf(doc: BackupDocument, currentMeta: readonly MetaR
   meta.push({ key: UDN_KEY, value: doc.device.udn });
   for (const d of doc.settings.deletedChannels) {
     meta.push({ key: deletedKey(d.kind, { key: d.amplifier, driver: d.driver }, d.channel), value: DELETED });
+  }
+  // A backup from before it carried them leaves this appliance's bridge settings as they are.
+  const bridge = doc.settings.mqtt;
+  if (bridge) {
+    const current = parseBridgeSettings(currentMeta.find((row) => row.key === BRIDGE_SETTINGS_KEY)?.value);
+    // Without the password in the backup, the one saved here stays only for the same broker and login (the rule of
+    // a URL changed in the dashboard): it never goes to a broker it was not given for.
+    const sameLogin = brokerOf(current.url) === brokerOf(bridge.url) && current.username === bridge.username;
+    const text = bridgeSettingsText({ ...bridge, password: bridgePassword ?? (sameLogin ? current.password : undefined) });
+    const at = meta.findIndex((row) => row.key === BRIDGE_SETTINGS_KEY);
+    if (at >= 0) meta.splice(at, 1);
+    if (text !== null) meta.push({ key: BRIDGE_SETTINGS_KEY, value: text });
   }
   return {
     assignments: doc.users.flatMap((u) => [

@@ -10,7 +10,7 @@ import type { Amplifiers } from '../audio/index.js';
 import { generateApiKey, hasPassword, type DeviceSecrets } from '../accounts/index.js';
 import { parseBackup, parseSecrets, type BackupDocument, type DocumentLimits, type SecretsPlain } from './backup-format.js';
 import { openSecrets, sealSecrets, sealedSecretsProblem } from './backup-crypto.js';
-import { configurationOf, documentOf } from './backup-rows.js';
+import { configurationOf, documentOf, savedBridgePassword } from './backup-rows.js';
 import { streamDocument, type DocumentStream } from './backup-stream.js';
 import { RestoreUpload, type UploadedBackup } from './restore-upload.js';
 import { accountsAfterRestore, reconcileInitialAdminFile, type AccountsAfterRestore } from './restore-accounts.js';
@@ -93,9 +93,12 @@ export class BackupService {
   async exportWithSecrets(caller: Caller, passphrase: string, recheck: () => Caller): Promise<DocumentStream> {
     requireAdmin(caller, 'downloading a backup');
     const rows = this.repo.readHead();
+    const sealedBridge = savedBridgePassword(rows.meta);
+    const bridgePassword = sealedBridge && this.secrets.open({ nonce: Buffer.from(sealedBridge.nonce, 'base64'), box: Buffer.from(sealedBridge.box, 'base64') });
     const plain: SecretsPlain = {
       // A user restored earlier without secrets, or made without a password, has none to carry (null), only its key.
       users: rows.users.map((row) => ({ id: row.id, passwordHash: hasPassword(row.password_hash) ? row.password_hash : null, apiKey: this.openKey(row) })),
+      ...(bridgePassword ? { bridgePassword } : {}),
     };
     const sealed = await sealSecrets(passphrase, JSON.stringify(plain));
     requireAdmin(recheck(), 'downloading a backup');
@@ -348,7 +351,9 @@ export class BackupService {
           'make the backup with a passphrase (POST /api/backup) and restore it with that passphrase; nothing was changed',
       );
     }
-    const rows = { ...configurationOf(doc, this.repo.meta()), users };
+    const bridgePassword = secrets?.bridgePassword === undefined ? undefined : this.secrets.seal(secrets.bridgePassword);
+    const sealedBridge = bridgePassword && { nonce: Buffer.from(bridgePassword.nonce).toString('base64'), box: Buffer.from(bridgePassword.box).toString('base64') };
+    const rows = { ...configurationOf(doc, this.repo.meta(), sealedBridge), users };
     // The tracks are staged, not in the document: each playlist's size comes from what was staged for it.
     rows.playlists.forEach((p, i) => {
       const staged = uploaded.playlists.get(i);

@@ -3,7 +3,7 @@
 import { mqttUrlProblem, settingNames, type MqttConfig } from '../../config.js';
 import { usernameProblem } from '../../names.js';
 import type { Store } from '../../store/db.js';
-import type { BridgeRepo, SavedBridgeSettings } from '../../store/bridge-repo.js';
+import { brokerOf, type BridgeRepo, type SavedBridgeSettings } from '../../store/bridge-repo.js';
 import { conflict, invalid, requireAdmin } from '../shared/index.js';
 import type { AccountState, Caller, FieldErrors } from '../shared/index.js';
 import type { DeviceSecrets } from '../accounts/index.js';
@@ -200,17 +200,5 @@ export class BridgeSettings {
   /** The saved password in clear, for the bridge only; undefined when its box does not open (another device key). */
   private open(sealed: NonNullable<SavedBridgeSettings['password']>): string | undefined {
     return this.secrets.open({ nonce: Buffer.from(sealed.nonce, 'base64'), box: Buffer.from(sealed.box, 'base64') }) ?? undefined;
-  }
-}
-
-/** Where a broker URL connects to (scheme, host, port with its default), ignoring how it is written; '' for none. */
-export function brokerOf(url: string): string {
-  if (url === '') return '';
-  try {
-    const parsed = new URL(url);
-    const port = parsed.port || (parsed.protocol === 'mqtts:' ? '8883' : '1883');
-    return `${parsed.protocol}//${parsed.hostname.toLowerCase()}:${port}`;
-  } catch {
-    return url;
   }
 }
