@@ -73,6 +73,8 @@ const SOLO = new Map([
   ['test/mqtt/availability.test.ts', 'long'],
   ['test/mqtt/discovery.test.ts', 'long'],
   ['test/drivers/monoprice-cli.test.ts', 'long'],
+  ['test/api/backup-bridge-settings.test.ts', 'long: waits on a broker through restores'],
+  ['test/api/mpd-parent-death.test.ts', 'long: a daemon child process and its mpd'],
 ]);
 
 /** Quick files of one folder share a process, this many at most, in name order. */
