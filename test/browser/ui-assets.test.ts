@@ -6,8 +6,12 @@ import { gzipSync } from 'node:zlib';
 import { UI_DIR } from '../../daemon/paths.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 
-/** The whole app, gzipped as azcd serves it (level 9, file by file), must stay under this (72 KB since stream players: 60 KB held everything before them). */
-const BUDGET_BYTES = 72 * 1024;
+/**
+ * The whole app, gzipped as azcd serves it (level 9, file by file), must stay under this: 80 KB since the dashboard
+ * says refusals in its own words, picks sounds from the library and lists free outputs (72 KB since stream players,
+ * 60 KB before them).
+ */
+const BUDGET_BYTES = 80 * 1024;
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -20,7 +24,7 @@ const all = files(UI_DIR);
 const text = (file: string) => readFileSync(file, 'utf8');
 const rel = (file: string) => path.relative(UI_DIR, file);
 
-t.test('the whole dashboard is at most 72 KB gzipped', async (t) => {
+t.test('the whole dashboard is at most 80 KB gzipped', async (t) => {
   let raw = 0;
   let gzipped = 0;
   for (const file of all) {

@@ -1,9 +1,12 @@
 // Announcements: a sound played on some zones through a stream player, then everything put back. The dialog that
-// sends one, and the line that follows it (queued, playing, done) from the answer and the announcement.* events.
-import { h, text, uid, count } from './dom.js';
-import { post } from './api.js';
+// sends one, with a picker of the music folder's files, and the line that follows it (queued, playing, done) from the
+// answer and the announcement.* events.
+import { h, attr, text, uid, count } from './dom.js';
+import { icon } from './icons.js';
+import { apiResponse, post } from './api.js';
 import { state, changed, sorted } from './store.js';
 import { openDialog, field } from './dialogs.js';
+import { problemText } from './problem-text.js';
 
 const STATUS_TEXT = { queued: 'waits its turn', playing: 'is playing', done: 'played; everything is back', failed: 'failed', cancelled: 'was cancelled' };
 const DEFAULT_PERCENT = 40;
@@ -24,13 +27,68 @@ function zoneChecks() {
   );
 }
 
+/** The most entries a folder lists in the picker (the API's largest page); the sound field takes any other name. */
+const PICKER_LIMIT = 200;
+
+/**
+ * The music folder (GET /api/library): a folder opens, a file fills `input`. Opened by its summary, or by the dialog
+ * when the appliance refused the sound typed.
+ */
+function soundPicker(input) {
+  const where = h('p', { class: 'lib-crumbs small' });
+  const up = h('button', { type: 'button', class: 'btn btn-ghost btn-small', text: 'Up one folder', hidden: true });
+  const list = h('ul', { class: 'lib-list', 'aria-label': 'Sounds in the music folder' });
+  const error = h('p', { class: 'form-error', role: 'alert', hidden: true });
+  const box = h('details', { class: 'library-box sound-picker' }, h('summary', { text: 'Choose from the music library' }), where, up, error, list);
+  let folder = null;
+
+  const button = (name, label, onClick) => h('li', { class: 'lib-entry' }, h('button', { type: 'button', class: 'lib-folder', on: { click: onClick } }, icon(name), h('span', { text: label })));
+  const pick = (uri) => {
+    input.value = uri;
+    attr(input, 'aria-invalid', null);
+    box.open = false;
+    input.focus();
+  };
+
+  /** Only the folder asked for last fills the list (an older answer is dropped). */
+  async function open(path) {
+    folder = path;
+    text(where, ['Music', ...(path ? path.split('/') : [])].join(' / '));
+    up.hidden = !path;
+    try {
+      const { data, headers } = await apiResponse('GET', `/api/library?folder=${encodeURIComponent(path)}&limit=${PICKER_LIMIT}&offset=0`);
+      if (folder !== path) return;
+      error.hidden = true;
+      list.replaceChildren(...data.map((e) => (e.kind === 'folder' ? button('folder', e.name, () => open(e.uri)) : button('music', e.name, () => pick(e.uri)))));
+      const rest = Number(headers.get('x-total-count')) - data.length;
+      if (!data.length || rest > 0) list.append(h('li', { class: 'muted small', text: data.length ? `${count(rest, 'more entry', 'more entries')}: type the name above.` : 'This folder is empty.' }));
+    } catch (err) {
+      if (folder !== path || err.status === 401) return;
+      text(error, err.message);
+      error.hidden = false;
+    }
+  }
+
+  box.addEventListener('toggle', () => box.open && folder === null && open(''));
+  up.addEventListener('click', () => open(folder.split('/').slice(0, -1).join('/')));
+  box.show = () => (box.open = true);
+  return box;
+}
+
+/** A refusal that is about the sound: the field says so and the picker opens (the other choices stay as they were). */
+const aboutSound = (err) => err?.status === 400 && (Boolean(err.problem?.errors?.uri) || /^"uri"/.test(err.problem?.detail ?? ''));
+
 /** Opens the dialog; the announcement it queued becomes the one the status line follows. */
 export function announceDialog(status) {
+  const uri = field({ name: 'uri', label: 'Sound (URI)', required: true, maxlength: '2048', autocomplete: 'off', spellcheck: 'false', placeholder: 'file:chimes/door.flac', hint: 'A file in the music folder (file:…, or choose it below) or an http(s) address.' });
+  const input = uri.querySelector('input');
+  const picker = soundPicker(input);
   return openDialog({
     title: 'Announce',
     description: 'Plays a sound on the chosen zones, then puts their power, source, volume and mute back, and what the player played.',
     content: [
-      field({ name: 'uri', label: 'Sound (URI)', required: true, maxlength: '2048', autocomplete: 'off', spellcheck: 'false', placeholder: 'file:chimes/door.flac', hint: 'A file in the music folder (file:…) or an http(s) address.' }),
+      uri,
+      picker,
       zoneChecks(),
       field({ name: 'volume', label: 'Volume (%)', type: 'number', min: '0', max: '100', step: '1', value: String(DEFAULT_PERCENT), required: true }),
     ],
@@ -39,7 +97,15 @@ export function announceDialog(status) {
     onSubmit: async (form) => {
       const zoneIds = [...form.querySelectorAll('input[name="zoneIds"]:checked')].map((el) => el.value);
       if (!zoneIds.length) throw new Error('Choose at least one zone.');
-      const announcement = await post('/api/announcements', { uri: form.elements.uri.value.trim(), zoneIds, volume: Number(form.elements.volume.value) / 100 });
+      let announcement;
+      try {
+        announcement = await post('/api/announcements', { uri: form.elements.uri.value.trim(), zoneIds, volume: Number(form.elements.volume.value) / 100 });
+      } catch (err) {
+        if (!aboutSound(err)) throw err;
+        attr(input, 'aria-invalid', 'true');
+        picker.show();
+        throw new Error(problemText(err.problem, { uri: 'The sound' }) ?? err.message);
+      }
       // An event about it may have come first: keep whichever is further along.
       if (!state.announcements.has(announcement.id)) state.announcements.set(announcement.id, announcement);
       status.follow(announcement.id);

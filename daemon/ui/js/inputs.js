@@ -1,9 +1,10 @@
-// The Inputs view: the appliance's physical inputs, with favorites; admins delete those of an amplifier that is gone.
+// The Inputs view: the appliance's physical inputs, with favorites; admins rename them and delete those of an amplifier
+// that is gone.
 import { h, attr, text, reconcile, attempt, iconButton, showReason } from './dom.js';
 import { icon } from './icons.js';
 import { put, del } from './api.js';
 import { state, can, sorted, changed } from './store.js';
-import { confirmDialog } from './dialogs.js';
+import { confirmDialog, openDialog, field } from './dialogs.js';
 
 const KIND_ICONS = { optical: 'optical', turntable: 'disc', phono: 'disc', bluetooth: 'bluetooth', tv: 'tv', hdmi: 'tv' };
 
@@ -38,7 +39,10 @@ function inputCard(input) {
   const remove = can.admin()
     ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-input', onClick: () => deleteInput(card.input) })
     : null;
-  const card = h('li', { class: 'card input-card' }, glyph, h('div', { class: 'card-head-text' }, name, meta), fav, remove, reason);
+  const rename = can.admin()
+    ? iconButton({ icon: icon('pencil'), label: '', className: 'btn btn-icon btn-quiet', action: 'rename-input', onClick: () => renameInput(card.input) })
+    : null;
+  const card = h('li', { class: 'card input-card' }, glyph, h('div', { class: 'card-head-text' }, name, meta), fav, rename, remove, reason);
   let kind = '';
   card.update = (i) => {
     card.input = i;
@@ -51,6 +55,10 @@ function inputCard(input) {
     card.classList.toggle('is-favorite', i.isFavorite);
     card.classList.toggle('is-unavailable', !i.available);
     showReason(reason, i);
+    if (rename) {
+      attr(rename, 'aria-label', `Rename input ${i.name}`);
+      attr(rename, 'title', `Rename input ${i.name}`);
+    }
     if (remove) {
       // Inputs are the amplifier's own; only one whose amplifier is gone is worth deleting.
       remove.hidden = i.available;
@@ -66,6 +74,19 @@ function inputCard(input) {
     }
   };
   return card;
+}
+
+/** Admins name an input after what is wired to it (PUT /api/input-devices/{id}); the event refreshes every page. */
+function renameInput(input) {
+  return openDialog({
+    title: `Rename ${input.name}`,
+    content: [
+      field({ name: 'name', label: 'Name of the input', value: input.name, required: true, maxlength: '100', autocomplete: 'off' }),
+      field({ name: 'kind', label: 'Kind of source', value: input.kind, required: true, maxlength: '40', autocomplete: 'off', hint: 'For example optical, turntable, bluetooth, tv or line-in: it picks the icon.' }),
+    ],
+    submitLabel: 'Rename',
+    onSubmit: (form) => put(`/api/input-devices/${input.id}`, { name: form.elements.name.value.trim(), kind: form.elements.kind.value.trim() }),
+  });
 }
 
 async function deleteInput(input) {

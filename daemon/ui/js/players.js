@@ -1,7 +1,7 @@
 // The Players view: every player with its zones — group and zone volume, routing, mute and power, live.
-import { h, attr, text, reconcile, attempt, announce, iconButton, showReason } from './dom.js';
+import { h, attr, text, reconcile, attempt, announce, iconButton, showReason, toast } from './dom.js';
 import { icon } from './icons.js';
-import { put, post, del } from './api.js';
+import { get, put, post, del } from './api.js';
 import { state, can, sorted } from './store.js';
 import { volumeControl } from './volume.js';
 import { confirmDialog, openDialog, field } from './dialogs.js';
@@ -98,17 +98,26 @@ function playerCard(player) {
   // The group volume is the average of the zones; their own volumes are listed beside it.
   const parts = h('p', { class: 'group-parts' });
   const zones = h('ul', { class: 'zone-list' });
-  const noZones = h('p', { class: 'muted small', text: 'No zones attached. Add one below to start playing.' });
+  const noZones = h('p', { class: 'muted small no-zones', text: 'No rooms attached: add a zone below to start playing.' });
+  const group = h('div', { class: 'group-volume' }, h('span', { class: 'label', text: 'Group volume' }), volume, parts);
   const attach = can.change() ? attachPicker(() => card.player) : null;
   // A stream player (one the appliance plays itself) shows what it plays; its output never changes.
   const np = player.output ? nowPlaying(() => card.player) : null;
+  // Play on an empty queue has nothing to start (the daemon answers "stopped" and nothing happens): say what to do.
+  np?.addEventListener('click', (event) => {
+    if (!event.target.closest('[data-action="resume"]')) return;
+    const playback = state.playback.get(card.player.id);
+    if (playback && playback.state === 'stopped' && playback.queueLength === 0) {
+      toast(`Nothing to play on ${card.player.name}: its queue is empty. Open Playlists and play a playlist on it first.`);
+    }
+  });
   const card = h(
     'article',
     { class: 'card player-card' },
     h('header', { class: 'card-head' }, h('div', { class: 'card-head-text' }, title, meta), badge, rename, remove),
     reason,
     np,
-    h('div', { class: 'group-volume' }, h('span', { class: 'label', text: 'Group volume' }), volume, parts),
+    group,
     h('h3', { class: 'subhead', text: 'Zones' }),
     zones,
     noZones,
@@ -120,8 +129,12 @@ function playerCard(player) {
     text(meta, `Input ${p.input.channel}${p.output ? ' · stream player' : ''}`);
     const attached = p.zoneIds.map((id) => state.zones.get(id)).filter(Boolean);
     const stream = np ? playbackState(p.id) : null;
-    const playing = p.available && (stream ? stream === 'playing' : attached.some((z) => z.power && !z.muted));
-    text(badge, p.available ? (stream ? stateText(stream) : playing ? 'Playing' : 'Idle') : 'Unavailable');
+    const live = attached.filter((z) => z.power && !z.muted);
+    // Zones on and unmuted at 0% let nothing through: "Playing" would promise sound that is not there.
+    const silent = live.length > 0 && live.every((z) => z.volume === 0);
+    const playing = p.available && (stream ? stream === 'playing' : live.length > 0 && !silent);
+    text(badge, p.available ? (stream ? stateText(stream) : playing ? 'Playing' : silent ? 'Silent' : 'Idle') : 'Unavailable');
+    attr(badge, 'title', p.available && !stream && silent ? `Its zones are on at volume 0%: raise the volume to hear ${p.name}` : null);
     np?.update(p);
     badge.className = ['badge', playing ? 'badge-live' : '', p.available ? '' : 'badge-unavailable'].filter(Boolean).join(' ');
     card.classList.toggle('is-unavailable', !p.available);
@@ -139,6 +152,8 @@ function playerCard(player) {
     volume.setDisabled(!p.available || (attached.length > 0 && attached.every((z) => !z.available)));
     text(parts, attached.length ? `Average of ${attached.map((z) => `${z.name} ${Math.round(z.volume * 100)}%`).join(', ')}` : '');
     reconcile(zones, attached, (z) => z.id, (z) => zoneRow(z, p.id));
+    // Without a zone there is nothing for a group volume to move: the slider goes, the line below says why.
+    group.hidden = attached.length === 0;
     noZones.hidden = attached.length > 0;
     if (attach) attach.hidden = !p.available;
     if (p.available) attach?.update();
@@ -197,7 +212,8 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
     text(name, z.name);
     const limit = (z.maxVolume ?? 1) < 1 ? ` · limit ${Math.round(z.maxVolume * 100)}%` : '';
     const sleeping = sleepText(z);
-    text(sub, `Output ${z.output.channel}${z.power ? '' : ' · off'}${z.muted ? ' · muted' : ''}${limit}${sleeping ? ` · ${sleeping}` : ''}`);
+    const silent = z.power && !z.muted && z.volume === 0 ? ' · silent at 0%' : '';
+    text(sub, `Output ${z.output.channel}${z.power ? '' : ' · off'}${z.muted ? ' · muted' : ''}${silent}${limit}${sleeping ? ` · ${sleeping}` : ''}`);
     sleep?.update(z);
     row.classList.toggle('is-off', !z.power);
     row.classList.toggle('is-muted', z.muted);
@@ -338,8 +354,20 @@ function renameThing(kind, thing) {
 function createPlayer() {
   const used = new Set([...state.players.values()].map((p) => p.input.channel));
   const inputs = sorted.inputs().filter((i) => !used.has(i.input.channel));
-  const options = inputs.map((i) => ({ value: String(i.input.channel), label: `Input ${i.input.channel} · ${i.name}` }));
-  openDialog({
+  const options = inputs.map((i) => ({ value: String(i.input.channel), label: inputLabel(i) }));
+  const target = field({ name: 'target', label: 'ALSA device or FIFO path', maxlength: '1024', autocomplete: 'off', hint: TARGET_HINTS.alsa });
+  const plays = field({ name: 'plays', label: 'What plays into it', options: PLAYS, value: '' });
+  // Only a stream player has an output: for a device wired to the input the field is not asked for at all.
+  const showTarget = () => {
+    const kind = plays.querySelector('select').value;
+    const input = target.querySelector('input');
+    target.hidden = kind !== 'alsa' && kind !== 'fifo';
+    input.disabled = target.hidden;
+    target.querySelector('.hint').textContent = TARGET_HINTS[kind] ?? '';
+  };
+  plays.querySelector('select').addEventListener('change', showTarget);
+  showTarget();
+  return openDialog({
     title: 'New player',
     description:
       'A player is a source wired to one amplifier input: a device (a streamer, a DAC), or an audio output of this appliance that it plays itself (a stream player, played by MPD).',
@@ -348,18 +376,27 @@ function createPlayer() {
       options.length
         ? field({ name: 'channel', label: 'Amplifier input', options, value: options[0].value })
         : field({ name: 'channel', label: 'Amplifier input (number)', type: 'number', min: '1', max: '99', required: true }),
-      field({ name: 'plays', label: 'What plays into it', options: PLAYS, value: '' }),
-      field({
-        name: 'target',
-        label: 'ALSA device or FIFO path',
-        maxlength: '1024',
-        autocomplete: 'off',
-        hint: 'ALSA: the device as aplay -L names it (empty: default). FIFO: its absolute path.',
-      }),
+      plays,
+      target,
     ],
     submitLabel: 'Create player',
-    onSubmit: (form) => post('/api/players', playerBody(form.elements)),
+    onSubmit: async (form) => {
+      const player = await post('/api/players', playerBody(form.elements));
+      toast(`Player ${player.name} created on input ${player.input.channel}. Add a zone to it to start playing.`, 'success');
+      return player;
+    },
   });
+}
+
+const TARGET_HINTS = {
+  alsa: 'The device as aplay -L names it; leave empty for the default sound card.',
+  fifo: 'The absolute path of the FIFO, for example /run/snapfifo.',
+};
+
+/** "Input 3 · TV"; an input still called by its default name is "Input 3" once, not "Input 3 · Input 3". */
+export function inputLabel(input) {
+  const number = `Input ${input.input.channel}`;
+  return input.name.trim().toLowerCase() === number.toLowerCase() ? number : `${number} · ${input.name}`;
 }
 
 /** What plays into a new player's input: a device wired to it, or one of this appliance's audio outputs. */
@@ -374,22 +411,40 @@ const PLAYS = [
 function playerBody(elements) {
   const body = { name: elements.name.value.trim(), input: { channel: Number(elements.channel.value) } };
   const kind = elements.plays.value;
-  const target = elements.target.value.trim();
+  const target = elements.target.disabled ? '' : elements.target.value.trim();
   if (kind === 'alsa') body.output = target ? { kind, device: target } : { kind };
   else if (kind === 'fifo') body.output = { kind, path: target };
   else if (kind === 'null') body.output = { kind };
   return body;
 }
 
-function createZone() {
-  openDialog({
+/** A new zone takes an output that has none: the dialog offers those (GET /api/zones/free-outputs), or says there is none. */
+async function createZone() {
+  let free;
+  if (!(await attempt(async () => (free = await get('/api/zones/free-outputs'))))) return null;
+  if (free.length === 0) {
+    return openDialog({
+      title: 'New zone',
+      description: 'Every amplifier output already has a zone. Delete a zone you no longer use (it must not play a player) to free its output.',
+      submitLabel: 'Close',
+      cancelLabel: null,
+    });
+  }
+  const several = new Set(free.map((o) => o.amplifier)).size > 1;
+  const options = free.map((o, i) => ({ value: String(i), label: several ? `${o.amplifier}: output ${o.channel}` : `Output ${o.channel}` }));
+  return openDialog({
     title: 'New zone',
-    description: 'A zone is one amplifier output (the speakers of one room). Use an output that has no zone yet.',
+    description: 'A zone is one amplifier output (the speakers of one room). The outputs listed have no zone yet.',
     content: [
       field({ name: 'name', label: 'Name', required: true, maxlength: '100', autocomplete: 'off' }),
-      field({ name: 'channel', label: 'Amplifier output (number)', type: 'number', min: '1', max: '99', required: true }),
+      field({ name: 'channel', label: 'Amplifier output', options, value: options[0].value }),
     ],
     submitLabel: 'Create zone',
-    onSubmit: (form) => post('/api/zones', { name: form.elements.name.value.trim(), output: { channel: Number(form.elements.channel.value) } }),
+    onSubmit: async (form) => {
+      const output = free[Number(form.elements.channel.value)];
+      const zone = await post('/api/zones', { name: form.elements.name.value.trim(), output: { ...(several ? { amplifier: output.amplifier } : {}), channel: output.channel } });
+      toast(`Zone ${zone.name} created on output ${zone.output.channel}.`, 'success');
+      return zone;
+    },
   });
 }

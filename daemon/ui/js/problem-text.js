@@ -35,7 +35,48 @@ const LABELS = {
   backup: 'Backup file',
   url: 'Broker URL',
   account: 'Bridge account',
+  output: 'What plays into it',
+  playlistId: 'Playlist',
+  playerId: 'Player',
+  zoneId: 'Zone',
+  startIndex: 'Track',
+  positionMs: 'Position',
 };
+
+/**
+ * Messages that describe the API's JSON rather than what the person chose ({…} in them), per field (or the field it is
+ * part of): the dashboard's sentence instead. A message saying "must be a UUID" names something this page holds an
+ * id of: it is gone.
+ */
+const FIELD_SENTENCES = {
+  'output.path': 'a FIFO needs its absolute path, for example /run/snapfifo',
+  output: 'a FIFO needs its absolute path, for example /run/snapfifo; a sound card takes the device as aplay -L names it, or nothing for the default one',
+};
+const API_SHAPE = /[{}|]|^is missing/;
+const STALE_ID = 'that item is no longer on the appliance. Reload the page and choose again';
+
+/** API addresses in a detail, said as the place in the dashboard that does the same. */
+const PLACES = [
+  [/\(POST \/api\/players with an "output"\)/g, '(New player, with this appliance playing into it)'],
+  [/\(POST \/api\/backup\)/g, '(Settings, Backup)'],
+  [/the file GET \/api\/backup downloads/g, 'the file Settings, Backup saves'],
+];
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/** Drops what a person cannot use from an API message: ids, API addresses, field names in API spelling. */
+function plain(message) {
+  let out = message;
+  for (const [pattern, words] of PLACES) out = out.replace(pattern, words);
+  out = out
+    .replace(/\s*\(\s*(?:id\s+)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\s*\)/gi, '')
+    .replace(/ with id [0-9a-f-]{36}/gi, '')
+    .replace(UUID, 'it')
+    .replace(/\s*\([^()]*\/api\/[^()]*\)/g, '')
+    .replace(/`?\b(?:GET|POST|PUT|DELETE|PATCH) \/api\/[^\s`,;)]*`?/g, 'the dashboard')
+    .replace(/`/g, '');
+  // A field named in API spelling ("maxVolume") becomes its label; other quoted words (names) stay as they are.
+  return out.replace(/"([A-Za-z][A-Za-z.]*)"/g, (quoted, name) => (LABELS[name] ? `"${LABELS[name]}"` : quoted));
+}
 
 /** "filePath" → "File path": the fallback for a field the table does not know. */
 const humanise = (name) => {
@@ -46,7 +87,8 @@ const humanise = (name) => {
 const capitalise = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** "filePath" → "File name"; "assignments.zoneIds" → "Zones"; "tracks.0.uri" → "Location (URI), item 1". */
-export function fieldLabel(path) {
+export function fieldLabel(path, labels = {}) {
+  if (labels[path]) return labels[path];
   if (LABELS[path]) return LABELS[path];
   const parts = path.split('.');
   const named = parts.filter((p) => !/^\d+$/.test(p));
@@ -57,27 +99,36 @@ export function fieldLabel(path) {
 }
 
 /** Drops the server's leading `"field"` (the label already names it) and says the rest in a sentence. */
-function fieldMessage(path, message) {
+function fieldMessage(path, message, labels) {
   const quoted = `"${path}"`;
   const rest = message.startsWith(quoted) ? message.slice(quoted.length).trimStart() : message;
-  if (!rest || rest === 'is required') return `${fieldLabel(path)} is required`;
-  return `${fieldLabel(path)}: ${rest}`;
+  const label = fieldLabel(path, labels);
+  if (!rest || rest === 'is required') return `${label} is required`;
+  const top = path.split('.')[0];
+  const sentence = FIELD_SENTENCES[path] ?? FIELD_SENTENCES[top];
+  if (sentence && API_SHAPE.test(rest)) return `${fieldLabel(top, labels)}: ${sentence}`;
+  if (/UUID/.test(rest)) return `${label}: ${STALE_ID}`;
+  // "is not a file …" reads as a sentence after the label; "must …" keeps the label's colon.
+  return /^is (not|no) /.test(rest) ? `${label} ${plain(rest)}` : `${label}: ${plain(rest)}`;
 }
 
 /** A leading `"knownField" must …` in a detail becomes `Label must …`; other quoted words (names) stay as they are. */
 function humaniseDetail(detail) {
   const match = /^"([A-Za-z.]+)" (?=must|is required|needs)/.exec(detail);
   const text = match && (LABELS[match[1]] || match[1].includes('.')) ? `${fieldLabel(match[1])} ${detail.slice(match[0].length)}` : detail;
-  return capitalise(text);
+  return capitalise(plain(text));
 }
 
-/** The words for a problem, or null when it carries none (the caller then says something by status). */
-export function problemText(problem) {
+/**
+ * The words for a problem, or null when it carries none (the caller then says something by status). `labels` names
+ * fields as the form that sent them calls them, over the table above.
+ */
+export function problemText(problem, labels = {}) {
   if (!problem || typeof problem !== 'object') return null;
   const errors = problem.errors && typeof problem.errors === 'object' ? Object.entries(problem.errors) : [];
   const lines = errors
     .filter(([field]) => field !== 'body' && field !== 'query' && field !== 'path')
-    .map(([field, messages]) => fieldMessage(field, String([messages].flat()[0] ?? '')));
+    .map(([field, messages]) => fieldMessage(field, String([messages].flat()[0] ?? ''), labels));
   if (lines.length) return lines.join(' · ');
   if (typeof problem.detail === 'string' && problem.detail) return humaniseDetail(problem.detail);
   return null;

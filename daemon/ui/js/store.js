@@ -311,6 +311,7 @@ function apply(type, p) {
       return 'inputs';
     }
     case 'inputDevice.created':
+    case 'inputDevice.updated':
       state.inputs.set(p.inputDevice.id, p.inputDevice);
       return 'inputs';
     case 'inputDevice.deleted':

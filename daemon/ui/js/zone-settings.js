@@ -22,7 +22,7 @@ export function editZone(zone) {
     content: [
       field({ name: 'name', label: 'Name of the zone', value: zone.name, required: true, maxlength: '100', autocomplete: 'off' }),
       percentField('maxVolume', 'Volume limit (%)', zone.maxVolume ?? 1, 'No path (keypad, group slider, scene, hub) can set the zone louder than this; louder requests are lowered to it.', true),
-      percentField('turnOnVolume', 'Turn-on volume (%)', zone.turnOnVolume, 'The volume the zone starts at when it is switched on. Leave empty to keep the last volume.', false),
+      percentField('turnOnVolume', 'Turn-on volume (%)', zone.turnOnVolume, 'The volume the zone starts at when it is switched on, at most the volume limit. Leave empty to keep the last volume.', false),
     ],
     submitLabel: 'Save',
     onSubmit: (form) => {
