@@ -1,7 +1,9 @@
 // Everyone who may see a player reads one volume for it: an Operator assigned the player but none of its zones reads
-// the stored volume, which follows the zones, before and after a restart.
+// the stored volume, which follows the zones, before and after a restart, and also on a database an older daemon wrote.
 import t from 'tap';
 import { rmSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { startDaemon, tempDir } from '../helpers/daemon.js';
 import { createUser, injectClient } from '../helpers/inject.js';
 
@@ -30,4 +32,25 @@ t.test('an Operator assigned a player but none of its zones reads the volume an 
   const second = await startDaemon({ stateDir });
   t.teardown(() => second.stop());
   t.same(await volumes(second.daemon), { admin: 0.37, operator: 0.37, operatorList: [0.37] }, 'and still after a restart');
+});
+
+t.test('a stale stored volume from an older database is brought to its zones\' average when the daemon starts', async (t) => {
+  const stateDir = tempDir('azc-player-volume-old-');
+  t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
+  const first = await startDaemon({ stateDir });
+  const admin = injectClient(first.daemon, first.adminKey);
+  const [kitchen] = (await admin.get('/api/zones')).body as Array<{ id: string }>;
+  const player = (await admin.post('/api/players', { name: 'Streamer', input: { channel: 1 } })).body;
+  await admin.post(`/api/players/${player.id}/attach-zones`, { zoneIds: [kitchen!.id] });
+  await admin.put(`/api/zones/${kitchen!.id}/volume`, { volume: 0.45 });
+  const operator = await createUser(admin, 'player-only', 'Operator', { playerIds: [player.id], zoneIds: [] });
+  await first.stop();
+  // What a daemon that stored a player's volume only when its last zone left would have on disk.
+  const db = new Database(path.join(stateDir, 'azc.db'));
+  db.transaction(() => db.prepare('UPDATE players SET volume = 0.3 WHERE id = ?').run(player.id))();
+  db.close();
+
+  const second = await startDaemon({ stateDir });
+  t.teardown(() => second.stop());
+  t.equal((await injectClient(second.daemon, operator.apiKey).get(`/api/players/${player.id}`)).body.volume, 0.45, 'the Operator reads the zone\'s volume');
 });

@@ -18,6 +18,7 @@ export class HardwareSync {
 
   /** Creates rows for what each amplifier has, then hands it the stored state and follows its changes. */
   async start(): Promise<void> {
+    this.parts.commits.storePlayerVolumes();
     const results = await Promise.allSettled(this.syncs.map((sync) => sync.start()));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (!failed) return;
@@ -42,6 +43,7 @@ export class HardwareSync {
   reload(): void {
     this.parts.repo.reload();
     this.parts.availability.forget();
+    this.parts.commits.storePlayerVolumes();
     for (const sync of this.syncs) sync.pushStoredState();
   }
 }

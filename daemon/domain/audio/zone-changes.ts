@@ -95,6 +95,20 @@ export class ZoneCommits {
     return events;
   }
 
+  /**
+   * Brings every stored player volume to its zones' average, in one transaction: a database written before the
+   * stored volume followed the zones (or a backup of one) would otherwise show a stale value until the zones change.
+   */
+  storePlayerVolumes(): void {
+    const zones = this.repo.zones();
+    this.store.transaction(() => {
+      for (const player of this.repo.players()) {
+        const volume = averageZoneVolume(zones, player.id);
+        if (volume !== undefined && volume !== player.volume) this.repo.setPlayerVolume(player.id, volume);
+      }
+    });
+  }
+
   /** player.zonesChanged for each player a zone left or joined. */
   private publishMembership(rows: readonly ZoneChange[]): void {
     let moved: Set<string> | undefined;
