@@ -95,3 +95,20 @@ t.test("an operator's skipped streams all read 'cannot be reached'; the admin ke
   t.ok(details.every((skip) => !/cannot be reached$/.test(skip.detail)), "the admin's details are MPD's words");
   t.equal(new Set(details.map((skip) => skip.detail.replace(/127\.0\.0\.1:\d+\/\w+(\.ogg)?/g, ''))).size, 3, 'which tell the three apart');
 });
+
+t.test("an operator's announcement of a stream that fails says only that it cannot be reached; the admin keeps MPD's words", async (t) => {
+  const rig = await startStreamDaemon(t, { music });
+  const { operator } = await playerAndOperator(rig);
+  const page = await webServer(t, 200, 'text/html', '<html><body>router admin</body></html>');
+  const zones = (await rig.api.get('/api/zones')).body as Array<{ id: string }>;
+  const asked = await rig.api.post('/api/announcements', { uri: page, zoneIds: [zones[0]!.id], volume: 0.3 }, { key: operator.apiKey });
+  t.equal(asked.status, 202, asked.text);
+  const id = asked.body.id as string;
+  const ended = (key: string) =>
+    waitFor(async () => {
+      const view = (await rig.api.get(`/api/announcements/${id}`, { key })).body;
+      return view.status === 'failed' ? view : undefined;
+    }, undefined, { what: 'the announcement to fail' });
+  t.equal((await ended(operator.apiKey)).detail, `${page} cannot be reached`, 'the operator');
+  t.match((await ended(rig.d.adminKey)).detail, new RegExp(`^${page.replace(/[./:]/g, '\\$&')} could not play \\(`), 'the admin');
+});

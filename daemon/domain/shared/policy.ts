@@ -80,7 +80,10 @@ export function sceneFor(caller: Caller | null, scene: SceneView): SceneView {
 /** An announcement (whose zones the caller sees) as the caller sees it: the stream players it may not see are not named. */
 export function announcementFor(caller: Caller | null, announcement: AnnouncementView): AnnouncementView {
   if (!caller || isAdmin(caller)) return announcement;
-  return { ...announcement, playerIds: announcement.playerIds.filter((id) => caller.playerIds.has(id)) };
+  const { uri, detail } = announcement;
+  // As for a skipped track (streamSkipFor): MPD's words on a stream that failed are for admins only.
+  const unreached = /^https?:/i.test(uri) && detail !== null && detail.includes(`${uri} could not play (`);
+  return { ...announcement, playerIds: announcement.playerIds.filter((id) => caller.playerIds.has(id)), ...(unreached && { detail: `${uri} cannot be reached` }) };
 }
 
 // ---- may see: events --------------------------------------------------------------------------
