@@ -11,6 +11,54 @@ export interface ZoneState {
   source: number;
 }
 
+/**
+ * A zone's tone on the one scale every family shares: bass and treble from -1 (full cut) through 0 (flat) to +1
+ * (full boost), balance from -1 (full left) through 0 (centre) to +1 (full right). Each side of flat is spread evenly
+ * over the family's native steps (ToneScale), so every native step has a value of its own and reads back as the value
+ * that writes it. Only the controls the family has are present (DriverDescription.sound says which).
+ */
+export interface ZoneTone {
+  bass?: number;
+  treble?: number;
+  balance?: number;
+  /** Loudness compensation on or off. */
+  loudness?: boolean;
+}
+
+export type ToneControl = keyof ZoneTone;
+export const TONE_CONTROLS: readonly ToneControl[] = ['bass', 'treble', 'balance', 'loudness'];
+export type StepControl = Exclude<ToneControl, 'loudness'>;
+
+/**
+ * What the amplifier reports about a zone by itself, read-only: a page in progress (Monoprice PA, Xantech PS),
+ * do-not-disturb (Monoprice DT, RNET), party mode (RNET). Only the fields the family reports are present.
+ */
+export interface ZoneFlags {
+  paging?: boolean;
+  doNotDisturb?: boolean;
+  party?: boolean;
+}
+
+export type ZoneFlag = keyof ZoneFlags;
+export const ZONE_FLAGS: readonly ZoneFlag[] = ['paging', 'doNotDisturb', 'party'];
+
+/** A stepped tone control's native range: `down` steps from flat (or centre) to full cut (left), `up` to full boost (right). */
+export interface ToneScale {
+  down: number;
+  up: number;
+}
+
+/** A control or status field the family does not have, and why (in words an installer reads). */
+export interface Absent {
+  absent: string;
+}
+
+/** Which tone controls and status fields the family has; each one it lacks is listed with the reason. */
+export interface SoundDescription {
+  controls: { [C in StepControl]: ToneScale | Absent } & { loudness: true | Absent };
+  flags: Record<ZoneFlag, true | Absent>;
+}
+
 export interface ZoneDescription {
   /** The driver's own address of the output (simulated: 1..6; Monoprice: 11..16, 21..26, 31..36). */
   channel: number;
@@ -29,6 +77,8 @@ export interface DriverDescription {
   inputs: InputDescription[];
   /** Number of volume steps of the device; the API volume v maps to round(v * volumeSteps). */
   volumeSteps: number;
+  /** Tone controls and status fields (drivers without any leave it out). */
+  sound?: SoundDescription;
 }
 
 /**
@@ -50,9 +100,12 @@ export interface ZoneAvailability {
  * remembered; `status` is the link going up or down;
  * `described` is a change of the fitted zones/inputs (for example a slave unit found by a probe);
  * `availability` is a zone becoming unavailable or available again (see ZoneAvailability).
+ * A `zone` event of a driver with tone controls or status fields also carries the zone's whole tone and flags (the
+ * controls and fields the family has); a change of one of them alone is a `zone` event too. What the daemon was
+ * never told of (the tone at the first read after a start) is adopted without an event.
  */
 export type DriverEvent =
-  | { type: 'zone'; channel: number; state: ZoneState }
+  | { type: 'zone'; channel: number; state: ZoneState; tone?: ZoneTone; flags?: ZoneFlags }
   | { type: 'status'; online: boolean; detail?: string }
   | { type: 'described'; description: DriverDescription }
   | { type: 'availability'; channel: number; available: boolean; reason?: string };
@@ -90,8 +143,18 @@ export interface AmplifierDriver {
    * unavailable zone is dropped; one made while the amplifier is offline is written when it is back.
    */
   setZone(channel: number, change: Partial<ZoneState>): void;
+  /**
+   * Records a tone intent for one zone, under the same ownership rule as setZone, and writes it asynchronously.
+   * Throws a RangeError, changing nothing, for a value off the scale (ZoneTone) or a control the family lacks.
+   * Drivers without tone controls leave it out.
+   */
+  setTone?(channel: number, change: ZoneTone): void;
   /** The last state read from the hardware for a zone, if any. */
   hardwareState(channel: number): ZoneState | undefined;
+  /** The last tone read from the hardware for a zone (the controls the family has), if any. */
+  hardwareTone?(channel: number): ZoneTone | undefined;
+  /** The last status fields read from the hardware for a zone (those the family reports), if any. */
+  hardwareFlags?(channel: number): ZoneFlags | undefined;
   /**
    * Whether the zone on this channel can take writes now (see ZoneAvailability). A channel the amplifier does not
    * have (a unit not fitted) is unavailable with the reason.
@@ -129,4 +192,37 @@ export function volumeToStep(volume: number, steps: number): number {
 
 export function stepToVolume(step: number, steps: number): number {
   return Math.min(1, Math.max(0, step / steps));
+}
+
+/** A tone value (-1..1) as a native step (0 full cut or left, `down` flat or centre, `down + up` full boost or right). */
+export function toneToStep(value: number, scale: ToneScale): number {
+  const offset = Math.round(value < 0 ? value * scale.down : value * scale.up);
+  return scale.down + Math.min(scale.up, Math.max(-scale.down, offset));
+}
+
+export function stepToTone(step: number, scale: ToneScale): number {
+  const offset = Math.min(scale.up, Math.max(-scale.down, step - scale.down));
+  return offset < 0 ? offset / scale.down : offset === 0 ? 0 : offset / scale.up;
+}
+
+/**
+ * Checks a tone change against what the family has: throws a RangeError naming the control and the fix for a value
+ * off the scale or a control the family lacks; returns nothing when every value can be written.
+ */
+export function checkTone(change: ZoneTone, sound: SoundDescription | undefined): void {
+  for (const [control, value] of Object.entries(change) as Array<[string, unknown]>) {
+    if (value === undefined) continue;
+    if (!(TONE_CONTROLS as readonly string[]).includes(control)) {
+      throw new RangeError(`"${control}" is no tone control; the controls are ${TONE_CONTROLS.join(', ')}`);
+    }
+    const has = sound?.controls[control as ToneControl];
+    if (!has || typeof has === 'object' && 'absent' in has) {
+      throw new RangeError(`this amplifier has no ${control} control${has ? `: ${has.absent}` : ''}`);
+    }
+    if (control === 'loudness') {
+      if (typeof value !== 'boolean') throw new RangeError(`"loudness" must be true or false, got ${String(value)}`);
+    } else if (typeof value !== 'number' || !Number.isFinite(value) || value < -1 || value > 1) {
+      throw new RangeError(`"${control}" must be a number from -1 to 1 (0 ${control === 'balance' ? 'centre' : 'flat'}), got ${String(value)}`);
+    }
+  }
 }

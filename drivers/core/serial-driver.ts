@@ -1,7 +1,8 @@
 // The serial amplifier driver every family shares: the driver interface, the lifecycle and the connection phases, on
 // the shared work loop (work-loop.ts). A family supplies its link (framing, exchanges), its topology, how one read
 // and one write go on the wire, and the handshake a new connection begins with.
-import type { AmplifierDriver, DriverDescription, DriverListener, ZoneAvailability, ZoneState } from '../driver.js';
+import type { AmplifierDriver, DriverDescription, DriverListener, ZoneAvailability, ZoneFlags, ZoneState, ZoneTone } from '../driver.js';
+import { checkTone } from '../driver.js';
 import { monotonicClock } from './clock.js';
 import { DriverEvents } from './events.js';
 import { TIMINGS, type CoreOptions, type FirstRead, type LineOptions, type SerialOptions, type SerialTimings } from './serial-options.js';
@@ -48,7 +49,7 @@ export abstract class SerialDriver extends WorkLoop implements AmplifierDriver {
 
   describe(): DriverDescription {
     const zones = this.units.fittedUnits().flatMap((unit) => this.topology.channels(unit).map((channel) => ({ channel, name: this.topology.zoneName(channel) })));
-    return { zones, inputs: this.core.inputs, volumeSteps: this.core.volumeSteps };
+    return { zones, inputs: this.core.inputs, volumeSteps: this.core.volumeSteps, sound: this.core.sound };
   }
 
   async start(remembered: ReadonlyMap<number, ZoneState>): Promise<void> {
@@ -63,6 +64,16 @@ export abstract class SerialDriver extends WorkLoop implements AmplifierDriver {
   }
 
   setZone(channel: number, change: Partial<ZoneState>): void {
+    this.intend(channel, change);
+  }
+
+  /** A tone intent: checked against the family's controls first (a RangeError changes nothing), then as setZone. */
+  setTone(channel: number, change: ZoneTone): void {
+    checkTone(change, this.core.sound);
+    this.intend(channel, change);
+  }
+
+  private intend(channel: number, change: Partial<ZoneState> & ZoneTone): void {
     if (this.phase === 'stopped') return;
     const complaint = this.checkChannel(channel);
     const availability = complaint ? undefined : this.units.availability(channel);
@@ -78,6 +89,14 @@ export abstract class SerialDriver extends WorkLoop implements AmplifierDriver {
 
   hardwareState(channel: number): ZoneState | undefined {
     return this.book.hardware(channel);
+  }
+
+  hardwareTone(channel: number): ZoneTone | undefined {
+    return this.book.hardwareTone(channel);
+  }
+
+  hardwareFlags(channel: number): ZoneFlags | undefined {
+    return this.book.hardwareFlags(channel);
   }
 
   availability(channel: number): ZoneAvailability {

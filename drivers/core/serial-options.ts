@@ -1,6 +1,6 @@
 // What a serial family gives the driver core and gets from it: its options and defaults, the link's options the core
 // builds, and the shape of one read's and one write's outcome.
-import type { DriverOptions, InputDescription } from '../driver.js';
+import type { DriverOptions, InputDescription, SoundDescription } from '../driver.js';
 import type { Outcome } from './link.js';
 import type { ReconnectingPortOptions } from './reconnecting-port.js';
 import type { Topology } from './units.js';
@@ -56,4 +56,6 @@ export interface CoreOptions {
   maxRefusals: number;
   volumeSteps: number;
   inputs: InputDescription[];
+  /** The family's tone controls and status fields, each one it lacks with the reason. */
+  sound: SoundDescription;
 }

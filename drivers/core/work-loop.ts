@@ -1,14 +1,14 @@
 // The work loop every serial family shares: one sender on the line, writes first (chosen when the line is free, so a
 // burst goes out as its latest value), then reads; what each read and write shows, taken into the reconciliation
 // book, the read plan and each unit's liveness; and the poll. serial-driver.ts builds the driver's lifecycle on it.
-import type { DriverDescription, DriverEvent, ZoneState } from '../driver.js';
+import type { DriverDescription, DriverEvent } from '../driver.js';
 import type { Clock } from './clock.js';
 import type { DriverEvents } from './events.js';
 import type { ReconnectingPort } from './reconnecting-port.js';
 import { ReadPlan, Refusals, type PlannedRead } from './read-plan.js';
 import type { FirstRead, ReadReply, SerialTimings, WriteOutcome } from './serial-options.js';
 import { Units, type Topology } from './units.js';
-import type { Fields, ReadKind, Stamp, Write, ZoneBook } from './zone-book.js';
+import type { Fields, ReadKind, Reported, Stamp, Write, ZoneBook } from './zone-book.js';
 
 export type Phase = 'new' | 'connecting' | 'online' | 'offline' | 'stopped';
 
@@ -189,7 +189,7 @@ export abstract class WorkLoop {
       if (kind === 'lost' && this.lostWrites.get(channel)! >= MAX_LOST_WRITES) {
         this.lostWrites.delete(channel);
         this.log('warn', `${this.family}: zone ${channel} ignored the same change ${MAX_LOST_WRITES} times; keeping its own value`);
-        this.emitZone(channel, this.book.giveUp(channel, ['power', 'source', 'volume']));
+        this.emitZone(channel, this.book.giveUp(channel, ['power', 'source', 'volume', 'bass', 'treble', 'balance', 'loudness']));
       }
     }
     // A zone the reply should have shown and did not (a garbled line): read on its own when writes wait for it.
@@ -291,8 +291,8 @@ export abstract class WorkLoop {
     this.events.release(() => this.isSettled());
   }
 
-  protected emitZone(channel: number, state: ZoneState | undefined): void {
-    if (state) this.events.emit({ type: 'zone', channel, state });
+  protected emitZone(channel: number, reported: Reported | undefined): void {
+    if (reported) this.events.emit({ type: 'zone', channel, ...reported });
   }
 
   protected emit(event: DriverEvent): void {

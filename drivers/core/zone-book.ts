@@ -2,11 +2,17 @@
 // present), the daemon's intents (writes a caller asked for, each stamped with the time it was made), and what the
 // daemon was last told. A change the daemon did not write supersedes every older intent for its attribute; newer
 // intents stay and are written. No I/O, no timers: a driver asks what to write next and tells what it read.
-import type { ZoneState } from '../driver.js';
-import { stepToVolume, volumeToStep } from '../driver.js';
+import type { SoundDescription, StepControl, ToneScale, ZoneFlag, ZoneFlags, ZoneState, ZoneTone } from '../driver.js';
+import { ZONE_FLAGS, stepToTone, stepToVolume, toneToStep, volumeToStep } from '../driver.js';
 
-export type Attribute = 'power' | 'source' | 'volume' | 'muted';
-const ATTRIBUTES: readonly Attribute[] = ['power', 'source', 'volume', 'muted'];
+/** What the daemon writes: the zone's state, then its tone (bass, treble, balance in native steps; loudness 0/1). */
+export type Attribute = 'power' | 'source' | 'volume' | 'muted' | 'bass' | 'treble' | 'balance' | 'loudness';
+const STATE: readonly Attribute[] = ['power', 'source', 'volume', 'muted'];
+const TONE = ['bass', 'treble', 'balance', 'loudness'] as const;
+const STEPPED: readonly StepControl[] = ['bass', 'treble', 'balance'];
+const ATTRIBUTES: readonly Attribute[] = [...STATE, ...TONE];
+/** What the amplifier reports and nobody writes: never an intent, only news. */
+const FLAGS: readonly ZoneFlag[] = ZONE_FLAGS;
 
 /**
  * A zone as the wire carries it: power and muted 0/1, source 1..S, volume in device steps. Muted is undefined where
@@ -17,15 +23,34 @@ export interface Wire {
   source: number;
   volume: number;
   muted: number | undefined;
+  /** Tone in native steps (loudness 0/1), and the read-only flags (0/1): undefined where the family has none. */
+  bass?: number;
+  treble?: number;
+  balance?: number;
+  loudness?: number;
+  paging?: number;
+  doNotDisturb?: number;
+  party?: number;
 }
 
-/** What one read showed: the attributes it carries. */
-export type Fields = Partial<Record<Attribute, number>>;
+/** What one read showed: the attributes and flags it carries. */
+export type Fields = Partial<Record<Attribute | ZoneFlag, number>>;
 
-/** The fields of a zone status line (Monoprice, Xantech), volume in device steps. */
-export function statusFields(status: { power: boolean; mute: boolean; volume: number; source: number }): Fields {
-  return { power: status.power ? 1 : 0, muted: status.mute ? 1 : 0, volume: status.volume, source: status.source };
+/** What a change to report carries: the state, and the tone and flags of a family that has them. */
+export interface Reported {
+  state: ZoneState;
+  tone?: ZoneTone;
+  flags?: ZoneFlags;
 }
+
+/** The fields of a zone status line (Monoprice, Xantech), volume and tone in device steps. */
+export function statusFields(status: { power: boolean; mute: boolean; volume: number; source: number; bass: number; treble: number; balance: number }): Fields {
+  const { bass, treble, balance } = status;
+  return { power: status.power ? 1 : 0, muted: status.mute ? 1 : 0, volume: status.volume, source: status.source, bass, treble, balance };
+}
+
+/** 0/1 for a flag on the wire. */
+export const bit = (on: boolean): number => (on ? 1 : 0);
 
 /** When something happened: the clock's time, and a counter that orders what happened within one reading of it. */
 export interface Stamp {
@@ -72,6 +97,8 @@ export interface BookSpec {
   now(): number;
   /** The hardware takes sets while a zone is off (the simulated one); real amps are sent only power then. */
   setsWhileOff?: boolean;
+  /** The family's tone controls and flags (driver.ts SoundDescription); none when left out. */
+  sound?: SoundDescription;
 }
 
 export class ZoneBook {
@@ -90,8 +117,11 @@ export class ZoneBook {
     this.zone(channel).told = this.toWire(state);
   }
 
-  /** Records an intent; values the amp cannot take are dropped and the complaint returned for the log. */
-  record(channel: number, change: Partial<ZoneState>): string | undefined {
+  /**
+   * Records an intent; values the amp cannot take are dropped and the complaint returned for the log. Tone values
+   * must have been checked (driver.ts checkTone): controls the family lacks are left out here.
+   */
+  record(channel: number, change: Partial<ZoneState> & ZoneTone): string | undefined {
     const wrong = this.spec.checkChannel(channel);
     if (wrong) return wrong;
     const zone = this.zone(channel);
@@ -112,10 +142,17 @@ export class ZoneBook {
     if (muted !== undefined) zone.intents.set('muted', { value: muted, stamp, whileOff: off });
     if (volume !== undefined) zone.intents.set('volume', { value: volume, stamp, whileOff: off });
     if (source !== undefined) zone.intents.set('source', { value: source, stamp, whileOff: off });
+    const tone = this.toneFields(change);
+    if (tone) {
+      for (const attribute of TONE) {
+        const value = tone[attribute];
+        if (value !== undefined) zone.intents.set(attribute, { value, stamp, whileOff: off });
+      }
+    }
     // The daemon knows what it asked for: that is no news to report back.
     const told = zone.told;
     if (told) {
-      zone.told = { power: power ?? told.power, source: source ?? told.source, volume: volume ?? told.volume, muted: muted ?? told.muted };
+      zone.told = { ...told, power: power ?? told.power, source: source ?? told.source, volume: volume ?? told.volume, muted: muted ?? told.muted, ...tone };
     } else if (zone.hardware) zone.told = this.overlay(zone);
     return complaint;
   }
@@ -125,10 +162,22 @@ export class ZoneBook {
     return wire && this.state(wire);
   }
 
-  /** Whether the hardware, as the book has it, holds every field of a read (a read-back matches the writes). */
+  /** The tone last read from the hardware, on the shared scale (the controls the family has). */
+  hardwareTone(channel: number): ZoneTone | undefined {
+    const wire = this.zones.get(channel)?.hardware;
+    return wire && this.toneOf(wire);
+  }
+
+  /** The flags last read from the hardware (those the family reports). */
+  hardwareFlags(channel: number): ZoneFlags | undefined {
+    const wire = this.zones.get(channel)?.hardware;
+    return wire && this.flagsOf(wire);
+  }
+
+  /** Whether the hardware, as the book has it, holds every attribute of a read (a read-back matches the writes). */
   shows(channel: number, read: Fields): boolean {
     const hw = this.zones.get(channel)?.hardware;
-    return hw === undefined || (Object.entries(read) as Array<[Attribute, number]>).every(([attribute, value]) => hw[attribute] === value);
+    return hw === undefined || ATTRIBUTES.every((attribute) => read[attribute] === undefined || hw[attribute] === read[attribute]);
   }
 
   hasIntents(channel: number): boolean {
@@ -150,7 +199,7 @@ export class ZoneBook {
   }
 
   /** The amplifier took the write: it now holds it, and the intent it carried is fulfilled. Returns a state to report. */
-  confirm(write: Write): ZoneState | undefined {
+  confirm(write: Write): Reported | undefined {
     const zone = this.zone(write.channel);
     if (zone.hardware) this.effect(zone.hardware, write);
     if (zone.intents.get(write.attribute)?.value === write.value) zone.intents.delete(write.attribute);
@@ -167,7 +216,7 @@ export class ZoneBook {
   }
 
   /** The amplifier keeps refusing or ignoring these intents: given up, and the zone's own state reported. */
-  giveUp(channel: number, attributes: readonly Attribute[] = ATTRIBUTES): ZoneState | undefined {
+  giveUp(channel: number, attributes: readonly Attribute[] = ATTRIBUTES): Reported | undefined {
     const zone = this.zone(channel);
     for (const attribute of attributes) zone.intents.delete(attribute);
     return this.report(zone);
@@ -178,7 +227,7 @@ export class ZoneBook {
    * a change it shows supersedes the intents made before then, and it confirms those it shows fulfilled. Returns
    * the state to report when it differs from what the daemon was told.
    */
-  learn(channel: number, read: Fields, kind: ReadKind, stamp: Stamp): ZoneState | undefined {
+  learn(channel: number, read: Fields, kind: ReadKind, stamp: Stamp): Reported | undefined {
     const zone = this.zone(channel);
     const was = zone.hardware;
     const now = this.merge(kind === 'first' ? undefined : was, read, kind);
@@ -200,7 +249,7 @@ export class ZoneBook {
   }
 
   /** The unit stopped answering: writes to the zone are not sent, so its intents go. Returns a state to report. */
-  dropIntents(channel: number): ZoneState | undefined {
+  dropIntents(channel: number): Reported | undefined {
     const zone = this.zones.get(channel);
     if (!zone || zone.intents.size === 0) return undefined;
     zone.intents.clear();
@@ -215,7 +264,7 @@ export class ZoneBook {
    * off last, and an intent for a zone that stays off waits until it is on. Source goes before volume and mute, so
    * an unmuted zone never plays the previous source and a volume reset by a source switch (seen on one MRC88) is
    * overwritten by the volume that follows. A mute goes before both: a zone asked to go silent is never heard while
-   * its source or volume changes.
+   * its source or volume changes. Tone follows, once the zone plays what it should at the volume it should.
    */
   protected order(channel: number, hw: Wire, intent: (attribute: Attribute) => number | undefined): Write | undefined {
     const want = (attribute: Attribute): number | undefined => {
@@ -224,7 +273,7 @@ export class ZoneBook {
     };
     if (hw.power === 1 || this.spec.setsWhileOff) {
       if (want('muted') === 1) return { channel, attribute: 'muted', value: 1 };
-      for (const attribute of ['source', 'volume', 'muted'] as const) {
+      for (const attribute of ['source', 'volume', 'muted', ...TONE] as const) {
         const value = want(attribute);
         if (value !== undefined) return { channel, attribute, value };
       }
@@ -283,19 +332,77 @@ export class ZoneBook {
     return wire;
   }
 
-  /** The state to report when it differs from what the daemon was told (silently taken when it was told nothing). */
-  private report(zone: Zone): ZoneState | undefined {
+  /**
+   * The state to report when it differs from what the daemon was told (silently taken when it was told nothing). A
+   * tone control or flag the daemon was never told of (the first read after a start) is taken silently too.
+   */
+  private report(zone: Zone): Reported | undefined {
     const now = this.overlay(zone);
     if (!now) return undefined;
     const told = zone.told;
-    if (told && !ATTRIBUTES.some((attribute) => now[attribute] !== undefined && now[attribute] !== told[attribute])) return undefined;
+    if (told) {
+      const differs = (key: Attribute | ZoneFlag): boolean => now[key] !== undefined && now[key] !== told[key];
+      const news =
+        STATE.some(differs) ||
+        TONE.some((attribute) => told[attribute] !== undefined && differs(attribute)) ||
+        FLAGS.some((flag) => told[flag] !== undefined && differs(flag));
+      if (!news) {
+        for (const key of [...TONE, ...FLAGS]) if (told[key] === undefined && now[key] !== undefined) told[key] = now[key];
+        return undefined;
+      }
+    }
     // An unknown mute reads as un-muted, as in every state reported.
     zone.told = { ...now, muted: now.muted ?? 0 };
-    return told && this.state(zone.told);
+    return told && this.reported(zone.told);
+  }
+
+  private reported(wire: Wire): Reported {
+    const reported: Reported = { state: this.state(wire) };
+    if (this.spec.sound) {
+      reported.tone = this.toneOf(wire);
+      reported.flags = this.flagsOf(wire);
+    }
+    return reported;
   }
 
   private state(wire: Wire): ZoneState {
     return { power: wire.power === 1, muted: wire.muted === 1, volume: stepToVolume(wire.volume, this.spec.volumeSteps), source: wire.source };
+  }
+
+  /** A stepped control's native range, for a family that has it. */
+  private scale(control: StepControl): ToneScale | undefined {
+    const has = this.spec.sound?.controls[control];
+    return has && 'up' in has ? has : undefined;
+  }
+
+  private toneOf(wire: Wire): ZoneTone {
+    const tone: ZoneTone = {};
+    for (const control of STEPPED) {
+      const scale = this.scale(control);
+      const step = wire[control];
+      if (scale && step !== undefined) tone[control] = stepToTone(step, scale);
+    }
+    if (this.spec.sound?.controls.loudness === true && wire.loudness !== undefined) tone.loudness = wire.loudness === 1;
+    return tone;
+  }
+
+  private flagsOf(wire: Wire): ZoneFlags {
+    const flags: ZoneFlags = {};
+    for (const flag of FLAGS) if (this.spec.sound?.flags[flag] === true && wire[flag] !== undefined) flags[flag] = wire[flag] === 1;
+    return flags;
+  }
+
+  /** A tone change as native steps, the controls the family lacks left out; undefined when it carries none. */
+  private toneFields(change: ZoneTone): Fields | undefined {
+    if (change.bass === undefined && change.treble === undefined && change.balance === undefined && change.loudness === undefined) return undefined;
+    const fields: Fields = {};
+    for (const control of STEPPED) {
+      const scale = this.scale(control);
+      const value = change[control];
+      if (scale && typeof value === 'number' && Number.isFinite(value)) fields[control] = toneToStep(value, scale);
+    }
+    if (this.spec.sound?.controls.loudness === true && typeof change.loudness === 'boolean') fields.loudness = bit(change.loudness);
+    return fields;
   }
 
   private toWire(state: ZoneState): Wire {

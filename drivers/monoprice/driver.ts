@@ -3,10 +3,10 @@
 import { SerialDriver } from '../core/serial-driver.js';
 import type { FirstRead, ReadReply, SerialOptions, WriteOutcome } from '../core/serial-options.js';
 import type { Topology } from '../core/units.js';
-import { ZoneBook, statusFields, type Attribute, type Write } from '../core/zone-book.js';
+import { ZoneBook, bit, statusFields, type Attribute, type Write } from '../core/zone-book.js';
 import { MonopriceLink } from './link.js';
 import { MONOPRICE_DEFAULTS } from './options.js';
-import { MAX_UNITS, SOURCE_COUNT, VOLUME_STEPS, ZONES_PER_UNIT, isZoneAddress, unitOf, unitZones, type SetAttribute } from './protocol.js';
+import { MAX_UNITS, MONOPRICE_SOUND, SOURCE_COUNT, VOLUME_STEPS, ZONES_PER_UNIT, isZoneAddress, unitOf, unitZones, type SetAttribute } from './protocol.js';
 
 export type MonopriceOptions = SerialOptions;
 
@@ -15,7 +15,9 @@ export { MONOPRICE_DEFAULTS } from './options.js';
 /** `Command Error.` replies in a row to one query or one set before the driver stops insisting (noise garbles some). */
 const MAX_REFUSALS = 3;
 
-const SET_NAMES: Record<Attribute, SetAttribute> = { power: 'PR', source: 'CH', volume: 'VO', muted: 'MU' };
+const SET_NAMES: Record<Attribute, SetAttribute | undefined> = {
+  power: 'PR', source: 'CH', volume: 'VO', muted: 'MU', bass: 'BS', treble: 'TR', balance: 'BL', loudness: undefined,
+};
 
 /**
  * Units 1..3 (master, slaves) of zones x1..x6. A whole unit is read at once (`?x0`, one round trip for six zones);
@@ -46,11 +48,18 @@ export class MonopriceDriver extends SerialDriver {
         probeOthers: true,
         maxRefusals: MAX_REFUSALS,
         volumeSteps: VOLUME_STEPS,
+        sound: MONOPRICE_SOUND,
         inputs: Array.from({ length: SOURCE_COUNT }, (_, i) => ({ channel: i + 1, name: `Input ${i + 1}`, kind: 'line-in' })),
       },
       options,
     );
-    this.book = new ZoneBook({ volumeSteps: VOLUME_STEPS, sourceCount: SOURCE_COUNT, checkChannel: (c) => this.checkChannel(c), now: () => this.clock.now() });
+    this.book = new ZoneBook({
+      volumeSteps: VOLUME_STEPS,
+      sourceCount: SOURCE_COUNT,
+      sound: MONOPRICE_SOUND,
+      checkChannel: (c) => this.checkChannel(c),
+      now: () => this.clock.now(),
+    });
     this.link = new MonopriceLink(this.lineOptions());
   }
 
@@ -71,11 +80,17 @@ export class MonopriceDriver extends SerialDriver {
 
   protected async read(address: number): Promise<ReadReply> {
     const reply = await this.link.query(address);
-    const zones = reply.statuses.map((status) => ({ channel: status.zone, fields: statusFields(status) }));
+    const zones = reply.statuses.map((status) => ({
+      channel: status.zone,
+      fields: { ...statusFields(status), paging: bit(status.pa), doNotDisturb: bit(status.dnd) },
+    }));
     return { outcome: reply.outcome, answered: reply.received > 0, zones };
   }
 
   protected send(write: Write): Promise<WriteOutcome> {
-    return this.link.set(write.channel, SET_NAMES[write.attribute], write.value);
+    const name = SET_NAMES[write.attribute];
+    // The book keeps no intent for a control the family lacks (MONOPRICE_SOUND).
+    if (!name) throw new Error(`monoprice: no command for ${write.attribute}`);
+    return this.link.set(write.channel, name, write.value);
   }
 }

@@ -1,4 +1,5 @@
 // Monoprice MPR-6ZHMAUT / Dayton DAX66 RS-232 codec: pure encode/decode and line framing, no I/O, no timers.
+import type { SoundDescription } from '../driver.js';
 
 export const VOLUME_STEPS = 38;
 export const SOURCE_COUNT = 6;
@@ -39,6 +40,20 @@ export const SET_RANGES = {
   CH: [1, SOURCE_COUNT],
 } as const;
 export type SetAttribute = keyof typeof SET_RANGES;
+
+/**
+ * Tone and status as the protocol carries them: treble and bass 00..14 (07 flat), balance 00..20 (10 centre); PA
+ * (paging, read-only) and DT (do not disturb) in the status line. DT can be set on the wire, but azcd only reports it.
+ */
+export const MONOPRICE_SOUND: SoundDescription = {
+  controls: {
+    bass: { down: 7, up: 7 },
+    treble: { down: 7, up: 7 },
+    balance: { down: 10, up: 10 },
+    loudness: { absent: 'the Monoprice protocol has no loudness command' },
+  },
+  flags: { paging: true, doNotDisturb: true, party: { absent: 'the Monoprice protocol reports no party mode' } },
+};
 /** Attributes that can be queried one at a time (`?11VO`), including the read-only PA and LS. */
 export type QueryAttribute = SetAttribute | 'PA' | 'LS';
 

@@ -7,11 +7,13 @@
 import { SerialDriver } from '../core/serial-driver.js';
 import type { FirstRead, ReadReply, SerialOptions, WriteOutcome } from '../core/serial-options.js';
 import type { Topology } from '../core/units.js';
-import type { Write } from '../core/zone-book.js';
+import { bit, type Write } from '../core/zone-book.js';
 import { RnetLink } from './link.js';
 import { RNET_DEFAULTS } from './options.js';
 import {
   MAX_CONTROLLERS,
+  PARAMETER,
+  RNET_SOUND,
   SOURCE_COUNT,
   VOLUME_STEPS,
   ZONES_PER_CONTROLLER,
@@ -19,6 +21,7 @@ import {
   controllerChannels,
   controllerOf,
   encodeMuteToggle,
+  encodeParameter,
   encodeSource,
   encodeVolume,
   encodeZonePower,
@@ -58,11 +61,18 @@ export class RnetDriver extends SerialDriver {
         probeOthers: true,
         maxRefusals: 1, // RNET refuses nothing
         volumeSteps: VOLUME_STEPS,
+        sound: RNET_SOUND,
         inputs: Array.from({ length: SOURCE_COUNT }, (_, i) => ({ channel: i + 1, name: `Source ${i + 1}`, kind: 'line-in' })),
       },
       options,
     );
-    this.book = new RnetZoneBook({ volumeSteps: VOLUME_STEPS, sourceCount: SOURCE_COUNT, checkChannel: (c) => this.checkChannel(c), now: () => this.clock.now() });
+    this.book = new RnetZoneBook({
+      volumeSteps: VOLUME_STEPS,
+      sourceCount: SOURCE_COUNT,
+      sound: RNET_SOUND,
+      checkChannel: (c) => this.checkChannel(c),
+      now: () => this.clock.now(),
+    });
     this.link = new RnetLink({ ...this.lineOptions(), onHeard: (heard) => this.heard(heard) });
   }
 
@@ -87,7 +97,19 @@ export class RnetDriver extends SerialDriver {
   protected async read(channel: number): Promise<ReadReply> {
     const { outcome, info } = await this.link.zoneInfo(controllerOf(channel), zoneOf(channel));
     if (!info || outcome !== 'ok') return { outcome, answered: false, zones: [] };
-    return { outcome, answered: true, zones: [{ channel, fields: { power: info.power ? 1 : 0, source: info.source, volume: info.volume } }] };
+    const { bass, treble, balance } = info;
+    const fields = {
+      power: bit(info.power),
+      source: info.source,
+      volume: info.volume,
+      bass,
+      treble,
+      balance,
+      loudness: bit(info.loudness),
+      doNotDisturb: bit(info.dnd),
+      party: bit(info.party !== 0),
+    };
+    return { outcome, answered: true, zones: [{ channel, fields }] };
   }
 
   /** RNET answers no event: a write that went out is only known to have landed once the zone is read back. */
@@ -124,5 +146,10 @@ function encodeWrite(write: Write): Buffer {
       return encodeVolume(controller, zone, write.value);
     case 'muted':
       return encodeMuteToggle(controller, zone);
+    case 'bass':
+    case 'treble':
+    case 'balance':
+    case 'loudness':
+      return encodeParameter(controller, zone, PARAMETER[write.attribute], write.value);
   }
 }

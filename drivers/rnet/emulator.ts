@@ -8,12 +8,15 @@ import {
   KEY,
   KEY_MUTE,
   MAX_CONTROLLERS,
+  PARAMETER,
   SOURCE_COUNT,
+  TONE_STEPS,
   VOLUME_STEPS,
   ZONES_PER_CONTROLLER,
   channelOf,
   controllerOf,
   decodeEvent,
+  decodeParameter,
   decodeZoneInfoRequest,
   encodeZoneInfoReply,
   zoneOf,
@@ -24,7 +27,7 @@ import {
 export interface EmulatorOptions extends OutputOptions {
   /** Controllers on the bus, 1..6. Default 1. */
   controllers?: number;
-  /** Source, volume and mute events to a zone that is off are ignored. Default true. */
+  /** Source, volume, mute and parameter (tone) sets to a zone that is off are ignored. Default true. */
   ignoreWhileOff?: boolean;
   /** Frames with a wrong checksum are ignored, as a controller does with a garbled message. Default true. */
   checkChecksums?: boolean;
@@ -39,18 +42,29 @@ export interface EmulatorOptions extends OutputOptions {
   wrongChecksums?: boolean;
 }
 
-/** What the zone holds, including the mute RNET never reports. Source 1..6, volume 0..50. */
+/**
+ * What the zone holds, including the mute RNET never reports. Source 1..6, volume 0..50, bass, treble and balance
+ * 0..20 (10 flat / centre), party mode 0..2.
+ */
 export interface EmulatedZone {
   power: boolean;
   source: number;
   volume: number;
   muted: boolean;
+  bass: number;
+  treble: number;
+  balance: number;
+  loudness: boolean;
+  doNotDisturb: boolean;
+  party: number;
 }
+
+const PARAMETER_NAMES = new Map<number, string>(Object.entries(PARAMETER).map(([name, id]) => [id, name]));
 
 /**
  * Events: `command` (a description of each message received, after the state changed), `booted`, `close`.
  * Commands are recorded as `info 11`, `power 11 on`, `source 11 3`, `volume 11 25`, `mute 11`, `all on`,
- * `bad-checksum`, or `other <hex>`.
+ * `bass 11 12` (and treble, balance, loudness, doNotDisturb, party: a parameter set), `bad-checksum`, or `other <hex>`.
  */
 export class RnetEmulator extends EmulatorPort {
   /** Every frame received, as the bytes arrived (F0..F7). */
@@ -78,7 +92,10 @@ export class RnetEmulator extends EmulatorPort {
     this.chatterIntervalMs = options.chatterIntervalMs ?? 0;
     for (let c = 1; c <= MAX_CONTROLLERS; c++) {
       for (let z = 1; z <= ZONES_PER_CONTROLLER; z++) {
-        this.zones.set(channelOf(c, z), { power: false, source: 1, volume: 20, muted: false });
+        const flat = TONE_STEPS / 2;
+        this.zones.set(channelOf(c, z), {
+          power: false, source: 1, volume: 20, muted: false, bass: flat, treble: flat, balance: flat, loudness: false, doNotDisturb: false, party: 0,
+        });
       }
     }
   }
@@ -185,14 +202,14 @@ export class RnetEmulator extends EmulatorPort {
       power: zone.power,
       source: zone.source,
       volume: zone.volume,
-      bass: 10,
-      treble: 10,
-      loudness: false,
-      balance: 10,
+      bass: zone.bass,
+      treble: zone.treble,
+      loudness: zone.loudness,
+      balance: zone.balance,
       systemOn: [...this.zones.values()].some((z) => z.power),
       sharedSource: false,
-      party: 0,
-      dnd: false,
+      party: zone.party,
+      dnd: zone.doNotDisturb,
     };
   }
 
@@ -228,6 +245,8 @@ export class RnetEmulator extends EmulatorPort {
       return this.done('lost');
     }
     if (event) return this.done(this.apply(frame, event.id, event.timestamp, event.data));
+    const parameter = decodeParameter(frame);
+    if (parameter) return this.done(this.setParameter(parameter.controller, parameter.zone, parameter.parameter, parameter.value));
     this.done(`other ${this.frames.at(-1)!.toString('hex')}`);
   }
 
@@ -271,6 +290,27 @@ export class RnetEmulator extends EmulatorPort {
       default:
         return `event ${channel} ${id.toString(16)}`;
     }
+  }
+
+  /** Applies one parameter set (Set Data); returns its description for the command log. */
+  private setParameter(controller: number, zoneIndex: number, parameter: number, value: number): string {
+    if (controller > this.controllers) return `absent ${controller}`;
+    if (zoneIndex > ZONES_PER_CONTROLLER) return `bad-zone ${controller}${zoneIndex}`;
+    const channel = channelOf(controller, zoneIndex);
+    const zone = this.zone(channel);
+    const name = PARAMETER_NAMES.get(parameter);
+    if (!name) return `parameter ${channel} ${parameter} ${value}`;
+    if (zone.power || !this.ignoreWhileOff) {
+      switch (parameter) {
+        case PARAMETER.bass: if (value <= TONE_STEPS) zone.bass = value; break;
+        case PARAMETER.treble: if (value <= TONE_STEPS) zone.treble = value; break;
+        case PARAMETER.balance: if (value <= TONE_STEPS) zone.balance = value; break;
+        case PARAMETER.loudness: if (value <= 1) zone.loudness = value === 1; break;
+        case PARAMETER.doNotDisturb: if (value <= 1) zone.doNotDisturb = value === 1; break;
+        case PARAMETER.party: if (value <= 2) zone.party = value; break;
+      }
+    }
+    return `${name} ${channel} ${value}`;
   }
 
   private send(frame: Buffer): void {

@@ -1,5 +1,6 @@
 // Russound RNET codec: F0..F7 framing with F1 escapes, the checksum, and the messages the driver and emulator use.
 // Pure encode/decode: no I/O, no timers.
+import type { SoundDescription } from '../driver.js';
 
 export const START = 0xf0;
 export const END = 0xf7;
@@ -10,6 +11,27 @@ export const VOLUME_STEPS = 50;
 export const SOURCE_COUNT = 6;
 export const ZONES_PER_CONTROLLER = 6;
 export const MAX_CONTROLLERS = 6;
+
+/**
+ * Zone parameters set through Set Data (path `02 00 zz 00 PP`): bass, treble and balance 0..20 (10 flat / centre),
+ * loudness 0/1. DND (06) and party (07) are settable too; azcd only reports them.
+ */
+export const PARAMETER = { bass: 0x00, treble: 0x01, loudness: 0x02, balance: 0x03, doNotDisturb: 0x06, party: 0x07 } as const;
+export const TONE_STEPS = 20;
+
+/**
+ * Tone and status as the zone info reply carries them: bass, treble, loudness, balance, party mode (0/1/2, reported
+ * as on when not 0) and do-not-disturb. CAS44 and CAA66 have no party mode or DND: their zones report both off.
+ */
+export const RNET_SOUND: SoundDescription = {
+  controls: {
+    bass: { down: 10, up: 10 },
+    treble: { down: 10, up: 10 },
+    balance: { down: 10, up: 10 },
+    loudness: true,
+  },
+  flags: { paging: { absent: 'RNET reports no paging' }, doNotDisturb: true, party: true },
+};
 
 /** Message types (byte 7). */
 export const TYPE = { setData: 0x00, requestData: 0x01, handshake: 0x02, event: 0x05 } as const;
@@ -262,6 +284,25 @@ export function encodeVolume(controller: number, zone: number, volume: number): 
 /** Mute toggle (remote key 0x0D as event 0xBF): there is no discrete mute and no mute status. */
 export function encodeMuteToggle(controller: number, zone: number): Buffer {
   return encodeFrame(controllerId(controller), hostId(zone - 1), TYPE.event, eventBody([0x02, 0x00], EVENT.remoteKey, 0, KEY_MUTE));
+}
+
+/**
+ * Sets one zone parameter (Set Data, path 5 levels):
+ * `F0 cc 00 7F 00 00 70 00 05 02 00 zz 00 PP 00 00 00 01 00 01 00 ## xx F7`.
+ */
+export function encodeParameter(controller: number, zone: number, parameter: number, value: number): Buffer {
+  const body = [...path([0x02, 0x00, zone - 1, 0x00, parameter]), ...path([]), ...le16(0), ...le16(1), ...le16(1), value];
+  return encodeFrame(controllerId(controller), hostId(), TYPE.setData, body);
+}
+
+/** The emulator's view of a parameter set: 1-based controller and zone, the parameter and its value. */
+export function decodeParameter(frame: Frame): { controller: number; zone: number; parameter: number; value: number } | undefined {
+  if (frame.type !== TYPE.setData) return undefined;
+  const paths = splitPaths(frame.body);
+  if (!paths || paths.targetPath.length !== 5 || paths.targetPath[0] !== 0x02 || paths.targetPath[1] !== 0x00 || paths.targetPath[3] !== 0x00) return undefined;
+  const r = paths.rest;
+  if (r.length < 7 || (r[4]! | (r[5]! << 8)) !== 1) return undefined;
+  return { controller: frame.target.controller + 1, zone: paths.targetPath[2]! + 1, parameter: paths.targetPath[4]!, value: r[6]! };
 }
 
 /** A keypad key as an event from `from` (the emulator uses it for bus traffic from wall keypads). */

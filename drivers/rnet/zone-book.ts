@@ -20,7 +20,7 @@ export class RnetZoneBook extends ZoneBook {
   /**
    * Power goes first; a zone that is (or is going) off gets nothing else, as its settings wait for power on (and its
    * mute is unknown after it). Source goes before volume, volume before the mute toggle. While the zone is muted a
-   * volume change waits for the un-mute, since the set would un-mute it.
+   * volume change waits for the un-mute, since the set would un-mute it. Tone goes last.
    */
   protected override order(channel: number, hw: Wire, intent: (attribute: Attribute) => number | undefined): Write | undefined {
     const power = intent('power');
@@ -36,7 +36,12 @@ export class RnetZoneBook extends ZoneBook {
       (mute === 0 && hw.muted !== 0) ||
       (mute === 1 && hw.muted === undefined);
     if (needsVolume) return { channel, attribute: 'volume', value: volume };
-    return mute === 1 && hw.muted === 0 ? { channel, attribute: 'muted', value: 1 } : undefined;
+    if (mute === 1 && hw.muted === 0) return { channel, attribute: 'muted', value: 1 };
+    for (const attribute of ['bass', 'treble', 'balance', 'loudness'] as const) {
+      const value = intent(attribute);
+      if (value !== undefined && value !== hw[attribute]) return { channel, attribute, value };
+    }
+    return undefined;
   }
 
   /** What a command that went out does: RNET sends nothing back for it, so this is all that is known until a read. */

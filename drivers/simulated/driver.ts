@@ -1,11 +1,11 @@
 // The simulated amplifier: 6 zones x 6 sources in memory, with the timing shape of a serial one, under the same
 // ownership rule as the real drivers (drivers/core/zone-book.ts): its in-memory hardware is the truth about the
 // present, setZone records intents applied after a short delay, and a keypad change supersedes older intents.
-import type { AmplifierDriver, DriverDescription, DriverListener, DriverOptions, ZoneAvailability, ZoneState } from '../driver.js';
+import type { AmplifierDriver, DriverDescription, DriverListener, DriverOptions, SoundDescription, ZoneAvailability, ZoneFlags, ZoneState, ZoneTone } from '../driver.js';
 import { monotonicClock, type Clock } from '../core/clock.js';
 import { DriverEvents } from '../core/events.js';
-import { ZoneBook, type Fields, type Wire } from '../core/zone-book.js';
-import { stepToVolume, volumeToStep } from '../driver.js';
+import { ZoneBook, bit, type Fields, type Reported, type Wire } from '../core/zone-book.js';
+import { ZONE_FLAGS, checkTone, stepToTone, stepToVolume, toneToStep, volumeToStep } from '../driver.js';
 import { SIMULATED_APPLY_DELAY_MS, SIMULATED_ZONES } from './options.js';
 
 export { SIMULATED_ZONES } from './options.js';
@@ -20,14 +20,29 @@ export interface SimulatedOptions extends DriverOptions {
   zones?: number;
 }
 
-const OFF: Wire = { power: 0, muted: 0, volume: 0, source: 1 };
+/** Every control and flag, with the steps of the most common amplifier (Monoprice): 7 each side of flat, 10 of centre. */
+export const SIMULATED_SOUND: SoundDescription = {
+  controls: { bass: { down: 7, up: 7 }, treble: { down: 7, up: 7 }, balance: { down: 10, up: 10 }, loudness: true },
+  flags: { paging: true, doNotDisturb: true, party: true },
+};
+const { bass: BASS, treble: TREBLE, balance: BALANCE } = SIMULATED_SOUND.controls as Record<'bass' | 'treble' | 'balance', { down: number; up: number }>;
 
-function fieldsOf(change: Partial<ZoneState>): Fields {
+const OFF: Wire = { power: 0, muted: 0, volume: 0, source: 1, bass: 7, treble: 7, balance: 10, loudness: 0, paging: 0, doNotDisturb: 0, party: 0 };
+
+/** A change to the simulated hardware: its state, tone and (from the "amplifier" itself only) its flags. */
+export type SimulatedChange = Partial<ZoneState> & ZoneTone & ZoneFlags;
+
+function fieldsOf(change: SimulatedChange): Fields {
   const fields: Fields = {};
   if (change.power !== undefined) fields.power = change.power ? 1 : 0;
   if (change.muted !== undefined) fields.muted = change.muted ? 1 : 0;
   if (change.volume !== undefined) fields.volume = volumeToStep(change.volume, SIMULATED_VOLUME_STEPS);
   if (change.source !== undefined) fields.source = change.source;
+  if (change.bass !== undefined) fields.bass = toneToStep(change.bass, BASS);
+  if (change.treble !== undefined) fields.treble = toneToStep(change.treble, TREBLE);
+  if (change.balance !== undefined) fields.balance = toneToStep(change.balance, BALANCE);
+  if (change.loudness !== undefined) fields.loudness = bit(change.loudness);
+  for (const flag of ZONE_FLAGS) if (change[flag] !== undefined) fields[flag] = bit(change[flag]);
   return fields;
 }
 
@@ -58,6 +73,7 @@ export class SimulatedDriver implements AmplifierDriver {
       checkChannel: (channel) => (this.amp.has(channel) ? undefined : `the simulated amplifier has no zone ${channel}`),
       now: () => this.clock.now(),
       setsWhileOff: true,
+      sound: SIMULATED_SOUND,
     });
     // The hardware exists before start: the daemon's first zones are made from what it holds.
     this.readAll();
@@ -71,7 +87,7 @@ export class SimulatedDriver implements AmplifierDriver {
     const channels = [...this.amp.keys(), ...this.missing].sort((a, b) => a - b);
     const zones = channels.map((channel) => ({ channel, name: `Zone ${channel}` }));
     const inputs = Array.from({ length: SIMULATED_SOURCES }, (_, i) => ({ channel: i + 1, name: `Input ${i + 1}`, kind: 'line-in' }));
-    return { zones, inputs, volumeSteps: SIMULATED_VOLUME_STEPS };
+    return { zones, inputs, volumeSteps: SIMULATED_VOLUME_STEPS, sound: SIMULATED_SOUND };
   }
 
   /** Its hardware does not outlive the process: what the daemon remembers becomes what the amplifier holds. */
@@ -90,6 +106,16 @@ export class SimulatedDriver implements AmplifierDriver {
   }
 
   setZone(channel: number, change: Partial<ZoneState>): void {
+    this.intend(channel, change);
+  }
+
+  /** A tone intent: checked first (a RangeError changes nothing), then as setZone. */
+  setTone(channel: number, change: ZoneTone): void {
+    checkTone(change, SIMULATED_SOUND);
+    this.intend(channel, change);
+  }
+
+  private intend(channel: number, change: Partial<ZoneState> & ZoneTone): void {
     if (!this.running || this.missing.has(channel) || this.silent.has(channel)) return;
     const complaint = this.book.record(channel, change);
     if (complaint) this.events.log('warn', `simulated: ${complaint}`);
@@ -98,6 +124,31 @@ export class SimulatedDriver implements AmplifierDriver {
 
   hardwareState(channel: number): ZoneState | undefined {
     return this.book.hardware(channel);
+  }
+
+  hardwareTone(channel: number): ZoneTone | undefined {
+    return this.book.hardwareTone(channel);
+  }
+
+  hardwareFlags(channel: number): ZoneFlags | undefined {
+    return this.book.hardwareFlags(channel);
+  }
+
+  /** The flags the simulated hardware itself holds (tests, the demo). */
+  amplifierFlags(channel: number): ZoneFlags | undefined {
+    const zone = this.amp.get(channel);
+    return zone && { paging: zone.paging === 1, doNotDisturb: zone.doNotDisturb === 1, party: zone.party === 1 };
+  }
+
+  /** The tone the simulated hardware itself holds (tests, the demo). */
+  amplifierTone(channel: number): ZoneTone | undefined {
+    const zone = this.amp.get(channel);
+    return zone && {
+      bass: stepToTone(zone.bass!, BASS),
+      treble: stepToTone(zone.treble!, TREBLE),
+      balance: stepToTone(zone.balance!, BALANCE),
+      loudness: zone.loudness === 1,
+    };
   }
 
   /** What the simulated hardware itself holds, whatever the driver believes (tests, the demo). */
@@ -131,7 +182,7 @@ export class SimulatedDriver implements AmplifierDriver {
    * Someone turning a keypad on the amplifier: the hardware changes and the driver reports it at once (a real
    * driver learns it from its poll), superseding intents made before it. Unreported while the amplifier is offline.
    */
-  simulateKeypad(channel: number, change: Partial<ZoneState>): void {
+  simulateKeypad(channel: number, change: SimulatedChange): void {
     const zone = this.amp.get(channel);
     if (!zone) throw new RangeError(`no simulated zone ${channel}`);
     Object.assign(zone, fieldsOf(change));
@@ -198,7 +249,7 @@ export class SimulatedDriver implements AmplifierDriver {
     return !this.running || !this.reachable || this.timer === undefined;
   }
 
-  private emitZone(channel: number, state: ZoneState | undefined): void {
-    if (state) this.events.emit({ type: 'zone', channel, state });
+  private emitZone(channel: number, reported: Reported | undefined): void {
+    if (reported) this.events.emit({ type: 'zone', channel, ...reported });
   }
 }

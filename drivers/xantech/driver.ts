@@ -4,16 +4,18 @@ import type { Outcome } from '../core/link.js';
 import { SerialDriver } from '../core/serial-driver.js';
 import type { FirstRead, ReadReply } from '../core/serial-options.js';
 import type { Topology } from '../core/units.js';
-import { ZoneBook, statusFields, type Attribute, type Write } from '../core/zone-book.js';
+import { ZoneBook, bit, statusFields, type Attribute, type Fields, type Write } from '../core/zone-book.js';
 import { XantechLink, type Reply } from './link.js';
 import { XANTECH_DEFAULTS, type XantechOptions } from './options.js';
-import { MAX_ZONES, SOURCE_COUNT, VOLUME_STEPS, XANTECH_MODELS, isZone, type SetAttribute, type ZoneCount, type ZoneStatus } from './protocol.js';
+import { MAX_ZONES, SOURCE_COUNT, VOLUME_STEPS, XANTECH_MODELS, XANTECH_SOUND, isZone, type SetAttribute, type ZoneCount, type ZoneStatus } from './protocol.js';
 
 export { XANTECH_DEFAULTS, type XantechOptions } from './options.js';
 
 /** `ERROR` replies in a row to one command before the driver stops insisting (noise garbles some). */
 const MAX_REFUSALS = 3;
-const SET_NAMES: Record<Attribute, SetAttribute> = { power: 'PR', source: 'SS', volume: 'VO', muted: 'MU' };
+const SET_NAMES: Record<Attribute, SetAttribute | undefined> = {
+  power: 'PR', source: 'SS', volume: 'VO', muted: 'MU', bass: 'BS', treble: 'TR', balance: 'BA', loudness: undefined,
+};
 const ZONES_PER_AMP = 8;
 
 /**
@@ -54,6 +56,7 @@ export class XantechDriver extends SerialDriver {
         probeOthers: false,
         maxRefusals: MAX_REFUSALS,
         volumeSteps: VOLUME_STEPS,
+        sound: XANTECH_SOUND,
         inputs: Array.from({ length: SOURCE_COUNT }, (_, i) => ({ channel: i + 1, name: `Source ${i + 1}`, kind: 'line-in' })),
       },
       options,
@@ -65,7 +68,13 @@ export class XantechDriver extends SerialDriver {
     this.activityPollIntervalMs = options.activityPollIntervalMs ?? XANTECH_DEFAULTS.activityPollIntervalMs;
     this.activityMode = activity;
     this.baudRate = options.baudRate ?? XANTECH_MODELS[model].baudRate;
-    this.book = new ZoneBook({ volumeSteps: VOLUME_STEPS, sourceCount: SOURCE_COUNT, checkChannel: (c) => this.checkChannel(c), now: () => this.clock.now() });
+    this.book = new ZoneBook({
+      volumeSteps: VOLUME_STEPS,
+      sourceCount: SOURCE_COUNT,
+      sound: XANTECH_SOUND,
+      checkChannel: (c) => this.checkChannel(c),
+      now: () => this.clock.now(),
+    });
     this.link = new XantechLink({ ...this.lineOptions(this.baudRate), onReport: (status) => this.onReport(status) });
   }
 
@@ -118,7 +127,10 @@ export class XantechDriver extends SerialDriver {
   }
 
   protected send(write: Write): Promise<Outcome> {
-    return this.link.set(write.channel, SET_NAMES[write.attribute], write.value);
+    const name = SET_NAMES[write.attribute];
+    // The book keeps no intent for a control the family lacks (XANTECH_SOUND).
+    if (!name) throw new Error(`xantech: no command for ${write.attribute}`);
+    return this.link.set(write.channel, name, write.value);
   }
 
   /**
@@ -143,14 +155,19 @@ export class XantechDriver extends SerialDriver {
     const ours = status.power && writing?.channel === channel && writing.attribute === 'power' && writing.value === 1;
     const kind = ours || !this.plan.live.has(channel) ? 'first' : 'update';
     this.plan.done(channel);
-    this.learn(channel, statusFields(status), kind, this.book.stamp());
+    this.learn(channel, fieldsOf(status), kind, this.book.stamp());
     this.plan.live.add(channel);
     this.kick();
     this.checkSettled();
   }
 }
 
+/** What a zone report shows: the zone's state and tone, and whether it is being paged (PS). */
+function fieldsOf(status: ZoneStatus): Fields {
+  return { ...statusFields(status), paging: bit(status.paged) };
+}
+
 function replyOf(reply: Reply): ReadReply {
-  const zones = reply.status ? [{ channel: reply.status.zone, fields: statusFields(reply.status) }] : [];
+  const zones = reply.status ? [{ channel: reply.status.zone, fields: fieldsOf(reply.status) }] : [];
   return { outcome: reply.outcome, answered: reply.status !== undefined, zones };
 }

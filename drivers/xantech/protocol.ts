@@ -1,4 +1,5 @@
 // Xantech MRC88 / MRAUDIO8x8 / MX88 RS-232 codec: pure encode/decode and framing, no I/O, no timers.
+import type { SoundDescription } from '../driver.js';
 
 export const VOLUME_STEPS = 38;
 export const SOURCE_COUNT = 8;
@@ -55,6 +56,25 @@ export const SET_RANGES = {
   BA: [0, 63],
 } as const;
 export type SetAttribute = keyof typeof SET_RANGES;
+
+/**
+ * Tone and status as the protocol carries them: treble and bass 0..14 (7 flat); balance 0..63, where the documents
+ * give 31/32 as centre: 32 is taken as centre (the zone report's own example), so full left is 32 steps away and full
+ * right 31. PS (paged) in the zone report is the paging flag.
+ */
+export const XANTECH_SOUND: SoundDescription = {
+  controls: {
+    bass: { down: 7, up: 7 },
+    treble: { down: 7, up: 7 },
+    balance: { down: 32, up: 31 },
+    loudness: { absent: 'the Xantech protocol has no loudness command' },
+  },
+  flags: {
+    paging: true,
+    doNotDisturb: { absent: 'the Xantech protocol reports no do-not-disturb' },
+    party: { absent: 'the Xantech protocol reports no party mode' },
+  },
+};
 /** Single-value queries (`?4VO+` → `?4VO20+`) plus `ZD`, the zone details. */
 export type QueryAttribute = SetAttribute | 'ZD';
 /** Relative commands without a value: toggles and one-step changes. */

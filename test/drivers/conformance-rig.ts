@@ -1,17 +1,25 @@
 // What the shared conformance suite (conformance.ts) needs of each driver's rig: the driver, a handle on the
 // hardware behind it, and the rig's clock.
 import type { Test } from 'tap';
-import type { AmplifierDriver, ZoneState } from '../../drivers/driver.js';
+import type { AmplifierDriver, ZoneFlags, ZoneState, ZoneTone } from '../../drivers/driver.js';
 import type { ConformanceCase } from './conformance.js';
+import type { PanelChange } from './tone-rig.js';
 
 /** A driver plus a handle on the hardware behind it (an emulator, or the simulated amplifier's memory). */
 export interface DriverRig {
   /** Built, not started. */
   driver: AmplifierDriver;
-  /** Changes the hardware behind the driver's back, like a keypad or a front panel. */
-  keypad(channel: number, change: Partial<ZoneState>): void;
+  /**
+   * Changes the hardware behind the driver's back, like a keypad or a front panel (state and tone), or the amplifier
+   * itself (its status flags: a page, do-not-disturb, party mode).
+   */
+  keypad(channel: number, change: PanelChange): void;
   /** What the hardware really holds now, not what the driver believes. */
   hardware(channel: number): ZoneState;
+  /** The tone the hardware really holds, on the shared scale (the controls the family has). */
+  hardwareTone(channel: number): ZoneTone;
+  /** The status flags the hardware really holds (those the family reports). */
+  hardwareFlags(channel: number): ZoneFlags;
   /** Resolves once the driver has looked at the hardware again (a completed poll); at once for push-only drivers. */
   observed(): Promise<void>;
   /** Runs the rig (I/O and its clock) until `goal` holds or settles. */

@@ -1,8 +1,8 @@
 // The behaviour every amplifier driver owes the daemon, the ownership rule first; each driver's test file runs it
 // against its own rig, the serial families on an in-memory line with a hand-driven clock.
 import type { Test } from 'tap';
-import type { DriverEvent, ZoneState } from '../../drivers/driver.js';
-import { stepToVolume, volumeToStep } from '../../drivers/driver.js';
+import type { DriverEvent, SoundDescription, StepControl, ToneControl, ZoneFlag, ZoneState, ZoneTone } from '../../drivers/driver.js';
+import { TONE_CONTROLS, ZONE_FLAGS, stepToTone, stepToVolume, volumeToStep } from '../../drivers/driver.js';
 import type { ConformanceHarness, DriverRig } from './conformance-rig.js';
 import { isAvailability, isStatus, isZoneEvent, nextEvent, zoneEvents } from './events.js';
 
@@ -26,10 +26,37 @@ export const CONFORMANCE_CASES = [
   'after a restart with a unit gone, its remembered zones are described and unavailable',
   'line noise and garbage do not stop the driver',
   'stop leaves no timers behind',
+  'describes its tone controls and status flags, and each one it lacks with the reason',
+  'setTone bass reaches the amplifier and reads back',
+  'setTone treble reaches the amplifier and reads back',
+  'setTone balance reaches the amplifier and reads back',
+  'setTone loudness reaches the amplifier and reads back',
+  'a keypad tone change is adopted, reported as one zone event, and supersedes an older tone intent',
+  'a tone value off the scale is refused with a RangeError naming the range, and nothing is written',
+  'a tone control the family lacks is refused with the reason',
+  'paging is reported when the amplifier shows it',
+  'do-not-disturb is reported when the amplifier shows it',
+  'party mode is reported when the amplifier shows it',
 ] as const;
 export type ConformanceCase = (typeof CONFORMANCE_CASES)[number];
 
 const OFF: ZoneState = { power: false, muted: false, volume: 0.3, source: 1 };
+const ON: ZoneState = { power: true, muted: false, volume: 0.3, source: 1 };
+
+const toneCase = (control: ToneControl): ConformanceCase => `setTone ${control} reaches the amplifier and reads back`;
+const FLAG_CASES: Record<ZoneFlag, ConformanceCase> = {
+  paging: 'paging is reported when the amplifier shows it',
+  doNotDisturb: 'do-not-disturb is reported when the amplifier shows it',
+  party: 'party mode is reported when the amplifier shows it',
+};
+
+/** Every value of a control on the shared scale that lands on a native step, full cut (or left) to full boost (right). */
+function nativeValues(sound: SoundDescription, control: ToneControl): Array<number | boolean> {
+  if (control === 'loudness') return [true, false, true];
+  const scale = sound.controls[control as StepControl];
+  if ('absent' in scale) return [];
+  return Array.from({ length: scale.down + scale.up + 1 }, (_, step) => stepToTone(step, scale));
+}
 
 function quantise(state: ZoneState, steps: number): ZoneState {
   return { ...state, volume: stepToVolume(volumeToStep(state.volume, steps), steps) };
@@ -62,6 +89,15 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     return events;
   };
   const settle = (rig: DriverRig) => rig.until(rig.driver.settled(), 'the driver to settle');
+  const sound = (rig: DriverRig): SoundDescription => {
+    const described = rig.driver.describe().sound;
+    if (!described) throw new Error('the driver describes no tone controls');
+    return described;
+  };
+  const setTone = (rig: DriverRig, channel: number, change: ZoneTone): void => {
+    if (!rig.driver.setTone) throw new Error('the driver has no setTone');
+    rig.driver.setTone(channel, change);
+  };
 
   run('describes its zones, inputs and volume steps', async (t) => {
     const { driver } = await harness.create(t);
@@ -80,7 +116,7 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     const same = q(rig, { power: true, muted: true, volume: 0.25, source: 3 });
     const events = recorded(rig);
     await startWith(rig, [[a, held], [b, same]], [[a, OFF], [b, same]]);
-    t.same(zoneEvents(events), [{ type: 'zone', channel: a, state: held }], 'one event, for the zone that differs, with what it holds');
+    t.same(zoneEvents(events).map(({ channel, state }) => ({ channel, state })), [{ channel: a, state: held }], 'one event, for the zone that differs, with what it holds');
     t.same(rig.hardware(a), held, 'nothing the daemon remembered was written');
     t.same(rig.hardware(b), same, 'the zone that matched is as it was');
     t.same(rig.driver.hardwareState(a), held, 'hardwareState() agrees');
@@ -271,7 +307,7 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     t.same(rig.hardware(a), q(rig, { ...playing, volume: 0.75, source: 2 }), 'the change to a playing zone was written');
     t.same(rig.hardware(b), q(rig, { ...playing, source: 3 }), 'the zone switched on meanwhile was, with its settings');
     t.same(rig.hardware(c), q(rig, { ...playing, volume: 0.6 }), 'the keypad\'s change was kept');
-    t.same(zoneEvents(events), [{ type: 'zone', channel: c, state: q(rig, { ...playing, volume: 0.6 }) }], 'and reported, alone');
+    t.same(zoneEvents(events).map(({ channel, state }) => ({ channel, state })), [{ channel: c, state: q(rig, { ...playing, volume: 0.6 }) }], 'and reported, alone');
   });
 
   run('a unit that stops answering makes its zones unavailable, once each, and writes to them are not sent', async (t) => {
@@ -355,4 +391,130 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     t.equal(rig.timers(), 0, 'no timer of the driver is left');
     t.equal(rig.driver.online, false, 'reports offline once stopped');
   });
+
+  run('describes its tone controls and status flags, and each one it lacks with the reason', async (t) => {
+    const { driver } = await harness.create(t);
+    const described = driver.describe().sound;
+    t.ok(described, 'the description says which tone controls and flags there are');
+    if (!described) return;
+    for (const control of TONE_CONTROLS) {
+      const has = described.controls[control];
+      if (typeof has === 'object' && 'absent' in has) {
+        t.match(has.absent, /\S/, `${control}: absent, with the reason "${has.absent}"`);
+        t.ok(skip[toneCase(control)], `${control}: its case is in the skip list, not dropped silently`);
+      } else {
+        if (control !== 'loudness') t.ok(has !== true && has.down > 0 && has.up > 0, `${control}: steps on both sides of flat`);
+        t.notOk(skip[toneCase(control)], `${control}: present, so its case runs`);
+      }
+    }
+    for (const flag of ZONE_FLAGS) {
+      const has = described.flags[flag];
+      if (has === true) t.notOk(skip[FLAG_CASES[flag]], `${flag}: reported, so its case runs`);
+      else {
+        t.match(has.absent, /\S/, `${flag}: absent, with the reason "${has.absent}"`);
+        t.ok(skip[FLAG_CASES[flag]], `${flag}: its case is in the skip list, not dropped silently`);
+      }
+    }
+  });
+
+  for (const control of TONE_CONTROLS) {
+    run(toneCase(control), async (t) => {
+      const rig = await harness.create(t);
+      const [a] = channels(rig) as [number];
+      await startWith(rig, [[a, ON]]);
+      const events = recorded(rig);
+      const values = nativeValues(sound(rig), control);
+      const missed: string[] = [];
+      for (const value of values) {
+        setTone(rig, a, { [control]: value });
+        await settle(rig);
+        if (rig.hardwareTone(a)[control] !== value) missed.push(`${String(value)} became ${String(rig.hardwareTone(a)[control])}`);
+        if (rig.driver.hardwareTone?.(a)?.[control] !== value) missed.push(`${String(value)} read back as ${String(rig.driver.hardwareTone?.(a)?.[control])}`);
+      }
+      t.ok(values.length >= 2, `${values.length} values tried`);
+      t.same(missed, [], 'every native step reached the amplifier and reads back as the value that wrote it');
+      await rig.observed();
+      await rig.observed();
+      t.equal(rig.driver.hardwareTone?.(a)?.[control], values.at(-1), 'still so after further polls');
+      t.same(zoneEvents(events), [], 'the writes were not reported back as zone events');
+      t.same(rig.hardware(a), q(rig, ON), 'power, mute, volume and source are as they were');
+    });
+  }
+
+  run('a keypad tone change is adopted, reported as one zone event, and supersedes an older tone intent', async (t) => {
+    const rig = await harness.create(t);
+    const [a] = channels(rig) as [number];
+    await startWith(rig, [[a, OFF]]);
+    const bass = sound(rig).controls.bass;
+    if ('absent' in bass) throw new Error('every family has bass');
+    const keypadBass = stepToTone(bass.down - 2, bass);
+    const events = recorded(rig);
+    setTone(rig, a, { bass: 0.5 }); // the zone is off: the write waits for power-on
+    const seen = nextEvent(rig.driver, isZoneEvent(a));
+    rig.keypad(a, { power: true, bass: keypadBass });
+    const event = await rig.until(seen, `the keypad's change of ${a}`);
+    t.equal(event.tone?.bass, keypadBass, 'the event carries the keypad\'s bass');
+    t.same(event.state, q(rig, { ...OFF, power: true }), 'and the zone\'s state');
+    await settle(rig);
+    await rig.observed();
+    await rig.observed();
+    t.equal(rig.hardwareTone(a).bass, keypadBass, 'the older intent was dropped, not written over the keypad');
+    t.equal(rig.driver.hardwareTone?.(a)?.bass, keypadBass, 'hardwareTone() agrees');
+    t.equal(zoneEvents(events).length, 1, 'one event');
+    const later = nextEvent(rig.driver, isZoneEvent(a));
+    rig.keypad(a, { bass: 0 });
+    t.equal((await rig.until(later, 'a keypad tone change alone')).tone?.bass, 0, 'a tone change alone is a zone event too');
+  });
+
+  run('a tone value off the scale is refused with a RangeError naming the range, and nothing is written', async (t) => {
+    const rig = await harness.create(t);
+    const [a] = channels(rig) as [number];
+    await startWith(rig, [[a, ON]]);
+    const before = rig.hardwareTone(a);
+    const events = recorded(rig);
+    t.throws(() => setTone(rig, a, { bass: 1.5 }), { name: 'RangeError', message: /"bass" must be a number from -1 to 1.*got 1.5/ }, 'above the scale');
+    t.throws(() => setTone(rig, a, { treble: Number.NaN }), { name: 'RangeError', message: /"treble" must be a number from -1 to 1/ }, 'not a number');
+    t.throws(() => setTone(rig, a, { treble: 0.5, balance: -2 }), { name: 'RangeError', message: /"balance".*got -2/ }, 'one bad value in a change');
+    await settle(rig);
+    await rig.observed();
+    t.same(rig.hardwareTone(a), before, 'nothing was written, not even the good value beside the bad one');
+    t.same(zoneEvents(events), [], 'and nothing reported');
+  });
+
+  run('a tone control the family lacks is refused with the reason', async (t) => {
+    const rig = await harness.create(t);
+    const [a] = channels(rig) as [number];
+    await startWith(rig, [[a, ON]]);
+    const lacking = TONE_CONTROLS.filter((control) => {
+      const has = sound(rig).controls[control];
+      return typeof has === 'object' && 'absent' in has;
+    });
+    t.ok(lacking.length > 0, `lacks ${lacking.join(', ')}`);
+    for (const control of lacking) {
+      const has = sound(rig).controls[control] as { absent: string };
+      const value = control === 'loudness' ? true : 0.5;
+      const reason = has.absent.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      t.throws(() => setTone(rig, a, { [control]: value }), { name: 'RangeError', message: new RegExp(`no ${control} control: ${reason}`) }, control);
+    }
+  });
+
+  for (const flag of ZONE_FLAGS) {
+    run(FLAG_CASES[flag], async (t) => {
+      const rig = await harness.create(t);
+      const [a] = channels(rig) as [number];
+      await startWith(rig, [[a, ON]]);
+      t.equal(rig.driver.hardwareFlags?.(a)?.[flag], false, 'off to begin with');
+      const events = recorded(rig);
+      const seen = nextEvent(rig.driver, isZoneEvent(a));
+      rig.keypad(a, { [flag]: true });
+      const event = await rig.until(seen, `a zone event for ${a}`);
+      t.equal(event.flags?.[flag], true, 'the event says so');
+      t.same(event.state, q(rig, ON), 'with the zone\'s state, unchanged');
+      t.equal(rig.driver.hardwareFlags?.(a)?.[flag], true, 'hardwareFlags() agrees');
+      await rig.observed();
+      await rig.observed();
+      t.equal(zoneEvents(events).length, 1, 'one event');
+      t.equal(rig.hardwareFlags(a)[flag], true, 'the driver wrote nothing to it');
+    });
+  }
 }

@@ -42,15 +42,17 @@ t.test('a change asked for while a zone is on is dropped when the zone is seen o
   t.match(r.emulator.state(14), { power: true, source: 1 });
 });
 
-t.test('a keypad change becomes one zone event; LS flapping, PA, DND, treble and bass do not', async (t) => {
+t.test('a keypad change becomes one zone event, with the tone and the PA and DT flags; LS flapping does not', async (t) => {
   const r = await rig(t, { emulator: { flapKeypadConnected: true } });
   await r.startWith([[11, ON]]);
-  r.emulator.keypad(11, { treble: 3, bass: 9, balance: 2, pa: true, dnd: true });
   await observed(r);
-  t.same(zoneEvents(r.events), [], 'no events for fields a ZoneState does not carry');
+  t.same(zoneEvents(r.events), [], 'no events while only the keypad-connected bit flaps');
   const event = nextEvent(r.driver, isZoneEvent(11));
-  r.emulator.keypad(11, { volume: 30, mute: true });
-  t.same((await r.until(event, 'the keypad event')).state, { power: true, muted: true, volume: 30 / STEPS, source: 1 });
+  r.emulator.keypad(11, { volume: 30, mute: true, treble: 3, bass: 9, balance: 2, pa: true, dnd: true });
+  const seen = await r.until(event, 'the keypad event');
+  t.same(seen.state, { power: true, muted: true, volume: 30 / STEPS, source: 1 }, 'the state');
+  t.same(seen.tone, { bass: 2 / 7, treble: -4 / 7, balance: -8 / 10 }, 'the tone, on the shared scale');
+  t.same(seen.flags, { paging: true, doNotDisturb: true }, 'PA and DT');
   await observed(r);
   t.equal(zoneEvents(r.events).length, 1, 'exactly one event');
 });

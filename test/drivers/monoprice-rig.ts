@@ -1,11 +1,12 @@
 // The Monoprice driver and emulator as test rigs (test/drivers/family-rigs.ts), and what its test files share.
-import type { ZoneState } from '../../drivers/driver.js';
+import type { ZoneFlags, ZoneState, ZoneTone } from '../../drivers/driver.js';
 import { MonopriceDriver, type MonopriceOptions } from '../../drivers/monoprice/driver.js';
 import { MonopriceEmulator, type EmulatorOptions, type KeypadChange } from '../../drivers/monoprice/emulator.js';
-import type { ZoneStatus } from '../../drivers/monoprice/protocol.js';
+import { MONOPRICE_SOUND, type ZoneStatus } from '../../drivers/monoprice/protocol.js';
 import { FAST_TIMINGS, familyRigs } from './family-rigs.js';
 import type { MemoryRig } from './memory-rig.js';
 import { fromStatusLine, toStatusChange } from './serial-rig.js';
+import { fromNative, toNative, type PanelChange } from './tone-rig.js';
 
 export const STEPS = 38;
 
@@ -14,8 +15,16 @@ export const FAST: Partial<MonopriceOptions> = FAST_TIMINGS;
 
 export const ON: ZoneState = { power: true, muted: false, volume: 13 / 38, source: 1 };
 
-export const toKeypad = (change: Partial<ZoneState>): KeypadChange => toStatusChange(change, STEPS);
+/** A keypad's (or the amplifier's own) change as the emulator takes it: state, tone, PA and DT. */
+export function toKeypad(change: PanelChange): KeypadChange {
+  const out: KeypadChange = { ...toStatusChange(change, STEPS), ...toNative(change, MONOPRICE_SOUND) };
+  if (change.paging !== undefined) out.pa = change.paging;
+  if (change.doNotDisturb !== undefined) out.dnd = change.doNotDisturb;
+  return out;
+}
 export const fromStatus = (s: ZoneStatus): ZoneState => fromStatusLine(s, STEPS);
+export const toneOf = (s: ZoneStatus): ZoneTone => fromNative(s, MONOPRICE_SOUND);
+export const flagsOf = (s: ZoneStatus): ZoneFlags => ({ paging: s.pa, doNotDisturb: s.dnd });
 
 export const { rig, ptyRig } = familyRigs<MonopriceDriver, MonopriceEmulator, MonopriceOptions, EmulatorOptions>({
   emulator: (options) => new MonopriceEmulator(options),

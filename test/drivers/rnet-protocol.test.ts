@@ -5,18 +5,21 @@ import {
   checksum,
   classify,
   decodeEvent,
+  decodeParameter,
   decodeZoneInfoReply,
   decodeZoneInfoRequest,
   encodeAllZones,
   encodeFrame,
   encodeKeypadKey,
   encodeMuteToggle,
+  encodeParameter,
   encodeSource,
   encodeVolume,
   encodeZoneInfoReply,
   encodeZoneInfoRequest,
   encodeZonePower,
   escapeBytes,
+  PARAMETER,
   type Frame,
   type ZoneInfo,
 } from '../../drivers/rnet/protocol.js';
@@ -147,4 +150,16 @@ t.test('bus traffic is told apart from replies addressed to us', async (t) => {
 t.test('a reply with impossible values is taken for noise', async (t) => {
   const [frame] = parse(encodeZoneInfoReply({ ...INFO, volume: 51 }));
   t.equal(decodeZoneInfoReply(frame!), undefined);
+});
+
+t.test('a tone parameter set is the documented Set Data frame, and the emulator reads it back', async (t) => {
+  // Controller 2, zone 3, treble 13: `F0 cc 00 7F 00 00 70 00 05 02 00 zz 00 PP 00 00 00 01 00 01 00 ## xx F7`.
+  const frame = encodeParameter(2, 3, PARAMETER.treble, 13);
+  const sent = hex(frame);
+  t.equal(sent.slice(0, -6), 'F0 01 00 7F 00 00 70 00 05 02 00 02 00 01 00 00 00 01 00 01 00 0D', 'the documented bytes');
+  t.equal(frame[frame.length - 2], checksum(frame, frame.length - 2), 'with the documented checksum');
+  const [parsed] = new FrameParser().push(frame);
+  t.same(parsed && decodeParameter(parsed), { controller: 2, zone: 3, parameter: PARAMETER.treble, value: 13 });
+  t.equal(parsed && decodeZoneInfoRequest(parsed), undefined, 'not taken for a zone info request');
+  t.equal(parsed && classify(parsed).kind, 'other', 'nor for anything a host listens for');
 });

@@ -1,10 +1,12 @@
 // The RNET driver and emulator as test rigs (test/drivers/family-rigs.ts), and what its test files share.
-import type { ZoneState } from '../../drivers/driver.js';
+import type { ZoneFlags, ZoneState, ZoneTone } from '../../drivers/driver.js';
 import { stepToVolume, volumeToStep } from '../../drivers/driver.js';
 import { RnetDriver, type RnetOptions } from '../../drivers/rnet/driver.js';
 import { RnetEmulator, type EmulatedZone, type EmulatorOptions } from '../../drivers/rnet/emulator.js';
+import { RNET_SOUND } from '../../drivers/rnet/protocol.js';
 import { FAST_TIMINGS, familyRigs } from './family-rigs.js';
 import type { MemoryRig } from './memory-rig.js';
+import { fromNative, toNative, type PanelChange } from './tone-rig.js';
 
 export const STEPS = 50;
 
@@ -13,8 +15,11 @@ export const FAST: Partial<RnetOptions> = FAST_TIMINGS;
 
 export const ON: ZoneState = { power: true, muted: false, volume: 20 / STEPS, source: 1 };
 
-export function toEmulated(change: Partial<ZoneState>): Partial<EmulatedZone> {
-  const out: Partial<EmulatedZone> = {};
+/** A keypad's (or the controller's own) change as the emulator takes it: state, tone, DND and party mode (1 for on). */
+export function toEmulated(change: PanelChange): Partial<EmulatedZone> {
+  const out: Partial<EmulatedZone> = toNative(change, RNET_SOUND);
+  if (change.doNotDisturb !== undefined) out.doNotDisturb = change.doNotDisturb;
+  if (change.party !== undefined) out.party = change.party ? 1 : 0;
   if (change.power !== undefined) out.power = change.power;
   if (change.muted !== undefined) out.muted = change.muted;
   if (change.volume !== undefined) out.volume = volumeToStep(change.volume, STEPS);
@@ -28,6 +33,9 @@ export const fromEmulated = (z: EmulatedZone): ZoneState => ({
   volume: stepToVolume(z.volume, STEPS),
   source: z.source,
 });
+
+export const toneOf = (z: EmulatedZone): ZoneTone => fromNative(z, RNET_SOUND);
+export const flagsOf = (z: EmulatedZone): ZoneFlags => ({ doNotDisturb: z.doNotDisturb, party: z.party !== 0 });
 
 export const { rig, ptyRig } = familyRigs<RnetDriver, RnetEmulator, RnetOptions, EmulatorOptions>({
   emulator: (options) => new RnetEmulator(options),

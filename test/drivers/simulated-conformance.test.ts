@@ -18,6 +18,8 @@ driverConformance(t, {
       driver,
       keypad: (channel, change) => driver.simulateKeypad(channel, change),
       hardware: (channel) => driver.amplifierState(channel)!,
+      hardwareTone: (channel) => driver.amplifierTone(channel)!,
+      hardwareFlags: (channel) => driver.amplifierFlags(channel)!,
       // It learns of keypad changes the moment they happen: there is no poll to wait for.
       observed: async () => undefined,
       until: (goal, what) => time.until(goal, what),
@@ -42,5 +44,6 @@ driverConformance(t, {
       'its hardware does not outlive the process: start() makes what the daemon remembers the hardware\'s state',
     'a volume burst reaches the wire as fewer writes than changes': 'no wire: changes are applied in memory',
     'line noise and garbage do not stop the driver': 'no line to garble: the hardware is in memory',
+    'a tone control the family lacks is refused with the reason': 'the simulated amplifier has every tone control',
   },
 });

@@ -1,11 +1,12 @@
 // The Xantech driver and emulator as test rigs (test/drivers/family-rigs.ts), and what its test files share.
-import type { ZoneState } from '../../drivers/driver.js';
+import type { ZoneFlags, ZoneState, ZoneTone } from '../../drivers/driver.js';
 import { XantechDriver, type XantechOptions } from '../../drivers/xantech/driver.js';
 import { XantechEmulator, type EmulatorOptions, type KeypadChange } from '../../drivers/xantech/emulator.js';
-import type { ZoneStatus } from '../../drivers/xantech/protocol.js';
+import { XANTECH_SOUND, type ZoneStatus } from '../../drivers/xantech/protocol.js';
 import { FAST_TIMINGS, familyRigs } from './family-rigs.js';
 import type { MemoryRig } from './memory-rig.js';
 import { fromStatusLine, toStatusChange } from './serial-rig.js';
+import { fromNative, toNative, type PanelChange } from './tone-rig.js';
 
 export const STEPS = 38;
 
@@ -17,8 +18,15 @@ export const FAST_EMULATOR: EmulatorOptions = { activityDelayMs: 5 };
 
 export const ON: ZoneState = { power: true, muted: false, volume: 13 / 38, source: 1 };
 
-export const toKeypad = (change: Partial<ZoneState>): KeypadChange => toStatusChange(change, STEPS);
+/** A keypad's (or the amplifier's own) change as the emulator takes it: state, tone and PS (paged). */
+export function toKeypad(change: PanelChange): KeypadChange {
+  const out: KeypadChange = { ...toStatusChange(change, STEPS), ...toNative(change, XANTECH_SOUND) };
+  if (change.paging !== undefined) out.paged = change.paging;
+  return out;
+}
 export const fromStatus = (s: ZoneStatus): ZoneState => fromStatusLine(s, STEPS);
+export const toneOf = (s: ZoneStatus): ZoneTone => fromNative(s, XANTECH_SOUND);
+export const flagsOf = (s: ZoneStatus): ZoneFlags => ({ paging: s.paged });
 
 export const { rig, ptyRig } = familyRigs<XantechDriver, XantechEmulator, XantechOptions, EmulatorOptions>({
   emulator: (options) => new XantechEmulator(options),
