@@ -2,6 +2,7 @@
 // dialog's sound picker, what a player with no zones or at 0% shows, the New player and New zone dialogs, the zone
 // dialog's turn-on volume and renaming an input. Desktop and phone sizes where the layout differs.
 import t, { type Test } from 'tap';
+import { randomUUID } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
 import { seededDaemon } from './seed.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
@@ -186,6 +187,30 @@ t.test('forms and feedback on a simulated appliance', { skip: chromiumMissing() 
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     t.same(desktop.console.errors, []);
     t.same(phone.console.errors, []);
+  });
+
+  step('refusals carrying API words, ids or addresses read as sentences for people', async (t) => {
+    // Three real refusals, as the API words them. A backup whose only admin exists on no appliance here, restored without secrets: nobody could sign in after it.
+    const doc = (await api.get('/api/backup')).body as { users: Array<{ id: string; username: string; role: string }> };
+    for (const user of doc.users.filter((u) => u.role === 'Admin')) Object.assign(user, { id: randomUUID(), username: `${user.username}-elsewhere` });
+    const restore = await api.post('/api/restore', { backup: doc });
+    t.equal(restore.status, 409, 'a restore no admin could sign in after is refused');
+    t.match(restore.body.detail, /POST \/api\/backup/, 'the API names its address');
+    const play = await api.post(`/api/players/${s.players.AirPlay}/play`, { playlistId: 'Sunday morning' });
+    t.equal(play.status, 400);
+    const zone = await api.post('/api/zones', { name: 'Twice', output: { channel: 1 } });
+    t.match(zone.body.detail, UUID, 'the API names the zone by id');
+    const words = await desktop.page.evaluate(
+      async (problems) => {
+        const { problemText } = await import('/js/problem-text.js' as string);
+        return problems.map((problem: unknown) => problemText(problem) as string);
+      },
+      [restore.body, play.body, zone.body],
+    );
+    t.match(words[0], /make the backup with a passphrase \(Settings, Backup\) and restore it with that passphrase/, words[0]);
+    t.equal(words[1], 'Playlist: that item is no longer on the appliance. Reload the page and choose again', 'a field that takes an id');
+    t.equal(words[2], 'Output 1 already belongs to zone "Living room"', 'a conflict names the zone, not its id');
+    for (const said of words) t.notMatch(said, /\/api\/|[{}`]|[0-9a-f]{8}-[0-9a-f]{4}/, `no API words in: ${said}`);
   });
 });
 
