@@ -49,6 +49,7 @@ t.test('forms and feedback on a simulated appliance', { skip: chromiumMissing() 
       t.ok(await turntable.getByRole('slider', { name: 'Turntable group volume' }).isHidden(), `${size}: no group slider`);
       t.ok(await card(page, s.players.AirPlay!).getByRole('slider', { name: 'AirPlay group volume' }).isVisible(), `${size}: a player with a zone has one`);
     }
+    await card(phone.page, s.players.Turntable!).scrollIntoViewIfNeeded();
     await screenshot(phone.page, 'forms-no-zones-phone', false);
   });
 
