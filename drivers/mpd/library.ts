@@ -4,6 +4,8 @@ import { LIBRARY_PAGE_MAX, PlaybackError, type LibraryEntry, type LibraryPage, t
 import { parseFolder, parseTrackUri, resolveMusicFile } from '../playback-uri.js';
 import type { MpdConnection } from './connection.js';
 import { ACK, command, field, MpdAck, type Pairs } from './protocol.js';
+import { cleanText } from '../clean-text.js';
+import { tag } from './status.js';
 
 export interface LibraryContext {
   /** The music folder's real path. */
@@ -101,10 +103,12 @@ function entryOf(record: Pairs): LibraryEntry | null {
   return {
     kind: key === 'file' ? 'track' : 'folder',
     uri: key === 'file' ? `file:${path}` : path!,
-    name: path!.slice(path!.lastIndexOf('/') + 1),
-    title: key === 'file' ? (field(record, 'Title') ?? null) : null,
-    artist: key === 'file' ? (field(record, 'Artist') ?? null) : null,
-    album: key === 'file' ? (field(record, 'Album') ?? null) : null,
+    // Shown, never used to find the entry again (the URI is): a file's name and tags are cleaned like any metadata
+    // from outside (status.ts tag), a name left empty shows as its URI does.
+    name: cleanText(path!.slice(path!.lastIndexOf('/') + 1)) || path!,
+    title: key === 'file' ? tag(record, 'Title') : null,
+    artist: key === 'file' ? tag(record, 'Artist') : null,
+    album: key === 'file' ? tag(record, 'Album') : null,
     durationMs: key === 'file' && Number.isFinite(seconds) ? Math.round(seconds * 1000) : null,
   };
 }

@@ -35,7 +35,7 @@ const seconds = (text: string | undefined) => {
  * among them), so it is cleaned by the names' rule (no controls, line separators or bidi overrides) before it
  * reaches the API, the dashboard or MQTT; null when nothing is left.
  */
-function tag(song: Pairs, name: string): string | null {
+export function tag(song: Pairs, name: string): string | null {
   const value = field(song, name);
   return value === undefined ? null : cleanText(value) || null;
 }

@@ -5,7 +5,7 @@ import t from 'tap';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/daemon.js';
-import { MPD, musicFolder, radioStation, tone } from '../helpers/mpd-rig.js';
+import { MPD, musicFolder, radioStation, startEngine, tone } from '../helpers/mpd-rig.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 import { createPlaybackEngine } from '../../drivers/index.js';
 import { parseStatus } from '../../drivers/mpd/status.js';
@@ -44,4 +44,13 @@ t.test('control characters and line separators in MPD tags become spaces; a tag 
     [['file', 'http://radio.example/live'], ['Title', 'One\u0007Two\u001bThree\u0085Four'], ['Artist', '\u202E\u2028\u0000'], ['Album', 'Plain'], ['Name', 'Radio\rName']],
   );
   t.same(s.tags, { title: 'One Two Three Four', artist: null, album: 'Plain', name: 'Radio Name' });
+});
+
+t.test("a library listing shows a file's name and tags cleaned, and keeps its URI exact to play it by", async (t) => {
+  const music = musicFolder(t);
+  const name = 'evil\u202Egalf.ogg';
+  tone(path.join(music, 'hostile', name), 1, 440, HOSTILE);
+  const rig = await startEngine(t, music);
+  const page = await rig.engine.library.list('hostile', { offset: 0, limit: 10 });
+  t.match(page.entries, [{ kind: 'track', uri: `file:hostile/${name}`, name: 'evilgalf.ogg', title: 'Eviltxt.exe second line', artist: 'Band name', album: 'Albuminside' }]);
 });
