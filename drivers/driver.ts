@@ -59,6 +59,9 @@ export interface SoundDescription {
   flags: Record<ZoneFlag, true | Absent>;
 }
 
+/** What the daemon remembers of a zone at start: its state, and its tone where it kept one. */
+export type RememberedZone = ZoneState & { tone?: ZoneTone };
+
 export interface ZoneDescription {
   /** The driver's own address of the output (simulated: 1..6; Monoprice: 11..16, 21..26, 31..36). */
   channel: number;
@@ -129,14 +132,14 @@ export interface AmplifierDriver {
   /** The zones and inputs known: configured, found, or remembered (start's channels), available or not. */
   describe(): DriverDescription;
   /**
-   * Starts the driver with what the daemon last knew of each zone channel. A real driver writes none of it: on first
-   * contact it adopts what the amplifier holds and reports every zone that differs (RNET, which cannot read mute,
-   * sets the mute it was told again). The channels are also the zones the daemon knows: one whose unit is not
+   * Starts the driver with what the daemon last knew of each zone channel (its tone too, where the daemon kept
+   * one). A real driver writes none of it: on first contact it adopts what the amplifier holds and reports every
+   * zone that differs (RNET, which cannot read mute, sets the mute it was told again). The channels are also the zones the daemon knows: one whose unit is not
    * fitted (any more) is described, and unavailable with the reason. The simulated driver, whose hardware does not
    * outlive the process, takes the state as its hardware's. Resolves once the driver is running (not necessarily
    * online): a missing port is a `status` event, never a rejection.
    */
-  start(remembered: ReadonlyMap<number, ZoneState>): Promise<void>;
+  start(remembered: ReadonlyMap<number, RememberedZone>): Promise<void>;
   /**
    * Records an intent for one zone (the attributes given, stamped with the time) and writes it asynchronously.
    * Returns at once: callers never wait on the hardware. Bursts are coalesced by the driver. An intent for an

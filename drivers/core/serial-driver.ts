@@ -1,7 +1,7 @@
 // The serial amplifier driver every family shares: the driver interface, the lifecycle and the connection phases, on
 // the shared work loop (work-loop.ts). A family supplies its link (framing, exchanges), its topology, how one read
 // and one write go on the wire, and the handshake a new connection begins with.
-import type { AmplifierDriver, DriverDescription, DriverListener, ZoneAvailability, ZoneFlags, ZoneState, ZoneTone } from '../driver.js';
+import type { AmplifierDriver, DriverDescription, DriverListener, RememberedZone, ZoneAvailability, ZoneFlags, ZoneState, ZoneTone } from '../driver.js';
 import { checkTone } from '../driver.js';
 import { monotonicClock } from './clock.js';
 import { DriverEvents } from './events.js';
@@ -52,7 +52,7 @@ export abstract class SerialDriver extends WorkLoop implements AmplifierDriver {
     return { zones, inputs: this.core.inputs, volumeSteps: this.core.volumeSteps, sound: this.core.sound };
   }
 
-  async start(remembered: ReadonlyMap<number, ZoneState>): Promise<void> {
+  async start(remembered: ReadonlyMap<number, RememberedZone>): Promise<void> {
     if (this.phase !== 'new') return;
     for (const [channel, state] of remembered) {
       if (this.checkChannel(channel)) continue;

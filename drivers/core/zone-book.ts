@@ -2,7 +2,7 @@
 // present), the daemon's intents (writes a caller asked for, each stamped with the time it was made), and what the
 // daemon was last told. A change the daemon did not write supersedes every older intent for its attribute; newer
 // intents stay and are written. No I/O, no timers: a driver asks what to write next and tells what it read.
-import type { SoundDescription, StepControl, ToneScale, ZoneFlag, ZoneFlags, ZoneState, ZoneTone } from '../driver.js';
+import type { RememberedZone, SoundDescription, StepControl, ToneScale, ZoneFlag, ZoneFlags, ZoneState, ZoneTone } from '../driver.js';
 import { ZONE_FLAGS, stepToTone, stepToVolume, toneToStep, volumeToStep } from '../driver.js';
 
 /** What the daemon writes: the zone's state, then its tone (bass, treble, balance in native steps; loudness 0/1). */
@@ -112,9 +112,9 @@ export class ZoneBook {
   }
 
   /** What the daemon last knew of a zone (start's state): what the amplifier's state is compared with. */
-  remember(channel: number, state: ZoneState): void {
+  remember(channel: number, state: RememberedZone): void {
     if (this.spec.checkChannel(channel)) return;
-    this.zone(channel).told = this.toWire(state);
+    this.zone(channel).told = { ...this.toWire(state), ...(state.tone && this.toneFields(state.tone)) };
   }
 
   /**

@@ -1,7 +1,7 @@
 // The simulated amplifier: 6 zones x 6 sources in memory, with the timing shape of a serial one, under the same
 // ownership rule as the real drivers (drivers/core/zone-book.ts): its in-memory hardware is the truth about the
 // present, setZone records intents applied after a short delay, and a keypad change supersedes older intents.
-import type { AmplifierDriver, DriverDescription, DriverListener, DriverOptions, SoundDescription, ZoneAvailability, ZoneFlags, ZoneState, ZoneTone } from '../driver.js';
+import type { AmplifierDriver, DriverDescription, DriverListener, DriverOptions, RememberedZone, SoundDescription, ZoneAvailability, ZoneFlags, ZoneState, ZoneTone } from '../driver.js';
 import { monotonicClock, type Clock } from '../core/clock.js';
 import { DriverEvents } from '../core/events.js';
 import { ZoneBook, bit, type Fields, type Reported, type Wire } from '../core/zone-book.js';
@@ -38,10 +38,12 @@ function fieldsOf(change: SimulatedChange): Fields {
   if (change.muted !== undefined) fields.muted = change.muted ? 1 : 0;
   if (change.volume !== undefined) fields.volume = volumeToStep(change.volume, SIMULATED_VOLUME_STEPS);
   if (change.source !== undefined) fields.source = change.source;
-  if (change.bass !== undefined) fields.bass = toneToStep(change.bass, BASS);
-  if (change.treble !== undefined) fields.treble = toneToStep(change.treble, TREBLE);
-  if (change.balance !== undefined) fields.balance = toneToStep(change.balance, BALANCE);
-  if (change.loudness !== undefined) fields.loudness = bit(change.loudness);
+  // Remembered tone comes unchecked from the store: a value that is no number is left out.
+  const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+  if (finite(change.bass)) fields.bass = toneToStep(change.bass, BASS);
+  if (finite(change.treble)) fields.treble = toneToStep(change.treble, TREBLE);
+  if (finite(change.balance)) fields.balance = toneToStep(change.balance, BALANCE);
+  if (typeof change.loudness === 'boolean') fields.loudness = bit(change.loudness);
   for (const flag of ZONE_FLAGS) if (change[flag] !== undefined) fields[flag] = bit(change[flag]);
   return fields;
 }
@@ -91,12 +93,12 @@ export class SimulatedDriver implements AmplifierDriver {
   }
 
   /** Its hardware does not outlive the process: what the daemon remembers becomes what the amplifier holds. */
-  async start(remembered: ReadonlyMap<number, ZoneState>): Promise<void> {
+  async start(remembered: ReadonlyMap<number, RememberedZone>): Promise<void> {
     if (this.running) return;
     for (const [channel, state] of remembered) {
       const zone = this.amp.get(channel);
       if (zone) {
-        Object.assign(zone, fieldsOf(state));
+        Object.assign(zone, fieldsOf(state), state.tone && fieldsOf(state.tone));
         this.book.remember(channel, state);
       } else if (Number.isInteger(channel) && channel > 0) this.missing.add(channel);
     }

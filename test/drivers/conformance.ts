@@ -27,6 +27,7 @@ export const CONFORMANCE_CASES = [
   'line noise and garbage do not stop the driver',
   'stop leaves no timers behind',
   'describes its tone controls and status flags, and each one it lacks with the reason',
+  'starting reports a zone whose tone differs from the tone the daemon remembered, and writes none of it',
   'setTone bass reaches the amplifier and reads back',
   'setTone treble reaches the amplifier and reads back',
   'setTone balance reaches the amplifier and reads back',
@@ -415,6 +416,26 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
         t.ok(skip[FLAG_CASES[flag]], `${flag}: its case is in the skip list, not dropped silently`);
       }
     }
+  });
+
+  run('starting reports a zone whose tone differs from the tone the daemon remembered, and writes none of it', async (t) => {
+    const rig = await harness.create(t);
+    const [a, b] = channels(rig) as [number, number];
+    const bass = sound(rig).controls.bass;
+    if ('absent' in bass) throw new Error('every family has bass');
+    const held = stepToTone(bass.down + 3, bass);
+    rig.keypad(a, { ...ON, bass: held });
+    rig.keypad(b, { ...ON, bass: 0 });
+    const events = recorded(rig);
+    const online = nextEvent(rig.driver, isStatus(true));
+    await rig.driver.start(new Map([[a, { ...q(rig, ON), tone: { bass: 0 } }], [b, { ...q(rig, ON), tone: { bass: 0 } }]]));
+    await rig.until(online, 'the driver online');
+    await settle(rig);
+    await rig.observed();
+    const reported = zoneEvents(events);
+    t.same(reported.map((e) => [e.channel, e.tone?.bass]), [[a, held]], 'one event, for the zone whose bass differs, with what it holds');
+    t.equal(rig.hardwareTone(a).bass, held, 'the remembered bass was not written');
+    t.equal(rig.driver.hardwareTone?.(a)?.bass, held, 'hardwareTone() agrees');
   });
 
   for (const control of TONE_CONTROLS) {
