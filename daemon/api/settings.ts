@@ -72,7 +72,9 @@ export function bridgeSettingsRoutes(settings: BridgeSettings): Route[] {
       responses: {
         200: { description: 'saved and applied', schema: SettingsSchema },
         400: { description: 'a field is malformed, names no azcd user, or a password is left without a username' },
-        409: problem('a field is set at start (flag, environment or config file) and wins over these settings'),
+        409: problem(
+          'a field is set at start (flag, environment or config file) and wins over these settings, or the URL names another broker while the broker password is set at start without one',
+        ),
       },
       handle: async (req) => ok(await settings.update(req.caller, req.body)),
     }),

@@ -92,3 +92,15 @@ t.test('a bridge account no username could be is refused at start and in the das
   t.match(refused.body.errors?.account?.[0], /^must be 3 to 64 characters of A-Z a-z 0-9 \. _ -, got "ha": name an existing azcd user$/);
   t.match((await admin.get('/api/settings/mqtt')).body, { account: null }, 'nothing was saved');
 });
+
+t.test('a broker password given at start without the URL pins the broker: the dashboard cannot name one (409)', async (t) => {
+  const d = await startTestDaemon(t, { config: { mqtt: { ...defaultConfig().mqtt, baseTopic: BASE, username: auth.username, password: 'from-the-environment', account: 'admin' } } });
+  const admin = client(d.base, d.adminKey);
+  const other = await connectCatcher(t);
+  const refused = await admin.put('/api/settings/mqtt', { url: other.url });
+  t.equal(refused.status, 409);
+  t.match(refused.body.detail, /"url" cannot name another broker while the broker password is set at start by AZC_MQTT_PASSWORD .*: it would be sent to that broker; give the broker URL at start too \(--mqtt-url/);
+  t.notOk(refused.text.includes('from-the-environment'), 'the password is not in the answer');
+  t.match((await admin.get('/api/settings/mqtt')).body, { url: null }, 'nothing was saved');
+  t.notOk('mqtt' in (await client(d.base).get('/api/health')).body, 'and the bridge did not start');
+});

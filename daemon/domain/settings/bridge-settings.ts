@@ -134,6 +134,7 @@ export class BridgeSettings {
     const given = BRIDGE_FIELDS.filter((field) => change[field] !== undefined);
     if (given.length === 0) throw invalid(BRIDGE_CHANGE_NONE, { body: [BRIDGE_CHANGE_NONE] });
     this.refuseLocked(change, given);
+    this.refuseUnpinnedPassword(change);
     const errors: FieldErrors = {};
     const text = (value: string | null | undefined) => (value === null || value === '' ? undefined : value);
     const url = text(change.url);
@@ -189,6 +190,20 @@ export class BridgeSettings {
     throw conflict(
       `${refused.map((f) => `"${f}"`).join(', ')} ${refused.length === 1 ? 'is' : 'are'} set at start by ` +
         `${refused.map((f) => SET_AT_START[f]).join(' and ')}, which win over the dashboard: change or remove ${refused.length === 1 ? 'it' : 'them'} there and restart`,
+    );
+  }
+
+  /**
+   * A broker password given at start without the URL would go to whichever broker the dashboard names next: the
+   * person who put it in the service's environment never chose that host. Moving the bridge to another broker is
+   * then refused; the URL is pinned at start along with it.
+   */
+  private refuseUnpinnedPassword(change: BridgeSettingsChange): void {
+    if (change.url === undefined || this.startup.password === undefined || this.startup.url !== '') return;
+    if (brokerOf(change.url ?? '') === brokerOf(this.effective().url) || !change.url) return;
+    throw conflict(
+      `"url" cannot name another broker while the broker password is set at start by ${SET_AT_START.password}: it would be sent to that broker; ` +
+        `give the broker URL at start too (${SET_AT_START.url}), or remove the password there and give it here with the URL`,
     );
   }
 
