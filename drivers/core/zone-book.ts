@@ -13,6 +13,8 @@ const STEPPED: readonly StepControl[] = ['bass', 'treble', 'balance'];
 const ATTRIBUTES: readonly Attribute[] = [...STATE, ...TONE];
 /** What the amplifier reports and nobody writes: never an intent, only news. */
 const FLAGS: readonly ZoneFlag[] = ZONE_FLAGS;
+/** What a read may show that the daemon was never told of (after a start): taken silently. */
+const OPTIONAL: ReadonlyArray<Attribute | ZoneFlag> = [...TONE, ...FLAGS];
 
 /**
  * A zone as the wire carries it: power and muted 0/1, source 1..S, volume in device steps. Muted is undefined where
@@ -344,10 +346,9 @@ export class ZoneBook {
       const differs = (key: Attribute | ZoneFlag): boolean => now[key] !== undefined && now[key] !== told[key];
       const news =
         STATE.some(differs) ||
-        TONE.some((attribute) => told[attribute] !== undefined && differs(attribute)) ||
-        FLAGS.some((flag) => told[flag] !== undefined && differs(flag));
+        OPTIONAL.some((key) => told[key] !== undefined && differs(key));
       if (!news) {
-        for (const key of [...TONE, ...FLAGS]) if (told[key] === undefined && now[key] !== undefined) told[key] = now[key];
+        for (const key of OPTIONAL) if (told[key] === undefined && now[key] !== undefined) told[key] = now[key];
         return undefined;
       }
     }
