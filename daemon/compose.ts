@@ -118,7 +118,7 @@ export function compose(input: ComposeInput): Services {
   });
   const targetExists = (kind: 'player' | 'zone', id: string) => (kind === 'player' ? audio.players : audio.zones).exists(id);
   const userAdmin: UserAdmin = new UserAdmin(store, users, secrets, bus, authentication, targetExists, Date.now, path.join(config.stateDir, 'initial-admin.txt'));
-  const playlists = new PlaylistsService(store, new PlaylistsRepo(store.db), bus, config.exportDir, config.limits);
+  const playlists = new PlaylistsService(store, new PlaylistsRepo(store.db), bus, config.exportDir, config.limits, config.playback.streamHosts);
   const playback: Playback = new Playback({
     repo: audioRepo,
     audio,

@@ -7,6 +7,7 @@ import { ROOT } from '../helpers/paths.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
 import { parseTrackUri } from '../../drivers/playback.js';
+import { defaultConfig } from '../../daemon/config.js';
 
 t.test('every track URI the README and the docs teach is one a stream player plays', async (t) => {
   const files = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
@@ -52,4 +53,23 @@ t.test('adding tracks stream players cannot play answers with one warning each, 
 
   const playable = await api.post(`/api/playlists/${created.body.id}/tracks`, { tracks: [{ title: 'Two', uri: 'file:albums/evening/2.flac' }] });
   t.same(playable.body.warnings, [], 'none when every track added can play');
+});
+
+t.test('a stream from a place stream players may not fetch is warned about when added, unless playback.streamHosts names it', async (t) => {
+  const d = await startTestDaemon(t, { config: { playback: { ...defaultConfig().playback, streamHosts: ['radio.lan:9999'] } } });
+  const api = injectClient(d.daemon, d.adminKey);
+  const created = await api.post('/api/playlists', {
+    name: 'Streams',
+    tracks: [
+      { title: 'Router page', uri: 'http://router.lan:22/' },
+      { title: 'This appliance', uri: 'http://127.0.0.1/' },
+      { title: 'Allowed', uri: 'http://radio.lan:9999/live' },
+      { title: 'Usual port', uri: 'https://radio.example:8000/live.ogg' },
+    ],
+  });
+  t.equal(created.status, 201);
+  t.equal(created.body.tracks.length, 4, 'every track is kept');
+  t.equal(created.body.warnings.length, 2, JSON.stringify(created.body.warnings));
+  t.match(created.body.warnings[0], /^track "Router page" cannot play on stream players: .*port 22/);
+  t.match(created.body.warnings[1], /^track "This appliance" cannot play on stream players/);
 });

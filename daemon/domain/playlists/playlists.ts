@@ -56,6 +56,8 @@ export class PlaylistsService {
     private readonly bus: EventBus,
     exportDir: string,
     readonly limits: PlaylistLimits,
+    /** playback.streamHosts: where a stream may come from besides the usual ports (for the warnings). */
+    private readonly streamHosts: readonly string[] = [],
   ) {
     this.exports = new ExportDirectory(exportDir, limits);
   }
@@ -83,7 +85,7 @@ export class PlaylistsService {
       this.insertTracks(id, 0, input.tracks ?? []);
     });
     this.changed(id, 'created');
-    return { ...this.get(id), warnings: unplayableTracks(input.tracks ?? []) };
+    return { ...this.get(id), warnings: unplayableTracks(input.tracks ?? [], this.streamHosts) };
   }
 
   remove(caller: Caller, id: string): void {
@@ -104,7 +106,7 @@ export class PlaylistsService {
       this.insertTracks(id, existing, tracks);
     });
     this.changed(id, 'tracksAdded');
-    return { ...this.get(id), warnings: unplayableTracks(tracks) };
+    return { ...this.get(id), warnings: unplayableTracks(tracks, this.streamHosts) };
   }
 
   /** Removes tracks by id; any id not in the playlist fails the whole request. */
