@@ -1,6 +1,8 @@
 // A stream player's engine: its own mpd, started, watched and restarted with back-off, playback given back after a crash.
+import path from 'node:path';
 import {
   PlaybackError,
+  placeFifo,
   type PlaybackClock,
   type PlaybackEngine,
   type PlaybackEngineOptions,
@@ -82,6 +84,8 @@ export class MpdEngine implements PlaybackEngine {
   private readonly player: MpdPlayer;
   private readonly listeners = new Set<PlaybackListener>();
   private musicRoot = '';
+  /** The real folder of a FIFO output, which mpd writes in (confinement). */
+  private outputFolder: string | undefined;
   private phase: Phase = 'new';
   private proc: MpdProcess | undefined;
   private command: Promise<MpdConnection> | undefined;
@@ -214,6 +218,9 @@ export class MpdEngine implements PlaybackEngine {
     const input: ConfigInput = { files: this.files, musicRoot: this.musicRoot, output, logLevel: this.options.logLevel ?? 'warning' };
     if (listen) input.listen = listen;
     writePlayerConfig(this.files, renderConfig(input));
+    // renderConfig checked the FIFO's place: this is the folder mpd was handed it in.
+    const fifo = output.kind === 'fifo' ? placeFifo(output.path, this.options.stateDir).path : undefined;
+    this.outputFolder = fifo === undefined ? undefined : path.dirname(fifo);
   }
 
   private async bringUp(mpdPath: string): Promise<void> {
@@ -224,7 +231,9 @@ export class MpdEngine implements PlaybackEngine {
       if (failure) this.player.mpdSaid(failure[1]!);
       return failure !== null;
     };
-    const proc = await MpdProcess.spawn({ mpdPath, files: this.files, clock: this.clock, log: this.log, startTimeoutMs, stopTimeoutMs, onLine });
+    const { musicRoot, outputFolder } = this;
+    const confinement = { musicRoot, ...(outputFolder === undefined ? {} : { outputFolder }) };
+    const proc = await MpdProcess.spawn({ mpdPath, files: this.files, clock: this.clock, log: this.log, startTimeoutMs, stopTimeoutMs, onLine, ...confinement });
     this.proc = proc;
     void proc.exited.then((exit) => this.exited(proc, proc.describeExit(exit)));
     try {

@@ -1,8 +1,9 @@
 // One run of a player's mpd: spawned in the foreground under umask 077, tied to the daemon's life by a parent-death
-// signal, stderr logged, ready when its socket greets.
+// signal, confined by Landlock to the folders it needs, stderr logged, ready when its socket greets.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PlaybackError, type PlaybackClock, type PlaybackEngineOptions } from '../playback.js';
 import type { PlayerFiles } from './config.js';
 import { MpdConnection } from './connection.js';
@@ -25,6 +26,12 @@ export interface ProcessOptions {
   onLine?: (line: string) => boolean | void;
   /** util-linux's setpriv, which gives mpd its parent-death signal; tests name a missing one to see the fallback. */
   setprivPath?: string;
+  /** The music folder's real path: mpd may read beneath it (and nowhere else outside the system folders). */
+  musicRoot?: string;
+  /** The real folder of a FIFO output: mpd creates, writes and removes the FIFO there. */
+  outputFolder?: string;
+  /** The azc-confine program (native/); tests name a missing one to see the fallback. */
+  confinePath?: string;
 }
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
@@ -56,6 +63,50 @@ const KEPT_MS = 5000;
 export const SETPRIV = '/usr/bin/setpriv';
 /** Said once per daemon: every mpd started without setpriv outlives a daemon killed with SIGKILL. */
 let setprivMissingSaid = false;
+/** Said once per daemon: without azc-confine or Landlock, mpd opens any file the daemon's user may read. */
+let unconfinedSaid = false;
+/** azc-confine's line when the kernel has no Landlock (it then runs mpd unconfined). */
+const NO_LANDLOCK = /^azc-confine: Landlock is not available/;
+
+/**
+ * Where azc-confine is built: `native/build/Release` in the folder above this module that has `native/`, from
+ * source (drivers/mpd/), compiled (dist/drivers/mpd/) or bundled (dist/daemon/main.js or one of its chunks).
+ */
+function findConfine(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  const candidates: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    dir = path.dirname(dir);
+    candidates.push(path.join(dir, 'native', 'build', 'Release', 'azc-confine'));
+  }
+  return candidates.find(executable) ?? candidates[1]!;
+}
+
+/**
+ * What mpd may reach of the file system: its libraries, configuration and devices (read), its own folder (conf,
+ * database, socket, state) and the audio devices (write), the music folder (read) and a FIFO output's folder (write).
+ * Not the rest of the state folder (the daemon's database, its key), nor any home folder. The folder of the mpd
+ * program itself is readable too, so a program installed elsewhere than /usr still runs.
+ */
+function confinement(options: ProcessOptions): string[] {
+  const read = ['/etc', '/proc', '/sys'];
+  // With systemd-resolved, /etc/resolv.conf leads into /run: http streams need it to resolve their host.
+  const resolver = realFile('/etc/resolv.conf');
+  if (resolver && !resolver.startsWith('/etc/')) read.push(resolver);
+  if (options.musicRoot) read.push(options.musicRoot);
+  const exec = ['/usr', '/lib', '/lib64', '/bin', '/sbin', path.dirname(realFile(options.mpdPath) ?? options.mpdPath)];
+  const write = [options.files.dir, '/dev/snd', '/dev/null', '/dev/shm'];
+  if (options.outputFolder) write.push(options.outputFolder);
+  return [...read.flatMap((dir) => ['--read', dir]), ...exec.flatMap((dir) => ['--exec', dir]), ...write.flatMap((dir) => ['--write', dir])];
+}
+
+function realFile(file: string): string | undefined {
+  try {
+    return realpathSync(file);
+  } catch {
+    return undefined;
+  }
+}
 const LINE_MAX = 500;
 const CONNECT_RETRY_MS = 50;
 
@@ -78,7 +129,13 @@ export class MpdProcess {
       setprivMissingSaid = true;
       options.log('warn', `${setpriv} is missing (util-linux): a daemon killed with SIGKILL leaves its mpd processes running until its next start`);
     }
-    const [program, ...args] = tied ? [setpriv, '--pdeathsig', 'SIGTERM', '--', ...command] : command;
+    // azc-confine (native/confine.c) puts mpd under Landlock before it runs: the kernel refuses any open outside the
+    // folders of confinement(), at the moment mpd opens the file, whatever symlinks its path goes through.
+    const confine = options.confinePath ?? findConfine();
+    const confined = executable(confine);
+    if (!confined) this.unconfined(`${confine} is missing (the native part was not built: npm run-script install)`);
+    const inner = confined ? [confine, ...confinement(options), '--', ...command] : command;
+    const [program, ...args] = tied ? [setpriv, '--pdeathsig', 'SIGTERM', '--', ...inner] : inner;
     this.child = spawn(program!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
     this.child.once('error', (err) => options.log('error', `mpd could not be started: ${err.message}`));
@@ -158,12 +215,22 @@ export class MpdProcess {
     rmSync(this.options.files.pid, { force: true });
   }
 
+  private unconfined(why: string): void {
+    if (unconfinedSaid) return;
+    unconfinedSaid = true;
+    this.options.log('warn', `${why}: mpd runs without file-system confinement, so a file of the music folder swapped for a symlink can make it play any file the daemon's user may read`);
+  }
+
   private stderr(chunk: string): void {
     const lines = (this.partial + chunk).split('\n');
     this.partial = lines.pop()!.slice(0, LINE_MAX);
     for (const raw of lines) {
       const line = raw.trim().slice(0, LINE_MAX);
       if (!line) continue;
+      if (NO_LANDLOCK.test(line)) {
+        this.unconfined(line.replace(/: \S+ runs without file-system confinement$/, ''));
+        continue;
+      }
       this.options.log('warn', `mpd: ${line}`, { pid: this.child.pid });
       if (this.options.onLine?.(line) === true) continue;
       this.recent.push({ line, at: this.options.clock.now() });

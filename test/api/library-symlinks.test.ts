@@ -1,6 +1,6 @@
 // Files outside the music folder do not play through a symlink swapped in after a track was accepted: the path is
-// checked again when the track is queued. (A swap after it was queued is the limit docs/security.md names: MPD
-// follows symlinks when it opens a file.)
+// checked again when the track is queued, and a swap after that is refused by the kernel when MPD opens the file
+// (each mpd runs under Landlock, allowed to read beneath the music folder only).
 import t, { type Test } from 'tap';
 import { rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
@@ -35,4 +35,26 @@ t.test('a track swapped for a symlink that leads outside after it was added to a
   t.match(played.body, { state: 'playing', trackId: list.trackIds[1], title: 'Long Tone' });
   const skip = await rig.next('player.trackSkipped', (e) => e.payload.trackId === list.trackIds[0], from);
   t.match(skip.payload, { reason: 'refused', detail: /leads outside the music folder/ });
+});
+
+t.test('a queued track swapped for a symlink that leads outside while the track before it plays is skipped, and nothing of the outside file plays', async (t) => {
+  const music = musicFolder(t);
+  const rig = await startStreamDaemon(t, { music });
+  const player = await rig.fifoPlayer('Kitchen', 1);
+  player.reader();
+  const list = await playlistOf(rig.api, 'Swapped later', [`file:${TRACKS.a}`, `file:${TRACKS.long}`, `file:${TRACKS.b}`]);
+  const played = await rig.api.post(`/api/players/${player.id}/play`, { playlistId: list.id });
+  t.match(played.body, { state: 'playing', trackId: list.trackIds[0], title: 'Tone A' });
+  // MPD holds the whole queue now: the long track is swapped while Tone A plays, and reached with next.
+  swapForSymlink(music, TRACKS.long, outsideTone(t));
+  const from = rig.events.length;
+  await rig.api.post(`/api/players/${player.id}/next`);
+  // Without the confinement MPD opens the outside tone and plays it under the swapped track's entry and tags.
+  const skipped = () => rig.events.slice(from).find((e) => e.type === 'player.trackSkipped' && e.payload.trackId === list.trackIds[1]);
+  const seen = await rig.until(player.id, (playback) => skipped() !== undefined || (playback.trackId === list.trackIds[1] && playback.positionMs > 1000), 'the swapped track to be skipped or to play');
+  const skip = skipped();
+  t.ok(skip, `the swapped track is skipped, not played (the player was at ${seen.trackId} ${seen.positionMs} ms)`);
+  t.match(skip?.payload, { detail: /Failed to open .*long\.flac.*Permission denied/ }, 'the skip says MPD could not open the file');
+  const after = await rig.until(player.id, (playback) => playback.trackId === list.trackIds[2], 'Tone B to play after the skipped track');
+  t.match(after, { state: 'playing', title: 'Tone B' });
 });

@@ -60,7 +60,7 @@ t.test('the unit keeps its contract: notify + watchdog, own user, state and conf
   t.ok(d.get('DeviceAllow')?.includes('char-alsa rw'), 'the ALSA devices, for the mpds of stream players');
   t.equal(one('KillMode'), 'mixed', 'stopping signals azcd alone, which stops its mpds itself');
   t.same(one('RestrictAddressFamilies')?.split(/\s+/).sort(), ['AF_INET', 'AF_INET6', 'AF_NETLINK', 'AF_UNIX']);
-  t.same(d.get('SystemCallFilter'), ['@system-service', '~@privileged @resources']);
+  t.same(d.get('SystemCallFilter'), ['@system-service', 'landlock_create_ruleset landlock_add_rule landlock_restrict_self', '~@privileged @resources']);
   t.equal(one('ProtectSystem'), 'strict');
   t.equal(one('UMask'), '0077');
   t.equal(d.get('IPAddressDeny'), undefined, 'SSDP multicast and LAN clients from any range');

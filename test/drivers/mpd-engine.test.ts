@@ -1,12 +1,11 @@
 // What a player's MPD leaves private and reachable on the real MPD: file modes, sockets, outputs, stop, leftovers.
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MpdConnection } from '../../drivers/mpd/connection.js';
 import { systemClock } from '../../drivers/mpd/engine.js';
 import { concurrently } from '../helpers/concurrency.js';
-import { tempDir } from '../helpers/daemon.js';
 import { MPD, musicFolder, startEngine, TRACKS } from '../helpers/mpd-rig.js';
 import { createPlaybackEngine } from '../../drivers/mpd/index.js';
 import { waitFor, within, WAIT_MS } from '../helpers/wait-for.js';
@@ -107,7 +106,8 @@ t.test('a null output plays in real time: the position moves and tracks end', as
 });
 
 t.test('a pipe output hands the PCM to its command', async (t) => {
-  const dir = tempDir('azc-pipe-');
+  // The command runs under mpd's confinement (drivers/mpd/process.ts): /dev/shm is among the places it may write.
+  const dir = mkdtempSync('/dev/shm/azc-pipe-');
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const sink = path.join(dir, 'out.pcm');
   const rig = await startEngine(t, music, { output: { kind: 'pipe', command: `cat >> '${sink}'` } });

@@ -1,26 +1,22 @@
 // The engine's watch over its mpd, on a clock the test moves: restarts with back-off, stop's escalation, missing mpd.
 import t, { type Test } from 'tap';
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SEEK_RETRY_MS } from '../../drivers/mpd/player.js';
 import { createPlaybackEngine, MPD_MISSING } from '../../drivers/mpd/index.js';
 import { PlaybackError, type PlaybackEvent } from '../../drivers/playback.js';
 import { tempDir } from '../helpers/daemon.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import { ROOT } from '../helpers/paths.js';
+import { fakeMpdProgram } from '../helpers/fake-mpd-program.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
-const FAKE = path.join(ROOT, 'test/helpers/fake-mpd.mjs');
 const TIMING = { restartFirstMs: 1_000, restartMaxMs: 8_000, stableMs: 60_000, stopTimeoutMs: 5_000 };
 
 /** An "mpd" program that runs the stand-in in `mode`. */
 type FakeMode = 'serve' | 'exit' | 'ignore-term' | 'seek-dead' | 'fail-then-stop' | 'paused-fail-late-word';
 
 function fakeMpd(dir: string, mode: FakeMode): string {
-  const program = path.join(dir, `mpd-${mode}`);
-  writeFileSync(program, `#!/bin/sh\nexec "${process.execPath}" "${FAKE}" --mode ${mode} "$@"\n`);
-  chmodSync(program, 0o755);
-  return program;
+  return fakeMpdProgram(dir, mode);
 }
 
 function rig(t: Test, mode: FakeMode) {
