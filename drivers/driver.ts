@@ -163,6 +163,11 @@ export interface AmplifierDriver {
    * have (a unit not fitted) is unavailable with the reason.
    */
   availability(channel: number): ZoneAvailability;
+  /**
+   * A hint from the daemon: someone watches the zones (an event-stream client is connected). A driver that polls for
+   * keypad changes reads faster while true and slower when nobody watches (docs/drivers.md); others may ignore it.
+   */
+  watching?(watched: boolean): void;
   /** Resolves once every intent recorded so far has reached the hardware (or the driver is offline). */
   settled(): Promise<void>;
   /** Subscribes to driver events; returns the unsubscribe function. */

@@ -83,6 +83,7 @@ export abstract class SerialDriver extends WorkLoop implements AmplifierDriver {
     }
     const refused = complaint ?? this.book.record(channel, change);
     if (refused) this.log('warn', `${this.name}: ${refused}`);
+    else this.activity();
     this.kick();
     this.checkSettled();
   }

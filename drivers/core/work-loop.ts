@@ -16,6 +16,8 @@ export type Phase = 'new' | 'connecting' | 'online' | 'offline' | 'stopped';
 const MAX_LOST_WRITES = 3;
 /** The longest a silent unit goes without being asked again (it is asked less often the longer it stays silent). */
 export const SILENT_PROBE_MAX_MS = 60_000;
+/** How long a write, or a change seen on the amplifier, keeps the watched poll rate after it (someone is at it). */
+export const ACTIVITY_MS = 30_000;
 
 export abstract class WorkLoop {
   protected abstract readonly link: ReconnectingPort;
@@ -28,6 +30,12 @@ export abstract class WorkLoop {
   private readonly refusals: Refusals;
   private readonly lostWrites = new Map<number, number>();
   private pollTimer: unknown;
+  /** When the pending poll is due, and when the last one began (undefined: none yet on this connection). */
+  private pollDueAt = 0;
+  private pollStartedAt: number | undefined;
+  /** The daemon's hint that someone watches the zones (an event-stream client is connected). */
+  private watched = false;
+  private activeUntil = Number.NEGATIVE_INFINITY;
   private pumping = false;
 
   protected constructor(
@@ -56,6 +64,33 @@ export abstract class WorkLoop {
   protected pollDelayMs(): number {
     return this.timings.pollIntervalMs;
   }
+  /**
+   * How often a zone is read while someone watches or just acted (from the start of one poll to the next), or
+   * undefined for a family told of keypad changes without polling: there attention changes nothing.
+   */
+  protected watchedPollMs(): number | undefined {
+    return undefined;
+  }
+
+  /** The daemon's hint: someone watches the zones, so keypad changes are read sooner (docs/drivers.md). */
+  watching(watched: boolean): void {
+    if (watched === this.watched) return;
+    this.watched = watched;
+    this.attentionChanged();
+  }
+
+  /** Someone acted (a write, a change seen on the amplifier): the watched rate holds for ACTIVITY_MS. */
+  protected activity(): void {
+    if (this.watchedPollMs() === undefined) return;
+    const was = this.attentive();
+    this.activeUntil = this.clock.now() + ACTIVITY_MS;
+    if (!was) this.attentionChanged();
+  }
+
+  /** Whether the poll runs at the watched rate, zone by zone. */
+  protected attentive(): boolean {
+    return this.watchedPollMs() !== undefined && (this.watched || this.clock.now() < this.activeUntil);
+  }
 
   /** A read with the time it was sent: a change it shows supersedes only intents made before then. */
   protected async stampedRead(address: number): Promise<FirstRead> {
@@ -67,6 +102,7 @@ export abstract class WorkLoop {
   protected dropSession(): void {
     this.clock.clearTimeout(this.pollTimer);
     this.pollTimer = undefined;
+    this.pollStartedAt = undefined;
     this.plan.reset();
     this.refusals.clear();
     this.lostWrites.clear();
@@ -202,7 +238,10 @@ export abstract class WorkLoop {
 
   /** Takes in what a read or report showed of a zone, and reports it when the daemon must hear of it. */
   protected learn(channel: number, fields: Fields, kind: ReadKind, stamp: Stamp): void {
-    this.emitZone(channel, this.book.learn(channel, fields, kind, stamp));
+    const reported = this.book.learn(channel, fields, kind, stamp);
+    // A keypad's change: someone is at the amplifier, and may well turn it again.
+    if (reported && kind === 'update') this.activity();
+    this.emitZone(channel, reported);
   }
 
   /**
@@ -254,24 +293,48 @@ export abstract class WorkLoop {
 
   // ---- poll ----------------------------------------------------------------------------------------------------
 
+  /**
+   * Idle, the next poll comes pollDelayMs after the last one ended. Watched, WATCHED_POLL_MS after the last one began
+   * (at once when it took longer), so each zone is read that often.
+   */
   protected schedulePoll(): void {
+    const now = this.clock.now();
+    const watched = this.attentive() ? this.watchedPollMs()! : undefined;
+    this.armPoll(watched === undefined ? this.pollDelayMs() : Math.max(0, (this.pollStartedAt ?? now) + watched - now));
+  }
+
+  private armPoll(delayMs: number): void {
     this.clock.clearTimeout(this.pollTimer);
+    this.pollDueAt = this.clock.now() + delayMs;
     this.pollTimer = this.clock.setTimeout(() => {
       this.pollTimer = undefined;
       this.queuePoll();
       this.kick();
-    }, this.pollDelayMs());
+    }, delayMs);
+  }
+
+  /** Someone began watching (or acted): a poll waiting for the idle interval comes at the watched one instead. */
+  private attentionChanged(): void {
+    if (this.phase !== 'online' || this.pollTimer === undefined || !this.attentive()) return;
+    const now = this.clock.now();
+    const due = (this.pollStartedAt ?? now) + this.watchedPollMs()!;
+    if (due < this.pollDueAt) this.armPoll(Math.max(0, due - now));
   }
 
   /**
    * Every fitted unit is read; one that stopped answering is asked through its probe until it answers again, less
-   * often the longer it stays silent, but at least once a minute (SILENT_PROBE_MAX_MS).
+   * often the longer it stays silent, but at least once a minute (SILENT_PROBE_MAX_MS). Watched, each zone is read on
+   * its own: no read then holds the line much longer than a write, so a write waits behind one short exchange at most.
    */
   private queuePoll(): void {
-    const maxSkips = Math.max(0, Math.ceil(SILENT_PROBE_MAX_MS / this.pollDelayMs()) - 1);
+    const watched = this.attentive();
+    this.pollStartedAt = this.clock.now();
+    const interval = watched ? this.watchedPollMs()! : this.pollDelayMs();
+    const maxSkips = Math.max(0, Math.ceil(SILENT_PROBE_MAX_MS / interval) - 1);
     for (const unit of this.units.fittedUnits()) {
       if (!this.units.probeDue(unit, maxSkips)) continue;
-      for (const address of this.unitReads(unit)) this.plan.queueRead(address);
+      const reads = watched && this.units.answers(unit) ? this.topology.channels(unit).map((channel) => this.topology.zoneRead(channel)) : this.unitReads(unit);
+      for (const address of reads) this.plan.queueRead(address);
     }
   }
 

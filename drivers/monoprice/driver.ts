@@ -12,6 +12,12 @@ export type MonopriceOptions = SerialOptions;
 
 export { MONOPRICE_DEFAULTS } from './options.js';
 
+/**
+ * How often each zone is read while someone watches or just acted, from the start of one poll to the next: a keypad
+ * change then reaches the daemon within about this long (a zone read takes ~65 ms of line time, 18 zones ~1.2 s).
+ */
+export const WATCHED_POLL_MS = 1300;
+
 /** `Command Error.` replies in a row to one query or one set before the driver stops insisting (noise garbles some). */
 const MAX_REFUSALS = 3;
 
@@ -61,6 +67,10 @@ export class MonopriceDriver extends SerialDriver {
       now: () => this.clock.now(),
     });
     this.link = new MonopriceLink(this.lineOptions());
+  }
+
+  protected override watchedPollMs(): number {
+    return WATCHED_POLL_MS;
   }
 
   protected checkChannel(channel: number): string | undefined {
