@@ -13,8 +13,26 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/landlock.h>
 #include <linux/types.h>
+// Older kernel headers (before 5.13) have no landlock.h: the few definitions used here are the kernel's ABI.
+#if defined(__has_include) && !defined(AZC_WITHOUT_LANDLOCK_H)
+#if __has_include(<linux/landlock.h>)
+#include <linux/landlock.h>
+#define AZC_HAVE_LANDLOCK_H 1
+#endif
+#endif
+#ifndef AZC_HAVE_LANDLOCK_H
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#define LANDLOCK_RULE_PATH_BENEATH 1
+struct landlock_path_beneath_attr {
+  __u64 allowed_access;
+  __s32 parent_fd;
+} __attribute__((packed));
+#define LANDLOCK_ACCESS_FS_EXECUTE (1ULL << 0)
+#define LANDLOCK_ACCESS_FS_WRITE_FILE (1ULL << 1)
+#define LANDLOCK_ACCESS_FS_READ_FILE (1ULL << 2)
+#define LANDLOCK_ACCESS_FS_READ_DIR (1ULL << 3)
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
