@@ -1,7 +1,7 @@
 // Zones: listing (filtered by assignments), creation, settings and deletion, volume, mute and power, and All off.
 import { T, IdParams, Volume, AtLeastOneOf } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
-import { volumeRequestOf, ZONE_SETTINGS_NONE, type ZonesService } from '../domain/audio/index.js';
+import { TONE_NONE, volumeRequestOf, ZONE_SETTINGS_NONE, type ZonesService } from '../domain/audio/index.js';
 import { Name, SkippedSchema, ZoneSchema } from './schemas.js';
 import { AmplifierName, Channel, DriverName, notFoundDoc, unavailableDoc, VolumeBody, volumeBadRequest } from './audio-bodies.js';
 
@@ -19,6 +19,18 @@ const ZoneSettingsBody = AtLeastOneOf(T.Object(
   },
   { description: 'at least one of the fields' },
 ), ['name', 'maxVolume', 'turnOnVolume'], ZONE_SETTINGS_NONE);
+
+const ToneValue = (what: string) =>
+  T.Optional(T.Number({ minimum: -1, maximum: 1, format: 'double', description: what, errorMessage: 'must be a number from -1 to 1' }));
+const ToneBody = AtLeastOneOf(T.Object(
+  {
+    bass: ToneValue('-1 full cut, 0 flat, 1 full boost'),
+    treble: ToneValue('-1 full cut, 0 flat, 1 full boost'),
+    balance: ToneValue('-1 full left, 0 centre, 1 full right'),
+    loudness: T.Optional(T.Boolean({ description: 'loudness compensation on or off', errorMessage: 'must be true or false' })),
+  },
+  { description: 'one or more of the controls; any other field is refused' },
+), ['bass', 'treble', 'balance', 'loudness'], TONE_NONE);
 
 export function zoneRoutes(zones: ZonesService): Route[] {
   return [
@@ -124,6 +136,27 @@ export function zoneRoutes(zones: ZonesService): Route[] {
       body: VolumeBody,
       responses: { 204: { description: 'stored' }, 400: volumeBadRequest, 404: notFoundDoc, 409: zoneUnavailable },
       handle: (req) => zones.setVolume(req.caller, req.params.id, volumeRequestOf(req.body)).then(noContent),
+    }),
+    route({
+      method: 'PUT',
+      path: '/api/zones/{id}/tone',
+      access: 'writer',
+      summary: "Set one or more of a zone's tone controls (bass, treble, balance on -1..1; loudness)",
+      description:
+        "The zone's toneControls say which controls its amplifier has. Writes land while the amplifier pages (amplifierStatus.paging); the page still wins on the amplifier until it ends.",
+      tags: ['zones'],
+      params: IdParams,
+      body: ToneBody,
+      responses: {
+        204: { description: 'stored' },
+        400: { description: 'no control named, a field that is no control, or a value out of range' },
+        404: notFoundDoc,
+        409: {
+          ...zoneUnavailable,
+          description: `a control the zone's amplifier lacks (the problem quotes why), or ${zoneUnavailable.description}`,
+        },
+      },
+      handle: (req) => zones.setTone(req.caller, req.params.id, req.body as Record<string, unknown>).then(noContent),
     }),
     route({
       method: 'PUT',

@@ -46,6 +46,11 @@ export interface ZoneRow {
   turn_on_volume: number | null;
   /** When the zone's sleep timer powers it off (epoch ms), if one runs. */
   sleep_until: number | null;
+  /** The zone's last tone (-1..1; loudness 0 or 1); null: not known, or a control its amplifier lacks. */
+  tone_bass: number | null;
+  tone_treble: number | null;
+  tone_balance: number | null;
+  tone_loudness: number | null;
 }
 
 export interface InputDeviceRow {
@@ -61,6 +66,9 @@ export interface InputDeviceRow {
 
 /** The columns of a zone that change while it plays (updateZone writes exactly these). */
 export type ZoneRowUpdate = Pick<ZoneRow, 'id' | 'volume' | 'muted' | 'power' | 'source' | 'player_id' | 'sleep_until'>;
+
+/** A zone's tone columns (setZoneTone writes exactly these). */
+export type ZoneToneColumns = Pick<ZoneRow, 'tone_bass' | 'tone_treble' | 'tone_balance' | 'tone_loudness'>;
 
 /** The settings an admin edits on a zone (setZoneSettings writes exactly these). */
 export type ZoneSettings = Pick<ZoneRow, 'name' | 'max_volume' | 'turn_on_volume'>;
@@ -94,9 +102,12 @@ export class AudioRepo {
       deletePlayer: db.prepare('DELETE FROM players WHERE id = ?'),
       insertZone: db.prepare(
         `INSERT INTO zones (id, name, volume, muted, power, source, player_id, output_amplifier, output_driver, output_channel, created_at,
-                            max_volume, turn_on_volume, sleep_until)
+                            max_volume, turn_on_volume, sleep_until, tone_bass, tone_treble, tone_balance, tone_loudness)
          VALUES (@id, @name, @volume, @muted, @power, @source, @player_id, @output_amplifier, @output_driver, @output_channel, @created_at,
-                 @max_volume, @turn_on_volume, @sleep_until)`,
+                 @max_volume, @turn_on_volume, @sleep_until, @tone_bass, @tone_treble, @tone_balance, @tone_loudness)`,
+      ),
+      setZoneTone: db.prepare(
+        'UPDATE zones SET tone_bass = @tone_bass, tone_treble = @tone_treble, tone_balance = @tone_balance, tone_loudness = @tone_loudness WHERE id = @id',
       ),
       updateZone: db.prepare(
         `UPDATE zones SET volume = @volume, muted = @muted, power = @power, source = @source, player_id = @player_id,
@@ -277,6 +288,16 @@ export class AudioRepo {
     const zone = this.zones_.get(id);
     if (zone) this.putZone({ ...zone, ...row });
   }
+  /**
+   * A zone's tone: in memory at once, and in the database now or, inside a group-commit call, when that commits
+   * (the latest per zone, as for its volume).
+   */
+  setZoneTone(id: string, tone: ZoneToneColumns): void {
+    const row = { id, tone_bass: tone.tone_bass, tone_treble: tone.tone_treble, tone_balance: tone.tone_balance, tone_loudness: tone.tone_loudness };
+    this.write(`zone-tone:${id}`, () => this.s.setZoneTone.run(row));
+    const zone = this.zones_.get(id);
+    if (zone) this.putZone({ ...zone, ...row });
+  }
   /** Deletes the zone; returns the ids of the scenes it was the last zone of, deleted with it. */
   deleteZone(id: string): string[] {
     this.s.deleteZone.run(id);
@@ -386,6 +407,10 @@ export function zoneWith(zone: Readonly<ZoneRow>, state: Partial<Omit<ZoneRowUpd
     max_volume: zone.max_volume,
     turn_on_volume: zone.turn_on_volume,
     sleep_until: state.sleep_until === undefined ? zone.sleep_until : state.sleep_until,
+    tone_bass: zone.tone_bass,
+    tone_treble: zone.tone_treble,
+    tone_balance: zone.tone_balance,
+    tone_loudness: zone.tone_loudness,
   };
 }
 

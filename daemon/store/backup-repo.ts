@@ -27,6 +27,10 @@ export interface SceneZoneRow {
   volume: number;
   muted: number;
   player_id: string | null;
+  tone_bass: number | null;
+  tone_treble: number | null;
+  tone_balance: number | null;
+  tone_loudness: number | null;
 }
 
 export interface MetaRow {
@@ -63,7 +67,7 @@ export class BackupRepo {
       ),
       zones: db.prepare(
         `SELECT id, name, volume, muted, power, source, player_id, output_amplifier, output_driver, output_channel, created_at,
-                max_volume, turn_on_volume
+                max_volume, turn_on_volume, tone_bass, tone_treble, tone_balance, tone_loudness
          FROM zones ORDER BY output_amplifier, output_driver, output_channel`,
       ),
       inputs: db.prepare('SELECT * FROM input_devices ORDER BY input_amplifier, input_driver, input_channel'),
@@ -72,7 +76,7 @@ export class BackupRepo {
       // The undo slot is runtime state: what the last apply replaced on this appliance.
       scenes: db.prepare(`SELECT id, name, created_at, updated_at FROM scenes WHERE kind = 'scene' ORDER BY name COLLATE NOCASE, id`),
       sceneZones: db.prepare(
-        `SELECT sz.scene_id, sz.zone_id, sz.power, sz.volume, sz.muted, sz.player_id
+        `SELECT sz.scene_id, sz.zone_id, sz.power, sz.volume, sz.muted, sz.player_id, sz.tone_bass, sz.tone_treble, sz.tone_balance, sz.tone_loudness
          FROM scene_zones sz JOIN scenes s ON s.id = sz.scene_id WHERE s.kind = 'scene' ORDER BY sz.scene_id, sz.zone_id`,
       ),
       meta: db.prepare('SELECT key, value FROM meta ORDER BY key'),
@@ -103,9 +107,9 @@ export class BackupRepo {
       ),
       insertZone: db.prepare(
         `INSERT INTO zones (id, name, volume, muted, power, source, player_id, output_amplifier, output_driver, output_channel, created_at,
-                            max_volume, turn_on_volume, sleep_until)
+                            max_volume, turn_on_volume, sleep_until, tone_bass, tone_treble, tone_balance, tone_loudness)
          VALUES (@id, @name, @volume, @muted, @power, @source, @player_id, @output_amplifier, @output_driver, @output_channel, @created_at,
-                 @max_volume, @turn_on_volume, NULL)`,
+                 @max_volume, @turn_on_volume, NULL, @tone_bass, @tone_treble, @tone_balance, @tone_loudness)`,
       ),
       insertInput: db.prepare(
         `INSERT INTO input_devices (id, name, kind, input_amplifier, input_driver, input_channel, is_favorite, created_at)
@@ -117,8 +121,8 @@ export class BackupRepo {
       ),
       insertScene: db.prepare(`INSERT INTO scenes (id, name, kind, created_at, updated_at) VALUES (@id, @name, 'scene', @created_at, @updated_at)`),
       insertSceneZone: db.prepare(
-        `INSERT INTO scene_zones (scene_id, zone_id, power, volume, muted, player_id)
-         VALUES (@scene_id, @zone_id, @power, @volume, @muted, @player_id)`,
+        `INSERT INTO scene_zones (scene_id, zone_id, power, volume, muted, player_id, tone_bass, tone_treble, tone_balance, tone_loudness)
+         VALUES (@scene_id, @zone_id, @power, @volume, @muted, @player_id, @tone_bass, @tone_treble, @tone_balance, @tone_loudness)`,
       ),
       insertMeta: db.prepare('INSERT INTO meta (key, value) VALUES (@key, @value)'),
       // The tables checked after a restore wrote them; tracks are copied by a join that cannot leave one dangling,

@@ -212,6 +212,19 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE players ADD COLUMN output_target TEXT;
   CREATE UNIQUE INDEX players_output ON players(output_kind, output_target) WHERE output_kind IN ('alsa', 'fifo');
   `,
+  // 7: tone controls. A zone keeps its last tone (bass, treble and balance from -1 to 1, loudness 0 or 1; NULL: not
+  // known, or a control its amplifier lacks), and a scene the tone it applies to each zone (NULL: none, as in the
+  // scenes saved before).
+  `
+  ALTER TABLE zones ADD COLUMN tone_bass REAL CHECK (tone_bass IS NULL OR (tone_bass >= -1 AND tone_bass <= 1));
+  ALTER TABLE zones ADD COLUMN tone_treble REAL CHECK (tone_treble IS NULL OR (tone_treble >= -1 AND tone_treble <= 1));
+  ALTER TABLE zones ADD COLUMN tone_balance REAL CHECK (tone_balance IS NULL OR (tone_balance >= -1 AND tone_balance <= 1));
+  ALTER TABLE zones ADD COLUMN tone_loudness INTEGER CHECK (tone_loudness IS NULL OR tone_loudness IN (0, 1));
+  ALTER TABLE scene_zones ADD COLUMN tone_bass REAL CHECK (tone_bass IS NULL OR (tone_bass >= -1 AND tone_bass <= 1));
+  ALTER TABLE scene_zones ADD COLUMN tone_treble REAL CHECK (tone_treble IS NULL OR (tone_treble >= -1 AND tone_treble <= 1));
+  ALTER TABLE scene_zones ADD COLUMN tone_balance REAL CHECK (tone_balance IS NULL OR (tone_balance >= -1 AND tone_balance <= 1));
+  ALTER TABLE scene_zones ADD COLUMN tone_loudness INTEGER CHECK (tone_loudness IS NULL OR tone_loudness IN (0, 1));
+  `,
 ];
 
 /**

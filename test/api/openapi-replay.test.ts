@@ -28,6 +28,8 @@ const REQUIRED = [
   'PUT /api/zones/{id}/mute 409',
   'PUT /api/zones/{id}/power 409',
   'PUT /api/zones/{id}/sleep 409',
+  'PUT /api/zones/{id}/tone 409',
+  'PUT /api/zones/{id}/tone 400',
   'POST /api/players/{id}/attach-zones 409',
   'POST /api/players/{id}/detach-zones 409',
   'PUT /api/players/{id}/volume 409',
@@ -202,6 +204,12 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     await schemaRefuses('PUT', `/api/zones/${zones[0]!.id}/volume`, { volume: 0.2, delta: -0.1 });
     await call('PUT', `/api/zones/${zones[0]!.id}/volume`, 204, { body: { volume: 0.3 } });
     await call('PUT', `/api/zones/${zones[0]!.id}/mute`, 204, { body: { muted: true } });
+    await call('PUT', `/api/zones/${zones[0]!.id}/tone`, 204, { body: { bass: 0.5, treble: -0.5, balance: 0, loudness: true } });
+    await schemaRefuses('PUT', `/api/zones/${zones[0]!.id}/tone`, {});
+    await schemaRefuses('PUT', `/api/zones/${zones[0]!.id}/tone`, { bass: 1.5 });
+    await call('PUT', `/api/zones/${zones[0]!.id}/tone`, 400, { body: { bas: 0.5 } });
+    await call('PUT', `/api/zones/${zones[0]!.id}/tone`, 403, { key: viewer.apiKey, body: { bass: 0 } });
+    await call('PUT', `/api/zones/${NO_SUCH_ID}/tone`, 404, { body: { bass: 0 } });
     await call('PUT', `/api/zones/${zones[0]!.id}/power`, 204, { body: { power: true } });
     await call('PUT', `/api/zones/${zones[0]!.id}/sleep`, 200, { body: { minutes: 30 } });
     await call('PUT', `/api/zones/${zones[5]!.id}/sleep`, 409, { body: { minutes: 30 } });
@@ -242,6 +250,7 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     t.match((await call('GET', `/api/zones/${den.id}`, 200)).body, { available: false, unavailableReason: /unit 2 does not answer/ });
     await call('PUT', `/api/zones/${den.id}/volume`, 409, { body: { volume: 0.2 } });
     await call('PUT', `/api/zones/${den.id}/mute`, 409, { body: { muted: true } });
+    await call('PUT', `/api/zones/${den.id}/tone`, 409, { body: { treble: 0.25 } });
     await call('PUT', `/api/zones/${den.id}/power`, 409, { body: { power: true } });
     await call('PUT', `/api/zones/${den.id}/sleep`, 409, { body: { minutes: 10 } });
     await call('POST', `/api/players/${player.id}/attach-zones`, 409, { body: { zoneIds: [study.id] } });

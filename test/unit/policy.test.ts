@@ -72,7 +72,11 @@ t.test('the policy on its own', async (t) => {
   });
 
   const player: PlayerView = { id: P1, name: 'A', volume: 0.3, zoneIds: [Z2, Z1], input: { amplifier: 'simulated', driver: 'simulated', channel: 1 }, output: null, state: 'idle', available: true, unavailableReason: null };
-  const zone: ZoneView = { id: Z1, name: 'Kitchen', volume: 0.3, muted: false, power: true, playerId: P2, output: { amplifier: 'simulated', driver: 'simulated', channel: 1 }, maxVolume: 1, turnOnVolume: null, sleepUntil: null, available: true, unavailableReason: null };
+  const tone = { bass: 0, treble: 0, balance: 0, loudness: null };
+  const step = { available: true as const, down: 7, up: 7 };
+  const toneControls = { bass: step, treble: step, balance: step, loudness: { available: false as const, reason: 'no loudness on this family' } };
+  const amplifierStatus = { paging: false, doNotDisturb: false, party: null };
+  const zone: ZoneView = { id: Z1, name: 'Kitchen', volume: 0.3, muted: false, power: true, playerId: P2, output: { amplifier: 'simulated', driver: 'simulated', channel: 1 }, maxVolume: 1, turnOnVolume: null, sleepUntil: null, tone, toneControls, amplifierStatus, available: true, unavailableReason: null };
 
   t.test('a player shows a non-admin only the attached zones it may see, fields in the same order', async (t) => {
     t.equal(JSON.stringify(playerFor(operator, player)), JSON.stringify({ ...player, zoneIds: [Z1] }));
@@ -99,6 +103,8 @@ t.test('the policy on its own', async (t) => {
     [{ type: 'zone.updated', payload: { zone } }, 'Z1'],
     [{ type: 'zone.deleted', payload: { zoneId: Z1 } }, 'Z1'],
     [{ type: 'zone.availabilityChanged', payload: { zoneId: Z1, available: false, reason: 'amplifier "simulated" (driver simulated): unit 2 does not answer' } }, 'Z1'],
+    [{ type: 'zone.toneChanged', payload: { zoneId: Z1, tone } }, 'Z1'],
+    [{ type: 'zone.statusChanged', payload: { zoneId: Z1, amplifierStatus } }, 'Z1'],
   ];
 
   t.test('a non-admin receives player and zone events only for its assignments', async (t) => {

@@ -3,7 +3,7 @@
 // same volume rule as every other path, and which zones can answer (a unit that stops answering, and comes back).
 import { randomUUID } from 'node:crypto';
 import { volumeToStep } from '../../../drivers/driver.js';
-import type { AmplifierDriver, DriverEvent, ZoneAvailability, ZoneState } from '../../../drivers/driver.js';
+import type { AmplifierDriver, DriverEvent, RememberedZone, ZoneAvailability, ZoneFlags, ZoneState, ZoneTone } from '../../../drivers/driver.js';
 import type { AmplifierRef, AudioRepo, ZoneRow } from '../../store/audio-repo.js';
 import { refOf, type Amplifier } from './amplifiers.js';
 import type { Store } from '../../store/db.js';
@@ -15,11 +15,15 @@ import { hardwareOf, limitsOf, newZoneRow, zoneView } from './audio-views.js';
 import { effectiveVolume } from './volume-rule.js';
 import type { ZoneChange, ZoneCommits } from './zone-changes.js';
 import { changes } from './zone-apply.js';
+import type { AmplifierStatusView } from '../shared/index.js';
+import { amplifierStatusOf, statusDiffers, storedTone, toneColumns, toneFor, toneViewOf } from './zone-tone.js';
 
 export class AmplifierSync {
   private unsubscribe: (() => void) | undefined;
   private readonly driver: AmplifierDriver;
   private readonly ref: AmplifierRef;
+  /** The status last announced (or first seen) of each zone, by id: a change of it is a zone.statusChanged. */
+  private readonly statuses = new Map<string, AmplifierStatusView>();
 
   constructor(
     private readonly store: Store,
@@ -53,7 +57,12 @@ export class AmplifierSync {
     this.dropRoutesAcrossAmplifiers();
     this.syncDescription();
     this.enforceLimits(this.ownZones());
-    for (const [channel, state] of this.storedState()) this.driver.setZone(channel, state);
+    const sound = this.driver.describe().sound;
+    for (const [channel, { tone, ...state }] of this.storedState()) {
+      this.driver.setZone(channel, state);
+      const kept = tone && toneFor(sound, tone);
+      if (kept && Object.keys(kept).length > 0) this.driver.setTone?.(channel, kept);
+    }
     this.readAvailability(false);
   }
 
@@ -73,8 +82,14 @@ export class AmplifierSync {
     return this.repo.zones().filter((zone) => zone.output_amplifier === this.ref.key && zone.output_driver === this.ref.driver);
   }
 
-  private storedState(): Map<number, ZoneState> {
-    return new Map(this.ownZones().map((zone) => [zone.output_channel, hardwareOf(zone)]));
+  /** What the daemon last knew of each zone: its state, and its tone where one was stored. */
+  private storedState(): Map<number, RememberedZone> {
+    return new Map(
+      this.ownZones().map((zone) => {
+        const tone = storedTone(zone);
+        return [zone.output_channel, Object.keys(tone).length > 0 ? { ...hardwareOf(zone), tone } : hardwareOf(zone)];
+      }),
+    );
   }
 
   async stop(): Promise<void> {
@@ -103,7 +118,10 @@ export class AmplifierSync {
       }
       case 'zone': {
         const zone = this.repo.zoneByOutput(this.ref, event.channel);
-        if (zone) this.adopt(zone, event.state);
+        if (!zone) return;
+        this.adopt(zone, event.state);
+        if (event.tone) this.adoptTone(zone, event.tone);
+        if (event.flags) this.followStatus(zone, event.flags);
       }
     }
   }
@@ -137,6 +155,34 @@ export class AmplifierSync {
     if (!changes({ zone, next })) return;
     // Nobody waits for this commit; a failure is rolled back and reloaded by the store.
     void this.commits.commit([{ before: zone, next }]);
+  }
+
+  /**
+   * A tone read from the amplifier (a keypad, the front panel) is the zone's tone now: stored like a volume read
+   * back, and announced when it differs from the stored one. (The driver holds the new tone already, so the
+   * stored one is what it is compared with; a zone with none stored yet is announced once, with the tone read.)
+   */
+  private adoptTone(zone: Readonly<ZoneRow>, tone: ZoneTone): void {
+    const read = toneFor(this.driver.describe().sound, tone);
+    const columns = toneColumns({ ...storedTone(zone), ...read });
+    if (columns.tone_bass === zone.tone_bass && columns.tone_treble === zone.tone_treble && columns.tone_balance === zone.tone_balance && columns.tone_loudness === zone.tone_loudness) {
+      return;
+    }
+    // Nobody waits for this commit; a failure is rolled back and reloaded by the store.
+    void this.store.commitSoon(() => this.repo.setZoneTone(zone.id, columns));
+    this.bus.publish({ type: 'zone.toneChanged', payload: { zoneId: zone.id, tone: toneViewOf(this.repo.zone(zone.id) ?? zone, this.driver) } });
+  }
+
+  /**
+   * What the amplifier reports about the zone (paging, do-not-disturb, party): announced when it changes. The first
+   * report after a start is announced only when something is on, since nothing was known before it.
+   */
+  private followStatus(zone: Readonly<ZoneRow>, flags: ZoneFlags): void {
+    const status = amplifierStatusOf(flags);
+    const before = this.statuses.get(zone.id);
+    this.statuses.set(zone.id, status);
+    const changed = before ? statusDiffers(before, status) : status.paging === true || status.doNotDisturb === true || status.party === true;
+    if (changed) this.bus.publish({ type: 'zone.statusChanged', payload: { zoneId: zone.id, amplifierStatus: status } });
   }
 
   /** Reads what the driver says about each zone of this amplifier; `announce` publishes every change. */
@@ -203,7 +249,7 @@ export class AmplifierSync {
     });
     for (const row of created) {
       this.availability.record(row, this.amplifier, this.driver.availability(row.output_channel));
-      const zone = zoneView(row, null, this.amplifier.name, this.availability.zoneReason(row));
+      const zone = zoneView(row, null, this.amplifier.name, this.availability.zoneReason(row), this.driver);
       this.bus.publish({ type: 'zone.created', payload: { zone } });
     }
   }

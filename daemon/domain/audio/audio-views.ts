@@ -1,5 +1,5 @@
 // Pure helpers shared by the audio services and the amplifier sync: zone views and the events a change publishes.
-import type { ZoneState } from '../../../drivers/driver.js';
+import type { AmplifierDriver, ZoneState } from '../../../drivers/driver.js';
 import { randomUUID } from 'node:crypto';
 import type { AmplifierRef, AudioRepo, ZoneRow } from '../../store/audio-repo.js';
 import { zoneFor } from '../shared/index.js';
@@ -7,6 +7,7 @@ import type { Caller, DomainEvent, EventBus, ZoneView } from '../shared/index.js
 import type { VolumeLimits } from './volume-rule.js';
 import type { Amplifiers } from './amplifiers.js';
 import type { Availability } from './availability.js';
+import { amplifierStatusOf, toneControlsOf, toneViewOf } from './zone-tone.js';
 
 export function hardwareOf(zone: ZoneRow): ZoneState {
   return { power: zone.power === 1, muted: zone.muted === 1, volume: zone.volume, source: zone.source };
@@ -18,9 +19,10 @@ export function limitsOf(zone: Readonly<ZoneRow>): VolumeLimits {
 
 /**
  * A zone as the caller sees it (the policy decides); `null` is the unrestricted view events carry. `amplifier` is
- * the configured name of the zone's amplifier; `unavailableReason` why the zone cannot take writes now (null: it can).
+ * the configured name of the zone's amplifier; `unavailableReason` why the zone cannot take writes now (null: it can);
+ * `driver` its amplifier's driver (none when that amplifier is not configured), which tells its tone controls and status.
  */
-export function zoneView(zone: ZoneRow, caller: Caller | null, amplifier: string, unavailableReason: string | null): ZoneView {
+export function zoneView(zone: ZoneRow, caller: Caller | null, amplifier: string, unavailableReason: string | null, driver?: AmplifierDriver): ZoneView {
   return zoneFor(caller, {
     id: zone.id,
     name: zone.name,
@@ -32,6 +34,9 @@ export function zoneView(zone: ZoneRow, caller: Caller | null, amplifier: string
     maxVolume: zone.max_volume,
     turnOnVolume: zone.turn_on_volume,
     sleepUntil: zone.sleep_until === null ? null : new Date(zone.sleep_until).toISOString(),
+    tone: toneViewOf(zone, driver),
+    toneControls: toneControlsOf(driver),
+    amplifierStatus: amplifierStatusOf(driver?.hardwareFlags?.(zone.output_channel)),
     available: unavailableReason === null,
     unavailableReason,
   });
@@ -39,7 +44,8 @@ export function zoneView(zone: ZoneRow, caller: Caller | null, amplifier: string
 
 /** zoneView with the zone's amplifier named as configured and its availability as followed now. */
 export function zoneViewNow(zone: ZoneRow, caller: Caller | null, amplifiers: Amplifiers, availability: Availability): ZoneView {
-  return zoneView(zone, caller, amplifiers.nameOf(zone.output_amplifier, zone.output_driver), availability.zoneReason(zone));
+  const driver = amplifiers.find(zone.output_amplifier, zone.output_driver)?.driver;
+  return zoneView(zone, caller, amplifiers.nameOf(zone.output_amplifier, zone.output_driver), availability.zoneReason(zone), driver);
 }
 
 /** Publishes what changed on a zone the listeners care about: power, then mute, then volume. */
@@ -73,5 +79,9 @@ export function newZoneRow(name: string, amplifier: AmplifierRef, channel: numbe
     max_volume: 1,
     turn_on_volume: null,
     sleep_until: null,
+    tone_bass: null,
+    tone_treble: null,
+    tone_balance: null,
+    tone_loudness: null,
   };
 }

@@ -29,6 +29,7 @@ export type { ZoneSleep } from './zone-sleep.js';
 export type { HardwareSync } from './hardware-sync.js';
 export type { ZoneApplier, ApplyOptions, ApplyOutcome, ZoneTarget } from './zone-apply.js';
 export { VOLUME_REQUEST_FIELDS, effectiveVolume, volumeRequestOf, type VolumeRequest } from './volume-rule.js';
+export { TONE_NONE, storedTone, toneColumns } from './zone-tone.js';
 
 /**
  * How long one phase of a pop-free apply waits for the amplifiers to take its commands. An amplifier that is

@@ -9,6 +9,7 @@ import { limitsOf, newZoneRow, zonesChangedEvent, zoneViewNow } from './audio-vi
 import { effectiveVolume, requestedVolume, type VolumeRequest } from './volume-rule.js';
 import type { Skipped } from './availability.js';
 import type { AudioParts } from './audio-parts.js';
+import { checkToneChange, toneColumns, toneDiffers, toneViewOf, storedTone } from './zone-tone.js';
 
 /** What a change of a zone's settings naming none of them is told (the REST schema says the same). */
 export const ZONE_SETTINGS_NONE = 'send at least one of "name", "maxVolume" and "turnOnVolume"';
@@ -131,6 +132,25 @@ export class ZonesService {
 
   setPower(caller: Caller, id: string, power: boolean): Promise<void> {
     return this.change(this.parts.lookup.zoneToChange(caller, id), { power });
+  }
+
+  /**
+   * A zone's tone: one or more of bass, treble and balance (-1..1) and loudness, under the same access and ownership
+   * rule as its volume. A value off the scale is a 400, a control the zone's amplifier lacks a 409 with its reason, a
+   * zone that cannot answer a 409; nothing changes then. Writes land while the amplifier pages (the page still wins
+   * there until it ends).
+   */
+  setTone(caller: Caller, id: string, change: Record<string, unknown>): Promise<void> {
+    const { availability, repo, store, bus } = this.parts;
+    const zone = this.parts.lookup.zoneToChange(caller, id);
+    const driver = availability.driverFor(zone);
+    const tone = checkToneChange(zone.name, driver.describe().sound, change);
+    const before = toneViewOf(zone, driver);
+    const committed = store.commitSoon(() => repo.setZoneTone(zone.id, toneColumns({ ...storedTone(zone), ...tone })));
+    driver.setTone?.(zone.output_channel, tone);
+    const after = toneViewOf(repo.zone(zone.id)!, driver);
+    if (toneDiffers(before, after)) bus.publish({ type: 'zone.toneChanged', payload: { zoneId: zone.id, tone: after } });
+    return committed;
   }
 
   /**

@@ -9,7 +9,7 @@ import { mqttUrlProblem } from '../../config.js';
 
 export const BACKUP_FORMAT = 'azcd-backup';
 /** The version this azcd writes. A change of the document's shape adds a version and an upgrade step below. */
-export const BACKUP_VERSION = 2;
+export const BACKUP_VERSION = 3;
 
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 const Id = T.String({ pattern: UUID, errorMessage: 'must be a UUID' });
@@ -62,6 +62,15 @@ const PlayerEntry = T.Object({
   createdAt: Timestamp,
 });
 
+const ToneValue = T.Number({ minimum: -1, maximum: 1, errorMessage: 'must be a number from -1 to 1' });
+/** A zone's tone (the controls known), as the API shows it; absent: none kept (a backup from before tone controls). */
+const ToneEntry = T.Optional(
+  T.Object(
+    { bass: T.Optional(ToneValue), treble: T.Optional(ToneValue), balance: T.Optional(ToneValue), loudness: T.Optional(T.Boolean({ errorMessage: 'must be true or false' })) },
+    { additionalProperties: false, errorMessage: 'must be an object of "bass", "treble", "balance" (-1 to 1) and "loudness" (true or false)' },
+  ),
+);
+
 const ZoneEntry = T.Object({
   id: Id,
   name: Name(100),
@@ -74,6 +83,7 @@ const ZoneEntry = T.Object({
   source: Channel,
   playerId: T.Union([Id, T.Null()], { errorMessage: 'must be null or a UUID' }),
   createdAt: Timestamp,
+  tone: ToneEntry,
 });
 
 const InputDeviceEntry = T.Object({
@@ -94,7 +104,7 @@ const TrackEntry = T.Object({
 
 const PlaylistEntry = T.Object({ id: Id, name: Name(100), isFavorite: T.Boolean(), createdAt: Timestamp, tracks: T.Array(TrackEntry) });
 
-const SceneZoneEntry = T.Object({ zoneId: Id, power: T.Boolean(), volume: Fraction, muted: T.Boolean(), playerId: T.Union([Id, T.Null()]) });
+const SceneZoneEntry = T.Object({ zoneId: Id, power: T.Boolean(), volume: Fraction, muted: T.Boolean(), playerId: T.Union([Id, T.Null()]), tone: ToneEntry });
 
 const SceneEntry = T.Object({ id: Id, name: Name(64), createdAt: Timestamp, updatedAt: Timestamp, zones: T.Array(SceneZoneEntry, { minItems: 1, maxItems: 4096 }) });
 
@@ -156,7 +166,7 @@ export const BackupSchema = T.Object(
   {
     title: 'Backup',
     description:
-      'the whole configuration of the appliance (format version 2). `secrets` (password hashes, API keys and the broker password, sealed under a passphrase) only in backups made with POST.',
+      'the whole configuration of the appliance (format version 3). `secrets` (password hashes, API keys and the broker password, sealed under a passphrase) only in backups made with POST.',
   },
 );
 
@@ -184,6 +194,7 @@ export type SecretsPlain = Static<typeof SecretsPlainSchema>;
  * document's version up to BACKUP_VERSION, then checks the result against BackupSchema, so an old backup always
  * restores into a newer azcd.
  * 1 → 2: players have an `output` (stream players); every player of a version 1 backup is a device wired to its input.
+ * 2 → 3: zones and scene zones may carry a `tone`; a version 2 backup has none, and its zones restore without one.
  */
 export const UPGRADES: Record<number, (doc: Record<string, unknown>) => Record<string, unknown>> = {
   1: (doc) => ({
@@ -192,6 +203,7 @@ export const UPGRADES: Record<number, (doc: Record<string, unknown>) => Record<s
       ? doc.players.map((player: unknown) => (typeof player === 'object' && player !== null && !Array.isArray(player) ? { output: null, ...player } : player))
       : doc.players,
   }),
+  2: (doc) => doc,
 };
 
 /** The limits a document must keep (the same as the API enforces one request at a time). */

@@ -2,7 +2,7 @@
 import type { ConfigurationRows, MetaRow, ZoneConfigRow } from '../../store/backup-repo.js';
 import { deletedKey, parseDeletedKey, DELETED, UDN_KEY } from '../../store/meta-repo.js';
 import { BRIDGE_SETTINGS_KEY, bridgeSettingsText, brokerOf, parseBridgeSettings, type SavedBridgeSettings } from '../../store/bridge-repo.js';
-import { effectiveVolume, outputColumns, outputOf } from '../audio/index.js';
+import { effectiveVolume, outputColumns, outputOf, storedTone, toneColumns } from '../audio/index.js';
 import { BACKUP_FORMAT, BACKUP_VERSION, type BackupDocument } from './backup-format.js';
 
 /** What the document says about where it comes from. */
@@ -15,6 +15,12 @@ export interface DocumentHeader {
 
 type Tracks = BackupDocument['playlists'][number]['tracks'];
 type SceneZones = BackupDocument['scenes'][number]['zones'];
+
+/** A zone's (or a scene zone's) stored tone as the document carries it: left out when none is kept. */
+function toneEntryOf(row: Pick<ZoneConfigRow, 'tone_bass' | 'tone_treble' | 'tone_balance' | 'tone_loudness'>): { tone?: ReturnType<typeof storedTone> } {
+  const tone = storedTone(row);
+  return Object.keys(tone).length > 0 ? { tone } : {};
+}
 
 /** Groups child rows under their parent's id, keeping their order. */
 function groupBy<R, V>(rows: readonly R[], parentOf: (row: R) => string, valueOf: (row: R) => V): Map<string, V[]> {
@@ -44,6 +50,7 @@ export function documentOf(rows: ConfigurationRows, header: DocumentHeader): Bac
     volume: z.volume,
     muted: z.muted === 1,
     playerId: z.player_id,
+    ...toneEntryOf(z),
   }));
   const deletedChannels: BackupDocument['settings']['deletedChannels'] = [];
   for (const row of rows.meta) {
@@ -85,6 +92,7 @@ export function documentOf(rows: ConfigurationRows, header: DocumentHeader): Bac
       source: z.source,
       playerId: z.player_id,
       createdAt: z.created_at,
+      ...toneEntryOf(z),
     })),
     inputDevices: rows.inputDevices.map((d) => ({
       id: d.id,
@@ -139,6 +147,7 @@ export function configurationOf(
     created_at: z.createdAt,
     max_volume: z.maxVolume,
     turn_on_volume: z.turnOnVolume,
+    ...toneColumns(z.tone ?? {}),
   }));
   const meta: MetaRow[] = currentMeta.filter((row) => row.key !== UDN_KEY && !row.key.startsWith('deleted:'));
   meta.push({ key: UDN_KEY, value: doc.device.udn });
@@ -204,6 +213,7 @@ export function configurationOf(
         volume: z.volume,
         muted: z.muted ? 1 : 0,
         player_id: lowerOrNull(z.playerId),
+        ...toneColumns(z.tone ?? {}),
       })),
     ),
     meta,

@@ -1,6 +1,6 @@
 // The typed domain events and the in-process bus that numbers them and keeps a replay ring.
 import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
-import { InputDeviceSchema, PlayerSchema, ZoneSchema, type InputDeviceView, type PlayerView, type ZoneView } from './views.js';
+import { AmplifierStatusSchema, InputDeviceSchema, PlayerSchema, ZoneSchema, ZoneToneSchema, type InputDeviceView, type PlayerView, type ZoneView } from './views.js';
 import { SceneSchema, type SceneView } from './scene-views.js';
 import { AnnouncementSchema, EngineSchema, PlaybackSchema, SKIP_REASONS } from './playback-views.js';
 
@@ -37,6 +37,16 @@ export const DomainEventSchema = T.Union([
     'zone.sleepChanged',
     T.Object({ zoneId: Id, sleepUntil: T.Union([T.String({ format: 'date-time' }), T.Null()], { description: 'when the sleep timer powers the zone off; null: no timer' }) }),
     'a sleep timer was set, cancelled, or ended (it fired, or the zone was powered off)',
+  ),
+  event(
+    'zone.toneChanged',
+    T.Object({ zoneId: Id, tone: ZoneToneSchema }),
+    "a zone's tone changed: set by the API or a scene, or on the amplifier (a keypad, the front panel); the whole tone as the zone shows it",
+  ),
+  event(
+    'zone.statusChanged',
+    T.Object({ zoneId: Id, amplifierStatus: AmplifierStatusSchema }),
+    'what the amplifier reports about the zone changed (a page began or ended, do-not-disturb, party mode); the whole status as the zone shows it',
   ),
   event(
     'playlist.changed',

@@ -113,6 +113,8 @@ export function canSeeEvent(caller: Caller, event: DomainEvent): boolean {
     case 'zone.powerChanged':
     case 'zone.sleepChanged':
     case 'zone.availabilityChanged':
+    case 'zone.toneChanged':
+    case 'zone.statusChanged':
     case 'zone.deleted':
       return caller.zoneIds.has(event.payload.zoneId);
     case 'scene.created':

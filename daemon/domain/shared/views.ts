@@ -49,6 +49,53 @@ export const PlayerSchema = T.Object({
   ...availability('the player', "its input's amplifier is not configured"),
 });
 
+const ToneValue = (what: string) =>
+  T.Union([T.Number({ minimum: -1, maximum: 1, format: 'double' }), T.Null()], { description: `${what}; null where the zone's amplifier lacks the control` });
+
+/** A zone's tone on the one scale of every amplifier family (docs/drivers.md says how each family's steps map to it). */
+export const ZoneToneSchema = T.Object(
+  {
+    bass: ToneValue('-1 full cut, 0 flat, 1 full boost'),
+    treble: ToneValue('-1 full cut, 0 flat, 1 full boost'),
+    balance: ToneValue('-1 full left, 0 centre, 1 full right'),
+    loudness: T.Union([T.Boolean(), T.Null()], { description: "loudness compensation on or off; null where the zone's amplifier lacks it" }),
+  },
+  { title: 'ZoneTone' },
+);
+
+const Lacking = T.Object({
+  available: T.Literal(false),
+  reason: T.String({ description: "why the zone's amplifier has no such control, in the driver's words" }),
+});
+const SteppedControl = T.Union([
+  T.Object({
+    available: T.Literal(true),
+    down: T.Integer({ minimum: 1, description: 'native steps from flat (centre) to full cut (left)' }),
+    up: T.Integer({ minimum: 1, description: 'native steps from flat (centre) to full boost (right)' }),
+  }),
+  Lacking,
+]);
+
+/** Which tone controls the zone's amplifier has, and for each one it lacks, why. */
+export const ToneControlsSchema = T.Object({
+  bass: SteppedControl,
+  treble: SteppedControl,
+  balance: SteppedControl,
+  loudness: T.Union([T.Object({ available: T.Literal(true) }), Lacking]),
+});
+
+const Flag = (what: string) => T.Union([T.Boolean(), T.Null()], { description: `${what}; null where the amplifier does not report it (or has not yet)` });
+
+/** What the amplifier reports about the zone by itself (read-only). */
+export const AmplifierStatusSchema = T.Object(
+  {
+    paging: Flag('a page is in progress on the amplifier (it overrides the zone while it lasts)'),
+    doNotDisturb: Flag('do-not-disturb is set on the amplifier'),
+    party: Flag('party mode is on'),
+  },
+  { title: 'AmplifierStatus' },
+);
+
 export const ZoneSchema = T.Object({
   id: T.String({ format: 'uuid' }),
   name: T.String(),
@@ -62,6 +109,9 @@ export const ZoneSchema = T.Object({
     description: 'the volume the zone starts at whenever it powers on (at most maxVolume); null keeps the volume it had',
   }),
   sleepUntil: T.Union([T.String({ format: 'date-time' }), T.Null()], { description: 'when the sleep timer powers the zone off; null: no timer' }),
+  tone: ZoneToneSchema,
+  toneControls: ToneControlsSchema,
+  amplifierStatus: AmplifierStatusSchema,
   ...availability('the zone', 'its amplifier unit is not fitted or does not answer, or its amplifier is not configured'),
 });
 
@@ -77,4 +127,7 @@ export const InputDeviceSchema = T.Object({
 export type PlayerView = Static<typeof PlayerSchema>;
 export type StreamOutput = Static<typeof StreamOutputSchema>;
 export type ZoneView = Static<typeof ZoneSchema>;
+export type ZoneToneView = Static<typeof ZoneToneSchema>;
+export type ToneControlsView = Static<typeof ToneControlsSchema>;
+export type AmplifierStatusView = Static<typeof AmplifierStatusSchema>;
 export type InputDeviceView = Static<typeof InputDeviceSchema>;
