@@ -31,8 +31,11 @@ async function bareMpd(stateDir: string, music: string): Promise<{ connection: M
   // The FIFO beside the player's state folder: a FIFO output may not be inside it.
   const { fifo, probe } = fifoWithProbe(stateDir, 'bare');
   const files = playerFiles(path.join(stateDir, 'bare-state'), 'bare');
-  writePlayerConfig(files, renderConfig({ files, musicRoot: musicRootOf(music), output: { kind: 'fifo', path: fifo }, logLevel: 'warning' }));
-  const proc = await MpdProcess.spawn({ mpdPath: MPD, files, clock: systemClock, log: () => undefined, startTimeoutMs: 20_000, stopTimeoutMs: 5_000 });
+  const musicRoot = musicRootOf(music);
+  writePlayerConfig(files, renderConfig({ files, musicRoot, output: { kind: 'fifo', path: fifo }, logLevel: 'warning' }));
+  // Confined as the engine's mpd is: the music folder to read, the FIFO's folder to write.
+  const confinement = { musicRoot, outputFolder: path.dirname(fifo) };
+  const proc = await MpdProcess.spawn({ mpdPath: MPD, files, clock: systemClock, log: () => undefined, startTimeoutMs: 20_000, stopTimeoutMs: 5_000, ...confinement });
   const connection = await proc.ready(() => MpdConnection.connect(files.socket, { clock: systemClock, timeoutMs: 10_000 }));
   // The database is written on the first start: wait for that scan, as the engine's first play would.
   while ((await connection.request(['status']))[0]!.some(([key]) => key === 'updating_db')) await delay(50);
