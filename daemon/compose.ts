@@ -135,6 +135,10 @@ export function compose(input: ComposeInput): Services {
   const clock = input.clock ?? systemClock;
   const sleepTimers = new SleepTimers(audio.zoneSleep, bus, (level, fields, msg) => logger[level](fields, msg), clock);
   const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits, { playerVolumeFor: (c, id) => audio.players.volumeFor(c, id) });
+  // Serial drivers that poll for keypad changes read them sooner while someone watches the event stream (docs/drivers.md).
+  streams.onCount = (count) => {
+    for (const amplifier of amplifiers.list) amplifier.driver.watching?.(count > 0);
+  };
   const bridgeRepo = new BridgeRepo(meta);
   // The supervisor asks the settings only when it starts a bridge, after both exist.
   const mqtt = mqttSupervisor({ ...input, audio, scenes, sleepTimers, playback, bus, authentication, clock }, store, bridgeRepo, (): MqttConfig => bridgeSettings.effective());

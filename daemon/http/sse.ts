@@ -45,6 +45,8 @@ export class EventStreams {
   private readonly unsubscribers: Array<() => void> = [];
   /** Counters for tests, the benchmark and logs. */
   readonly stats = { opened: 0, closed: 0, cutOff: 0, revoked: 0 };
+  /** Told how many streams are open whenever one opens or ends (drivers read keypads sooner while someone watches). */
+  onCount: ((count: number) => void) | undefined;
 
   constructor(
     private readonly bus: EventBus,
@@ -148,6 +150,7 @@ export class EventStreams {
     if (!mine) this.byUser.set(caller.userId, (mine = new Set()));
     mine.add(stream);
     this.stats.opened++;
+    this.onCount?.(this.streams.size);
     this.startTimers();
   }
 
@@ -338,6 +341,7 @@ export class EventStreams {
     mine?.delete(stream);
     if (mine && mine.size === 0) this.byUser.delete(stream.caller.userId);
     this.stats.closed++;
+    this.onCount?.(this.streams.size);
     if (this.streams.size === 0) this.stopTimers();
   }
 }
