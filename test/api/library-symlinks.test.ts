@@ -42,11 +42,12 @@ t.test('a queued track swapped for a symlink that leads outside while the track 
   const rig = await startStreamDaemon(t, { music });
   const player = await rig.fifoPlayer('Kitchen', 1);
   player.reader();
-  const list = await playlistOf(rig.api, 'Swapped later', [`file:${TRACKS.a}`, `file:${TRACKS.long}`, `file:${TRACKS.b}`]);
+  const list = await playlistOf(rig.api, 'Swapped later', [`file:${TRACKS.long}`, `file:${TRACKS.a}`, `file:${TRACKS.b}`]);
   const played = await rig.api.post(`/api/players/${player.id}/play`, { playlistId: list.id });
-  t.match(played.body, { state: 'playing', trackId: list.trackIds[0], title: 'Tone A' });
-  // MPD holds the whole queue now: the long track is swapped while Tone A plays, and reached with next.
-  swapForSymlink(music, TRACKS.long, outsideTone(t));
+  t.match(played.body, { state: 'playing', trackId: list.trackIds[0], title: 'Long Tone' });
+  // MPD holds the whole queue now. It opens a track ahead of its turn only once the one before is decoded, and the
+  // long one fills its buffer for seconds: Tone A is swapped before MPD opened it, and reached with next.
+  swapForSymlink(music, TRACKS.a, outsideTone(t));
   const from = rig.events.length;
   await rig.api.post(`/api/players/${player.id}/next`);
   // Without the confinement MPD opens the outside tone and plays it under the swapped track's entry and tags.
@@ -54,7 +55,7 @@ t.test('a queued track swapped for a symlink that leads outside while the track 
   const seen = await rig.until(player.id, (playback) => skipped() !== undefined || (playback.trackId === list.trackIds[1] && playback.positionMs > 1000), 'the swapped track to be skipped or to play');
   const skip = skipped();
   t.ok(skip, `the swapped track is skipped, not played (the player was at ${seen.trackId} ${seen.positionMs} ms)`);
-  t.match(skip?.payload, { detail: /Failed to open .*long\.flac.*Permission denied/ }, 'the skip says MPD could not open the file');
+  t.match(skip?.payload, { detail: /Failed to open .*a\.flac.*Permission denied/ }, 'the skip says MPD could not open the file');
   const after = await rig.until(player.id, (playback) => playback.trackId === list.trackIds[2], 'Tone B to play after the skipped track');
   t.match(after, { state: 'playing', title: 'Tone B' });
 });
