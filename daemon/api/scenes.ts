@@ -3,7 +3,7 @@ import { T, IdParams, Uuid, UuidList, Volume, AtLeastOneOf } from '../http/schem
 import { route, ok, created, noContent, type Route } from '../http/route.js';
 import { SCENE_CHANGE_NONE, MAX_SLEEP_MINUTES } from '../domain/scenes/index.js';
 import type { ScenesService, SleepTimers } from '../domain/scenes/index.js';
-import { SceneSchema } from '../domain/shared/index.js';
+import { SceneSchema, SceneToneSchema } from '../domain/shared/index.js';
 import { ProblemSchema, SkippedSchema, ZoneSchema } from './schemas.js';
 
 const SceneName = T.String({
@@ -23,6 +23,7 @@ const SceneZoneInput = T.Object({
   volume: Volume,
   muted: T.Boolean({ errorMessage: 'must be true or false' }),
   playerId: T.Union([Uuid('the player routed to the zone'), T.Null()], { errorMessage: 'must be a UUID or null' }),
+  tone: T.Optional(SceneToneSchema),
 });
 
 const ApplyResultSchema = T.Object({

@@ -16,6 +16,11 @@ export interface SceneZoneRow {
   volume: number;
   muted: number;
   player_id: string | null;
+  /** The tone the scene applies (-1..1; loudness 0 or 1); null: none for that control (every control null in scenes saved before). */
+  tone_bass: number | null;
+  tone_treble: number | null;
+  tone_balance: number | null;
+  tone_loudness: number | null;
 }
 
 export interface SceneRecord extends SceneRow {
@@ -32,12 +37,14 @@ export class ScenesRepo {
       undo: db.prepare("SELECT * FROM scenes WHERE kind = 'undo'"),
       count: db.prepare("SELECT COUNT(*) FROM scenes WHERE kind = 'scene'").pluck(),
       allZones: db.prepare(
-        "SELECT z.scene_id, z.zone_id, z.power, z.volume, z.muted, z.player_id FROM scene_zones z JOIN scenes s ON s.id = z.scene_id WHERE s.kind = 'scene'",
+        `SELECT z.scene_id, z.zone_id, z.power, z.volume, z.muted, z.player_id, z.tone_bass, z.tone_treble, z.tone_balance, z.tone_loudness
+         FROM scene_zones z JOIN scenes s ON s.id = z.scene_id WHERE s.kind = 'scene'`,
       ),
-      zones: db.prepare('SELECT zone_id, power, volume, muted, player_id FROM scene_zones WHERE scene_id = ?'),
+      zones: db.prepare('SELECT zone_id, power, volume, muted, player_id, tone_bass, tone_treble, tone_balance, tone_loudness FROM scene_zones WHERE scene_id = ?'),
       insert: db.prepare('INSERT INTO scenes (id, name, kind, created_at, updated_at) VALUES (@id, @name, @kind, @created_at, @updated_at)'),
       insertZone: db.prepare(
-        'INSERT INTO scene_zones (scene_id, zone_id, power, volume, muted, player_id) VALUES (@scene_id, @zone_id, @power, @volume, @muted, @player_id)',
+        `INSERT INTO scene_zones (scene_id, zone_id, power, volume, muted, player_id, tone_bass, tone_treble, tone_balance, tone_loudness)
+         VALUES (@scene_id, @zone_id, @power, @volume, @muted, @player_id, @tone_bass, @tone_treble, @tone_balance, @tone_loudness)`,
       ),
       clearZones: db.prepare('DELETE FROM scene_zones WHERE scene_id = ?'),
       rename: db.prepare('UPDATE scenes SET name = ?, updated_at = ? WHERE id = ?'),

@@ -77,6 +77,10 @@ t.test('names stored before these rules are cleaned when the database is upgrade
     db.exec('DROP INDEX playlists_order; ALTER TABLE playlists DROP COLUMN track_count; ALTER TABLE playlists DROP COLUMN duration_ms');
     // And what the migrations after 5 added (6: stream players' outputs), since they run again too.
     db.exec('DROP INDEX players_output; ALTER TABLE players DROP COLUMN output_kind; ALTER TABLE players DROP COLUMN output_target');
+    // 7: tone controls.
+    for (const table of ['zones', 'scene_zones']) {
+      for (const column of ['tone_bass', 'tone_treble', 'tone_balance', 'tone_loudness']) db.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
+    }
   })();
   db.pragma('user_version = 4');
   db.close();

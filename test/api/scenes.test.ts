@@ -14,6 +14,7 @@ interface Zone {
   power: boolean;
   playerId: string | null;
   output: { amplifier: string; channel: number };
+  tone: { bass: number; treble: number; balance: number; loudness: boolean };
 }
 
 interface SceneZone {
@@ -22,6 +23,7 @@ interface SceneZone {
   volume: number;
   muted: boolean;
   playerId: string | null;
+  tone?: { bass?: number; treble?: number; balance?: number; loudness?: boolean };
 }
 
 /** Sets a zone's power, volume and mute through the API (power first: it can bring a turn-on volume). */
@@ -32,8 +34,8 @@ async function setZone(api: Client, id: string, state: { power: boolean; volume:
   }
 }
 
-/** A zone as a scene captures it. */
-const captured = (zone: Zone): SceneZone => ({ zoneId: zone.id, power: zone.power, volume: zone.volume, muted: zone.muted, playerId: zone.playerId });
+/** A zone as a scene captures it (the simulated amplifier has every tone control). */
+const captured = (zone: Zone): SceneZone => ({ zoneId: zone.id, power: zone.power, volume: zone.volume, muted: zone.muted, playerId: zone.playerId, tone: zone.tone });
 
 async function setup(t: Test, config = {}) {
   const d = await startTestDaemon(t, { config });

@@ -8,6 +8,9 @@ import type { ZoneState } from '../../drivers/driver.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { admin, audioRig } from '../helpers/audio-rig.js';
 
+/** The tone a zone of the simulated amplifier starts with, which a capture includes. */
+const FLAT = { bass: 0, treble: 0, balance: 0, loudness: false };
+
 /** A simulated amplifier that records every command with the state commanded so far, to check what a zone heard. */
 class RecordingDriver extends SimulatedDriver {
   readonly commanded = new Map<number, Partial<ZoneState>>();
@@ -107,7 +110,7 @@ t.test('beforeApply gets the state being replaced, and throwing from it changes 
   await audio.zones.setVolume(admin, zones[0]!.id, 0.25);
   let saved: ZoneTarget[] = [];
   await audio.zoneStates.apply(admin, [{ zoneId: zones[0]!.id, power: true, volume: 0.7, muted: false, playerId: null }], { beforeApply: (c) => (saved = c) });
-  t.same(saved, [{ zoneId: zones[0]!.id, power: false, volume: 0.25, muted: false, playerId: null }]);
+  t.same(saved, [{ zoneId: zones[0]!.id, power: false, volume: 0.25, muted: false, playerId: null, tone: FLAT }]);
   const aborted = audio.zoneStates.apply(admin, [{ zoneId: zones[0]!.id, power: false, volume: 0.1, muted: true, playerId: null }], {
     beforeApply: () => {
       throw new DomainError('conflict', 'nothing to undo');
@@ -143,7 +146,7 @@ t.test('a capture reports every visible zone, or the ones named; unknown ids are
   const { audio, zones } = await setup(t);
   t.equal(audio.zoneStates.capture(admin).length, 6);
   t.same(audio.zoneStates.capture(operator([zones[1]!.id])).map((s) => s.zoneId), [zones[1]!.id]);
-  t.same(audio.zoneStates.capture(admin, [zones[2]!.id]), [{ zoneId: zones[2]!.id, power: false, volume: zones[2]!.volume, muted: false, playerId: null }]);
+  t.same(audio.zoneStates.capture(admin, [zones[2]!.id]), [{ zoneId: zones[2]!.id, power: false, volume: zones[2]!.volume, muted: false, playerId: null, tone: FLAT }]);
   t.throws(() => audio.zoneStates.capture(operator([zones[1]!.id]), [zones[0]!.id]), new RegExp(`unknown zone ids: ${zones[0]!.id}`));
 });
 

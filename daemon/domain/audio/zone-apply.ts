@@ -1,6 +1,6 @@
 // Zone states for scenes and their undo: captured from the zones a caller sees, and put back without pops (silence
 // what plays, power on and route, set volumes, and only then unmute; zones that end off go off last). One apply at a time.
-import type { AmplifierDriver } from '../../../drivers/driver.js';
+import type { AmplifierDriver, ZoneTone } from '../../../drivers/driver.js';
 import type { AudioRepo, ZoneRow } from '../../store/audio-repo.js';
 import { invalid, visibleZones } from '../shared/index.js';
 import type { Caller, Writer } from '../shared/index.js';
@@ -9,6 +9,7 @@ import { limitsOf } from './audio-views.js';
 import { effectiveVolume } from './volume-rule.js';
 import type { ZoneChange, ZoneCommits } from './zone-changes.js';
 import type { Skipped } from './availability.js';
+import { storedTone, toneColumns, toneDiffers, toneFor, toneViewOf } from './zone-tone.js';
 
 /** The state a scene (or the undo slot) holds for one zone. */
 export interface ZoneTarget {
@@ -18,6 +19,8 @@ export interface ZoneTarget {
   muted: boolean;
   /** The player feeding the zone; null: none (a player deleted since counts as none). */
   playerId: string | null;
+  /** The zone's tone (the controls known); absent: the apply leaves the tone as it is. */
+  tone?: ZoneTone;
 }
 
 /** One zone of an apply: its row now, the row it ends as, and its amplifier. */
@@ -25,17 +28,39 @@ export interface ApplyStep {
   zone: Readonly<ZoneRow>;
   next: ZoneRow;
   driver: AmplifierDriver;
+  /** The tone to set (controls the zone's amplifier has), if the target has one. */
+  tone?: ZoneTone;
 }
 
-export function targetOf(zone: Readonly<ZoneRow>): ZoneTarget {
-  return { zoneId: zone.id, power: zone.power === 1, volume: zone.volume, muted: zone.muted === 1, playerId: zone.player_id };
+/** A zone's state to capture; with `driver`, its tone too (what the zone shows, on the controls its amplifier has). */
+export function targetOf(zone: Readonly<ZoneRow>, driver?: AmplifierDriver): ZoneTarget {
+  const target: ZoneTarget = { zoneId: zone.id, power: zone.power === 1, volume: zone.volume, muted: zone.muted === 1, playerId: zone.player_id };
+  if (!driver) return target;
+  const shown = toneViewOf(zone, driver);
+  const tone: ZoneTone = {};
+  if (shown.bass !== null) tone.bass = shown.bass;
+  if (shown.treble !== null) tone.treble = shown.treble;
+  if (shown.balance !== null) tone.balance = shown.balance;
+  if (shown.loudness !== null) tone.loudness = shown.loudness;
+  if (Object.keys(tone).length > 0) target.tone = tone;
+  return target;
+}
+
+/** Whether the tone a row stores differs from another's. */
+function toneChanges(zone: Readonly<ZoneRow>, next: Readonly<ZoneRow>): boolean {
+  return zone.tone_bass !== next.tone_bass || zone.tone_treble !== next.tone_treble || zone.tone_balance !== next.tone_balance || zone.tone_loudness !== next.tone_loudness;
 }
 
 /** Whether an apply changes anything the amplifier holds or the API reports for a zone. */
 export function changes(step: Pick<ApplyStep, 'zone' | 'next'>): boolean {
   const { zone, next } = step;
   return (
-    zone.power !== next.power || zone.muted !== next.muted || zone.volume !== next.volume || zone.source !== next.source || zone.player_id !== next.player_id
+    zone.power !== next.power ||
+    zone.muted !== next.muted ||
+    zone.volume !== next.volume ||
+    zone.source !== next.source ||
+    zone.player_id !== next.player_id ||
+    toneChanges(zone, next)
   );
 }
 
@@ -66,12 +91,14 @@ export async function applyWithoutPops(steps: readonly ApplyStep[], settle: (dri
   for (const step of poweringOn) step.driver.setZone(channel(step), { power: true, muted: true });
   if (poweringOn.length > 0) await settle(drivers);
   for (const step of on) step.driver.setZone(channel(step), { source: step.next.source, volume: step.next.volume });
+  for (const step of on) if (step.tone) step.driver.setTone?.(channel(step), step.tone);
   await settle(drivers);
 
   for (const step of on) if (step.next.muted === 0) step.driver.setZone(channel(step), { muted: false });
   for (const step of off) if (step.zone.power === 1) step.driver.setZone(channel(step), { power: false });
   await settle(drivers);
   for (const step of off) step.driver.setZone(channel(step), { muted: step.next.muted === 1, source: step.next.source, volume: step.next.volume });
+  for (const step of off) if (step.tone) step.driver.setTone?.(channel(step), step.tone);
 }
 
 /** What an apply did. */
@@ -117,10 +144,15 @@ export class ZoneApplier {
    */
   capture(caller: Caller, zoneIds?: string[]): ZoneTarget[] {
     const { availability } = this.lookup;
-    if (zoneIds === undefined) return visibleZones(caller, this.repo.zones()).filter((zone) => availability.reachable(zone)).map(targetOf);
+    if (zoneIds === undefined) {
+      return visibleZones(caller, this.repo.zones()).flatMap((zone) => {
+        const driver = availability.reachable(zone);
+        return driver ? [targetOf(zone, driver)] : [];
+      });
+    }
     const zones = this.lookup.zonesNamed(caller, zoneIds);
     availability.requireZones(zones);
-    return zones.map(targetOf);
+    return zones.map((zone) => targetOf(zone, availability.reachable(zone)));
   }
 
   /**
@@ -131,7 +163,7 @@ export class ZoneApplier {
     const zones = this.lookup.zonesNamed(caller, zoneIds);
     const skipped = this.lookup.availability.unavailable(zones);
     const out = new Set(skipped.map((zone) => zone.zoneId));
-    return { targets: zones.filter((zone) => !out.has(zone.id)).map(targetOf), skipped };
+    return { targets: zones.filter((zone) => !out.has(zone.id)).map((zone) => targetOf(zone)), skipped };
   }
 
   /** The ids of every zone the caller may see, in the amplifiers' order (whether they can answer or not). */
@@ -178,20 +210,23 @@ export class ZoneApplier {
         continue;
       }
       const player = target.playerId === null ? undefined : this.repo.player(target.playerId.toLowerCase());
+      // A control the zone's amplifier lacks (a scene edited by hand, or a zone moved) is left out.
+      const tone = target.tone && toneFor(driver.describe().sound, target.tone);
       // The target's volume is explicit, so it wins over a turn-on volume; the limit still holds.
       const next: ZoneRow = {
         ...zone,
+        ...(tone && toneColumns({ ...storedTone(zone), ...tone })),
         power: target.power ? 1 : 0,
         muted: target.muted ? 1 : 0,
         volume: effectiveVolume(limitsOf(zone), target.volume),
         player_id: player?.id ?? null,
         source: player?.input_channel ?? zone.source,
       };
-      steps.push({ zone, next, driver });
+      steps.push({ zone, next, driver, ...(tone && Object.keys(tone).length > 0 && { tone }) });
     }
     if (steps.length === 0 && unreachable.length > 0) throw availability.refusal(unreachable);
     const skipped = availability.unavailable(unreachable);
-    options.beforeApply?.(steps.map((step) => targetOf(step.zone)));
+    options.beforeApply?.(steps.map((step) => targetOf(step.zone, step.driver)));
     const changing = steps.filter(changes);
     await applyWithoutPops(changing, (drivers) => this.settle(drivers));
     // Stored as applied over whatever the zone is now: a zone deleted meanwhile is left out, and so is one that
@@ -207,12 +242,23 @@ export class ZoneApplier {
         skipped.push({ zoneId: zone.id, reason });
         continue;
       }
-      const { power, muted, source, player_id } = step.next;
+      const { power, muted, source, player_id, tone_bass, tone_treble, tone_balance, tone_loudness } = step.next;
       const next: ZoneRow = { ...zone, power, muted, source, player_id: player_id && this.repo.player(player_id) ? player_id : null };
+      if (step.tone) Object.assign(next, { tone_bass, tone_treble, tone_balance, tone_loudness });
       next.volume = effectiveVolume(limitsOf(zone), step.next.volume);
       if (changes({ zone, next })) commits.push({ before: zone, next });
     }
-    await this.commits.commit(commits);
+    // The tone is written with the rest of the change, and announced once it is the zone's.
+    const toned = commits.filter(({ before, next }) => toneChanges(before, next));
+    const shown = new Map(toned.map(({ before }) => [before.id, toneViewOf(before, this.lookup.availability.reachable(before))]));
+    await this.commits.commit(commits, { alongside: () => toned.forEach(({ next }) => this.repo.setZoneTone(next.id, next)) });
+    for (const { next } of toned) {
+      const zone = this.repo.zone(next.id);
+      if (!zone) continue;
+      const tone = toneViewOf(zone, this.lookup.availability.reachable(zone));
+      const was = shown.get(next.id)!;
+      if (toneDiffers(was, tone)) this.commits.bus.publish({ type: 'zone.toneChanged', payload: { zoneId: zone.id, tone } });
+    }
     return {
       applied: steps.map((step) => step.zone.id).filter((id) => !lost.has(id)),
       changed: commits.map((change) => change.next.id),

@@ -15,7 +15,8 @@ export class ZoneCommits {
   constructor(
     private readonly store: Store,
     private readonly repo: AudioRepo,
-    private readonly bus: EventBus,
+    /** Where zone changes are announced (a scene's tone change too, announced once the tone is the zone's). */
+    readonly bus: EventBus,
   ) {}
 
   /**

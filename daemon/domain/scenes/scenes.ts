@@ -7,7 +7,7 @@ import type { Store } from '../../store/db.js';
 import type { SceneRecord, SceneZoneRow, ScenesRepo } from '../../store/scenes-repo.js';
 import { asWriter, canSeeScene, conflict, DomainError, invalid, notFound, requireAdmin, sceneFor } from '../shared/index.js';
 import type { Caller, EventBus, PlayerView, SceneView, SceneZoneView, Writer, ZoneView } from '../shared/index.js';
-import type { Skipped } from '../audio/index.js';
+import { storedTone, toneColumns, type Skipped } from '../audio/index.js';
 
 /** What a scene gives one zone; the audio capability applies exactly this shape. */
 export type ZoneTarget = SceneZoneView;
@@ -267,7 +267,16 @@ function toRow(target: ZoneTarget): SceneZoneRow {
     volume: target.volume,
     muted: target.muted ? 1 : 0,
     player_id: target.playerId,
+    ...toneColumns(target.tone ?? {}),
   };
+}
+
+/** A scene zone as the API shows it: its tone only when the scene has one (scenes saved before tone controls have none). */
+function zoneOf(zone: SceneZoneRow): SceneZoneView {
+  const tone = storedTone(zone);
+  const target: SceneZoneView = { zoneId: zone.zone_id, power: zone.power === 1, volume: zone.volume, muted: zone.muted === 1, playerId: zone.player_id };
+  if (Object.keys(tone).length > 0) target.tone = tone;
+  return target;
 }
 
 /** The full view of a scene; its zones in the amplifier's order, any the order does not know last. */
@@ -275,6 +284,6 @@ function view(record: SceneRecord, order: ReadonlyMap<string, number>): SceneVie
   const position = (zoneId: string) => order.get(zoneId) ?? Number.MAX_SAFE_INTEGER;
   const zones = [...record.zones]
     .sort((a, b) => position(a.zone_id) - position(b.zone_id) || a.zone_id.localeCompare(b.zone_id))
-    .map((zone) => ({ zoneId: zone.zone_id, power: zone.power === 1, volume: zone.volume, muted: zone.muted === 1, playerId: zone.player_id }));
+    .map(zoneOf);
   return { id: record.id, name: record.name, zones, createdAt: record.created_at, updatedAt: record.updated_at };
 }
