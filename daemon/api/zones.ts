@@ -3,6 +3,7 @@ import { T, IdParams, Volume, AtLeastOneOf } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
 import { TONE_NONE, volumeRequestOf, ZONE_SETTINGS_NONE, type ZonesService } from '../domain/audio/index.js';
 import { Name, SkippedSchema, ZoneSchema } from './schemas.js';
+import { SceneToneSchema } from '../domain/shared/index.js';
 import { AmplifierName, Channel, DriverName, notFoundDoc, unavailableDoc, VolumeBody, volumeBadRequest } from './audio-bodies.js';
 
 const zoneUnavailable = unavailableDoc('the zone cannot answer (its unit is not fitted or silent, or its amplifier is not configured)');
@@ -20,17 +21,12 @@ const ZoneSettingsBody = AtLeastOneOf(T.Object(
   { description: 'at least one of the fields' },
 ), ['name', 'maxVolume', 'turnOnVolume'], ZONE_SETTINGS_NONE);
 
-const ToneValue = (what: string) =>
-  T.Optional(T.Number({ minimum: -1, maximum: 1, format: 'double', description: what, errorMessage: 'must be a number from -1 to 1' }));
-const ToneBody = AtLeastOneOf(T.Object(
-  {
-    bass: ToneValue('-1 full cut, 0 flat, 1 full boost'),
-    treble: ToneValue('-1 full cut, 0 flat, 1 full boost'),
-    balance: ToneValue('-1 full left, 0 centre, 1 full right'),
-    loudness: T.Optional(T.Boolean({ description: 'loudness compensation on or off', errorMessage: 'must be true or false' })),
-  },
-  { description: 'one or more of the controls; any other field is refused' },
-), ['bass', 'treble', 'balance', 'loudness'], TONE_NONE);
+// The controls a scene zone carries, one or more of them: the same values and messages.
+const ToneBody = AtLeastOneOf(
+  T.Object({ ...SceneToneSchema.properties }, { description: 'one or more of the controls; any other field is refused' }),
+  ['bass', 'treble', 'balance', 'loudness'],
+  TONE_NONE,
+);
 
 export function zoneRoutes(zones: ZonesService): Route[] {
   return [

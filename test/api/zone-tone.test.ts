@@ -125,3 +125,24 @@ t.test('the tone survives a restart and is given to the amplifier at start', asy
   t.same((await again.get(`/api/zones/${zones[4]!.id}`)).body.tone, { bass: -1, treble: 1, balance: 0.5, loudness: true });
   t.match(driver.amplifierTone(5), { bass: -1, treble: 1, balance: 0.5, loudness: true }, 'the amplifier has it again');
 });
+
+t.test('a tone changed on the amplifier is stored: after a restart the zone shows it and the amplifier is handed it', async (t) => {
+  const stateDir = tempDir();
+  t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
+  const firstDriver = new SimulatedDriver({ applyDelayMs: 1 });
+  const first = await startDaemon({ stateDir, driver: firstDriver });
+  const api = injectClient(first.daemon, first.adminKey);
+  const id = ((await api.get('/api/zones')).body as Array<{ id: string }>)[2]!.id;
+  const events: StampedEvent[] = [];
+  const unsubscribe = first.daemon.services.bus.subscribe((event) => events.push(event));
+  firstDriver.simulateKeypad(3, { bass: -1, loudness: true });
+  await waitFor(() => events.some((e) => e.type === 'zone.toneChanged'), undefined, { what: 'zone.toneChanged' });
+  unsubscribe();
+  await first.stop();
+
+  const driver = new SimulatedDriver({ applyDelayMs: 1 });
+  const second = await startDaemon({ stateDir, driver });
+  t.teardown(() => second.stop());
+  t.same((await injectClient(second.daemon, first.adminKey).get(`/api/zones/${id}`)).body.tone, { bass: -1, treble: 0, balance: 0, loudness: true });
+  t.match(driver.amplifierTone(3), { bass: -1, loudness: true });
+});
