@@ -14,9 +14,11 @@ export { MONOPRICE_DEFAULTS } from './options.js';
 
 /**
  * How often each zone is read while someone watches or just acted, from the start of one poll to the next: a keypad
- * change then reaches the daemon within about this long (a zone read takes ~65 ms of line time, 18 zones ~1.2 s).
+ * change then reaches the daemon within about this long. A zone read takes ~65 ms of line time, so one unit's six
+ * zones leave the line free most of the second; three units' 18 (~1.2 s, more with writes between) are read back to
+ * back, the least that sees a change within 1.5 s.
  */
-export const WATCHED_POLL_MS = 1300;
+export const WATCHED_POLL_MS = 1000;
 
 /** `Command Error.` replies in a row to one query or one set before the driver stops insisting (noise garbles some). */
 const MAX_REFUSALS = 3;

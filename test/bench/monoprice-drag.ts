@@ -1,9 +1,11 @@
-// Benchmark: a one-second slider drag through the Monoprice driver at 9600 baud, against a send-every-change baseline.
+// Benchmark: a one-second slider drag through the Monoprice driver at 9600 baud, against a send-every-change baseline;
+// run as a script, then the keypad benchmark (monoprice-keypad.ts).
 import { MONOPRICE_DEFAULTS, MonopriceDriver } from '../../drivers/monoprice/driver.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
 import { LineFramer, VOLUME_STEPS, encodeSet } from '../../drivers/monoprice/protocol.js';
 import { isMain } from '../../drivers/emulator-cli.js';
 import { benchDrag, printDrag, type DragFamily, type DragResult } from './lib/drag.js';
+import { mainKeypad } from './monoprice-keypad.js';
 
 export type { DragResult } from './lib/drag.js';
 
@@ -33,4 +35,8 @@ const MONOPRICE: DragFamily<MonopriceEmulator> = {
 
 export const benchMonopriceDrag = (): Promise<DragResult> => benchDrag(MONOPRICE);
 
-if (isMain(import.meta.url)) printDrag(MONOPRICE, await benchMonopriceDrag());
+if (isMain(import.meta.url)) {
+  printDrag(MONOPRICE, await benchMonopriceDrag());
+  // Then keypad latency, write latency and line use against a baseline revision (monoprice-keypad.ts; its arguments).
+  await mainKeypad(process.argv.slice(2));
+}
