@@ -40,6 +40,15 @@ t.test('watched, a keypad change made just after its zone was read is reported w
   t.ok(waited <= WATCHED_POLL_MS + ONE_UNIT_READ_MS, `reported ${waited} ms after the change (watched interval ${WATCHED_POLL_MS} ms)`);
 });
 
+t.test('a client that starts watching brings a poll waiting for the idle interval forward', async (t) => {
+  const r = await threeUnits(t);
+  const from = now(r);
+  r.driver.watching(true);
+  await r.commands((c) => c === '?11', 1, 'a watched read of zone 11');
+  const waited = now(r) - from;
+  t.ok(waited <= WATCHED_POLL_MS, `zone 11 read ${waited} ms after watching began (idle interval ${MONOPRICE_DEFAULTS.pollIntervalMs} ms)`);
+});
+
 t.test('nobody watching, each unit is read whole, the idle interval after the last poll ended', async (t) => {
   const r = await threeUnits(t);
   r.driver.watching(true);
