@@ -5,9 +5,9 @@ import { redactUrl } from '../log.js';
 import type { Logger } from '../log.js';
 import type { Caller } from '../domain/shared/index.js';
 import { HttpError, asHttpError, statusLine, toProblem, unauthorized } from './problem.js';
-import { Router } from './router.js';
+import { Router, type RouteLookup } from './router.js';
 import { checkJsonMediaType, parseJsonBody, Validator } from './schema.js';
-import type { ApiRequest, ApiResult, BodySink, JsonRoute, RequestHeaders, Route } from './route.js';
+import { CAPTURED_HEADERS, ROUTE_HEADERS, type ApiRequest, type ApiResult, type BodySink, type JsonRoute, type RequestHeaders, type Route } from './route.js';
 import { extractCredential, type Credential } from './credentials.js';
 import { createAccessLog, type AccessLog } from './access-log.js';
 import type { ReadCache } from './read-cache.js';
@@ -48,6 +48,28 @@ export interface Compiled {
   query?: Validator<any>;
   /** Its answers may come from the read cache. */
   cached?: boolean;
+  /** The request headers read for it (HeaderReads). */
+  reads: HeaderReads;
+}
+
+/**
+ * Which captured headers a request gets, decided before any is read: the pipeline's own always, of the others those
+ * its route names (Route.headers); a header not read is ''. Both doors read by it, so a handler sees the same headers
+ * over a socket and through inject().
+ */
+export type HeaderReads = Readonly<Record<keyof RequestHeaders, boolean>>;
+
+/** A request no route answers gets every header: the dashboard's files and the Host refusal's page read them. */
+const READ_ALL: HeaderReads = Object.fromEntries(CAPTURED_HEADERS.map((name) => [name, true])) as Record<keyof RequestHeaders, boolean>;
+
+/** A browser refused by the Host check outside the API gets a page (a person typed the name); the API answers JSON. */
+const servesRefusalPage = (path: string): boolean => !path.startsWith('/api/');
+
+function readsOf(route: Route): HeaderReads {
+  const reads = { ...READ_ALL };
+  for (const name of ROUTE_HEADERS) reads[name] = route.headers?.includes(name) === true;
+  if (servesRefusalPage(route.path)) reads.accept = true;
+  return reads;
 }
 
 /**
@@ -109,7 +131,7 @@ export class Dispatcher {
 
   add(routes: Route[]): void {
     for (const route of routes) {
-      const compiled: Compiled = { route };
+      const compiled: Compiled = { route, reads: readsOf(route) };
       if (route.params) compiled.params = new Validator(route.params);
       if (route.body) compiled.body = new Validator(route.body);
       if (route.query) compiled.query = new Validator(route.query);
@@ -124,15 +146,24 @@ export class Dispatcher {
     return incoming !== '' && REQUEST_ID_RE.test(incoming) ? incoming : `${idPrefix}-${(++idCounter).toString(36)}`;
   }
 
+  /** The route of a request, looked up before its headers are read (headersRead) and given to match(). */
+  find(method: string, path: string): RouteLookup<Compiled> {
+    return this.router.find(method === 'HEAD' ? 'GET' : method, path);
+  }
+
+  /** The headers both doors read for a request whose route is `lookup` (HeaderReads). */
+  headersRead(lookup: RouteLookup<Compiled>): HeaderReads {
+    return lookup.kind === 'found' ? lookup.match.route.reads : READ_ALL;
+  }
+
   /**
-   * Everything before the body: finds the route (or lets the fallback answer: then undefined), resolves and
-   * checks the caller, validates path and query. Throws an HttpError for the client.
+   * Everything before the body, on the route find() looked up: lets the fallback answer when there is none (then
+   * undefined), resolves and checks the caller, validates path and query. Throws an HttpError for the client.
    */
-  match(request: PipelineRequest, sink: ResponseSink): Compiled | undefined {
+  match(request: PipelineRequest, sink: ResponseSink, lookup: RouteLookup<Compiled>): Compiled | undefined {
     const { method, path } = request;
     // Before anything else, the dashboard's files and public routes included: a rebinding page reads those too.
     if (this.hosts && !this.hosts.allows(request.headers.host)) throw this.hosts.refusal(request.headers.host);
-    const lookup = this.router.find(method === 'HEAD' ? 'GET' : method, path);
     if (lookup.kind !== 'found') {
       if ((method === 'GET' || method === 'HEAD') && this.options.fallback?.(request, sink)) {
         this.log(request, 200);
@@ -232,7 +263,7 @@ export class Dispatcher {
       this.options.logger.error({ err, reqId: request.requestId }, 'unhandled error in request');
       error = new HttpError(500, `internal error; quote request id ${request.requestId} when reporting it`);
     }
-    if (error instanceof Misdirected && !request.path.startsWith('/api/') && prefersHtml(request.headers.accept)) {
+    if (error instanceof Misdirected && servesRefusalPage(request.path) && prefersHtml(request.headers.accept)) {
       // A person typed the name into a browser: a page saying which name to use. It is never kept, and runs nothing.
       const headers = { 'Cache-Control': 'no-store', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" };
       return { status: 421, raw: misdirectedPage(error), contentType: 'text/html; charset=utf-8', headers };

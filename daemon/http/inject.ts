@@ -42,8 +42,11 @@ export async function inject(dispatcher: Dispatcher, sent: InjectRequest): Promi
     given['content-length'] ??= String(body.length);
     if (!Buffer.isBuffer(sent.body) && typeof sent.body !== 'string') given['content-type'] ??= 'application/json';
   }
+  // The headers the socket adapter would read for this route, and no others (Dispatcher.headersRead).
+  const lookup = dispatcher.find(method, path);
+  const reads = dispatcher.headersRead(lookup);
   const headers = {} as RequestHeaders;
-  for (const name of CAPTURED_HEADERS) headers[name] = given[name] ?? '';
+  for (const name of CAPTURED_HEADERS) headers[name] = reads[name] ? (given[name] ?? '') : '';
   const request = new InProcessRequest(
     dispatcher,
     method,
@@ -57,7 +60,7 @@ export async function inject(dispatcher: Dispatcher, sent: InjectRequest): Promi
   const recorder = new RecordedResponse();
   let compiled: Compiled | undefined;
   try {
-    compiled = dispatcher.match(request, recorder);
+    compiled = dispatcher.match(request, recorder, lookup);
   } catch (err) {
     return answer(dispatcher, recorder, request, dispatcher.failure(request, err));
   }

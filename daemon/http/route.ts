@@ -19,23 +19,22 @@ export interface RequestHeaders {
   'last-event-id': string;
   'if-none-match': string;
   'accept-encoding': string;
-  /** Read outside /api/ only: a browser refused by the Host check gets a page instead of JSON. */
+  /** Outside /api/, a browser refused by the Host check gets a page instead of JSON. */
   accept: string;
   host: string;
 }
 
-export const CAPTURED_HEADERS = [
-  'authorization',
-  'x-api-key',
-  'content-type',
-  'content-length',
-  'x-request-id',
-  'last-event-id',
-  'if-none-match',
-  'accept-encoding',
-  'accept',
-  'host',
-] as const satisfies ReadonlyArray<keyof RequestHeaders>;
+/** Read for every request: the credential, the body's length and type, the request id, the Host allow-list. */
+export const PIPELINE_HEADERS = ['authorization', 'x-api-key', 'content-type', 'content-length', 'x-request-id', 'host'] as const;
+
+/**
+ * Read only for the requests that use them, as each is a native call per request: a route names those its handler
+ * reads (RouteBase.headers); a request no route answers (the dashboard's files, a 404) gets them all.
+ */
+export const ROUTE_HEADERS = ['last-event-id', 'if-none-match', 'accept-encoding', 'accept'] as const;
+export type RouteHeader = (typeof ROUTE_HEADERS)[number];
+
+export const CAPTURED_HEADERS = [...PIPELINE_HEADERS, ...ROUTE_HEADERS] as const satisfies ReadonlyArray<keyof RequestHeaders>;
 
 export interface ApiRequest<P = Record<string, string>, B = unknown> {
   method: string;
@@ -113,6 +112,11 @@ interface RouteBase<P extends TSchema, B extends TSchema> {
   maxBodyBytes?: number;
   /** Its 200 is one page of a list: X-Total-Count counts the whole list, Link (rel="next") names the next page. */
   paged?: boolean;
+  /**
+   * The headers its handler reads beyond the pipeline's own (PIPELINE_HEADERS): only these are read for it, over a
+   * socket and through inject() alike; the others are ''.
+   */
+  headers?: readonly RouteHeader[];
 }
 
 /**

@@ -152,25 +152,25 @@ export class HttpServer {
     const method = UPPER_METHODS.has(sent) ? sent : sent.toUpperCase();
     const path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
-    // Each header is a native call: API requests skip the four only the event stream and the dashboard's files
-    // read (the stream's resume point, the static files' ETag and compression, and Accept for the Host refusal's
-    // page). One object literal, so every
-    // request's headers have the same shape.
-    const all = !path.startsWith('/api/') || path.startsWith('/api/stream/');
+    const dispatcher = this.dispatcher;
+    // Each header is a native call: those only some routes use (ROUTE_HEADERS) are read when the request's route
+    // names them (Route.headers) or no route answers it, exactly as inject() gives them (ARCHITECTURE.md, "Request
+    // headers"). One object literal, so every request's headers have the same shape.
+    const lookup = dispatcher.find(method, path);
+    const reads = dispatcher.headersRead(lookup);
     const headers: RequestHeaders = {
       authorization: req.getHeader(NAME.authorization),
       'x-api-key': req.getHeader(NAME['x-api-key']),
       'content-type': req.getHeader(NAME['content-type']),
       'content-length': req.getHeader(NAME['content-length']),
       'x-request-id': req.getHeader(NAME['x-request-id']),
-      'last-event-id': all ? req.getHeader(NAME['last-event-id']) : '',
-      'if-none-match': all ? req.getHeader(NAME['if-none-match']) : '',
-      'accept-encoding': all ? req.getHeader(NAME['accept-encoding']) : '',
-      accept: all ? req.getHeader(NAME.accept) : '',
+      'last-event-id': reads['last-event-id'] ? req.getHeader(NAME['last-event-id']) : '',
+      'if-none-match': reads['if-none-match'] ? req.getHeader(NAME['if-none-match']) : '',
+      'accept-encoding': reads['accept-encoding'] ? req.getHeader(NAME['accept-encoding']) : '',
+      accept: reads.accept ? req.getHeader(NAME.accept) : '',
       host: req.getHeader(NAME.host),
     };
     const query = rawQuery ? new URLSearchParams(rawQuery) : EMPTY_QUERY;
-    const dispatcher = this.dispatcher;
     const request = new SocketRequest(dispatcher, res, method, path, rawQuery, query, headers, dispatcher.requestId(headers['x-request-id']));
     // uWS frames the body by the first Content-Length; a message whose lengths disagree is refused (RFC 9112
     // 6.3), not guessed at. Only requests that declare a length pay for the walk over their headers. The 400
@@ -181,7 +181,7 @@ export class HttpServer {
       return;
     }
     try {
-      const compiled = dispatcher.match(request, res);
+      const compiled = dispatcher.match(request, res, lookup);
       if (!compiled) {
         this.enter(request, 'answered');
         return;

@@ -73,6 +73,7 @@ export class EventStreams {
       method: 'GET',
       path: '/api/stream/events',
       access: 'user',
+      headers: ['last-event-id'],
       summary: 'Server-sent events for the players and zones you may see',
       description:
         'text/event-stream. First `retry:`, then messages of `id: <run>-<n>` and `data: {"type","payload"}` (no `event:` line); ' +
