@@ -233,7 +233,7 @@ t.test('a restore hands the restored state to the amplifier, every zone powered 
 t.test("a backup carries each zone's tone, and a restore brings it back to the zone and the amplifier", async (t) => {
   const { d, api, zoneIds } = await populated(t);
   const doc = (await api.get('/api/backup')).body;
-  t.same(doc.zones.find((z: { id: string }) => z.id === zoneIds[0]).tone, { bass: 0.5, balance: -0.2, loudness: true });
+  t.same(doc.zones.find((z: { id: string }) => z.id === zoneIds[0]).tone, { bass: 0.5, treble: 0, balance: -0.2, loudness: true }, 'the whole tone the zone shows');
   t.equal((await api.put(`/api/zones/${zoneIds[0]}/tone`, { bass: -1, balance: 1, loudness: false })).status, 204);
   t.equal((await api.post('/api/restore', { backup: doc })).status, 200);
   await d.driver.settled();

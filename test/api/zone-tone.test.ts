@@ -146,3 +146,15 @@ t.test('a tone changed on the amplifier is stored: after a restart the zone show
   t.same((await injectClient(second.daemon, first.adminKey).get(`/api/zones/${id}`)).body.tone, { bass: -1, treble: 0, balance: 0, loudness: true });
   t.match(driver.amplifierTone(3), { bass: -1, loudness: true });
 });
+
+t.test('a tone between two steps is kept as written when the amplifier reads back the same step', async (t) => {
+  const { api, driver, zones, events, zone } = await setup(t);
+  const id = zones[0]!.id;
+  t.equal((await api.put(`/api/zones/${id}/tone`, { bass: 0.5 })).status, 204);
+  await driver.settled();
+  events.length = 0;
+  driver.simulateKeypad(1, { volume: 0.5 }); // a zone event, carrying the tone the amplifier holds (bass at step 4 of 7)
+  await waitFor(() => events.some((e) => e.type === 'zone.volumeChanged'), undefined, { what: 'the keypad volume' });
+  t.equal((await zone(id)).tone.bass, 0.5);
+  t.notOk(events.some((e) => e.type === 'zone.toneChanged'), 'no tone change announced');
+});

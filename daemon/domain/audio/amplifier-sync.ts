@@ -2,7 +2,7 @@
 // on start, changes read back from the hardware (keypads, front panel) turned into state and events under the
 // same volume rule as every other path, and which zones can answer (a unit that stops answering, and comes back).
 import { randomUUID } from 'node:crypto';
-import { volumeToStep } from '../../../drivers/driver.js';
+import { toneToStep, volumeToStep } from '../../../drivers/driver.js';
 import type { AmplifierDriver, DriverEvent, RememberedZone, ZoneAvailability, ZoneFlags, ZoneState, ZoneTone } from '../../../drivers/driver.js';
 import type { AmplifierRef, AudioRepo, ZoneRow } from '../../store/audio-repo.js';
 import { refOf, type Amplifier } from './amplifiers.js';
@@ -46,6 +46,7 @@ export class AmplifierSync {
     this.unsubscribe = this.driver.onEvent((event) => this.onDriverEvent(event));
     this.enforceLimits(this.ownZones());
     await this.driver.start(this.storedState());
+    this.storeToneRead();
     this.readAvailability(false);
   }
 
@@ -158,13 +159,38 @@ export class AmplifierSync {
   }
 
   /**
+   * Stores, without an event, the tone the driver read for the controls a zone has none stored of (a database from
+   * before tone controls, or a new zone): a later read is then compared with what the amplifier had.
+   */
+  private storeToneRead(): void {
+    const sound = this.driver.describe().sound;
+    const filled = this.ownZones().flatMap((zone) => {
+      const read = this.driver.hardwareTone?.(zone.output_channel);
+      if (!read) return [];
+      const columns = toneColumns({ ...toneFor(sound, read), ...storedTone(zone) });
+      const same = columns.tone_bass === zone.tone_bass && columns.tone_treble === zone.tone_treble;
+      return same && columns.tone_balance === zone.tone_balance && columns.tone_loudness === zone.tone_loudness ? [] : [{ id: zone.id, columns }];
+    });
+    if (filled.length > 0) void this.store.commitSoon(() => filled.forEach(({ id, columns }) => this.repo.setZoneTone(id, columns)));
+  }
+
+  /**
    * A tone read from the amplifier (a keypad, the front panel) is the zone's tone now: stored like a volume read
    * back, and announced when it differs from the stored one. (The driver holds the new tone already, so the
    * stored one is what it is compared with; a zone with none stored yet is announced once, with the tone read.)
    */
   private adoptTone(zone: Readonly<ZoneRow>, tone: ZoneTone): void {
-    const read = toneFor(this.driver.describe().sound, tone);
-    const columns = toneColumns({ ...storedTone(zone), ...read });
+    const sound = this.driver.describe().sound;
+    const stored = storedTone(zone);
+    const read = toneFor(sound, tone);
+    // Keep the client's exact value unless the amplifier shows a different step, as for the volume.
+    for (const control of ['bass', 'treble', 'balance'] as const) {
+      const scale = sound?.controls[control];
+      const kept = stored[control];
+      if (kept === undefined || read[control] === undefined || !scale || 'absent' in scale) continue;
+      if (toneToStep(kept, scale) === toneToStep(read[control], scale)) read[control] = kept;
+    }
+    const columns = toneColumns({ ...stored, ...read });
     if (columns.tone_bass === zone.tone_bass && columns.tone_treble === zone.tone_treble && columns.tone_balance === zone.tone_balance && columns.tone_loudness === zone.tone_loudness) {
       return;
     }

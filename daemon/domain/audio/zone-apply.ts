@@ -9,7 +9,7 @@ import { limitsOf } from './audio-views.js';
 import { effectiveVolume } from './volume-rule.js';
 import type { ZoneChange, ZoneCommits } from './zone-changes.js';
 import type { Skipped } from './availability.js';
-import { storedTone, toneColumns, toneDiffers, toneFor, toneViewOf } from './zone-tone.js';
+import { knownTone, storedTone, toneColumns, toneDiffers, toneFor, toneViewOf } from './zone-tone.js';
 
 /** The state a scene (or the undo slot) holds for one zone. */
 export interface ZoneTarget {
@@ -35,14 +35,8 @@ export interface ApplyStep {
 /** A zone's state to capture; with `driver`, its tone too (what the zone shows, on the controls its amplifier has). */
 export function targetOf(zone: Readonly<ZoneRow>, driver?: AmplifierDriver): ZoneTarget {
   const target: ZoneTarget = { zoneId: zone.id, power: zone.power === 1, volume: zone.volume, muted: zone.muted === 1, playerId: zone.player_id };
-  if (!driver) return target;
-  const shown = toneViewOf(zone, driver);
-  const tone: ZoneTone = {};
-  if (shown.bass !== null) tone.bass = shown.bass;
-  if (shown.treble !== null) tone.treble = shown.treble;
-  if (shown.balance !== null) tone.balance = shown.balance;
-  if (shown.loudness !== null) tone.loudness = shown.loudness;
-  if (Object.keys(tone).length > 0) target.tone = tone;
+  const tone = driver && knownTone(zone, driver);
+  if (tone && Object.keys(tone).length > 0) target.tone = tone;
   return target;
 }
 

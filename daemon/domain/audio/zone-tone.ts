@@ -61,6 +61,17 @@ export function toneViewOf(zone: Readonly<ZoneRow>, driver: AmplifierDriver | un
   };
 }
 
+/** The zone's tone as it shows it, the controls known only (what a scene captures and a write completes). */
+export function knownTone(zone: Readonly<ZoneRow>, driver: AmplifierDriver | undefined): ZoneTone {
+  const shown = toneViewOf(zone, driver);
+  const tone: ZoneTone = {};
+  if (shown.bass !== null) tone.bass = shown.bass;
+  if (shown.treble !== null) tone.treble = shown.treble;
+  if (shown.balance !== null) tone.balance = shown.balance;
+  if (shown.loudness !== null) tone.loudness = shown.loudness;
+  return tone;
+}
+
 /** Which controls the family has (with its native steps each side) and, for each it lacks, the driver's reason. */
 export function toneControlsOf(driver: AmplifierDriver | undefined): ToneControlsView {
   const sound = driver?.describe().sound;

@@ -9,7 +9,7 @@ import { limitsOf, newZoneRow, zonesChangedEvent, zoneViewNow } from './audio-vi
 import { effectiveVolume, requestedVolume, type VolumeRequest } from './volume-rule.js';
 import type { Skipped } from './availability.js';
 import type { AudioParts } from './audio-parts.js';
-import { checkToneChange, toneColumns, toneDiffers, toneViewOf, storedTone } from './zone-tone.js';
+import { checkToneChange, knownTone, toneColumns, toneDiffers, toneViewOf } from './zone-tone.js';
 
 /** What a change of a zone's settings naming none of them is told (the REST schema says the same). */
 export const ZONE_SETTINGS_NONE = 'send at least one of "name", "maxVolume" and "turnOnVolume"';
@@ -146,7 +146,8 @@ export class ZonesService {
     const driver = availability.driverFor(zone);
     const tone = checkToneChange(zone.name, driver.describe().sound, change);
     const before = toneViewOf(zone, driver);
-    const committed = store.commitSoon(() => repo.setZoneTone(zone.id, toneColumns({ ...storedTone(zone), ...tone })));
+    // The whole tone the zone shows is stored, so a later read of the controls not written is no change.
+    const committed = store.commitSoon(() => repo.setZoneTone(zone.id, toneColumns({ ...knownTone(zone, driver), ...tone })));
     driver.setTone?.(zone.output_channel, tone);
     const after = toneViewOf(repo.zone(zone.id)!, driver);
     if (toneDiffers(before, after)) bus.publish({ type: 'zone.toneChanged', payload: { zoneId: zone.id, tone: after } });
