@@ -71,6 +71,8 @@ t.test('the dashboard is readable and says which zones are off and which cannot 
   // The office is off and can answer; the bedroom is off too, but its unit is silent.
   const bedroom = (await api.get(`/api/zones/${s.zones.Bedroom}`)).body as { output: { channel: number } };
   driver.simulateUnit([bedroom.output.channel], false, 'unit 2 does not answer');
+  // The living room's amplifier pages, in do-not-disturb and party mode: its badges are measured too.
+  driver.simulateKeypad(1, { paging: true, doNotDisturb: true, party: true });
   const browser = await launch(t);
 
   for (const [size, options] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
@@ -80,6 +82,7 @@ t.test('the dashboard is readable and says which zones are off and which cannot 
         await page.getByRole('link', { name: view }).click();
         await page.locator(`section.view[data-view="${view.toLowerCase()}"]:not([hidden])`).waitFor();
         if (view === 'Players') await page.locator('li.zone-row.is-unavailable').waitFor();
+        if (view === 'Players') await page.locator('.zone-flags').getByText('Party').waitFor();
         if (view === 'Playlists') await page.getByRole('button', { name: /^Sunday morning/ }).click();
         if (view === 'Playlists') await page.getByRole('heading', { name: 'Sunday morning' }).waitFor();
         if (view === 'Settings') await page.getByRole('heading', { name: 'Home Assistant (MQTT)' }).waitFor();

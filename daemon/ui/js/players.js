@@ -5,7 +5,8 @@ import { get, put, post, del } from './api.js';
 import { state, can, sorted } from './store.js';
 import { volumeControl } from './volume.js';
 import { confirmDialog, openDialog, field } from './dialogs.js';
-import { editZone, sleepButton, sleepText, tickWhileSleeping, allOff } from './zone-settings.js';
+import { editZone, sleepButton, soundButton, sleepText, tickWhileSleeping, allOff } from './zone-settings.js';
+import { statusBadges } from './sound.js';
 import { scenesSection } from './scenes.js';
 import { nowPlaying, playbackState, stateText } from './now-playing.js';
 import { announceDialog, announcementStatus } from './announce.js';
@@ -175,6 +176,8 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
     ? iconButton({ icon: icon('pencil'), label: '', className: 'btn btn-icon btn-quiet', action: 'edit-zone', onClick: () => editZone(row.zone) })
     : null;
   const sleep = writable ? sleepButton() : null;
+  const sound = soundButton();
+  const flags = statusBadges();
   // Free zones can be deleted; so can a zone that cannot answer (its unit or amplifier gone for good), wherever it is.
   const remove = can.admin()
     ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-zone', onClick: () => deleteZone(row.zone) })
@@ -189,7 +192,7 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
   const row = h(
     'li',
     { class: className },
-    h('div', { class: 'zone-top' }, h('div', { class: 'zone-label' }, name, sub, reason), h('div', { class: 'zone-actions' }, chips, power, mute, sleep, rename, detach, remove)),
+    h('div', { class: 'zone-top' }, h('div', { class: 'zone-label' }, name, sub, flags, reason), h('div', { class: 'zone-actions' }, chips, power, mute, sleep, sound, rename, detach, remove)),
     volume,
   );
 
@@ -215,6 +218,8 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
     const silent = z.power && !z.muted && z.volume === 0 ? ' · silent at 0%' : '';
     text(sub, `Output ${z.output.channel}${z.power ? '' : ' · off'}${z.muted ? ' · muted' : ''}${silent}${limit}${sleeping ? ` · ${sleeping}` : ''}`);
     sleep?.update(z);
+    sound.update(z);
+    flags.update(z);
     row.classList.toggle('is-off', !z.power);
     row.classList.toggle('is-muted', z.muted);
     row.classList.toggle('is-unavailable', !z.available);

@@ -41,6 +41,10 @@ const LABELS = {
   zoneId: 'Zone',
   startIndex: 'Track',
   positionMs: 'Position',
+  bass: 'Bass',
+  treble: 'Treble',
+  balance: 'Balance',
+  loudness: 'Loudness',
 };
 
 /**
@@ -65,6 +69,9 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 /** Drops what a person cannot use from an API message: ids, API addresses, field names in API spelling. */
 function plain(message) {
+  // "no zone with id …": the page held something the appliance no longer has, or no longer lets this account use.
+  const gone = /^no ([a-z ]+) with id [0-9a-f-]{36}$/i.exec(message);
+  if (gone) return `that ${gone[1]} is no longer on the appliance or no longer yours to use. Reload the page and choose again`;
   let out = message;
   for (const [pattern, words] of PLACES) out = out.replace(pattern, words);
   out = out

@@ -274,6 +274,16 @@ function apply(type, p) {
       else state.zones.set(p.zone.id, { ...p.zone, playerId });
       return 'audio';
     }
+    case 'zone.toneChanged': {
+      const zone = state.zones.get(p.zoneId);
+      if (zone) zone.tone = p.tone;
+      return 'audio';
+    }
+    case 'zone.statusChanged': {
+      const zone = state.zones.get(p.zoneId);
+      if (zone) zone.amplifierStatus = p.amplifierStatus;
+      return 'audio';
+    }
     case 'zone.sleepChanged': {
       const zone = state.zones.get(p.zoneId);
       if (zone) zone.sleepUntil = p.sleepUntil;

@@ -1,9 +1,11 @@
-// Zone extras on the Players view: the admin's zone dialog (name and volume limits), sleep timers and All off.
+// Zone extras on the Players view: the admin's zone dialog (name and volume limits), the Sound panel, sleep timers
+// and All off.
 import { h, attr, attempt, toast, uid, iconButton, count } from './dom.js';
 import { icon } from './icons.js';
 import { put, post } from './api.js';
 import { openDialog, field } from './dialogs.js';
-import { state } from './store.js';
+import { state, subscribe, can } from './store.js';
+import { soundPanel } from './sound.js';
 
 /** The choices of the sleep menu, in minutes (the API takes any number from 0 to 1440; 0 cancels). */
 const SLEEP_CHOICES = [15, 30, 60, 90];
@@ -34,6 +36,33 @@ export function editZone(zone) {
       });
     },
   });
+}
+
+/** A button that opens the Sound panel of a zone; `update(zone)` keeps its name current. */
+export function soundButton() {
+  const button = iconButton({ icon: icon('music'), label: '', className: 'btn btn-icon btn-quiet btn-sound', action: 'sound', onClick: () => soundDialog(button.zone) });
+  button.update = (z) => {
+    button.zone = z;
+    attr(button, 'aria-label', `Sound of ${z.name}`);
+    attr(button, 'title', `Sound of ${z.name}: bass, treble, balance, loudness`);
+  };
+  return button;
+}
+
+/** Bass, treble, balance and loudness of one zone, following zone.toneChanged while open (Viewers see them only). */
+function soundDialog(zone) {
+  const panel = soundPanel(zone, { readOnly: !can.change() });
+  const stop = subscribe((topics) => {
+    const current = state.zones.get(zone.id);
+    if (topics.has('audio') && current) panel.update(current);
+  });
+  return openDialog({
+    title: `Sound of ${zone.name}`,
+    description: 'Changes reach the amplifier as you make them, in its own steps.',
+    content: [panel],
+    submitLabel: 'Done',
+    cancelLabel: null,
+  }).finally(stop);
 }
 
 /** "sleeps in 14 min" / "sleeps in 1 h" / "sleeps in 1 h 5 min", or '' without a timer. */
