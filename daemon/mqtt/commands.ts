@@ -6,14 +6,14 @@ import type { PlayersService, ZonesService } from '../domain/audio/index.js';
 import { MAX_SLEEP_MINUTES, type ScenesService, type SleepTimers } from '../domain/scenes/index.js';
 import type { Transport } from '../domain/playback/index.js';
 import { MAX_COMMAND_BYTES, WARN_BUDGET, WARN_WINDOW_MS } from './options.js';
-import { LEGACY_NO_SOURCE, NO_SOURCE, ON, PRESS, parseMinutes, parseOnOff, parsePercent, sourceLabels } from './payloads.js';
-import { bridgedPlayers } from './view.js';
+import { LEGACY_NO_SOURCE, NO_SOURCE, ON, PRESS, parseMinutes, parseOnOff, parsePercent, parseToneStep, sourceLabels } from './payloads.js';
+import { bridgedPlayers, toneStepsOf, type SteppedTone } from './view.js';
 import type { CommandTarget, PlayerCommand, Topics } from './topics.js';
 
 /** The slice of the audio capability the bridge reads and drives. */
 export interface BridgeAudio {
   players: Pick<PlayersService, 'list' | 'setVolume' | 'attachZones' | 'detachZones'>;
-  zones: Pick<ZonesService, 'list' | 'get' | 'setVolume' | 'setMuted' | 'setPower' | 'allOff'>;
+  zones: Pick<ZonesService, 'list' | 'get' | 'setVolume' | 'setMuted' | 'setPower' | 'setTone' | 'allOff'>;
 }
 
 /** Scenes the bridge lists and applies, and the sleep timers it sets. */
@@ -111,6 +111,13 @@ export class CommandHandler {
       this.settle(topic, done);
       return;
     }
+    if (target.field === 'loudness') {
+      const on = parseOnOff(text);
+      if (!on.ok) throw new Rejected(on.reason);
+      this.settle(topic, this.domain.audio.zones.setTone(caller, target.id, { loudness: on.value }));
+      return;
+    }
+    if (target.field === 'bass' || target.field === 'treble' || target.field === 'balance') return this.tone(topic, caller, target.id, target.field, text);
     this.selectSource(caller, target.id, text);
   }
 
@@ -127,6 +134,20 @@ export class CommandHandler {
     const player = players.find((p) => labels.get(p.id) === label);
     if (!player) throw new Rejected(`no player named ${JSON.stringify(label.slice(0, 60))}; options are ${NO_SOURCE} or ${[...labels.values()].join(', ')}`);
     this.domain.audio.players.attachZones(caller, player.id, [zone.id]);
+  }
+
+  /**
+   * A tone slider: the amplifier's native step from flat, as discovery offered it for this zone, onto the API's scale;
+   * the tone call then checks the account and the control again, as for PUT /api/zones/{id}/tone.
+   */
+  private tone(topic: string, caller: Caller, zoneId: string, control: SteppedTone, text: string): void {
+    const zone = this.domain.audio.zones.get(caller, zoneId);
+    const steps = toneStepsOf(zone, control);
+    const lacking = zone.toneControls[control];
+    if (!steps) throw new Rejected(`zone "${zone.name}" has no ${control} control${lacking.available ? '' : `: ${lacking.reason}`}`);
+    const value = parseToneStep(text, steps, control);
+    if (!value.ok) throw new Rejected(value.reason);
+    this.settle(topic, this.domain.audio.zones.setTone(caller, zoneId, { [control]: value.value }));
   }
 
   /** A stream player's switch (ON plays, OFF pauses) and its next and previous buttons. */

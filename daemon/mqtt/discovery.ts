@@ -2,10 +2,14 @@
 import type { ResolvedBridgeOptions } from './options.js';
 import { MAX_SLEEP_MINUTES } from '../domain/scenes/index.js';
 import { NO_SOURCE, OFF, OFFLINE, ONLINE, ON, PRESS, percent, sourceLabels } from './payloads.js';
-import type { Topics } from './topics.js';
-import { amplifierKeyOf, type BridgeView } from './view.js';
+import type { Topics, ZoneField } from './topics.js';
+import { STEPPED_TONE, ZONE_STATUS, amplifierKeyOf, toneStepsOf, type BridgeView } from './view.js';
 
 type Payload = Record<string, unknown>;
+
+const TONE_ICONS = { bass: 'mdi:speaker', treble: 'mdi:music-clef-treble', balance: 'mdi:scale-balance' } as const;
+const STATUS_NAMES = { paging: 'paging', doNotDisturb: 'do not disturb', party: 'party mode' } as const;
+const STATUS_ICONS = { paging: 'mdi:bullhorn', doNotDisturb: 'mdi:minus-circle', party: 'mdi:party-popper' } as const;
 
 /** Every discovery config the view calls for, by topic, as the JSON text to publish retained. */
 export function discoveryMessages(view: BridgeView, topics: Topics, options: ResolvedBridgeOptions): Map<string, string> {
@@ -55,7 +59,10 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
       icon: 'mdi:volume-high',
       ...on,
     });
-    for (const [field, icon] of [['power', 'mdi:power'], ['mute', 'mdi:volume-off']] as const) {
+    // Loudness only where the zone's amplifier has it.
+    const switches: Array<readonly [ZoneField, string]> = [['power', 'mdi:power'], ['mute', 'mdi:volume-off']];
+    if (zone.toneControls.loudness.available) switches.push(['loudness', 'mdi:ear-hearing']);
+    for (const [field, icon] of switches) {
       const state = topics.zone(zone.id, field);
       add('switch', `zone_${zone.id}_${field}`, {
         name: `${zone.name} ${field}`,
@@ -76,6 +83,38 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
       icon: 'mdi:speaker-multiple',
       ...on,
     });
+    // Tone controls only where the zone's amplifier has them (a family that lacks one gets no entity for it, and an
+    // entity made for an amplifier since replaced is cleared). The slider runs over the amplifier's own steps from
+    // flat or centre (-7..7 on Monoprice bass), so every position is one step it plays, whatever the family.
+    for (const control of STEPPED_TONE) {
+      const steps = toneStepsOf(zone, control);
+      if (!steps) continue;
+      const state = topics.zone(zone.id, control);
+      add('number', `zone_${zone.id}_${control}`, {
+        name: `${zone.name} ${control}`,
+        state_topic: state,
+        command_topic: topics.command(state),
+        min: -steps.down,
+        max: steps.up,
+        step: 1,
+        mode: 'slider',
+        icon: TONE_ICONS[control],
+        ...on,
+      });
+    }
+    // What the amplifier reports about the zone, only what its family reports (null in the zone's amplifierStatus:
+    // no entity, rather than one that stays unknown for good).
+    for (const { flag, field } of ZONE_STATUS) {
+      if (zone.amplifierStatus[flag] === null) continue;
+      add('binary_sensor', `zone_${zone.id}_${field}`, {
+        name: `${zone.name} ${STATUS_NAMES[flag]}`,
+        state_topic: topics.zone(zone.id, field),
+        payload_on: ON,
+        payload_off: OFF,
+        icon: STATUS_ICONS[flag],
+        ...on,
+      });
+    }
     const sleep = topics.zone(zone.id, 'sleep');
     add('number', `zone_${zone.id}_sleep`, {
       name: `${zone.name} sleep timer`,

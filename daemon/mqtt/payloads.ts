@@ -81,6 +81,33 @@ export function minutesLeft(sleepUntil: string | null, now: number): number {
   return Math.max(0, Math.ceil((Date.parse(sleepUntil) - now) / 60_000));
 }
 
+/** A stepped tone control's native steps each side of flat (or centre), as the zone's toneControls give them. */
+export interface ToneSteps {
+  down: number;
+  up: number;
+}
+
+/**
+ * A tone control (-1..1) as the amplifier's native step counted from flat or centre: -down..up, 0 flat. Each side of
+ * flat is spread evenly over its own steps (the API's tone scale), so each value Home Assistant offers is one step the
+ * amplifier has, and a tone written between two steps shows the step the amplifier plays.
+ */
+export function toneStep(value: number, scale: ToneSteps): string {
+  const step = Math.round(value < 0 ? value * scale.down : value * scale.up);
+  return String(Math.min(scale.up, Math.max(-scale.down, step)));
+}
+
+/**
+ * A tone command: a native step from -down to up, as the number entity offers them, back on the API's -1..1 scale
+ * (each side of flat spread over its own steps, as the drivers map it, so the step reaches the amplifier exactly).
+ */
+export function parseToneStep(payload: string, scale: ToneSteps, control: string): Parsed<number> {
+  const parsed = parseNumber(payload, -scale.down, scale.up, control);
+  if (!parsed.ok) return parsed;
+  const step = parsed.value;
+  return { ok: true, value: step < 0 ? step / scale.down : step === 0 ? 0 : step / scale.up };
+}
+
 /** A switch command: ON or OFF (any letter case). */
 export function parseOnOff(payload: string): Parsed<boolean> {
   const text = payload.trim().toUpperCase();

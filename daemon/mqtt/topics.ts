@@ -1,6 +1,9 @@
 // The topic layout: one place that names every state, command, availability and discovery topic.
 
-export type ZoneField = 'volume' | 'power' | 'mute' | 'source' | 'sleep';
+/** The zone fields that take commands: its volume, switches, source, sleep timer and tone controls. */
+export type ZoneCommand = 'volume' | 'power' | 'mute' | 'source' | 'sleep' | 'bass' | 'treble' | 'balance' | 'loudness';
+/** Besides, what the amplifier reports about the zone (read-only binary sensors). */
+export type ZoneField = ZoneCommand | 'paging' | 'do_not_disturb' | 'party';
 /**
  * A player's volume; a stream player's playing switch, now-playing text, position, its MPD's availability, next and
  * previous.
@@ -11,12 +14,12 @@ export type PlayerCommand = 'volume' | 'playing' | 'next' | 'previous';
 
 /** What a command topic addresses, once parsed. */
 export type CommandTarget =
-  | { kind: 'zone'; id: string; field: ZoneField }
+  | { kind: 'zone'; id: string; field: ZoneCommand }
   | { kind: 'player'; id: string; field: PlayerCommand }
   | { kind: 'scene'; id: string }
   | { kind: 'all-off' };
 
-const ZONE_FIELDS: readonly string[] = ['volume', 'power', 'mute', 'source', 'sleep'];
+const ZONE_COMMANDS: readonly string[] = ['volume', 'power', 'mute', 'source', 'sleep', 'bass', 'treble', 'balance', 'loudness'];
 const PLAYER_COMMANDS: readonly string[] = ['volume', 'playing', 'next', 'previous'];
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -89,7 +92,7 @@ export class Topics {
     if (parts.length === 2 && parts[0] === 'scene' && UUID_RE.test(parts[1]!)) return { kind: 'scene', id: parts[1]!.toLowerCase() };
     if (parts.length !== 3 || !UUID_RE.test(parts[1]!)) return undefined;
     const [kind, id, field] = parts as [string, string, string];
-    if (kind === 'zone' && ZONE_FIELDS.includes(field)) return { kind, id: id.toLowerCase(), field: field as ZoneField };
+    if (kind === 'zone' && ZONE_COMMANDS.includes(field)) return { kind, id: id.toLowerCase(), field: field as ZoneCommand };
     if (kind === 'player' && PLAYER_COMMANDS.includes(field)) return { kind, id: id.toLowerCase(), field: field as PlayerCommand };
     return undefined;
   }

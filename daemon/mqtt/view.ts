@@ -1,8 +1,25 @@
 // What the bridge's account may see right now, and the retained state topics that follow from it. Zones, players and
 // scenes of amplifiers that are not configured get no entities: nothing could be done with them until they are again.
 import type { PlaybackView, PlayerView, SceneView, ZoneView } from '../domain/shared/index.js';
-import { NO_SOURCE, OFFLINE, ONLINE, minutesLeft, nowPlaying, nowPlayingAttributes, onOff, percent, sourceLabels } from './payloads.js';
+import { NO_SOURCE, OFFLINE, ONLINE, minutesLeft, nowPlaying, nowPlayingAttributes, onOff, percent, sourceLabels, toneStep, type ToneSteps } from './payloads.js';
 import type { Topics } from './topics.js';
+
+/** The tone controls that are number entities (loudness is a switch). */
+export const STEPPED_TONE = ['bass', 'treble', 'balance'] as const;
+export type SteppedTone = (typeof STEPPED_TONE)[number];
+
+/** What the amplifier reports about a zone, by its field in the zone's amplifierStatus and its topic's field. */
+export const ZONE_STATUS = [
+  { flag: 'paging', field: 'paging' },
+  { flag: 'doNotDisturb', field: 'do_not_disturb' },
+  { flag: 'party', field: 'party' },
+] as const;
+
+/** The native steps of a tone control the zone's amplifier has; undefined when it lacks it. */
+export function toneStepsOf(zone: ZoneView, control: SteppedTone): ToneSteps | undefined {
+  const has = zone.toneControls[control];
+  return has.available ? { down: has.down, up: has.up } : undefined;
+}
 
 export interface BridgeView {
   /** False while the bridge account is missing or disabled: then nothing at all is published. */
@@ -60,6 +77,17 @@ export function stateMessages(view: BridgeView, topics: Topics): Map<string, str
     messages.set(topics.zone(zone.id, 'mute'), onOff(zone.muted));
     messages.set(topics.zone(zone.id, 'source'), (zone.playerId && labels.get(zone.playerId)) || NO_SOURCE);
     messages.set(topics.zone(zone.id, 'sleep'), String(minutesLeft(zone.sleepUntil, view.now)));
+    // A control not read from the amplifier yet has no state: Home Assistant shows it as unknown until one comes.
+    for (const control of STEPPED_TONE) {
+      const steps = toneStepsOf(zone, control);
+      const value = zone.tone[control];
+      if (steps && value !== null) messages.set(topics.zone(zone.id, control), toneStep(value, steps));
+    }
+    if (zone.toneControls.loudness.available && zone.tone.loudness !== null) messages.set(topics.zone(zone.id, 'loudness'), onOff(zone.tone.loudness));
+    for (const { flag, field } of ZONE_STATUS) {
+      const value = zone.amplifierStatus[flag];
+      if (value !== null) messages.set(topics.zone(zone.id, field), onOff(value));
+    }
     messages.set(topics.zoneAvailability(zone.id), zone.available ? ONLINE : OFFLINE);
   }
   for (const player of view.players) messages.set(topics.player(player.id, 'volume'), percent(player.volume));

@@ -4,7 +4,7 @@ import { client } from '../helpers/client.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { startBroker, Watcher } from '../helpers/mosquitto.js';
 import { defaultConfig } from '../../daemon/config.js';
-import { BASE, PREFIX, bridged, configCount, configs, configTopic } from './setup.js';
+import { BASE, PREFIX, SIMULATED_ZONE_ENTITIES, bridged, configCount, configs, configTopic } from './setup.js';
 
 /** Six zones and two players on the simulated amplifier, as bridged() sets them up. */
 const ALL = configCount({ zones: 6, players: 2 });
@@ -15,7 +15,8 @@ const REQUIRED: Record<string, string[]> = {
   number: ['command_topic', 'state_topic', 'min', 'max', 'step', 'mode'],
   switch: ['command_topic', 'state_topic', 'payload_on', 'payload_off'],
   select: ['command_topic', 'state_topic', 'options'],
-  binary_sensor: ['state_topic', 'payload_on', 'payload_off', 'device_class', 'entity_category'],
+  // The link sensor's device class and category are checked on their own below: a zone's status sensors have neither.
+  binary_sensor: ['state_topic', 'payload_on', 'payload_off'],
   button: ['command_topic', 'payload_press'],
   scene: ['command_topic', 'payload_on'],
 };
@@ -25,7 +26,8 @@ const DEVICE = ['identifiers', 'name', 'manufacturer', 'model', 'sw_version', 'c
 
 t.test('every visible zone and player appears as Home Assistant entities with the keys each component requires', async (t) => {
   const { hub, zones, nodeId, d, broker } = await bridged(t);
-  // 6 zones x (volume, power, mute, source, sleep timer) + 2 player volumes + the amplifier link + "all zones off".
+  // 6 zones x (volume, power, mute, source, sleep timer, bass, treble, balance, loudness, paging, do-not-disturb,
+  // party) + 2 player volumes + the amplifier link + "all zones off".
   await hub.until((w) => configs(w).length === ALL);
   const byComponent = new Map<string, number>();
   for (const topic of configs(hub)) {
@@ -39,7 +41,7 @@ t.test('every visible zone and player appears as Home Assistant entities with th
     t.same(device.identifiers, [nodeId]);
     t.match(device.configuration_url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
   }
-  t.same(Object.fromEntries(byComponent), { number: 14, switch: 12, select: 6, binary_sensor: 1, button: 1 });
+  t.same(Object.fromEntries(byComponent), { number: 32, switch: 18, select: 6, binary_sensor: 19, button: 1 });
   // A hub that subscribes later (Home Assistant after a restart) gets every config from the broker's retained store.
   const late = await Watcher.connect(t, broker.url, [`${PREFIX}/#`]);
   await late.until((w) => configs(w).length === ALL);
@@ -78,13 +80,20 @@ t.test('state topics carry each zone and player value, retained', async (t) => {
   await hub.value(`${BASE}/zone/${zone.id}/mute`, 'OFF');
   t.equal(await hub.value(playerVolume, '42'), '42', 'a player with zones reports their average: its one zone at 42%');
   const late = await Watcher.connect(t, broker.url, [`${BASE}/zone/${zone.id}/+`]);
-  await late.until((w) => w.latest.size === 6);
+  await late.until((w) => w.latest.size === 13);
   t.same(Object.fromEntries(late.latest), {
     [`${BASE}/zone/${zone.id}/volume`]: '42',
     [`${BASE}/zone/${zone.id}/power`]: 'ON',
     [`${BASE}/zone/${zone.id}/mute`]: 'OFF',
     [`${BASE}/zone/${zone.id}/source`]: 'Player 1',
     [`${BASE}/zone/${zone.id}/sleep`]: '0',
+    [`${BASE}/zone/${zone.id}/bass`]: '0',
+    [`${BASE}/zone/${zone.id}/treble`]: '0',
+    [`${BASE}/zone/${zone.id}/balance`]: '0',
+    [`${BASE}/zone/${zone.id}/loudness`]: 'OFF',
+    [`${BASE}/zone/${zone.id}/paging`]: 'OFF',
+    [`${BASE}/zone/${zone.id}/do_not_disturb`]: 'OFF',
+    [`${BASE}/zone/${zone.id}/party`]: 'OFF',
     [`${BASE}/zone/${zone.id}/availability`]: 'online',
   });
   t.ok(late.received.every((m) => m.retain), 'states are retained');
@@ -113,9 +122,7 @@ t.test('a player rename updates the source options of every zone', async (t) => 
 t.test('deleting a zone removes its entities with empty retained configs', async (t) => {
   const { hub, zones, nodeId, admin, broker } = await bridged(t);
   const zone = zones[5]!;
-  const topics = ['volume', 'power', 'mute', 'source', 'sleep'].map((f) =>
-    configTopic(f === 'volume' || f === 'sleep' ? 'number' : f === 'source' ? 'select' : 'switch', nodeId, `zone_${zone.id}_${f}`),
-  );
+  const topics = SIMULATED_ZONE_ENTITIES.map(([component, field]) => configTopic(component, nodeId, `zone_${zone.id}_${field}`));
   await hub.until((w) => topics.every((topic) => w.latest.has(topic)));
   t.equal((await admin.del(`/api/zones/${zone.id}`)).status, 204);
   for (const topic of topics) await hub.gone(topic);

@@ -7,15 +7,18 @@ import { ManualClock } from '../helpers/manual-clock.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { defaultConfig } from '../../daemon/config.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
-import { BASE, bridged, configCount, configs, configTopic } from './setup.js';
+import { BASE, SIMULATED_ZONE_ENTITIES, bridged, configCount, configs, configTopic } from './setup.js';
 import { haViolations } from './ha-rules.js';
 
 const zoneTopic = (id: string, field: string) => `${BASE}/zone/${id}/${field}`;
-/** The retained state topics entities refer to: the bridge's and the amplifier's status, each zone's values and availability. */
+/**
+ * The retained state topics entities refer to: the bridge's and the amplifier's status, each zone's values (tone and
+ * what the amplifier reports among them) and availability.
+ */
 const retainedStates = (zones: ReadonlyArray<{ id: string }>) => [
   `${BASE}/status`,
   `${BASE}/amplifier/simulated/status`,
-  ...zones.flatMap((z) => ['volume', 'power', 'mute', 'source', 'sleep', 'availability'].map((f) => zoneTopic(z.id, f))),
+  ...zones.flatMap((z) => [...SIMULATED_ZONE_ENTITIES.map(([, field]) => field), 'availability'].map((f) => zoneTopic(z.id, f))),
 ];
 
 t.test('every entity follows Home Assistant’s rules: a detached zone, players named "None", "none" or blank, a zone limited to 0', async (t) => {
@@ -53,8 +56,7 @@ t.test('a zone limited to 0 whose unit stops answering keeps a valid slider and 
   const volume = configTopic('number', nodeId, `zone_${zone.id}_volume`);
   await hub.value(volume, (p) => JSON.parse(p).max === 1);
   t.match(hub.json(volume), { min: 0, max: 1, availability_mode: 'all' }, 'the volume entity stays, its slider valid');
-  const entities = [['number', 'volume'], ['switch', 'power'], ['switch', 'mute'], ['select', 'source'], ['number', 'sleep']];
-  for (const [component, field] of entities) t.ok(hub.latest.has(configTopic(component!, nodeId, `zone_${zone.id}_${field}`)), `its ${field} entity is kept`);
+  for (const [component, field] of SIMULATED_ZONE_ENTITIES) t.ok(hub.latest.has(configTopic(component!, nodeId, `zone_${zone.id}_${field}`)), `its ${field} entity is kept`);
   t.same(haViolations(hub.latest), [], 'every entity still follows the rules, each zone entity its own availability topic');
 
   // The rules can fail: a zone entity that forgot its availability topic, or whose topic holds something else.
@@ -62,7 +64,7 @@ t.test('a zone limited to 0 whose unit stops answering keeps a valid slider and 
   const forgotten = new Map(hub.latest).set(volume, JSON.stringify({ ...volumeConfig, availability: volumeConfig.availability.slice(0, 2) }));
   t.same(haViolations(forgotten), [`${volume}: zone ${zone.id} does not follow its own availability topic`]);
   const garbled = new Map(hub.latest).set(zoneTopic(zone.id, 'availability'), 'gone');
-  t.equal(haViolations(garbled).length, 5, "each of the zone's five entities would stay unavailable");
+  t.equal(haViolations(garbled).length, SIMULATED_ZONE_ENTITIES.length, "each of the zone's entities would stay unavailable");
 });
 
 t.test('the source select attaches a player named like "no option", and its detach option detaches', async (t) => {

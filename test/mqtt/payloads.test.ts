@@ -1,6 +1,6 @@
 // The wire format of values and the command topics the bridge accepts, without a broker.
 import t from 'tap';
-import { NOTHING_PLAYING, minutesLeft, nowPlaying, type NowPlayingFields, parseMinutes, parseOnOff, parsePercent, percent, sourceLabels } from '../../daemon/mqtt/payloads.js';
+import { NOTHING_PLAYING, minutesLeft, nowPlaying, type NowPlayingFields, parseMinutes, parseOnOff, parsePercent, parseToneStep, percent, sourceLabels, toneStep } from '../../daemon/mqtt/payloads.js';
 import { Topics } from '../../daemon/mqtt/topics.js';
 
 const ID = '0b8e7c1a-5a4e-4f55-9a55-0d5c3e2e9f01';
@@ -10,6 +10,19 @@ t.test('volumes are percentages with at most one decimal, and commands accept ex
   t.equal(percent(1 / 3), '33.3');
   t.same(parsePercent('42.5'), { ok: true, value: 0.425 });
   for (const bad of ['', '-1', '100.1', '1e2', '0x10', 'NaN', ' ', '50%', '{"v":1}']) t.equal(parsePercent(bad).ok, false, bad);
+});
+
+t.test('a tone is the native step from flat, each side over its own steps, and a step command maps back exactly', async (t) => {
+  const xantechBalance = { down: 32, up: 31 };
+  t.equal(toneStep(-1, xantechBalance), '-32', 'full left');
+  t.equal(toneStep(1, xantechBalance), '31', 'full right');
+  t.equal(toneStep(-0.01, { down: 7, up: 7 }), '0', 'a hair below flat is flat');
+  t.equal(toneStep(0.5, { down: 7, up: 7 }), '4', 'between two steps: the one the amplifier plays');
+  t.same(parseToneStep('-16', xantechBalance, 'balance'), { ok: true, value: -0.5 });
+  t.same(parseToneStep('31', xantechBalance, 'balance'), { ok: true, value: 1 });
+  for (let step = -32; step <= 31; step++) t.equal(toneStep((parseToneStep(String(step), xantechBalance, 'balance') as { value: number }).value, xantechBalance), String(step), `step ${step} round-trips`);
+  for (const bad of ['32', '-33', '', '1e1', 'ON']) t.equal(parseToneStep(bad, xantechBalance, 'balance').ok, false, bad);
+  t.match(parseToneStep('8', { down: 7, up: 7 }, 'bass'), { ok: false, reason: 'bass must be a number from -7 to 7, got "8"' });
 });
 
 t.test('switch commands are ON or OFF in any letter case and nothing else', async (t) => {

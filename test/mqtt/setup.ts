@@ -63,11 +63,29 @@ export async function bridged(
 export const configTopic = (component: string, nodeId: string, objectId: string) => `${PREFIX}/${component}/${nodeId}/${objectId}/config`;
 
 /**
- * How many discovery configs a bridge publishes: five entities per zone (volume, power, mute, source, sleep timer),
- * a volume per player, one per scene, a link sensor per amplifier and the all-zones-off button.
+ * How many discovery configs a bridge publishes: twelve entities per zone of the simulated amplifier (volume, power,
+ * mute, source, sleep timer; bass, treble, balance and loudness, which it has; paging, do-not-disturb and party mode,
+ * which it reports), a volume per player, one per scene, a link sensor per amplifier and the all-zones-off button.
  */
 export const configCount = ({ zones, players = 0, scenes = 0, amplifiers = 1 }: { zones: number; players?: number; scenes?: number; amplifiers?: number }) =>
-  zones * 5 + players + scenes + amplifiers + 1;
+  zones * ZONE_ENTITIES + players + scenes + amplifiers + 1;
+
+/** The entities of one zone of the simulated amplifier, by component and field (`zone_<id>_<field>`). */
+export const SIMULATED_ZONE_ENTITIES: ReadonlyArray<readonly [string, string]> = [
+  ['number', 'volume'],
+  ['switch', 'power'],
+  ['switch', 'mute'],
+  ['select', 'source'],
+  ['number', 'sleep'],
+  ['number', 'bass'],
+  ['number', 'treble'],
+  ['number', 'balance'],
+  ['switch', 'loudness'],
+  ['binary_sensor', 'paging'],
+  ['binary_sensor', 'do_not_disturb'],
+  ['binary_sensor', 'party'],
+];
+const ZONE_ENTITIES = SIMULATED_ZONE_ENTITIES.length;
 
 /** The discovery config topics a watcher holds now. */
 export const configs = (hub: Watcher) => [...hub.latest.keys()].filter((topic) => topic.startsWith(`${PREFIX}/`) && topic.endsWith('/config'));
