@@ -171,7 +171,9 @@ export class AmplifierSync {
       const same = columns.tone_bass === zone.tone_bass && columns.tone_treble === zone.tone_treble;
       return same && columns.tone_balance === zone.tone_balance && columns.tone_loudness === zone.tone_loudness ? [] : [{ id: zone.id, columns }];
     });
-    if (filled.length > 0) void this.store.commitSoon(() => filled.forEach(({ id, columns }) => this.repo.setZoneTone(id, columns)));
+    // Written before start() resolves, not in a later group commit: it belongs to the start, not to the first turn
+    // of requests (whose commit would otherwise carry these rows too).
+    if (filled.length > 0) this.store.transaction(() => filled.forEach(({ id, columns }) => this.repo.setZoneTone(id, columns)));
   }
 
   /**
