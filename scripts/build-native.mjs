@@ -1,4 +1,5 @@
-// Builds the optional sd_notify addon in native/ during npm install/ci; a failed build never fails the install.
+// Builds native/ during npm install/ci — the optional sd_notify addon and azc-confine, the program each mpd starts
+// under (Landlock); a failed build never fails the install.
 // node-gyp's ~40 lines of `gyp info` are kept back and shown only when the build fails, with the reason.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -6,8 +7,8 @@ import { existsSync } from 'node:fs';
 if (!existsSync('native/binding.gyp')) process.exit(0);
 const result = spawnSync('node-gyp', ['rebuild', '--directory=native', '--loglevel=warn'], { encoding: 'utf8', shell: false });
 if (result.status === 0) {
-  console.log('azcd: built the sd_notify addon (native/)');
+  console.log('azcd: built the sd_notify addon and azc-confine (native/)');
 } else {
   process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? `${result.error.message}\n` : ''}`);
-  console.warn('azcd: the native sd_notify addon was not built; the daemon runs without systemd notification.');
+  console.warn('azcd: native/ was not built; the daemon runs without systemd notification and starts each mpd unconfined.');
 }

@@ -27,7 +27,7 @@ function build(t: { teardown(fn: () => void): void }, status: number): { code: n
 t.test('a build that works prints one line and none of node-gyp’s', async (t) => {
   const { code, output } = build(t, 0);
   t.equal(code, 0);
-  t.equal(output, 'azcd: built the sd_notify addon (native/)\n');
+  t.equal(output, 'azcd: built the sd_notify addon and azc-confine (native/)\n');
 });
 
 t.test('a build that fails shows node-gyp’s output and says the daemon runs without the addon, without failing the install', async (t) => {
@@ -35,5 +35,5 @@ t.test('a build that fails shows node-gyp’s output and says the daemon runs wi
   t.equal(code, 0, 'npm ci goes on');
   t.match(output, /gyp info line 39/);
   t.match(output, /gyp ERR! build error/);
-  t.match(output, /the native sd_notify addon was not built/);
+  t.match(output, /native\/ was not built; the daemon runs without systemd notification and starts each mpd unconfined/);
 });
