@@ -1,5 +1,7 @@
 // The amplifier driver seam: the only thing the daemon knows about hardware.
 import type { Clock } from './core/clock.js';
+
+export type { Clock };
 import type { OpenPort } from './port.js';
 
 /** What one zone output of the amplifier is doing. Volume is a fraction of full scale (0..1). */

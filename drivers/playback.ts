@@ -1,4 +1,5 @@
 // The playback seam: what the daemon knows about the engine that plays a stream player's queue (MPD today).
+import type { Clock } from './core/clock.js';
 
 /**
  * Where a stream player's audio goes. `fifo` and `pipe` carry raw PCM in PCM_FORMAT; `alsa` plays at the device's
@@ -205,12 +206,6 @@ export class PlaybackError extends Error {
   }
 }
 
-/** Time as the engine sees it: injected so tests control ticks, back-off and time limits. */
-export interface PlaybackClock {
-  now(): number;
-  setTimeout(fire: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
 
 /** How to build an engine (see drivers/mpd/index.ts for the factory). */
 export interface PlaybackEngineOptions {
@@ -222,7 +217,8 @@ export interface PlaybackEngineOptions {
   output: PlaybackOutput;
   /** Also listen for MPD clients on this TCP address (off unless set: the control socket is private). */
   listen?: { host: string; port: number };
-  clock?: PlaybackClock;
+  /** Time as the engine sees it: injected so tests control ticks, back-off and time limits. */
+  clock?: Clock;
   /** Diagnostics; never given a secret. */
   log?: (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 }

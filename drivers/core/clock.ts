@@ -1,6 +1,6 @@
 // Time and timers for drivers and emulators, passed in so tests can run them on a clock they move by hand.
 
-/** The same shape as the daemon's sleep-timer clock; drivers never reach for the global timers themselves. */
+/** The one Clock of the project: drivers, the playback engine and the daemon's timers all take it; nothing reaches for the global timers itself. */
 export interface Clock {
   /** Milliseconds on a clock that never goes back; only differences and order matter. */
   now(): number;

@@ -1,6 +1,7 @@
 // One connection to an MPD control socket: requests answered in order, each within a time limit on the engine clock.
 import { createConnection, type Socket } from 'node:net';
-import { PlaybackError, type PlaybackClock } from '../playback.js';
+import { PlaybackError } from '../playback.js';
+import type { Clock } from '../core/clock.js';
 import { encodeRequest, ReplyParser, type Pairs, type Reply } from './protocol.js';
 
 interface Pending {
@@ -10,7 +11,7 @@ interface Pending {
 }
 
 export interface ConnectionOptions {
-  clock: PlaybackClock;
+  clock: Clock;
   /** Time limit for the greeting and for each request that has one. */
   timeoutMs: number;
   /** The most bytes one reply may take; a longer one ends the connection (a `failed` error that says so). Unbounded if unset. */

@@ -3,7 +3,6 @@ import path from 'node:path';
 import {
   PlaybackError,
   placeFifo,
-  type PlaybackClock,
   type PlaybackEngine,
   type PlaybackEngineOptions,
   type PlaybackEvent,
@@ -11,6 +10,7 @@ import {
   type PlaybackSnapshot,
   type PlaybackStatus,
 } from '../playback.js';
+import type { Clock } from '../core/clock.js';
 import { musicRootOf, playerFiles, renderConfig, writePlayerConfig, type ConfigInput, type PlayerFiles } from './config.js';
 import { MpdConnection } from './connection.js';
 import { MpdLibrary } from './library.js';
@@ -60,7 +60,7 @@ export interface MpdEngineOptions extends PlaybackEngineOptions {
 }
 
 /** The system clock; its timers never keep the process alive by themselves. */
-export const systemClock: PlaybackClock = {
+export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout: (fire, ms) => setTimeout(fire, ms).unref(),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
@@ -78,7 +78,7 @@ export class MpdEngine implements PlaybackEngine {
   readonly id: string;
   readonly library: MpdLibrary;
   private readonly timing: MpdTiming;
-  private readonly clock: PlaybackClock;
+  private readonly clock: Clock;
   private readonly log: Log;
   private readonly files: PlayerFiles;
   private readonly player: MpdPlayer;

@@ -2,13 +2,13 @@
 import path from 'node:path';
 import {
   PlaybackError,
-  type PlaybackClock,
   type PlaybackEvent,
   type PlaybackSnapshot,
   type PlaybackState,
   type PlaybackStatus,
   type Recovery,
 } from '../playback.js';
+import type { Clock } from '../core/clock.js';
 import type { MpdConnection } from './connection.js';
 import { addEntries, prepareEntries } from './loader.js';
 import { command, field, MpdAck } from './protocol.js';
@@ -16,7 +16,7 @@ import { QueueModel, type Entry, type Passed, type Skip } from './queue-model.js
 import { failedUri, isPlaybackFailure, parseStatus, skipReason, type MpdStatus } from './status.js';
 
 export interface PlayerLink {
-  clock: PlaybackClock;
+  clock: Clock;
   /** The music folder's real path (known once the engine started). */
   musicRoot(): string;
   /** Hosts (`host`) and places (`host:port`) streams may come from besides the usual ones (see parseTrackUri). */

@@ -4,7 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PlaybackError, type PlaybackClock, type PlaybackEngineOptions } from '../playback.js';
+import { PlaybackError, type PlaybackEngineOptions } from '../playback.js';
+import type { Clock } from '../core/clock.js';
 import type { PlayerFiles } from './config.js';
 import { MpdConnection } from './connection.js';
 
@@ -13,7 +14,7 @@ export type Log = NonNullable<PlaybackEngineOptions['log']>;
 export interface ProcessOptions {
   mpdPath: string;
   files: PlayerFiles;
-  clock: PlaybackClock;
+  clock: Clock;
   log: Log;
   /** From spawn to the socket's greeting. */
   startTimeoutMs: number;

@@ -1,11 +1,9 @@
 // Time and timers as a dependency: the sleep timers and the MQTT bridge take a Clock, so tests drive them by hand.
 
-/** Time and timers, passed in so tests can drive them without waiting. */
-export interface Clock {
-  now(): number;
-  setTimeout(fire: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+import type { Clock } from '../../../drivers/driver.js';
+
+/** Time and timers, passed in so tests can drive them without waiting: the drivers' one Clock interface. */
+export type { Clock };
 
 export const systemClock: Clock = {
   now: () => Date.now(),
