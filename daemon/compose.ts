@@ -100,6 +100,7 @@ export function compose(input: ComposeInput): Services {
   const audioRepo = new AudioRepo(store);
   // Each start is a new run of event ids: a client's Last-Event-ID from before a restart is told apart.
   const bus = new EventBus(config.sse.replayEvents, identity.eventRun);
+  bus.onSubscriberError = (owner, eventType, err) => logger.error({ owner, eventType, err }, 'an event subscriber failed; the others got the event');
   const authentication = new Authentication(store, users, secrets, bus, config);
   if (input.passwordHasher) authentication.passwords = input.passwordHasher;
   // Users and audio refer to each other: a deleted player or zone leaves assignment lists, and assignment lists name
@@ -146,7 +147,7 @@ export function compose(input: ComposeInput): Services {
   // The hottest reads are answered from encoded copies until anything changes: every event (domain or access),
   // a rolled-back write, a restore.
   const readCache = new ReadCache(['GET /api/players', 'GET /api/zones', 'GET /api/users/me']);
-  bus.subscribe(() => readCache.clear(), { internal: true });
+  bus.subscribe('read-cache', () => readCache.clear(), { internal: true });
   store.onRollback(() => readCache.clear());
   const backups = new BackupService(store, new BackupRepo(store), secrets, amplifiers, {
     limits: config.limits,

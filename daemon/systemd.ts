@@ -32,7 +32,7 @@ export function announceReady({ notifier, bus, summary, storeHealthy, log }: Sys
     log,
   );
   notifier.ready(summary());
-  const unsubscribe = bus.subscribe((event) => {
+  const unsubscribe = bus.subscribe('systemd-status', (event) => {
     if (event.type === 'hardware.status') notifier.status(summary());
   });
   return () => {

@@ -59,7 +59,7 @@ export class EventStreams {
   ) {
     // Internal events (access.changed) only trigger a re-check here; they are never framed for a client.
     this.unsubscribers.push(
-      bus.subscribe((event) => (isInternal(event) ? this.recheckUser(event.payload.userId) : this.broadcast(event)), { internal: true }),
+      bus.subscribe('event-stream', (event) => (isInternal(event) ? this.recheckUser(event.payload.userId) : this.broadcast(event)), { internal: true }),
     );
   }
 

@@ -101,7 +101,7 @@ export class MqttBridge {
     } catch (err) {
       return this.refuse(`cannot read a TLS file (fix --mqtt-ca/--mqtt-cert/--mqtt-key): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
-    this.unsubscribe = this.deps.bus.subscribe((event: BusEvent) => {
+    this.unsubscribe = this.deps.bus.subscribe('mqtt-bridge', (event: BusEvent) => {
       if (RELEVANT.test(event.type)) this.scheduleSync();
     }, { internal: true });
     this.log.info({ broker: withoutUserInfo(options.url), baseTopic: options.baseTopic, account: options.account }, 'MQTT bridge connecting');

@@ -13,7 +13,7 @@ async function setup(t: Test) {
   const ids = ((await api.get('/api/zones')).body as Array<{ id: string }>).map((z) => z.id);
   for (const id of ids.slice(0, 4)) t.equal((await api.put(`/api/zones/${id}/power`, { power: true })).status, 204);
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe('test', (event) => events.push(event)));
   const powerOf = async (id: string): Promise<boolean> => (await api.get(`/api/zones/${id}`)).body.power;
   return { d, api, driver, ids, events, powerOf };
 }

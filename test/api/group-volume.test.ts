@@ -19,7 +19,7 @@ async function setup(t: Test) {
   await api.put(`/api/zones/${loud}/volume`, { volume: 0.8 });
   await api.put(`/api/zones/${quiet}/volume`, { volume: 0.4 });
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe('test', (event) => events.push(event)));
   const volumeOf = async (kind: 'zones' | 'players', id: string, key?: string): Promise<number> =>
     (await api.get(`/api/${kind}/${id}`, key ? { key } : {})).body.volume;
   const playerEvents = () => events.filter((e) => e.type === 'player.volumeChanged').map((e) => e.payload);

@@ -313,7 +313,7 @@ t.test('pipelined requests', async (t) => {
     });
     const volume = (await volumeOf(zone.id)) === 0.43 ? 0.44 : 0.43;
     const applied = new Promise<void>((resolve) => {
-      const unsubscribe = d.daemon.services.bus.subscribe((event) => {
+      const unsubscribe = d.daemon.services.bus.subscribe('test', (event) => {
         if (event.type === 'zone.volumeChanged' && event.payload.zoneId === zone.id) {
           unsubscribe();
           resolve();

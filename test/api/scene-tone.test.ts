@@ -12,7 +12,7 @@ async function setup(t: Test) {
   const driver = d.driver as SimulatedDriver;
   const ids = ((await api.get('/api/zones')).body as Array<{ id: string }>).map((z) => z.id);
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe('test', (event) => events.push(event)));
   const setTone = async (id: string, tone: Record<string, unknown>) => {
     const res = await api.put(`/api/zones/${id}/tone`, tone);
     if (res.status !== 204) throw new Error(`setting the tone of zone ${id}: ${res.status} ${res.text}`);

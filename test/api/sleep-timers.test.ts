@@ -17,7 +17,7 @@ interface Zone {
 function nextEvent(bus: EventBus, match: (event: StampedEvent) => boolean, what: string): Promise<StampedEvent> {
   let off = () => {};
   const seen = new Promise<StampedEvent>((resolve) => {
-    off = bus.subscribe((event) => {
+    off = bus.subscribe('test', (event) => {
       if (match(event)) resolve(event);
     });
   });

@@ -27,7 +27,7 @@ async function setup(t: Test) {
   const driver = d.driver as SimulatedDriver;
   const zones = (await api.get('/api/zones')).body as Zone[];
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe('test', (event) => events.push(event)));
   const zone = async (id: string): Promise<Zone> => (await api.get(`/api/zones/${id}`)).body;
   const limit = async (id: string, body: Record<string, unknown>) => {
     const res = await api.put(`/api/zones/${id}`, body);

@@ -33,7 +33,7 @@ async function setup(t: Test, options: StartOptions = {}) {
   const ids = ((await api.get('/api/zones')).body as Zone[]).map((z) => z.id);
   const zone = async (id: string): Promise<Zone> => (await api.get(`/api/zones/${id}`)).body;
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe('test', (event) => events.push(event)));
   const ok = async (reply: Promise<{ status: number; text: string }>, what: string) => {
     const res = await reply;
     if (res.status >= 300) throw new Error(`${what}: ${res.status} ${res.text}`);

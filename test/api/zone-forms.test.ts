@@ -9,7 +9,7 @@ async function setup(t: Test) {
   const d = await startTestDaemon(t);
   const api = injectClient(d.daemon, d.adminKey);
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe('test', (event) => events.push(event)));
   return { d, api, events };
 }
 

@@ -14,7 +14,7 @@ async function setup(t: Test) {
   const driver = d.driver as SimulatedDriver;
   const zones = (await api.get('/api/zones')).body as Array<{ id: string; name: string; output: { channel: number } }>;
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe('test', (event) => events.push(event)));
   const zone = async (id: string) => (await api.get(`/api/zones/${id}`)).body;
   return { d, api, driver, zones, events, zone };
 }
@@ -134,7 +134,7 @@ t.test('a tone changed on the amplifier is stored: after a restart the zone show
   const api = injectClient(first.daemon, first.adminKey);
   const id = ((await api.get('/api/zones')).body as Array<{ id: string }>)[2]!.id;
   const events: StampedEvent[] = [];
-  const unsubscribe = first.daemon.services.bus.subscribe((event) => events.push(event));
+  const unsubscribe = first.daemon.services.bus.subscribe('test', (event) => events.push(event));
   firstDriver.simulateKeypad(3, { bass: -1, loudness: true });
   await waitFor(() => events.some((e) => e.type === 'zone.toneChanged'), undefined, { what: 'zone.toneChanged' });
   unsubscribe();

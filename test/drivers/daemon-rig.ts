@@ -52,6 +52,6 @@ export async function daemonOnMemory<D extends AmplifierDriver, E extends Emulat
   const api = injectClient(d.daemon, d.adminKey);
   const zones = (await api.get('/api/zones')).body as ApiZone[];
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe('test', (event) => events.push(event)));
   return { d, time, until, serial, emulator, driver, api, zones, events, logs };
 }

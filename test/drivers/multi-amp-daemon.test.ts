@@ -50,7 +50,7 @@ async function setup(t: Test) {
   await settled();
   const api = injectClient(d.daemon, d.adminKey);
   const events: StampedEvent[] = [];
-  t.teardown(d.daemon.services.bus.subscribe((event) => events.push(event)));
+  t.teardown(d.daemon.services.bus.subscribe('test', (event) => events.push(event)));
   const zones = (await api.get('/api/zones')).body as Zone[];
   const of = (name: string, channel: number) => zones.find((z) => z.output.amplifier === name && z.output.channel === channel)!;
   /** Turns a zone on through the API and runs until its driver wrote it. */

@@ -42,7 +42,7 @@ export async function accountsRig(t: { teardown(fn: () => unknown): void }): Pro
   const secrets = new DeviceSecrets(randomBytes(32));
   const bus = new EventBus(64);
   const events: BusEvent[] = [];
-  bus.subscribe((event) => events.push(event), { internal: true });
+  bus.subscribe('test', (event) => events.push(event), { internal: true });
   const clock = { now: Date.parse('2026-01-01T00:00:00Z') };
   const config = defaultConfig();
   const auth = new Authentication(store, repo, secrets, bus, config, () => clock.now);

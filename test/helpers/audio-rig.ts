@@ -49,7 +49,7 @@ export async function audioRig<D extends AmplifierDriver = SimulatedDriver>(
   });
   await audio.hardware.start();
   const events: StampedEvent[] = [];
-  bus.subscribe((e) => events.push(e));
+  bus.subscribe('test', (e) => events.push(e));
   t.teardown(async () => {
     await audio.hardware.stop();
     store.close();

@@ -40,7 +40,7 @@ export async function startStreamDaemon(t: Teardown, options: StartOptions & { m
   const d = await startTestDaemon(t, { ...options, config });
   const events: StampedEvent[] = [];
   const changes = new Changes();
-  const off = d.daemon.services.bus.subscribe((event) => {
+  const off = d.daemon.services.bus.subscribe('test', (event) => {
     events.push(event);
     changes.notify();
   });

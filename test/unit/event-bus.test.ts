@@ -6,8 +6,8 @@ t.test('an internal event reaches only subscribers that asked for internal event
   const bus = new EventBus(8);
   const plain: StampedEvent[] = [];
   const wide: BusEvent[] = [];
-  bus.subscribe((event) => plain.push(event));
-  bus.subscribe((event) => wide.push(event), { internal: true });
+  bus.subscribe('test', (event) => plain.push(event));
+  bus.subscribe('test', (event) => wide.push(event), { internal: true });
   bus.publish({ type: 'access.changed', payload: { userId: 'u1' } });
   t.same(plain, [], 'not a plain subscriber');
   t.same(wide, [{ type: 'access.changed', payload: { userId: 'u1' } }], 'a subscriber that asked');
@@ -28,8 +28,8 @@ t.test('a domain event reaches both kinds of subscriber with its id', async (t) 
   const bus = new EventBus(8);
   const plain: StampedEvent[] = [];
   const wide: BusEvent[] = [];
-  bus.subscribe((event) => plain.push(event));
-  bus.subscribe((event) => wide.push(event), { internal: true });
+  bus.subscribe('test', (event) => plain.push(event));
+  bus.subscribe('test', (event) => wide.push(event), { internal: true });
   const event = bus.publish({ type: 'user.changed', payload: { userId: 'u1' } });
   t.same(plain, [event]);
   t.same(wide, [event]);
@@ -73,7 +73,7 @@ t.test('volume events kept in parts come back from the ring as they were publish
   // Capacity 5, 12 events: the ring wraps twice, and each slot held a volume event and an event of another kind.
   const bus = new EventBus(5, 2);
   const published: StampedEvent[] = [];
-  bus.subscribe((event) => published.push(event));
+  bus.subscribe('test', (event) => published.push(event));
   for (let n = 1; n <= 4; n++) {
     bus.publish({ type: 'zone.volumeChanged', payload: { zoneId: `z${n}`, volume: n / 8 } });
     bus.publish({ type: 'player.volumeChanged', payload: { playerId: `p${n}`, volume: 1 - n / 16 } });
@@ -84,4 +84,31 @@ t.test('volume events kept in parts come back from the ring as they were publish
   t.strictSame(replay, { events: published.slice(7) }, 'the five events after the resume point, each as delivered');
   t.strictSame(bus.replay(published[10]!.id), { events: [published[11]] }, 'the last one');
   t.match(bus.replay(published[5]!.id), { reset: /no longer kept/ }, 'one further back has left the ring');
+});
+
+t.test("a subscriber's exception is told with its owner and the event's type, and the others still get the event", async (t) => {
+  const bus = new EventBus(8);
+  const told: Array<[string, string, string]> = [];
+  bus.onSubscriberError = (owner, type, error) => told.push([owner, type, (error as Error).message]);
+  const after: string[] = [];
+  bus.subscribe('faulty', () => {
+    throw new Error('boom');
+  });
+  bus.subscribe('steady', (event) => after.push(event.type));
+  bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: 'z1', muted: true } });
+  t.same(told, [['faulty', 'zone.mutedChanged', 'boom']]);
+  t.same(after, ['zone.mutedChanged'], 'the next subscriber got it');
+});
+
+t.test('removeListeners undoes every subscription of one owner and no other', async (t) => {
+  const bus = new EventBus(8);
+  const seen: string[] = [];
+  bus.subscribe('mqtt-bridge', () => seen.push('bridge 1'));
+  bus.subscribe('mqtt-bridge', () => seen.push('bridge 2'), { internal: true });
+  bus.subscribe('sleep-timers', () => seen.push('timers'));
+  t.equal(bus.removeListeners('mqtt-bridge'), 2, 'both of its subscriptions');
+  t.equal(bus.removeListeners('mqtt-bridge'), 0, 'none left');
+  bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: 'z1', muted: true } });
+  t.same(seen, ['timers']);
+  t.equal(bus.subscriberCount, 1);
 });

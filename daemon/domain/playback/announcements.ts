@@ -31,7 +31,7 @@ export class Announcements {
   private readonly unsubscribe: () => void;
 
   constructor(private readonly deps: AnnouncementDeps) {
-    this.unsubscribe = deps.bus.subscribe((event) => this.playerChanged(event));
+    this.unsubscribe = deps.bus.subscribe('announcements', (event) => this.playerChanged(event));
   }
 
   /**

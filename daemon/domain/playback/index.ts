@@ -82,7 +82,7 @@ export class Playback {
 
   /** Starts the engine of every stream player (in the background: a first scan of a large music folder takes a while). */
   start(): void {
-    this.unsubscribe = this.deps.bus.subscribe((event) => {
+    this.unsubscribe = this.deps.bus.subscribe('playback', (event) => {
       switch (event.type) {
         case 'player.created':
         case 'player.updated':

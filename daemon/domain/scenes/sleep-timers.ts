@@ -38,7 +38,7 @@ export class SleepTimers {
 
   /** Follows timer changes and schedules the stored ones; a timer already due fires at once (on the next turn). */
   start(): void {
-    this.unsubscribe = this.bus.subscribe((event) => {
+    this.unsubscribe = this.bus.subscribe('sleep-timers', (event) => {
       if (event.type === 'zone.sleepChanged' || event.type === 'zone.deleted') this.reschedule();
     });
     this.reschedule();

@@ -190,6 +190,9 @@ const COMPACT = {
 const compactRef = (event: DomainEvent): string | undefined =>
   event.type === 'player.volumeChanged' ? event.payload.playerId : event.type === 'zone.volumeChanged' ? event.payload.zoneId : undefined;
 
+/** Told of a subscriber's exception: who registered it, and the type of the event it failed on. */
+export type SubscriberErrorSink = (owner: string, type: string, error: unknown) => void;
+
 export class EventBus {
   /** Per slot of the ring: the event's type; its payload, or for a compact type the id in it; the compact value. */
   private readonly types: Array<DomainEvent['type'] | undefined>;
@@ -198,8 +201,12 @@ export class EventBus {
   private nextSeq = 1;
   /** Events up to this sequence number are not replayed: the state they describe was replaced (forgetHistory). */
   private replayFloor = 0;
-  /** Each listener, and whether it asked for internal events too. */
-  private readonly listeners = new Map<(event: BusEvent) => void, boolean>();
+  /** Each listener, with the owner that registered it and whether it asked for internal events too. */
+  private readonly listeners = new Map<(event: BusEvent) => void, { owner: string; internal: boolean }>();
+  /** Where a subscriber's exception goes, with its owner and the event's type (the composition root logs it). */
+  onSubscriberError: SubscriberErrorSink = (owner, type, error) => {
+    console.error(`azcd: event subscriber "${owner}" failed on ${type}: ${error instanceof Error ? error.message : String(error)}`);
+  };
 
   /** `run`: this start's number (Store-kept, one more each start), the prefix of every id this bus hands out. */
   constructor(
@@ -245,22 +252,34 @@ export class EventBus {
    * Domain events only, unless `internal` is asked for: then internal events too, which the subscriber must
    * never pass on to a client.
    */
-  subscribe(listener: EventListener): () => void;
-  subscribe(listener: (event: BusEvent) => void, options: { internal: true }): () => void;
-  subscribe(listener: EventListener | ((event: BusEvent) => void), options?: { internal: true }): () => void {
+  subscribe(owner: string, listener: EventListener): () => void;
+  subscribe(owner: string, listener: (event: BusEvent) => void, options: { internal: true }): () => void;
+  subscribe(owner: string, listener: EventListener | ((event: BusEvent) => void), options?: { internal: true }): () => void {
     // A listener without the option is only ever called with domain events (see deliver()).
     const wide = listener as (event: BusEvent) => void;
-    this.listeners.set(wide, options?.internal === true);
+    this.listeners.set(wide, { owner, internal: options?.internal === true });
     return () => this.listeners.delete(wide);
   }
 
+  /** Undoes every subscription `owner` made (a service that stops); how many there were. */
+  removeListeners(owner: string): number {
+    let removed = 0;
+    for (const [listener, entry] of this.listeners) {
+      if (entry.owner !== owner) continue;
+      this.listeners.delete(listener);
+      removed++;
+    }
+    return removed;
+  }
+
   private deliver(event: BusEvent, internal: boolean): void {
-    for (const [listener, wantsInternal] of this.listeners) {
-      if (internal && !wantsInternal) continue;
+    for (const [listener, entry] of this.listeners) {
+      if (internal && !entry.internal) continue;
       try {
         listener(event);
-      } catch {
-        // A faulty subscriber must not break publishing for the rest.
+      } catch (error) {
+        // A faulty subscriber must not break publishing for the rest; it is named, never silent.
+        this.onSubscriberError(entry.owner, event.type, error);
       }
     }
   }
