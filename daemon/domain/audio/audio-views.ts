@@ -23,6 +23,8 @@ export function limitsOf(zone: Readonly<ZoneRow>): VolumeLimits {
  * `driver` its amplifier's driver (none when that amplifier is not configured), which tells its tone controls and status.
  */
 export function zoneView(zone: ZoneRow, caller: Caller | null, amplifier: string, unavailableReason: string | null, driver?: AmplifierDriver): ZoneView {
+  // describe() builds the driver's zone list: asked once per view, not once per part of it.
+  const sound = driver?.describe().sound;
   return zoneFor(caller, {
     id: zone.id,
     name: zone.name,
@@ -34,8 +36,8 @@ export function zoneView(zone: ZoneRow, caller: Caller | null, amplifier: string
     maxVolume: zone.max_volume,
     turnOnVolume: zone.turn_on_volume,
     sleepUntil: zone.sleep_until === null ? null : new Date(zone.sleep_until).toISOString(),
-    tone: toneViewOf(zone, driver),
-    toneControls: toneControlsOf(driver),
+    tone: toneViewOf(zone, driver, sound),
+    toneControls: toneControlsOf(sound),
     amplifierStatus: amplifierStatusOf(driver?.hardwareFlags?.(zone.output_channel)),
     available: unavailableReason === null,
     unavailableReason,

@@ -49,8 +49,7 @@ export function toneFor(sound: SoundDescription | undefined, tone: ZoneTone): Zo
  * The zone's tone as the API shows it: the stored value of each control the family has, or before one was stored
  * the value read from the amplifier; null for a control the family lacks (or one not read yet).
  */
-export function toneViewOf(zone: Readonly<ZoneRow>, driver: AmplifierDriver | undefined): ZoneToneView {
-  const sound = driver?.describe().sound;
+export function toneViewOf(zone: Readonly<ZoneRow>, driver: AmplifierDriver | undefined, sound = driver?.describe().sound): ZoneToneView {
   const known = { ...driver?.hardwareTone?.(zone.output_channel), ...storedTone(zone) };
   const has = (control: ToneControl) => lacks(sound, control) === undefined;
   return {
@@ -73,8 +72,7 @@ export function knownTone(zone: Readonly<ZoneRow>, driver: AmplifierDriver | und
 }
 
 /** Which controls the family has (with its native steps each side) and, for each it lacks, the driver's reason. */
-export function toneControlsOf(driver: AmplifierDriver | undefined): ToneControlsView {
-  const sound = driver?.describe().sound;
+export function toneControlsOf(sound: SoundDescription | undefined): ToneControlsView {
   const stepped = (control: 'bass' | 'treble' | 'balance') => {
     const reason = lacks(sound, control);
     if (reason !== undefined) return { available: false as const, reason };
