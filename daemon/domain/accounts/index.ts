@@ -2,5 +2,6 @@
 // and the device's secrets (API keys sealed at rest, password hashes). The rest of the daemon imports this file.
 export { Authentication, type AuthenticationOptions, type PasswordHasher } from './authentication.js';
 export { UserAdmin, type NewUser } from './user-admin.js';
+export { reconcileInitialAdminFile, type InitialAdminFileOutcome } from './initial-admin-file.js';
 export type { UserView } from './user-account.js';
 export { DeviceSecrets, generateApiKey, hasPassword, passwordHashProblem, verifyPassword, writePrivateFile } from './secrets.js';

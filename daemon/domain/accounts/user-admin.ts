@@ -6,7 +6,7 @@ import { requireAdmin, requireAdminOrSelf, conflict, forbidden, invalid, notFoun
 import type { Caller, Role, EventBus } from '../shared/index.js';
 import { NO_PASSWORD, generateApiKey, generateSessionToken, type DeviceSecrets } from './secrets.js';
 import { CACHE_LIMIT, type Authentication } from './authentication.js';
-import { forgetInitialPassword } from './initial-admin-file.js';
+import { reconcileInitialAdminFile } from './initial-admin-file.js';
 import { checkAssignments, openApiKey, userView, validatePassword, validateUsername, type UserView } from './user-account.js';
 
 export interface NewUser {
@@ -152,7 +152,7 @@ export class UserAdmin {
       this.users.setPassword(id, hash);
       this.users.deleteUserSessions(id);
     });
-    if (this.initialAdminFile) forgetInitialPassword(this.initialAdminFile, this.row(id), this.secrets, this.now());
+    if (this.initialAdminFile) await reconcileInitialAdminFile(this.initialAdminFile, this.users.list(), this.secrets, 'a password was changed', this.now());
     this.changed(id);
   }
 

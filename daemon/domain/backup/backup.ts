@@ -7,13 +7,13 @@ import type { UserRow } from '../../store/users-repo.js';
 import { requireAdmin, conflict, invalid, inSlices } from '../shared/index.js';
 import type { Caller, FieldErrors } from '../shared/index.js';
 import type { Amplifiers } from '../audio/index.js';
-import { generateApiKey, hasPassword, type DeviceSecrets } from '../accounts/index.js';
+import { generateApiKey, hasPassword, reconcileInitialAdminFile, type DeviceSecrets } from '../accounts/index.js';
 import { parseBackup, parseSecrets, type BackupDocument, type DocumentLimits, type SecretsPlain } from './backup-format.js';
 import { openSecrets, sealSecrets, sealedSecretsProblem } from './backup-crypto.js';
 import { configurationOf, documentOf, savedBridgePassword } from './backup-rows.js';
 import { streamDocument, type DocumentStream } from './backup-stream.js';
 import { RestoreUpload, type UploadedBackup } from './restore-upload.js';
-import { accountsAfterRestore, reconcileInitialAdminFile, type AccountsAfterRestore } from './restore-accounts.js';
+import { accountsAfterRestore, type AccountsAfterRestore } from './restore-accounts.js';
 import { placeOutputs } from './restore-outputs.js';
 
 /** Stored as the password hash of a user restored without secrets: no password matches it (verifyPassword). */
@@ -156,7 +156,7 @@ export class BackupService {
       const admins = users.filter((u) => u.role === 'Admin' && u.is_enabled === 1 && (hasPassword(u.password_hash) || u.key_box)).map((u) => u.username);
       const accounts = {
         ...accountsAfterRestore(caller, before, users, admins, doc.createdAt),
-        initialAdminFile: await reconcileInitialAdminFile(this.options.initialAdminFile, users, this.secrets),
+        initialAdminFile: await reconcileInitialAdminFile(this.options.initialAdminFile, users, this.secrets, 'a restore replaced the accounts', Date.now()),
       };
       return {
         restored: {

@@ -1,9 +1,8 @@
 // After a restore, the admin who ran it is told which credentials now apply (the backup's accounts replaced this
-// appliance's), and the first-admin file is kept only for the credentials it holds that still work.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+// appliance's); the first-admin file is kept only for what still works (accounts' reconcileInitialAdminFile).
 import type { UserRow } from '../../store/users-repo.js';
 import type { Caller } from '../shared/index.js';
-import { verifyPassword, writePrivateFile, type DeviceSecrets } from '../accounts/index.js';
+import type { InitialAdminFileOutcome } from '../accounts/index.js';
 
 /** Where a credential of the restoring admin's account comes from after the restore. */
 export type CredentialSource = 'unchanged' | 'backup' | 'none' | 'new';
@@ -16,7 +15,7 @@ export interface AccountsAfterRestore {
   /** Enabled Admins of the restored configuration who can sign in. */
   admins: string[];
   /** What became of <stateDir>/initial-admin.txt: kept (its credentials work), rewritten (only those that do), removed. */
-  initialAdminFile: 'kept' | 'rewritten' | 'removed' | 'absent';
+  initialAdminFile: InitialAdminFileOutcome;
 }
 
 type Material = Pick<UserRow, 'password_hash' | 'key_digest'>;
@@ -55,31 +54,4 @@ export function accountsAfterRestore(
     yourAccount: { username: mine.username, password, apiKey },
     admins,
   };
-}
-
-/**
- * Keeps <stateDir>/initial-admin.txt only for what still signs in: its password (checked against the restored
- * account of its username) and its API key. Both work: kept; one: rewritten with that one and a note; none: removed.
- */
-export async function reconcileInitialAdminFile(file: string, users: readonly UserRow[], secrets: DeviceSecrets): Promise<AccountsAfterRestore['initialAdminFile']> {
-  if (!existsSync(file)) return 'absent';
-  const text = readFileSync(file, 'utf8');
-  const field = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(text)?.[1];
-  const username = field('username') ?? '';
-  const password = field('password');
-  const apiKey = field('apiKey');
-  const user = users.find((u) => u.username.toLowerCase() === username.toLowerCase() && u.is_enabled === 1);
-  const passwordWorks = user !== undefined && password !== undefined && (await verifyPassword(password, user.password_hash));
-  const keyWorks = user !== undefined && apiKey !== undefined && user.key_digest !== null && same(secrets.digest(apiKey), user.key_digest);
-  if (passwordWorks && keyWorks) return 'kept';
-  if (!passwordWorks && !keyWorks) {
-    rmSync(file, { force: true });
-    return 'removed';
-  }
-  writePrivateFile(
-    file,
-    `# azcd first administrator; a restore (${new Date().toISOString()}) replaced the accounts: only what still works is left.\n` +
-      `username=${user!.username}\n${passwordWorks ? `password=${password}\n` : ''}${keyWorks ? `apiKey=${apiKey}\n` : ''}`,
-  );
-  return 'rewritten';
 }
