@@ -1,5 +1,6 @@
 // How values look on the wire: percent volumes, ON/OFF switches and the player names a zone's source select offers.
 import type { PlaybackView, PlayerView } from '../domain/shared/index.js';
+import { stepToTone, toneToStep } from '../domain/audio/index.js';
 
 /**
  * The select option meaning "no player": choosing it detaches the zone. Not "None": Home Assistant's MQTT select
@@ -93,8 +94,8 @@ export interface ToneSteps {
  * amplifier has, and a tone written between two steps shows the step the amplifier plays.
  */
 export function toneStep(value: number, scale: ToneSteps): string {
-  const step = Math.round(value < 0 ? value * scale.down : value * scale.up);
-  return String(Math.min(scale.up, Math.max(-scale.down, step)));
+  // The drivers count steps from full cut (0); Home Assistant from flat.
+  return String(toneToStep(value, scale) - scale.down);
 }
 
 /**
@@ -104,8 +105,7 @@ export function toneStep(value: number, scale: ToneSteps): string {
 export function parseToneStep(payload: string, scale: ToneSteps, control: string): Parsed<number> {
   const parsed = parseNumber(payload, -scale.down, scale.up, control);
   if (!parsed.ok) return parsed;
-  const step = parsed.value;
-  return { ok: true, value: step < 0 ? step / scale.down : step === 0 ? 0 : step / scale.up };
+  return { ok: true, value: stepToTone(parsed.value + scale.down, scale) };
 }
 
 /** A switch command: ON or OFF (any letter case). */

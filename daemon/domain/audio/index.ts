@@ -30,6 +30,8 @@ export type { HardwareSync } from './hardware-sync.js';
 export type { ZoneApplier, ApplyOptions, ApplyOutcome, ZoneTarget } from './zone-apply.js';
 export { VOLUME_REQUEST_FIELDS, effectiveVolume, volumeRequestOf, type VolumeRequest } from './volume-rule.js';
 export { TONE_NONE, storedTone, toneColumns } from './zone-tone.js';
+/** The drivers' mapping between the tone scale (-1..1) and a family's native steps, for views in native steps. */
+export { stepToTone, toneToStep } from '../../../drivers/driver.js';
 
 /**
  * How long one phase of a pop-free apply waits for the amplifiers to take its commands. An amplifier that is
