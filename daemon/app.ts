@@ -109,12 +109,19 @@ export class Daemon {
     try {
       const coalescing = this.options.coalescing ?? coalescingFrom(process.env);
       const off = stepsOff(coalescing);
-      if (off.length) logger.warn({ off, switch: BENCH_SWITCH }, 'benchmark switch: coalescing steps of the write path are off');
-      const amplifiers = this.options.driver ? new Amplifiers([singleAmplifier(this.options.driver)]) : await this.createAmplifiers();
+      if (off.length)
+        logger.warn({ off, switch: BENCH_SWITCH }, 'benchmark switch: coalescing steps of the write path are off');
+      const amplifiers = this.options.driver
+        ? new Amplifiers([singleAmplifier(this.options.driver)])
+        : await this.createAmplifiers();
       // A folder that cannot hold the state stops the start here, with one line naming it and the fix.
       prepareStateDir(config.stateDir);
       // The store's lock is the state folder's: a second azcd stops there, before it reads or creates the device key.
-      const opened: OpenedStore = await lifecycle.start('store', () => openStore(config.stateDir, coalescing.commit), () => opened.store.close());
+      const opened: OpenedStore = await lifecycle.start(
+        'store',
+        () => openStore(config.stateDir, coalescing.commit),
+        () => opened.store.close(),
+      );
       const { store, identity } = opened;
       const secrets = DeviceSecrets.open(config.stateDir);
       const services = (this.built = compose({
@@ -131,28 +138,65 @@ export class Daemon {
         coalescing,
         machine: this.options.machine,
       }));
-      await lifecycle.start('amplifier', () => services.hardware.start(), async () => {
-        await Promise.race([services.hardware.settled(), new Promise((resolve) => setTimeout(resolve, DRIVER_SETTLE_MS).unref())]);
-        await services.hardware.stop();
-      });
+      await lifecycle.start(
+        'amplifier',
+        () => services.hardware.start(),
+        async () => {
+          await Promise.race([
+            services.hardware.settled(),
+            new Promise((resolve) => setTimeout(resolve, DRIVER_SETTLE_MS).unref()),
+          ]);
+          await services.hardware.stop();
+        },
+      );
       // Stream players route through the amplifiers (announcements) and stop before them: an announcement under way
       // puts its zones back first.
-      await lifecycle.start('playback', () => services.playback.start(), () => services.playback.stop());
+      await lifecycle.start(
+        'playback',
+        () => services.playback.start(),
+        () => services.playback.stop(),
+      );
       // Timers power zones off through the amplifiers, so they run only while those do.
-      await lifecycle.start('sleep timers', () => services.sleepTimers.start(), () => services.sleepTimers.stop());
+      await lifecycle.start(
+        'sleep timers',
+        () => services.sleepTimers.start(),
+        () => services.sleepTimers.stop(),
+      );
       // The uWS app exists since compose(); closing it ends every connection that is left.
-      await lifecycle.start('http', () => {}, () => services.server.close());
-      await lifecycle.start('event stream', () => {}, () => services.streams.dispose());
+      await lifecycle.start(
+        'http',
+        () => {},
+        () => services.server.close(),
+      );
+      await lifecycle.start(
+        'event stream',
+        () => {},
+        () => services.streams.dispose(),
+      );
       const initialAdmin = await this.ensureInitialAdmin(services, adminPassword);
-      this.port = await lifecycle.start('listener', () => services.server.listen(config.host, config.port), async () => {
-        services.server.stopListening();
-        await services.server.drain(SHUTDOWN_DRAIN_MS);
-      });
+      this.port = await lifecycle.start(
+        'listener',
+        () => services.server.listen(config.host, config.port),
+        async () => {
+          services.server.stopListening();
+          await services.server.drain(SHUTDOWN_DRAIN_MS);
+        },
+      );
       logger.info(
-        { host: config.host, port: this.port, driver: amplifiers.list[0]!.driver.name, amplifiers: amplifiers.list.map((a) => a.name), uws: services.server.uwsSource },
+        {
+          host: config.host,
+          port: this.port,
+          driver: amplifiers.list[0]!.driver.name,
+          amplifiers: amplifiers.list.map((a) => a.name),
+          uws: services.server.uwsSource,
+        },
         'listening',
       );
-      await lifecycle.start('mqtt', () => services.mqtt.start(), () => services.mqtt.stop());
+      await lifecycle.start(
+        'mqtt',
+        () => services.mqtt.start(),
+        () => services.mqtt.stop(),
+      );
       if (config.ssdp) {
         await this.startSsdp(services.udn);
         await this.startMdns(services.udn);
@@ -160,16 +204,21 @@ export class Daemon {
       const notifier = this.options.notifier;
       if (notifier) {
         let stopSystemd = () => {};
-        await lifecycle.start('systemd', () => (stopSystemd = announceReady({
-          notifier,
-          bus: services.bus,
-          summary: () =>
-            `listening on ${config.host}:${this.port}; ${amplifiers.list
-              .map((a) => `amplifier ${a.name} ${a.driver.online ? 'online' : 'offline'}`)
-              .join(', ')}; ${services.streams.size} event streams`,
-          storeHealthy: () => services.store.healthy(),
-          log: (msg) => logger.warn(msg),
-        })), () => stopSystemd());
+        await lifecycle.start(
+          'systemd',
+          () =>
+            (stopSystemd = announceReady({
+              notifier,
+              bus: services.bus,
+              summary: () =>
+                `listening on ${config.host}:${this.port}; ${amplifiers.list
+                  .map((a) => `amplifier ${a.name} ${a.driver.online ? 'online' : 'offline'}`)
+                  .join(', ')}; ${services.streams.size} event streams`,
+              storeHealthy: () => services.store.healthy(),
+              log: (msg) => logger.warn(msg),
+            })),
+          () => stopSystemd(),
+        );
       }
       return { port: this.port, initialAdmin, services };
     } catch (err) {
@@ -192,7 +241,10 @@ export class Daemon {
     return this.stopping;
   }
 
-  private async ensureInitialAdmin(services: Services, adminPassword: string | undefined): Promise<InitialAdmin | null> {
+  private async ensureInitialAdmin(
+    services: Services,
+    adminPassword: string | undefined,
+  ): Promise<InitialAdmin | null> {
     const file = path.join(this.config.stateDir, 'initial-admin.txt');
     const created = await services.users.ensureInitialAdmin(adminPassword, (admin) =>
       writePrivateFile(
@@ -204,7 +256,7 @@ export class Daemon {
     return created ? { ...created, file } : null;
   }
 
-/** Announces on the LAN; a failure to bind is logged by the announcer and the daemon runs on without it. */
+  /** Announces on the LAN; a failure to bind is logged by the announcer and the daemon runs on without it. */
   private async startSsdp(udn: string): Promise<void> {
     const { config, logger } = this;
     // Loaded only when enabled: development runs never pay for node-ssdp and its dependencies.
@@ -217,7 +269,11 @@ export class Daemon {
       version: VERSION,
       log: (level, msg, fields) => logger[level]({ component: 'ssdp', ...fields }, msg),
     });
-    await this.lifecycle.start('ssdp', () => ssdp.start(), () => ssdp.stop());
+    await this.lifecycle.start(
+      'ssdp',
+      () => ssdp.start(),
+      () => ssdp.stop(),
+    );
   }
 
   /**
@@ -227,7 +283,10 @@ export class Daemon {
   private async startMdns(udn: string): Promise<void> {
     const { config, logger } = this;
     if (/^(127\.|::1$|localhost$)/.test(config.host)) {
-      logger.info({ component: 'mdns', host: config.host }, 'mDNS off: the listener is on loopback, out of the LAN\'s reach');
+      logger.info(
+        { component: 'mdns', host: config.host },
+        "mDNS off: the listener is on loopback, out of the LAN's reach",
+      );
       return;
     }
     const { MdnsAnnouncer } = await import('./discovery/mdns.js');
@@ -240,7 +299,11 @@ export class Daemon {
       version: VERSION,
       log: (level, msg, fields) => logger[level]({ component: 'mdns', ...fields }, msg),
     });
-    await this.lifecycle.start('mdns', () => void mdns.start(), () => mdns.stop());
+    await this.lifecycle.start(
+      'mdns',
+      () => void mdns.start(),
+      () => mdns.stop(),
+    );
   }
 
   /** One driver per configured amplifier; its log lines name the amplifier. Nothing is opened before start. */
@@ -252,7 +315,8 @@ export class Daemon {
         ...amplifier.options,
         ...this.options.driverOptions,
         serialPort: amplifier.port,
-        log: (level, msg, fields) => logger[level]({ driver: amplifier.driver, amplifier: amplifier.name, ...fields }, msg),
+        log: (level, msg, fields) =>
+          logger[level]({ driver: amplifier.driver, amplifier: amplifier.name, ...fields }, msg),
       });
       list.push({ name: amplifier.name, key: amplifier.key, driver });
     }

@@ -24,11 +24,18 @@ export const BENCH_SWITCH = 'AZCD_BENCH_UNCOALESCED';
 export function coalescingFrom(env: NodeJS.ProcessEnv): Coalescing {
   const value = env[BENCH_SWITCH];
   if (!value) return ALL_COALESCING;
-  const off = value.split(',').map((name) => name.trim()).filter(Boolean);
+  const off = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = off.filter((name) => !(COALESCING_STEPS as readonly string[]).includes(name));
-  if (unknown.length) throw new Error(`${BENCH_SWITCH} names ${unknown.join(', ')}; the steps are ${COALESCING_STEPS.join(', ')} (a benchmark switch: leave it unset)`);
+  if (unknown.length)
+    throw new Error(
+      `${BENCH_SWITCH} names ${unknown.join(', ')}; the steps are ${COALESCING_STEPS.join(', ')} (a benchmark switch: leave it unset)`,
+    );
   return Object.fromEntries(COALESCING_STEPS.map((step) => [step, !off.includes(step)])) as Coalescing;
 }
 
 /** The steps turned off, for the start-up log line that says so. */
-export const stepsOff = (coalescing: Coalescing): CoalescingStep[] => COALESCING_STEPS.filter((step) => !coalescing[step]);
+export const stepsOff = (coalescing: Coalescing): CoalescingStep[] =>
+  COALESCING_STEPS.filter((step) => !coalescing[step]);

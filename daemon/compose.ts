@@ -100,7 +100,8 @@ export function compose(input: ComposeInput): Services {
   const audioRepo = new AudioRepo(store);
   // Each start is a new run of event ids: a client's Last-Event-ID from before a restart is told apart.
   const bus = new EventBus(config.sse.replayEvents, identity.eventRun);
-  bus.onSubscriberError = (owner, eventType, err) => logger.error({ owner, eventType, err }, 'an event subscriber failed; the others got the event');
+  bus.onSubscriberError = (owner, eventType, err) =>
+    logger.error({ owner, eventType, err }, 'an event subscriber failed; the others got the event');
   const authentication = new Authentication(store, users, secrets, bus, config);
   if (input.passwordHasher) authentication.passwords = input.passwordHasher;
   // Users and audio refer to each other: a deleted player or zone leaves assignment lists, and assignment lists name
@@ -115,11 +116,31 @@ export function compose(input: ComposeInput): Services {
     onAssignmentsDropped: (ids) => userAdmin.assignmentsDropped(ids),
     log: logger,
     // Playback plays what audio routes; each asks the other only once both exist.
-    streams: { checkOutput: (output) => playback.hooks.checkOutput(output), playing: (id) => playback.hooks.playing(id) },
+    streams: {
+      checkOutput: (output) => playback.hooks.checkOutput(output),
+      playing: (id) => playback.hooks.playing(id),
+    },
   });
-  const targetExists = (kind: 'player' | 'zone', id: string) => (kind === 'player' ? audio.players : audio.zones).exists(id);
-  const userAdmin: UserAdmin = new UserAdmin(store, users, secrets, bus, authentication, targetExists, Date.now, path.join(config.stateDir, 'initial-admin.txt'));
-  const playlists = new PlaylistsService(store, new PlaylistsRepo(store.db), bus, config.exportDir, config.limits, config.playback.streamHosts);
+  const targetExists = (kind: 'player' | 'zone', id: string) =>
+    (kind === 'player' ? audio.players : audio.zones).exists(id);
+  const userAdmin: UserAdmin = new UserAdmin(
+    store,
+    users,
+    secrets,
+    bus,
+    authentication,
+    targetExists,
+    Date.now,
+    path.join(config.stateDir, 'initial-admin.txt'),
+  );
+  const playlists = new PlaylistsService(
+    store,
+    new PlaylistsRepo(store.db),
+    bus,
+    config.exportDir,
+    config.limits,
+    config.playback.streamHosts,
+  );
   const playback: Playback = new Playback({
     repo: audioRepo,
     audio,
@@ -135,15 +156,30 @@ export function compose(input: ComposeInput): Services {
   const scenes = new ScenesService(store, new ScenesRepo(store.db), audio.zoneStates, sceneLookups, bus, config.limits);
   const clock = input.clock ?? systemClock;
   const sleepTimers = new SleepTimers(audio.zoneSleep, bus, (level, fields, msg) => logger[level](fields, msg), clock);
-  const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits, { playerVolumeFor: (c, id) => audio.players.volumeFor(c, id) });
+  const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits, {
+    playerVolumeFor: (c, id) => audio.players.volumeFor(c, id),
+  });
   // Serial drivers that poll for keypad changes read them sooner while someone watches the event stream (docs/drivers.md).
   streams.onCount = (count) => {
     for (const amplifier of amplifiers.list) amplifier.driver.watching?.(count > 0);
   };
   const bridgeRepo = new BridgeRepo(meta);
   // The supervisor asks the settings only when it starts a bridge, after both exist.
-  const mqtt = mqttSupervisor({ ...input, audio, scenes, sleepTimers, playback, bus, authentication, clock }, store, bridgeRepo, (): MqttConfig => bridgeSettings.effective());
-  const bridgeSettings: BridgeSettings = new BridgeSettings(store, bridgeRepo, secrets, config.mqtt, (name) => authentication.accountState(name), mqtt, (fields, msg) => logger.info(fields, msg));
+  const mqtt = mqttSupervisor(
+    { ...input, audio, scenes, sleepTimers, playback, bus, authentication, clock },
+    store,
+    bridgeRepo,
+    (): MqttConfig => bridgeSettings.effective(),
+  );
+  const bridgeSettings: BridgeSettings = new BridgeSettings(
+    store,
+    bridgeRepo,
+    secrets,
+    config.mqtt,
+    (name) => authentication.accountState(name),
+    mqtt,
+    (fields, msg) => logger.info(fields, msg),
+  );
   // The hottest reads are answered from encoded copies until anything changes: every event (domain or access),
   // a rolled-back write, a restore.
   const readCache = new ReadCache(['GET /api/players', 'GET /api/zones', 'GET /api/users/me']);
@@ -174,9 +210,15 @@ export function compose(input: ComposeInput): Services {
     authenticate: (credential) => authentication.authenticate(credential),
     fallback: createStaticHandler(),
     readCache,
-    hostNames: { mdnsHost: mdnsHostname(udn), mdnsAnnounced: config.ssdp, extra: config.allowedHosts, machine: input.machine },
+    hostNames: {
+      mdnsHost: mdnsHostname(udn),
+      mdnsAnnounced: config.ssdp,
+      extra: config.allowedHosts,
+      machine: input.machine,
+    },
     // While a restore writes the configuration, reads would see half of it and writes would join its transaction.
-    unavailable: () => (backups.applying ? 'a restore is replacing the configuration; try again in a few seconds' : undefined),
+    unavailable: () =>
+      backups.applying ? 'a restore is replacing the configuration; try again in a few seconds' : undefined,
     // Device state changed by this turn's requests is committed before their answers are written.
     endOfTurn: input.coalescing.turn ? () => store.flushBatch() : undefined,
   });
@@ -186,7 +228,8 @@ export function compose(input: ComposeInput): Services {
       {
         version: VERSION,
         startedAt: input.startedAt,
-        amplifiers: () => amplifiers.list.map((a) => ({ name: a.name, driver: a.driver.name, online: a.driver.online })),
+        amplifiers: () =>
+          amplifiers.list.map((a) => ({ name: a.name, driver: a.driver.name, online: a.driver.online })),
         unavailableZones: () => audio.availability.silentZones,
         storeHealthy: () => store.healthy(),
         mqtt: () => mqtt.status,
@@ -208,7 +251,23 @@ export function compose(input: ComposeInput): Services {
     ...bridgeSettingsRoutes(bridgeSettings),
     streams.route(),
   ]);
-  return { ...audio, store, bus, udn, authentication, users: userAdmin, playlists, scenes, sleepTimers, backups, bridgeSettings, streams, server, mqtt, playback };
+  return {
+    ...audio,
+    store,
+    bus,
+    udn,
+    authentication,
+    users: userAdmin,
+    playlists,
+    scenes,
+    sleepTimers,
+    backups,
+    bridgeSettings,
+    streams,
+    server,
+    mqtt,
+    playback,
+  };
 }
 
 /**
@@ -220,7 +279,15 @@ function engineDeps(config: Config, logger: Logger) {
   const { musicDir, mpdPath, streamHosts } = config.playback;
   const log = logger.child({ component: 'mpd' });
   const factory: EngineFactory = ({ id, output }) =>
-    createPlaybackEngine({ id, stateDir, musicDir, output, mpdPath, streamHosts, log: (level, msg, fields) => log[level](fields ?? {}, msg) });
+    createPlaybackEngine({
+      id,
+      stateDir,
+      musicDir,
+      output,
+      mpdPath,
+      streamHosts,
+      log: (level, msg, fields) => log[level](fields ?? {}, msg),
+    });
   return {
     factory,
     missing: () => playbackEngineMissing({ mpdPath }),
@@ -279,7 +346,8 @@ function mqttSupervisor(
   const { config, logger, audio } = parts;
   // On every address, the hub's link names the appliance by a name its Host allow-list accepts: the mDNS name while
   // it is announced, else the machine's host name.
-  const machineName = () => (config.ssdp ? `${mdnsHostname(parts.identity.udn)}.local` : (parts.machine ?? OS_MACHINE).hostname());
+  const machineName = () =>
+    config.ssdp ? `${mdnsHostname(parts.identity.udn)}.local` : (parts.machine ?? OS_MACHINE).hostname();
   return new BridgeSupervisor({
     settings,
     identity: () => ({
@@ -296,9 +364,18 @@ function mqttSupervisor(
       bus: parts.bus,
       caller: () => parts.authentication.callerOfAccount(options.account),
       accountState: () => parts.authentication.accountState(options.account),
-      amplifiers: () => parts.amplifiers.list.map((a) => ({ key: a.key, name: a.name, driver: a.driver.name, online: a.driver.online })),
+      amplifiers: () =>
+        parts.amplifiers.list.map((a) => ({
+          key: a.key,
+          name: a.name,
+          driver: a.driver.name,
+          online: a.driver.online,
+        })),
       // Kept per broker: the topics another broker holds are cleared when the bridge is back on that one.
-      memory: { load: () => repo.retained(options.url), save: (topics) => store.transaction(() => repo.setRetained(options.url, topics)) },
+      memory: {
+        load: () => repo.retained(options.url),
+        save: (topics) => store.transaction(() => repo.setRetained(options.url, topics)),
+      },
       clock: parts.clock,
       log: logger,
       coalescing: parts.coalescing,

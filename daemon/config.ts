@@ -2,7 +2,13 @@
 // environment < command-line flags, every value checked, every problem naming where its value came from.
 import path from 'node:path';
 import { defaultsOf } from '../drivers/index.js';
-import { amplifierKey, serialPortNeeded, singleAmplifierProblems, toAmplifiers, type AmplifierConfig } from './config/amplifiers.js';
+import {
+  amplifierKey,
+  serialPortNeeded,
+  singleAmplifierProblems,
+  toAmplifiers,
+  type AmplifierConfig,
+} from './config/amplifiers.js';
 import { SECTIONS, settingAt, type Settings } from './config/catalog.js';
 import { readPasswordFile } from './config/mqtt.js';
 import { readConfigFile, readEnvironment, readFlags, type Layer } from './config/sources.js';
@@ -38,9 +44,19 @@ export interface LoadedConfig {
 }
 
 export function defaultConfig(cwd = process.cwd()): Config {
-  const settings = Object.assign({}, ...SECTIONS.map((section) => (section.key ? { [section.key]: defaultsOf(section.schema) } : defaultsOf(section.schema))));
+  const settings = Object.assign(
+    {},
+    ...SECTIONS.map((section) =>
+      section.key ? { [section.key]: defaultsOf(section.schema) } : defaultsOf(section.schema),
+    ),
+  );
   const stateDir = path.resolve(cwd, settings.stateDir);
-  return { ...settings, stateDir, exportDir: path.join(stateDir, 'exports'), playback: { ...settings.playback, musicDir: defaultMusicDir(stateDir) } };
+  return {
+    ...settings,
+    stateDir,
+    exportDir: path.join(stateDir, 'exports'),
+    playback: { ...settings.playback, musicDir: defaultMusicDir(stateDir) },
+  };
 }
 
 /** Where stream players play from unless `playback.musicDir` says otherwise: a folder the daemon creates when missing. */
@@ -54,7 +70,11 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
   const environment = readEnvironment(env, cwd);
   const configFile = flags.configFile ?? environment.configFile;
   // In order of precedence, lowest first.
-  const readings = [...(configFile === undefined ? [] : [readConfigFile(path.resolve(cwd, configFile))]), environment, flags];
+  const readings = [
+    ...(configFile === undefined ? [] : [readConfigFile(path.resolve(cwd, configFile))]),
+    environment,
+    flags,
+  ];
   const chosen: Chosen = new Map();
   for (const { layer } of readings) for (const [key, value] of layer.values) chosen.set(key, { value, layer });
   const where = (key: string): string => chosen.get(key)!.layer.where(settingAt(key)!);
@@ -62,7 +82,11 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
   const config = defaultConfig(cwd);
   for (const [key, { value, layer }] of chosen) {
     const { schema } = settingAt(key)!;
-    const finished = schema.relativePath ? path.resolve(layer.baseDir, value as string) : schema.normalize ? schema.normalize(value as never) : value;
+    const finished = schema.relativePath
+      ? path.resolve(layer.baseDir, value as string)
+      : schema.normalize
+        ? schema.normalize(value as never)
+        : value;
     if (key !== 'amplifiers' && key !== 'mqtt.passwordFile') setAt(config, key, finished);
   }
   if (!chosen.has('exportDir')) config.exportDir = path.join(config.stateDir, 'exports');
@@ -70,15 +94,25 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
   // The list is the file's own: its entries are checked along with the rest of the file.
   refuse([...readings.flatMap((reading) => reading.problems), ...amplifierList(config, chosen, where)]);
   refuse(singleAmplifier(config, chosen, where));
-  refuse(mqttPassword(config, chosen, where, readings.map((reading) => reading.layer)));
+  refuse(
+    mqttPassword(
+      config,
+      chosen,
+      where,
+      readings.map((reading) => reading.layer),
+    ),
+  );
   return { config, help: false };
 }
 
 /** The amplifiers the daemon runs: the listed ones, or the single one of `driver` and `serialPort`. */
 export function amplifiersOf(config: Config): AmplifierConfig[] {
   if (config.amplifiers.length > 0) return config.amplifiers;
-  const options: AmplifierConfig['options'] = config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs };
-  return [{ name: config.driver, key: amplifierKey(config.driver), driver: config.driver, port: config.serialPort, options }];
+  const options: AmplifierConfig['options'] =
+    config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs };
+  return [
+    { name: config.driver, key: amplifierKey(config.driver), driver: config.driver, port: config.serialPort, options },
+  ];
 }
 
 type Chosen = Map<string, { value: unknown; layer: Layer }>;
@@ -91,21 +125,29 @@ function amplifierList(config: Config, chosen: Chosen, where: (key: string) => s
   if (!list) return [];
   // Two descriptions of the hardware would leave one silently ignored: refuse, whichever layer set the single one.
   const problems = SINGLE_AMPLIFIER.filter((key) => chosen.has(key)).map(
-    (key) => `${where(key)}: is for a single amplifier, and the config file lists "amplifiers": describe every amplifier in the list and drop this`,
+    (key) =>
+      `${where(key)}: is for a single amplifier, and the config file lists "amplifiers": describe every amplifier in the list and drop this`,
   );
   const { amplifiers, problems: found } = toAmplifiers(list.value as unknown[]);
   config.amplifiers = amplifiers;
-  return [...problems, ...found.map((problem) => `${list.layer.where(settingAt('amplifiers')!, problem.path)}: ${problem.message}`)];
+  return [
+    ...problems,
+    ...found.map((problem) => `${list.layer.where(settingAt('amplifiers')!, problem.path)}: ${problem.message}`),
+  ];
 }
 
 /** Without a list: driver, serial port and poll interval, checked against the driver family's schema. */
 function singleAmplifier(config: Config, chosen: Chosen, where: (key: string) => string): string[] {
   if (chosen.has('amplifiers')) return [];
-  const problems = singleAmplifierProblems(config.driver, config.serialPort, config.pollIntervalMs).map((problem) => `${where(problem.path)}: ${problem.message}`);
+  const problems = singleAmplifierProblems(config.driver, config.serialPort, config.pollIntervalMs).map(
+    (problem) => `${where(problem.path)}: ${problem.message}`,
+  );
   const needed = serialPortNeeded(config.driver);
   if (needed && config.serialPort === undefined) {
     const { layer } = chosen.get('driver')!;
-    problems.push(`${where('driver')}: the ${config.driver} driver needs ${layer.nameOf(settingAt('serialPort')!)} too: ${needed}`);
+    problems.push(
+      `${where('driver')}: the ${config.driver} driver needs ${layer.nameOf(settingAt('serialPort')!)} too: ${needed}`,
+    );
   }
   return problems;
 }
@@ -115,7 +157,8 @@ function mqttPassword(config: Config, chosen: Chosen, where: (key: string) => st
   const file = chosen.get('mqtt.passwordFile');
   const plain = chosen.get('mqtt.password');
   if (!file) return [];
-  if (plain?.layer === file.layer) return [`${where('mqtt.passwordFile')}: the password is given directly too; give one of them`];
+  if (plain?.layer === file.layer)
+    return [`${where('mqtt.passwordFile')}: the password is given directly too; give one of them`];
   if (plain && layers.indexOf(plain.layer) > layers.indexOf(file.layer)) return [];
   const read = readPasswordFile(path.resolve(file.layer.baseDir, file.value as string));
   if ('problem' in read) return [`${where('mqtt.passwordFile')}: ${read.problem}`];

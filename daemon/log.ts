@@ -44,7 +44,10 @@ export function createLogger(level: string, destination: LogDestination = stdout
   // No redaction paths: nothing secret is ever passed to the logger (URLs go through redactUrl first),
   // and pino's redaction would cost a clone of every access-log line.
   // Children (the components' loggers) write to the same stream: the access log finds it from any of them.
-  const logger = pino({ level, base: { service: 'azcd' }, onChild: (child) => destinations.set(child, destination) }, destination);
+  const logger = pino(
+    { level, base: { service: 'azcd' }, onChild: (child) => destinations.set(child, destination) },
+    destination,
+  );
   destinations.set(logger, destination);
   return logger;
 }
@@ -171,7 +174,12 @@ function hideCredentialValue(url: string, start: number, end: number, inQuery: b
  * url[start, end) decoded as the query parser would (escapes, and `+` as a space after `query`), repeatedly; with,
  * for each decoded character, where in `url` it starts (`from`) and ends (`to`, exclusive).
  */
-function decoded(url: string, start: number, end: number, query: number): { text: string; from: number[]; to: number[] } {
+function decoded(
+  url: string,
+  start: number,
+  end: number,
+  query: number,
+): { text: string; from: number[]; to: number[] } {
   let chars: string[] = [];
   let from: number[] = [];
   let to: number[] = [];

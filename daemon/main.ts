@@ -34,10 +34,16 @@ function checkListenAddress(host: string, port: number): Promise<void> {
     probe.once('error', (err: NodeJS.ErrnoException) => {
       const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
       const why =
-        err.code === 'EADDRINUSE' ? 'the address is in use (another azcd or another program listens there); stop the other one, or give'
-        : err.code === 'EADDRNOTAVAIL' ? 'it is not an address of this machine; give'
-        : `${err.message}; give`;
-      reject(new Error(`cannot listen on ${address}: ${why} this azcd another --port or --host. Nothing was created or changed`));
+        err.code === 'EADDRINUSE'
+          ? 'the address is in use (another azcd or another program listens there); stop the other one, or give'
+          : err.code === 'EADDRNOTAVAIL'
+            ? 'it is not an address of this machine; give'
+            : `${err.message}; give`;
+      reject(
+        new Error(
+          `cannot listen on ${address}: ${why} this azcd another --port or --host. Nothing was created or changed`,
+        ),
+      );
     });
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
   });
@@ -49,7 +55,9 @@ async function main(): Promise<void> {
     loaded = loadConfig(process.argv.slice(2));
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.problems.map((problem) => `azcd: ${problem}\n`).join('')}azcd: every setting is listed by azcd --help\n`);
+      process.stderr.write(
+        `${err.problems.map((problem) => `azcd: ${problem}\n`).join('')}azcd: every setting is listed by azcd --help\n`,
+      );
       process.exit(2);
     }
     throw err;
@@ -68,7 +76,9 @@ async function main(): Promise<void> {
   const { port, initialAdmin, services } = await daemon.start(config.adminPassword);
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const shown = config.host === '0.0.0.0' ? 'localhost' : host;
-  process.stdout.write(`azcd ${VERSION} listening on http://${host}:${port} (dashboard: http://${shown}:${port}/, amplifiers: ${services.amplifiers.list.map((a) => a.name === a.driver.name ? a.name : `${a.name} (${a.driver.name})`).join(', ')})\n`);
+  process.stdout.write(
+    `azcd ${VERSION} listening on http://${host}:${port} (dashboard: http://${shown}:${port}/, amplifiers: ${services.amplifiers.list.map((a) => (a.name === a.driver.name ? a.name : `${a.name} (${a.driver.name})`)).join(', ')})\n`,
+  );
   if (initialAdmin) printCredentials(initialAdmin, underSystemd);
 
   let stopping = false;

@@ -25,7 +25,9 @@ export function nameProblem(text: string): string | undefined {
   const bad = FORBIDDEN.exec(text);
   if (!bad) return undefined;
   const code = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-  const kind = /[\u202a-\u202e\u2066-\u2069]/.test(bad[0]) ? 'a bidirectional override or isolate' : 'a control character or line break';
+  const kind = /[\u202a-\u202e\u2066-\u2069]/.test(bad[0])
+    ? 'a bidirectional override or isolate'
+    : 'a control character or line break';
   return `must not hold ${kind} (${code} at position ${bad.index})`;
 }
 

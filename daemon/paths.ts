@@ -1,6 +1,20 @@
 // Locates the project's files whether running from source (daemon/) or compiled (dist/daemon/), and keeps the
 // state directory private whatever the umask.
-import { chmodSync, closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statfsSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statfsSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +30,9 @@ function findRoot(): string {
 
 export const PROJECT_ROOT = findRoot();
 export const UI_DIR = path.join(PROJECT_ROOT, 'daemon', 'ui');
-export const VERSION: string = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
 
 /**
  * Creates `dir` (and missing parents) as 0700, or takes group and other access away from an existing one. The
@@ -45,7 +61,14 @@ function makeDirs(dir: string): void {
 export class StateDirError extends Error {}
 
 /** File systems of the kernel's own (proc, sysfs, cgroup, debugfs, securityfs): no place for state. */
-const KERNEL_FS: Record<number, string> = { 0x9fa0: 'proc', 0x62656572: 'sysfs', 0x27e0eb: 'cgroup', 0x63677270: 'cgroup2', 0x64626720: 'debugfs', 0x73636673: 'securityfs' };
+const KERNEL_FS: Record<number, string> = {
+  0x9fa0: 'proc',
+  0x62656572: 'sysfs',
+  0x27e0eb: 'cgroup',
+  0x63677270: 'cgroup2',
+  0x64626720: 'debugfs',
+  0x73636673: 'securityfs',
+};
 const FIX = 'choose a folder on writable storage with --state-dir (or AZC_STATE_DIR), e.g. /var/lib/azcd';
 
 /**
@@ -57,14 +80,19 @@ const FIX = 'choose a folder on writable storage with --state-dir (or AZC_STATE_
 export function prepareStateDir(dir: string): void {
   const existing = deepestExisting(dir);
   const kernel = KERNEL_FS[Number(statfsSync(existing).type)];
-  if (kernel) throw new StateDirError(`the state folder ${dir} is on the kernel's ${kernel} file system, which cannot hold files; ${FIX}`);
+  if (kernel)
+    throw new StateDirError(
+      `the state folder ${dir} is on the kernel's ${kernel} file system, which cannot hold files; ${FIX}`,
+    );
   if (!statSync(existing).isDirectory()) {
     const where = existing === path.resolve(dir) ? 'it' : existing;
     throw new StateDirError(`the state folder ${dir} cannot be used: ${where} is a file, not a folder; ${FIX}`);
   }
   // Everything under the state folder is made private: a home folder or the root would lose every other mode.
   if (path.resolve(dir) === path.parse(path.resolve(dir)).root || path.resolve(dir) === homedir()) {
-    throw new StateDirError(`the state folder ${dir} is not a folder of azcd's own (azcd makes everything in it private); ${FIX}`);
+    throw new StateDirError(
+      `the state folder ${dir} is not a folder of azcd's own (azcd makes everything in it private); ${FIX}`,
+    );
   }
   try {
     makeDirs(dir);
@@ -82,7 +110,9 @@ export function prepareStateDir(dir: string): void {
       unlinkSync(probe);
     }
   } catch (err) {
-    throw new StateDirError(`the state folder ${dir} is not writable: ${why(err)}; give the user azcd runs as (uid ${process.getuid?.()}) write access (chown -R), or ${FIX}`);
+    throw new StateDirError(
+      `the state folder ${dir} is not writable: ${why(err)}; give the user azcd runs as (uid ${process.getuid?.()}) write access (chown -R), or ${FIX}`,
+    );
   }
   makePrivate(dir, dir);
 }

@@ -226,13 +226,15 @@ export function checkTone(change: ZoneTone, sound: SoundDescription | undefined)
       throw new RangeError(`"${control}" is no tone control; the controls are ${TONE_CONTROLS.join(', ')}`);
     }
     const has = sound?.controls[control as ToneControl];
-    if (!has || typeof has === 'object' && 'absent' in has) {
+    if (!has || (typeof has === 'object' && 'absent' in has)) {
       throw new RangeError(`this amplifier has no ${control} control${has ? `: ${has.absent}` : ''}`);
     }
     if (control === 'loudness') {
       if (typeof value !== 'boolean') throw new RangeError(`"loudness" must be true or false, got ${String(value)}`);
     } else if (typeof value !== 'number' || !Number.isFinite(value) || value < -1 || value > 1) {
-      throw new RangeError(`"${control}" must be a number from -1 to 1 (0 ${control === 'balance' ? 'centre' : 'flat'}), got ${String(value)}`);
+      throw new RangeError(
+        `"${control}" must be a number from -1 to 1 (0 ${control === 'balance' ? 'centre' : 'flat'}), got ${String(value)}`,
+      );
     }
   }
 }

@@ -288,7 +288,11 @@ export abstract class EmulatorPort extends EventEmitter {
     return new Promise((resolve, reject) => {
       const timer = this.clock.setTimeout(() => {
         this.off('command', listener);
-        reject(new Error(`emulator: no matching command within ${timeoutMs} ms (last: ${this.commands.slice(-5).join(' | ')})`));
+        reject(
+          new Error(
+            `emulator: no matching command within ${timeoutMs} ms (last: ${this.commands.slice(-5).join(' | ')})`,
+          ),
+        );
       }, timeoutMs);
       const listener = (command: string): void => {
         if (!test(command)) return;

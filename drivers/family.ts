@@ -25,11 +25,19 @@ const HOOKS = new Set<keyof DriverOptions>(['openPort', 'clock', 'log']);
  * The options, once their settings fit the family's schema; throws every problem otherwise, so a driver built by a
  * test with a bad option fails as the daemon's configuration would.
  */
-export function checkedOptions<S extends TObject, O extends DriverOptions>(family: string, schema: S, options: O): O & Static<S> {
-  const settings = Object.fromEntries(Object.entries(options).filter(([key]) => !HOOKS.has(key as keyof DriverOptions)));
+export function checkedOptions<S extends TObject, O extends DriverOptions>(
+  family: string,
+  schema: S,
+  options: O,
+): O & Static<S> {
+  const settings = Object.fromEntries(
+    Object.entries(options).filter(([key]) => !HOOKS.has(key as keyof DriverOptions)),
+  );
   const problems = checkSetting(schema, settings);
   if (problems.length > 0) {
-    throw new Error(problems.map((problem) => `${family} driver option "${problem.path}": ${problem.message}`).join('\n'));
+    throw new Error(
+      problems.map((problem) => `${family} driver option "${problem.path}": ${problem.message}`).join('\n'),
+    );
   }
   return options as O & Static<S>;
 }

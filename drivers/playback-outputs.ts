@@ -76,7 +76,8 @@ export const FIFO_FOLDERS: readonly string[] = ['/run', '/tmp', '/var/tmp', '/de
 /** Where a FIFO path leads, or why it may not be an output. */
 export type FifoPlace = { path: string; problem?: undefined } | { path?: undefined; problem: string };
 
-const inside = (target: string, folder: string) => target === folder || target.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
+const inside = (target: string, folder: string) =>
+  target === folder || target.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
 
 /**
  * Where the absolute `target` leads: `//` and `/./` normalised, every symlink of the part that exists followed, the
@@ -111,7 +112,12 @@ export function placeFifo(target: string, stateDir: string): FifoPlace {
     resolved = resolveFifoPath(target);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'leads through a symlink that points nowhere' : code === 'ENOTDIR' ? 'has a file where a folder should be' : `cannot be checked (${code ?? 'error'})`;
+    const why =
+      code === 'ENOENT'
+        ? 'leads through a symlink that points nowhere'
+        : code === 'ENOTDIR'
+          ? 'has a file where a folder should be'
+          : `cannot be checked (${code ?? 'error'})`;
     return { problem: `${why}: name a FIFO in ${FIFO_FOLDERS.join(', ')} or a folder below them` };
   }
   const shown = resolved === target ? '' : ` (it leads to ${resolved})`;
@@ -121,9 +127,14 @@ export function placeFifo(target: string, stateDir: string): FifoPlace {
   } catch {
     state = path.posix.resolve(stateDir);
   }
-  if (inside(resolved, state)) return { problem: `must be outside azcd's state folder ${state}${shown}: its database and players' files are there` };
+  if (inside(resolved, state))
+    return {
+      problem: `must be outside azcd's state folder ${state}${shown}: its database and players' files are there`,
+    };
   if (!FIFO_FOLDERS.some((folder) => inside(resolved, folder)) || FIFO_FOLDERS.includes(resolved)) {
-    return { problem: `must be in ${FIFO_FOLDERS.join(', ')} or a folder below them${shown}, e.g. /run/snapserver/azcd.pcm` };
+    return {
+      problem: `must be in ${FIFO_FOLDERS.join(', ')} or a folder below them${shown}, e.g. /run/snapserver/azcd.pcm`,
+    };
   }
   let kind: string | undefined;
   try {
@@ -132,6 +143,7 @@ export function placeFifo(target: string, stateDir: string): FifoPlace {
   } catch {
     // Nothing there yet: MPD makes the FIFO when it starts.
   }
-  if (kind) return { problem: `names ${resolved}, which is ${kind}: name an existing FIFO or a path where nothing is yet` };
+  if (kind)
+    return { problem: `names ${resolved}, which is ${kind}: name an existing FIFO or a path where nothing is yet` };
   return { path: resolved };
 }

@@ -27,7 +27,8 @@ export function parseTrackUri(uri: string, streamHosts?: readonly string[]): Tra
   const refuse = (why: string): never => {
     throw new PlaybackError('bad-uri', `track URI ${JSON.stringify(uri.slice(0, 200))} ${why}`);
   };
-  if (typeof uri !== 'string' || uri.length === 0) refuse('is empty: give file:<path in the music folder> or an http(s) URL');
+  if (typeof uri !== 'string' || uri.length === 0)
+    refuse('is empty: give file:<path in the music folder> or an http(s) URL');
   if (uri.length > URI_MAX_LENGTH) refuse(`is longer than ${URI_MAX_LENGTH} characters`);
   // MPD's protocol is line-based: a line break or NUL would end the command early.
   if (/[\0\r\n]/.test(uri)) refuse('contains a line break or NUL');
@@ -40,7 +41,8 @@ export function parseTrackUri(uri: string, streamHosts?: readonly string[]): Tra
     } catch {
       return refuse('is not a valid URL');
     }
-    if (url.username || url.password) refuse('carries a user name or password: streams are played without credentials in the URL');
+    if (url.username || url.password)
+      refuse('carries a user name or password: streams are played without credentials in the URL');
     if (!url.hostname) refuse('has no host');
     if (streamHosts) {
       const problem = streamPlaceProblem(url, streamHosts);
@@ -79,14 +81,16 @@ function streamPlaceProblem(url: URL, streamHosts: readonly string[]): string | 
   const { usual, from, to } = STREAM_PORTS;
   const usualPort = (usual as readonly number[]).includes(port) || (port >= from && port <= to);
   const fix = 'ask an admin to add its host (or host:port) to playback.streamHosts';
-  if (isLoopback(host)) return `is on this appliance (${host}): streams come from radio stations on the network; ${fix}`;
+  if (isLoopback(host))
+    return `is on this appliance (${host}): streams come from radio stations on the network; ${fix}`;
   if (!usualPort) return `is on port ${port}: streams play from ports 80, 443 and ${from}–${to}; ${fix}`;
   return undefined;
 }
 
 /** A relative path with no `..`, no empty or absolute form; `''` (the top) only when `allowTop`. */
 function checkRelative(relative: string, refuse: (why: string) => never, allowTop = false): string {
-  if (relative.startsWith('/')) refuse('is absolute: a file: URI names a path inside the music folder, e.g. file:albums/track.flac');
+  if (relative.startsWith('/'))
+    refuse('is absolute: a file: URI names a path inside the music folder, e.g. file:albums/track.flac');
   const segments = relative.split('/').filter((s) => s !== '' && s !== '.');
   if (segments.includes('..')) refuse('climbs out with "..": name the file by its path inside the music folder');
   if (segments.length === 0 && !allowTop) refuse('names no file');
@@ -132,7 +136,10 @@ export async function resolveMusicFile(musicRoot: string, relative: string): Pro
   }
   if (real === undefined) throw new PlaybackError('failed', `the music folder ${musicRoot} is missing`);
   if (real !== musicRoot && !real.startsWith(musicRoot + path.sep)) {
-    throw new PlaybackError('bad-uri', `file:${relative} leads outside the music folder (through a symlink): only files inside ${musicRoot} play`);
+    throw new PlaybackError(
+      'bad-uri',
+      `file:${relative} leads outside the music folder (through a symlink): only files inside ${musicRoot} play`,
+    );
   }
   const absolute = path.join(real, ...segments.slice(existing));
   const kind = existing === segments.length ? await kindOf(absolute) : 'missing';

@@ -15,7 +15,15 @@ export type PlaybackOutput =
   | { kind: 'null' };
 
 /** What an `alsa` device and a `fifo` path may be (closed lists); the engine refuses anything else. */
-export { ALSA_DEVICE_FORMS, ALSA_PCM_NAMES, FIFO_FOLDERS, alsaDeviceProblem, placeFifo, resolveFifoPath, type FifoPlace } from './playback-outputs.js';
+export {
+  ALSA_DEVICE_FORMS,
+  ALSA_PCM_NAMES,
+  FIFO_FOLDERS,
+  alsaDeviceProblem,
+  placeFifo,
+  resolveFifoPath,
+  type FifoPlace,
+} from './playback-outputs.js';
 
 /** The track URIs an engine plays (`file:<path in the music folder>`, `http(s):`), checked without the disk. */
 export { parseTrackUri } from './playback-uri.js';
@@ -121,7 +129,9 @@ export interface LibraryPage {
 export const LIBRARY_PAGE_MAX = 500;
 
 /** A track URI checked against the music folder: a stream, or a file inside it (which may not exist yet). */
-export type ResolvedTrack = { kind: 'stream'; url: string } | { kind: 'file'; uri: string; relative: string; exists: boolean };
+export type ResolvedTrack =
+  | { kind: 'stream'; url: string }
+  | { kind: 'file'; uri: string; relative: string; exists: boolean };
 
 /** The music folder as the engine sees it: only files it can play, tags read by the engine. */
 export interface PlaybackLibrary {
@@ -192,7 +202,14 @@ export interface PlaybackEngine {
  * `not-found`: a library folder that does not exist or is not scanned yet (the message says which);
  * `timeout`: the engine did not answer in time; `failed`: anything else the engine refused (its words).
  */
-export type PlaybackErrorCode = 'engine-missing' | 'engine-down' | 'bad-uri' | 'bad-request' | 'not-found' | 'timeout' | 'failed';
+export type PlaybackErrorCode =
+  | 'engine-missing'
+  | 'engine-down'
+  | 'bad-uri'
+  | 'bad-request'
+  | 'not-found'
+  | 'timeout'
+  | 'failed';
 
 export class PlaybackError extends Error {
   constructor(
@@ -205,7 +222,6 @@ export class PlaybackError extends Error {
     this.name = 'PlaybackError';
   }
 }
-
 
 /** How to build an engine (see drivers/mpd/index.ts for the factory). */
 export interface PlaybackEngineOptions {

@@ -138,7 +138,13 @@ class TcpPort implements BytePort {
   }
 }
 
-function openTcp(host: string, port: number, timeoutMs: number, signal: AbortSignal | undefined, clock: Clock): Promise<BytePort> {
+function openTcp(
+  host: string,
+  port: number,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  clock: Clock,
+): Promise<BytePort> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host, port });
     const settle = (): void => {
@@ -152,7 +158,10 @@ function openTcp(host: string, port: number, timeoutMs: number, signal: AbortSig
       reject(err);
     };
     const aborted = (): void => fail(signal!.reason as Error);
-    const timer = clock.setTimeout(() => fail(new Error(`no connection to ${host}:${port} within ${timeoutMs} ms`)), timeoutMs);
+    const timer = clock.setTimeout(
+      () => fail(new Error(`no connection to ${host}:${port} within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     signal?.addEventListener('abort', aborted, { once: true });
     socket.once('error', fail);
     socket.once('connect', () => {

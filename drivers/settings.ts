@@ -45,7 +45,8 @@ function visit(schema: TSchema, value: unknown, path: string, partial: boolean, 
     case 'Array': {
       const { items, minItems = 0, maxItems = Infinity } = schema as TArray;
       if (!Array.isArray(value)) return problem(`must be a list${sizeText(minItems, maxItems)}${got}`);
-      if (value.length < minItems || value.length > maxItems) return problem(`must be a list${sizeText(minItems, maxItems)}, got ${value.length}`);
+      if (value.length < minItems || value.length > maxItems)
+        return problem(`must be a list${sizeText(minItems, maxItems)}, got ${value.length}`);
       value.forEach((item, i) => visit(items, item, `${path}[${i}]`, partial, out));
       break;
     }
@@ -53,8 +54,10 @@ function visit(schema: TSchema, value: unknown, path: string, partial: boolean, 
     case 'Number': {
       const what = schema[Kind] === 'Integer' ? 'an integer' : 'a number';
       const { minimum = -Infinity, maximum = Infinity } = schema;
-      const fits = typeof value === 'number' && Number.isFinite(value) && (what === 'a number' || Number.isInteger(value));
-      if (!fits || value < minimum || value > maximum) return problem(`must be ${what}${rangeText(minimum, maximum)}${got}`);
+      const fits =
+        typeof value === 'number' && Number.isFinite(value) && (what === 'a number' || Number.isInteger(value));
+      if (!fits || value < minimum || value > maximum)
+        return problem(`must be ${what}${rangeText(minimum, maximum)}${got}`);
       break;
     }
     case 'Boolean':
@@ -62,7 +65,8 @@ function visit(schema: TSchema, value: unknown, path: string, partial: boolean, 
       break;
     case 'String': {
       const { minLength = 0, maxLength = Infinity } = schema;
-      if (typeof value !== 'string' || value.length < minLength) return problem(`must be a ${minLength > 0 ? 'non-empty ' : ''}string${got}`);
+      if (typeof value !== 'string' || value.length < minLength)
+        return problem(`must be a ${minLength > 0 ? 'non-empty ' : ''}string${got}`);
       if (value.length > maxLength) return problem(`must be at most ${maxLength} characters long${got}`);
       break;
     }
@@ -88,7 +92,10 @@ function visit(schema: TSchema, value: unknown, path: string, partial: boolean, 
 
 function visitObject(schema: TObject, value: unknown, path: string, partial: boolean, out: SettingProblem[]): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    out.push({ path, message: `must be an object like { "${Object.keys(schema.properties)[0]}": … }, got ${shown(value)}` });
+    out.push({
+      path,
+      message: `must be an object like { "${Object.keys(schema.properties)[0]}": … }, got ${shown(value)}`,
+    });
     return;
   }
   const record = value as Record<string, unknown>;
@@ -102,7 +109,11 @@ function visitObject(schema: TObject, value: unknown, path: string, partial: boo
   }
   if (partial) return;
   for (const key of schema.required ?? []) {
-    if (record[key] === undefined) out.push({ path: join(path, key), message: `is required: ${schema.properties[key]!.description ?? 'give it a value'}` });
+    if (record[key] === undefined)
+      out.push({
+        path: join(path, key),
+        message: `is required: ${schema.properties[key]!.description ?? 'give it a value'}`,
+      });
   }
 }
 
@@ -114,7 +125,8 @@ function unknownMessage(key: string, schema: TObject): string {
     names.set(name, name);
     for (const other of property.alsoCalled ?? []) names.set(other, name);
     if (property[Kind] === 'Object') {
-      for (const inner of Object.keys((property as TObject).properties)) if (!names.has(inner)) names.set(inner, `${name}.${inner}`);
+      for (const inner of Object.keys((property as TObject).properties))
+        if (!names.has(inner)) names.set(inner, `${name}.${inner}`);
     }
   }
   const near = closest(key, [...names.keys()]);
@@ -153,14 +165,17 @@ export function closest(word: string, names: readonly string[]): string | undefi
   for (const name of names) {
     const candidate = plain(name);
     const distance = editDistance(target, candidate);
-    if (distance <= Math.max(1, Math.floor(candidate.length / 4)) && (!best || distance < best.distance)) best = { name, distance };
+    if (distance <= Math.max(1, Math.floor(candidate.length / 4)) && (!best || distance < best.distance))
+      best = { name, distance };
   }
   return best?.name;
 }
 
 /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
 function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;

@@ -5,10 +5,17 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 if (!existsSync('native/binding.gyp')) process.exit(0);
-const result = spawnSync('node-gyp', ['rebuild', '--directory=native', '--loglevel=warn'], { encoding: 'utf8', shell: false });
+const result = spawnSync('node-gyp', ['rebuild', '--directory=native', '--loglevel=warn'], {
+  encoding: 'utf8',
+  shell: false,
+});
 if (result.status === 0) {
   console.log('azcd: built the sd_notify addon and azc-confine (native/)');
 } else {
-  process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? `${result.error.message}\n` : ''}`);
-  console.warn('azcd: native/ was not built; the daemon runs without systemd notification and starts each mpd unconfined.');
+  process.stderr.write(
+    `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? `${result.error.message}\n` : ''}`,
+  );
+  console.warn(
+    'azcd: native/ was not built; the daemon runs without systemd notification and starts each mpd unconfined.',
+  );
 }

@@ -163,7 +163,10 @@ const externals = {
     build.onResolve({ filter: /^tap$/ }, (args) =>
       args.namespace === 'azc-tap-cjs' ? { path: 'tap', external: true } : { path: 'tap', namespace: 'azc-tap-cjs' },
     );
-    build.onLoad({ filter: /.*/, namespace: 'azc-tap-cjs' }, () => ({ contents: "module.exports = require('tap').t;", loader: 'js' }));
+    build.onLoad({ filter: /.*/, namespace: 'azc-tap-cjs' }, () => ({
+      contents: "module.exports = require('tap').t;",
+      loader: 'js',
+    }));
     build.onResolve({ filter: /^\/(js|css)\// }, (args) => ({ path: args.path, external: true }));
     // Relative .mjs imports of the project's own scripts; a package's own (TypeBox's) are bundled with it.
     build.onResolve({ filter: /^\.\.?\/.*\.mjs$/ }, (args) =>
@@ -175,7 +178,8 @@ const externals = {
       if (INLINE.test(args.path)) return undefined;
       // The require() inside a stand-in module below is node's own.
       // A dynamic import() stays node's own too: a bundled one would only have a default export.
-      if (args.namespace === 'azc-required' || args.kind === 'dynamic-import') return { path: args.path, external: true };
+      if (args.namespace === 'azc-required' || args.kind === 'dynamic-import')
+        return { path: args.path, external: true };
       return { path: args.path, namespace: 'azc-required' };
     });
     build.onLoad({ filter: /.*/, namespace: 'azc-required' }, (args) => ({
@@ -199,7 +203,10 @@ export async function bundleTests(root = ROOT) {
   const outdir = path.join(root, OUT_DIR);
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: [...testEntries(root, testFiles(root)), ...CHILD_ENTRIES.map((file) => ({ in: file, out: file.replace(/\.ts$/, '') }))],
+    entryPoints: [
+      ...testEntries(root, testFiles(root)),
+      ...CHILD_ENTRIES.map((file) => ({ in: file, out: file.replace(/\.ts$/, '') })),
+    ],
     outdir,
     ...NODE_ESM_BUNDLE,
     // Code inside the bundle calls require() for packages (see externals).

@@ -2,4 +2,8 @@
 export declare const EXTERNAL: string[];
 export declare const NODE_ESM_BUNDLE: Record<string, unknown>;
 export declare const REQUIRE_BANNER: string;
-export declare function bundleDaemon(options: { root: string; outdir?: string; log?: (msg: string) => void }): Promise<boolean>;
+export declare function bundleDaemon(options: {
+  root: string;
+  outdir?: string;
+  log?: (msg: string) => void;
+}): Promise<boolean>;

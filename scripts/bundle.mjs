@@ -34,13 +34,18 @@ export const NODE_ESM_BUNDLE = {
 };
 
 /** CommonJS code inside an ES module bundle still calls require() (tweetnacl asks for node:crypto this way). */
-export const REQUIRE_BANNER = "import { createRequire as __azcdRequire } from 'node:module'; const require = __azcdRequire(import.meta.url);";
+export const REQUIRE_BANNER =
+  "import { createRequire as __azcdRequire } from 'node:module'; const require = __azcdRequire(import.meta.url);";
 
 /**
  * Writes `<outdir>/main.js` and `<outdir>/chunks/` from `<root>/daemon/main.ts`; returns whether it succeeded. The
  * chunk folder is replaced as a whole, so chunks of an earlier build never linger.
  */
-export async function bundleDaemon({ root, outdir = path.join(root, 'dist', 'daemon'), log = (msg) => process.stderr.write(`${msg}\n`) }) {
+export async function bundleDaemon({
+  root,
+  outdir = path.join(root, 'dist', 'daemon'),
+  log = (msg) => process.stderr.write(`${msg}\n`),
+}) {
   let esbuild;
   try {
     esbuild = await import('esbuild');

@@ -30,11 +30,24 @@ export async function runDemo(demo: Demo, args = process.argv.slice(2)): Promise
   const stateDirGiven = args.some((arg) => arg === '--state-dir' || arg.startsWith('--state-dir='));
   process.stderr.write(`[demo] emulated ${demo.driver} amplifier on ${pty.b}; daemon uses ${pty.a}\n`);
   if (!stateDirGiven) {
-    process.stderr.write(`[demo] demo state in ${stateDir} (first administrator: ${path.join(stateDir, 'initial-admin.txt')})\n`);
+    process.stderr.write(
+      `[demo] demo state in ${stateDir} (first administrator: ${path.join(stateDir, 'initial-admin.txt')})\n`,
+    );
   }
   const daemon = spawn(
     process.execPath,
-    ['--import', 'tsx', 'daemon/main.ts', '--driver', demo.driver, '--serial-port', pty.a, '--state-dir', stateDir, ...args],
+    [
+      '--import',
+      'tsx',
+      'daemon/main.ts',
+      '--driver',
+      demo.driver,
+      '--serial-port',
+      pty.a,
+      '--state-dir',
+      stateDir,
+      ...args,
+    ],
     { cwd: root, stdio: 'inherit' },
   );
 

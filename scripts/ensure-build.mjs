@@ -12,7 +12,13 @@ import { bundleDaemon } from './bundle.mjs';
 export const SOURCE_DIRS = ['daemon', 'drivers', 'native'];
 /** Folders under those that tsc does not compile (the dashboard is served as is; node-gyp's output). */
 const SKIP_DIRS = [path.join('daemon', 'ui'), path.join('native', 'build')];
-export const SOURCE_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json', path.join('scripts', 'bundle.mjs')];
+export const SOURCE_FILES = [
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+  'package-lock.json',
+  path.join('scripts', 'bundle.mjs'),
+];
 /** The file whose existence says the build output is there at all. */
 export const OUTPUT = path.join('dist', 'daemon', 'main.js');
 export const STAMP = path.join('dist', '.build-stamp');
@@ -34,7 +40,8 @@ export function newestSource(root) {
     }
   };
   for (const dir of SOURCE_DIRS) if (existsSync(path.join(root, dir))) walk(path.join(root, dir));
-  for (const file of SOURCE_FILES) if (existsSync(path.join(root, file))) consider(path.join(root, file), statSync(path.join(root, file)).mtimeMs);
+  for (const file of SOURCE_FILES)
+    if (existsSync(path.join(root, file))) consider(path.join(root, file), statSync(path.join(root, file)).mtimeMs);
   return newest;
 }
 
@@ -76,7 +83,10 @@ function tsc(root) {
     process.stderr.write('build: TypeScript is not installed here; run `npm ci` first\n');
     return false;
   }
-  return spawnSync(process.execPath, [bin, '-p', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' }).status === 0;
+  return (
+    spawnSync(process.execPath, [bin, '-p', path.join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' })
+      .status === 0
+  );
 }
 
 /** The whole build: tsc, then the bundle of the daemon's entry over tsc's dist/daemon/main.js. */

@@ -51,12 +51,16 @@ for (;;) {
   const amp = health.status === 200 ? health.json.amplifiers?.find((a) => a.driver === driver) : undefined;
   if (amp?.online && health.json.status === 'ok') break;
   if (Date.now() > deadline) {
-    fail(`/api/health did not report the ${driver} driver online within ${waitMs / 1000} s: ${health.status} ${JSON.stringify(health.json)}`);
+    fail(
+      `/api/health did not report the ${driver} driver online within ${waitMs / 1000} s: ${health.status} ${JSON.stringify(health.json)}`,
+    );
   }
   await new Promise((resolve) => setTimeout(resolve, 500));
 }
 
-const result = { health: { status: health.json.status, amplifiers: health.json.amplifiers, version: health.json.version } };
+const result = {
+  health: { status: health.json.status, amplifiers: health.json.amplifiers, version: health.json.version },
+};
 
 if (credentials) {
   let text;
@@ -67,13 +71,16 @@ if (credentials) {
   }
   const apiKey = /^apiKey=(\S+)$/m.exec(text)?.[1];
   const username = /^username=(\S+)$/m.exec(text)?.[1];
-  if (!apiKey || !username || !/^password=\S+$/m.test(text)) fail(`${credentials} has no username, password and apiKey lines`);
+  if (!apiKey || !username || !/^password=\S+$/m.test(text))
+    fail(`${credentials} has no username, password and apiKey lines`);
 
   const anonymous = await get('/api/zones');
   if (anonymous.status !== 401) fail(`/api/zones without a key answered ${anonymous.status}, not 401`);
   const zones = await get('/api/zones', { 'x-api-key': apiKey });
-  if (zones.status !== 200 || !Array.isArray(zones.json)) fail(`/api/zones with the first admin's key answered ${zones.status} ${JSON.stringify(zones.json)}`);
-  if (zones.json.length !== zoneCount) fail(`/api/zones listed ${zones.json.length} zones, the emulated amplifier has ${zoneCount}`);
+  if (zones.status !== 200 || !Array.isArray(zones.json))
+    fail(`/api/zones with the first admin's key answered ${zones.status} ${JSON.stringify(zones.json)}`);
+  if (zones.json.length !== zoneCount)
+    fail(`/api/zones listed ${zones.json.length} zones, the emulated amplifier has ${zoneCount}`);
   result.admin = username;
   result.zones = zones.json.map((z) => z.name ?? z.id);
 }

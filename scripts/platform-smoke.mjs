@@ -13,11 +13,26 @@ const START_WAIT_MS = 180_000;
 const IDLE_MS = Number(process.env.AZC_SMOKE_IDLE_MS ?? 15_000);
 
 const stateDir = mkdtempSync(path.join(tmpdir(), 'azc-smoke-'));
-const child = spawn(process.execPath, [path.join(ROOT, 'dist/daemon/main.js'), '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--no-ssdp', '--log-level', 'info'], {
-  cwd: ROOT,
-  env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: stateDir },
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
+const child = spawn(
+  process.execPath,
+  [
+    path.join(ROOT, 'dist/daemon/main.js'),
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--state-dir',
+    stateDir,
+    '--no-ssdp',
+    '--log-level',
+    'info',
+  ],
+  {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: stateDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  },
+);
 let out = '';
 let err = '';
 child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
@@ -25,7 +40,9 @@ child.stderr.setEncoding('utf8').on('data', (c) => (err += c));
 const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 
 function fail(message) {
-  process.stderr.write(`platform-smoke: FAIL: ${message}\n--- daemon stdout ---\n${out}\n--- daemon stderr ---\n${err}\n`);
+  process.stderr.write(
+    `platform-smoke: FAIL: ${message}\n--- daemon stdout ---\n${out}\n--- daemon stderr ---\n${err}\n`,
+  );
   child.kill('SIGKILL');
   rmSync(stateDir, { recursive: true, force: true });
   process.exit(1);
@@ -45,7 +62,9 @@ function waitForOutput(re, ms) {
       }
     };
     child.stdout.on('data', check);
-    void exited.then(({ code, signal }) => found || fail(`daemon exited (code ${code}, signal ${signal}) before printing ${re}`));
+    void exited.then(
+      ({ code, signal }) => found || fail(`daemon exited (code ${code}, signal ${signal}) before printing ${re}`),
+    );
     check();
   });
 }
@@ -62,17 +81,23 @@ async function call(method, url, body) {
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await res.text();
-  return { status: res.status, json: text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text };
+  return {
+    status: res.status,
+    json: text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text,
+  };
 }
 
 const health = await call('GET', '/api/health');
 if (health.status !== 200) fail(`/api/health answered ${health.status}`);
 const zones = await call('GET', '/api/zones');
-if (zones.status !== 200 || !Array.isArray(zones.json) || zones.json.length === 0) fail(`/api/zones answered ${zones.status} ${JSON.stringify(zones.json)}`);
+if (zones.status !== 200 || !Array.isArray(zones.json) || zones.json.length === 0)
+  fail(`/api/zones answered ${zones.status} ${JSON.stringify(zones.json)}`);
 const zone = zones.json[0];
 
 // The event stream must carry the volume change made after it opened.
-const stream = await fetch(`${base}/api/stream/events`, { headers: { 'x-api-key': apiKey, accept: 'text/event-stream' } });
+const stream = await fetch(`${base}/api/stream/events`, {
+  headers: { 'x-api-key': apiKey, accept: 'text/event-stream' },
+});
 if (stream.status !== 200) fail(`/api/stream/events answered ${stream.status}`);
 const reader = stream.body.pipeThrough(new TextDecoderStream()).getReader();
 const target = zone.volume === 0.25 ? 0.5 : 0.25; // volumes are 0..1
@@ -106,5 +131,12 @@ rmSync(stateDir, { recursive: true, force: true });
 if (code !== 0) fail(`daemon stopped with code ${code}, signal ${signal}`);
 
 const uws = /"uws":"([^"]+)"/.exec(out)?.[1] ?? 'unknown'; // pino writes the start line asynchronously
-const result = { node: process.version, arch: process.arch, uws, startMs, idleRssMiB: Math.round((rssKb / 1024) * 10) / 10, zones: zones.json.length };
+const result = {
+  node: process.version,
+  arch: process.arch,
+  uws,
+  startMs,
+  idleRssMiB: Math.round((rssKb / 1024) * 10) / 10,
+  zones: zones.json.length,
+};
 process.stdout.write(`platform-smoke: PASS ${JSON.stringify(result)}\n`);

@@ -22,10 +22,19 @@ export function announcementRoutes(announcements: Announcements): Route[] {
         'A stream player deleted or given another output while it plays one ends it there at once (detail says so) and its zones are put back.',
       tags: ['announcements'],
       body: T.Object({
-        uri: T.String({ minLength: 1, maxLength: 2048, description: 'file:<path in the music folder> (a file there now) or an http(s) URL', errorMessage: 'must be a string of 1 to 2048 characters' }),
+        uri: T.String({
+          minLength: 1,
+          maxLength: 2048,
+          description: 'file:<path in the music folder> (a file there now) or an http(s) URL',
+          errorMessage: 'must be a string of 1 to 2048 characters',
+        }),
         zoneIds: UuidList('the zones to announce on; duplicates are ignored'),
         volume: Volume,
-        playerId: T.Optional(Uuid('a stream player you may use to play it through (on its amplifier); chosen by the daemon among those when left out')),
+        playerId: T.Optional(
+          Uuid(
+            'a stream player you may use to play it through (on its amplifier); chosen by the daemon among those when left out',
+          ),
+        ),
       }),
       responses: {
         202: { description: 'queued', schema: AnnouncementSchema },
@@ -33,11 +42,22 @@ export function announcementRoutes(announcements: Announcements): Route[] {
           description:
             'invalid body, unknown zone ids, a URI the appliance does not play or a file that is not in the music folder, or a playerId that is no stream player you may use',
         },
-        409: { description: 'none of the zones can answer, no stream player you may use feeds their amplifier, or the MPD that checks the sound cannot run' },
-        429: { description: 'too many announcements wait (yours, or all: config limits); retry after Retry-After seconds' },
-        503: { description: "the stream player's MPD that checks the sound starts or restarts; retry after Retry-After seconds" },
+        409: {
+          description:
+            'none of the zones can answer, no stream player you may use feeds their amplifier, or the MPD that checks the sound cannot run',
+        },
+        429: {
+          description: 'too many announcements wait (yours, or all: config limits); retry after Retry-After seconds',
+        },
+        503: {
+          description:
+            "the stream player's MPD that checks the sound starts or restarts; retry after Retry-After seconds",
+        },
       },
-      handle: async (req) => ({ status: 202, body: await announcements.announce(req.caller, req.body, () => req.revalidate()) }),
+      handle: async (req) => ({
+        status: 202,
+        body: await announcements.announce(req.caller, req.body, () => req.revalidate()),
+      }),
     }),
     route({
       method: 'GET',
@@ -45,7 +65,9 @@ export function announcementRoutes(announcements: Announcements): Route[] {
       access: 'user',
       summary: 'The announcements that play or wait, whose zones you may all see',
       tags: ['announcements'],
-      responses: { 200: { description: 'the one playing first, then those waiting in order', schema: T.Array(AnnouncementSchema) } },
+      responses: {
+        200: { description: 'the one playing first, then those waiting in order', schema: T.Array(AnnouncementSchema) },
+      },
       handle: (req) => ok(announcements.list(req.caller)),
     }),
     route({
@@ -65,7 +87,11 @@ export function announcementRoutes(announcements: Announcements): Route[] {
       summary: 'Cancel an announcement: taken off the queue, or cut short (everything is put back)',
       tags: ['announcements'],
       params: IdParams,
-      responses: { 200: { description: 'the announcement, cancelled (or being cut short)', schema: AnnouncementSchema }, 404: missing, 409: { description: 'it has ended already' } },
+      responses: {
+        200: { description: 'the announcement, cancelled (or being cut short)', schema: AnnouncementSchema },
+        404: missing,
+        409: { description: 'it has ended already' },
+      },
       handle: (req) => ok(announcements.cancel(req.caller, req.params.id)),
     }),
   ];

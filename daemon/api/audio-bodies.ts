@@ -7,7 +7,12 @@ import { ProblemSchema } from './schemas.js';
 export const Channel = T.Integer({ minimum: 1, maximum: 99, errorMessage: 'must be an integer channel number' });
 export const DriverName = T.Optional(T.String({ errorMessage: 'must be a string' }));
 export const AmplifierName = T.Optional(
-  T.String({ minLength: 1, maxLength: 64, errorMessage: 'must be the name of a configured amplifier', description: 'required when several amplifiers are configured' }),
+  T.String({
+    minLength: 1,
+    maxLength: 64,
+    errorMessage: 'must be the name of a configured amplifier',
+    description: 'required when several amplifiers are configured',
+  }),
 );
 export const notFoundDoc = { description: 'no such player/zone, or not in your assignments' };
 /** The 409 of a write to a zone or player that cannot take it, documented with its problem-details body. */
@@ -26,7 +31,10 @@ const Delta = T.Number({
 export const VolumeBody = ExactlyOneOf(
   T.Object(
     { volume: T.Optional(Volume), delta: T.Optional(Delta) },
-    { description: 'exactly one of "volume" (absolute) and "delta" (relative to the current value); the result is clamped to each zone\'s maxVolume' },
+    {
+      description:
+        'exactly one of "volume" (absolute) and "delta" (relative to the current value); the result is clamped to each zone\'s maxVolume',
+    },
   ),
   ['volume', 'delta'],
   VOLUME_REQUEST_FIELDS,

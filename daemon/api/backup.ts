@@ -24,31 +24,55 @@ const RestoreSummarySchema = T.Object(
       tracks: T.Integer(),
       scenes: T.Integer(),
     }),
-    secretsRestored: T.Boolean({ description: 'passwords and API keys came from the backup (made and restored with a passphrase)' }),
+    secretsRestored: T.Boolean({
+      description: 'passwords and API keys came from the backup (made and restored with a passphrase)',
+    }),
     usersWithoutPassword: T.Array(T.String(), {
-      description: 'users new to this appliance restored without secrets: no password until an admin sets one, and a new API key',
+      description:
+        'users new to this appliance restored without secrets: no password until an admin sets one, and a new API key',
     }),
     unconfiguredAmplifiers: T.Array(
-      T.Object({ amplifier: T.String(), driver: T.String(), zones: T.Integer(), players: T.Integer(), inputDevices: T.Integer() }),
-      { description: 'rows of amplifiers not configured here: kept and listed as unavailable until such an amplifier is configured' },
+      T.Object({
+        amplifier: T.String(),
+        driver: T.String(),
+        zones: T.Integer(),
+        players: T.Integer(),
+        inputDevices: T.Integer(),
+      }),
+      {
+        description:
+          'rows of amplifiers not configured here: kept and listed as unavailable until such an amplifier is configured',
+      },
     ),
-    databaseCopy: T.String({ description: 'the copy of the database as it was before, relative to the state directory' }),
+    databaseCopy: T.String({
+      description: 'the copy of the database as it was before, relative to the state directory',
+    }),
     backupCreatedAt: T.String({ format: 'date-time' }),
     accounts: T.Object(
       {
         message: T.String({ description: 'in plain words: whose accounts apply now and how to sign in again' }),
-        yourAccount: T.Union([
-          T.Object({
-            username: T.String(),
-            password: T.Union(['unchanged', 'backup', 'none'].map((s) => T.Literal(s))),
-            apiKey: T.Union(['unchanged', 'backup', 'none'].map((s) => T.Literal(s))),
-          }),
-          T.Null(),
-        ], { description: 'the account of the admin who restored, as the backup left it; null when the backup does not hold it' }),
+        yourAccount: T.Union(
+          [
+            T.Object({
+              username: T.String(),
+              password: T.Union(['unchanged', 'backup', 'none'].map((s) => T.Literal(s))),
+              apiKey: T.Union(['unchanged', 'backup', 'none'].map((s) => T.Literal(s))),
+            }),
+            T.Null(),
+          ],
+          {
+            description:
+              'the account of the admin who restored, as the backup left it; null when the backup does not hold it',
+          },
+        ),
         admins: T.Array(T.String(), { description: 'enabled Admins of the restored configuration who can sign in' }),
-        initialAdminFile: T.Union(['kept', 'rewritten', 'removed', 'absent'].map((s) => T.Literal(s)), {
-          description: '<stateDir>/initial-admin.txt after the restore: kept only for the credentials it holds that still work',
-        }),
+        initialAdminFile: T.Union(
+          ['kept', 'rewritten', 'removed', 'absent'].map((s) => T.Literal(s)),
+          {
+            description:
+              '<stateDir>/initial-admin.txt after the restore: kept only for the credentials it holds that still work',
+          },
+        ),
       },
       { description: "the backup's accounts replaced this appliance's: which credentials apply now" },
     ),
@@ -66,12 +90,16 @@ function download(doc: DocumentStream, sealed: boolean, now = new Date()): ApiRe
     status: 200,
     stream: doc,
     contentType: 'application/json',
-    headers: { 'Content-Disposition': `attachment; filename="azcd-backup-${sealed ? 'sealed' : 'plain'}-${stamp}.json"` },
+    headers: {
+      'Content-Disposition': `attachment; filename="azcd-backup-${sealed ? 'sealed' : 'plain'}-${stamp}.json"`,
+    },
   };
 }
 
 const RestoreBody = T.Object({
-  backup: T.Any({ description: 'a document from GET or POST /api/backup (the Backup schema); older format versions are upgraded' }),
+  backup: T.Any({
+    description: 'a document from GET or POST /api/backup (the Backup schema); older format versions are upgraded',
+  }),
   passphrase: T.Optional(Passphrase),
 });
 /** The request around the document, checked once it is read (the body streams past the usual validation). */
@@ -89,7 +117,9 @@ export function backupRoutes(backups: BackupService, restoreBytes: number): Rout
         'Users with roles and assignments, players, zones with names and limits, input devices, playlists with tracks, scenes and settings. ' +
         'Sessions, sleep timers and the undo slot are not included. Restore it with POST /api/restore.',
       tags: ['backup'],
-      responses: { 200: { description: 'the backup, offered as an attachment', schema: BackupSchema, headers: DOWNLOAD_HEADERS } },
+      responses: {
+        200: { description: 'the backup, offered as an attachment', schema: BackupSchema, headers: DOWNLOAD_HEADERS },
+      },
       handle: (req) => download(backups.export(req.caller), false),
     }),
     route({
@@ -103,8 +133,15 @@ export function backupRoutes(backups: BackupService, restoreBytes: number): Rout
         'NaCl secretbox seals the secrets with it. Without the passphrase they cannot be read; keep it apart from the file.',
       tags: ['backup'],
       body: T.Object({ passphrase: Passphrase }),
-      responses: { 200: { description: 'the backup with `secrets`, offered as an attachment', schema: BackupSchema, headers: DOWNLOAD_HEADERS } },
-      handle: async (req) => download(await backups.exportWithSecrets(req.caller, req.body.passphrase, () => req.revalidate()), true),
+      responses: {
+        200: {
+          description: 'the backup with `secrets`, offered as an attachment',
+          schema: BackupSchema,
+          headers: DOWNLOAD_HEADERS,
+        },
+      },
+      handle: async (req) =>
+        download(await backups.exportWithSecrets(req.caller, req.body.passphrase, () => req.revalidate()), true),
     }),
     route({
       method: 'POST',
@@ -125,15 +162,26 @@ export function backupRoutes(backups: BackupService, restoreBytes: number): Rout
       body: RestoreBody,
       responses: {
         200: { description: 'restored; sign in again', schema: RestoreSummarySchema },
-        400: { description: 'not an azcd backup, a newer format version, an invalid or inconsistent document, or a wrong passphrase; nothing changed' },
-        409: { description: 'the restore would leave no enabled Admin who can sign in, or another restore is under way; nothing changed' },
+        400: {
+          description:
+            'not an azcd backup, a newer format version, an invalid or inconsistent document, or a wrong passphrase; nothing changed',
+        },
+        409: {
+          description:
+            'the restore would leave no enabled Admin who can sign in, or another restore is under way; nothing changed',
+        },
         413: { description: 'the body is larger than a backup of the largest configuration the limits allow' },
         503: { description: 'another restore is writing the configuration; try again after Retry-After seconds' },
       },
       streamBody: (req) => backups.beginRestore(req.caller),
       handle: async (req) => {
         const session = req.body as unknown as RestoreSession;
-        return ok(await session.finish((body) => restoreBody.parse(body, 'body'), () => req.revalidate()));
+        return ok(
+          await session.finish(
+            (body) => restoreBody.parse(body, 'body'),
+            () => req.revalidate(),
+          ),
+        );
       },
     }),
   ];

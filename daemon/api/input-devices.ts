@@ -4,7 +4,12 @@ import { route, ok, created, noContent, type Route } from '../http/route.js';
 import { INPUT_SETTINGS_NONE, type InputsService } from '../domain/audio/index.js';
 import { Flag, InputDeviceSchema, Name } from './schemas.js';
 
-const Kind = T.String({ minLength: 1, maxLength: 40, format: 'name', errorMessage: 'must be a string of 1 to 40 characters' });
+const Kind = T.String({
+  minLength: 1,
+  maxLength: 40,
+  format: 'name',
+  errorMessage: 'must be a string of 1 to 40 characters',
+});
 
 export function inputRoutes(inputs: InputsService): Route[] {
   return [
@@ -27,12 +32,22 @@ export function inputRoutes(inputs: InputsService): Route[] {
         name: Name,
         kind: T.Optional(Kind),
         input: T.Object({
-          amplifier: T.Optional(T.String({ minLength: 1, maxLength: 64, errorMessage: 'must be the name of a configured amplifier', description: 'required when several amplifiers are configured' })),
+          amplifier: T.Optional(
+            T.String({
+              minLength: 1,
+              maxLength: 64,
+              errorMessage: 'must be the name of a configured amplifier',
+              description: 'required when several amplifiers are configured',
+            }),
+          ),
           driver: T.Optional(T.String()),
           channel: T.Integer({ minimum: 1, maximum: 99, errorMessage: 'must be an integer channel number' }),
         }),
       }),
-      responses: { 201: { description: 'created', schema: InputDeviceSchema }, 409: { description: 'input already described' } },
+      responses: {
+        201: { description: 'created', schema: InputDeviceSchema },
+        409: { description: 'input already described' },
+      },
       handle: (req) => created(inputs.create(req.caller, req.body)),
     }),
     route({
@@ -42,7 +57,10 @@ export function inputRoutes(inputs: InputsService): Route[] {
       summary: 'Get an input device',
       tags: ['input devices'],
       params: IdParams,
-      responses: { 200: { description: 'the input device', schema: InputDeviceSchema }, 404: { description: 'no such input device' } },
+      responses: {
+        200: { description: 'the input device', schema: InputDeviceSchema },
+        404: { description: 'no such input device' },
+      },
       handle: (req) => ok(inputs.get(req.params.id)),
     }),
     route({
@@ -52,8 +70,15 @@ export function inputRoutes(inputs: InputsService): Route[] {
       summary: 'Rename an input device or change its kind',
       tags: ['input devices'],
       params: IdParams,
-      body: AtLeastOneOf(T.Object({ name: T.Optional(Name), kind: T.Optional(Kind) }, { description: 'at least one of the fields' }), ['name', 'kind'], INPUT_SETTINGS_NONE),
-      responses: { 200: { description: 'the input device as changed', schema: InputDeviceSchema }, 404: { description: 'no such input device' } },
+      body: AtLeastOneOf(
+        T.Object({ name: T.Optional(Name), kind: T.Optional(Kind) }, { description: 'at least one of the fields' }),
+        ['name', 'kind'],
+        INPUT_SETTINGS_NONE,
+      ),
+      responses: {
+        200: { description: 'the input device as changed', schema: InputDeviceSchema },
+        404: { description: 'no such input device' },
+      },
       handle: (req) => ok(inputs.update(req.caller, req.params.id, req.body)),
     }),
     route({

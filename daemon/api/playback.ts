@@ -6,7 +6,12 @@ import { PlaybackSchema } from '../domain/shared/index.js';
 import type { PlayRequest, Transport } from '../domain/playback/index.js';
 import { notFoundDoc } from './audio-bodies.js';
 
-const Position = T.Integer({ minimum: 0, maximum: 86_400_000, description: 'milliseconds from the start of the track', errorMessage: 'must be a whole number of milliseconds from 0 to 86400000' });
+const Position = T.Integer({
+  minimum: 0,
+  maximum: 86_400_000,
+  description: 'milliseconds from the start of the track',
+  errorMessage: 'must be a whole number of milliseconds from 0 to 86400000',
+});
 
 const PlayBody = ExactlyOneOf(
   T.Object(
@@ -26,7 +31,10 @@ const PlayBody = ExactlyOneOf(
     { description: 'exactly one of playlistId (with trackId and positionMs if wanted) and uri' },
   ),
   ['playlistId', 'uri'],
-  { none: 'send "playlistId" (a playlist to play) or "uri" (one track)', several: 'send "playlistId" or "uri", not both' },
+  {
+    none: 'send "playlistId" (a playlist to play) or "uri" (one track)',
+    several: 'send "playlistId" or "uri", not both',
+  },
 );
 
 const playbackDoc = { description: 'the playback once the player took the command', schema: PlaybackSchema };
@@ -55,7 +63,11 @@ export function playbackRoutes(transport: Transport): Route[] {
       summary: "A stream player's playback: state, playlist and track, title, artist, album, duration and position",
       tags: ['playback'],
       params: IdParams,
-      responses: { 200: { description: 'the playback', schema: PlaybackSchema }, 404: notFoundDoc, 409: { description: 'not a stream player' } },
+      responses: {
+        200: { description: 'the playback', schema: PlaybackSchema },
+        404: notFoundDoc,
+        409: { description: 'not a stream player' },
+      },
       handle: (req) => ok(transport.get(req.caller, req.params.id)),
     }),
     route({
@@ -70,8 +82,13 @@ export function playbackRoutes(transport: Transport): Route[] {
       tags: ['playback'],
       params: IdParams,
       body: PlayBody,
-      responses: { ...transportResponses, 400: { description: 'invalid body, a trackId not in the playlist, or tracks the appliance cannot play' }, 404: { description: 'no such player (or not in your assignments) or playlist' } },
-      handle: (req) => transport.play(req.caller, req.params.id, playRequest(req.body), () => req.revalidate()).then(ok),
+      responses: {
+        ...transportResponses,
+        400: { description: 'invalid body, a trackId not in the playlist, or tracks the appliance cannot play' },
+        404: { description: 'no such player (or not in your assignments) or playlist' },
+      },
+      handle: (req) =>
+        transport.play(req.caller, req.params.id, playRequest(req.body), () => req.revalidate()).then(ok),
     }),
     ...COMMANDS.map(([command, summary]) =>
       route({
@@ -93,7 +110,10 @@ export function playbackRoutes(transport: Transport): Route[] {
       tags: ['playback'],
       params: IdParams,
       body: T.Object({ positionMs: Position }),
-      responses: { ...transportResponses, 400: { description: 'invalid body, or a position past the end of the track' } },
+      responses: {
+        ...transportResponses,
+        400: { description: 'invalid body, or a position past the end of the track' },
+      },
       handle: (req) => transport.seek(req.caller, req.params.id, req.body.positionMs, () => req.revalidate()).then(ok),
     }),
   ];
@@ -102,5 +122,9 @@ export function playbackRoutes(transport: Transport): Route[] {
 /** The request the body means (the schema let exactly one of playlistId and uri through). */
 function playRequest(body: { playlistId?: string; trackId?: string; positionMs?: number; uri?: string }): PlayRequest {
   if (body.uri !== undefined) return { uri: body.uri };
-  return { playlistId: body.playlistId!, ...(body.trackId !== undefined ? { trackId: body.trackId } : {}), ...(body.positionMs !== undefined ? { positionMs: body.positionMs } : {}) };
+  return {
+    playlistId: body.playlistId!,
+    ...(body.trackId !== undefined ? { trackId: body.trackId } : {}),
+    ...(body.positionMs !== undefined ? { positionMs: body.positionMs } : {}),
+  };
 }

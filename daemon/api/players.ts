@@ -1,20 +1,41 @@
 // Players: listing (filtered by assignments), creation and deletion, routing to zones, and group volume.
 import { T, IdParams, UuidList, AtLeastOneOf } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
-import { PLAYER_CHANGE_NONE, resolveOutput, volumeRequestOf, type PlayersService, type StreamOutputKind } from '../domain/audio/index.js';
+import {
+  PLAYER_CHANGE_NONE,
+  resolveOutput,
+  volumeRequestOf,
+  type PlayersService,
+  type StreamOutputKind,
+} from '../domain/audio/index.js';
 import { Name, PlayerSchema } from './schemas.js';
-import { AmplifierName, Channel, DriverName, notFoundDoc, unavailableDoc, VolumeBody, volumeBadRequest } from './audio-bodies.js';
+import {
+  AmplifierName,
+  Channel,
+  DriverName,
+  notFoundDoc,
+  unavailableDoc,
+  VolumeBody,
+  volumeBadRequest,
+} from './audio-bodies.js';
 
 const ZoneIdsBody = T.Object({ zoneIds: UuidList('zone ids; duplicates are ignored') });
-const zonesUnavailable = unavailableDoc('the player\'s amplifier is not configured, or a zone named cannot answer');
+const zonesUnavailable = unavailableDoc("the player's amplifier is not configured, or a zone named cannot answer");
 
-const OutputTarget = (description: string) => T.Optional(T.String({ minLength: 1, maxLength: 1024, description, errorMessage: 'must be a string of 1 to 1024 characters' }));
+const OutputTarget = (description: string) =>
+  T.Optional(
+    T.String({ minLength: 1, maxLength: 1024, description, errorMessage: 'must be a string of 1 to 1024 characters' }),
+  );
 /** A stream player's output as a request names it; null (in a change) makes the player a device wired to its input again. */
 const OutputBody = T.Union(
   [
     T.Object(
       {
-        kind: T.Optional(T.Union([T.Literal('alsa'), T.Literal('fifo'), T.Literal('null')], { errorMessage: 'must be alsa, fifo or null' })),
+        kind: T.Optional(
+          T.Union([T.Literal('alsa'), T.Literal('fifo'), T.Literal('null')], {
+            errorMessage: 'must be alsa, fifo or null',
+          }),
+        ),
         device: OutputTarget(
           'alsa: the ALSA device as aplay -L names it (default: "default"): default, sysdefault, hw, plughw, dmix, dsnoop, front, rear, center_lfe, side, ' +
             'surround21/40/41/50/51/71, iec958, spdif or hdmi, optionally with ":" and a card (hw:0,0, plughw:CARD=sndrpihifiberry,DEV=0); nothing else',
@@ -24,7 +45,9 @@ const OutputBody = T.Union(
             'an existing FIFO or nothing yet; stored as the path it leads to',
         ),
       },
-      { description: 'the audio output MPD plays this player into; kind defaults to the playback.defaultOutput setting' },
+      {
+        description: 'the audio output MPD plays this player into; kind defaults to the playback.defaultOutput setting',
+      },
     ),
     T.Null(),
   ],
@@ -50,11 +73,19 @@ export function playerRoutes(players: PlayersService, defaults: { outputKind: St
       method: 'POST',
       path: '/api/players',
       access: 'admin',
-      summary: 'Create a player fed into an amplifier input; with an output, a stream player the appliance plays itself',
+      summary:
+        'Create a player fed into an amplifier input; with an output, a stream player the appliance plays itself',
       tags: ['players'],
-      body: T.Object({ name: Name, input: T.Object({ amplifier: AmplifierName, driver: DriverName, channel: Channel }), output: T.Optional(OutputBody) }),
+      body: T.Object({
+        name: Name,
+        input: T.Object({ amplifier: AmplifierName, driver: DriverName, channel: Channel }),
+        output: T.Optional(OutputBody),
+      }),
       responses: { 201: { description: 'created', schema: PlayerSchema }, 409: outputConflict },
-      handle: (req) => created(players.create(req.caller, { ...req.body, output: resolveOutput(req.body.output, defaults.outputKind) })),
+      handle: (req) =>
+        created(
+          players.create(req.caller, { ...req.body, output: resolveOutput(req.body.output, defaults.outputKind) }),
+        ),
     }),
     route({
       method: 'GET',
@@ -73,15 +104,26 @@ export function playerRoutes(players: PlayersService, defaults: { outputKind: St
       summary: 'Rename a player and/or change its stream output (null: a device wired to its input again)',
       tags: ['players'],
       params: IdParams,
-      body: AtLeastOneOf(T.Object({ name: T.Optional(Name), output: T.Optional(OutputBody) }), ['name', 'output'], PLAYER_CHANGE_NONE),
+      body: AtLeastOneOf(
+        T.Object({ name: T.Optional(Name), output: T.Optional(OutputBody) }),
+        ['name', 'output'],
+        PLAYER_CHANGE_NONE,
+      ),
       responses: { 200: { description: 'the player', schema: PlayerSchema }, 404: notFoundDoc, 409: outputConflict },
-      handle: (req) => ok(players.update(req.caller, req.params.id, { ...req.body, output: resolveOutput(req.body.output, defaults.outputKind) })),
+      handle: (req) =>
+        ok(
+          players.update(req.caller, req.params.id, {
+            ...req.body,
+            output: resolveOutput(req.body.output, defaults.outputKind),
+          }),
+        ),
     }),
     route({
       method: 'DELETE',
       path: '/api/players/{id}',
       access: 'admin',
-      summary: 'Delete a player (its zones are detached and muted); works for a player of an amplifier that is not configured too',
+      summary:
+        'Delete a player (its zones are detached and muted); works for a player of an amplifier that is not configured too',
       tags: ['players'],
       params: IdParams,
       responses: { 204: { description: 'deleted' }, 404: notFoundDoc },
@@ -94,7 +136,8 @@ export function playerRoutes(players: PlayersService, defaults: { outputKind: St
       method: 'PUT',
       path: '/api/players/{id}/volume',
       access: 'writer',
-      summary: 'Set the group volume: the attached zones you may touch move by the same proportion, each within its own limit',
+      summary:
+        'Set the group volume: the attached zones you may touch move by the same proportion, each within its own limit',
       description: 'Zones that cannot answer keep their volume; the others move.',
       tags: ['players'],
       params: IdParams,
@@ -134,7 +177,12 @@ export function playerRoutes(players: PlayersService, defaults: { outputKind: St
       tags: ['players'],
       params: IdParams,
       body: ZoneIdsBody,
-      responses: { 204: { description: 'detached' }, 400: { description: 'invalid body or unknown zone ids' }, 404: notFoundDoc, 409: zonesUnavailable },
+      responses: {
+        204: { description: 'detached' },
+        400: { description: 'invalid body or unknown zone ids' },
+        404: notFoundDoc,
+        409: zonesUnavailable,
+      },
       handle: (req) => {
         players.detachZones(req.caller, req.params.id, req.body.zoneIds);
         return noContent();

@@ -32,10 +32,13 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
       tags: ['playlists'],
       paged: true,
       query: T.Object({
-        limit: QueryInteger(`playlists per page, 1 to the configured maximum (default ${playlists.limits.playlistPageDefault}, at most ${playlists.limits.playlistPageMax})`, {
-          minimum: 1,
-          maximum: playlists.limits.playlistPageMax,
-        }),
+        limit: QueryInteger(
+          `playlists per page, 1 to the configured maximum (default ${playlists.limits.playlistPageDefault}, at most ${playlists.limits.playlistPageMax})`,
+          {
+            minimum: 1,
+            maximum: playlists.limits.playlistPageMax,
+          },
+        ),
         offset: QueryInteger('how many playlists to skip (default 0)', { minimum: 0 }),
       }),
       responses: { 200: { description: 'one page of playlist summaries', schema: T.Array(PlaylistSummarySchema) } },
@@ -48,7 +51,13 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
       summary: 'Create a playlist, optionally with tracks',
       tags: ['playlists'],
       body: T.Object({ name: Name, tracks: T.Optional(Tracks) }),
-      responses: { 201: { description: 'created, with warnings about tracks stream players cannot play', schema: PlaylistWithWarnings }, 409: { description: 'the playlist cap or the track cap (config limits) is reached' } },
+      responses: {
+        201: {
+          description: 'created, with warnings about tracks stream players cannot play',
+          schema: PlaylistWithWarnings,
+        },
+        409: { description: 'the playlist cap or the track cap (config limits) is reached' },
+      },
       handle: (req) => created(playlists.create(req.caller, req.body)),
     }),
     route({
@@ -81,8 +90,21 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
       summary: 'Append tracks (ids are generated)',
       tags: ['playlists'],
       params: IdParams,
-      body: T.Object({ tracks: T.Array(TrackInputSchema, { minItems: 1, maxItems: 1000, errorMessage: 'must be an array of 1 to 1000 tracks' }) }),
-      responses: { 200: { description: 'the playlist, with warnings about tracks stream players cannot play', schema: PlaylistWithWarnings }, 404: playlistMissing, 409: { description: 'the playlist would pass the track cap (config limits)' } },
+      body: T.Object({
+        tracks: T.Array(TrackInputSchema, {
+          minItems: 1,
+          maxItems: 1000,
+          errorMessage: 'must be an array of 1 to 1000 tracks',
+        }),
+      }),
+      responses: {
+        200: {
+          description: 'the playlist, with warnings about tracks stream players cannot play',
+          schema: PlaylistWithWarnings,
+        },
+        404: playlistMissing,
+        409: { description: 'the playlist would pass the track cap (config limits)' },
+      },
       handle: (req) => ok(playlists.appendTracks(req.caller, req.params.id, req.body.tracks)),
     }),
     route({
@@ -93,7 +115,11 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
       tags: ['playlists'],
       params: IdParams,
       body: T.Object({ trackIds: UuidList('track ids; duplicates are ignored') }),
-      responses: { 204: { description: 'removed' }, 400: { description: 'invalid body or unknown track ids' }, 404: playlistMissing },
+      responses: {
+        204: { description: 'removed' },
+        400: { description: 'invalid body or unknown track ids' },
+        404: playlistMissing,
+      },
       handle: (req) => {
         playlists.removeTracks(req.caller, req.params.id, req.body.trackIds);
         return noContent();
@@ -112,7 +138,11 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
           errorMessage: 'must be an array of integers (a permutation of 0..n-1)',
         }),
       }),
-      responses: { 204: { description: 'reordered' }, 400: { description: 'not a permutation of 0..n-1' }, 404: playlistMissing },
+      responses: {
+        204: { description: 'reordered' },
+        400: { description: 'not a permutation of 0..n-1' },
+        404: playlistMissing,
+      },
       handle: (req) => {
         playlists.reorder(req.caller, req.params.id, req.body.newOrder);
         return noContent();
@@ -164,7 +194,12 @@ export function playlistRoutes(playlists: PlaylistsService): Route[] {
       tags: ['playlists'],
       params: IdParams,
       responses: {
-        200: { description: 'extended M3U in UTF-8, offered as an attachment', contentType: 'audio/x-mpegurl', schema: T.String(), headers: DOWNLOAD_HEADERS },
+        200: {
+          description: 'extended M3U in UTF-8, offered as an attachment',
+          contentType: 'audio/x-mpegurl',
+          schema: T.String(),
+          headers: DOWNLOAD_HEADERS,
+        },
         404: playlistMissing,
       },
       handle: (req): ApiResult => {

@@ -33,7 +33,11 @@ const ApplyResultSchema = T.Object({
 });
 
 /** An error answer documented with its problem-details body (the generated document adds 400-404 by itself). */
-const problem = (description: string) => ({ description, schema: ProblemSchema, contentType: 'application/problem+json' });
+const problem = (description: string) => ({
+  description,
+  schema: ProblemSchema,
+  contentType: 'application/problem+json',
+});
 const sceneNotFound = { description: 'no such scene, or it covers a zone outside your assignments' };
 const applyNote =
   'Pop-free: the affected zones are muted, then powered, routed and set to their volumes (each clamped to its ' +
@@ -59,11 +63,16 @@ export function sceneRoutes(scenes: ScenesService, sleepTimers: SleepTimers): Ro
       summary: 'Save the current state of zones as a new scene',
       description: `Captures power, volume, mute and player of each zone (default: every zone). At most ${scenes.limits.scenes} scenes (limits.scenes).`,
       tags: ['scenes'],
-      body: T.Object({ name: SceneName, zoneIds: T.Optional(UuidList('the zones to capture (default: all); duplicates are ignored')) }),
+      body: T.Object({
+        name: SceneName,
+        zoneIds: T.Optional(UuidList('the zones to capture (default: all); duplicates are ignored')),
+      }),
       responses: {
         201: { description: 'saved', schema: SceneSchema },
         400: { description: 'invalid body or unknown zone ids' },
-        409: problem('a scene with that name exists, the scene limit (limits.scenes) is reached, or a zone named cannot answer (its present state is unknown)'),
+        409: problem(
+          'a scene with that name exists, the scene limit (limits.scenes) is reached, or a zone named cannot answer (its present state is unknown)',
+        ),
       },
       handle: (req) => created(scenes.create(req.caller, req.body)),
     }),
@@ -99,13 +108,25 @@ export function sceneRoutes(scenes: ScenesService, sleepTimers: SleepTimers): Ro
       tags: ['scenes'],
       params: IdParams,
       body: AtLeastOneOf(
-        T.Object({ name: T.Optional(SceneName), zones: T.Optional(T.Array(SceneZoneInput, { minItems: 1, maxItems: 256, errorMessage: 'must be an array of 1 to 256 zone states' })) }),
+        T.Object({
+          name: T.Optional(SceneName),
+          zones: T.Optional(
+            T.Array(SceneZoneInput, {
+              minItems: 1,
+              maxItems: 256,
+              errorMessage: 'must be an array of 1 to 256 zone states',
+            }),
+          ),
+        }),
         ['name', 'zones'],
         SCENE_CHANGE_NONE,
       ),
       responses: {
         200: { description: 'the scene', schema: SceneSchema },
-        400: { description: 'invalid body, neither name nor zones, unknown zone or player ids, a zone listed twice, or a player of another amplifier than the zone' },
+        400: {
+          description:
+            'invalid body, neither name nor zones, unknown zone or player ids, a zone listed twice, or a player of another amplifier than the zone',
+        },
         404: sceneNotFound,
         409: problem('a scene with that name exists'),
       },
@@ -144,7 +165,8 @@ export function sceneRoutes(scenes: ScenesService, sleepTimers: SleepTimers): Ro
       path: '/api/zones/{id}/sleep',
       access: 'writer',
       summary: 'Set (or with 0 cancel) a sleep timer that powers the zone off',
-      description: 'The timer is stored: it survives a restart, and one already due then fires at once. Powering the zone off by any path cancels it.',
+      description:
+        'The timer is stored: it survives a restart, and one already due then fires at once. Powering the zone off by any path cancels it.',
       tags: ['zones'],
       params: IdParams,
       body: T.Object({
@@ -158,7 +180,9 @@ export function sceneRoutes(scenes: ScenesService, sleepTimers: SleepTimers): Ro
       responses: {
         200: { description: 'the zone, with sleepUntil set (or null)', schema: ZoneSchema },
         404: { description: 'no such zone, or not in your assignments' },
-        409: problem('the zone is off, or it cannot answer (its unit or its amplifier is named); a cancel (minutes 0) works on any zone'),
+        409: problem(
+          'the zone is off, or it cannot answer (its unit or its amplifier is named); a cancel (minutes 0) works on any zone',
+        ),
       },
       handle: (req) => ok(sleepTimers.set(req.caller, req.params.id, req.body.minutes)),
     }),

@@ -21,7 +21,8 @@ export const UserSchema = T.Object({
   createdAt: T.String({ format: 'date-time' }),
   assignments: AssignmentsSchema,
   passwordChangeRequired: T.Boolean({
-    description: 'true while the account has the generated password of the first start; sign-in clients should ask for a new one',
+    description:
+      'true while the account has the generated password of the first start; sign-in clients should ask for a new one',
   }),
 });
 
@@ -53,7 +54,10 @@ export const PlaylistSummarySchema = T.Object(
     durationMs: T.Integer({ minimum: 0, description: 'the sum of the known track durations' }),
     createdAt: T.String({ format: 'date-time' }),
   },
-  { title: 'PlaylistSummary', description: 'a playlist in the list: its size instead of its tracks (GET /api/playlists/{id} has them)' },
+  {
+    title: 'PlaylistSummary',
+    description: 'a playlist in the list: its size instead of its tracks (GET /api/playlists/{id} has them)',
+  },
 );
 
 /**
@@ -61,15 +65,43 @@ export const PlaylistSummarySchema = T.Object(
  * and given here for the OpenAPI document, which shows the parameter as an integer with these bounds.
  */
 export const QueryInteger = (description: string, bounds: { minimum: number; maximum?: number }) =>
-  T.Optional(T.String({ pattern: '^[0-9]{1,9}$', description, errorMessage: 'must be a whole number of at most 9 digits', [QUERY_INTEGER]: { maximum: 999_999_999, ...bounds } }));
+  T.Optional(
+    T.String({
+      pattern: '^[0-9]{1,9}$',
+      description,
+      errorMessage: 'must be a whole number of at most 9 digits',
+      [QUERY_INTEGER]: { maximum: 999_999_999, ...bounds },
+    }),
+  );
 
 /** A name a person gives (player, zone, input device, playlist): no control characters or bidi overrides. */
-export const Name = T.String({ minLength: 1, maxLength: 100, format: 'name', errorMessage: 'must be a string of 1 to 100 characters' });
+export const Name = T.String({
+  minLength: 1,
+  maxLength: 100,
+  format: 'name',
+  errorMessage: 'must be a string of 1 to 100 characters',
+});
 
 export const TrackInputSchema = T.Object({
-  title: T.String({ minLength: 1, maxLength: 500, format: 'name', errorMessage: 'must be a string of 1 to 500 characters' }),
-  uri: T.String({ minLength: 1, maxLength: 2048, format: 'name', errorMessage: 'must be a string of 1 to 2048 characters' }),
-  durationMs: T.Optional(T.Integer({ minimum: 0, maximum: 86_400_000, errorMessage: 'must be an integer number of milliseconds from 0 to 86400000' })),
+  title: T.String({
+    minLength: 1,
+    maxLength: 500,
+    format: 'name',
+    errorMessage: 'must be a string of 1 to 500 characters',
+  }),
+  uri: T.String({
+    minLength: 1,
+    maxLength: 2048,
+    format: 'name',
+    errorMessage: 'must be a string of 1 to 2048 characters',
+  }),
+  durationMs: T.Optional(
+    T.Integer({
+      minimum: 0,
+      maximum: 86_400_000,
+      errorMessage: 'must be an integer number of milliseconds from 0 to 86400000',
+    }),
+  ),
 });
 
 export const ProblemSchema = T.Object({
@@ -86,10 +118,11 @@ export const ProblemSchema = T.Object({
 export const SkippedSchema = T.Array(
   T.Object({
     zoneId: T.String({ format: 'uuid' }),
-    reason: T.String({ description: 'why the zone cannot answer: its amplifier and unit, or that the amplifier is not configured' }),
+    reason: T.String({
+      description: 'why the zone cannot answer: its amplifier and unit, or that the amplifier is not configured',
+    }),
   }),
   { description: 'zones left as they were because they cannot answer, with the reason' },
 );
 
-export const Flag = (name: string) =>
-  T.Object({ [name]: T.Boolean({ errorMessage: 'must be true or false' }) });
+export const Flag = (name: string) => T.Object({ [name]: T.Boolean({ errorMessage: 'must be true or false' }) });

@@ -5,27 +5,44 @@ import { route, ok, type Route } from '../http/route.js';
 import { BRIDGE_CHANGE_NONE, BRIDGE_FIELDS, BRIDGE_STATES, type BridgeSettings } from '../domain/settings/index.js';
 import { ProblemSchema } from './schemas.js';
 
-const problem = (description: string) => ({ description, schema: ProblemSchema, contentType: 'application/problem+json' });
+const problem = (description: string) => ({
+  description,
+  schema: ProblemSchema,
+  contentType: 'application/problem+json',
+});
 
 /** The bridge's state, as in GET /api/health. */
 export const BridgeStatusSchema = T.Object(
   {
     state: T.Union(BRIDGE_STATES.map((s) => T.Literal(s))),
-    detail: T.Optional(T.String({ description: 'why it is not connected, or what is misconfigured and how to fix it' })),
+    detail: T.Optional(
+      T.String({ description: 'why it is not connected, or what is misconfigured and how to fix it' }),
+    ),
   },
   { description: 'the MQTT bridge, present only when a broker URL is set' },
 );
 
 const Text = (max: number, what: string) =>
-  T.Union([T.String({ maxLength: max }), T.Null()], { description: `${what}; null or "" removes the saved value`, errorMessage: `must be a string of at most ${max} characters, or null` });
+  T.Union([T.String({ maxLength: max }), T.Null()], {
+    description: `${what}; null or "" removes the saved value`,
+    errorMessage: `must be a string of at most ${max} characters, or null`,
+  });
 
 const SettingsSchema = T.Object({
-  url: T.Union([T.String(), T.Null()], { description: 'the broker, mqtt://host:1883 or mqtts://host:8883; null: the bridge is off' }),
-  username: T.Union([T.String(), T.Null()], { description: 'the broker login (the user the broker knows, not an azcd user)' }),
+  url: T.Union([T.String(), T.Null()], {
+    description: 'the broker, mqtt://host:1883 or mqtts://host:8883; null: the bridge is off',
+  }),
+  username: T.Union([T.String(), T.Null()], {
+    description: 'the broker login (the user the broker knows, not an azcd user)',
+  }),
   passwordSet: T.Boolean({ description: 'whether a broker password is set; the password itself is never returned' }),
-  account: T.Union([T.String(), T.Null()], { description: 'the azcd user the bridge acts as: its role and assignments decide what Home Assistant sees and may do' }),
+  account: T.Union([T.String(), T.Null()], {
+    description:
+      'the azcd user the bridge acts as: its role and assignments decide what Home Assistant sees and may do',
+  }),
   locked: T.Array(T.Union(BRIDGE_FIELDS.map((f) => T.Literal(f))), {
-    description: 'fields set at start (flags, environment, config file): they win over these settings and cannot be changed here',
+    description:
+      'fields set at start (flags, environment, config file): they win over these settings and cannot be changed here',
   }),
   baseTopic: T.String({ description: 'prefix of every state and command topic (set at start only)' }),
   discoveryPrefix: T.String({ description: "Home Assistant's discovery prefix (set at start only)" }),
@@ -40,7 +57,12 @@ export function bridgeSettingsRoutes(settings: BridgeSettings): Route[] {
       access: 'admin',
       summary: 'The Home Assistant (MQTT) bridge settings that apply now, and its state',
       tags: ['settings'],
-      responses: { 200: { description: 'the settings; the broker password is only reported as set or not', schema: SettingsSchema } },
+      responses: {
+        200: {
+          description: 'the settings; the broker password is only reported as set or not',
+          schema: SettingsSchema,
+        },
+      },
       handle: (req) => ok(settings.view(req.caller)),
     }),
     route({

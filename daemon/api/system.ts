@@ -25,7 +25,8 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
       tags: ['system'],
       responses: {
         200: {
-          description: 'status is ok, or degraded when an amplifier is offline, a zone cannot answer (its unit is missing or silent) or the store fails',
+          description:
+            'status is ok, or degraded when an amplifier is offline, a zone cannot answer (its unit is missing or silent) or the store fails',
           schema: T.Object({
             status: T.Union([T.Literal('ok'), T.Literal('degraded')]),
             version: T.String(),
@@ -75,7 +76,12 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
       access: 'public',
       summary: 'This API as OpenAPI 3.1, generated from the route schemas',
       tags: ['system'],
-      responses: { 200: { description: 'the OpenAPI document', schema: T.Object({ openapi: T.Literal('3.1.0') }, { description: 'OpenAPI 3.1' }) } },
+      responses: {
+        200: {
+          description: 'the OpenAPI document',
+          schema: T.Object({ openapi: T.Literal('3.1.0') }, { description: 'OpenAPI 3.1' }),
+        },
+      },
       handle: () => ({ status: 200, raw: openApiJson(), contentType: 'application/json' }),
     }),
     route({
@@ -84,7 +90,13 @@ export function systemRoutes(health: HealthSource, openApiJson: () => string, de
       access: 'public',
       summary: 'UPnP device description for SSDP discovery',
       tags: ['system'],
-      responses: { 200: { description: 'UPnP device description', contentType: 'text/xml', schema: T.String({ description: 'UPnP Device Architecture 1.0 XML' }) } },
+      responses: {
+        200: {
+          description: 'UPnP device description',
+          contentType: 'text/xml',
+          schema: T.String({ description: 'UPnP Device Architecture 1.0 XML' }),
+        },
+      },
       handle: () => ({ status: 200, raw: descriptionXml(), contentType: 'text/xml; charset="utf-8"' }),
     }),
   ];

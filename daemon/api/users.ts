@@ -30,11 +30,22 @@ export function userRoutes(auth: Authentication, users: UserAdmin): Route[] {
       access: 'public',
       summary: 'Sign in with username and password; returns a session token for Authorization: Bearer',
       tags: ['auth'],
-      body: T.Object({ username: T.String({ maxLength: 64, errorMessage: 'must be a string' }), password: T.String({ maxLength: 1024, errorMessage: 'must be a string of at most 1024 characters', writeOnly: true }) }),
+      body: T.Object({
+        username: T.String({ maxLength: 64, errorMessage: 'must be a string' }),
+        password: T.String({
+          maxLength: 1024,
+          errorMessage: 'must be a string of at most 1024 characters',
+          writeOnly: true,
+        }),
+      }),
       responses: {
         200: {
           description: 'signed in',
-          schema: T.Object({ token: T.String({ pattern: '^sst_' }), expiresAt: T.String({ format: 'date-time' }), user: UserSchema }),
+          schema: T.Object({
+            token: T.String({ pattern: '^sst_' }),
+            expiresAt: T.String({ format: 'date-time' }),
+            user: UserSchema,
+          }),
         },
         401: { description: 'wrong username or password, or disabled user' },
         429: { description: 'too many failed attempts; see Retry-After' },
@@ -82,7 +93,8 @@ export function userRoutes(auth: Authentication, users: UserAdmin): Route[] {
         username: Username,
         password: T.Optional(
           T.String({
-            description: '8-256 characters; left out, the account cannot sign in with a password (it uses its API key, or is the Home Assistant bridge account) until an admin sets one',
+            description:
+              '8-256 characters; left out, the account cannot sign in with a password (it uses its API key, or is the Home Assistant bridge account) until an admin sets one',
             errorMessage: 'must be a string',
             writeOnly: true,
           }),
@@ -127,7 +139,10 @@ export function userRoutes(auth: Authentication, users: UserAdmin): Route[] {
       tags: ['users'],
       params: IdParams,
       body: AtLeastOneOf(
-        T.Object({ role: T.Optional(RoleSchema), isEnabled: T.Optional(T.Boolean({ errorMessage: 'must be true or false' })) }),
+        T.Object({
+          role: T.Optional(RoleSchema),
+          isEnabled: T.Optional(T.Boolean({ errorMessage: 'must be true or false' })),
+        }),
         ['role', 'isEnabled'],
         'send at least one of "role" and "isEnabled"',
       ),
@@ -163,7 +178,10 @@ export function userRoutes(auth: Authentication, users: UserAdmin): Route[] {
       summary: "Read a user's full API key",
       tags: ['users'],
       params: IdParams,
-      responses: { 200: { description: 'the key', schema: ApiKeySchema }, 404: { description: 'no such user, or no key' } },
+      responses: {
+        200: { description: 'the key', schema: ApiKeySchema },
+        404: { description: 'no such user, or no key' },
+      },
       handle: (req) => ok({ apiKey: users.getApiKey(req.caller, req.params.id) }),
     }),
     route({
@@ -196,7 +214,7 @@ export function userRoutes(auth: Authentication, users: UserAdmin): Route[] {
       access: 'user',
       summary: "Change a user's password (admin, or self with currentPassword); ends that user's sessions",
       description:
-        'Changing your own password (Admins too) needs `currentPassword`; an Admin resetting another user\'s password does ' +
+        "Changing your own password (Admins too) needs `currentPassword`; an Admin resetting another user's password does " +
         'not. While an account still has the password generated at first start (`passwordChangeRequired`), a session ' +
         'may replace it without `currentPassword` (it signed in with that password); an API key may not. A wrong ' +
         '`currentPassword` counts as a failed login of that user (same throttle and 429).',
@@ -205,7 +223,12 @@ export function userRoutes(auth: Authentication, users: UserAdmin): Route[] {
       body: T.Object({
         newPassword: Password,
         currentPassword: T.Optional(
-          T.String({ maxLength: 1024, errorMessage: 'must be a string of at most 1024 characters', writeOnly: true, description: 'required when changing your own password (see above for the generated first-start password)' }),
+          T.String({
+            maxLength: 1024,
+            errorMessage: 'must be a string of at most 1024 characters',
+            writeOnly: true,
+            description: 'required when changing your own password (see above for the generated first-start password)',
+          }),
         ),
       }),
       responses: {
@@ -234,4 +257,3 @@ export function userRoutes(auth: Authentication, users: UserAdmin): Route[] {
     }),
   ];
 }
-

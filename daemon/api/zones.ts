@@ -4,26 +4,46 @@ import { route, ok, created, noContent, type Route } from '../http/route.js';
 import { TONE_NONE, volumeRequestOf, ZONE_SETTINGS_NONE, type ZonesService } from '../domain/audio/index.js';
 import { Name, SkippedSchema, ZoneSchema } from './schemas.js';
 import { SceneToneSchema } from '../domain/shared/index.js';
-import { AmplifierName, Channel, DriverName, notFoundDoc, unavailableDoc, VolumeBody, volumeBadRequest } from './audio-bodies.js';
+import {
+  AmplifierName,
+  Channel,
+  DriverName,
+  notFoundDoc,
+  unavailableDoc,
+  VolumeBody,
+  volumeBadRequest,
+} from './audio-bodies.js';
 
-const zoneUnavailable = unavailableDoc('the zone cannot answer (its unit is not fitted or silent, or its amplifier is not configured)');
-const ZoneSettingsBody = AtLeastOneOf(T.Object(
-  {
-    name: T.Optional(Name),
-    maxVolume: T.Optional(T.Number({ ...Volume, description: 'the most this zone ever plays at (every path is clamped to it)' })),
-    turnOnVolume: T.Optional(
-      T.Union([T.Number({ ...Volume }), T.Null()], {
-        description: 'the volume the zone starts at when it powers on (applied clamped to maxVolume); null: keep the volume it had',
-        errorMessage: 'must be a number from 0 to 1, or null',
-      }),
-    ),
-  },
-  { description: 'at least one of the fields' },
-), ['name', 'maxVolume', 'turnOnVolume'], ZONE_SETTINGS_NONE);
+const zoneUnavailable = unavailableDoc(
+  'the zone cannot answer (its unit is not fitted or silent, or its amplifier is not configured)',
+);
+const ZoneSettingsBody = AtLeastOneOf(
+  T.Object(
+    {
+      name: T.Optional(Name),
+      maxVolume: T.Optional(
+        T.Number({ ...Volume, description: 'the most this zone ever plays at (every path is clamped to it)' }),
+      ),
+      turnOnVolume: T.Optional(
+        T.Union([T.Number({ ...Volume }), T.Null()], {
+          description:
+            'the volume the zone starts at when it powers on (applied clamped to maxVolume); null: keep the volume it had',
+          errorMessage: 'must be a number from 0 to 1, or null',
+        }),
+      ),
+    },
+    { description: 'at least one of the fields' },
+  ),
+  ['name', 'maxVolume', 'turnOnVolume'],
+  ZONE_SETTINGS_NONE,
+);
 
 // The controls a scene zone carries, one or more of them: the same values and messages.
 const ToneBody = AtLeastOneOf(
-  T.Object({ ...SceneToneSchema.properties }, { description: 'one or more of the controls; any other field is refused' }),
+  T.Object(
+    { ...SceneToneSchema.properties },
+    { description: 'one or more of the controls; any other field is refused' },
+  ),
   ['bass', 'treble', 'balance', 'loudness'],
   TONE_NONE,
 );
@@ -78,7 +98,10 @@ export function zoneRoutes(zones: ZonesService): Route[] {
       access: 'admin',
       summary: 'Create a zone on an amplifier output that has none',
       tags: ['zones'],
-      body: T.Object({ name: Name, output: T.Object({ amplifier: AmplifierName, driver: DriverName, channel: Channel }) }),
+      body: T.Object({
+        name: Name,
+        output: T.Object({ amplifier: AmplifierName, driver: DriverName, channel: Channel }),
+      }),
       responses: { 201: { description: 'created', schema: ZoneSchema }, 409: { description: 'output already used' } },
       handle: (req) => created(zones.create(req.caller, req.body)),
     }),
@@ -103,7 +126,10 @@ export function zoneRoutes(zones: ZonesService): Route[] {
       params: IdParams,
       body: ZoneSettingsBody,
       responses: {
-        200: { description: 'the zone; lowering maxVolume below its volume pulled the volume down', schema: ZoneSchema },
+        200: {
+          description: 'the zone; lowering maxVolume below its volume pulled the volume down',
+          schema: ZoneSchema,
+        },
         400: { description: 'no known field, or a value out of range' },
         404: notFoundDoc,
       },
@@ -113,7 +139,8 @@ export function zoneRoutes(zones: ZonesService): Route[] {
       method: 'DELETE',
       path: '/api/zones/{id}',
       access: 'admin',
-      summary: 'Delete a zone (it is not recreated from the amplifier on restart); works for a zone that cannot answer too',
+      summary:
+        'Delete a zone (it is not recreated from the amplifier on restart); works for a zone that cannot answer too',
       tags: ['zones'],
       params: IdParams,
       responses: { 204: { description: 'deleted' }, 404: notFoundDoc },

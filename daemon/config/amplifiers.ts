@@ -2,7 +2,13 @@
 // each checked against its driver family's option schema (drivers/index.ts); and the store key of an amplifier.
 import { createHash } from 'node:crypto';
 import { Type, type TObject } from '@sinclair/typebox';
-import { DRIVER_NAMES, checkSetting, driverFamily, type DriverFamily, type SettingProblem } from '../../drivers/index.js';
+import {
+  DRIVER_NAMES,
+  checkSetting,
+  driverFamily,
+  type DriverFamily,
+  type SettingProblem,
+} from '../../drivers/index.js';
 import { nameProblem } from '../names.js';
 import './setting-options.js';
 
@@ -37,8 +43,19 @@ const NAME = Type.String({
 
 export const AMPLIFIER = Type.Object({
   driver: driverChoice('driver family of the single amplifier', 'simulated'),
-  serialPort: Type.Optional(Type.String({ minLength: 1, valueName: 'PATH', description: "the single amplifier's serial device (best a /dev/serial/by-id/... path) or tcp://host:port" })),
-  pollIntervalMs: Type.Optional(Type.Integer({ defaultText: "the driver's", description: "how often the single amplifier's zones are read, in ms" })),
+  serialPort: Type.Optional(
+    Type.String({
+      minLength: 1,
+      valueName: 'PATH',
+      description: "the single amplifier's serial device (best a /dev/serial/by-id/... path) or tcp://host:port",
+    }),
+  ),
+  pollIntervalMs: Type.Optional(
+    Type.Integer({
+      defaultText: "the driver's",
+      description: "how often the single amplifier's zones are read, in ms",
+    }),
+  ),
   amplifiers: Type.Array(Type.Unknown(), {
     minItems: 1,
     maxItems: MAX_AMPLIFIERS,
@@ -70,13 +87,20 @@ export function toAmplifiers(entries: unknown[]): { amplifiers: AmplifierConfig[
   const amplifiers = entries.map((entry, i): AmplifierConfig | undefined => {
     const path = `amplifiers[${i}]`;
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      problems.push({ path, message: `must be an object like {"name": "Main floor", "driver": "rnet", "port": "tcp://10.0.0.5:4999"}, got ${JSON.stringify(entry)?.slice(0, 60)}` });
+      problems.push({
+        path,
+        message: `must be an object like {"name": "Main floor", "driver": "rnet", "port": "tcp://10.0.0.5:4999"}, got ${JSON.stringify(entry)?.slice(0, 60)}`,
+      });
       return undefined;
     }
     const found = entryProblems(entry as Record<string, unknown>, path);
     problems.push(...found);
     if (found.length > 0) return undefined;
-    const { name, driver, port, ...options } = entry as { name: string; driver: string; port?: string } & AmplifierConfig['options'];
+    const { name, driver, port, ...options } = entry as {
+      name: string;
+      driver: string;
+      port?: string;
+    } & AmplifierConfig['options'];
     const key = amplifierKey(name.trim());
     const clash = seen.get(key);
     if (clash !== undefined) {
@@ -92,11 +116,20 @@ export function toAmplifiers(entries: unknown[]): { amplifiers: AmplifierConfig[
 /** One entry against its family's entry schema (name and driver alone when the family is unknown). */
 function entryProblems(entry: Record<string, unknown>, path: string): SettingProblem[] {
   const family = typeof entry.driver === 'string' ? driverFamily(entry.driver) : undefined;
-  if (!family) return checkSetting(Type.Object({ name: NAME, driver: ENTRY_DRIVER }), { name: entry.name, driver: entry.driver }, { path });
-  if (family.options.properties.serialPort || entry.port === undefined) return checkSetting(entrySchema(family), entry, { path });
+  if (!family)
+    return checkSetting(
+      Type.Object({ name: NAME, driver: ENTRY_DRIVER }),
+      { name: entry.name, driver: entry.driver },
+      { path },
+    );
+  if (family.options.properties.serialPort || entry.port === undefined)
+    return checkSetting(entrySchema(family), entry, { path });
   // "unknown setting" would not say why a port is wrong here.
   const { port: _port, ...rest } = entry;
-  return [{ path: `${path}.port`, message: `the ${family.name} driver takes no port; remove it` }, ...checkSetting(entrySchema(family), rest, { path })];
+  return [
+    { path: `${path}.port`, message: `the ${family.name} driver takes no port; remove it` },
+    ...checkSetting(entrySchema(family), rest, { path }),
+  ];
 }
 
 /**
@@ -117,12 +150,21 @@ export function amplifierKey(name: string): string {
 }
 
 /** What the single amplifier's settings hold that its family refuses, by setting (`serialPort`, `pollIntervalMs`). */
-export function singleAmplifierProblems(driver: string, serialPort: string | undefined, pollIntervalMs: number | undefined): SettingProblem[] {
+export function singleAmplifierProblems(
+  driver: string,
+  serialPort: string | undefined,
+  pollIntervalMs: number | undefined,
+): SettingProblem[] {
   const family = driverFamily(driver)!;
   const takes = family.options.properties;
   const problems: SettingProblem[] = [];
-  if (serialPort !== undefined && !takes.serialPort) problems.push({ path: 'serialPort', message: `the ${driver} driver takes no serial port; choose a serial driver or drop it` });
-  if (pollIntervalMs !== undefined && !takes.pollIntervalMs) problems.push({ path: 'pollIntervalMs', message: `the ${driver} driver does not poll; drop it` });
+  if (serialPort !== undefined && !takes.serialPort)
+    problems.push({
+      path: 'serialPort',
+      message: `the ${driver} driver takes no serial port; choose a serial driver or drop it`,
+    });
+  if (pollIntervalMs !== undefined && !takes.pollIntervalMs)
+    problems.push({ path: 'pollIntervalMs', message: `the ${driver} driver does not poll; drop it` });
   if (problems.length > 0) return problems;
   return checkSetting(family.options, { serialPort, pollIntervalMs }, { partial: true });
 }
@@ -130,5 +172,7 @@ export function singleAmplifierProblems(driver: string, serialPort: string | und
 /** Whether the family of `driver` needs a serial port, and what it is (from its schema), for the error when none is given. */
 export function serialPortNeeded(driver: string): string | undefined {
   const family = driverFamily(driver)!;
-  return family.options.required?.includes('serialPort') ? family.options.properties.serialPort!.description : undefined;
+  return family.options.required?.includes('serialPort')
+    ? family.options.properties.serialPort!.description
+    : undefined;
 }

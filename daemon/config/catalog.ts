@@ -12,7 +12,11 @@ export interface Section {
   schema: TObject;
 }
 
-const section = <S extends TObject, K extends string | undefined = undefined>(title: string, schema: S, key: K = undefined as K) => ({ title, schema, key });
+const section = <S extends TObject, K extends string | undefined = undefined>(
+  title: string,
+  schema: S,
+  key: K = undefined as K,
+) => ({ title, schema, key });
 
 /** In the order --help and docs/configuration.md list them. */
 const SECTION_LIST = [
@@ -33,7 +37,11 @@ export const SECTIONS: readonly Section[] = SECTION_LIST;
 
 type Entry = (typeof SECTION_LIST)[number];
 /** One section's settings as its schema types them: under its key, or at the top level. */
-type SettingsOf<E> = E extends { key: infer K extends string; schema: infer S extends TSchema } ? { [P in K]: Static<S> } : E extends { schema: infer S extends TSchema } ? Static<S> : never;
+type SettingsOf<E> = E extends { key: infer K extends string; schema: infer S extends TSchema }
+  ? { [P in K]: Static<S> }
+  : E extends { schema: infer S extends TSchema }
+    ? Static<S>
+    : never;
 /** A union of object types made into their intersection (every member's keys at once). */
 type AllOf<U> = (U extends unknown ? (all: U) => void : never) extends (all: infer I) => void ? I : never;
 
@@ -82,7 +90,11 @@ export const settingAt = (path: string): Setting | undefined => SETTINGS.find((s
 /** Every way a setting is given, for a message that must name them all: `--mqtt-url (AZC_MQTT_URL, "mqtt.url")`. */
 export function settingNames(path: string): string {
   const setting = settingAt(path)!;
-  const [first, ...others] = [setting.flag && `--${setting.flag}`, setting.env, setting.fileKey && `"${setting.fileKey}"`].filter((name) => name);
+  const [first, ...others] = [
+    setting.flag && `--${setting.flag}`,
+    setting.env,
+    setting.fileKey && `"${setting.fileKey}"`,
+  ].filter((name) => name);
   return others.length > 0 ? `${first} (${others.join(', ')})` : first!;
 }
 
@@ -90,7 +102,11 @@ export function settingNames(path: string): string {
 export const kindOf = (setting: Setting): string => String(setting.schema[Kind]);
 
 /** The flag and variable naming the config file itself: a config file cannot name another. */
-export const CONFIG_FILE = { flag: 'config', env: 'AZC_CONFIG', description: 'the JSON configuration file; relative paths in it resolve against its folder' };
+export const CONFIG_FILE = {
+  flag: 'config',
+  env: 'AZC_CONFIG',
+  description: 'the JSON configuration file; relative paths in it resolve against its folder',
+};
 
 /** The config file's schema: every key it may hold; one that is known but taken elsewhere only is refused with the reason. */
 export const FILE_SCHEMA: TObject = Type.Object(

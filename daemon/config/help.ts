@@ -27,7 +27,9 @@ export function flagText(setting: Setting): string | undefined {
 export function rangeWords(schema: TSchema): string | undefined {
   if (schema[Kind] === 'Integer' && schema.minimum !== undefined) return `${schema.minimum} to ${schema.maximum}`;
   if (schema[Kind] === 'Union') return `one of ${literals(schema).join(', ')}`;
-  return schema[Kind] === 'Array' && schema.flag !== false ? 'a list: comma-separated, or the flag repeated' : undefined;
+  return schema[Kind] === 'Array' && schema.flag !== false
+    ? 'a list: comma-separated, or the flag repeated'
+    : undefined;
 }
 
 /** The default of a schema in words, if it has one. */
@@ -44,7 +46,11 @@ export function defaultWords(schema: TSchema): string | undefined {
 function facts(schema: TSchema, { required = false, choices = true } = {}): string {
   const range = rangeWords(schema);
   const fallback = defaultWords(schema);
-  const words = [schema[Kind] === 'Union' && !choices ? undefined : range, required ? 'required' : undefined, fallback === undefined ? undefined : `default ${fallback}`];
+  const words = [
+    schema[Kind] === 'Union' && !choices ? undefined : range,
+    required ? 'required' : undefined,
+    fallback === undefined ? undefined : `default ${fallback}`,
+  ];
   return words.filter((word) => word !== undefined).join('; ');
 }
 
@@ -54,7 +60,10 @@ export function helpText(version: string): string {
     '',
     'usage: azcd [flags]',
     '',
-    ...wrap('Settings come from defaults < the config file < AZC_* environment variables < flags. Each setting shows its flag, variable and config-file key; docs/configuration.md lists the same.', ''),
+    ...wrap(
+      'Settings come from defaults < the config file < AZC_* environment variables < flags. Each setting shows its flag, variable and config-file key; docs/configuration.md lists the same.',
+      '',
+    ),
     '',
     '  -h, --help',
     `${INDENT}this text`,
@@ -74,10 +83,20 @@ export function helpText(version: string): string {
 }
 
 function settingLines(setting: Setting): string[] {
-  const names = [flagText(setting), setting.env, setting.fileKey ? `"${setting.fileKey}"` : undefined].filter((n) => n !== undefined);
-  const only = !setting.flag && !setting.fileKey ? ' (environment only)' : !setting.flag && !setting.env ? ' (config file only)' : '';
+  const names = [flagText(setting), setting.env, setting.fileKey ? `"${setting.fileKey}"` : undefined].filter(
+    (n) => n !== undefined,
+  );
+  const only =
+    !setting.flag && !setting.fileKey
+      ? ' (environment only)'
+      : !setting.flag && !setting.env
+        ? ' (config file only)'
+        : '';
   const known = facts(setting.schema, { choices: !setting.flag });
-  return [`  ${names.join('  ·  ')}${only}`, ...wrap(`${setting.schema.description}${known ? ` (${known})` : ''}`, INDENT)];
+  return [
+    `  ${names.join('  ·  ')}${only}`,
+    ...wrap(`${setting.schema.description}${known ? ` (${known})` : ''}`, INDENT),
+  ];
 }
 
 /** A family's options as an entry of the amplifier list spells them (its serial port as `port`). */
@@ -89,7 +108,11 @@ export function familyOptions(family: DriverFamily): TObject {
 function optionLines(options: TObject): string[] {
   return Object.entries(options.properties).flatMap(([name, schema]) => {
     const known = facts(schema, { required: options.required?.includes(name) });
-    return wrap(`${schema.description}${known ? ` (${known})` : ''}`, `    ${name.padEnd(24)}`, `    ${' '.repeat(24)}`);
+    return wrap(
+      `${schema.description}${known ? ` (${known})` : ''}`,
+      `    ${name.padEnd(24)}`,
+      `    ${' '.repeat(24)}`,
+    );
   });
 }
 

@@ -130,7 +130,8 @@ class Scan {
       }
       if (c === '\\') {
         ESCAPE.lastIndex = this.at;
-        if (!ESCAPE.test(this.text)) this.fail('a backslash in a string starts one of \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX');
+        if (!ESCAPE.test(this.text))
+          this.fail('a backslash in a string starts one of \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX');
         this.at = ESCAPE.lastIndex;
       } else if (c < ' ') {
         this.fail('a line break or control character inside a string (write it as \\n or \\uXXXX)');
@@ -145,7 +146,12 @@ class Scan {
     if (c === undefined) this.fail(`the file ends where ${expected} should be`);
     if (c === '/') this.fail('JSON has no comments');
     if (c === "'") this.fail(`expected ${expected}; JSON strings take double quotes`);
-    const found = c === '"' ? 'a string' : /[\w$]/.test(c) ? `"${/^[\w$.-]+/.exec(this.text.slice(this.at))![0].slice(0, 20)}"` : JSON.stringify(c);
+    const found =
+      c === '"'
+        ? 'a string'
+        : /[\w$]/.test(c)
+          ? `"${/^[\w$.-]+/.exec(this.text.slice(this.at))![0].slice(0, 20)}"`
+          : JSON.stringify(c);
     this.fail(`expected ${expected}, found ${found}`);
   }
 }

@@ -9,19 +9,37 @@ import './setting-options.js';
 /** What is wrong with a broker URL (the config and the dashboard's bridge settings check it alike), or undefined. */
 export function mqttUrlProblem(url: string): string | undefined {
   // Checked first: a URL with a login in it is never echoed back.
-  if (url.includes('@')) return 'must not carry credentials (they would show in the process list and logs): give the broker login as its username and password';
-  if (!/^mqtts?:\/\/[^/\s\u0000-\u001f\u007f]+(\/)?$/.test(url)) return `must look like mqtt://host:1883 or mqtts://host:8883, got ${JSON.stringify(url).slice(0, 120)}`;
+  if (url.includes('@'))
+    return 'must not carry credentials (they would show in the process list and logs): give the broker login as its username and password';
+  if (!/^mqtts?:\/\/[^/\s\u0000-\u001f\u007f]+(\/)?$/.test(url))
+    return `must look like mqtt://host:1883 or mqtts://host:8883, got ${JSON.stringify(url).slice(0, 120)}`;
   return undefined;
 }
 
 /** A topic prefix: levels without wildcards, no leading or trailing slash. */
 function topicProblem(topic: string): string | undefined {
-  if (topic.length <= 128 && !/[+#\u0000]/.test(topic) && !topic.startsWith('/') && !topic.endsWith('/') && !topic.includes('//')) return undefined;
+  if (
+    topic.length <= 128 &&
+    !/[+#\u0000]/.test(topic) &&
+    !topic.startsWith('/') &&
+    !topic.endsWith('/') &&
+    !topic.includes('//')
+  )
+    return undefined;
   return `must be topic levels like azc/living-room (no +, #, empty levels or leading/trailing /), got ${JSON.stringify(topic).slice(0, 140)}`;
 }
 
 const file = (description: string, flag: string) =>
-  Type.Optional(Type.String({ minLength: 1, relativePath: true, valueName: 'FILE', flag, env: `AZC_${flag.toUpperCase().replaceAll('-', '_')}`, description }));
+  Type.Optional(
+    Type.String({
+      minLength: 1,
+      relativePath: true,
+      valueName: 'FILE',
+      flag,
+      env: `AZC_${flag.toUpperCase().replaceAll('-', '_')}`,
+      description,
+    }),
+  );
 
 export const MQTT = Type.Object({
   url: Type.String({
@@ -32,7 +50,13 @@ export const MQTT = Type.Object({
     description: 'broker of the Home Assistant bridge: mqtt://host:1883 or mqtts://host:8883',
     check: mqttUrlProblem,
   }),
-  username: Type.Optional(Type.String({ minLength: 1, valueName: 'NAME', description: 'broker login (a user the broker knows, not an azcd user)' })),
+  username: Type.Optional(
+    Type.String({
+      minLength: 1,
+      valueName: 'NAME',
+      description: 'broker login (a user the broker knows, not an azcd user)',
+    }),
+  ),
   password: Type.Optional(
     Type.String({
       minLength: 1,
@@ -45,7 +69,12 @@ export const MQTT = Type.Object({
     }),
   ),
   passwordFile: Type.Optional(
-    Type.String({ minLength: 1, relativePath: true, valueName: 'FILE', description: 'file holding the broker password (a trailing newline is dropped)' }),
+    Type.String({
+      minLength: 1,
+      relativePath: true,
+      valueName: 'FILE',
+      description: 'file holding the broker password (a trailing newline is dropped)',
+    }),
   ),
   account: Type.Optional(
     Type.String({
@@ -64,7 +93,13 @@ export const MQTT = Type.Object({
     description: 'prefix of every state and command topic',
     check: topicProblem,
   }),
-  discoveryPrefix: Type.String({ minLength: 1, default: 'homeassistant', valueName: 'TOPIC', description: 'Home Assistant discovery prefix', check: topicProblem }),
+  discoveryPrefix: Type.String({
+    minLength: 1,
+    default: 'homeassistant',
+    valueName: 'TOPIC',
+    description: 'Home Assistant discovery prefix',
+    check: topicProblem,
+  }),
   caFile: file('PEM file of a private CA that signed the broker certificate (mqtts://)', 'mqtt-ca'),
   certFile: file('PEM client certificate, for a broker that asks for one (mqtts://)', 'mqtt-cert'),
   keyFile: file('PEM key of the client certificate (mqtts://)', 'mqtt-key'),

@@ -5,7 +5,8 @@ import { DRIVER_FAMILIES } from '../../drivers/index.js';
 import { CONFIG_FILE, SECTIONS, SETTINGS, type Setting } from './catalog.js';
 import { defaultWords, familyOptions, flagText, rangeWords } from './help.js';
 
-export const BEGIN = '<!-- settings: generated from the schemas by `npm run docs:config`; edit daemon/config/ and drivers/, not this -->';
+export const BEGIN =
+  '<!-- settings: generated from the schemas by `npm run docs:config`; edit daemon/config/ and drivers/, not this -->';
 export const END = '<!-- end of the generated settings -->';
 
 const code = (text: string | undefined): string => (text === undefined ? '—' : `\`${text.replaceAll('|', '\\|')}\``);
@@ -14,12 +15,25 @@ const cell = (text: string | undefined): string => (text ?? '').replaceAll('|', 
 /** The generated block, markers included. */
 export function settingsReference(): string {
   const lines = [BEGIN, '', '## Settings', ''];
-  lines.push(`The config file itself: \`--${CONFIG_FILE.flag} FILE\` or \`${CONFIG_FILE.env}\` (${CONFIG_FILE.description}).`);
+  lines.push(
+    `The config file itself: \`--${CONFIG_FILE.flag} FILE\` or \`${CONFIG_FILE.env}\` (${CONFIG_FILE.description}).`,
+  );
   for (const section of SECTIONS) {
-    lines.push('', `### ${section.title}`, '', '| Flag | Environment | Config key | Values | Default | What it does |', '|---|---|---|---|---|---|');
+    lines.push(
+      '',
+      `### ${section.title}`,
+      '',
+      '| Flag | Environment | Config key | Values | Default | What it does |',
+      '|---|---|---|---|---|---|',
+    );
     for (const setting of SETTINGS.filter((s) => s.section === section)) lines.push(settingRow(setting));
   }
-  lines.push('', '### Driver families', '', 'Each entry of `"amplifiers"` is `{"name", "driver", ...}` with the options of its driver family:');
+  lines.push(
+    '',
+    '### Driver families',
+    '',
+    'Each entry of `"amplifiers"` is `{"name", "driver", ...}` with the options of its driver family:',
+  );
   for (const family of DRIVER_FAMILIES) {
     lines.push('', `#### \`${family.name}\``, '', `${family.description}.`, '');
     lines.push(...optionRows(familyOptions(family)));

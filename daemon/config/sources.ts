@@ -47,7 +47,10 @@ function fromText(setting: Setting, text: string): unknown {
       return TRUE.includes(word) ? true : FALSE.includes(word) ? false : text;
     }
     case 'Array':
-      return text.split(',').map((item) => item.trim()).filter(Boolean);
+      return text
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
     default:
       return text;
   }
@@ -61,9 +64,17 @@ function checked(layer: Layer, setting: Setting, value: unknown, problems: strin
 }
 
 export function readFlags(argv: string[], cwd: string): Reading & { help: boolean; configFile?: string } {
-  const options: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean', short: 'h' }, [CONFIG_FILE.flag]: { type: 'string' } };
+  const options: NonNullable<ParseArgsConfig['options']> = {
+    help: { type: 'boolean', short: 'h' },
+    [CONFIG_FILE.flag]: { type: 'string' },
+  };
   for (const [flag, setting] of byFlag) options[flag] = { type: kindOf(setting) === 'Boolean' ? 'boolean' : 'string' };
-  const layer: Layer = { nameOf: (setting) => `--${setting.flag}`, where: (setting) => `flag --${setting.flag}`, baseDir: cwd, values: new Map() };
+  const layer: Layer = {
+    nameOf: (setting) => `--${setting.flag}`,
+    where: (setting) => `flag --${setting.flag}`,
+    baseDir: cwd,
+    values: new Map(),
+  };
   const problems: string[] = [];
   const lists = new Map<Setting, string[]>();
   let help = false;
@@ -72,7 +83,8 @@ export function readFlags(argv: string[], cwd: string): Reading & { help: boolea
   for (const token of flagTokens(argv, options)) {
     if (token.kind === 'positional') {
       // Right after an unknown flag it is that flag's value, already refused with it.
-      if (token.index !== unknownAt + 1) problems.push(`argument ${JSON.stringify(token.value)}: not a flag (flags start with --)`);
+      if (token.index !== unknownAt + 1)
+        problems.push(`argument ${JSON.stringify(token.value)}: not a flag (flags start with --)`);
       continue;
     }
     if (token.kind !== 'option') continue;
@@ -87,11 +99,19 @@ export function readFlags(argv: string[], cwd: string): Reading & { help: boolea
     } else if (!setting) {
       const refused = refusedFlags.get(name);
       const near = closest(name, [...byFlag.keys(), CONFIG_FILE.flag, 'help']);
-      problems.push(`flag ${token.rawName}: ${refused ? refused.schema.refused : `unknown flag${near ? `; did you mean --${near}?` : ''}`}`);
+      problems.push(
+        `flag ${token.rawName}: ${refused ? refused.schema.refused : `unknown flag${near ? `; did you mean --${near}?` : ''}`}`,
+      );
       unknownAt = token.index;
     } else if (kindOf(setting) === 'Boolean') {
       if (setting === negated && value !== undefined) problems.push(`flag --${name}: takes no value`);
-      else checked(layer, setting, setting === negated ? false : value === undefined ? true : fromText(setting, value), problems);
+      else
+        checked(
+          layer,
+          setting,
+          setting === negated ? false : value === undefined ? true : fromText(setting, value),
+          problems,
+        );
     } else if (missing) {
       problems.push(`flag --${name}: needs a value`);
     } else if (kindOf(setting) === 'Array') {
@@ -115,8 +135,16 @@ type Token = ReturnType<typeof parseArgs>['tokens'] extends Array<infer T> | und
 function* flagTokens(argv: string[], options: NonNullable<ParseArgsConfig['options']>): Generator<Token> {
   let offset = 0;
   for (;;) {
-    const { tokens } = parseArgs({ args: argv.slice(offset), options, strict: false, allowPositionals: true, tokens: true });
-    const swallowing = tokens.find((token) => token.kind === 'option' && token.value?.startsWith('--') && !token.inlineValue);
+    const { tokens } = parseArgs({
+      args: argv.slice(offset),
+      options,
+      strict: false,
+      allowPositionals: true,
+      tokens: true,
+    });
+    const swallowing = tokens.find(
+      (token) => token.kind === 'option' && token.value?.startsWith('--') && !token.inlineValue,
+    );
     for (const token of tokens) {
       if (token.kind === 'option' && token === swallowing) {
         yield { ...token, index: token.index + offset, value: undefined, inlineValue: undefined };
@@ -131,7 +159,12 @@ function* flagTokens(argv: string[], options: NonNullable<ParseArgsConfig['optio
 
 /** The AZC_* variables; an unknown one is refused only when it looks like a misspelt setting (others may be anyone's). */
 export function readEnvironment(env: NodeJS.ProcessEnv, cwd: string): Reading & { configFile?: string } {
-  const layer: Layer = { nameOf: (setting) => setting.env!, where: (setting) => `environment ${setting.env}`, baseDir: cwd, values: new Map() };
+  const layer: Layer = {
+    nameOf: (setting) => setting.env!,
+    where: (setting) => `environment ${setting.env}`,
+    baseDir: cwd,
+    values: new Map(),
+  };
   const problems: string[] = [];
   const known = [...byEnv.keys(), CONFIG_FILE.env];
   for (const [name, text] of Object.entries(env)) {
@@ -141,7 +174,10 @@ export function readEnvironment(env: NodeJS.ProcessEnv, cwd: string): Reading & 
     if (setting) checked(layer, setting, fromText(setting, text), problems);
     else if (refusedEnv.has(name)) problems.push(`environment ${name}: ${refusedEnv.get(name)!.schema.refused}`);
     else if (name !== CONFIG_FILE.env) {
-      const near = closest(name.slice('AZC_'.length), known.map((variable) => variable.slice('AZC_'.length)));
+      const near = closest(
+        name.slice('AZC_'.length),
+        known.map((variable) => variable.slice('AZC_'.length)),
+      );
       if (near !== undefined) problems.push(`environment ${name}: unknown variable; did you mean AZC_${near}?`);
     }
   }
@@ -151,23 +187,38 @@ export function readEnvironment(env: NodeJS.ProcessEnv, cwd: string): Reading & 
 /** The config file: JSON, one object of known keys (at every level), each value checked. */
 export function readConfigFile(file: string): Reading {
   const where = (setting: Setting | undefined, key?: string) => `config file ${file}, key "${key ?? setting!.fileKey}"`;
-  const layer: Layer = { nameOf: (setting) => `"${setting.fileKey}"`, where, baseDir: path.dirname(file), values: new Map() };
+  const layer: Layer = {
+    nameOf: (setting) => `"${setting.fileKey}"`,
+    where,
+    baseDir: path.dirname(file),
+    values: new Map(),
+  };
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    return { layer, problems: [`config file ${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`] };
+    return {
+      layer,
+      problems: [
+        `config file ${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      ],
+    };
   }
   const json = parseJsonText(text);
-  if (!json.ok) return { layer, problems: [`config file ${file}, line ${json.line}, column ${json.column}: ${json.problem}`] };
+  if (!json.ok)
+    return { layer, problems: [`config file ${file}, line ${json.line}, column ${json.column}: ${json.problem}`] };
   const found = checkSetting(FILE_SCHEMA, json.value, { partial: true });
-  const problems = found.map((problem) => (problem.path ? `${where(undefined, problem.path)}: ${problem.message}` : `config file ${file}: ${problem.message}`));
+  const problems = found.map((problem) =>
+    problem.path ? `${where(undefined, problem.path)}: ${problem.message}` : `config file ${file}: ${problem.message}`,
+  );
   if (found.some((problem) => problem.path === '')) return { layer, problems };
   // The keys without a problem are kept even when others have one, so the amplifier list is checked along with them.
   const wrong = new Set(found.map((problem) => problem.path.split(/[.[]/)[0]));
   for (const [key, value] of Object.entries(json.value as Record<string, unknown>)) {
     if (wrong.has(key)) continue;
-    const nested = settingAt(key) ? { [key]: value } : Object.fromEntries(Object.entries(value as object).map(([inner, v]) => [`${key}.${inner}`, v]));
+    const nested = settingAt(key)
+      ? { [key]: value }
+      : Object.fromEntries(Object.entries(value as object).map(([inner, v]) => [`${key}.${inner}`, v]));
     for (const [settingPath, v] of Object.entries(nested)) layer.values.set(settingPath, v);
   }
   return { layer, problems };

@@ -2,5 +2,9 @@
 
 /** A host name of our own (never the OS's, which avahi may already own): `azc-` and the first 8 hex digits of the UDN. */
 export function mdnsHostname(udn: string): string {
-  return `azc-${udn.replace(/^uuid:/, '').replace(/-/g, '').slice(0, 8).toLowerCase()}`;
+  return `azc-${udn
+    .replace(/^uuid:/, '')
+    .replace(/-/g, '')
+    .slice(0, 8)
+    .toLowerCase()}`;
 }

@@ -29,7 +29,10 @@ export interface MdnsAnnouncerOptions {
 }
 
 /** The TXT record of both services; DNS-SD keys are short and lower-case (RFC 6763 §6.4). */
-export function txtRecord(options: Pick<MdnsAnnouncerOptions, 'udn' | 'version' | 'apiPath' | 'port'>, hostname: string): Record<string, string> {
+export function txtRecord(
+  options: Pick<MdnsAnnouncerOptions, 'udn' | 'version' | 'apiPath' | 'port'>,
+  hostname: string,
+): Record<string, string> {
   return {
     api: options.apiPath ?? '/api',
     version: options.version,
@@ -38,7 +41,6 @@ export function txtRecord(options: Pick<MdnsAnnouncerOptions, 'udn' | 'version' 
     url: `http://${hostname}.local:${options.port}/`,
   };
 }
-
 
 export class MdnsAnnouncer {
   private responder: Responder | undefined;
@@ -91,7 +93,12 @@ export class MdnsAnnouncer {
       services = [
         this.responder.createService({ ...base, type: AZC_SERVICE_TYPE, txt }),
         // ciao lets no two services of one responder share a host name (it renames the second), hence `-web`.
-        this.responder.createService({ ...base, hostname: `${this.hostname}-web`, type: 'http', txt: { ...txt, path: '/' } }),
+        this.responder.createService({
+          ...base,
+          hostname: `${this.hostname}-web`,
+          type: 'http',
+          txt: { ...txt, path: '/' },
+        }),
       ];
     } catch (err) {
       this.log('error', 'mDNS could not start; running without it', { error: (err as Error).message });
@@ -105,8 +112,14 @@ export class MdnsAnnouncer {
     for (const service of services) {
       service.on('name-change', () => {
         // The dashboard URL names the host this service now announces (renamed only when it was taken: azc-5f0c1a52-2).
-        const hostname = service.getHostname().replace(/\.$/, '').replace(/\.local$/, '');
-        service.updateTxt({ ...txtRecord(options, hostname), ...(service.getTypePTR().startsWith('_http.') ? { path: '/' } : {}) }, true);
+        const hostname = service
+          .getHostname()
+          .replace(/\.$/, '')
+          .replace(/\.local$/, '');
+        service.updateTxt(
+          { ...txtRecord(options, hostname), ...(service.getTypePTR().startsWith('_http.') ? { path: '/' } : {}) },
+          true,
+        );
         renamed = true;
       });
     }
@@ -114,7 +127,11 @@ export class MdnsAnnouncer {
       () => {
         // Once for both services, with the names and hosts as announced: the rename is part of the one line.
         const announced = { names: this.names, hostnames: this.hostnames, port: options.port };
-        if (renamed) this.log('warn', 'mDNS name already taken on the network; announcing under another', { wanted: options.name, ...announced });
+        if (renamed)
+          this.log('warn', 'mDNS name already taken on the network; announcing under another', {
+            wanted: options.name,
+            ...announced,
+          });
         else this.log('info', 'mDNS announcing', announced);
       },
       (err: Error) => {
@@ -150,7 +167,9 @@ export function networkLinks(dir = '/sys/class/net', addresses = networkInterfac
   const IFF_LOOPBACK = 0x8;
   if (!Object.values(addresses).some((list) => list?.some((address) => address.internal))) return undefined;
   try {
-    const links = readdirSync(dir).filter((name) => (Number(readFileSync(`${dir}/${name}/flags`, 'utf8').trim()) & IFF_LOOPBACK) === 0);
+    const links = readdirSync(dir).filter(
+      (name) => (Number(readFileSync(`${dir}/${name}/flags`, 'utf8').trim()) & IFF_LOOPBACK) === 0,
+    );
     return links.length > 0 ? links : undefined;
   } catch {
     return undefined;
@@ -223,7 +242,9 @@ function numberHostOnItsOwnConflict(service: CiaoService, responder: Responder):
 /** Whether another service of this responder announces the service's host name (ciao's local conflict). */
 function takenLocally(service: CiaoService, responder: Responder): boolean {
   const host = service.getLowerCasedHostname();
-  for (const other of (responder as unknown as { getAnnouncedServices(): Iterable<CiaoService> }).getAnnouncedServices()) {
+  for (const other of (
+    responder as unknown as { getAnnouncedServices(): Iterable<CiaoService> }
+  ).getAnnouncedServices()) {
     if (other !== service && other.getLowerCasedHostname() === host) return true;
   }
   return false;

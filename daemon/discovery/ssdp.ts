@@ -286,9 +286,7 @@ export class SsdpAnnouncer {
       const callback = typeof args[args.length - 1] === 'function' ? (args.pop() as SendCallback) : undefined;
       const address = String(args[args.length - 1]);
       const skip =
-        address === SSDP_GROUP
-          ? !multicastReady
-          : !group.claimAnswer(target, address, args[args.length - 2], args[0]);
+        address === SSDP_GROUP ? !multicastReady : !group.claimAnswer(target, address, args[args.length - 2], args[0]);
       if (skip) {
         callback?.(null, 0);
         return;

@@ -40,7 +40,11 @@ const PLAIN_PATH = /^[A-Za-z0-9/._~%!$&'()*+,;=:@?-]*$/;
 export function createAccessLog(logger: Logger): AccessLog {
   const stream = destinationOf(logger);
   if (!stream) {
-    return (e) => logger.info({ reqId: e.requestId, method: e.method, path: redactUrl(e.url), status: e.status, ms: e.ms }, 'request');
+    return (e) =>
+      logger.info(
+        { reqId: e.requestId, method: e.method, path: redactUrl(e.url), status: e.status, ms: e.ms },
+        'request',
+      );
   }
   return (e) => {
     if (!logger.isLevelEnabled('info')) return;

@@ -5,7 +5,10 @@ import type { Credential } from '../domain/shared/index.js';
 export type { Credential };
 
 /** null when no credential is sent; 'malformed' when the first one present cannot be a credential. */
-export function extractCredential(headers: Pick<RequestHeaders, 'x-api-key' | 'authorization'>, query: URLSearchParams): Credential | null | 'malformed' {
+export function extractCredential(
+  headers: Pick<RequestHeaders, 'x-api-key' | 'authorization'>,
+  query: URLSearchParams,
+): Credential | null | 'malformed' {
   const headerKey = headers['x-api-key'];
   if (headerKey) return { source: 'x-api-key', value: headerKey.trim() };
   const authorization = headers.authorization;

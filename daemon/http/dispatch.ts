@@ -7,7 +7,16 @@ import type { Caller } from '../domain/shared/index.js';
 import { HttpError, asHttpError, statusLine, toProblem, unauthorized } from './problem.js';
 import { Router, type RouteLookup } from './router.js';
 import { checkJsonMediaType, parseJsonBody, Validator } from './schema.js';
-import { CAPTURED_HEADERS, ROUTE_HEADERS, type ApiRequest, type ApiResult, type BodySink, type JsonRoute, type RequestHeaders, type Route } from './route.js';
+import {
+  CAPTURED_HEADERS,
+  ROUTE_HEADERS,
+  type ApiRequest,
+  type ApiResult,
+  type BodySink,
+  type JsonRoute,
+  type RequestHeaders,
+  type Route,
+} from './route.js';
 import { extractCredential, type Credential } from './credentials.js';
 import { createAccessLog, type AccessLog } from './access-log.js';
 import type { ReadCache } from './read-cache.js';
@@ -60,7 +69,10 @@ export interface Compiled {
 export type HeaderReads = Readonly<Record<keyof RequestHeaders, boolean>>;
 
 /** A request no route answers gets every header: the dashboard's files and the Host refusal's page read them. */
-const READ_ALL: HeaderReads = Object.fromEntries(CAPTURED_HEADERS.map((name) => [name, true])) as Record<keyof RequestHeaders, boolean>;
+const READ_ALL: HeaderReads = Object.fromEntries(CAPTURED_HEADERS.map((name) => [name, true])) as Record<
+  keyof RequestHeaders,
+  boolean
+>;
 
 /** A browser refused by the Host check outside the API gets a page (a person typed the name); the API answers JSON. */
 const servesRefusalPage = (path: string): boolean => !path.startsWith('/api/');
@@ -135,7 +147,8 @@ export class Dispatcher {
       if (route.params) compiled.params = new Validator(route.params);
       if (route.body) compiled.body = new Validator(route.body);
       if (route.query) compiled.query = new Validator(route.query);
-      if (route.method === 'GET' && route.access !== 'public' && this.options.readCache?.covers(route)) compiled.cached = true;
+      if (route.method === 'GET' && route.access !== 'public' && this.options.readCache?.covers(route))
+        compiled.cached = true;
       this.router.add(route.method, route.path, compiled);
       this.routes.push(route);
     }
@@ -222,7 +235,8 @@ export class Dispatcher {
     if (!route || route.access === 'public') throw new Error('revalidate() is only available on authenticated routes');
     const credential = extractCredential(request.headers, request.query);
     if (credential === null) throw unauthorized();
-    if (credential === 'malformed') throw unauthorized('the Authorization header must be "Bearer <API key or session token>"');
+    if (credential === 'malformed')
+      throw unauthorized('the Authorization header must be "Bearer <API key or session token>"');
     const caller = this.options.authenticate(credential);
     if (!caller) throw unauthorized('the credential is invalid, revoked, or belongs to a disabled user');
     request.caller = caller;
@@ -238,7 +252,8 @@ export class Dispatcher {
     // The caller may have been deleted, disabled, demoted or unassigned while the body was on its way.
     if (recheck && compiled.route.access !== 'public') this.authorize(request);
     if (request.sink) request.body = request.sink;
-    else if (compiled.body) request.body = compiled.body.parse(parseJsonBody(body ?? EMPTY_BODY, request.headers['content-type']), 'body');
+    else if (compiled.body)
+      request.body = compiled.body.parse(parseJsonBody(body ?? EMPTY_BODY, request.headers['content-type']), 'body');
     const handle = (compiled.route as JsonRoute).handle;
     if (compiled.cached) {
       // The caller was resolved and checked above, as for every request; only the answer is reused.
@@ -265,17 +280,28 @@ export class Dispatcher {
     }
     if (error instanceof Misdirected && servesRefusalPage(request.path) && prefersHtml(request.headers.accept)) {
       // A person typed the name into a browser: a page saying which name to use. It is never kept, and runs nothing.
-      const headers = { 'Cache-Control': 'no-store', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" };
+      const headers = {
+        'Cache-Control': 'no-store',
+        'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+      };
       return { status: 421, raw: misdirectedPage(error), contentType: 'text/html; charset=utf-8', headers };
     }
     // The path only (the query may carry an API key), and redacted: a key may be sent as a path segment too.
     const problem = toProblem(error, redactUrl(request.path), request.requestId);
-    return { status: error.status, raw: JSON.stringify(problem), contentType: 'application/problem+json', headers: error.options.headers };
+    return {
+      status: error.status,
+      raw: JSON.stringify(problem),
+      contentType: 'application/problem+json',
+      headers: error.options.headers,
+    };
   }
 
   /** A streamed body that failed after its status went out: the client sees a cut transfer, the log says why. */
   streamFailed(request: PipelineRequest, err: unknown): void {
-    this.options.logger.error({ err, reqId: request.requestId }, 'a streamed answer failed after its status was sent; the connection was closed');
+    this.options.logger.error(
+      { err, reqId: request.requestId },
+      'a streamed answer failed after its status was sent; the connection was closed',
+    );
   }
 
   /** Writes status, headers and body; HEAD gets the headers of the GET without its body. */

@@ -116,7 +116,14 @@ export class HostAllowList {
   offered(): string[] {
     const { mdnsHost, mdnsAnnounced, extra } = this.names;
     const hosts = [...this.machine.hosts].filter((host) => host.endsWith('.local'));
-    return [...new Set([...(mdnsHost && mdnsAnnounced ? [`${mdnsHost}.local`] : []), ...hosts, ...this.machine.addresses, ...extra])];
+    return [
+      ...new Set([
+        ...(mdnsHost && mdnsAnnounced ? [`${mdnsHost}.local`] : []),
+        ...hosts,
+        ...this.machine.addresses,
+        ...extra,
+      ]),
+    ];
   }
 
   /** The 421 for a refused header: problem details, and a page for a browser (misdirectedPage). */
@@ -212,7 +219,9 @@ export function prefersHtml(accept: string): boolean {
 export function misdirectedPage(error: Misdirected): string {
   const port = portPart(error.header);
   const typed = html(shorten(hostPart(error.header) ?? error.header));
-  const links = error.offered.map((name) => `<li><a href="http://${html(name)}${port}/">${html(name)}${port}</a></li>`).join('') || '<li>its IP address on your network</li>';
+  const links =
+    error.offered.map((name) => `<li><a href="http://${html(name)}${port}/">${html(name)}${port}</a></li>`).join('') ||
+    '<li>its IP address on your network</li>';
   return `<!doctype html>
 <html lang="en">
 <meta charset="utf-8">

@@ -66,7 +66,9 @@ export async function inject(dispatcher: Dispatcher, sent: InjectRequest): Promi
   }
   if (!compiled) return recorder.reply();
   if (compiled.route.kind === 'raw') {
-    throw new Error(`inject() cannot open ${method} ${compiled.route.path}: it writes to a socket; use the daemon's HTTP address`);
+    throw new Error(
+      `inject() cannot open ${method} ${compiled.route.path}: it writes to a socket; use the daemon's HTTP address`,
+    );
   }
   let result: ApiResult;
   try {
@@ -75,7 +77,8 @@ export async function inject(dispatcher: Dispatcher, sent: InjectRequest): Promi
       if (body && body.length > dispatcher.bodyLimit(request)) throw dispatcher.tooLarge(request);
     }
     const sink = dispatcher.openBody(request);
-    for (let at = 0; sink && body && at < body.length; at += PIECE_BYTES) sink.write(body.subarray(at, at + PIECE_BYTES));
+    for (let at = 0; sink && body && at < body.length; at += PIECE_BYTES)
+      sink.write(body.subarray(at, at + PIECE_BYTES));
     result = await dispatcher.run(request, sink ? undefined : body, false);
   } catch (err) {
     result = dispatcher.failure(request, err);
@@ -83,7 +86,12 @@ export async function inject(dispatcher: Dispatcher, sent: InjectRequest): Promi
   return answer(dispatcher, recorder, request, result);
 }
 
-function answer(dispatcher: Dispatcher, recorder: RecordedResponse, request: PipelineRequest, result: ApiResult): InjectResponse {
+function answer(
+  dispatcher: Dispatcher,
+  recorder: RecordedResponse,
+  request: PipelineRequest,
+  result: ApiResult,
+): InjectResponse {
   dispatcher.respond(recorder, request, result, false);
   if (result.stream && request.method !== 'HEAD') recorder.end(readAll(result.stream));
   dispatcher.log(request, result.status);

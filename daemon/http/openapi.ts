@@ -26,12 +26,28 @@ const string = { type: 'string' };
 
 /** Headers an answer of any status has, and those of particular statuses. */
 const HEADERS = {
-  requestId: { description: 'the request id: the X-Request-Id sent (if safe to echo) or a new one; also in the access log', required: true, schema: string },
+  requestId: {
+    description: 'the request id: the X-Request-Id sent (if safe to echo) or a new one; also in the access log',
+    required: true,
+    schema: string,
+  },
   wwwAuthenticate: { description: 'Bearer realm="azcd": how to authenticate', required: true, schema: string },
   allow: { description: 'the methods this path has, comma-separated', required: true, schema: string },
-  retryAfter: { description: 'seconds to wait before trying again', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
-  noStore: { description: 'no-store: the answer may carry a secret', required: true, schema: { type: 'string', const: 'no-store' } },
-  totalCount: { description: 'how many items the whole list has', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
+  retryAfter: {
+    description: 'seconds to wait before trying again',
+    required: true,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  noStore: {
+    description: 'no-store: the answer may carry a secret',
+    required: true,
+    schema: { type: 'string', const: 'no-store' },
+  },
+  totalCount: {
+    description: 'how many items the whole list has',
+    required: true,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
   link: { description: '<…>; rel="next": the next page, when there is one', required: false, schema: string },
 };
 
@@ -55,7 +71,8 @@ function derivedErrors(route: Route): number[] {
   }
   if (route.access !== 'public') statuses.add(401);
   // Admin and writer routes refuse other roles; a user route on one resource may refuse who it is not for.
-  if (route.access === 'admin' || route.access === 'writer' || (route.access === 'user' && route.params)) statuses.add(403);
+  if (route.access === 'admin' || route.access === 'writer' || (route.access === 'user' && route.params))
+    statuses.add(403);
   if (route.params) statuses.add(404);
   return [...statuses];
 }
@@ -74,7 +91,10 @@ export function buildOpenApi(routes: Route[], info: OpenApiInfo): Record<string,
         }))
       : [];
     if (route.query) {
-      const { properties, required = [] } = route.query as unknown as { properties: Record<string, TSchema>; required?: string[] };
+      const { properties, required = [] } = route.query as unknown as {
+        properties: Record<string, TSchema>;
+        required?: string[];
+      };
       for (const [name, schema] of Object.entries(properties)) {
         parameters.push({ name, in: 'query', required: required.includes(name), schema: plain(schema) });
       }
@@ -88,7 +108,8 @@ export function buildOpenApi(routes: Route[], info: OpenApiInfo): Record<string,
       if (status === 401) headers['WWW-Authenticate'] = HEADERS.wwwAuthenticate;
       if (status === 405) headers['Allow'] = HEADERS.allow;
       if (status === 429 || status === 503) headers['Retry-After'] = HEADERS.retryAfter;
-      if (status === 200 && route.paged) Object.assign(headers, { 'X-Total-Count': HEADERS.totalCount, Link: HEADERS.link });
+      if (status === 200 && route.paged)
+        Object.assign(headers, { 'X-Total-Count': HEADERS.totalCount, Link: HEADERS.link });
       for (const [name, header] of Object.entries(doc?.headers ?? {})) headers[name] = headerObject(header);
       const description = doc?.description ?? STANDARD_ERRORS[status] ?? `status ${status}`;
       let content: unknown;
@@ -125,8 +146,17 @@ export function buildOpenApi(routes: Route[], info: OpenApiInfo): Record<string,
     components: {
       securitySchemes: {
         ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'svc_ + 48 hex characters' },
-        Bearer: { type: 'http', scheme: 'bearer', description: 'an API key or a session token (sst_…) from /api/auth/login' },
-        ApiKeyQuery: { type: 'apiKey', in: 'query', name: 'apiKey', description: 'for EventSource clients; URL-encode it' },
+        Bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'an API key or a session token (sst_…) from /api/auth/login',
+        },
+        ApiKeyQuery: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'apiKey',
+          description: 'for EventSource clients; URL-encode it',
+        },
       },
       schemas: { Problem: plain(info.problemSchema), ...(info.eventSchema ? { Event: plain(info.eventSchema) } : {}) },
     },

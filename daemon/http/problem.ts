@@ -26,9 +26,11 @@ export class HttpError extends Error {
   }
 }
 
-export const badRequest = (detail: string, errors?: FieldErrors) => new HttpError(400, detail, errors ? { errors } : {});
-export const unauthorized = (detail = 'a valid credential is required (X-API-Key, Authorization: Bearer, or ?apiKey=)') =>
-  new HttpError(401, detail, { headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } });
+export const badRequest = (detail: string, errors?: FieldErrors) =>
+  new HttpError(400, detail, errors ? { errors } : {});
+export const unauthorized = (
+  detail = 'a valid credential is required (X-API-Key, Authorization: Bearer, or ?apiKey=)',
+) => new HttpError(401, detail, { headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } });
 
 const STATUS_OF: Record<DomainErrorKind, number> = {
   invalid: 400,

@@ -13,7 +13,17 @@
  * - answered: the response is written, or a raw route or static file took it over.
  * - aborted: the client went away; the response may not be touched.
  */
-export type RequestState = 'routing' | 'reading' | 'waiting' | 'rejecting' | 'handling' | 'held' | 'orphaned' | 'streaming' | 'answered' | 'aborted';
+export type RequestState =
+  | 'routing'
+  | 'reading'
+  | 'waiting'
+  | 'rejecting'
+  | 'handling'
+  | 'held'
+  | 'orphaned'
+  | 'streaming'
+  | 'answered'
+  | 'aborted';
 
 const NEXT: Record<RequestState, readonly RequestState[]> = {
   routing: ['reading', 'waiting', 'rejecting', 'handling', 'streaming', 'answered'],
@@ -37,7 +47,13 @@ export function move(from: RequestState, to: RequestState): RequestState {
 /** States that outlive the uWS handler call: shutdown waits for requests in them. */
 export function isUnderWay(state: RequestState): boolean {
   return (
-    state === 'reading' || state === 'waiting' || state === 'rejecting' || state === 'handling' || state === 'held' || state === 'orphaned' || state === 'streaming'
+    state === 'reading' ||
+    state === 'waiting' ||
+    state === 'rejecting' ||
+    state === 'handling' ||
+    state === 'held' ||
+    state === 'orphaned' ||
+    state === 'streaming'
   );
 }
 

@@ -25,7 +25,14 @@ export interface RequestHeaders {
 }
 
 /** Read for every request: the credential, the body's length and type, the request id, the Host allow-list. */
-export const PIPELINE_HEADERS = ['authorization', 'x-api-key', 'content-type', 'content-length', 'x-request-id', 'host'] as const;
+export const PIPELINE_HEADERS = [
+  'authorization',
+  'x-api-key',
+  'content-type',
+  'content-length',
+  'x-request-id',
+  'host',
+] as const;
 
 /**
  * Read only for the requests that use them, as each is a native call per request: a route names those its handler
@@ -34,7 +41,9 @@ export const PIPELINE_HEADERS = ['authorization', 'x-api-key', 'content-type', '
 export const ROUTE_HEADERS = ['last-event-id', 'if-none-match', 'accept-encoding', 'accept'] as const;
 export type RouteHeader = (typeof ROUTE_HEADERS)[number];
 
-export const CAPTURED_HEADERS = [...PIPELINE_HEADERS, ...ROUTE_HEADERS] as const satisfies ReadonlyArray<keyof RequestHeaders>;
+export const CAPTURED_HEADERS = [...PIPELINE_HEADERS, ...ROUTE_HEADERS] as const satisfies ReadonlyArray<
+  keyof RequestHeaders
+>;
 
 export interface ApiRequest<P = Record<string, string>, B = unknown> {
   method: string;
@@ -91,7 +100,9 @@ export interface HeaderDoc {
 
 /** The header of an answer offered as a file to save. */
 export const DOWNLOAD_HEADERS: Record<string, HeaderDoc> = {
-  'Content-Disposition': { description: 'attachment; filename="…": the answer is a file, and the name to save it under' },
+  'Content-Disposition': {
+    description: 'attachment; filename="…": the answer is a file, and the name to save it under',
+  },
 };
 
 interface RouteBase<P extends TSchema, B extends TSchema> {

@@ -58,12 +58,24 @@ interface FieldRule {
  * least one field" as a rule a client's validator applies too, not prose. Unknown fields never count.
  */
 export function AtLeastOneOf<S extends TObject>(schema: S, fields: string[], none: string): S {
-  return { ...schema, anyOf: fields.map((field) => ({ required: [field] })), [FIELD_RULE]: { fields, exactlyOne: false, none } };
+  return {
+    ...schema,
+    anyOf: fields.map((field) => ({ required: [field] })),
+    [FIELD_RULE]: { fields, exactlyOne: false, none },
+  };
 }
 
 /** An object schema whose body must name exactly one of `fields` (`oneOf` of `required` in the document). */
-export function ExactlyOneOf<S extends TObject>(schema: S, fields: string[], messages: { none: string; several: string }): S {
-  return { ...schema, oneOf: fields.map((field) => ({ required: [field] })), [FIELD_RULE]: { fields, exactlyOne: true, ...messages } };
+export function ExactlyOneOf<S extends TObject>(
+  schema: S,
+  fields: string[],
+  messages: { none: string; several: string },
+): S {
+  return {
+    ...schema,
+    oneOf: fields.map((field) => ({ required: [field] })),
+    [FIELD_RULE]: { fields, exactlyOne: true, ...messages },
+  };
 }
 
 /** The field rule of a body schema, checked once its types are right; throws the 400 it describes. */
@@ -73,7 +85,9 @@ function checkFieldRule(schema: TSchema, value: unknown): void {
   const named = rule.fields.filter((field) => (value as Record<string, unknown>)[field] !== undefined).length;
   if (named === 0 || (rule.exactlyOne && named > 1)) {
     const detail = named === 0 ? rule.none : rule.several!;
-    const errors: FieldErrors = rule.exactlyOne ? Object.fromEntries(rule.fields.map((field) => [field, [detail]])) : { body: [detail] };
+    const errors: FieldErrors = rule.exactlyOne
+      ? Object.fromEntries(rule.fields.map((field) => [field, [detail]]))
+      : { body: [detail] };
     throw badRequest(detail, errors);
   }
 }
@@ -157,7 +171,9 @@ export function parseJsonBody(buffer: Buffer, contentType: string): unknown {
   checkJsonMediaType(contentType);
   if (buffer.length === 0) throw badRequest('a JSON request body is required');
   if (nestsDeeperThan(buffer, MAX_JSON_DEPTH)) {
-    throw badRequest(`the request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep; send a flatter body`);
+    throw badRequest(
+      `the request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep; send a flatter body`,
+    );
   }
   try {
     return JSON.parse(buffer.toString('utf8'));
@@ -173,7 +189,10 @@ export function checkJsonMediaType(contentType: string): void {
   // The exact common form first: most clients send just this.
   const mediaType = contentType === 'application/json' ? contentType : contentType.split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]*\+json$/.test(mediaType)) {
-    throw new HttpError(415, `send the body as Content-Type: application/json (got ${contentType ? `"${contentType.slice(0, 80)}"` : 'none'})`);
+    throw new HttpError(
+      415,
+      `send the body as Content-Type: application/json (got ${contentType ? `"${contentType.slice(0, 80)}"` : 'none'})`,
+    );
   }
 }
 

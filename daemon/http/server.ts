@@ -17,11 +17,16 @@ export interface ServerOptions extends PipelineOptions {
 
 /** uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT (ListenOptions in the declarations): listen without SO_REUSEPORT. */
 const EXCLUSIVE_PORT = 1;
-type ListenWithOptions = { listen(host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void): unknown };
+type ListenWithOptions = {
+  listen(host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void): unknown;
+};
 
 const UPPER_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
 /** The header names as bytes: uWS takes a Buffer as it is, where a string is encoded to UTF-8 on every call. */
-const NAME = Object.fromEntries(CAPTURED_HEADERS.map((name) => [name, Buffer.from(name, 'latin1')])) as Record<keyof RequestHeaders, Buffer>;
+const NAME = Object.fromEntries(CAPTURED_HEADERS.map((name) => [name, Buffer.from(name, 'latin1')])) as Record<
+  keyof RequestHeaders,
+  Buffer
+>;
 
 /** A request on a socket: the pipeline's request plus the uWS response and where the request is in its life. */
 class SocketRequest extends PipelineRequest {
@@ -171,12 +176,24 @@ export class HttpServer {
       host: req.getHeader(NAME.host),
     };
     const query = rawQuery ? new URLSearchParams(rawQuery) : EMPTY_QUERY;
-    const request = new SocketRequest(dispatcher, res, method, path, rawQuery, query, headers, dispatcher.requestId(headers['x-request-id']));
+    const request = new SocketRequest(
+      dispatcher,
+      res,
+      method,
+      path,
+      rawQuery,
+      query,
+      headers,
+      dispatcher.requestId(headers['x-request-id']),
+    );
     // uWS frames the body by the first Content-Length; a message whose lengths disagree is refused (RFC 9112
     // 6.3), not guessed at. Only requests that declare a length pay for the walk over their headers. The 400
     // (which closes the connection) waits like a write: whatever was sent behind it is never run.
     if (headers['content-length'] && contentLengthsDisagree(req)) {
-      request.rejection = new HttpError(400, 'the request has several Content-Length headers that disagree; send exactly one');
+      request.rejection = new HttpError(
+        400,
+        'the request has several Content-Length headers that disagree; send exactly one',
+      );
       this.defer(request, 'rejecting');
       return;
     }
@@ -372,12 +389,17 @@ export class HttpServer {
       if (isPaused(from)) res.resume();
       this.dispatcher.respond(res, request, result, false);
     });
-    request.stopStream = sendStreamed(res, result.stream!, () => request.state !== 'streaming', (whole, err) => {
-      request.stopStream = undefined;
-      if (err) this.dispatcher.streamFailed(request, err);
-      if (request.state === 'streaming') this.enter(request, whole ? 'answered' : 'aborted');
-      this.dispatcher.log(request, result.status);
-    }).stop;
+    request.stopStream = sendStreamed(
+      res,
+      result.stream!,
+      () => request.state !== 'streaming',
+      (whole, err) => {
+        request.stopStream = undefined;
+        if (err) this.dispatcher.streamFailed(request, err);
+        if (request.state === 'streaming') this.enter(request, whole ? 'answered' : 'aborted');
+        this.dispatcher.log(request, result.status);
+      },
+    ).stop;
   }
 }
 

@@ -1,7 +1,15 @@
 // The server-sent-events stream: framing, replay, heartbeats and backpressure; who sees what is the policy's call.
 import type { Logger } from '../log.js';
 import type { Config } from '../config.js';
-import { accessChangeNeedsRefetch, canSeeEvent, eventPayloadFor, seesPayloadAsPublished, EVENT_ID_PATTERN, STREAM_EVENT_TYPES, isInternal } from '../domain/shared/index.js';
+import {
+  accessChangeNeedsRefetch,
+  canSeeEvent,
+  eventPayloadFor,
+  seesPayloadAsPublished,
+  EVENT_ID_PATTERN,
+  STREAM_EVENT_TYPES,
+  isInternal,
+} from '../domain/shared/index.js';
 import type { Caller, CallerViews, EventBus, StampedEvent } from '../domain/shared/index.js';
 import type { Authentication } from '../domain/accounts/index.js';
 import { T } from './schema.js';
@@ -59,7 +67,11 @@ export class EventStreams {
   ) {
     // Internal events (access.changed) only trigger a re-check here; they are never framed for a client.
     this.unsubscribers.push(
-      bus.subscribe('event-stream', (event) => (isInternal(event) ? this.recheckUser(event.payload.userId) : this.broadcast(event)), { internal: true }),
+      bus.subscribe(
+        'event-stream',
+        (event) => (isInternal(event) ? this.recheckUser(event.payload.userId) : this.broadcast(event)),
+        { internal: true },
+      ),
     );
   }
 
@@ -85,7 +97,11 @@ export class EventStreams {
       query: T.Object({
         apiKey: T.Optional(T.String({ description: 'API key for clients that cannot set headers (URL-encode it)' })),
         lastEventId: T.Optional(
-          T.String({ pattern: EVENT_ID_PATTERN, description: 'resume after this event id (as the Last-Event-ID header)', errorMessage: 'must be an event id such as 12-345' }),
+          T.String({
+            pattern: EVENT_ID_PATTERN,
+            description: 'resume after this event id (as the Last-Event-ID header)',
+            errorMessage: 'must be an event id such as 12-345',
+          }),
         ),
       }),
       responses: {
@@ -140,7 +156,8 @@ export class EventStreams {
       // A client that resumes holds state up to that id: whatever cannot be replayed after it is announced first.
       const replay = this.bus.replay(resumeFrom);
       if ('reset' in replay) first += this.reset(replay.reset);
-      else for (const event of replay.events) if (canSeeEvent(caller, event)) first += render(caller, event, this.views);
+      else
+        for (const event of replay.events) if (canSeeEvent(caller, event)) first += render(caller, event, this.views);
     }
     if (!res.write(first)) {
       stream.blocked = true;
@@ -162,14 +179,22 @@ export class EventStreams {
   private admit(caller: Caller): void {
     const mine = this.byUser.get(caller.userId)?.size ?? 0;
     if (mine >= this.limits.streamsPerUser) {
-      throw new HttpError(429, `you already have ${mine} event streams open, the most one user may; close one before opening another`, {
-        headers: this.retryAfter(),
-      });
+      throw new HttpError(
+        429,
+        `you already have ${mine} event streams open, the most one user may; close one before opening another`,
+        {
+          headers: this.retryAfter(),
+        },
+      );
     }
     if (this.streams.size >= this.limits.streamsTotal) {
-      throw new HttpError(503, `the appliance already serves ${this.streams.size} event streams, its limit; try again later`, {
-        headers: this.retryAfter(),
-      });
+      throw new HttpError(
+        503,
+        `the appliance already serves ${this.streams.size} event streams, its limit; try again later`,
+        {
+          headers: this.retryAfter(),
+        },
+      );
     }
   }
 
@@ -247,7 +272,10 @@ export class EventStreams {
   private cutOffIfStalled(stream: Stream): void {
     if (stream.backlog <= this.options.maxBufferedBytes) return;
     this.stats.cutOff++;
-    this.logger.warn({ user: stream.caller.userId, bufferedBytes: stream.backlog }, 'event stream cut off: the client is not reading');
+    this.logger.warn(
+      { user: stream.caller.userId, bufferedBytes: stream.backlog },
+      'event stream cut off: the client is not reading',
+    );
     this.abort(stream);
   }
 

@@ -67,7 +67,10 @@ export function createStaticHandler(dir = UI_DIR): Fallback {
     res.writeHeader('Vary', 'Accept-Encoding');
     res.writeHeader('X-Content-Type-Options', 'nosniff');
     if (asset.type.startsWith('text/html')) {
-      res.writeHeader('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'");
+      res.writeHeader(
+        'Content-Security-Policy',
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+      );
       res.writeHeader('Referrer-Policy', 'no-referrer');
     }
     if (notModified) {

@@ -78,20 +78,30 @@ export function currentRuntime(): Runtime {
  * that has a binary for this runtime. Each build is required by its binary path, never by the package's entry point,
  * because an entry point may fall back to a pure-JS server whose onWritable/tryEnd are broken.
  */
-export function chooseUws(rt: Runtime, load: (pkg: string, file?: string) => unknown): { module: UwsModule; source: string } {
+export function chooseUws(
+  rt: Runtime,
+  load: (pkg: string, file?: string) => unknown,
+): { module: UwsModule; source: string } {
   const tried: string[] = [];
   try {
     return { module: load('uWebSockets.js') as UwsModule, source: 'uWebSockets.js' };
   } catch (err) {
     // Usually not installed; an installed one that cannot load is worth naming.
-    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') tried.push(`uWebSockets.js: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND')
+      tried.push(`uWebSockets.js: ${(err as Error).message}`);
   }
   for (const build of BUILDS) {
     if (!build.abis.includes(rt.abi) || !build.arches.includes(rt.arch)) continue;
     const file = build.file(rt);
     // Only its Linux binaries link against glibc; loading them on an older one fails with a cryptic symbol error.
-    if (build.minGlibc && rt.platform === 'linux' && (rt.glibc === undefined || !glibcAtLeast(rt.glibc, build.minGlibc))) {
-      tried.push(`${build.pkg}: needs glibc ${build.minGlibc}, this system has ${rt.glibc ? `glibc ${rt.glibc}` : 'another C library'}`);
+    if (
+      build.minGlibc &&
+      rt.platform === 'linux' &&
+      (rt.glibc === undefined || !glibcAtLeast(rt.glibc, build.minGlibc))
+    ) {
+      tried.push(
+        `${build.pkg}: needs glibc ${build.minGlibc}, this system has ${rt.glibc ? `glibc ${rt.glibc}` : 'another C library'}`,
+      );
       continue;
     }
     try {

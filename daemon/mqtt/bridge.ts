@@ -4,12 +4,26 @@ import type { Logger } from '../log.js';
 import type { AccountState, BusEvent, Caller, Clock, EventBus } from '../domain/shared/index.js';
 import type { BridgeStatus } from '../domain/settings/index.js';
 import type { Coalescing } from '../coalescing.js';
-import { CommandHandler, type BridgeAudio, type BridgePlayback, type BridgeScenes, type BridgeSleep } from './commands.js';
+import {
+  CommandHandler,
+  type BridgeAudio,
+  type BridgePlayback,
+  type BridgeScenes,
+  type BridgeSleep,
+} from './commands.js';
 import { tlsFiles, type ResolvedBridgeOptions } from './options.js';
 import { OFFLINE, ONLINE } from './payloads.js';
 import { StatePublisher, type RetainedMemory } from './publisher.js';
 import { Topics } from './topics.js';
-import { EMPTY_VIEW, bridgedPlayers, bridgedScenes, nextSleepTick, onConfigured, type BridgeAmplifier, type BridgeView } from './view.js';
+import {
+  EMPTY_VIEW,
+  bridgedPlayers,
+  bridgedScenes,
+  nextSleepTick,
+  onConfigured,
+  type BridgeAmplifier,
+  type BridgeView,
+} from './view.js';
 
 export interface BridgeDeps {
   options: ResolvedBridgeOptions;
@@ -67,12 +81,23 @@ export class MqttBridge {
     const { options } = deps;
     this.log = deps.log.child({ component: 'mqtt' });
     this.topics = new Topics(options.baseTopic, options.discoveryPrefix);
-    this.publisher = new StatePublisher(this.topics, options, (topic, payload, qos, done) => this.send(topic, payload, qos, done), deps.memory);
+    this.publisher = new StatePublisher(
+      this.topics,
+      options,
+      (topic, payload, qos, done) => this.send(topic, payload, qos, done),
+      deps.memory,
+    );
     const coalesce = deps.coalescing ?? { 'mqtt-commands': true, 'mqtt-state': true };
     this.coalesceState = coalesce['mqtt-state'];
     this.commands = new CommandHandler(
       this.topics,
-      { audio: deps.audio, scenes: deps.scenes, sleep: deps.sleep, playback: deps.playback, caller: () => deps.caller() },
+      {
+        audio: deps.audio,
+        scenes: deps.scenes,
+        sleep: deps.sleep,
+        playback: deps.playback,
+        caller: () => deps.caller(),
+      },
       this.log,
       coalesce['mqtt-commands'],
     );
@@ -90,21 +115,35 @@ export class MqttBridge {
   /** Starts connecting and returns at once: the daemon never waits for the broker. */
   start(): void {
     const { options } = this.deps;
-    if (!options.account) return this.refuse(`no bridge account: ${ACCOUNT_FIX} to an Operator user assigned the zones and players to bridge`);
+    if (!options.account)
+      return this.refuse(
+        `no bridge account: ${ACCOUNT_FIX} to an Operator user assigned the zones and players to bridge`,
+      );
     if (options.client.password !== undefined && !options.client.username) {
       // MQTT carries a password only with a username; a broker would refuse the connection with no clue why.
-      return this.refuse('a broker password is set but no broker username: set --mqtt-username (AZC_MQTT_USERNAME) or the broker login in the dashboard');
+      return this.refuse(
+        'a broker password is set but no broker username: set --mqtt-username (AZC_MQTT_USERNAME) or the broker login in the dashboard',
+      );
     }
     let tls;
     try {
       tls = tlsFiles(options.tls);
     } catch (err) {
-      return this.refuse(`cannot read a TLS file (fix --mqtt-ca/--mqtt-cert/--mqtt-key): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      return this.refuse(
+        `cannot read a TLS file (fix --mqtt-ca/--mqtt-cert/--mqtt-key): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
-    this.unsubscribe = this.deps.bus.subscribe('mqtt-bridge', (event: BusEvent) => {
-      if (RELEVANT.test(event.type)) this.scheduleSync();
-    }, { internal: true });
-    this.log.info({ broker: withoutUserInfo(options.url), baseTopic: options.baseTopic, account: options.account }, 'MQTT bridge connecting');
+    this.unsubscribe = this.deps.bus.subscribe(
+      'mqtt-bridge',
+      (event: BusEvent) => {
+        if (RELEVANT.test(event.type)) this.scheduleSync();
+      },
+      { internal: true },
+    );
+    this.log.info(
+      { broker: withoutUserInfo(options.url), baseTopic: options.baseTopic, account: options.account },
+      'MQTT bridge connecting',
+    );
     this.checkAccount();
     // Reconnecting is ours (reconnectPeriod 0) so the back-off can grow and be capped.
     let client: MqttClient;
@@ -167,7 +206,11 @@ export class MqttBridge {
     this.log.info('MQTT bridge connected');
     client.publish(this.topics.availability, ONLINE, { qos: 1, retain: true });
     client.subscribe([...this.topics.commandFilters, this.topics.hassStatus], { qos: 0 }, (err) => {
-      if (err && this.current.state === 'connected') this.log.warn({ reason: err.message }, 'MQTT subscribe failed; commands will not arrive until the next reconnect');
+      if (err && this.current.state === 'connected')
+        this.log.warn(
+          { reason: err.message },
+          'MQTT subscribe failed; commands will not arrive until the next reconnect',
+        );
     });
     this.publisher.resend();
     this.scheduleSync();
@@ -238,7 +281,11 @@ export class MqttBridge {
     const issue = caller ? undefined : this.accountIssueNow();
     if (issue !== this.accountIssue) {
       this.accountIssue = issue;
-      if (issue) this.log.warn({ account: this.deps.options.account, reason: issue }, 'MQTT bridge account cannot act: publishing no entities until it can');
+      if (issue)
+        this.log.warn(
+          { account: this.deps.options.account, reason: issue },
+          'MQTT bridge account cannot act: publishing no entities until it can',
+        );
       else this.log.info({ account: this.deps.options.account }, 'MQTT bridge account can act again');
     }
     return caller;
@@ -260,7 +307,11 @@ export class MqttBridge {
       account: true,
       zones,
       players,
-      playback: new Map(players.filter((player) => player.output !== null).map((player) => [player.id, this.deps.playback.get(caller, player.id)])),
+      playback: new Map(
+        players
+          .filter((player) => player.output !== null)
+          .map((player) => [player.id, this.deps.playback.get(caller, player.id)]),
+      ),
       scenes: bridgedScenes(this.deps.scenes.list(caller), zones),
       amplifiers,
       now: this.deps.clock.now(),

@@ -6,7 +6,17 @@ import type { PlayersService, ZonesService } from '../domain/audio/index.js';
 import { MAX_SLEEP_MINUTES, type ScenesService, type SleepTimers } from '../domain/scenes/index.js';
 import type { Transport } from '../domain/playback/index.js';
 import { MAX_COMMAND_BYTES, WARN_BUDGET, WARN_WINDOW_MS } from './options.js';
-import { LEGACY_NO_SOURCE, NO_SOURCE, ON, PRESS, parseMinutes, parseOnOff, parsePercent, parseToneStep, sourceLabels } from './payloads.js';
+import {
+  LEGACY_NO_SOURCE,
+  NO_SOURCE,
+  ON,
+  PRESS,
+  parseMinutes,
+  parseOnOff,
+  parsePercent,
+  parseToneStep,
+  sourceLabels,
+} from './payloads.js';
 import { bridgedPlayers, toneStepsOf, type SteppedTone } from './view.js';
 import type { CommandTarget, PlayerCommand, Topics } from './topics.js';
 
@@ -74,21 +84,28 @@ export class CommandHandler {
   private dispatch(topic: string, payload: Buffer): void {
     const target = this.topics.parseCommand(topic);
     if (!target) throw new Rejected('not a command topic of this bridge');
-    if (payload.length > MAX_COMMAND_BYTES) throw new Rejected(`payload of ${payload.length} bytes is longer than ${MAX_COMMAND_BYTES}`);
+    if (payload.length > MAX_COMMAND_BYTES)
+      throw new Rejected(`payload of ${payload.length} bytes is longer than ${MAX_COMMAND_BYTES}`);
     const text = payload.toString('utf8');
     const caller = this.caller();
     if (target.kind === 'all-off') {
-      if (text.trim().toUpperCase() !== PRESS) throw new Rejected(`expected ${PRESS}, got ${JSON.stringify(text.slice(0, 40))}`);
+      if (text.trim().toUpperCase() !== PRESS)
+        throw new Rejected(`expected ${PRESS}, got ${JSON.stringify(text.slice(0, 40))}`);
       this.settle(topic, this.domain.audio.zones.allOff(caller));
       return;
     }
     if (target.kind === 'scene') {
-      if (text.trim().toUpperCase() !== ON) throw new Rejected(`expected ${ON}, got ${JSON.stringify(text.slice(0, 40))}`);
+      if (text.trim().toUpperCase() !== ON)
+        throw new Rejected(`expected ${ON}, got ${JSON.stringify(text.slice(0, 40))}`);
       // The apply waits for the amplifiers between its steps: the account is checked again before each one commits.
-      this.settle(topic, this.domain.scenes.apply(caller, target.id, () => this.caller()));
+      this.settle(
+        topic,
+        this.domain.scenes.apply(caller, target.id, () => this.caller()),
+      );
       return;
     }
-    if (target.kind === 'player' && target.field !== 'volume') return this.transport(topic, caller, target.id, target.field, text);
+    if (target.kind === 'player' && target.field !== 'volume')
+      return this.transport(topic, caller, target.id, target.field, text);
     if (target.field === 'volume') {
       const volume = parsePercent(text);
       if (!volume.ok) throw new Rejected(volume.reason);
@@ -107,7 +124,10 @@ export class CommandHandler {
     if (target.field === 'power' || target.field === 'mute') {
       const on = parseOnOff(text);
       if (!on.ok) throw new Rejected(on.reason);
-      const done = target.field === 'power' ? this.domain.audio.zones.setPower(caller, target.id, on.value) : this.domain.audio.zones.setMuted(caller, target.id, on.value);
+      const done =
+        target.field === 'power'
+          ? this.domain.audio.zones.setPower(caller, target.id, on.value)
+          : this.domain.audio.zones.setMuted(caller, target.id, on.value);
       this.settle(topic, done);
       return;
     }
@@ -117,7 +137,8 @@ export class CommandHandler {
       this.settle(topic, this.domain.audio.zones.setTone(caller, target.id, { loudness: on.value }));
       return;
     }
-    if (target.field === 'bass' || target.field === 'treble' || target.field === 'balance') return this.tone(topic, caller, target.id, target.field, text);
+    if (target.field === 'bass' || target.field === 'treble' || target.field === 'balance')
+      return this.tone(topic, caller, target.id, target.field, text);
     this.selectSource(caller, target.id, text);
   }
 
@@ -132,7 +153,10 @@ export class CommandHandler {
     const players = bridgedPlayers(this.domain.audio.players.list(caller));
     const labels = sourceLabels(players);
     const player = players.find((p) => labels.get(p.id) === label);
-    if (!player) throw new Rejected(`no player named ${JSON.stringify(label.slice(0, 60))}; options are ${NO_SOURCE} or ${[...labels.values()].join(', ')}`);
+    if (!player)
+      throw new Rejected(
+        `no player named ${JSON.stringify(label.slice(0, 60))}; options are ${NO_SOURCE} or ${[...labels.values()].join(', ')}`,
+      );
     this.domain.audio.players.attachZones(caller, player.id, [zone.id]);
   }
 
@@ -144,24 +168,44 @@ export class CommandHandler {
     const zone = this.domain.audio.zones.get(caller, zoneId);
     const steps = toneStepsOf(zone, control);
     const lacking = zone.toneControls[control];
-    if (!steps) throw new Rejected(`zone "${zone.name}" has no ${control} control${lacking.available ? '' : `: ${lacking.reason}`}`);
+    if (!steps)
+      throw new Rejected(
+        `zone "${zone.name}" has no ${control} control${lacking.available ? '' : `: ${lacking.reason}`}`,
+      );
     const value = parseToneStep(text, steps, control);
     if (!value.ok) throw new Rejected(value.reason);
     this.settle(topic, this.domain.audio.zones.setTone(caller, zoneId, { [control]: value.value }));
   }
 
   /** A stream player's switch (ON plays, OFF pauses) and its next and previous buttons. */
-  private transport(topic: string, caller: Caller, playerId: string, field: Exclude<PlayerCommand, 'volume'>, text: string): void {
+  private transport(
+    topic: string,
+    caller: Caller,
+    playerId: string,
+    field: Exclude<PlayerCommand, 'volume'>,
+    text: string,
+  ): void {
     const { playback } = this.domain;
     // Checked again (role, assignment, still a stream player) when the player's turn comes, as for a request.
     if (field === 'playing') {
       const on = parseOnOff(text);
       if (!on.ok) throw new Rejected(on.reason);
-      this.settle(topic, on.value ? playback.resume(caller, playerId, () => this.caller()) : playback.pause(caller, playerId, () => this.caller()));
+      this.settle(
+        topic,
+        on.value
+          ? playback.resume(caller, playerId, () => this.caller())
+          : playback.pause(caller, playerId, () => this.caller()),
+      );
       return;
     }
-    if (text.trim().toUpperCase() !== PRESS) throw new Rejected(`expected ${PRESS}, got ${JSON.stringify(text.slice(0, 40))}`);
-    this.settle(topic, field === 'next' ? playback.next(caller, playerId, () => this.caller()) : playback.previous(caller, playerId, () => this.caller()));
+    if (text.trim().toUpperCase() !== PRESS)
+      throw new Rejected(`expected ${PRESS}, got ${JSON.stringify(text.slice(0, 40))}`);
+    this.settle(
+      topic,
+      field === 'next'
+        ? playback.next(caller, playerId, () => this.caller())
+        : playback.previous(caller, playerId, () => this.caller()),
+    );
   }
 
   private flushVolumes(): void {
@@ -172,7 +216,8 @@ export class CommandHandler {
       try {
         const caller = this.caller();
         if (target.kind === 'zone') this.settle(topic, this.domain.audio.zones.setVolume(caller, target.id, volume));
-        else if (target.kind === 'player') this.settle(topic, this.domain.audio.players.setVolume(caller, target.id, volume));
+        else if (target.kind === 'player')
+          this.settle(topic, this.domain.audio.players.setVolume(caller, target.id, volume));
       } catch (err) {
         this.reject(topic, err);
       }

@@ -12,7 +12,11 @@ const STATUS_NAMES = { paging: 'paging', doNotDisturb: 'do not disturb', party: 
 const STATUS_ICONS = { paging: 'mdi:bullhorn', doNotDisturb: 'mdi:minus-circle', party: 'mdi:party-popper' } as const;
 
 /** Every discovery config the view calls for, by topic, as the JSON text to publish retained. */
-export function discoveryMessages(view: BridgeView, topics: Topics, options: ResolvedBridgeOptions): Map<string, string> {
+export function discoveryMessages(
+  view: BridgeView,
+  topics: Topics,
+  options: ResolvedBridgeOptions,
+): Map<string, string> {
   const { nodeId, identity } = options;
   const device = {
     identifiers: [nodeId],
@@ -24,16 +28,30 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
   };
   const origin = { name: 'azcd', sw_version: identity.version };
   const bridgeUp = { topic: topics.availability, payload_available: ONLINE, payload_not_available: OFFLINE };
-  const linkUp = (key: string) => ({ topic: topics.amplifier(key), payload_available: ONLINE, payload_not_available: OFFLINE });
-  const zoneUp = (id: string) => ({ topic: topics.zoneAvailability(id), payload_available: ONLINE, payload_not_available: OFFLINE });
+  const linkUp = (key: string) => ({
+    topic: topics.amplifier(key),
+    payload_available: ONLINE,
+    payload_not_available: OFFLINE,
+  });
+  const zoneUp = (id: string) => ({
+    topic: topics.zoneAvailability(id),
+    payload_available: ONLINE,
+    payload_not_available: OFFLINE,
+  });
   const messages = new Map<string, string>();
   if (!view.account) return messages;
   // unique_id and object_id use ids, never names, so renames keep the entity (and its history) in the hub.
   const add = (component: string, objectId: string, payload: Payload) => {
-    messages.set(topics.discovery(component, nodeId, objectId), JSON.stringify({ ...payload, unique_id: `${nodeId}_${objectId}`, device, origin }));
+    messages.set(
+      topics.discovery(component, nodeId, objectId),
+      JSON.stringify({ ...payload, unique_id: `${nodeId}_${objectId}`, device, origin }),
+    );
   };
   /** Player entities: usable only while both the bridge and their amplifier link are up. */
-  const onAmplifier = (name: string) => ({ availability: [bridgeUp, linkUp(amplifierKeyOf(view, name))], availability_mode: 'all' });
+  const onAmplifier = (name: string) => ({
+    availability: [bridgeUp, linkUp(amplifierKeyOf(view, name))],
+    availability_mode: 'all',
+  });
   /** Zone entities: besides, only while the zone's own unit answers. */
   const onZone = (zone: BridgeView['zones'][number]) => ({
     availability: [bridgeUp, linkUp(amplifierKeyOf(view, zone.output.amplifier)), zoneUp(zone.id)],
@@ -60,7 +78,10 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
       ...on,
     });
     // Loudness only where the zone's amplifier has it.
-    const switches: Array<readonly [ZoneField, string]> = [['power', 'mdi:power'], ['mute', 'mdi:volume-off']];
+    const switches: Array<readonly [ZoneField, string]> = [
+      ['power', 'mdi:power'],
+      ['mute', 'mdi:volume-off'],
+    ];
     if (zone.toneControls.loudness.available) switches.push(['loudness', 'mdi:ear-hearing']);
     for (const [field, icon] of switches) {
       const state = topics.zone(zone.id, field);
@@ -149,7 +170,13 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
     const player = view.players.find((p) => p.id === id);
     if (!player) continue;
     // A stream player's own entities follow its MPD, not the amplifier link: it plays whether the amplifier answers or not.
-    const engineUp = { availability: [bridgeUp, { topic: topics.player(id, 'availability'), payload_available: ONLINE, payload_not_available: OFFLINE }], availability_mode: 'all' };
+    const engineUp = {
+      availability: [
+        bridgeUp,
+        { topic: topics.player(id, 'availability'), payload_available: ONLINE, payload_not_available: OFFLINE },
+      ],
+      availability_mode: 'all',
+    };
     add('sensor', `player_${id}_now_playing`, {
       name: `${player.name} now playing`,
       state_topic: topics.player(id, 'now_playing'),
@@ -178,7 +205,10 @@ export function discoveryMessages(view: BridgeView, topics: Topics, options: Res
       icon: 'mdi:play-pause',
       ...engineUp,
     });
-    for (const [field, icon] of [['next', 'mdi:skip-next'], ['previous', 'mdi:skip-previous']] as const) {
+    for (const [field, icon] of [
+      ['next', 'mdi:skip-next'],
+      ['previous', 'mdi:skip-previous'],
+    ] as const) {
       add('button', `player_${id}_${field}`, {
         name: `${player.name} ${field}`,
         command_topic: topics.command(topics.player(id, field)),

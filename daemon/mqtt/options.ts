@@ -40,7 +40,10 @@ export function tlsFiles(tls: ResolvedBridgeOptions['tls']): Pick<IClientOptions
 
 /** Hex digits of the UDN without dashes: unique per appliance and valid in topics and HA ids. */
 export function udnHex(udn: string): string {
-  return udn.replace(/^uuid:/, '').replace(/[^0-9a-fA-F]/g, '').toLowerCase();
+  return udn
+    .replace(/^uuid:/, '')
+    .replace(/[^0-9a-fA-F]/g, '')
+    .toLowerCase();
 }
 
 /** The default base topic: short enough to type, stable per appliance. */

@@ -61,7 +61,11 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 function parseNumber(payload: string, min: number, max: number, what: string): Parsed<number> {
   const text = payload.trim();
   const n = /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
-  if (!Number.isFinite(n) || n < min || n > max) return { ok: false, reason: `${what} must be a number from ${min} to ${max}, got ${JSON.stringify(payload.slice(0, 40))}` };
+  if (!Number.isFinite(n) || n < min || n > max)
+    return {
+      ok: false,
+      reason: `${what} must be a number from ${min} to ${max}, got ${JSON.stringify(payload.slice(0, 40))}`,
+    };
   return { ok: true, value: n };
 }
 
@@ -131,7 +135,8 @@ const STATE_MAX = 255;
 export function nowPlaying(playback: NowPlayingFields): string {
   if (playback.uri === null) return NOTHING_PLAYING;
   // A URL ending in a slash has no last segment: the whole URI then (Home Assistant reads a blank state as no value).
-  const title = playback.title ?? playback.name ?? (playback.uri.slice(playback.uri.lastIndexOf('/') + 1) || playback.uri);
+  const title =
+    playback.title ?? playback.name ?? (playback.uri.slice(playback.uri.lastIndexOf('/') + 1) || playback.uri);
   const line = playback.artist && playback.title ? `${playback.artist} – ${playback.title}` : title;
   // Cut by code points, as Home Assistant counts: a cut by UTF-16 units could split an emoji's surrogate pair.
   const points = [...line];
@@ -141,5 +146,15 @@ export function nowPlaying(playback: NowPlayingFields): string {
 /** The details beside the line (the sensor's attributes); the position has its own topic, as it changes every second. */
 export function nowPlayingAttributes(playback: PlaybackView): string {
   const { state, title, artist, album, name, uri, durationMs, playlistId, trackId } = playback;
-  return JSON.stringify({ state, title, artist, album, station: name, uri, duration_s: durationMs === null ? null : Math.round(durationMs / 1000), playlist_id: playlistId, track_id: trackId });
+  return JSON.stringify({
+    state,
+    title,
+    artist,
+    album,
+    station: name,
+    uri,
+    duration_s: durationMs === null ? null : Math.round(durationMs / 1000),
+    playlist_id: playlistId,
+    track_id: trackId,
+  });
 }

@@ -53,7 +53,9 @@ export class StatePublisher {
     // The bridge publishes its availability itself (on connect, and as its last will); it is ours to keep.
     const wanted = (topic: string) => discovery.has(topic) || state.has(topic) || topic === this.topics.availability;
     const stale = [...this.held].filter((topic) => !wanted(topic));
-    const added = [this.topics.availability, ...discovery.keys(), ...state.keys()].filter((topic) => !this.held.has(topic));
+    const added = [this.topics.availability, ...discovery.keys(), ...state.keys()].filter(
+      (topic) => !this.held.has(topic),
+    );
     // Remembered before it is sent: a crash in between must not leave a topic nobody knows to clear. While the store
     // refuses writes (a restore holds it) this throws and nothing is sent; the sync after the restore sends it all.
     if (added.length > 0 || this.unsaved) {
@@ -70,7 +72,10 @@ export class StatePublisher {
       sent++;
     }
     // Configs before states, so a hub creates the entity before its first value arrives.
-    for (const [messages, qos] of [[discovery, 1], [state, 0]] as const) {
+    for (const [messages, qos] of [
+      [discovery, 1],
+      [state, 0],
+    ] as const) {
       for (const [topic, payload] of messages) {
         if (!this.resendAll && this.published.get(topic) === payload) continue;
         this.published.set(topic, payload);

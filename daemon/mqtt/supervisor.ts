@@ -31,7 +31,10 @@ export class BridgeSupervisor implements BridgeControl {
 
   topics(): { baseTopic: string; discoveryPrefix: string } {
     const config = this.deps.settings();
-    return { baseTopic: config.baseTopic || defaultBaseTopic(this.deps.identity().udn), discoveryPrefix: config.discoveryPrefix };
+    return {
+      baseTopic: config.baseTopic || defaultBaseTopic(this.deps.identity().udn),
+      discoveryPrefix: config.discoveryPrefix,
+    };
   }
 
   start(): Promise<void> {

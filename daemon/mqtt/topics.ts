@@ -19,7 +19,17 @@ export type CommandTarget =
   | { kind: 'scene'; id: string }
   | { kind: 'all-off' };
 
-const ZONE_COMMANDS: readonly string[] = ['volume', 'power', 'mute', 'source', 'sleep', 'bass', 'treble', 'balance', 'loudness'];
+const ZONE_COMMANDS: readonly string[] = [
+  'volume',
+  'power',
+  'mute',
+  'source',
+  'sleep',
+  'bass',
+  'treble',
+  'balance',
+  'loudness',
+];
 const PLAYER_COMMANDS: readonly string[] = ['volume', 'playing', 'next', 'previous'];
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -89,11 +99,14 @@ export class Topics {
     if (topic === this.allOffCommand) return { kind: 'all-off' };
     if (!topic.startsWith(`${this.base}/`) || !topic.endsWith('/set')) return undefined;
     const parts = topic.slice(this.base.length + 1, -'/set'.length).split('/');
-    if (parts.length === 2 && parts[0] === 'scene' && UUID_RE.test(parts[1]!)) return { kind: 'scene', id: parts[1]!.toLowerCase() };
+    if (parts.length === 2 && parts[0] === 'scene' && UUID_RE.test(parts[1]!))
+      return { kind: 'scene', id: parts[1]!.toLowerCase() };
     if (parts.length !== 3 || !UUID_RE.test(parts[1]!)) return undefined;
     const [kind, id, field] = parts as [string, string, string];
-    if (kind === 'zone' && ZONE_COMMANDS.includes(field)) return { kind, id: id.toLowerCase(), field: field as ZoneCommand };
-    if (kind === 'player' && PLAYER_COMMANDS.includes(field)) return { kind, id: id.toLowerCase(), field: field as PlayerCommand };
+    if (kind === 'zone' && ZONE_COMMANDS.includes(field))
+      return { kind, id: id.toLowerCase(), field: field as ZoneCommand };
+    if (kind === 'player' && PLAYER_COMMANDS.includes(field))
+      return { kind, id: id.toLowerCase(), field: field as PlayerCommand };
     return undefined;
   }
 }

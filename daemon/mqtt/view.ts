@@ -1,7 +1,19 @@
 // What the bridge's account may see right now, and the retained state topics that follow from it. Zones, players and
 // scenes of amplifiers that are not configured get no entities: nothing could be done with them until they are again.
 import type { PlaybackView, PlayerView, SceneView, ZoneView } from '../domain/shared/index.js';
-import { NO_SOURCE, OFFLINE, ONLINE, minutesLeft, nowPlaying, nowPlayingAttributes, onOff, percent, sourceLabels, toneStep, type ToneSteps } from './payloads.js';
+import {
+  NO_SOURCE,
+  OFFLINE,
+  ONLINE,
+  minutesLeft,
+  nowPlaying,
+  nowPlayingAttributes,
+  onOff,
+  percent,
+  sourceLabels,
+  toneStep,
+  type ToneSteps,
+} from './payloads.js';
 import type { Topics } from './topics.js';
 
 /** The tone controls that are number entities (loudness is a switch). */
@@ -44,7 +56,10 @@ export interface BridgeAmplifier {
 }
 
 /** Whether a zone's output is on one of the configured amplifiers (a zone whose unit is silent still is). */
-export function onConfigured(amplifiers: readonly BridgeAmplifier[], binding: { amplifier: string; driver: string }): boolean {
+export function onConfigured(
+  amplifiers: readonly BridgeAmplifier[],
+  binding: { amplifier: string; driver: string },
+): boolean {
   return amplifiers.some((amplifier) => amplifier.name === binding.amplifier && amplifier.driver === binding.driver);
 }
 
@@ -64,13 +79,22 @@ export function amplifierKeyOf(view: BridgeView, name: string): string {
   return view.amplifiers.find((amplifier) => amplifier.name === name)?.key ?? name;
 }
 
-export const EMPTY_VIEW: BridgeView = { account: false, zones: [], players: [], scenes: [], playback: new Map(), amplifiers: [], now: 0 };
+export const EMPTY_VIEW: BridgeView = {
+  account: false,
+  zones: [],
+  players: [],
+  scenes: [],
+  playback: new Map(),
+  amplifiers: [],
+  now: 0,
+};
 
 /** Every state topic the view calls for, by topic, as the text to publish retained. */
 export function stateMessages(view: BridgeView, topics: Topics): Map<string, string> {
   const messages = new Map<string, string>();
   const labels = sourceLabels(view.players);
-  for (const amplifier of view.amplifiers) messages.set(topics.amplifier(amplifier.key), amplifier.online ? ONLINE : OFFLINE);
+  for (const amplifier of view.amplifiers)
+    messages.set(topics.amplifier(amplifier.key), amplifier.online ? ONLINE : OFFLINE);
   for (const zone of view.zones) {
     messages.set(topics.zone(zone.id, 'volume'), percent(zone.volume));
     messages.set(topics.zone(zone.id, 'power'), onOff(zone.power));
@@ -83,7 +107,8 @@ export function stateMessages(view: BridgeView, topics: Topics): Map<string, str
       const value = zone.tone[control];
       if (steps && value !== null) messages.set(topics.zone(zone.id, control), toneStep(value, steps));
     }
-    if (zone.toneControls.loudness.available && zone.tone.loudness !== null) messages.set(topics.zone(zone.id, 'loudness'), onOff(zone.tone.loudness));
+    if (zone.toneControls.loudness.available && zone.tone.loudness !== null)
+      messages.set(topics.zone(zone.id, 'loudness'), onOff(zone.tone.loudness));
     for (const { flag, field } of ZONE_STATUS) {
       const value = zone.amplifierStatus[flag];
       if (value !== null) messages.set(topics.zone(zone.id, field), onOff(value));

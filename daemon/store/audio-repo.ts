@@ -115,19 +115,25 @@ export class AudioRepo {
          WHERE id = @id`,
       ),
       setZoneVolume: db.prepare('UPDATE zones SET volume = ? WHERE id = ?'),
-      setZoneSettings: db.prepare('UPDATE zones SET name = @name, max_volume = @max_volume, turn_on_volume = @turn_on_volume WHERE id = @id'),
+      setZoneSettings: db.prepare(
+        'UPDATE zones SET name = @name, max_volume = @max_volume, turn_on_volume = @turn_on_volume WHERE id = @id',
+      ),
       deleteZone: db.prepare('DELETE FROM zones WHERE id = ?'),
       // A scene holds at least one zone (a backup of one without would not restore): the zone's last scenes go with it.
-      deleteEmptyScenes: db.prepare(
-        `DELETE FROM scenes WHERE kind = 'scene' AND NOT EXISTS (SELECT 1 FROM scene_zones WHERE scene_id = scenes.id) RETURNING id`,
-      ).pluck(),
+      deleteEmptyScenes: db
+        .prepare(
+          `DELETE FROM scenes WHERE kind = 'scene' AND NOT EXISTS (SELECT 1 FROM scene_zones WHERE scene_id = scenes.id) RETURNING id`,
+        )
+        .pluck(),
       insertInput: db.prepare(
         `INSERT INTO input_devices (id, name, kind, input_amplifier, input_driver, input_channel, is_favorite, created_at)
          VALUES (@id, @name, @kind, @input_amplifier, @input_driver, @input_channel, @is_favorite, @created_at)`,
       ),
       input: db.prepare('SELECT * FROM input_devices WHERE id = ?'),
       inputs: db.prepare('SELECT * FROM input_devices ORDER BY input_amplifier, input_driver, input_channel'),
-      inputByChannel: db.prepare('SELECT * FROM input_devices WHERE input_amplifier = ? AND input_driver = ? AND input_channel = ?'),
+      inputByChannel: db.prepare(
+        'SELECT * FROM input_devices WHERE input_amplifier = ? AND input_driver = ? AND input_channel = ?',
+      ),
       setInputFavorite: db.prepare('UPDATE input_devices SET is_favorite = ? WHERE id = ?'),
       setInputName: db.prepare('UPDATE input_devices SET name = ?, kind = ? WHERE id = ?'),
       deleteInput: db.prepare('DELETE FROM input_devices WHERE id = ?'),
@@ -165,7 +171,12 @@ export class AudioRepo {
   /** The player on an input of the given amplifier (used to keep inputs unique). */
   playerByInput(amplifier: AmplifierRef, channel: number): Readonly<PlayerRow> | undefined {
     for (const player of this.players_.values()) {
-      if (player.input_amplifier === amplifier.key && player.input_driver === amplifier.driver && player.input_channel === channel) return player;
+      if (
+        player.input_amplifier === amplifier.key &&
+        player.input_driver === amplifier.driver &&
+        player.input_channel === channel
+      )
+        return player;
     }
     return undefined;
   }
@@ -183,7 +194,8 @@ export class AudioRepo {
   }
   /** The player whose stream output is this device or FIFO (used to keep outputs unique). */
   playerByOutput(kind: StreamOutputKind, target: string | null): Readonly<PlayerRow> | undefined {
-    for (const player of this.players_.values()) if (player.output_kind === kind && player.output_target === target) return player;
+    for (const player of this.players_.values())
+      if (player.output_kind === kind && player.output_target === target) return player;
     return undefined;
   }
   renamePlayer(id: string, name: string): void {
@@ -213,7 +225,9 @@ export class AudioRepo {
   zones(): readonly Readonly<ZoneRow>[] {
     this.sortedZones ??= [...this.zones_.values()].sort(
       (a, b) =>
-        compareCodeUnits(a.output_amplifier, b.output_amplifier) || compareCodeUnits(a.output_driver, b.output_driver) || a.output_channel - b.output_channel,
+        compareCodeUnits(a.output_amplifier, b.output_amplifier) ||
+        compareCodeUnits(a.output_driver, b.output_driver) ||
+        a.output_channel - b.output_channel,
     );
     return this.sortedZones;
   }
@@ -223,7 +237,12 @@ export class AudioRepo {
   /** The zone on an output of the given amplifier (used to keep outputs unique). */
   zoneByOutput(amplifier: AmplifierRef, channel: number): Readonly<ZoneRow> | undefined {
     for (const zone of this.zones_.values()) {
-      if (zone.output_amplifier === amplifier.key && zone.output_driver === amplifier.driver && zone.output_channel === channel) return zone;
+      if (
+        zone.output_amplifier === amplifier.key &&
+        zone.output_driver === amplifier.driver &&
+        zone.output_channel === channel
+      )
+        return zone;
     }
     return undefined;
   }
@@ -279,7 +298,10 @@ export class AudioRepo {
   zonesRoutedAcrossAmplifiers(): Readonly<ZoneRow>[] {
     return [...this.zones_.values()].filter((zone) => {
       const player = zone.player_id === null ? undefined : this.players_.get(zone.player_id);
-      return player !== undefined && (player.input_amplifier !== zone.output_amplifier || player.input_driver !== zone.output_driver);
+      return (
+        player !== undefined &&
+        (player.input_amplifier !== zone.output_amplifier || player.input_driver !== zone.output_driver)
+      );
     });
   }
   setZoneSettings(id: string, settings: ZoneSettings): void {
@@ -293,7 +315,13 @@ export class AudioRepo {
    * (the latest per zone, as for its volume).
    */
   setZoneTone(id: string, tone: ZoneToneColumns): void {
-    const row = { id, tone_bass: tone.tone_bass, tone_treble: tone.tone_treble, tone_balance: tone.tone_balance, tone_loudness: tone.tone_loudness };
+    const row = {
+      id,
+      tone_bass: tone.tone_bass,
+      tone_treble: tone.tone_treble,
+      tone_balance: tone.tone_balance,
+      tone_loudness: tone.tone_loudness,
+    };
     this.write(`zone-tone:${id}`, () => this.s.setZoneTone.run(row));
     const zone = this.zones_.get(id);
     if (zone) this.putZone({ ...zone, ...row });
@@ -366,7 +394,11 @@ export class AudioRepo {
    * Puts a row (frozen) in place of the one with its id, and records how to take that back if the running call
    * throws (the sorted list is then dropped with `dropSorted`). Returns the row it replaced.
    */
-  private keep<R extends { id: string }>(rows: Map<string, Readonly<R>>, row: R, dropSorted: () => void): Readonly<R> | undefined {
+  private keep<R extends { id: string }>(
+    rows: Map<string, Readonly<R>>,
+    row: R,
+    dropSorted: () => void,
+  ): Readonly<R> | undefined {
     const previous = rows.get(row.id);
     rows.set(row.id, Object.freeze(row));
     this.store.recordUndo(() => {

@@ -74,7 +74,9 @@ export class BackupRepo {
       playlists: db.prepare('SELECT * FROM playlists ORDER BY created_at, name, id'),
       tracksOf: db.prepare('SELECT * FROM tracks WHERE playlist_id = ? ORDER BY position'),
       // The undo slot is runtime state: what the last apply replaced on this appliance.
-      scenes: db.prepare(`SELECT id, name, created_at, updated_at FROM scenes WHERE kind = 'scene' ORDER BY name COLLATE NOCASE, id`),
+      scenes: db.prepare(
+        `SELECT id, name, created_at, updated_at FROM scenes WHERE kind = 'scene' ORDER BY name COLLATE NOCASE, id`,
+      ),
       sceneZones: db.prepare(
         `SELECT sz.scene_id, sz.zone_id, sz.power, sz.volume, sz.muted, sz.player_id, sz.tone_bass, sz.tone_treble, sz.tone_balance, sz.tone_loudness
          FROM scene_zones sz JOIN scenes s ON s.id = sz.scene_id WHERE s.kind = 'scene' ORDER BY sz.scene_id, sz.zone_id`,
@@ -100,7 +102,9 @@ export class BackupRepo {
         `INSERT INTO users (id, username, role, password_hash, is_enabled, created_at, key_digest, key_nonce, key_box, password_change_required)
          VALUES (@id, @username, @role, @password_hash, @is_enabled, @created_at, @key_digest, @key_nonce, @key_box, @password_change_required)`,
       ),
-      insertAssignment: db.prepare('INSERT INTO assignments (user_id, kind, target_id) VALUES (@user_id, @kind, @target_id)'),
+      insertAssignment: db.prepare(
+        'INSERT INTO assignments (user_id, kind, target_id) VALUES (@user_id, @kind, @target_id)',
+      ),
       insertPlayer: db.prepare(
         `INSERT INTO players (id, name, volume, input_amplifier, input_driver, input_channel, created_at, output_kind, output_target)
          VALUES (@id, @name, @volume, @input_amplifier, @input_driver, @input_channel, @created_at, @output_kind, @output_target)`,
@@ -119,7 +123,9 @@ export class BackupRepo {
         `INSERT INTO playlists (id, name, is_favorite, created_at, track_count, duration_ms)
          VALUES (@id, @name, @is_favorite, @created_at, @track_count, @duration_ms)`,
       ),
-      insertScene: db.prepare(`INSERT INTO scenes (id, name, kind, created_at, updated_at) VALUES (@id, @name, 'scene', @created_at, @updated_at)`),
+      insertScene: db.prepare(
+        `INSERT INTO scenes (id, name, kind, created_at, updated_at) VALUES (@id, @name, 'scene', @created_at, @updated_at)`,
+      ),
       insertSceneZone: db.prepare(
         `INSERT INTO scene_zones (scene_id, zone_id, power, volume, muted, player_id, tone_bass, tone_treble, tone_balance, tone_loudness)
          VALUES (@scene_id, @zone_id, @power, @volume, @muted, @player_id, @tone_bass, @tone_treble, @tone_balance, @tone_loudness)`,
@@ -127,9 +133,15 @@ export class BackupRepo {
       insertMeta: db.prepare('INSERT INTO meta (key, value) VALUES (@key, @value)'),
       // The tables checked after a restore wrote them; tracks are copied by a join that cannot leave one dangling,
       // and checking them would read every track in one statement.
-      brokenReferences: ['users', 'sessions', 'assignments', 'trusted_addresses', 'players', 'zones', 'scene_zones'].map((table) =>
-        db.prepare(`PRAGMA foreign_key_check(${table})`),
-      ),
+      brokenReferences: [
+        'users',
+        'sessions',
+        'assignments',
+        'trusted_addresses',
+        'players',
+        'zones',
+        'scene_zones',
+      ].map((table) => db.prepare(`PRAGMA foreign_key_check(${table})`)),
       clearTracksSlice: db.prepare('DELETE FROM tracks WHERE rowid IN (SELECT rowid FROM tracks LIMIT ?)'),
     };
     // A read transaction: the rows of all tables come from one moment, even with writes in between turns.
@@ -168,7 +180,9 @@ export class BackupRepo {
 
   /** Each stored user's password hash and sealed API key, by id (a restore without secrets keeps them). */
   keyMaterial(): Map<string, Pick<UserRow, 'password_hash' | 'key_digest' | 'key_nonce' | 'key_box'>> {
-    const rows = this.s.keyMaterial.all() as Array<Pick<UserRow, 'id' | 'password_hash' | 'key_digest' | 'key_nonce' | 'key_box'>>;
+    const rows = this.s.keyMaterial.all() as Array<
+      Pick<UserRow, 'id' | 'password_hash' | 'key_digest' | 'key_nonce' | 'key_box'>
+    >;
     return new Map(rows.map(({ id, ...material }) => [id, material]));
   }
 

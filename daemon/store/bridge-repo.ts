@@ -49,8 +49,16 @@ export function parseBridgeSettings(text: string | undefined): SavedBridgeSettin
   const row = parsed as Record<string, unknown>;
   const string = (value: unknown) => (typeof value === 'string' ? value : undefined);
   const sealed = row.password as { nonce?: unknown; box?: unknown } | undefined;
-  const password = sealed && typeof sealed.nonce === 'string' && typeof sealed.box === 'string' ? { nonce: sealed.nonce, box: sealed.box } : undefined;
-  return dropUndefined({ url: string(row.url), username: string(row.username), account: string(row.account), password });
+  const password =
+    sealed && typeof sealed.nonce === 'string' && typeof sealed.box === 'string'
+      ? { nonce: sealed.nonce, box: sealed.box }
+      : undefined;
+  return dropUndefined({
+    url: string(row.url),
+    username: string(row.username),
+    account: string(row.account),
+    password,
+  });
 }
 
 /** The `meta` row's value for these settings; null (no row) when none is set. */

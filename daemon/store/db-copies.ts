@@ -51,7 +51,9 @@ function surplusCopies(databaseFile: string, kind: CopyKind, keep: number): stri
   const copies = readdirSync(dir)
     .filter((name) => pattern.test(name))
     .sort((a, b) => stampOf(a).localeCompare(stampOf(b)) || serialOf(a) - serialOf(b));
-  return copies.slice(0, Math.max(0, copies.length - keep)).flatMap((name) => ['', '-wal', '-shm', '-journal'].map((suffix) => path.join(dir, name + suffix)));
+  return copies
+    .slice(0, Math.max(0, copies.length - keep))
+    .flatMap((name) => ['', '-wal', '-shm', '-journal'].map((suffix) => path.join(dir, name + suffix)));
 }
 
 /** Pages better-sqlite3's backup copies per step (its own default), and copied between two syncs of the copy. */
@@ -64,7 +66,10 @@ const SYNC_PAGES = 5000;
  * out everything not yet written, 42-45 ms of its CPU (and far longer waiting for the disk) for a copy of a database
  * filled to half the limits. `done` waits for the sync under way and closes the file.
  */
-export function copySyncer(file: string): { progress: (p: { totalPages: number; remainingPages: number }) => number; done: () => Promise<void> } {
+export function copySyncer(file: string): {
+  progress: (p: { totalPages: number; remainingPages: number }) => number;
+  done: () => Promise<void>;
+} {
   let handle: Promise<FileHandle> | undefined;
   let syncing: Promise<void> | undefined;
   let syncedAt = 0;
@@ -75,10 +80,12 @@ export function copySyncer(file: string): { progress: (p: { totalPages: number; 
         syncedAt = copied;
         handle ??= open(file, 'r');
         // A sync that fails changes nothing: SQLite's own sync at the end still decides whether the copy is made.
-        syncing = handle.then((h) => h.datasync()).then(
-          () => (syncing = undefined),
-          () => (syncing = undefined),
-        );
+        syncing = handle
+          .then((h) => h.datasync())
+          .then(
+            () => (syncing = undefined),
+            () => (syncing = undefined),
+          );
       }
       return STEP_PAGES;
     },

@@ -148,7 +148,8 @@ export class Store {
     for (const level of ['NORMAL', 'FULL'] as const) {
       this.switchTo(level);
       const now = this.synchronousLevel();
-      if (now !== level) throw new Error(`SQLite did not switch ${this.file} to synchronous=${level} (it reports ${now})`);
+      if (now !== level)
+        throw new Error(`SQLite did not switch ${this.file} to synchronous=${level} (it reports ${now})`);
     }
   }
 
@@ -375,7 +376,9 @@ export class Store {
     } catch (err) {
       // No migration without its copy: the database stays as it is, and the error says why.
       rmSync(file, { force: true });
-      throw new Error(`cannot copy ${this.file} to ${file} before the schema migration from version ${from}: ${(err as Error).message}`);
+      throw new Error(
+        `cannot copy ${this.file} to ${file} before the schema migration from version ${from}: ${(err as Error).message}`,
+      );
     }
     sealCopy(file);
     pruneCopies(this.file, 'pre-migration');
@@ -384,7 +387,9 @@ export class Store {
   private migrate(): void {
     const current = this.schemaVersion;
     if (current > MIGRATIONS.length) {
-      throw new Error(`database ${this.file} has schema version ${current}, newer than this azcd (${MIGRATIONS.length})`);
+      throw new Error(
+        `database ${this.file} has schema version ${current}, newer than this azcd (${MIGRATIONS.length})`,
+      );
     }
     if (current === MIGRATIONS.length) return;
     if (current > 0) this.copyBeforeMigration(current);
@@ -397,7 +402,8 @@ export class Store {
           this.db.exec(MIGRATIONS[version]!);
           MIGRATION_STEPS[version + 1]?.(this.db);
           const broken = this.db.pragma('foreign_key_check') as unknown[];
-          if (broken.length > 0) throw new Error(`schema migration ${version + 1} left ${broken.length} broken references in ${this.file}`);
+          if (broken.length > 0)
+            throw new Error(`schema migration ${version + 1} left ${broken.length} broken references in ${this.file}`);
           this.db.pragma(`user_version = ${version + 1}`);
         })();
       }

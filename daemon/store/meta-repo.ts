@@ -25,7 +25,10 @@ export const deletedKey = (kind: DeletedKind, ref: Amp, channel: number): string
 type Amp = AmplifierRef | string;
 
 /** The channel a `meta` row marks deleted (the inverse of deletedKey); undefined for any other row. */
-export function parseDeletedKey(key: string, value: string): { kind: DeletedKind; amplifier: AmplifierRef; channel: number } | undefined {
+export function parseDeletedKey(
+  key: string,
+  value: string,
+): { kind: DeletedKind; amplifier: AmplifierRef; channel: number } | undefined {
   const match = /^deleted:(zone|input):([^:@]+)(?:@([^:]+))?:(\d+)$/.exec(key);
   if (!match || value !== DELETED) return undefined;
   const driver = match[2]!;
@@ -38,7 +41,9 @@ export class MetaRepo {
   constructor(db: Db) {
     this.s = {
       get: db.prepare('SELECT value FROM meta WHERE key = ?'),
-      set: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+      set: db.prepare(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ),
       remove: db.prepare('DELETE FROM meta WHERE key = ?'),
     };
   }

@@ -235,7 +235,9 @@ export const MIGRATIONS: string[] = [
  */
 export const MIGRATION_STEPS: Record<number, (db: Database.Database) => void> = {
   5: (db) => {
-    db.function('azc_name_problem', { deterministic: true }, (text: unknown) => (typeof text === 'string' && nameProblem(text) !== undefined ? 1 : 0));
+    db.function('azc_name_problem', { deterministic: true }, (text: unknown) =>
+      typeof text === 'string' && nameProblem(text) !== undefined ? 1 : 0,
+    );
     const columns: Array<[table: string, column: string, fallback: string]> = [
       ['players', 'name', 'Player'],
       ['zones', 'name', 'Zone'],
@@ -248,12 +250,16 @@ export const MIGRATION_STEPS: Record<number, (db: Database.Database) => void> = 
     ];
     for (const [table, column, fallback] of columns) {
       const update = db.prepare(`UPDATE ${table} SET ${column} = ? WHERE rowid = ?`);
-      for (const row of db.prepare(`SELECT rowid AS at, ${column} AS text FROM ${table} WHERE azc_name_problem(${column})`).all() as Array<{ at: number; text: string }>) {
+      for (const row of db
+        .prepare(`SELECT rowid AS at, ${column} AS text FROM ${table} WHERE azc_name_problem(${column})`)
+        .all() as Array<{ at: number; text: string }>) {
         update.run(cleanName(row.text, fallback), row.at);
       }
     }
     // The older scene keeps its name; of two made in the same millisecond, the one stored first (not a random id).
-    const scenes = db.prepare(`SELECT id, name FROM scenes WHERE kind = 'scene' ORDER BY created_at, rowid`).all() as Array<{ id: string; name: string }>;
+    const scenes = db
+      .prepare(`SELECT id, name FROM scenes WHERE kind = 'scene' ORDER BY created_at, rowid`)
+      .all() as Array<{ id: string; name: string }>;
     const taken = new Set<string>();
     const rename = db.prepare('UPDATE scenes SET name = ? WHERE id = ?');
     for (const scene of scenes) {
@@ -264,4 +270,3 @@ export const MIGRATION_STEPS: Record<number, (db: Database.Database) => void> = 
     }
   },
 };
-

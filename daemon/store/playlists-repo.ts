@@ -31,14 +31,18 @@ export class PlaylistsRepo {
 
   constructor(db: Db) {
     this.s = {
-      insert: db.prepare('INSERT INTO playlists (id, name, is_favorite, created_at) VALUES (@id, @name, @is_favorite, @created_at)'),
+      insert: db.prepare(
+        'INSERT INTO playlists (id, name, is_favorite, created_at) VALUES (@id, @name, @is_favorite, @created_at)',
+      ),
       byId: db.prepare('SELECT * FROM playlists WHERE id = ?'),
       count: db.prepare('SELECT COUNT(*) FROM playlists').pluck(),
       // One row per playlist, through the playlists_order index; id breaks ties so pages never overlap or skip.
       summaries: db.prepare(
         `SELECT id, name, is_favorite, created_at, track_count, duration_ms FROM playlists ORDER BY created_at, name, id LIMIT ? OFFSET ?`,
       ),
-      adjustSummary: db.prepare('UPDATE playlists SET track_count = track_count + ?, duration_ms = duration_ms + ? WHERE id = ?'),
+      adjustSummary: db.prepare(
+        'UPDATE playlists SET track_count = track_count + ?, duration_ms = duration_ms + ? WHERE id = ?',
+      ),
       remove: db.prepare('DELETE FROM playlists WHERE id = ?'),
       setFavorite: db.prepare('UPDATE playlists SET is_favorite = ? WHERE id = ?'),
       tracks: db.prepare('SELECT * FROM tracks WHERE playlist_id = ? ORDER BY position'),

@@ -40,8 +40,12 @@ export class ScenesRepo {
         `SELECT z.scene_id, z.zone_id, z.power, z.volume, z.muted, z.player_id, z.tone_bass, z.tone_treble, z.tone_balance, z.tone_loudness
          FROM scene_zones z JOIN scenes s ON s.id = z.scene_id WHERE s.kind = 'scene'`,
       ),
-      zones: db.prepare('SELECT zone_id, power, volume, muted, player_id, tone_bass, tone_treble, tone_balance, tone_loudness FROM scene_zones WHERE scene_id = ?'),
-      insert: db.prepare('INSERT INTO scenes (id, name, kind, created_at, updated_at) VALUES (@id, @name, @kind, @created_at, @updated_at)'),
+      zones: db.prepare(
+        'SELECT zone_id, power, volume, muted, player_id, tone_bass, tone_treble, tone_balance, tone_loudness FROM scene_zones WHERE scene_id = ?',
+      ),
+      insert: db.prepare(
+        'INSERT INTO scenes (id, name, kind, created_at, updated_at) VALUES (@id, @name, @kind, @created_at, @updated_at)',
+      ),
       insertZone: db.prepare(
         `INSERT INTO scene_zones (scene_id, zone_id, power, volume, muted, player_id, tone_bass, tone_treble, tone_balance, tone_loudness)
          VALUES (@scene_id, @zone_id, @power, @volume, @muted, @player_id, @tone_bass, @tone_treble, @tone_balance, @tone_loudness)`,

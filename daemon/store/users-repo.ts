@@ -59,7 +59,9 @@ export class UsersRepo {
         `INSERT INTO sessions (id, digest, user_id, created_at, last_used_at, expires_at)
          VALUES (@id, @digest, @user_id, @created_at, @last_used_at, @expires_at)`,
       ),
-      sessionByDigest: db.prepare('SELECT id, user_id, created_at, last_used_at, expires_at FROM sessions WHERE digest = ?'),
+      sessionByDigest: db.prepare(
+        'SELECT id, user_id, created_at, last_used_at, expires_at FROM sessions WHERE digest = ?',
+      ),
       sessionById: db.prepare('SELECT id, user_id, created_at, last_used_at, expires_at FROM sessions WHERE id = ?'),
       touchSession: db.prepare('UPDATE sessions SET last_used_at = ? WHERE id = ?'),
       deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
@@ -74,7 +76,9 @@ export class UsersRepo {
         `DELETE FROM trusted_addresses WHERE user_id = @user_id AND address NOT IN (
            SELECT address FROM trusted_addresses WHERE user_id = @user_id ORDER BY last_success DESC, address LIMIT @keep)`,
       ),
-      trustedAddresses: db.prepare('SELECT address FROM trusted_addresses WHERE user_id = ? ORDER BY last_success DESC, address'),
+      trustedAddresses: db.prepare(
+        'SELECT address FROM trusted_addresses WHERE user_id = ? ORDER BY last_success DESC, address',
+      ),
     };
   }
 

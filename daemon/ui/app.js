@@ -13,8 +13,20 @@ import { changePasswordDialog } from './js/password.js';
 
 const $ = (id) => document.getElementById(id);
 const TABS = ['players', 'playlists', 'inputs', 'users', 'settings'];
-const FACTORIES = { players: playersView, playlists: playlistsView, inputs: inputsView, users: usersView, settings: settingsView };
-const TOPICS = { players: ['audio', 'inputs', 'scenes', 'playback', 'announcements'], playlists: ['playlists', 'audio'], inputs: ['inputs'], users: ['users', 'audio'], settings: ['users'] };
+const FACTORIES = {
+  players: playersView,
+  playlists: playlistsView,
+  inputs: inputsView,
+  users: usersView,
+  settings: settingsView,
+};
+const TOPICS = {
+  players: ['audio', 'inputs', 'scenes', 'playback', 'announcements'],
+  playlists: ['playlists', 'audio'],
+  inputs: ['inputs'],
+  users: ['users', 'audio'],
+  settings: ['users'],
+};
 /** Tabs only Admins get. */
 const ADMIN_TABS = new Set(['users', 'settings']);
 
@@ -250,7 +262,9 @@ function showHardware() {
   const offline = [...state.hardware].filter(([, online]) => !online).map(([name]) => name);
   const banner = $('hardware-banner');
   banner.hidden = offline.length === 0;
-  banner.textContent = offline.length ? `The amplifier (${offline.join(', ')}) is not responding. Changes are kept and applied when it is back.` : '';
+  banner.textContent = offline.length
+    ? `The amplifier (${offline.join(', ')}) is not responding. Changes are kept and applied when it is back.`
+    : '';
 }
 
 let applianceTitle = 'Audio Zone Controller';

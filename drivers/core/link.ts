@@ -122,7 +122,9 @@ export class Link<F> extends ReconnectingPort {
     if (outcome === 'timeout') {
       const { bytes } = ex.request;
       const sent = typeof bytes === 'string' ? JSON.stringify(bytes) : bytes.toString('hex');
-      this.options.log('debug', `${this.options.family}: timeout on ${sent}`, { buffered: this.options.framer.buffered });
+      this.options.log('debug', `${this.options.family}: timeout on ${sent}`, {
+        buffered: this.options.framer.buffered,
+      });
       if (!ex.recovery) this.recover = true;
     }
     if (outcome === 'closed') return this.release(ex);

@@ -43,7 +43,8 @@ export class ReadPlan {
   }
 
   next(): PlannedRead | undefined {
-    for (const channel of this.verify) if (this.live.has(channel)) return { address: this.topology.zoneRead(channel), purpose: 'verify' };
+    for (const channel of this.verify)
+      if (this.live.has(channel)) return { address: this.topology.zoneRead(channel), purpose: 'verify' };
     if (this.syncing.size > 0) return { address: Math.min(...this.syncing), purpose: 'sync' };
     const address = this.queue.shift();
     return address === undefined ? undefined : { address, purpose: 'queued' };

@@ -3,7 +3,11 @@
 import { openPort, parseTcpPort, type BytePort, type OpenPort } from '../port.js';
 import type { Clock } from './clock.js';
 
-export type LinkLog = (level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+export type LinkLog = (
+  level: 'debug' | 'info' | 'warn' | 'error',
+  msg: string,
+  fields?: Record<string, unknown>,
+) => void;
 
 /** The options every family's link takes for its port. */
 export interface ReconnectingPortOptions {
@@ -117,7 +121,13 @@ export abstract class ReconnectingPort {
     const opening = new AbortController();
     this.opening = opening;
     try {
-      port = await open({ path, baudRate, clock, signal: opening.signal, ...(connectTimeoutMs ? { connectTimeoutMs } : {}) });
+      port = await open({
+        path,
+        baudRate,
+        clock,
+        signal: opening.signal,
+        ...(connectTimeoutMs ? { connectTimeoutMs } : {}),
+      });
     } catch (err) {
       if (connection === this.connectionId) this.down(`cannot open ${path}: ${(err as Error).message}`);
       return;

@@ -1,11 +1,27 @@
 // The serial amplifier driver every family shares: the driver interface, the lifecycle and the connection phases, on
 // the shared work loop (work-loop.ts). A family supplies its link (framing, exchanges), its topology, how one read
 // and one write go on the wire, and the handshake a new connection begins with.
-import type { AmplifierDriver, DriverDescription, DriverListener, RememberedZone, ZoneAvailability, ZoneFlags, ZoneState, ZoneTone } from '../driver.js';
+import type {
+  AmplifierDriver,
+  DriverDescription,
+  DriverListener,
+  RememberedZone,
+  ZoneAvailability,
+  ZoneFlags,
+  ZoneState,
+  ZoneTone,
+} from '../driver.js';
 import { checkTone } from '../driver.js';
 import { monotonicClock } from './clock.js';
 import { DriverEvents } from './events.js';
-import { TIMINGS, type CoreOptions, type FirstRead, type LineOptions, type SerialOptions, type SerialTimings } from './serial-options.js';
+import {
+  TIMINGS,
+  type CoreOptions,
+  type FirstRead,
+  type LineOptions,
+  type SerialOptions,
+  type SerialTimings,
+} from './serial-options.js';
 import { WorkLoop } from './work-loop.js';
 
 export abstract class SerialDriver extends WorkLoop implements AmplifierDriver {
@@ -16,12 +32,21 @@ export abstract class SerialDriver extends WorkLoop implements AmplifierDriver {
     private readonly core: CoreOptions,
     private readonly options: SerialOptions & { serialPort: string },
   ) {
-    const timings = Object.fromEntries(TIMINGS.map((key) => [key, options[key] ?? core.defaults[key]])) as SerialTimings;
-    super(core.family, core.topology, options.clock ?? monotonicClock, timings, new DriverEvents(core.family, options.log), {
-      configured: core.configured ?? [],
-      probeOthers: core.probeOthers,
-      maxRefusals: core.maxRefusals,
-    });
+    const timings = Object.fromEntries(
+      TIMINGS.map((key) => [key, options[key] ?? core.defaults[key]]),
+    ) as SerialTimings;
+    super(
+      core.family,
+      core.topology,
+      options.clock ?? monotonicClock,
+      timings,
+      new DriverEvents(core.family, options.log),
+      {
+        configured: core.configured ?? [],
+        probeOthers: core.probeOthers,
+        maxRefusals: core.maxRefusals,
+      },
+    );
     this.name = core.family;
   }
 
@@ -48,7 +73,11 @@ export abstract class SerialDriver extends WorkLoop implements AmplifierDriver {
   }
 
   describe(): DriverDescription {
-    const zones = this.units.fittedUnits().flatMap((unit) => this.topology.channels(unit).map((channel) => ({ channel, name: this.topology.zoneName(channel) })));
+    const zones = this.units
+      .fittedUnits()
+      .flatMap((unit) =>
+        this.topology.channels(unit).map((channel) => ({ channel, name: this.topology.zoneName(channel) })),
+      );
     return { zones, inputs: this.core.inputs, volumeSteps: this.core.volumeSteps, sound: this.core.sound };
   }
 
@@ -78,7 +107,10 @@ export abstract class SerialDriver extends WorkLoop implements AmplifierDriver {
     const complaint = this.checkChannel(channel);
     const availability = complaint ? undefined : this.units.availability(channel);
     if (availability && !availability.available) {
-      this.log('debug', `${this.name}: zone ${channel} is unavailable (${availability.reason}); the change is not sent`);
+      this.log(
+        'debug',
+        `${this.name}: zone ${channel} is unavailable (${availability.reason}); the change is not sent`,
+      );
       return;
     }
     const refused = complaint ?? this.book.record(channel, change);

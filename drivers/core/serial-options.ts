@@ -36,7 +36,15 @@ export interface SerialOptions extends DriverOptions {
   offlineAfterTimeouts?: number;
 }
 
-export const TIMINGS = ['baudRate', 'pollIntervalMs', 'commandTimeoutMs', 'interCommandGapMs', 'reconnectMinMs', 'reconnectMaxMs', 'offlineAfterTimeouts'] as const;
+export const TIMINGS = [
+  'baudRate',
+  'pollIntervalMs',
+  'commandTimeoutMs',
+  'interCommandGapMs',
+  'reconnectMinMs',
+  'reconnectMaxMs',
+  'offlineAfterTimeouts',
+] as const;
 
 /** A family's defaults, with their reasons where the family declares them. */
 export type SerialTimings = Required<Pick<SerialOptions, (typeof TIMINGS)[number]>>;

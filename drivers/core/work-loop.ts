@@ -153,7 +153,10 @@ export abstract class WorkLoop {
   }
 
   private nextWrite(): Write | undefined {
-    return this.book.nextWrite([...this.plan.live].sort((a, b) => a - b), this.plan.held);
+    return this.book.nextWrite(
+      [...this.plan.live].sort((a, b) => a - b),
+      this.plan.held,
+    );
   }
 
   private async writeTurn(connection: number, write: Write): Promise<boolean> {
@@ -191,7 +194,10 @@ export abstract class WorkLoop {
       return;
     }
     const times = this.refusals.limit;
-    this.log('warn', `${this.family}: zone ${channel} refused ${write.attribute} ${write.value} ${times} times; keeping its value`);
+    this.log(
+      'warn',
+      `${this.family}: zone ${channel} refused ${write.attribute} ${write.value} ${times} times; keeping its value`,
+    );
     this.emitZone(channel, this.book.giveUp(channel, [write.attribute]));
   }
 
@@ -218,19 +224,28 @@ export abstract class WorkLoop {
     const found = this.units.answered(unit);
     for (const { channel, fields } of reply.zones) {
       if (!covered.includes(channel)) continue;
-      const kind = read.purpose === 'verify' ? this.verified(channel, fields) : this.plan.live.has(channel) ? 'update' : 'first';
+      const kind =
+        read.purpose === 'verify' ? this.verified(channel, fields) : this.plan.live.has(channel) ? 'update' : 'first';
       this.plan.touched.delete(channel);
       this.learn(channel, fields, kind, stamp);
       this.plan.live.add(channel);
       if (kind === 'lost' && this.lostWrites.get(channel)! >= MAX_LOST_WRITES) {
         this.lostWrites.delete(channel);
-        this.log('warn', `${this.family}: zone ${channel} ignored the same change ${MAX_LOST_WRITES} times; keeping its own value`);
-        this.emitZone(channel, this.book.giveUp(channel, ['power', 'source', 'volume', 'bass', 'treble', 'balance', 'loudness']));
+        this.log(
+          'warn',
+          `${this.family}: zone ${channel} ignored the same change ${MAX_LOST_WRITES} times; keeping its own value`,
+        );
+        this.emitZone(
+          channel,
+          this.book.giveUp(channel, ['power', 'source', 'volume', 'bass', 'treble', 'balance', 'loudness']),
+        );
       }
     }
     // A zone the reply should have shown and did not (a garbled line): read on its own when writes wait for it.
     if (covered.length > 1) {
-      for (const channel of covered) if (!this.plan.live.has(channel) && this.book.hasIntents(channel)) this.plan.sync(this.topology.zoneRead(channel));
+      for (const channel of covered)
+        if (!this.plan.live.has(channel) && this.book.hasIntents(channel))
+          this.plan.sync(this.topology.zoneRead(channel));
     }
     if (found) this.unitAnswers(unit, address, found);
     this.checkSettled();
@@ -268,14 +283,18 @@ export abstract class WorkLoop {
     this.log('info', `${this.family}: ${this.topology.unitName(unit)} answers`);
     for (const other of this.topology.pollReads(unit)) if (other !== address) this.plan.sync(other);
     if (found === 'found') this.events.emit({ type: 'described', description: this.describe() });
-    else for (const channel of this.topology.channels(unit)) this.events.emit({ type: 'availability', channel, available: true });
+    else
+      for (const channel of this.topology.channels(unit))
+        this.events.emit({ type: 'availability', channel, available: true });
   }
 
   /** A unit did not answer: the master counts towards offline; another unit's zones become unavailable. */
   protected silence(unit: number): void {
     const verdict = this.units.silence(unit);
     if (verdict === 'offline') {
-      this.link.fail(`${this.units.unansweredCount} requests to ${this.topology.unitName(unit)} unanswered (powered off or unplugged?)`);
+      this.link.fail(
+        `${this.units.unansweredCount} requests to ${this.topology.unitName(unit)} unanswered (powered off or unplugged?)`,
+      );
     } else if (verdict === 'retry') {
       // Ask again at once, so a dead amplifier is found within a few timeouts rather than a few poll intervals.
       this.plan.queueRead(this.topology.probeRead(unit), true);
@@ -333,7 +352,10 @@ export abstract class WorkLoop {
     const maxSkips = Math.max(0, Math.ceil(SILENT_PROBE_MAX_MS / interval) - 1);
     for (const unit of this.units.fittedUnits()) {
       if (!this.units.probeDue(unit, maxSkips)) continue;
-      const reads = watched && this.units.answers(unit) ? this.topology.channels(unit).map((channel) => this.topology.zoneRead(channel)) : this.unitReads(unit);
+      const reads =
+        watched && this.units.answers(unit)
+          ? this.topology.channels(unit).map((channel) => this.topology.zoneRead(channel))
+          : this.unitReads(unit);
       for (const address of reads) this.plan.queueRead(address);
     }
   }

@@ -2,7 +2,16 @@
 // present), the daemon's intents (writes a caller asked for, each stamped with the time it was made), and what the
 // daemon was last told. A change the daemon did not write supersedes every older intent for its attribute; newer
 // intents stay and are written. No I/O, no timers: a driver asks what to write next and tells what it read.
-import type { RememberedZone, SoundDescription, StepControl, ToneScale, ZoneFlag, ZoneFlags, ZoneState, ZoneTone } from '../driver.js';
+import type {
+  RememberedZone,
+  SoundDescription,
+  StepControl,
+  ToneScale,
+  ZoneFlag,
+  ZoneFlags,
+  ZoneState,
+  ZoneTone,
+} from '../driver.js';
 import { ZONE_FLAGS, stepToTone, stepToVolume, toneToStep, volumeToStep } from '../driver.js';
 
 /** What the daemon writes: the zone's state, then its tone (bass, treble, balance in native steps; loudness 0/1). */
@@ -46,9 +55,25 @@ export interface Reported {
 }
 
 /** The fields of a zone status line (Monoprice, Xantech), volume and tone in device steps. */
-export function statusFields(status: { power: boolean; mute: boolean; volume: number; source: number; bass: number; treble: number; balance: number }): Fields {
+export function statusFields(status: {
+  power: boolean;
+  mute: boolean;
+  volume: number;
+  source: number;
+  bass: number;
+  treble: number;
+  balance: number;
+}): Fields {
   const { bass, treble, balance } = status;
-  return { power: status.power ? 1 : 0, muted: status.mute ? 1 : 0, volume: status.volume, source: status.source, bass, treble, balance };
+  return {
+    power: status.power ? 1 : 0,
+    muted: status.mute ? 1 : 0,
+    volume: status.volume,
+    source: status.source,
+    bass,
+    treble,
+    balance,
+  };
 }
 
 /** 0/1 for a flag on the wire. */
@@ -130,7 +155,10 @@ export class ZoneBook {
     let complaint: string | undefined;
     const power = typeof change.power === 'boolean' ? (change.power ? 1 : 0) : undefined;
     const muted = typeof change.muted === 'boolean' ? (change.muted ? 1 : 0) : undefined;
-    const volume = typeof change.volume === 'number' && Number.isFinite(change.volume) ? volumeToStep(change.volume, this.spec.volumeSteps) : undefined;
+    const volume =
+      typeof change.volume === 'number' && Number.isFinite(change.volume)
+        ? volumeToStep(change.volume, this.spec.volumeSteps)
+        : undefined;
     let source: number | undefined;
     if (change.source !== undefined) {
       const { sourceCount } = this.spec;
@@ -154,7 +182,14 @@ export class ZoneBook {
     // The daemon knows what it asked for: that is no news to report back.
     const told = zone.told;
     if (told) {
-      zone.told = { ...told, power: power ?? told.power, source: source ?? told.source, volume: volume ?? told.volume, muted: muted ?? told.muted, ...tone };
+      zone.told = {
+        ...told,
+        power: power ?? told.power,
+        source: source ?? told.source,
+        volume: volume ?? told.volume,
+        muted: muted ?? told.muted,
+        ...tone,
+      };
     } else if (zone.hardware) zone.told = this.overlay(zone);
     return complaint;
   }
@@ -179,7 +214,10 @@ export class ZoneBook {
   /** Whether the hardware, as the book has it, holds every attribute of a read (a read-back matches the writes). */
   shows(channel: number, read: Fields): boolean {
     const hw = this.zones.get(channel)?.hardware;
-    return hw === undefined || ATTRIBUTES.every((attribute) => read[attribute] === undefined || hw[attribute] === read[attribute]);
+    return (
+      hw === undefined ||
+      ATTRIBUTES.every((attribute) => read[attribute] === undefined || hw[attribute] === read[attribute])
+    );
   }
 
   hasIntents(channel: number): boolean {
@@ -344,9 +382,7 @@ export class ZoneBook {
     const told = zone.told;
     if (told) {
       const differs = (key: Attribute | ZoneFlag): boolean => now[key] !== undefined && now[key] !== told[key];
-      const news =
-        STATE.some(differs) ||
-        OPTIONAL.some((key) => told[key] !== undefined && differs(key));
+      const news = STATE.some(differs) || OPTIONAL.some((key) => told[key] !== undefined && differs(key));
       if (!news) {
         for (const key of OPTIONAL) if (told[key] === undefined && now[key] !== undefined) told[key] = now[key];
         return undefined;
@@ -367,7 +403,12 @@ export class ZoneBook {
   }
 
   private state(wire: Wire): ZoneState {
-    return { power: wire.power === 1, muted: wire.muted === 1, volume: stepToVolume(wire.volume, this.spec.volumeSteps), source: wire.source };
+    return {
+      power: wire.power === 1,
+      muted: wire.muted === 1,
+      volume: stepToVolume(wire.volume, this.spec.volumeSteps),
+      source: wire.source,
+    };
   }
 
   /** A stepped control's native range, for a family that has it. */
@@ -389,20 +430,28 @@ export class ZoneBook {
 
   private flagsOf(wire: Wire): ZoneFlags {
     const flags: ZoneFlags = {};
-    for (const flag of FLAGS) if (this.spec.sound?.flags[flag] === true && wire[flag] !== undefined) flags[flag] = wire[flag] === 1;
+    for (const flag of FLAGS)
+      if (this.spec.sound?.flags[flag] === true && wire[flag] !== undefined) flags[flag] = wire[flag] === 1;
     return flags;
   }
 
   /** A tone change as native steps, the controls the family lacks left out; undefined when it carries none. */
   private toneFields(change: ZoneTone): Fields | undefined {
-    if (change.bass === undefined && change.treble === undefined && change.balance === undefined && change.loudness === undefined) return undefined;
+    if (
+      change.bass === undefined &&
+      change.treble === undefined &&
+      change.balance === undefined &&
+      change.loudness === undefined
+    )
+      return undefined;
     const fields: Fields = {};
     for (const control of STEPPED) {
       const scale = this.scale(control);
       const value = change[control];
       if (scale && typeof value === 'number' && Number.isFinite(value)) fields[control] = toneToStep(value, scale);
     }
-    if (this.spec.sound?.controls.loudness === true && typeof change.loudness === 'boolean') fields.loudness = bit(change.loudness);
+    if (this.spec.sound?.controls.loudness === true && typeof change.loudness === 'boolean')
+      fields.loudness = bit(change.loudness);
     return fields;
   }
 

@@ -6,7 +6,17 @@ import type { Topology } from '../core/units.js';
 import { ZoneBook, bit, statusFields, type Attribute, type Write } from '../core/zone-book.js';
 import { MonopriceLink } from './link.js';
 import { MONOPRICE_DEFAULTS } from './options.js';
-import { MAX_UNITS, MONOPRICE_SOUND, SOURCE_COUNT, VOLUME_STEPS, ZONES_PER_UNIT, isZoneAddress, unitOf, unitZones, type SetAttribute } from './protocol.js';
+import {
+  MAX_UNITS,
+  MONOPRICE_SOUND,
+  SOURCE_COUNT,
+  VOLUME_STEPS,
+  ZONES_PER_UNIT,
+  isZoneAddress,
+  unitOf,
+  unitZones,
+  type SetAttribute,
+} from './protocol.js';
 
 export type MonopriceOptions = SerialOptions;
 
@@ -24,7 +34,14 @@ export const WATCHED_POLL_MS = 1000;
 const MAX_REFUSALS = 3;
 
 const SET_NAMES: Record<Attribute, SetAttribute | undefined> = {
-  power: 'PR', source: 'CH', volume: 'VO', muted: 'MU', bass: 'BS', treble: 'TR', balance: 'BL', loudness: undefined,
+  power: 'PR',
+  source: 'CH',
+  volume: 'VO',
+  muted: 'MU',
+  bass: 'BS',
+  treble: 'TR',
+  balance: 'BL',
+  loudness: undefined,
 };
 
 /**
@@ -33,7 +50,8 @@ const SET_NAMES: Record<Attribute, SetAttribute | undefined> = {
  */
 const TOPOLOGY: Topology = {
   units: Array.from({ length: MAX_UNITS }, (_, i) => i + 1),
-  unitOf: (address) => (isZoneAddress(address) || (address % 10 === 0 && isZoneAddress(address + 1)) ? unitOf(address) : undefined),
+  unitOf: (address) =>
+    isZoneAddress(address) || (address % 10 === 0 && isZoneAddress(address + 1)) ? unitOf(address) : undefined,
   channels: unitZones,
   zoneName: (channel) => `Zone ${(unitOf(channel) - 1) * ZONES_PER_UNIT + (channel % 10)}`,
   unitName: (unit) => `unit ${unit}`,
@@ -57,7 +75,11 @@ export class MonopriceDriver extends SerialDriver {
         maxRefusals: MAX_REFUSALS,
         volumeSteps: VOLUME_STEPS,
         sound: MONOPRICE_SOUND,
-        inputs: Array.from({ length: SOURCE_COUNT }, (_, i) => ({ channel: i + 1, name: `Input ${i + 1}`, kind: 'line-in' })),
+        inputs: Array.from({ length: SOURCE_COUNT }, (_, i) => ({
+          channel: i + 1,
+          name: `Input ${i + 1}`,
+          kind: 'line-in',
+        })),
       },
       options,
     );

@@ -39,7 +39,19 @@ export type KeypadChange = Partial<Omit<ZoneStatus, 'zone'>>;
 const BACKSPACE = new Set([0x08, 0x7f]);
 
 function initialStatus(zone: number): ZoneStatus {
-  return { zone, pa: false, power: false, mute: false, dnd: false, volume: 10, treble: 7, bass: 7, balance: 10, source: 1, keypad: true };
+  return {
+    zone,
+    pa: false,
+    power: false,
+    mute: false,
+    dnd: false,
+    volume: 10,
+    treble: 7,
+    bass: 7,
+    balance: 10,
+    source: 1,
+    keypad: true,
+  };
 }
 
 /** A status line as line noise leaves it: the right length and a `>`, but no longer a valid line. */
@@ -143,9 +155,10 @@ export class MonopriceEmulator extends EmulatorPort {
         const cr = (whole && this.wholeUnitExtraCr) || this.extraCr ? '\r' : '';
         for (const i of zones) {
           const status = this.readStatus(command.unit * 10 + i);
-          const line = command.kind === 'attribute-query'
-            ? encodeAttribute(status.zone, command.attribute, attributeValue(status, command.attribute))
-            : encodeStatus(status);
+          const line =
+            command.kind === 'attribute-query'
+              ? encodeAttribute(status.zone, command.attribute, attributeValue(status, command.attribute))
+              : encodeStatus(status);
           this.send(`${whole && this.garbledZones.has(status.zone) ? garble(line) : line}${cr}${prompt}`);
         }
       }
@@ -167,14 +180,30 @@ export class MonopriceEmulator extends EmulatorPort {
     if (value < min || value > max) return; // the amplifier ignores out-of-range values
     if (attribute !== 'PR' && this.ignoreSetsWhileOff && !status.power) return;
     switch (attribute) {
-      case 'PR': status.power = value === 1; break;
-      case 'MU': status.mute = value === 1; break;
-      case 'DT': status.dnd = value === 1; break;
-      case 'VO': status.volume = value; break;
-      case 'TR': status.treble = value; break;
-      case 'BS': status.bass = value; break;
-      case 'BL': status.balance = value; break;
-      case 'CH': status.source = value; break;
+      case 'PR':
+        status.power = value === 1;
+        break;
+      case 'MU':
+        status.mute = value === 1;
+        break;
+      case 'DT':
+        status.dnd = value === 1;
+        break;
+      case 'VO':
+        status.volume = value;
+        break;
+      case 'TR':
+        status.treble = value;
+        break;
+      case 'BS':
+        status.bass = value;
+        break;
+      case 'BL':
+        status.balance = value;
+        break;
+      case 'CH':
+        status.source = value;
+        break;
     }
   }
 

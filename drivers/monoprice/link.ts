@@ -3,7 +3,17 @@
 import { Link, type Outcome, type Request } from '../core/link.js';
 import type { ReconnectingPortOptions } from '../core/reconnecting-port.js';
 import type { WriteOutcome } from '../core/serial-options.js';
-import { LineFramer, ReplyCollector, ZONES_PER_UNIT, encodeQuery, encodeSet, unitZones, type Frame, type SetAttribute, type ZoneStatus } from './protocol.js';
+import {
+  LineFramer,
+  ReplyCollector,
+  ZONES_PER_UNIT,
+  encodeQuery,
+  encodeSet,
+  unitZones,
+  type Frame,
+  type SetAttribute,
+  type ZoneStatus,
+} from './protocol.js';
 
 export interface Reply {
   outcome: Outcome;
@@ -64,7 +74,9 @@ export class MonopriceLink extends Link<Frame> {
    */
   async set(zone: number, attribute: SetAttribute, value: number): Promise<WriteOutcome> {
     const collector = new ReplyCollector(0);
-    const outcome = await this.request(collected(encodeSet(zone, attribute, value), collector, this.prompts ? undefined : this.gapMs));
+    const outcome = await this.request(
+      collected(encodeSet(zone, attribute, value), collector, this.prompts ? undefined : this.gapMs),
+    );
     return outcome === 'ok' && !collector.prompted ? 'sent' : outcome;
   }
 

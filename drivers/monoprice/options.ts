@@ -20,7 +20,8 @@ export const MONOPRICE_OPTIONS = serialOptionsSchema(MONOPRICE_DEFAULTS);
 /** The family's entry in the driver registry (drivers/index.ts); the driver itself is loaded when one is built. */
 export const monoprice: DriverFamily = {
   name: 'monoprice',
-  description: 'Monoprice MPR-6ZHMAUT / Dayton Audio DAX66 over RS-232 (9600 8N1), up to three chained units of six zones',
+  description:
+    'Monoprice MPR-6ZHMAUT / Dayton Audio DAX66 over RS-232 (9600 8N1), up to three chained units of six zones',
   options: MONOPRICE_OPTIONS,
   create: async (options) => (await import('./index.js')).createMonopriceDriver(options),
 };

@@ -138,16 +138,26 @@ export function encodeStatus(s: ZoneStatus): string {
 /** The value of one attribute in a status, as the two-digit number the wire carries. */
 export function attributeValue(s: ZoneStatus, attribute: QueryAttribute): number {
   switch (attribute) {
-    case 'PA': return s.pa ? 1 : 0;
-    case 'PR': return s.power ? 1 : 0;
-    case 'MU': return s.mute ? 1 : 0;
-    case 'DT': return s.dnd ? 1 : 0;
-    case 'VO': return s.volume;
-    case 'TR': return s.treble;
-    case 'BS': return s.bass;
-    case 'BL': return s.balance;
-    case 'CH': return s.source;
-    case 'LS': return s.keypad ? 1 : 0;
+    case 'PA':
+      return s.pa ? 1 : 0;
+    case 'PR':
+      return s.power ? 1 : 0;
+    case 'MU':
+      return s.mute ? 1 : 0;
+    case 'DT':
+      return s.dnd ? 1 : 0;
+    case 'VO':
+      return s.volume;
+    case 'TR':
+      return s.treble;
+    case 'BS':
+      return s.bass;
+    case 'BL':
+      return s.balance;
+    case 'CH':
+      return s.source;
+    case 'LS':
+      return s.keypad ? 1 : 0;
   }
 }
 
@@ -175,7 +185,13 @@ export function parseCommand(text: string): Command | undefined {
   }
   m = /^<([1-3])([0-6])([A-Z]{2})(\d\d)$/.exec(upper);
   if (m && m[3]! in SET_RANGES) {
-    return { kind: 'set', unit: Number(m[1]), zone: Number(m[2]), attribute: m[3] as SetAttribute, value: Number(m[4]) };
+    return {
+      kind: 'set',
+      unit: Number(m[1]),
+      zone: Number(m[2]),
+      attribute: m[3] as SetAttribute,
+      value: Number(m[4]),
+    };
   }
   return undefined;
 }
@@ -197,7 +213,8 @@ export function classifyLine(raw: string): Frame {
   const status = decodeStatus(text);
   if (status) return { kind: 'status', status };
   const attr = ATTRIBUTE_LINE.exec(text);
-  if (attr) return { kind: 'attribute', zone: Number(attr[1]), attribute: attr[2] as QueryAttribute, value: Number(attr[3]) };
+  if (attr)
+    return { kind: 'attribute', zone: Number(attr[1]), attribute: attr[2] as QueryAttribute, value: Number(attr[3]) };
   if (COMMAND_ERROR.test(text)) return { kind: 'error' };
   return { kind: 'text', text };
 }

@@ -24,10 +24,19 @@ export interface PlayerFiles {
 /** Where a player's files live: `<stateDir>/players/<id>/`. */
 export function playerFiles(stateDir: string, id: string): PlayerFiles {
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(id) || id.startsWith('.')) {
-    throw new PlaybackError('bad-request', `player id ${JSON.stringify(id)} cannot name a folder: use letters, digits, '.', '_' or '-'`);
+    throw new PlaybackError(
+      'bad-request',
+      `player id ${JSON.stringify(id)} cannot name a folder: use letters, digits, '.', '_' or '-'`,
+    );
   }
   const dir = path.join(path.resolve(stateDir), 'players', id);
-  return { dir, conf: path.join(dir, 'mpd.conf'), socket: path.join(dir, 'socket'), database: path.join(dir, 'database'), pid: path.join(dir, 'mpd.pid') };
+  return {
+    dir,
+    conf: path.join(dir, 'mpd.conf'),
+    socket: path.join(dir, 'socket'),
+    database: path.join(dir, 'database'),
+    pid: path.join(dir, 'mpd.pid'),
+  };
 }
 
 export interface ConfigInput {
@@ -62,23 +71,37 @@ function outputBlock(output: PlaybackOutput, files: PlayerFiles): string[] {
   const common = ['  name "azcd"', '  mixer_type "none"'];
   switch (output.kind) {
     case 'alsa': {
-      if (!output.device) throw new PlaybackError('bad-request', 'an alsa output needs a device, as aplay -L names it (e.g. hw:CARD=sndrpihifiberry,DEV=0)');
+      if (!output.device)
+        throw new PlaybackError(
+          'bad-request',
+          'an alsa output needs a device, as aplay -L names it (e.g. hw:CARD=sndrpihifiberry,DEV=0)',
+        );
       const problem = alsaDeviceProblem(output.device);
       if (problem) throw new PlaybackError('bad-request', `the output's ALSA device ${problem}`);
       return ['  type "alsa"', ...common, `  device ${value(output.device, 'the ALSA device')}`];
     }
     case 'fifo': {
       if (!path.isAbsolute(output.path) || output.path.split('/').includes('..')) {
-        throw new PlaybackError('bad-request', `a fifo output needs an absolute path without "..", got ${JSON.stringify(output.path)}`);
+        throw new PlaybackError(
+          'bad-request',
+          `a fifo output needs an absolute path without "..", got ${JSON.stringify(output.path)}`,
+        );
       }
       // MPD is handed the path the check resolved, so it opens what was checked.
       const place = placeFifo(output.path, stateDirOf(files));
-      if (place.problem !== undefined) throw new PlaybackError('bad-request', `the output's FIFO ${output.path} ${place.problem}`);
+      if (place.problem !== undefined)
+        throw new PlaybackError('bad-request', `the output's FIFO ${output.path} ${place.problem}`);
       return ['  type "fifo"', ...common, `  path ${value(place.path, 'the FIFO path')}`, `  format "${pcm}"`];
     }
     case 'pipe':
-      if (!output.command.trim()) throw new PlaybackError('bad-request', 'a pipe output needs a command that reads PCM on its standard input');
-      return ['  type "pipe"', ...common, `  command ${value(output.command, 'the pipe command')}`, `  format "${pcm}"`];
+      if (!output.command.trim())
+        throw new PlaybackError('bad-request', 'a pipe output needs a command that reads PCM on its standard input');
+      return [
+        '  type "pipe"',
+        ...common,
+        `  command ${value(output.command, 'the pipe command')}`,
+        `  format "${pcm}"`,
+      ];
     case 'null':
       // Paced in real time, as a sound card would be, so positions and track ends behave the same.
       return ['  type "null"', ...common, '  sync "yes"'];
@@ -89,7 +112,10 @@ function outputBlock(output: PlaybackOutput, files: PlayerFiles): string[] {
 export function renderConfig(input: ConfigInput): string {
   const { files } = input;
   if (Buffer.byteLength(files.socket) > SOCKET_PATH_MAX) {
-    throw new PlaybackError('bad-request', `the control socket path ${files.socket} is longer than ${SOCKET_PATH_MAX} bytes: choose a shorter state folder`);
+    throw new PlaybackError(
+      'bad-request',
+      `the control socket path ${files.socket} is longer than ${SOCKET_PATH_MAX} bytes: choose a shorter state folder`,
+    );
   }
   const lines = [
     '# Written by azcd at every start of this player; changes here are lost.',
@@ -103,7 +129,8 @@ export function renderConfig(input: ConfigInput): string {
   ];
   if (input.listen) {
     const { host, port } = input.listen;
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new PlaybackError('bad-request', `the listen port must be a whole number from 1 to 65535, got ${port}`);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new PlaybackError('bad-request', `the listen port must be a whole number from 1 to 65535, got ${port}`);
     lines.push(`bind_to_address ${value(host, 'the listen host')}`, `port "${port}"`);
   }
   lines.push(
@@ -133,7 +160,8 @@ export function renderConfig(input: ConfigInput): string {
 export function writePlayerConfig(files: PlayerFiles, text: string): void {
   mkdirSync(files.dir, { recursive: true, mode: 0o700 });
   // The folder may be older than this start, or made under a loose umask: it is private either way.
-  if (lstatSync(files.dir).isSymbolicLink()) throw new PlaybackError('failed', `${files.dir} is a symlink: the player folder must be a real folder`);
+  if (lstatSync(files.dir).isSymbolicLink())
+    throw new PlaybackError('failed', `${files.dir} is a symlink: the player folder must be a real folder`);
   chmodSync(path.dirname(files.dir), 0o700);
   chmodSync(files.dir, 0o700);
   const temp = `${files.conf}.tmp`;

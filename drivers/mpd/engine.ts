@@ -11,7 +11,14 @@ import {
   type PlaybackStatus,
 } from '../playback.js';
 import type { Clock } from '../core/clock.js';
-import { musicRootOf, playerFiles, renderConfig, writePlayerConfig, type ConfigInput, type PlayerFiles } from './config.js';
+import {
+  musicRootOf,
+  playerFiles,
+  renderConfig,
+  writePlayerConfig,
+  type ConfigInput,
+  type PlayerFiles,
+} from './config.js';
 import { MpdConnection } from './connection.js';
 import { MpdLibrary } from './library.js';
 import { MpdPlayer } from './player.js';
@@ -159,7 +166,9 @@ export class MpdEngine implements PlaybackEngine {
       await this.player.recover({ queue: [], index: null, positionMs: 0, state: 'stopped' });
     } catch (err) {
       await this.stop();
-      throw err instanceof PlaybackError ? err : new PlaybackError('failed', `the player's MPD could not start: ${(err as Error).message}`);
+      throw err instanceof PlaybackError
+        ? err
+        : new PlaybackError('failed', `the player's MPD could not start: ${(err as Error).message}`);
     }
     this.emit({ type: 'engine', up: true, recovery: 'fresh' });
   }
@@ -215,7 +224,12 @@ export class MpdEngine implements PlaybackEngine {
 
   private writeConfig(): void {
     const { output, listen } = this.options;
-    const input: ConfigInput = { files: this.files, musicRoot: this.musicRoot, output, logLevel: this.options.logLevel ?? 'warning' };
+    const input: ConfigInput = {
+      files: this.files,
+      musicRoot: this.musicRoot,
+      output,
+      logLevel: this.options.logLevel ?? 'warning',
+    };
     if (listen) input.listen = listen;
     writePlayerConfig(this.files, renderConfig(input));
     // renderConfig checked the FIFO's place: this is the folder mpd was handed it in.
@@ -233,7 +247,16 @@ export class MpdEngine implements PlaybackEngine {
     };
     const { musicRoot, outputFolder } = this;
     const confinement = { musicRoot, ...(outputFolder === undefined ? {} : { outputFolder }) };
-    const proc = await MpdProcess.spawn({ mpdPath, files: this.files, clock: this.clock, log: this.log, startTimeoutMs, stopTimeoutMs, onLine, ...confinement });
+    const proc = await MpdProcess.spawn({
+      mpdPath,
+      files: this.files,
+      clock: this.clock,
+      log: this.log,
+      startTimeoutMs,
+      stopTimeoutMs,
+      onLine,
+      ...confinement,
+    });
     this.proc = proc;
     void proc.exited.then((exit) => this.exited(proc, proc.describeExit(exit)));
     try {
@@ -244,7 +267,8 @@ export class MpdEngine implements PlaybackEngine {
       await proc.stop();
       throw err;
     }
-    if (this.phase === 'stopped') throw new PlaybackError('engine-down', "the player's MPD was stopped while it started");
+    if (this.phase === 'stopped')
+      throw new PlaybackError('engine-down', "the player's MPD was stopped while it started");
     this.phase = 'up';
     this.upSince = this.clock.now();
     void this.idleLoop(this.idle, proc);
@@ -293,7 +317,10 @@ export class MpdEngine implements PlaybackEngine {
    */
   private async idleBroke(proc: MpdProcess, err: Error): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const alive = await Promise.race([proc.exited.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), IDLE_GRACE_MS)))]);
+    const alive = await Promise.race([
+      proc.exited.then(() => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), IDLE_GRACE_MS))),
+    ]);
     clearTimeout(timer);
     if (!alive || this.proc !== proc || this.phase !== 'up') return;
     this.log('warn', `the MPD idle connection ended (${err.message}) while mpd runs: restarting mpd`);
@@ -304,7 +331,11 @@ export class MpdEngine implements PlaybackEngine {
   private async update(folder: string, timeoutMs: number | null): Promise<void> {
     const connection = await this.connection();
     const [reply = []] = await connection.request([command('update', folder)]);
-    await this.scanned(Number(field(reply, 'updating_db')), timeoutMs === null ? Number.POSITIVE_INFINITY : this.clock.now() + timeoutMs, folder);
+    await this.scanned(
+      Number(field(reply, 'updating_db')),
+      timeoutMs === null ? Number.POSITIVE_INFINITY : this.clock.now() + timeoutMs,
+      folder,
+    );
   }
 
   /** Resolves once MPD's update job `job` (and any before it) has finished. */
@@ -315,7 +346,8 @@ export class MpdEngine implements PlaybackEngine {
       const running = Number(field(status, 'updating_db') ?? 0);
       // Jobs are numbered in order: none running, or a later one, means this one is done.
       if (!running || running > job) return;
-      if (this.clock.now() >= deadline) throw new PlaybackError('timeout', `MPD did not finish scanning ${folder || 'the music folder'} in time`);
+      if (this.clock.now() >= deadline)
+        throw new PlaybackError('timeout', `MPD did not finish scanning ${folder || 'the music folder'} in time`);
       if (this.updates === seen) await this.nextUpdate(deadline);
     }
   }
@@ -342,7 +374,9 @@ export class MpdEngine implements PlaybackEngine {
         wake: () => done(resolve),
         fail: (err: Error) => done(() => reject(err)),
       };
-      const timer = Number.isFinite(deadline) ? this.clock.setTimeout(() => waiter.wake(), Math.max(0, deadline - this.clock.now())) : undefined;
+      const timer = Number.isFinite(deadline)
+        ? this.clock.setTimeout(() => waiter.wake(), Math.max(0, deadline - this.clock.now()))
+        : undefined;
       const done = (settle: () => void) => {
         this.clock.clearTimeout(timer);
         this.updateWaiters.delete(waiter);
@@ -382,13 +416,18 @@ export class MpdEngine implements PlaybackEngine {
       return;
     }
     const { recovery, detail } = await this.player.recover(saved);
-    this.emit(detail === undefined ? { type: 'engine', up: true, recovery } : { type: 'engine', up: true, recovery, detail });
+    this.emit(
+      detail === undefined ? { type: 'engine', up: true, recovery } : { type: 'engine', up: true, recovery, detail },
+    );
   }
 
   private closeConnections(err: Error): void {
     this.idle?.close(err);
     this.idle = undefined;
-    void this.command?.then((connection) => connection.close(err), () => undefined);
+    void this.command?.then(
+      (connection) => connection.close(err),
+      () => undefined,
+    );
     this.command = undefined;
     for (const waiter of [...this.updateWaiters]) waiter.fail(err);
   }

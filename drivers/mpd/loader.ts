@@ -17,9 +17,14 @@ const ADD_BATCH = 256;
  * Checks every URI and resolves every file, without touching MPD. Throws one bad-uri error listing each refused
  * entry; a file that does not exist (or is not a file) becomes an entry with a skip cause, skipped when its turn comes.
  */
-export async function prepareEntries(uris: readonly string[], musicRoot: string, streamHosts: readonly string[]): Promise<Entry[]> {
+export async function prepareEntries(
+  uris: readonly string[],
+  musicRoot: string,
+  streamHosts: readonly string[],
+): Promise<Entry[]> {
   if (!Array.isArray(uris)) throw new PlaybackError('bad-request', 'the queue must be a list of URIs');
-  if (uris.length > QUEUE_MAX) throw new PlaybackError('bad-request', `a queue holds at most ${QUEUE_MAX} entries, got ${uris.length}`);
+  if (uris.length > QUEUE_MAX)
+    throw new PlaybackError('bad-request', `a queue holds at most ${QUEUE_MAX} entries, got ${uris.length}`);
   const entries: Entry[] = new Array(uris.length);
   const problems: Array<{ index: number; message: string }> = [];
   let next = 0;
@@ -48,7 +53,8 @@ async function prepare(uri: string, musicRoot: string, streamHosts: readonly str
   if (parsed.kind === 'stream') return { uri, target: parsed.url, cause: null, mpdId: null };
   const file = await resolveMusicFile(musicRoot, parsed.relative);
   if (file.kind !== 'file') {
-    const detail = file.kind === 'folder' ? `${uri} is a folder, not a track` : `${uri} is not in the music folder (no such file)`;
+    const detail =
+      file.kind === 'folder' ? `${uri} is a folder, not a track` : `${uri} is not in the music folder (no such file)`;
     return { uri, target: null, cause: { reason: file.kind === 'folder' ? 'other' : 'missing', detail }, mpdId: null };
   }
   return { uri, target: file.relative, cause: null, mpdId: null };
@@ -72,7 +78,9 @@ export async function addEntries(context: AddContext, entries: Entry[], position
   let i = 0;
   while (i < pending.length) {
     const batch = pending.slice(i, i + ADD_BATCH);
-    const commands = batch.map((entry, j) => (at === null ? command('addid', entry.target!) : command('addid', entry.target!, at + j)));
+    const commands = batch.map((entry, j) =>
+      at === null ? command('addid', entry.target!) : command('addid', entry.target!, at + j),
+    );
     let results;
     try {
       results = await context.connection.request(commands);

@@ -60,7 +60,8 @@ function checkIndex(index: number, length: number, what: string, inclusiveEnd = 
 }
 
 function checkPosition(positionMs: number): void {
-  if (!Number.isFinite(positionMs) || positionMs < 0) throw new PlaybackError('bad-request', `a position must be a number of milliseconds from 0, got ${positionMs}`);
+  if (!Number.isFinite(positionMs) || positionMs < 0)
+    throw new PlaybackError('bad-request', `a position must be a number of milliseconds from 0, got ${positionMs}`);
 }
 
 export class MpdPlayer {
@@ -78,7 +79,19 @@ export class MpdPlayer {
   private startPaused = false;
 
   constructor(private readonly link: PlayerLink) {
-    this.current = { state: 'stopped', queueLength: 0, index: null, uri: null, title: null, artist: null, album: null, name: null, durationMs: null, positionMs: 0, positionAt: link.clock.now() };
+    this.current = {
+      state: 'stopped',
+      queueLength: 0,
+      index: null,
+      uri: null,
+      title: null,
+      artist: null,
+      album: null,
+      name: null,
+      durationMs: null,
+      positionMs: 0,
+      positionAt: link.clock.now(),
+    };
   }
 
   status(): PlaybackStatus {
@@ -96,7 +109,8 @@ export class MpdPlayer {
   }
 
   async playQueue(uris: string[], index = 0, positionMs = 0): Promise<void> {
-    if (!Array.isArray(uris) || uris.length === 0) throw new PlaybackError('bad-request', 'a queue to play needs at least one URI');
+    if (!Array.isArray(uris) || uris.length === 0)
+      throw new PlaybackError('bad-request', 'a queue to play needs at least one URI');
     checkIndex(index, uris.length, 'the index to play from');
     checkPosition(positionMs);
     const entries = await prepareEntries(uris, this.link.musicRoot(), this.link.streamHosts);
@@ -128,8 +142,8 @@ export class MpdPlayer {
       else if (s.state === 'stopped' && s.songId !== null) {
         this.model.forgetFailures();
         await this.send(connection, [command('playid', s.songId)]);
-      }
-      else if (s.state === 'stopped' && this.model.entries.length) await this.startAt(connection, this.model.parked ?? 0, 0, false);
+      } else if (s.state === 'stopped' && this.model.entries.length)
+        await this.startAt(connection, this.model.parked ?? 0, 0, false);
       await this.observe(false);
     });
   }
@@ -159,9 +173,14 @@ export class MpdPlayer {
     return this.exclusive(async () => {
       const connection = await this.link.connection();
       const s = await this.read(connection);
-      if (s.songId === null || s.state === 'stopped') throw new PlaybackError('bad-request', 'nothing is playing: start a track before seeking');
+      if (s.songId === null || s.state === 'stopped')
+        throw new PlaybackError('bad-request', 'nothing is playing: start a track before seeking');
       if (s.durationMs === null) throw new PlaybackError('bad-request', 'this stream has no duration to seek in');
-      if (positionMs > s.durationMs) throw new PlaybackError('bad-request', `the track is ${s.durationMs} ms long: seek to a position from 0 to ${s.durationMs}`);
+      if (positionMs > s.durationMs)
+        throw new PlaybackError(
+          'bad-request',
+          `the track is ${s.durationMs} ms long: seek to a position from 0 to ${s.durationMs}`,
+        );
       await this.seekWhenReady(connection, positionMs);
       await this.observe(false);
     });
@@ -196,8 +215,13 @@ export class MpdPlayer {
   }
 
   async restore(snapshot: PlaybackSnapshot): Promise<void> {
-    if (!snapshot || !Array.isArray(snapshot.queue)) throw new PlaybackError('bad-request', 'a snapshot needs its queue (a list of URIs)');
-    if (!STATES.includes(snapshot.state)) throw new PlaybackError('bad-request', `a snapshot's state is playing, paused or stopped, got ${String(snapshot.state)}`);
+    if (!snapshot || !Array.isArray(snapshot.queue))
+      throw new PlaybackError('bad-request', 'a snapshot needs its queue (a list of URIs)');
+    if (!STATES.includes(snapshot.state))
+      throw new PlaybackError(
+        'bad-request',
+        `a snapshot's state is playing, paused or stopped, got ${String(snapshot.state)}`,
+      );
     if (snapshot.index !== null) checkIndex(snapshot.index, snapshot.queue.length, "the snapshot's index");
     checkPosition(snapshot.positionMs);
     const entries = await prepareEntries(snapshot.queue, this.link.musicRoot(), this.link.streamHosts);
@@ -385,10 +409,14 @@ export class MpdPlayer {
       await this.startAt(connection, reading.goOnAfter + 1, 0, this.startPaused);
       return this.observe(tick);
     }
-    if (s.error !== null && !errorStillNeeded(s, errorAt, model.indexOf(s.songId))) await connection.request(['clearerror']);
+    if (s.error !== null && !errorStillNeeded(s, errorAt, model.indexOf(s.songId)))
+      await connection.request(['clearerror']);
     if (!reading.settled) return;
     await this.report(connection, reading.passed);
-    this.checkpoint = { queue: model.entries.map((entry) => entry.uri), detachedNext: model.detached ? (model.cursor ?? -1) + 1 : null };
+    this.checkpoint = {
+      queue: model.entries.map((entry) => entry.uri),
+      detachedNext: model.detached ? (model.cursor ?? -1) + 1 : null,
+    };
     this.publish(reading.status, tick);
   }
 
@@ -411,9 +439,17 @@ export class MpdPlayer {
   private publish(next: PlaybackStatus, tick: boolean): void {
     const before = this.current;
     this.current = next;
-    const changed = (Object.keys(next) as Array<keyof PlaybackStatus>).some((key) => key !== 'positionMs' && key !== 'positionAt' && next[key] !== before[key]);
+    const changed = (Object.keys(next) as Array<keyof PlaybackStatus>).some(
+      (key) => key !== 'positionMs' && key !== 'positionAt' && next[key] !== before[key],
+    );
     if (changed) this.link.emit({ type: 'playback', status: next });
-    else if (tick && next.state === 'playing') this.link.emit({ type: 'position', positionMs: next.positionMs, durationMs: next.durationMs, at: next.positionAt });
+    else if (tick && next.state === 'playing')
+      this.link.emit({
+        type: 'position',
+        positionMs: next.positionMs,
+        durationMs: next.durationMs,
+        at: next.positionAt,
+      });
     if (next.state === 'playing') this.startTicks();
     else this.stopTicks();
   }
@@ -422,7 +458,9 @@ export class MpdPlayer {
     if (this.tickTimer !== undefined) return;
     this.tickTimer = this.link.clock.setTimeout(() => {
       this.tickTimer = undefined;
-      this.exclusive(() => this.observe(true)).catch((err: Error) => this.link.log('debug', `position tick failed: ${err.message}`));
+      this.exclusive(() => this.observe(true)).catch((err: Error) =>
+        this.link.log('debug', `position tick failed: ${err.message}`),
+      );
     }, this.link.tickMs);
   }
 
@@ -449,7 +487,8 @@ export class MpdPlayer {
     const uri = failedUri(message);
     const cause = { reason: skipReason(message), detail: message };
     const root = this.link.musicRoot();
-    const names = (target: string | null) => target !== null && uri !== null && (target === uri || path.join(root, target) === uri);
+    const names = (target: string | null) =>
+      target !== null && uri !== null && (target === uri || path.join(root, target) === uri);
     const at = this.model.noteFailure((entry) => names(entry.target), cause);
     if (at !== null || !faultIfUnknown) return at;
     const detached = this.model.detached;
@@ -464,7 +503,13 @@ export class MpdPlayer {
 
   private emitSkips(skips: Skip[]): void {
     for (const skip of skips) {
-      this.link.emit({ type: 'skipped', index: skip.index, uri: skip.uri, reason: skip.cause.reason, detail: skip.cause.detail });
+      this.link.emit({
+        type: 'skipped',
+        index: skip.index,
+        uri: skip.uri,
+        reason: skip.cause.reason,
+        detail: skip.cause.detail,
+      });
     }
   }
 
@@ -474,12 +519,19 @@ export class MpdPlayer {
     const { queue, detachedNext: next } = this.checkpoint;
     if (next !== null && s.index === null) {
       // The left-out track is not given back: the track after it is, from its start.
-      return next < queue.length ? { queue, index: next, positionMs: 0, state: s.state } : { queue, index: null, positionMs: 0, state: 'stopped' };
+      return next < queue.length
+        ? { queue, index: next, positionMs: 0, state: s.state }
+        : { queue, index: null, positionMs: 0, state: 'stopped' };
     }
     if (s.index === null) return { queue, index: null, positionMs: 0, state: 'stopped' };
     // A stream has no position to come back to: it starts again live.
     if (s.durationMs === null) return { queue, index: s.index, positionMs: 0, state: s.state };
     const elapsed = s.state === 'playing' ? this.link.clock.now() - s.positionAt : 0;
-    return { queue, index: s.index, positionMs: Math.max(0, Math.min(s.durationMs, Math.round(s.positionMs + elapsed))), state: s.state };
+    return {
+      queue,
+      index: s.index,
+      positionMs: Math.max(0, Math.min(s.durationMs, Math.round(s.positionMs + elapsed))),
+      state: s.state,
+    };
   }
 }

@@ -38,7 +38,8 @@ export interface ProcessOptions {
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
 /** The message for a machine without MPD: what the daemon answers when a stream player is created. */
-export const MPD_MISSING = 'MPD is not installed: stream players are played by MPD (install it with: apt-get install mpd)';
+export const MPD_MISSING =
+  'MPD is not installed: stream players are played by MPD (install it with: apt-get install mpd)';
 
 function executable(file: string): boolean {
   try {
@@ -53,7 +54,9 @@ function executable(file: string): boolean {
 export function findMpd(program = 'mpd'): string {
   const candidates = program.includes('/')
     ? [program]
-    : [...(process.env.PATH ?? '').split(':').filter(Boolean), '/usr/bin', '/usr/sbin', '/usr/local/bin'].map((dir) => path.join(dir, program));
+    : [...(process.env.PATH ?? '').split(':').filter(Boolean), '/usr/bin', '/usr/sbin', '/usr/local/bin'].map((dir) =>
+        path.join(dir, program),
+      );
   for (const candidate of candidates) if (executable(candidate)) return candidate;
   throw new PlaybackError('engine-missing', MPD_MISSING);
 }
@@ -98,7 +101,11 @@ function confinement(options: ProcessOptions): string[] {
   const exec = ['/usr', '/lib', '/lib64', '/bin', '/sbin', path.dirname(realFile(options.mpdPath) ?? options.mpdPath)];
   const write = [options.files.dir, '/dev/snd', '/dev/null', '/dev/shm'];
   if (options.outputFolder) write.push(options.outputFolder);
-  return [...read.flatMap((dir) => ['--read', dir]), ...exec.flatMap((dir) => ['--exec', dir]), ...write.flatMap((dir) => ['--write', dir])];
+  return [
+    ...read.flatMap((dir) => ['--read', dir]),
+    ...exec.flatMap((dir) => ['--exec', dir]),
+    ...write.flatMap((dir) => ['--write', dir]),
+  ];
 }
 
 function realFile(file: string): string | undefined {
@@ -120,7 +127,15 @@ export class MpdProcess {
   private constructor(private readonly options: ProcessOptions) {
     const { files } = options;
     // umask 077 before exec: the database and the socket MPD creates are the daemon user's alone.
-    const command = ['/bin/sh', '-c', 'umask 077 && exec "$0" "$@"', options.mpdPath, '--no-daemon', '--stderr', files.conf];
+    const command = [
+      '/bin/sh',
+      '-c',
+      'umask 077 && exec "$0" "$@"',
+      options.mpdPath,
+      '--no-daemon',
+      '--stderr',
+      files.conf,
+    ];
     // setpriv sets PR_SET_PDEATHSIG and execs the rest in the same process: the kernel sends mpd SIGTERM when the
     // thread that forked it (Node's main thread, which runs every spawn) dies, even by SIGKILL. The start-up
     // clean-up (killStale) remains for what a power cut or a missing setpriv leaves behind.
@@ -128,7 +143,10 @@ export class MpdProcess {
     const tied = executable(setpriv);
     if (!tied && !setprivMissingSaid) {
       setprivMissingSaid = true;
-      options.log('warn', `${setpriv} is missing (util-linux): a daemon killed with SIGKILL leaves its mpd processes running until its next start`);
+      options.log(
+        'warn',
+        `${setpriv} is missing (util-linux): a daemon killed with SIGKILL leaves its mpd processes running until its next start`,
+      );
     }
     // azc-confine (native/confine.c) puts mpd under Landlock before it runs: the kernel refuses any open outside the
     // folders of confinement(), at the moment mpd opens the file, whatever symlinks its path goes through.
@@ -183,7 +201,11 @@ export class MpdProcess {
       try {
         return await connect();
       } catch (err) {
-        if (Date.now() >= deadline) throw new PlaybackError('timeout', `mpd did not answer on ${this.options.files.socket} within ${startTimeoutMs} ms: ${(err as Error).message}`);
+        if (Date.now() >= deadline)
+          throw new PlaybackError(
+            'timeout',
+            `mpd did not answer on ${this.options.files.socket} within ${startTimeoutMs} ms: ${(err as Error).message}`,
+          );
       }
       await pause(CONNECT_RETRY_MS);
     }
@@ -219,7 +241,10 @@ export class MpdProcess {
   private unconfined(why: string): void {
     if (unconfinedSaid) return;
     unconfinedSaid = true;
-    this.options.log('warn', `${why}: mpd runs without file-system confinement, so a file of the music folder swapped for a symlink can make it play any file the daemon's user may read`);
+    this.options.log(
+      'warn',
+      `${why}: mpd runs without file-system confinement, so a file of the music folder swapped for a symlink can make it play any file the daemon's user may read`,
+    );
   }
 
   private stderr(chunk: string): void {

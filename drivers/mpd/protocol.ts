@@ -19,12 +19,26 @@ export class MpdAck extends Error {
 }
 
 /** ACK codes MPD documents (src/protocol/Ack.hxx). */
-export const ACK = { NOT_LIST: 1, ARG: 2, PASSWORD: 3, PERMISSION: 4, UNKNOWN: 5, NO_EXIST: 50, PLAYLIST_MAX: 51, SYSTEM: 52, PLAYLIST_LOAD: 53, UPDATE_ALREADY: 54, PLAYER_SYNC: 55, EXIST: 56 } as const;
+export const ACK = {
+  NOT_LIST: 1,
+  ARG: 2,
+  PASSWORD: 3,
+  PERMISSION: 4,
+  UNKNOWN: 5,
+  NO_EXIST: 50,
+  PLAYLIST_MAX: 51,
+  SYSTEM: 52,
+  PLAYLIST_LOAD: 53,
+  UPDATE_ALREADY: 54,
+  PLAYER_SYNC: 55,
+  EXIST: 56,
+} as const;
 
 /** Quotes one argument: MPD reads `"…"` with `\` escaping `"` and `\`. A line break cannot be sent. */
 export function quote(arg: string | number): string {
   const text = String(arg);
-  if (/[\r\n]/.test(text)) throw new Error(`an MPD argument cannot hold a line break: ${JSON.stringify(text.slice(0, 80))}`);
+  if (/[\r\n]/.test(text))
+    throw new Error(`an MPD argument cannot hold a line break: ${JSON.stringify(text.slice(0, 80))}`);
   return `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }
 
@@ -80,7 +94,10 @@ export class ReplyParser {
     }
     const ack = ACK_LINE.exec(line);
     if (ack) {
-      const reply: Reply = { ok: false, ack: new MpdAck(Number(ack[1]), Number(ack[2]), ack[3]!, ack[4]!, this.results) };
+      const reply: Reply = {
+        ok: false,
+        ack: new MpdAck(Number(ack[1]), Number(ack[2]), ack[3]!, ack[4]!, this.results),
+      };
       this.reset();
       this.onReply(reply);
       return;

@@ -41,7 +41,9 @@ export interface Passed {
  * there. null: MPD is trying again a track it failed ahead of its turn, or shows it while moving past it; a later
  * read says which. Nothing changed in the model either way.
  */
-export type Reading = { settled: true; status: PlaybackStatus; passed: Passed[] } | { settled: false; goOnAfter: number | null };
+export type Reading =
+  | { settled: true; status: PlaybackStatus; passed: Passed[] }
+  | { settled: false; goOnAfter: number | null };
 
 export class QueueModel {
   entries: Entry[] = [];
@@ -180,7 +182,8 @@ export class QueueModel {
     this.awaiting = [];
     this.left = null;
     const skips: Skip[] = [];
-    const heard = (p: { index: number; uri: string }) => this.entries[p.index]?.uri === p.uri && this.entries[p.index]!.cause;
+    const heard = (p: { index: number; uri: string }) =>
+      this.entries[p.index]?.uri === p.uri && this.entries[p.index]!.cause;
     if (left && heard(left)) skips.push(this.take(left.index));
     for (const p of passed) {
       if (p.cause) skips.push({ ...p, cause: p.cause });
@@ -201,8 +204,10 @@ export class QueueModel {
    */
   read(s: MpdStatus, now: number, errorAt: number | null = null): Reading {
     let index = this.indexOf(s.songId);
-    const stoppedBy = s.state === 'stopped' && s.error !== null && index !== null && errorAt !== null && errorAt >= index;
-    if (stoppedBy && (errorAt! > index! || this.firstQueued(index! + 1) !== null)) return { settled: false, goOnAfter: errorAt };
+    const stoppedBy =
+      s.state === 'stopped' && s.error !== null && index !== null && errorAt !== null && errorAt >= index;
+    if (stoppedBy && (errorAt! > index! || this.firstQueued(index! + 1) !== null))
+      return { settled: false, goOnAfter: errorAt };
     // A position past 0 with a decoded format: MPD plays the song (one it moves past shows neither, or 0).
     const plays = s.state !== 'stopped' && s.decoding && s.elapsedMs > 0;
     // Paused where the engine's own paused start left it: a failure noted for it since is that start's.
@@ -252,7 +257,13 @@ export class QueueModel {
     return passed;
   }
 
-  private statusOf(s: MpdStatus, index: number | null, detachedUri: string | null, ended: boolean, now: number): PlaybackStatus {
+  private statusOf(
+    s: MpdStatus,
+    index: number | null,
+    detachedUri: string | null,
+    ended: boolean,
+    now: number,
+  ): PlaybackStatus {
     const tagged = (index !== null && s.songId !== null && !ended) || detachedUri !== null;
     return {
       state: s.state,

@@ -71,7 +71,8 @@ export function skipReason(message: string): SkipReason {
   const cause = match ? (match[4] ?? '') : message;
   if (match && cause === '') return 'unknown-format';
   if (/No such file or directory|not found/i.test(cause)) return 'missing';
-  if (/CURL|HTTP status|resolve|connect|timed out|timeout|refused|unreachable|SSL|TLS|network/i.test(cause)) return 'unreachable';
+  if (/CURL|HTTP status|resolve|connect|timed out|timeout|refused|unreachable|SSL|TLS|network/i.test(cause))
+    return 'unreachable';
   if (/unrecognized|unsupported|no decoder|unknown format|invalid data/i.test(cause)) return 'unknown-format';
   return 'other';
 }

@@ -62,7 +62,11 @@ export class RnetDriver extends SerialDriver {
         maxRefusals: 1, // RNET refuses nothing
         volumeSteps: VOLUME_STEPS,
         sound: RNET_SOUND,
-        inputs: Array.from({ length: SOURCE_COUNT }, (_, i) => ({ channel: i + 1, name: `Source ${i + 1}`, kind: 'line-in' })),
+        inputs: Array.from({ length: SOURCE_COUNT }, (_, i) => ({
+          channel: i + 1,
+          name: `Source ${i + 1}`,
+          kind: 'line-in',
+        })),
       },
       options,
     );
@@ -77,7 +81,9 @@ export class RnetDriver extends SerialDriver {
   }
 
   protected checkChannel(channel: number): string | undefined {
-    return isChannel(channel) ? undefined : `no zone ${channel}; zones are 11..16, 21..26, ... 61..66 (controller*10 + zone)`;
+    return isChannel(channel)
+      ? undefined
+      : `no zone ${channel}; zones are 11..16, 21..26, ... 61..66 (controller*10 + zone)`;
   }
 
   /**

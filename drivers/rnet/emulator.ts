@@ -94,7 +94,16 @@ export class RnetEmulator extends EmulatorPort {
       for (let z = 1; z <= ZONES_PER_CONTROLLER; z++) {
         const flat = TONE_STEPS / 2;
         this.zones.set(channelOf(c, z), {
-          power: false, source: 1, volume: 20, muted: false, bass: flat, treble: flat, balance: flat, loudness: false, doNotDisturb: false, party: 0,
+          power: false,
+          source: 1,
+          volume: 20,
+          muted: false,
+          bass: flat,
+          treble: flat,
+          balance: flat,
+          loudness: false,
+          doNotDisturb: false,
+          party: 0,
         });
       }
     }
@@ -138,7 +147,8 @@ export class RnetEmulator extends EmulatorPort {
   /** Sends `count` frames of unsolicited bus traffic (see chatterFrame); keypad events are `keypad()` and `press()`. */
   busTraffic(count = 5): void {
     if (this.silent || !this.stream) return;
-    for (let i = 0; i < count; i++) this.send(chatterFrame(this.chatterTurn++, this.controllers, (channel) => this.info(channel)));
+    for (let i = 0; i < count; i++)
+      this.send(chatterFrame(this.chatterTurn++, this.controllers, (channel) => this.info(channel)));
   }
 
   /** A copy of one zone's state (channel = controller*10 + zone). */
@@ -230,11 +240,17 @@ export class RnetEmulator extends EmulatorPort {
     if (this.checkChecksums && !frame.checksumOk) return this.done('bad-checksum');
     const request = decodeZoneInfoRequest(frame);
     if (request) {
-      if (request.controller > this.controllers || request.zone > ZONES_PER_CONTROLLER) return this.done(`info ${request.controller}${request.zone}`);
+      if (request.controller > this.controllers || request.zone > ZONES_PER_CONTROLLER)
+        return this.done(`info ${request.controller}${request.zone}`);
       const info = this.info(channelOf(request.controller, request.zone));
       if (this.trafficBeforeReplies) {
         this.send(chatterFrame(0, 1, () => info));
-        this.send(encodeZoneInfoReply({ ...info, power: !info.power, volume: 49, source: info.source === 6 ? 5 : 6 }, { ...frame.source, keypad: 0x71 }));
+        this.send(
+          encodeZoneInfoReply(
+            { ...info, power: !info.power, volume: 49, source: info.source === 6 ? 5 : 6 },
+            { ...frame.source, keypad: 0x71 },
+          ),
+        );
       }
       this.send(encodeZoneInfoReply(info, frame.source));
       return this.done(`info ${request.controller}${request.zone}`);
@@ -246,7 +262,8 @@ export class RnetEmulator extends EmulatorPort {
     }
     if (event) return this.done(this.apply(frame, event.id, event.timestamp, event.data));
     const parameter = decodeParameter(frame);
-    if (parameter) return this.done(this.setParameter(parameter.controller, parameter.zone, parameter.parameter, parameter.value));
+    if (parameter)
+      return this.done(this.setParameter(parameter.controller, parameter.zone, parameter.parameter, parameter.value));
     this.done(`other ${this.frames.at(-1)!.toString('hex')}`);
   }
 
@@ -302,12 +319,24 @@ export class RnetEmulator extends EmulatorPort {
     if (!name) return `parameter ${channel} ${parameter} ${value}`;
     if (zone.power || !this.ignoreWhileOff) {
       switch (parameter) {
-        case PARAMETER.bass: if (value <= TONE_STEPS) zone.bass = value; break;
-        case PARAMETER.treble: if (value <= TONE_STEPS) zone.treble = value; break;
-        case PARAMETER.balance: if (value <= TONE_STEPS) zone.balance = value; break;
-        case PARAMETER.loudness: if (value <= 1) zone.loudness = value === 1; break;
-        case PARAMETER.doNotDisturb: if (value <= 1) zone.doNotDisturb = value === 1; break;
-        case PARAMETER.party: if (value <= 2) zone.party = value; break;
+        case PARAMETER.bass:
+          if (value <= TONE_STEPS) zone.bass = value;
+          break;
+        case PARAMETER.treble:
+          if (value <= TONE_STEPS) zone.treble = value;
+          break;
+        case PARAMETER.balance:
+          if (value <= TONE_STEPS) zone.balance = value;
+          break;
+        case PARAMETER.loudness:
+          if (value <= 1) zone.loudness = value === 1;
+          break;
+        case PARAMETER.doNotDisturb:
+          if (value <= 1) zone.doNotDisturb = value === 1;
+          break;
+        case PARAMETER.party:
+          if (value <= 2) zone.party = value;
+          break;
       }
     }
     return `${name} ${channel} ${value}`;

@@ -31,7 +31,10 @@ class BusFramer implements Framer<Heard> {
   constructor(private readonly log: LinkLog) {}
 
   push(chunk: Buffer): Heard[] {
-    return this.parser.push(chunk).filter((frame) => this.accepted(frame)).map(classify);
+    return this.parser
+      .push(chunk)
+      .filter((frame) => this.accepted(frame))
+      .map(classify);
   }
 
   reset(): void {
@@ -66,7 +69,8 @@ export class RnetLink extends Link<Heard> {
     const outcome = await this.request({
       bytes: encodeZoneInfoRequest(controller, zone),
       reply: (heard) => {
-        if (heard.kind !== 'zone-info' || heard.info.controller !== controller || heard.info.zone !== zone) return undefined;
+        if (heard.kind !== 'zone-info' || heard.info.controller !== controller || heard.info.zone !== zone)
+          return undefined;
         info = heard.info;
         return 'ok';
       },

@@ -23,7 +23,8 @@ export const RNET_OPTIONS = serialOptionsSchema(RNET_DEFAULTS);
 /** The family's entry in the driver registry (drivers/index.ts); the driver itself is loaded when one is built. */
 export const rnet: DriverFamily = {
   name: 'rnet',
-  description: 'Russound CAA66, CAM6.6, CAV6.6 and MCA controllers in RNET mode (19200 8N1), up to six controllers of six zones',
+  description:
+    'Russound CAA66, CAM6.6, CAV6.6 and MCA controllers in RNET mode (19200 8N1), up to six controllers of six zones',
   options: RNET_OPTIONS,
   create: async (options) => (await import('./index.js')).createRnetDriver(options),
 };

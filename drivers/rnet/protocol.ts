@@ -16,7 +16,14 @@ export const MAX_CONTROLLERS = 6;
  * Zone parameters set through Set Data (path `02 00 zz 00 PP`): bass, treble and balance 0..20 (10 flat / centre),
  * loudness 0/1. DND (06) and party (07) are settable too; azcd only reports them.
  */
-export const PARAMETER = { bass: 0x00, treble: 0x01, loudness: 0x02, balance: 0x03, doNotDisturb: 0x06, party: 0x07 } as const;
+export const PARAMETER = {
+  bass: 0x00,
+  treble: 0x01,
+  loudness: 0x02,
+  balance: 0x03,
+  doNotDisturb: 0x06,
+  party: 0x07,
+} as const;
 export const TONE_STEPS = 20;
 
 /**
@@ -37,7 +44,13 @@ export const RNET_SOUND: SoundDescription = {
 export const TYPE = { setData: 0x00, requestData: 0x01, handshake: 0x02, event: 0x05 } as const;
 
 /** Event ids the driver sends or recognises. */
-export const EVENT = { zoneOnOff: 0xdc, allZonesOnOff: 0xdd, selectSource: 0xc1, volume: 0xde, remoteKey: 0xbf } as const;
+export const EVENT = {
+  zoneOnOff: 0xdc,
+  allZonesOnOff: 0xdd,
+  selectSource: 0xc1,
+  volume: 0xde,
+  remoteKey: 0xbf,
+} as const;
 /** Remote key code carried by a 0xBF event: the only mute RNET has is this toggle. */
 export const KEY_MUTE = 0x0d;
 /** Keypad key events, sent as the event id itself (zone 1 Vol Up: `... 7F 00 00 00 00 00 01 7B F7`). */
@@ -253,11 +266,21 @@ export function decodeEvent(frame: Frame): DecodedEvent | undefined {
   const paths = splitPaths(frame.body);
   if (!paths || paths.rest.length < 7) return undefined;
   const r = paths.rest;
-  return { targetPath: paths.targetPath, id: r[0]! | (r[1]! << 8), timestamp: r[2]! | (r[3]! << 8), data: r[4]! | (r[5]! << 8), priority: r[6]! };
+  return {
+    targetPath: paths.targetPath,
+    id: r[0]! | (r[1]! << 8),
+    timestamp: r[2]! | (r[3]! << 8),
+    data: r[4]! | (r[5]! << 8),
+    priority: r[6]!,
+  };
 }
 
 /** The controller, as a target: `cc 00 7F` (c is 1-based). */
-export const controllerId = (controller: number): DeviceId => ({ controller: controller - 1, zone: 0, keypad: CONTROLLER_KEYPAD });
+export const controllerId = (controller: number): DeviceId => ({
+  controller: controller - 1,
+  zone: 0,
+  keypad: CONTROLLER_KEYPAD,
+});
 /** Us, as a source: `00 zz 70`; the zone byte is only used by commands that carry the zone there. */
 export const hostId = (zone = 0): DeviceId => ({ controller: 0, zone, keypad: HOST_KEYPAD });
 
@@ -268,22 +291,42 @@ export const hostId = (zone = 0): DeviceId => ({ controller: 0, zone, keypad: HO
  * the data field and so accepts both.
  */
 export function encodeZonePower(controller: number, zone: number, on: boolean): Buffer {
-  return encodeFrame(controllerId(controller), hostId(), TYPE.event, eventBody([0x02, 0x00], EVENT.zoneOnOff, on ? 1 : 0, zone - 1));
+  return encodeFrame(
+    controllerId(controller),
+    hostId(),
+    TYPE.event,
+    eventBody([0x02, 0x00], EVENT.zoneOnOff, on ? 1 : 0, zone - 1),
+  );
 }
 
 /** Source select (event 0xC1): the zone goes in the source-zone byte, path `02 00 00`, data = source−1. */
 export function encodeSource(controller: number, zone: number, source: number): Buffer {
-  return encodeFrame(controllerId(controller), hostId(zone - 1), TYPE.event, eventBody([0x00, 0x00], EVENT.selectSource, 0, source - 1));
+  return encodeFrame(
+    controllerId(controller),
+    hostId(zone - 1),
+    TYPE.event,
+    eventBody([0x00, 0x00], EVENT.selectSource, 0, source - 1),
+  );
 }
 
 /** Volume (event 0xDE), 0..50. The controller also un-mutes the zone on a volume change. */
 export function encodeVolume(controller: number, zone: number, volume: number): Buffer {
-  return encodeFrame(controllerId(controller), hostId(), TYPE.event, eventBody([0x02, 0x00], EVENT.volume, volume, zone - 1));
+  return encodeFrame(
+    controllerId(controller),
+    hostId(),
+    TYPE.event,
+    eventBody([0x02, 0x00], EVENT.volume, volume, zone - 1),
+  );
 }
 
 /** Mute toggle (remote key 0x0D as event 0xBF): there is no discrete mute and no mute status. */
 export function encodeMuteToggle(controller: number, zone: number): Buffer {
-  return encodeFrame(controllerId(controller), hostId(zone - 1), TYPE.event, eventBody([0x02, 0x00], EVENT.remoteKey, 0, KEY_MUTE));
+  return encodeFrame(
+    controllerId(controller),
+    hostId(zone - 1),
+    TYPE.event,
+    eventBody([0x02, 0x00], EVENT.remoteKey, 0, KEY_MUTE),
+  );
 }
 
 /**
@@ -291,18 +334,39 @@ export function encodeMuteToggle(controller: number, zone: number): Buffer {
  * `F0 cc 00 7F 00 00 70 00 05 02 00 zz 00 PP 00 00 00 01 00 01 00 ## xx F7`.
  */
 export function encodeParameter(controller: number, zone: number, parameter: number, value: number): Buffer {
-  const body = [...path([0x02, 0x00, zone - 1, 0x00, parameter]), ...path([]), ...le16(0), ...le16(1), ...le16(1), value];
+  const body = [
+    ...path([0x02, 0x00, zone - 1, 0x00, parameter]),
+    ...path([]),
+    ...le16(0),
+    ...le16(1),
+    ...le16(1),
+    value,
+  ];
   return encodeFrame(controllerId(controller), hostId(), TYPE.setData, body);
 }
 
 /** The emulator's view of a parameter set: 1-based controller and zone, the parameter and its value. */
-export function decodeParameter(frame: Frame): { controller: number; zone: number; parameter: number; value: number } | undefined {
+export function decodeParameter(
+  frame: Frame,
+): { controller: number; zone: number; parameter: number; value: number } | undefined {
   if (frame.type !== TYPE.setData) return undefined;
   const paths = splitPaths(frame.body);
-  if (!paths || paths.targetPath.length !== 5 || paths.targetPath[0] !== 0x02 || paths.targetPath[1] !== 0x00 || paths.targetPath[3] !== 0x00) return undefined;
+  if (
+    !paths ||
+    paths.targetPath.length !== 5 ||
+    paths.targetPath[0] !== 0x02 ||
+    paths.targetPath[1] !== 0x00 ||
+    paths.targetPath[3] !== 0x00
+  )
+    return undefined;
   const r = paths.rest;
   if (r.length < 7 || (r[4]! | (r[5]! << 8)) !== 1) return undefined;
-  return { controller: frame.target.controller + 1, zone: paths.targetPath[2]! + 1, parameter: paths.targetPath[4]!, value: r[6]! };
+  return {
+    controller: frame.target.controller + 1,
+    zone: paths.targetPath[2]! + 1,
+    parameter: paths.targetPath[4]!,
+    value: r[6]!,
+  };
 }
 
 /** A keypad key as an event from `from` (the emulator uses it for bus traffic from wall keypads). */
@@ -321,7 +385,11 @@ export function encodeAllZones(on: boolean): Buffer {
 
 /** Request all zone info: `F0 cc 00 7F 00 00 70 01 04 02 00 zz 07 00 00 xx F7`. */
 export function encodeZoneInfoRequest(controller: number, zone: number): Buffer {
-  return encodeFrame(controllerId(controller), hostId(), TYPE.requestData, [...path([0x02, 0x00, zone - 1, 0x07]), 0x00, 0x00]);
+  return encodeFrame(controllerId(controller), hostId(), TYPE.requestData, [
+    ...path([0x02, 0x00, zone - 1, 0x07]),
+    0x00,
+    0x00,
+  ]);
 }
 
 /** Path levels of "all zone info" for a 0-based zone: `02 00 zz 07`. */
@@ -352,7 +420,14 @@ export function encodeZoneInfoReply(info: ZoneInfo, to: DeviceId = hostId()): Bu
     info.dnd ? 1 : 0,
     0,
   ];
-  const body = [...path([]), ...path([0x02, 0x00, info.zone - 1, 0x07]), ...le16(0), ...le16(1), ...le16(data.length), ...data];
+  const body = [
+    ...path([]),
+    ...path([0x02, 0x00, info.zone - 1, 0x07]),
+    ...le16(0),
+    ...le16(1),
+    ...le16(data.length),
+    ...data,
+  ];
   return encodeFrame(to, controllerId(info.controller), TYPE.setData, body);
 }
 

@@ -22,7 +22,11 @@ export class RnetZoneBook extends ZoneBook {
    * mute is unknown after it). Source goes before volume, volume before the mute toggle. While the zone is muted a
    * volume change waits for the un-mute, since the set would un-mute it. Tone goes last.
    */
-  protected override order(channel: number, hw: Wire, intent: (attribute: Attribute) => number | undefined): Write | undefined {
+  protected override order(
+    channel: number,
+    hw: Wire,
+    intent: (attribute: Attribute) => number | undefined,
+  ): Write | undefined {
     const power = intent('power');
     if (power !== undefined && power !== hw.power) return { channel, attribute: 'power', value: power };
     if (hw.power !== 1) return undefined;

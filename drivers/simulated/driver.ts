@@ -1,7 +1,18 @@
 // The simulated amplifier: 6 zones x 6 sources in memory, with the timing shape of a serial one, under the same
 // ownership rule as the real drivers (drivers/core/zone-book.ts): its in-memory hardware is the truth about the
 // present, setZone records intents applied after a short delay, and a keypad change supersedes older intents.
-import type { AmplifierDriver, DriverDescription, DriverListener, DriverOptions, RememberedZone, SoundDescription, ZoneAvailability, ZoneFlags, ZoneState, ZoneTone } from '../driver.js';
+import type {
+  AmplifierDriver,
+  DriverDescription,
+  DriverListener,
+  DriverOptions,
+  RememberedZone,
+  SoundDescription,
+  ZoneAvailability,
+  ZoneFlags,
+  ZoneState,
+  ZoneTone,
+} from '../driver.js';
 import { monotonicClock, type Clock } from '../core/clock.js';
 import { DriverEvents } from '../core/events.js';
 import { ZoneBook, bit, type Fields, type Reported, type Wire } from '../core/zone-book.js';
@@ -25,9 +36,25 @@ export const SIMULATED_SOUND: SoundDescription = {
   controls: { bass: { down: 7, up: 7 }, treble: { down: 7, up: 7 }, balance: { down: 10, up: 10 }, loudness: true },
   flags: { paging: true, doNotDisturb: true, party: true },
 };
-const { bass: BASS, treble: TREBLE, balance: BALANCE } = SIMULATED_SOUND.controls as Record<'bass' | 'treble' | 'balance', { down: number; up: number }>;
+const {
+  bass: BASS,
+  treble: TREBLE,
+  balance: BALANCE,
+} = SIMULATED_SOUND.controls as Record<'bass' | 'treble' | 'balance', { down: number; up: number }>;
 
-const OFF: Wire = { power: 0, muted: 0, volume: 0, source: 1, bass: 7, treble: 7, balance: 10, loudness: 0, paging: 0, doNotDisturb: 0, party: 0 };
+const OFF: Wire = {
+  power: 0,
+  muted: 0,
+  volume: 0,
+  source: 1,
+  bass: 7,
+  treble: 7,
+  balance: 10,
+  loudness: 0,
+  paging: 0,
+  doNotDisturb: 0,
+  party: 0,
+};
 
 /** A change to the simulated hardware: its state, tone and (from the "amplifier" itself only) its flags. */
 export type SimulatedChange = Partial<ZoneState> & ZoneTone & ZoneFlags;
@@ -88,7 +115,11 @@ export class SimulatedDriver implements AmplifierDriver {
   describe(): DriverDescription {
     const channels = [...this.amp.keys(), ...this.missing].sort((a, b) => a - b);
     const zones = channels.map((channel) => ({ channel, name: `Zone ${channel}` }));
-    const inputs = Array.from({ length: SIMULATED_SOURCES }, (_, i) => ({ channel: i + 1, name: `Input ${i + 1}`, kind: 'line-in' }));
+    const inputs = Array.from({ length: SIMULATED_SOURCES }, (_, i) => ({
+      channel: i + 1,
+      name: `Input ${i + 1}`,
+      kind: 'line-in',
+    }));
     return { zones, inputs, volumeSteps: SIMULATED_VOLUME_STEPS, sound: SIMULATED_SOUND };
   }
 
@@ -145,18 +176,27 @@ export class SimulatedDriver implements AmplifierDriver {
   /** The tone the simulated hardware itself holds (tests, the demo). */
   amplifierTone(channel: number): ZoneTone | undefined {
     const zone = this.amp.get(channel);
-    return zone && {
-      bass: stepToTone(zone.bass!, BASS),
-      treble: stepToTone(zone.treble!, TREBLE),
-      balance: stepToTone(zone.balance!, BALANCE),
-      loudness: zone.loudness === 1,
-    };
+    return (
+      zone && {
+        bass: stepToTone(zone.bass!, BASS),
+        treble: stepToTone(zone.treble!, TREBLE),
+        balance: stepToTone(zone.balance!, BALANCE),
+        loudness: zone.loudness === 1,
+      }
+    );
   }
 
   /** What the simulated hardware itself holds, whatever the driver believes (tests, the demo). */
   amplifierState(channel: number): ZoneState | undefined {
     const zone = this.amp.get(channel);
-    return zone && { power: zone.power === 1, muted: zone.muted === 1, volume: stepToVolume(zone.volume, SIMULATED_VOLUME_STEPS), source: zone.source };
+    return (
+      zone && {
+        power: zone.power === 1,
+        muted: zone.muted === 1,
+        volume: stepToVolume(zone.volume, SIMULATED_VOLUME_STEPS),
+        source: zone.source,
+      }
+    );
   }
 
   availability(channel: number): ZoneAvailability {
@@ -240,7 +280,11 @@ export class SimulatedDriver implements AmplifierDriver {
     this.timer = undefined;
     if (!this.running || !this.reachable) return;
     const channels = [...this.amp.keys()].filter((channel) => !this.silent.has(channel));
-    for (let write = this.book.nextWrite(channels, new Set()); write; write = this.book.nextWrite(channels, new Set())) {
+    for (
+      let write = this.book.nextWrite(channels, new Set());
+      write;
+      write = this.book.nextWrite(channels, new Set())
+    ) {
       this.amp.get(write.channel)![write.attribute] = write.value;
       this.emitZone(write.channel, this.book.confirm(write));
     }

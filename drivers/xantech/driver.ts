@@ -7,14 +7,31 @@ import type { Topology } from '../core/units.js';
 import { ZoneBook, bit, statusFields, type Attribute, type Fields, type Write } from '../core/zone-book.js';
 import { XantechLink, type Reply } from './link.js';
 import { XANTECH_DEFAULTS, type XantechOptions } from './options.js';
-import { MAX_ZONES, SOURCE_COUNT, VOLUME_STEPS, XANTECH_MODELS, XANTECH_SOUND, isZone, type SetAttribute, type ZoneCount, type ZoneStatus } from './protocol.js';
+import {
+  MAX_ZONES,
+  SOURCE_COUNT,
+  VOLUME_STEPS,
+  XANTECH_MODELS,
+  XANTECH_SOUND,
+  isZone,
+  type SetAttribute,
+  type ZoneCount,
+  type ZoneStatus,
+} from './protocol.js';
 
 export { XANTECH_DEFAULTS, type XantechOptions } from './options.js';
 
 /** `ERROR` replies in a row to one command before the driver stops insisting (noise garbles some). */
 const MAX_REFUSALS = 3;
 const SET_NAMES: Record<Attribute, SetAttribute | undefined> = {
-  power: 'PR', source: 'SS', volume: 'VO', muted: 'MU', bass: 'BS', treble: 'TR', balance: 'BA', loudness: undefined,
+  power: 'PR',
+  source: 'SS',
+  volume: 'VO',
+  muted: 'MU',
+  bass: 'BS',
+  treble: 'TR',
+  balance: 'BA',
+  loudness: undefined,
 };
 const ZONES_PER_AMP = 8;
 
@@ -57,7 +74,11 @@ export class XantechDriver extends SerialDriver {
         maxRefusals: MAX_REFUSALS,
         volumeSteps: VOLUME_STEPS,
         sound: XANTECH_SOUND,
-        inputs: Array.from({ length: SOURCE_COUNT }, (_, i) => ({ channel: i + 1, name: `Source ${i + 1}`, kind: 'line-in' })),
+        inputs: Array.from({ length: SOURCE_COUNT }, (_, i) => ({
+          channel: i + 1,
+          name: `Source ${i + 1}`,
+          kind: 'line-in',
+        })),
       },
       options,
     );
@@ -115,9 +136,12 @@ export class XantechDriver extends SerialDriver {
     if (connection !== this.link.connection) return undefined;
     this.reporting = on && outcome === 'ok';
     if (on) {
-      this.log('info', this.reporting
-        ? 'xantech: zone-activity reports on; polling only as a safety net'
-        : `xantech: the amplifier refused zone-activity reports (${outcome}); polling instead`);
+      this.log(
+        'info',
+        this.reporting
+          ? 'xantech: zone-activity reports on; polling only as a safety net'
+          : `xantech: the amplifier refused zone-activity reports (${outcome}); polling instead`,
+      );
     }
     return first;
   }

@@ -6,7 +6,8 @@ import { SOURCE_COUNT } from './protocol.js';
 /** `node --import tsx drivers/xantech/emulator-cli.ts --path /tmp/ttyEMU [--zones 8|16] [--byte-delay-ms 1.04]`. */
 if (isMain(import.meta.url)) {
   void runEmulatorCli(process.argv.slice(2), {
-    usage: 'emulator-cli.ts --path <pty> [--zones 8|16] [--byte-delay-ms 1.04] [--refuse-activity error|silent] [--boot-ms N]',
+    usage:
+      'emulator-cli.ts --path <pty> [--zones 8|16] [--byte-delay-ms 1.04] [--refuse-activity error|silent] [--boot-ms N]',
     build: (arg) => {
       const refuse = arg('--refuse-activity');
       return new XantechEmulator({

@@ -37,7 +37,18 @@ const INPUT_LIMIT = 64;
 export type KeypadChange = Partial<Omit<ZoneStatus, 'zone'>>;
 
 function initialStatus(zone: number): ZoneStatus {
-  return { zone, power: false, source: 1, volume: 10, mute: false, treble: 7, bass: 7, balance: 32, linked: false, paged: false };
+  return {
+    zone,
+    power: false,
+    source: 1,
+    volume: 10,
+    mute: false,
+    treble: 7,
+    bass: 7,
+    balance: 32,
+    linked: false,
+    paged: false,
+  };
 }
 
 /**
@@ -181,11 +192,16 @@ export class XantechEmulator extends EmulatorPort {
       case 'query': {
         if (command.zone < 1 || command.zone > this.zones) return false;
         const status = this.state.get(command.zone)!;
-        this.send(command.attribute === 'ZD' ? encodeStatus(status) : encodeValue(status.zone, command.attribute, attributeValue(status, command.attribute)));
+        this.send(
+          command.attribute === 'ZD'
+            ? encodeStatus(status)
+            : encodeValue(status.zone, command.attribute, attributeValue(status, command.attribute)),
+        );
         return true;
       }
       case 'set': {
-        if (command.zone < 1 || command.zone > this.zones || !acceptsValue(command.attribute, command.value)) return false;
+        if (command.zone < 1 || command.zone > this.zones || !acceptsValue(command.attribute, command.value))
+          return false;
         this.apply(command.zone, command.attribute, command.value);
         this.reply('OK');
         return true;
@@ -222,12 +238,24 @@ export class XantechEmulator extends EmulatorPort {
         if (value === 1 && !status.power && this.volumeZeroAtPowerOn) status.volume = 0;
         status.power = value === 1;
         break;
-      case 'SS': status.source = value; break;
-      case 'VO': status.volume = value; break;
-      case 'MU': status.mute = value === 1; break;
-      case 'TR': status.treble = value; break;
-      case 'BS': status.bass = value; break;
-      case 'BA': status.balance = value; break;
+      case 'SS':
+        status.source = value;
+        break;
+      case 'VO':
+        status.volume = value;
+        break;
+      case 'MU':
+        status.mute = value === 1;
+        break;
+      case 'TR':
+        status.treble = value;
+        break;
+      case 'BS':
+        status.bass = value;
+        break;
+      case 'BA':
+        status.balance = value;
+        break;
     }
     if (this.reportOwnChanges && encodeStatus(status) !== before) this.activity(zone);
   }

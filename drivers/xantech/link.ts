@@ -2,7 +2,15 @@
 // or at OK/ERROR. Reports nobody asked for (zone activity) go to the driver; after a timeout the line is drained.
 import { Link, type Outcome, type Request } from '../core/link.js';
 import type { ReconnectingPortOptions } from '../core/reconnecting-port.js';
-import { Framer, encodeActivityUpdates, encodeQuery, encodeSet, type Frame, type SetAttribute, type ZoneStatus } from './protocol.js';
+import {
+  Framer,
+  encodeActivityUpdates,
+  encodeQuery,
+  encodeSet,
+  type Frame,
+  type SetAttribute,
+  type ZoneStatus,
+} from './protocol.js';
 
 export interface Reply {
   outcome: Outcome;

@@ -14,7 +14,11 @@ export interface XantechOptions extends SerialOptions {
 }
 
 /** Defaults and their reasons live here, not spread through the code. */
-export const XANTECH_DEFAULTS: SerialTimings & { model: XantechModel; zones: ZoneCount; activityPollIntervalMs: number } = {
+export const XANTECH_DEFAULTS: SerialTimings & {
+  model: XantechModel;
+  zones: ZoneCount;
+  activityPollIntervalMs: number;
+} = {
   model: 'mrc88',
   zones: 8,
   baudRate: 9600, // the MRC88's; the model's own wins unless a baud rate is given (drivers/xantech/protocol.ts)
@@ -32,23 +36,32 @@ const modelRates = Object.entries(XANTECH_MODELS).map(([model, { baudRate }]) =>
 
 export const XANTECH_OPTIONS = Type.Object({
   ...SERIAL.properties,
-  baudRate: Type.Optional(Type.Integer({ ...SERIAL.properties.baudRate, default: undefined, defaultText: "the model's" })),
+  baudRate: Type.Optional(
+    Type.Integer({ ...SERIAL.properties.baudRate, default: undefined, defaultText: "the model's" }),
+  ),
   model: Type.Optional(
-    Type.Union(Object.keys(XANTECH_MODELS).map((model) => Type.Literal(model)), {
-      default: XANTECH_DEFAULTS.model,
-      description: `the amplifier model, which sets the default baud rate (${modelRates.join(', ')})`,
-    }),
+    Type.Union(
+      Object.keys(XANTECH_MODELS).map((model) => Type.Literal(model)),
+      {
+        default: XANTECH_DEFAULTS.model,
+        description: `the amplifier model, which sets the default baud rate (${modelRates.join(', ')})`,
+      },
+    ),
   ),
   zones: Type.Optional(
-    Type.Union(ZONE_COUNTS.map((count) => Type.Literal(count)), {
-      default: XANTECH_DEFAULTS.zones,
-      description: '8, or 16 for two amplifiers linked in expanded mode (zones 9-16 on the expansion amplifier)',
-    }),
+    Type.Union(
+      ZONE_COUNTS.map((count) => Type.Literal(count)),
+      {
+        default: XANTECH_DEFAULTS.zones,
+        description: '8, or 16 for two amplifiers linked in expanded mode (zones 9-16 on the expansion amplifier)',
+      },
+    ),
   ),
   activityUpdates: Type.Optional(
     Type.Union([Type.Literal('auto'), Type.Literal('off')], {
       default: 'auto',
-      description: "auto: the amplifier reports keypad changes by itself (!ZA1+) and is polled only as a safety net; off: switch reports off and poll, for firmware that misbehaves with them",
+      description:
+        'auto: the amplifier reports keypad changes by itself (!ZA1+) and is polled only as a safety net; off: switch reports off and poll, for firmware that misbehaves with them',
     }),
   ),
   activityPollIntervalMs: Type.Optional(
@@ -56,7 +69,8 @@ export const XANTECH_OPTIONS = Type.Object({
       minimum: 200,
       maximum: 3_600_000,
       default: XANTECH_DEFAULTS.activityPollIntervalMs,
-      description: 'how often every zone is read while activity reports are on (a safety net and the liveness check), in ms',
+      description:
+        'how often every zone is read while activity reports are on (a safety net and the liveness check), in ms',
     }),
   ),
 });

@@ -120,13 +120,20 @@ export function encodeValue(zone: number, attribute: SetAttribute, value: number
 
 export function attributeValue(s: ZoneStatus, attribute: SetAttribute): number {
   switch (attribute) {
-    case 'PR': return s.power ? 1 : 0;
-    case 'SS': return s.source;
-    case 'VO': return s.volume;
-    case 'MU': return s.mute ? 1 : 0;
-    case 'TR': return s.treble;
-    case 'BS': return s.bass;
-    case 'BA': return s.balance;
+    case 'PR':
+      return s.power ? 1 : 0;
+    case 'SS':
+      return s.source;
+    case 'VO':
+      return s.volume;
+    case 'MU':
+      return s.mute ? 1 : 0;
+    case 'TR':
+      return s.treble;
+    case 'BS':
+      return s.bass;
+    case 'BA':
+      return s.balance;
   }
 }
 
@@ -195,7 +202,8 @@ export function classify(raw: string): Frame {
   if (m) {
     const attribute = m[2] as SetAttribute;
     const value = Number(m[3]);
-    if (isZone(Number(m[1])) && inRange(attribute, value)) return { kind: 'value', zone: Number(m[1]), attribute, value };
+    if (isZone(Number(m[1])) && inRange(attribute, value))
+      return { kind: 'value', zone: Number(m[1]), attribute, value };
   }
   return { kind: 'text', text };
 }

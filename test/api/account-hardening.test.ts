@@ -6,7 +6,11 @@ import path from 'node:path';
 import { startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon.js';
 import { createUser, injectClient } from '../helpers/inject.js';
 import { TEST_PASSWORDS } from '../helpers/passwords.js';
-import { Authentication, TRUSTED_ADDRESSES_PER_USER, type PasswordHasher } from '../../daemon/domain/accounts/authentication.js';
+import {
+  Authentication,
+  TRUSTED_ADDRESSES_PER_USER,
+  type PasswordHasher,
+} from '../../daemon/domain/accounts/authentication.js';
 import { UserAdmin } from '../../daemon/domain/accounts/user-admin.js';
 import { DeviceSecrets } from '../../daemon/domain/accounts/secrets.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
@@ -46,7 +50,7 @@ function holdNextHash(accounts: Authentication) {
 function outcome<T>(promise: Promise<T>): Promise<T | number | unknown> {
   return promise.then(
     (value) => value,
-    (err: unknown) => (asHttpError(err)?.status ?? err),
+    (err: unknown) => asHttpError(err)?.status ?? err,
   );
 }
 
@@ -58,7 +62,18 @@ function services(d: TestDaemon, clock = { now: Date.now() }) {
   const secrets = DeviceSecrets.open(d.stateDir);
   const auth = new Authentication(store, users, secrets, bus, config, () => clock.now);
   auth.passwords = TEST_PASSWORDS;
-  return { auth, admin: new UserAdmin(store, users, secrets, bus, auth, () => false, () => clock.now) };
+  return {
+    auth,
+    admin: new UserAdmin(
+      store,
+      users,
+      secrets,
+      bus,
+      auth,
+      () => false,
+      () => clock.now,
+    ),
+  };
 }
 
 /** The login side alone, for the tests of the lock. */
@@ -74,13 +89,18 @@ t.test('permissions are checked again after the password hash', async (t) => {
   const d = await startTestDaemon(t);
   const api = injectClient(d.daemon, d.adminKey);
   const anon = injectClient(d.daemon);
-  const usernames = async () => ((await api.get('/api/users')).body as Array<{ username: string }>).map((u) => u.username);
+  const usernames = async () =>
+    ((await api.get('/api/users')).body as Array<{ username: string }>).map((u) => u.username);
 
   t.test('an admin deleted while its new user is being hashed creates nobody: 401', async (t) => {
     const b = await createUser(api, 'admin-b-deleted', 'Admin');
     const hold = holdNextHash(d.daemon.services.authentication);
     t.teardown(hold.restore);
-    const pending = anon.post('/api/users', { username: 'made-by-deleted', password: 'made-password', role: 'Admin' }, { key: b.apiKey });
+    const pending = anon.post(
+      '/api/users',
+      { username: 'made-by-deleted', password: 'made-password', role: 'Admin' },
+      { key: b.apiKey },
+    );
     await hold.inside;
     t.equal((await api.del(`/api/users/${b.id}`)).status, 204);
     hold.release();
@@ -92,7 +112,11 @@ t.test('permissions are checked again after the password hash', async (t) => {
     const b = await createUser(api, 'admin-b-demoted', 'Admin');
     const hold = holdNextHash(d.daemon.services.authentication);
     t.teardown(hold.restore);
-    const pending = anon.post('/api/users', { username: 'made-by-demoted', password: 'made-password', role: 'Admin' }, { key: b.apiKey });
+    const pending = anon.post(
+      '/api/users',
+      { username: 'made-by-demoted', password: 'made-password', role: 'Admin' },
+      { key: b.apiKey },
+    );
     await hold.inside;
     t.equal((await api.put(`/api/users/${b.id}`, { role: 'Operator' })).status, 200);
     hold.release();
@@ -112,20 +136,32 @@ t.test('permissions are checked again after the password hash', async (t) => {
     t.equal((await api.put(`/api/users/${b.id}`, { role: 'Viewer' })).status, 200);
     hold.release();
     t.equal((await pending).status, 403);
-    t.equal((await anon.post('/api/auth/login', { username: 'reset-target', password: c.password })).status, 200, 'the old password still works');
+    t.equal(
+      (await anon.post('/api/auth/login', { username: 'reset-target', password: c.password })).status,
+      200,
+      'the old password still works',
+    );
   });
 
   t.test('a user disabled while changing its own password changes nothing: 401', async (t) => {
     const u = await createUser(api, 'self-disabled', 'Operator');
     const hold = holdNextHash(d.daemon.services.authentication);
     t.teardown(hold.restore);
-    const pending = anon.put(`/api/users/${u.id}/password`, { currentPassword: u.password, newPassword: 'while-disabled-pw' }, { key: u.apiKey });
+    const pending = anon.put(
+      `/api/users/${u.id}/password`,
+      { currentPassword: u.password, newPassword: 'while-disabled-pw' },
+      { key: u.apiKey },
+    );
     await hold.inside;
     t.equal((await api.put(`/api/users/${u.id}`, { isEnabled: false })).status, 200);
     hold.release();
     t.equal((await pending).status, 401);
     await api.put(`/api/users/${u.id}`, { isEnabled: true });
-    t.equal((await anon.post('/api/auth/login', { username: 'self-disabled', password: u.password })).status, 200, 'the old password still works');
+    t.equal(
+      (await anon.post('/api/auth/login', { username: 'self-disabled', password: u.password })).status,
+      200,
+      'the old password still works',
+    );
   });
 });
 
@@ -133,31 +169,51 @@ t.test('changing a password', async (t) => {
   const d = await startTestDaemon(t);
   const api = injectClient(d.daemon, d.adminKey);
   const anon = injectClient(d.daemon);
-  const login = (username: string, password: string) => anon.post('/api/auth/login', { username, password }).then((res) => res.status);
+  const login = (username: string, password: string) =>
+    anon.post('/api/auth/login', { username, password }).then((res) => res.status);
 
-  t.test('a user changing its own password without currentPassword gets a 403 problem and keeps its password', async (t) => {
-    const u = await createUser(api, 'no-current', 'Viewer');
-    const res = await anon.put(`/api/users/${u.id}/password`, { newPassword: 'stolen-session-pw' }, { key: u.apiKey });
-    t.equal(res.status, 403);
-    t.match(res.headers.get('content-type'), /^application\/problem\+json/);
-    t.match(res.body.detail, /currentPassword/);
-    t.equal(await login('no-current', u.password), 200);
-    t.equal(await login('no-current', 'stolen-session-pw'), 401);
-  });
+  t.test(
+    'a user changing its own password without currentPassword gets a 403 problem and keeps its password',
+    async (t) => {
+      const u = await createUser(api, 'no-current', 'Viewer');
+      const res = await anon.put(
+        `/api/users/${u.id}/password`,
+        { newPassword: 'stolen-session-pw' },
+        { key: u.apiKey },
+      );
+      t.equal(res.status, 403);
+      t.match(res.headers.get('content-type'), /^application\/problem\+json/);
+      t.match(res.body.detail, /currentPassword/);
+      t.equal(await login('no-current', u.password), 200);
+      t.equal(await login('no-current', 'stolen-session-pw'), 401);
+    },
+  );
 
-  t.test('a user changing its own password with a wrong currentPassword gets a 403 problem and keeps its password', async (t) => {
-    const u = await createUser(api, 'wrong-current', 'Operator');
-    const res = await anon.put(`/api/users/${u.id}/password`, { currentPassword: 'not-my-password', newPassword: 'stolen-session-pw' }, { key: u.apiKey });
-    t.equal(res.status, 403);
-    t.match(res.body.detail, /currentPassword/);
-    t.notOk(res.text.includes('not-my-password'), 'the wrong password is not echoed');
-    t.equal(await login('wrong-current', u.password), 200);
-  });
+  t.test(
+    'a user changing its own password with a wrong currentPassword gets a 403 problem and keeps its password',
+    async (t) => {
+      const u = await createUser(api, 'wrong-current', 'Operator');
+      const res = await anon.put(
+        `/api/users/${u.id}/password`,
+        { currentPassword: 'not-my-password', newPassword: 'stolen-session-pw' },
+        { key: u.apiKey },
+      );
+      t.equal(res.status, 403);
+      t.match(res.body.detail, /currentPassword/);
+      t.notOk(res.text.includes('not-my-password'), 'the wrong password is not echoed');
+      t.equal(await login('wrong-current', u.password), 200);
+    },
+  );
 
   t.test('a user signed in with a session changes its own password with the right currentPassword', async (t) => {
     const u = await createUser(api, 'right-current', 'Viewer');
-    const token = (await anon.post('/api/auth/login', { username: 'right-current', password: u.password })).body.token as string;
-    const res = await anon.put(`/api/users/${u.id}/password`, { currentPassword: u.password, newPassword: 'right-new-password' }, { token });
+    const token = (await anon.post('/api/auth/login', { username: 'right-current', password: u.password })).body
+      .token as string;
+    const res = await anon.put(
+      `/api/users/${u.id}/password`,
+      { currentPassword: u.password, newPassword: 'right-new-password' },
+      { token },
+    );
     t.equal(res.status, 200);
     t.equal(await login('right-current', 'right-new-password'), 200);
     t.equal(await login('right-current', u.password), 401);
@@ -166,10 +222,31 @@ t.test('changing a password', async (t) => {
   t.test('an admin changing its own password needs currentPassword too', async (t) => {
     const admin = await createUser(api, 'second-admin', 'Admin');
     const own = injectClient(d.daemon, admin.apiKey);
-    t.equal((await own.put(`/api/users/${admin.id}/password`, { newPassword: 'admin-new-password' })).status, 403, 'without it');
-    t.equal((await own.put(`/api/users/${admin.id}/password`, { currentPassword: 'wrong-password!', newPassword: 'admin-new-password' })).status, 403, 'wrong');
+    t.equal(
+      (await own.put(`/api/users/${admin.id}/password`, { newPassword: 'admin-new-password' })).status,
+      403,
+      'without it',
+    );
+    t.equal(
+      (
+        await own.put(`/api/users/${admin.id}/password`, {
+          currentPassword: 'wrong-password!',
+          newPassword: 'admin-new-password',
+        })
+      ).status,
+      403,
+      'wrong',
+    );
     t.equal(await login('second-admin', admin.password), 200, 'unchanged so far');
-    t.equal((await own.put(`/api/users/${admin.id}/password`, { currentPassword: admin.password, newPassword: 'admin-new-password' })).status, 200);
+    t.equal(
+      (
+        await own.put(`/api/users/${admin.id}/password`, {
+          currentPassword: admin.password,
+          newPassword: 'admin-new-password',
+        })
+      ).status,
+      200,
+    );
     t.equal(await login('second-admin', 'admin-new-password'), 200);
   });
 
@@ -185,10 +262,21 @@ t.test('changing a password', async (t) => {
     const u = await createUser(api, 'oracle-target', 'Viewer');
     const caller = callerOf(accounts, u.apiKey);
     const change = (currentPassword: string) =>
-      outcome(admin.changePassword(caller, u.id, { currentPassword, newPassword: 'oracle-new-pw' }, { address: '192.0.2.60', recheck: () => caller }));
+      outcome(
+        admin.changePassword(
+          caller,
+          u.id,
+          { currentPassword, newPassword: 'oracle-new-pw' },
+          { address: '192.0.2.60', recheck: () => caller },
+        ),
+      );
     for (let i = 0; i < 5; i++) t.equal(await change(`guess-${i}-password`), 403);
     t.equal(await change(u.password), 429, 'the next check, even with the right password, waits');
-    t.equal(await outcome(accounts.login('oracle-target', u.password, '198.51.100.60')), 429, 'and so does a login of that user from elsewhere');
+    t.equal(
+      await outcome(accounts.login('oracle-target', u.password, '198.51.100.60')),
+      429,
+      'and so does a login of that user from elsewhere',
+    );
     clock.now += d.daemon.config.loginBaseDelayMs;
     t.equal(await change(u.password), undefined, 'once the back-off has passed the right password works');
   });
@@ -208,14 +296,21 @@ t.test('the login lock', async (t) => {
     t.equal(await status(accounts, 'LOCKED-VICTIM', victim.password, '198.51.100.1'), 429);
   });
 
-  t.test('the owner still signs in from an address it signed in from before while its name is locked for others', async (t) => {
-    const accounts = service(d);
-    t.equal(await status(accounts, 'owner', owner.password, '203.0.113.5'), 200, 'the owner signs in from home');
-    for (let i = 0; i < 5; i++) t.equal(await status(accounts, 'owner', `guess-${i}-pw`, '192.0.2.2'), 401);
-    t.equal(await status(accounts, 'owner', owner.password, '198.51.100.2'), 429, 'the name is locked for an unknown address');
-    t.equal(await status(accounts, 'owner', owner.password, '203.0.113.5'), 200, 'but not for the known one');
-    t.equal(await status(accounts, 'owner', owner.password, '::ffff:203.0.113.5'), 200, 'in any spelling');
-  });
+  t.test(
+    'the owner still signs in from an address it signed in from before while its name is locked for others',
+    async (t) => {
+      const accounts = service(d);
+      t.equal(await status(accounts, 'owner', owner.password, '203.0.113.5'), 200, 'the owner signs in from home');
+      for (let i = 0; i < 5; i++) t.equal(await status(accounts, 'owner', `guess-${i}-pw`, '192.0.2.2'), 401);
+      t.equal(
+        await status(accounts, 'owner', owner.password, '198.51.100.2'),
+        429,
+        'the name is locked for an unknown address',
+      );
+      t.equal(await status(accounts, 'owner', owner.password, '203.0.113.5'), 200, 'but not for the known one');
+      t.equal(await status(accounts, 'owner', owner.password, '::ffff:203.0.113.5'), 200, 'in any spelling');
+    },
+  );
 
   t.test('the owner still signs in from loopback while its name is locked for others', async (t) => {
     const accounts = service(d);
@@ -254,7 +349,11 @@ t.test('the login lock', async (t) => {
     t.equal(kept.length, TRUSTED_ADDRESSES_PER_USER);
     t.notOk(kept.includes('203.0.113.100'), 'the oldest was dropped');
     for (let i = 0; i < 5; i++) t.equal(await status(accounts, 'roamer', `guess-${i}-pw`, '192.0.2.6'), 401);
-    t.equal(await status(accounts, 'roamer', roamer.password, '203.0.113.100'), 429, 'so it is locked out like any other');
+    t.equal(
+      await status(accounts, 'roamer', roamer.password, '203.0.113.100'),
+      429,
+      'so it is locked out like any other',
+    );
     t.equal(await status(accounts, 'roamer', roamer.password, '203.0.113.101'), 200, 'the newer ones are not');
   });
 
@@ -271,8 +370,16 @@ t.test('the login lock', async (t) => {
     for (let i = 0; i < 4; i++) t.equal(await status(accounts, 'sprayed-user', 'wrong-password', '192.0.2.7'), 401);
     t.equal(await status(accounts, 'sprayed-user', user.password, '192.0.2.8'), 200);
     for (let i = 0; i < 4; i++) t.equal(await status(accounts, 'sprayed-user', 'wrong-password', '192.0.2.9'), 401);
-    t.equal(await status(accounts, 'sprayed-user', user.password, '192.0.2.10'), 200, 'the username count started again');
-    t.equal(await status(accounts, 'someone-else', 'wrong-password', '192.0.2.7'), 401, 'the fifth failure of the first address');
+    t.equal(
+      await status(accounts, 'sprayed-user', user.password, '192.0.2.10'),
+      200,
+      'the username count started again',
+    );
+    t.equal(
+      await status(accounts, 'someone-else', 'wrong-password', '192.0.2.7'),
+      401,
+      'the fifth failure of the first address',
+    );
     t.equal(await status(accounts, 'sprayed-user', user.password, '192.0.2.7'), 429, 'its count was kept');
   });
 
@@ -286,9 +393,21 @@ t.test('the login lock', async (t) => {
 t.test('the first admin and its generated password', async (t) => {
   t.test('with a generated password the first admin is asked to replace it, until it does', async (t) => {
     const stateDir = tempDir();
-    const config = { ...defaultConfig(), host: '127.0.0.1', port: 0, stateDir, exportDir: path.join(stateDir, 'exports'), logLevel: 'silent' as const };
+    const config = {
+      ...defaultConfig(),
+      host: '127.0.0.1',
+      port: 0,
+      stateDir,
+      exportDir: path.join(stateDir, 'exports'),
+      logLevel: 'silent' as const,
+    };
     const start = async () => {
-      const daemon = new Daemon({ config, logger: createLogger('silent'), driver: new SimulatedDriver({ applyDelayMs: 1 }), passwordHasher: TEST_PASSWORDS });
+      const daemon = new Daemon({
+        config,
+        logger: createLogger('silent'),
+        driver: new SimulatedDriver({ applyDelayMs: 1 }),
+        passwordHasher: TEST_PASSWORDS,
+      });
       const started = await daemon.start(undefined);
       return { daemon, ...started, base: `http://127.0.0.1:${started.port}` };
     };
@@ -300,43 +419,87 @@ t.test('the first admin and its generated password', async (t) => {
     const admin = running.initialAdmin!;
     const me = async () => (await injectClient(running.daemon, admin.apiKey).get('/api/users/me')).body;
     t.equal((await me()).passwordChangeRequired, true, 'GET /api/users/me says so');
-    const login = await injectClient(running.daemon).post('/api/auth/login', { username: 'admin', password: admin.password });
+    const login = await injectClient(running.daemon).post('/api/auth/login', {
+      username: 'admin',
+      password: admin.password,
+    });
     t.equal(login.body.user.passwordChangeRequired, true, 'and so does the login answer');
     const other = await createUser(injectClient(running.daemon, admin.apiKey), 'not-first', 'Admin');
-    t.equal((await injectClient(running.daemon, other.apiKey).get('/api/users/me')).body.passwordChangeRequired, false, 'other users are not asked');
+    t.equal(
+      (await injectClient(running.daemon, other.apiKey).get('/api/users/me')).body.passwordChangeRequired,
+      false,
+      'other users are not asked',
+    );
 
     await running.daemon.stop();
     running = await start();
     t.equal((await me()).passwordChangeRequired, true, 'it is stored: still asked after a restart');
 
     const api = injectClient(running.daemon, admin.apiKey);
-    t.equal((await api.put(`/api/users/${(await me()).id}/password`, { currentPassword: admin.password, newPassword: 'my-own-choice-1' })).status, 200);
+    t.equal(
+      (
+        await api.put(`/api/users/${(await me()).id}/password`, {
+          currentPassword: admin.password,
+          newPassword: 'my-own-choice-1',
+        })
+      ).status,
+      200,
+    );
     t.equal((await me()).passwordChangeRequired, false, 'no longer once the password was changed');
-    const listed = ((await api.get('/api/users')).body as Array<{ username: string; passwordChangeRequired: boolean }>).find((u) => u.username === 'admin');
+    const listed = (
+      (await api.get('/api/users')).body as Array<{ username: string; passwordChangeRequired: boolean }>
+    ).find((u) => u.username === 'admin');
     t.equal(listed?.passwordChangeRequired, false, 'in the user list too');
   });
 
-  t.test('a session may replace the generated password without retyping it; a key may not, nor anyone afterwards', async (t) => {
-    const stateDir = tempDir();
-    const config = { ...defaultConfig(), host: '127.0.0.1', port: 0, stateDir, exportDir: path.join(stateDir, 'exports'), logLevel: 'silent' as const };
-    const daemon = new Daemon({ config, logger: createLogger('silent'), driver: new SimulatedDriver({ applyDelayMs: 1 }), passwordHasher: TEST_PASSWORDS });
-    const admin = (await daemon.start(undefined)).initialAdmin!;
-    t.teardown(async () => {
-      await daemon.stop();
-      rmSync(stateDir, { recursive: true, force: true });
-    });
-    const anon = injectClient(daemon);
-    const id = (await injectClient(daemon, admin.apiKey).get('/api/users/me')).body.id as string;
-    const byKey = await injectClient(daemon, admin.apiKey).put(`/api/users/${id}/password`, { newPassword: 'taken-with-a-key' });
-    t.equal(byKey.status, 403, 'an API key still needs the current password');
-    const token = (await anon.post('/api/auth/login', { username: 'admin', password: admin.password })).body.token as string;
-    t.equal((await anon.put(`/api/users/${id}/password`, { newPassword: 'my-own-choice-2' }, { token })).status, 200, 'the session signed in with it');
-    t.equal((await anon.post('/api/auth/login', { username: 'admin', password: 'my-own-choice-2' })).status, 200, 'the new password works');
-    const again = (await anon.post('/api/auth/login', { username: 'admin', password: 'my-own-choice-2' })).body.token as string;
-    const chosen = await anon.put(`/api/users/${id}/password`, { newPassword: 'my-third-choice' }, { token: again });
-    t.equal(chosen.status, 403, 'a password the owner chose needs retyping again');
-    t.match(chosen.body.detail, /currentPassword/);
-  });
+  t.test(
+    'a session may replace the generated password without retyping it; a key may not, nor anyone afterwards',
+    async (t) => {
+      const stateDir = tempDir();
+      const config = {
+        ...defaultConfig(),
+        host: '127.0.0.1',
+        port: 0,
+        stateDir,
+        exportDir: path.join(stateDir, 'exports'),
+        logLevel: 'silent' as const,
+      };
+      const daemon = new Daemon({
+        config,
+        logger: createLogger('silent'),
+        driver: new SimulatedDriver({ applyDelayMs: 1 }),
+        passwordHasher: TEST_PASSWORDS,
+      });
+      const admin = (await daemon.start(undefined)).initialAdmin!;
+      t.teardown(async () => {
+        await daemon.stop();
+        rmSync(stateDir, { recursive: true, force: true });
+      });
+      const anon = injectClient(daemon);
+      const id = (await injectClient(daemon, admin.apiKey).get('/api/users/me')).body.id as string;
+      const byKey = await injectClient(daemon, admin.apiKey).put(`/api/users/${id}/password`, {
+        newPassword: 'taken-with-a-key',
+      });
+      t.equal(byKey.status, 403, 'an API key still needs the current password');
+      const token = (await anon.post('/api/auth/login', { username: 'admin', password: admin.password })).body
+        .token as string;
+      t.equal(
+        (await anon.put(`/api/users/${id}/password`, { newPassword: 'my-own-choice-2' }, { token })).status,
+        200,
+        'the session signed in with it',
+      );
+      t.equal(
+        (await anon.post('/api/auth/login', { username: 'admin', password: 'my-own-choice-2' })).status,
+        200,
+        'the new password works',
+      );
+      const again = (await anon.post('/api/auth/login', { username: 'admin', password: 'my-own-choice-2' })).body
+        .token as string;
+      const chosen = await anon.put(`/api/users/${id}/password`, { newPassword: 'my-third-choice' }, { token: again });
+      t.equal(chosen.status, 403, 'a password the owner chose needs retyping again');
+      t.match(chosen.body.detail, /currentPassword/);
+    },
+  );
 
   t.test('with a chosen password the first admin is not asked to replace it', async (t) => {
     const d = await startTestDaemon(t, { adminPassword: 'chosen-by-owner-1' });

@@ -25,11 +25,16 @@ t.test('an admin switches off every zone that is on and learns which ones', asyn
   t.same([...res.body.zoneIds].sort(), ids.slice(0, 4).sort(), 'the zones that were on, not those already off');
   for (const id of ids) t.equal(await powerOf(id), false);
   await driver.settled();
-  for (let channel = 1; channel <= 6; channel++) t.equal(driver.hardwareState(channel)!.power, false, `amplifier zone ${channel} is off`);
+  for (let channel = 1; channel <= 6; channel++)
+    t.equal(driver.hardwareState(channel)!.power, false, `amplifier zone ${channel} is off`);
   const off = events.filter((e) => e.type === 'zone.powerChanged').map((e) => e.payload);
   t.same(off.length, 4);
   t.ok(off.every((p) => p.power === false));
-  t.same((await api.post('/api/zones/all-off')).body, { zoneIds: [], skipped: [] }, 'a second call has nothing left to switch off');
+  t.same(
+    (await api.post('/api/zones/all-off')).body,
+    { zoneIds: [], skipped: [] },
+    'a second call has nothing left to switch off',
+  );
 });
 
 t.test('an operator switches off only the zones in its assignments', async (t) => {

@@ -16,7 +16,13 @@ const HOUR = 3600_000;
  * Every such address is loopback, which the username lock does not hold back; the service-level tests below
  * inject other addresses.
  */
-function loginFrom(base: string, localAddress: string, username: string, password: string, extraHeaders: Record<string, string> = {}): Promise<Reply> {
+function loginFrom(
+  base: string,
+  localAddress: string,
+  username: string,
+  password: string,
+  extraHeaders: Record<string, string> = {},
+): Promise<Reply> {
   const url = new URL(base);
   const body = JSON.stringify({ username, password });
   return new Promise((resolve, reject) => {
@@ -36,7 +42,8 @@ function loginFrom(base: string, localAddress: string, username: string, passwor
         res.on('data', (chunk: string) => (text += chunk));
         res.on('end', () => {
           const headers = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') headers.set(name, value);
+          for (const [name, value] of Object.entries(res.headers))
+            if (typeof value === 'string') headers.set(name, value);
           resolve({ status: res.statusCode ?? 0, headers, text, body: text ? JSON.parse(text) : undefined });
         });
       },
@@ -107,12 +114,16 @@ t.test('authentication', async (t) => {
   });
 
   t.test('an invalid Bearer credential is 401 even when a valid ?apiKey= is also sent', async (t) => {
-    const res = await anon.get(`/api/users/me?apiKey=${d.adminKey}`, { headers: { Authorization: 'Bearer sst_not-a-session' } });
+    const res = await anon.get(`/api/users/me?apiKey=${d.adminKey}`, {
+      headers: { Authorization: 'Bearer sst_not-a-session' },
+    });
     t.equal(res.status, 401);
   });
 
   t.test('a malformed Authorization header is 401 even when a valid ?apiKey= is also sent', async (t) => {
-    const res = await anon.get(`/api/users/me?apiKey=${d.adminKey}`, { headers: { Authorization: `Basic ${Buffer.from('admin:x').toString('base64')}` } });
+    const res = await anon.get(`/api/users/me?apiKey=${d.adminKey}`, {
+      headers: { Authorization: `Basic ${Buffer.from('admin:x').toString('base64')}` },
+    });
     t.equal(res.status, 401);
     t.match(res.body.detail, /Bearer/);
   });
@@ -157,7 +168,7 @@ t.test('authentication', async (t) => {
     t.equal((await anon.get(`/api/users/me?apiKey=${user.apiKey}`)).status, 401);
   });
 
-  t.test("re-enabling a user makes its existing API key work again", async (t) => {
+  t.test('re-enabling a user makes its existing API key work again', async (t) => {
     const user = await createUser(api, 'reenabled-key', 'Operator');
     await disable(user.id, false);
     t.equal((await me({ key: user.apiKey })).status, 401, 'control: rejected while disabled');
@@ -165,7 +176,7 @@ t.test('authentication', async (t) => {
     t.equal((await me({ key: user.apiKey })).status, 200);
   });
 
-  t.test("disabling a user revokes its session tokens for good", async (t) => {
+  t.test('disabling a user revokes its session tokens for good', async (t) => {
     const user = await createUser(api, 'disabled-session', 'Viewer');
     const token = await login('disabled-session', user.password);
     t.equal((await me({ token })).status, 200, 'control: the token works while enabled');
@@ -183,8 +194,16 @@ t.test('authentication', async (t) => {
     seen.push(res.body.token);
     t.match(res.body.token, /^sst_[A-Za-z0-9_-]{43,}$/);
     const expiresAt = Date.parse(res.body.expiresAt);
-    t.ok(expiresAt >= before + 7 * 24 * HOUR && expiresAt <= after + 7 * 24 * HOUR, `expires 7 days after login: ${res.body.expiresAt}`);
-    t.match(res.body.user, { username: 'admin', role: 'Admin', isEnabled: true, apiKey: /^svc_[0-9a-f]{4}…[0-9a-f]{4}$/ });
+    t.ok(
+      expiresAt >= before + 7 * 24 * HOUR && expiresAt <= after + 7 * 24 * HOUR,
+      `expires 7 days after login: ${res.body.expiresAt}`,
+    );
+    t.match(res.body.user, {
+      username: 'admin',
+      role: 'Admin',
+      isEnabled: true,
+      apiKey: /^svc_[0-9a-f]{4}…[0-9a-f]{4}$/,
+    });
     t.notOk(res.text.includes(d.adminKey), 'the full API key is not part of a login');
     // passwordChangeRequired is the only field that may mention a password.
     t.notMatch(res.text.replace('"passwordChangeRequired"', ''), /scrypt|password/i);
@@ -224,7 +243,11 @@ t.test('authentication', async (t) => {
     t.equal(res.status, 401);
     t.equal(res.body.token, undefined);
     await disable(user.id, true);
-    t.equal((await anon.post('/api/auth/login', { username: 'disabled-login', password: user.password })).status, 200, 'and can once re-enabled');
+    t.equal(
+      (await anon.post('/api/auth/login', { username: 'disabled-login', password: user.password })).status,
+      200,
+      'and can once re-enabled',
+    );
   });
 
   t.test('a login without a username or password is a 400 problem', async (t) => {
@@ -253,7 +276,9 @@ t.test('authentication', async (t) => {
   });
 
   t.test('a new password of the wrong type is not echoed in the 400', async (t) => {
-    const res = await api.put(`/api/users/${(await api.get('/api/users/me')).body.id}/password`, { newPassword: 73519284610 });
+    const res = await api.put(`/api/users/${(await api.get('/api/users/me')).body.id}/password`, {
+      newPassword: 73519284610,
+    });
     t.equal(res.status, 400);
     t.notOk(res.text.includes('73519284610'), res.text);
   });
@@ -294,7 +319,7 @@ t.test('authentication', async (t) => {
     t.equal((await me({ key: user.apiKey })).status, 200, 'the API key is not a session and keeps working');
   });
 
-  t.test("deleting a user revokes its sessions", async (t) => {
+  t.test('deleting a user revokes its sessions', async (t) => {
     const user = await createUser(api, 'deleted-session', 'Viewer');
     const token = await login('deleted-session', user.password);
     t.equal((await api.del(`/api/users/${user.id}`)).status, 204);
@@ -352,7 +377,11 @@ t.test('authentication', async (t) => {
   t.test('an assignment change applies to the very next request', async (t) => {
     const zone = (await api.get('/api/zones')).body[0] as { id: string };
     const user = await createUser(api, 'assignment-change', 'Operator');
-    t.equal((await anon.get(`/api/zones/${zone.id}`, { key: user.apiKey })).status, 404, 'an unassigned zone does not exist for it');
+    t.equal(
+      (await anon.get(`/api/zones/${zone.id}`, { key: user.apiKey })).status,
+      404,
+      'an unassigned zone does not exist for it',
+    );
     await api.put(`/api/users/${user.id}/assignments`, { playerIds: [], zoneIds: [zone.id] });
     t.equal((await anon.get(`/api/zones/${zone.id}`, { key: user.apiKey })).status, 200);
     await api.put(`/api/users/${user.id}/assignments`, { playerIds: [], zoneIds: [] });
@@ -368,11 +397,13 @@ t.test('authentication', async (t) => {
     await me({ token });
     const logs = d.logs.join('\n');
     t.ok(logs.includes('/api/users/me'), 'the requests were logged');
-    for (const secret of [...seen, user.apiKey, user.password, token]) t.notOk(logs.includes(secret), `the logs do not hold ${secret.slice(0, 8)}…`);
+    for (const secret of [...seen, user.apiKey, user.password, token])
+      t.notOk(logs.includes(secret), `the logs do not hold ${secret.slice(0, 8)}…`);
   });
 
   function newestSession(): string {
-    return (db.prepare('SELECT id FROM sessions ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as { id: string }).id;
+    return (db.prepare('SELECT id FROM sessions ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as { id: string })
+      .id;
   }
   function sessionCount(id: string): number {
     return (db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE id = ?').get(id) as { n: number }).n;
@@ -398,34 +429,53 @@ t.test('failed-login throttling', async (t) => {
     t.equal((await loginFrom(d.base, '127.0.0.3', 'VICTIM', victim.password)).status, 200);
   });
 
-  t.test('a client that signs in to its own account between guesses is still stopped after five failures', async (t) => {
-    const own = await createUser(api, 'sprayer', 'Viewer');
-    for (let round = 0; round < 2; round++) {
-      t.equal((await loginFrom(d.base, '127.0.0.9', 'sprayer', own.password)).status, 200, 'its own login works');
-      for (let i = 0; i < 2; i++) t.equal((await loginFrom(d.base, '127.0.0.9', `sprayed${round}-${i}`, 'Summer2024!')).status, 401);
-    }
-    t.equal((await loginFrom(d.base, '127.0.0.9', 'sprayed-last', 'Summer2024!')).status, 401, 'the fifth failure');
-    t.equal((await loginFrom(d.base, '127.0.0.9', 'sprayed-next', 'Summer2024!')).status, 429);
-    t.equal((await loginFrom(d.base, '127.0.0.9', 'sprayer', own.password)).status, 429, 'its own account cannot reset the count');
-  });
+  t.test(
+    'a client that signs in to its own account between guesses is still stopped after five failures',
+    async (t) => {
+      const own = await createUser(api, 'sprayer', 'Viewer');
+      for (let round = 0; round < 2; round++) {
+        t.equal((await loginFrom(d.base, '127.0.0.9', 'sprayer', own.password)).status, 200, 'its own login works');
+        for (let i = 0; i < 2; i++)
+          t.equal((await loginFrom(d.base, '127.0.0.9', `sprayed${round}-${i}`, 'Summer2024!')).status, 401);
+      }
+      t.equal((await loginFrom(d.base, '127.0.0.9', 'sprayed-last', 'Summer2024!')).status, 401, 'the fifth failure');
+      t.equal((await loginFrom(d.base, '127.0.0.9', 'sprayed-next', 'Summer2024!')).status, 429);
+      t.equal(
+        (await loginFrom(d.base, '127.0.0.9', 'sprayer', own.password)).status,
+        429,
+        'its own account cannot reset the count',
+      );
+    },
+  );
 
   t.test('X-Forwarded-For does not give a client a fresh address', async (t) => {
-    const forwarded = (i: number) => ({ 'X-Forwarded-For': `203.0.113.${i}`, 'X-Real-IP': `203.0.113.${i}`, Forwarded: `for=203.0.113.${i}` });
-    for (let i = 0; i < 5; i++) t.equal((await loginFrom(d.base, '127.0.0.10', `forwarded${i}`, 'wrong-password', forwarded(i))).status, 401);
+    const forwarded = (i: number) => ({
+      'X-Forwarded-For': `203.0.113.${i}`,
+      'X-Real-IP': `203.0.113.${i}`,
+      Forwarded: `for=203.0.113.${i}`,
+    });
+    for (let i = 0; i < 5; i++)
+      t.equal((await loginFrom(d.base, '127.0.0.10', `forwarded${i}`, 'wrong-password', forwarded(i))).status, 401);
     t.equal((await loginFrom(d.base, '127.0.0.10', 'admin', d.adminPassword, forwarded(99))).status, 429);
   });
 
   t.test('after five failures from one address its next login is 429 for any username', async (t) => {
-    for (let i = 0; i < 5; i++) t.equal((await loginFrom(d.base, '127.0.0.4', `ghost${i}`, 'wrong-password')).status, 401);
+    for (let i = 0; i < 5; i++)
+      t.equal((await loginFrom(d.base, '127.0.0.4', `ghost${i}`, 'wrong-password')).status, 401);
     const blocked = await loginFrom(d.base, '127.0.0.4', 'admin', d.adminPassword);
     t.equal(blocked.status, 429);
     t.match(blocked.headers.get('retry-after'), /^[1-9][0-9]*$/);
-    t.equal((await loginFrom(d.base, '127.0.0.5', 'admin', d.adminPassword)).status, 200, 'another address is not affected');
+    t.equal(
+      (await loginFrom(d.base, '127.0.0.5', 'admin', d.adminPassword)).status,
+      200,
+      'another address is not affected',
+    );
   });
 
   t.test('four failures do not throttle', async (t) => {
     const user = await createUser(api, 'forgetful', 'Viewer');
-    for (let i = 0; i < 4; i++) t.equal((await loginFrom(d.base, '127.0.0.6', 'forgetful', 'wrong-password')).status, 401);
+    for (let i = 0; i < 4; i++)
+      t.equal((await loginFrom(d.base, '127.0.0.6', 'forgetful', 'wrong-password')).status, 401);
     t.equal((await loginFrom(d.base, '127.0.0.6', 'forgetful', user.password)).status, 200);
   });
 
@@ -439,7 +489,8 @@ t.test('failed-login throttling', async (t) => {
 
   t.test('API-key checks are not throttled', async (t) => {
     const anon = injectClient(d.daemon);
-    for (let i = 0; i < 20; i++) t.equal((await anon.get('/api/users/me', { key: `svc_${String(i).padStart(48, '0')}` })).status, 401);
+    for (let i = 0; i < 20; i++)
+      t.equal((await anon.get('/api/users/me', { key: `svc_${String(i).padStart(48, '0')}` })).status, 401);
     t.equal((await anon.get('/api/users/me', { key: d.adminKey })).status, 200);
   });
 });
@@ -460,7 +511,7 @@ t.test('the login back-off on the service clock', async (t) => {
   const status = (password: string) =>
     accounts.login('admin', password, '192.0.2.9').then(
       () => 200,
-      (err: unknown) => (asHttpError(err)?.status ?? 500),
+      (err: unknown) => asHttpError(err)?.status ?? 500,
     );
 
   t.test('a login that was checking the old password when the password changed gets no session', async (t) => {
@@ -475,10 +526,17 @@ t.test('the login back-off on the service clock', async (t) => {
     });
     const outcome = await pending.then(
       (session) => session.token,
-      (err: unknown) => (asHttpError(err)?.status ?? err),
+      (err: unknown) => asHttpError(err)?.status ?? err,
     );
     t.equal(outcome, 401);
-    t.equal((d.daemon.services.store.db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE user_id = ?').get(user.id) as { n: number }).n, 0);
+    t.equal(
+      (
+        d.daemon.services.store.db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE user_id = ?').get(user.id) as {
+          n: number;
+        }
+      ).n,
+      0,
+    );
   });
 
   t.test('a blocked login is allowed again once Retry-After has passed on the clock', async (t) => {

@@ -18,36 +18,60 @@ const daemon = (t: Parameters<typeof startTestDaemon>[0]) =>
 
 /** Follows GET /api/health until the bridge reports `state`. */
 const bridgeState = (d: TestDaemon, state: string) =>
-  waitFor(async () => {
-    const mqtt = (await client(d.base).get('/api/health')).body.mqtt;
-    return mqtt?.state === state ? mqtt : undefined;
-  }, undefined, { what: `the bridge to be ${state}` });
+  waitFor(
+    async () => {
+      const mqtt = (await client(d.base).get('/api/health')).body.mqtt;
+      return mqtt?.state === state ? mqtt : undefined;
+    },
+    undefined,
+    { what: `the bridge to be ${state}` },
+  );
 
 /** A daemon whose bridge is set up in the dashboard and connected to a broker that wants a password. */
 async function bridged(t: Test) {
   const broker = await startBroker(t, { auth });
   const a = await daemon(t);
   const api = injectClient(a.daemon, a.adminKey);
-  const saved = await api.put('/api/settings/mqtt', { url: broker.url, username: auth.username, password: auth.password, account: 'admin' });
+  const saved = await api.put('/api/settings/mqtt', {
+    url: broker.url,
+    username: auth.username,
+    password: auth.password,
+    account: 'admin',
+  });
   t.equal(saved.status, 200, saved.text);
   await bridgeState(a, 'connected');
   return { broker, a, api };
 }
 
-t.test('a sealed backup carries the bridge settings and the broker password, and a fresh appliance connects with them', async (t) => {
-  const { broker, a, api } = await bridged(t);
-  const sealed = await api.post('/api/backup', { passphrase: PASSPHRASE });
-  t.equal(sealed.status, 200);
-  t.same(sealed.body.settings.mqtt, { url: broker.url, username: auth.username, account: 'admin' });
-  t.notOk(sealed.text.includes(auth.password), 'the password is only inside the sealed secrets');
-  await a.stop();
+t.test(
+  'a sealed backup carries the bridge settings and the broker password, and a fresh appliance connects with them',
+  async (t) => {
+    const { broker, a, api } = await bridged(t);
+    const sealed = await api.post('/api/backup', { passphrase: PASSPHRASE });
+    t.equal(sealed.status, 200);
+    t.same(sealed.body.settings.mqtt, { url: broker.url, username: auth.username, account: 'admin' });
+    t.notOk(sealed.text.includes(auth.password), 'the password is only inside the sealed secrets');
+    await a.stop();
 
-  const b = await daemon(t);
-  const res = await injectClient(b.daemon, b.adminKey).post('/api/restore', { backup: sealed.body, passphrase: PASSPHRASE });
-  t.equal(res.status, 200, res.text);
-  t.match((await injectClient(b.daemon, a.adminKey).get('/api/settings/mqtt')).body, { url: broker.url, username: auth.username, passwordSet: true, account: 'admin' });
-  t.match(await bridgeState(b, 'connected'), { state: 'connected' }, 'the broker takes the restored password, with no restart');
-});
+    const b = await daemon(t);
+    const res = await injectClient(b.daemon, b.adminKey).post('/api/restore', {
+      backup: sealed.body,
+      passphrase: PASSPHRASE,
+    });
+    t.equal(res.status, 200, res.text);
+    t.match((await injectClient(b.daemon, a.adminKey).get('/api/settings/mqtt')).body, {
+      url: broker.url,
+      username: auth.username,
+      passwordSet: true,
+      account: 'admin',
+    });
+    t.match(
+      await bridgeState(b, 'connected'),
+      { state: 'connected' },
+      'the broker takes the restored password, with no restart',
+    );
+  },
+);
 
 t.test('a plain backup carries the bridge settings without the password, and restores them without one', async (t) => {
   const { broker, a, api } = await bridged(t);
@@ -55,22 +79,43 @@ t.test('a plain backup carries the bridge settings without the password, and res
   t.equal(plain.status, 200);
   t.same(plain.body.settings.mqtt, { url: broker.url, username: auth.username, account: 'admin' });
   t.notOk(plain.text.includes(auth.password), 'no password in a plain backup');
-  t.equal((await api.put('/api/settings/mqtt', { url: null, username: null, password: null, account: null })).status, 200, 'the settings removed');
+  t.equal(
+    (await api.put('/api/settings/mqtt', { url: null, username: null, password: null, account: null })).status,
+    200,
+    'the settings removed',
+  );
 
   const res = await api.post('/api/restore', { backup: plain.body });
   t.equal(res.status, 200, res.text);
-  t.match((await api.get('/api/settings/mqtt')).body, { url: broker.url, username: auth.username, passwordSet: false, account: 'admin' });
-  t.match(await bridgeState(a, 'reconnecting'), { detail: /Not authorized|Bad username or password/i }, 'the bridge runs on them at once; without the password the broker refuses it');
+  t.match((await api.get('/api/settings/mqtt')).body, {
+    url: broker.url,
+    username: auth.username,
+    passwordSet: false,
+    account: 'admin',
+  });
+  t.match(
+    await bridgeState(a, 'reconnecting'),
+    { detail: /Not authorized|Bad username or password/i },
+    'the bridge runs on them at once; without the password the broker refuses it',
+  );
 });
 
-t.test('a plain backup restored where it was made keeps the password saved here for the same broker and login', async (t) => {
-  const { broker, a, api } = await bridged(t);
-  const plain = (await api.get('/api/backup')).body;
-  t.equal((await api.put('/api/settings/mqtt', { account: null })).status, 200, 'a change after the backup');
-  t.equal((await api.post('/api/restore', { backup: plain })).status, 200);
-  t.match((await api.get('/api/settings/mqtt')).body, { url: broker.url, username: auth.username, passwordSet: true, account: 'admin' });
-  await bridgeState(a, 'connected');
-});
+t.test(
+  'a plain backup restored where it was made keeps the password saved here for the same broker and login',
+  async (t) => {
+    const { broker, a, api } = await bridged(t);
+    const plain = (await api.get('/api/backup')).body;
+    t.equal((await api.put('/api/settings/mqtt', { account: null })).status, 200, 'a change after the backup');
+    t.equal((await api.post('/api/restore', { backup: plain })).status, 200);
+    t.match((await api.get('/api/settings/mqtt')).body, {
+      url: broker.url,
+      username: auth.username,
+      passwordSet: true,
+      account: 'admin',
+    });
+    await bridgeState(a, 'connected');
+  },
+);
 
 t.test('a plain backup naming another broker drops the password saved here', async (t) => {
   const { api } = await bridged(t);
@@ -85,7 +130,12 @@ t.test('a backup from before it carried bridge settings leaves those saved here 
   const plain = (await api.get('/api/backup')).body;
   delete plain.settings.mqtt;
   t.equal((await api.post('/api/restore', { backup: plain })).status, 200);
-  t.match((await api.get('/api/settings/mqtt')).body, { url: broker.url, username: auth.username, passwordSet: true, account: 'admin' });
+  t.match((await api.get('/api/settings/mqtt')).body, {
+    url: broker.url,
+    username: auth.username,
+    passwordSet: true,
+    account: 'admin',
+  });
 });
 
 t.test('bridge settings a backup could not have been made with are refused, and nothing changes', async (t) => {

@@ -48,19 +48,27 @@ t.test('acknowledged writes survive SIGKILL', async (t) => {
             const zone = zones[i % zones.length]!.id;
             const attach = !acked.attached.has(zone);
             inFlightRoute = { zone, attach };
-            const res = await api.post(`/api/players/${player.id}/${attach ? 'attach' : 'detach'}-zones`, { zoneIds: [zone] });
+            const res = await api.post(`/api/players/${player.id}/${attach ? 'attach' : 'detach'}-zones`, {
+              zoneIds: [zone],
+            });
             if (res.status === 204) attach ? acked.attached.add(zone) : acked.attached.delete(zone);
             break;
           }
           case 2: {
             inFlightTitle = `track ${i}`;
-            const res = await api.post(`/api/playlists/${playlist.id}/tracks`, { tracks: [{ title: inFlightTitle, uri: `u:${i}` }] });
+            const res = await api.post(`/api/playlists/${playlist.id}/tracks`, {
+              tracks: [{ title: inFlightTitle, uri: `u:${i}` }],
+            });
             if (res.status === 200) acked.tracks.push(inFlightTitle);
             break;
           }
           default: {
             inFlightUser = `user${i}`;
-            const res = await api.post('/api/users', { username: inFlightUser, password: 'password-123', role: 'Viewer' });
+            const res = await api.post('/api/users', {
+              username: inFlightUser,
+              password: 'password-123',
+              role: 'Viewer',
+            });
             if (res.status === 201) acked.users.push(inFlightUser);
           }
         }
@@ -86,16 +94,32 @@ t.test('acknowledged writes survive SIGKILL', async (t) => {
   const second = await startedDaemon(t, { args: ['--state-dir', stateDir, '--log-level', 'warn'] });
   const again = client(second.base, key);
   const stored = (await again.get(`/api/players/${volumePlayer.id}`)).body;
-  t.ok(stored.volume === acked.volume || stored.volume === inFlightVolume, `volume ${stored.volume} is the last acknowledged one (${acked.volume})`);
+  t.ok(
+    stored.volume === acked.volume || stored.volume === inFlightVolume,
+    `volume ${stored.volume} is the last acknowledged one (${acked.volume})`,
+  );
   const withInFlight = new Set(acked.attached);
-  if (inFlightRoute) inFlightRoute.attach ? withInFlight.add(inFlightRoute.zone) : withInFlight.delete(inFlightRoute.zone);
+  if (inFlightRoute)
+    inFlightRoute.attach ? withInFlight.add(inFlightRoute.zone) : withInFlight.delete(inFlightRoute.zone);
   const routing = [...(await again.get(`/api/players/${player.id}`)).body.zoneIds].sort().join();
-  t.ok(routing === [...acked.attached].sort().join() || routing === [...withInFlight].sort().join(), 'routing is the last acknowledged routing');
+  t.ok(
+    routing === [...acked.attached].sort().join() || routing === [...withInFlight].sort().join(),
+    'routing is the last acknowledged routing',
+  );
   const titles = (await again.get(`/api/playlists/${playlist.id}`)).body.tracks.map((x: { title: string }) => x.title);
   t.same(titles.slice(0, acked.tracks.length), acked.tracks, 'every acknowledged track is there, in order');
-  t.ok(titles.length === acked.tracks.length || (titles.length === acked.tracks.length + 1 && titles.at(-1) === inFlightTitle));
+  t.ok(
+    titles.length === acked.tracks.length ||
+      (titles.length === acked.tracks.length + 1 && titles.at(-1) === inFlightTitle),
+  );
   const usernames = new Set((await again.get('/api/users')).body.map((u: { username: string }) => u.username));
-  t.ok(acked.users.every((u) => usernames.has(u)), `all ${acked.users.length} acknowledged users exist`);
-  t.ok(usernames.size === acked.users.length + 1 || (usernames.size === acked.users.length + 2 && usernames.has(inFlightUser)));
+  t.ok(
+    acked.users.every((u) => usernames.has(u)),
+    `all ${acked.users.length} acknowledged users exist`,
+  );
+  t.ok(
+    usernames.size === acked.users.length + 1 ||
+      (usernames.size === acked.users.length + 2 && usernames.has(inFlightUser)),
+  );
   t.equal((await second.stop('SIGTERM')).code, 0, 'the restarted daemon stops cleanly');
 });

@@ -23,7 +23,8 @@ t.test('a client that resumes after a restart is told to refetch, then follows t
   const turn = async (d: DaemonProcess, times: number, from: number) => {
     const api = client(d.base, key());
     const zone = (await api.get('/api/zones')).body[0].id as string;
-    for (let i = 1; i <= times; i++) t.equal((await api.put(`/api/zones/${zone}/volume`, { volume: (from + i) / 100 })).status, 204);
+    for (let i = 1; i <= times; i++)
+      t.equal((await api.put(`/api/zones/${zone}/volume`, { volume: (from + i) / 100 })).status, 204);
   };
 
   // The first run: a client follows five changes and remembers the last id, as EventSource does.
@@ -31,7 +32,11 @@ t.test('a client that resumes after a restart is told to refetch, then follows t
   const before = follow(first, {});
   await before.next((m) => m.retry !== undefined, 5000, 'the first stream to open');
   await turn(first, 5, 0);
-  const fifth = await before.next(isEvent('zone.volumeChanged', (p) => p.volume === 0.05), 5000, 'the fifth change');
+  const fifth = await before.next(
+    isEvent('zone.volumeChanged', (p) => p.volume === 0.05),
+    5000,
+    'the fifth change',
+  );
   const seen = fifth.id!;
   before.close();
   t.same(await first.stop(), { code: 0, signal: null }, 'the first run stopped cleanly');
@@ -44,7 +49,11 @@ t.test('a client that resumes after a restart is told to refetch, then follows t
   let last = 0;
   for (let i = 1; i <= 200 && last < number(seen) + 4; i++) {
     await turn(second, 1, i % 90);
-    const changed = await watcher.next(isEvent('zone.volumeChanged', (p) => p.volume === (i % 90 + 1) / 100), 5000, `change ${i} of the second run`);
+    const changed = await watcher.next(
+      isEvent('zone.volumeChanged', (p) => p.volume === ((i % 90) + 1) / 100),
+      5000,
+      `change ${i} of the second run`,
+    );
     last = number(changed.id!);
     watcher.messages.length = 0;
   }
@@ -57,8 +66,15 @@ t.test('a client that resumes after a restart is told to refetch, then follows t
   ] as const) {
     const s = follow(second, headers, query);
     const firstEvent = await s.next((m) => m.data !== undefined, 5000, `the first event after resuming (${label})`);
-    t.match(eventOf(firstEvent), { type: 'stream.reset', payload: { reason: /restarted/ } }, `${label}: the first message is stream.reset`);
-    t.notOk(s.messages.some(isEvent('zone.volumeChanged')), `${label}: no event of the new run passes for one after ${seen}`);
+    t.match(
+      eventOf(firstEvent),
+      { type: 'stream.reset', payload: { reason: /restarted/ } },
+      `${label}: the first message is stream.reset`,
+    );
+    t.notOk(
+      s.messages.some(isEvent('zone.volumeChanged')),
+      `${label}: no event of the new run passes for one after ${seen}`,
+    );
     t.not(firstEvent.id, seen, `${label}: the reset carries an id of the new run`);
     s.close();
   }
@@ -70,7 +86,11 @@ t.test('a client that resumes after a restart is told to refetch, then follows t
   const resumed = follow(second, { 'Last-Event-ID': resetId });
   await resumed.next((m) => m.retry !== undefined, 5000, 'the resumed stream to open');
   await turn(second, 1, 50);
-  const next = await resumed.next(isEvent('zone.volumeChanged', (p) => p.volume === 0.51), 5000, 'the change after the reset');
+  const next = await resumed.next(
+    isEvent('zone.volumeChanged', (p) => p.volume === 0.51),
+    5000,
+    'the change after the reset',
+  );
   t.notOk(resumed.messages.some(isEvent('stream.reset')), 'no second reset');
   t.not(next.id, resetId);
   t.same(await second.stop(), { code: 0, signal: null });

@@ -36,7 +36,11 @@ t.test('event stream', async (t) => {
   const marker = async (s: SseClient) => {
     // A playlist event everyone may see: once it arrives, every earlier event has arrived too.
     const pl = (await admin.post('/api/playlists', { name: 'marker' })).body;
-    await s.next(isEvent('playlist.changed', (p) => p.playlistId === pl.id), 5000, 'the marker event');
+    await s.next(
+      isEvent('playlist.changed', (p) => p.playlistId === pl.id),
+      5000,
+      'the marker event',
+    );
   };
 
   t.test('the stream starts with retry, then id and data lines without event lines', async (t) => {
@@ -46,7 +50,7 @@ t.test('event stream', async (t) => {
     t.equal(s.messages[0]!.retry, '2000', 'retry comes first');
     await admin.put(`/api/players/${mine.id}/volume`, { volume: 0.55 });
     const m = await s.next(isEvent('player.volumeChanged'), 5000, 'player.volumeChanged');
-    t.match(m.id, /^\d+-\d+$/, 'the id is the run and the event\'s number in it');
+    t.match(m.id, /^\d+-\d+$/, "the id is the run and the event's number in it");
     t.equal(m.event, undefined, 'no event: line');
     t.same(eventOf(m), { type: 'player.volumeChanged', payload: { playerId: mine.id, volume: 0.55 } });
     s.close();
@@ -79,12 +83,30 @@ t.test('event stream', async (t) => {
     const other = await createUser(admin, 'someone-else', 'Viewer');
     await admin.put(`/api/users/${other.id}`, { role: 'Operator' });
     await marker(s);
-    const types = s.messages.map(eventOf).filter(Boolean).map((e) => `${e!.type}:${JSON.stringify(e!.payload)}`);
-    t.ok(types.some((x) => x.startsWith('player.volumeChanged') && x.includes(mine.id)), 'sees its player');
-    t.ok(types.some((x) => x.startsWith('zone.powerChanged') && x.includes(zones[0]!.id)), 'sees its zone');
-    t.notOk(types.some((x) => x.includes(theirs.id)), 'does not see the other player');
-    t.notOk(types.some((x) => x.includes(zones[3]!.id)), 'does not see the other zone');
-    t.notOk(types.some((x) => x.startsWith('user.changed')), 'does not see changes to other users');
+    const types = s.messages
+      .map(eventOf)
+      .filter(Boolean)
+      .map((e) => `${e!.type}:${JSON.stringify(e!.payload)}`);
+    t.ok(
+      types.some((x) => x.startsWith('player.volumeChanged') && x.includes(mine.id)),
+      'sees its player',
+    );
+    t.ok(
+      types.some((x) => x.startsWith('zone.powerChanged') && x.includes(zones[0]!.id)),
+      'sees its zone',
+    );
+    t.notOk(
+      types.some((x) => x.includes(theirs.id)),
+      'does not see the other player',
+    );
+    t.notOk(
+      types.some((x) => x.includes(zones[3]!.id)),
+      'does not see the other zone',
+    );
+    t.notOk(
+      types.some((x) => x.startsWith('user.changed')),
+      'does not see changes to other users',
+    );
     s.close();
   });
 
@@ -100,7 +122,11 @@ t.test('event stream', async (t) => {
     const s = await ready('/api/stream/events', { 'X-API-Key': op.apiKey });
     const a = await ready('/api/stream/events', { 'X-API-Key': d.adminKey });
     await admin.put(`/api/users/${op.id}`, { role: 'Operator' });
-    await a.next(isEvent('user.changed', (p) => p.userId === op.id), 5000, 'user.changed on the admin stream');
+    await a.next(
+      isEvent('user.changed', (p) => p.userId === op.id),
+      5000,
+      'user.changed on the admin stream',
+    );
     await marker(s);
     t.notOk(s.messages.some(isEvent('user.changed')), 'the operator got none');
     t.notOk(s.messages.some(isEvent('stream.reset')), 'an update that changes nothing it may see sends no reset');
@@ -112,11 +138,19 @@ t.test('event stream', async (t) => {
     const s = await ready('/api/stream/events', { 'X-API-Key': op.apiKey });
     // mine has zones[0] (visible) and zones[4] (not) attached; zones[0] is visible, theirs is not.
     await admin.put(`/api/players/${mine.id}`, { name: 'Mine renamed' });
-    const p = await s.next(isEvent('player.updated', (x) => x.player.id === mine.id), 5000, 'player.updated');
+    const p = await s.next(
+      isEvent('player.updated', (x) => x.player.id === mine.id),
+      5000,
+      'player.updated',
+    );
     t.same(eventOf(p)!.payload.player.zoneIds, [zones[0]!.id]);
     await admin.post(`/api/players/${theirs.id}/attach-zones`, { zoneIds: [zones[0]!.id] });
     await admin.put(`/api/zones/${zones[0]!.id}`, { name: 'Kitchen' });
-    const z = await s.next(isEvent('zone.updated', (x) => x.zone.id === zones[0]!.id), 5000, 'zone.updated');
+    const z = await s.next(
+      isEvent('zone.updated', (x) => x.zone.id === zones[0]!.id),
+      5000,
+      'zone.updated',
+    );
     t.equal(eventOf(z)!.payload.zone.playerId, null, 'the owner it may not see is hidden');
     await admin.post(`/api/players/${mine.id}/attach-zones`, { zoneIds: [zones[0]!.id] });
     s.close();
@@ -128,7 +162,11 @@ t.test('event stream', async (t) => {
     const reset = await s.next((m) => eventOf(m)?.type === 'stream.reset', 5000, 'stream.reset after the change');
     t.match(eventOf(reset)!.payload.reason, /assignments changed/, 'the client is told to refetch');
     await admin.put(`/api/players/${theirs.id}/volume`, { volume: 0.33 });
-    const m = await s.next(isEvent('player.volumeChanged', (p) => p.playerId === theirs.id), 5000, 'the newly assigned player');
+    const m = await s.next(
+      isEvent('player.volumeChanged', (p) => p.playerId === theirs.id),
+      5000,
+      'the newly assigned player',
+    );
     t.equal(eventOf(m)!.payload.volume, 0.33);
     await admin.put(`/api/users/${op.id}/assignments`, { playerIds: [mine.id], zoneIds: [zones[0]!.id] });
     await admin.put(`/api/players/${theirs.id}/volume`, { volume: 0.34 });
@@ -140,7 +178,11 @@ t.test('event stream', async (t) => {
   t.test('events from the amplifier side flow through the same stream', async (t) => {
     const s = await ready('/api/stream/events', { 'X-API-Key': d.adminKey });
     (d.driver as SimulatedDriver).simulateKeypad(1, { volume: 30 / 38 });
-    const m = await s.next(isEvent('zone.volumeChanged', (p) => p.zoneId === zones[0]!.id), 5000, 'keypad volume');
+    const m = await s.next(
+      isEvent('zone.volumeChanged', (p) => p.zoneId === zones[0]!.id),
+      5000,
+      'keypad volume',
+    );
     t.equal(Math.round(eventOf(m)!.payload.volume * 38), 30);
     s.close();
   });
@@ -152,7 +194,11 @@ t.test('event stream', async (t) => {
     ['whose key is revoked', (id: string) => admin.del(`/api/users/${id}/api-key`)],
   ] as const) {
     t.test(`the stream of a user ${label} is closed`, async (t) => {
-      const u = await createUser(admin, `victim-${label.split(' ')[0]}-${Math.random().toString(36).slice(2, 6)}`, 'Viewer');
+      const u = await createUser(
+        admin,
+        `victim-${label.split(' ')[0]}-${Math.random().toString(36).slice(2, 6)}`,
+        'Viewer',
+      );
       const s = await ready('/api/stream/events', { 'X-API-Key': u.apiKey });
       await revoke(u.id);
       await s.closed;
@@ -184,7 +230,11 @@ t.test('event stream', async (t) => {
       ['query', `/api/stream/events?lastEventId=${lastId}`, { 'X-API-Key': op.apiKey }],
     ] as const) {
       const r = open(path, headers);
-      const m = await r.next(isEvent('player.volumeChanged', (p) => p.playerId === mine.id), 5000, `replay via ${label}`);
+      const m = await r.next(
+        isEvent('player.volumeChanged', (p) => p.playerId === mine.id),
+        5000,
+        `replay via ${label}`,
+      );
       t.ok(seqOf(m.id!) > seqOf(lastId), `${label}: replayed with a later id`);
       await marker(r);
       t.notOk(r.messages.some(isEvent('player.volumeChanged', (p) => p.playerId === theirs.id)), `${label}: filtered`);
@@ -193,8 +243,12 @@ t.test('event stream', async (t) => {
   });
 
   t.test('a resume point older than the ring gets stream.reset first', async (t) => {
-    for (let i = 0; i < sse.replayEvents + 10; i++) await admin.put(`/api/players/${mine.id}/volume`, { volume: (i % 10) / 10 });
-    const r = open('/api/stream/events', { 'X-API-Key': d.adminKey, 'Last-Event-ID': `${d.daemon.services.bus.run}-1` });
+    for (let i = 0; i < sse.replayEvents + 10; i++)
+      await admin.put(`/api/players/${mine.id}/volume`, { volume: (i % 10) / 10 });
+    const r = open('/api/stream/events', {
+      'X-API-Key': d.adminKey,
+      'Last-Event-ID': `${d.daemon.services.bus.run}-1`,
+    });
     const first = await r.next((m) => m.data !== undefined, 5000, 'the first event');
     t.equal(eventOf(first)!.type, 'stream.reset');
     r.close();
@@ -238,7 +292,13 @@ t.test('event stream', async (t) => {
     t.equal(d.daemon.services.bus.subscriberCount, subscribersBefore, '200 open streams share one bus subscription');
     many.forEach((s) => s.close());
     // The server learns about each close asynchronously: wait for the count, bounded.
-    await waitFor(() => d.daemon.services.streams.size === 0, undefined, { what: 'every closed stream to be forgotten' });
-    t.equal(d.daemon.services.bus.subscriberCount, subscribersBefore, 'closing them left the bus subscriptions as they were');
+    await waitFor(() => d.daemon.services.streams.size === 0, undefined, {
+      what: 'every closed stream to be forgotten',
+    });
+    t.equal(
+      d.daemon.services.bus.subscriberCount,
+      subscribersBefore,
+      'closing them left the bus subscriptions as they were',
+    );
   });
 });

@@ -49,7 +49,12 @@ t.test('export hardening', async (t) => {
   const api = client(d.base, d.adminKey);
   const exportDir = path.join(d.stateDir, 'exports');
   mkdirSync(exportDir, { recursive: true });
-  const id = (await api.post('/api/playlists', { name: 'Race', tracks: [{ title: 'a', uri: 'file:///a.flac', durationMs: 1000 }] })).body.id;
+  const id = (
+    await api.post('/api/playlists', {
+      name: 'Race',
+      tracks: [{ title: 'a', uri: 'file:///a.flac', durationMs: 1000 }],
+    })
+  ).body.id;
   const exportTo = (filePath: string) => api.post(`/api/playlists/${id}/export`, { filePath });
 
   t.test('a 255-byte path and a 240-byte file name are written (the temporary name stays short)', async (t) => {
@@ -60,7 +65,11 @@ t.test('export hardening', async (t) => {
     const deep = `${'b'.repeat(235)}.m3u8`;
     t.equal((await exportTo(`x/${deep}`)).status, 204);
     t.ok(existsSync(path.join(exportDir, 'x', deep)));
-    t.same(tree(exportDir).filter((name) => name.endsWith('.tmp')), [], 'no temporary file left');
+    t.same(
+      tree(exportDir).filter((name) => name.endsWith('.tmp')),
+      [],
+      'no temporary file left',
+    );
   });
 
   t.test('paths and names over 255 bytes are 400, not 500', async (t) => {
@@ -87,7 +96,10 @@ t.test('export hardening', async (t) => {
     const aside = path.join(exportDir, 'aside');
     mkdirSync(aside);
     // A clean environment: the test runner's loaders would install signal handlers the busy loop never runs.
-    const swapper = spawn(process.execPath, ['-e', SWAPPER, victim, outside, aside], { stdio: ['ignore', 'pipe', 'inherit'], env: {} });
+    const swapper = spawn(process.execPath, ['-e', SWAPPER, victim, outside, aside], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: {},
+    });
     const exited = once(swapper, 'exit');
     t.teardown(async () => {
       if (swapper.exitCode === null && swapper.signalCode === null) swapper.kill('SIGKILL');
@@ -99,7 +111,9 @@ t.test('export hardening', async (t) => {
     const batch = 10;
     for (let start = 0; start < 200; start += batch) {
       const replies = await Promise.all(
-        Array.from({ length: batch }, (_, i) => exportTo(i % 2 ? `swap/list-${start + i}.m3u8` : `swap/deeper/list-${start + i}.m3u8`)),
+        Array.from({ length: batch }, (_, i) =>
+          exportTo(i % 2 ? `swap/list-${start + i}.m3u8` : `swap/deeper/list-${start + i}.m3u8`),
+        ),
       );
       for (const reply of replies) statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
     }
@@ -109,6 +123,10 @@ t.test('export hardening', async (t) => {
     t.same(tree(outside), [], 'nothing was created outside the export directory');
     const unexpected = [...statuses.keys()].filter((status) => status !== 204 && (status < 400 || status >= 500));
     t.same(unexpected, [], `every export answered 204 or a 4xx: ${JSON.stringify([...statuses])}`);
-    t.same(readdirSync(exportDir).filter((name) => name.endsWith('.tmp')), [], 'no temporary file left');
+    t.same(
+      readdirSync(exportDir).filter((name) => name.endsWith('.tmp')),
+      [],
+      'no temporary file left',
+    );
   });
 });

@@ -56,7 +56,10 @@ class RawConnection {
 
   /** The next answer, or null if the server closed the connection first; bounded by the suite's time limit. */
   async next(): Promise<RawResponse | null> {
-    await waitFor(() => this.answers.length > 0 || this.closed, undefined, { what: 'the next answer', changes: this.changed });
+    await waitFor(() => this.answers.length > 0 || this.closed, undefined, {
+      what: 'the next answer',
+      changes: this.changed,
+    });
     return this.answers.shift() ?? null;
   }
 
@@ -158,13 +161,21 @@ t.test('revocation is final for requests already in flight', async (t) => {
     t.equal(answer?.status, 401);
     t.match(answer?.headers['content-type'], /application\/problem\+json/);
     const users = (await admin.get('/api/users')).body as Array<{ username: string }>;
-    t.notOk(users.some((u) => u.username === 'made-by-ghost'), 'no user was created');
+    t.notOk(
+      users.some((u) => u.username === 'made-by-ghost'),
+      'no user was created',
+    );
   });
 
   t.test('an operator disabled mid-request cannot change a zone', async (t) => {
     const op = await createUser(admin, 'op-disabled', 'Operator', { playerIds: [], zoneIds: [zone.id] });
     const before = await volumeOf(zone.id);
-    const inFlight = await begin(op.apiKey, 'PUT', `/api/zones/${zone.id}/volume`, volumeBody(before === 0.61 ? 0.62 : 0.61));
+    const inFlight = await begin(
+      op.apiKey,
+      'PUT',
+      `/api/zones/${zone.id}/volume`,
+      volumeBody(before === 0.61 ? 0.62 : 0.61),
+    );
     t.equal((await admin.put(`/api/users/${op.id}`, { isEnabled: false })).status, 200);
     t.equal((await inFlight.finish())?.status, 401);
     t.equal(await volumeOf(zone.id), before, 'the volume is unchanged');
@@ -173,7 +184,12 @@ t.test('revocation is final for requests already in flight', async (t) => {
   t.test('an operator demoted to viewer mid-request gets 403 and changes nothing', async (t) => {
     const op = await createUser(admin, 'op-demoted', 'Operator', { playerIds: [], zoneIds: [zone.id] });
     const before = await volumeOf(zone.id);
-    const inFlight = await begin(op.apiKey, 'PUT', `/api/zones/${zone.id}/volume`, volumeBody(before === 0.63 ? 0.64 : 0.63));
+    const inFlight = await begin(
+      op.apiKey,
+      'PUT',
+      `/api/zones/${zone.id}/volume`,
+      volumeBody(before === 0.63 ? 0.64 : 0.63),
+    );
     t.equal((await admin.put(`/api/users/${op.id}`, { role: 'Viewer' })).status, 200);
     t.equal((await inFlight.finish())?.status, 403);
     t.equal(await volumeOf(zone.id), before, 'the volume is unchanged');
@@ -182,7 +198,12 @@ t.test('revocation is final for requests already in flight', async (t) => {
   t.test('a key revoked mid-request no longer changes anything', async (t) => {
     const op = await createUser(admin, 'op-revoked', 'Operator', { playerIds: [], zoneIds: [zone.id] });
     const before = await volumeOf(zone.id);
-    const inFlight = await begin(op.apiKey, 'PUT', `/api/zones/${zone.id}/volume`, volumeBody(before === 0.65 ? 0.66 : 0.65));
+    const inFlight = await begin(
+      op.apiKey,
+      'PUT',
+      `/api/zones/${zone.id}/volume`,
+      volumeBody(before === 0.65 ? 0.66 : 0.65),
+    );
     t.equal((await admin.del(`/api/users/${op.id}/api-key`)).status, 204);
     t.equal((await inFlight.finish())?.status, 401);
     t.equal(await volumeOf(zone.id), before, 'the volume is unchanged');
@@ -191,7 +212,12 @@ t.test('revocation is final for requests already in flight', async (t) => {
   t.test('an operator unassigned from a zone mid-request no longer sees it (404)', async (t) => {
     const op = await createUser(admin, 'op-unassigned', 'Operator', { playerIds: [], zoneIds: [zone.id] });
     const before = await volumeOf(zone.id);
-    const inFlight = await begin(op.apiKey, 'PUT', `/api/zones/${zone.id}/volume`, volumeBody(before === 0.67 ? 0.68 : 0.67));
+    const inFlight = await begin(
+      op.apiKey,
+      'PUT',
+      `/api/zones/${zone.id}/volume`,
+      volumeBody(before === 0.67 ? 0.68 : 0.67),
+    );
     t.equal((await admin.put(`/api/users/${op.id}/assignments`, { playerIds: [], zoneIds: [] })).status, 200);
     t.equal((await inFlight.finish())?.status, 404);
     t.equal(await volumeOf(zone.id), before, 'the volume is unchanged');
@@ -251,27 +277,39 @@ t.test('ambiguous message framing is refused', async (t) => {
     const smuggled = JSON.stringify({ volume: before === 0.33 ? 0.34 : 0.33 });
     const body = '{"volume":0}';
     const connection = await RawConnection.open(t, d.base);
-    await connection.write(put(`Content-Length: ${body.length}\r\nContent-Length: 400\r\n`, body) + put(`Content-Length: ${smuggled.length}\r\n`, smuggled));
+    await connection.write(
+      put(`Content-Length: ${body.length}\r\nContent-Length: 400\r\n`, body) +
+        put(`Content-Length: ${smuggled.length}\r\n`, smuggled),
+    );
     const answers = await connection.all();
-    t.notOk(answers.some((a) => a.status < 400), `no success: ${answers.map((a) => a.status).join(', ')}`);
+    t.notOk(
+      answers.some((a) => a.status < 400),
+      `no success: ${answers.map((a) => a.status).join(', ')}`,
+    );
     t.equal(await volumeOf(zone.id), before, 'the volume is unchanged');
   });
 
-  t.test('a list in Content-Length, or Content-Length with Transfer-Encoding, closes the connection unanswered', async (t) => {
-    const before = await volumeOf(zone.id);
-    const body = JSON.stringify({ volume: before === 0.35 ? 0.36 : 0.35 });
-    for (const headers of [
-      `Content-Length: ${body.length}, 5\r\n`,
-      `Content-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n`,
-    ]) {
-      const connection = await RawConnection.open(t, d.base);
-      const framed = headers.includes('chunked') ? `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n` : body;
-      await connection.write(put(headers, framed));
-      const answers = await connection.all();
-      t.notOk(answers.some((a) => a.status < 400), `no success for ${JSON.stringify(headers)}`);
-    }
-    t.equal(await volumeOf(zone.id), before, 'the volume is unchanged');
-  });
+  t.test(
+    'a list in Content-Length, or Content-Length with Transfer-Encoding, closes the connection unanswered',
+    async (t) => {
+      const before = await volumeOf(zone.id);
+      const body = JSON.stringify({ volume: before === 0.35 ? 0.36 : 0.35 });
+      for (const headers of [
+        `Content-Length: ${body.length}, 5\r\n`,
+        `Content-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n`,
+      ]) {
+        const connection = await RawConnection.open(t, d.base);
+        const framed = headers.includes('chunked') ? `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n` : body;
+        await connection.write(put(headers, framed));
+        const answers = await connection.all();
+        t.notOk(
+          answers.some((a) => a.status < 400),
+          `no success for ${JSON.stringify(headers)}`,
+        );
+      }
+      t.equal(await volumeOf(zone.id), before, 'the volume is unchanged');
+    },
+  );
 });
 
 t.test('pipelined requests', async (t) => {
@@ -284,7 +322,8 @@ t.test('pipelined requests', async (t) => {
     const volume = before === 0.41 ? 0.42 : 0.41;
     const connection = await RawConnection.open(t, d.base);
     await connection.write(
-      request('PUT', `/api/zones/${zone.id}/volume`, headers, JSON.stringify({ volume })) + request('GET', `/api/zones/${zone.id}`, headers),
+      request('PUT', `/api/zones/${zone.id}/volume`, headers, JSON.stringify({ volume })) +
+        request('GET', `/api/zones/${zone.id}`, headers),
     );
     const first = await connection.next();
     if (first?.status === 204) {
@@ -361,7 +400,11 @@ t.test('event streams are capped per user and in total', async (t) => {
     return { s, status, headers: await s.headers };
   };
   const viewerStreams = [await open(viewer.apiKey), await open(viewer.apiKey)];
-  t.same(viewerStreams.map((v) => v.status), [200, 200], 'a viewer opens streamsPerUser streams');
+  t.same(
+    viewerStreams.map((v) => v.status),
+    [200, 200],
+    'a viewer opens streamsPerUser streams',
+  );
 
   t.test('one more stream of the same user is a 429 with Retry-After', async (t) => {
     const refused = await open(viewer.apiKey);
@@ -412,8 +455,14 @@ t.test('an API key is never logged, whatever form its parameter name takes', asy
       t.equal(res.status, status, 'authenticates as URLSearchParams reads the name');
       t.notOk(res.text.includes(key), 'the answer does not carry the key');
       const lines = d.logs.slice(from);
-      t.ok(lines.some((l) => l.includes('/api/users/me?')), 'the request was logged');
-      t.notOk(lines.some((l) => l.includes(key)), 'no log line carries the key');
+      t.ok(
+        lines.some((l) => l.includes('/api/users/me?')),
+        'the request was logged',
+      );
+      t.notOk(
+        lines.some((l) => l.includes(key)),
+        'no log line carries the key',
+      );
     });
   }
 
@@ -446,7 +495,11 @@ t.test('protective response headers', async (t) => {
     const login = await anon.post('/api/auth/login', { username: 'admin', password: d.adminPassword });
     t.equal(login.status, 200);
     t.equal(login.headers.get('cache-control'), 'no-store', 'login (session token)');
-    const created = await admin.post('/api/users', { username: 'cached-user', password: 'cached-password-1', role: 'Viewer' });
+    const created = await admin.post('/api/users', {
+      username: 'cached-user',
+      password: 'cached-password-1',
+      role: 'Viewer',
+    });
     t.equal(created.status, 201);
     t.equal(created.headers.get('cache-control'), 'no-store', 'POST /api/users (full API key)');
     const read = await admin.get(`/api/users/${created.body.id}/api-key`);
@@ -462,7 +515,9 @@ t.test('protective response headers', async (t) => {
     const opened = d.daemon.services.streams.stats.opened;
     const connection = await RawConnection.open(t, d.base);
     // A pipelined read right behind it: it is only answered if the HEAD answer ended without a body.
-    await connection.write(request('HEAD', '/api/stream/events', { 'X-API-Key': d.adminKey }) + request('GET', '/api/health', {}));
+    await connection.write(
+      request('HEAD', '/api/stream/events', { 'X-API-Key': d.adminKey }) + request('GET', '/api/health', {}),
+    );
     const head = await connection.next();
     t.equal(head?.status, 200);
     t.match(head?.headers['content-type'], /text\/event-stream/);

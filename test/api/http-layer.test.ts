@@ -52,7 +52,9 @@ t.test('http layer', async (t) => {
     let reply = '';
     socket.setEncoding('utf8').on('data', (chunk: string) => (reply += chunk));
     const closed = new Promise((resolve) => socket.on('close', resolve));
-    socket.write(`POST /api/playlists HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${d.adminKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    socket.write(
+      `POST /api/playlists HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${d.adminKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
     const chunk = 'x'.repeat(16 * 1024);
     for (let i = 0; i < 6; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
     await within(closed, WAIT_MS, 'the server to close the connection after its 413');
@@ -88,7 +90,12 @@ t.test('http layer', async (t) => {
   t.test('health answers without a credential and without secrets', async (t) => {
     const res = await api.get('/api/health', { key: '' });
     t.equal(res.status, 200);
-    t.match(res.body, { status: 'ok', version: String, uptimeS: Number, drivers: [{ name: 'simulated', online: true }] });
+    t.match(res.body, {
+      status: 'ok',
+      version: String,
+      uptimeS: Number,
+      drivers: [{ name: 'simulated', online: true }],
+    });
     t.notMatch(res.text, /svc_/);
   });
 
@@ -100,8 +107,18 @@ t.test('http layer', async (t) => {
     t.same(volume.requestBody.content['application/json'].schema.properties.volume.maximum, 1);
     t.ok(res.body.paths['/api/stream/events'].get, 'documents the event stream');
     t.same(Object.keys(res.body.components.securitySchemes).sort(), ['ApiKeyHeader', 'ApiKeyQuery', 'Bearer']);
-    const eventTypes = res.body.components.schemas.Event.anyOf.map((e: { properties: { type: { const: string } } }) => e.properties.type.const);
-    for (const type of ['player.volumeChanged', 'player.zonesChanged', 'zone.mutedChanged', 'playlist.changed', 'hardware.status', 'user.changed', 'stream.reset']) {
+    const eventTypes = res.body.components.schemas.Event.anyOf.map(
+      (e: { properties: { type: { const: string } } }) => e.properties.type.const,
+    );
+    for (const type of [
+      'player.volumeChanged',
+      'player.zonesChanged',
+      'zone.mutedChanged',
+      'playlist.changed',
+      'hardware.status',
+      'user.changed',
+      'stream.reset',
+    ]) {
       t.ok(eventTypes.includes(type), `documents the ${type} event`);
     }
     t.notOk(JSON.stringify(res.body).includes('errorMessage'), 'private error texts are not published');

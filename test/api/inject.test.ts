@@ -5,7 +5,16 @@ import { client, type Client, type Reply, type RequestOptions } from '../helpers
 import { injectClient } from '../helpers/inject.js';
 
 /** The headers the pipeline itself sets (uWS adds Date and Content-Length on the wire). */
-const PIPELINE_HEADERS = ['content-type', 'x-content-type-options', 'cache-control', 'www-authenticate', 'allow', 'retry-after', 'etag', 'x-request-id'];
+const PIPELINE_HEADERS = [
+  'content-type',
+  'x-content-type-options',
+  'cache-control',
+  'www-authenticate',
+  'allow',
+  'retry-after',
+  'etag',
+  'x-request-id',
+];
 
 /** What must match between the two doors: status, the pipeline's headers, and the body (request ids aside). */
 function answer(reply: Reply, sentRequestId: boolean) {
@@ -23,7 +32,9 @@ t.test('inject() and the socket', async (t) => {
   const inProcess = injectClient(d.daemon, d.adminKey);
   const both = async (method: string, path: string, options: RequestOptions = {}) => {
     const sentRequestId = Boolean(options.headers?.['X-Request-Id']);
-    const [socket, injected] = await Promise.all([overSocket, inProcess].map((api: Client) => api.call(method, path, options)));
+    const [socket, injected] = await Promise.all(
+      [overSocket, inProcess].map((api: Client) => api.call(method, path, options)),
+    );
     return { socket: answer(socket!, sentRequestId), injected: answer(injected!, sentRequestId) };
   };
   const cases: Array<[string, string, string, RequestOptions]> = [
@@ -39,7 +50,12 @@ t.test('inject() and the socket', async (t) => {
     ['malformed JSON: 400', 'POST', '/api/playlists', { raw: '{"name":' }],
     ['a missing body: 400', 'POST', '/api/playlists', {}],
     ['an unknown key: 401', 'GET', '/api/users', { key: `svc_${'0'.repeat(48)}` }],
-    ['a sensitive route answers with no-store', 'POST', '/api/auth/login', { key: '', body: { username: 'nobody', password: 'wrong-password' } }],
+    [
+      'a sensitive route answers with no-store',
+      'POST',
+      '/api/auth/login',
+      { key: '', body: { username: 'nobody', password: 'wrong-password' } },
+    ],
     ['HEAD: the headers of the GET without its body', 'HEAD', '/api/users/me', {}],
     ['a dashboard file', 'GET', '/', { key: '' }],
     ['the OpenAPI document', 'GET', '/api/openapi.json', { key: '' }],

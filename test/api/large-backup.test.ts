@@ -33,24 +33,33 @@ function readBody(res: http.IncomingMessage): Promise<string> {
 
 const backupLogged = (logs: string[]) => logs.some((line) => line.includes('"path":"/api/backup"'));
 
-t.test(`a backup of ${PLAYLISTS} playlists × ${TRACKS} tracks is made while it is sent, as fast as the client reads it`, async (t) => {
-  const d = await startTestDaemon(t);
-  fillPlaylists(d.daemon.services.store.db, PLAYLISTS, TRACKS, (fn) => d.daemon.services.store.transaction(fn));
-  const download = await openDownload(d.base, '/api/backup', d.adminKey);
-  t.equal(download.statusCode, 200);
-  t.equal(download.headers['transfer-encoding'], 'chunked', 'sent as it is written');
+t.test(
+  `a backup of ${PLAYLISTS} playlists × ${TRACKS} tracks is made while it is sent, as fast as the client reads it`,
+  async (t) => {
+    const d = await startTestDaemon(t);
+    fillPlaylists(d.daemon.services.store.db, PLAYLISTS, TRACKS, (fn) => d.daemon.services.store.transaction(fn));
+    const download = await openDownload(d.base, '/api/backup', d.adminKey);
+    t.equal(download.statusCode, 200);
+    t.equal(download.headers['transfer-encoding'], 'chunked', 'sent as it is written');
 
-  const health = await within(client(d.base).get('/api/health'), undefined, 'health during the backup');
-  t.equal(health.status, 200, 'a health request sent while the backup is under way is answered');
-  t.notOk(backupLogged(d.logs), 'the backup is not finished while its client reads nothing: the daemon waits for it');
+    const health = await within(client(d.base).get('/api/health'), undefined, 'health during the backup');
+    t.equal(health.status, 200, 'a health request sent while the backup is under way is answered');
+    t.notOk(backupLogged(d.logs), 'the backup is not finished while its client reads nothing: the daemon waits for it');
 
-  // Half a million tracks: bounded generously, since the bound is there to catch a backup that never ends, and a
-  // machine kept busy by other work took over 20 s to send it.
-  const doc = JSON.parse(await within(readBody(download), 180_000, 'the whole backup')) as { playlists: Array<{ tracks: Array<{ id: string }> }> };
-  t.equal(doc.playlists.length, PLAYLISTS);
-  t.equal(doc.playlists.reduce((n, p) => n + p.tracks.length, 0), PLAYLISTS * TRACKS, 'every track is in it');
-  t.ok(backupLogged(d.logs), 'logged once it was sent whole');
-});
+    // Half a million tracks: bounded generously, since the bound is there to catch a backup that never ends, and a
+    // machine kept busy by other work took over 20 s to send it.
+    const doc = JSON.parse(await within(readBody(download), 180_000, 'the whole backup')) as {
+      playlists: Array<{ tracks: Array<{ id: string }> }>;
+    };
+    t.equal(doc.playlists.length, PLAYLISTS);
+    t.equal(
+      doc.playlists.reduce((n, p) => n + p.tracks.length, 0),
+      PLAYLISTS * TRACKS,
+      'every track is in it',
+    );
+    t.ok(backupLogged(d.logs), 'logged once it was sent whole');
+  },
+);
 
 t.test('a client that leaves in the middle of a backup ends it; the daemon goes on serving', async (t) => {
   const d = await startTestDaemon(t);

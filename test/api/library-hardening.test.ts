@@ -38,40 +38,53 @@ async function commandUntil(api: Client, playerId: string, until: Promise<unknow
   return statuses;
 }
 
-t.test('a viewer listing a folder too long for MPD is told to split it, and the transport answers every command meanwhile', async (t) => {
-  const rig = await startStreamDaemon(t, { music: bigMusicFolder(t) });
-  const player = await rig.fifoPlayer('Kitchen', 1);
-  player.reader();
-  t.equal((await rig.api.post(`/api/players/${player.id}/play`, { uri: `file:${TRACKS.long}` })).status, 200);
-  const viewer = injectClient(rig.d.daemon, (await createUser(rig.api, 'listener', 'Viewer')).apiKey);
-  for (let round = 0; round < 3; round++) {
-    const listing = viewer.get('/api/library?folder=big&limit=10');
-    const statuses = await commandUntil(rig.api, player.id, listing);
-    const listed = await listing;
-    t.equal(listed.status, 409, 'the listing is refused');
-    t.match(listed.body.detail, /holds more than one listing can carry .*split it into smaller folders/);
-    t.same(new Set(statuses), new Set([200]), `every transport command during listing ${round + 1} succeeded`);
-  }
-  t.match((await rig.api.get('/api/library?folder=tones')).body, [{ uri: `file:${TRACKS.a}` }], 'a folder of usual size still lists');
-});
+t.test(
+  'a viewer listing a folder too long for MPD is told to split it, and the transport answers every command meanwhile',
+  async (t) => {
+    const rig = await startStreamDaemon(t, { music: bigMusicFolder(t) });
+    const player = await rig.fifoPlayer('Kitchen', 1);
+    player.reader();
+    t.equal((await rig.api.post(`/api/players/${player.id}/play`, { uri: `file:${TRACKS.long}` })).status, 200);
+    const viewer = injectClient(rig.d.daemon, (await createUser(rig.api, 'listener', 'Viewer')).apiKey);
+    for (let round = 0; round < 3; round++) {
+      const listing = viewer.get('/api/library?folder=big&limit=10');
+      const statuses = await commandUntil(rig.api, player.id, listing);
+      const listed = await listing;
+      t.equal(listed.status, 409, 'the listing is refused');
+      t.match(listed.body.detail, /holds more than one listing can carry .*split it into smaller folders/);
+      t.same(new Set(statuses), new Set([200]), `every transport command during listing ${round + 1} succeeded`);
+    }
+    t.match(
+      (await rig.api.get('/api/library?folder=tones')).body,
+      [{ uri: `file:${TRACKS.a}` }],
+      'a folder of usual size still lists',
+    );
+  },
+);
 
-t.test('a folder listed again after a rescan shows what the rescan found (its pages are not kept past a change)', async (t) => {
-  const rig = await startStreamDaemon(t);
-  await rig.fifoPlayer('Reader', 1);
-  const names = async () => (await rig.api.get('/api/library?folder=tones')).body.map((e: { name: string }) => e.name);
-  t.same(await names(), ['a.flac', 'b.ogg', 'c.wav', 'd.mp3']);
-  t.same(await names(), ['a.flac', 'b.ogg', 'c.wav', 'd.mp3'], 'the same page again');
-  tone(path.join(rig.music, 'tones', 'b2.flac'), 1, 880);
-  const from = rig.events.length;
-  t.equal((await rig.api.post('/api/library/rescan')).status, 202);
-  await rig.next('library.scanChanged', (e) => e.payload.scanning === false, from);
-  t.same(await names(), ['a.flac', 'b.ogg', 'b2.flac', 'c.wav', 'd.mp3']);
-});
+t.test(
+  'a folder listed again after a rescan shows what the rescan found (its pages are not kept past a change)',
+  async (t) => {
+    const rig = await startStreamDaemon(t);
+    await rig.fifoPlayer('Reader', 1);
+    const names = async () =>
+      (await rig.api.get('/api/library?folder=tones')).body.map((e: { name: string }) => e.name);
+    t.same(await names(), ['a.flac', 'b.ogg', 'c.wav', 'd.mp3']);
+    t.same(await names(), ['a.flac', 'b.ogg', 'c.wav', 'd.mp3'], 'the same page again');
+    tone(path.join(rig.music, 'tones', 'b2.flac'), 1, 880);
+    const from = rig.events.length;
+    t.equal((await rig.api.post('/api/library/rescan')).status, 202);
+    await rig.next('library.scanChanged', (e) => e.payload.scanning === false, from);
+    t.same(await names(), ['a.flac', 'b.ogg', 'b2.flac', 'c.wav', 'd.mp3']);
+  },
+);
 
 /** Writes of `update` each player's stand-in MPD took. */
 function updates(rig: StreamRig, playerId: string): string[] {
   try {
-    return readFileSync(path.join(rig.d.stateDir, 'players', playerId, 'updates.log'), 'utf8').split('\n').filter(Boolean);
+    return readFileSync(path.join(rig.d.stateDir, 'players', playerId, 'updates.log'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
   } catch {
     return [];
   }
@@ -98,7 +111,11 @@ async function heldScanDaemon(t: Test) {
   return { rig, clock };
 }
 
-const scanEvents = (rig: StreamRig, from: number) => rig.events.slice(from).filter((e) => e.type === 'library.scanChanged').map((e) => (e.payload as { scanning: boolean }).scanning);
+const scanEvents = (rig: StreamRig, from: number) =>
+  rig.events
+    .slice(from)
+    .filter((e) => e.type === 'library.scanChanged')
+    .map((e) => (e.payload as { scanning: boolean }).scanning);
 
 t.test('a rescan scans each stream player in turn, and one asked meanwhile joins it', async (t) => {
   const { rig } = await heldScanDaemon(t);
@@ -107,7 +124,9 @@ t.test('a rescan scans each stream player in turn, and one asked meanwhile joins
   const from = rig.events.length;
   const [a, b] = await Promise.all([rig.api.post('/api/library/rescan'), rig.api.post('/api/library/rescan')]);
   t.same([a.status, a.body, b.status, b.body], [202, { scanning: true }, 202, { scanning: true }]);
-  const scanner = await waitFor(() => [first.id, second.id].find((id) => updates(rig, id).length > 0), undefined, { what: 'a player to scan' });
+  const scanner = await waitFor(() => [first.id, second.id].find((id) => updates(rig, id).length > 0), undefined, {
+    what: 'a player to scan',
+  });
   const other = scanner === first.id ? second.id : first.id;
   t.same(updates(rig, other), [], 'the other player waits its turn');
   const c = await rig.api.post('/api/library/rescan');
@@ -116,7 +135,11 @@ t.test('a rescan scans each stream player in turn, and one asked meanwhile joins
   await waitFor(() => updates(rig, other).length > 0, undefined, { what: 'the second player to scan' });
   finishScan(rig, other);
   await rig.next('library.scanChanged', (e) => e.payload.scanning === false, from);
-  t.same([updates(rig, scanner).length, updates(rig, other).length], [1, 1], 'one scan on each, however often it was asked');
+  t.same(
+    [updates(rig, scanner).length, updates(rig, other).length],
+    [1, 1],
+    'one scan on each, however often it was asked',
+  );
   t.same(scanEvents(rig, from), [true, false], 'one scan, from its start to its end');
 });
 
@@ -149,7 +172,11 @@ t.test('a rescan is for admins and for operators assigned a stream player', asyn
   const turntable = await client('turntable', 'Operator', [plain.body.id]);
   const viewer = await client('viewer', 'Viewer', [player.id]);
   const kitchen = await client('kitchen', 'Operator', [player.id]);
-  for (const [who, caller] of [['an operator assigned nothing', unassigned], ['an operator assigned no stream player', turntable], ['a viewer', viewer]] as const) {
+  for (const [who, caller] of [
+    ['an operator assigned nothing', unassigned],
+    ['an operator assigned no stream player', turntable],
+    ['a viewer', viewer],
+  ] as const) {
     const res = await caller.post('/api/library/rescan');
     t.equal(res.status, 403, who);
     t.equal(res.headers.get('content-type'), 'application/problem+json');

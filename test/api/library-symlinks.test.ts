@@ -23,39 +23,62 @@ function swapForSymlink(music: string, track: string, target: string): void {
   symlinkSync(target, path.join(music, track));
 }
 
-t.test('a track swapped for a symlink that leads outside after it was added to a playlist is refused when played', async (t) => {
-  const music = musicFolder(t);
-  const rig = await startStreamDaemon(t, { music });
-  const player = await rig.fifoPlayer('Kitchen', 1);
-  player.reader();
-  const list = await playlistOf(rig.api, 'Swapped', [`file:${TRACKS.a}`, `file:${TRACKS.long}`]);
-  swapForSymlink(music, TRACKS.a, outsideTone(t));
-  const from = rig.events.length;
-  const played = await rig.api.post(`/api/players/${player.id}/play`, { playlistId: list.id });
-  t.match(played.body, { state: 'playing', trackId: list.trackIds[1], title: 'Long Tone' });
-  const skip = await rig.next('player.trackSkipped', (e) => e.payload.trackId === list.trackIds[0], from);
-  t.match(skip.payload, { reason: 'refused', detail: /leads outside the music folder/ });
-});
+t.test(
+  'a track swapped for a symlink that leads outside after it was added to a playlist is refused when played',
+  async (t) => {
+    const music = musicFolder(t);
+    const rig = await startStreamDaemon(t, { music });
+    const player = await rig.fifoPlayer('Kitchen', 1);
+    player.reader();
+    const list = await playlistOf(rig.api, 'Swapped', [`file:${TRACKS.a}`, `file:${TRACKS.long}`]);
+    swapForSymlink(music, TRACKS.a, outsideTone(t));
+    const from = rig.events.length;
+    const played = await rig.api.post(`/api/players/${player.id}/play`, { playlistId: list.id });
+    t.match(played.body, { state: 'playing', trackId: list.trackIds[1], title: 'Long Tone' });
+    const skip = await rig.next('player.trackSkipped', (e) => e.payload.trackId === list.trackIds[0], from);
+    t.match(skip.payload, { reason: 'refused', detail: /leads outside the music folder/ });
+  },
+);
 
-t.test('a queued track swapped for a symlink that leads outside while the track before it plays is skipped, and nothing of the outside file plays', async (t) => {
-  const music = musicFolder(t);
-  const rig = await startStreamDaemon(t, { music });
-  const player = await rig.fifoPlayer('Kitchen', 1);
-  player.reader();
-  const list = await playlistOf(rig.api, 'Swapped later', [`file:${TRACKS.long}`, `file:${TRACKS.a}`, `file:${TRACKS.b}`]);
-  const played = await rig.api.post(`/api/players/${player.id}/play`, { playlistId: list.id });
-  t.match(played.body, { state: 'playing', trackId: list.trackIds[0], title: 'Long Tone' });
-  // MPD holds the whole queue now. It opens a track ahead of its turn only once the one before is decoded, and the
-  // long one fills its buffer for seconds: Tone A is swapped before MPD opened it, and reached with next.
-  swapForSymlink(music, TRACKS.a, outsideTone(t));
-  const from = rig.events.length;
-  await rig.api.post(`/api/players/${player.id}/next`);
-  // Without the confinement MPD opens the outside tone and plays it under the swapped track's entry and tags.
-  const skipped = () => rig.events.slice(from).find((e) => e.type === 'player.trackSkipped' && e.payload.trackId === list.trackIds[1]);
-  const seen = await rig.until(player.id, (playback) => skipped() !== undefined || (playback.trackId === list.trackIds[1] && playback.positionMs > 1000), 'the swapped track to be skipped or to play');
-  const skip = skipped();
-  t.ok(skip, `the swapped track is skipped, not played (the player was at ${seen.trackId} ${seen.positionMs} ms)`);
-  t.match(skip?.payload, { detail: /Failed to open .*a\.flac.*Permission denied/ }, 'the skip says MPD could not open the file');
-  const after = await rig.until(player.id, (playback) => playback.trackId === list.trackIds[2], 'Tone B to play after the skipped track');
-  t.match(after, { state: 'playing', title: 'Tone B' });
-});
+t.test(
+  'a queued track swapped for a symlink that leads outside while the track before it plays is skipped, and nothing of the outside file plays',
+  async (t) => {
+    const music = musicFolder(t);
+    const rig = await startStreamDaemon(t, { music });
+    const player = await rig.fifoPlayer('Kitchen', 1);
+    player.reader();
+    const list = await playlistOf(rig.api, 'Swapped later', [
+      `file:${TRACKS.long}`,
+      `file:${TRACKS.a}`,
+      `file:${TRACKS.b}`,
+    ]);
+    const played = await rig.api.post(`/api/players/${player.id}/play`, { playlistId: list.id });
+    t.match(played.body, { state: 'playing', trackId: list.trackIds[0], title: 'Long Tone' });
+    // MPD holds the whole queue now. It opens a track ahead of its turn only once the one before is decoded, and the
+    // long one fills its buffer for seconds: Tone A is swapped before MPD opened it, and reached with next.
+    swapForSymlink(music, TRACKS.a, outsideTone(t));
+    const from = rig.events.length;
+    await rig.api.post(`/api/players/${player.id}/next`);
+    // Without the confinement MPD opens the outside tone and plays it under the swapped track's entry and tags.
+    const skipped = () =>
+      rig.events.slice(from).find((e) => e.type === 'player.trackSkipped' && e.payload.trackId === list.trackIds[1]);
+    const seen = await rig.until(
+      player.id,
+      (playback) => skipped() !== undefined || (playback.trackId === list.trackIds[1] && playback.positionMs > 1000),
+      'the swapped track to be skipped or to play',
+    );
+    const skip = skipped();
+    t.ok(skip, `the swapped track is skipped, not played (the player was at ${seen.trackId} ${seen.positionMs} ms)`);
+    t.match(
+      skip?.payload,
+      { detail: /Failed to open .*a\.flac.*Permission denied/ },
+      'the skip says MPD could not open the file',
+    );
+    const after = await rig.until(
+      player.id,
+      (playback) => playback.trackId === list.trackIds[2],
+      'Tone B to play after the skipped track',
+    );
+    t.match(after, { state: 'playing', title: 'Tone B' });
+  },
+);

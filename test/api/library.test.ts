@@ -11,22 +11,44 @@ t.test('the library lists folders first, then tracks with their tags, a page at 
   await rig.fifoPlayer('Reader', 1);
   const top = await rig.api.get('/api/library');
   t.equal(top.status, 200);
-  t.same(top.body.map((e: { kind: string; uri: string }) => [e.kind, e.uri]), [['folder', 'long'], ['folder', 'tones']]);
+  t.same(
+    top.body.map((e: { kind: string; uri: string }) => [e.kind, e.uri]),
+    [
+      ['folder', 'long'],
+      ['folder', 'tones'],
+    ],
+  );
   t.equal(top.headers.get('x-total-count'), '2');
   const first = await rig.api.get('/api/library?folder=tones&limit=2');
   t.equal(first.headers.get('x-total-count'), '4');
   t.match(first.body, [
-    { kind: 'track', uri: `file:${TRACKS.a}`, name: 'a.flac', title: 'Tone A', artist: 'Sine Band', album: 'Tones', durationMs: 3000 },
+    {
+      kind: 'track',
+      uri: `file:${TRACKS.a}`,
+      name: 'a.flac',
+      title: 'Tone A',
+      artist: 'Sine Band',
+      album: 'Tones',
+      durationMs: 3000,
+    },
     { kind: 'track', uri: `file:${TRACKS.b}`, title: 'Tone B' },
   ]);
   t.equal(first.headers.get('link'), '</api/library?folder=tones&offset=2&limit=2>; rel="next"');
   const second = await rig.api.get('/api/library?folder=tones&offset=2&limit=2');
-  t.match(second.body, [{ uri: `file:${TRACKS.c}`, title: null }, { uri: `file:${TRACKS.d}`, title: 'Tone D', artist: 'Mp3 Band' }]);
+  t.match(second.body, [
+    { uri: `file:${TRACKS.c}`, title: null },
+    { uri: `file:${TRACKS.d}`, title: 'Tone D', artist: 'Mp3 Band' },
+  ]);
   t.equal(second.headers.get('link'), null, 'no next page after the last');
 
   // What a dashboard does: add a listed track to a playlist, and play it.
   const entry = first.body[0];
-  const list = (await rig.api.post('/api/playlists', { name: 'From the library', tracks: [{ title: entry.title, uri: entry.uri, durationMs: entry.durationMs }] })).body;
+  const list = (
+    await rig.api.post('/api/playlists', {
+      name: 'From the library',
+      tracks: [{ title: entry.title, uri: entry.uri, durationMs: entry.durationMs }],
+    })
+  ).body;
   t.match(list.tracks, [{ title: 'Tone A', uri: `file:${TRACKS.a}`, durationMs: 3000 }]);
 });
 
@@ -41,7 +63,9 @@ t.test('a rescan finds a file added to the music folder, with scan events at bot
   t.same(res.body, { scanning: true });
   await rig.next('library.scanChanged', (e) => e.payload.scanning === true, from);
   await rig.next('library.scanChanged', (e) => e.payload.scanning === false, from);
-  t.match((await rig.api.get('/api/library?folder=new')).body, [{ kind: 'track', uri: 'file:new/fresh.flac', title: 'Fresh' }]);
+  t.match((await rig.api.get('/api/library?folder=new')).body, [
+    { kind: 'track', uri: 'file:new/fresh.flac', title: 'Fresh' },
+  ]);
   t.equal((await rig.api.post(`/api/players/${player.id}/play`, { uri: 'file:new/fresh.flac' })).body.title, 'Fresh');
 });
 

@@ -19,7 +19,7 @@ function alive(pid: number): boolean {
   }
 }
 
-t.test("a daemon killed with SIGKILL while a stream player plays leaves no mpd behind", async (t) => {
+t.test('a daemon killed with SIGKILL while a stream player plays leaves no mpd behind', async (t) => {
   const stateDir = tempDir('azc-pdeath-');
   t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
   const music = musicFolder(t);
@@ -28,12 +28,20 @@ t.test("a daemon killed with SIGKILL while a stream player plays leaves no mpd b
   });
   const key = /apiKey=(\S+)/.exec(readFileSync(path.join(stateDir, 'initial-admin.txt'), 'utf8'))![1]!;
   const api = client(daemon.base, key);
-  const created = await api.post('/api/players', { name: 'Kitchen stream', input: { channel: 1 }, output: { kind: 'null' } });
+  const created = await api.post('/api/players', {
+    name: 'Kitchen stream',
+    input: { channel: 1 },
+    output: { kind: 'null' },
+  });
   t.equal(created.status, 201);
   const id = created.body.id as string;
-  await waitFor(async () => (await api.get(`/api/players/${id}/playback`)).body.engine?.state === 'up', undefined, { what: 'the MPD to be up' });
+  await waitFor(async () => (await api.get(`/api/players/${id}/playback`)).body.engine?.state === 'up', undefined, {
+    what: 'the MPD to be up',
+  });
   t.equal((await api.post(`/api/players/${id}/play`, { uri: `file:${TRACKS.long}` })).status, 200);
-  await waitFor(async () => (await api.get(`/api/players/${id}/playback`)).body.state === 'playing', undefined, { what: 'the player to play' });
+  await waitFor(async () => (await api.get(`/api/players/${id}/playback`)).body.state === 'playing', undefined, {
+    what: 'the player to play',
+  });
   const mpd = Number(readFileSync(path.join(stateDir, 'players', id, 'mpd.pid'), 'utf8'));
   t.ok(alive(mpd), `its mpd (${mpd}) runs`);
   // Whatever happens below, no mpd of this test outlives it.

@@ -14,9 +14,11 @@ function schemasOf(document: Json): Array<[string, Json]> {
   for (const [template, item] of Object.entries(document.paths as Record<string, Record<string, Json>>)) {
     for (const [method, operation] of Object.entries(item)) {
       const where = `${method.toUpperCase()} ${template}`;
-      for (const parameter of (operation.parameters ?? []) as Json[]) found.push([`${where} parameter ${String(parameter.name)}`, parameter.schema as Json]);
+      for (const parameter of (operation.parameters ?? []) as Json[])
+        found.push([`${where} parameter ${String(parameter.name)}`, parameter.schema as Json]);
       const body = (operation.requestBody as Json | undefined)?.content as Record<string, Json> | undefined;
-      for (const [type, media] of Object.entries(body ?? {})) found.push([`${where} body ${type}`, media.schema as Json]);
+      for (const [type, media] of Object.entries(body ?? {}))
+        found.push([`${where} body ${type}`, media.schema as Json]);
       for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
         for (const [type, media] of Object.entries((response.content ?? {}) as Record<string, Json>)) {
           if (media.schema) found.push([`${where} ${status} ${type}`, media.schema as Json]);
@@ -24,7 +26,8 @@ function schemasOf(document: Json): Array<[string, Json]> {
       }
     }
   }
-  for (const [name, schema] of Object.entries((document.components as Json).schemas as Record<string, Json>)) found.push([`components ${name}`, schema]);
+  for (const [name, schema] of Object.entries((document.components as Json).schemas as Record<string, Json>))
+    found.push([`components ${name}`, schema]);
   return found;
 }
 
@@ -64,7 +67,8 @@ t.test('the OpenAPI document, read by a strict client', async (t) => {
   });
 
   t.test('paging parameters are integers with their bounds', async (t) => {
-    const parameters = ((document.paths as Record<string, Record<string, Json>>)['/api/playlists']!.get!.parameters ?? []) as Json[];
+    const parameters = ((document.paths as Record<string, Record<string, Json>>)['/api/playlists']!.get!.parameters ??
+      []) as Json[];
     const schema = (name: string) => parameters.find((p) => p.name === name)?.schema as Json | undefined;
     t.match(schema('limit'), { type: 'integer', minimum: 1, maximum: 200 }, 'limit: 1 to the configured maximum');
     t.match(schema('offset'), { type: 'integer', minimum: 0 }, 'offset: from 0');
@@ -72,7 +76,9 @@ t.test('the OpenAPI document, read by a strict client', async (t) => {
 
   t.test('every component schema is used by an operation', async (t) => {
     const text = JSON.stringify(document.paths);
-    const unused = Object.keys((document.components as Json).schemas as Json).filter((name) => !text.includes(`"#/components/schemas/${name}"`));
+    const unused = Object.keys((document.components as Json).schemas as Json).filter(
+      (name) => !text.includes(`"#/components/schemas/${name}"`),
+    );
     t.same(unused, [], 'each is referenced from a path');
   });
 });

@@ -51,14 +51,19 @@ const REQUIRED = [
 ];
 
 /** Over node:http, which sends the Host header given (fetch sends the URL's own). */
-function withHost(url: string, method: string, headers: Record<string, string>): Promise<{ status: number; headers: Headers; text: string }> {
+function withHost(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Headers; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
         const received = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) received.set(name, String(value));
+        for (const [name, value] of Object.entries(res.headers))
+          if (value !== undefined) received.set(name, String(value));
         resolve({ status: res.statusCode ?? 0, headers: received, text: Buffer.concat(chunks).toString('utf8') });
       });
       res.on('error', reject);
@@ -111,21 +116,37 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     }
     const res = options.host
       ? await withHost(d.base + path, method, { ...headers, Host: options.host })
-      : await fetch(d.base + path, { method, headers, body }).then(async (r) => ({ status: r.status, headers: r.headers, text: await r.text() }));
+      : await fetch(d.base + path, { method, headers, body }).then(async (r) => ({
+          status: r.status,
+          headers: r.headers,
+          text: await r.text(),
+        }));
     const { text } = res;
     const where = `${method} ${path}`;
-    if (res.status !== expected) problems.push(`${where}: expected ${expected}, got ${res.status}: ${text.slice(0, 300)}`);
-    problems.push(...check.checkResponse({ method, path: path.split('?')[0]!, status: res.status, headers: res.headers, text }));
+    if (res.status !== expected)
+      problems.push(`${where}: expected ${expected}, got ${res.status}: ${text.slice(0, 300)}`);
+    problems.push(
+      ...check.checkResponse({ method, path: path.split('?')[0]!, status: res.status, headers: res.headers, text }),
+    );
     // What the daemon took, the document accepts: a request body the schema refuses must not have succeeded.
     if (options.body !== undefined && res.status < 300) {
-      problems.push(...check.checkRequest(method, path.split('?')[0]!, options.body).map((p) => `${where}: the document refuses a body the daemon took: ${p}`));
+      problems.push(
+        ...check
+          .checkRequest(method, path.split('?')[0]!, options.body)
+          .map((p) => `${where}: the document refuses a body the daemon took: ${p}`),
+      );
     }
-    return { status: res.status, headers: res.headers, body: /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : undefined };
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: /json/.test(res.headers.get('content-type') ?? '') && text ? JSON.parse(text) : undefined,
+    };
   };
   /** A body the daemon refuses with 400 that the document's schema refuses as well (the rule is schema, not prose). */
   const schemaRefuses = async (method: string, path: string, body: unknown) => {
     await call(method, path, 400, { body });
-    if (check.checkRequest(method, path, body).length === 0) problems.push(`${method} ${path}: the document accepts ${JSON.stringify(body)}, the daemon refuses it`);
+    if (check.checkRequest(method, path, body).length === 0)
+      problems.push(`${method} ${path}: the document accepts ${JSON.stringify(body)}, the daemon refuses it`);
   };
 
   // Every event the session causes, as an admin's stream receives it.
@@ -143,18 +164,37 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     await call('PATCH', '/api/players', 405);
     await call('DELETE', '/api/health', 405);
     await call('POST', '/api/users', 415, { raw: { text: 'username=x', type: 'application/x-www-form-urlencoded' } });
-    await call('POST', '/api/users', 413, { raw: { text: JSON.stringify({ username: 'x'.repeat(70_000) }), type: 'application/json' } });
+    await call('POST', '/api/users', 413, {
+      raw: { text: JSON.stringify({ username: 'x'.repeat(70_000) }), type: 'application/json' },
+    });
     await call('POST', '/api/users', 400, { raw: { text: '{"username":', type: 'application/json' } });
   });
 
-  const viewer = (await call('POST', '/api/users', 201, { body: { username: 'replay-viewer', password: 'viewer-pass-1', role: 'Viewer' } })).body;
-  const victim = (await call('POST', '/api/users', 201, { body: { username: 'replay-victim', password: 'victim-pass-1', role: 'Operator' } })).body;
+  const viewer = (
+    await call('POST', '/api/users', 201, {
+      body: { username: 'replay-viewer', password: 'viewer-pass-1', role: 'Viewer' },
+    })
+  ).body;
+  const victim = (
+    await call('POST', '/api/users', 201, {
+      body: { username: 'replay-victim', password: 'victim-pass-1', role: 'Operator' },
+    })
+  ).body;
 
   await t.test('auth and users', async () => {
-    const session = (await call('POST', '/api/auth/login', 200, { key: '', body: { username: 'admin', password: d.adminPassword } })).body.token;
+    const session = (
+      await call('POST', '/api/auth/login', 200, { key: '', body: { username: 'admin', password: d.adminPassword } })
+    ).body.token;
     // Five failed logins, then the throttle (per username and per address).
-    for (let i = 0; i < 5; i++) await call('POST', '/api/auth/login', 401, { key: '', body: { username: 'replay-victim', password: `wrong-${i}` } });
-    await call('POST', '/api/auth/login', 429, { key: '', body: { username: 'replay-victim', password: 'wrong-again' } });
+    for (let i = 0; i < 5; i++)
+      await call('POST', '/api/auth/login', 401, {
+        key: '',
+        body: { username: 'replay-victim', password: `wrong-${i}` },
+      });
+    await call('POST', '/api/auth/login', 429, {
+      key: '',
+      body: { username: 'replay-victim', password: 'wrong-again' },
+    });
     await call('GET', '/api/users/me', 200, { token: session });
     await call('POST', '/api/auth/logout', 400);
     await call('POST', '/api/auth/logout', 204, { token: session });
@@ -166,8 +206,13 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     await call('PUT', `/api/users/${victim.id}`, 200, { body: { isEnabled: true } });
     await schemaRefuses('PUT', `/api/users/${victim.id}`, {});
     await call('PUT', `/api/users/${victim.id}/password`, 200, { body: { newPassword: 'victim-pass-2' } });
-    await call('PUT', `/api/users/${viewer.id}/password`, 403, { key: viewer.apiKey, body: { newPassword: 'viewer-pass-2' } });
-    await call('POST', '/api/users', 409, { body: { username: 'replay-viewer', password: 'viewer-pass-1', role: 'Viewer' } });
+    await call('PUT', `/api/users/${viewer.id}/password`, 403, {
+      key: viewer.apiKey,
+      body: { newPassword: 'viewer-pass-2' },
+    });
+    await call('POST', '/api/users', 409, {
+      body: { username: 'replay-viewer', password: 'viewer-pass-1', role: 'Viewer' },
+    });
     // A user without a password (a hub): it uses its API key only, until an admin gives it one.
     const hub = (await call('POST', '/api/users', 201, { body: { username: 'replay-hub', role: 'Operator' } })).body;
     await call('GET', '/api/users/me', 200, { key: hub.apiKey });
@@ -190,7 +235,9 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     await call('GET', `/api/players/${player.id}`, 200);
     await call('POST', '/api/players', 409, { body: { name: 'Again', input: { channel: 1 } } });
     await call('PUT', `/api/players/${player.id}`, 200, { body: { name: 'Living streamer' } });
-    await call('POST', `/api/players/${player.id}/attach-zones`, 204, { body: { zoneIds: [zones[0]!.id, zones[1]!.id] } });
+    await call('POST', `/api/players/${player.id}/attach-zones`, 204, {
+      body: { zoneIds: [zones[0]!.id, zones[1]!.id] },
+    });
     await call('POST', `/api/players/${player.id}/attach-zones`, 400, { body: { zoneIds: [NO_SUCH_ID] } });
     await call('PUT', `/api/players/${player.id}/volume`, 204, { body: { volume: 0.4 } });
     await call('PUT', `/api/players/${player.id}/volume`, 204, { body: { delta: 0.05 } });
@@ -204,7 +251,9 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     await schemaRefuses('PUT', `/api/zones/${zones[0]!.id}/volume`, { volume: 0.2, delta: -0.1 });
     await call('PUT', `/api/zones/${zones[0]!.id}/volume`, 204, { body: { volume: 0.3 } });
     await call('PUT', `/api/zones/${zones[0]!.id}/mute`, 204, { body: { muted: true } });
-    await call('PUT', `/api/zones/${zones[0]!.id}/tone`, 204, { body: { bass: 0.5, treble: -0.5, balance: 0, loudness: true } });
+    await call('PUT', `/api/zones/${zones[0]!.id}/tone`, 204, {
+      body: { bass: 0.5, treble: -0.5, balance: 0, loudness: true },
+    });
     await schemaRefuses('PUT', `/api/zones/${zones[0]!.id}/tone`, {});
     await schemaRefuses('PUT', `/api/zones/${zones[0]!.id}/tone`, { bass: 1.5 });
     await call('PUT', `/api/zones/${zones[0]!.id}/tone`, 400, { body: { bas: 0.5 } });
@@ -239,15 +288,22 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
 
   await t.test('zones whose unit does not answer', async (t) => {
     const [kitchen, den, study] = [zones[0]!, zones[2]!, zones[3]!];
-    const denPlayer = (await call('POST', '/api/players', 201, { body: { name: 'Den streamer', input: { channel: 3 } } })).body;
+    const denPlayer = (
+      await call('POST', '/api/players', 201, { body: { name: 'Den streamer', input: { channel: 3 } } })
+    ).body;
     await call('POST', `/api/players/${denPlayer.id}/attach-zones`, 204, { body: { zoneIds: [den.id] } });
     await call('PUT', `/api/zones/${study.id}/power`, 204, { body: { power: true } });
-    const both = (await call('POST', '/api/scenes', 201, { body: { name: 'Both rooms', zoneIds: [kitchen.id, den.id] } })).body;
+    const both = (
+      await call('POST', '/api/scenes', 201, { body: { name: 'Both rooms', zoneIds: [kitchen.id, den.id] } })
+    ).body;
     const denOnly = (await call('POST', '/api/scenes', 201, { body: { name: 'Den alone', zoneIds: [den.id] } })).body;
     driver.simulateUnit([den.output.channel, study.output.channel], false, 'unit 2 does not answer');
     t.teardown(() => driver.simulateUnit([den.output.channel, study.output.channel], true));
 
-    t.match((await call('GET', `/api/zones/${den.id}`, 200)).body, { available: false, unavailableReason: /unit 2 does not answer/ });
+    t.match((await call('GET', `/api/zones/${den.id}`, 200)).body, {
+      available: false,
+      unavailableReason: /unit 2 does not answer/,
+    });
     await call('PUT', `/api/zones/${den.id}/volume`, 409, { body: { volume: 0.2 } });
     await call('PUT', `/api/zones/${den.id}/mute`, 409, { body: { muted: true } });
     await call('PUT', `/api/zones/${den.id}/tone`, 409, { body: { treble: 0.25 } });
@@ -259,7 +315,11 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     await call('POST', '/api/scenes', 409, { body: { name: 'Study', zoneIds: [study.id] } });
     await call('POST', `/api/scenes/${denOnly.id}/apply`, 409);
     const applied = (await call('POST', `/api/scenes/${both.id}/apply`, 200)).body;
-    t.same(applied.skipped?.map((s: { zoneId: string }) => s.zoneId), [den.id], 'the scene skipped the zone that cannot answer');
+    t.same(
+      applied.skipped?.map((s: { zoneId: string }) => s.zoneId),
+      [den.id],
+      'the scene skipped the zone that cannot answer',
+    );
     const off = (await call('POST', '/api/zones/all-off', 200)).body;
     t.same(
       off.skipped?.map((s: { zoneId: string }) => s.zoneId).sort(),
@@ -285,14 +345,22 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
   });
 
   await t.test('playlists and input devices', async () => {
-    const tracks = [{ title: 'One', uri: 'file:///music/1.flac', durationMs: 1000 }, { title: 'Two', uri: 'file:///music/2.flac' }];
+    const tracks = [
+      { title: 'One', uri: 'file:///music/1.flac', durationMs: 1000 },
+      { title: 'Two', uri: 'file:///music/2.flac' },
+    ];
     const list = (await call('POST', '/api/playlists', 201, { body: { name: 'Evening', tracks } })).body;
     await call('POST', '/api/playlists', 201, { body: { name: 'Morning' } });
     const paged = await call('GET', '/api/playlists?limit=1', 200);
-    if (!paged.headers.get('link')) problems.push('GET /api/playlists?limit=1: no Link to the next page, so the replay did not see one');
+    if (!paged.headers.get('link'))
+      problems.push('GET /api/playlists?limit=1: no Link to the next page, so the replay did not see one');
     await call('GET', '/api/playlists?limit=abc', 400);
     await call('GET', `/api/playlists/${list.id}`, 200);
-    const added = (await call('POST', `/api/playlists/${list.id}/tracks`, 200, { body: { tracks: [{ title: 'Three', uri: 'file:///music/3.flac' }] } })).body;
+    const added = (
+      await call('POST', `/api/playlists/${list.id}/tracks`, 200, {
+        body: { tracks: [{ title: 'Three', uri: 'file:///music/3.flac' }] },
+      })
+    ).body;
     await call('DELETE', `/api/playlists/${list.id}/tracks`, 204, { body: { trackIds: [added.tracks[2].id] } });
     await call('POST', `/api/playlists/${list.id}/reorder`, 204, { body: { newOrder: [1, 0] } });
     await call('POST', `/api/playlists/${list.id}/reorder`, 400, { body: { newOrder: [0, 0] } });
@@ -304,19 +372,36 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     await call('GET', `/api/playlists/${list.id}`, 404);
 
     await call('GET', '/api/zones/free-outputs', 200);
-    const inputs = (await call('GET', '/api/input-devices', 200)).body as Array<{ id: string; input: { channel: number } }>;
+    const inputs = (await call('GET', '/api/input-devices', 200)).body as Array<{
+      id: string;
+      input: { channel: number };
+    }>;
     await call('GET', `/api/input-devices/${inputs[0]!.id}`, 200);
     await call('PUT', `/api/input-devices/${inputs[0]!.id}/favorite`, 204, { body: { isFavorite: true } });
     await call('PUT', `/api/input-devices/${inputs[0]!.id}`, 200, { body: { name: 'Record player', kind: 'phono' } });
-    await call('POST', '/api/input-devices', 409, { body: { name: 'Again', input: { channel: inputs[0]!.input.channel } } });
+    await call('POST', '/api/input-devices', 409, {
+      body: { name: 'Again', input: { channel: inputs[0]!.input.channel } },
+    });
     await call('DELETE', `/api/input-devices/${inputs[0]!.id}`, 204);
-    await call('POST', '/api/input-devices', 201, { body: { name: 'Turntable', kind: 'phono', input: { channel: inputs[0]!.input.channel } } });
+    await call('POST', '/api/input-devices', 201, {
+      body: { name: 'Turntable', kind: 'phono', input: { channel: inputs[0]!.input.channel } },
+    });
   });
 
   await t.test('stream players, their playback, the library and announcements', async () => {
-    const stream = (await call('POST', '/api/players', 201, { body: { name: 'Pi DAC', input: { channel: 4 }, output: { kind: 'null' } } })).body;
-    await call('POST', '/api/players', 400, { body: { name: 'No FIFO', input: { channel: 5 }, output: { kind: 'fifo' } } });
-    await waitFor(async () => (await call('GET', `/api/players/${stream.id}/playback`, 200)).body.engine.state === 'up', undefined, { what: 'its MPD to be up' });
+    const stream = (
+      await call('POST', '/api/players', 201, {
+        body: { name: 'Pi DAC', input: { channel: 4 }, output: { kind: 'null' } },
+      })
+    ).body;
+    await call('POST', '/api/players', 400, {
+      body: { name: 'No FIFO', input: { channel: 5 }, output: { kind: 'fifo' } },
+    });
+    await waitFor(
+      async () => (await call('GET', `/api/players/${stream.id}/playback`, 200)).body.engine.state === 'up',
+      undefined,
+      { what: 'its MPD to be up' },
+    );
     await call('PUT', `/api/players/${stream.id}`, 200, { body: { output: { kind: 'null' } } });
     await call('GET', `/api/players/${player.id}/playback`, 409);
     const top = await call('GET', '/api/library?folder=tones&limit=1', 200);
@@ -338,11 +423,14 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     await call('POST', at('play'), 200, { body: { uri: `file:${TRACKS.long}` } });
     const announcement = { uri: `file:${TRACKS.long}`, zoneIds: [zones[0]!.id], volume: 0.3 };
     const queued = (await call('POST', '/api/announcements', 202, { body: announcement })).body;
-    await call('POST', '/api/announcements', 400, { body: { ...announcement, uri: 'ftp://example.invalid/chime.mp3' } });
+    await call('POST', '/api/announcements', 400, {
+      body: { ...announcement, uri: 'ftp://example.invalid/chime.mp3' },
+    });
     await call('GET', '/api/announcements', 200);
     await call('GET', `/api/announcements/${queued.id}`, 200);
     await call('DELETE', `/api/announcements/${queued.id}`, 200);
-    const ended = (m: Parameters<typeof eventOf>[0]) => eventOf(m)?.type === 'announcement.ended' && eventOf(m)?.payload.announcement.id === queued.id;
+    const ended = (m: Parameters<typeof eventOf>[0]) =>
+      eventOf(m)?.type === 'announcement.ended' && eventOf(m)?.payload.announcement.id === queued.id;
     await events.next(ended, 20_000, 'the cancelled announcement to end');
     await call('DELETE', `/api/announcements/${queued.id}`, 409);
     await call('GET', `/api/announcements/${NO_SUCH_ID}`, 404);
@@ -357,7 +445,8 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
       const headers = new Headers(await s.headers);
       // A stream's body never ends and is checked event by event below; a refusal's problem details are read whole.
       const length = Number(headers.get('content-length') ?? 0);
-      if (status !== 200) await waitFor(() => Buffer.byteLength(s.body()) >= length, undefined, { what: `the ${status} body` });
+      if (status !== 200)
+        await waitFor(() => Buffer.byteLength(s.body()) >= length, undefined, { what: `the ${status} body` });
       const text = status === 200 ? '' : s.body();
       problems.push(...check.checkResponse({ method: 'GET', path: '/api/stream/events', status, headers, text }));
       return s;
@@ -375,7 +464,9 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
 
   await t.test('backup and restore', async (t) => {
     // With a track, the restore's transaction syncs the database file between its slices (settleLong).
-    await call('POST', '/api/playlists', 201, { body: { name: 'Kept', tracks: [{ title: 'One', uri: 'file:///music/1.flac' }] } });
+    await call('POST', '/api/playlists', 201, {
+      body: { name: 'Kept', tracks: [{ title: 'One', uri: 'file:///music/1.flac' }] },
+    });
     const backup = (await call('GET', '/api/backup', 200)).body;
     await call('POST', '/api/backup', 200, { body: { passphrase: 'a long passphrase' } });
     await call('POST', '/api/backup', 403, { key: viewer.apiKey, body: { passphrase: 'a long passphrase' } });
@@ -412,12 +503,22 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
   });
 
   t.test('each answer the session must provoke was met', async (t) => {
-    t.same(REQUIRED.filter((pair) => !check.seen.has(pair)), [], 'statuses the session never met');
+    t.same(
+      REQUIRED.filter((pair) => !check.seen.has(pair)),
+      [],
+      'statuses the session never met',
+    );
   });
 
   t.test('every operation of the document was called and answered with success', async (t) => {
-    const succeeded = new Set([...check.seen].filter((s) => /\s[23]\d\d$/.test(s)).map((s) => s.replace(/\s\d{3}$/, '')));
-    t.same(check.operations.filter((op) => !succeeded.has(op)), [], 'operations the session never called with success');
+    const succeeded = new Set(
+      [...check.seen].filter((s) => /\s[23]\d\d$/.test(s)).map((s) => s.replace(/\s\d{3}$/, '')),
+    );
+    t.same(
+      check.operations.filter((op) => !succeeded.has(op)),
+      [],
+      'operations the session never called with success',
+    );
     t.comment(`${check.seen.size} operation and status pairs checked`);
   });
 });

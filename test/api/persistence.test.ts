@@ -19,7 +19,15 @@ t.test('state survives a restart', async (t) => {
   await api.put(`/api/zones/${zones[2]!.id}/volume`, { volume: 0.77 });
   await api.put(`/api/zones/${zones[2]!.id}/mute`, { muted: true });
   const op = await createUser(api, 'persisted-op', 'Operator', { playerIds: [player.id], zoneIds: [zones[0]!.id] });
-  const pl = (await api.post('/api/playlists', { name: 'Kept', tracks: [{ title: 'a', uri: 'u:a' }, { title: 'b', uri: 'u:b' }] })).body;
+  const pl = (
+    await api.post('/api/playlists', {
+      name: 'Kept',
+      tracks: [
+        { title: 'a', uri: 'u:a' },
+        { title: 'b', uri: 'u:b' },
+      ],
+    })
+  ).body;
   await api.post(`/api/playlists/${pl.id}/reorder`, { newOrder: [1, 0] });
   await api.put(`/api/playlists/${pl.id}/favorite`, { isFavorite: true });
   await api.put(`/api/input-devices/${inputs[3]!.id}/favorite`, { isFavorite: true });
@@ -47,7 +55,10 @@ t.test('state survives a restart', async (t) => {
 
   t.test('API keys keep working across the restart with the same permissions', async (t) => {
     const opApi = injectClient(second.daemon, op.apiKey);
-    t.same((await opApi.get('/api/players')).body.map((p: { id: string }) => p.id), [player.id]);
+    t.same(
+      (await opApi.get('/api/players')).body.map((p: { id: string }) => p.id),
+      [player.id],
+    );
   });
 
   t.test('the amplifier is brought back to the stored state on start', async (t) => {

@@ -23,13 +23,22 @@ t.test('players and zones', async (t) => {
 
   t.test('the amplifier described six zones and six inputs, created on first start', async (t) => {
     t.equal(zones.length, 6);
-    t.same(zones.map((z) => z.output.channel), [1, 2, 3, 4, 5, 6]);
+    t.same(
+      zones.map((z) => z.output.channel),
+      [1, 2, 3, 4, 5, 6],
+    );
     t.equal((await api.get('/api/input-devices')).body.length, 6);
   });
 
   t.test('an admin creates a player with defaults and can read it back', async (t) => {
     const player = await newPlayer(t, 'Kitchen streamer', 2);
-    t.match(player, { name: 'Kitchen streamer', volume: 0.3, zoneIds: [], input: { driver: 'simulated', channel: 2 }, state: 'idle' });
+    t.match(player, {
+      name: 'Kitchen streamer',
+      volume: 0.3,
+      zoneIds: [],
+      input: { driver: 'simulated', channel: 2 },
+      state: 'idle',
+    });
     t.same((await api.get(`/api/players/${player.id}`)).body, player);
     t.ok((await api.get('/api/players')).body.some((p: { id: string }) => p.id === player.id));
   });
@@ -98,7 +107,10 @@ t.test('players and zones', async (t) => {
     for (const zoneIds of [[], 'x', ['not-a-uuid'], [1], new Array(257).fill(UNKNOWN), null]) {
       const res = await api.post(`/api/players/${p.id}/attach-zones`, { zoneIds });
       t.equal(res.status, 400, `zoneIds ${JSON.stringify(zoneIds).slice(0, 30)} is rejected`);
-      t.ok(Object.keys(res.body.errors).some((field) => field.startsWith('zoneIds')), 'names the field');
+      t.ok(
+        Object.keys(res.body.errors).some((field) => field.startsWith('zoneIds')),
+        'names the field',
+      );
     }
   });
 
@@ -218,6 +230,9 @@ t.test('admins create and delete zones; a deleted zone is not recreated and free
   t.match(created.body, { name: 'Patio', output: { driver: 'simulated', channel: 6 }, playerId: null });
   t.equal((await api.post('/api/zones', { name: 'Twice', output: { channel: 6 } })).status, 409);
   t.equal((await api.post('/api/zones', { name: 'Nowhere', output: { channel: 42 } })).status, 400);
-  t.equal((await api.post('/api/zones', { name: 'Bad driver', output: { driver: 'monoprice', channel: 6 } })).status, 400);
+  t.equal(
+    (await api.post('/api/zones', { name: 'Bad driver', output: { driver: 'monoprice', channel: 6 } })).status,
+    400,
+  );
   t.equal((await api.get('/api/zones')).body.length, 6, 'five of the first start and the new one');
 });

@@ -36,7 +36,10 @@ t.test('playlist and track caps', async (t) => {
 
   t.test('a playlist cannot be created with more tracks than the cap', async (t) => {
     const before = await total();
-    const refused = await operator.post('/api/playlists', { name: 'Long', tracks: [0, 1, 2, 3, 4].map((i) => track(i)) });
+    const refused = await operator.post('/api/playlists', {
+      name: 'Long',
+      tracks: [0, 1, 2, 3, 4].map((i) => track(i)),
+    });
     t.equal(refused.status, 409);
     t.match(refused.body.detail, /at most 4 tracks/);
     t.equal(await total(), before, 'nothing was created');
@@ -62,7 +65,8 @@ t.test('the playlist list is paged', async (t) => {
   const viewer = injectClient(d.daemon, (await createUser(admin, 'viewer', 'Viewer')).apiKey);
   const names = ['P1', 'P2', 'P3', 'P4', 'P5'];
   const ids: string[] = [];
-  for (const name of names) ids.push((await admin.post('/api/playlists', { name, tracks: [track(1, 1000), track(2)] })).body.id);
+  for (const name of names)
+    ids.push((await admin.post('/api/playlists', { name, tracks: [track(1, 1000), track(2)] })).body.id);
 
   t.test('each item is a summary with exactly these fields', async (t) => {
     const [first] = (await viewer.get('/api/playlists')).body;
@@ -72,24 +76,49 @@ t.test('the playlist list is paged', async (t) => {
 
   t.test('pages follow creation order, with the total and a link to the next page', async (t) => {
     const first = await viewer.get('/api/playlists');
-    t.same(first.body.map((p: { name: string }) => p.name), ['P1', 'P2'], 'the default page size comes from the config');
+    t.same(
+      first.body.map((p: { name: string }) => p.name),
+      ['P1', 'P2'],
+      'the default page size comes from the config',
+    );
     t.equal(first.headers.get('x-total-count'), '5');
     t.equal(first.headers.get('link'), '</api/playlists?offset=2&limit=2>; rel="next"');
     const second = await viewer.get('/api/playlists?offset=2&limit=2');
-    t.same(second.body.map((p: { name: string }) => p.name), ['P3', 'P4']);
+    t.same(
+      second.body.map((p: { name: string }) => p.name),
+      ['P3', 'P4'],
+    );
     t.equal(second.headers.get('link'), '</api/playlists?offset=4&limit=2>; rel="next"');
     const last = await viewer.get('/api/playlists?offset=4&limit=2');
-    t.same(last.body.map((p: { name: string }) => p.name), ['P5']);
+    t.same(
+      last.body.map((p: { name: string }) => p.name),
+      ['P5'],
+    );
     t.equal(last.headers.get('link'), null, 'no next page after the last');
     const max = await viewer.get('/api/playlists?limit=3&offset=1');
-    t.same(max.body.map((p: { name: string }) => p.name), ['P2', 'P3', 'P4']);
+    t.same(
+      max.body.map((p: { name: string }) => p.name),
+      ['P2', 'P3', 'P4'],
+    );
     const beyond = await viewer.get('/api/playlists?offset=9');
     t.same(beyond.body, []);
     t.equal(beyond.headers.get('x-total-count'), '5');
   });
 
   t.test('a bad limit or offset is a 400 naming the parameter', async (t) => {
-    const bad = ['limit=0', 'limit=4', 'limit=-1', 'limit=abc', 'limit=1.5', 'limit=', 'offset=-1', 'offset=2.5', 'offset=x', 'limit=1&limit=2', 'offset=1e3'];
+    const bad = [
+      'limit=0',
+      'limit=4',
+      'limit=-1',
+      'limit=abc',
+      'limit=1.5',
+      'limit=',
+      'offset=-1',
+      'offset=2.5',
+      'offset=x',
+      'limit=1&limit=2',
+      'offset=1e3',
+    ];
     for (const query of bad) {
       const res = await viewer.get(`/api/playlists?${query}`);
       t.equal(res.status, 400, `${query} is refused`);
@@ -100,7 +129,10 @@ t.test('the playlist list is paged', async (t) => {
 
   t.test('one playlist still comes with all its tracks', async (t) => {
     const full = await viewer.get(`/api/playlists/${ids[0]}`);
-    t.same(full.body.tracks.map((x: { title: string }) => x.title), ['T1', 'T2']);
+    t.same(
+      full.body.tracks.map((x: { title: string }) => x.title),
+      ['T1', 'T2'],
+    );
   });
 
   t.test('the OpenAPI document describes the summary list, its paging and the download', async (t) => {
@@ -108,7 +140,10 @@ t.test('the playlist list is paged', async (t) => {
     const list = doc.paths['/api/playlists'].get;
     t.equal(list.responses['200'].content['application/json'].schema.items.title, 'PlaylistSummary');
     t.notOk(list.responses['200'].content['application/json'].schema.items.properties.tracks, 'no tracks in the list');
-    t.same(list.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort(), ['query:limit', 'query:offset']);
+    t.same(list.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort(), [
+      'query:limit',
+      'query:offset',
+    ]);
     t.ok(list.responses['400'], 'documents the 400 for bad paging');
     t.ok(doc.paths['/api/playlists/{id}/m3u'].get.responses['200'].content['audio/x-mpegurl']);
   });
@@ -122,7 +157,8 @@ t.test('export caps', async (t) => {
     const api = injectClient(d.daemon, d.adminKey);
     const exportDir = path.join(d.stateDir, 'exports');
     const small = (await api.post('/api/playlists', { name: 'S' })).body.id as string;
-    const big = (await api.post('/api/playlists', { name: 'B', tracks: [{ title: 't', uri: `u:${'x'.repeat(60)}` }] })).body.id as string;
+    const big = (await api.post('/api/playlists', { name: 'B', tracks: [{ title: 't', uri: `u:${'x'.repeat(60)}` }] }))
+      .body.id as string;
     return {
       exportDir,
       small,
@@ -184,6 +220,10 @@ t.test('export caps', async (t) => {
     const id = (await api2.post('/api/playlists', { name: 'S' })).body.id;
     t.equal((await api2.post(`/api/playlists/${id}/export`, { filePath: 'three.m3u8' })).status, 204);
     t.equal((await api2.post(`/api/playlists/${id}/export`, { filePath: 'four.m3u8' })).status, 409);
-    t.equal((await api2.post(`/api/playlists/${id}/export`, { filePath: 'old/one.m3u8' })).status, 204, 'replacing is fine');
+    t.equal(
+      (await api2.post(`/api/playlists/${id}/export`, { filePath: 'old/one.m3u8' })).status,
+      204,
+      'replacing is fine',
+    );
   });
 });

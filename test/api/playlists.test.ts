@@ -12,21 +12,30 @@ t.test('playlists', async (t) => {
   const d = await startTestDaemon(t);
   const api = injectClient(d.daemon, d.adminKey);
   const exportDir = path.join(d.stateDir, 'exports');
-  const tracks = ['One', 'Two', 'Three', 'Four'].map((title, i) => ({ title, uri: `file:///music/${i}.flac`, durationMs: (i + 1) * 61_000 }));
+  const tracks = ['One', 'Two', 'Three', 'Four'].map((title, i) => ({
+    title,
+    uri: `file:///music/${i}.flac`,
+    durationMs: (i + 1) * 61_000,
+  }));
   const newPlaylist = async (t: Test, body: { name: string; tracks?: unknown[] } = { name: 'Evening', tracks }) => {
     const res = await api.post('/api/playlists', body);
     if (res.status !== 201) throw new Error(`creating a playlist failed: ${res.status} ${res.text}`);
     t.teardown(() => api.del(`/api/playlists/${res.body.id}`));
     return res;
   };
-  const titles = async (id: string) => (await api.get(`/api/playlists/${id}`)).body.tracks.map((x: { title: string }) => x.title);
-  const stored = () => (d.daemon.services.store.db.prepare('SELECT COUNT(*) AS n FROM playlists').get() as { n: number }).n;
+  const titles = async (id: string) =>
+    (await api.get(`/api/playlists/${id}`)).body.tracks.map((x: { title: string }) => x.title);
+  const stored = () =>
+    (d.daemon.services.store.db.prepare('SELECT COUNT(*) AS n FROM playlists').get() as { n: number }).n;
 
   t.test('create returns the playlist with generated track ids in order', async (t) => {
     const created = await newPlaylist(t);
     t.equal(created.status, 201);
     t.match(created.body, { name: 'Evening', isFavorite: false, createdAt: String });
-    t.same(created.body.tracks.map((x: { title: string }) => x.title), ['One', 'Two', 'Three', 'Four']);
+    t.same(
+      created.body.tracks.map((x: { title: string }) => x.title),
+      ['One', 'Two', 'Three', 'Four'],
+    );
     t.ok(created.body.tracks.every((x: { id: string }) => /^[0-9a-f-]{36}$/.test(x.id)));
     const { warnings, ...playlist } = created.body;
     t.equal(warnings.length, 4, 'with a warning for each file:/// track, which stream players refuse');
@@ -39,9 +48,19 @@ t.test('playlists', async (t) => {
     t.equal(res.status, 200);
     t.same(
       res.body.find((p: { id: string }) => p.id === created.body.id),
-      { id: created.body.id, name: 'Evening', isFavorite: false, trackCount: 4, durationMs: (1 + 2 + 3 + 4) * 61_000, createdAt: created.body.createdAt },
+      {
+        id: created.body.id,
+        name: 'Evening',
+        isFavorite: false,
+        trackCount: 4,
+        durationMs: (1 + 2 + 3 + 4) * 61_000,
+        createdAt: created.body.createdAt,
+      },
     );
-    t.ok(res.body.every((p: object) => !('tracks' in p)), 'no tracks in any item');
+    t.ok(
+      res.body.every((p: object) => !('tracks' in p)),
+      'no tracks in any item',
+    );
     t.equal(res.headers.get('x-total-count'), String(stored()));
     t.equal(res.headers.get('link'), null, 'one page only');
   });
@@ -56,19 +75,36 @@ t.test('playlists', async (t) => {
 
   t.test('anything but a permutation of 0..n-1 is a 400 that changes nothing', async (t) => {
     const id = (await newPlaylist(t)).body.id as string;
-    for (const newOrder of [[0, 1, 2], [0, 1, 2, 3, 4], [0, 0, 1, 2], [0, 1, 2, 4], [-1, 0, 1, 2], [0.5, 1, 2, 3], ['0', 1, 2, 3], 'x']) {
+    for (const newOrder of [
+      [0, 1, 2],
+      [0, 1, 2, 3, 4],
+      [0, 0, 1, 2],
+      [0, 1, 2, 4],
+      [-1, 0, 1, 2],
+      [0.5, 1, 2, 3],
+      ['0', 1, 2, 3],
+      'x',
+    ]) {
       const res = await api.post(`/api/playlists/${id}/reorder`, { newOrder });
       t.equal(res.status, 400, `newOrder ${JSON.stringify(newOrder)} is rejected`);
-      t.ok(Object.keys(res.body.errors).some((f) => f.startsWith('newOrder')), 'names the field');
+      t.ok(
+        Object.keys(res.body.errors).some((f) => f.startsWith('newOrder')),
+        'names the field',
+      );
     }
     t.same(await titles(id), ['One', 'Two', 'Three', 'Four']);
   });
 
   t.test('appending tracks returns the playlist with new ids at the end', async (t) => {
     const id = (await newPlaylist(t)).body.id as string;
-    const res = await api.post(`/api/playlists/${id}/tracks`, { tracks: [{ title: 'Five', uri: 'http://radio.example/stream' }] });
+    const res = await api.post(`/api/playlists/${id}/tracks`, {
+      tracks: [{ title: 'Five', uri: 'http://radio.example/stream' }],
+    });
     t.equal(res.status, 200);
-    t.same(res.body.tracks.map((x: { title: string }) => x.title), ['One', 'Two', 'Three', 'Four', 'Five']);
+    t.same(
+      res.body.tracks.map((x: { title: string }) => x.title),
+      ['One', 'Two', 'Three', 'Four', 'Five'],
+    );
     t.equal(res.body.tracks[4].durationMs, null);
     t.equal((await api.post(`/api/playlists/${id}/tracks`, { tracks: [] })).status, 400);
     t.equal((await api.post(`/api/playlists/${id}/tracks`, { tracks: [{ title: 'no uri' }] })).status, 400);
@@ -114,7 +150,11 @@ t.test('playlists', async (t) => {
         '#EXTINF:183,Three\nfile:///music/2.flac\n#EXTINF:244,Four\nfile:///music/3.flac\n',
     );
     t.same(readdirSync(path.join(exportDir, 'rooms')), ['evening.m3u8'], 'no temporary file left behind');
-    t.equal((await api.post(`/api/playlists/${id}/export`, { filePath: 'rooms/evening.m3u8' })).status, 204, 'an existing file is replaced');
+    t.equal(
+      (await api.post(`/api/playlists/${id}/export`, { filePath: 'rooms/evening.m3u8' })).status,
+      204,
+      'an existing file is replaced',
+    );
     t.equal((await api.post(`/api/playlists/${id}/export`, { filePath: 'plain.M3U' })).status, 204);
     t.ok(existsSync(path.join(exportDir, 'plain.M3U')));
   });
@@ -173,7 +213,10 @@ t.test('playlists', async (t) => {
     const res = await api.get(`/api/playlists/${odd.id}/m3u`);
     t.equal(res.headers.get('content-disposition'), 'attachment; filename="Cafe _Noir_ _ x.m3u8"');
     const bare = (await newPlaylist(t, { name: '...' })).body;
-    t.equal((await api.get(`/api/playlists/${bare.id}/m3u`)).headers.get('content-disposition'), 'attachment; filename="playlist.m3u8"');
+    t.equal(
+      (await api.get(`/api/playlists/${bare.id}/m3u`)).headers.get('content-disposition'),
+      'attachment; filename="playlist.m3u8"',
+    );
   });
 
   t.test('export of an unknown playlist is 404', async (t) => {
@@ -183,7 +226,12 @@ t.test('playlists', async (t) => {
 
   t.test('delete removes the playlist and its tracks', async (t) => {
     const other = (await api.post('/api/playlists', { name: 'Temp', tracks: [{ title: 'a', uri: 'u:a' }] })).body;
-    const tracksOf = () => (d.daemon.services.store.db.prepare('SELECT COUNT(*) AS n FROM tracks WHERE playlist_id = ?').get(other.id) as { n: number }).n;
+    const tracksOf = () =>
+      (
+        d.daemon.services.store.db.prepare('SELECT COUNT(*) AS n FROM tracks WHERE playlist_id = ?').get(other.id) as {
+          n: number;
+        }
+      ).n;
     t.equal(tracksOf(), 1);
     t.equal((await api.del(`/api/playlists/${other.id}`)).status, 204);
     t.equal((await api.get(`/api/playlists/${other.id}`)).status, 404);
@@ -195,7 +243,10 @@ t.test('playlists', async (t) => {
     const before = stored();
     t.equal((await api.post('/api/playlists', { name: '' })).status, 400);
     t.equal((await api.post('/api/playlists', {})).status, 400);
-    t.equal((await api.post('/api/playlists', { name: 'x', tracks: [{ title: 't', uri: 'u', durationMs: -5 }] })).status, 400);
+    t.equal(
+      (await api.post('/api/playlists', { name: 'x', tracks: [{ title: 't', uri: 'u', durationMs: -5 }] })).status,
+      400,
+    );
     t.equal((await api.post('/api/playlists', { name: 'x', tracks: 'no' })).status, 400);
     t.equal(stored(), before, 'nothing was created');
   });
@@ -208,7 +259,13 @@ t.test('input devices', async (t) => {
 
   t.test('lists the amplifier inputs with their fields', async (t) => {
     t.equal(inputs.length, 6);
-    t.match(inputs[0], { id: String, name: 'Input 1', kind: 'line-in', input: { driver: 'simulated', channel: 1 }, isFavorite: false });
+    t.match(inputs[0], {
+      id: String,
+      name: 'Input 1',
+      kind: 'line-in',
+      input: { driver: 'simulated', channel: 1 },
+      isFavorite: false,
+    });
     t.same((await api.get(`/api/input-devices/${inputs[0]!.id}`)).body, inputs[0]);
   });
 

@@ -54,14 +54,24 @@ t.test('the azcd process', async (t) => {
     t.equal((await client(base).get('/api/health')).status, 200);
   });
 
-  t.test("the first start prints the first admin's credentials, with the password from AZC_ADMIN_PASSWORD", async (t) => {
-    t.match(first.stdout(), /username: admin\n/);
-    t.match(first.stdout(), /password: env-admin-password-9\n/);
-    t.match(first.stdout(), new RegExp(`saved in: ${stateDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/initial-admin.txt`));
-    const anon = client(base);
-    t.equal((await anon.get('/api/users/me', { key: adminKey })).body.username, 'admin', 'the printed key works');
-    t.equal((await anon.post('/api/auth/login', { username: 'admin', password: 'env-admin-password-9' })).status, 200, 'the password works');
-  });
+  t.test(
+    "the first start prints the first admin's credentials, with the password from AZC_ADMIN_PASSWORD",
+    async (t) => {
+      t.match(first.stdout(), /username: admin\n/);
+      t.match(first.stdout(), /password: env-admin-password-9\n/);
+      t.match(
+        first.stdout(),
+        new RegExp(`saved in: ${stateDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/initial-admin.txt`),
+      );
+      const anon = client(base);
+      t.equal((await anon.get('/api/users/me', { key: adminKey })).body.username, 'admin', 'the printed key works');
+      t.equal(
+        (await anon.post('/api/auth/login', { username: 'admin', password: 'env-admin-password-9' })).status,
+        200,
+        'the password works',
+      );
+    },
+  );
 
   t.test('SIGTERM closes an open event stream and exits 0', async (t) => {
     // A raw socket, so the test sees whether the response was ended properly or just cut by the exit.
@@ -71,14 +81,20 @@ t.test('the azcd process', async (t) => {
     socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     socket.on('error', () => {});
-    socket.write(`GET /api/stream/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nX-API-Key: ${adminKey}\r\n\r\n`);
+    socket.write(
+      `GET /api/stream/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nX-API-Key: ${adminKey}\r\n\r\n`,
+    );
     try {
       // The stream handler registers the stream before it writes the status line and the retry field.
-      await within(new Promise<void>((resolve, reject) => {
-        const check = () => (received.includes('retry:') ? resolve() : undefined);
-        socket.on('data', check);
-        socket.on('close', () => reject(new Error(`the stream closed before it started: ${received}`)));
-      }), undefined, 'the stream to start');
+      await within(
+        new Promise<void>((resolve, reject) => {
+          const check = () => (received.includes('retry:') ? resolve() : undefined);
+          socket.on('data', check);
+          socket.on('close', () => reject(new Error(`the stream closed before it started: ${received}`)));
+        }),
+        undefined,
+        'the stream to start',
+      );
       t.match(received, /^HTTP\/1\.1 200 /);
     } finally {
       first.child.kill('SIGTERM');

@@ -11,9 +11,13 @@ t.test('cached reads', async (t) => {
   const other = (await admin.post('/api/players', { name: 'Patio', input: { channel: 2 } })).body as { id: string };
   await admin.post(`/api/players/${mine.id}/attach-zones`, { zoneIds: [zones[0]!.id, zones[1]!.id] });
   await admin.post(`/api/players/${other.id}/attach-zones`, { zoneIds: [zones[2]!.id] });
-  const opUser = await createUser(admin, 'cached-operator', 'Operator', { playerIds: [mine.id], zoneIds: [zones[0]!.id, zones[1]!.id] });
+  const opUser = await createUser(admin, 'cached-operator', 'Operator', {
+    playerIds: [mine.id],
+    zoneIds: [zones[0]!.id, zones[1]!.id],
+  });
   const op = injectClient(d.daemon, opUser.apiKey);
-  const players = async () => (await op.get('/api/players')).body as Array<{ id: string; name: string; volume: number }>;
+  const players = async () =>
+    (await op.get('/api/players')).body as Array<{ id: string; name: string; volume: number }>;
 
   t.test('a repeated read is answered without asking the players service again', async (t) => {
     const players = d.daemon.services.players;
@@ -42,7 +46,9 @@ t.test('cached reads', async (t) => {
     t.equal((await admin.put(`/api/players/${mine.id}/volume`, { volume: 0.6 })).status, 204);
     const player = (await players()).find((p) => p.id === mine.id)!;
     t.equal(Math.round(player.volume * 100) / 100, 0.6);
-    const zone = ((await op.get('/api/zones')).body as Array<{ id: string; volume: number }>).find((z) => z.id === zones[0]!.id)!;
+    const zone = ((await op.get('/api/zones')).body as Array<{ id: string; volume: number }>).find(
+      (z) => z.id === zones[0]!.id,
+    )!;
     t.equal(Math.round(zone.volume * 100) / 100, 0.4, 'the zone moved by the same proportion (0.2 × 0.6/0.3)');
   });
 
@@ -56,7 +62,10 @@ t.test('cached reads', async (t) => {
   t.test('an assignment change shows in the next read', async (t) => {
     const original = { playerIds: [mine.id], zoneIds: [zones[0]!.id, zones[1]!.id] };
     t.teardown(() => admin.put(`/api/users/${opUser.id}/assignments`, original));
-    t.same((await players()).map((p) => p.id), [mine.id]);
+    t.same(
+      (await players()).map((p) => p.id),
+      [mine.id],
+    );
     t.same((await op.get('/api/users/me')).body.assignments.playerIds, [mine.id]);
     const wider = { playerIds: [mine.id, other.id], zoneIds: [...original.zoneIds, zones[2]!.id] };
     t.equal((await admin.put(`/api/users/${opUser.id}/assignments`, wider)).status, 200);
@@ -82,8 +91,17 @@ t.test('cached reads', async (t) => {
   });
 
   t.test('each user gets its own answer', async (t) => {
-    t.same((await players()).map((p) => p.id), [mine.id]);
-    t.same(((await admin.get('/api/players')).body as Array<{ id: string }>).map((p) => p.id).sort(), [mine.id, other.id].sort());
-    t.same((await players()).map((p) => p.id), [mine.id]);
+    t.same(
+      (await players()).map((p) => p.id),
+      [mine.id],
+    );
+    t.same(
+      ((await admin.get('/api/players')).body as Array<{ id: string }>).map((p) => p.id).sort(),
+      [mine.id, other.id].sort(),
+    );
+    t.same(
+      (await players()).map((p) => p.id),
+      [mine.id],
+    );
   });
 });

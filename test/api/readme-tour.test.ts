@@ -38,14 +38,25 @@ t.test('the quick tour in the README runs as written and every status matches it
   t.match(result.stdout, /^retry: \d+$/m, 'the event stream answered');
 });
 
-t.test("the README's backup and restore recipe runs as written: two downloads side by side, then the restore", async (t) => {
-  const d = await startTestDaemon(t);
-  const cwd = tempDir('azc-recipe-');
-  t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
-  const result = await runBash(readmeBlock('$A/restore'), { ...process.env, AZC_URL: d.base, K: d.adminKey }, cwd);
-  t.equal(result.code, 0, `the recipe exits cleanly (stderr: ${result.stderr.slice(0, 400)})`);
-  t.equal(result.stderr, '', 'nothing is written to stderr (curl -OJ never meets a file of the same name)');
-  const files = readdirSync(cwd).sort();
-  t.match(files, [/^azcd-backup-plain-\d{4}-\d{2}-\d{2}-\d{6}\.json$/, /^azcd-backup-sealed-\d{4}-\d{2}-\d{2}-\d{6}\.json$/], 'a plain and a sealed file');
-  t.match(result.stdout, /^The backup's accounts replaced the ones on this appliance.*Sign in again as "admin"/m, 'the restore says which credentials apply');
-});
+t.test(
+  "the README's backup and restore recipe runs as written: two downloads side by side, then the restore",
+  async (t) => {
+    const d = await startTestDaemon(t);
+    const cwd = tempDir('azc-recipe-');
+    t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
+    const result = await runBash(readmeBlock('$A/restore'), { ...process.env, AZC_URL: d.base, K: d.adminKey }, cwd);
+    t.equal(result.code, 0, `the recipe exits cleanly (stderr: ${result.stderr.slice(0, 400)})`);
+    t.equal(result.stderr, '', 'nothing is written to stderr (curl -OJ never meets a file of the same name)');
+    const files = readdirSync(cwd).sort();
+    t.match(
+      files,
+      [/^azcd-backup-plain-\d{4}-\d{2}-\d{2}-\d{6}\.json$/, /^azcd-backup-sealed-\d{4}-\d{2}-\d{2}-\d{6}\.json$/],
+      'a plain and a sealed file',
+    );
+    t.match(
+      result.stdout,
+      /^The backup's accounts replaced the ones on this appliance.*Sign in again as "admin"/m,
+      'the restore says which credentials apply',
+    );
+  },
+);

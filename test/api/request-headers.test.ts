@@ -3,7 +3,14 @@
 import t, { type Test } from 'tap';
 import { Type } from '@sinclair/typebox';
 import { HttpServer } from '../../daemon/http/server.js';
-import { CAPTURED_HEADERS, PIPELINE_HEADERS, ROUTE_HEADERS, route, type RequestHeaders, type Route } from '../../daemon/http/route.js';
+import {
+  CAPTURED_HEADERS,
+  PIPELINE_HEADERS,
+  ROUTE_HEADERS,
+  route,
+  type RequestHeaders,
+  type Route,
+} from '../../daemon/http/route.js';
 import { createLogger } from '../../daemon/log.js';
 import { client, type Reply } from '../helpers/client.js';
 import type { InjectResponse } from '../../daemon/http/inject.js';
@@ -83,7 +90,9 @@ t.test('a handler sees the same request headers over a socket as through inject(
   t.test('a route that names none of them gets the pipeline headers only, through both doors', async (t) => {
     const { socket, injected } = await seen(t, 'PUT', NAMING_NONE);
     t.same(socket, injected, 'the socket and inject() give the handler the same headers');
-    const pipelineOnly = Object.fromEntries(CAPTURED_HEADERS.map((name) => [name, (PIPELINE_HEADERS as readonly string[]).includes(name) ? sent[name] : '']));
+    const pipelineOnly = Object.fromEntries(
+      CAPTURED_HEADERS.map((name) => [name, (PIPELINE_HEADERS as readonly string[]).includes(name) ? sent[name] : '']),
+    );
     t.same(socket, pipelineOnly, 'the headers it did not name are empty');
   });
 

@@ -15,18 +15,47 @@ const digest = Buffer.alloc(32, 9).toString('base64url');
 t.test('sealed secrets a restore would trust are checked before anything is written', async (t) => {
   const d = await startTestDaemon(t);
   const api = injectClient(d.daemon, d.adminKey);
-  t.equal((await api.post('/api/users', { username: 'second', password: 'second-password', role: 'Admin' })).status, 201);
+  t.equal(
+    (await api.post('/api/users', { username: 'second', password: 'second-password', role: 'Admin' })).status,
+    201,
+  );
   const doc = (await api.get('/api/backup')).body as { users: Array<{ id: string; username: string }> };
   const [first, second] = doc.users;
   const key = `svc_${'cd'.repeat(24)}`;
-  const copies = () => (existsSync(path.join(d.stateDir, 'backups')) ? readdirSync(path.join(d.stateDir, 'backups')) : []);
+  const copies = () =>
+    existsSync(path.join(d.stateDir, 'backups')) ? readdirSync(path.join(d.stateDir, 'backups')) : [];
   const before = copies();
 
   const cases: Array<[string, object, string, RegExp]> = [
-    ['two users with one API key', { users: [{ id: first!.id, passwordHash: null, apiKey: key }, { id: second!.id, passwordHash: null, apiKey: key }] }, 'backup.secrets.users.1.apiKey', /same API key as entry 0/],
-    ['a hash at N=3', { users: [{ id: first!.id, passwordHash: `scrypt$3$8$1$${salt}$${digest}`, apiKey: null }] }, 'backup.secrets.users.0.passwordHash', /cost N=3/],
-    ['a hash at N=2^30', { users: [{ id: first!.id, passwordHash: `scrypt$1073741824$8$1$${salt}$${digest}`, apiKey: null }] }, 'backup.secrets.users.0.passwordHash', /cost N=1073741824/],
-    ['a hash at p=400', { users: [{ id: first!.id, passwordHash: `scrypt$16384$8$400$${salt}$${digest}`, apiKey: null }] }, 'backup.secrets.users.0.passwordHash', /p=400/],
+    [
+      'two users with one API key',
+      {
+        users: [
+          { id: first!.id, passwordHash: null, apiKey: key },
+          { id: second!.id, passwordHash: null, apiKey: key },
+        ],
+      },
+      'backup.secrets.users.1.apiKey',
+      /same API key as entry 0/,
+    ],
+    [
+      'a hash at N=3',
+      { users: [{ id: first!.id, passwordHash: `scrypt$3$8$1$${salt}$${digest}`, apiKey: null }] },
+      'backup.secrets.users.0.passwordHash',
+      /cost N=3/,
+    ],
+    [
+      'a hash at N=2^30',
+      { users: [{ id: first!.id, passwordHash: `scrypt$1073741824$8$1$${salt}$${digest}`, apiKey: null }] },
+      'backup.secrets.users.0.passwordHash',
+      /cost N=1073741824/,
+    ],
+    [
+      'a hash at p=400',
+      { users: [{ id: first!.id, passwordHash: `scrypt$16384$8$400$${salt}$${digest}`, apiKey: null }] },
+      'backup.secrets.users.0.passwordHash',
+      /p=400/,
+    ],
   ];
   for (const [what, plain, field, why] of cases) {
     const secrets = await sealSecrets(PASSPHRASE, JSON.stringify(plain), { N: 2 ** 14, r: 8, p: 1 });

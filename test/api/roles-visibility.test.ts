@@ -11,14 +11,23 @@ t.test('roles and assignments', async (t) => {
   const mine = (await admin.post('/api/players', { name: 'Mine', input: { channel: 1 } })).body;
   const theirs = (await admin.post('/api/players', { name: 'Theirs', input: { channel: 2 } })).body;
   await admin.post(`/api/players/${mine.id}/attach-zones`, { zoneIds: [zones[0]!.id, zones[1]!.id] });
-  const opUser = await createUser(admin, 'operator1', 'Operator', { playerIds: [mine.id], zoneIds: [zones[0]!.id, zones[2]!.id] });
+  const opUser = await createUser(admin, 'operator1', 'Operator', {
+    playerIds: [mine.id],
+    zoneIds: [zones[0]!.id, zones[2]!.id],
+  });
   const viewerUser = await createUser(admin, 'viewer1', 'Viewer', { playerIds: [mine.id], zoneIds: [zones[0]!.id] });
   const op = injectClient(d.daemon, opUser.apiKey);
   const viewer = injectClient(d.daemon, viewerUser.apiKey);
 
   t.test('an operator lists only its assigned players and zones', async (t) => {
-    t.same((await op.get('/api/players')).body.map((p: { id: string }) => p.id), [mine.id]);
-    t.same((await op.get('/api/zones')).body.map((z: { id: string }) => z.id).sort(), [zones[0]!.id, zones[2]!.id].sort());
+    t.same(
+      (await op.get('/api/players')).body.map((p: { id: string }) => p.id),
+      [mine.id],
+    );
+    t.same(
+      (await op.get('/api/zones')).body.map((z: { id: string }) => z.id).sort(),
+      [zones[0]!.id, zones[2]!.id].sort(),
+    );
   });
 
   t.test('a player shows an operator only the attached zones it may see', async (t) => {
@@ -63,7 +72,10 @@ t.test('roles and assignments', async (t) => {
   });
 
   t.test('an operator reads and changes playlists and input devices', async (t) => {
-    const pl = await op.post('/api/playlists', { name: 'Operator mix', tracks: [{ title: 'a', uri: 'file:///a.flac' }] });
+    const pl = await op.post('/api/playlists', {
+      name: 'Operator mix',
+      tracks: [{ title: 'a', uri: 'file:///a.flac' }],
+    });
     t.equal(pl.status, 201);
     const input = (await op.get('/api/input-devices')).body[0];
     t.equal((await op.put(`/api/input-devices/${input.id}/favorite`, { isFavorite: true })).status, 204);
@@ -72,7 +84,10 @@ t.test('roles and assignments', async (t) => {
 
   t.test('a viewer reads what is assigned but any change is 403', async (t) => {
     const before = (await admin.get(`/api/players/${mine.id}`)).body;
-    t.same((await viewer.get('/api/players')).body.map((p: { id: string }) => p.id), [mine.id]);
+    t.same(
+      (await viewer.get('/api/players')).body.map((p: { id: string }) => p.id),
+      [mine.id],
+    );
     t.equal((await viewer.put(`/api/players/${mine.id}/volume`, { volume: 0.1 })).status, 403);
     t.equal((await viewer.put(`/api/zones/${zones[0]!.id}/mute`, { muted: true })).status, 403);
     t.equal((await viewer.post(`/api/players/${mine.id}/attach-zones`, { zoneIds: [zones[0]!.id] })).status, 403);
@@ -86,10 +101,16 @@ t.test('roles and assignments', async (t) => {
   t.test('an assignment change applies to the very next request', async (t) => {
     t.teardown(async () => {
       await admin.put(`/api/users/${opUser.id}`, { role: 'Operator' });
-      await admin.put(`/api/users/${opUser.id}/assignments`, { playerIds: [mine.id], zoneIds: [zones[0]!.id, zones[2]!.id] });
+      await admin.put(`/api/users/${opUser.id}/assignments`, {
+        playerIds: [mine.id],
+        zoneIds: [zones[0]!.id, zones[2]!.id],
+      });
     });
     await admin.put(`/api/users/${opUser.id}/assignments`, { playerIds: [theirs.id], zoneIds: [] });
-    t.same((await op.get('/api/players')).body.map((p: { id: string }) => p.id), [theirs.id]);
+    t.same(
+      (await op.get('/api/players')).body.map((p: { id: string }) => p.id),
+      [theirs.id],
+    );
     t.equal((await op.get(`/api/players/${mine.id}`)).status, 404);
     await admin.put(`/api/users/${opUser.id}`, { role: 'Viewer' });
     t.equal((await op.put(`/api/players/${theirs.id}/volume`, { volume: 0.2 })).status, 403);

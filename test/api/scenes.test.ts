@@ -27,15 +27,30 @@ interface SceneZone {
 }
 
 /** Sets a zone's power, volume and mute through the API (power first: it can bring a turn-on volume). */
-async function setZone(api: Client, id: string, state: { power: boolean; volume: number; muted: boolean }): Promise<void> {
-  for (const [path, body] of [['power', { power: state.power }], ['volume', { volume: state.volume }], ['mute', { muted: state.muted }]] as const) {
+async function setZone(
+  api: Client,
+  id: string,
+  state: { power: boolean; volume: number; muted: boolean },
+): Promise<void> {
+  for (const [path, body] of [
+    ['power', { power: state.power }],
+    ['volume', { volume: state.volume }],
+    ['mute', { muted: state.muted }],
+  ] as const) {
     const res = await api.put(`/api/zones/${id}/${path}`, body);
     if (res.status !== 204) throw new Error(`setting ${path} of zone ${id}: ${res.status} ${res.text}`);
   }
 }
 
 /** A zone as a scene captures it (the simulated amplifier has every tone control). */
-const captured = (zone: Zone): SceneZone => ({ zoneId: zone.id, power: zone.power, volume: zone.volume, muted: zone.muted, playerId: zone.playerId, tone: zone.tone });
+const captured = (zone: Zone): SceneZone => ({
+  zoneId: zone.id,
+  power: zone.power,
+  volume: zone.volume,
+  muted: zone.muted,
+  playerId: zone.playerId,
+  tone: zone.tone,
+});
 
 async function setup(t: Test, config = {}) {
   const d = await startTestDaemon(t, { config });
@@ -57,7 +72,9 @@ t.test('scenes', async (t) => {
   const { d, api, ids, zone, newScene } = await setup(t);
   const [z1, z2, z3, z4] = ids as [string, string, string, string];
   const player = (await api.post('/api/players', { name: 'Streamer', input: { channel: 2 } })).body as { id: string };
-  const hidden = (await api.post('/api/players', { name: 'Not for operators', input: { channel: 3 } })).body as { id: string };
+  const hidden = (await api.post('/api/players', { name: 'Not for operators', input: { channel: 3 } })).body as {
+    id: string;
+  };
   const operator = await createUser(api, 'scene-op', 'Operator', { playerIds: [player.id], zoneIds: [z1, z2] });
   const viewer = await createUser(api, 'scene-viewer', 'Viewer', { playerIds: [player.id], zoneIds: [z1, z2] });
   const op = injectClient(d.daemon, operator.apiKey);
@@ -69,14 +86,21 @@ t.test('scenes', async (t) => {
     await setZone(api, z2, { power: false, volume: 0.2, muted: true });
     const scene = await newScene(t, 'Dinner', [z2, z1, z2]);
     t.match(scene, { name: 'Dinner', createdAt: String, updatedAt: String });
-    t.same(scene.zones, [captured(await zone(z1)), captured(await zone(z2))], 'both zones, in the amplifier order, duplicates ignored');
+    t.same(
+      scene.zones,
+      [captured(await zone(z1)), captured(await zone(z2))],
+      'both zones, in the amplifier order, duplicates ignored',
+    );
     t.match(scene.zones[0], { zoneId: z1, power: true, volume: 0.4, muted: false, playerId: player.id });
     t.same((await api.get(`/api/scenes/${scene.id}`)).body, scene);
   });
 
   t.test('a scene saved without zone ids captures every zone', async (t) => {
     const scene = await newScene(t, 'Everything');
-    t.same(scene.zones.map((z) => z.zoneId), ids);
+    t.same(
+      scene.zones.map((z) => z.zoneId),
+      ids,
+    );
   });
 
   t.test('scene names are unique whatever their letter case, and trimmed', async (t) => {
@@ -87,12 +111,24 @@ t.test('scenes', async (t) => {
     t.match(again.body.detail, /"Morning" already exists/);
     const other = await newScene(t, 'Evening', [z2]);
     t.equal((await api.put(`/api/scenes/${other.id}`, { name: 'morning' })).status, 409, 'nor by renaming');
-    t.equal((await api.put(`/api/scenes/${scene.id}`, { name: 'MORNING' })).status, 200, 'a scene may change its own case');
+    t.equal(
+      (await api.put(`/api/scenes/${scene.id}`, { name: 'MORNING' })).status,
+      200,
+      'a scene may change its own case',
+    );
   });
 
   t.test('a blank or overlong name, or an unknown zone id, is a 400 and saves nothing', async (t) => {
     const before = (await api.get('/api/scenes')).body.length;
-    for (const body of [{ name: '' }, { name: '   ' }, { name: 'x'.repeat(65) }, { name: 42 }, {}, { name: 'Ok', zoneIds: [UNKNOWN] }, { name: 'Ok', zoneIds: [] }]) {
+    for (const body of [
+      { name: '' },
+      { name: '   ' },
+      { name: 'x'.repeat(65) },
+      { name: 42 },
+      {},
+      { name: 'Ok', zoneIds: [UNKNOWN] },
+      { name: 'Ok', zoneIds: [] },
+    ]) {
       const res = await api.post('/api/scenes', body);
       t.equal(res.status, 400, JSON.stringify(body));
       t.ok(res.body.errors, 'names the field');
@@ -102,7 +138,9 @@ t.test('scenes', async (t) => {
 
   t.test('the list is sorted by name regardless of letter case', async (t) => {
     for (const name of ['beta', 'Alpha', 'gamma']) await newScene(t, name, [z1]);
-    const names = ((await api.get('/api/scenes')).body as Array<{ name: string }>).map((s) => s.name).filter((n) => ['beta', 'Alpha', 'gamma'].includes(n));
+    const names = ((await api.get('/api/scenes')).body as Array<{ name: string }>)
+      .map((s) => s.name)
+      .filter((n) => ['beta', 'Alpha', 'gamma'].includes(n));
     t.same(names, ['Alpha', 'beta', 'gamma']);
   });
 
@@ -120,28 +158,38 @@ t.test('scenes', async (t) => {
     t.same((await api.get(`/api/scenes/${scene.id}`)).body, res.body);
   });
 
-  t.test('editing with unknown zones or players, a zone twice or nothing to change is a 400 and changes nothing', async (t) => {
-    const scene = await newScene(t, 'Fixed', [z1]);
-    const state = { power: true, volume: 0.5, muted: false };
-    const bodies = [
-      {},
-      { zones: [] },
-      { zones: [{ zoneId: UNKNOWN, ...state, playerId: null }] },
-      { zones: [{ zoneId: z1, ...state, playerId: UNKNOWN }] },
-      { zones: [{ zoneId: z1, ...state, playerId: null }, { zoneId: z1, ...state, playerId: null }] },
-      { zones: [{ zoneId: z1, ...state, volume: 1.5, playerId: null }] },
-      { zones: [{ zoneId: z1, power: true, volume: 0.5, playerId: null }] },
-    ];
-    for (const body of bodies) {
-      const res = await api.put(`/api/scenes/${scene.id}`, body);
-      t.equal(res.status, 400, JSON.stringify(body));
-      t.match(res.headers.get('content-type'), /problem\+json/);
-    }
-    const unknown = await api.put(`/api/scenes/${scene.id}`, { zones: [{ zoneId: z1, ...state, playerId: UNKNOWN }] });
-    t.match(unknown.body.detail, UNKNOWN, 'the detail names the id');
-    t.same((await api.get(`/api/scenes/${scene.id}`)).body, scene);
-    t.equal((await api.put(`/api/scenes/${UNKNOWN}`, { name: 'x' })).status, 404);
-  });
+  t.test(
+    'editing with unknown zones or players, a zone twice or nothing to change is a 400 and changes nothing',
+    async (t) => {
+      const scene = await newScene(t, 'Fixed', [z1]);
+      const state = { power: true, volume: 0.5, muted: false };
+      const bodies = [
+        {},
+        { zones: [] },
+        { zones: [{ zoneId: UNKNOWN, ...state, playerId: null }] },
+        { zones: [{ zoneId: z1, ...state, playerId: UNKNOWN }] },
+        {
+          zones: [
+            { zoneId: z1, ...state, playerId: null },
+            { zoneId: z1, ...state, playerId: null },
+          ],
+        },
+        { zones: [{ zoneId: z1, ...state, volume: 1.5, playerId: null }] },
+        { zones: [{ zoneId: z1, power: true, volume: 0.5, playerId: null }] },
+      ];
+      for (const body of bodies) {
+        const res = await api.put(`/api/scenes/${scene.id}`, body);
+        t.equal(res.status, 400, JSON.stringify(body));
+        t.match(res.headers.get('content-type'), /problem\+json/);
+      }
+      const unknown = await api.put(`/api/scenes/${scene.id}`, {
+        zones: [{ zoneId: z1, ...state, playerId: UNKNOWN }],
+      });
+      t.match(unknown.body.detail, UNKNOWN, 'the detail names the id');
+      t.same((await api.get(`/api/scenes/${scene.id}`)).body, scene);
+      t.equal((await api.put(`/api/scenes/${UNKNOWN}`, { name: 'x' })).status, 404);
+    },
+  );
 
   t.test('a deleted scene is gone', async (t) => {
     const scene = (await api.post('/api/scenes', { name: 'Short-lived', zoneIds: [z1] })).body;
@@ -175,7 +223,9 @@ t.test('scenes', async (t) => {
   t.test("a scene volume above a zone's limit is applied clamped to it", async (t) => {
     t.teardown(() => api.put(`/api/zones/${z3}`, { maxVolume: 1 }));
     const scene = await newScene(t, 'Too loud', [z3]);
-    await api.put(`/api/scenes/${scene.id}`, { zones: [{ zoneId: z3, power: true, volume: 0.9, muted: false, playerId: null }] });
+    await api.put(`/api/scenes/${scene.id}`, {
+      zones: [{ zoneId: z3, power: true, volume: 0.9, muted: false, playerId: null }],
+    });
     t.equal((await api.put(`/api/zones/${z3}`, { maxVolume: 0.5 })).status, 200);
     t.equal((await api.post(`/api/scenes/${scene.id}/apply`)).status, 200);
     t.equal((await zone(z3)).volume, 0.5);
@@ -185,7 +235,9 @@ t.test('scenes', async (t) => {
   t.test('undo restores what an apply replaced, and a second undo redoes the apply', async (t) => {
     await setZone(api, z3, { power: true, volume: 0.3, muted: false });
     const scene = await newScene(t, 'Quiet', [z3]);
-    await api.put(`/api/scenes/${scene.id}`, { zones: [{ zoneId: z3, power: true, volume: 0.15, muted: true, playerId: null }] });
+    await api.put(`/api/scenes/${scene.id}`, {
+      zones: [{ zoneId: z3, power: true, volume: 0.15, muted: true, playerId: null }],
+    });
     t.equal((await api.post(`/api/scenes/${scene.id}/apply`)).status, 200);
     t.match(await zone(z3), { volume: 0.15, muted: true });
     const undo = await api.post('/api/scenes/undo');
@@ -200,9 +252,16 @@ t.test('scenes', async (t) => {
     await setZone(api, z4, { power: true, volume: 0.2, muted: false });
     const first = await newScene(t, 'First', [z4]);
     const second = await newScene(t, 'Second', [z4]);
-    await api.put(`/api/scenes/${first.id}`, { zones: [{ zoneId: z4, power: true, volume: 0.4, muted: false, playerId: null }] });
-    await api.put(`/api/scenes/${second.id}`, { zones: [{ zoneId: z4, power: true, volume: 0.6, muted: false, playerId: null }] });
-    const [a, b] = await Promise.all([api.post(`/api/scenes/${first.id}/apply`), api.post(`/api/scenes/${second.id}/apply`)]);
+    await api.put(`/api/scenes/${first.id}`, {
+      zones: [{ zoneId: z4, power: true, volume: 0.4, muted: false, playerId: null }],
+    });
+    await api.put(`/api/scenes/${second.id}`, {
+      zones: [{ zoneId: z4, power: true, volume: 0.6, muted: false, playerId: null }],
+    });
+    const [a, b] = await Promise.all([
+      api.post(`/api/scenes/${first.id}/apply`),
+      api.post(`/api/scenes/${second.id}/apply`),
+    ]);
     t.same([a.status, b.status], [200, 200]);
     t.equal((await zone(z4)).volume, 0.6);
     await api.post('/api/scenes/undo');
@@ -222,7 +281,9 @@ t.test('scenes', async (t) => {
 
   t.test('an operator does not see a player outside its assignments in a scene', async (t) => {
     const scene = await newScene(t, 'Hidden player', [z1]);
-    await api.put(`/api/scenes/${scene.id}`, { zones: [{ zoneId: z1, power: true, volume: 0.3, muted: false, playerId: hidden.id }] });
+    await api.put(`/api/scenes/${scene.id}`, {
+      zones: [{ zoneId: z1, power: true, volume: 0.3, muted: false, playerId: hidden.id }],
+    });
     t.equal((await op.get(`/api/scenes/${scene.id}`)).body.zones[0].playerId, null);
     t.equal((await api.get(`/api/scenes/${scene.id}`)).body.zones[0].playerId, hidden.id);
   });
@@ -265,7 +326,10 @@ t.test('scenes', async (t) => {
 
     const sceneEvents = async (stream: SseClient) => {
       await stream.next(isEvent('scene.deleted', (p) => p.sceneId === shown.id));
-      return stream.messages.map(eventOf).filter((e) => e?.type.startsWith('scene.')).map((e) => [e!.type, e!.payload.scene?.id ?? e!.payload.sceneId]);
+      return stream.messages
+        .map(eventOf)
+        .filter((e) => e?.type.startsWith('scene.'))
+        .map((e) => [e!.type, e!.payload.scene?.id ?? e!.payload.sceneId]);
     };
     const sequence = (id: string) => [
       ['scene.created', id],
@@ -296,13 +360,24 @@ t.test('the number of scenes is capped by limits.scenes', async (t) => {
   t.equal((await api.get('/api/scenes')).body.length, 2);
 });
 
-t.test("a scene cannot route a player to a zone of another amplifier", async (t) => {
-  const simulated = (name: string): AmplifierConfig => ({ name, key: amplifierKey(name), driver: 'simulated', port: undefined, options: {} });
-  const d = await startTestDaemon(t, { configuredAmplifiers: true, config: { amplifiers: [simulated('Main'), simulated('Garage')] } });
+t.test('a scene cannot route a player to a zone of another amplifier', async (t) => {
+  const simulated = (name: string): AmplifierConfig => ({
+    name,
+    key: amplifierKey(name),
+    driver: 'simulated',
+    port: undefined,
+    options: {},
+  });
+  const d = await startTestDaemon(t, {
+    configuredAmplifiers: true,
+    config: { amplifiers: [simulated('Main'), simulated('Garage')] },
+  });
   const api = injectClient(d.daemon, d.adminKey);
   const zones = (await api.get('/api/zones')).body as Zone[];
   const garageZone = zones.find((z) => z.output.amplifier === 'Garage')!;
-  const mainPlayer = (await api.post('/api/players', { name: 'Main streamer', input: { amplifier: 'Main', channel: 1 } })).body;
+  const mainPlayer = (
+    await api.post('/api/players', { name: 'Main streamer', input: { amplifier: 'Main', channel: 1 } })
+  ).body;
   const scene = (await api.post('/api/scenes', { name: 'Garage', zoneIds: [garageZone.id] })).body;
   const res = await api.put(`/api/scenes/${scene.id}`, {
     zones: [{ zoneId: garageZone.id, power: true, volume: 0.3, muted: false, playerId: mainPlayer.id }],

@@ -15,21 +15,24 @@ async function refused(azcd: AzcdProcess): Promise<{ code: number | null; lines:
 
 const second = (args: string[]) => runAzcd({ args: ['--host', '127.0.0.1', '--log-level', 'warn', ...args] });
 
-t.test('a second daemon on the state folder of a running one exits at once, naming the folder and the other process', async (t) => {
-  const stateDir = tempDir('azc-lock-');
-  t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
-  const first = await startedDaemon(t, { args: ['--state-dir', stateDir, '--log-level', 'warn'] });
-  const other = second(['--port', '0', '--state-dir', stateDir]);
-  t.teardown(() => other.stop('SIGKILL'));
-  const { code, lines } = await refused(other);
-  t.equal(code, 1, 'a non-zero exit');
-  t.equal(lines.length, 1, `one line: ${lines.join(' | ')}`);
-  t.match(lines[0], `azcd: cannot start: the state folder ${stateDir} is in use`);
-  t.match(lines[0], `pid ${first.child.pid}`, 'the process holding it');
-  t.match(lines[0], /--state-dir/, 'and how to run a second one');
-  t.notMatch(other.stdout(), /listening/, 'it never listened');
-  t.equal((await client(first.base).get('/api/health')).status, 200, 'the first one runs on');
-});
+t.test(
+  'a second daemon on the state folder of a running one exits at once, naming the folder and the other process',
+  async (t) => {
+    const stateDir = tempDir('azc-lock-');
+    t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
+    const first = await startedDaemon(t, { args: ['--state-dir', stateDir, '--log-level', 'warn'] });
+    const other = second(['--port', '0', '--state-dir', stateDir]);
+    t.teardown(() => other.stop('SIGKILL'));
+    const { code, lines } = await refused(other);
+    t.equal(code, 1, 'a non-zero exit');
+    t.equal(lines.length, 1, `one line: ${lines.join(' | ')}`);
+    t.match(lines[0], `azcd: cannot start: the state folder ${stateDir} is in use`);
+    t.match(lines[0], `pid ${first.child.pid}`, 'the process holding it');
+    t.match(lines[0], /--state-dir/, 'and how to run a second one');
+    t.notMatch(other.stdout(), /listening/, 'it never listened');
+    t.equal((await client(first.base).get('/api/health')).status, 200, 'the first one runs on');
+  },
+);
 
 t.test('a second daemon on an address in use exits at once, naming the address', async (t) => {
   const [dirA, dirB] = [tempDir('azc-port-a-'), tempDir('azc-port-b-')];
@@ -45,7 +48,12 @@ t.test('a second daemon on an address in use exits at once, naming the address',
   t.notMatch(other.stdout(), /listening/, 'it never said it listened');
   // Every connection goes to the first daemon: its admin key works, which the second one's database would not know.
   const key = /apiKey=(\S+)/.exec(readFileSync(path.join(dirA, 'initial-admin.txt'), 'utf8'))![1]!;
-  for (let i = 0; i < 10; i++) t.equal((await client(first.base, key).get('/api/users/me')).status, 200, `request ${i + 1} reached the first daemon`);
+  for (let i = 0; i < 10; i++)
+    t.equal(
+      (await client(first.base, key).get('/api/users/me')).status,
+      200,
+      `request ${i + 1} reached the first daemon`,
+    );
 });
 
 t.test('a daemon killed without a chance to clean up leaves no lock: the next one starts', async (t) => {

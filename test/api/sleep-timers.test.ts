@@ -24,7 +24,8 @@ function nextEvent(bus: EventBus, match: (event: StampedEvent) => boolean, what:
   return within(seen, undefined, what).finally(off);
 }
 
-const poweredOff = (zoneId: string) => (e: StampedEvent) => e.type === 'zone.powerChanged' && e.payload.zoneId === zoneId && e.payload.power === false;
+const poweredOff = (zoneId: string) => (e: StampedEvent) =>
+  e.type === 'zone.powerChanged' && e.payload.zoneId === zoneId && e.payload.power === false;
 
 t.test('sleep timers', async (t) => {
   const d = await startTestDaemon(t);
@@ -42,7 +43,11 @@ t.test('sleep timers', async (t) => {
 
   t.test('an operator sets a timer on a zone that is on: the zone shows when it powers off', async (t) => {
     await on(z1);
-    const changed = nextEvent(d.daemon.services.bus, (e) => e.type === 'zone.sleepChanged' && e.payload.zoneId === z1, 'zone.sleepChanged');
+    const changed = nextEvent(
+      d.daemon.services.bus,
+      (e) => e.type === 'zone.sleepChanged' && e.payload.zoneId === z1,
+      'zone.sleepChanged',
+    );
     const before = Date.now();
     const res = await op.put(`/api/zones/${z1}/sleep`, { minutes: 30 });
     t.equal(res.status, 200);
@@ -88,7 +93,11 @@ t.test('sleep timers', async (t) => {
   t.test('powering a zone off by hand ends its timer', async (t) => {
     await on(z1);
     t.equal((await op.put(`/api/zones/${z1}/sleep`, { minutes: 60 })).status, 200);
-    const cleared = nextEvent(d.daemon.services.bus, (e) => e.type === 'zone.sleepChanged' && e.payload.zoneId === z1 && e.payload.sleepUntil === null, 'the timer to end');
+    const cleared = nextEvent(
+      d.daemon.services.bus,
+      (e) => e.type === 'zone.sleepChanged' && e.payload.zoneId === z1 && e.payload.sleepUntil === null,
+      'the timer to end',
+    );
     t.equal((await op.put(`/api/zones/${z1}/power`, { power: false })).status, 204);
     await cleared;
     t.equal((await zone(z1)).sleepUntil, null);
@@ -129,7 +138,11 @@ t.test('a timer survives a restart and powers the zone off when due', async (t) 
   const second = await startDaemon({ stateDir, clock });
   t.teardown(() => second.stop());
   const again = injectClient(second.daemon, first.adminKey);
-  t.match((await again.get(`/api/zones/${bedroom}`)).body, { power: true, sleepUntil: soon }, 'still set after the restart');
+  t.match(
+    (await again.get(`/api/zones/${bedroom}`)).body,
+    { power: true, sleepUntil: soon },
+    'still set after the restart',
+  );
   t.same(clock.dueTimes(), [Date.parse(soon)], 'one timer, for the zone due first');
   const off = nextEvent(second.daemon.services.bus, poweredOff(bedroom), 'the zone to power off');
   clock.advance(Date.parse(soon) - clock.now());
@@ -156,5 +169,8 @@ t.test('a timer that came due while the daemon was down fires as soon as it star
   t.teardown(() => second.stop());
   t.same(clock.dueTimes(), [clock.now()], 'due at once');
   clock.advance(0);
-  t.match((await injectClient(second.daemon, first.adminKey).get(`/api/zones/${kitchen}`)).body, { power: false, sleepUntil: null });
+  t.match((await injectClient(second.daemon, first.adminKey).get(`/api/zones/${kitchen}`)).body, {
+    power: false,
+    sleepUntil: null,
+  });
 });

@@ -36,9 +36,14 @@ function withUmask022(t: { teardown(fn: () => unknown): void }): void {
 async function exercise({ base, adminKey, adminPassword }: TestDaemon): Promise<void> {
   const api = client(base, adminKey);
   const user = await createUser(api, `user-${Date.now()}`, 'Operator');
-  if ((await client(base).post('/api/auth/login', { username: 'admin', password: adminPassword })).status !== 200) throw new Error('login failed');
-  if ((await api.put(`/api/users/${user.id}/password`, { newPassword: 'another-password-1' })).status !== 200) throw new Error('password change failed');
-  const playlist = await api.post('/api/playlists', { name: 'Private', tracks: [{ title: 'A', uri: 'http://192.0.2.1/a.mp3' }] });
+  if ((await client(base).post('/api/auth/login', { username: 'admin', password: adminPassword })).status !== 200)
+    throw new Error('login failed');
+  if ((await api.put(`/api/users/${user.id}/password`, { newPassword: 'another-password-1' })).status !== 200)
+    throw new Error('password change failed');
+  const playlist = await api.post('/api/playlists', {
+    name: 'Private',
+    tracks: [{ title: 'A', uri: 'http://192.0.2.1/a.mp3' }],
+  });
   if (playlist.status !== 201) throw new Error(`playlist failed: ${playlist.text}`);
   const exported = await api.post(`/api/playlists/${playlist.body.id}/export`, { filePath: 'rooms/evening.m3u8' });
   if (exported.status !== 204) throw new Error(`export failed: ${exported.text}`);
@@ -58,10 +63,17 @@ t.test('with a 022 umask a fresh state directory is 0700 and every file in it 06
   const seen = modes(stateDir);
   // No azc.db-shm: the daemon holds the database alone and keeps the WAL index in memory.
   for (const name of ['azc.db', 'azc.db-wal', 'device.key', 'initial-admin.txt', 'exports/rooms/evening.m3u8']) {
-    t.ok(seen.some((line) => line.startsWith(`${name} `)), `control: ${name} exists`);
+    t.ok(
+      seen.some((line) => line.startsWith(`${name} `)),
+      `control: ${name} exists`,
+    );
   }
   t.ok(seen.includes('exports/ 700'), 'the exports folder is 0700');
-  t.same(seen.filter((line) => !isPrivate(line)), [], 'nothing is readable by group or others');
+  t.same(
+    seen.filter((line) => !isPrivate(line)),
+    [],
+    'nothing is readable by group or others',
+  );
 });
 
 t.test('a state directory left with wider modes is made private at start', async (t) => {
@@ -75,7 +87,10 @@ t.test('a state directory left with wider modes is made private at start', async
     const file = path.join(stateDir, name);
     if (existsSync(file)) chmodSync(file, 0o644);
   }
-  t.ok(modes(stateDir).some((line) => !isPrivate(line)), 'control: the modes are wide before the start');
+  t.ok(
+    modes(stateDir).some((line) => !isPrivate(line)),
+    'control: the modes are wide before the start',
+  );
 
   const second = await startDaemon({ stateDir });
   t.teardown(async () => {
@@ -84,40 +99,59 @@ t.test('a state directory left with wider modes is made private at start', async
   });
   const api = client(second.base, second.adminKey);
   t.equal((await api.get('/api/users/me')).status, 200, 'the daemon works on the tightened files');
-  t.same(modes(stateDir).filter((line) => !isPrivate(line)), []);
+  t.same(
+    modes(stateDir).filter((line) => !isPrivate(line)),
+    [],
+  );
 });
 
-t.test('everything found in an existing state folder is made private at start, the first-admin file and copies included', async (t) => {
-  withUmask022(t);
-  const parent = tempDir();
-  const stateDir = path.join(parent, 'state');
-  const first = await startDaemon({ stateDir });
-  await first.stop();
-  // What an older version, a restore by hand or a 022 umask leaves behind.
-  chmodSync(path.join(stateDir, 'initial-admin.txt'), 0o644);
-  for (const folder of ['backups', 'exports', 'exports/rooms']) {
-    mkdirSync(path.join(stateDir, folder), { recursive: true });
-    chmodSync(path.join(stateDir, folder), 0o777);
-  }
-  writeFileSync(path.join(stateDir, 'backups', 'pre-restore-old.sqlite3'), 'x', { mode: 0o666 });
-  writeFileSync(path.join(stateDir, 'exports', 'rooms', 'old.m3u8'), '#EXTM3U\n', { mode: 0o644 });
-  writeFileSync(path.join(stateDir, 'notes.txt'), 'anything', { mode: 0o755 });
-  const outside = path.join(parent, 'outside.txt');
-  writeFileSync(outside, 'not ours', { mode: 0o644 });
-  symlinkSync(outside, path.join(stateDir, 'link-to-outside'));
-  t.ok(modes(stateDir).filter((line) => !line.startsWith('link-to-outside')).some((line) => !isPrivate(line)), 'control: wide modes before the start');
+t.test(
+  'everything found in an existing state folder is made private at start, the first-admin file and copies included',
+  async (t) => {
+    withUmask022(t);
+    const parent = tempDir();
+    const stateDir = path.join(parent, 'state');
+    const first = await startDaemon({ stateDir });
+    await first.stop();
+    // What an older version, a restore by hand or a 022 umask leaves behind.
+    chmodSync(path.join(stateDir, 'initial-admin.txt'), 0o644);
+    for (const folder of ['backups', 'exports', 'exports/rooms']) {
+      mkdirSync(path.join(stateDir, folder), { recursive: true });
+      chmodSync(path.join(stateDir, folder), 0o777);
+    }
+    writeFileSync(path.join(stateDir, 'backups', 'pre-restore-old.sqlite3'), 'x', { mode: 0o666 });
+    writeFileSync(path.join(stateDir, 'exports', 'rooms', 'old.m3u8'), '#EXTM3U\n', { mode: 0o644 });
+    writeFileSync(path.join(stateDir, 'notes.txt'), 'anything', { mode: 0o755 });
+    const outside = path.join(parent, 'outside.txt');
+    writeFileSync(outside, 'not ours', { mode: 0o644 });
+    symlinkSync(outside, path.join(stateDir, 'link-to-outside'));
+    t.ok(
+      modes(stateDir)
+        .filter((line) => !line.startsWith('link-to-outside'))
+        .some((line) => !isPrivate(line)),
+      'control: wide modes before the start',
+    );
 
-  const second = await startDaemon({ stateDir });
-  t.teardown(async () => {
-    await second.stop();
-    rmSync(parent, { recursive: true, force: true });
-  });
-  t.same(modes(stateDir).filter((line) => !line.startsWith('link-to-outside') && !isPrivate(line)), [], 'every folder 0700, every file 0600');
-  t.equal(lstatSync(outside).mode & 0o777, 0o644, 'a symbolic link is not followed out of the state folder');
-});
+    const second = await startDaemon({ stateDir });
+    t.teardown(async () => {
+      await second.stop();
+      rmSync(parent, { recursive: true, force: true });
+    });
+    t.same(
+      modes(stateDir).filter((line) => !line.startsWith('link-to-outside') && !isPrivate(line)),
+      [],
+      'every folder 0700, every file 0600',
+    );
+    t.equal(lstatSync(outside).mode & 0o777, 0o644, 'a symbolic link is not followed out of the state folder');
+  },
+);
 
 /** Starts azcd on `stateDir` (as `uid` when given) and resolves with its exit and standard error once it stopped. */
-async function failedStart(t: { teardown(fn: () => unknown): void }, stateDir: string, uid?: number): Promise<{ code: number | null; stderr: string }> {
+async function failedStart(
+  t: { teardown(fn: () => unknown): void },
+  stateDir: string,
+  uid?: number,
+): Promise<{ code: number | null; stderr: string }> {
   const azcd = runAzcd({
     args: ['--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir],
     ...(uid === undefined
@@ -131,7 +165,19 @@ async function failedStart(t: { teardown(fn: () => unknown): void }, stateDir: s
           spawner: (command, args, options) =>
             spawn(
               'setpriv',
-              [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=+dac_read_search', '--ambient-caps=+dac_read_search', '--securebits=+no_setuid_fixup', 'env', '-u', 'NODE_OPTIONS', command, ...args],
+              [
+                `--reuid=${uid}`,
+                `--regid=${uid}`,
+                '--clear-groups',
+                '--inh-caps=+dac_read_search',
+                '--ambient-caps=+dac_read_search',
+                '--securebits=+no_setuid_fixup',
+                'env',
+                '-u',
+                'NODE_OPTIONS',
+                command,
+                ...args,
+              ],
               options,
             ),
         }),
@@ -167,7 +213,12 @@ t.test('a state folder that cannot hold the state stops the start at once with o
   mkdirSync(locked, { mode: 0o755 });
   chmodSync(parent, 0o755);
   cases.push(['a folder the daemon may not write', locked, /is not writable: permission denied.*uid 65534/, 65534]);
-  cases.push(['a folder the daemon may not create', path.join(locked, 'state'), /cannot be created in .*locked: permission denied/, 65534]);
+  cases.push([
+    'a folder the daemon may not create',
+    path.join(locked, 'state'),
+    /cannot be created in .*locked: permission denied/,
+    65534,
+  ]);
   for (const [what, stateDir, reason, uid] of cases) {
     const { code, stderr } = await failedStart(t, stateDir, uid);
     t.equal(code, 1, `${what}: exits 1`);

@@ -51,7 +51,11 @@ t.test('secrets in the database files', async (t) => {
   }
   await api.put(`/api/users/${users[2]!.id}/password`, { newPassword: 'carol-second-password' });
   secrets.push('carol-second-password');
-  for (const [username, password] of [['admin', d.adminPassword], ['rest-alice', users[0]!.password], ['rest-carol', 'carol-second-password']]) {
+  for (const [username, password] of [
+    ['admin', d.adminPassword],
+    ['rest-alice', users[0]!.password],
+    ['rest-carol', 'carol-second-password'],
+  ]) {
     const res = await anon.post('/api/auth/login', { username, password });
     t.equal(res.status, 200, `control: ${username} logs in`);
     secrets.push(res.body.token);
@@ -61,15 +65,26 @@ t.test('secrets in the database files', async (t) => {
 
   t.test('the database and WAL hold no key, token or password before a checkpoint', async (t) => {
     const files = databaseFiles(d.stateDir);
-    t.ok(files.some((f) => f.name === 'azc.db-wal' && f.bytes.length > 0), 'the WAL has content');
-    t.same(foundIn(files, ['rest-alice', 'rest-carol']), ['rest-alice', 'rest-carol'], 'control: plain user data is found by the scan');
+    t.ok(
+      files.some((f) => f.name === 'azc.db-wal' && f.bytes.length > 0),
+      'the WAL has content',
+    );
+    t.same(
+      foundIn(files, ['rest-alice', 'rest-carol']),
+      ['rest-alice', 'rest-carol'],
+      'control: plain user data is found by the scan',
+    );
     t.same(foundIn(files, needles), []);
   });
 
   t.test('the database and WAL hold no key, token or password after a checkpoint', async (t) => {
     d.daemon.services.store.db.pragma('wal_checkpoint(TRUNCATE)');
     const files = databaseFiles(d.stateDir);
-    t.same(foundIn(files, ['rest-alice', 'rest-carol']), ['rest-alice', 'rest-carol'], 'control: plain user data is found by the scan');
+    t.same(
+      foundIn(files, ['rest-alice', 'rest-carol']),
+      ['rest-alice', 'rest-carol'],
+      'control: plain user data is found by the scan',
+    );
     t.same(foundIn(files, needles), []);
   });
 
@@ -99,9 +114,20 @@ t.test('secrets in the database files', async (t) => {
 t.test('without a chosen admin password a random one is generated and saved', async (t) => {
   const stateDir = tempDir();
   const logs: string[] = [];
-  const config = { ...defaultConfig(), host: '127.0.0.1', port: 0, stateDir, exportDir: path.join(stateDir, 'exports'), logLevel: 'warn' as const };
+  const config = {
+    ...defaultConfig(),
+    host: '127.0.0.1',
+    port: 0,
+    stateDir,
+    exportDir: path.join(stateDir, 'exports'),
+    logLevel: 'warn' as const,
+  };
   const sink = new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) });
-  const daemon = new Daemon({ config, logger: createLogger('warn', sink), driver: new SimulatedDriver({ applyDelayMs: 1 }) });
+  const daemon = new Daemon({
+    config,
+    logger: createLogger('warn', sink),
+    driver: new SimulatedDriver({ applyDelayMs: 1 }),
+  });
   t.teardown(async () => {
     await daemon.stop();
     rmSync(stateDir, { recursive: true, force: true });
@@ -123,10 +149,26 @@ t.test('a restart on the same state directory keeps keys working and creates no 
   const adminFile = readFileSync(path.join(first.stateDir, 'initial-admin.txt'), 'utf8');
   const second = await startTestDaemon(t, { stateDir: first.stateDir, adminPassword: 'a-different-password' });
   const anon = client(second.base);
-  t.equal((await anon.get('/api/users/me', { key: user.apiKey })).body.username, 'survivor', 'the sealed key still matches');
-  t.equal((await anon.get(`/api/users/${user.id}/api-key`, { key: first.adminKey })).body.apiKey, user.apiKey, 'and still opens for an admin');
-  t.equal(readFileSync(path.join(first.stateDir, 'initial-admin.txt'), 'utf8'), adminFile, 'the initial admin file is untouched');
-  t.equal((await anon.post('/api/auth/login', { username: 'admin', password: 'a-different-password' })).status, 401, 'the new password option is ignored');
+  t.equal(
+    (await anon.get('/api/users/me', { key: user.apiKey })).body.username,
+    'survivor',
+    'the sealed key still matches',
+  );
+  t.equal(
+    (await anon.get(`/api/users/${user.id}/api-key`, { key: first.adminKey })).body.apiKey,
+    user.apiKey,
+    'and still opens for an admin',
+  );
+  t.equal(
+    readFileSync(path.join(first.stateDir, 'initial-admin.txt'), 'utf8'),
+    adminFile,
+    'the initial admin file is untouched',
+  );
+  t.equal(
+    (await anon.post('/api/auth/login', { username: 'admin', password: 'a-different-password' })).status,
+    401,
+    'the new password option is ignored',
+  );
 });
 
 // The suite's daemons hash with a cheaper scrypt (test/helpers/passwords.ts); a daemon left to its defaults must not.
@@ -134,6 +176,11 @@ t.test('a daemon with its default hasher stores passwords as scrypt at N=16384, 
   const d = await startTestDaemon(t, { productionPasswords: true });
   const user = await createUser(client(d.base, d.adminKey), 'costly', 'Viewer');
   const users = new UsersRepo(d.daemon.services.store.db);
-  for (const name of ['admin', 'costly']) t.match(users.byUsername(name)?.password_hash, /^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/, name);
-  t.equal((await client(d.base).post('/api/auth/login', { username: 'costly', password: user.password })).status, 200, 'and it verifies');
+  for (const name of ['admin', 'costly'])
+    t.match(users.byUsername(name)?.password_hash, /^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/, name);
+  t.equal(
+    (await client(d.base).post('/api/auth/login', { username: 'costly', password: user.password })).status,
+    200,
+    'and it verifies',
+  );
 });

@@ -21,7 +21,11 @@ function isProblem(t: Test, res: Reply, status: number, instance?: string): void
 function snapshot(d: TestDaemon) {
   const db = d.daemon.services.store.db;
   return {
-    users: db.prepare('SELECT id, username, role, password_hash, is_enabled, created_at, key_digest, key_box FROM users ORDER BY id').all(),
+    users: db
+      .prepare(
+        'SELECT id, username, role, password_hash, is_enabled, created_at, key_digest, key_box FROM users ORDER BY id',
+      )
+      .all(),
     assignments: db.prepare('SELECT * FROM assignments ORDER BY user_id, kind, target_id').all(),
     sessions: db.prepare('SELECT id FROM sessions ORDER BY id').all(),
   };
@@ -45,11 +49,17 @@ t.test('user endpoints', async (t) => {
   t.test('an admin lists every user with masked keys', async (t) => {
     const res = await api.get('/api/users');
     t.equal(res.status, 200);
-    const stored = (d.daemon.services.store.db.prepare('SELECT username FROM users').all() as Array<{ username: string }>).map((u) => u.username);
+    const stored = (
+      d.daemon.services.store.db.prepare('SELECT username FROM users').all() as Array<{ username: string }>
+    ).map((u) => u.username);
     t.same(res.body.map((u: { username: string }) => u.username).sort(), stored.sort(), 'every stored user, no more');
-    t.ok(['admin', 'operator1', 'viewer1'].every((name) => stored.includes(name)), 'the users made above among them');
+    t.ok(
+      ['admin', 'operator1', 'viewer1'].every((name) => stored.includes(name)),
+      'the users made above among them',
+    );
     for (const user of res.body) t.match(user.apiKey, MASKED_KEY, user.username);
-    for (const key of [d.adminKey, operator.apiKey, viewer.apiKey]) t.notOk(res.text.includes(key), 'no full key in the list');
+    for (const key of [d.adminKey, operator.apiKey, viewer.apiKey])
+      t.notOk(res.text.includes(key), 'no full key in the list');
   });
 
   t.test('an operator cannot list users', async (t) => {
@@ -64,9 +74,19 @@ t.test('user endpoints', async (t) => {
     const before = Date.now();
     const res = await api.post('/api/users', { username: 'created1', password: 'created1-password', role: 'Operator' });
     t.equal(res.status, 201);
-    t.match(res.body, { id: UUID, username: 'created1', role: 'Operator', apiKey: FULL_KEY, isEnabled: true, assignments: { playerIds: [], zoneIds: [] } });
+    t.match(res.body, {
+      id: UUID,
+      username: 'created1',
+      role: 'Operator',
+      apiKey: FULL_KEY,
+      isEnabled: true,
+      assignments: { playerIds: [], zoneIds: [] },
+    });
     t.ok(Date.parse(res.body.createdAt) >= before - 1000, `createdAt is a date-time of now: ${res.body.createdAt}`);
-    t.equal(Object.keys(res.body).sort().join(), 'apiKey,assignments,createdAt,id,isEnabled,passwordChangeRequired,role,username');
+    t.equal(
+      Object.keys(res.body).sort().join(),
+      'apiKey,assignments,createdAt,id,isEnabled,passwordChangeRequired,role,username',
+    );
     t.equal(res.body.passwordChangeRequired, false, 'a password chosen by an admin need not be replaced');
   });
 
@@ -98,7 +118,11 @@ t.test('user endpoints', async (t) => {
 
   t.test('a username that is taken in any letter case is a 409', async (t) => {
     const before = snapshot(d);
-    isProblem(t, await api.post('/api/users', { username: 'OPERATOR1', password: 'another-password', role: 'Viewer' }), 409);
+    isProblem(
+      t,
+      await api.post('/api/users', { username: 'OPERATOR1', password: 'another-password', role: 'Viewer' }),
+      409,
+    );
     t.same(snapshot(d), before, 'nothing changed');
   });
 
@@ -114,7 +138,11 @@ t.test('user endpoints', async (t) => {
 
   t.test('a username of exactly 3 or 64 allowed characters is accepted', async (t) => {
     t.equal((await api.post('/api/users', { username: 'a.b', password: 'long-enough', role: 'Viewer' })).status, 201);
-    t.equal((await api.post('/api/users', { username: `A_-.9${'z'.repeat(59)}`, password: 'long-enough', role: 'Viewer' })).status, 201);
+    t.equal(
+      (await api.post('/api/users', { username: `A_-.9${'z'.repeat(59)}`, password: 'long-enough', role: 'Viewer' }))
+        .status,
+      201,
+    );
   });
 
   t.test('a password shorter than 8 characters is a 400 on create', async (t) => {
@@ -129,7 +157,11 @@ t.test('user endpoints', async (t) => {
     const res = await api.post('/api/users', { username: 'hub-account', role: 'Operator' });
     t.equal(res.status, 201);
     t.match(res.body.apiKey, FULL_KEY);
-    t.equal((await injectClient(d.daemon, res.body.apiKey).get('/api/users/me')).body.username, 'hub-account', 'its key works');
+    t.equal(
+      (await injectClient(d.daemon, res.body.apiKey).get('/api/users/me')).body.username,
+      'hub-account',
+      'its key works',
+    );
     // The placeholder the daemon hashes for unknown names, and the marker stored for no password: neither matches.
     for (const guess of ['not a password of anyone', '!no-password']) {
       t.equal(await loginStatus(d.daemon, 'hub-account', guess), 401, `no password signs in: ${JSON.stringify(guess)}`);
@@ -163,13 +195,26 @@ t.test('user endpoints', async (t) => {
   t.test('GET /api/users/me returns the calling user', async (t) => {
     const res = await op.get('/api/users/me');
     t.equal(res.status, 200);
-    t.match(res.body, { id: operator.id, username: 'operator1', role: 'Operator', apiKey: mask(operator.apiKey), isEnabled: true });
+    t.match(res.body, {
+      id: operator.id,
+      username: 'operator1',
+      role: 'Operator',
+      apiKey: mask(operator.apiKey),
+      isEnabled: true,
+    });
   });
 
   t.test('an admin reads any user', async (t) => {
     const res = await api.get(`/api/users/${operator.id}`);
     t.equal(res.status, 200);
-    t.match(res.body, { id: operator.id, username: 'operator1', role: 'Operator', apiKey: MASKED_KEY, isEnabled: true, createdAt: String });
+    t.match(res.body, {
+      id: operator.id,
+      username: 'operator1',
+      role: 'Operator',
+      apiKey: MASKED_KEY,
+      isEnabled: true,
+      createdAt: String,
+    });
   });
 
   t.test('a user reads itself by id', async (t) => {
@@ -203,7 +248,14 @@ t.test('user endpoints', async (t) => {
     const user = await createUser(api, 'promoted', 'Viewer');
     const res = await api.put(`/api/users/${user.id}`, { role: 'OPERATOR' });
     t.equal(res.status, 200);
-    t.match(res.body, { id: user.id, username: 'promoted', role: 'Operator', apiKey: mask(user.apiKey), isEnabled: true, createdAt: String });
+    t.match(res.body, {
+      id: user.id,
+      username: 'promoted',
+      role: 'Operator',
+      apiKey: mask(user.apiKey),
+      isEnabled: true,
+      createdAt: String,
+    });
     t.equal((await api.get(`/api/users/${user.id}`)).body.role, 'Operator', 'and it is stored');
   });
 
@@ -302,7 +354,11 @@ t.test('user endpoints', async (t) => {
     t.equal(res.status, 200);
     t.match(res.body, { apiKey: FULL_KEY });
     t.not(res.body.apiKey, user.apiKey);
-    t.same((await api.get(`/api/users/${user.id}/api-key`)).body, { apiKey: res.body.apiKey }, 'the admin read shows the new key');
+    t.same(
+      (await api.get(`/api/users/${user.id}/api-key`)).body,
+      { apiKey: res.body.apiKey },
+      'the admin read shows the new key',
+    );
     t.equal((await api.get(`/api/users/${user.id}`)).body.apiKey, mask(res.body.apiKey), 'the masked key follows');
   });
 
@@ -374,7 +430,11 @@ t.test('user endpoints', async (t) => {
 
   t.test('a user changes its own password, giving the current one', async (t) => {
     const user = await createUser(api, 'pw-self', 'Viewer');
-    const res = await anon.put(`/api/users/${user.id}/password`, { currentPassword: user.password, newPassword: 'my-own-new-password' }, { key: user.apiKey });
+    const res = await anon.put(
+      `/api/users/${user.id}/password`,
+      { currentPassword: user.password, newPassword: 'my-own-new-password' },
+      { key: user.apiKey },
+    );
     t.equal(res.status, 200);
     t.equal(await loginStatus(d.daemon, 'pw-self', 'my-own-new-password'), 200);
   });
@@ -409,7 +469,10 @@ t.test('user endpoints', async (t) => {
 
   t.test('setting assignments answers 200 with the user and its assignments', async (t) => {
     const user = await createUser(api, 'assign1', 'Operator');
-    const res = await api.put(`/api/users/${user.id}/assignments`, { playerIds: [], zoneIds: [zones[1]!.id, zones[2]!.id] });
+    const res = await api.put(`/api/users/${user.id}/assignments`, {
+      playerIds: [],
+      zoneIds: [zones[1]!.id, zones[2]!.id],
+    });
     t.equal(res.status, 200);
     t.match(res.body, { id: user.id, username: 'assign1', role: 'Operator', apiKey: MASKED_KEY });
     t.same(res.body.assignments.zoneIds.sort(), [zones[1]!.id, zones[2]!.id].sort());
@@ -434,7 +497,11 @@ t.test('user endpoints', async (t) => {
 
   t.test('an operator cannot set assignments, not even its own', async (t) => {
     const before = snapshot(d);
-    isProblem(t, await op.put(`/api/users/${operator.id}/assignments`, { playerIds: [], zoneIds: [zones[0]!.id] }), 403);
+    isProblem(
+      t,
+      await op.put(`/api/users/${operator.id}/assignments`, { playerIds: [], zoneIds: [zones[0]!.id] }),
+      403,
+    );
     t.same(snapshot(d), before);
   });
 
@@ -448,25 +515,107 @@ t.test('user endpoints', async (t) => {
     const badKey = `svc_${'0'.repeat(48)}`;
     const cases: Array<[string, string, string, Parameters<Client['call']>[2]]> = [
       ['create: empty object', 'POST', '/api/users', { body: {} }],
-      ['create: username a number', 'POST', '/api/users', { body: { username: 5, password: 'long-enough', role: 'Viewer' } }],
+      [
+        'create: username a number',
+        'POST',
+        '/api/users',
+        { body: { username: 5, password: 'long-enough', role: 'Viewer' } },
+      ],
       ['create: password null', 'POST', '/api/users', { body: { username: 'x-null', password: null, role: 'Viewer' } }],
-      ['create: role a number', 'POST', '/api/users', { body: { username: 'x-role', password: 'long-enough', role: 7 } }],
+      [
+        'create: role a number',
+        'POST',
+        '/api/users',
+        { body: { username: 'x-role', password: 'long-enough', role: 7 } },
+      ],
       ['create: role missing', 'POST', '/api/users', { body: { username: 'x-norole', password: 'long-enough' } }],
-      ['create: assignments a string', 'POST', '/api/users', { body: { username: 'x-asg', password: 'long-enough', role: 'Viewer', assignments: 'all' } }],
-      ['create: assignment not a UUID', 'POST', '/api/users', { body: { username: 'x-asg2', password: 'long-enough', role: 'Viewer', assignments: { playerIds: ['nope'], zoneIds: [] } } }],
-      ['create: unknown zone', 'POST', '/api/users', { body: { username: 'x-asg3', password: 'long-enough', role: 'Operator', assignments: { playerIds: [], zoneIds: [UNKNOWN] } } }],
-      ['create: very long username', 'POST', '/api/users', { body: { username: 'u'.repeat(5000), password: 'long-enough', role: 'Viewer' } }],
-      ['create: very long password', 'POST', '/api/users', { body: { username: 'x-longpw', password: 'p'.repeat(20_000), role: 'Viewer' } }],
+      [
+        'create: assignments a string',
+        'POST',
+        '/api/users',
+        { body: { username: 'x-asg', password: 'long-enough', role: 'Viewer', assignments: 'all' } },
+      ],
+      [
+        'create: assignment not a UUID',
+        'POST',
+        '/api/users',
+        {
+          body: {
+            username: 'x-asg2',
+            password: 'long-enough',
+            role: 'Viewer',
+            assignments: { playerIds: ['nope'], zoneIds: [] },
+          },
+        },
+      ],
+      [
+        'create: unknown zone',
+        'POST',
+        '/api/users',
+        {
+          body: {
+            username: 'x-asg3',
+            password: 'long-enough',
+            role: 'Operator',
+            assignments: { playerIds: [], zoneIds: [UNKNOWN] },
+          },
+        },
+      ],
+      [
+        'create: very long username',
+        'POST',
+        '/api/users',
+        { body: { username: 'u'.repeat(5000), password: 'long-enough', role: 'Viewer' } },
+      ],
+      [
+        'create: very long password',
+        'POST',
+        '/api/users',
+        { body: { username: 'x-longpw', password: 'p'.repeat(20_000), role: 'Viewer' } },
+      ],
       ['create: malformed JSON', 'POST', '/api/users', { raw: '{"username": "x-bad",' }],
       ['create: JSON array', 'POST', '/api/users', { raw: '[]' }],
       ['create: JSON null', 'POST', '/api/users', { raw: 'null' }],
       ['create: JSON string', 'POST', '/api/users', { raw: '"Admin"' }],
       ['create: no body', 'POST', '/api/users', {}],
-      ['create: form content type', 'POST', '/api/users', { raw: 'username=x-form&password=long-enough&role=Admin', contentType: 'application/x-www-form-urlencoded' }],
-      ['create: oversized body', 'POST', '/api/users', { body: { username: 'x-big', password: 'long-enough', role: 'Viewer', pad: 'x'.repeat(70 * 1024) } }],
-      ['create: wrong API key', 'POST', '/api/users', { key: badKey, body: { username: 'x-key', password: 'long-enough', role: 'Admin' } }],
-      ['create: Basic auth', 'POST', '/api/users', { key: '', headers: { Authorization: 'Basic YWRtaW46YWRtaW4=' }, body: { username: 'x-basic', password: 'long-enough', role: 'Admin' } }],
-      ['create: session-shaped garbage', 'POST', '/api/users', { key: '', token: `sst_${'A'.repeat(43)}`, body: { username: 'x-sst', password: 'long-enough', role: 'Admin' } }],
+      [
+        'create: form content type',
+        'POST',
+        '/api/users',
+        { raw: 'username=x-form&password=long-enough&role=Admin', contentType: 'application/x-www-form-urlencoded' },
+      ],
+      [
+        'create: oversized body',
+        'POST',
+        '/api/users',
+        { body: { username: 'x-big', password: 'long-enough', role: 'Viewer', pad: 'x'.repeat(70 * 1024) } },
+      ],
+      [
+        'create: wrong API key',
+        'POST',
+        '/api/users',
+        { key: badKey, body: { username: 'x-key', password: 'long-enough', role: 'Admin' } },
+      ],
+      [
+        'create: Basic auth',
+        'POST',
+        '/api/users',
+        {
+          key: '',
+          headers: { Authorization: 'Basic YWRtaW46YWRtaW4=' },
+          body: { username: 'x-basic', password: 'long-enough', role: 'Admin' },
+        },
+      ],
+      [
+        'create: session-shaped garbage',
+        'POST',
+        '/api/users',
+        {
+          key: '',
+          token: `sst_${'A'.repeat(43)}`,
+          body: { username: 'x-sst', password: 'long-enough', role: 'Admin' },
+        },
+      ],
       ['update: role an array', 'PUT', u, { body: { role: ['Admin'] } }],
       ['update: isEnabled a number', 'PUT', u, { body: { isEnabled: 0 } }],
       ['update: isEnabled null', 'PUT', u, { body: { isEnabled: null } }],
@@ -487,9 +636,19 @@ t.test('user endpoints', async (t) => {
       ['assignments: playerIds a string', 'PUT', `${u}/assignments`, { body: { playerIds: 'x', zoneIds: [] } }],
       ['assignments: zone id a number', 'PUT', `${u}/assignments`, { body: { playerIds: [], zoneIds: [1] } }],
       ['assignments: zoneIds missing', 'PUT', `${u}/assignments`, { body: { playerIds: [] } }],
-      ['assignments: 257 ids', 'PUT', `${u}/assignments`, { body: { playerIds: [], zoneIds: Array.from({ length: 257 }, () => zones[0]!.id) } }],
+      [
+        'assignments: 257 ids',
+        'PUT',
+        `${u}/assignments`,
+        { body: { playerIds: [], zoneIds: Array.from({ length: 257 }, () => zones[0]!.id) } },
+      ],
       ['login: username a number', 'POST', '/api/auth/login', { key: '', body: { username: 1, password: 'x' } }],
-      ['login: very long password', 'POST', '/api/auth/login', { key: '', body: { username: 'admin', password: 'p'.repeat(5000) } }],
+      [
+        'login: very long password',
+        'POST',
+        '/api/auth/login',
+        { key: '', body: { username: 'admin', password: 'p'.repeat(5000) } },
+      ],
       ['login: malformed JSON', 'POST', '/api/auth/login', { key: '', raw: '{' }],
     ];
     const before = snapshot(d);
@@ -498,7 +657,11 @@ t.test('user endpoints', async (t) => {
       const res = await api.call(method, path, options);
       t.ok(res.status >= 400 && res.status < 500, `${name}: 4xx, got ${res.status}`);
       t.match(res.headers.get('content-type'), /^application\/problem\+json/, `${name}: problem content type`);
-      t.match(res.body, { type: String, title: String, status: res.status, detail: String, instance: String }, `${name}: problem body`);
+      t.match(
+        res.body,
+        { type: String, title: String, status: res.status, detail: String, instance: String },
+        `${name}: problem body`,
+      );
     }
     t.same(snapshot(d), before, 'the database is unchanged');
     t.same((await api.get('/api/users')).body, listBefore, 'the user list is unchanged');

@@ -20,7 +20,9 @@ const quiet = createLogger('silent');
 async function search(port: number, st: string): Promise<Record<string, string>> {
   const client = await bindUdp('127.0.0.1', 0);
   try {
-    const answered = new Promise<Record<string, string>>((resolve) => client.once('message', (msg) => resolve(parseSsdp(msg).headers)));
+    const answered = new Promise<Record<string, string>>((resolve) =>
+      client.once('message', (msg) => resolve(parseSsdp(msg).headers)),
+    );
     client.send(mSearch(st, port), port, '127.0.0.1');
     return await within(answered, undefined, `an M-SEARCH answer for ${st}`);
   } finally {
@@ -32,10 +34,23 @@ t.test('a lifecycle stops its services in the reverse order of starting', async 
   const order: string[] = [];
   const lifecycle = new Lifecycle(quiet);
   for (const name of ['store', 'amplifier', 'http', 'ssdp']) {
-    await lifecycle.start(name, () => order.push(`start ${name}`), () => order.push(`stop ${name}`));
+    await lifecycle.start(
+      name,
+      () => order.push(`start ${name}`),
+      () => order.push(`stop ${name}`),
+    );
   }
   await lifecycle.stop();
-  t.same(order, ['start store', 'start amplifier', 'start http', 'start ssdp', 'stop ssdp', 'stop http', 'stop amplifier', 'stop store']);
+  t.same(order, [
+    'start store',
+    'start amplifier',
+    'start http',
+    'start ssdp',
+    'stop ssdp',
+    'stop http',
+    'stop amplifier',
+    'stop store',
+  ]);
   await lifecycle.stop();
   t.equal(order.length, 8, 'a second stop stops nothing twice');
 });
@@ -43,11 +58,23 @@ t.test('a lifecycle stops its services in the reverse order of starting', async 
 t.test('a lifecycle stops everything even when one stop fails, then reports that failure', async (t) => {
   const stopped: string[] = [];
   const lifecycle = new Lifecycle(quiet);
-  await lifecycle.start('store', () => {}, () => stopped.push('store'));
-  await lifecycle.start('driver', () => {}, () => {
-    throw new Error('the port is gone');
-  });
-  await lifecycle.start('http', () => {}, () => stopped.push('http'));
+  await lifecycle.start(
+    'store',
+    () => {},
+    () => stopped.push('store'),
+  );
+  await lifecycle.start(
+    'driver',
+    () => {},
+    () => {
+      throw new Error('the port is gone');
+    },
+  );
+  await lifecycle.start(
+    'http',
+    () => {},
+    () => stopped.push('http'),
+  );
   await t.rejects(lifecycle.stop(), { message: 'the port is gone' });
   t.same(stopped, ['http', 'store']);
 });
@@ -55,26 +82,44 @@ t.test('a lifecycle stops everything even when one stop fails, then reports that
 t.test('a service whose start fails is not stopped; the ones before it are', async (t) => {
   const stopped: string[] = [];
   const lifecycle = new Lifecycle(quiet);
-  await lifecycle.start('store', () => {}, () => stopped.push('store'));
-  await t.rejects(lifecycle.start('listener', () => Promise.reject(new Error('address in use')), () => stopped.push('listener')));
+  await lifecycle.start(
+    'store',
+    () => {},
+    () => stopped.push('store'),
+  );
+  await t.rejects(
+    lifecycle.start(
+      'listener',
+      () => Promise.reject(new Error('address in use')),
+      () => stopped.push('listener'),
+    ),
+  );
   await lifecycle.stop();
   t.same(stopped, ['store']);
 });
 
-t.test('a daemon whose port is taken fails to start and leaves its store closed and its amplifier stopped', async (t) => {
-  const blocker = net.createServer();
-  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
-  const stateDir = tempDir();
-  t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
-  const config = { ...defaultConfig(), host: '127.0.0.1', port: (blocker.address() as net.AddressInfo).port, stateDir };
-  const driver = new SimulatedDriver({ applyDelayMs: 1 });
-  const daemon = new Daemon({ config, logger: quiet, driver });
-  await t.rejects(daemon.start('admin-password-1'), /cannot listen on 127\.0\.0\.1/);
-  t.equal(daemon.services.store.db.open, false, 'the store was closed');
-  t.equal(driver.online, false, 'the amplifier driver was stopped');
-  await daemon.stop();
-});
+t.test(
+  'a daemon whose port is taken fails to start and leaves its store closed and its amplifier stopped',
+  async (t) => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+    const stateDir = tempDir();
+    t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
+    const config = {
+      ...defaultConfig(),
+      host: '127.0.0.1',
+      port: (blocker.address() as net.AddressInfo).port,
+      stateDir,
+    };
+    const driver = new SimulatedDriver({ applyDelayMs: 1 });
+    const daemon = new Daemon({ config, logger: quiet, driver });
+    await t.rejects(daemon.start('admin-password-1'), /cannot listen on 127\.0\.0\.1/);
+    t.equal(daemon.services.store.db.open, false, 'the store was closed');
+    t.equal(driver.online, false, 'the amplifier driver was stopped');
+    await daemon.stop();
+  },
+);
 
 t.test('the daemon sends READY only once it listens, and STOPPING before it stops listening', async (t) => {
   const calls: string[] = [];
@@ -92,10 +137,13 @@ t.test('the daemon sends READY only once it listens, and STOPPING before it stop
   const d = await startTestDaemon(t, { notifier });
   const port = Number(new URL(d.base).port);
   t.equal(calls.length, 1);
-  t.match(calls[0], new RegExp(`^READY listening on 127\\.0\\.0\\.1:${port}; amplifier simulated online; 0 event streams$`));
+  t.match(
+    calls[0],
+    new RegExp(`^READY listening on 127\\.0\\.0\\.1:${port}; amplifier simulated online; 0 event streams$`),
+  );
   await d.stop();
   t.same(calls.slice(1), ['STOPPING']);
-  t.equal((await fetch(`${d.base}/api/health`).catch(() => 'refused')), 'refused', 'stopped listening');
+  t.equal(await fetch(`${d.base}/api/health`).catch(() => 'refused'), 'refused', 'stopped listening');
 });
 
 t.test('stopping the daemon stops its SSDP announcer', async (t) => {

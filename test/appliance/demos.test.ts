@@ -20,12 +20,16 @@ for (const { family, volumeCommand } of DEMOS) {
     const scratch = mkdtempSync(path.join(tmpdir(), 'azcd-demo-'));
     t.teardown(() => rmSync(scratch, { recursive: true, force: true }));
     // Its own process group, as a command in a terminal: Ctrl-C reaches npm, the demo, the daemon and socat.
-    const demo = spawn('npm', ['run', '--silent', `demo:${family}`, '--', '--host', '127.0.0.1', '--port', '0', '--log-level', 'warn'], {
-      cwd: ROOT,
-      env: { ...process.env, TMPDIR: scratch, NOTIFY_SOCKET: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
+    const demo = spawn(
+      'npm',
+      ['run', '--silent', `demo:${family}`, '--', '--host', '127.0.0.1', '--port', '0', '--log-level', 'warn'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, TMPDIR: scratch, NOTIFY_SOCKET: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      },
+    );
     let output = '';
     const changes = new Changes();
     for (const stream of [demo.stdout!, demo.stderr!]) {
@@ -35,7 +39,9 @@ for (const { family, volumeCommand } of DEMOS) {
       });
     }
     // The pipes close once every process of the command has exited (npm, the demo, the daemon, socat).
-    const allExited = Promise.all([demo.stdout!, demo.stderr!].map((stream) => new Promise((resolve) => stream.once('close', resolve))));
+    const allExited = Promise.all(
+      [demo.stdout!, demo.stderr!].map((stream) => new Promise((resolve) => stream.once('close', resolve))),
+    );
     t.teardown(() => {
       try {
         process.kill(-demo.pid!, 'SIGKILL');
@@ -49,11 +55,16 @@ for (const { family, volumeCommand } of DEMOS) {
     const stateDir = path.join(scratch, `azcd-demo-${family}`);
     const key = /apiKey=(\S+)/.exec(readFileSync(path.join(stateDir, 'initial-admin.txt'), 'utf8'))![1]!;
     const api = client(`http://127.0.0.1:${port}`, key);
-    await waitFor(async () => (await api.get('/api/health')).body.status === 'ok', undefined, { what: `the ${family} amplifier online` });
+    await waitFor(async () => (await api.get('/api/health')).body.status === 'ok', undefined, {
+      what: `the ${family} amplifier online`,
+    });
     const zone = (await api.get('/api/zones')).body[0].id as string;
     t.equal((await api.put(`/api/zones/${zone}/power`, { power: true })).status, 204);
     t.equal((await api.put(`/api/zones/${zone}/volume`, { volume: 0.5 })).status, 204);
-    t.ok(await seen(volumeCommand, 'the volume command on the emulated line'), 'the amplifier got the volume, and the demo printed it');
+    t.ok(
+      await seen(volumeCommand, 'the volume command on the emulated line'),
+      'the amplifier got the volume, and the demo printed it',
+    );
 
     const amplifierEnd = /emulated \w+ amplifier on (\S+);/.exec(output)![1]!;
     const beforeStop = output.length;
@@ -63,7 +74,10 @@ for (const { family, volumeCommand } of DEMOS) {
     t.notMatch(output.slice(0, beforeStop), /Error|error:/, 'and nothing failed on the way');
     // Ctrl-C reaches socat and the daemon at once: on a busy machine socat may go first, and the daemon then reports
     // the line gone (EIO) before it stops itself. Nothing else may fail while stopping.
-    const failedWhileStopping = output.slice(beforeStop).split('\n').filter((line) => /Error|error:/.test(line) && !/\bEIO\b/.test(line));
+    const failedWhileStopping = output
+      .slice(beforeStop)
+      .split('\n')
+      .filter((line) => /Error|error:/.test(line) && !/\bEIO\b/.test(line));
     t.same(failedWhileStopping, [], 'nor while stopping, but for the line going away first');
   });
 }

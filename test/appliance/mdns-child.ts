@@ -30,7 +30,10 @@ async function announce(): Promise<void> {
     port: config.port,
     host: '0.0.0.0',
     version: '0.1.0',
-    log: (level, msg, fields) => logs.push(`${level}: ${msg}${fields?.['hostnames'] ? ` ${JSON.stringify({ names: fields['names'], hostnames: fields['hostnames'] })}` : ''}`),
+    log: (level, msg, fields) =>
+      logs.push(
+        `${level}: ${msg}${fields?.['hostnames'] ? ` ${JSON.stringify({ names: fields['names'], hostnames: fields['hostnames'] })}` : ''}`,
+      ),
   });
   await announcer.start();
   say({ ready: true, names: announcer.names.map((n) => n.replace(/\.$/, '')), logs });
@@ -44,7 +47,10 @@ async function announce(): Promise<void> {
 async function daemon(): Promise<void> {
   const stateDir = tempDir('azc-mdns-daemon-');
   try {
-    const d = await startDaemon({ stateDir, config: { ssdp: true, host: '0.0.0.0', friendlyName: 'Living Room', logLevel: 'warn' } });
+    const d = await startDaemon({
+      stateDir,
+      config: { ssdp: true, host: '0.0.0.0', friendlyName: 'Living Room', logLevel: 'warn' },
+    });
     say({ ready: true, udn: d.daemon.services.udn, port: Number(new URL(d.base).port) });
     process.stdin.resume();
     await new Promise((resolve) => process.stdin.once('end', resolve));
@@ -123,15 +129,24 @@ async function browse(): Promise<void> {
       query(type);
       const complete = () => {
         const names = [...(ptrs.get(key) ?? [])];
-        return names.length > 0 && names.every((n) => {
-          const i = instances.get(n.toLowerCase());
-          return i?.txt && i.target && hosts.has(i.target.toLowerCase());
-        });
+        return (
+          names.length > 0 &&
+          names.every((n) => {
+            const i = instances.get(n.toLowerCase());
+            return i?.txt && i.target && hosts.has(i.target.toLowerCase());
+          })
+        );
       };
-      await waitFor(complete, WAIT_MS, { what: `instances of ${type} with SRV, TXT and A`, changes }).catch((err: Error) => {
-        const seen = { ptrs: [...ptrs].map(([k, v]) => [k, [...v]]), instances: [...instances.values()], hosts: [...hosts] };
-        throw new Error(`${err.message}; seen: ${JSON.stringify(seen)}`);
-      });
+      await waitFor(complete, WAIT_MS, { what: `instances of ${type} with SRV, TXT and A`, changes }).catch(
+        (err: Error) => {
+          const seen = {
+            ptrs: [...ptrs].map(([k, v]) => [k, [...v]]),
+            instances: [...instances.values()],
+            hosts: [...hosts],
+          };
+          throw new Error(`${err.message}; seen: ${JSON.stringify(seen)}`);
+        },
+      );
       say({
         found: [...ptrs.get(key)!].sort().map((n) => {
           const i = instances.get(n.toLowerCase())!;
@@ -141,8 +156,14 @@ async function browse(): Promise<void> {
     } else if (command === 'goodbye') {
       // `goodbye <type> <instance name>`: waits for that instance's PTR with TTL 0.
       const instance = line.split(' ').slice(2).join(' ');
-      await waitFor(() => goodbyes.get(key)?.has(instance) === true, WAIT_MS, { what: `goodbye for ${instance}`, changes });
-      say({ goodbye: instance, stillAlive: [...(ptrs.get(key) ?? [])].filter((n) => !goodbyes.get(key)?.has(n)).sort() });
+      await waitFor(() => goodbyes.get(key)?.has(instance) === true, WAIT_MS, {
+        what: `goodbye for ${instance}`,
+        changes,
+      });
+      say({
+        goodbye: instance,
+        stillAlive: [...(ptrs.get(key) ?? [])].filter((n) => !goodbyes.get(key)?.has(n)).sort(),
+      });
     }
   }
   await closeUdp(socket);

@@ -82,12 +82,20 @@ async function main(): Promise<Record<string, unknown>> {
   await announcer.start();
 
   const types = [CHILD_UDN, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, controllerUdn(CHILD_UDN), AZC_DEVICE_TYPE];
-  const aliveRounds = () => Math.min(...types.map((nt) => notifies.filter((n) => n.nts === 'ssdp:alive' && n.nt === nt).length));
+  const aliveRounds = () =>
+    Math.min(...types.map((nt) => notifies.filter((n) => n.nts === 'ssdp:alive' && n.nt === nt).length));
   if (mode === 'multicast') await until(notified, () => aliveRounds() >= 2, 'two rounds of NOTIFY ssdp:alive');
   const aliveRoundsSeen = aliveRounds();
 
   // One fresh client socket per search target, so every response is attributed to the search that caused it.
-  const searchTargets = ['ssdp:all', 'upnp:rootdevice', AZC_DEVICE_TYPE, CHILD_UDN, UPNP_BASIC_DEVICE_TYPE, controllerUdn(CHILD_UDN)];
+  const searchTargets = [
+    'ssdp:all',
+    'upnp:rootdevice',
+    AZC_DEVICE_TYPE,
+    CHILD_UDN,
+    UPNP_BASIC_DEVICE_TYPE,
+    controllerUdn(CHILD_UDN),
+  ];
   const expected: Record<string, number> = { 'ssdp:all': 5 };
   const searches: Record<string, Array<{ status: string; headers: Headers; from: string }>> = {};
   const clients: Socket[] = [];

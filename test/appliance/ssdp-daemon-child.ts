@@ -50,5 +50,6 @@ async function main(): Promise<Record<string, unknown>> {
 main().then(
   // node-ssdp's 3-second first-announce timer cannot be cancelled; exit instead of waiting it out.
   (result) => process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0)),
-  (err: Error) => process.stdout.write(`${JSON.stringify({ error: err.stack ?? err.message })}\n`, () => process.exit(1)),
+  (err: Error) =>
+    process.stdout.write(`${JSON.stringify({ error: err.stack ?? err.message })}\n`, () => process.exit(1)),
 );

@@ -71,20 +71,43 @@ t.test('renderDescription escapes every value and parses as a UPnP 1.0 device de
     [`${UPNP_NS}presentationURL`]: '/?a=1&b=2',
     [`{${AZC_XML_NAMESPACE}}apiBaseURL`]: 'http://10.0.0.2:8080/api',
   };
-  t.same(parsed.device, { ...common, [`${UPNP_NS}deviceType`]: UPNP_BASIC_DEVICE_TYPE, [`${UPNP_NS}UDN`]: UDN }, 'the root device is a Basic:1 device');
-  t.same(parsed.embedded, [{ ...common, [`${UPNP_NS}deviceType`]: AZC_DEVICE_TYPE, [`${UPNP_NS}UDN`]: controllerUdn(UDN) }], 'the controller is embedded in it');
+  t.same(
+    parsed.device,
+    { ...common, [`${UPNP_NS}deviceType`]: UPNP_BASIC_DEVICE_TYPE, [`${UPNP_NS}UDN`]: UDN },
+    'the root device is a Basic:1 device',
+  );
+  t.same(
+    parsed.embedded,
+    [{ ...common, [`${UPNP_NS}deviceType`]: AZC_DEVICE_TYPE, [`${UPNP_NS}UDN`]: controllerUdn(UDN) }],
+    'the controller is embedded in it',
+  );
   t.equal(escapeXml('a\uD800b'), 'a\uFFFDb', 'a lone surrogate cannot reach the XML');
 });
 
-t.test('our own types have a domain name as their vendor part, and the controller a stable UDN of its own', async (t) => {
-  t.equal(AZC_DEVICE_TYPE, 'urn:audio-zone-control-local:device:AudioZoneController:1', 'audio-zone-control.local, periods as hyphens');
-  t.equal(AZC_XML_NAMESPACE, 'urn:audio-zone-control-local:device-1-0');
-  const controller = controllerUdn(UDN);
-  t.match(controller, /^uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a version-5 UUID');
-  t.not(controller, UDN);
-  t.equal(controllerUdn(UDN.slice('uuid:'.length)), controller, 'the same from either spelling of the root UDN');
-  t.not(controllerUdn('uuid:9e1d2b63-7c5f-4d66-8b4c-3a7b2f8d0e12'), controller, 'another appliance, another controller UDN');
-});
+t.test(
+  'our own types have a domain name as their vendor part, and the controller a stable UDN of its own',
+  async (t) => {
+    t.equal(
+      AZC_DEVICE_TYPE,
+      'urn:audio-zone-control-local:device:AudioZoneController:1',
+      'audio-zone-control.local, periods as hyphens',
+    );
+    t.equal(AZC_XML_NAMESPACE, 'urn:audio-zone-control-local:device-1-0');
+    const controller = controllerUdn(UDN);
+    t.match(
+      controller,
+      /^uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      'a version-5 UUID',
+    );
+    t.not(controller, UDN);
+    t.equal(controllerUdn(UDN.slice('uuid:'.length)), controller, 'the same from either spelling of the root UDN');
+    t.not(
+      controllerUdn('uuid:9e1d2b63-7c5f-4d66-8b4c-3a7b2f8d0e12'),
+      controller,
+      'another appliance, another controller UDN',
+    );
+  },
+);
 
 t.test('interface selection: all external IPv4 by default, named ones including loopback', async (t) => {
   const table = {
@@ -112,7 +135,7 @@ t.test('interface selection: all external IPv4 by default, named ones including 
   });
 });
 
-t.test('an M-SEARCH is answered through the interface on the asker\'s subnet, so LOCATION is reachable', async (t) => {
+t.test("an M-SEARCH is answered through the interface on the asker's subnet, so LOCATION is reachable", async (t) => {
   const eth0 = { name: 'eth0', address: '192.168.1.20', netmask: '255.255.255.0' };
   const wlan0 = { name: 'wlan0', address: '10.0.0.7', netmask: '255.255.0.0' };
   const lo = { name: 'lo', address: '127.0.0.1', netmask: '255.0.0.0' };
@@ -142,7 +165,10 @@ t.test('start() logs and resolves instead of throwing when no named interface ex
   });
   await announcer.start();
   await announcer.stop();
-  t.same(logs, ['warn: SSDP interfaces without an IPv4 address are skipped', 'warn: SSDP announcements off: no usable IPv4 interface']);
+  t.same(logs, [
+    'warn: SSDP interfaces without an IPv4 address are skipped',
+    'warn: SSDP announcements off: no usable IPv4 interface',
+  ]);
 });
 
 t.test('start() logs and resolves instead of throwing when the port is taken', async (t) => {
@@ -177,11 +203,15 @@ for (const line of spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdo
 
 /** One namespace whose loopback carries multicast: the announcer and its clients talk there and nowhere else. */
 function loopbackNetwork(t: Test, name: string): { ok: true } | { ok: false; why: string } {
-  return createNetwork(t, [name], [
-    ['-n', name, 'link', 'set', 'lo', 'up'],
-    ['-n', name, 'link', 'set', 'lo', 'multicast', 'on'],
-    ['-n', name, 'route', 'add', '239.0.0.0/8', 'dev', 'lo'],
-  ]);
+  return createNetwork(
+    t,
+    [name],
+    [
+      ['-n', name, 'link', 'set', 'lo', 'up'],
+      ['-n', name, 'link', 'set', 'lo', 'multicast', 'on'],
+      ['-n', name, 'route', 'add', '239.0.0.0/8', 'dev', 'lo'],
+    ],
+  );
 }
 
 interface ChildReport {
@@ -197,7 +227,13 @@ interface ChildReport {
 
 /** Runs ssdp-child.ts in `mode` (inside a namespace when `prefix` says so) and returns its one report line. */
 async function runChild(t: Test, prefix: string[], mode: string): Promise<ChildReport> {
-  const child = new LineChild(t, [...prefix, process.execPath, ...CHILD, mode, JSON.stringify({ udn: UDN, friendlyName: FRIENDLY_NAME })]);
+  const child = new LineChild(t, [
+    ...prefix,
+    process.execPath,
+    ...CHILD,
+    mode,
+    JSON.stringify({ udn: UDN, friendlyName: FRIENDLY_NAME }),
+  ]);
   const report = (await child.next()) as unknown as ChildReport;
   t.equal(await child.exitCode(), 0, 'the child exits with 0');
   return report;
@@ -251,11 +287,22 @@ t.test('announcer and M-SEARCH client on an isolated loopback', async (t) => {
     const parsed = parseXml(report.description?.body ?? '');
     t.equal(parsed.device[`${UPNP_NS}friendlyName`], FRIENDLY_NAME);
     // Each device the description declares is announced under its UDN and its type, and nothing else is.
-    const declared = [parsed.device, ...parsed.embedded].flatMap((d) => [d[`${UPNP_NS}UDN`]!, d[`${UPNP_NS}deviceType`]!]);
-    t.same([...declared, 'upnp:rootdevice'].sort(), [...ADVERTISED].sort(), 'the announced types are the declared devices');
+    const declared = [parsed.device, ...parsed.embedded].flatMap((d) => [
+      d[`${UPNP_NS}UDN`]!,
+      d[`${UPNP_NS}deviceType`]!,
+    ]);
+    t.same(
+      [...declared, 'upnp:rootdevice'].sort(),
+      [...ADVERTISED].sort(),
+      'the announced types are the declared devices',
+    );
     for (const d of [parsed.device, ...parsed.embedded]) {
       const st = d[`${UPNP_NS}deviceType`]!;
-      t.equal(report.searches[st]?.[0]?.headers['USN'], `${d[`${UPNP_NS}UDN`]}::${st}`, `${st} is answered with the UDN of the device of that type`);
+      t.equal(
+        report.searches[st]?.[0]?.headers['USN'],
+        `${d[`${UPNP_NS}UDN`]}::${st}`,
+        `${st} is answered with the UDN of the device of that type`,
+      );
     }
   });
 
@@ -278,12 +325,18 @@ t.test('announcer and M-SEARCH client on an isolated loopback', async (t) => {
         t.equal(n.usn, usnFor(n.nt));
         t.equal(n.location, undefined, 'byebye has no LOCATION');
       }
-      t.notOk(report.afterStop.some((n) => n.nts === 'ssdp:alive'), 'no alive after stop()');
+      t.notOk(
+        report.afterStop.some((n) => n.nts === 'ssdp:alive'),
+        'no alive after stop()',
+      );
     });
   }
 
   t.test('the announcer logged nothing alarming', async (t) => {
-    t.same(report.logs.filter((l) => l.level === 'warn' || l.level === 'error'), []);
+    t.same(
+      report.logs.filter((l) => l.level === 'warn' || l.level === 'error'),
+      [],
+    );
   });
 });
 
@@ -294,12 +347,28 @@ t.test('Daemon.stop() sends ssdp:byebye for every advertised type', async (t) =>
     t.comment(`no network namespace (${created.why}): daemon-lifecycle.test.ts checks the SSDP socket closes instead`);
     return;
   }
-  const child = new LineChild(t, ['ip', 'netns', 'exec', namespace, process.execPath, ...nodeEntry('test/appliance/ssdp-daemon-child.ts')]);
-  const report = (await child.next()) as unknown as { udn: string; afterStop: Array<{ nts: string; nt: string; usn: string }> };
+  const child = new LineChild(t, [
+    'ip',
+    'netns',
+    'exec',
+    namespace,
+    process.execPath,
+    ...nodeEntry('test/appliance/ssdp-daemon-child.ts'),
+  ]);
+  const report = (await child.next()) as unknown as {
+    udn: string;
+    afterStop: Array<{ nts: string; nt: string; usn: string }>;
+  };
   t.equal(await child.exitCode(), 0, 'the child exits with 0');
   const byebye = report.afterStop?.filter((n) => n.nts === 'ssdp:byebye') ?? [];
-  t.same([...new Set(byebye.map((n) => n.nt))].sort(), [report.udn, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, controllerUdn(report.udn), AZC_DEVICE_TYPE].sort());
-  t.notOk(report.afterStop?.some((n) => n.nts === 'ssdp:alive'), 'no alive after the stop');
+  t.same(
+    [...new Set(byebye.map((n) => n.nt))].sort(),
+    [report.udn, 'upnp:rootdevice', UPNP_BASIC_DEVICE_TYPE, controllerUdn(report.udn), AZC_DEVICE_TYPE].sort(),
+  );
+  t.notOk(
+    report.afterStop?.some((n) => n.nts === 'ssdp:alive'),
+    'no alive after the stop',
+  );
 });
 
 t.test('on two networks each NOTIFY and answer carries the address of the network it travels on', async (t) => {
@@ -339,15 +408,22 @@ t.test('on two networks each NOTIFY and answer carries the address of the networ
     answers: Record<string, string[]>;
     alive: Array<{ from: string; location: string }>;
   };
-  t.same(answers, {
-    '10.77.1.2': ['http://10.77.1.1:8080/description.xml'],
-    '10.77.2.2': ['http://10.77.2.1:8080/description.xml'],
-  }, 'one answer per M-SEARCH, with the LOCATION of the asker\'s network');
+  t.same(
+    answers,
+    {
+      '10.77.1.2': ['http://10.77.1.1:8080/description.xml'],
+      '10.77.2.2': ['http://10.77.2.1:8080/description.xml'],
+    },
+    "one answer per M-SEARCH, with the LOCATION of the asker's network",
+  );
   t.same([...new Set(alive.map((n) => n.from))].sort(), ['10.77.1.1', '10.77.2.1'], 'NOTIFY alive on both links');
   for (const n of alive) t.equal(n.location, `http://${n.from}:8080/description.xml`, `alive from ${n.from}`);
 
   announcer.end();
-  t.match(await announcer.next(), { stopped: true, logs: ['info: SSDP announcing', 'info: SSDP stopped after byebye'] });
+  t.match(await announcer.next(), {
+    stopped: true,
+    logs: ['info: SSDP announcing', 'info: SSDP stopped after byebye'],
+  });
   t.equal(await announcer.exitCode(), 0);
   observer.send('byebye');
   const { byebye } = (await observer.next()) as { byebye: Array<{ from: string }> };

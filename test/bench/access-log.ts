@@ -24,8 +24,14 @@ interface Variant {
 const VARIANTS: Variant[] = [
   { name: 'batchWrites + sonic-boom (the daemon)', make: (fd) => stdoutDestination(fd) },
   // The largest minLength sonic-boom takes is below its maxWrite; both as large as the daemon's 64 KiB batches.
-  { name: 'pino.destination minLength 60 KiB', make: (fd) => pino.destination({ dest: fd, sync: false, minLength: 60 * 1024, maxWrite: 64 * 1024 }) },
-  { name: 'pino.destination minLength 4 KiB', make: (fd) => pino.destination({ dest: fd, sync: false, minLength: 4096 }) },
+  {
+    name: 'pino.destination minLength 60 KiB',
+    make: (fd) => pino.destination({ dest: fd, sync: false, minLength: 60 * 1024, maxWrite: 64 * 1024 }),
+  },
+  {
+    name: 'pino.destination minLength 4 KiB',
+    make: (fd) => pino.destination({ dest: fd, sync: false, minLength: 4096 }),
+  },
   { name: 'pino.destination unbuffered', make: (fd) => pino.destination({ dest: fd, sync: false }) },
 ];
 
@@ -37,7 +43,13 @@ async function measure(variant: Variant): Promise<number> {
   const fd = openSync(FILE, 'w', 0o600);
   const destination = variant.make(fd);
   const log = createAccessLog(createLogger('info', destination));
-  const entry = { requestId: 'a1b2c3-1', method: 'PUT', url: '/api/players/0b7e3a52-9d4f-4c1e-8a6b-3f2d1c0e9a87/volume', status: 204, ms: 0.42 };
+  const entry = {
+    requestId: 'a1b2c3-1',
+    method: 'PUT',
+    url: '/api/players/0b7e3a52-9d4f-4c1e-8a6b-3f2d1c0e9a87/volume',
+    status: 204,
+    ms: 0.42,
+  };
   const before = process.cpuUsage();
   for (let i = 0; i < LINES; i++) log(entry);
   // Every line written: what is batched is handed on (flush), then sonic-boom ends once its last write is done and
@@ -60,11 +72,18 @@ async function main(): Promise<void> {
     for (const [i, variant] of VARIANTS.entries()) perVariant[i]!.push(await measure(variant));
   }
   const baseline = median(perVariant[0]!);
-  console.log(`access-log lines: ${LINES} per round, ${ROUNDS} rounds; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `access-log lines: ${LINES} per round, ${ROUNDS} rounds; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   console.log('variant | CPU µs per line (median, min–max) | ratio to the daemon');
   for (const [i, variant] of VARIANTS.entries()) {
     const values = perVariant[i]!;
-    console.log(`${variant.name} | ${round(median(values), 3)} (${round(Math.min(...values), 3)}–${round(Math.max(...values), 3)}) | ${round(median(values) / baseline, 2)}`);
+    console.log(
+      `${variant.name} | ${round(median(values), 3)} (${round(Math.min(...values), 3)}–${round(Math.max(...values), 3)}) | ${round(median(values) / baseline, 2)}`,
+    );
   }
 }
 

@@ -85,7 +85,8 @@ function start(config: BaselineConfig): void {
           const ok = typeof id === 'string' && typeof volume === 'number';
           if (ok && config.sse && pattern.startsWith('/api/players/')) {
             broadcast(JSON.stringify({ type: 'player.volumeChanged', payload: { playerId: id, volume } }));
-            for (const zoneId of config.sse.zoneIds) broadcast(JSON.stringify({ type: 'zone.volumeChanged', payload: { zoneId, volume } }));
+            for (const zoneId of config.sse.zoneIds)
+              broadcast(JSON.stringify({ type: 'zone.volumeChanged', payload: { zoneId, volume } }));
           }
           res.cork(() => {
             res.writeStatus(ok ? '204 No Content' : '400 Bad Request');

@@ -57,7 +57,9 @@ async function httpSteps(options: SectionOptions): Promise<Row[]> {
   try {
     assertWrk();
   } catch (err) {
-    return [skippedRow('coalescing', 'PUT /api/players/{id}/volume, turn and commit on and off', (err as Error).message)];
+    return [
+      skippedRow('coalescing', 'PUT /api/players/{id}/volume, turn and commit on and off', (err as Error).message),
+    ];
   }
   const durationS = options.quick ? 2 : 5;
   const rounds = options.quick ? 2 : 5;
@@ -73,10 +75,16 @@ async function httpSteps(options: SectionOptions): Promise<Row[]> {
     }
     // The bare server answers the PUT with the same head, a request id of the same length included.
     const me = await fixtures[0]!.api.get('/api/users/me');
-    baseline = await startBaseline({ canned: [], jsonPut: ['/api/players/:id/volume'], requestIdLength: (me.headers.get('x-request-id') ?? '').length });
+    baseline = await startBaseline({
+      canned: [],
+      jsonPut: ['/api/players/:id/volume'],
+      requestIdLength: (me.headers.get('x-request-id') ?? '').length,
+    });
     pinProcess(baseline.pid, SERVER_CORE);
     const bareServer = baseline;
-    options.log(`coalescing: ${HTTP_VARIANTS.length} daemons and bare uWS on core ${SERVER_CORE}, wrk on core ${GENERATOR_CORE}; ${rounds} rounds of ${durationS} s`);
+    options.log(
+      `coalescing: ${HTTP_VARIANTS.length} daemons and bare uWS on core ${SERVER_CORE}, wrk on core ${GENERATOR_CORE}; ${rounds} rounds of ${durationS} s`,
+    );
     const load = (base: string, pid: number, key: string, playerId: string, title: string, seconds: number) =>
       runWrk({
         title,
@@ -90,19 +98,33 @@ async function httpSteps(options: SectionOptions): Promise<Row[]> {
         durationS: seconds,
         core: GENERATOR_CORE,
       });
-    const run = async (i: number | 'bare', title: string, seconds: number): Promise<{ wrk: WrkResult; writesPerRequest: number }> => {
-      if (i === 'bare') return { wrk: await load(bareServer.base, bareServer.pid, '', fixtures[0]!.playerId, title, seconds), writesPerRequest: Number.NaN };
+    const run = async (
+      i: number | 'bare',
+      title: string,
+      seconds: number,
+    ): Promise<{ wrk: WrkResult; writesPerRequest: number }> => {
+      if (i === 'bare')
+        return {
+          wrk: await load(bareServer.base, bareServer.pid, '', fixtures[0]!.playerId, title, seconds),
+          writesPerRequest: Number.NaN,
+        };
       const d = daemons[i]!;
       const before = readWriteCalls(d.pid);
       const wrk = await load(d.base, d.pid, d.adminKey, fixtures[i]!.playerId, title, seconds);
-      if (wrk.non2xx > 0 || wrk.errors > 0) throw new Error(`${title}: ${wrk.non2xx} non-2xx answers, ${wrk.errors} socket errors`);
+      if (wrk.non2xx > 0 || wrk.errors > 0)
+        throw new Error(`${title}: ${wrk.non2xx} non-2xx answers, ${wrk.errors} socket errors`);
       return { wrk, writesPerRequest: (readWriteCalls(d.pid) - before) / wrk.requests };
     };
     const warmup = options.quick ? 1 : 2;
     await run('bare', 'bare warm-up', warmup);
     for (let i = 0; i < daemons.length; i++) await run(i, `${HTTP_VARIANTS[i]!.name} warm-up`, warmup);
     const bare: WrkResult[] = [];
-    const subjects = HTTP_VARIANTS.map(() => ({ runs: [] as WrkResult[], writes: [] as number[], vsBare: [] as number[], vsOn: [] as number[] }));
+    const subjects = HTTP_VARIANTS.map(() => ({
+      runs: [] as WrkResult[],
+      writes: [] as number[],
+      vsBare: [] as number[],
+      vsOn: [] as number[],
+    }));
     for (let round_ = 1; round_ <= rounds; round_++) {
       const b = (await run('bare', `bare round ${round_}`, durationS)).wrk;
       bare.push(b);
@@ -114,7 +136,9 @@ async function httpSteps(options: SectionOptions): Promise<Row[]> {
         s.writes.push(writesPerRequest);
         s.vsBare.push(wrk.reqPerSec / b.reqPerSec);
         thisRound.push(wrk.reqPerSec);
-        options.log(`coalescing: round ${round_} ${HTTP_VARIANTS[i]!.name}: ${round(wrk.reqPerSec)} req/s (bare ${round(b.reqPerSec)}), ${round(wrk.serverCpuUsPerRequest)} µs CPU/req, ${round(writesPerRequest, 3)} write calls/req`);
+        options.log(
+          `coalescing: round ${round_} ${HTTP_VARIANTS[i]!.name}: ${round(wrk.reqPerSec)} req/s (bare ${round(b.reqPerSec)}), ${round(wrk.serverCpuUsPerRequest)} µs CPU/req, ${round(writesPerRequest, 3)} write calls/req`,
+        );
       }
       // What the step gains, per round: every step on against this variant.
       for (let i = 0; i < daemons.length; i++) subjects[i]!.vsOn.push(thisRound[0]! / thisRound[i]!);
@@ -136,8 +160,19 @@ async function httpSteps(options: SectionOptions): Promise<Row[]> {
         note:
           (bound ? `refused: wrk's core was full while the server's was not in ${bound} run(s); ` : '') +
           `CPU ${round(cpu)} µs/req (bare ${round(bareCpu)}); ${round(median(s.writes), 3)} write calls/req; ` +
-          (i === 0 ? 'the subject' : `every step on ÷ this: ${round(median(s.vsOn))} (${spreadOf(s.vsOn).map((r) => round(r)).join('–')})`),
-        details: { off: variant.off, reqPerSec: s.runs.map((r) => round(r.reqPerSec)), vsBare: s.vsBare, vsOn: s.vsOn, writesPerRequest: s.writes, cpuUsPerRequest: s.runs.map((r) => round(r.serverCpuUsPerRequest)) },
+          (i === 0
+            ? 'the subject'
+            : `every step on ÷ this: ${round(median(s.vsOn))} (${spreadOf(s.vsOn)
+                .map((r) => round(r))
+                .join('–')})`),
+        details: {
+          off: variant.off,
+          reqPerSec: s.runs.map((r) => round(r.reqPerSec)),
+          vsBare: s.vsBare,
+          vsOn: s.vsOn,
+          writesPerRequest: s.writes,
+          cpuUsPerRequest: s.runs.map((r) => round(r.serverCpuUsPerRequest)),
+        },
       });
     });
   } finally {
@@ -167,7 +202,14 @@ interface MqttSide {
 
 /** Volume-command bursts and a PUT's state fan-out through mosquitto, with each of the bridge's steps on and off. */
 async function mqttSteps(options: SectionOptions): Promise<Row[]> {
-  if (!existsSync(MOSQUITTO)) return [skippedRow('coalescing', 'MQTT commands and state on and off', `${MOSQUITTO} is missing (apt-get install mosquitto)`)];
+  if (!existsSync(MOSQUITTO))
+    return [
+      skippedRow(
+        'coalescing',
+        'MQTT commands and state on and off',
+        `${MOSQUITTO} is missing (apt-get install mosquitto)`,
+      ),
+    ];
   const cleanups: Array<() => unknown> = [];
   const t = { teardown: (fn: () => unknown) => void cleanups.push(fn) };
   const rounds = options.quick ? 2 : 5;
@@ -177,12 +219,20 @@ async function mqttSteps(options: SectionOptions): Promise<Row[]> {
     const sides: MqttSide[] = [];
     for (const [i, variant] of MQTT_VARIANTS.entries()) {
       const base = `azc/bench-${i}`;
-      const daemon = await startBenchDaemon({ logLevel: 'warn', env: env(variant), args: ['--mqtt-url', broker.url, '--mqtt-account', 'admin', '--mqtt-base-topic', base] });
+      const daemon = await startBenchDaemon({
+        logLevel: 'warn',
+        env: env(variant),
+        args: ['--mqtt-url', broker.url, '--mqtt-account', 'admin', '--mqtt-base-topic', base],
+      });
       cleanups.push(() => daemon.stop());
       const fixture = await setupPlayers(daemon.base, daemon.adminKey);
       // The group's two zones at one volume, so a group change moves both to the same value.
       for (const id of fixture.zoneIds.slice(0, 2)) await fixture.api.put(`/api/zones/${id}/volume`, { volume: 0.5 });
-      const hub = await Watcher.connect(t, broker.url, [`${base}/zone/+/volume`, `${base}/player/+/volume`, `${base}/status`]);
+      const hub = await Watcher.connect(t, broker.url, [
+        `${base}/zone/+/volume`,
+        `${base}/player/+/volume`,
+        `${base}/status`,
+      ]);
       await hub.value(`${base}/status`, 'online');
       sides.push({ variant, daemon, fixture, hub, base, burst: [], fanout: [] });
     }
@@ -205,8 +255,18 @@ async function mqttSteps(options: SectionOptions): Promise<Row[]> {
     }
     const on = sides[0]!;
     return sides.flatMap((side) => [
-      mqttRow(`MQTT burst of ${BURST} volume commands to one zone, ${side.variant.name}`, 'µs CPU/command', side.burst, side === on ? undefined : on.burst),
-      mqttRow(`PUT group volume (2 zones): state fan-out to MQTT, ${side.variant.name}`, 'µs CPU/PUT', side.fanout, side === on ? undefined : on.fanout),
+      mqttRow(
+        `MQTT burst of ${BURST} volume commands to one zone, ${side.variant.name}`,
+        'µs CPU/command',
+        side.burst,
+        side === on ? undefined : on.burst,
+      ),
+      mqttRow(
+        `PUT group volume (2 zones): state fan-out to MQTT, ${side.variant.name}`,
+        'µs CPU/PUT',
+        side.fanout,
+        side === on ? undefined : on.fanout,
+      ),
     ]);
   } finally {
     for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
@@ -230,18 +290,29 @@ async function burst(side: MqttSide, commander: mqtt.MqttClient, final: number):
 /** `count` group-volume PUTs one after another, each done when both zones' and the player's state show it. */
 async function fanout(side: MqttSide, count: number, from: number): Promise<MqttRun> {
   const { fixture, hub, base, daemon } = side;
-  const topics = [`${base}/zone/${fixture.zoneIds[0]}/volume`, `${base}/zone/${fixture.zoneIds[1]}/volume`, `${base}/player/${fixture.playerId}/volume`];
+  const topics = [
+    `${base}/zone/${fixture.zoneIds[0]}/volume`,
+    `${base}/zone/${fixture.zoneIds[1]}/volume`,
+    `${base}/player/${fixture.playerId}/volume`,
+  ];
   const seen = hub.received.length;
   const cpu = readCpuNs(daemon.pid);
   const started = performance.now();
   for (let n = 0; n < count; n++) {
     const percent = 10 + ((from + n) % 80);
-    const arrived = hub.until((w) => topics.every((topic) => w.latest.get(topic) === String(percent)), `the state of a ${percent}% PUT`);
+    const arrived = hub.until(
+      (w) => topics.every((topic) => w.latest.get(topic) === String(percent)),
+      `the state of a ${percent}% PUT`,
+    );
     const res = await fixture.api.put(`/api/players/${fixture.playerId}/volume`, { volume: percent / 100 });
     if (res.status !== 204) throw new Error(`PUT volume answered ${res.status}`);
     await arrived;
   }
-  return { cpuUs: (readCpuNs(daemon.pid) - cpu) / 1000 / count, ms: (performance.now() - started) / count, messages: (hub.received.length - seen) / count };
+  return {
+    cpuUs: (readCpuNs(daemon.pid) - cpu) / 1000 / count,
+    ms: (performance.now() - started) / count,
+    messages: (hub.received.length - seen) / count,
+  };
 }
 
 /** One variant's MQTT figure; against every step on (`on`) when it has a step off. */

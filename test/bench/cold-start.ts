@@ -63,7 +63,9 @@ interface StartSample {
 
 async function bareStart(wakeWindow?: { settleMs: number; windowMs: number }): Promise<StartSample> {
   const started = performance.now();
-  const child = spawnTracked(process.execPath, ['--input-type=module', '-e', BARE_SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnTracked(process.execPath, ['--input-type=module', '-e', BARE_SCRIPT], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const port = await new Promise<number>((resolve, reject) => {
       let buffer = '';
@@ -85,7 +87,9 @@ async function bareStart(wakeWindow?: { settleMs: number; windowMs: number }): P
     await sleep(IDLE_SETTLE_MS);
     const mem = readMemory(child.pid!);
     const smaps = readSmapsRollup(child.pid!);
-    const wakes = wakeWindow ? await idleWakes(child.pid!, started, wakeWindow.settleMs, wakeWindow.windowMs) : undefined;
+    const wakes = wakeWindow
+      ? await idleWakes(child.pid!, started, wakeWindow.settleMs, wakeWindow.windowMs)
+      : undefined;
     return {
       wakes,
       listeningMs,
@@ -100,7 +104,10 @@ async function bareStart(wakeWindow?: { settleMs: number; windowMs: number }): P
   }
 }
 
-async function daemonStart(stateDir: string, wakeWindow?: { settleMs: number; windowMs: number }): Promise<StartSample> {
+async function daemonStart(
+  stateDir: string,
+  wakeWindow?: { settleMs: number; windowMs: number },
+): Promise<StartSample> {
   const started = performance.now();
   const daemon = await spawnBenchDaemon({ logLevel: 'info', stdout: 'read', stateDir, keepStateDir: true });
   try {
@@ -108,7 +115,9 @@ async function daemonStart(stateDir: string, wakeWindow?: { settleMs: number; wi
     const mem = readMemory(daemon.pid);
     const smaps = readSmapsRollup(daemon.pid);
     // No client, no stream, no amplifier traffic beyond its own polling: whatever wakes it now is its own timers.
-    const wakes = wakeWindow ? await idleWakes(daemon.pid, started, wakeWindow.settleMs, wakeWindow.windowMs) : undefined;
+    const wakes = wakeWindow
+      ? await idleWakes(daemon.pid, started, wakeWindow.settleMs, wakeWindow.windowMs)
+      : undefined;
     return {
       listeningMs: daemon.listeningMs!,
       readyMs: daemon.readyMs,
@@ -198,7 +207,7 @@ export async function benchColdStart(options: SectionOptions): Promise<Row[]> {
     }),
     makeRow({
       section: 'start',
-      name: 'idle wake-ups per 5 s of the daemon\'s own (beyond bare uWS\'s)',
+      name: "idle wake-ups per 5 s of the daemon's own (beyond bare uWS's)",
       value: Math.max(0, per5s(wakes) - per5s(bareWakes)),
       unit: 'wakes',
       target: { on: 'value', op: '<=', threshold: 1 },

@@ -39,7 +39,12 @@ const brief = (r: WrkResult) => ({
   requests: r.requests,
   non2xx: r.non2xx,
   errors: r.errors,
-  latencyMs: { p50: round(r.latencyMs.p50, 3), p90: round(r.latencyMs.p90, 3), p99: round(r.latencyMs.p99, 3), max: round(r.latencyMs.max, 3) },
+  latencyMs: {
+    p50: round(r.latencyMs.p50, 3),
+    p90: round(r.latencyMs.p90, 3),
+    p99: round(r.latencyMs.p99, 3),
+    max: round(r.latencyMs.max, 3),
+  },
   serverCpuShare: round(r.serverCpuShare),
   serverCpuUsPerRequest: round(r.serverCpuUsPerRequest),
   generatorCpuShare: round(r.generatorCpuShare),
@@ -69,7 +74,11 @@ export async function benchHttp(options: SectionOptions): Promise<Row[]> {
     const config: BaselineConfig = {
       canned: [
         { path: '/api/users/me', body: me.text, contentType: me.headers.get('content-type') ?? 'application/json' },
-        { path: '/api/players', body: players.text, contentType: players.headers.get('content-type') ?? 'application/json' },
+        {
+          path: '/api/players',
+          body: players.text,
+          contentType: players.headers.get('content-type') ?? 'application/json',
+        },
       ],
       jsonPut: ['/api/players/:id/volume', '/api/zones/:id/volume'],
       login: { path: '/api/auth/login', body: login.text, scrypt: SCRYPT, salt: 'YmVuY2gtc2FsdC0xMjM0NQ' },
@@ -146,17 +155,22 @@ export async function benchHttp(options: SectionOptions): Promise<Row[]> {
       for (let pass = 1; pass <= caseRounds; pass++) {
         const b = await load('bare', `${c.name} bare round ${pass}`, durationS);
         const a = await load('azcd', `${c.name} azcd round ${pass}`, durationS);
-        if (a.non2xx > 0 || a.errors > 0) throw new Error(`${c.name} on azcd: ${a.non2xx} non-2xx responses, ${a.errors} socket errors`);
+        if (a.non2xx > 0 || a.errors > 0)
+          throw new Error(`${c.name} on azcd: ${a.non2xx} non-2xx responses, ${a.errors} socket errors`);
         bare.push(b);
         azcd.push(a);
         ratios.push(a.reqPerSec / b.reqPerSec);
         options.log(`http: ${c.name} round ${pass}: bare uWS ${describe(b)}`);
-        options.log(`http: ${c.name} round ${pass}: azcd     ${describe(a)} → ratio ${round(a.reqPerSec / b.reqPerSec)}`);
+        options.log(
+          `http: ${c.name} round ${pass}: azcd     ${describe(a)} → ratio ${round(a.reqPerSec / b.reqPerSec)}`,
+        );
       }
       const boundRounds = [...bare, ...azcd].filter(generatorBound).length;
       const refused = boundRounds > 0;
       // Neither core full: something outside the benchmark took CPU time, and the figures are noisy.
-      const contended = [...bare, ...azcd].filter((r) => r.serverCpuShare < CONTENDED_SHARE && r.generatorCpuShare < CONTENDED_SHARE).length;
+      const contended = [...bare, ...azcd].filter(
+        (r) => r.serverCpuShare < CONTENDED_SHARE && r.generatorCpuShare < CONTENDED_SHARE,
+      ).length;
       const cpuRatio = medianOf(bare, (r) => r.serverCpuUsPerRequest) / medianOf(azcd, (r) => r.serverCpuUsPerRequest);
       const med = (runs: WrkResult[], pick: (r: WrkResult) => number) => round(medianOf(runs, pick));
       rows.push(
@@ -170,8 +184,12 @@ export async function benchHttp(options: SectionOptions): Promise<Row[]> {
           spread: refused ? undefined : [Math.min(...ratios), Math.max(...ratios)],
           target: c.target,
           note:
-            (refused ? `refused: wrk's core was full while the server's was not in ${boundRounds} run(s), so the figures are the generator's; ` : '') +
-            (contended ? `NOISY: in ${contended} run(s) neither the server's nor wrk's core was full (another process competed); ` : '') +
+            (refused
+              ? `refused: wrk's core was full while the server's was not in ${boundRounds} run(s), so the figures are the generator's; `
+              : '') +
+            (contended
+              ? `NOISY: in ${contended} run(s) neither the server's nor wrk's core was full (another process competed); `
+              : '') +
             `median of ${caseRounds} per-round ratios ${ratios.map((r) => round(r)).join('/')}; ` +
             `CPU ratio (bare µs/req ÷ azcd µs/req) ${round(cpuRatio)}; ` +
             `CPU per request: azcd ${med(azcd, (r) => r.serverCpuUsPerRequest)} µs at ${Math.round(medianOf(azcd, (r) => r.serverCpuShare) * 100)}% of its core, ` +
@@ -179,7 +197,16 @@ export async function benchHttp(options: SectionOptions): Promise<Row[]> {
             `wrk ${med(azcd, (r) => r.generatorCpuUsPerRequest)}/${med(bare, (r) => r.generatorCpuUsPerRequest)} µs at ` +
             `${Math.round(medianOf(azcd, (r) => r.generatorCpuShare) * 100)}%/${Math.round(medianOf(bare, (r) => r.generatorCpuShare) * 100)}%; ` +
             `p99 azcd ${med(azcd, (r) => r.latencyMs.p99)} ms, bare ${med(bare, (r) => r.latencyMs.p99)} ms`,
-          details: { azcd: azcd.map(brief), bare: bare.map(brief), ratios, cpuRatio, contendedRuns: contended, connections: c.connections ?? CONNECTIONS, durationS, rounds: caseRounds },
+          details: {
+            azcd: azcd.map(brief),
+            bare: bare.map(brief),
+            ratios,
+            cpuRatio,
+            contendedRuns: contended,
+            connections: c.connections ?? CONNECTIONS,
+            durationS,
+            rounds: caseRounds,
+          },
         }),
       );
     }

@@ -47,12 +47,15 @@ function parseArgs(argv: string[]): { cases: CaseName[]; requests: number; check
       return v;
     };
     if (arg === '--cases') {
-      cases = value().split(',').map((s) => s.trim()) as CaseName[];
+      cases = value()
+        .split(',')
+        .map((s) => s.trim()) as CaseName[];
       const unknown = cases.filter((c) => !CASES.includes(c));
       if (unknown.length) throw new Error(`unknown case(s) ${unknown.join(', ')}; known: ${CASES.join(', ')}`);
     } else if (arg === '--requests') {
       requests = Number(value());
-      if (!Number.isInteger(requests) || requests < 500 || requests > 100_000) throw new Error('--requests must be an integer from 500 to 100000');
+      if (!Number.isInteger(requests) || requests < 500 || requests > 100_000)
+        throw new Error('--requests must be an integer from 500 to 100000');
     } else if (arg === '--checkout') checkout = path.resolve(value());
     else throw new Error(`unknown argument ${arg}`);
   }
@@ -66,12 +69,21 @@ function callgrind(outDir: string): string[] {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
 
-function request(port: number, method: string, target: string, headers: Record<string, string>, body?: string): Promise<number> {
+function request(
+  port: number,
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path: target, agent, headers, timeout: 60_000 }, (res) => {
-      res.resume();
-      res.once('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path: target, agent, headers, timeout: 60_000 },
+      (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.once('timeout', () => req.destroy(new Error(`${method} ${target}: no answer in 60 s`)));
     req.once('error', reject);
     req.end(body);
@@ -87,7 +99,8 @@ async function load(port: number, count: number, one: (i: number) => RequestSpec
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       while (next < count) {
-        if (performance.now() > deadline) throw new Error(`${count} requests did not finish within ${LOAD_LIMIT_MS / 60_000} minutes`);
+        if (performance.now() > deadline)
+          throw new Error(`${count} requests did not finish within ${LOAD_LIMIT_MS / 60_000} minutes`);
         const r = one(next++);
         const status = await request(port, r.method, r.path, r.headers, r.body);
         if (status >= 300) failures.push(status);
@@ -112,12 +125,25 @@ async function countInstructions(server: Server, count: number, one: (i: number)
   return Number(total[1]) / count;
 }
 
-async function startDaemon(checkout: string, outDir: string): Promise<{ server: Server; adminKey: string; stateDir: string }> {
+async function startDaemon(
+  checkout: string,
+  outDir: string,
+): Promise<{ server: Server; adminKey: string; stateDir: string }> {
   const entry = path.join(checkout, 'dist/daemon/main.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build in ${checkout}`);
   const stateDir = mkdtempSync(path.join(tmpdir(), 'azc-icount-'));
   const port = await freePort();
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--state-dir', stateDir, '--log-level', 'info', '--no-ssdp'];
+  const args = [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--state-dir',
+    stateDir,
+    '--log-level',
+    'info',
+    '--no-ssdp',
+  ];
   const child = spawnTracked('valgrind', [...callgrind(outDir), process.execPath, entry, ...args], {
     cwd: checkout,
     stdio: ['ignore', 'ignore', 'ignore'],
@@ -138,17 +164,24 @@ async function main(): Promise<void> {
   let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
   let baseline: Server | undefined;
   try {
-    console.log(`instructions per request under callgrind: ${requests} counted requests per case after a warm-up of every case, ${CONNECTIONS} connections; azcd from ${checkout}`);
+    console.log(
+      `instructions per request under callgrind: ${requests} counted requests per case after a warm-up of every case, ${CONNECTIONS} connections; azcd from ${checkout}`,
+    );
     daemon = await startDaemon(checkout, outDir);
     const fixture = await setupPlayers(`http://127.0.0.1:${daemon.server.port}`, daemon.adminKey);
     const me = await fixture.api.get('/api/users/me');
     const players = await fixture.api.get('/api/players');
-    if (me.status !== 200 || players.status !== 200) throw new Error(`fixture requests failed: me ${me.status}, players ${players.status}`);
+    if (me.status !== 200 || players.status !== 200)
+      throw new Error(`fixture requests failed: me ${me.status}, players ${players.status}`);
     const bare = await startBaseline(
       {
         canned: [
           { path: '/api/users/me', body: me.text, contentType: me.headers.get('content-type') ?? 'application/json' },
-          { path: '/api/players', body: players.text, contentType: players.headers.get('content-type') ?? 'application/json' },
+          {
+            path: '/api/players',
+            body: players.text,
+            contentType: players.headers.get('content-type') ?? 'application/json',
+          },
         ],
         jsonPut: ['/api/players/:id/volume'],
         requestIdLength: (me.headers.get('x-request-id') ?? '').length,
@@ -158,16 +191,18 @@ async function main(): Promise<void> {
     );
     baseline = { name: 'bare uWS', child: bare.child, port: bare.port, outDir };
     const key = daemon.adminKey;
-    const requestOf = (which: CaseName) => (i: number): RequestSpec =>
-      which === 'put'
-        ? {
-            method: 'PUT',
-            path: `/api/players/${fixture.playerId}/volume`,
-            headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
-            // Every request changes both zones (3 events), as in the http section.
-            body: i % 2 ? '{"volume":0.25}' : '{"volume":0.75}',
-          }
-        : { method: 'GET', path: which === 'me' ? '/api/users/me' : '/api/players', headers: { 'X-API-Key': key } };
+    const requestOf =
+      (which: CaseName) =>
+      (i: number): RequestSpec =>
+        which === 'put'
+          ? {
+              method: 'PUT',
+              path: `/api/players/${fixture.playerId}/volume`,
+              headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+              // Every request changes both zones (3 events), as in the http section.
+              body: i % 2 ? '{"volume":0.25}' : '{"volume":0.75}',
+            }
+          : { method: 'GET', path: which === 'me' ? '/api/users/me' : '/api/players', headers: { 'X-API-Key': key } };
     // Warm-up, every case on both servers before any is counted: V8 tiers functions up by how often they run, and
     // its compiler's own instructions would otherwise land in the count of whichever case ran first.
     for (let round = 0; round < 2; round++) {

@@ -52,7 +52,12 @@ function namespace(name: string): { ok: true; remove(): void } | { ok: false; wh
   return { ok: true, remove };
 }
 
-async function daemonSample(args: string[], settleMs: number, windowMs: number, setup: { ns?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Sample> {
+async function daemonSample(
+  args: string[],
+  settleMs: number,
+  windowMs: number,
+  setup: { ns?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Sample> {
   const stateDir = mkdtempSync(path.join(tmpdir(), 'azc-bench-idle-'));
   let azcd: AzcdProcess | undefined;
   try {
@@ -61,7 +66,10 @@ async function daemonSample(args: string[], settleMs: number, windowMs: number, 
       args: [...args, '--state-dir', stateDir],
       env: setup.env,
       // ip netns exec execs the command: the pid is the daemon's.
-      spawner: (command, argv, options) => (setup.ns ? spawnTracked('ip', ['netns', 'exec', setup.ns, command, ...argv], options) : spawnTracked(command, argv, options)),
+      spawner: (command, argv, options) =>
+        setup.ns
+          ? spawnTracked('ip', ['netns', 'exec', setup.ns, command, ...argv], options)
+          : spawnTracked(command, argv, options),
     });
     await azcd.waitFor(/listening on http/, 30_000);
     return await measure(azcd.child.pid!, settleMs, windowMs);
@@ -72,7 +80,9 @@ async function daemonSample(args: string[], settleMs: number, windowMs: number, 
 }
 
 async function bareSample(settleMs: number, windowMs: number): Promise<Sample> {
-  const child = spawnTracked(process.execPath, ['--input-type=module', '-e', BARE_SCRIPT], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawnTracked(process.execPath, ['--input-type=module', '-e', BARE_SCRIPT], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   try {
     return await measure(child.pid!, settleMs, windowMs);
   } finally {
@@ -103,7 +113,9 @@ function rows(label: string, sample: Sample, bare: Sample, note: string): Row[] 
       value: Math.max(0, wakes - bareWakes),
       unit: 'wakes',
       target: { on: 'value', op: '<=', threshold: 1 },
-      note: `system calls in the window: ${Object.entries(sample.calls).map(([name, n]) => `${name} ${n}`).join(', ')}`,
+      note: `system calls in the window: ${Object.entries(sample.calls)
+        .map(([name, n]) => `${name} ${n}`)
+        .join(', ')}`,
     }),
     makeRow({
       section: 'idle',
@@ -121,13 +133,19 @@ export async function benchIdle(options: SectionOptions): Promise<Row[]> {
   const settleMs = options.quick ? 8_000 : 15_000;
   // Longer than the slowest periodic work there is to catch: mDNS's interface check and the watchdog, every 15 s.
   const windowMs = options.quick ? 16_000 : 31_000;
-  if (spawnSync('strace', ['-V']).status !== 0) return [skippedRow('idle', 'idle system calls', 'strace is not installed (npm run bench installs it as root)')];
+  if (spawnSync('strace', ['-V']).status !== 0)
+    return [skippedRow('idle', 'idle system calls', 'strace is not installed (npm run bench installs it as root)')];
   const bare = await bareSample(settleMs, windowMs);
   options.log(`idle: bare uWS ${bare.wakes} wake-ups in ${Math.round(bare.windowMs / 1000)} s`);
   // What `npm start` runs (the port aside: 8080 may be taken on a shared machine).
   const started = await daemonSample(['--host', '127.0.0.1', '--port', '0'], settleMs, windowMs);
   options.log(`idle: npm start ${started.wakes} wake-ups, ${started.processes} processes`);
-  const out = rows('npm start (simulated amplifier)', started, bare, 'dist/daemon/main.js as npm start runs it, on 127.0.0.1');
+  const out = rows(
+    'npm start (simulated amplifier)',
+    started,
+    bare,
+    'dist/daemon/main.js as npm start runs it, on 127.0.0.1',
+  );
 
   const name = `azcidle${process.pid % 10000}`;
   const ns = namespace(name);
@@ -141,7 +159,14 @@ export async function benchIdle(options: SectionOptions): Promise<Row[]> {
       env: { NOTIFY_SOCKET: socket, WATCHDOG_USEC: '30000000' },
     });
     options.log(`idle: as installed ${installed.wakes} wake-ups, ${installed.processes} processes`);
-    out.push(...rows('as installed (SSDP + mDNS on a LAN link, watchdog 30 s)', installed, bare, `in network namespace ${name} (a veth pair: nothing leaves the machine)`));
+    out.push(
+      ...rows(
+        'as installed (SSDP + mDNS on a LAN link, watchdog 30 s)',
+        installed,
+        bare,
+        `in network namespace ${name} (a veth pair: nothing leaves the machine)`,
+      ),
+    );
   } finally {
     await receiver.stop();
     rmSync(socket, { force: true });

@@ -32,18 +32,37 @@ async function main(): Promise<void> {
     const files = playerFiles(path.join(dir, 'state'), 'bench');
     const musicRoot = musicRootOf(music);
     writePlayerConfig(files, renderConfig({ files, musicRoot, output: { kind: 'null' }, logLevel: 'warning' }));
-    const proc = await MpdProcess.spawn({ mpdPath: MPD, files, clock: systemClock, log: () => undefined, startTimeoutMs: 20_000, stopTimeoutMs: 5_000, musicRoot });
-    const connection = await proc.ready(() => MpdConnection.connect(files.socket, { clock: systemClock, timeoutMs: 10_000 }));
+    const proc = await MpdProcess.spawn({
+      mpdPath: MPD,
+      files,
+      clock: systemClock,
+      log: () => undefined,
+      startTimeoutMs: 20_000,
+      stopTimeoutMs: 5_000,
+      musicRoot,
+    });
+    const connection = await proc.ready(() =>
+      MpdConnection.connect(files.socket, { clock: systemClock, timeoutMs: 10_000 }),
+    );
     cleanups.unshift(async () => {
       connection.close();
       await proc.stop();
     });
     // The database is written on the first start: wait for that scan (bounded: 60 s).
-    for (let waited = 0; (await connection.request(['status']))[0]!.some(([key]) => key === 'updating_db'); waited += 50) {
+    for (
+      let waited = 0;
+      (await connection.request(['status']))[0]!.some(([key]) => key === 'updating_db');
+      waited += 50
+    ) {
       if (waited > 60_000) throw new Error('mpd did not finish its first scan within 60 s');
       await delay(50);
     }
-    const library = new MpdLibrary({ musicRoot: () => musicRoot, connection: async () => connection, update: async () => undefined, scanning: () => undefined });
+    const library = new MpdLibrary({
+      musicRoot: () => musicRoot,
+      connection: async () => connection,
+      update: async () => undefined,
+      scanning: () => undefined,
+    });
     const page = { offset: 100, limit: 100 };
     const first = await library.list('big', { offset: 0, limit: 100 });
     if (first.total !== TRACKS) throw new Error(`the folder lists ${first.total} entries, not ${TRACKS}`);
@@ -65,10 +84,14 @@ async function main(): Promise<void> {
     const c = summarize(cold);
     const k = summarize(kept);
     const ratios = cold.map((value, i) => value / kept[i]!).sort((a, b) => a - b);
-    console.log(`library page of a ${TRACKS}-track folder, ${ROUNDS} alternating rounds, load average ${readLoadAverage()}`);
+    console.log(
+      `library page of a ${TRACKS}-track folder, ${ROUNDS} alternating rounds, load average ${readLoadAverage()}`,
+    );
     console.log(`  read as a first page (lsinfo, parse, sort): p50 ${c.p50.toFixed(1)} ms, p99 ${c.p99.toFixed(1)} ms`);
     console.log(`  from the kept listing (stats only):         p50 ${k.p50.toFixed(1)} ms, p99 ${k.p99.toFixed(1)} ms`);
-    console.log(`  ratio cold / kept per round: median ${ratios[Math.floor(ratios.length / 2)]!.toFixed(1)} (${ratios[0]!.toFixed(1)}–${ratios.at(-1)!.toFixed(1)})`);
+    console.log(
+      `  ratio cold / kept per round: median ${ratios[Math.floor(ratios.length / 2)]!.toFixed(1)} (${ratios[0]!.toFixed(1)}–${ratios.at(-1)!.toFixed(1)})`,
+    );
   } finally {
     for (const cleanup of cleanups) await cleanup();
   }

@@ -21,15 +21,25 @@ export interface KeypadOptions {
 
 /** The revision before polling by attention: the parent of the commit that brought watchedPollMs. */
 function defaultBaseline(): string {
-  const introduced = execFileSync('git', ['log', '--format=%H', '--reverse', '-S', 'watchedPollMs', '--', 'drivers/core/work-loop.ts'], { cwd: ROOT, encoding: 'utf8' })
+  const introduced = execFileSync(
+    'git',
+    ['log', '--format=%H', '--reverse', '-S', 'watchedPollMs', '--', 'drivers/core/work-loop.ts'],
+    { cwd: ROOT, encoding: 'utf8' },
+  )
     .split('\n')
     .find(Boolean);
-  if (!introduced) throw new Error('no commit brought watchedPollMs into drivers/core/work-loop.ts: pass --baseline REV');
+  if (!introduced)
+    throw new Error('no commit brought watchedPollMs into drivers/core/work-loop.ts: pass --baseline REV');
   return execFileSync('git', ['rev-parse', '--short', `${introduced}^`], { cwd: ROOT, encoding: 'utf8' }).trim();
 }
 
 function parseArgs(argv: string[]): KeypadOptions {
-  const options: KeypadOptions = { baseline: '', idleMs: 20_000, watchedMs: 40_000, families: ['monoprice', 'rnet', 'xantech'] };
+  const options: KeypadOptions = {
+    baseline: '',
+    idleMs: 20_000,
+    watchedMs: 40_000,
+    families: ['monoprice', 'rnet', 'xantech'],
+  };
   for (let i = 0; i < argv.length; i++) {
     const value = (): string => {
       const next = argv[++i];
@@ -41,7 +51,10 @@ function parseArgs(argv: string[]): KeypadOptions {
     else if (arg === '--idle-ms') options.idleMs = Math.min(120_000, Number(value()));
     else if (arg === '--watched-ms') options.watchedMs = Math.min(300_000, Number(value()));
     else if (arg === '--families') options.families = value().split(',') as FamilyName[];
-    else throw new Error(`unknown argument ${arg}: --baseline REV, --idle-ms N, --watched-ms N, --families monoprice,rnet,xantech`);
+    else
+      throw new Error(
+        `unknown argument ${arg}: --baseline REV, --idle-ms N, --watched-ms N, --families monoprice,rnet,xantech`,
+      );
   }
   if (!options.baseline) options.baseline = defaultBaseline();
   return options;
@@ -50,7 +63,10 @@ function parseArgs(argv: string[]): KeypadOptions {
 /** The baseline revision's drivers/ in a temporary directory, with this tree's packages. */
 function extractBaseline(revision: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'azcd-keypad-baseline-'));
-  const archive = execFileSync('git', ['archive', revision, 'drivers', 'package.json'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+  const archive = execFileSync('git', ['archive', revision, 'drivers', 'package.json'], {
+    cwd: ROOT,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   execFileSync('tar', ['-x', '-C', dir], { input: archive });
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   return dir;
@@ -62,7 +78,12 @@ async function runChild(family: FamilyName, root: string, options: KeypadOptions
     await nextMessage(child, (m) => m?.type === 'ready', 30_000, 'keypad child start');
     child.send({ family, root, idleMs: options.idleMs, watchedMs: options.watchedMs });
     const limit = options.idleMs + options.watchedMs + 60_000;
-    const answer = await nextMessage<{ result?: KeypadRun; error?: string }>(child, (m) => m?.type === 'result', limit, `keypad ${family}`);
+    const answer = await nextMessage<{ result?: KeypadRun; error?: string }>(
+      child,
+      (m) => m?.type === 'result',
+      limit,
+      `keypad ${family}`,
+    );
     if (!answer.result) throw new Error(`keypad ${family}: ${answer.error}`);
     return answer.result;
   } finally {
@@ -82,10 +103,19 @@ function figures(label: string, run: KeypadRun): KeypadFigures {
   const pct = (n: number): number => Math.round(n * 1000) / 10;
   return {
     label,
-    keypad: { count: run.keypadMs.length, unseen: run.keypadUnseen, p50: percentile(run.keypadMs, 50), p95: percentile(run.keypadMs, 95), p99: percentile(run.keypadMs, 99) },
+    keypad: {
+      count: run.keypadMs.length,
+      unseen: run.keypadUnseen,
+      p50: percentile(run.keypadMs, 50),
+      p95: percentile(run.keypadMs, 95),
+      p99: percentile(run.keypadMs, 99),
+    },
     write: { count: run.writeMs.length, p50: percentile(run.writeMs, 50), p99: percentile(run.writeMs, 99) },
     utilisation: { idle: pct(run.utilisation.idle), watched: pct(run.utilisation.watched) },
-    commandsPerMinute: { idle: Math.round(run.commandsPerMinute.idle), watched: Math.round(run.commandsPerMinute.watched) },
+    commandsPerMinute: {
+      idle: Math.round(run.commandsPerMinute.idle),
+      watched: Math.round(run.commandsPerMinute.watched),
+    },
   };
 }
 
@@ -116,7 +146,7 @@ export function printKeypad(options: KeypadOptions, results: KeypadFigures[]): v
         r.label,
         {
           'keypad n': r.keypad.count,
-          'unseen': r.keypad.unseen,
+          unseen: r.keypad.unseen,
           'keypad p50 ms': r.keypad.p50,
           'keypad p95 ms': r.keypad.p95,
           'keypad p99 ms': r.keypad.p99,

@@ -16,13 +16,27 @@ export async function benchMonoprice(options: SectionOptions): Promise<Row[]> {
   try {
     await nextMessage(child, (m) => m?.type === 'ready', 30_000, 'monoprice child start');
     child.send({ type: 'run' });
-    const answer = await nextMessage<{ result?: unknown; missing?: string }>(child, (m) => m?.type === 'result', 120_000, 'monoprice drag');
+    const answer = await nextMessage<{ result?: unknown; missing?: string }>(
+      child,
+      (m) => m?.type === 'result',
+      120_000,
+      'monoprice drag',
+    );
     if (answer.missing) return [skippedRow('monoprice', 'slider drag', answer.missing)];
     const r = answer.result as DragShape;
     options.log(`monoprice: ${JSON.stringify(r)}`);
     const what = `${r.changes ?? '?'} volume changes in ${r.dragMs ?? '?'} ms through MonopriceDriver (emulator on a pty at 9600 baud) vs one command per change`;
     if (typeof r.lastValueLatencyMs !== 'number' || typeof r.commandsOnWire !== 'number') {
-      return [makeRow({ section: 'monoprice', name: 'slider drag (unrecognised result shape)', value: Number.NaN, unit: '', details: r, note: JSON.stringify(r).slice(0, 300) })];
+      return [
+        makeRow({
+          section: 'monoprice',
+          name: 'slider drag (unrecognised result shape)',
+          value: Number.NaN,
+          unit: '',
+          details: r,
+          note: JSON.stringify(r).slice(0, 300),
+        }),
+      ];
     }
     return [
       makeRow({

@@ -35,7 +35,12 @@ async function main(): Promise<void> {
   echo.on('message', (_topic, payload) => void echo.publish('bench/echo', payload, { retain: true }));
   // Only state topics, as Home Assistant subscribes: a client that also gets its own commands echoed back meets
   // Nagle's algorithm on the broker's socket (the state waits for the ACK of the echo, ~40 ms).
-  const probe = await Watcher.connect(t, broker.url, ['bench/echo', `${BASE}/status`, `${BASE}/zone/+/volume`, `${BASE}/player/+/volume`]);
+  const probe = await Watcher.connect(t, broker.url, [
+    'bench/echo',
+    `${BASE}/status`,
+    `${BASE}/zone/+/volume`,
+    `${BASE}/player/+/volume`,
+  ]);
   const baseline: number[] = [];
   for (let i = 0; i < ROUND_TRIPS + WARMUP; i++) {
     const value = String(i);
@@ -49,7 +54,18 @@ async function main(): Promise<void> {
   const stateDir = tempDir('azc-bench-mqtt-');
   cleanups.push(() => rmSync(stateDir, { recursive: true, force: true }));
   const daemon = await spawnDaemon({
-    args: ['--state-dir', stateDir, '--log-level', 'warn', '--mqtt-url', broker.url, '--mqtt-account', 'admin', '--mqtt-base-topic', BASE],
+    args: [
+      '--state-dir',
+      stateDir,
+      '--log-level',
+      'warn',
+      '--mqtt-url',
+      broker.url,
+      '--mqtt-account',
+      'admin',
+      '--mqtt-base-topic',
+      BASE,
+    ],
     env: { AZC_ADMIN_PASSWORD: 'bench-password-1' },
   });
   cleanups.push(() => daemon.stop('SIGTERM'));

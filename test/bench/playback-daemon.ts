@@ -22,7 +22,13 @@ const kbToMB = (kb: number) => kb / 1024;
 const cpuMs = (pid: number) => readCpuNs(pid) / 1e6;
 
 /** One request on a kept-alive loopback connection, the admin's key in X-API-Key; rejects on a non-2xx answer. */
-function request(daemon: BenchDaemon, agent: http.Agent, method: string, urlPath: string, body?: unknown): Promise<any> {
+function request(
+  daemon: BenchDaemon,
+  agent: http.Agent,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+): Promise<any> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -33,14 +39,18 @@ function request(daemon: BenchDaemon, agent: http.Agent, method: string, urlPath
         method,
         agent,
         timeout: WAIT_LIMIT_MS,
-        headers: { 'x-api-key': daemon.adminKey, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
+        headers: {
+          'x-api-key': daemon.adminKey,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.once('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          if ((res.statusCode ?? 0) >= 300) reject(new Error(`${method} ${urlPath}: ${res.statusCode} ${text.slice(0, 300)}`));
+          if ((res.statusCode ?? 0) >= 300)
+            reject(new Error(`${method} ${urlPath}: ${res.statusCode} ${text.slice(0, 300)}`));
           else resolve(text ? JSON.parse(text) : undefined);
         });
       },
@@ -69,7 +79,8 @@ const privateKb = (pid: number) => {
 };
 
 export async function benchPlaybackDaemon(options: SectionOptions): Promise<Row[]> {
-  if (!existsSync(MPD) || !existsSync(SOX)) return [skippedRow('playback', 'stream player benchmark', `needs ${MPD} and ${SOX}: apt-get install mpd sox`)];
+  if (!existsSync(MPD) || !existsSync(SOX))
+    return [skippedRow('playback', 'stream player benchmark', `needs ${MPD} and ${SOX}: apt-get install mpd sox`)];
   const runs = options.quick ? 10 : 40;
   const playingWindowMs = options.quick ? 4_000 : 10_000;
   const cleanups: Array<() => unknown> = [];
@@ -89,10 +100,16 @@ export async function benchPlaybackDaemon(options: SectionOptions): Promise<Row[
     const daemonBefore = readMemory(daemon.pid).rss;
     const { fifo, probe } = fifoWithProbe(dir, 'daemon');
     cleanups.push(() => probe.close());
-    const player = await request(daemon, agent, 'POST', '/api/players', { name: 'Bench stream', input: { channel: 1 }, output: { kind: 'fifo', path: fifo } });
+    const player = await request(daemon, agent, 'POST', '/api/players', {
+      name: 'Bench stream',
+      input: { channel: 1 },
+      output: { kind: 'fifo', path: fifo },
+    });
     const mpdPid = await mpdUp(daemon, agent, player.id);
     const engineSide = await engineWithFifo(dir, music, 'engine', cleanups);
-    options.log(`playback: daemon pid ${daemon.pid}, its mpd pid ${mpdPid}; ${runs} rounds after ${WARMUP} warm-up rounds`);
+    options.log(
+      `playback: daemon pid ${daemon.pid}, its mpd pid ${mpdPid}; ${runs} rounds after ${WARMUP} warm-up rounds`,
+    );
 
     const daemonTimes: number[] = [];
     const engineTimes: number[] = [];
@@ -103,7 +120,11 @@ export async function benchPlaybackDaemon(options: SectionOptions): Promise<Row[
         () => request(daemon, agent, 'POST', `/api/players/${player.id}/play`, play),
         () => request(daemon, agent, 'POST', `/api/players/${player.id}/stop`),
       );
-      const viaEngine = await firstByte(engineSide.probe, () => engineSide.engine.playUri(play.uri), () => engineSide.engine.stopPlayback());
+      const viaEngine = await firstByte(
+        engineSide.probe,
+        () => engineSide.engine.playUri(play.uri),
+        () => engineSide.engine.stopPlayback(),
+      );
       if (i >= WARMUP) {
         daemonTimes.push(viaDaemon);
         engineTimes.push(viaEngine);
@@ -154,7 +175,14 @@ export async function benchPlaybackDaemon(options: SectionOptions): Promise<Row[
         baseline: kbToMB(daemonBefore),
         note: 'baseline: the same daemon before the stream player was made',
       }),
-      makeRow({ section: 'playback', name: 'daemon RSS while playing FLAC', value: kbToMB(playing.daemon), unit: 'MB', baseline: kbToMB(idle.daemon), note: 'baseline: idle' }),
+      makeRow({
+        section: 'playback',
+        name: 'daemon RSS while playing FLAC',
+        value: kbToMB(playing.daemon),
+        unit: 'MB',
+        baseline: kbToMB(idle.daemon),
+        note: 'baseline: idle',
+      }),
       makeRow({
         section: 'playback',
         name: 'mpd RSS idle',

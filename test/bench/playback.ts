@@ -27,16 +27,32 @@ const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
  * The baseline: the same mpd with the same generated config, started without an engine and told to play by one
  * command list on a plain connection.
  */
-async function bareMpd(stateDir: string, music: string): Promise<{ connection: MpdConnection; probe: FifoProbe; stop: () => Promise<void> }> {
+async function bareMpd(
+  stateDir: string,
+  music: string,
+): Promise<{ connection: MpdConnection; probe: FifoProbe; stop: () => Promise<void> }> {
   // The FIFO beside the player's state folder: a FIFO output may not be inside it.
   const { fifo, probe } = fifoWithProbe(stateDir, 'bare');
   const files = playerFiles(path.join(stateDir, 'bare-state'), 'bare');
   const musicRoot = musicRootOf(music);
-  writePlayerConfig(files, renderConfig({ files, musicRoot, output: { kind: 'fifo', path: fifo }, logLevel: 'warning' }));
+  writePlayerConfig(
+    files,
+    renderConfig({ files, musicRoot, output: { kind: 'fifo', path: fifo }, logLevel: 'warning' }),
+  );
   // Confined as the engine's mpd is: the music folder to read, the FIFO's folder to write.
   const confinement = { musicRoot, outputFolder: path.dirname(fifo) };
-  const proc = await MpdProcess.spawn({ mpdPath: MPD, files, clock: systemClock, log: () => undefined, startTimeoutMs: 20_000, stopTimeoutMs: 5_000, ...confinement });
-  const connection = await proc.ready(() => MpdConnection.connect(files.socket, { clock: systemClock, timeoutMs: 10_000 }));
+  const proc = await MpdProcess.spawn({
+    mpdPath: MPD,
+    files,
+    clock: systemClock,
+    log: () => undefined,
+    startTimeoutMs: 20_000,
+    stopTimeoutMs: 5_000,
+    ...confinement,
+  });
+  const connection = await proc.ready(() =>
+    MpdConnection.connect(files.socket, { clock: systemClock, timeoutMs: 10_000 }),
+  );
   // The database is written on the first start: wait for that scan, as the engine's first play would.
   while ((await connection.request(['status']))[0]!.some(([key]) => key === 'updating_db')) await delay(50);
   const stop = async () => {
@@ -65,8 +81,16 @@ async function main(): Promise<void> {
   const engineTimes: number[] = [];
   const bareTimes: number[] = [];
   for (let i = 0; i < RUNS + WARMUP; i++) {
-    const viaEngine = await firstByte(engineSide.probe, () => engineSide.engine.playUri('file:short.flac'), () => engineSide.engine.stopPlayback());
-    const viaBare = await firstByte(bare.probe, () => raw.request(['clear', 'add "short.flac"', 'play']), () => raw.request(['stop']));
+    const viaEngine = await firstByte(
+      engineSide.probe,
+      () => engineSide.engine.playUri('file:short.flac'),
+      () => engineSide.engine.stopPlayback(),
+    );
+    const viaBare = await firstByte(
+      bare.probe,
+      () => raw.request(['clear', 'add "short.flac"', 'play']),
+      () => raw.request(['stop']),
+    );
     if (i >= WARMUP) {
       engineTimes.push(viaEngine);
       bareTimes.push(viaBare);
@@ -100,7 +124,11 @@ async function main(): Promise<void> {
       idle: { engineProcess: idle.engine.rss, mpd: idle.mpd.rss, mpdPrivate: idle.mpdPrivate },
       playingFlac: { engineProcess: playing.engine.rss, mpd: playing.mpd.rss, mpdPrivate: playing.mpdPrivate },
     },
-    cpuWhilePlayingFlac: { mpdCoreShare: (cpu1.mpd - cpu0.mpd) / wall, engineProcessCoreShare: (cpu1.engine - cpu0.engine) / wall, windowMs: Math.round(wall) },
+    cpuWhilePlayingFlac: {
+      mpdCoreShare: (cpu1.mpd - cpu0.mpd) / wall,
+      engineProcessCoreShare: (cpu1.engine - cpu0.engine) / wall,
+      windowMs: Math.round(wall),
+    },
   };
   const report = [
     `load average (1 min): ${loadBefore.toFixed(2)} before, ${result.loadAverage.after.toFixed(2)} after (2 cores; above ~1 the figures are noisy)`,
@@ -113,7 +141,10 @@ async function main(): Promise<void> {
   ];
   process.stdout.write(`${report.join('\n')}\n`);
   mkdirSync('bench-results', { recursive: true });
-  writeFileSync(path.join('bench-results', `playback-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(
+    path.join('bench-results', `playback-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+    `${JSON.stringify(result, null, 2)}\n`,
+  );
 }
 
 try {

@@ -20,12 +20,21 @@ interface ProfileNode {
 }
 
 /** Self and inclusive shares of each function (by name, file and line) in a .cpuprofile. */
-function summarize(file: string): { totalMs: number; self: Array<[string, number]>; inclusive: Array<[string, number]> } {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+function summarize(file: string): {
+  totalMs: number;
+  self: Array<[string, number]>;
+  inclusive: Array<[string, number]>;
+} {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as {
+    nodes: ProfileNode[];
+    samples: number[];
+    timeDeltas: number[];
+  };
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const label = (n: ProfileNode) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\//, '')}:${n.callFrame.lineNumber + 1}`;
+  const label = (n: ProfileNode) =>
+    `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\//, '')}:${n.callFrame.lineNumber + 1}`;
   const timeById = new Map<number, number>();
   let total = 0;
   profile.samples.forEach((id, i) => {
@@ -45,7 +54,11 @@ function summarize(file: string): { totalMs: number; self: Array<[string, number
       inclusive.set(name, (inclusive.get(name) ?? 0) + time);
     }
   }
-  const top = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([k, v]) => [k, v / total] as [string, number]);
+  const top = (m: Map<string, number>) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, TOP)
+      .map(([k, v]) => [k, v / total] as [string, number]);
   return { totalMs: total / 1000, self: top(self), inclusive: top(inclusive) };
 }
 
@@ -69,17 +82,34 @@ async function main(): Promise<void> {
               headers: { 'Content-Type': 'application/json', 'X-API-Key': daemon.adminKey },
               bodies: ['{"volume":0.25}', '{"volume":0.75}'],
             }
-          : { method: 'GET', path: which === 'me' ? '/api/users/me' : '/api/players', headers: { 'X-API-Key': daemon.adminKey } };
-      const result = await runWrk({ title: which, base: daemon.base, serverPid: daemon.pid, connections: 10, durationS: DURATION_S, core: 1, ...request });
-      console.log(`${which}: ${Math.round(result.reqPerSec)} req/s, ${result.serverCpuUsPerRequest.toFixed(1)} µs CPU per request at ${Math.round(result.serverCpuShare * 100)}% of a core (profiling adds some)`);
+          : {
+              method: 'GET',
+              path: which === 'me' ? '/api/users/me' : '/api/players',
+              headers: { 'X-API-Key': daemon.adminKey },
+            };
+      const result = await runWrk({
+        title: which,
+        base: daemon.base,
+        serverPid: daemon.pid,
+        connections: 10,
+        durationS: DURATION_S,
+        core: 1,
+        ...request,
+      });
+      console.log(
+        `${which}: ${Math.round(result.reqPerSec)} req/s, ${result.serverCpuUsPerRequest.toFixed(1)} µs CPU per request at ${Math.round(result.serverCpuShare * 100)}% of a core (profiling adds some)`,
+      );
     } finally {
       await daemon.stop();
     }
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error(`the daemon wrote no profile into ${dir}`);
     const summary = summarize(path.join(dir, file));
-    const show = (rows: Array<[string, number]>) => rows.map(([name, share]) => `${(share * 100).toFixed(1).padStart(5)}%  ${name}`).join('\n');
-    console.log(`\nprofile: ${Math.round(summary.totalMs)} ms sampled (start-up and shutdown included)\n\nself time:\n${show(summary.self)}\n\ninclusive time:\n${show(summary.inclusive)}`);
+    const show = (rows: Array<[string, number]>) =>
+      rows.map(([name, share]) => `${(share * 100).toFixed(1).padStart(5)}%  ${name}`).join('\n');
+    console.log(
+      `\nprofile: ${Math.round(summary.totalMs)} ms sampled (start-up and shutdown included)\n\nself time:\n${show(summary.self)}\n\ninclusive time:\n${show(summary.inclusive)}`,
+    );
   } finally {
     if (previous === undefined) delete process.env.BENCH_DAEMON_NODE_ARGS;
     else process.env.BENCH_DAEMON_NODE_ARGS = previous;

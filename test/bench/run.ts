@@ -13,18 +13,36 @@ import { SNAPCAST_INSTALL_HINT, benchSnapserver } from './snapserver.js';
 import { benchSse } from './sse-fanout.js';
 
 const SECTIONS: Record<string, { about: string; run: (options: SectionOptions) => Promise<Row[]> }> = {
-  start: { about: 'first start and restart to ready, idle RSS and private memory, idle wake-ups, vs a bare uWS node process', run: benchColdStart },
-  idle: { about: 'an idle daemon (npm start, and as installed with SSDP, mDNS and the watchdog): wake-ups, memory calls and processes by strace, vs bare uWS', run: benchIdle },
-  http: { about: 'GET /api/users/me, GET /api/players, PUT player volume and login vs bare uWS, driven by wrk', run: benchHttp },
+  start: {
+    about: 'first start and restart to ready, idle RSS and private memory, idle wake-ups, vs a bare uWS node process',
+    run: benchColdStart,
+  },
+  idle: {
+    about:
+      'an idle daemon (npm start, and as installed with SSDP, mDNS and the watchdog): wake-ups, memory calls and processes by strace, vs bare uWS',
+    run: benchIdle,
+  },
+  http: {
+    about: 'GET /api/users/me, GET /api/players, PUT player volume and login vs bare uWS, driven by wrk',
+    run: benchHttp,
+  },
   sse: { about: 'SSE fan-out to 100/1000/2000 subscribers: delivery latency and RSS per subscriber', run: benchSse },
-  monoprice: { about: 'test/bench/monoprice-drag.ts (slider drag through the Monoprice driver), if present', run: benchMonoprice },
-  snapserver: { about: 'snapserver Client.SetVolume vs PUT /api/zones/{id}/volume, if snapserver is installed', run: benchSnapserver },
+  monoprice: {
+    about: 'test/bench/monoprice-drag.ts (slider drag through the Monoprice driver), if present',
+    run: benchMonoprice,
+  },
+  snapserver: {
+    about: 'snapserver Client.SetVolume vs PUT /api/zones/{id}/volume, if snapserver is installed',
+    run: benchSnapserver,
+  },
   playback: {
-    about: 'a stream player on a FIFO through the built daemon vs the engine alone: POST …/play → first PCM byte, daemon and mpd memory and CPU playing FLAC',
+    about:
+      'a stream player on a FIFO through the built daemon vs the engine alone: POST …/play → first PCM byte, daemon and mpd memory and CPU playing FLAC',
     run: benchPlaybackDaemon,
   },
   coalescing: {
-    about: 'each coalescing step of the write path on and off (ARCHITECTURE.md): volume PUT vs bare uWS, MQTT bursts and fan-out, driver intents',
+    about:
+      'each coalescing step of the write path on and off (ARCHITECTURE.md): volume PUT vs bare uWS, MQTT bursts and fan-out, driver intents',
     run: benchCoalescing,
   },
 };
@@ -35,7 +53,9 @@ const USAGE = `usage: node --import tsx test/bench/run.ts [--quick] [--only ${Ob
   --sse-sizes N,...  subscriber counts for the sse section (default 100,1000,2000)
   --install  print how to install the snapserver peer and exit
 sections:
-${Object.entries(SECTIONS).map(([name, s]) => `  ${name.padEnd(11)}${s.about}`).join('\n')}`;
+${Object.entries(SECTIONS)
+  .map(([name, s]) => `  ${name.padEnd(11)}${s.about}`)
+  .join('\n')}`;
 
 function parseArgs(argv: string[]): { quick: boolean; only: string[]; sseSizes?: number[] } {
   let quick = false;
@@ -46,12 +66,17 @@ function parseArgs(argv: string[]): { quick: boolean; only: string[]; sseSizes?:
     if (arg === '--quick') quick = true;
     else if (arg === '--only' || arg.startsWith('--only=')) {
       const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
-      only = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      only = (value ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const unknown = only.filter((name) => !SECTIONS[name]);
-      if (unknown.length || only.length === 0) throw new Error(`unknown section(s) ${unknown.join(', ') || '(none given)'}\n${USAGE}`);
+      if (unknown.length || only.length === 0)
+        throw new Error(`unknown section(s) ${unknown.join(', ') || '(none given)'}\n${USAGE}`);
     } else if (arg === '--sse-sizes') {
       sseSizes = (argv[++i] ?? '').split(',').map(Number);
-      if (!sseSizes.length || sseSizes.some((n) => !Number.isInteger(n) || n < 1 || n > 5000)) throw new Error('--sse-sizes takes a list of 1-5000');
+      if (!sseSizes.length || sseSizes.some((n) => !Number.isInteger(n) || n < 1 || n > 5000))
+        throw new Error('--sse-sizes takes a list of 1-5000');
     } else if (arg === '--help' || arg === '-h') {
       console.log(USAGE);
       process.exit(0);
@@ -69,10 +94,17 @@ async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
   log(`azcd benchmarks (${quick ? 'quick' : 'full'}): ${only.join(', ')}`);
-  log(`machine: ${machine.cores} cores (${machine.cpuModel}), node ${machine.node}, open-file limit ${openFileLimit().soft}; every target is 127.0.0.1`);
-  log('daemon log level: info (the default), stdout to /dev/null; HTTP load from wrk pinned to core 1, servers pinned to core 0');
+  log(
+    `machine: ${machine.cores} cores (${machine.cpuModel}), node ${machine.node}, open-file limit ${openFileLimit().soft}; every target is 127.0.0.1`,
+  );
+  log(
+    'daemon log level: info (the default), stdout to /dev/null; HTTP load from wrk pinned to core 1, servers pinned to core 0',
+  );
   const loadBefore = readLoadAverage();
-  if (loadBefore > 0.5) log(`warning: load average ${loadBefore} before starting: other processes compete for the 2 cores, figures will be noisy`);
+  if (loadBefore > 0.5)
+    log(
+      `warning: load average ${loadBefore} before starting: other processes compete for the 2 cores, figures will be noisy`,
+    );
   await ensureBuild(log);
 
   const rows: Row[] = [];
@@ -85,7 +117,7 @@ async function main(): Promise<void> {
       rows.push(...(await section.run({ quick, log, sseSizes })));
       log(`== ${name}: done in ${Math.round((performance.now() - began) / 1000)} s`);
     } catch (err) {
-      const message = err instanceof Error ? err.stack ?? err.message : String(err);
+      const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
       failures.push({ section: name, error: message });
       log(`== ${name}: BROKEN: ${message}`);
     }
@@ -95,13 +127,21 @@ async function main(): Promise<void> {
   log(formatTable(rows));
   const missed = rows.filter((r) => r.pass === false).length;
   const passed = rows.filter((r) => r.pass === true).length;
-  log(`\n${passed} targets met, ${missed} missed${failures.length ? `, ${failures.length} section(s) broken: ${failures.map((f) => f.section).join(', ')}` : ''}`);
+  log(
+    `\n${passed} targets met, ${missed} missed${failures.length ? `, ${failures.length} section(s) broken: ${failures.map((f) => f.section).join(', ')}` : ''}`,
+  );
   const file = writeResults('bench', {
     kind: 'bench',
     startedAt,
     finishedAt: new Date().toISOString(),
     machine,
-    options: { quick, only, sseSizes, logLevel: 'info (default), stdout → /dev/null', http: 'wrk -t1 -c10, taskset: server core 0, wrk core 1' },
+    options: {
+      quick,
+      only,
+      sseSizes,
+      logLevel: 'info (default), stdout → /dev/null',
+      http: 'wrk -t1 -c10, taskset: server core 0, wrk core 1',
+    },
     loadAverage: { before: loadBefore, after: readLoadAverage() },
     rows,
     failures,

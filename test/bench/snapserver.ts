@@ -55,7 +55,8 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
     } catch (err) {
       last = err;
     }
-    if (performance.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms${last ? ` (${(last as Error).message})` : ''}`);
+    if (performance.now() > deadline)
+      throw new Error(`${what} within ${timeoutMs} ms${last ? ` (${(last as Error).message})` : ''}`);
     await sleep(100);
   }
 }
@@ -78,7 +79,11 @@ function mdnsHazard(help: string): string | undefined {
   return undefined;
 }
 
-function config(dir: string, ports: { stream: number; tcp: number; http: number }, mdns: { section: string; key: string } | undefined): string {
+function config(
+  dir: string,
+  ports: { stream: number; tcp: number; http: number },
+  mdns: { section: string; key: string } | undefined,
+): string {
   const off = (section: string) => (mdns && mdns.section === section ? [`${mdns.key} = false`] : []);
   return [
     '# Written by test/bench/snapserver.ts: loopback only, nothing published.',
@@ -110,7 +115,13 @@ export async function benchSnapserver(options: SectionOptions): Promise<Row[]> {
   const snapserver = which('snapserver');
   const snapclient = which('snapclient');
   if (!snapserver || !snapclient) {
-    return [skippedRow('snapcast', 'Client.SetVolume vs PUT /api/zones/{id}/volume', `snapserver/snapclient not installed (${SNAPCAST_INSTALL_HINT})`)];
+    return [
+      skippedRow(
+        'snapcast',
+        'Client.SetVolume vs PUT /api/zones/{id}/volume',
+        `snapserver/snapclient not installed (${SNAPCAST_INSTALL_HINT})`,
+      ),
+    ];
   }
   let help = '';
   try {
@@ -120,21 +131,38 @@ export async function benchSnapserver(options: SectionOptions): Promise<Row[]> {
   }
   const hazard = mdnsHazard(help);
   if (hazard) return [skippedRow('snapcast', 'Client.SetVolume vs PUT /api/zones/{id}/volume', hazard)];
-  const version = /v?(\d+\.\d+\.\d+)/.exec(execFileSync(snapserver, ['-v'], { encoding: 'utf8', timeout: 5000 }))?.[1] ?? 'unknown';
+  const version =
+    /v?(\d+\.\d+\.\d+)/.exec(execFileSync(snapserver, ['-v'], { encoding: 'utf8', timeout: 5000 }))?.[1] ?? 'unknown';
 
   const dir = mkdtempSync(path.join(tmpdir(), 'azc-bench-snap-'));
   const ports = { stream: await freePort(), tcp: await freePort(), http: await freePort() };
   const conf = path.join(dir, 'snapserver.conf');
   writeFileSync(conf, config(dir, ports, mdnsSwitch(help)));
   const logFd = openSync(path.join(dir, 'snap.log'), 'a');
-  const server = spawnTracked(snapserver, ['-c', conf], { stdio: ['ignore', logFd, logFd], env: { ...process.env, HOME: dir } });
+  const server = spawnTracked(snapserver, ['-c', conf], {
+    stdio: ['ignore', logFd, logFd],
+    env: { ...process.env, HOME: dir },
+  });
   let client: ReturnType<typeof spawnTracked> | undefined;
   let daemon: BenchDaemon | undefined;
   try {
-    await until('snapserver did not answer JSON-RPC on 127.0.0.1', 10_000, () => rpc(ports.http, 'Server.GetRPCVersion'));
+    await until('snapserver did not answer JSON-RPC on 127.0.0.1', 10_000, () =>
+      rpc(ports.http, 'Server.GetRPCVersion'),
+    );
     client = spawnTracked(
       snapclient,
-      ['-h', '127.0.0.1', '-p', String(ports.stream), '--hostID', 'azcd-bench', '--player', 'file:filename=null', '--logsink', 'null'],
+      [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(ports.stream),
+        '--hostID',
+        'azcd-bench',
+        '--player',
+        'file:filename=null',
+        '--logsink',
+        'null',
+      ],
       { stdio: ['ignore', logFd, logFd], env: { ...process.env, HOME: dir } },
     );
     const clientId = await until('snapclient did not connect', 15_000, async () => {
@@ -149,14 +177,20 @@ export async function benchSnapserver(options: SectionOptions): Promise<Row[]> {
 
     daemon = await startBenchDaemon({ logLevel: 'info', stdout: 'discard' });
     const fixture = await setupPlayers(daemon.base, daemon.adminKey);
-    options.log(`snapcast: snapserver ${version} on 127.0.0.1:${ports.http} (client ${clientId}); azcd on :${daemon.port}`);
+    options.log(
+      `snapcast: snapserver ${version} on 127.0.0.1:${ports.http} (client ${clientId}); azcd on :${daemon.port}`,
+    );
 
     const durationS = options.quick ? 2 : 5;
     const rounds = options.quick ? 1 : 3;
     // The TCP control port (newline-delimited JSON-RPC) is what Snapcast apps use; snapserver 0.26's HTTP /jsonrpc
     // endpoint mis-parses requests on a busy keep-alive connection ("bad method") and crashed under this load.
     const snapBodies = [30, 70].map((percent) =>
-      JSON.stringify({ jsonrpc: '2.0', method: 'Client.SetVolume', params: { id: clientId, volume: { muted: false, percent } } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'Client.SetVolume',
+        params: { id: clientId, volume: { muted: false, percent } },
+      }),
     );
     const ourRequests: RequestSpec[] = [0.3, 0.7].map((volume) => ({
       method: 'PUT',
@@ -165,9 +199,22 @@ export async function benchSnapserver(options: SectionOptions): Promise<Row[]> {
       body: JSON.stringify({ volume }),
     }));
     const runSnap = (title: string, seconds: number) =>
-      runJsonRpcLoad({ title, host: '127.0.0.1', port: ports.tcp, connections: CONNECTIONS, durationS: seconds, bodies: snapBodies }, { serverPid: server.pid! });
+      runJsonRpcLoad(
+        { title, host: '127.0.0.1', port: ports.tcp, connections: CONNECTIONS, durationS: seconds, bodies: snapBodies },
+        { serverPid: server.pid! },
+      );
     const runOurs = (title: string, seconds: number) =>
-      runLoad({ title, url: daemon!.base, connections: CONNECTIONS, pipelining: 1, durationS: seconds, requests: ourRequests }, { serverPid: daemon!.pid });
+      runLoad(
+        {
+          title,
+          url: daemon!.base,
+          connections: CONNECTIONS,
+          pipelining: 1,
+          durationS: seconds,
+          requests: ourRequests,
+        },
+        { serverPid: daemon!.pid },
+      );
     await runSnap('snapserver warm-up', 1);
     await runOurs('azcd warm-up', 1);
     const snaps: LoadResult[] = [];
@@ -180,13 +227,15 @@ export async function benchSnapserver(options: SectionOptions): Promise<Row[]> {
           `azcd ${Math.round(ours[pass - 1]!.reqPerSec)} req/s (${lat(ours[pass - 1]!)})`,
       );
     }
-    const pick = (list: LoadResult[]) => [...list].sort((a, b) => a.reqPerSec - b.reqPerSec)[Math.floor((list.length - 1) / 2)]!;
+    const pick = (list: LoadResult[]) =>
+      [...list].sort((a, b) => a.reqPerSec - b.reqPerSec)[Math.floor((list.length - 1) / 2)]!;
     const snap = pick(snaps);
     const our = pick(ours);
     if (our.non2xx > 0) throw new Error(`azcd answered ${our.non2xx} non-2xx responses to zone volume PUTs`);
     const snapRss = readMemory(server.pid!).rss;
     const ourRss = readMemory(daemon.pid).rss;
-    const cpu = (r: LoadResult) => `${Math.round((r.serverCpuShare ?? NaN) * 100)}% CPU, ${round(r.serverCpuUsPerRequest ?? NaN)} µs/req`;
+    const cpu = (r: LoadResult) =>
+      `${Math.round((r.serverCpuShare ?? NaN) * 100)}% CPU, ${round(r.serverCpuUsPerRequest ?? NaN)} µs/req`;
     return [
       makeRow({
         section: 'snapcast',

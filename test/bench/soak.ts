@@ -60,7 +60,19 @@ function thirds<T>(list: T[]): { first: T[]; last: T[] } {
 }
 
 function curveTable(samples: Sample[]): string {
-  const header = ['t s', 'phase', 'RSS MiB', 'anon MiB', 'fds', 'sockets', 'threads', 'CPU %', 'requests', 'SSE open', 'SSE opened'];
+  const header = [
+    't s',
+    'phase',
+    'RSS MiB',
+    'anon MiB',
+    'fds',
+    'sockets',
+    'threads',
+    'CPU %',
+    'requests',
+    'SSE open',
+    'SSE opened',
+  ];
   const rows = samples.map((s) => [
     String(Math.round(s.t)),
     s.phase,
@@ -79,16 +91,27 @@ function curveTable(samples: Sample[]): string {
   return [line(header), ...rows.map(line)].join('\n');
 }
 
-export async function soak(minutes: number, subscribers: number, log: (line: string) => void): Promise<{ rows: Row[]; samples: Sample[]; load: LoadResult; churn: unknown[] }> {
+export async function soak(
+  minutes: number,
+  subscribers: number,
+  log: (line: string) => void,
+): Promise<{ rows: Row[]; samples: Sample[]; load: LoadResult; churn: unknown[] }> {
   const durationS = Math.round(minutes * 60);
   let daemon: BenchDaemon | undefined;
   const clients: ChildProcess[] = [];
   try {
-    daemon = await startBenchDaemon({ logLevel: 'info', stdout: 'discard', needFds: subscribers + 512, limits: { streamsPerUser: subscribers + 16, streamsTotal: subscribers + 64 } });
+    daemon = await startBenchDaemon({
+      logLevel: 'info',
+      stdout: 'discard',
+      needFds: subscribers + 512,
+      limits: { streamsPerUser: subscribers + 16, streamsTotal: subscribers + 64 },
+    });
     const fixture = await setupPlayers(daemon.base, daemon.adminKey);
     const editPlaylistId = await createPlaylist(fixture.api, 'Soak edits', 3);
     const reorderPlaylistId = await createPlaylist(fixture.api, 'Soak reorder', 5);
-    log(`soak: azcd pid ${daemon.pid} on :${daemon.port} (log info→/dev/null); ${durationS} s of ${API_RATE} req/s mixed API load over ${API_CONNECTIONS} connections + ${subscribers} churning SSE clients`);
+    log(
+      `soak: azcd pid ${daemon.pid} on :${daemon.port} (log info→/dev/null); ${durationS} s of ${API_RATE} req/s mixed API load over ${API_CONNECTIONS} connections + ${subscribers} churning SSE clients`,
+    );
 
     const samples: Sample[] = [];
     const started = performance.now();
@@ -125,7 +148,8 @@ export async function soak(minutes: number, subscribers: number, log: (line: str
 
     const perClient = Math.ceil(subscribers / CLIENT_PROCESSES);
     if (subscribers > 0) {
-      for (let i = 0; i < CLIENT_PROCESSES; i++) clients.push(forkTs(path.join(BENCH_DIR, 'lib/sse-child.ts'), [], { needFds: perClient + 256 }));
+      for (let i = 0; i < CLIENT_PROCESSES; i++)
+        clients.push(forkTs(path.join(BENCH_DIR, 'lib/sse-child.ts'), [], { needFds: perClient + 256 }));
       await Promise.all(clients.map((c) => nextMessage(c, (m) => m?.type === 'ready', 30_000, 'SSE client start')));
     }
     const churnDone = clients.map((c, i) => {
@@ -141,7 +165,12 @@ export async function soak(minutes: number, subscribers: number, log: (line: str
         maxLifeMs: 10_000,
         durationS,
       });
-      return nextMessage<Record<string, number>>(c, (m) => m?.type === 'churn-done', (durationS + 60) * 1000, 'SSE churn');
+      return nextMessage<Record<string, number>>(
+        c,
+        (m) => m?.type === 'churn-done',
+        (durationS + 60) * 1000,
+        'SSE churn',
+      );
     });
     const loadDone = runLoad(
       {
@@ -173,8 +202,10 @@ export async function soak(minutes: number, subscribers: number, log: (line: str
       (err) => (loadError = err),
     );
     for (let next = SAMPLE_EVERY_S; loadResult === undefined && loadError === undefined; next += SAMPLE_EVERY_S) {
-      while (performance.now() - started < next * 1000 && loadResult === undefined && loadError === undefined) await sleep(200);
-      if (daemon.child.exitCode !== null || daemon.child.signalCode !== null) throw new Error(`azcd exited during the soak (${daemon.child.exitCode ?? daemon.child.signalCode})`);
+      while (performance.now() - started < next * 1000 && loadResult === undefined && loadError === undefined)
+        await sleep(200);
+      if (daemon.child.exitCode !== null || daemon.child.signalCode !== null)
+        throw new Error(`azcd exited during the soak (${daemon.child.exitCode ?? daemon.child.signalCode})`);
       if (loadResult === undefined && loadError === undefined) sample('load');
     }
     if (loadError) throw loadError;
@@ -196,7 +227,10 @@ export async function soak(minutes: number, subscribers: number, log: (line: str
     const anonLast = mean(last.map((s) => s.anonKb));
     const fdFirst = mean(first.map((s) => s.fds));
     const fdLast = mean(last.map((s) => s.fds));
-    const rssSlope = slope(during.map((s) => s.t / 60), during.map((s) => s.rssKb / 1024));
+    const rssSlope = slope(
+      during.map((s) => s.t / 60),
+      during.map((s) => s.rssKb / 1024),
+    );
     // Flat: the last third within 5% (or 4 MiB, whichever is larger) of the first third; fds within 5% or 20.
     const rssFlat = rssLast - rssFirst <= Math.max(0.05 * rssFirst, 4096);
     const fdFlat = Math.abs(fdLast - fdFirst) <= Math.max(0.05 * fdFirst, 20);
@@ -253,7 +287,8 @@ async function main(): Promise<void> {
   await ensureBuild(log);
   const startedAt = new Date().toISOString();
   const loadBefore = readLoadAverage();
-  if (loadBefore > 1) log(`warning: load average ${loadBefore} before starting: other processes compete for the 2 cores`);
+  if (loadBefore > 1)
+    log(`warning: load average ${loadBefore} before starting: other processes compete for the 2 cores`);
   const result = await soak(minutes, subscribers, log);
   log('');
   log(curveTable(result.samples));
@@ -264,7 +299,14 @@ async function main(): Promise<void> {
     startedAt,
     finishedAt: new Date().toISOString(),
     machine: machineInfo(),
-    options: { minutes, subscribers, sampleEveryS: SAMPLE_EVERY_S, apiRate: API_RATE, apiConnections: API_CONNECTIONS, logLevel: 'info (stdout → /dev/null)' },
+    options: {
+      minutes,
+      subscribers,
+      sampleEveryS: SAMPLE_EVERY_S,
+      apiRate: API_RATE,
+      apiConnections: API_CONNECTIONS,
+      logLevel: 'info (stdout → /dev/null)',
+    },
     loadAverage: { before: loadBefore, after: readLoadAverage() },
     rows: result.rows,
     samples: result.samples,
@@ -281,7 +323,7 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((err: unknown) => {
-    process.stderr.write(`soak: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.stderr.write(`soak: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exitCode = 1;
   });
 }

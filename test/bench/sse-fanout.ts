@@ -50,7 +50,12 @@ interface Server {
 
 async function startServer(kind: 'azcd' | 'bare', n: number): Promise<{ server: Server; playerId: string }> {
   if (kind === 'azcd') {
-    const daemon = await startBenchDaemon({ logLevel: 'info', stdout: 'discard', needFds: n + 512, limits: { streamsPerUser: n + 16, streamsTotal: n + 64 } });
+    const daemon = await startBenchDaemon({
+      logLevel: 'info',
+      stdout: 'discard',
+      needFds: n + 512,
+      limits: { streamsPerUser: n + 16, streamsTotal: n + 64 },
+    });
     try {
       const fixture = await setupPlayers(daemon.base, daemon.adminKey);
       return { server: daemon, playerId: fixture.playerId };
@@ -60,13 +65,24 @@ async function startServer(kind: 'azcd' | 'bare', n: number): Promise<{ server: 
     }
   }
   const bare = await startBaseline(
-    { canned: [], jsonPut: ['/api/players/:id/volume'], requestIdLength: 10, sse: { zoneIds: [randomUUID(), randomUUID()] } },
+    {
+      canned: [],
+      jsonPut: ['/api/players/:id/volume'],
+      requestIdLength: 10,
+      sse: { zoneIds: [randomUUID(), randomUUID()] },
+    },
     n + 512,
   );
   return { server: { ...bare, adminKey: 'svc_' + '0'.repeat(48) }, playerId: randomUUID() };
 }
 
-async function fanout(kind: 'azcd' | 'bare', n: number, seconds: number, log: (line: string) => void, apiLoad = false): Promise<FanoutResult> {
+async function fanout(
+  kind: 'azcd' | 'bare',
+  n: number,
+  seconds: number,
+  log: (line: string) => void,
+  apiLoad = false,
+): Promise<FanoutResult> {
   let daemon: Server | undefined;
   const clients: ChildProcess[] = [];
   try {
@@ -78,13 +94,20 @@ async function fanout(kind: 'azcd' | 'bare', n: number, seconds: number, log: (l
     await Promise.all(clients.map((c) => nextMessage(c, (m) => m?.type === 'ready', 30_000, 'SSE client start')));
     const publisher = clients[0]!;
     const publish = (count: number, first: number) => {
-      publisher.send({ type: 'publish', port: daemon!.port, key: daemon!.adminKey, playerId: fixture.playerId, rate: RATE, count, first });
-      return nextMessage<{ sends: Array<[string, number]>; putLatencyMs: ReturnType<typeof summarize>; failures: number }>(
-        publisher,
-        (m) => m?.type === 'published',
-        (count / RATE + 120) * 1000,
-        'publisher',
-      );
+      publisher.send({
+        type: 'publish',
+        port: daemon!.port,
+        key: daemon!.adminKey,
+        playerId: fixture.playerId,
+        rate: RATE,
+        count,
+        first,
+      });
+      return nextMessage<{
+        sends: Array<[string, number]>;
+        putLatencyMs: ReturnType<typeof summarize>;
+        failures: number;
+      }>(publisher, (m) => m?.type === 'published', (count / RATE + 120) * 1000, 'publisher');
     };
     // Warm the PUT path (JIT, statements) with no subscribers, so RSS before/after compares streams only.
     await publish(20, 0.5);
@@ -94,21 +117,37 @@ async function fanout(kind: 'azcd' | 'bare', n: number, seconds: number, log: (l
     const connectStarted = performance.now();
     const connected = await Promise.all(
       clients.map((c, i) => {
-        c.send({ type: 'connect', port: daemon!.port, key: daemon!.adminKey, count: Math.min(perClient, n - i * perClient), concurrency: 32 });
-        return nextMessage<{ open: number; failed: number; ms: number }>(c, (m) => m?.type === 'connected', 120_000, 'SSE connect');
+        c.send({
+          type: 'connect',
+          port: daemon!.port,
+          key: daemon!.adminKey,
+          count: Math.min(perClient, n - i * perClient),
+          concurrency: 32,
+        });
+        return nextMessage<{ open: number; failed: number; ms: number }>(
+          c,
+          (m) => m?.type === 'connected',
+          120_000,
+          'SSE connect',
+        );
       }),
     );
     const connectMs = performance.now() - connectStarted;
     const open = connected.reduce((a, c) => a + c.open, 0);
-    if (open < n) throw new Error(`only ${open} of ${n} event streams opened (${connected.map((c) => c.failed).join('+')} failed)`);
+    if (open < n)
+      throw new Error(`only ${open} of ${n} event streams opened (${connected.map((c) => c.failed).join('+')} failed)`);
     await sleep(1000);
     const rssConnectedKb = readMemory(daemon.pid).rss;
-    log(`sse: ${kind}: ${n} streams open in ${Math.round(connectMs)} ms; daemon RSS ${Math.round(rssBeforeKb / 1024)} → ${Math.round(rssConnectedKb / 1024)} MiB`);
+    log(
+      `sse: ${kind}: ${n} streams open in ${Math.round(connectMs)} ms; daemon RSS ${Math.round(rssBeforeKb / 1024)} → ${Math.round(rssConnectedKb / 1024)} MiB`,
+    );
 
-    await Promise.all(clients.map((c) => {
-      c.send({ type: 'forget' });
-      return nextMessage(c, (m) => m?.type === 'forgotten', 10_000, 'SSE forget');
-    }));
+    await Promise.all(
+      clients.map((c) => {
+        c.send({ type: 'forget' });
+        return nextMessage(c, (m) => m?.type === 'forgotten', 10_000, 'SSE forget');
+      }),
+    );
     const count = Math.round(RATE * seconds);
     const cpuBefore = readCpuMs(daemon.pid);
     const publishStarted = performance.now();
@@ -137,12 +176,13 @@ async function fanout(kind: 'azcd' | 'bare', n: number, seconds: number, log: (l
     const reports = await Promise.all(
       clients.map((c) => {
         c.send({ type: 'report', sends: sendList });
-        return nextMessage<{ latencies: number[]; unmatched: number; open: number; minPerStream: number; cpuShare: number }>(
-          c,
-          (m) => m?.type === 'report',
-          60_000,
-          'SSE report',
-        );
+        return nextMessage<{
+          latencies: number[];
+          unmatched: number;
+          open: number;
+          minPerStream: number;
+          cpuShare: number;
+        }>(c, (m) => m?.type === 'report', 60_000, 'SSE report');
       }),
     );
     const latencies = reports.flatMap((r) => r.latencies);
@@ -192,7 +232,8 @@ export async function benchSse(options: SectionOptions): Promise<Row[]> {
     options.log(`sse: bare uWS, ${n} subscribers: ${describeRun(bare)}`);
     const r = await fanout('azcd', n, seconds, options.log);
     options.log(`sse: azcd, ${n} subscribers: ${describeRun(r)}`);
-    if (r.putFailures > 0 || bare.putFailures > 0) throw new Error(`sse: ${r.putFailures + bare.putFailures} volume PUTs failed with ${n} subscribers`);
+    if (r.putFailures > 0 || bare.putFailures > 0)
+      throw new Error(`sse: ${r.putFailures + bare.putFailures} volume PUTs failed with ${n} subscribers`);
     const delivery = `${r.deliveries}/${r.expectedDeliveries} deliveries (${r.puts} PUTs at ${RATE}/s × 3 events × ${n} streams)`;
     const missing = r.expectedDeliveries - r.deliveries;
     rows.push(
@@ -232,9 +273,13 @@ export async function benchSse(options: SectionOptions): Promise<Row[]> {
     assertWrk();
     const r = await fanout('azcd', largest, seconds, options.log, true);
     const api = r.apiLoad!;
-    options.log(`sse: azcd, ${largest} subscribers under API load: ${describeRun(r)}; API ${round(api.reqPerSec)} req/s`);
-    if (r.putFailures > 0) throw new Error(`sse: ${r.putFailures} volume PUTs failed with ${largest} subscribers under API load`);
-    if (api.non2xx > 0 || api.errors > 0) throw new Error(`sse: the API load got ${api.non2xx} non-2xx answers and ${api.errors} socket errors`);
+    options.log(
+      `sse: azcd, ${largest} subscribers under API load: ${describeRun(r)}; API ${round(api.reqPerSec)} req/s`,
+    );
+    if (r.putFailures > 0)
+      throw new Error(`sse: ${r.putFailures} volume PUTs failed with ${largest} subscribers under API load`);
+    if (api.non2xx > 0 || api.errors > 0)
+      throw new Error(`sse: the API load got ${api.non2xx} non-2xx answers and ${api.errors} socket errors`);
     const missing = r.expectedDeliveries - r.deliveries;
     rows.push(
       makeRow({

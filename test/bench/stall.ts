@@ -5,7 +5,16 @@
 // daemon (lib/loop-meter.mjs), what is the daemon's own: the most CPU time its main thread ran without the event loop
 // turning, and its longest garbage-collection pause; with the machine's load, since wall-clock maxima on a busy
 // machine include the time the daemon waited for a core.
-import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import http from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,7 +39,14 @@ const BUDGET_MS = 50;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
 
-function request(port: number, method: string, urlPath: string, key?: string, body?: NodeJS.ReadableStream, sink?: NodeJS.WritableStream): Promise<{ status: number; bytes: number; text: string }> {
+function request(
+  port: number,
+  method: string,
+  urlPath: string,
+  key?: string,
+  body?: NodeJS.ReadableStream,
+  sink?: NodeJS.WritableStream,
+): Promise<{ status: number; bytes: number; text: string }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
     if (key) headers['x-api-key'] = key;
@@ -43,7 +59,11 @@ function request(port: number, method: string, urlPath: string, key?: string, bo
         if (sink) sink.write(chunk);
         else if (text.length < 4096) text += chunk.toString('utf8');
       });
-      res.on('end', () => (sink ? sink.end(() => resolve({ status: res.statusCode ?? 0, bytes, text })) : resolve({ status: res.statusCode ?? 0, bytes, text })));
+      res.on('end', () =>
+        sink
+          ? sink.end(() => resolve({ status: res.statusCode ?? 0, bytes, text }))
+          : resolve({ status: res.statusCode ?? 0, bytes, text }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -79,7 +99,13 @@ function stats(values: number[]): Phase['health'] {
   return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? Number.NaN };
 }
 
-async function measure(daemon: BenchDaemon, meter: PhaseMeter, idleMax: number, phase: string, work: () => Promise<string>): Promise<Phase> {
+async function measure(
+  daemon: BenchDaemon,
+  meter: PhaseMeter,
+  idleMax: number,
+  phase: string,
+  work: () => Promise<string>,
+): Promise<Phase> {
   meter.reset();
   const prober = probe(daemon.port);
   const started = performance.now();
@@ -117,7 +143,8 @@ function parseArgs(argv: string[]): { playlists: number; tracks: number; profile
       process.exit(arg === '--help' ? 0 : 2);
     }
   }
-  if (!(playlists >= 1 && playlists <= 500 && tracks >= 0 && tracks <= 5000)) throw new Error(`${USAGE}\n(within the default limits: at most 500 playlists of 5000 tracks)`);
+  if (!(playlists >= 1 && playlists <= 500 && tracks >= 0 && tracks <= 5000))
+    throw new Error(`${USAGE}\n(within the default limits: at most 500 playlists of 5000 tracks)`);
   return { playlists, tracks, profile };
 }
 
@@ -149,7 +176,9 @@ async function main(): Promise<void> {
   const db = new Database(path.join(stateDir, 'azc.db'));
   fillPlaylists(db, playlists, tracks);
   db.close();
-  log(`filled in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s; load average ${readLoadAverage().toFixed(2)}`);
+  log(
+    `filled in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s; load average ${readLoadAverage().toFixed(2)}`,
+  );
 
   const profileDir = path.join(work, 'profile');
   const nodeArgs = [...METER_NODE_ARGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
@@ -170,7 +199,12 @@ async function main(): Promise<void> {
         await Promise.all(
           Array.from({ length: 5 }, async (_, c) => {
             while (performance.now() < until) {
-              const res = await request(daemon.port, 'GET', `/api/playlists?limit=200&offset=${(c * 100) % playlists}`, daemon.adminKey);
+              const res = await request(
+                daemon.port,
+                'GET',
+                `/api/playlists?limit=200&offset=${(c * 100) % playlists}`,
+                daemon.adminKey,
+              );
               if (res.status !== 200) throw new Error(`list answered ${res.status}`);
               lists++;
             }
@@ -182,7 +216,14 @@ async function main(): Promise<void> {
     const backupFile = path.join(work, 'backup.json');
     phases.push(
       await measure(daemon, meter, idleMax, 'GET /api/backup (streamed to a file)', async () => {
-        const res = await request(daemon.port, 'GET', '/api/backup', daemon.adminKey, undefined, createWriteStream(backupFile));
+        const res = await request(
+          daemon.port,
+          'GET',
+          '/api/backup',
+          daemon.adminKey,
+          undefined,
+          createWriteStream(backupFile),
+        );
         if (res.status !== 200) throw new Error(`backup answered ${res.status}`);
         return `${(res.bytes / 1e6).toFixed(0)} MB`;
       }),
@@ -215,19 +256,31 @@ async function main(): Promise<void> {
   }
 
   const load = readLoadAverage();
-  log(`\nazcd event-loop stalls, ${playlists} playlists × ${tracks} tracks; load average ${load.toFixed(2)} on ${cpus().length} cores`);
+  log(
+    `\nazcd event-loop stalls, ${playlists} playlists × ${tracks} tracks; load average ${load.toFixed(2)} on ${cpus().length} cores`,
+  );
   for (const line of stallTable(phases)) log(line);
   log('');
-  log('health: GET /api/health latency from outside, one request after another (wall clock: includes waiting for a core).');
+  log(
+    'health: GET /api/health latency from outside, one request after another (wall clock: includes waiting for a core).',
+  );
   log("section: the most CPU time the daemon's main thread ran without its event loop turning (its own work), with");
-  log(`  that stretch's wall time; >50: how many such stretches ran over ${BUDGET_MS} ms of CPU. GC pause: the garbage`);
-  log("  collection pause with the longest own part (at most the CPU time all the daemon's threads ran around it; wall");
-  log('  time in brackets), and all pauses summed (wall). CPU s: the main thread + the other threads (collector helpers,');
+  log(
+    `  that stretch's wall time; >50: how many such stretches ran over ${BUDGET_MS} ms of CPU. GC pause: the garbage`,
+  );
+  log(
+    "  collection pause with the longest own part (at most the CPU time all the daemon's threads ran around it; wall",
+  );
+  log(
+    '  time in brackets), and all pauses summed (wall). CPU s: the main thread + the other threads (collector helpers,',
+  );
   log("  libuv's pool). load: the 1-minute load average at the phase's end.");
   log('\nlongest stretches by wall time (CPU + waiting for a core + blocked in a system call or idle):');
   for (const line of sectionDetails(phases)) log(`  ${line}`);
   const busy = phases.slice(1);
-  const worstSection = busy.reduce((a, b) => ((longestSection(b)?.cpuMs ?? 0) > (longestSection(a)?.cpuMs ?? 0) ? b : a));
+  const worstSection = busy.reduce((a, b) =>
+    (longestSection(b)?.cpuMs ?? 0) > (longestSection(a)?.cpuMs ?? 0) ? b : a,
+  );
   const worstGc = busy.reduce((a, b) => ((longestGc(b)?.ms ?? 0) > (longestGc(a)?.ms ?? 0) ? b : a));
   const sectionMs = longestSection(worstSection)?.cpuMs ?? 0;
   const gcMs = longestGc(worstGc)?.ownMs ?? 0;

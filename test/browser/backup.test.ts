@@ -27,7 +27,10 @@ t.test('backups in the dashboard', { skip: chromiumMissing() }, async (t) => {
     const doc = JSON.parse(readFileSync(plainFile, 'utf8'));
     t.equal(doc.format, 'azcd-backup');
     t.equal(doc.secrets, undefined, 'no secrets without a passphrase');
-    t.ok(doc.zones.some((z: { name: string }) => z.name === 'Kitchen'), 'the zones are in it');
+    t.ok(
+      doc.zones.some((z: { name: string }) => z.name === 'Kitchen'),
+      'the zones are in it',
+    );
     await screenshot(page, 'settings-desktop');
     t.same(await unlabelled(page), [], 'every control on the Settings tab has an accessible name');
     t.same(admin.console.errors, []);
@@ -56,11 +59,20 @@ t.test('backups in the dashboard', { skip: chromiumMissing() }, async (t) => {
     const requests: string[] = [];
     const watch = (r: { url(): string }) => requests.push(r.url());
     page.on('request', watch);
-    await page.getByLabel('Backup file').setInputFiles({ name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": 1}') });
+    await page
+      .getByLabel('Backup file')
+      .setInputFiles({ name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": 1}') });
     await page.getByRole('button', { name: 'Restore…' }).click();
-    await page.getByRole('alert').getByText('notes.json is not an azcd backup. Choose a file downloaded from this page.').waitFor();
+    await page
+      .getByRole('alert')
+      .getByText('notes.json is not an azcd backup. Choose a file downloaded from this page.')
+      .waitFor();
     page.off('request', watch);
-    t.same(requests.filter((url) => url.includes('/api/restore')), [], 'no restore request');
+    t.same(
+      requests.filter((url) => url.includes('/api/restore')),
+      [],
+      'no restore request',
+    );
   });
 
   t.test('a sealed backup with the wrong passphrase is refused and the admin stays signed in', async (t) => {
@@ -84,7 +96,11 @@ t.test('backups in the dashboard', { skip: chromiumMissing() }, async (t) => {
     await page.getByRole('button', { name: 'Restore…' }).click();
     const confirm = page.getByRole('dialog', { name: 'Replace the configuration?' });
     const words = await confirm.locator('.dialog-desc').textContent();
-    t.match(words, /4 users, 3 players, 6 zones, 6 input devices, 3 playlists, 0 scenes/, 'the confirmation names what is replaced');
+    t.match(
+      words,
+      /4 users, 3 players, 6 zones, 6 input devices, 3 playlists, 0 scenes/,
+      'the confirmation names what is replaced',
+    );
     t.match(words, /Everyone is signed out/);
     await confirm.getByRole('button', { name: 'Replace and restore' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -92,14 +108,21 @@ t.test('backups in the dashboard', { skip: chromiumMissing() }, async (t) => {
     t.match(said, /^The backup was restored.*The backup's accounts replaced the ones on this appliance/);
     t.match(said, /Sign in again as "admin": your password is unchanged/, 'it says which password signs in now');
     t.equal(await page.evaluate(() => sessionStorage.getItem('azc.session')), null, 'the old session is forgotten');
-    t.equal((await api.get(`/api/zones/${s.zones.Kitchen}`)).body.name, 'Kitchen', 'the zone has its name from the backup again');
+    t.equal(
+      (await api.get(`/api/zones/${s.zones.Kitchen}`)).body.name,
+      'Kitchen',
+      'the zone has its name from the backup again',
+    );
     await screenshot(page, 'restored-signin-desktop');
 
     await page.getByLabel('Username').fill('admin');
     await page.getByLabel('Password', { exact: true }).fill(d.adminPassword);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'Players' }).click();
-    await t.resolves(page.getByRole('slider', { name: 'Kitchen volume' }).waitFor(), 'the admin signs in again with the same password');
+    await t.resolves(
+      page.getByRole('slider', { name: 'Kitchen volume' }).waitFor(),
+      'the admin signs in again with the same password',
+    );
     t.same(admin.console.errors, []);
   });
 });

@@ -21,9 +21,14 @@ async function bridgeCardOf(t: { teardown(fn: () => unknown): void }, d: TestDae
 t.test('the bridge settings in the dashboard', { skip: chromiumMissing() }, async (t) => {
   const broker = await startBroker(t);
   const hub = await Watcher.connect(t, broker.url);
-  const d = await startTestDaemon(t, { config: { mqtt: { ...defaultConfig().mqtt, baseTopic: BASE, reconnectMinMs: 100, reconnectMaxMs: 400 } } });
+  const d = await startTestDaemon(t, {
+    config: { mqtt: { ...defaultConfig().mqtt, baseTopic: BASE, reconnectMinMs: 100, reconnectMaxMs: 400 } },
+  });
   const api = client(d.base, d.adminKey);
-  await createUser(api, 'hub-bridge', 'Operator', { playerIds: [], zoneIds: [(await api.get('/api/zones')).body[0].id] });
+  await createUser(api, 'hub-bridge', 'Operator', {
+    playerIds: [],
+    zoneIds: [(await api.get('/api/zones')).body[0].id],
+  });
   const { admin, page, card } = await bridgeCardOf(t, d);
   await card.getByText('Off: no broker is set.').waitFor();
 
@@ -31,7 +36,10 @@ t.test('the bridge settings in the dashboard', { skip: chromiumMissing() }, asyn
     admin.console.allow(/status of 400 \(Bad Request\)/);
     await card.getByLabel('Broker URL').fill('http://broker:1883');
     await card.getByRole('button', { name: 'Save and connect' }).click();
-    await card.getByRole('alert').getByText(/^Broker URL: must look like mqtt:\/\/host:1883/).waitFor();
+    await card
+      .getByRole('alert')
+      .getByText(/^Broker URL: must look like mqtt:\/\/host:1883/)
+      .waitFor();
     await card.getByLabel('Broker URL').fill(broker.url);
     await card.getByLabel('Broker password', { exact: true }).fill('lonely-password');
     await card.getByRole('button', { name: 'Save and connect' }).click();
@@ -49,7 +57,11 @@ t.test('the bridge settings in the dashboard', { skip: chromiumMissing() }, asyn
     await card.getByText(/^Connected$/).waitFor();
     await hub.value(`${BASE}/status`, 'online');
     await hub.until((w) => [...w.latest.keys()].some((topic) => topic.endsWith('/config')), 'a discovery config');
-    t.match((await api.get('/api/settings/mqtt')).body, { url: broker.url, account: 'hub-bridge', status: { state: 'connected' } });
+    t.match((await api.get('/api/settings/mqtt')).body, {
+      url: broker.url,
+      account: 'hub-bridge',
+      status: { state: 'connected' },
+    });
     t.match(await card.textContent(), new RegExp(`Topics under ${BASE}/`), 'the card says where the topics are');
     await screenshot(page, 'settings-bridge-desktop');
     t.same(await unlabelled(page), [], 'every control of the card has an accessible name');
@@ -58,7 +70,9 @@ t.test('the bridge settings in the dashboard', { skip: chromiumMissing() }, asyn
 });
 
 t.test('a broker URL given at start cannot be edited in the dashboard', { skip: chromiumMissing() }, async (t) => {
-  const d = await startTestDaemon(t, { config: { mqtt: { ...defaultConfig().mqtt, url: 'mqtt://127.0.0.1:1', baseTopic: BASE } } });
+  const d = await startTestDaemon(t, {
+    config: { mqtt: { ...defaultConfig().mqtt, url: 'mqtt://127.0.0.1:1', baseTopic: BASE } },
+  });
   const { admin, card } = await bridgeCardOf(t, d);
   await card.getByText(/^Needs a fix: no bridge account/).waitFor();
   t.equal(await card.getByLabel('Broker URL').inputValue(), 'mqtt://127.0.0.1:1');

@@ -21,7 +21,8 @@ const ARGS = [
   '--disable-sync',
 ];
 
-export const chromiumMissing = (): string | false => (existsSync(CHROMIUM) ? false : `no chromium at ${CHROMIUM} (apt-get install -y chromium)`);
+export const chromiumMissing = (): string | false =>
+  existsSync(CHROMIUM) ? false : `no chromium at ${CHROMIUM} (apt-get install -y chromium)`;
 
 export interface Browser {
   /** A fresh, isolated context (own sessionStorage) on one shared browser. */
@@ -68,7 +69,9 @@ export async function screenshot(page: Page, name: string, fullPage = true): Pro
   mkdirSync(SCREENSHOTS, { recursive: true });
   const file = path.join(SCREENSHOTS, `${name}.png`);
   // Let transitions finish so the picture shows the settled state, not a frame mid-animation.
-  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+  await page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+  );
   await page.screenshot({ path: file, fullPage, animations: 'disabled' });
   return file;
 }

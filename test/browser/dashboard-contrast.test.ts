@@ -65,62 +65,84 @@ const CONTRASTS = String.raw`(() => {
 
 const contrasts = (page: Page): Promise<Array<{ text: string; ratio: number }>> => page.evaluate(CONTRASTS);
 
-t.test('the dashboard is readable and says which zones are off and which cannot answer', { skip: chromiumMissing() }, async (t) => {
-  const { d, api, s } = await seededDaemon(t);
-  const driver = d.driver as SimulatedDriver;
-  // The office is off and can answer; the bedroom is off too, but its unit is silent.
-  const bedroom = (await api.get(`/api/zones/${s.zones.Bedroom}`)).body as { output: { channel: number } };
-  driver.simulateUnit([bedroom.output.channel], false, 'unit 2 does not answer');
-  // The living room's amplifier pages, in do-not-disturb and party mode: its badges are measured too.
-  driver.simulateKeypad(1, { paging: true, doNotDisturb: true, party: true });
-  const browser = await launch(t);
+t.test(
+  'the dashboard is readable and says which zones are off and which cannot answer',
+  { skip: chromiumMissing() },
+  async (t) => {
+    const { d, api, s } = await seededDaemon(t);
+    const driver = d.driver as SimulatedDriver;
+    // The office is off and can answer; the bedroom is off too, but its unit is silent.
+    const bedroom = (await api.get(`/api/zones/${s.zones.Bedroom}`)).body as { output: { channel: number } };
+    driver.simulateUnit([bedroom.output.channel], false, 'unit 2 does not answer');
+    // The living room's amplifier pages, in do-not-disturb and party mode: its badges are measured too.
+    driver.simulateKeypad(1, { paging: true, doNotDisturb: true, party: true });
+    const browser = await launch(t);
 
-  for (const [size, options] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
-    t.test(`every text meets ${AA}:1 on a ${size} (${options.colorScheme} theme), off and unavailable zones included`, async (t) => {
-      const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, options);
-      for (const view of VIEWS) {
-        await page.getByRole('link', { name: view }).click();
-        await page.locator(`section.view[data-view="${view.toLowerCase()}"]:not([hidden])`).waitFor();
-        if (view === 'Players') await page.locator('li.zone-row.is-unavailable').waitFor();
-        if (view === 'Players') await page.locator('.zone-flags').getByText('Party').waitFor();
-        if (view === 'Playlists') await page.getByRole('button', { name: /^Sunday morning/ }).click();
-        if (view === 'Playlists') await page.getByRole('heading', { name: 'Sunday morning' }).waitFor();
-        if (view === 'Settings') await page.getByRole('heading', { name: 'Home Assistant (MQTT)' }).waitFor();
-        const all = await contrasts(page);
-        t.ok(all.length > 10, `${view}: ${all.length} texts measured`);
-        t.same(all.filter((c) => c.ratio < AA), [], `${view}: none below ${AA}:1`);
-      }
-      t.same(console.errors, []);
-      await page.context().close();
-    });
-  }
-
-  t.test('a zone that is off and one that cannot answer differ in words and mark, not only in colour', async (t) => {
-    for (const [size, options] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
-      const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, options);
-      const row = (name: string) => page.locator('li.zone-row').filter({ has: page.locator(`[aria-label="${name} volume"]`) });
-      await page.locator('li.zone-row.is-unavailable').waitFor();
-      /** The row's words, and the marks drawn before its status line and its reason (a mask image each). */
-      const look = (name: string) =>
-        row(name).evaluate((el: any) => ({
-          words: el.innerText as string,
-          marks: [...el.querySelectorAll('.zone-sub, .unavailable-reason')]
-            .filter((part: any) => part.getClientRects().length > 0)
-            .map((part: any) => getComputedStyle(part, '::before'))
-            .map((mark: any) => (mark.content === 'none' ? 'none' : mark.maskImage || mark.webkitMaskImage || 'none'))
-            .filter((image: string) => image !== 'none'),
-        }));
-      const off = await look('Office');
-      const silent = await look('Bedroom');
-      t.match(off.words, /Output 5 · off/, `${size}: the zone that is off says it is off`);
-      t.notMatch(off.words, /Unavailable/, `${size}: and nothing else`);
-      t.match(silent.words, /Unavailable: .*unit 2 does not answer/, `${size}: the silent one says it cannot answer, and why`);
-      t.equal(off.marks.length, 1, `${size}: the zone that is off has one mark`);
-      t.equal(silent.marks.length, 1, `${size}: so has the silent one`);
-      t.not(off.marks[0], silent.marks[0], `${size}: and the two marks differ`);
-      await screenshot(page, `zones-off-and-unavailable-${size}`, size === 'desktop');
-      t.same(console.errors, []);
-      await page.context().close();
+    for (const [size, options] of [
+      ['phone', PHONE],
+      ['desktop', DESKTOP],
+    ] as const) {
+      t.test(
+        `every text meets ${AA}:1 on a ${size} (${options.colorScheme} theme), off and unavailable zones included`,
+        async (t) => {
+          const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, options);
+          for (const view of VIEWS) {
+            await page.getByRole('link', { name: view }).click();
+            await page.locator(`section.view[data-view="${view.toLowerCase()}"]:not([hidden])`).waitFor();
+            if (view === 'Players') await page.locator('li.zone-row.is-unavailable').waitFor();
+            if (view === 'Players') await page.locator('.zone-flags').getByText('Party').waitFor();
+            if (view === 'Playlists') await page.getByRole('button', { name: /^Sunday morning/ }).click();
+            if (view === 'Playlists') await page.getByRole('heading', { name: 'Sunday morning' }).waitFor();
+            if (view === 'Settings') await page.getByRole('heading', { name: 'Home Assistant (MQTT)' }).waitFor();
+            const all = await contrasts(page);
+            t.ok(all.length > 10, `${view}: ${all.length} texts measured`);
+            t.same(
+              all.filter((c) => c.ratio < AA),
+              [],
+              `${view}: none below ${AA}:1`,
+            );
+          }
+          t.same(console.errors, []);
+          await page.context().close();
+        },
+      );
     }
-  });
-});
+
+    t.test('a zone that is off and one that cannot answer differ in words and mark, not only in colour', async (t) => {
+      for (const [size, options] of [
+        ['phone', PHONE],
+        ['desktop', DESKTOP],
+      ] as const) {
+        const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, options);
+        const row = (name: string) =>
+          page.locator('li.zone-row').filter({ has: page.locator(`[aria-label="${name} volume"]`) });
+        await page.locator('li.zone-row.is-unavailable').waitFor();
+        /** The row's words, and the marks drawn before its status line and its reason (a mask image each). */
+        const look = (name: string) =>
+          row(name).evaluate((el: any) => ({
+            words: el.innerText as string,
+            marks: [...el.querySelectorAll('.zone-sub, .unavailable-reason')]
+              .filter((part: any) => part.getClientRects().length > 0)
+              .map((part: any) => getComputedStyle(part, '::before'))
+              .map((mark: any) => (mark.content === 'none' ? 'none' : mark.maskImage || mark.webkitMaskImage || 'none'))
+              .filter((image: string) => image !== 'none'),
+          }));
+        const off = await look('Office');
+        const silent = await look('Bedroom');
+        t.match(off.words, /Output 5 · off/, `${size}: the zone that is off says it is off`);
+        t.notMatch(off.words, /Unavailable/, `${size}: and nothing else`);
+        t.match(
+          silent.words,
+          /Unavailable: .*unit 2 does not answer/,
+          `${size}: the silent one says it cannot answer, and why`,
+        );
+        t.equal(off.marks.length, 1, `${size}: the zone that is off has one mark`);
+        t.equal(silent.marks.length, 1, `${size}: so has the silent one`);
+        t.not(off.marks[0], silent.marks[0], `${size}: and the two marks differ`);
+        await screenshot(page, `zones-off-and-unavailable-${size}`, size === 'desktop');
+        t.same(console.errors, []);
+        await page.context().close();
+      }
+    });
+  },
+);

@@ -86,7 +86,11 @@ t.test('the dashboard after the outside probe', { skip: chromiumMissing() }, asy
     });
     await saveAs(page, 'notes.txt');
     const message = page.getByRole('status').getByText(BAD_NAMES[0]![1]);
-    await page.waitForFunction((source) => (globalThis as unknown as { seenToasts: string[] }).seenToasts.some((text) => new RegExp(source).test(text)), BAD_NAMES[0]![1].source);
+    await page.waitForFunction(
+      (source) =>
+        (globalThis as unknown as { seenToasts: string[] }).seenToasts.some((text) => new RegExp(source).test(text)),
+      BAD_NAMES[0]![1].source,
+    );
     await message.waitFor({ state: 'detached' });
     t.equal(await toasts(page).count(), 0, 'no message is left');
     t.same(admin.console.errors, []);
@@ -112,13 +116,19 @@ t.test('the dashboard after the outside probe', { skip: chromiumMissing() }, asy
     await page.getByRole('link', { name: 'Playlists' }).click();
     await page.getByRole('button', { name: /^Dinner party/ }).click();
     await page.getByRole('heading', { name: 'Dinner party', exact: true }).waitFor();
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download M3U' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download M3U' }).click(),
+    ]);
     const file = await download.path();
     const body = readFileSync(file, 'utf8');
     t.match(body, /^#EXTM3U\r?\n/, 'the file is extended M3U');
     t.match(body, /#EXTINF:562,So What/, 'with the tracks of the playlist');
     t.match(download.suggestedFilename(), /\.m3u8?$/, `named ${download.suggestedFilename()}`);
-    t.notOk(admin.urls.some((url) => url.includes('sst_') || /apikey=/i.test(url)), 'the token travelled in a header, not the URL');
+    t.notOk(
+      admin.urls.some((url) => url.includes('sst_') || /apikey=/i.test(url)),
+      'the token travelled in a header, not the URL',
+    );
     await screenshot(page, 'playlist-export-desktop');
     t.same(await unlabelled(page), [], 'every control on the Playlists view has an accessible name');
     t.same(admin.console.errors, []);
@@ -161,18 +171,29 @@ t.test('the dashboard after the outside probe', { skip: chromiumMissing() }, asy
     await dialog.getByLabel('Repeat the new password').fill('olivia-new-password');
     await dialog.getByRole('button', { name: 'Change password' }).click();
     await dialog.getByRole('alert').getByText('The current password is not right. Nothing was changed.').waitFor();
-    t.equal((await api.post('/api/auth/login', { username, password })).status, 200, 'a wrong current password changed nothing');
+    t.equal(
+      (await api.post('/api/auth/login', { username, password })).status,
+      200,
+      'a wrong current password changed nothing',
+    );
 
     await dialog.getByLabel('Current password').fill(password);
     await dialog.getByRole('button', { name: 'Change password' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByRole('status').getByText('Your password is changed.').waitFor();
-    t.equal((await api.post('/api/auth/login', { username, password: 'olivia-new-password' })).status, 200, 'the new password works');
+    t.equal(
+      (await api.post('/api/auth/login', { username, password: 'olivia-new-password' })).status,
+      200,
+      'the new password works',
+    );
     t.equal((await api.post('/api/auth/login', { username, password })).status, 401, 'the old one does not');
     // The page signed in again: it still acts for the user after the server ended the old session.
     await page.locator('#conn[data-state="live"]').waitFor();
     await page.getByRole('button', { name: 'Mute Patio' }).click();
-    await eventually(async () => (await api.get(`/api/zones/${s.zones.Patio}`)).body.muted === true, 'Patio is muted by the operator');
+    await eventually(
+      async () => (await api.get(`/api/zones/${s.zones.Patio}`)).body.muted === true,
+      'Patio is muted by the operator',
+    );
     t.equal(await page.locator('#signin').isVisible(), false, 'the page did not fall back to sign-in');
     t.equal((await api.get(`/api/users/${id}`)).body.username, username);
     t.same(operator.console.errors, []);
@@ -185,7 +206,10 @@ t.test('the dashboard after the outside probe', { skip: chromiumMissing() }, asy
     // More than one page of the largest size the dashboard asks for (200).
     const count = 205;
     for (let i = 1; i <= count; i++) {
-      const res = await admin.post('/api/playlists', { name: `Mix ${String(i).padStart(3, '0')}`, tracks: [{ title: `Song ${i}`, uri: `file:///music/${i}.flac`, durationMs: 60_000 }] });
+      const res = await admin.post('/api/playlists', {
+        name: `Mix ${String(i).padStart(3, '0')}`,
+        tracks: [{ title: `Song ${i}`, uri: `file:///music/${i}.flac`, durationMs: 60_000 }],
+      });
       if (res.status !== 201) throw new Error(`creating playlist ${i} failed: ${res.status} ${res.text}`);
     }
     const listed = (await admin.get('/api/playlists?limit=200&offset=200')).body as Array<{ id: string; name: string }>;
@@ -196,7 +220,10 @@ t.test('the dashboard after the outside probe', { skip: chromiumMissing() }, asy
     await page.getByRole('link', { name: 'Playlists' }).click();
     await page.getByRole('button', { name: /^Mix 205/ }).waitFor();
     t.equal(await page.locator('.playlist-list > li').count(), count, 'every playlist is listed');
-    t.ok(lists().some((url) => Number(url.searchParams.get('offset')) > 0), 'a later page was fetched');
+    t.ok(
+      lists().some((url) => Number(url.searchParams.get('offset')) > 0),
+      'a later page was fetched',
+    );
     const opened = `${many.base}/api/playlists/${mix204}`;
     t.notOk(session.urls.includes(opened), 'tracks of a playlist nobody opened are not fetched');
     await page.getByRole('button', { name: /^Mix 204/ }).click();
@@ -222,34 +249,46 @@ t.test('the dashboard after the outside probe', { skip: chromiumMissing() }, asy
   });
 });
 
-t.test('the first administrator must replace the generated password before going on, without retyping it', { skip: chromiumMissing() }, async (t) => {
-  const d = await startWithGeneratedAdmin(t);
-  const browser = await launch(t);
-  const api = client(d.base, d.adminKey);
-  t.equal((await api.get('/api/users/me')).body.passwordChangeRequired, true, 'the API asks for a new password');
+t.test(
+  'the first administrator must replace the generated password before going on, without retyping it',
+  { skip: chromiumMissing() },
+  async (t) => {
+    const d = await startWithGeneratedAdmin(t);
+    const browser = await launch(t);
+    const api = client(d.base, d.adminKey);
+    t.equal((await api.get('/api/users/me')).body.passwordChangeRequired, true, 'the API asks for a new password');
 
-  const admin = await signIn(browser, d.base, 'admin', d.password, {}, { live: false });
-  const page = admin.page;
-  const dialog = page.getByRole('dialog', { name: 'Choose a new password' });
-  await dialog.waitFor();
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('Escape');
-  t.equal(await page.evaluate(() => document.querySelector('dialog')?.open === true), true, 'Escape does not dismiss it');
-  await screenshot(page, 'password-required-desktop', false);
-  t.same(await unlabelled(page, 'dialog'), [], 'every control in the dialog has an accessible name');
+    const admin = await signIn(browser, d.base, 'admin', d.password, {}, { live: false });
+    const page = admin.page;
+    const dialog = page.getByRole('dialog', { name: 'Choose a new password' });
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    t.equal(
+      await page.evaluate(() => document.querySelector('dialog')?.open === true),
+      true,
+      'Escape does not dismiss it',
+    );
+    await screenshot(page, 'password-required-desktop', false);
+    t.same(await unlabelled(page, 'dialog'), [], 'every control in the dialog has an accessible name');
 
-  t.equal(await dialog.getByLabel('Current password').count(), 0, 'the generated password is not asked for again');
-  await dialog.getByLabel('New password', { exact: true }).fill('my-own-password-1');
-  await dialog.getByLabel('Repeat the new password').fill('my-own-password-1');
-  await dialog.getByRole('button', { name: 'Save and continue' }).click();
-  await dialog.waitFor({ state: 'detached' });
-  t.equal((await api.get('/api/users/me')).body.passwordChangeRequired, false, 'the API no longer asks');
-  t.equal((await api.post('/api/auth/login', { username: 'admin', password: 'my-own-password-1' })).status, 200, 'the new password works');
-  await page.locator('#conn[data-state="live"]').waitFor();
-  await page.getByRole('slider').first().waitFor();
-  // A password the owner chose is asked for again on the next change.
-  await page.getByRole('button', { name: 'Change password' }).click();
-  await page.getByRole('dialog', { name: 'Change your password' }).getByLabel('Current password').waitFor();
-  t.same(admin.console.errors, []);
-  await page.context().close();
-});
+    t.equal(await dialog.getByLabel('Current password').count(), 0, 'the generated password is not asked for again');
+    await dialog.getByLabel('New password', { exact: true }).fill('my-own-password-1');
+    await dialog.getByLabel('Repeat the new password').fill('my-own-password-1');
+    await dialog.getByRole('button', { name: 'Save and continue' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    t.equal((await api.get('/api/users/me')).body.passwordChangeRequired, false, 'the API no longer asks');
+    t.equal(
+      (await api.post('/api/auth/login', { username: 'admin', password: 'my-own-password-1' })).status,
+      200,
+      'the new password works',
+    );
+    await page.locator('#conn[data-state="live"]').waitFor();
+    await page.getByRole('slider').first().waitFor();
+    // A password the owner chose is asked for again on the next change.
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByRole('dialog', { name: 'Change your password' }).getByLabel('Current password').waitFor();
+    t.same(admin.console.errors, []);
+    await page.context().close();
+  },
+);

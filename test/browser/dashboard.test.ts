@@ -43,9 +43,14 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     await page.getByRole('slider', { name: 'Main streamer group volume' }).waitFor();
     t.equal(await page.locator('#account-name').textContent(), 'admin');
     t.equal(await page.locator('#account-role').textContent(), 'Admin');
-    const stored = JSON.parse((await page.evaluate(() => sessionStorage.getItem('azc.session'))) ?? '{}') as { token?: string };
+    const stored = JSON.parse((await page.evaluate(() => sessionStorage.getItem('azc.session'))) ?? '{}') as {
+      token?: string;
+    };
     t.match(stored.token, /^sst_/, 'the session token is kept in sessionStorage');
-    t.notOk(admin.urls.some((url) => url.includes('sst_') || /apikey=/i.test(url)), 'no URL carries a token or key');
+    t.notOk(
+      admin.urls.some((url) => url.includes('sst_') || /apikey=/i.test(url)),
+      'no URL carries a token or key',
+    );
     const streamRequest = admin.urls.find((url) => url.includes('/api/stream/events'));
     t.equal(streamRequest, `${d.base}/api/stream/events`, 'the event stream is opened without a query string');
     await screenshot(page, 'players-desktop');
@@ -59,7 +64,8 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     let inFlight = 0;
     let maxInFlight = 0;
     let requests = 0;
-    const isVolume = (url: string, method: string) => method === 'PUT' && url.endsWith(`/api/players/${playerId}/volume`);
+    const isVolume = (url: string, method: string) =>
+      method === 'PUT' && url.endsWith(`/api/players/${playerId}/volume`);
     page.on('request', (r) => {
       if (!isVolume(r.url(), r.method())) return;
       requests++;
@@ -79,17 +85,28 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     const elapsed = Date.now() - started;
     const final = Number(await slider.inputValue()) / 100;
     t.ok(final > 0.5, `the slider moved (now ${final})`);
-    await eventually(async () => Math.abs((await api.get(`/api/players/${playerId}`)).body.volume - final) < 0.005, `the player volume is ${final}`);
+    await eventually(
+      async () => Math.abs((await api.get(`/api/players/${playerId}`)).body.volume - final) < 0.005,
+      `the player volume is ${final}`,
+    );
     await eventually(async () => inFlight === 0, 'the last request finished');
     t.equal(maxInFlight, 1, 'never more than one volume request in flight');
     // The slider starts a request at most every MIN_GAP_MS; read from the module the page runs, not copied here.
     const minGapMs = await page.evaluate(async () => (await import('/js/volume.js' as string)).MIN_GAP_MS as number);
     const ceiling = Math.floor(elapsed / minGapMs) + 2;
-    t.ok(requests >= 1 && requests <= ceiling, `drag steps were throttled: ${requests} requests for 30 moves in ${elapsed} ms (at most ${ceiling})`);
+    t.ok(
+      requests >= 1 && requests <= ceiling,
+      `drag steps were throttled: ${requests} requests for 30 moves in ${elapsed} ms (at most ${ceiling})`,
+    );
     const zone = (await api.get(`/api/zones/${s.zones.Kitchen}`)).body;
     const living = (await api.get(`/api/zones/${s.zones['Living room']}`)).body;
-    t.ok(Math.abs(zone.volume / living.volume - 0.45 / 0.3) < 0.01, 'the attached zones followed the group volume and kept their balance');
-    await page.locator(`input[aria-label="Kitchen volume"][aria-valuetext="${Math.round(zone.volume * 100)}%"]`).waitFor();
+    t.ok(
+      Math.abs(zone.volume / living.volume - 0.45 / 0.3) < 0.01,
+      'the attached zones followed the group volume and kept their balance',
+    );
+    await page
+      .locator(`input[aria-label="Kitchen volume"][aria-valuetext="${Math.round(zone.volume * 100)}%"]`)
+      .waitFor();
     t.same(admin.console.errors, []);
   });
 
@@ -129,12 +146,21 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
 
   t.test('mute, power and attach from the page reach the API', async (t) => {
     await page.getByRole('button', { name: 'Mute Kitchen' }).click();
-    await eventually(async () => (await api.get(`/api/zones/${s.zones.Kitchen}`)).body.muted === true, 'Kitchen is muted');
+    await eventually(
+      async () => (await api.get(`/api/zones/${s.zones.Kitchen}`)).body.muted === true,
+      'Kitchen is muted',
+    );
     await page.getByLabel('Zone to add to AirPlay').selectOption({ label: 'Bedroom' });
     await page.getByRole('button', { name: 'Add the chosen zone to AirPlay' }).click();
-    await eventually(async () => (await api.get(`/api/players/${s.players.AirPlay}`)).body.zoneIds.includes(s.zones.Bedroom), 'Bedroom plays AirPlay');
+    await eventually(
+      async () => (await api.get(`/api/players/${s.players.AirPlay}`)).body.zoneIds.includes(s.zones.Bedroom),
+      'Bedroom plays AirPlay',
+    );
     await page.getByRole('slider', { name: 'Bedroom volume' }).fill('25');
-    await eventually(async () => (await api.get(`/api/zones/${s.zones.Bedroom}`)).body.volume === 0.25, 'Bedroom is at 25%');
+    await eventually(
+      async () => (await api.get(`/api/zones/${s.zones.Bedroom}`)).body.volume === 0.25,
+      'Bedroom is at 25%',
+    );
     t.same(admin.console.errors, []);
   });
 
@@ -145,7 +171,11 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     await dialog.getByLabel('Amplifier input').selectOption({ label: 'Input 3 · TV' });
     await dialog.getByRole('button', { name: 'Create player' }).click();
     await page.getByRole('heading', { name: 'Kitchen radio', exact: true }).waitFor();
-    const players = (await api.get('/api/players')).body as Array<{ id: string; name: string; input: { channel: number } }>;
+    const players = (await api.get('/api/players')).body as Array<{
+      id: string;
+      name: string;
+      input: { channel: number };
+    }>;
     const radio = players.find((p) => p.name === 'Kitchen radio');
     t.equal(radio?.input.channel, 3, 'the player feeds input 3');
     await page.getByRole('button', { name: 'Rename player Kitchen radio' }).click();
@@ -182,7 +212,10 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     await page.getByRole('button', { name: 'Create playlist' }).click();
     await page.getByRole('heading', { name: 'Road trip', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Delete playlist Road trip' }).click();
-    await page.getByRole('dialog', { name: 'Delete Road trip?' }).getByRole('button', { name: 'Delete playlist' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete Road trip?' })
+      .getByRole('button', { name: 'Delete playlist' })
+      .click();
     await page.getByRole('heading', { name: 'Road trip', exact: true }).waitFor({ state: 'detached' });
     const names = ((await api.get('/api/playlists')).body as Array<{ name: string }>).map((p) => p.name);
     t.notOk(names.includes('Road trip'), 'the playlist is gone');
@@ -198,15 +231,26 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     const rows = page.locator('.tracks > li');
     await rows.nth(2).dragTo(rows.nth(0), { targetPosition: { x: 60, y: 3 } });
     await eventually(async () => (await trackTitles(api, id))[0] === 'Pink Moon', 'Pink Moon is first');
-    t.same(await trackTitles(api, id), ['Pink Moon', 'Harvest Moon', 'River Man', 'Cherry Wine', 'Holocene'], 'drag and drop moved one track');
+    t.same(
+      await trackTitles(api, id),
+      ['Pink Moon', 'Harvest Moon', 'River Man', 'Cherry Wine', 'Holocene'],
+      'drag and drop moved one track',
+    );
 
     const down = page.getByRole('button', { name: 'Move Harvest Moon down' });
     await down.focus();
     await page.keyboard.press('Enter');
     await page.keyboard.press('Enter');
-    t.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? null), 'Move Harvest Moon down', 'focus follows the moved track');
+    t.equal(
+      await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? null),
+      'Move Harvest Moon down',
+      'focus follows the moved track',
+    );
     const expected = ['Pink Moon', 'River Man', 'Cherry Wine', 'Harvest Moon', 'Holocene'];
-    await eventually(async () => JSON.stringify(await trackTitles(api, id)) === JSON.stringify(expected), 'two keyboard moves applied in order');
+    await eventually(
+      async () => JSON.stringify(await trackTitles(api, id)) === JSON.stringify(expected),
+      'two keyboard moves applied in order',
+    );
     await page.locator('.tracks > li').nth(3).getByText('Harvest Moon').waitFor();
 
     await page.getByRole('button', { name: 'Remove Holocene' }).click();
@@ -218,7 +262,10 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     await eventually(async () => (await trackTitles(api, id)).at(-1) === 'Northern Sky', 'the new track is last');
 
     await page.getByRole('button', { name: 'Favorite', exact: true }).click();
-    await eventually(async () => (await api.get(`/api/playlists/${id}`)).body.isFavorite === true, 'the playlist is a favorite');
+    await eventually(
+      async () => (await api.get(`/api/playlists/${id}`)).body.isFavorite === true,
+      'the playlist is a favorite',
+    );
     // A refused request shows the server's problem detail in the status region.
     admin.console.allow(/status of 400 \(Bad Request\).*\/export/);
     await page.getByText('Save a copy on the appliance').click();
@@ -226,14 +273,26 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     await page.getByRole('button', { name: 'Save on appliance' }).click();
     await page.getByRole('status').getByText('File name: must not contain a ".." segment').waitFor();
     // Other messages (the confirmations of what the earlier steps created) may still show: dismiss this one.
-    await page.getByRole('status').locator('.toast', { hasText: 'File name: must not contain' }).getByRole('button', { name: 'Dismiss message' }).click();
+    await page
+      .getByRole('status')
+      .locator('.toast', { hasText: 'File name: must not contain' })
+      .getByRole('button', { name: 'Dismiss message' })
+      .click();
     await page.getByLabel('File name').fill('rooms/sunday.m3u8');
     await page.getByRole('button', { name: 'Save on appliance' }).click();
     await page.getByRole('status').getByText('Saved Sunday morning on the appliance as rooms/sunday.m3u8').waitFor();
     const exported = path.join(d.stateDir, 'exports', 'rooms', 'sunday.m3u8');
     t.ok(existsSync(exported), 'the export file exists');
-    t.match(readFileSync(exported, 'utf8'), /^#EXTM3U\n(#PLAYLIST:Sunday morning\n)?#EXTINF:124,Pink Moon\nfile:\/\/\/music\/3\.flac\n/, 'the file is extended M3U in the new order');
-    await page.getByRole('status').locator('.toast', { hasText: 'Saved Sunday morning' }).getByRole('button', { name: 'Dismiss message' }).click();
+    t.match(
+      readFileSync(exported, 'utf8'),
+      /^#EXTM3U\n(#PLAYLIST:Sunday morning\n)?#EXTINF:124,Pink Moon\nfile:\/\/\/music\/3\.flac\n/,
+      'the file is extended M3U in the new order',
+    );
+    await page
+      .getByRole('status')
+      .locator('.toast', { hasText: 'Saved Sunday morning' })
+      .getByRole('button', { name: 'Dismiss message' })
+      .click();
     await screenshot(page, 'playlists-desktop');
     t.same(await unlabelled(page), [], 'every control on the Playlists view has an accessible name');
     t.same(admin.console.errors, []);
@@ -242,7 +301,10 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
   t.test('inputs are listed and can be marked favorite', async (t) => {
     await page.getByRole('link', { name: 'Inputs' }).click();
     await page.getByRole('button', { name: 'Favorite Turntable', pressed: false }).click();
-    await eventually(async () => (await api.get(`/api/input-devices/${s.inputs.Turntable}`)).body.isFavorite === true, 'Turntable is a favorite');
+    await eventually(
+      async () => (await api.get(`/api/input-devices/${s.inputs.Turntable}`)).body.isFavorite === true,
+      'Turntable is a favorite',
+    );
     await page.getByRole('button', { name: 'Favorite Turntable', pressed: true }).waitFor();
     await screenshot(page, 'inputs-desktop');
     t.same(await unlabelled(page), [], 'every control on the Inputs view has an accessible name');
@@ -296,13 +358,21 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     await access.getByRole('checkbox', { name: /^Patio/ }).check();
     await access.getByRole('button', { name: 'Save access' }).click();
     await access.waitFor({ state: 'detached' });
-    const kiosk = ((await api.get('/api/users')).body as Array<{ username: string; id: string; assignments: unknown }>).find((u) => u.username === 'kiosk')!;
+    const kiosk = (
+      (await api.get('/api/users')).body as Array<{ username: string; id: string; assignments: unknown }>
+    ).find((u) => u.username === 'kiosk')!;
     t.same(kiosk.assignments, { playerIds: [s.players.AirPlay], zoneIds: [s.zones.Patio] });
 
     await page.getByLabel('Role of kiosk').selectOption('Operator');
-    await eventually(async () => (await api.get(`/api/users/${kiosk.id}`)).body.role === 'Operator', 'kiosk is an Operator');
+    await eventually(
+      async () => (await api.get(`/api/users/${kiosk.id}`)).body.role === 'Operator',
+      'kiosk is an Operator',
+    );
     await page.getByRole('switch', { name: 'Enabled of kiosk' }).uncheck();
-    await eventually(async () => (await api.get(`/api/users/${kiosk.id}`)).body.isEnabled === false, 'kiosk is disabled');
+    await eventually(
+      async () => (await api.get(`/api/users/${kiosk.id}`)).body.isEnabled === false,
+      'kiosk is disabled',
+    );
 
     await page.getByRole('button', { name: 'Set password of kiosk' }).click();
     const password = page.getByRole('dialog', { name: 'Set the password of kiosk' });
@@ -311,9 +381,16 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     await password.getByRole('button', { name: 'Set password' }).click();
     await password.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Revoke API key of kiosk' }).click();
-    await page.getByRole('dialog', { name: 'Revoke the API key of kiosk?' }).getByRole('button', { name: 'Revoke key' }).click();
+    await page
+      .getByRole('dialog', { name: 'Revoke the API key of kiosk?' })
+      .getByRole('button', { name: 'Revoke key' })
+      .click();
     t.equal((await client(d.base, key).get('/api/players')).status, 401, 'the revoked key stops working');
-    await page.getByRole('heading', { name: 'kiosk', exact: true }).locator('xpath=ancestor::li').getByText('No key (revoked)').waitFor();
+    await page
+      .getByRole('heading', { name: 'kiosk', exact: true })
+      .locator('xpath=ancestor::li')
+      .getByText('No key (revoked)')
+      .waitFor();
     await page.getByRole('button', { name: 'Delete kiosk' }).click();
     await page.getByRole('dialog', { name: 'Delete kiosk?' }).getByRole('button', { name: 'Delete user' }).click();
     await page.getByRole('heading', { name: 'kiosk', exact: true }).waitFor({ state: 'detached' });
@@ -327,16 +404,26 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     await v.getByRole('meter', { name: 'Main streamer group volume' }).waitFor();
     t.equal(await v.locator('#account-role').textContent(), 'Viewer');
     t.equal(await v.locator('input[type=range]').count(), 0, 'no sliders');
-    const controls = '[data-action=power], [data-action=mute], [data-action=attach], [data-action=attach-select], [data-action=detach], [data-action^=delete], [data-action^=new]';
-    t.equal(await v.locator(`#main :is(${controls})`).count(), 0, 'no volume, mute, power, attach, create or delete controls');
+    const controls =
+      '[data-action=power], [data-action=mute], [data-action=attach], [data-action=attach-select], [data-action=detach], [data-action^=delete], [data-action^=new]';
+    t.equal(
+      await v.locator(`#main :is(${controls})`).count(),
+      0,
+      'no volume, mute, power, attach, create or delete controls',
+    );
     t.equal(await v.getByRole('link', { name: 'Users' }).count(), 0, 'no Users tab');
-    t.match(await v.getByRole('meter', { name: 'Kitchen volume' }).getAttribute('aria-valuetext'), /^\d+%$/, 'values are shown read-only');
+    t.match(
+      await v.getByRole('meter', { name: 'Kitchen volume' }).getAttribute('aria-valuetext'),
+      /^\d+%$/,
+      'values are shown read-only',
+    );
     await screenshot(v, 'players-viewer-desktop');
     t.same(await unlabelled(v), [], 'read-only values have accessible names too');
 
     await v.getByRole('link', { name: 'Playlists' }).click();
     await v.getByRole('heading', { name: 'Dinner party' }).first().waitFor();
-    const editing = '[draggable=true], [data-action^=move], [data-action=remove-track], [data-action^=new], [data-action^=delete], [data-action=favorite], form';
+    const editing =
+      '[draggable=true], [data-action^=move], [data-action=remove-track], [data-action^=new], [data-action^=delete], [data-action=favorite], form';
     t.equal(await v.locator(`#main :is(${editing})`).count(), 0, 'playlists are read-only');
     await v.getByRole('link', { name: 'Inputs' }).click();
     await v.getByText('Turntable').first().waitFor();
@@ -349,7 +436,11 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     const operator = await signIn(browser, d.base, s.users.operator.username, s.users.operator.password);
     const o = operator.page;
     await o.getByRole('slider', { name: 'AirPlay group volume' }).waitFor();
-    t.equal(await o.locator('#view-players :is([data-action^=new], [data-action^=delete])').count(), 0, 'an Operator cannot create or delete players and zones');
+    t.equal(
+      await o.locator('#view-players :is([data-action^=new], [data-action^=delete])').count(),
+      0,
+      'an Operator cannot create or delete players and zones',
+    );
     t.equal(await o.getByRole('link', { name: 'Users' }).count(), 0, 'no Users tab for an Operator');
     // The reconnect after the server closed the stream gets the 401 that signs the page out.
     operator.console.allow(/status of 401/);
@@ -359,7 +450,11 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     t.equal(await o.evaluate(() => sessionStorage.getItem('azc.session')), null, 'the token is forgotten');
     t.same(operator.console.errors, []);
     // Was broken by res.end('', true) in daemon/http/sse.ts (uWS then writes a header into the chunked body).
-    t.same(operator.console.tolerated.filter((e) => /CHUNKED/.test(e)), [], 'the server ends the revoked stream with valid chunked framing');
+    t.same(
+      operator.console.tolerated.filter((e) => /CHUNKED/.test(e)),
+      [],
+      'the server ends the revoked stream with valid chunked framing',
+    );
     await o.context().close();
   });
 

@@ -98,7 +98,8 @@ t.test('the dashboard stream client', async (t) => {
 
   t.test('a gap larger than the replay ring yields stream.reset', async (t) => {
     d.daemon.services.streams.closeAll();
-    for (let i = 0; i < 40; i++) d.daemon.services.bus.publish({ type: 'hardware.status', payload: { driver: 'simulated', online: true } });
+    for (let i = 0; i < 40; i++)
+      d.daemon.services.bus.publish({ type: 'hardware.status', payload: { driver: 'simulated', online: true } });
     await w.until(() => events.some((e) => e.type === 'stream.reset'), 'stream.reset');
     t.equal(events.filter((e) => e.type === 'stream.reset').length, 1, 'the client is told to refetch, once');
   });

@@ -21,7 +21,14 @@ export interface FirstStart {
 /** Starts the daemon without `adminPassword` and registers its teardown. */
 export async function startWithGeneratedAdmin(t: { teardown(fn: () => unknown): void }): Promise<FirstStart> {
   const stateDir = tempDir('azc-first-start-');
-  const config: Config = { ...defaultConfig(), host: '127.0.0.1', port: 0, stateDir, exportDir: path.join(stateDir, 'exports'), logLevel: 'warn' };
+  const config: Config = {
+    ...defaultConfig(),
+    host: '127.0.0.1',
+    port: 0,
+    stateDir,
+    exportDir: path.join(stateDir, 'exports'),
+    logLevel: 'warn',
+  };
   const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
   const daemon = new Daemon({
     config,

@@ -17,7 +17,10 @@ declare const document: any;
 declare const getComputedStyle: (el: any) => any;
 
 const DESKTOP = { viewport: { width: 1280, height: 800 } };
-const SIZES = [['phone', PHONE], ['desktop', DESKTOP]] as const;
+const SIZES = [
+  ['phone', PHONE],
+  ['desktop', DESKTOP],
+] as const;
 const VIEWS = ['Players', 'Playlists', 'Inputs', 'Users', 'Settings'] as const;
 /** A radio stream's address as people paste it: long, with nothing to break a line at. */
 const LONG_URI = `https://radio.example.invalid/streams/${'night-programme-'.repeat(6)}192k.mp3?listener=0123456789abcdef0123456789abcdef`;
@@ -39,10 +42,15 @@ const crumbs = (page: Page) => page.locator('.lib-crumbs').evaluate((nav: any) =
  */
 const overflow = (page: Page) =>
   page.evaluate((width) => {
-    const out = [...document.querySelectorAll('main .card, main input, main select, main button, main summary, .tabs .tab')]
+    const out = [
+      ...document.querySelectorAll('main .card, main input, main select, main button, main summary, .tabs .tab'),
+    ]
       .filter((el: any) => el.getClientRects().length > 0)
       .filter((el: any) => el.getBoundingClientRect().right > width + 0.5 || el.getBoundingClientRect().left < -0.5)
-      .map((el: any) => `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent).trim().slice(0, 40)}" from ${Math.round(el.getBoundingClientRect().left)} to ${Math.round(el.getBoundingClientRect().right)}`);
+      .map(
+        (el: any) =>
+          `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? el.textContent).trim().slice(0, 40)}" from ${Math.round(el.getBoundingClientRect().left)} to ${Math.round(el.getBoundingClientRect().right)}`,
+      );
     return { scrollWidth: document.documentElement.scrollWidth, width, out };
   }, page.viewportSize()!.width);
 
@@ -87,34 +95,41 @@ t.test('the dashboard with a stream player, on a phone and a desktop', { skip: c
     return session;
   }
 
-  t.test('the path names each folder two deep, the last one current, and Up goes back one folder at a time', async (t) => {
-    const { page, console } = await openLibrary(DESKTOP);
-    const up = page.getByRole('button', { name: 'Up one folder' });
-    t.ok(await up.isDisabled(), 'at the top of the library there is nothing above');
-    await page.getByRole('button', { name: ALBUMS, exact: true }).click();
-    await page.getByRole('button', { name: BOX_SET, exact: true }).click();
-    await page.getByRole('button', { name: /^Add an_extremely_long/ }).waitFor();
-    t.equal(await crumbs(page), `Music/${ALBUMS}/${BOX_SET}`, 'the path reads as the folder names');
-    const path = page.getByRole('navigation', { name: 'Library folder' });
-    t.same(await path.getByRole('button').allTextContents(), ['Music', ALBUMS, BOX_SET], 'each folder of the path is a button');
-    t.equal(await path.locator('[aria-current="location"]').textContent(), BOX_SET, 'the last is the folder shown');
+  t.test(
+    'the path names each folder two deep, the last one current, and Up goes back one folder at a time',
+    async (t) => {
+      const { page, console } = await openLibrary(DESKTOP);
+      const up = page.getByRole('button', { name: 'Up one folder' });
+      t.ok(await up.isDisabled(), 'at the top of the library there is nothing above');
+      await page.getByRole('button', { name: ALBUMS, exact: true }).click();
+      await page.getByRole('button', { name: BOX_SET, exact: true }).click();
+      await page.getByRole('button', { name: /^Add an_extremely_long/ }).waitFor();
+      t.equal(await crumbs(page), `Music/${ALBUMS}/${BOX_SET}`, 'the path reads as the folder names');
+      const path = page.getByRole('navigation', { name: 'Library folder' });
+      t.same(
+        await path.getByRole('button').allTextContents(),
+        ['Music', ALBUMS, BOX_SET],
+        'each folder of the path is a button',
+      );
+      t.equal(await path.locator('[aria-current="location"]').textContent(), BOX_SET, 'the last is the folder shown');
 
-    await up.click();
-    await page.getByRole('button', { name: BOX_SET, exact: true }).and(page.locator('.lib-folder')).waitFor();
-    t.equal(await crumbs(page), `Music/${ALBUMS}`, 'Up shows the folder above');
-    await up.click();
-    await page.locator('.lib-folder', { hasText: ALBUMS }).waitFor();
-    t.equal(await crumbs(page), 'Music', 'and again the top of the library');
-    t.ok(await up.isDisabled(), 'where Up stops');
+      await up.click();
+      await page.getByRole('button', { name: BOX_SET, exact: true }).and(page.locator('.lib-folder')).waitFor();
+      t.equal(await crumbs(page), `Music/${ALBUMS}`, 'Up shows the folder above');
+      await up.click();
+      await page.locator('.lib-folder', { hasText: ALBUMS }).waitFor();
+      t.equal(await crumbs(page), 'Music', 'and again the top of the library');
+      t.ok(await up.isDisabled(), 'where Up stops');
 
-    await page.getByRole('button', { name: ALBUMS, exact: true }).click();
-    await page.getByRole('button', { name: BOX_SET, exact: true }).click();
-    await path.getByRole('button', { name: ALBUMS, exact: true }).click();
-    await page.locator('.lib-folder', { hasText: BOX_SET }).waitFor();
-    t.equal(await crumbs(page), `Music/${ALBUMS}`, 'a folder of the path goes back to it');
-    t.same(console.errors, []);
-    await page.context().close();
-  });
+      await page.getByRole('button', { name: ALBUMS, exact: true }).click();
+      await page.getByRole('button', { name: BOX_SET, exact: true }).click();
+      await path.getByRole('button', { name: ALBUMS, exact: true }).click();
+      await page.locator('.lib-folder', { hasText: BOX_SET }).waitFor();
+      t.equal(await crumbs(page), `Music/${ALBUMS}`, 'a folder of the path goes back to it');
+      t.same(console.errors, []);
+      await page.context().close();
+    },
+  );
 
   for (const [size, options] of SIZES) {
     t.test(`on a ${size} no view is wider than the screen, the library open two folders deep included`, async (t) => {
@@ -134,7 +149,9 @@ t.test('the dashboard with a stream player, on a phone and a desktop', { skip: c
   }
 
   t.test('on a phone a message naming a long address wraps inside its strip', async (t) => {
-    const { page, console } = await signIn(browser, rig.d.base, 'admin', rig.d.adminPassword, PHONE, { path: '/?toastMs=600000' });
+    const { page, console } = await signIn(browser, rig.d.base, 'admin', rig.d.adminPassword, PHONE, {
+      path: '/?toastMs=600000',
+    });
     const gone = await playlistOf(api, 'Gone', [`file:tones/${'missing_'.repeat(8)}track.flac`, `file:${TRACKS.a}`]);
     t.equal((await api.post(`/api/players/${lounge.id}/play`, { playlistId: gone.id })).status, 200);
     const message = page.locator('#toasts .toast', { hasText: 'Lounge stream skipped file:tones/missing_' });
@@ -143,10 +160,20 @@ t.test('the dashboard with a stream player, on a phone and a desktop', { skip: c
       const strip = el.parentElement.getBoundingClientRect();
       const box = el.getBoundingClientRect();
       const text = el.querySelector('.toast-text');
-      return { left: box.left, right: box.right, stripLeft: strip.left, stripRight: strip.right, wraps: text.scrollWidth <= text.clientWidth, wrap: getComputedStyle(text).overflowWrap };
+      return {
+        left: box.left,
+        right: box.right,
+        stripLeft: strip.left,
+        stripRight: strip.right,
+        wraps: text.scrollWidth <= text.clientWidth,
+        wrap: getComputedStyle(text).overflowWrap,
+      };
     });
     const width = page.viewportSize()!.width;
-    t.ok(fit.left >= fit.stripLeft - 0.5 && fit.right <= fit.stripRight + 0.5, `the message (${Math.round(fit.left)}–${Math.round(fit.right)} px) is inside its strip (${Math.round(fit.stripLeft)}–${Math.round(fit.stripRight)} px)`);
+    t.ok(
+      fit.left >= fit.stripLeft - 0.5 && fit.right <= fit.stripRight + 0.5,
+      `the message (${Math.round(fit.left)}–${Math.round(fit.right)} px) is inside its strip (${Math.round(fit.stripLeft)}–${Math.round(fit.stripRight)} px)`,
+    );
     t.ok(fit.right <= width, `and inside the ${width} px screen`);
     t.ok(fit.wraps, 'the address breaks onto more lines instead of running past the edge');
     t.equal(fit.wrap, 'anywhere', 'long words may break anywhere');
@@ -163,14 +190,31 @@ t.test('the dashboard with a stream player, on a phone and a desktop', { skip: c
     const { page, console } = await signIn(browser, rig.d.base, 'admin', rig.d.adminPassword, DESKTOP);
     const seek = page.getByRole('slider', { name: 'Lounge stream track position' });
     await seek.waitFor();
-    t.match(await seek.getAttribute('aria-valuetext'), /^\d+:\d\d of 0:30$/, 'its value in words is the position and the length');
+    t.match(
+      await seek.getAttribute('aria-valuetext'),
+      /^\d+:\d\d of 0:30$/,
+      'its value in words is the position and the length',
+    );
     await seek.focus();
     await seek.press('ArrowRight');
-    const moved = await rig.until(lounge.id, (playback) => playback.positionMs >= paused.positionMs + 4_000, 'the position to move on');
-    t.ok(moved.positionMs <= paused.positionMs + 6_000, `ArrowRight moved it five seconds on, from ${paused.positionMs} to ${moved.positionMs} ms`);
-    await page.waitForFunction((from) => document.querySelector('.np-bar').value >= from, paused.positionMs + 4_000, { timeout: WAIT_MS });
+    const moved = await rig.until(
+      lounge.id,
+      (playback) => playback.positionMs >= paused.positionMs + 4_000,
+      'the position to move on',
+    );
+    t.ok(
+      moved.positionMs <= paused.positionMs + 6_000,
+      `ArrowRight moved it five seconds on, from ${paused.positionMs} to ${moved.positionMs} ms`,
+    );
+    await page.waitForFunction((from) => document.querySelector('.np-bar').value >= from, paused.positionMs + 4_000, {
+      timeout: WAIT_MS,
+    });
     await seek.press('ArrowLeft');
-    await rig.until(lounge.id, (playback) => playback.positionMs < moved.positionMs - 4_000, 'the position to move back');
+    await rig.until(
+      lounge.id,
+      (playback) => playback.positionMs < moved.positionMs - 4_000,
+      'the position to move back',
+    );
     t.same(console.errors, []);
     await page.context().close();
   });

@@ -21,7 +21,8 @@ const file = (track: string) => `file:${track}`;
 /** One more than the dashboard's library page (50), so the folder takes two pages. */
 const MANY = 51;
 mkdirSync(path.join(music, 'many'));
-for (let i = 0; i < MANY; i++) copyFileSync(path.join(music, TRACKS.c), path.join(music, 'many', `${String(i).padStart(2, '0')}.wav`));
+for (let i = 0; i < MANY; i++)
+  copyFileSync(path.join(music, TRACKS.c), path.join(music, 'many', `${String(i).padStart(2, '0')}.wav`));
 
 t.test('stream players in the dashboard', { skip: chromiumMissing() }, async (t) => {
   const rig = await startStreamDaemon(t, { music });
@@ -38,17 +39,31 @@ t.test('stream players in the dashboard', { skip: chromiumMissing() }, async (t)
   const admin = await signIn(browser, rig.d.base, 'admin', rig.d.adminPassword);
   const page = admin.page;
   const card = (id: string) => `.player-card[data-key="${id}"]`;
-  const position = (id: string) => page.evaluate((selector) => document.querySelector(`${selector} .np-bar`).value as number, card(id));
+  const position = (id: string) =>
+    page.evaluate((selector) => document.querySelector(`${selector} .np-bar`).value as number, card(id));
 
   t.test('the card shows the title from the track tags and its position advances while it plays', async (t) => {
     t.equal((await api.post(`/api/players/${lounge.id}/play`, { playlistId: long.id })).status, 200);
     await page.locator(`${card(lounge.id)} .np-title`, { hasText: 'Long Tone' }).waitFor({ timeout: WAIT_MS });
     t.equal(await page.locator(`${card(lounge.id)} .badge`).textContent(), 'Playing');
-    await page.waitForFunction((selector) => document.querySelector(`${selector} .np-bar`).value > 0, card(lounge.id), { timeout: WAIT_MS });
+    await page.waitForFunction((selector) => document.querySelector(`${selector} .np-bar`).value > 0, card(lounge.id), {
+      timeout: WAIT_MS,
+    });
     const first = await position(lounge.id);
-    await page.waitForFunction(([selector, from]) => document.querySelector(`${selector} .np-bar`).value > from, [card(lounge.id), first] as const, { timeout: WAIT_MS });
+    await page.waitForFunction(
+      ([selector, from]) => document.querySelector(`${selector} .np-bar`).value > from,
+      [card(lounge.id), first] as const,
+      { timeout: WAIT_MS },
+    );
     t.ok((await position(lounge.id)) > first, 'the bar moved on with the position events');
-    t.equal(await page.locator(`${card(lounge.id)} .np-time`).last().textContent(), '0:30', 'the length of the track');
+    t.equal(
+      await page
+        .locator(`${card(lounge.id)} .np-time`)
+        .last()
+        .textContent(),
+      '0:30',
+      'the length of the track',
+    );
     t.same(await unlabelled(page), [], 'every transport control has a name');
     await screenshot(page, 'now-playing-desktop');
   });
@@ -68,9 +83,17 @@ t.test('stream players in the dashboard', { skip: chromiumMissing() }, async (t)
     const bar = page.locator(`${card(lounge.id)} .np-bar`);
     const box = (await bar.boundingBox())!;
     await bar.click({ position: { x: box.width * 0.75, y: box.height / 2 } });
-    const moved = await rig.until(lounge.id, (playback) => playback.positionMs >= 20_000, 'the position to move three quarters in');
+    const moved = await rig.until(
+      lounge.id,
+      (playback) => playback.positionMs >= 20_000,
+      'the position to move three quarters in',
+    );
     t.ok(moved.positionMs <= 25_000, `at ${moved.positionMs} ms of 30000`);
-    await page.waitForFunction((selector) => document.querySelector(`${selector} .np-bar`).value >= 20_000, card(lounge.id), { timeout: WAIT_MS });
+    await page.waitForFunction(
+      (selector) => document.querySelector(`${selector} .np-bar`).value >= 20_000,
+      card(lounge.id),
+      { timeout: WAIT_MS },
+    );
   });
 
   t.test('a viewer sees the card, paused on its track, without a button', async (t) => {
@@ -94,9 +117,16 @@ t.test('stream players in the dashboard', { skip: chromiumMissing() }, async (t)
     const phone = await signIn(browser, rig.d.base, 'admin', rig.d.adminPassword, PHONE);
     const phonePage = phone.page;
     await phonePage.locator(`${card(lounge.id)} .np-title`, { hasText: 'Long Tone' }).waitFor({ timeout: WAIT_MS });
-    const fits = await phonePage.evaluate(() => document.scrollingElement.scrollWidth <= document.scrollingElement.clientWidth);
+    const fits = await phonePage.evaluate(
+      () => document.scrollingElement.scrollWidth <= document.scrollingElement.clientWidth,
+    );
     t.ok(fits, 'nothing is wider than the screen');
-    for (const name of ['Previous track on Lounge stream', 'Play Lounge stream', 'Stop on Lounge stream', 'Next track on Lounge stream']) {
+    for (const name of [
+      'Previous track on Lounge stream',
+      'Play Lounge stream',
+      'Stop on Lounge stream',
+      'Next track on Lounge stream',
+    ]) {
       t.ok(await phonePage.getByRole('button', { name }).isVisible(), `${name} shows`);
     }
     await screenshot(phonePage, 'now-playing-phone', false);
@@ -112,30 +142,52 @@ t.test('stream players in the dashboard', { skip: chromiumMissing() }, async (t)
     await dialog.getByLabel('On the player').selectOption({ label: 'Kitchen stream' });
     await dialog.getByRole('button', { name: 'Play' }).click();
     await page.getByRole('status').getByText('Tones plays on Kitchen stream.').waitFor();
-    const playing = await rig.until(kitchen.id, (playback) => playback.playlistId === tones.id, 'the kitchen player to take the playlist');
+    const playing = await rig.until(
+      kitchen.id,
+      (playback) => playback.playlistId === tones.id,
+      'the kitchen player to take the playlist',
+    );
     t.equal(playing.title, 'Tone A', 'from its first track');
-    t.equal((await api.get(`/api/players/${lounge.id}/playback`)).body.playlistId, long.id, 'the other player keeps its own');
+    t.equal(
+      (await api.get(`/api/players/${lounge.id}/playback`)).body.playlistId,
+      long.id,
+      'the other player keeps its own',
+    );
   });
 
   t.test('Play can start the playlist from a track chosen in the dialog', async (t) => {
     await page.getByRole('button', { name: 'Play Tones' }).click();
     const dialog = page.getByRole('dialog', { name: 'Play Tones' });
     await dialog.getByLabel('On the player').selectOption({ label: 'Kitchen stream' });
-    const [first, second] = (await api.get(`/api/playlists/${tones.id}`)).body.tracks as Array<{ id: string; title: string }>;
+    const [first, second] = (await api.get(`/api/playlists/${tones.id}`)).body.tracks as Array<{
+      id: string;
+      title: string;
+    }>;
     const from = dialog.getByLabel('From the track');
     t.equal(await from.inputValue(), first!.id, 'the first track unless another is chosen');
-    t.same(await from.locator('option').allTextContents(), [`1. ${first!.title}`, `2. ${second!.title}`], 'each track by its place and title');
+    t.same(
+      await from.locator('option').allTextContents(),
+      [`1. ${first!.title}`, `2. ${second!.title}`],
+      'each track by its place and title',
+    );
     await from.selectOption(second!.id);
     await dialog.getByRole('button', { name: 'Play' }).click();
     await page.getByRole('status').getByText(`Tones plays on Kitchen stream from ${second!.title}.`).waitFor();
-    const playing = await rig.until(kitchen.id, (playback) => playback.playlistId === tones.id && playback.title === 'Tone B', 'the kitchen player to play Tone B');
+    const playing = await rig.until(
+      kitchen.id,
+      (playback) => playback.playlistId === tones.id && playback.title === 'Tone B',
+      'the kitchen player to play Tone B',
+    );
     t.equal(playing.index, 1, 'the second track of the playlist');
   });
 
   t.test('a track that cannot play is reported as it is skipped', async (t) => {
     const gone = await playlistOf(api, 'Gone', [file('tones/gone.flac'), file(TRACKS.a)]);
     t.equal((await api.post(`/api/players/${kitchen.id}/play`, { playlistId: gone.id })).status, 200);
-    await page.getByRole('status').getByText(/^Kitchen stream skipped file:tones\/gone\.flac: \S/).waitFor({ timeout: WAIT_MS });
+    await page
+      .getByRole('status')
+      .getByText(/^Kitchen stream skipped file:tones\/gone\.flac: \S/)
+      .waitFor({ timeout: WAIT_MS });
     const next = await rig.until(kitchen.id, (playback) => playback.title === 'Tone A', 'the next track to play');
     t.equal(next.playlistId, gone.id, 'the queue went on');
   });
@@ -145,47 +197,71 @@ t.test('stream players in the dashboard', { skip: chromiumMissing() }, async (t)
     await page.getByRole('button', { name: 'tones', exact: true }).click();
     const add = page.getByRole('button', { name: 'Add Tone D to the playlist' });
     await add.waitFor();
-    t.match(await page.locator('.lib-track', { has: add }).textContent(), /Tone D.*Mp3 Band.*0:03/, 'the tags and the length are shown');
+    t.match(
+      await page.locator('.lib-track', { has: add }).textContent(),
+      /Tone D.*Mp3 Band.*0:03/,
+      'the tags and the length are shown',
+    );
     await add.click();
-    await eventually(async () => (await api.get(`/api/playlists/${tones.id}`)).body.tracks.length === 3, 'the track to be added');
-    const listed = (await api.get('/api/library?folder=tones')).body.find((entry: { uri: string }) => entry.uri === file(TRACKS.d));
-    t.match((await api.get(`/api/playlists/${tones.id}`)).body.tracks[2], { title: 'Tone D', uri: file(TRACKS.d), durationMs: listed.durationMs }, 'with the length the library gave');
+    await eventually(
+      async () => (await api.get(`/api/playlists/${tones.id}`)).body.tracks.length === 3,
+      'the track to be added',
+    );
+    const listed = (await api.get('/api/library?folder=tones')).body.find(
+      (entry: { uri: string }) => entry.uri === file(TRACKS.d),
+    );
+    t.match(
+      (await api.get(`/api/playlists/${tones.id}`)).body.tracks[2],
+      { title: 'Tone D', uri: file(TRACKS.d), durationMs: listed.durationMs },
+      'with the length the library gave',
+    );
     await page.getByRole('button', { name: 'Music', exact: true }).click();
     await page.getByRole('button', { name: 'many', exact: true }).click();
     const more = page.getByRole('button', { name: 'Show more' });
     await more.waitFor();
     t.equal(await page.locator('.lib-track').count(), 50, 'a big folder comes a page at a time');
     await more.click();
-    await page.locator('.lib-track').nth(MANY - 1).waitFor();
+    await page
+      .locator('.lib-track')
+      .nth(MANY - 1)
+      .waitFor();
     t.equal(await page.locator('.lib-track').count(), MANY, 'the next page follows it');
     t.ok(await more.isHidden(), 'and there is no more');
     t.same(admin.console.errors, []);
   });
 
-  t.test('the announcement form refuses a sound it cannot play in words, then plays one and follows it to the end', async (t) => {
-    admin.console.allow(/status of 400 \(Bad Request\)/);
-    await page.getByRole('link', { name: 'Players' }).click();
-    await page.getByRole('button', { name: 'Announce' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Announce' });
-    await dialog.getByLabel('Sound (URI)').fill('ftp://example.invalid/chime.flac');
-    await dialog.getByLabel(zones[0]!.name, { exact: true }).check();
-    await dialog.getByLabel(zones[1]!.name, { exact: true }).check();
-    await dialog.getByLabel('Volume (%)').fill('30');
-    await dialog.getByRole('button', { name: 'Announce' }).click();
-    const refusal = dialog.getByRole('alert');
-    await refusal.waitFor();
-    t.match(await refusal.textContent(), /\S/, 'the problem is shown in the dialog, which stays open');
+  t.test(
+    'the announcement form refuses a sound it cannot play in words, then plays one and follows it to the end',
+    async (t) => {
+      admin.console.allow(/status of 400 \(Bad Request\)/);
+      await page.getByRole('link', { name: 'Players' }).click();
+      await page.getByRole('button', { name: 'Announce' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Announce' });
+      await dialog.getByLabel('Sound (URI)').fill('ftp://example.invalid/chime.flac');
+      await dialog.getByLabel(zones[0]!.name, { exact: true }).check();
+      await dialog.getByLabel(zones[1]!.name, { exact: true }).check();
+      await dialog.getByLabel('Volume (%)').fill('30');
+      await dialog.getByRole('button', { name: 'Announce' }).click();
+      const refusal = dialog.getByRole('alert');
+      await refusal.waitFor();
+      t.match(await refusal.textContent(), /\S/, 'the problem is shown in the dialog, which stays open');
 
-    await dialog.getByLabel('Sound (URI)').fill(file(TRACKS.a));
-    const answer = page.waitForResponse((res) => res.url().endsWith('/api/announcements') && res.request().method() === 'POST');
-    await dialog.getByRole('button', { name: 'Announce' }).click();
-    const queued = await (await answer).json();
-    t.equal(queued.status, 'queued');
-    await page.locator('.announce-status[data-status="done"]').waitFor({ timeout: WAIT_MS });
-    t.equal(await page.locator('.announce-status').textContent(), 'Announcement on 2 zones played; everything is back.');
-    t.equal((await api.get(`/api/announcements/${queued.id}`)).body.status, 'done', 'as the API says');
-    t.same(admin.console.errors, []);
-  });
+      await dialog.getByLabel('Sound (URI)').fill(file(TRACKS.a));
+      const answer = page.waitForResponse(
+        (res) => res.url().endsWith('/api/announcements') && res.request().method() === 'POST',
+      );
+      await dialog.getByRole('button', { name: 'Announce' }).click();
+      const queued = await (await answer).json();
+      t.equal(queued.status, 'queued');
+      await page.locator('.announce-status[data-status="done"]').waitFor({ timeout: WAIT_MS });
+      t.equal(
+        await page.locator('.announce-status').textContent(),
+        'Announcement on 2 zones played; everything is back.',
+      );
+      t.equal((await api.get(`/api/announcements/${queued.id}`)).body.status, 'done', 'as the API says');
+      t.same(admin.console.errors, []);
+    },
+  );
 
   t.test('the New player dialog makes a stream player, and says in words what a FIFO player lacks', async (t) => {
     admin.console.allow(/status of 400 \(Bad Request\)/);
@@ -198,7 +274,9 @@ t.test('stream players in the dashboard', { skip: chromiumMissing() }, async (t)
     const dialog = page.getByRole('dialog', { name: 'New player' });
     await dialog.getByLabel('Name').fill('Den stream');
     await dialog.getByLabel('Amplifier input').selectOption('3');
-    await dialog.getByLabel('What plays into it').selectOption({ label: 'This appliance, into a FIFO (for another program)' });
+    await dialog
+      .getByLabel('What plays into it')
+      .selectOption({ label: 'This appliance, into a FIFO (for another program)' });
     await dialog.getByRole('button', { name: 'Create player' }).click();
     const refusal = dialog.getByRole('alert');
     await refusal.waitFor();
@@ -208,8 +286,19 @@ t.test('stream players in the dashboard', { skip: chromiumMissing() }, async (t)
     await dialog.getByLabel('ALSA device or FIFO path').fill(fifo);
     await dialog.getByRole('button', { name: 'Create player' }).click();
     await page.getByRole('heading', { name: 'Den stream', exact: true }).waitFor();
-    const den = ((await api.get('/api/players')).body as Array<{ id: string; name: string; input: { channel: number }; output: unknown }>).find((p) => p.name === 'Den stream');
-    t.match(den, { input: { channel: 3 }, output: { kind: 'fifo', path: fifo } }, 'a stream player on input 3, playing into the FIFO');
+    const den = (
+      (await api.get('/api/players')).body as Array<{
+        id: string;
+        name: string;
+        input: { channel: number };
+        output: unknown;
+      }>
+    ).find((p) => p.name === 'Den stream');
+    t.match(
+      den,
+      { input: { channel: 3 }, output: { kind: 'fifo', path: fifo } },
+      'a stream player on input 3, playing into the FIFO',
+    );
     await rig.until(den!.id, (playback) => playback.engine.state === 'up', "the new player's MPD to be up");
     await page.getByRole('button', { name: 'Play Den stream' }).waitFor();
     t.same(admin.console.errors, []);

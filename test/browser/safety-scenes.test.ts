@@ -34,7 +34,10 @@ t.test('speaker safety and scenes in the dashboard', { skip: chromiumMissing() }
     await api.put(`/api/zones/${s.zones.Kitchen}/volume`, { volume: 0.2 });
     t.equal((await api.put(`/api/zones/${s.zones.Kitchen}`, { maxVolume: 0.5 })).status, 200);
     await zoneRow(page, 'Kitchen').locator('.zone-sub', { hasText: 'limit 50%' }).waitFor();
-    await page.locator('[data-limit="50"]').filter({ has: page.getByRole('slider', { name: 'Kitchen volume' }) }).waitFor();
+    await page
+      .locator('[data-limit="50"]')
+      .filter({ has: page.getByRole('slider', { name: 'Kitchen volume' }) })
+      .waitFor();
 
     const slider = page.getByRole('slider', { name: 'Kitchen volume' });
     const drag = await grabSlider(page, slider, 0.2);
@@ -72,7 +75,9 @@ t.test('speaker safety and scenes in the dashboard', { skip: chromiumMissing() }
 
   t.test("the group slider shows the zones' average and +/- step it on the daemon", async (t) => {
     await api.put(`/api/zones/${s.zones.Patio}/volume`, { volume: 0.6 });
-    const card = page.locator('article.player-card').filter({ has: page.getByRole('heading', { name: 'AirPlay', exact: true }) });
+    const card = page
+      .locator('article.player-card')
+      .filter({ has: page.getByRole('heading', { name: 'AirPlay', exact: true }) });
     await card.locator('.group-parts', { hasText: 'Average of Patio 60%' }).waitFor();
     await page.locator('input[aria-label="AirPlay group volume"][aria-valuetext="60%"]').waitFor();
     await page.getByRole('button', { name: 'Raise AirPlay group volume' }).click();
@@ -106,14 +111,20 @@ t.test('speaker safety and scenes in the dashboard', { skip: chromiumMissing() }
     await row.locator('.zone-sub', { hasText: 'sleeps in 30 min' }).waitFor();
     await page.getByRole('button', { name: 'Sleep timer of Living room', pressed: true }).waitFor();
     const until = Date.parse((await zone(api, s.zones['Living room']!)).sleepUntil ?? '');
-    t.ok(until > Date.now() + 25 * 60_000 && until <= Date.now() + 30 * 60_000, 'the daemon keeps a timer about 30 minutes out');
+    t.ok(
+      until > Date.now() + 25 * 60_000 && until <= Date.now() + 30 * 60_000,
+      'the daemon keeps a timer about 30 minutes out',
+    );
     await screenshot(page, 'sleep-timer-desktop');
 
     await button.click();
     await dialog.getByRole('radio', { name: 'Cancel the timer' }).check();
     await dialog.getByRole('button', { name: 'Set timer' }).click();
     await dialog.waitFor({ state: 'detached' });
-    await eventually(async () => (await zone(api, s.zones['Living room']!)).sleepUntil === null, 'the timer is cancelled');
+    await eventually(
+      async () => (await zone(api, s.zones['Living room']!)).sleepUntil === null,
+      'the timer is cancelled',
+    );
     await row.locator('.zone-sub', { hasText: 'sleeps in' }).waitFor({ state: 'detached' });
 
     // A timer set elsewhere shows up live, and a zone that is off offers none.
@@ -127,14 +138,19 @@ t.test('speaker safety and scenes in the dashboard', { skip: chromiumMissing() }
   });
 
   t.test('All off switches off every zone that is on and says how many', async (t) => {
-    for (const name of ['Living room', 'Kitchen', 'Patio']) await api.put(`/api/zones/${s.zones[name]}/power`, { power: true });
+    for (const name of ['Living room', 'Kitchen', 'Patio'])
+      await api.put(`/api/zones/${s.zones[name]}/power`, { power: true });
     const on = ((await api.get('/api/zones')).body as ZoneState[]).filter((z) => z.power).length;
     t.ok(on >= 3, `${on} zones are on`);
     await zoneRow(page, 'Patio').getByRole('button', { name: 'Power Patio', pressed: true }).waitFor();
     await page.getByRole('button', { name: 'All off' }).click();
     await page.getByRole('status').getByText(`Switched off ${on} zones.`).waitFor();
     const zones = (await api.get('/api/zones')).body as ZoneState[];
-    t.same(zones.filter((z) => z.power), [], 'every zone is off');
+    t.same(
+      zones.filter((z) => z.power),
+      [],
+      'every zone is off',
+    );
     await page.getByRole('button', { name: 'Power Patio', pressed: false }).waitFor();
     t.same(admin.console.errors, []);
   });
@@ -154,9 +170,17 @@ t.test('speaker safety and scenes in the dashboard', { skip: chromiumMissing() }
     await dialog.getByRole('checkbox', { name: 'Patio', exact: true }).check();
     await dialog.getByRole('button', { name: 'Save scene' }).click();
     await dialog.waitFor({ state: 'detached' });
-    const scenes = (await api.get('/api/scenes')).body as Array<{ id: string; name: string; zones: Array<{ zoneId: string }> }>;
+    const scenes = (await api.get('/api/scenes')).body as Array<{
+      id: string;
+      name: string;
+      zones: Array<{ zoneId: string }>;
+    }>;
     const dinner = scenes.find((x) => x.name === 'Dinner');
-    t.same(dinner?.zones.map((z) => z.zoneId).sort(), [s.zones.Kitchen, s.zones.Patio].sort(), 'the scene captured the two chosen zones');
+    t.same(
+      dinner?.zones.map((z) => z.zoneId).sort(),
+      [s.zones.Kitchen, s.zones.Patio].sort(),
+      'the scene captured the two chosen zones',
+    );
     await page.locator('.scene-meta', { hasText: 'Kitchen 35%' }).filter({ hasText: 'Patio 40%' }).waitFor();
 
     await api.put(`/api/zones/${s.zones.Kitchen}/volume`, { volume: 0.1 });
@@ -204,7 +228,9 @@ t.test('speaker safety and scenes in the dashboard', { skip: chromiumMissing() }
     const viewer = await signIn(browser, d.base, s.users.viewer.username, s.users.viewer.password);
     const v = viewer.page;
     await v.getByRole('meter', { name: 'Kitchen volume' }).waitFor();
-    await zoneRow(v, 'Kitchen').locator('.zone-sub', { hasText: /limit 50%.*sleeps in 1 h$/ }).waitFor();
+    await zoneRow(v, 'Kitchen')
+      .locator('.zone-sub', { hasText: /limit 50%.*sleeps in 1 h$/ })
+      .waitFor();
     await v.getByText('Kitchen only').waitFor();
     t.equal(await v.getByText('Patio party').count(), 0, 'a scene with a zone the viewer cannot see is not listed');
     const writes =

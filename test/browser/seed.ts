@@ -20,7 +20,11 @@ const INPUTS: Array<[string, string]> = [
   ['Bluetooth', 'bluetooth'],
 ];
 
-const track = (title: string, seconds: number, n: number) => ({ title, uri: `file:///music/${n}.flac`, durationMs: seconds * 1000 });
+const track = (title: string, seconds: number, n: number) => ({
+  title,
+  uri: `file:///music/${n}.flac`,
+  durationMs: seconds * 1000,
+});
 
 async function ok<T>(reply: Promise<{ status: number; body: T; text: string }>, what: string): Promise<T> {
   const res = await reply;
@@ -31,22 +35,39 @@ async function ok<T>(reply: Promise<{ status: number; body: T; text: string }>, 
 export async function seed(api: Client): Promise<Seeded> {
   const zones: Record<string, string> = {};
   // The simulated amplifier names its outputs "Zone N": name them after rooms.
-  for (const zone of await ok<Array<{ id: string; output: { channel: number } }>>(api.get('/api/zones'), 'list zones')) {
+  for (const zone of await ok<Array<{ id: string; output: { channel: number } }>>(
+    api.get('/api/zones'),
+    'list zones',
+  )) {
     const name = ROOMS[zone.output.channel - 1]!;
     await ok(api.put(`/api/zones/${zone.id}`, { name }), 'rename zone');
     zones[name] = zone.id;
   }
   const inputs: Record<string, string> = {};
-  for (const input of await ok<Array<{ id: string; input: { channel: number } }>>(api.get('/api/input-devices'), 'list inputs')) {
+  for (const input of await ok<Array<{ id: string; input: { channel: number } }>>(
+    api.get('/api/input-devices'),
+    'list inputs',
+  )) {
     await ok(api.del(`/api/input-devices/${input.id}`), 'delete input');
     const [name, kind] = INPUTS[input.input.channel - 1]!;
-    inputs[name] = (await ok<{ id: string }>(api.post('/api/input-devices', { name, kind, input: { channel: input.input.channel } }), 'create input')).id;
+    inputs[name] = (
+      await ok<{ id: string }>(
+        api.post('/api/input-devices', { name, kind, input: { channel: input.input.channel } }),
+        'create input',
+      )
+    ).id;
   }
   await ok(api.put(`/api/input-devices/${inputs.TV}/favorite`, { isFavorite: true }), 'favorite input');
 
   const players: Record<string, string> = {};
-  for (const [name, channel] of [['Main streamer', 1], ['AirPlay', 2], ['Turntable', 4]] as const) {
-    players[name] = (await ok<{ id: string }>(api.post('/api/players', { name, input: { channel } }), 'create player')).id;
+  for (const [name, channel] of [
+    ['Main streamer', 1],
+    ['AirPlay', 2],
+    ['Turntable', 4],
+  ] as const) {
+    players[name] = (
+      await ok<{ id: string }>(api.post('/api/players', { name, input: { channel } }), 'create player')
+    ).id;
   }
   const attach = (player: string, rooms: string[]) =>
     ok(api.post(`/api/players/${players[player]}/attach-zones`, { zoneIds: rooms.map((r) => zones[r]) }), 'attach');
@@ -59,7 +80,16 @@ export async function seed(api: Client): Promise<Seeded> {
 
   const playlists: Record<string, string> = {};
   const lists: Array<[string, ReturnType<typeof track>[]]> = [
-    ['Sunday morning', [track('Harvest Moon', 303, 1), track('River Man', 321, 2), track('Pink Moon', 124, 3), track('Cherry Wine', 232, 4), track('Holocene', 337, 5)]],
+    [
+      'Sunday morning',
+      [
+        track('Harvest Moon', 303, 1),
+        track('River Man', 321, 2),
+        track('Pink Moon', 124, 3),
+        track('Cherry Wine', 232, 4),
+        track('Holocene', 337, 5),
+      ],
+    ],
     ['Dinner party', [track('So What', 562, 6), track('Take Five', 324, 7), track('Blue in Green', 337, 8)]],
     ['Workout', [track('Around the World', 429, 9), track('Harder, Better, Faster', 224, 10)]],
   ];
@@ -68,12 +98,18 @@ export async function seed(api: Client): Promise<Seeded> {
   }
   await ok(api.put(`/api/playlists/${playlists['Dinner party']}/favorite`, { isFavorite: true }), 'favorite playlist');
 
-  const operator = await createUser(api, 'olivia', 'Operator', { playerIds: [players.AirPlay!], zoneIds: [zones.Patio!] });
+  const operator = await createUser(api, 'olivia', 'Operator', {
+    playerIds: [players.AirPlay!],
+    zoneIds: [zones.Patio!],
+  });
   const viewer = await createUser(api, 'victor', 'Viewer', {
     playerIds: [players['Main streamer']!],
     zoneIds: [zones['Living room']!, zones.Kitchen!, zones['Dining room']!],
   });
-  const hub = await createUser(api, 'home-hub', 'Operator', { playerIds: Object.values(players), zoneIds: Object.values(zones) });
+  const hub = await createUser(api, 'home-hub', 'Operator', {
+    playerIds: Object.values(players),
+    zoneIds: Object.values(zones),
+  });
   return {
     zones,
     players,
@@ -88,7 +124,9 @@ export async function seed(api: Client): Promise<Seeded> {
 }
 
 /** A daemon for one test (stopped in its teardown) seeded as above, with an admin client. */
-export async function seededDaemon(t: { teardown(fn: () => unknown): void }): Promise<{ d: TestDaemon; api: Client; s: Seeded }> {
+export async function seededDaemon(t: {
+  teardown(fn: () => unknown): void;
+}): Promise<{ d: TestDaemon; api: Client; s: Seeded }> {
   const d = await startTestDaemon(t);
   const api = client(d.base, d.adminKey);
   return { d, api, s: await seed(api) };

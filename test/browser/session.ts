@@ -6,7 +6,13 @@ import { waitFor } from '../helpers/wait-for.js';
 // A page global used inside evaluate() callbacks: the project compiles without the DOM lib.
 declare const document: any;
 
-export const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, colorScheme: 'dark' };
+export const PHONE: BrowserContextOptions = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+  colorScheme: 'dark',
+};
 
 /** Polls until `check` holds (for state behind the API, where there is no event to await in the test). */
 export async function eventually(check: () => Promise<boolean>, what: string, timeoutMs?: number): Promise<void> {
@@ -61,11 +67,25 @@ export async function grabSlider(page: Page, slider: Locator, at: number) {
 export const unlabelled = (page: Page, scope = 'header, main'): Promise<string[]> =>
   page.evaluate(
     (scope) =>
-      [...document.querySelectorAll(scope.split(',').flatMap((s: string) => ['button', 'input', 'select', '[role=meter]', 'summary'].map((c) => `${s.trim()} ${c}`)).join(', '))]
+      [
+        ...document.querySelectorAll(
+          scope
+            .split(',')
+            .flatMap((s: string) =>
+              ['button', 'input', 'select', '[role=meter]', 'summary'].map((c) => `${s.trim()} ${c}`),
+            )
+            .join(', '),
+        ),
+      ]
         .filter((el: any) => !el.closest('[hidden]'))
         .filter((el: any) => {
           const labels = [...(el.labels ?? [])].map((label: any) => label.textContent).join(' ');
-          return !(el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || labels.trim() || el.textContent.trim());
+          return !(
+            el.getAttribute('aria-label') ||
+            el.getAttribute('aria-labelledby') ||
+            labels.trim() ||
+            el.textContent.trim()
+          );
         })
         .map((el: any) => el.outerHTML.slice(0, 160)),
     scope,

@@ -14,13 +14,20 @@ import { chromiumMissing, launch, screenshot } from './browser.js';
 import { PHONE, eventually, grabSlider, signIn } from './session.js';
 
 const DESKTOP = { viewport: { width: 1280, height: 800 } };
-const SCREENS = [['desktop', DESKTOP], ['phone', PHONE]] as const;
+const SCREENS = [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+] as const;
 
 /** The zone card whose volume slider carries this zone's name. */
-const zoneRow = (page: Page, name: string) => page.locator('li.zone-row').filter({ has: page.locator(`[aria-label="${name} volume"]`) });
+const zoneRow = (page: Page, name: string) =>
+  page.locator('li.zone-row').filter({ has: page.locator(`[aria-label="${name} volume"]`) });
 
 async function openSound(page: Page, name: string) {
-  await zoneRow(page, name).first().getByRole('button', { name: `Sound of ${name}` }).click();
+  await zoneRow(page, name)
+    .first()
+    .getByRole('button', { name: `Sound of ${name}` })
+    .click();
   const dialog = page.getByRole('dialog', { name: `Sound of ${name}` });
   await dialog.waitFor();
   return dialog;
@@ -32,7 +39,8 @@ t.test('the Sound panel on the simulated amplifier', { skip: chromiumMissing() }
   const browser = await launch(t);
   const kitchen = s.zones.Kitchen!;
   const channel = ((await api.get(`/api/zones/${kitchen}`)).body as { output: { channel: number } }).output.channel;
-  const tone = async () => ((await api.get(`/api/zones/${kitchen}`)).body as { tone: Record<string, number | boolean | null> }).tone;
+  const tone = async () =>
+    ((await api.get(`/api/zones/${kitchen}`)).body as { tone: Record<string, number | boolean | null> }).tone;
 
   for (const [size, options] of SCREENS) {
     t.test(`on a ${size}, bass moved with the keyboard reaches the API in the amplifier's steps`, async (t) => {
@@ -61,46 +69,54 @@ t.test('the Sound panel on the simulated amplifier', { skip: chromiumMissing() }
     driver.simulateKeypad(channel, { treble: -3 / 7, balance: -0.2 });
     await dialog.getByRole('slider', { name: 'Treble' }).and(page.locator('[aria-valuetext="−3"]')).waitFor();
     await dialog.getByRole('slider', { name: 'Balance' }).and(page.locator('[aria-valuetext="L 2"]')).waitFor();
-    t.equal(await dialog.locator('.tone-row[data-control="balance"] .tone-value').textContent(), 'L 2', 'in words beside the slider too');
+    t.equal(
+      await dialog.locator('.tone-row[data-control="balance"] .tone-value').textContent(),
+      'L 2',
+      'in words beside the slider too',
+    );
     t.same(console.errors, []);
     await page.context().close();
   });
 
-  t.test('steps coming faster than the daemon answers go out one request at a time, carrying only the latest', async (t) => {
-    t.equal((await api.put(`/api/zones/${kitchen}/tone`, { bass: 0 })).status, 204);
-    const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, DESKTOP);
-    const dialog = await openSound(page, 'Kitchen');
-    const slider = dialog.getByRole('slider', { name: 'Bass' });
-    let inFlight = 0;
-    let maxInFlight = 0;
-    const bodies: unknown[] = [];
-    const isTone = (r: { url(): string; method(): string }) => r.method() === 'PUT' && r.url().endsWith(`/api/zones/${kitchen}/tone`);
-    page.on('request', (r) => {
-      if (!isTone(r)) return;
-      bodies.push(r.postDataJSON());
-      maxInFlight = Math.max(maxInFlight, ++inFlight);
-    });
-    const done = (r: { url(): string; method(): string }) => {
-      if (isTone(r)) inFlight--;
-    };
-    page.on('requestfinished', done);
-    page.on('requestfailed', done);
-    // A fast drag from flat to full cut: seven steps in one go, before any answer can come back.
-    await slider.evaluate((input: any) => {
-      for (let step = -1; step >= -7; step--) {
-        input.value = String(step);
-        input.dispatchEvent(new Event('input', { bubbles: true }));
-      }
-      input.dispatchEvent(new Event('change', { bubbles: true }));
-    });
-    await eventually(async () => (await tone()).bass === -1, 'bass at full cut in the API');
-    await eventually(async () => inFlight === 0, 'the last request finished');
-    t.equal(maxInFlight, 1, 'never more than one tone request in flight');
-    t.same(bodies, [{ bass: -1 / 7 }, { bass: -1 }], 'the first step, then only the last one');
-    t.equal(await slider.getAttribute('aria-valuetext'), '−7');
-    t.same(console.errors, []);
-    await page.context().close();
-  });
+  t.test(
+    'steps coming faster than the daemon answers go out one request at a time, carrying only the latest',
+    async (t) => {
+      t.equal((await api.put(`/api/zones/${kitchen}/tone`, { bass: 0 })).status, 204);
+      const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, DESKTOP);
+      const dialog = await openSound(page, 'Kitchen');
+      const slider = dialog.getByRole('slider', { name: 'Bass' });
+      let inFlight = 0;
+      let maxInFlight = 0;
+      const bodies: unknown[] = [];
+      const isTone = (r: { url(): string; method(): string }) =>
+        r.method() === 'PUT' && r.url().endsWith(`/api/zones/${kitchen}/tone`);
+      page.on('request', (r) => {
+        if (!isTone(r)) return;
+        bodies.push(r.postDataJSON());
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+      });
+      const done = (r: { url(): string; method(): string }) => {
+        if (isTone(r)) inFlight--;
+      };
+      page.on('requestfinished', done);
+      page.on('requestfailed', done);
+      // A fast drag from flat to full cut: seven steps in one go, before any answer can come back.
+      await slider.evaluate((input: any) => {
+        for (let step = -1; step >= -7; step--) {
+          input.value = String(step);
+          input.dispatchEvent(new Event('input', { bubbles: true }));
+        }
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+      });
+      await eventually(async () => (await tone()).bass === -1, 'bass at full cut in the API');
+      await eventually(async () => inFlight === 0, 'the last request finished');
+      t.equal(maxInFlight, 1, 'never more than one tone request in flight');
+      t.same(bodies, [{ bass: -1 / 7 }, { bass: -1 }], 'the first step, then only the last one');
+      t.equal(await slider.getAttribute('aria-valuetext'), '−7');
+      t.same(console.errors, []);
+      await page.context().close();
+    },
+  );
 
   t.test('a keypad change does not yank the slider the user is dragging; the released step wins', async (t) => {
     t.equal((await api.put(`/api/zones/${kitchen}/tone`, { balance: 0 })).status, 204);
@@ -125,19 +141,37 @@ t.test('the Sound panel on the simulated amplifier', { skip: chromiumMissing() }
   });
 
   t.test("a refusal is said in the dashboard's words inside the panel, and the slider goes back", async (t) => {
-    const { page, console } = await signIn(browser, d.base, s.users.operator.username, s.users.operator.password, DESKTOP);
+    const { page, console } = await signIn(
+      browser,
+      d.base,
+      s.users.operator.username,
+      s.users.operator.password,
+      DESKTOP,
+    );
     console.allow(/status of 404 \(Not Found\)/);
     const dialog = await openSound(page, 'Patio');
     const bass = dialog.getByRole('slider', { name: 'Bass' });
     // The admin takes the patio from the operator while the panel is open: the next change is refused.
-    t.equal((await api.put(`/api/users/${s.users.operator.id}/assignments`, { playerIds: [s.players.AirPlay], zoneIds: [] })).status, 200);
+    t.equal(
+      (await api.put(`/api/users/${s.users.operator.id}/assignments`, { playerIds: [s.players.AirPlay], zoneIds: [] }))
+        .status,
+      200,
+    );
     await bass.focus();
     await bass.press('ArrowRight');
     const alert = dialog.getByRole('alert');
     await alert.waitFor();
-    t.equal(await alert.textContent(), 'That zone is no longer on the appliance or no longer yours to use. Reload the page and choose again', 'in words, without its id');
+    t.equal(
+      await alert.textContent(),
+      'That zone is no longer on the appliance or no longer yours to use. Reload the page and choose again',
+      'in words, without its id',
+    );
     await bass.and(page.locator('[aria-valuetext="flat"]')).waitFor();
-    t.equal(((await api.get(`/api/zones/${s.zones.Patio}`)).body as { tone: { bass: number } }).tone.bass, 0, 'nothing changed');
+    t.equal(
+      ((await api.get(`/api/zones/${s.zones.Patio}`)).body as { tone: { bass: number } }).tone.bass,
+      0,
+      'nothing changed',
+    );
     t.same(console.errors, []);
     await page.context().close();
   });
@@ -157,22 +191,30 @@ t.test('the Sound panel on the simulated amplifier', { skip: chromiumMissing() }
   });
 });
 
-t.test('a Monoprice zone shows its missing loudness as unavailable, with the reason', { skip: chromiumMissing() }, async (t) => {
-  const emulator = new MonopriceEmulator({ units: 1 });
-  const serial = new MemorySerial(emulator, new MemoryIo());
-  const driver = new MonopriceDriver({ serialPort: '/dev/ttyMEMORY', openPort: serial.open });
-  const d = await startTestDaemon(t, { driver });
-  // Registered after the daemon's teardown, so it runs before it: the line closes once the daemon is done with it.
-  t.teardown(() => emulator.close());
-  const browser = await launch(t);
-  const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, PHONE);
-  await page.getByRole('slider', { name: 'Zone 1 volume' }).waitFor();
-  const dialog = await openSound(page, 'Zone 1');
-  const loudness = dialog.locator('.tone-row[data-control="loudness"]');
-  await loudness.getByText('Not on this amplifier: the Monoprice protocol has no loudness command').waitFor();
-  t.equal(await dialog.getByRole('switch', { name: 'Loudness' }).count(), 0, 'no switch that would do nothing');
-  t.equal(await dialog.getByRole('slider', { name: 'Bass' }).getAttribute('aria-valuetext'), 'flat', 'bass is there, read from the amplifier');
-  await screenshot(page, 'sound-panel-monoprice-phone', false);
-  t.same(console.errors, []);
-  await page.context().close();
-});
+t.test(
+  'a Monoprice zone shows its missing loudness as unavailable, with the reason',
+  { skip: chromiumMissing() },
+  async (t) => {
+    const emulator = new MonopriceEmulator({ units: 1 });
+    const serial = new MemorySerial(emulator, new MemoryIo());
+    const driver = new MonopriceDriver({ serialPort: '/dev/ttyMEMORY', openPort: serial.open });
+    const d = await startTestDaemon(t, { driver });
+    // Registered after the daemon's teardown, so it runs before it: the line closes once the daemon is done with it.
+    t.teardown(() => emulator.close());
+    const browser = await launch(t);
+    const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, PHONE);
+    await page.getByRole('slider', { name: 'Zone 1 volume' }).waitFor();
+    const dialog = await openSound(page, 'Zone 1');
+    const loudness = dialog.locator('.tone-row[data-control="loudness"]');
+    await loudness.getByText('Not on this amplifier: the Monoprice protocol has no loudness command').waitFor();
+    t.equal(await dialog.getByRole('switch', { name: 'Loudness' }).count(), 0, 'no switch that would do nothing');
+    t.equal(
+      await dialog.getByRole('slider', { name: 'Bass' }).getAttribute('aria-valuetext'),
+      'flat',
+      'bass is there, read from the amplifier',
+    );
+    await screenshot(page, 'sound-panel-monoprice-phone', false);
+    t.same(console.errors, []);
+    await page.context().close();
+  },
+);

@@ -50,8 +50,16 @@ t.test('index.html has nothing the CSP would block: no inline script, style or h
 t.test('scripts never set inline styles as attributes nor evaluate strings', async (t) => {
   for (const file of all.filter((f) => f.endsWith('.js'))) {
     const source = text(file);
-    t.notMatch(source, /setAttribute\(\s*['"]style['"]|\.style\.cssText|\beval\(|new Function\(/, `${rel(file)} is CSP-clean`);
-    t.notMatch(source, /localStorage|[?&]apiKey=|[?&]token=/, `${rel(file)} keeps credentials out of URLs and localStorage`);
+    t.notMatch(
+      source,
+      /setAttribute\(\s*['"]style['"]|\.style\.cssText|\beval\(|new Function\(/,
+      `${rel(file)} is CSP-clean`,
+    );
+    t.notMatch(
+      source,
+      /localStorage|[?&]apiKey=|[?&]token=/,
+      `${rel(file)} keeps credentials out of URLs and localStorage`,
+    );
     for (const [, spec] of source.matchAll(/\bfrom\s+'(\.{1,2}\/[^']+)'/g)) {
       t.ok(existsSync(path.resolve(path.dirname(file), spec!)), `${rel(file)} imports ${spec}, which exists`);
     }

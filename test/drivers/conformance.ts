@@ -1,7 +1,15 @@
 // The behaviour every amplifier driver owes the daemon, the ownership rule first; each driver's test file runs it
 // against its own rig, the serial families on an in-memory line with a hand-driven clock.
 import type { Test } from 'tap';
-import type { DriverEvent, SoundDescription, StepControl, ToneControl, ZoneFlag, ZoneState, ZoneTone } from '../../drivers/driver.js';
+import type {
+  DriverEvent,
+  SoundDescription,
+  StepControl,
+  ToneControl,
+  ZoneFlag,
+  ZoneState,
+  ZoneTone,
+} from '../../drivers/driver.js';
 import { TONE_CONTROLS, ZONE_FLAGS, stepToTone, stepToVolume, volumeToStep } from '../../drivers/driver.js';
 import type { ConformanceHarness, DriverRig } from './conformance-rig.js';
 import { isAvailability, isStatus, isZoneEvent, nextEvent, zoneEvents } from './events.js';
@@ -104,25 +112,50 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     const { driver } = await harness.create(t);
     const description = driver.describe();
     t.equal(description.zones.length, harness.expect.zones, 'zone count');
-    t.equal(new Set(description.zones.map((z) => z.channel)).size, description.zones.length, 'zone channels are unique');
+    t.equal(
+      new Set(description.zones.map((z) => z.channel)).size,
+      description.zones.length,
+      'zone channels are unique',
+    );
     t.equal(description.inputs.length, harness.expect.inputs, 'input count');
-    t.same(description.inputs.map((i) => i.channel), description.inputs.map((_, i) => i + 1), 'inputs are 1..S');
+    t.same(
+      description.inputs.map((i) => i.channel),
+      description.inputs.map((_, i) => i + 1),
+      'inputs are 1..S',
+    );
     t.equal(description.volumeSteps, harness.expect.volumeSteps, 'volume steps');
   });
 
-  run('starting adopts what the amplifier holds and reports each zone that differs from what the daemon remembered', async (t) => {
-    const rig = await harness.create(t);
-    const [a, b] = channels(rig) as [number, number];
-    const held = q(rig, { power: true, muted: false, volume: 0.5, source: 2 });
-    const same = q(rig, { power: true, muted: true, volume: 0.25, source: 3 });
-    const events = recorded(rig);
-    await startWith(rig, [[a, held], [b, same]], [[a, OFF], [b, same]]);
-    t.same(zoneEvents(events).map(({ channel, state }) => ({ channel, state })), [{ channel: a, state: held }], 'one event, for the zone that differs, with what it holds');
-    t.same(rig.hardware(a), held, 'nothing the daemon remembered was written');
-    t.same(rig.hardware(b), same, 'the zone that matched is as it was');
-    t.same(rig.driver.hardwareState(a), held, 'hardwareState() agrees');
-    t.ok(rig.driver.online, 'driver reports online');
-  });
+  run(
+    'starting adopts what the amplifier holds and reports each zone that differs from what the daemon remembered',
+    async (t) => {
+      const rig = await harness.create(t);
+      const [a, b] = channels(rig) as [number, number];
+      const held = q(rig, { power: true, muted: false, volume: 0.5, source: 2 });
+      const same = q(rig, { power: true, muted: true, volume: 0.25, source: 3 });
+      const events = recorded(rig);
+      await startWith(
+        rig,
+        [
+          [a, held],
+          [b, same],
+        ],
+        [
+          [a, OFF],
+          [b, same],
+        ],
+      );
+      t.same(
+        zoneEvents(events).map(({ channel, state }) => ({ channel, state })),
+        [{ channel: a, state: held }],
+        'one event, for the zone that differs, with what it holds',
+      );
+      t.same(rig.hardware(a), held, 'nothing the daemon remembered was written');
+      t.same(rig.hardware(b), same, 'the zone that matched is as it was');
+      t.same(rig.driver.hardwareState(a), held, 'hardwareState() agrees');
+      t.ok(rig.driver.online, 'driver reports online');
+    },
+  );
 
   run('setZone returns before the hardware changes', async (t) => {
     const rig = await harness.create(t);
@@ -160,7 +193,11 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     if (writes !== undefined) t.equal(rig.volumeWrites!(b), writes, 'nothing written to the zone while it is off');
     rig.driver.setZone(b, { power: true });
     await settle(rig);
-    t.same(rig.hardware(b), q(rig, { ...OFF, power: true, volume: 0.5 }), 'on, at the volume asked for while it was off');
+    t.same(
+      rig.hardware(b),
+      q(rig, { ...OFF, power: true, volume: 0.5 }),
+      'on, at the volume asked for while it was off',
+    );
   });
 
   run('a volume burst ends at the last value', async (t) => {
@@ -223,7 +260,10 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     const [a] = channels(rig) as [number];
     await startWith(rig, [[a, { power: true, muted: true, volume: 0.25, source: 1 }]]);
     const volume = q(rig, { ...OFF, volume: 0.75 }).volume;
-    const seen = nextEvent(rig.driver, (e): e is Extract<DriverEvent, { type: 'zone' }> => isZoneEvent(a)(e) && e.state.volume === volume);
+    const seen = nextEvent(
+      rig.driver,
+      (e): e is Extract<DriverEvent, { type: 'zone' }> => isZoneEvent(a)(e) && e.state.volume === volume,
+    );
     rig.keypad(a, { volume: 0.75 });
     const event = await rig.until(seen, `a zone event for ${a} with the new volume`);
     // Whether the keypad's change also un-muted is the amplifier's business; the event must say what it now holds.
@@ -242,11 +282,11 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     const on = q(rig, { power: true, muted: false, volume: 0.65, source: 1 });
     const seen = nextEvent(rig.driver, isZoneEvent(a));
     rig.keypad(a, { power: true, volume: 0.65 });
-    t.same((await rig.until(seen, `the keypad's power-on of ${a}`)).state, on, 'reported with the keypad\'s volume');
+    t.same((await rig.until(seen, `the keypad's power-on of ${a}`)).state, on, "reported with the keypad's volume");
     await settle(rig);
     await rig.observed();
     await rig.observed();
-    t.same(rig.hardware(a), on, 'the zone plays at the keypad\'s volume');
+    t.same(rig.hardware(a), on, "the zone plays at the keypad's volume");
     t.equal(zoneEvents(events).length, 1, 'one event');
     if (writes !== undefined) t.equal(rig.volumeWrites!(a), writes, 'no volume was written');
   });
@@ -260,7 +300,7 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     const on = q(rig, { power: true, muted: false, volume: 0.7, source: 1 });
     const seen = nextEvent(rig.driver, isZoneEvent(a));
     rig.keypad(a, { power: true, volume: 0.7 });
-    t.same((await rig.until(seen, `the keypad's change of ${a}`)).state, on, 'the keypad\'s change is reported');
+    t.same((await rig.until(seen, `the keypad's change of ${a}`)).state, on, "the keypad's change is reported");
     await settle(rig);
     await rig.observed();
     t.same(rig.hardware(a), on, 'the older write was dropped, not written over the keypad');
@@ -285,51 +325,86 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     t.equal(rig.hardware(a).volume, wanted, 'the amplifier holds the newer write');
     t.equal(rig.driver.hardwareState(a)?.volume, wanted, 'hardwareState() agrees');
     const keypadVolume = q(rig, { ...OFF, volume: 0.7 }).volume;
-    t.same(zoneEvents(events.slice(mark), a).filter((e) => e.state.volume === keypadVolume), [], 'the keypad\'s value was not reported after the write');
+    t.same(
+      zoneEvents(events.slice(mark), a).filter((e) => e.state.volume === keypadVolume),
+      [],
+      "the keypad's value was not reported after the write",
+    );
   });
 
-  run('an intent made while the amplifier was unreachable is written on its return, and a keypad change made meanwhile is adopted', async (t) => {
-    const rig = await harness.create(t);
-    const [a, b, c] = channels(rig) as [number, number, number];
-    const playing = { power: true, muted: false, volume: 0.25, source: 1 };
-    await startWith(rig, [[a, { ...playing, volume: 0.5, source: 2 }], [b, OFF], [c, playing]]);
-    const events = recorded(rig);
-    const offline = nextEvent(rig.driver, isStatus(false));
-    rig.unplug();
-    await rig.until(offline, 'the driver offline');
-    t.equal(rig.driver.online, false, 'offline while the hardware is gone');
-    rig.driver.setZone(a, { volume: 0.75 });
-    rig.driver.setZone(b, { power: true, source: 3, volume: 0.25 });
-    rig.keypad(c, { volume: 0.6 });
-    const back = nextEvent(rig.driver, isStatus(true));
-    rig.replug();
-    await rig.until(back, 'the driver online again');
-    await settle(rig);
-    t.same(rig.hardware(a), q(rig, { ...playing, volume: 0.75, source: 2 }), 'the change to a playing zone was written');
-    t.same(rig.hardware(b), q(rig, { ...playing, source: 3 }), 'the zone switched on meanwhile was, with its settings');
-    t.same(rig.hardware(c), q(rig, { ...playing, volume: 0.6 }), 'the keypad\'s change was kept');
-    t.same(zoneEvents(events).map(({ channel, state }) => ({ channel, state })), [{ channel: c, state: q(rig, { ...playing, volume: 0.6 }) }], 'and reported, alone');
-  });
+  run(
+    'an intent made while the amplifier was unreachable is written on its return, and a keypad change made meanwhile is adopted',
+    async (t) => {
+      const rig = await harness.create(t);
+      const [a, b, c] = channels(rig) as [number, number, number];
+      const playing = { power: true, muted: false, volume: 0.25, source: 1 };
+      await startWith(rig, [
+        [a, { ...playing, volume: 0.5, source: 2 }],
+        [b, OFF],
+        [c, playing],
+      ]);
+      const events = recorded(rig);
+      const offline = nextEvent(rig.driver, isStatus(false));
+      rig.unplug();
+      await rig.until(offline, 'the driver offline');
+      t.equal(rig.driver.online, false, 'offline while the hardware is gone');
+      rig.driver.setZone(a, { volume: 0.75 });
+      rig.driver.setZone(b, { power: true, source: 3, volume: 0.25 });
+      rig.keypad(c, { volume: 0.6 });
+      const back = nextEvent(rig.driver, isStatus(true));
+      rig.replug();
+      await rig.until(back, 'the driver online again');
+      await settle(rig);
+      t.same(
+        rig.hardware(a),
+        q(rig, { ...playing, volume: 0.75, source: 2 }),
+        'the change to a playing zone was written',
+      );
+      t.same(
+        rig.hardware(b),
+        q(rig, { ...playing, source: 3 }),
+        'the zone switched on meanwhile was, with its settings',
+      );
+      t.same(rig.hardware(c), q(rig, { ...playing, volume: 0.6 }), "the keypad's change was kept");
+      t.same(
+        zoneEvents(events).map(({ channel, state }) => ({ channel, state })),
+        [{ channel: c, state: q(rig, { ...playing, volume: 0.6 }) }],
+        'and reported, alone',
+      );
+    },
+  );
 
-  run('a unit that stops answering makes its zones unavailable, once each, and writes to them are not sent', async (t) => {
-    const rig = await harness.create(t, { secondUnit: 'fitted' });
-    const { channels: unit } = rig.secondUnit;
-    await startWith(rig, []);
-    await rig.until(() => unit.every((channel) => channels(rig).includes(channel)), 'the second unit described');
-    t.ok(unit.every((channel) => rig.driver.availability(channel).available), 'its zones are available');
-    const events = recorded(rig);
-    rig.secondUnit.remove();
-    await rig.until(() => unit.every((channel) => events.some(isAvailability(channel, false))), 'an availability event for each of its zones');
-    const availability = rig.driver.availability(unit[0]!);
-    t.equal(availability.available, false, 'unavailable');
-    t.match(availability.reason, /does not answer/, `with the reason: ${availability.reason}`);
-    rig.driver.setZone(unit[0]!, { power: true });
-    await settle(rig);
-    await rig.observed();
-    t.equal(rig.hardware(unit[0]!).power, false, 'the write was not sent');
-    t.equal(events.filter((e) => e.type === 'availability').length, unit.length, 'one event per zone');
-    t.ok(channels(rig).every((channel) => unit.includes(channel) || rig.driver.availability(channel).available), 'the other zones stay available');
-  });
+  run(
+    'a unit that stops answering makes its zones unavailable, once each, and writes to them are not sent',
+    async (t) => {
+      const rig = await harness.create(t, { secondUnit: 'fitted' });
+      const { channels: unit } = rig.secondUnit;
+      await startWith(rig, []);
+      await rig.until(() => unit.every((channel) => channels(rig).includes(channel)), 'the second unit described');
+      t.ok(
+        unit.every((channel) => rig.driver.availability(channel).available),
+        'its zones are available',
+      );
+      const events = recorded(rig);
+      rig.secondUnit.remove();
+      await rig.until(
+        () => unit.every((channel) => events.some(isAvailability(channel, false))),
+        'an availability event for each of its zones',
+      );
+      const availability = rig.driver.availability(unit[0]!);
+      t.equal(availability.available, false, 'unavailable');
+      t.match(availability.reason, /does not answer/, `with the reason: ${availability.reason}`);
+      rig.driver.setZone(unit[0]!, { power: true });
+      await settle(rig);
+      await rig.observed();
+      t.equal(rig.hardware(unit[0]!).power, false, 'the write was not sent');
+      t.equal(events.filter((e) => e.type === 'availability').length, unit.length, 'one event per zone');
+      t.ok(
+        channels(rig).every((channel) => unit.includes(channel) || rig.driver.availability(channel).available),
+        'the other zones stay available',
+      );
+    },
+  );
 
   run('a unit that answers again makes its zones available again, once each', async (t) => {
     const rig = await harness.create(t, { secondUnit: 'fitted' });
@@ -340,8 +415,14 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     await rig.until(() => !rig.driver.availability(unit[0]!).available, 'the unit unavailable');
     const events = recorded(rig);
     rig.secondUnit.restore();
-    await rig.until(() => unit.every((channel) => events.some(isAvailability(channel, true))), 'an availability event for each of its zones');
-    t.ok(unit.every((channel) => rig.driver.availability(channel).available), 'available again');
+    await rig.until(
+      () => unit.every((channel) => events.some(isAvailability(channel, true))),
+      'an availability event for each of its zones',
+    );
+    t.ok(
+      unit.every((channel) => rig.driver.availability(channel).available),
+      'available again',
+    );
     rig.driver.setZone(unit[0]!, { power: true });
     await settle(rig);
     t.equal(rig.hardware(unit[0]!).power, true, 'a write reaches it again');
@@ -352,9 +433,16 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     const rig = await harness.create(t, { secondUnit: 'absent' });
     const { channels: unit } = rig.secondUnit;
     const [master] = channels(rig) as [number];
-    await startWith(rig, [[master, OFF]], [[master, OFF], ...unit.map((channel): [number, ZoneState] => [channel, OFF])]);
+    await startWith(
+      rig,
+      [[master, OFF]],
+      [[master, OFF], ...unit.map((channel): [number, ZoneState] => [channel, OFF])],
+    );
     await rig.observed();
-    t.ok(unit.every((channel) => channels(rig).includes(channel)), 'the remembered zones are described');
+    t.ok(
+      unit.every((channel) => channels(rig).includes(channel)),
+      'the remembered zones are described',
+    );
     for (const channel of unit) {
       const availability = rig.driver.availability(channel);
       t.equal(availability.available, false, `zone ${channel} unavailable`);
@@ -404,7 +492,8 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
         t.match(has.absent, /\S/, `${control}: absent, with the reason "${has.absent}"`);
         t.ok(skip[toneCase(control)], `${control}: its case is in the skip list, not dropped silently`);
       } else {
-        if (control !== 'loudness') t.ok(has !== true && has.down > 0 && has.up > 0, `${control}: steps on both sides of flat`);
+        if (control !== 'loudness')
+          t.ok(has !== true && has.down > 0 && has.up > 0, `${control}: steps on both sides of flat`);
         t.notOk(skip[toneCase(control)], `${control}: present, so its case runs`);
       }
     }
@@ -418,25 +507,37 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     }
   });
 
-  run('starting reports a zone whose tone differs from the tone the daemon remembered, and writes none of it', async (t) => {
-    const rig = await harness.create(t);
-    const [a, b] = channels(rig) as [number, number];
-    const bass = sound(rig).controls.bass;
-    if ('absent' in bass) throw new Error('every family has bass');
-    const held = stepToTone(bass.down + 3, bass);
-    rig.keypad(a, { ...ON, bass: held });
-    rig.keypad(b, { ...ON, bass: 0 });
-    const events = recorded(rig);
-    const online = nextEvent(rig.driver, isStatus(true));
-    await rig.driver.start(new Map([[a, { ...q(rig, ON), tone: { bass: 0 } }], [b, { ...q(rig, ON), tone: { bass: 0 } }]]));
-    await rig.until(online, 'the driver online');
-    await settle(rig);
-    await rig.observed();
-    const reported = zoneEvents(events);
-    t.same(reported.map((e) => [e.channel, e.tone?.bass]), [[a, held]], 'one event, for the zone whose bass differs, with what it holds');
-    t.equal(rig.hardwareTone(a).bass, held, 'the remembered bass was not written');
-    t.equal(rig.driver.hardwareTone?.(a)?.bass, held, 'hardwareTone() agrees');
-  });
+  run(
+    'starting reports a zone whose tone differs from the tone the daemon remembered, and writes none of it',
+    async (t) => {
+      const rig = await harness.create(t);
+      const [a, b] = channels(rig) as [number, number];
+      const bass = sound(rig).controls.bass;
+      if ('absent' in bass) throw new Error('every family has bass');
+      const held = stepToTone(bass.down + 3, bass);
+      rig.keypad(a, { ...ON, bass: held });
+      rig.keypad(b, { ...ON, bass: 0 });
+      const events = recorded(rig);
+      const online = nextEvent(rig.driver, isStatus(true));
+      await rig.driver.start(
+        new Map([
+          [a, { ...q(rig, ON), tone: { bass: 0 } }],
+          [b, { ...q(rig, ON), tone: { bass: 0 } }],
+        ]),
+      );
+      await rig.until(online, 'the driver online');
+      await settle(rig);
+      await rig.observed();
+      const reported = zoneEvents(events);
+      t.same(
+        reported.map((e) => [e.channel, e.tone?.bass]),
+        [[a, held]],
+        'one event, for the zone whose bass differs, with what it holds',
+      );
+      t.equal(rig.hardwareTone(a).bass, held, 'the remembered bass was not written');
+      t.equal(rig.driver.hardwareTone?.(a)?.bass, held, 'hardwareTone() agrees');
+    },
+  );
 
   for (const control of TONE_CONTROLS) {
     run(toneCase(control), async (t) => {
@@ -449,8 +550,10 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
       for (const value of values) {
         setTone(rig, a, { [control]: value });
         await settle(rig);
-        if (rig.hardwareTone(a)[control] !== value) missed.push(`${String(value)} became ${String(rig.hardwareTone(a)[control])}`);
-        if (rig.driver.hardwareTone?.(a)?.[control] !== value) missed.push(`${String(value)} read back as ${String(rig.driver.hardwareTone?.(a)?.[control])}`);
+        if (rig.hardwareTone(a)[control] !== value)
+          missed.push(`${String(value)} became ${String(rig.hardwareTone(a)[control])}`);
+        if (rig.driver.hardwareTone?.(a)?.[control] !== value)
+          missed.push(`${String(value)} read back as ${String(rig.driver.hardwareTone?.(a)?.[control])}`);
       }
       t.ok(values.length >= 2, `${values.length} values tried`);
       t.same(missed, [], 'every native step reached the amplifier and reads back as the value that wrote it');
@@ -474,8 +577,8 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     const seen = nextEvent(rig.driver, isZoneEvent(a));
     rig.keypad(a, { power: true, bass: keypadBass });
     const event = await rig.until(seen, `the keypad's change of ${a}`);
-    t.equal(event.tone?.bass, keypadBass, 'the event carries the keypad\'s bass');
-    t.same(event.state, q(rig, { ...OFF, power: true }), 'and the zone\'s state');
+    t.equal(event.tone?.bass, keypadBass, "the event carries the keypad's bass");
+    t.same(event.state, q(rig, { ...OFF, power: true }), "and the zone's state");
     await settle(rig);
     await rig.observed();
     await rig.observed();
@@ -484,7 +587,11 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     t.equal(zoneEvents(events).length, 1, 'one event');
     const later = nextEvent(rig.driver, isZoneEvent(a));
     rig.keypad(a, { bass: 0 });
-    t.equal((await rig.until(later, 'a keypad tone change alone')).tone?.bass, 0, 'a tone change alone is a zone event too');
+    t.equal(
+      (await rig.until(later, 'a keypad tone change alone')).tone?.bass,
+      0,
+      'a tone change alone is a zone event too',
+    );
   });
 
   run('a tone value off the scale is refused with a RangeError naming the range, and nothing is written', async (t) => {
@@ -493,9 +600,21 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     await startWith(rig, [[a, ON]]);
     const before = rig.hardwareTone(a);
     const events = recorded(rig);
-    t.throws(() => setTone(rig, a, { bass: 1.5 }), { name: 'RangeError', message: /"bass" must be a number from -1 to 1.*got 1.5/ }, 'above the scale');
-    t.throws(() => setTone(rig, a, { treble: Number.NaN }), { name: 'RangeError', message: /"treble" must be a number from -1 to 1/ }, 'not a number');
-    t.throws(() => setTone(rig, a, { treble: 0.5, balance: -2 }), { name: 'RangeError', message: /"balance".*got -2/ }, 'one bad value in a change');
+    t.throws(
+      () => setTone(rig, a, { bass: 1.5 }),
+      { name: 'RangeError', message: /"bass" must be a number from -1 to 1.*got 1.5/ },
+      'above the scale',
+    );
+    t.throws(
+      () => setTone(rig, a, { treble: Number.NaN }),
+      { name: 'RangeError', message: /"treble" must be a number from -1 to 1/ },
+      'not a number',
+    );
+    t.throws(
+      () => setTone(rig, a, { treble: 0.5, balance: -2 }),
+      { name: 'RangeError', message: /"balance".*got -2/ },
+      'one bad value in a change',
+    );
     await settle(rig);
     await rig.observed();
     t.same(rig.hardwareTone(a), before, 'nothing was written, not even the good value beside the bad one');
@@ -515,7 +634,11 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
       const has = sound(rig).controls[control] as { absent: string };
       const value = control === 'loudness' ? true : 0.5;
       const reason = has.absent.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      t.throws(() => setTone(rig, a, { [control]: value }), { name: 'RangeError', message: new RegExp(`no ${control} control: ${reason}`) }, control);
+      t.throws(
+        () => setTone(rig, a, { [control]: value }),
+        { name: 'RangeError', message: new RegExp(`no ${control} control: ${reason}`) },
+        control,
+      );
     }
   });
 
@@ -530,7 +653,7 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
       rig.keypad(a, { [flag]: true });
       const event = await rig.until(seen, `a zone event for ${a}`);
       t.equal(event.flags?.[flag], true, 'the event says so');
-      t.same(event.state, q(rig, ON), 'with the zone\'s state, unchanged');
+      t.same(event.state, q(rig, ON), "with the zone's state, unchanged");
       t.equal(rig.driver.hardwareFlags?.(a)?.[flag], true, 'hardwareFlags() agrees');
       await rig.observed();
       await rig.observed();

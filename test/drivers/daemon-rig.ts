@@ -27,7 +27,11 @@ export interface DaemonFamily<D extends AmplifierDriver, E extends EmulatorPort>
 }
 
 /** Starts a daemon on the family's driver with its emulator on the far end of a memory line; runs until the link is up. */
-export async function daemonOnMemory<D extends AmplifierDriver, E extends EmulatorPort>(t: Test, family: DaemonFamily<D, E>, prepare?: (emulator: E) => void) {
+export async function daemonOnMemory<D extends AmplifierDriver, E extends EmulatorPort>(
+  t: Test,
+  family: DaemonFamily<D, E>,
+  prepare?: (emulator: E) => void,
+) {
   const time = new VirtualTime();
   const emulator = family.emulator(time.clock);
   prepare?.(emulator);

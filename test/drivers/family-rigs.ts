@@ -24,7 +24,12 @@ export interface RigOptions<DO, EO> {
   driver?: Partial<DO>;
 }
 
-export interface Family<D extends AmplifierDriver, E extends EmulatorPort, DO extends DriverOptions, EO extends { clock?: Clock }> {
+export interface Family<
+  D extends AmplifierDriver,
+  E extends EmulatorPort,
+  DO extends DriverOptions,
+  EO extends { clock?: Clock },
+> {
   emulator(options: EO & { clock?: Clock }): E;
   driver(options: Partial<DO> & { serialPort: string }): D;
   /** Sets a zone on the emulator as a keypad would. */
@@ -35,13 +40,19 @@ export interface Family<D extends AmplifierDriver, E extends EmulatorPort, DO ex
   fastEmulator?: EO;
 }
 
-export function familyRigs<D extends AmplifierDriver, E extends EmulatorPort, DO extends DriverOptions, EO extends { clock?: Clock }>(family: Family<D, E, DO, EO>) {
+export function familyRigs<
+  D extends AmplifierDriver,
+  E extends EmulatorPort,
+  DO extends DriverOptions,
+  EO extends { clock?: Clock },
+>(family: Family<D, E, DO, EO>) {
   return {
     /** The driver with its production timings against the emulator, on an in-memory line and a hand-driven clock. */
     rig(t: Test, options: RigOptions<DO, EO> & { plugged?: boolean } = {}): Promise<MemoryRig<D, E>> {
       return memoryRig(t, {
         emulator: (clock) => family.emulator({ ...(options.emulator as EO), clock }),
-        driver: (wiring: DriverWiring) => family.driver({ ...wiring, ...options.driver } as Partial<DO> & { serialPort: string }),
+        driver: (wiring: DriverWiring) =>
+          family.driver({ ...wiring, ...options.driver } as Partial<DO> & { serialPort: string }),
         hold: family.hold,
         ...(options.plugged === undefined ? {} : { plugged: options.plugged }),
       });
@@ -50,7 +61,8 @@ export function familyRigs<D extends AmplifierDriver, E extends EmulatorPort, DO
     ptyRig(t: Test, options: RigOptions<DO, EO> & { deferredPort?: boolean } = {}): Promise<SerialRig<D, E>> {
       return serialRig(t, {
         emulator: family.emulator({ ...(family.fastEmulator as EO), ...(options.emulator as EO) }),
-        driver: (serialPort, log) => family.driver({ serialPort, ...family.fast, log, ...options.driver } as Partial<DO> & { serialPort: string }),
+        driver: (serialPort, log) =>
+          family.driver({ serialPort, ...family.fast, log, ...options.driver } as Partial<DO> & { serialPort: string }),
         deferredPort: options.deferredPort ?? false,
       });
     },

@@ -116,7 +116,9 @@ export function onNextCommand(emulator: EmulatorPort, test: (command: string) =>
 }
 
 /** What a conformance rig (test/drivers/conformance.ts) of any family on a memory line takes from its rig as it is. */
-export function conformanceBase<D extends AmplifierDriver, E extends EmulatorPort>(r: MemoryRig<D, E>): Pick<DriverRig, 'driver' | 'until' | 'advance' | 'timers' | 'unplug' | 'replug'> {
+export function conformanceBase<D extends AmplifierDriver, E extends EmulatorPort>(
+  r: MemoryRig<D, E>,
+): Pick<DriverRig, 'driver' | 'until' | 'advance' | 'timers' | 'unplug' | 'replug'> {
   return {
     driver: r.driver,
     until: r.until,

@@ -25,20 +25,30 @@ async function threeUnits(t: Test): Promise<Rig> {
 const isRead = (command: string): boolean => command.startsWith('?');
 const now = (r: Rig): number => r.time.clock.now();
 
-t.test('watched, a keypad change made just after its zone was read is reported within the watched interval', async (t) => {
-  const r = await threeUnits(t);
-  r.driver.watching(true);
-  // The worst moment: the zone's reply is already on its way, so only the next read of it can show the change.
-  let changedAt = 0;
-  onNextCommand(r.emulator, (c) => c === '?25' || c === '?20', () => {
-    changedAt = now(r);
-    r.emulator.keypad(25, { volume: 30 });
-  });
-  const event = await r.until(nextEvent(r.driver, isZoneEvent(25)), 'the keypad change of zone 25');
-  t.equal(event.state.volume, 30 / 38, 'the new volume');
-  const waited = now(r) - changedAt;
-  t.ok(waited <= WATCHED_POLL_MS + ONE_UNIT_READ_MS, `reported ${waited} ms after the change (watched interval ${WATCHED_POLL_MS} ms)`);
-});
+t.test(
+  'watched, a keypad change made just after its zone was read is reported within the watched interval',
+  async (t) => {
+    const r = await threeUnits(t);
+    r.driver.watching(true);
+    // The worst moment: the zone's reply is already on its way, so only the next read of it can show the change.
+    let changedAt = 0;
+    onNextCommand(
+      r.emulator,
+      (c) => c === '?25' || c === '?20',
+      () => {
+        changedAt = now(r);
+        r.emulator.keypad(25, { volume: 30 });
+      },
+    );
+    const event = await r.until(nextEvent(r.driver, isZoneEvent(25)), 'the keypad change of zone 25');
+    t.equal(event.state.volume, 30 / 38, 'the new volume');
+    const waited = now(r) - changedAt;
+    t.ok(
+      waited <= WATCHED_POLL_MS + ONE_UNIT_READ_MS,
+      `reported ${waited} ms after the change (watched interval ${WATCHED_POLL_MS} ms)`,
+    );
+  },
+);
 
 t.test('a client that starts watching brings a poll waiting for the idle interval forward', async (t) => {
   const r = await threeUnits(t);
@@ -46,7 +56,10 @@ t.test('a client that starts watching brings a poll waiting for the idle interva
   r.driver.watching(true);
   await r.commands((c) => c === '?11', 1, 'a watched read of zone 11');
   const waited = now(r) - from;
-  t.ok(waited <= WATCHED_POLL_MS, `zone 11 read ${waited} ms after watching began (idle interval ${MONOPRICE_DEFAULTS.pollIntervalMs} ms)`);
+  t.ok(
+    waited <= WATCHED_POLL_MS,
+    `zone 11 read ${waited} ms after watching began (idle interval ${MONOPRICE_DEFAULTS.pollIntervalMs} ms)`,
+  );
 });
 
 t.test('nobody watching, each unit is read whole, the idle interval after the last poll ended', async (t) => {
@@ -61,7 +74,11 @@ t.test('nobody watching, each unit is read whole, the idle interval after the la
   // A poll of three units takes about 0.6 s of line time: three polls fit in three intervals and three seconds, not four.
   await r.time.advance(3 * (MONOPRICE_DEFAULTS.pollIntervalMs + 1000));
   const reads = r.since(mark).filter(isRead);
-  t.same(reads, ['?10', '?20', '?30', '?10', '?20', '?30', '?10', '?20', '?30'], `three whole-unit polls in ${now(r) - from} ms`);
+  t.same(
+    reads,
+    ['?10', '?20', '?30', '?10', '?20', '?30', '?10', '?20', '?30'],
+    `three whole-unit polls in ${now(r) - from} ms`,
+  );
 });
 
 t.test('a write keeps the watched rate for a while, then the poll slows to the idle interval', async (t) => {
@@ -76,24 +93,38 @@ t.test('a write keeps the watched rate for a while, then the poll slows to the i
   t.ok(lastZoneRead > 0, 'zones read one by one after the write');
   t.same(reads.slice(lastZoneRead + 1).slice(-6), ['?10', '?20', '?30', '?10', '?20', '?30'], 'then whole units again');
   const watchedPolls = reads.filter((c) => c === '?36').length;
-  t.ok(watchedPolls <= Math.ceil(ACTIVITY_MS / WATCHED_POLL_MS) + 1, `${watchedPolls} watched polls in the ${ACTIVITY_MS} ms after the write`);
+  t.ok(
+    watchedPolls <= Math.ceil(ACTIVITY_MS / WATCHED_POLL_MS) + 1,
+    `${watchedPolls} watched polls in the ${ACTIVITY_MS} ms after the write`,
+  );
 });
 
-t.test('watched, a write asked for as a read goes out reaches the wire before the rest of that poll, within 150 ms', async (t) => {
-  const r = await threeUnits(t);
-  r.driver.watching(true);
-  await r.commands((c) => c === '?36', 1, 'a watched poll');
-  let askedAt = 0;
-  const mark = r.mark();
-  // Asked for just as a read of unit 2 went out, the worst moment: that whole exchange is still ahead.
-  onNextCommand(r.emulator, (c) => c.startsWith('?2'), () => {
-    askedAt = now(r);
-    r.driver.setZone(31, { volume: 0.25 });
-  });
-  await r.commands((c) => c.startsWith('<31VO'), 1, 'the write');
-  const waited = now(r) - askedAt;
-  const after = r.since(mark);
-  const read = after.find((c) => c.startsWith('?2'))!;
-  t.equal(after[after.indexOf(read) + 1]!.slice(0, 5), '<31VO', `the write follows the read ${read} that was on the line`);
-  t.ok(waited <= 150, `on the wire ${waited} ms after it was asked for`);
-});
+t.test(
+  'watched, a write asked for as a read goes out reaches the wire before the rest of that poll, within 150 ms',
+  async (t) => {
+    const r = await threeUnits(t);
+    r.driver.watching(true);
+    await r.commands((c) => c === '?36', 1, 'a watched poll');
+    let askedAt = 0;
+    const mark = r.mark();
+    // Asked for just as a read of unit 2 went out, the worst moment: that whole exchange is still ahead.
+    onNextCommand(
+      r.emulator,
+      (c) => c.startsWith('?2'),
+      () => {
+        askedAt = now(r);
+        r.driver.setZone(31, { volume: 0.25 });
+      },
+    );
+    await r.commands((c) => c.startsWith('<31VO'), 1, 'the write');
+    const waited = now(r) - askedAt;
+    const after = r.since(mark);
+    const read = after.find((c) => c.startsWith('?2'))!;
+    t.equal(
+      after[after.indexOf(read) + 1]!.slice(0, 5),
+      '<31VO',
+      `the write follows the read ${read} that was on the line`,
+    );
+    t.ok(waited <= 150, `on the wire ${waited} ms after it was asked for`);
+  },
+);

@@ -109,19 +109,22 @@ t.test('npm run emulator:monoprice -- --path LINK serves the amplifier on LINK u
   t.notOk(exists(link), 'the link is removed');
 });
 
-t.test('npm run demo:monoprice keeps its state in its own directory, not in the state directory configured', async (t) => {
-  // os.tmpdir() follows TMPDIR, so the demo's directory lands in this test's scratch directory.
-  const scratch = mkdtempSync(path.join(tmpdir(), 'azcd-demo-cli-'));
-  t.teardown(() => rmSync(scratch, { recursive: true, force: true }));
-  const configured = path.join(scratch, 'owner-state');
-  const demo = npmRun(t, 'demo:monoprice', ['--host', '127.0.0.1', '--port', '0'], {
-    TMPDIR: scratch,
-    AZC_STATE_DIR: configured,
-  });
-  const base = `http://127.0.0.1:${(await demo.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/))[1]}`;
-  const health = (await (await fetch(`${base}/api/health`)).json()) as { drivers: Array<{ name: string }> };
-  t.match(health.drivers, [{ name: 'monoprice' }]);
-  t.ok(existsSync(path.join(scratch, 'azcd-demo-monoprice', 'azc.db')), 'state in the demo directory');
-  t.notOk(existsSync(configured), 'the configured state directory is untouched');
-  await demo.terminate();
-});
+t.test(
+  'npm run demo:monoprice keeps its state in its own directory, not in the state directory configured',
+  async (t) => {
+    // os.tmpdir() follows TMPDIR, so the demo's directory lands in this test's scratch directory.
+    const scratch = mkdtempSync(path.join(tmpdir(), 'azcd-demo-cli-'));
+    t.teardown(() => rmSync(scratch, { recursive: true, force: true }));
+    const configured = path.join(scratch, 'owner-state');
+    const demo = npmRun(t, 'demo:monoprice', ['--host', '127.0.0.1', '--port', '0'], {
+      TMPDIR: scratch,
+      AZC_STATE_DIR: configured,
+    });
+    const base = `http://127.0.0.1:${(await demo.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/))[1]}`;
+    const health = (await (await fetch(`${base}/api/health`)).json()) as { drivers: Array<{ name: string }> };
+    t.match(health.drivers, [{ name: 'monoprice' }]);
+    t.ok(existsSync(path.join(scratch, 'azcd-demo-monoprice', 'azc.db')), 'state in the demo directory');
+    t.notOk(existsSync(configured), 'the configured state directory is untouched');
+    await demo.terminate();
+  },
+);

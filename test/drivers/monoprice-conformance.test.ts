@@ -10,7 +10,9 @@ const UNIT_2 = [21, 22, 23, 24, 25, 26];
 driverConformance(t, {
   expect: { zones: 6, inputs: 6, volumeSteps: STEPS },
   async create(t, options = {}) {
-    const r = await rig(t, { emulator: { units: options.secondUnit === 'fitted' ? 2 : 1, byteDelayMs: options.paced ? 1.04 : 0 } });
+    const r = await rig(t, {
+      emulator: { units: options.secondUnit === 'fitted' ? 2 : 1, byteDelayMs: options.paced ? 1.04 : 0 },
+    });
     return {
       ...conformanceBase(r),
       keypad: (channel, change) => r.emulator.keypad(channel, toKeypad(change)),

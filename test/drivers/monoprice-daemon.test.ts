@@ -25,7 +25,15 @@ daemonCases(t, {
   writes: (emulator) =>
     emulator.commands.flatMap((command) => {
       const m = /^<(\d\d)([A-Z]{2})(\d\d)$/.exec(command);
-      return m ? [{ channel: Number(m[1]), attribute: m[2] === 'VO' ? 'volume' : m[2] === 'PR' ? 'power' : 'other', value: Number(m[3]) }] : [];
+      return m
+        ? [
+            {
+              channel: Number(m[1]),
+              attribute: m[2] === 'VO' ? 'volume' : m[2] === 'PR' ? 'power' : 'other',
+              value: Number(m[3]),
+            },
+          ]
+        : [];
     }),
   secondUnitFitted: (emulator, fitted) => (emulator.units = fitted ? 2 : 1),
 });
@@ -63,16 +71,26 @@ t.test('on the monoprice driver, loudness is a 409 quoting why, and bass reaches
   t.equal(emulator.commands.filter((c) => c.startsWith('<11BS')).at(-1), '<11BS14', 'written as BS');
 });
 
-t.test('on the monoprice driver, a bass change at the keypad reaches the event stream as zone.toneChanged', async (t) => {
-  const { zones, emulator, events, until } = await daemonOnMemory(t, monoprice);
-  emulator.keypad(11, { bass: 0 });
-  await until(() => events.some((e) => e.type === 'zone.toneChanged'), 'zone.toneChanged');
-  t.same(events.find((e) => e.type === 'zone.toneChanged')?.payload, { zoneId: zones[0]!.id, tone: { bass: -1, treble: 0, balance: 0, loudness: null } }, 'full cut');
-});
+t.test(
+  'on the monoprice driver, a bass change at the keypad reaches the event stream as zone.toneChanged',
+  async (t) => {
+    const { zones, emulator, events, until } = await daemonOnMemory(t, monoprice);
+    emulator.keypad(11, { bass: 0 });
+    await until(() => events.some((e) => e.type === 'zone.toneChanged'), 'zone.toneChanged');
+    t.same(
+      events.find((e) => e.type === 'zone.toneChanged')?.payload,
+      { zoneId: zones[0]!.id, tone: { bass: -1, treble: 0, balance: 0, loudness: null } },
+      'full cut',
+    );
+  },
+);
 
 t.test('on the monoprice driver, a page (PA) reaches the event stream as zone.statusChanged', async (t) => {
   const { zones, emulator, events, until } = await daemonOnMemory(t, monoprice);
   emulator.keypad(11, { pa: true });
   await until(() => events.some((e) => e.type === 'zone.statusChanged'), 'zone.statusChanged');
-  t.match(events.find((e) => e.type === 'zone.statusChanged'), { payload: { zoneId: zones[0]!.id, amplifierStatus: { paging: true, doNotDisturb: false, party: null } } });
+  t.match(
+    events.find((e) => e.type === 'zone.statusChanged'),
+    { payload: { zoneId: zones[0]!.id, amplifierStatus: { paging: true, doNotDisturb: false, party: null } } },
+  );
 });

@@ -26,18 +26,25 @@ async function setup(t: Test) {
   return { ...rig, powerOn, limit };
 }
 
-t.test('on the monoprice driver, a keypad raise above the limit is pulled back on the amplifier and the limit is reported', async (t) => {
-  const { api, emulator, events, until, zones, powerOn, limit } = await setup(t);
-  const zoneId = zones[0]!.id;
-  await limit(0, { maxVolume: 0.5 });
-  await powerOn(0, 11);
-  emulator.keypad(11, { volume: 30 });
-  await until(() => emulator.commands.includes(`<11VO${step(0.5)}`), 'the volume pulled back on the wire');
-  const reported = events.filter((e) => e.type === 'zone.volumeChanged' && e.payload.zoneId === zoneId);
-  t.same(reported.map((e) => e.type === 'zone.volumeChanged' && e.payload.volume), [0.5], 'the event reports the limit, and nothing above it');
-  t.equal(emulator.state(11).volume, 19, 'the amplifier is back at the limit step');
-  t.equal((await api.get(`/api/zones/${zoneId}`)).body.volume, 0.5);
-});
+t.test(
+  'on the monoprice driver, a keypad raise above the limit is pulled back on the amplifier and the limit is reported',
+  async (t) => {
+    const { api, emulator, events, until, zones, powerOn, limit } = await setup(t);
+    const zoneId = zones[0]!.id;
+    await limit(0, { maxVolume: 0.5 });
+    await powerOn(0, 11);
+    emulator.keypad(11, { volume: 30 });
+    await until(() => emulator.commands.includes(`<11VO${step(0.5)}`), 'the volume pulled back on the wire');
+    const reported = events.filter((e) => e.type === 'zone.volumeChanged' && e.payload.zoneId === zoneId);
+    t.same(
+      reported.map((e) => e.type === 'zone.volumeChanged' && e.payload.volume),
+      [0.5],
+      'the event reports the limit, and nothing above it',
+    );
+    t.equal(emulator.state(11).volume, 19, 'the amplifier is back at the limit step');
+    t.equal((await api.get(`/api/zones/${zoneId}`)).body.volume, 0.5);
+  },
+);
 
 t.test('on the monoprice driver, an API volume above the limit reaches the wire as the limit step', async (t) => {
   const { api, emulator, until, zones, powerOn, limit } = await setup(t);
@@ -46,6 +53,9 @@ t.test('on the monoprice driver, an API volume above the limit reaches the wire 
   const mark = emulator.commands.length;
   t.equal((await api.put(`/api/zones/${zones[0]!.id}/volume`, { volume: 1 })).status, 204);
   await until(() => emulator.commands.slice(mark).some((c) => c.startsWith('<11VO')), 'a volume on the wire');
-  t.same(emulator.commands.slice(mark).filter((c) => c.startsWith('<11VO')), [`<11VO${step(0.4)}`]);
+  t.same(
+    emulator.commands.slice(mark).filter((c) => c.startsWith('<11VO')),
+    [`<11VO${step(0.4)}`],
+  );
   t.equal((await api.get(`/api/zones/${zones[0]!.id}`)).body.volume, 0.4);
 });

@@ -14,7 +14,17 @@ import {
 } from '../../drivers/monoprice/protocol.js';
 
 const ZONE_11: ZoneStatus = {
-  zone: 11, pa: false, power: true, mute: false, dnd: false, volume: 13, treble: 11, bass: 12, balance: 10, source: 4, keypad: true,
+  zone: 11,
+  pa: false,
+  power: true,
+  mute: false,
+  dnd: false,
+  volume: 13,
+  treble: 11,
+  bass: 12,
+  balance: 10,
+  source: 4,
+  keypad: true,
 };
 const LINE_11 = '>1100010000131112100401';
 
@@ -70,12 +80,18 @@ t.test('chunks split anywhere, even inside the prompt, frame the same as one chu
 t.test('two frames in one chunk both come out', async (t) => {
   const second = LINE_11.replace('>11', '>12');
   const out = frames(`${LINE_11}\r\n#${second}\r\n#`);
-  t.same(out.map((f) => (f.kind === 'status' ? f.status.zone : f.kind)), [11, 12]);
+  t.same(
+    out.map((f) => (f.kind === 'status' ? f.status.zone : f.kind)),
+    [11, 12],
+  );
 });
 
 t.test('extra CRs before the prompt (whole-unit replies) are tolerated', async (t) => {
   const out = frames(`?10\r\n#${LINE_11}\r\r\n#${LINE_11.replace('>11', '>12')}\r\r\r\n#`);
-  t.same(out.map((f) => f.kind), ['text', 'status', 'status']);
+  t.same(
+    out.map((f) => f.kind),
+    ['text', 'status', 'status'],
+  );
 });
 
 t.test('a whole-unit reply of 168 bytes gives the echo and six status lines', async (t) => {
@@ -84,7 +100,10 @@ t.test('a whole-unit reply of 168 bytes gives the echo and six status lines', as
   t.equal(reply.length, 168);
   const out = frames(reply);
   t.equal(out.length, 7);
-  t.same(out.slice(1).map((f) => (f.kind === 'status' ? f.status.zone : 0)), [11, 12, 13, 14, 15, 16]);
+  t.same(
+    out.slice(1).map((f) => (f.kind === 'status' ? f.status.zone : 0)),
+    [11, 12, 13, 14, 15, 16],
+  );
 });
 
 t.test('Command Error. is its own frame after the echo', async (t) => {
@@ -102,7 +121,10 @@ t.test('an attribute reply decodes', async (t) => {
 t.test('garbled lines become text frames and the next good line still decodes', async (t) => {
   const garbled = LINE_11.slice(0, 9) + '\x00\xff' + LINE_11.slice(11);
   const out = frames(`?10\r\n#${garbled}\r\n#\x07\x1b[0m\r\n#${LINE_11}\r\n#`);
-  t.same(out.map((f) => f.kind), ['text', 'text', 'text', 'status']);
+  t.same(
+    out.map((f) => f.kind),
+    ['text', 'text', 'text', 'status'],
+  );
 });
 
 t.test('noise without any prompt is bounded, never throws, and does not block the next frame', async (t) => {
@@ -134,7 +156,10 @@ t.test('a set reply is complete at the prompt after its echo, without waiting fo
 
 t.test('a set reply without an echo is complete at the bare prompt', async (t) => {
   const reply = new ReplyCollector(0);
-  t.same(frames('\r\n#').map((f) => reply.accept(f)), ['ok']);
+  t.same(
+    frames('\r\n#').map((f) => reply.accept(f)),
+    ['ok'],
+  );
 });
 
 t.test('Command Error. before any prompt is the answer: an amp without echo sends nothing before it', async (t) => {
@@ -146,11 +171,20 @@ t.test('a whole-unit query is complete after six data lines, garbled ones counte
   const reply = new ReplyCollector(6, new Set([11, 12, 13, 14, 15, 16]));
   const out = frames(`?10\r\n#${LINE_11}\r\n#`).map((f) => reply.accept(f));
   t.same(out, [undefined, undefined]);
-  for (const line of ['>12garbled', LINE_11.replace('>11', '>13'), LINE_11.replace('>11', '>21'), LINE_11.replace('>11', '>15')]) {
+  for (const line of [
+    '>12garbled',
+    LINE_11.replace('>11', '>13'),
+    LINE_11.replace('>11', '>21'),
+    LINE_11.replace('>11', '>15'),
+  ]) {
     t.equal(reply.accept(frames(`${line}\r\n#`)[0]!), undefined);
   }
   t.equal(reply.accept(frames(`${LINE_11.replace('>11', '>16')}\r\n#`)[0]!), 'ok');
-  t.same(reply.statuses.map((s) => s.zone), [11, 13, 15, 16], 'stale zone 21 and the garbled line are dropped');
+  t.same(
+    reply.statuses.map((s) => s.zone),
+    [11, 13, 15, 16],
+    'stale zone 21 and the garbled line are dropped',
+  );
 });
 
 t.test('a query answered with Command Error. ends as an error', async (t) => {
@@ -171,12 +205,20 @@ function collect(...chunks: string[]): { done: Array<string | undefined>; zones:
 
 t.test('line breaks before the prompt: LF only, LF CR, a blank line and CR only all frame the same', async (t) => {
   for (const newline of ['\n', '\n\r', '\r\n\r\n', '\r', '\r\r\n']) {
-    t.same(frames(`?11${newline}#${LINE_11}${newline}#`), [
-      { kind: 'text', text: '?11' },
-      { kind: 'status', status: ZONE_11 },
-    ], JSON.stringify(newline));
+    t.same(
+      frames(`?11${newline}#${LINE_11}${newline}#`),
+      [
+        { kind: 'text', text: '?11' },
+        { kind: 'status', status: ZONE_11 },
+      ],
+      JSON.stringify(newline),
+    );
   }
-  t.same(frames(`xyz\n#\nCommand Error.\n#`).map((f) => f.kind), ['text', 'error'], 'Command Error. after LF only');
+  t.same(
+    frames(`xyz\n#\nCommand Error.\n#`).map((f) => f.kind),
+    ['text', 'error'],
+    'Command Error. after LF only',
+  );
 });
 
 t.test('a whole-unit reply is collected with the echo, without it, and starting with the data line', async (t) => {

@@ -36,9 +36,16 @@ interface TcpRigOptions {
 
 async function tcpRig(t: Test, options: TcpRigOptions = {}): Promise<TcpRig> {
   const emulator = new MonopriceEmulator({ units: 3 }); // every unit answers: no probe waits for a timeout
-  const bridge = await createTcpBridge(t, { refusing: options.refusing, device: options.silentPeer ? undefined : emulator });
+  const bridge = await createTcpBridge(t, {
+    refusing: options.refusing,
+    device: options.silentPeer ? undefined : emulator,
+  });
   const logs: string[] = [];
-  const driver = new MonopriceDriver({ serialPort: bridge.url, ...FAST, log: (level, msg) => logs.push(`${level}: ${msg}`) });
+  const driver = new MonopriceDriver({
+    serialPort: bridge.url,
+    ...FAST,
+    log: (level, msg) => logs.push(`${level}: ${msg}`),
+  });
   const events: DriverEvent[] = [];
   driver.onEvent((e) => events.push(e));
   // Registered after the bridge's own teardown, so it runs first: the driver lets go before the adapter closes.
@@ -55,8 +62,8 @@ async function startWith(r: TcpRig, zones: Array<[number, ZoneState]> = []): Pro
   await startOnline(r, new Map(zones));
 }
 
-
-const setsSince = (r: TcpRig, mark: number): string[] => r.emulator.commands.slice(mark).filter((c) => c.startsWith('<'));
+const setsSince = (r: TcpRig, mark: number): string[] =>
+  r.emulator.commands.slice(mark).filter((c) => c.startsWith('<'));
 
 t.test('over tcp:// a zone is routed with the same wire commands as over a serial port', async (t) => {
   const r = await tcpRig(t);
@@ -78,25 +85,28 @@ t.test('over tcp:// a keypad change becomes one zone event', async (t) => {
   t.same((await event).state, { power: true, muted: true, volume: 30 / 38, source: 1 });
 });
 
-t.test('the adapter dropping the connection goes offline; the driver reconnects by itself and applies a change made meanwhile', async (t) => {
-  const r = await tcpRig(t);
-  await startWith(r, [[11, ON]]);
-  const offline = nextEvent(r.driver, isStatus(false), 'status offline');
-  await r.bridge.refuse(); // the adapter is rebooting: the drop, then refusals until it is back
-  await r.bridge.drop();
-  t.match((await offline).detail, r.bridge.url, 'the offline detail names the network port');
-  r.driver.setZone(11, { volume: 0.5, source: 6 });
-  await settledWithin(r.driver); // offline: settled without waiting for the line
-  t.equal(r.driver.online, false);
-  t.match(r.emulator.state(11), { volume: 13, source: 1 }, 'nothing reached the amp while offline');
+t.test(
+  'the adapter dropping the connection goes offline; the driver reconnects by itself and applies a change made meanwhile',
+  async (t) => {
+    const r = await tcpRig(t);
+    await startWith(r, [[11, ON]]);
+    const offline = nextEvent(r.driver, isStatus(false), 'status offline');
+    await r.bridge.refuse(); // the adapter is rebooting: the drop, then refusals until it is back
+    await r.bridge.drop();
+    t.match((await offline).detail, r.bridge.url, 'the offline detail names the network port');
+    r.driver.setZone(11, { volume: 0.5, source: 6 });
+    await settledWithin(r.driver); // offline: settled without waiting for the line
+    t.equal(r.driver.online, false);
+    t.match(r.emulator.state(11), { volume: 13, source: 1 }, 'nothing reached the amp while offline');
 
-  const online = nextEvent(r.driver, isStatus(true), 'status online after the adapter is back');
-  await r.bridge.accept();
-  await online;
-  await settledWithin(r.driver);
-  t.match(r.emulator.state(11), { power: true, volume: 19, source: 6 });
-  t.equal(r.bridge.accepted, 2, 'a new connection, opened by the driver itself');
-});
+    const online = nextEvent(r.driver, isStatus(true), 'status online after the adapter is back');
+    await r.bridge.accept();
+    await online;
+    await settledWithin(r.driver);
+    t.match(r.emulator.state(11), { power: true, volume: 19, source: 6 });
+    t.equal(r.bridge.accepted, 2, 'a new connection, opened by the driver itself');
+  },
+);
 
 t.test('a dropped connection to an adapter that still listens is reopened by the driver', async (t) => {
   const r = await tcpRig(t);
@@ -122,18 +132,21 @@ t.test('an adapter that closes the connection cleanly is reported as such and re
   t.equal(r.bridge.accepted, 2);
 });
 
-t.test('a refused connection at start is reported offline and used once the adapter listens, with a change made meanwhile', async (t) => {
-  const r = await tcpRig(t, { refusing: true });
-  const offline = nextEvent(r.driver, isStatus(false), 'status offline');
-  await r.driver.start(new Map());
-  t.match((await offline).detail, /cannot open tcp:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
-  r.driver.setZone(14, { power: true, volume: 0.25, source: 3 });
-  const online = nextEvent(r.driver, isStatus(true), 'status online');
-  await r.bridge.accept();
-  await online;
-  await settledWithin(r.driver);
-  t.match(r.emulator.state(14), { power: true, volume: 10, source: 3 });
-});
+t.test(
+  'a refused connection at start is reported offline and used once the adapter listens, with a change made meanwhile',
+  async (t) => {
+    const r = await tcpRig(t, { refusing: true });
+    const offline = nextEvent(r.driver, isStatus(false), 'status offline');
+    await r.driver.start(new Map());
+    t.match((await offline).detail, /cannot open tcp:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+    r.driver.setZone(14, { power: true, volume: 0.25, source: 3 });
+    const online = nextEvent(r.driver, isStatus(true), 'status online');
+    await r.bridge.accept();
+    await online;
+    await settledWithin(r.driver);
+    t.match(r.emulator.state(14), { power: true, volume: 10, source: 3 });
+  },
+);
 
 t.test('a peer that accepts but never answers is a silent amplifier: timeouts, offline, and retries', async (t) => {
   const r = await tcpRig(t, { silentPeer: true });
@@ -157,39 +170,59 @@ t.test('stopping the driver closes its connection to the adapter', async (t) => 
   t.equal(r.bridge.open, 0);
 });
 
-t.test('the daemon on a tcp:// serial port reports hardware.status offline and online as the adapter drops and returns', async (t) => {
-  const emulator = new MonopriceEmulator({ units: 3 }); // every unit answers: no probe waits for a timeout
-  const bridge = await createTcpBridge(t, { device: emulator });
-  t.teardown(() => emulator.close()); // teardowns run last first: the daemon stops before the emulator goes
-  const driver = new MonopriceDriver({ serialPort: bridge.url, ...FAST });
-  const online = nextEvent(driver, isStatus(true), 'status online');
-  const d = await startTestDaemon(t, { driver });
-  await online;
-  const api = client(d.base, d.adminKey);
-  const zones = (await api.get('/api/zones')).body as Array<{ id: string }>;
-  const stream = openStream(d.base, '/api/stream/events', { 'X-API-Key': d.adminKey });
-  t.teardown(() => stream.close());
-  await stream.next((m) => m.retry !== undefined);
+t.test(
+  'the daemon on a tcp:// serial port reports hardware.status offline and online as the adapter drops and returns',
+  async (t) => {
+    const emulator = new MonopriceEmulator({ units: 3 }); // every unit answers: no probe waits for a timeout
+    const bridge = await createTcpBridge(t, { device: emulator });
+    t.teardown(() => emulator.close()); // teardowns run last first: the daemon stops before the emulator goes
+    const driver = new MonopriceDriver({ serialPort: bridge.url, ...FAST });
+    const online = nextEvent(driver, isStatus(true), 'status online');
+    const d = await startTestDaemon(t, { driver });
+    await online;
+    const api = client(d.base, d.adminKey);
+    const zones = (await api.get('/api/zones')).body as Array<{ id: string }>;
+    const stream = openStream(d.base, '/api/stream/events', { 'X-API-Key': d.adminKey });
+    t.teardown(() => stream.close());
+    await stream.next((m) => m.retry !== undefined);
 
-  await bridge.refuse();
-  await bridge.drop();
-  await stream.next(isEvent('hardware.status', (p) => p.online === false), WAIT_MS, 'hardware offline');
-  t.match((await api.get('/api/health')).body, { status: 'degraded', drivers: [{ name: 'monoprice', online: false }] });
-  t.equal((await api.put(`/api/zones/${zones[0]!.id}/power`, { power: true })).status, 204, 'answered without the network');
-  const back = stream.next(isEvent('hardware.status', (p) => p.online === true), WAIT_MS, 'hardware online');
-  const applied = emulator.waitForCommand((c) => c === '<11PR01');
-  await bridge.accept();
-  await back;
-  await applied;
-  t.equal(emulator.state(11).power, true);
-});
+    await bridge.refuse();
+    await bridge.drop();
+    await stream.next(
+      isEvent('hardware.status', (p) => p.online === false),
+      WAIT_MS,
+      'hardware offline',
+    );
+    t.match((await api.get('/api/health')).body, {
+      status: 'degraded',
+      drivers: [{ name: 'monoprice', online: false }],
+    });
+    t.equal(
+      (await api.put(`/api/zones/${zones[0]!.id}/power`, { power: true })).status,
+      204,
+      'answered without the network',
+    );
+    const back = stream.next(
+      isEvent('hardware.status', (p) => p.online === true),
+      WAIT_MS,
+      'hardware online',
+    );
+    const applied = emulator.waitForCommand((c) => c === '<11PR01');
+    await bridge.accept();
+    await back;
+    await applied;
+    t.equal(emulator.state(11).power, true);
+  },
+);
 
 t.test('azcd --driver monoprice --serial-port tcp://host:port drives the amplifier over the network', async (t) => {
   const emulator = new MonopriceEmulator({ units: 3 }); // every unit answers: no probe waits for a timeout
   const bridge = await createTcpBridge(t, { device: emulator });
   const stateDir = tempDir('azc-tcp-');
   const polled = emulator.waitForCommand((c) => c === '?10', 20_000);
-  const daemon = await spawnDaemon({ args: ['--state-dir', stateDir, '--log-level', 'warn', '--driver', 'monoprice', '--serial-port', bridge.url] });
+  const daemon = await spawnDaemon({
+    args: ['--state-dir', stateDir, '--log-level', 'warn', '--driver', 'monoprice', '--serial-port', bridge.url],
+  });
   t.teardown(async () => {
     await daemon.stop();
     await emulator.close();

@@ -25,7 +25,10 @@ function rig(t: Test) {
   const fifos = path.join(dir, 'fifos');
   for (const folder of [playerDir, music, fifos]) mkdirSync(folder, { recursive: true });
   const mpd = path.join(dir, 'mpd');
-  writeFileSync(mpd, ['#!/bin/sh', 'echo started >&2', 'while :; do sleep 1 2>/dev/null & wait $!; done', ''].join('\n'));
+  writeFileSync(
+    mpd,
+    ['#!/bin/sh', 'echo started >&2', 'while :; do sleep 1 2>/dev/null & wait $!; done', ''].join('\n'),
+  );
   const confine = path.join(dir, 'azc-confine');
   const args = path.join(dir, 'confine-args');
   writeFileSync(
@@ -41,7 +44,13 @@ function rig(t: Test) {
     ].join('\n'),
   );
   for (const program of [mpd, confine]) chmodSync(program, 0o700);
-  const files = { dir: playerDir, conf: path.join(playerDir, 'mpd.conf'), socket: path.join(playerDir, 'socket'), database: path.join(playerDir, 'database'), pid: path.join(playerDir, 'mpd.pid') };
+  const files = {
+    dir: playerDir,
+    conf: path.join(playerDir, 'mpd.conf'),
+    socket: path.join(playerDir, 'socket'),
+    database: path.join(playerDir, 'database'),
+    pid: path.join(playerDir, 'mpd.pid'),
+  };
   const logged: string[] = [];
   const said: string[] = [];
   const start = async () => {
@@ -58,7 +67,9 @@ function rig(t: Test) {
       confinePath: confine,
     });
     t.teardown(() => proc.kill());
-    await waitFor(() => said.filter((line) => line === 'started').length > 0 && proc, undefined, { what: 'the stand-in mpd to start' });
+    await waitFor(() => said.filter((line) => line === 'started').length > 0 && proc, undefined, {
+      what: 'the stand-in mpd to start',
+    });
     said.length = 0;
     return proc;
   };
@@ -73,30 +84,53 @@ function rig(t: Test) {
 }
 
 // First in the file: the line is said once per process, so it is this file's first start that says it.
-t.test('a kernel without Landlock is said once in the log, however many times mpd starts, and is no reason of an exit', async (t) => {
-  const r = rig(t);
-  const first = await r.start();
-  first.kill();
-  const exit = await within(first.exited, undefined, 'the first stand-in to exit');
-  t.notMatch(first.describeExit(exit), /Landlock/, 'not quoted as why mpd stopped');
-  const second = await r.start();
-  second.kill();
-  await within(second.exited, undefined, 'the second stand-in to exit');
-  const warnings = r.logged.filter((line) => line.includes('Landlock'));
-  t.equal(warnings.length, 1, `one line: ${warnings.join(' | ')}`);
-  t.match(warnings[0], new RegExp(`^azc-confine: ${NO_LANDLOCK.replace(/[()]/g, '\\$&')}: mpd runs without file-system confinement`));
-});
+t.test(
+  'a kernel without Landlock is said once in the log, however many times mpd starts, and is no reason of an exit',
+  async (t) => {
+    const r = rig(t);
+    const first = await r.start();
+    first.kill();
+    const exit = await within(first.exited, undefined, 'the first stand-in to exit');
+    t.notMatch(first.describeExit(exit), /Landlock/, 'not quoted as why mpd stopped');
+    const second = await r.start();
+    second.kill();
+    await within(second.exited, undefined, 'the second stand-in to exit');
+    const warnings = r.logged.filter((line) => line.includes('Landlock'));
+    t.equal(warnings.length, 1, `one line: ${warnings.join(' | ')}`);
+    t.match(
+      warnings[0],
+      new RegExp(`^azc-confine: ${NO_LANDLOCK.replace(/[()]/g, '\\$&')}: mpd runs without file-system confinement`),
+    );
+  },
+);
 
-t.test('mpd may write its own folder and the FIFO output’s, read the music folder, and reach nothing else of the state folder', async (t) => {
-  const r = rig(t);
-  const proc = await r.start();
-  const rules = r.rules();
-  t.ok(rules.some(([kind, where]) => kind === '--write' && where === r.playerDir), 'its own folder, to write');
-  t.ok(rules.some(([kind, where]) => kind === '--write' && where === r.fifos), 'the FIFO’s folder, to write');
-  t.ok(rules.some(([kind, where]) => kind === '--read' && where === r.music), 'the music folder, to read');
-  const inState = rules.filter(([, where]) => where === r.stateDir || where.startsWith(`${r.stateDir}/`)).map(([, where]) => where);
-  t.same(inState, [r.playerDir], 'of the state folder, only the player’s own folder');
-  t.notOk(rules.some(([kind, where]) => kind !== '--read' && where === r.music), 'the music folder is not writable');
-  proc.kill();
-  await within(proc.exited, undefined, 'the stand-in to exit');
-});
+t.test(
+  'mpd may write its own folder and the FIFO output’s, read the music folder, and reach nothing else of the state folder',
+  async (t) => {
+    const r = rig(t);
+    const proc = await r.start();
+    const rules = r.rules();
+    t.ok(
+      rules.some(([kind, where]) => kind === '--write' && where === r.playerDir),
+      'its own folder, to write',
+    );
+    t.ok(
+      rules.some(([kind, where]) => kind === '--write' && where === r.fifos),
+      'the FIFO’s folder, to write',
+    );
+    t.ok(
+      rules.some(([kind, where]) => kind === '--read' && where === r.music),
+      'the music folder, to read',
+    );
+    const inState = rules
+      .filter(([, where]) => where === r.stateDir || where.startsWith(`${r.stateDir}/`))
+      .map(([, where]) => where);
+    t.same(inState, [r.playerDir], 'of the state folder, only the player’s own folder');
+    t.notOk(
+      rules.some(([kind, where]) => kind !== '--read' && where === r.music),
+      'the music folder is not writable',
+    );
+    proc.kill();
+    await within(proc.exited, undefined, 'the stand-in to exit');
+  },
+);

@@ -1,7 +1,16 @@
 // What a player's MPD leaves private and reachable on the real MPD: file modes, sockets, outputs, stop, leftovers.
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { MpdConnection } from '../../drivers/mpd/connection.js';
 import { systemClock } from '../../drivers/mpd/engine.js';
@@ -63,7 +72,10 @@ t.test("a player's MPD listens on no network port", async (t) => {
 t.test('with a listen address, MPD also answers MPD clients on that loopback port', async (t) => {
   const port = await freePort();
   const rig = await startEngine(t, music, { listen: { host: '127.0.0.1', port } });
-  const connection = await MpdConnection.connect({ host: '127.0.0.1', port }, { clock: systemClock, timeoutMs: 10_000 });
+  const connection = await MpdConnection.connect(
+    { host: '127.0.0.1', port },
+    { clock: systemClock, timeoutMs: 10_000 },
+  );
   t.teardown(() => connection.close());
   t.match(connection.version, /^0\.\d+/);
   t.match(networkSockets(rig.engine.pid!), [/^tcp 0100007F:/]);
@@ -90,7 +102,13 @@ t.test('an mpd left running by a daemon that died is killed when the player star
     return gone;
   });
   writeFileSync(path.join(files, 'mpd.pid'), `${orphan.pid}\n`);
-  const again = createPlaybackEngine({ id: 'player-1', stateDir: rig.stateDir, musicDir: music, output: { kind: 'null' }, mpdPath: MPD });
+  const again = createPlaybackEngine({
+    id: 'player-1',
+    stateDir: rig.stateDir,
+    musicDir: music,
+    output: { kind: 'null' },
+    mpdPath: MPD,
+  });
   t.teardown(() => again.stop());
   await again.start();
   await within(gone, WAIT_MS, 'the old mpd to be killed');
@@ -112,7 +130,9 @@ t.test('a pipe output hands the PCM to its command', async (t) => {
   const sink = path.join(dir, 'out.pcm');
   const rig = await startEngine(t, music, { output: { kind: 'pipe', command: `cat >> '${sink}'` } });
   await rig.engine.playUri(`file:${TRACKS.long}`);
-  await waitFor(() => existsSync(sink) && statSync(sink).size >= 176_400, undefined, { what: 'a second of PCM through the command' });
+  await waitFor(() => existsSync(sink) && statSync(sink).size >= 176_400, undefined, {
+    what: 'a second of PCM through the command',
+  });
 });
 
 t.test('an output that cannot open is a fault, not a skipped track, and the playback does not go on', async (t) => {
@@ -121,5 +141,8 @@ t.test('an output that cannot open is a fault, not a skipped track, and the play
   const fault = await rig.next((e) => e.type === 'fault', 'the fault');
   t.match(fault, { type: 'fault', detail: /ALSA device "hw:CARD=NoSuchCard"/ });
   await rig.until((s) => s.state !== 'playing', 'the playback to stop going on');
-  t.notOk(rig.events.some((e) => e.type === 'skipped'), 'no track is blamed');
+  t.notOk(
+    rig.events.some((e) => e.type === 'skipped'),
+    'no track is blamed',
+  );
 });

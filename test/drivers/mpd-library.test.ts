@@ -36,11 +36,22 @@ t.test('a folder lists its tracks with the tags MPD read, a page at a time', asy
   const first = await rig.engine.library.list('tones', { offset: 0, limit: 2 });
   t.equal(first.total, 4, 'four playable tracks (the link that leads out is left out)');
   t.match(first.entries, [
-    { kind: 'track', uri: 'file:tones/a.flac', name: 'a.flac', title: 'Tone A', artist: 'Sine Band', album: 'Tones', durationMs: 3000 },
+    {
+      kind: 'track',
+      uri: 'file:tones/a.flac',
+      name: 'a.flac',
+      title: 'Tone A',
+      artist: 'Sine Band',
+      album: 'Tones',
+      durationMs: 3000,
+    },
     { kind: 'track', uri: 'file:tones/b.ogg', title: 'Tone B' },
   ]);
   const second = await rig.engine.library.list('tones', { offset: 2, limit: 2 });
-  t.match(second.entries, [{ uri: 'file:tones/c.wav', title: null }, { uri: 'file:tones/d.mp3', title: 'Tone D', artist: 'Mp3 Band' }]);
+  t.match(second.entries, [
+    { uri: 'file:tones/c.wav', title: null },
+    { uri: 'file:tones/d.mp3', title: 'Tone D', artist: 'Mp3 Band' },
+  ]);
   const past = await rig.engine.library.list('tones', { offset: 4, limit: 2 });
   t.same(past.entries, []);
   t.equal(past.total, 4);
@@ -57,7 +68,10 @@ t.test('a folder outside the music folder cannot be listed: "..", absolute, or a
   const rig = await startEngine(t, music);
   await t.rejects(rig.engine.library.list('../', { offset: 0, limit: 10 }), { code: 'bad-uri', message: /"\.\."/ });
   await t.rejects(rig.engine.library.list('/etc', { offset: 0, limit: 10 }), { code: 'bad-uri', message: /absolute/ });
-  await t.rejects(rig.engine.library.list('folder-out', { offset: 0, limit: 10 }), { code: 'bad-uri', message: /outside the music folder/ });
+  await t.rejects(rig.engine.library.list('folder-out', { offset: 0, limit: 10 }), {
+    code: 'bad-uri',
+    message: /outside the music folder/,
+  });
   await t.rejects(rig.engine.library.list('no-such-folder', { offset: 0, limit: 10 }), { code: 'not-found' });
 });
 
@@ -70,7 +84,10 @@ t.test('a rescan brings a new folder into the listing, with library events at bo
   const own = path.join(mine, 'zz-new');
   mkdirSync(own);
   tone(path.join(own, 'later.flac'), 1, 800, { title: 'Later' });
-  await t.rejects(rig.engine.library.list('zz-new', { offset: 0, limit: 10 }), { code: 'not-found', message: /rescan/ });
+  await t.rejects(rig.engine.library.list('zz-new', { offset: 0, limit: 10 }), {
+    code: 'not-found',
+    message: /rescan/,
+  });
   const from = rig.events.length;
   await rig.engine.library.rescan();
   t.same(
@@ -87,7 +104,12 @@ t.test('a rescan brings a new folder into the listing, with library events at bo
 t.test('file: URIs that lead outside the music folder are refused and the playback goes on', async (t) => {
   const rig = await startEngine(t, music);
   await rig.engine.playQueue([`file:${TRACKS.long}`]);
-  const refused = ['file:../secret.flac', `file:${path.join(outside, 'secret.flac')}`, 'file:tones/link-out.flac', 'file:folder-out/secret.flac'];
+  const refused = [
+    'file:../secret.flac',
+    `file:${path.join(outside, 'secret.flac')}`,
+    'file:tones/link-out.flac',
+    'file:folder-out/secret.flac',
+  ];
   for (const uri of refused) {
     await t.rejects(rig.engine.playUri(uri), { code: 'bad-uri' }, uri);
   }
@@ -101,10 +123,23 @@ t.test('file: URIs that lead outside the music folder are refused and the playba
 t.test('resolving a track URI gives the real file inside the music folder, and refuses what leads out', async (t) => {
   const rig = await startEngine(t, music);
   const { library } = rig.engine;
-  t.same(await library.resolve('file:alias.flac'), { kind: 'file', uri: 'file:alias.flac', relative: TRACKS.a, exists: true });
-  t.same(await library.resolve('file:tones/later.flac'), { kind: 'file', uri: 'file:tones/later.flac', relative: 'tones/later.flac', exists: false });
+  t.same(await library.resolve('file:alias.flac'), {
+    kind: 'file',
+    uri: 'file:alias.flac',
+    relative: TRACKS.a,
+    exists: true,
+  });
+  t.same(await library.resolve('file:tones/later.flac'), {
+    kind: 'file',
+    uri: 'file:tones/later.flac',
+    relative: 'tones/later.flac',
+    exists: false,
+  });
   t.same(await library.resolve('https://radio.example/live'), { kind: 'stream', url: 'https://radio.example/live' });
-  await t.rejects(library.resolve('file:tones/link-out.flac'), { code: 'bad-uri', message: /outside the music folder/ });
+  await t.rejects(library.resolve('file:tones/link-out.flac'), {
+    code: 'bad-uri',
+    message: /outside the music folder/,
+  });
   await t.rejects(library.resolve('file:../x.flac'), { code: 'bad-uri' });
 });
 

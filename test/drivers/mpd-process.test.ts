@@ -30,7 +30,13 @@ function standIn(t: { teardown(fn: () => unknown): void }, lines: { startup: str
     ].join('\n'),
   );
   chmodSync(program, 0o700);
-  const files = { dir, conf: path.join(dir, 'mpd.conf'), socket: path.join(dir, 'socket'), database: path.join(dir, 'database'), pid: path.join(dir, 'run', 'mpd.pid') };
+  const files = {
+    dir,
+    conf: path.join(dir, 'mpd.conf'),
+    socket: path.join(dir, 'socket'),
+    database: path.join(dir, 'database'),
+    pid: path.join(dir, 'run', 'mpd.pid'),
+  };
   mkdirSync(path.dirname(files.pid));
   return { program, files };
 }
@@ -38,7 +44,11 @@ function standIn(t: { teardown(fn: () => unknown): void }, lines: { startup: str
 const TRACK_FAILURE = /^exception: Failed to decode/;
 
 async function run(t: { teardown(fn: () => unknown): void }, options: { setprivPath?: string } = {}) {
-  const lines = { startup: 'zeroconf: start-up chatter', track: 'exception: Failed to decode tones/a.flac', last: 'output: the device went away' };
+  const lines = {
+    startup: 'zeroconf: start-up chatter',
+    track: 'exception: Failed to decode tones/a.flac',
+    last: 'output: the device went away',
+  };
   const { program, files } = standIn(t, lines);
   const clock = new ManualClock(1_000_000);
   const said: string[] = [];
@@ -57,20 +67,24 @@ async function run(t: { teardown(fn: () => unknown): void }, options: { setprivP
     ...options,
   });
   t.teardown(() => proc.kill());
-  const heard = (line: string) => waitFor(() => said.includes(line), undefined, { what: `the stand-in to say ${JSON.stringify(line)}` });
+  const heard = (line: string) =>
+    waitFor(() => said.includes(line), undefined, { what: `the stand-in to say ${JSON.stringify(line)}` });
   return { proc, clock, lines, heard, logged };
 }
 
-t.test('the reason of an exit leaves out start-up lines from long before it and a track failure already reported', async (t) => {
-  const { proc, clock, lines, heard } = await run(t);
-  await heard(lines.startup);
-  clock.advance(60_000);
-  process.kill(proc.pid!, 'SIGUSR1');
-  await heard(lines.track);
-  process.kill(proc.pid!, 'SIGUSR2');
-  const exit = await within(proc.exited, undefined, 'the stand-in to exit');
-  t.equal(proc.describeExit(exit), `mpd exited with code 3: ${lines.last}`);
-});
+t.test(
+  'the reason of an exit leaves out start-up lines from long before it and a track failure already reported',
+  async (t) => {
+    const { proc, clock, lines, heard } = await run(t);
+    await heard(lines.startup);
+    clock.advance(60_000);
+    process.kill(proc.pid!, 'SIGUSR1');
+    await heard(lines.track);
+    process.kill(proc.pid!, 'SIGUSR2');
+    const exit = await within(proc.exited, undefined, 'the stand-in to exit');
+    t.equal(proc.describeExit(exit), `mpd exited with code 3: ${lines.last}`);
+  },
+);
 
 t.test('lines said within the last seconds before the exit are its reason', async (t) => {
   const { proc, clock, lines, heard } = await run(t);
@@ -88,5 +102,8 @@ t.test('without setpriv mpd still starts, and the log says once that it would ou
   await second.heard(second.lines.startup);
   const warnings = [...first.logged, ...second.logged].filter((line) => /setpriv is missing/.test(line));
   t.equal(warnings.length, 1);
-  t.match(warnings[0], /\/nonexistent\/setpriv is missing \(util-linux\): a daemon killed with SIGKILL leaves its mpd processes running until its next start/);
+  t.match(
+    warnings[0],
+    /\/nonexistent\/setpriv is missing \(util-linux\): a daemon killed with SIGKILL leaves its mpd processes running until its next start/,
+  );
 });

@@ -62,7 +62,10 @@ t.test('a snapshot restored after playing something else returns to the same tra
   await rig.engine.restore(saved);
   const back = rig.engine.status();
   t.match(back, { state: 'playing', index: 1, uri: file(TRACKS.long), queueLength: 2 });
-  t.ok(near(back.positionMs, saved.positionMs), `position ${back.positionMs} is within a second of ${saved.positionMs}`);
+  t.ok(
+    near(back.positionMs, saved.positionMs),
+    `position ${back.positionMs} is within a second of ${saved.positionMs}`,
+  );
 });
 
 t.test('a paused snapshot comes back paused at its position', async (t) => {
@@ -74,7 +77,10 @@ t.test('a paused snapshot comes back paused at its position', async (t) => {
   await rig.engine.restore(saved);
   const back = rig.engine.status();
   t.match(back, { state: 'paused', index: 0 });
-  t.ok(near(back.positionMs, saved.positionMs), `position ${back.positionMs} is within a second of ${saved.positionMs}`);
+  t.ok(
+    near(back.positionMs, saved.positionMs),
+    `position ${back.positionMs} is within a second of ${saved.positionMs}`,
+  );
 });
 
 t.test('a stopped snapshot comes back stopped on its track, and resume plays that track', async (t) => {
@@ -93,8 +99,13 @@ t.test('a stopped snapshot comes back stopped on its track, and resume plays tha
 t.test('a snapshot that is not one is refused and changes nothing', async (t) => {
   const rig = await startEngine(t, music);
   await rig.engine.playQueue([file(TRACKS.long)]);
-  await t.rejects(rig.engine.restore({ queue: [file(TRACKS.a)], index: 3, positionMs: 0, state: 'playing' }), { code: 'bad-request' });
-  await t.rejects(rig.engine.restore({ queue: [file(TRACKS.a)], index: 0, positionMs: 0, state: 'loud' as 'playing' }), { code: 'bad-request' });
+  await t.rejects(rig.engine.restore({ queue: [file(TRACKS.a)], index: 3, positionMs: 0, state: 'playing' }), {
+    code: 'bad-request',
+  });
+  await t.rejects(
+    rig.engine.restore({ queue: [file(TRACKS.a)], index: 0, positionMs: 0, state: 'loud' as 'playing' }),
+    { code: 'bad-request' },
+  );
   t.match(rig.engine.status(), { state: 'playing', uri: file(TRACKS.long) });
 });
 

@@ -24,7 +24,12 @@ async function removedOnceQueued(t: Test, folder: string, names: string[], queue
   names.forEach((name, i) => tone(path.join(own, name), 1, 300 + 10 * i));
   t.teardown(() => rmSync(own, { recursive: true, force: true }));
   const rig = await startEngine(t, music);
-  await rig.engine.restore({ queue: queue(names.map((name) => `file:${folder}/${name}`)), index: 0, positionMs: 0, state: 'stopped' });
+  await rig.engine.restore({
+    queue: queue(names.map((name) => `file:${folder}/${name}`)),
+    index: 0,
+    positionMs: 0,
+    state: 'stopped',
+  });
   for (const name of names) rmSync(path.join(own, name));
   await rig.engine.play(0);
   return rig;
@@ -56,31 +61,40 @@ t.test('a file no decoder understands is skipped as an unknown format', async (t
 });
 
 t.test('a file removed after it was queued is skipped as missing when its turn comes, once', async (t) => {
-  const rig = await removedOnceQueued(t, 'removed', ['soon-gone.flac'], ([gone]) => [file(TRACKS.a), gone!, file(TRACKS.b)]);
+  const rig = await removedOnceQueued(t, 'removed', ['soon-gone.flac'], ([gone]) => [
+    file(TRACKS.a),
+    gone!,
+    file(TRACKS.b),
+  ]);
   const skip = await rig.next(isSkip, 'the skip');
   t.match(skip, { index: 1, uri: 'file:removed/soon-gone.flac', reason: 'missing', detail: /No such file/ });
   await rig.until((s) => s.index === 2 && s.state === 'playing', 'the track after it');
   t.equal(rig.events.filter(isSkip).length, 1, 'reported once');
 });
 
-t.test('a track MPD fails to open ahead of its turn is not reported before the track before it has ended', async (t) => {
-  const radio = await radioStation(t, path.join(music, TRACKS.b), 'Nobody');
-  const own = path.join(music, 'ahead');
-  tone(path.join(own, 'six-seconds.flac'), 6, 350);
-  t.teardown(() => rmSync(own, { recursive: true, force: true }));
-  const said: string[] = [];
-  const rig = await startEngine(t, music, { log: (_level, msg) => said.push(msg) });
-  await rig.engine.playQueue(['file:ahead/six-seconds.flac', radio.unreachable, file(TRACKS.b)]);
-  // MPD opens the next track as soon as the current one is decoded, seconds before its turn; its log says it failed.
-  await waitFor(() => said.some((msg) => msg.includes(radio.unreachable)), WAIT_MS, { what: 'MPD to try the stream ahead of its turn' });
-  await rig.engine.pause();
-  t.notOk(rig.events.some(isSkip), 'nothing reported while the track before it is paused');
-  await rig.engine.resume();
-  const skip = await rig.next(isSkip, 'the skip');
-  t.match(skip, { index: 1, uri: radio.unreachable, reason: 'unreachable' });
-  await rig.until((s) => s.index === 2 && s.state === 'playing', 'the track after it');
-  t.equal(rig.events.filter(isSkip).length, 1, 'reported once');
-});
+t.test(
+  'a track MPD fails to open ahead of its turn is not reported before the track before it has ended',
+  async (t) => {
+    const radio = await radioStation(t, path.join(music, TRACKS.b), 'Nobody');
+    const own = path.join(music, 'ahead');
+    tone(path.join(own, 'six-seconds.flac'), 6, 350);
+    t.teardown(() => rmSync(own, { recursive: true, force: true }));
+    const said: string[] = [];
+    const rig = await startEngine(t, music, { log: (_level, msg) => said.push(msg) });
+    await rig.engine.playQueue(['file:ahead/six-seconds.flac', radio.unreachable, file(TRACKS.b)]);
+    // MPD opens the next track as soon as the current one is decoded, seconds before its turn; its log says it failed.
+    await waitFor(() => said.some((msg) => msg.includes(radio.unreachable)), WAIT_MS, {
+      what: 'MPD to try the stream ahead of its turn',
+    });
+    await rig.engine.pause();
+    t.notOk(rig.events.some(isSkip), 'nothing reported while the track before it is paused');
+    await rig.engine.resume();
+    const skip = await rig.next(isSkip, 'the skip');
+    t.match(skip, { index: 1, uri: radio.unreachable, reason: 'unreachable' });
+    await rig.until((s) => s.index === 2 && s.state === 'playing', 'the track after it');
+    t.equal(rig.events.filter(isSkip).length, 1, 'reported once');
+  },
+);
 
 t.test('tracks that fail one after the other are each reported once, with their own reason, in order', async (t) => {
   const queue = ([one, two]: string[]) => [file(TRACKS.c), one!, file('tones/garbage.flac'), two!, file(TRACKS.b)];
@@ -97,7 +111,11 @@ t.test('tracks that fail one after the other are each reported once, with their 
 });
 
 t.test('after a seek, a track that cannot play is still skipped and the queue goes on', async (t) => {
-  const rig = await removedOnceQueued(t, 'gone-after-seek', ['gone.flac'], ([gone]) => [file(TRACKS.a), gone!, file(TRACKS.b)]);
+  const rig = await removedOnceQueued(t, 'gone-after-seek', ['gone.flac'], ([gone]) => [
+    file(TRACKS.a),
+    gone!,
+    file(TRACKS.b),
+  ]);
   // MPD stops at a track that fails after a seek, where it would otherwise go on by itself.
   await rig.engine.seek(1_000);
   const skip = await rig.next(isSkip, 'the skip');
@@ -106,15 +124,18 @@ t.test('after a seek, a track that cannot play is still skipped and the queue go
   t.equal(rig.events.filter(isSkip).length, 1, 'reported once');
 });
 
-t.test('a paused snapshot whose stream is unreachable comes back paused on the next track, the stream reported', async (t) => {
-  const radio = await radioStation(t, path.join(music, TRACKS.b), 'Nobody');
-  const rig = await startEngine(t, music);
-  await rig.engine.restore({ queue: [radio.unreachable, file(TRACKS.a)], index: 0, positionMs: 0, state: 'paused' });
-  const skip = await rig.next(isSkip, 'the skip');
-  t.match(skip, { index: 0, uri: radio.unreachable, reason: 'unreachable' });
-  await rig.until((s) => s.index === 1 && s.state === 'paused', 'the next track, paused');
-  t.equal(rig.events.filter(isSkip).length, 1, 'reported once');
-});
+t.test(
+  'a paused snapshot whose stream is unreachable comes back paused on the next track, the stream reported',
+  async (t) => {
+    const radio = await radioStation(t, path.join(music, TRACKS.b), 'Nobody');
+    const rig = await startEngine(t, music);
+    await rig.engine.restore({ queue: [radio.unreachable, file(TRACKS.a)], index: 0, positionMs: 0, state: 'paused' });
+    const skip = await rig.next(isSkip, 'the skip');
+    t.match(skip, { index: 0, uri: radio.unreachable, reason: 'unreachable' });
+    await rig.until((s) => s.index === 1 && s.state === 'paused', 'the next track, paused');
+    t.equal(rig.events.filter(isSkip).length, 1, 'reported once');
+  },
+);
 
 t.test('jumping to a track that cannot play skips it and plays the next one', async (t) => {
   const rig = await startEngine(t, music);

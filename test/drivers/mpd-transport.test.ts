@@ -43,13 +43,27 @@ t.test('the position advances while playing, reported at most once a second', as
 t.test('now-playing carries the tags MPD read from FLAC, Ogg and MP3, and none for WAV', async (t) => {
   const rig = await startEngine(t, music);
   await rig.engine.playQueue([file(TRACKS.a), file(TRACKS.b), file(TRACKS.d), file(TRACKS.c)]);
-  t.match(rig.engine.status(), { index: 0, uri: file(TRACKS.a), title: 'Tone A', artist: 'Sine Band', album: 'Tones', durationMs: 3000 });
+  t.match(rig.engine.status(), {
+    index: 0,
+    uri: file(TRACKS.a),
+    title: 'Tone A',
+    artist: 'Sine Band',
+    album: 'Tones',
+    durationMs: 3000,
+  });
   await rig.engine.next();
   t.match(rig.engine.status(), { index: 1, uri: file(TRACKS.b), title: 'Tone B', artist: 'Sine Band' });
   await rig.engine.next();
   t.match(rig.engine.status(), { index: 2, title: 'Tone D', artist: 'Mp3 Band' });
   await rig.engine.next();
-  t.match(rig.engine.status(), { index: 3, uri: file(TRACKS.c), title: null, artist: null, album: null, durationMs: 3000 });
+  t.match(rig.engine.status(), {
+    index: 3,
+    uri: file(TRACKS.c),
+    title: null,
+    artist: null,
+    album: null,
+    durationMs: 3000,
+  });
 });
 
 t.test('next and previous move through the queue', async (t) => {
@@ -78,7 +92,10 @@ t.test('a queue plays to its end, one track after the other, and stops', async (
   t.match(rig.engine.status(), { index: null, queueLength: 2 });
   const indexes = rig.events.flatMap((e) => (e.type === 'playback' ? [e.status.index] : []));
   t.same(indexes, [0, 1, null], 'each track played, then nothing');
-  t.notOk(rig.events.some((e) => e.type === 'skipped'), 'nothing was skipped');
+  t.notOk(
+    rig.events.some((e) => e.type === 'skipped'),
+    'nothing was skipped',
+  );
 });
 
 t.test('seek moves within the track, and a position past its end is refused', async (t) => {
@@ -125,9 +142,15 @@ t.test('the output volume stays at 100%: MPD has no mixer to turn down', async (
   const rig = await startEngine(t, music);
   const { MpdConnection } = await import('../../drivers/mpd/connection.js');
   const { systemClock } = await import('../../drivers/mpd/engine.js');
-  const connection = await MpdConnection.connect(`${rig.stateDir}/players/player-1/socket`, { clock: systemClock, timeoutMs: 10_000 });
+  const connection = await MpdConnection.connect(`${rig.stateDir}/players/player-1/socket`, {
+    clock: systemClock,
+    timeoutMs: 10_000,
+  });
   t.teardown(() => connection.close());
   await t.rejects(connection.request(['setvol 50']), { name: 'MpdAck' });
   const [status = []] = await connection.request(['status']);
-  t.notOk(status.some(([key, value]) => key === 'volume' && value !== '-1' && value !== '100'), 'no volume below 100');
+  t.notOk(
+    status.some(([key, value]) => key === 'volume' && value !== '-1' && value !== '100'),
+    'no volume below 100',
+  );
 });

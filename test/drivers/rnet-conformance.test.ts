@@ -10,7 +10,9 @@ const CONTROLLER_2 = [21, 22, 23, 24, 25, 26];
 driverConformance(t, {
   expect: { zones: 6, inputs: 6, volumeSteps: STEPS },
   async create(t, options = {}) {
-    const r = await rig(t, { emulator: { controllers: options.secondUnit === 'fitted' ? 2 : 1, byteDelayMs: options.paced ? 0.52 : 0 } });
+    const r = await rig(t, {
+      emulator: { controllers: options.secondUnit === 'fitted' ? 2 : 1, byteDelayMs: options.paced ? 0.52 : 0 },
+    });
     return {
       ...conformanceBase(r),
       // As heard on a real bus: the change is made and the keypad's event goes out on it.
@@ -38,7 +40,8 @@ driverConformance(t, {
     };
   },
   skip: {
-    'a tone control the family lacks is refused with the reason': 'RNET has every tone control (bass, treble, balance, loudness)',
+    'a tone control the family lacks is refused with the reason':
+      'RNET has every tone control (bass, treble, balance, loudness)',
     'paging is reported when the amplifier shows it': 'RNET reports no paging',
   },
 });

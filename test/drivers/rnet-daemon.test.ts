@@ -24,7 +24,13 @@ daemonCases(t, {
       const m = /^(power|volume|source|mute) (\d\d)(?: (\S+))?$/.exec(command);
       if (!m) return [];
       const value = m[3] === 'on' ? 1 : m[3] === 'off' ? 0 : Number(m[3] ?? 1);
-      return [{ channel: Number(m[2]), attribute: m[1] === 'volume' ? 'volume' : m[1] === 'power' ? 'power' : 'other', value }];
+      return [
+        {
+          channel: Number(m[2]),
+          attribute: m[1] === 'volume' ? 'volume' : m[1] === 'power' ? 'power' : 'other',
+          value,
+        },
+      ];
     }),
   secondUnitFitted: (emulator, fitted) => (emulator.controllers = fitted ? 2 : 1),
 });

@@ -25,26 +25,32 @@ t.test('routing a zone sends power on first, then source and volume, byte for by
 
 t.test('the mute no read can show is set again at start from what the daemon remembers', async (t) => {
   const r = await rig(t);
-  await r.startWith([[11, { ...ON, muted: true }], [12, ON]]);
+  await r.startWith([
+    [11, { ...ON, muted: true }],
+    [12, ON],
+  ]);
   t.same(setsSince(r), ['volume 11 20', 'mute 11', 'volume 12 20'], 'a volume set makes each known, then the toggle');
   t.equal(r.emulator.state(11).muted, true);
   t.same(zoneEvents(r.events), [], 'nothing reported: the controller holds what the daemon remembered');
 });
 
-t.test('muting sends the toggle once the mute is known to be off; un-muting sends the volume, never a toggle', async (t) => {
-  const r = await rig(t);
-  await r.startWith([[11, ON]]);
-  let mark = r.mark();
-  r.driver.setZone(11, { muted: true });
-  await r.settled();
-  t.same(setsSince(r, mark), ['mute 11'], 'one toggle');
-  t.equal(r.emulator.state(11).muted, true);
-  mark = r.mark();
-  r.driver.setZone(11, { muted: false });
-  await r.settled();
-  t.same(setsSince(r, mark), ['volume 11 20'], 'the volume set un-mutes');
-  t.equal(r.emulator.state(11).muted, false);
-});
+t.test(
+  'muting sends the toggle once the mute is known to be off; un-muting sends the volume, never a toggle',
+  async (t) => {
+    const r = await rig(t);
+    await r.startWith([[11, ON]]);
+    let mark = r.mark();
+    r.driver.setZone(11, { muted: true });
+    await r.settled();
+    t.same(setsSince(r, mark), ['mute 11'], 'one toggle');
+    t.equal(r.emulator.state(11).muted, true);
+    mark = r.mark();
+    r.driver.setZone(11, { muted: false });
+    await r.settled();
+    t.same(setsSince(r, mark), ['volume 11 20'], 'the volume set un-mutes');
+    t.equal(r.emulator.state(11).muted, false);
+  },
+);
 
 t.test('a volume change while muted waits for the un-mute instead of un-muting', async (t) => {
   const r = await rig(t);
@@ -159,17 +165,20 @@ t.test('a set lost on the line is found by the read-back after it and sent again
   t.same(zoneEvents(r.events), []);
 });
 
-t.test('a set the controller keeps losing is given up after three read-backs, reporting the value the zone kept', async (t) => {
-  const r = await rig(t, { driver: NO_POLL });
-  await r.startWith([[11, ON]]);
-  r.emulator.loseNext(100);
-  const event = nextEvent(r.driver, isZoneEvent(11));
-  r.driver.setZone(11, { source: 4 });
-  t.equal((await r.until(event, 'the zone event')).state.source, 1, 'the zone kept source 1');
-  await r.settled();
-  t.equal(setsSince(r).filter((c) => c === 'lost').length, 3, 'three tries');
-  t.ok(r.logs.some((l) => l.startsWith('warn') && l.includes('ignored the same change 3 times')));
-});
+t.test(
+  'a set the controller keeps losing is given up after three read-backs, reporting the value the zone kept',
+  async (t) => {
+    const r = await rig(t, { driver: NO_POLL });
+    await r.startWith([[11, ON]]);
+    r.emulator.loseNext(100);
+    const event = nextEvent(r.driver, isZoneEvent(11));
+    r.driver.setZone(11, { source: 4 });
+    t.equal((await r.until(event, 'the zone event')).state.source, 1, 'the zone kept source 1');
+    await r.settled();
+    t.equal(setsSince(r).filter((c) => c === 'lost').length, 3, 'three tries');
+    t.ok(r.logs.some((l) => l.startsWith('warn') && l.includes('ignored the same change 3 times')));
+  },
+);
 
 t.test('a controller that goes silent is reported offline and gets the changes made meanwhile once back', async (t) => {
   const r = await rig(t);
@@ -204,35 +213,50 @@ t.test('two controllers: the second is found, described, polled and driven; abse
   const r = await rig(t, { emulator: { controllers: 2 } });
   const described = nextEvent(r.driver, isDescribed);
   await r.startWith();
-  t.same((await r.until(described, 'described')).description.zones.map((z) => z.channel), [11, 12, 13, 14, 15, 16, 21, 22, 23, 24, 25, 26]);
+  t.same(
+    (await r.until(described, 'described')).description.zones.map((z) => z.channel),
+    [11, 12, 13, 14, 15, 16, 21, 22, 23, 24, 25, 26],
+  );
   r.driver.setZone(23, { power: true, source: 5 });
   await r.settled();
   t.match(r.emulator.state(23), { power: true, source: 5 });
   const event = nextEvent(r.driver, isZoneEvent(26));
   r.emulator.keypad(26, { power: true, volume: 10 }, false);
   t.match((await r.until(event, 'the zone event')).state, { power: true, volume: 10 / 50 });
-  for (const c of [3, 4, 5, 6]) t.same(r.emulator.commands.filter((x) => x.startsWith(`info ${c}`)), [`info ${c}1`], `controller ${c} asked once`);
+  for (const c of [3, 4, 5, 6])
+    t.same(
+      r.emulator.commands.filter((x) => x.startsWith(`info ${c}`)),
+      [`info ${c}1`],
+      `controller ${c} asked once`,
+    );
 });
 
-t.test('a second controller that stops answering makes its zones unavailable, and holds up neither the line nor controller 1', async (t) => {
-  const r = await rig(t, { emulator: { controllers: 2 } });
-  await r.startWith();
-  await r.until(() => r.driver.describe().zones.length === 12, 'controller 2 found');
-  r.emulator.controllers = 1; // controller 2 powered off
-  await r.until(nextEvent(r.driver, isAvailability(22, false)), 'zone 22 unavailable');
-  const mark = r.mark();
-  r.driver.setZone(22, { power: true, source: 2 });
-  r.driver.setZone(11, { power: true, source: 3 });
-  await r.settled();
-  t.match(r.emulator.state(11), { power: true, source: 3 }, 'controller 1 is driven');
-  t.same(setsSince(r, mark).filter((c) => / 2\d( |$)/.test(c)), [], 'nothing was sent to controller 2');
-  t.ok(r.driver.online, 'the driver stays online');
-  r.emulator.controllers = 2; // back: the poll finds it and reads it
-  await r.until(nextEvent(r.driver, isAvailability(22, true)), 'zone 22 available again');
-  r.driver.setZone(22, { power: true, source: 2 });
-  await r.settled();
-  t.match(r.emulator.state(22), { power: true, source: 2 });
-});
+t.test(
+  'a second controller that stops answering makes its zones unavailable, and holds up neither the line nor controller 1',
+  async (t) => {
+    const r = await rig(t, { emulator: { controllers: 2 } });
+    await r.startWith();
+    await r.until(() => r.driver.describe().zones.length === 12, 'controller 2 found');
+    r.emulator.controllers = 1; // controller 2 powered off
+    await r.until(nextEvent(r.driver, isAvailability(22, false)), 'zone 22 unavailable');
+    const mark = r.mark();
+    r.driver.setZone(22, { power: true, source: 2 });
+    r.driver.setZone(11, { power: true, source: 3 });
+    await r.settled();
+    t.match(r.emulator.state(11), { power: true, source: 3 }, 'controller 1 is driven');
+    t.same(
+      setsSince(r, mark).filter((c) => / 2\d( |$)/.test(c)),
+      [],
+      'nothing was sent to controller 2',
+    );
+    t.ok(r.driver.online, 'the driver stays online');
+    r.emulator.controllers = 2; // back: the poll finds it and reads it
+    await r.until(nextEvent(r.driver, isAvailability(22, true)), 'zone 22 available again');
+    r.driver.setZone(22, { power: true, source: 2 });
+    await r.settled();
+    t.match(r.emulator.state(22), { power: true, source: 2 });
+  },
+);
 
 t.test('stopping while waiting to reconnect leaves no timers', async (t) => {
   const r = await rig(t, { plugged: false });
@@ -243,30 +267,39 @@ t.test('stopping while waiting to reconnect leaves no timers', async (t) => {
   t.equal(r.timers(), 0);
 });
 
-t.test('a controller whose checksums never match the documented formula is still driven, and its keypads heard', async (t) => {
-  const r = await rig(t, { emulator: { wrongChecksums: true }, driver: NO_POLL });
-  await r.startWith([[11, ON]]);
-  r.driver.setZone(11, { source: 3 });
-  await r.settled();
-  t.equal(r.emulator.state(11).source, 3, 'driven: the replies to its reads were taken');
-  const event = nextEvent(r.driver, isZoneEvent(11));
-  r.emulator.press(11, 'volume-up');
-  t.equal((await r.until(event, 'the keypad event')).state.volume, 21 / 50);
-  t.ok(r.logs.some((l) => l.includes('checksums that do not match')), 'and the driver said so once');
-});
+t.test(
+  'a controller whose checksums never match the documented formula is still driven, and its keypads heard',
+  async (t) => {
+    const r = await rig(t, { emulator: { wrongChecksums: true }, driver: NO_POLL });
+    await r.startWith([[11, ON]]);
+    r.driver.setZone(11, { source: 3 });
+    await r.settled();
+    t.equal(r.emulator.state(11).source, 3, 'driven: the replies to its reads were taken');
+    const event = nextEvent(r.driver, isZoneEvent(11));
+    r.emulator.press(11, 'volume-up');
+    t.equal((await r.until(event, 'the keypad event')).state.volume, 21 / 50);
+    t.ok(
+      r.logs.some((l) => l.includes('checksums that do not match')),
+      'and the driver said so once',
+    );
+  },
+);
 
-t.test('once the controller has sent a right checksum, a frame with a wrong one is dropped as line noise', async (t) => {
-  const r = await rig(t, { driver: NO_POLL });
-  await r.startWith([[12, ON]]);
-  const key = keypadKeyFrame(12, KEY.volumeUp);
-  const garbled = Buffer.from(key);
-  garbled[garbled.length - 2] = (garbled[garbled.length - 2]! + 1) & 0x7f;
-  const reads = () => r.emulator.commands.filter((c) => c === 'info 12').length;
-  const before = reads();
-  r.emulator.injectNoise(garbled);
-  await r.time.advance(1000);
-  t.equal(reads(), before, 'the keypad frame with a wrong checksum made no read');
-  r.emulator.injectNoise(key);
-  await r.until(() => reads() > before, 'the read the right frame asks for');
-  t.ok(r.logs.some((l) => l.includes('dropped a frame with a bad checksum')));
-});
+t.test(
+  'once the controller has sent a right checksum, a frame with a wrong one is dropped as line noise',
+  async (t) => {
+    const r = await rig(t, { driver: NO_POLL });
+    await r.startWith([[12, ON]]);
+    const key = keypadKeyFrame(12, KEY.volumeUp);
+    const garbled = Buffer.from(key);
+    garbled[garbled.length - 2] = (garbled[garbled.length - 2]! + 1) & 0x7f;
+    const reads = () => r.emulator.commands.filter((c) => c === 'info 12').length;
+    const before = reads();
+    r.emulator.injectNoise(garbled);
+    await r.time.advance(1000);
+    t.equal(reads(), before, 'the keypad frame with a wrong checksum made no read');
+    r.emulator.injectNoise(key);
+    await r.until(() => reads() > before, 'the read the right frame asks for');
+    t.ok(r.logs.some((l) => l.includes('dropped a frame with a bad checksum')));
+  },
+);

@@ -28,8 +28,19 @@ const hex = (b: Buffer): string => [...b].map((x) => x.toString(16).padStart(2, 
 const bytes = (s: string): Buffer => Buffer.from(s.split(' ').map((x) => parseInt(x, 16)));
 
 const INFO: ZoneInfo = {
-  controller: 2, zone: 3, power: true, source: 4, volume: 30, bass: 10, treble: 10, loudness: false, balance: 10,
-  systemOn: true, sharedSource: false, party: 0, dnd: false,
+  controller: 2,
+  zone: 3,
+  power: true,
+  source: 4,
+  volume: 30,
+  bass: 10,
+  treble: 10,
+  loudness: false,
+  balance: 10,
+  systemOn: true,
+  sharedSource: false,
+  party: 0,
+  dnd: false,
 };
 
 function parse(...chunks: Buffer[]): Frame[] {
@@ -49,16 +60,41 @@ t.test('bytes above 0x7F are sent as F1 and their inverse', async (t) => {
 });
 
 t.test('commands encode byte for byte as the protocol documents show them', async (t) => {
-  t.equal(hex(encodeZoneInfoRequest(1, 1)), 'F0 00 00 7F 00 00 70 01 04 02 00 00 07 00 00 7C F7', 'all zone info, zone 1');
-  t.equal(hex(encodeKeypadKey(1, { controller: 0, zone: 0, keypad: 0x70 }, 0x7f)), 'F0 00 00 7F 00 00 70 05 02 02 00 00 7F 00 00 00 00 00 01 7B F7', 'zone 1 Vol Up');
-  t.match(hex(encodeZonePower(2, 3, true)), /^F0 01 00 7F 00 00 70 05 02 02 00 00 F1 23 00 01 00 02 00 01 [0-7][0-9A-F] F7$/);
+  t.equal(
+    hex(encodeZoneInfoRequest(1, 1)),
+    'F0 00 00 7F 00 00 70 01 04 02 00 00 07 00 00 7C F7',
+    'all zone info, zone 1',
+  );
+  t.equal(
+    hex(encodeKeypadKey(1, { controller: 0, zone: 0, keypad: 0x70 }, 0x7f)),
+    'F0 00 00 7F 00 00 70 05 02 02 00 00 7F 00 00 00 00 00 01 7B F7',
+    'zone 1 Vol Up',
+  );
+  t.match(
+    hex(encodeZonePower(2, 3, true)),
+    /^F0 01 00 7F 00 00 70 05 02 02 00 00 F1 23 00 01 00 02 00 01 [0-7][0-9A-F] F7$/,
+  );
   t.match(hex(encodeSource(1, 4, 3)), /^F0 00 00 7F 00 03 70 05 02 00 00 00 F1 3E 00 00 00 02 00 01 [0-7][0-9A-F] F7$/);
-  t.match(hex(encodeVolume(1, 2, 25)), /^F0 00 00 7F 00 00 70 05 02 02 00 00 F1 21 00 19 00 01 00 01 [0-7][0-9A-F] F7$/);
-  t.match(hex(encodeMuteToggle(1, 6)), /^F0 00 00 7F 00 05 70 05 02 02 00 00 F1 40 00 00 00 0D 00 01 [0-7][0-9A-F] F7$/);
+  t.match(
+    hex(encodeVolume(1, 2, 25)),
+    /^F0 00 00 7F 00 00 70 05 02 02 00 00 F1 21 00 19 00 01 00 01 [0-7][0-9A-F] F7$/,
+  );
+  t.match(
+    hex(encodeMuteToggle(1, 6)),
+    /^F0 00 00 7F 00 05 70 05 02 02 00 00 F1 40 00 00 00 0D 00 01 [0-7][0-9A-F] F7$/,
+  );
   t.match(hex(encodeAllZones(false)), /^F0 7E 00 7F 00 00 70 05 02 02 00 00 F1 22 00 00 00 00 00 01 [0-7][0-9A-F] F7$/);
-  for (const frame of [encodeZonePower(2, 3, true), encodeSource(1, 4, 3), encodeVolume(1, 2, 25), encodeMuteToggle(1, 6)]) {
+  for (const frame of [
+    encodeZonePower(2, 3, true),
+    encodeSource(1, 4, 3),
+    encodeVolume(1, 2, 25),
+    encodeMuteToggle(1, 6),
+  ]) {
     t.equal(frame.at(-2), checksum(frame, frame.length - 2), `checksum of ${hex(frame)}`);
-    t.notOk([...frame.subarray(1, -1)].some((b) => b > 0x7f && b !== 0xf1), 'no high byte unescaped');
+    t.notOk(
+      [...frame.subarray(1, -1)].some((b) => b > 0x7f && b !== 0xf1),
+      'no high byte unescaped',
+    );
   }
 });
 
@@ -94,21 +130,35 @@ t.test('chunks split anywhere, even between F1 and its byte, parse the same as o
 
 t.test('two frames in one chunk both come out', async (t) => {
   const out = parse(Buffer.concat([encodeZoneInfoReply(INFO), encodeZoneInfoReply({ ...INFO, zone: 4 })]));
-  t.same(out.map((f) => decodeZoneInfoReply(f)?.zone), [3, 4]);
+  t.same(
+    out.map((f) => decodeZoneInfoReply(f)?.zone),
+    [3, 4],
+  );
 });
 
 t.test('garbage before, between and inside frames is skipped and the parser resynchronises', async (t) => {
   const reply = encodeZoneInfoReply(INFO);
   const truncated = reply.subarray(0, 15); // lost its end: the next F0 starts over
   const out = parse(Buffer.from([0x00, 0x7f, 0xf7, 0x23, 0xf1]), truncated, reply, Buffer.from([0x55, 0xf7]), reply);
-  t.same(out.map((f) => decodeZoneInfoReply(f)?.zone), [3, 3]);
+  t.same(
+    out.map((f) => decodeZoneInfoReply(f)?.zone),
+    [3, 3],
+  );
 });
 
 t.test('a frame that arrives without its F0 is recovered when its checksum proves it whole', async (t) => {
   const reply = encodeZoneInfoReply(INFO);
   const out = parse(encodeZonePower(1, 1, true), reply.subarray(1));
-  t.same(out.map((f) => decodeZoneInfoReply(f)?.zone), [undefined, 3], 'the reply after a whole frame');
-  t.same(parse(Buffer.from([0x00, 0x7f, 0x00, 0x00, 0x70, 0x05, 0x02, 0x02, 0x33, 0xf7])), [], 'a tail with a wrong checksum is not');
+  t.same(
+    out.map((f) => decodeZoneInfoReply(f)?.zone),
+    [undefined, 3],
+    'the reply after a whole frame',
+  );
+  t.same(
+    parse(Buffer.from([0x00, 0x7f, 0x00, 0x00, 0x70, 0x05, 0x02, 0x02, 0x33, 0xf7])),
+    [],
+    'a tail with a wrong checksum is not',
+  );
 });
 
 t.test('a frame corrupted in transit fails its checksum', async (t) => {
@@ -138,11 +188,23 @@ t.test('bus traffic is told apart from replies addressed to us', async (t) => {
   const keypad = { controller: 0, zone: 2, keypad: 0x01 };
   const heard = (frame: Buffer) => classify(parse(frame)[0]!);
   t.match(heard(encodeZoneInfoReply(INFO)), { kind: 'zone-info', info: { controller: 2, zone: 3 } });
-  t.same(heard(encodeZoneInfoReply(INFO, { controller: 0, zone: 0, keypad: 0x71 })), { kind: 'other' }, 'a reply to another keypad');
-  t.same(heard(encodeFrame({ controller: 0, zone: 0, keypad: 0x79 }, ctrl, 0x00, [0x02, 0x01, 0x01, 0x00])), { kind: 'other' }, 'display feedback');
+  t.same(
+    heard(encodeZoneInfoReply(INFO, { controller: 0, zone: 0, keypad: 0x71 })),
+    { kind: 'other' },
+    'a reply to another keypad',
+  );
+  t.same(
+    heard(encodeFrame({ controller: 0, zone: 0, keypad: 0x79 }, ctrl, 0x00, [0x02, 0x01, 0x01, 0x00])),
+    { kind: 'other' },
+    'display feedback',
+  );
   t.same(heard(encodeFrame(ctrl, keypad, 0x06, [0x00])), { kind: 'other' }, 'type 0x06');
   t.same(heard(encodeVolume(1, 1, 10)), { kind: 'other' }, 'an event from the host id (ours)');
-  t.same(heard(encodeKeypadKey(1, keypad, 0x7f)), { kind: 'keypad', controller: 1, zone: 3, mute: false }, 'a wall keypad key');
+  t.same(
+    heard(encodeKeypadKey(1, keypad, 0x7f)),
+    { kind: 'keypad', controller: 1, zone: 3, mute: false },
+    'a wall keypad key',
+  );
   const mute = encodeFrame(ctrl, keypad, 0x05, [0x02, 0x02, 0x00, 0x00, 0xbf, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x01]);
   t.same(heard(mute), { kind: 'keypad', controller: 1, zone: 3, mute: true }, 'a wall keypad mute toggle');
 });
@@ -156,7 +218,11 @@ t.test('a tone parameter set is the documented Set Data frame, and the emulator 
   // Controller 2, zone 3, treble 13: `F0 cc 00 7F 00 00 70 00 05 02 00 zz 00 PP 00 00 00 01 00 01 00 ## xx F7`.
   const frame = encodeParameter(2, 3, PARAMETER.treble, 13);
   const sent = hex(frame);
-  t.equal(sent.slice(0, -6), 'F0 01 00 7F 00 00 70 00 05 02 00 02 00 01 00 00 00 01 00 01 00 0D', 'the documented bytes');
+  t.equal(
+    sent.slice(0, -6),
+    'F0 01 00 7F 00 00 70 00 05 02 00 02 00 01 00 00 00 01 00 01 00 0D',
+    'the documented bytes',
+  );
   t.equal(frame[frame.length - 2], checksum(frame, frame.length - 2), 'with the documented checksum');
   const [parsed] = new FrameParser().push(frame);
   t.same(parsed && decodeParameter(parsed), { controller: 2, zone: 3, parameter: PARAMETER.treble, value: 13 });

@@ -8,7 +8,6 @@ import { isStatus, nextEventWithin as nextEvent } from './events.js';
 import { FAST, ON } from './rnet-rig.js';
 import { settledWithin } from './serial-rig.js';
 
-
 /** A loopback "adapter": while `accepting`, each connection is the emulator's line; otherwise it is hung up at once. */
 async function adapter(t: Test, emulator: RnetEmulator) {
   const sockets = new Set<net.Socket>();

@@ -71,10 +71,14 @@ export async function emulatorOnPty(t: Pick<Test, 'teardown'>, emulator: Emulato
 }
 
 /** For a driver on a real line: settled() within the suite's wait limit. */
-export const settledWithin = (driver: AmplifierDriver): Promise<void> => within(driver.settled(), undefined, 'the driver to settle');
+export const settledWithin = (driver: AmplifierDriver): Promise<void> =>
+  within(driver.settled(), undefined, 'the driver to settle');
 
 /** Starts a driver on a real line and waits (in real time, bounded) until it is online and has settled. */
-export async function startOnline(r: { driver: AmplifierDriver }, remembered: Map<number, ZoneState> = new Map()): Promise<void> {
+export async function startOnline(
+  r: { driver: AmplifierDriver },
+  remembered: Map<number, ZoneState> = new Map(),
+): Promise<void> {
   const online = nextEventWithin(r.driver, isStatus(true), 'status online');
   await r.driver.start(remembered);
   await online;

@@ -41,11 +41,11 @@ driverConformance(t, {
   },
   skip: {
     'starting adopts what the amplifier holds and reports each zone that differs from what the daemon remembered':
-      'its hardware does not outlive the process: start() makes what the daemon remembers the hardware\'s state',
+      "its hardware does not outlive the process: start() makes what the daemon remembers the hardware's state",
     'a volume burst reaches the wire as fewer writes than changes': 'no wire: changes are applied in memory',
     'line noise and garbage do not stop the driver': 'no line to garble: the hardware is in memory',
     'a tone control the family lacks is refused with the reason': 'the simulated amplifier has every tone control',
     'starting reports a zone whose tone differs from the tone the daemon remembered, and writes none of it':
-      'its hardware does not outlive the process: start() makes the remembered tone the hardware\'s',
+      "its hardware does not outlive the process: start() makes the remembered tone the hardware's",
   },
 });

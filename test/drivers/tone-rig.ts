@@ -36,7 +36,8 @@ export function toNative(change: ZoneTone, sound: SoundDescription): Partial<Nat
 /** What an emulator holds, on the shared scale: the controls the family has. */
 export function fromNative(native: NativeTone, sound: SoundDescription): ZoneTone {
   const tone: ZoneTone = {};
-  for (const control of STEPPED) if (!('absent' in sound.controls[control])) tone[control] = stepToTone(native[control], scaleOf(sound, control));
+  for (const control of STEPPED)
+    if (!('absent' in sound.controls[control])) tone[control] = stepToTone(native[control], scaleOf(sound, control));
   if (sound.controls.loudness === true) tone.loudness = native.loudness === true;
   return tone;
 }

@@ -12,7 +12,10 @@ driverConformance(t, {
   async create(t, options = {}) {
     // 'absent': the daemon remembers zones 9..16 from when an expansion amplifier was linked; the driver is set to 8.
     const expanded = options.secondUnit === 'fitted';
-    const r = await rig(t, { emulator: { reportOwnChanges: true, zones: expanded ? 16 : 8, byteDelayMs: options.paced ? 1.04 : 0 }, driver: { zones: expanded ? 16 : 8 } });
+    const r = await rig(t, {
+      emulator: { reportOwnChanges: true, zones: expanded ? 16 : 8, byteDelayMs: options.paced ? 1.04 : 0 },
+      driver: { zones: expanded ? 16 : 8 },
+    });
     return {
       ...conformanceBase(r),
       keypad: (channel, change) => r.emulator.keypad(channel, toKeypad(change)),
@@ -24,10 +27,14 @@ driverConformance(t, {
       keypadSeenThen(channel, change, then) {
         r.emulator.activityUpdates = false;
         r.emulator.keypad(channel, toKeypad(change));
-        onNextCommand(r.emulator, (c) => c === `?${channel}ZD`, () => {
-          r.emulator.activityUpdates = true;
-          then();
-        });
+        onNextCommand(
+          r.emulator,
+          (c) => c === `?${channel}ZD`,
+          () => {
+            r.emulator.activityUpdates = true;
+            then();
+          },
+        );
       },
       volumeWrites: (channel) => r.emulator.commands.filter((c) => c.startsWith(`!${channel}VO`)).length,
       noisy(on) {

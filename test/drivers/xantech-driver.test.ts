@@ -34,21 +34,27 @@ t.test('routing a zone sends power on first, then a mute, then source and volume
 
 // The amp reports zone 5 shortly after `!5PR1`: while the set's gap still holds the line, or once the OK has been
 // taken in; either way the report is a read of the zone just powered on, not a keypad's change.
-for (const [when, activityDelayMs] of [['during the set\'s gap', 5], ['after the OK', 100]] as const) {
-  t.test(`a zone that comes on at volume 0 is read again and given the volume waiting for it, without an event (report ${when})`, async (t) => {
-    const r = await rig(t, { emulator: { volumeZeroAtPowerOn: true, activityDelayMs } });
-    await r.startWith();
-    r.driver.setZone(5, { volume: 10 / 38 }); // the amp already holds 10 while off: nothing to send yet
-    await r.settled();
-    const mark = r.mark();
-    r.driver.setZone(5, { power: true });
-    await r.settled();
-    t.same(r.since(mark), ['!5PR1', '?5ZD', '!5VO10'], 'read after power-on, then the volume');
-    t.match(r.emulator.zone(5), { power: true, volume: 10 });
-    await reportsIn(r);
-    await r.settled();
-    t.same(zoneEvents(r.events), [], 'the volume the amp started at was not reported as a keypad change');
-  });
+for (const [when, activityDelayMs] of [
+  ["during the set's gap", 5],
+  ['after the OK', 100],
+] as const) {
+  t.test(
+    `a zone that comes on at volume 0 is read again and given the volume waiting for it, without an event (report ${when})`,
+    async (t) => {
+      const r = await rig(t, { emulator: { volumeZeroAtPowerOn: true, activityDelayMs } });
+      await r.startWith();
+      r.driver.setZone(5, { volume: 10 / 38 }); // the amp already holds 10 while off: nothing to send yet
+      await r.settled();
+      const mark = r.mark();
+      r.driver.setZone(5, { power: true });
+      await r.settled();
+      t.same(r.since(mark), ['!5PR1', '?5ZD', '!5VO10'], 'read after power-on, then the volume');
+      t.match(r.emulator.zone(5), { power: true, volume: 10 });
+      await reportsIn(r);
+      await r.settled();
+      t.same(zoneEvents(r.events), [], 'the volume the amp started at was not reported as a keypad change');
+    },
+  );
 }
 
 t.test('a zone that comes on at volume 0 with nothing waiting for it is reported at the volume it holds', async (t) => {
@@ -56,7 +62,11 @@ t.test('a zone that comes on at volume 0 with nothing waiting for it is reported
   await r.startWith();
   const event = nextEvent(r.driver, isZoneEvent(5));
   r.driver.setZone(5, { power: true });
-  t.same((await r.until(event, 'the zone event')).state, { power: true, muted: false, volume: 0, source: 1 }, 'the truth about the present');
+  t.same(
+    (await r.until(event, 'the zone event')).state,
+    { power: true, muted: false, volume: 0, source: 1 },
+    'the truth about the present',
+  );
 });
 
 t.test('turning a zone off sends its other changes first and power off last', async (t) => {
@@ -109,32 +119,42 @@ t.test('a keypad change whose activity report got lost is still found by the saf
 });
 
 for (const lineEnd of ['', '\r\n', '+\r']) {
-  t.test(`replies ending in ${JSON.stringify(lineEnd)} and split across chunks drive and report the same`, async (t) => {
-    const r = await rig(t, { emulator: { lineEnd, byteDelayMs: 0.05 } });
-    await r.startWith([[1, ON]]);
-    r.driver.setZone(1, { volume: 0.25 });
-    await r.settled();
-    t.match(r.emulator.zone(1), { power: true, volume: 10 }, 'a change applied');
-    const event = nextEvent(r.driver, isZoneEvent(1));
-    r.emulator.keypad(1, { volume: 30 });
-    t.equal((await r.until(event, 'the keypad event')).state.volume, 30 / 38, 'a keypad change reported');
-    t.same(r.logs.filter((l) => l.includes('timeout on')), [], 'no command timed out');
-  });
+  t.test(
+    `replies ending in ${JSON.stringify(lineEnd)} and split across chunks drive and report the same`,
+    async (t) => {
+      const r = await rig(t, { emulator: { lineEnd, byteDelayMs: 0.05 } });
+      await r.startWith([[1, ON]]);
+      r.driver.setZone(1, { volume: 0.25 });
+      await r.settled();
+      t.match(r.emulator.zone(1), { power: true, volume: 10 }, 'a change applied');
+      const event = nextEvent(r.driver, isZoneEvent(1));
+      r.emulator.keypad(1, { volume: 30 });
+      t.equal((await r.until(event, 'the keypad event')).state.volume, 30 / 38, 'a keypad change reported');
+      t.same(
+        r.logs.filter((l) => l.includes('timeout on')),
+        [],
+        'no command timed out',
+      );
+    },
+  );
 }
 
 for (const refusal of ['error', 'silent'] as const) {
-  t.test(`an amp that refuses zone-activity reports (${refusal}) is polled, and a keypad change is found`, async (t) => {
-    const r = await rig(t, { emulator: { refuseActivityUpdates: refusal } });
-    await r.startWith([[1, ON]]);
-    t.notOk(r.driver.activityReports, 'the driver polls');
-    t.notOk(r.emulator.activityUpdates);
-    const event = nextEvent(r.driver, isZoneEvent(1));
-    r.emulator.keypad(1, { mute: true });
-    t.same((await r.until(event, 'the keypad event')).state, { ...ON, muted: true });
-    await observed(r);
-    t.equal(zoneEvents(r.events).length, 1, 'exactly one event');
-    t.ok(r.driver.online, 'a silent refusal did not count as the amp being gone');
-  });
+  t.test(
+    `an amp that refuses zone-activity reports (${refusal}) is polled, and a keypad change is found`,
+    async (t) => {
+      const r = await rig(t, { emulator: { refuseActivityUpdates: refusal } });
+      await r.startWith([[1, ON]]);
+      t.notOk(r.driver.activityReports, 'the driver polls');
+      t.notOk(r.emulator.activityUpdates);
+      const event = nextEvent(r.driver, isZoneEvent(1));
+      r.emulator.keypad(1, { mute: true });
+      t.same((await r.until(event, 'the keypad event')).state, { ...ON, muted: true });
+      await observed(r);
+      t.equal(zoneEvents(r.events).length, 1, 'exactly one event');
+      t.ok(r.driver.online, 'a silent refusal did not count as the amp being gone');
+    },
+  );
 }
 
 t.test('activityUpdates off switches reports off on the amp and polls', async (t) => {
@@ -158,22 +178,25 @@ t.test('a set the amp answers with ERROR is sent again after the zone is read', 
   t.equal(r.emulator.zone(2).volume, 19);
 });
 
-t.test('an amp power cycle is recovered without a restart: reports on again, and the change made meanwhile written', async (t) => {
-  const r = await rig(t, { emulator: { bootMs: 100 } });
-  await r.startWith([[1, ON]]);
-  const offline = nextEvent(r.driver, isStatus(false));
-  r.emulator.powerOff();
-  t.match((await r.until(offline, 'offline')).detail, /unanswered/);
-  t.notOk(r.emulator.activityUpdates, 'the amp forgot its zone-activity mode');
-  r.driver.setZone(1, { source: 5, muted: true });
-  const online = nextEvent(r.driver, isStatus(true));
-  r.emulator.powerOn();
-  await r.until(online, 'online again');
-  await r.settled();
-  t.match(r.emulator.zone(1), { power: true, source: 5, mute: true });
-  t.ok(r.emulator.activityUpdates, 'reports are switched on again');
-  t.ok(r.driver.activityReports);
-});
+t.test(
+  'an amp power cycle is recovered without a restart: reports on again, and the change made meanwhile written',
+  async (t) => {
+    const r = await rig(t, { emulator: { bootMs: 100 } });
+    await r.startWith([[1, ON]]);
+    const offline = nextEvent(r.driver, isStatus(false));
+    r.emulator.powerOff();
+    t.match((await r.until(offline, 'offline')).detail, /unanswered/);
+    t.notOk(r.emulator.activityUpdates, 'the amp forgot its zone-activity mode');
+    r.driver.setZone(1, { source: 5, muted: true });
+    const online = nextEvent(r.driver, isStatus(true));
+    r.emulator.powerOn();
+    await r.until(online, 'online again');
+    await r.settled();
+    t.match(r.emulator.zone(1), { power: true, source: 5, mute: true });
+    t.ok(r.emulator.activityUpdates, 'reports are switched on again');
+    t.ok(r.driver.activityReports);
+  },
+);
 
 t.test('a slow-booting amp is waited for, then gets what was asked meanwhile', async (t) => {
   const r = await rig(t, { emulator: { bootMs: 4000 } });
@@ -182,13 +205,19 @@ t.test('a slow-booting amp is waited for, then gets what was asked meanwhile', a
   await r.driver.start(new Map());
   await r.until(online, 'online after boot');
   await r.settled();
-  t.ok(r.logs.some((l) => l.includes('not answering')), 'the first attempts went unanswered');
+  t.ok(
+    r.logs.some((l) => l.includes('not answering')),
+    'the first attempts went unanswered',
+  );
   t.match(r.emulator.zone(7), { power: true, volume: 10, source: 3 });
 });
 
 t.test('the 16-zone (expanded) model describes, reads and drives zones 9..16', async (t) => {
   const r = await rig(t, { emulator: { zones: 16 }, driver: { zones: 16 } });
-  t.same(r.driver.describe().zones.map((z) => z.channel), Array.from({ length: 16 }, (_, i) => i + 1));
+  t.same(
+    r.driver.describe().zones.map((z) => z.channel),
+    Array.from({ length: 16 }, (_, i) => i + 1),
+  );
   await r.startWith();
   t.ok(r.emulator.commands.includes('?16ZD'), 'zone 16 read at connect');
   r.driver.setZone(16, { power: true, source: 8 });
@@ -199,16 +228,19 @@ t.test('the 16-zone (expanded) model describes, reads and drives zones 9..16', a
   t.equal((await r.until(event, 'the keypad event')).state.power, true);
 });
 
-t.test('set to 16 zones without an expansion amplifier, zones 9..16 are unavailable and zones 1..8 are driven', async (t) => {
-  const r = await rig(t, { emulator: { zones: 8 }, driver: { zones: 16 } });
-  await r.startWith();
-  await r.until(() => !r.driver.availability(9).available, 'zone 9 unavailable');
-  t.match(r.driver.availability(16).reason, /expansion amplifier \(zones 9-16\) does not answer/);
-  r.driver.setZone(1, { power: true });
-  await r.settled();
-  t.equal(r.emulator.zone(1).power, true);
-  t.ok(r.driver.online, 'the amplifier itself is online');
-});
+t.test(
+  'set to 16 zones without an expansion amplifier, zones 9..16 are unavailable and zones 1..8 are driven',
+  async (t) => {
+    const r = await rig(t, { emulator: { zones: 8 }, driver: { zones: 16 } });
+    await r.startWith();
+    await r.until(() => !r.driver.availability(9).available, 'zone 9 unavailable');
+    t.match(r.driver.availability(16).reason, /expansion amplifier \(zones 9-16\) does not answer/);
+    r.driver.setZone(1, { power: true });
+    await r.settled();
+    t.equal(r.emulator.zone(1).power, true);
+    t.ok(r.driver.online, 'the amplifier itself is online');
+  },
+);
 
 t.test('the baud rate defaults per model, an explicit one wins, and bad options are refused by name', async (t) => {
   const baud = (options: ConstructorParameters<typeof XantechDriver>[0]): number => new XantechDriver(options).baudRate;
@@ -217,9 +249,21 @@ t.test('the baud rate defaults per model, an explicit one wins, and bad options 
   t.equal(baud({ serialPort: '/dev/null', model: 'mx88' }), 57600);
   t.equal(baud({ serialPort: '/dev/null', model: 'mx88', baudRate: 9600 }), 9600);
   // The factory checks the options against the family's schema, as the daemon's configuration does.
-  t.throws(() => createXantechDriver({ serialPort: '/dev/null', model: 'mrc99' as never }), { message: /^xantech driver option "model": must be one of mrc88, .*, got "mrc99"/ });
-  t.throws(() => createXantechDriver({ serialPort: '/dev/null', zones: 12 as never }), { message: 'xantech driver option "zones": must be one of 8, 16, got 12' });
-  t.throws(() => createXantechDriver({}), { message: /^xantech driver option "serialPort": is required: the amplifier's serial device/ }, 'the factory names the missing port');
-  t.throws(() => createXantechDriver({ serialPort: 'tcp://adapter' }), { message: /^xantech driver option "serialPort": "tcp:\/\/adapter" is not a valid network serial port/ });
-  t.throws(() => createXantechDriver({ serialPort: '/dev/null', activityUpdates: 'on' as never }), { message: 'xantech driver option "activityUpdates": must be one of auto, off, got "on"' });
+  t.throws(() => createXantechDriver({ serialPort: '/dev/null', model: 'mrc99' as never }), {
+    message: /^xantech driver option "model": must be one of mrc88, .*, got "mrc99"/,
+  });
+  t.throws(() => createXantechDriver({ serialPort: '/dev/null', zones: 12 as never }), {
+    message: 'xantech driver option "zones": must be one of 8, 16, got 12',
+  });
+  t.throws(
+    () => createXantechDriver({}),
+    { message: /^xantech driver option "serialPort": is required: the amplifier's serial device/ },
+    'the factory names the missing port',
+  );
+  t.throws(() => createXantechDriver({ serialPort: 'tcp://adapter' }), {
+    message: /^xantech driver option "serialPort": "tcp:\/\/adapter" is not a valid network serial port/,
+  });
+  t.throws(() => createXantechDriver({ serialPort: '/dev/null', activityUpdates: 'on' as never }), {
+    message: 'xantech driver option "activityUpdates": must be one of auto, off, got "on"',
+  });
 });

@@ -15,7 +15,16 @@ import {
 } from '../../drivers/xantech/protocol.js';
 
 const ZONE_1: ZoneStatus = {
-  zone: 1, power: false, source: 1, volume: 0, mute: true, treble: 7, bass: 7, balance: 32, linked: false, paged: false,
+  zone: 1,
+  power: false,
+  source: 1,
+  volume: 0,
+  mute: true,
+  treble: 7,
+  bass: 7,
+  balance: 32,
+  linked: false,
+  paged: false,
 };
 const LINE_1 = '#1ZS PR0 SS1 VO0 MU1 TR7 BS7 BA32 LS0 PS0+';
 
@@ -39,13 +48,33 @@ t.test('set commands, queries and the zone-activity switch encode as the manual 
 t.test('the zone details reply decodes into every field and encodes back byte for byte', async (t) => {
   t.same(decodeStatus(LINE_1), ZONE_1);
   t.equal(encodeStatus(ZONE_1), LINE_1);
-  t.same(decodeStatus('#16ZS PR1 SS8 VO38 MU0 TR14 BS0 BA63 LS1 PS1'), {
-    zone: 16, power: true, source: 8, volume: 38, mute: false, treble: 14, bass: 0, balance: 63, linked: true, paged: true,
-  }, 'without its +, two-digit zone, every maximum');
+  t.same(
+    decodeStatus('#16ZS PR1 SS8 VO38 MU0 TR14 BS0 BA63 LS1 PS1'),
+    {
+      zone: 16,
+      power: true,
+      source: 8,
+      volume: 38,
+      mute: false,
+      treble: 14,
+      bass: 0,
+      balance: 63,
+      linked: true,
+      paged: true,
+    },
+    'without its +, two-digit zone, every maximum',
+  );
 });
 
 t.test('a report with PO for power and fewer fields (look-alikes) decodes too', async (t) => {
-  t.match(decodeStatus('#6ZS PO1 SS2 VO8 MU0 IS0+'), { zone: 6, power: true, source: 2, volume: 8, mute: false, balance: 32 });
+  t.match(decodeStatus('#6ZS PO1 SS2 VO8 MU0 IS0+'), {
+    zone: 6,
+    power: true,
+    source: 2,
+    volume: 8,
+    mute: false,
+    balance: 32,
+  });
 });
 
 t.test('reports with impossible values or missing fields are dropped', async (t) => {
@@ -72,7 +101,12 @@ t.test('every reply form classifies: OK, ERROR, zone details, single values, any
 });
 
 t.test('replies end with +, +CR, CR or nothing at all and frame the same', async (t) => {
-  const expected = [{ kind: 'ok' }, { kind: 'status', status: ZONE_1 }, { kind: 'error' }, { kind: 'value', zone: 5, attribute: 'SS', value: 3 }];
+  const expected = [
+    { kind: 'ok' },
+    { kind: 'status', status: ZONE_1 },
+    { kind: 'error' },
+    { kind: 'value', zone: 5, attribute: 'SS', value: 3 },
+  ];
   t.same(frames(`OK\r${LINE_1}\r` + 'ERROR\r?5SS3+\r'), expected, 'CR after each reply');
   t.same(frames(`OK${LINE_1}ERROR?5SS3+`), expected, 'no line ends at all');
   t.same(frames(`OK\r\n${LINE_1}\r\nERROR\r\n?5SS3+\r\n`), expected, 'CRLF');
@@ -90,18 +124,31 @@ t.test('chunks split anywhere frame the same as one chunk', async (t) => {
 
 t.test('two replies in one chunk both come out', async (t) => {
   const out = frames(`${LINE_1}\r${LINE_1.replace('#1ZS', '#2ZS')}\r`);
-  t.same(out.map((f) => (f.kind === 'status' ? f.status.zone : f.kind)), [1, 2]);
+  t.same(
+    out.map((f) => (f.kind === 'status' ? f.status.zone : f.kind)),
+    [1, 2],
+  );
 });
 
 t.test('noise before a report is cut off and the report still decodes', async (t) => {
   const out = frames(`\x00\xff\x1b[2J${LINE_1}\r`);
-  t.same(out, [{ kind: 'text', text: '\x00\xff\x1b[2J' }, { kind: 'status', status: ZONE_1 }]);
+  t.same(out, [
+    { kind: 'text', text: '\x00\xff\x1b[2J' },
+    { kind: 'status', status: ZONE_1 },
+  ]);
 });
 
 t.test('a garbled report becomes text and the next good one still decodes', async (t) => {
   const garbled = LINE_1.replace('SS1', 'S\x9f1');
-  t.same(frames(`${garbled}\r${LINE_1}\r`).map((f) => f.kind), ['text', 'status']);
-  t.same(frames(`${LINE_1.slice(0, 16)}${LINE_1}\r`).map((f) => f.kind), ['text', 'status'], 'a truncated one too');
+  t.same(
+    frames(`${garbled}\r${LINE_1}\r`).map((f) => f.kind),
+    ['text', 'status'],
+  );
+  t.same(
+    frames(`${LINE_1.slice(0, 16)}${LINE_1}\r`).map((f) => f.kind),
+    ['text', 'status'],
+    'a truncated one too',
+  );
 });
 
 t.test('noise without any terminator is bounded, never throws, and does not block the next frame', async (t) => {
@@ -114,7 +161,10 @@ t.test('noise without any terminator is bounded, never throws, and does not bloc
   let out: Frame[] = [];
   t.doesNotThrow(() => (out = framer.push(noise)));
   t.ok(framer.buffered.length <= 256, 'partial frame is capped');
-  t.ok(out.every((f) => f.kind === 'text' || f.kind === 'ok' || f.kind === 'error'), 'noise never decodes as a report');
+  t.ok(
+    out.every((f) => f.kind === 'text' || f.kind === 'ok' || f.kind === 'error'),
+    'noise never decodes as a report',
+  );
   t.same(framer.push(Buffer.from(`\r${LINE_1}\r`)).at(-1), { kind: 'status', status: ZONE_1 });
 });
 
@@ -128,7 +178,7 @@ t.test('random bytes never throw', async (t) => {
   }
 });
 
-t.test('the emulator side parses every command form, the sources\' variants included', async (t) => {
+t.test("the emulator side parses every command form, the sources' variants included", async (t) => {
   t.same(parseCommand('!1PR1'), { kind: 'set', zone: 1, attribute: 'PR', value: 1 });
   t.same(parseCommand('!12vo05'), { kind: 'set', zone: 12, attribute: 'VO', value: 5 }, 'lower case and padding');
   t.same(parseCommand('!3BL31'), { kind: 'set', zone: 3, attribute: 'BA', value: 31 }, 'BL with a value sets balance');

@@ -45,4 +45,5 @@ export async function observed(r: Rig): Promise<void> {
 }
 
 /** Sets the amp received since `mark` (an index into emulator.commands). */
-export const setsSince = (r: { emulator: XantechEmulator }, mark = 0): string[] => r.emulator.commands.slice(mark).filter((c) => c.startsWith('!'));
+export const setsSince = (r: { emulator: XantechEmulator }, mark = 0): string[] =>
+  r.emulator.commands.slice(mark).filter((c) => c.startsWith('!'));

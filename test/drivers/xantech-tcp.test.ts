@@ -9,7 +9,6 @@ import { isStatus, isZoneEvent, nextEventWithin as nextEvent } from './events.js
 import { settledWithin } from './serial-rig.js';
 import { FAST, FAST_EMULATOR, ON, toKeypad } from './xantech-rig.js';
 
-
 interface Bridge {
   emulator: XantechEmulator;
   server: net.Server;
@@ -59,7 +58,11 @@ async function bridge(t: Test): Promise<Bridge> {
 }
 
 function driverFor(t: Test, b: Bridge): XantechDriver {
-  const driver = new XantechDriver({ serialPort: `tcp://127.0.0.1:${b.port}`, ...FAST, activityPollIntervalMs: 60_000 });
+  const driver = new XantechDriver({
+    serialPort: `tcp://127.0.0.1:${b.port}`,
+    ...FAST,
+    activityPollIntervalMs: 60_000,
+  });
   t.teardown(() => driver.stop());
   return driver;
 }

@@ -51,7 +51,15 @@ export async function accountsRig(t: { teardown(fn: () => unknown): void }): Pro
     hash: async (password) => `plain$${password}`,
     verify: async (password, stored) => stored === `plain$${password}`,
   };
-  const admin = new UserAdmin(store, repo, secrets, bus, auth, () => true, () => clock.now);
+  const admin = new UserAdmin(
+    store,
+    repo,
+    secrets,
+    bus,
+    auth,
+    () => true,
+    () => clock.now,
+  );
   const keyCaller = (apiKey: string): Caller => {
     const caller = auth.authenticate({ source: 'x-api-key', value: apiKey });
     if (!caller) throw new Error('the key does not authenticate');

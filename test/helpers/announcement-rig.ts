@@ -20,7 +20,12 @@ export function chimeFolder(t: Teardown): string {
 }
 
 /** What an announcement changes of a zone and puts back. */
-export const zoneState = (zone: Zone) => ({ power: zone.power, volume: zone.volume, muted: zone.muted, playerId: zone.playerId });
+export const zoneState = (zone: Zone) => ({
+  power: zone.power,
+  volume: zone.volume,
+  muted: zone.muted,
+  playerId: zone.playerId,
+});
 
 export async function zonesOf(rig: StreamRig): Promise<Zone[]> {
   return (await rig.api.get('/api/zones')).body;

@@ -14,7 +14,14 @@ import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import './sqlite-guard.js';
 
 /** An admin caller; a Writer too, for the pop-free apply (which leaves the role check to its operation). */
-export const admin: Writer = asWriter({ userId: 'a', username: 'a', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'apiKey', keyDigest: '00' } });
+export const admin: Writer = asWriter({
+  userId: 'a',
+  username: 'a',
+  role: 'Admin',
+  playerIds: new Set(),
+  zoneIds: new Set(),
+  credential: { kind: 'apiKey', keyDigest: '00' },
+});
 
 export interface AudioRig<D extends AmplifierDriver> {
   dir: string;

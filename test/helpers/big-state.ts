@@ -3,8 +3,10 @@
 import type Database from 'better-sqlite3';
 
 /** The id of track `track` of playlist `playlist`: deterministic, so a test can name one. */
-export const bigTrackId = (playlist: number, track: number) => `${playlist.toString(16).padStart(8, '0')}-0000-4000-8000-${track.toString(16).padStart(12, '0')}`;
-export const bigPlaylistId = (playlist: number) => `${playlist.toString(16).padStart(8, '0')}-0000-4000-9000-000000000000`;
+export const bigTrackId = (playlist: number, track: number) =>
+  `${playlist.toString(16).padStart(8, '0')}-0000-4000-8000-${track.toString(16).padStart(12, '0')}`;
+export const bigPlaylistId = (playlist: number) =>
+  `${playlist.toString(16).padStart(8, '0')}-0000-4000-9000-000000000000`;
 
 /**
  * Adds `playlists` playlists of `tracks` tracks each (titles and URIs of a realistic length, durations known),
@@ -30,7 +32,13 @@ export function fillPlaylists(
     );
     for (let p = 0; p < playlists; p++) {
       const id = bigPlaylistId(p);
-      playlist.run(id, `Playlist ${p}`, new Date(Date.UTC(2026, 0, 1, 0, 0, p)).toISOString(), tracks, tracks * 200000 + (tracks * (tracks - 1)) / 2);
+      playlist.run(
+        id,
+        `Playlist ${p}`,
+        new Date(Date.UTC(2026, 0, 1, 0, 0, p)).toISOString(),
+        tracks,
+        tracks * 200000 + (tracks * (tracks - 1)) / 2,
+      );
       if (tracks > 0) fill.run({ p, count: tracks, id });
     }
   });

@@ -17,7 +17,12 @@ export interface RequestOptions {
 }
 
 /** Sends one request with its headers and encoded body; the client builds both. */
-export type Transport = (method: string, path: string, headers: Record<string, string>, body: string | Buffer | undefined) => Promise<Reply>;
+export type Transport = (
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | Buffer | undefined,
+) => Promise<Reply>;
 
 export function clientOver(send: Transport, defaultKey?: string) {
   const call = async <T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> => {
@@ -34,9 +39,12 @@ export function clientOver(send: Transport, defaultKey?: string) {
   return {
     call,
     get: <T = any>(path: string, options?: RequestOptions) => call<T>('GET', path, options),
-    post: <T = any>(path: string, body?: unknown, options?: RequestOptions) => call<T>('POST', path, { ...options, body }),
-    put: <T = any>(path: string, body?: unknown, options?: RequestOptions) => call<T>('PUT', path, { ...options, body }),
-    del: <T = any>(path: string, body?: unknown, options?: RequestOptions) => call<T>('DELETE', path, { ...options, body }),
+    post: <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
+      call<T>('POST', path, { ...options, body }),
+    put: <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
+      call<T>('PUT', path, { ...options, body }),
+    del: <T = any>(path: string, body?: unknown, options?: RequestOptions) =>
+      call<T>('DELETE', path, { ...options, body }),
   };
 }
 

@@ -86,7 +86,9 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
       { what: `${count} log line(s) matching ${pattern}`, changes: logged },
     );
   const logger = createLogger(config.logLevel, sink);
-  const injected = options.configuredAmplifiers ? undefined : (options.driver ?? new SimulatedDriver({ applyDelayMs: 1 }));
+  const injected = options.configuredAmplifiers
+    ? undefined
+    : (options.driver ?? new SimulatedDriver({ applyDelayMs: 1 }));
   const daemon = new Daemon({
     config,
     logger,
@@ -116,7 +118,10 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
 }
 
 /** Registers teardown: stop the daemon and remove its state directory. */
-export async function startTestDaemon(t: { teardown(fn: () => unknown): void }, options: StartOptions = {}): Promise<TestDaemon> {
+export async function startTestDaemon(
+  t: { teardown(fn: () => unknown): void },
+  options: StartOptions = {},
+): Promise<TestDaemon> {
   const d = await startDaemon(options);
   t.teardown(async () => {
     await d.stop();

@@ -14,7 +14,10 @@ export function fakeMpdProgram(dir: string, mode: string): string {
   const program = path.join(dir, `mpd-${mode}`);
   const standIn = path.join(dir, 'fake-mpd.mjs');
   copyFileSync(FAKE, standIn);
-  writeFileSync(program, `#!/bin/sh\nexec env -u NODE_OPTIONS -u NODE_V8_COVERAGE "${process.execPath}" "${standIn}" --mode ${mode} "$@"\n`);
+  writeFileSync(
+    program,
+    `#!/bin/sh\nexec env -u NODE_OPTIONS -u NODE_V8_COVERAGE "${process.execPath}" "${standIn}" --mode ${mode} "$@"\n`,
+  );
   chmodSync(program, 0o755);
   return program;
 }

@@ -47,7 +47,8 @@ function heldScan(line) {
     scanning = ++lastJob;
     return `updating_db: ${scanning}\n`;
   }
-  if (line.startsWith('status')) return `state: stop\nplaylistlength: 0\n${scanning ? `updating_db: ${scanning}\n` : ''}`;
+  if (line.startsWith('status'))
+    return `state: stop\nplaylistlength: 0\n${scanning ? `updating_db: ${scanning}\n` : ''}`;
   return undefined;
 }
 
@@ -75,7 +76,8 @@ function queueReply(line) {
     current = null;
     return '';
   }
-  if (line.startsWith('currentsong')) return current === null ? '' : `file: ${files.get(current)}\nPos: ${position(current)}\nId: ${current}\n`;
+  if (line.startsWith('currentsong'))
+    return current === null ? '' : `file: ${files.get(current)}\nPos: ${position(current)}\nId: ${current}\n`;
   return undefined;
 }
 
@@ -142,7 +144,8 @@ function answer(line) {
     if (held !== undefined) return held;
   }
   if (mode === 'seek-dead') {
-    if (line.startsWith('status')) return 'volume: -1\nstate: play\nsong: 0\nsongid: 1\nelapsed: 2.900\nduration: 3.000\nplaylistlength: 1\n';
+    if (line.startsWith('status'))
+      return 'volume: -1\nstate: play\nsong: 0\nsongid: 1\nelapsed: 2.900\nduration: 3.000\nplaylistlength: 1\n';
     if (line.startsWith('currentsong')) return 'file: tones/a.flac\nduration: 3.000\nPos: 0\nId: 1\n';
     if (line.startsWith('seekcur') && deadSeeks > 0) {
       deadSeeks--;

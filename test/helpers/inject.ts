@@ -14,5 +14,9 @@ export interface Injectable {
  * client address the daemon sees (default 127.0.0.1, as for a loopback request).
  */
 export function injectClient(target: Injectable, defaultKey?: string, remoteAddress?: string): Client {
-  return clientOver((method, path, headers, body) => target.inject({ method, path, headers, body, ...(remoteAddress ? { remoteAddress } : {}) }), defaultKey);
+  return clientOver(
+    (method, path, headers, body) =>
+      target.inject({ method, path, headers, body, ...(remoteAddress ? { remoteAddress } : {}) }),
+    defaultKey,
+  );
 }

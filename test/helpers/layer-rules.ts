@@ -20,7 +20,19 @@ const LAYERS: Array<[layer: Layer, test: RegExp]> = [
   ['base', /^daemon\/(config|log|paths|names|coalescing)\.ts$|^daemon\/config\//],
 ];
 
-export type Layer = 'driver-entry' | 'drivers' | 'native' | 'store' | 'domain' | 'http' | 'api' | 'mqtt' | 'discovery' | 'root' | 'process' | 'base';
+export type Layer =
+  | 'driver-entry'
+  | 'drivers'
+  | 'native'
+  | 'store'
+  | 'domain'
+  | 'http'
+  | 'api'
+  | 'mqtt'
+  | 'discovery'
+  | 'root'
+  | 'process'
+  | 'base';
 
 /** What each layer may import, besides itself (ARCHITECTURE.md, "Layers"). Node and npm packages are not listed. */
 export const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
@@ -58,7 +70,8 @@ export const CAPABILITIES: Record<string, readonly string[]> = {
 const UWS_PACKAGES = ['@trufflesuite/uws-js-unofficial', '@btc-vision/uwebsockets.js', 'uWebSockets.js'];
 const SQLITE_PACKAGE = 'better-sqlite3';
 /** Statement text: an SQL keyword in capitals at the start of a string, as every statement of the store is written. */
-const SQL_TEXT = /^\s*(SELECT\s|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX|UNIQUE)|DROP\s+(TABLE|INDEX)|ALTER\s+TABLE|PRAGMA\s|BEGIN\b|COMMIT\b|ROLLBACK\b|VACUUM\b)/;
+const SQL_TEXT =
+  /^\s*(SELECT\s|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX|UNIQUE)|DROP\s+(TABLE|INDEX)|ALTER\s+TABLE|PRAGMA\s|BEGIN\b|COMMIT\b|ROLLBACK\b|VACUUM\b)/;
 
 export interface ImportEdge {
   from: string;
@@ -91,20 +104,36 @@ export function scan(file: string, source: string): Scanned {
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
-      const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
-      const allTypes = clause?.isTypeOnly === true || (named !== undefined && named.length > 0 && !clause?.name && named.every((e) => e.isTypeOnly));
+      const named =
+        clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
+      const allTypes =
+        clause?.isTypeOnly === true ||
+        (named !== undefined && named.length > 0 && !clause?.name && named.every((e) => e.isTypeOnly));
       add(node.moduleSpecifier, node, allTypes, named ? named.map((e) => (e.propertyName ?? e.name).text) : []);
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : undefined;
-      add(node.moduleSpecifier, node, node.isTypeOnly, named ? named.map((e) => (e.propertyName ?? e.name).text) : ['*']);
+      add(
+        node.moduleSpecifier,
+        node,
+        node.isTypeOnly,
+        named ? named.map((e) => (e.propertyName ?? e.name).text) : ['*'],
+      );
     } else if (ts.isCallExpression(node) && node.arguments.length > 0 && ts.isStringLiteral(node.arguments[0]!)) {
       const callee = node.expression;
-      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require')) add(node.arguments[0] as ts.StringLiteral, node, false, ['*']);
+      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require'))
+        add(node.arguments[0] as ts.StringLiteral, node, false, ['*']);
     }
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && ['prepare', 'pragma'].includes(node.expression.name.text)) {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      ['prepare', 'pragma'].includes(node.expression.name.text)
+    ) {
       result.sqliteCalls.push(lineOf(node));
     }
-    if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node)) && !specifiers.has(node)) {
+    if (
+      (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node)) &&
+      !specifiers.has(node)
+    ) {
       const text = node.text;
       if (SQL_TEXT.test(text) || packageOf(text) !== undefined) result.strings.push({ text, line: lineOf(node) });
     }
@@ -149,12 +178,16 @@ export function checkLayers(sources: ReadonlyMap<string, string>): string[] {
     }
     for (const { text, line } of scanned.strings) {
       const pkg = packageOf(text);
-      if (pkg && UWS_PACKAGES.includes(pkg) && from !== 'http') findings.push(`${file}:${line}: names ${pkg}; only daemon/http/ touches uWS`);
-      if (pkg === SQLITE_PACKAGE && from !== 'store') findings.push(`${file}:${line}: names ${pkg}; only daemon/store/ opens SQLite`);
-      if (!pkg && from !== 'store') findings.push(`${file}:${line}: SQL text "${text.trim().slice(0, 30)}…"; SQL lives in daemon/store/ only`);
+      if (pkg && UWS_PACKAGES.includes(pkg) && from !== 'http')
+        findings.push(`${file}:${line}: names ${pkg}; only daemon/http/ touches uWS`);
+      if (pkg === SQLITE_PACKAGE && from !== 'store')
+        findings.push(`${file}:${line}: names ${pkg}; only daemon/store/ opens SQLite`);
+      if (!pkg && from !== 'store')
+        findings.push(`${file}:${line}: SQL text "${text.trim().slice(0, 30)}…"; SQL lives in daemon/store/ only`);
     }
     if (from !== 'store' && from !== 'drivers' && from !== 'driver-entry') {
-      for (const line of scanned.sqliteCalls) findings.push(`${file}:${line}: calls prepare()/pragma(); statements live in daemon/store/ only`);
+      for (const line of scanned.sqliteCalls)
+        findings.push(`${file}:${line}: calls prepare()/pragma(); statements live in daemon/store/ only`);
     }
   }
   return findings;
@@ -165,15 +198,19 @@ function arrowProblem(edge: ImportEdge, from: Layer): string | undefined {
   const pkg = packageOf(edge.to);
   if (pkg && UWS_PACKAGES.includes(pkg)) return from === 'http' ? undefined : 'only daemon/http/ imports uWS';
   if (pkg === SQLITE_PACKAGE) return from === 'store' ? undefined : 'only daemon/store/ imports better-sqlite3';
-  if (!edge.to.startsWith('daemon/') && !edge.to.startsWith('drivers/') && !edge.to.startsWith('native/')) return undefined;
+  if (!edge.to.startsWith('daemon/') && !edge.to.startsWith('drivers/') && !edge.to.startsWith('native/'))
+    return undefined;
   const to = layerOf(edge.to);
   if (!to) return 'imports a file that belongs to no layer';
   if (from === 'drivers' || from === 'driver-entry') {
-    return edge.to.startsWith('daemon/') ? 'drivers/ never imports daemon/: the daemon sees the drivers, not the other way round' : undefined;
+    return edge.to.startsWith('daemon/')
+      ? 'drivers/ never imports daemon/: the daemon sees the drivers, not the other way round'
+      : undefined;
   }
   if (to === 'drivers') return 'daemon/ reaches drivers/ only through drivers/index.ts, driver.ts and playback.ts';
   if (from === 'store' && to === 'domain') return storeToDomain(edge);
-  if (to !== from && !MAY_IMPORT[from].includes(to)) return `${from} may not import ${to} (it may import ${[from, ...MAY_IMPORT[from]].join(', ')})`;
+  if (to !== from && !MAY_IMPORT[from].includes(to))
+    return `${from} may not import ${to} (it may import ${[from, ...MAY_IMPORT[from]].join(', ')})`;
   if (to === 'domain') return domainArrow(edge);
   return undefined;
 }
@@ -181,7 +218,9 @@ function arrowProblem(edge: ImportEdge, from: Layer): string | undefined {
 function storeToDomain(edge: ImportEdge): string | undefined {
   const allowed = STORE_MAY_USE_TYPES[edge.to];
   if (allowed && edge.typeOnly && edge.names.every((name) => allowed.includes(name))) return undefined;
-  return `the store may import from the domain only the types named in ARCHITECTURE.md (${Object.entries(STORE_MAY_USE_TYPES)
+  return `the store may import from the domain only the types named in ARCHITECTURE.md (${Object.entries(
+    STORE_MAY_USE_TYPES,
+  )
     .map(([file, names]) => `${names.join(', ')} from ${file}`)
     .join('; ')}), type-only`;
 }
@@ -194,8 +233,10 @@ function domainArrow(edge: ImportEdge): string | undefined {
   if (source === target) return undefined;
   if (!edge.to.endsWith(`/domain/${target}/index.ts`)) return `enter domain/${target}/ through its index.ts`;
   if (source === undefined) return undefined;
-  if (!(source in CAPABILITIES)) return `domain/${source}/ is not in the capability table: add it to ARCHITECTURE.md and CAPABILITIES`;
-  if (!(target in CAPABILITIES)) return `domain/${target}/ is not in the capability table: add it to ARCHITECTURE.md and CAPABILITIES`;
+  if (!(source in CAPABILITIES))
+    return `domain/${source}/ is not in the capability table: add it to ARCHITECTURE.md and CAPABILITIES`;
+  if (!(target in CAPABILITIES))
+    return `domain/${target}/ is not in the capability table: add it to ARCHITECTURE.md and CAPABILITIES`;
   if (target === 'shared' || CAPABILITIES[source]!.includes(target)) return undefined;
   return `domain/${source}/ may import domain/shared/${CAPABILITIES[source]!.map((c) => ` and domain/${c}/`).join('')} only`;
 }

@@ -37,8 +37,12 @@ export class LineChild {
 
   /** The next line; rejects when the child exits without one, reports an `error`, or says nothing for `timeoutMs`. */
   async next(timeoutMs = WAIT_MS): Promise<Record<string, unknown>> {
-    await waitFor(() => this.lines.length > 0 || this.closed, timeoutMs, { what: 'the child\'s next line', changes: this.changes });
-    if (this.lines.length === 0) throw new Error(`child exited (${this.child.exitCode ?? this.child.signalCode}): ${this.stderr}`);
+    await waitFor(() => this.lines.length > 0 || this.closed, timeoutMs, {
+      what: "the child's next line",
+      changes: this.changes,
+    });
+    if (this.lines.length === 0)
+      throw new Error(`child exited (${this.child.exitCode ?? this.child.signalCode}): ${this.stderr}`);
     const line = this.lines.shift() as Record<string, unknown>;
     if (line['error']) throw new Error(`${String(line['error'])}\n${this.stderr}`);
     return line;

@@ -53,7 +53,8 @@ export class MemorySerial {
 export function openByPath(adapters: Record<string, MemorySerial>): OpenPort {
   return (options) => {
     const adapter = adapters[options.path];
-    if (!adapter) return Promise.reject(new Error(`no adapter at ${options.path} (known: ${Object.keys(adapters).join(', ')})`));
+    if (!adapter)
+      return Promise.reject(new Error(`no adapter at ${options.path} (known: ${Object.keys(adapters).join(', ')})`));
     return adapter.open(options);
   };
 }

@@ -23,10 +23,21 @@ interface Teardown {
 }
 
 /** Starts mosquitto; with `auth`, anonymous clients are refused and only that user/password may connect. */
-export async function startBroker(t: Teardown, options: { auth?: { username: string; password: string } } = {}): Promise<Broker> {
+export async function startBroker(
+  t: Teardown,
+  options: { auth?: { username: string; password: string } } = {},
+): Promise<Broker> {
   const dir = mkdtempSync(path.join(tmpdir(), 'azc-mosquitto-'));
   const port = await freePort();
-  const lines = [`listener ${port} 127.0.0.1`, 'persistence false', 'log_dest stderr', 'log_type error', 'log_type warning', 'log_type notice', 'log_type information'];
+  const lines = [
+    `listener ${port} 127.0.0.1`,
+    'persistence false',
+    'log_dest stderr',
+    'log_type error',
+    'log_type warning',
+    'log_type notice',
+    'log_type information',
+  ];
   if (options.auth) {
     const passwords = path.join(dir, 'passwd');
     writeFileSync(passwords, '');
@@ -53,7 +64,9 @@ export async function startBroker(t: Teardown, options: { auth?: { username: str
         err += chunk;
         if (/running/.test(err)) resolve();
       });
-      proc.once('exit', (code) => reject(new Error(`mosquitto exited (${code}) before it was running: ${err.slice(-400)}`)));
+      proc.once('exit', (code) =>
+        reject(new Error(`mosquitto exited (${code}) before it was running: ${err.slice(-400)}`)),
+      );
     });
   const stop = async () => {
     if (child && child.exitCode === null && child.signalCode === null) {
@@ -87,7 +100,12 @@ export class Watcher {
     });
   }
 
-  static async connect(t: Teardown, url: string, filters: string[] = ['#'], options: mqtt.IClientOptions = {}): Promise<Watcher> {
+  static async connect(
+    t: Teardown,
+    url: string,
+    filters: string[] = ['#'],
+    options: mqtt.IClientOptions = {},
+  ): Promise<Watcher> {
     const client = await mqtt.connectAsync(url, { reconnectPeriod: 200, ...options });
     t.teardown(() => client.endAsync(true));
     const watcher = new Watcher(client);
@@ -99,7 +117,11 @@ export class Watcher {
    * Resolves once `check` holds for what was received (checked now and after every message); rejects after
    * `timeoutMs`, naming `what` and the last payloads seen, so a missing message fails the test instead of hanging it.
    */
-  until(check: (w: Watcher) => boolean, what = 'a condition on the received messages', timeoutMs = WAIT_MS): Promise<void> {
+  until(
+    check: (w: Watcher) => boolean,
+    what = 'a condition on the received messages',
+    timeoutMs = WAIT_MS,
+  ): Promise<void> {
     return waitFor(() => check(this), timeoutMs, { what, changes: this.changes }).then(
       () => undefined,
       (err: Error) => {

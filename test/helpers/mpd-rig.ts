@@ -17,10 +17,20 @@ export const MPD = '/usr/bin/mpd';
 export const SOX = '/usr/bin/sox';
 
 /** A tone of `seconds` at `hz`, tagged when the format carries tags (FLAC and Ogg Vorbis comments, MP3 ID3). */
-export function tone(file: string, seconds: number, hz: number, tags: { title?: string; artist?: string; album?: string } = {}): void {
+export function tone(
+  file: string,
+  seconds: number,
+  hz: number,
+  tags: { title?: string; artist?: string; album?: string } = {},
+): void {
   mkdirSync(path.dirname(file), { recursive: true });
-  const comments = Object.entries(tags).flatMap(([key, value], i) => [i === 0 ? '--comment' : '--add-comment', `${key.toUpperCase()}=${value}`]);
-  execFileSync(SOX, ['-n', '-r', '44100', '-c', '2', ...comments, file, 'synth', String(seconds), 'sine', String(hz)], { stdio: 'pipe' });
+  const comments = Object.entries(tags).flatMap(([key, value], i) => [
+    i === 0 ? '--comment' : '--add-comment',
+    `${key.toUpperCase()}=${value}`,
+  ]);
+  execFileSync(SOX, ['-n', '-r', '44100', '-c', '2', ...comments, file, 'synth', String(seconds), 'sine', String(hz)], {
+    stdio: 'pipe',
+  });
 }
 
 /** The tracks every playback test may use, relative to the music folder. */
@@ -83,7 +93,10 @@ export class FifoReader {
   async during(polls: number): Promise<number> {
     const from = this.bytes;
     const goal = this.polls + polls;
-    await waitFor(() => this.polls >= goal, WAIT_MS + polls * 20, { what: `${polls} reads of the FIFO`, changes: this.changes });
+    await waitFor(() => this.polls >= goal, WAIT_MS + polls * 20, {
+      what: `${polls} reads of the FIFO`,
+      changes: this.changes,
+    });
     return this.bytes - from;
   }
 
@@ -132,14 +145,26 @@ export interface EngineRig {
 }
 
 /** Starts an engine on `music` with a FIFO output (made before MPD starts), stopped in teardown. */
-export async function startEngine(t: Teardown, music: string, options: Partial<MpdEngineOptions> = {}): Promise<EngineRig> {
+export async function startEngine(
+  t: Teardown,
+  music: string,
+  options: Partial<MpdEngineOptions> = {},
+): Promise<EngineRig> {
   const stateDir = tempDir('azc-mpd-');
   // A FIFO output may not be inside the state folder (drivers/playback-outputs.ts).
   const fifos = tempDir('azc-mpd-fifo-');
   const fifo = path.join(fifos, 'out.pcm');
   execFileSync('mkfifo', ['-m', '600', fifo]);
   // Test radio stations listen on loopback ports: allowed, as playback.streamHosts allows them on an appliance.
-  const engine = createPlaybackEngine({ id: 'player-1', stateDir, musicDir: music, output: { kind: 'fifo', path: fifo }, mpdPath: MPD, streamHosts: ['127.0.0.1'], ...options });
+  const engine = createPlaybackEngine({
+    id: 'player-1',
+    stateDir,
+    musicDir: music,
+    output: { kind: 'fifo', path: fifo },
+    mpdPath: MPD,
+    streamHosts: ['127.0.0.1'],
+    ...options,
+  });
   const events: PlaybackEvent[] = [];
   const changes = new Changes();
   engine.onEvent((event) => {
@@ -179,7 +204,11 @@ const DEAD_PORT = 1;
  * A radio station on loopback: an Ogg stream with an `icy-name`, served in full to each listener. `url` for tracks;
  * `unreachable` is a URL on a port nothing listens on.
  */
-export async function radioStation(t: Teardown, oggFile: string, name: string): Promise<{ url: string; unreachable: string; listeners: () => number }> {
+export async function radioStation(
+  t: Teardown,
+  oggFile: string,
+  name: string,
+): Promise<{ url: string; unreachable: string; listeners: () => number }> {
   const { readFileSync } = await import('node:fs');
   const body = readFileSync(oggFile);
   let listeners = 0;
@@ -194,5 +223,9 @@ export async function radioStation(t: Teardown, oggFile: string, name: string): 
     return new Promise<void>((resolve) => server.close(() => resolve()));
   });
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/radio.ogg`, unreachable: `http://127.0.0.1:${DEAD_PORT}/gone.ogg`, listeners: () => listeners };
+  return {
+    url: `http://127.0.0.1:${port}/radio.ogg`,
+    unreachable: `http://127.0.0.1:${DEAD_PORT}/gone.ogg`,
+    listeners: () => listeners,
+  };
 }

@@ -15,7 +15,11 @@ function ip(args: string[]): Outcome {
  * the caller says what goes unverified. A step that fails once the namespaces exist throws: that is a broken test
  * network, not a machine without namespaces.
  */
-export function createNetwork(t: { teardown(fn: () => unknown): void }, names: string[], steps: string[][] = []): Outcome {
+export function createNetwork(
+  t: { teardown(fn: () => unknown): void },
+  names: string[],
+  steps: string[][] = [],
+): Outcome {
   if (process.env['AZC_TEST_SSDP_NO_NETNS']) return { ok: false, why: 'AZC_TEST_SSDP_NO_NETNS is set' };
   const made: string[] = [];
   const remove = () => {

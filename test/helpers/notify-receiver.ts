@@ -65,4 +65,3 @@ export class Receiver {
     await within(exited, undefined, 'the notify receiver to exit');
   }
 }
-

@@ -8,7 +8,16 @@ import { nameProblem } from '../../daemon/names.js';
 type Json = any;
 
 /** Headers whose presence means something to a client: each must be documented where the daemon sends it. */
-const API_HEADERS = ['x-request-id', 'www-authenticate', 'allow', 'retry-after', 'x-total-count', 'link', 'content-disposition', 'cache-control'];
+const API_HEADERS = [
+  'x-request-id',
+  'www-authenticate',
+  'allow',
+  'retry-after',
+  'x-total-count',
+  'link',
+  'content-disposition',
+  'cache-control',
+];
 const DOC_ID = 'azc-openapi';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
@@ -64,14 +73,22 @@ export class OpenApiCheck {
     if (!template) return [`${where}: the path is not in the document`];
     const item = this.doc.paths[template];
     // A method the path does not have (405) is documented on each of its operations.
-    const opMethod = item[method.toLowerCase()] ? method.toLowerCase() : status === 405 ? Object.keys(item)[0]! : undefined;
+    const opMethod = item[method.toLowerCase()]
+      ? method.toLowerCase()
+      : status === 405
+        ? Object.keys(item)[0]!
+        : undefined;
     if (!opMethod) return [`${where}: ${method} ${template} is not in the document`];
-    this.seen.add(`${opMethod.toUpperCase()} ${template} ${status}${opMethod === method.toLowerCase() ? '' : ` (${method})`}`);
+    this.seen.add(
+      `${opMethod.toUpperCase()} ${template} ${status}${opMethod === method.toLowerCase() ? '' : ` (${method})`}`,
+    );
     const response = item[opMethod].responses[String(status)];
     if (!response) return [`${where}: status ${status} is not documented for ${opMethod.toUpperCase()} ${template}`];
     const problems: string[] = [];
     const pointer = `#/paths/${escape(template)}/${opMethod}/responses/${status}`;
-    const documented = Object.fromEntries(Object.entries(response.headers ?? {}).map(([name, h]) => [name.toLowerCase(), h as Json]));
+    const documented = Object.fromEntries(
+      Object.entries(response.headers ?? {}).map(([name, h]) => [name.toLowerCase(), h as Json]),
+    );
     for (const [name, header] of Object.entries(documented)) {
       const value = headers.get(name);
       if (value === null) {
@@ -80,18 +97,25 @@ export class OpenApiCheck {
       }
       const original = Object.keys(response.headers).find((n) => n.toLowerCase() === name)!;
       const validate = this.ajv.getSchema(`${DOC_ID}${pointer}/headers/${escape(original)}/schema`);
-      if (validate && !validate(value)) problems.push(`${where}: header ${name}: ${this.ajv.errorsText(validate.errors)}`);
+      if (validate && !validate(value))
+        problems.push(`${where}: header ${name}: ${this.ajv.errorsText(validate.errors)}`);
     }
     for (const name of API_HEADERS) {
-      if (headers.get(name) !== null && !documented[name]) problems.push(`${where}: header ${name} is sent but not documented`);
+      if (headers.get(name) !== null && !documented[name])
+        problems.push(`${where}: header ${name} is sent but not documented`);
     }
     const contentType = (headers.get('content-type') ?? '').split(';')[0]!.trim();
     if (!response.content) {
-      if (method !== 'HEAD' && text !== '') problems.push(`${where}: a body of ${contentType} is sent, none is documented`);
+      if (method !== 'HEAD' && text !== '')
+        problems.push(`${where}: a body of ${contentType} is sent, none is documented`);
       return problems;
     }
     const media = response.content[contentType];
-    if (!media) return [...problems, `${where}: ${contentType || 'no content type'} is sent, documented: ${Object.keys(response.content).join(', ')}`];
+    if (!media)
+      return [
+        ...problems,
+        `${where}: ${contentType || 'no content type'} is sent, documented: ${Object.keys(response.content).join(', ')}`,
+      ];
     if (method === 'HEAD' || !media.schema) return problems;
     let value: unknown = text;
     if (/json/.test(contentType)) {
@@ -102,22 +126,28 @@ export class OpenApiCheck {
       }
     }
     const validate = this.ajv.getSchema(`${DOC_ID}${pointer}/content/${escape(contentType)}/schema`)!;
-    if (!validate(value)) problems.push(`${where}: body: ${this.ajv.errorsText(validate.errors)} in ${text.slice(0, 200)}`);
+    if (!validate(value))
+      problems.push(`${where}: body: ${this.ajv.errorsText(validate.errors)} in ${text.slice(0, 200)}`);
     return problems;
   }
 
   /** Whether the document's request schema accepts a body for METHOD path; the errors when it does not. */
   checkRequest(method: string, path: string, body: unknown): string[] {
     const template = this.template(path);
-    if (!template || !this.doc.paths[template][method.toLowerCase()]?.requestBody) return [`${method} ${path}: no request body is documented`];
-    const validate = this.ajv.getSchema(`${DOC_ID}#/paths/${escape(template)}/${method.toLowerCase()}/requestBody/content/application~1json/schema`)!;
+    if (!template || !this.doc.paths[template][method.toLowerCase()]?.requestBody)
+      return [`${method} ${path}: no request body is documented`];
+    const validate = this.ajv.getSchema(
+      `${DOC_ID}#/paths/${escape(template)}/${method.toLowerCase()}/requestBody/content/application~1json/schema`,
+    )!;
     return validate(body) ? [] : [this.ajv.errorsText(validate.errors)];
   }
 
   /** Problems of one object against a schema of components.schemas (an event of the stream). */
   checkComponent(name: string, value: unknown): string[] {
     const validate = this.ajv.getSchema(`${DOC_ID}#/components/schemas/${name}`)!;
-    return validate(value) ? [] : [`${name}: ${this.ajv.errorsText(validate.errors)} in ${JSON.stringify(value).slice(0, 200)}`];
+    return validate(value)
+      ? []
+      : [`${name}: ${this.ajv.errorsText(validate.errors)} in ${JSON.stringify(value).slice(0, 200)}`];
   }
 }
 

@@ -9,4 +9,7 @@ import type { PasswordHasher } from '../../daemon/domain/accounts/authentication
 export const TEST_SCRYPT: Readonly<ScryptCost> = { ...SCRYPT, N: 1024 };
 
 /** Hashes at TEST_SCRYPT; verifies any stored hash (production-cost ones too) with the daemon's own verifyPassword. */
-export const TEST_PASSWORDS: PasswordHasher = { hash: (password) => hashPassword(password, TEST_SCRYPT), verify: verifyPassword };
+export const TEST_PASSWORDS: PasswordHasher = {
+  hash: (password) => hashPassword(password, TEST_SCRYPT),
+  verify: verifyPassword,
+};

@@ -22,6 +22,7 @@ const CODE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 export function nodeEntry(file: string): string[] {
   if (!BUNDLED) return ['--import', 'tsx', path.join(ROOT, file)];
   const bundle = path.join(CODE_ROOT, file.replace(/\.ts$/, '.js'));
-  if (!existsSync(bundle)) throw new Error(`${file} is not bundled for the tests: add it to CHILD_ENTRIES in scripts/build-tests.mjs`);
+  if (!existsSync(bundle))
+    throw new Error(`${file} is not bundled for the tests: add it to CHILD_ENTRIES in scripts/build-tests.mjs`);
   return [bundle];
 }

@@ -66,11 +66,24 @@ function cleanEnvironment(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 /** Starts azcd and returns at once (for --help, a bad flag, or a start that is expected to fail). */
 export function runAzcd(options: RunOptions = {}): AzcdProcess {
   const spawner = options.spawner ?? spawn;
-  const child = spawner(process.execPath, [...(options.nodeArgs ?? []), ...(options.entryPath ? [options.entryPath] : ENTRIES[options.entry ?? 'source']), ...(options.args ?? [])], {
-    cwd: ROOT,
-    env: cleanEnvironment(options.env ?? {}),
-    stdio: ['ignore', options.stdout === 'discard' ? 'ignore' : 'pipe', 'pipe', ...(options.ipc ? (['ipc'] as const) : [])],
-  });
+  const child = spawner(
+    process.execPath,
+    [
+      ...(options.nodeArgs ?? []),
+      ...(options.entryPath ? [options.entryPath] : ENTRIES[options.entry ?? 'source']),
+      ...(options.args ?? []),
+    ],
+    {
+      cwd: ROOT,
+      env: cleanEnvironment(options.env ?? {}),
+      stdio: [
+        'ignore',
+        options.stdout === 'discard' ? 'ignore' : 'pipe',
+        'pipe',
+        ...(options.ipc ? (['ipc'] as const) : []),
+      ],
+    },
+  );
   const kept = { out: '', err: '' };
   const listeners = new Set<() => void>();
   const keep = (which: 'out' | 'err') => (chunk: string) => {
@@ -101,7 +114,11 @@ export function runAzcd(options: RunOptions = {}): AzcdProcess {
         check();
         void exited.then(({ code, signal }) => {
           if (listeners.delete(check)) {
-            reject(new Error(`azcd exited (${code ?? signal}) before printing ${re}: ${kept.out.slice(-2000)}\n${kept.err.slice(-2000)}`));
+            reject(
+              new Error(
+                `azcd exited (${code ?? signal}) before printing ${re}: ${kept.out.slice(-2000)}\n${kept.err.slice(-2000)}`,
+              ),
+            );
           }
         });
       });
@@ -124,9 +141,15 @@ export function runAzcd(options: RunOptions = {}): AzcdProcess {
  * Starts azcd on 127.0.0.1 (port 0 unless `port` is given) and resolves once it printed its "listening on" line.
  * `--host` and `--port` come first, so `args` can still override them.
  */
-export async function spawnDaemon(options: RunOptions & { port?: number; timeoutMs?: number } = {}): Promise<DaemonProcess> {
-  if (options.stdout === 'discard') throw new Error('spawnDaemon reads the "listening on" line: use runAzcd to discard stdout');
-  const azcd = runAzcd({ ...options, args: ['--host', '127.0.0.1', '--port', String(options.port ?? 0), ...(options.args ?? [])] });
+export async function spawnDaemon(
+  options: RunOptions & { port?: number; timeoutMs?: number } = {},
+): Promise<DaemonProcess> {
+  if (options.stdout === 'discard')
+    throw new Error('spawnDaemon reads the "listening on" line: use runAzcd to discard stdout');
+  const azcd = runAzcd({
+    ...options,
+    args: ['--host', '127.0.0.1', '--port', String(options.port ?? 0), ...(options.args ?? [])],
+  });
   try {
     const port = Number((await azcd.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/, options.timeoutMs))[1]);
     return { ...azcd, port, base: `http://127.0.0.1:${port}` };

@@ -26,9 +26,18 @@ export function shellBlocks(heading?: string, file = 'README.md'): string[] {
  * Runs a script as a user's shell would, with `-euo pipefail` (in `cwd` when given). Standard input is /dev/null: bash takes a socket on
  * stdin for a remote shell and then sources /etc/bash.bashrc (when SHLVL is unset), which fails under `-u` on Debian.
  */
-export function runBash(script: string, env: NodeJS.ProcessEnv, cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runBash(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  cwd?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { env, cwd, timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
+      env,
+      cwd,
+      timeout: 60_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -23,7 +23,9 @@ if (!statement.run.guarded) {
     if (!this.reader && !db.inTransaction && !CONTROL.test(this.source) && db.name !== ':memory:') {
       const level = db.pragma('synchronous', { simple: true });
       if (level !== 2) {
-        throw new Error(`a write outside store.transaction() ran at synchronous=${level === 1 ? 'NORMAL' : level}: ${this.source.trim().slice(0, 80)}`);
+        throw new Error(
+          `a write outside store.transaction() ran at synchronous=${level === 1 ? 'NORMAL' : level}: ${this.source.trim().slice(0, 80)}`,
+        );
       }
     }
     return run.apply(this, params);

@@ -21,5 +21,13 @@ export function parseSsdp(message: Buffer): SsdpMessage {
 
 /** An M-SEARCH for search target `st`, its HOST naming the SSDP group on `port`. */
 export function mSearch(st: string, port = 1900): string {
-  return ['M-SEARCH * HTTP/1.1', `HOST: ${SSDP_GROUP}:${port}`, 'MAN: "ssdp:discover"', 'MX: 1', `ST: ${st}`, '', ''].join('\r\n');
+  return [
+    'M-SEARCH * HTTP/1.1',
+    `HOST: ${SSDP_GROUP}:${port}`,
+    'MAN: "ssdp:discover"',
+    'MX: 1',
+    `ST: ${st}`,
+    '',
+    '',
+  ].join('\r\n');
 }

@@ -155,7 +155,9 @@ export function openStream(base: string, path: string, headers: Record<string, s
 export const eventOf = (m: SseMessage): { type: string; payload: any } | undefined =>
   m.data ? (JSON.parse(m.data) as { type: string; payload: any }) : undefined;
 
-export const isEvent = (type: string, where: (payload: any) => boolean = () => true) => (m: SseMessage) => {
-  const e = eventOf(m);
-  return e !== undefined && e.type === type && where(e.payload);
-};
+export const isEvent =
+  (type: string, where: (payload: any) => boolean = () => true) =>
+  (m: SseMessage) => {
+    const e = eventOf(m);
+    return e !== undefined && e.type === type && where(e.payload);
+  };

@@ -23,7 +23,11 @@ export interface StreamRig {
   music: string;
   events: StampedEvent[];
   /** The first event from `from` on (an index into events) that matches, waited for. */
-  next<T extends StampedEvent['type']>(type: T, match?: (event: Extract<StampedEvent, { type: T }>) => boolean, from?: number): Promise<Extract<StampedEvent, { type: T }>>;
+  next<T extends StampedEvent['type']>(
+    type: T,
+    match?: (event: Extract<StampedEvent, { type: T }>) => boolean,
+    from?: number,
+  ): Promise<Extract<StampedEvent, { type: T }>>;
   /** A stream player on `channel` with a FIFO output read by the returned reader, its MPD up. */
   fifoPlayer(name: string, channel: number): Promise<{ id: string; fifo: string; reader: () => FifoReader }>;
   /** Resolves once the player's playback (GET …/playback) satisfies `match`. */
@@ -31,12 +35,24 @@ export interface StreamRig {
 }
 
 /** Starts a daemon whose stream players play `music` (sox tones unless given) with the real MPD. */
-export async function startStreamDaemon(t: Teardown, options: StartOptions & { music?: string; playback?: Partial<Config['playback']> } = {}): Promise<StreamRig> {
+export async function startStreamDaemon(
+  t: Teardown,
+  options: StartOptions & { music?: string; playback?: Partial<Config['playback']> } = {},
+): Promise<StreamRig> {
   const music = options.music ?? musicFolder(t);
   const fifos = tempDir('azc-fifo-');
   t.teardown(() => rmSync(fifos, { recursive: true, force: true }));
   // Test radio stations listen on loopback ports: allowed here, as playback.streamHosts allows them on an appliance.
-  const config = { ...options.config, playback: { ...defaultConfig().playback, mpdPath: MPD, streamHosts: ['127.0.0.1'], ...options.playback, musicDir: music } };
+  const config = {
+    ...options.config,
+    playback: {
+      ...defaultConfig().playback,
+      mpdPath: MPD,
+      streamHosts: ['127.0.0.1'],
+      ...options.playback,
+      musicDir: music,
+    },
+  };
   const d = await startTestDaemon(t, { ...options, config });
   const events: StampedEvent[] = [];
   const changes = new Changes();
@@ -49,7 +65,10 @@ export async function startStreamDaemon(t: Teardown, options: StartOptions & { m
   const readers: FifoReader[] = [];
   t.teardown(() => readers.forEach((reader) => reader.close()));
   const next = ((type: string, match: (event: StampedEvent) => boolean = () => true, from = 0) =>
-    waitFor(() => events.slice(from).find((event) => event.type === type && match(event)), WAIT_MS, { what: `a ${type} event`, changes })) as StreamRig['next'];
+    waitFor(() => events.slice(from).find((event) => event.type === type && match(event)), WAIT_MS, {
+      what: `a ${type} event`,
+      changes,
+    })) as StreamRig['next'];
   const until = async (playerId: string, match: (playback: any) => boolean, what: string) => {
     return waitFor(
       async () => {
@@ -81,7 +100,11 @@ export async function startStreamDaemon(t: Teardown, options: StartOptions & { m
 }
 
 /** A playlist of `uris` (titles from their names), created through the API; its id and its tracks' ids. */
-export async function playlistOf(api: Client, name: string, uris: string[]): Promise<{ id: string; trackIds: string[] }> {
+export async function playlistOf(
+  api: Client,
+  name: string,
+  uris: string[],
+): Promise<{ id: string; trackIds: string[] }> {
   const tracks = uris.map((uri) => ({ title: path.basename(uri), uri }));
   const res = await api.post('/api/playlists', { name, tracks });
   if (res.status !== 201) throw new Error(`creating playlist ${name} failed: ${res.status} ${res.text}`);

@@ -72,16 +72,19 @@ export async function createTcpBridge(
   };
 
   const destroyAll = async (how: 'reset' | 'destroy'): Promise<void> => {
-    const closing = [...sockets].map((socket) => new Promise<void>((resolve) => {
-      if (socket.closed) return resolve();
-      socket.once('close', () => resolve());
-      // drop(): a reset, not a polite FIN, what the host sees when an adapter reboots or the network drops the session.
-      // Not on a socket already shutting down (the host closed its end and ours is ending): libuv refuses to reset it,
-      // Node then reports an error and never emits 'close'. close() at the end of a test only needs the connections
-      // gone, so it destroys them plainly.
-      if (how === 'reset' && !socket.destroyed && !socket.writableEnded) socket.resetAndDestroy();
-      else socket.destroy();
-    }));
+    const closing = [...sockets].map(
+      (socket) =>
+        new Promise<void>((resolve) => {
+          if (socket.closed) return resolve();
+          socket.once('close', () => resolve());
+          // drop(): a reset, not a polite FIN, what the host sees when an adapter reboots or the network drops the session.
+          // Not on a socket already shutting down (the host closed its end and ours is ending): libuv refuses to reset it,
+          // Node then reports an error and never emits 'close'. close() at the end of a test only needs the connections
+          // gone, so it destroys them plainly.
+          if (how === 'reset' && !socket.destroyed && !socket.writableEnded) socket.resetAndDestroy();
+          else socket.destroy();
+        }),
+    );
     await within(Promise.all(closing), undefined, 'the bridge connections to close');
   };
 

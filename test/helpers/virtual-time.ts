@@ -31,7 +31,11 @@ export class VirtualTime {
    * Runs I/O and timers until `goal` (a condition, or a promise) holds or settles; resolves with the promise's value.
    * Fails, naming `what`, when nothing is left to run or the virtual time or step bound is reached.
    */
-  async until<T>(goal: Promise<T> | (() => unknown), what = 'the condition', maxVirtualMs = VIRTUAL_WAIT_MS): Promise<T> {
+  async until<T>(
+    goal: Promise<T> | (() => unknown),
+    what = 'the condition',
+    maxVirtualMs = VIRTUAL_WAIT_MS,
+  ): Promise<T> {
     let settled = false;
     let value: T | undefined;
     let failure: { error: unknown } | undefined;
@@ -53,8 +57,12 @@ export class VirtualTime {
       await this.flush();
       if (await reached()) break;
       const due = this.clock.nextDue();
-      if (due === undefined) throw new Error(`${what}: not reached, and nothing left to run (at virtual ${this.clock.now() - this.origin} ms)`);
-      if (due > deadline || steps >= MAX_STEPS) throw new Error(`${what}: not reached within ${maxVirtualMs} virtual ms (${steps} timers fired)`);
+      if (due === undefined)
+        throw new Error(
+          `${what}: not reached, and nothing left to run (at virtual ${this.clock.now() - this.origin} ms)`,
+        );
+      if (due > deadline || steps >= MAX_STEPS)
+        throw new Error(`${what}: not reached within ${maxVirtualMs} virtual ms (${steps} timers fired)`);
       this.clock.fireNext();
     }
     if (failure) throw failure.error;

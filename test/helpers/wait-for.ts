@@ -48,7 +48,10 @@ export function waitFor<T>(
       if (error === undefined) resolve(value!);
       else reject(error);
     };
-    const deadline = setTimeout(() => finish(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+    const deadline = setTimeout(
+      () => finish(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)),
+      timeoutMs,
+    );
     const check = async () => {
       if (settled) return;
       if (checking) {

@@ -35,20 +35,27 @@ t.test('power and mute switches drive the zone', async (t) => {
   t.match(d.driver.hardwareState(1), { power: true, muted: true });
 });
 
-t.test('choosing a player on the source select attaches the zone, and "None" (as older versions offered) detaches it', async (t) => {
-  const { hub, zones, admin, d } = await bridged(t);
-  const zone = zones[4]!;
-  const players = (await admin.get('/api/players')).body as Array<{ id: string; name: string; input: { channel: number } }>;
-  await hub.publish(`${zoneTopic(zone.id, 'source')}/set`, 'Player 2');
-  await hub.value(zoneTopic(zone.id, 'source'), 'Player 2');
-  t.equal((await admin.get(`/api/zones/${zone.id}`)).body.playerId, players[1]!.id);
-  await d.driver.settled();
-  t.match(d.driver.hardwareState(5), { power: true, source: players[1]!.input.channel, muted: false });
-  await hub.publish(`${zoneTopic(zone.id, 'source')}/set`, 'None');
-  await hub.value(zoneTopic(zone.id, 'source'), 'No player');
-  t.equal((await admin.get(`/api/zones/${zone.id}`)).body.playerId, null);
-  t.equal(await hub.value(zoneTopic(zone.id, 'mute'), 'ON'), 'ON', 'a detached zone is muted, as in the API');
-});
+t.test(
+  'choosing a player on the source select attaches the zone, and "None" (as older versions offered) detaches it',
+  async (t) => {
+    const { hub, zones, admin, d } = await bridged(t);
+    const zone = zones[4]!;
+    const players = (await admin.get('/api/players')).body as Array<{
+      id: string;
+      name: string;
+      input: { channel: number };
+    }>;
+    await hub.publish(`${zoneTopic(zone.id, 'source')}/set`, 'Player 2');
+    await hub.value(zoneTopic(zone.id, 'source'), 'Player 2');
+    t.equal((await admin.get(`/api/zones/${zone.id}`)).body.playerId, players[1]!.id);
+    await d.driver.settled();
+    t.match(d.driver.hardwareState(5), { power: true, source: players[1]!.input.channel, muted: false });
+    await hub.publish(`${zoneTopic(zone.id, 'source')}/set`, 'None');
+    await hub.value(zoneTopic(zone.id, 'source'), 'No player');
+    t.equal((await admin.get(`/api/zones/${zone.id}`)).body.playerId, null);
+    t.equal(await hub.value(zoneTopic(zone.id, 'mute'), 'ON'), 'ON', 'a detached zone is muted, as in the API');
+  },
+);
 
 t.test('a player volume command moves the group and every attached zone', async (t) => {
   const { hub, zones, admin } = await bridged(t);
@@ -74,8 +81,14 @@ t.test('the all zones off button switches every zone the bridge may see off', as
 t.test('a keypad change on the amplifier reaches the state topic', async (t) => {
   const { hub, zones, d } = await bridged(t);
   (d.driver as SimulatedDriver).simulateKeypad(4, { volume: 0.5, power: true });
-  const followed = Promise.all([hub.value(zoneTopic(zones[3]!.id, 'volume'), '50'), hub.value(zoneTopic(zones[3]!.id, 'power'), 'ON')]);
-  await t.resolves(within(followed, WAIT_MS, 'volume 50 and power ON on the state topics'), 'volume and power follow the keypad');
+  const followed = Promise.all([
+    hub.value(zoneTopic(zones[3]!.id, 'volume'), '50'),
+    hub.value(zoneTopic(zones[3]!.id, 'power'), 'ON'),
+  ]);
+  await t.resolves(
+    within(followed, WAIT_MS, 'volume 50 and power ON on the state topics'),
+    'volume and power follow the keypad',
+  );
 });
 
 t.test("another user's API change reaches the state topic", async (t) => {
@@ -93,7 +106,10 @@ t.test('a Viewer-backed bridge publishes state but refuses commands', async (t) 
   await hub.publish(`${zoneTopic(zone.id, 'volume')}/set`, '90');
   await hub.publish(`${zoneTopic(zone.id, 'power')}/set`, 'ON');
   const lines = await d.untilLog(/MQTT command ignored/, 2);
-  t.ok(lines.every((line) => /"level":40/.test(line) && /Viewer can read but not change/.test(line)), 'logged at warn with the reason');
+  t.ok(
+    lines.every((line) => /"level":40/.test(line) && /Viewer can read but not change/.test(line)),
+    'logged at warn with the reason',
+  );
   const now = (await admin.get(`/api/zones/${zone.id}`)).body;
   t.same(now, was, 'nothing changed');
   t.equal(hub.latest.get(zoneTopic(zone.id, 'volume')), before);
@@ -118,7 +134,23 @@ t.test('a storm of malformed payloads changes nothing and leaves the daemon heal
   const before = await hub.value(zoneTopic(zone.id, 'volume'), () => true);
   const was = (await admin.get(`/api/zones/${zone.id}`)).body;
   const bad: Array<[string, string | Buffer]> = [];
-  const payloads = ['', ' ', 'NaN', 'Infinity', '-1', '100.5', '1e2', '0x10', '{"volume":50}', '[50]', 'null', 'true', 'on?', '\u0000', 'x'.repeat(10_000)];
+  const payloads = [
+    '',
+    ' ',
+    'NaN',
+    'Infinity',
+    '-1',
+    '100.5',
+    '1e2',
+    '0x10',
+    '{"volume":50}',
+    '[50]',
+    'null',
+    'true',
+    'on?',
+    '\u0000',
+    'x'.repeat(10_000),
+  ];
   for (const field of ['volume', 'power', 'mute', 'source']) {
     for (const payload of payloads) bad.push([`${zoneTopic(zone.id, field)}/set`, payload]);
   }
@@ -136,8 +168,14 @@ t.test('a storm of malformed payloads changes nothing and leaves the daemon heal
   t.same((await admin.get(`/api/zones/${zone.id}`)).body, was, 'nothing changed');
   t.equal(hub.latest.get(zoneTopic(zone.id, 'volume')), before);
   const warnings = d.logs.filter((line) => /MQTT command/.test(line));
-  t.ok(warnings.length > 0 && warnings.length <= WARN_BUDGET, `warnings are capped (${warnings.length} for ${bad.length * 10} bad messages)`);
-  t.notOk(d.logs.some((line) => /"level":50/.test(line)), 'no error lines');
+  t.ok(
+    warnings.length > 0 && warnings.length <= WARN_BUDGET,
+    `warnings are capped (${warnings.length} for ${bad.length * 10} bad messages)`,
+  );
+  t.notOk(
+    d.logs.some((line) => /"level":50/.test(line)),
+    'no error lines',
+  );
 });
 
 t.test('the last volume of a burst wins', async (t) => {
@@ -175,8 +213,19 @@ t.test('the player volume a hub sees counts only the zones its account sees', as
   await admin.put(`/api/zones/${zones[0]!.id}/volume`, { volume: 0.8 });
   await admin.put(`/api/zones/${zones[1]!.id}/volume`, { volume: 0.4 });
   await hub.value(`${BASE}/player/${player.id}/volume`, '60');
-  const users = (await admin.get('/api/users')).body as Array<{ id: string; username: string; assignments: { playerIds: string[] } }>;
+  const users = (await admin.get('/api/users')).body as Array<{
+    id: string;
+    username: string;
+    assignments: { playerIds: string[] };
+  }>;
   const bridge = users.find((u) => u.username === 'hub')!;
-  await admin.put(`/api/users/${bridge.id}/assignments`, { playerIds: bridge.assignments.playerIds, zoneIds: [zones[0]!.id] });
-  t.equal(await hub.value(`${BASE}/player/${player.id}/volume`, '80'), '80', 'the one zone it sees, not the average with the other');
+  await admin.put(`/api/users/${bridge.id}/assignments`, {
+    playerIds: bridge.assignments.playerIds,
+    zoneIds: [zones[0]!.id],
+  });
+  t.equal(
+    await hub.value(`${BASE}/player/${player.id}/volume`, '80'),
+    '80',
+    'the one zone it sees, not the average with the other',
+  );
 });

@@ -23,47 +23,56 @@ const REQUIRED: Record<string, string[]> = {
 const COMMON = ['name', 'unique_id', 'device', 'availability'];
 const DEVICE = ['identifiers', 'name', 'manufacturer', 'model', 'sw_version', 'configuration_url'];
 
+t.test(
+  'every visible zone and player appears as Home Assistant entities with the keys each component requires',
+  async (t) => {
+    const { hub, zones, nodeId, d, broker } = await bridged(t);
+    // 6 zones x (volume, power, mute, source, sleep timer, bass, treble, balance, loudness, paging, do-not-disturb,
+    // party) + 2 player volumes + the amplifier link + "all zones off".
+    await hub.until((w) => configs(w).length === ALL);
+    const byComponent = new Map<string, number>();
+    for (const topic of configs(hub)) {
+      const [, component, node] = topic.split('/');
+      t.equal(node, nodeId, `${topic} is under the appliance's node id`);
+      byComponent.set(component!, (byComponent.get(component!) ?? 0) + 1);
+      const config = hub.json(topic);
+      for (const key of [...REQUIRED[component!]!, ...COMMON]) t.ok(key in config, `${topic} has ${key}`);
+      const device = config.device as Record<string, unknown>;
+      for (const key of DEVICE) t.ok(device[key], `${topic} device has ${key}`);
+      t.same(device.identifiers, [nodeId]);
+      t.match(device.configuration_url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    }
+    t.same(Object.fromEntries(byComponent), { number: 32, switch: 18, select: 6, binary_sensor: 19, button: 1 });
+    // A hub that subscribes later (Home Assistant after a restart) gets every config from the broker's retained store.
+    const late = await Watcher.connect(t, broker.url, [`${PREFIX}/#`]);
+    await late.until((w) => configs(w).length === ALL);
+    t.ok(
+      late.received.every((m) => m.retain),
+      'discovery configs are retained',
+    );
 
-t.test('every visible zone and player appears as Home Assistant entities with the keys each component requires', async (t) => {
-  const { hub, zones, nodeId, d, broker } = await bridged(t);
-  // 6 zones x (volume, power, mute, source, sleep timer, bass, treble, balance, loudness, paging, do-not-disturb,
-  // party) + 2 player volumes + the amplifier link + "all zones off".
-  await hub.until((w) => configs(w).length === ALL);
-  const byComponent = new Map<string, number>();
-  for (const topic of configs(hub)) {
-    const [, component, node] = topic.split('/');
-    t.equal(node, nodeId, `${topic} is under the appliance's node id`);
-    byComponent.set(component!, (byComponent.get(component!) ?? 0) + 1);
-    const config = hub.json(topic);
-    for (const key of [...REQUIRED[component!]!, ...COMMON]) t.ok(key in config, `${topic} has ${key}`);
-    const device = config.device as Record<string, unknown>;
-    for (const key of DEVICE) t.ok(device[key], `${topic} device has ${key}`);
-    t.same(device.identifiers, [nodeId]);
-    t.match(device.configuration_url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
-  }
-  t.same(Object.fromEntries(byComponent), { number: 32, switch: 18, select: 6, binary_sensor: 19, button: 1 });
-  // A hub that subscribes later (Home Assistant after a restart) gets every config from the broker's retained store.
-  const late = await Watcher.connect(t, broker.url, [`${PREFIX}/#`]);
-  await late.until((w) => configs(w).length === ALL);
-  t.ok(late.received.every((m) => m.retain), 'discovery configs are retained');
-
-  const zone = zones[0]!;
-  const select = hub.json(configTopic('select', nodeId, `zone_${zone.id}_source`));
-  t.same(select.options, ['No player', 'Player 1', 'Player 2']);
-  t.equal(select.command_topic, `${BASE}/zone/${zone.id}/source/set`);
-  const volume = hub.json(configTopic('number', nodeId, `zone_${zone.id}_volume`));
-  t.match(volume, { name: `${zone.name} volume`, min: 0, max: 100, mode: 'slider', availability_mode: 'all' });
-  t.same(
-    (volume.availability as Array<{ topic: string }>).map((a) => a.topic),
-    [`${BASE}/status`, `${BASE}/amplifier/simulated/status`, `${BASE}/zone/${zone.id}/availability`],
-    'a zone is available while the bridge, its amplifier link and the zone itself are up',
-  );
-  const link = hub.json(configTopic('binary_sensor', nodeId, 'amplifier_simulated_link'));
-  t.match(link, { device_class: 'connectivity', entity_category: 'diagnostic', state_topic: `${BASE}/amplifier/simulated/status` });
-  t.equal(await hub.value(`${BASE}/amplifier/simulated/status`, 'online'), 'online');
-  t.equal(await hub.value(`${BASE}/status`, 'online'), 'online');
-  t.equal(d.driver.online, true);
-});
+    const zone = zones[0]!;
+    const select = hub.json(configTopic('select', nodeId, `zone_${zone.id}_source`));
+    t.same(select.options, ['No player', 'Player 1', 'Player 2']);
+    t.equal(select.command_topic, `${BASE}/zone/${zone.id}/source/set`);
+    const volume = hub.json(configTopic('number', nodeId, `zone_${zone.id}_volume`));
+    t.match(volume, { name: `${zone.name} volume`, min: 0, max: 100, mode: 'slider', availability_mode: 'all' });
+    t.same(
+      (volume.availability as Array<{ topic: string }>).map((a) => a.topic),
+      [`${BASE}/status`, `${BASE}/amplifier/simulated/status`, `${BASE}/zone/${zone.id}/availability`],
+      'a zone is available while the bridge, its amplifier link and the zone itself are up',
+    );
+    const link = hub.json(configTopic('binary_sensor', nodeId, 'amplifier_simulated_link'));
+    t.match(link, {
+      device_class: 'connectivity',
+      entity_category: 'diagnostic',
+      state_topic: `${BASE}/amplifier/simulated/status`,
+    });
+    t.equal(await hub.value(`${BASE}/amplifier/simulated/status`, 'online'), 'online');
+    t.equal(await hub.value(`${BASE}/status`, 'online'), 'online');
+    t.equal(d.driver.online, true);
+  },
+);
 
 t.test('state topics carry each zone and player value, retained', async (t) => {
   const { hub, zones, admin, broker } = await bridged(t);
@@ -96,7 +105,10 @@ t.test('state topics carry each zone and player value, retained', async (t) => {
     [`${BASE}/zone/${zone.id}/party`]: 'OFF',
     [`${BASE}/zone/${zone.id}/availability`]: 'online',
   });
-  t.ok(late.received.every((m) => m.retain), 'states are retained');
+  t.ok(
+    late.received.every((m) => m.retain),
+    'states are retained',
+  );
 });
 
 t.test('renaming a zone renames its entities and keeps their unique ids', async (t) => {
@@ -115,19 +127,27 @@ t.test('a player rename updates the source options of every zone', async (t) => 
   const player = (await admin.get('/api/players')).body[1];
   t.equal((await admin.put(`/api/players/${player.id}`, { name: 'Turntable' })).status, 200);
   const topic = configTopic('select', nodeId, `zone_${zones[3]!.id}_source`);
-  const renamed = hub.value(topic, (p) => JSON.stringify(JSON.parse(p).options) === JSON.stringify(['No player', 'Player 1', 'Turntable']));
+  const renamed = hub.value(
+    topic,
+    (p) => JSON.stringify(JSON.parse(p).options) === JSON.stringify(['No player', 'Player 1', 'Turntable']),
+  );
   await t.resolves(within(renamed, WAIT_MS, 'the renamed source option'), 'options follow the new name');
 });
 
 t.test('deleting a zone removes its entities with empty retained configs', async (t) => {
   const { hub, zones, nodeId, admin, broker } = await bridged(t);
   const zone = zones[5]!;
-  const topics = SIMULATED_ZONE_ENTITIES.map(([component, field]) => configTopic(component, nodeId, `zone_${zone.id}_${field}`));
+  const topics = SIMULATED_ZONE_ENTITIES.map(([component, field]) =>
+    configTopic(component, nodeId, `zone_${zone.id}_${field}`),
+  );
   await hub.until((w) => topics.every((topic) => w.latest.has(topic)));
   t.equal((await admin.del(`/api/zones/${zone.id}`)).status, 204);
   for (const topic of topics) await hub.gone(topic);
   await hub.gone(`${BASE}/zone/${zone.id}/volume`);
-  t.ok(topics.every((topic) => hub.received.some((m) => m.topic === topic && m.payload === '')), 'cleared with empty messages');
+  t.ok(
+    topics.every((topic) => hub.received.some((m) => m.topic === topic && m.payload === '')),
+    'cleared with empty messages',
+  );
   // A client that connects now finds nothing of the zone: the empty messages were retained.
   const late = await Watcher.connect(t, broker.url, [`${PREFIX}/#`]);
   await late.until((w) => [...w.latest.keys()].length === configCount({ zones: 5, players: 2 }));
@@ -136,7 +156,11 @@ t.test('deleting a zone removes its entities with empty retained configs', async
 
 t.test('a zone taken out of the bridge account assignments disappears from the hub', async (t) => {
   const { hub, zones, nodeId, admin } = await bridged(t);
-  const users = (await admin.get('/api/users')).body as Array<{ id: string; username: string; assignments: { playerIds: string[] } }>;
+  const users = (await admin.get('/api/users')).body as Array<{
+    id: string;
+    username: string;
+    assignments: { playerIds: string[] };
+  }>;
   const bridge = users.find((u) => u.username === 'hub')!;
   const topic = configTopic('number', nodeId, `zone_${zones[0]!.id}_volume`);
   await hub.value(topic, () => true);
@@ -168,8 +192,13 @@ t.test('unique ids and topics stay the same across a daemon restart', async (t) 
 
 t.test('the base topic defaults to azc/ and the first 8 hex digits of the device id', async (t) => {
   const broker = await startBroker(t);
-  const d = await startTestDaemon(t, { config: { mqtt: { ...defaultConfig().mqtt, url: broker.url, account: 'admin' } } });
-  const base = `azc/${d.daemon.services.udn.replace(/^uuid:/, '').replace(/-/g, '').slice(0, 8)}`;
+  const d = await startTestDaemon(t, {
+    config: { mqtt: { ...defaultConfig().mqtt, url: broker.url, account: 'admin' } },
+  });
+  const base = `azc/${d.daemon.services.udn
+    .replace(/^uuid:/, '')
+    .replace(/-/g, '')
+    .slice(0, 8)}`;
   const hub = await Watcher.connect(t, broker.url);
   t.equal(await hub.value(`${base}/status`, 'online'), 'online');
   await hub.value(`${base}/amplifier/simulated/status`, 'online');
@@ -182,7 +211,10 @@ t.test('without a bridge account the bridge does not connect, and health and the
   const health = await client(d.base).get('/api/health');
   t.equal(health.status, 200);
   t.match(health.body.mqtt, { state: 'misconfigured', detail: /--mqtt-account.*dashboard/ });
-  t.ok(d.logs.some((line) => /MQTT bridge not started/.test(line) && /"level":50/.test(line)), 'an error line names the fix');
+  t.ok(
+    d.logs.some((line) => /MQTT bridge not started/.test(line) && /"level":50/.test(line)),
+    'an error line names the fix',
+  );
   t.equal(hub.latest.size, 0, 'nothing was published');
 });
 

@@ -23,7 +23,8 @@ export function haViolations(retained: ReadonlyMap<string, string>, prefix = 'ho
     const parts = topic.split('/');
     const [component, nodeId, objectId] = parts.slice(1, 4);
     const where = `${topic}:`;
-    if (parts.length !== 5 || !TOPIC_ID.test(nodeId ?? '') || !TOPIC_ID.test(objectId ?? '')) problems.push(`${where} not <prefix>/<component>/<node_id>/<object_id>/config`);
+    if (parts.length !== 5 || !TOPIC_ID.test(nodeId ?? '') || !TOPIC_ID.test(objectId ?? ''))
+      problems.push(`${where} not <prefix>/<component>/<node_id>/<object_id>/config`);
     let config: Record<string, unknown>;
     try {
       config = JSON.parse(text) as Record<string, unknown>;
@@ -38,14 +39,19 @@ export function haViolations(retained: ReadonlyMap<string, string>, prefix = 'ho
     const state = typeof config.state_topic === 'string' ? retained.get(config.state_topic) : undefined;
     problems.push(...componentRules(component ?? '', config, state).map((problem) => `${where} ${problem}`));
     problems.push(...attributeRules(config, retained).map((problem) => `${where} ${problem}`));
-    problems.push(...availabilityRules(config, retained, ZONE_OBJECT.exec(objectId ?? '')?.[1]).map((problem) => `${where} ${problem}`));
+    problems.push(
+      ...availabilityRules(config, retained, ZONE_OBJECT.exec(objectId ?? '')?.[1]).map(
+        (problem) => `${where} ${problem}`,
+      ),
+    );
   }
   return problems;
 }
 
 function componentRules(component: string, c: Record<string, unknown>, state: string | undefined): string[] {
   const problems: string[] = [];
-  const need = (...keys: string[]) => keys.filter((key) => typeof c[key] !== 'string' || c[key] === '').forEach((key) => problems.push(`needs ${key}`));
+  const need = (...keys: string[]) =>
+    keys.filter((key) => typeof c[key] !== 'string' || c[key] === '').forEach((key) => problems.push(`needs ${key}`));
   switch (component) {
     case 'number': {
       need('command_topic');
@@ -53,9 +59,11 @@ function componentRules(component: string, c: Record<string, unknown>, state: st
       const min = (c.min as number | undefined) ?? 1;
       const max = (c.max as number | undefined) ?? 100;
       const step = (c.step as number | undefined) ?? 1;
-      if (!(typeof min === 'number' && typeof max === 'number' && min < max)) problems.push(`max (${String(max)}) must be above min (${String(min)})`);
+      if (!(typeof min === 'number' && typeof max === 'number' && min < max))
+        problems.push(`max (${String(max)}) must be above min (${String(min)})`);
       if (!(typeof step === 'number' && step >= 0.001)) problems.push(`step ${String(step)} is below 0.001`);
-      if (c.mode !== undefined && !MODES.includes(c.mode as string)) problems.push(`mode ${String(c.mode)} is not one of ${MODES.join(', ')}`);
+      if (c.mode !== undefined && !MODES.includes(c.mode as string))
+        problems.push(`mode ${String(c.mode)} is not one of ${MODES.join(', ')}`);
       if (state !== undefined) {
         const value = Number(state);
         if (NO_VALUE(state) || !Number.isFinite(value)) problems.push(`state ${JSON.stringify(state)} is not a number`);
@@ -71,8 +79,11 @@ function componentRules(component: string, c: Record<string, unknown>, state: st
         break;
       }
       if (new Set(options).size !== options.length) problems.push(`options repeat: ${JSON.stringify(options)}`);
-      for (const option of options as string[]) if (NO_VALUE(option)) problems.push(`option ${JSON.stringify(option)} reads as "no option" and can never be shown`);
-      if (state !== undefined && (NO_VALUE(state) || !options.includes(state))) problems.push(`state ${JSON.stringify(state)} is not one of the options`);
+      for (const option of options as string[])
+        if (NO_VALUE(option))
+          problems.push(`option ${JSON.stringify(option)} reads as "no option" and can never be shown`);
+      if (state !== undefined && (NO_VALUE(state) || !options.includes(state)))
+        problems.push(`state ${JSON.stringify(state)} is not one of the options`);
       break;
     }
     case 'switch':
@@ -80,15 +91,21 @@ function componentRules(component: string, c: Record<string, unknown>, state: st
       if (component === 'switch') need('command_topic');
       const on = (c.state_on ?? c.payload_on ?? 'ON') as string;
       const off = (c.state_off ?? c.payload_off ?? 'OFF') as string;
-      if (state !== undefined && state !== on && state !== off) problems.push(`state ${JSON.stringify(state)} is neither ${on} nor ${off}`);
+      if (state !== undefined && state !== on && state !== off)
+        problems.push(`state ${JSON.stringify(state)} is neither ${on} nor ${off}`);
       break;
     }
     case 'sensor':
       need('state_topic');
       // sensor.py: a state longer than 255 characters is refused (the entity goes unknown).
-      if (state !== undefined && state.length > 255) problems.push(`state of ${state.length} characters is longer than 255`);
+      if (state !== undefined && state.length > 255)
+        problems.push(`state of ${state.length} characters is longer than 255`);
       // sensor/__init__.py: a sensor with a unit or a numeric device class must hold a number (else it raises ValueError).
-      if ((c.unit_of_measurement !== undefined || c.device_class === 'duration') && state !== undefined && !Number.isFinite(Number(state))) {
+      if (
+        (c.unit_of_measurement !== undefined || c.device_class === 'duration') &&
+        state !== undefined &&
+        !Number.isFinite(Number(state))
+      ) {
         problems.push(`state ${JSON.stringify(state)} is not a number (the sensor has a unit)`);
       }
       break;
@@ -111,7 +128,9 @@ function attributeRules(c: Record<string, unknown>, retained: ReadonlyMap<string
   if (held === undefined) return [];
   try {
     const value: unknown = JSON.parse(held);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? [] : [`attributes on ${topic} are not a JSON object`];
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? []
+      : [`attributes on ${topic} are not a JSON object`];
   } catch {
     return [`attributes on ${topic} are not JSON`];
   }
@@ -123,7 +142,11 @@ function attributeRules(c: Record<string, unknown>, retained: ReadonlyMap<string
  * leaves the entity unavailable for good. A zone's entities also follow the zone's own availability topic, or Home
  * Assistant would offer controls of a zone whose writes are refused.
  */
-function availabilityRules(c: Record<string, unknown>, retained: ReadonlyMap<string, string>, zoneId: string | undefined): string[] {
+function availabilityRules(
+  c: Record<string, unknown>,
+  retained: ReadonlyMap<string, string>,
+  zoneId: string | undefined,
+): string[] {
   const problems: string[] = [];
   const entries = (c.availability as Array<Record<string, unknown>> | undefined) ?? [];
   for (const availability of entries) {
@@ -132,16 +155,27 @@ function availabilityRules(c: Record<string, unknown>, retained: ReadonlyMap<str
       problems.push('an availability entry has no topic');
       continue;
     }
-    const payloads = [(availability.payload_available ?? 'online') as string, (availability.payload_not_available ?? 'offline') as string];
+    const payloads = [
+      (availability.payload_available ?? 'online') as string,
+      (availability.payload_not_available ?? 'offline') as string,
+    ];
     const held = retained.get(topic);
-    if (held === undefined || !payloads.includes(held)) problems.push(`availability ${topic} holds ${JSON.stringify(held ?? null)}, not ${payloads.join(' or ')}`);
+    if (held === undefined || !payloads.includes(held))
+      problems.push(`availability ${topic} holds ${JSON.stringify(held ?? null)}, not ${payloads.join(' or ')}`);
   }
-  if (c.availability_mode !== undefined && !['all', 'any', 'latest'].includes(c.availability_mode as string)) problems.push(`availability_mode ${String(c.availability_mode)}`);
+  if (c.availability_mode !== undefined && !['all', 'any', 'latest'].includes(c.availability_mode as string))
+    problems.push(`availability_mode ${String(c.availability_mode)}`);
   if (zoneId !== undefined) {
-    if (!entries.some((availability) => typeof availability.topic === 'string' && availability.topic.endsWith(`/zone/${zoneId}/availability`))) {
+    if (
+      !entries.some(
+        (availability) =>
+          typeof availability.topic === 'string' && availability.topic.endsWith(`/zone/${zoneId}/availability`),
+      )
+    ) {
       problems.push(`zone ${zoneId} does not follow its own availability topic`);
     }
-    if (entries.length > 1 && c.availability_mode !== 'all') problems.push('a zone entity must be available only while all its availability topics are');
+    if (entries.length > 1 && c.availability_mode !== 'all')
+      problems.push('a zone entity must be available only while all its availability topics are');
   }
   return problems;
 }

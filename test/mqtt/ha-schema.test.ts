@@ -18,54 +18,101 @@ const zoneTopic = (id: string, field: string) => `${BASE}/zone/${id}/${field}`;
 const retainedStates = (zones: ReadonlyArray<{ id: string }>) => [
   `${BASE}/status`,
   `${BASE}/amplifier/simulated/status`,
-  ...zones.flatMap((z) => [...SIMULATED_ZONE_ENTITIES.map(([, field]) => field), 'availability'].map((f) => zoneTopic(z.id, f))),
+  ...zones.flatMap((z) =>
+    [...SIMULATED_ZONE_ENTITIES.map(([, field]) => field), 'availability'].map((f) => zoneTopic(z.id, f)),
+  ),
 ];
 
-t.test('every entity follows Home Assistant’s rules: a detached zone, players named "None", "none" or blank, a zone limited to 0', async (t) => {
-  const { hub, admin, zones, nodeId } = await bridged(t, { account: 'ha-bridge', players: 0 });
-  const names = ['None', 'none', ' ', 'Den', 'Den', 'No player'];
-  const players: string[] = [];
-  for (const [i, name] of names.entries()) players.push((await admin.post('/api/players', { name, input: { channel: i + 1 } })).body.id);
-  await createUser(admin, 'ha-bridge', 'Operator', { playerIds: players, zoneIds: zones.map((z) => z.id) });
-  t.equal((await admin.put(`/api/zones/${zones[0]!.id}`, { maxVolume: 0 })).status, 200);
-  t.equal((await admin.post(`/api/players/${players[0]}/attach-zones`, { zoneIds: [zones[1]!.id] })).status, 204);
-  t.equal((await admin.post('/api/scenes', { name: 'Dinner', zoneIds: [zones[1]!.id, zones[2]!.id] })).status, 201);
-  t.equal((await admin.put(`/api/zones/${zones[1]!.id}/sleep`, { minutes: 30 })).status, 200);
+t.test(
+  'every entity follows Home Assistant’s rules: a detached zone, players named "None", "none" or blank, a zone limited to 0',
+  async (t) => {
+    const { hub, admin, zones, nodeId } = await bridged(t, { account: 'ha-bridge', players: 0 });
+    const names = ['None', 'none', ' ', 'Den', 'Den', 'No player'];
+    const players: string[] = [];
+    for (const [i, name] of names.entries())
+      players.push((await admin.post('/api/players', { name, input: { channel: i + 1 } })).body.id);
+    await createUser(admin, 'ha-bridge', 'Operator', { playerIds: players, zoneIds: zones.map((z) => z.id) });
+    t.equal((await admin.put(`/api/zones/${zones[0]!.id}`, { maxVolume: 0 })).status, 200);
+    t.equal((await admin.post(`/api/players/${players[0]}/attach-zones`, { zoneIds: [zones[1]!.id] })).status, 204);
+    t.equal((await admin.post('/api/scenes', { name: 'Dinner', zoneIds: [zones[1]!.id, zones[2]!.id] })).status, 201);
+    t.equal((await admin.put(`/api/zones/${zones[1]!.id}/sleep`, { minutes: 30 })).status, 200);
 
-  const expected = configCount({ zones: 6, players: names.length, scenes: 1 });
-  const states = retainedStates(zones);
-  await hub.until((w) => configs(w).length === expected && states.every((topic) => w.latest.has(topic)), `${expected} configs and every zone state`);
-  t.same(haViolations(hub.latest), [], 'nothing a hub would refuse or show as unknown');
+    const expected = configCount({ zones: 6, players: names.length, scenes: 1 });
+    const states = retainedStates(zones);
+    await hub.until(
+      (w) => configs(w).length === expected && states.every((topic) => w.latest.has(topic)),
+      `${expected} configs and every zone state`,
+    );
+    t.same(haViolations(hub.latest), [], 'nothing a hub would refuse or show as unknown');
 
-  const options = hub.json(configTopic('select', nodeId, `zone_${zones[2]!.id}_source`)).options as string[];
-  t.equal(options[0], 'No player', 'detaching is an option Home Assistant shows');
-  t.equal(hub.latest.get(zoneTopic(zones[2]!.id, 'source')), 'No player', 'a detached zone shows that option');
-  t.same(options.slice(1), [`None (${players[0]!.slice(0, 8)})`, `none (${players[1]!.slice(0, 8)})`, `Player (${players[2]!.slice(0, 8)})`, `Den (${players[3]!.slice(0, 8)})`, `Den (${players[4]!.slice(0, 8)})`, `No player (${players[5]!.slice(0, 8)})`]);
-  t.equal(hub.latest.get(zoneTopic(zones[1]!.id, 'source')), `None (${players[0]!.slice(0, 8)})`, 'the zone fed by the player named None says so');
-  t.match(hub.json(configTopic('number', nodeId, `zone_${zones[0]!.id}_volume`)), { min: 0, max: 1 }, 'the zone limited to 0 keeps a volume slider');
-});
+    const options = hub.json(configTopic('select', nodeId, `zone_${zones[2]!.id}_source`)).options as string[];
+    t.equal(options[0], 'No player', 'detaching is an option Home Assistant shows');
+    t.equal(hub.latest.get(zoneTopic(zones[2]!.id, 'source')), 'No player', 'a detached zone shows that option');
+    t.same(options.slice(1), [
+      `None (${players[0]!.slice(0, 8)})`,
+      `none (${players[1]!.slice(0, 8)})`,
+      `Player (${players[2]!.slice(0, 8)})`,
+      `Den (${players[3]!.slice(0, 8)})`,
+      `Den (${players[4]!.slice(0, 8)})`,
+      `No player (${players[5]!.slice(0, 8)})`,
+    ]);
+    t.equal(
+      hub.latest.get(zoneTopic(zones[1]!.id, 'source')),
+      `None (${players[0]!.slice(0, 8)})`,
+      'the zone fed by the player named None says so',
+    );
+    t.match(
+      hub.json(configTopic('number', nodeId, `zone_${zones[0]!.id}_volume`)),
+      { min: 0, max: 1 },
+      'the zone limited to 0 keeps a volume slider',
+    );
+  },
+);
 
-t.test('a zone limited to 0 whose unit stops answering keeps a valid slider and goes unavailable, and every zone entity follows its availability topic', async (t) => {
-  const { d, hub, admin, zones, nodeId } = await bridged(t);
-  const zone = zones[4]!;
-  const states = retainedStates(zones);
-  await hub.until((w) => configs(w).length === configCount({ zones: 6, players: 2 }) && states.every((topic) => w.latest.has(topic)), 'every entity and zone state');
-  t.equal((await admin.put(`/api/zones/${zone.id}`, { maxVolume: 0 })).status, 200);
-  (d.driver as SimulatedDriver).simulateUnit([5], false, 'unit 2 does not answer');
-  await hub.value(zoneTopic(zone.id, 'availability'), 'offline');
-  const volume = configTopic('number', nodeId, `zone_${zone.id}_volume`);
-  await hub.value(volume, (p) => JSON.parse(p).max === 1);
-  t.match(hub.json(volume), { min: 0, max: 1, availability_mode: 'all' }, 'the volume entity stays, its slider valid');
-  for (const [component, field] of SIMULATED_ZONE_ENTITIES) t.ok(hub.latest.has(configTopic(component!, nodeId, `zone_${zone.id}_${field}`)), `its ${field} entity is kept`);
-  t.same(haViolations(hub.latest), [], 'every entity still follows the rules, each zone entity its own availability topic');
+t.test(
+  'a zone limited to 0 whose unit stops answering keeps a valid slider and goes unavailable, and every zone entity follows its availability topic',
+  async (t) => {
+    const { d, hub, admin, zones, nodeId } = await bridged(t);
+    const zone = zones[4]!;
+    const states = retainedStates(zones);
+    await hub.until(
+      (w) =>
+        configs(w).length === configCount({ zones: 6, players: 2 }) && states.every((topic) => w.latest.has(topic)),
+      'every entity and zone state',
+    );
+    t.equal((await admin.put(`/api/zones/${zone.id}`, { maxVolume: 0 })).status, 200);
+    (d.driver as SimulatedDriver).simulateUnit([5], false, 'unit 2 does not answer');
+    await hub.value(zoneTopic(zone.id, 'availability'), 'offline');
+    const volume = configTopic('number', nodeId, `zone_${zone.id}_volume`);
+    await hub.value(volume, (p) => JSON.parse(p).max === 1);
+    t.match(
+      hub.json(volume),
+      { min: 0, max: 1, availability_mode: 'all' },
+      'the volume entity stays, its slider valid',
+    );
+    for (const [component, field] of SIMULATED_ZONE_ENTITIES)
+      t.ok(hub.latest.has(configTopic(component!, nodeId, `zone_${zone.id}_${field}`)), `its ${field} entity is kept`);
+    t.same(
+      haViolations(hub.latest),
+      [],
+      'every entity still follows the rules, each zone entity its own availability topic',
+    );
 
-  // The rules can fail: a zone entity that forgot its availability topic, or whose topic holds something else.
-  const volumeConfig = hub.json(volume) as { availability: Array<{ topic: string }> };
-  const forgotten = new Map(hub.latest).set(volume, JSON.stringify({ ...volumeConfig, availability: volumeConfig.availability.slice(0, 2) }));
-  t.same(haViolations(forgotten), [`${volume}: zone ${zone.id} does not follow its own availability topic`]);
-  const garbled = new Map(hub.latest).set(zoneTopic(zone.id, 'availability'), 'gone');
-  t.equal(haViolations(garbled).length, SIMULATED_ZONE_ENTITIES.length, "each of the zone's entities would stay unavailable");
-});
+    // The rules can fail: a zone entity that forgot its availability topic, or whose topic holds something else.
+    const volumeConfig = hub.json(volume) as { availability: Array<{ topic: string }> };
+    const forgotten = new Map(hub.latest).set(
+      volume,
+      JSON.stringify({ ...volumeConfig, availability: volumeConfig.availability.slice(0, 2) }),
+    );
+    t.same(haViolations(forgotten), [`${volume}: zone ${zone.id} does not follow its own availability topic`]);
+    const garbled = new Map(hub.latest).set(zoneTopic(zone.id, 'availability'), 'gone');
+    t.equal(
+      haViolations(garbled).length,
+      SIMULATED_ZONE_ENTITIES.length,
+      "each of the zone's entities would stay unavailable",
+    );
+  },
+);
 
 t.test('the source select attaches a player named like "no option", and its detach option detaches', async (t) => {
   const { hub, admin, zones } = await bridged(t, { account: 'ha-bridge', players: 0 });
@@ -100,17 +147,27 @@ t.test('a zone limited to 0 keeps its volume entity, and a command on it leaves 
 t.test('scenes the account may apply are Home Assistant scenes; activating one applies it', async (t) => {
   const { hub, admin, zones, nodeId, d } = await bridged(t);
   const [a, b, c] = zones as [(typeof zones)[0], (typeof zones)[0], (typeof zones)[0]];
-  const hubUser = ((await admin.get('/api/users')).body as Array<{ id: string; username: string; assignments: { playerIds: string[] } }>).find((u) => u.username === 'hub')!;
+  const hubUser = (
+    (await admin.get('/api/users')).body as Array<{
+      id: string;
+      username: string;
+      assignments: { playerIds: string[] };
+    }>
+  ).find((u) => u.username === 'hub')!;
   await admin.put(`/api/zones/${a.id}/power`, { power: true });
   await admin.put(`/api/zones/${a.id}/volume`, { volume: 0.25 });
   const dinner = (await admin.post('/api/scenes', { name: 'Dinner', zoneIds: [a.id, b.id] })).body.id as string;
-  const wider = (await admin.post('/api/scenes', { name: 'Everything', zoneIds: [a.id, b.id, c.id] })).body.id as string;
+  const wider = (await admin.post('/api/scenes', { name: 'Everything', zoneIds: [a.id, b.id, c.id] })).body
+    .id as string;
   const config = configTopic('scene', nodeId, `scene_${dinner}`);
   await hub.value(config, () => true);
   t.match(hub.json(config), { name: 'Dinner', command_topic: `${BASE}/scene/${dinner}/set`, payload_on: 'ON' });
   await hub.value(configTopic('scene', nodeId, `scene_${wider}`), () => true);
   // Once the account sees zones a and b only, a scene that also covers c does not exist for it.
-  await admin.put(`/api/users/${hubUser.id}/assignments`, { playerIds: hubUser.assignments.playerIds, zoneIds: [a.id, b.id] });
+  await admin.put(`/api/users/${hubUser.id}/assignments`, {
+    playerIds: hubUser.assignments.playerIds,
+    zoneIds: [a.id, b.id],
+  });
   await hub.gone(configTopic('scene', nodeId, `scene_${wider}`));
   t.ok(hub.latest.has(config), 'the scene of zones it sees stays');
 
@@ -134,16 +191,30 @@ t.test('a sleep timer is a number of minutes left: set from the hub, counting do
   const zone = zones[4]!;
   const sleep = zoneTopic(zone.id, 'sleep');
   await hub.value(configTopic('number', nodeId, `zone_${zone.id}_sleep`), () => true);
-  t.match(hub.json(configTopic('number', nodeId, `zone_${zone.id}_sleep`)), { min: 0, max: 1440, step: 1, unit_of_measurement: 'min', device_class: 'duration' });
+  t.match(hub.json(configTopic('number', nodeId, `zone_${zone.id}_sleep`)), {
+    min: 0,
+    max: 1440,
+    step: 1,
+    unit_of_measurement: 'min',
+    device_class: 'duration',
+  });
   await hub.value(sleep, '0');
 
   await hub.publish(`${sleep}/set`, '30');
-  t.match((await d.untilLog(/MQTT command ignored/))[0], /conflict: zone .* is off/, 'a zone that is off gets no timer');
+  t.match(
+    (await d.untilLog(/MQTT command ignored/))[0],
+    /conflict: zone .* is off/,
+    'a zone that is off gets no timer',
+  );
   await admin.put(`/api/zones/${zone.id}/power`, { power: true });
   await hub.value(zoneTopic(zone.id, 'power'), 'ON');
   await hub.publish(`${sleep}/set`, '30');
   await hub.value(sleep, '30');
-  t.equal((await admin.get(`/api/zones/${zone.id}`)).body.sleepUntil, new Date(clock.now() + 30 * 60_000).toISOString(), 'the zone has the timer');
+  t.equal(
+    (await admin.get(`/api/zones/${zone.id}`)).body.sleepUntil,
+    new Date(clock.now() + 30 * 60_000).toISOString(),
+    'the zone has the timer',
+  );
   clock.advance(60_000);
   await hub.value(sleep, '29');
   clock.advance(28 * 60_000 + 30_000);
@@ -192,14 +263,28 @@ t.test('the bridge’s log lines name each field once', async (t) => {
   await d.untilLog(/Viewer can read but not change/);
   const mqttLines = d.logs.filter((line) => line.includes('"component":"mqtt"'));
   t.ok(mqttLines.length >= 3, `the bridge logged (${mqttLines.length} lines)`);
-  t.same(mqttLines.filter((line) => repeatedKeys(line).length > 0), [], 'no line repeats a key');
+  t.same(
+    mqttLines.filter((line) => repeatedKeys(line).length > 0),
+    [],
+    'no line repeats a key',
+  );
 });
 
 t.test('a broker password without a username is misconfigured: one log line, no connection attempt', async (t) => {
-  const d = await startTestDaemon(t, { config: { mqtt: { ...defaultConfig().mqtt, url: 'mqtt://127.0.0.1:1', account: 'admin', password: 'lonely-password' } } });
+  const d = await startTestDaemon(t, {
+    config: {
+      mqtt: { ...defaultConfig().mqtt, url: 'mqtt://127.0.0.1:1', account: 'admin', password: 'lonely-password' },
+    },
+  });
   const health = (await client(d.base).get('/api/health')).body;
   t.match(health.mqtt, { state: 'misconfigured', detail: /password is set but no broker username/ });
   t.equal(d.logs.filter((line) => /MQTT bridge not started/.test(line)).length, 1, 'one line says why');
-  t.notOk(d.logs.some((line) => line.includes('lonely-password')), 'the password is not logged');
-  t.notOk(d.logs.some((line) => /MQTT bridge connecting/.test(line)), 'no connection was attempted');
+  t.notOk(
+    d.logs.some((line) => line.includes('lonely-password')),
+    'the password is not logged',
+  );
+  t.notOk(
+    d.logs.some((line) => /MQTT bridge connecting/.test(line)),
+    'no connection was attempted',
+  );
 });

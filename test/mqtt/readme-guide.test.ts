@@ -10,7 +10,8 @@ import { defaultConfig } from '../../daemon/config.js';
 import { configCount, configs } from './setup.js';
 
 /** The blocks a user pastes into a terminal; the one that starts the daemon with flags is the other way to do it. */
-const guideBlocks = () => shellBlocks('## Set it up, from zero', 'docs/home-assistant.md').filter((block) => !block.includes('npm start'));
+const guideBlocks = () =>
+  shellBlocks('## Set it up, from zero', 'docs/home-assistant.md').filter((block) => !block.includes('npm start'));
 
 t.test('the Home Assistant guide works as pasted, from a fresh appliance to entities in the hub', async (t) => {
   const blocks = guideBlocks();
@@ -30,16 +31,34 @@ t.test('the Home Assistant guide works as pasted, from a fresh appliance to enti
   });
   t.equal(result.code, 0, `the guide exits cleanly (stderr: ${result.stderr.slice(0, 400)})`);
   t.equal(result.stderr, '', 'nothing is written to stderr');
-  t.equal(result.stdout.split('\n').filter((line) => /^zone {4}[0-9a-f-]{36} {2}Zone \d$/.test(line)).length, 6, 'it lists the zone ids with their names');
-  t.match(result.stdout, /\{"username":"home-assistant","role":"Operator","assignments":\{"playerIds":\[\],"zoneIds":\["[0-9a-f-]{36}"/, 'it creates the bridge account');
-  t.match(result.stdout, new RegExp(`\\{"url":"${broker.url}","username":"azcd","passwordSet":true,"account":"home-assistant","baseTopic":"azc/guide"\\}`), 'it saves the bridge settings');
+  t.equal(
+    result.stdout.split('\n').filter((line) => /^zone {4}[0-9a-f-]{36} {2}Zone \d$/.test(line)).length,
+    6,
+    'it lists the zone ids with their names',
+  );
+  t.match(
+    result.stdout,
+    /\{"username":"home-assistant","role":"Operator","assignments":\{"playerIds":\[\],"zoneIds":\["[0-9a-f-]{36}"/,
+    'it creates the bridge account',
+  );
+  t.match(
+    result.stdout,
+    new RegExp(
+      `\\{"url":"${broker.url}","username":"azcd","passwordSet":true,"account":"home-assistant","baseTopic":"azc/guide"\\}`,
+    ),
+    'it saves the bridge settings',
+  );
   t.notOk(result.stdout.includes(login.password), 'the password is never printed');
 
   await hub.value('azc/guide/status', 'online');
   await hub.until((w) => configs(w).length === configCount({ zones: 6 }), 'the entities of every zone');
-  const health = await waitFor(async () => ((await client(d.base).get('/api/health')).body.mqtt?.state === 'connected' ? true : undefined), undefined, {
-    what: 'the bridge to be connected',
-  });
+  const health = await waitFor(
+    async () => ((await client(d.base).get('/api/health')).body.mqtt?.state === 'connected' ? true : undefined),
+    undefined,
+    {
+      what: 'the bridge to be connected',
+    },
+  );
   t.ok(health, 'health says connected');
 });
 
@@ -48,7 +67,13 @@ t.test('the guide works for a broker that needs no login: an empty password leav
   const broker = await startBroker(t);
   const hub = await Watcher.connect(t, broker.url);
   const d = await startTestDaemon(t, { config: { mqtt: { ...defaultConfig().mqtt, baseTopic: 'azc/open' } } });
-  const result = await runBash(blocks.join('\n'), { ...process.env, AZC_URL: d.base, AZC_STATE_DIR: d.stateDir, MQTT_URL: broker.url, MQTT_PASSWORD: '' });
+  const result = await runBash(blocks.join('\n'), {
+    ...process.env,
+    AZC_URL: d.base,
+    AZC_STATE_DIR: d.stateDir,
+    MQTT_URL: broker.url,
+    MQTT_PASSWORD: '',
+  });
   t.equal(result.code, 0, `the guide exits cleanly (stderr: ${result.stderr.slice(0, 400)})`);
   t.match(result.stdout, /"username":null,"passwordSet":false,"account":"home-assistant"/);
   await hub.until((w) => configs(w).length === configCount({ zones: 6 }), 'the entities of every zone');

@@ -27,7 +27,13 @@ export interface Bridged {
  */
 export async function bridged(
   t: T,
-  options: { role?: 'Admin' | 'Operator' | 'Viewer'; account?: string | null; players?: number; start?: StartOptions; broker?: Broker } = {},
+  options: {
+    role?: 'Admin' | 'Operator' | 'Viewer';
+    account?: string | null;
+    players?: number;
+    start?: StartOptions;
+    broker?: Broker;
+  } = {},
 ): Promise<Bridged> {
   const broker = options.broker ?? (await startBroker(t));
   const account = options.account === undefined ? 'hub' : options.account;
@@ -51,7 +57,10 @@ export async function bridged(
     const res = await admin.post('/api/players', { name: `Player ${i}`, input: { channel: i } });
     playerIds.push(res.body.id);
   }
-  const zones = ((await admin.get('/api/zones')).body as Array<{ id: string; name: string }>).map(({ id, name }) => ({ id, name }));
+  const zones = ((await admin.get('/api/zones')).body as Array<{ id: string; name: string }>).map(({ id, name }) => ({
+    id,
+    name,
+  }));
   if (account === 'hub') {
     await createUser(admin, 'hub', options.role ?? 'Operator', { playerIds, zoneIds: zones.map((z) => z.id) });
   }
@@ -60,15 +69,25 @@ export async function bridged(
   return { broker, d, admin, hub, zones, nodeId };
 }
 
-export const configTopic = (component: string, nodeId: string, objectId: string) => `${PREFIX}/${component}/${nodeId}/${objectId}/config`;
+export const configTopic = (component: string, nodeId: string, objectId: string) =>
+  `${PREFIX}/${component}/${nodeId}/${objectId}/config`;
 
 /**
  * How many discovery configs a bridge publishes: twelve entities per zone of the simulated amplifier (volume, power,
  * mute, source, sleep timer; bass, treble, balance and loudness, which it has; paging, do-not-disturb and party mode,
  * which it reports), a volume per player, one per scene, a link sensor per amplifier and the all-zones-off button.
  */
-export const configCount = ({ zones, players = 0, scenes = 0, amplifiers = 1 }: { zones: number; players?: number; scenes?: number; amplifiers?: number }) =>
-  zones * ZONE_ENTITIES + players + scenes + amplifiers + 1;
+export const configCount = ({
+  zones,
+  players = 0,
+  scenes = 0,
+  amplifiers = 1,
+}: {
+  zones: number;
+  players?: number;
+  scenes?: number;
+  amplifiers?: number;
+}) => zones * ZONE_ENTITIES + players + scenes + amplifiers + 1;
 
 /** The entities of one zone of the simulated amplifier, by component and field (`zone_<id>_<field>`). */
 export const SIMULATED_ZONE_ENTITIES: ReadonlyArray<readonly [string, string]> = [
@@ -88,4 +107,5 @@ export const SIMULATED_ZONE_ENTITIES: ReadonlyArray<readonly [string, string]> =
 const ZONE_ENTITIES = SIMULATED_ZONE_ENTITIES.length;
 
 /** The discovery config topics a watcher holds now. */
-export const configs = (hub: Watcher) => [...hub.latest.keys()].filter((topic) => topic.startsWith(`${PREFIX}/`) && topic.endsWith('/config'));
+export const configs = (hub: Watcher) =>
+  [...hub.latest.keys()].filter((topic) => topic.startsWith(`${PREFIX}/`) && topic.endsWith('/config'));

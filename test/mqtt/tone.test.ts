@@ -19,32 +19,60 @@ class LosesLoudness extends SimulatedDriver {
     const description = super.describe();
     if (!this.lacksLoudness) return description;
     const sound = description.sound!;
-    return { ...description, sound: { ...sound, controls: { ...sound.controls, loudness: { absent: 'this amplifier has no loudness' } } } };
+    return {
+      ...description,
+      sound: { ...sound, controls: { ...sound.controls, loudness: { absent: 'this amplifier has no loudness' } } },
+    };
   }
 }
 
-t.test('a zone of the simulated amplifier has bass, treble and balance sliders over its native steps, a loudness switch and three status sensors', async (t) => {
-  const { hub, zones, nodeId } = await bridged(t);
-  const zone = zones[0]!.id;
-  const entity = async (component: string, field: string) => {
-    const topic = configTopic(component, nodeId, `zone_${zone}_${field}`);
-    await hub.value(topic, () => true);
-    return hub.json(topic);
-  };
-  const availability = [`${BASE}/status`, `${BASE}/amplifier/simulated/status`, zoneTopic(zone, 'availability')].map((topic) => ({ topic }));
-  t.match(await entity('number', 'bass'), { min: -7, max: 7, step: 1, state_topic: zoneTopic(zone, 'bass'), command_topic: `${zoneTopic(zone, 'bass')}/set`, availability });
-  t.match(await entity('number', 'treble'), { min: -7, max: 7, step: 1 });
-  t.match(await entity('number', 'balance'), { min: -10, max: 10, step: 1 }, 'balance runs over its own steps, left to right');
-  t.match(await entity('switch', 'loudness'), { state_topic: zoneTopic(zone, 'loudness'), command_topic: `${zoneTopic(zone, 'loudness')}/set`, payload_on: 'ON', payload_off: 'OFF' });
-  for (const field of ['paging', 'do_not_disturb', 'party']) {
-    const config = await entity('binary_sensor', field);
-    t.match(config, { state_topic: zoneTopic(zone, field), payload_on: 'ON', payload_off: 'OFF', availability }, `a ${field} sensor`);
-    t.notOk('command_topic' in config, `${field} is read-only`);
-  }
-  t.equal(await hub.value(zoneTopic(zone, 'bass'), '0'), '0', 'a flat bass is step 0');
-  t.equal(await hub.value(zoneTopic(zone, 'loudness'), 'OFF'), 'OFF');
-  t.equal(await hub.value(zoneTopic(zone, 'paging'), 'OFF'), 'OFF');
-});
+t.test(
+  'a zone of the simulated amplifier has bass, treble and balance sliders over its native steps, a loudness switch and three status sensors',
+  async (t) => {
+    const { hub, zones, nodeId } = await bridged(t);
+    const zone = zones[0]!.id;
+    const entity = async (component: string, field: string) => {
+      const topic = configTopic(component, nodeId, `zone_${zone}_${field}`);
+      await hub.value(topic, () => true);
+      return hub.json(topic);
+    };
+    const availability = [`${BASE}/status`, `${BASE}/amplifier/simulated/status`, zoneTopic(zone, 'availability')].map(
+      (topic) => ({ topic }),
+    );
+    t.match(await entity('number', 'bass'), {
+      min: -7,
+      max: 7,
+      step: 1,
+      state_topic: zoneTopic(zone, 'bass'),
+      command_topic: `${zoneTopic(zone, 'bass')}/set`,
+      availability,
+    });
+    t.match(await entity('number', 'treble'), { min: -7, max: 7, step: 1 });
+    t.match(
+      await entity('number', 'balance'),
+      { min: -10, max: 10, step: 1 },
+      'balance runs over its own steps, left to right',
+    );
+    t.match(await entity('switch', 'loudness'), {
+      state_topic: zoneTopic(zone, 'loudness'),
+      command_topic: `${zoneTopic(zone, 'loudness')}/set`,
+      payload_on: 'ON',
+      payload_off: 'OFF',
+    });
+    for (const field of ['paging', 'do_not_disturb', 'party']) {
+      const config = await entity('binary_sensor', field);
+      t.match(
+        config,
+        { state_topic: zoneTopic(zone, field), payload_on: 'ON', payload_off: 'OFF', availability },
+        `a ${field} sensor`,
+      );
+      t.notOk('command_topic' in config, `${field} is read-only`);
+    }
+    t.equal(await hub.value(zoneTopic(zone, 'bass'), '0'), '0', 'a flat bass is step 0');
+    t.equal(await hub.value(zoneTopic(zone, 'loudness'), 'OFF'), 'OFF');
+    t.equal(await hub.value(zoneTopic(zone, 'paging'), 'OFF'), 'OFF');
+  },
+);
 
 t.test('a Monoprice zone gets no loudness switch and no party sensor, which its family lacks', async (t) => {
   const emulator = new MonopriceEmulator({ units: 1 });
@@ -53,7 +81,12 @@ t.test('a Monoprice zone gets no loudness switch and no party sensor, which its 
   const { hub, zones, nodeId, d } = await bridged(t, { start: { driver } });
   const zone = zones[0]!.id;
   const config = (component: string, field: string) => configTopic(component, nodeId, `zone_${zone}_${field}`);
-  await hub.until((w) => ['bass', 'treble', 'balance'].every((f) => w.latest.has(config('number', f))) && w.latest.has(config('binary_sensor', 'do_not_disturb')), 'the tone sliders and the do-not-disturb sensor');
+  await hub.until(
+    (w) =>
+      ['bass', 'treble', 'balance'].every((f) => w.latest.has(config('number', f))) &&
+      w.latest.has(config('binary_sensor', 'do_not_disturb')),
+    'the tone sliders and the do-not-disturb sensor',
+  );
   t.match(hub.json(config('number', 'balance')), { min: -10, max: 10 });
   t.ok(hub.latest.has(config('binary_sensor', 'paging')), 'a paging sensor');
   t.notOk(hub.latest.has(config('switch', 'loudness')), 'no loudness switch');
@@ -67,20 +100,27 @@ t.test('a Monoprice zone gets no loudness switch and no party sensor, which its 
   t.match(line, /conflict: zone .* has no loudness control: the Monoprice protocol has no loudness command/);
 });
 
-t.test('a bass step from the hub moves the zone’s tone, on the amplifier and in the API, and loudness switches', async (t) => {
-  const { hub, zones, d, admin } = await bridged(t);
-  const zone = zones[1]!.id;
-  await hub.value(zoneTopic(zone, 'bass'), '0');
-  await hub.publish(`${zoneTopic(zone, 'bass')}/set`, '-3');
-  t.equal(await hub.value(zoneTopic(zone, 'bass'), '-3'), '-3');
-  t.equal((await admin.get(`/api/zones/${zone}`)).body.tone.bass, -3 / 7, 'the API shows the step on its -1..1 scale');
-  await d.driver.settled();
-  t.equal((d.driver as SimulatedDriver).amplifierTone(2)!.bass, -3 / 7, 'the amplifier is at that step');
-  await hub.publish(`${zoneTopic(zone, 'balance')}/set`, '10');
-  await hub.publish(`${zoneTopic(zone, 'loudness')}/set`, 'ON');
-  await hub.value(zoneTopic(zone, 'loudness'), 'ON');
-  t.match((await admin.get(`/api/zones/${zone}`)).body.tone, { balance: 1, loudness: true });
-});
+t.test(
+  'a bass step from the hub moves the zone’s tone, on the amplifier and in the API, and loudness switches',
+  async (t) => {
+    const { hub, zones, d, admin } = await bridged(t);
+    const zone = zones[1]!.id;
+    await hub.value(zoneTopic(zone, 'bass'), '0');
+    await hub.publish(`${zoneTopic(zone, 'bass')}/set`, '-3');
+    t.equal(await hub.value(zoneTopic(zone, 'bass'), '-3'), '-3');
+    t.equal(
+      (await admin.get(`/api/zones/${zone}`)).body.tone.bass,
+      -3 / 7,
+      'the API shows the step on its -1..1 scale',
+    );
+    await d.driver.settled();
+    t.equal((d.driver as SimulatedDriver).amplifierTone(2)!.bass, -3 / 7, 'the amplifier is at that step');
+    await hub.publish(`${zoneTopic(zone, 'balance')}/set`, '10');
+    await hub.publish(`${zoneTopic(zone, 'loudness')}/set`, 'ON');
+    await hub.value(zoneTopic(zone, 'loudness'), 'ON');
+    t.match((await admin.get(`/api/zones/${zone}`)).body.tone, { balance: 1, loudness: true });
+  },
+);
 
 t.test('a tone step off the zone’s range, or from a Viewer-backed bridge, changes nothing and is logged', async (t) => {
   const { hub, zones, d, admin } = await bridged(t, { role: 'Viewer' });

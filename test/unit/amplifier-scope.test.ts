@@ -12,7 +12,17 @@ import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { admin, audioRig } from '../helpers/audio-rig.js';
 
 function playerOn(key: string, driver: string, channel: number): PlayerRow {
-  return { id: randomUUID(), name: `${key} ${channel}`, volume: 0.3, input_amplifier: key, input_driver: driver, input_channel: channel, created_at: new Date().toISOString(), output_kind: null, output_target: null };
+  return {
+    id: randomUUID(),
+    name: `${key} ${channel}`,
+    volume: 0.3,
+    input_amplifier: key,
+    input_driver: driver,
+    input_channel: channel,
+    created_at: new Date().toISOString(),
+    output_kind: null,
+    output_target: null,
+  };
 }
 
 /** The simulated amplifier of --driver and a second one of the same family. */

@@ -6,7 +6,10 @@ import path from 'node:path';
 import { ROOT } from '../helpers/paths.js';
 
 const doc = readFileSync(path.join(ROOT, 'ARCHITECTURE.md'), 'utf8');
-const section = doc.slice(doc.indexOf('## Where each capability lives'), doc.indexOf('\n## ', doc.indexOf('## Where each capability lives') + 1));
+const section = doc.slice(
+  doc.indexOf('## Where each capability lives'),
+  doc.indexOf('\n## ', doc.indexOf('## Where each capability lives') + 1),
+);
 /** The table's rows: folder → the services column. */
 const rows = new Map(
   [...section.matchAll(/^\| `([a-z-]+)\/` \| .* \| (.*) \|$/gm)].map((m) => [m[1]!, m[2]!] as const),

@@ -60,7 +60,12 @@ t.test('recheck(caller) notices every way a session ends', async (t) => {
   t.equal(rig.auth.recheck(kept), null, 'idle expiry on the clock');
 
   const changed = await sessionCaller(rig, 'sessions', u.password);
-  await rig.admin.changePassword(rig.root, u.id, { newPassword: 'another-password' }, { address: '127.0.0.1', recheck: () => rig.root });
+  await rig.admin.changePassword(
+    rig.root,
+    u.id,
+    { newPassword: 'another-password' },
+    { address: '127.0.0.1', recheck: () => rig.root },
+  );
   t.equal(rig.auth.recheck(changed), null, 'a password change');
 });
 
@@ -69,16 +74,23 @@ t.test('account changes travel on the bus: user.changed for admins, then access.
   const u = await rig.user('announced', 'Viewer');
   rig.events.length = 0;
   rig.admin.update(rig.root, u.id, { role: 'Operator' });
-  t.same(rig.events.map((e) => [e.type, e.payload]), [
-    ['user.changed', { userId: u.id }],
-    ['access.changed', { userId: u.id }],
-  ]);
+  t.same(
+    rig.events.map((e) => [e.type, e.payload]),
+    [
+      ['user.changed', { userId: u.id }],
+      ['access.changed', { userId: u.id }],
+    ],
+  );
   t.ok(isInternal(rig.events[1]!), 'access.changed is internal');
 
   const session = await sessionCaller(rig, 'announced', u.password);
   rig.events.length = 0;
   rig.auth.logout(session);
-  t.same(rig.events.map((e) => e.type), ['access.changed'], 'a logout changes no user, but its streams must end');
+  t.same(
+    rig.events.map((e) => e.type),
+    ['access.changed'],
+    'a logout changes no user, but its streams must end',
+  );
 });
 
 t.test('a changed account is not served from the key cache', async (t) => {

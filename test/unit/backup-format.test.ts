@@ -1,6 +1,12 @@
 // The backup document on its own: what a restore accepts, what it refuses and how it says so, and the sealed secrets.
 import t, { type Test } from 'tap';
-import { BACKUP_VERSION, UPGRADES, parseBackup, parseSecrets, type BackupDocument } from '../../daemon/domain/backup/backup-format.js';
+import {
+  BACKUP_VERSION,
+  UPGRADES,
+  parseBackup,
+  parseSecrets,
+  type BackupDocument,
+} from '../../daemon/domain/backup/backup-format.js';
 import { openSecrets, sealSecrets, sealedSecretsProblem } from '../../daemon/domain/backup/backup-crypto.js';
 import { DomainError } from '../../daemon/domain/shared/errors.js';
 
@@ -19,27 +25,100 @@ function documentWithEverything(): BackupDocument {
     schemaVersion: 4,
     device: { udn: `uuid:${id(99)}`, friendlyName: 'Audio Zone Controller', azcdVersion: '1.0.0' },
     users: [
-      { id: id(1), username: 'admin', role: 'Admin', isEnabled: true, passwordChangeRequired: false, createdAt: AT, assignments: { playerIds: [], zoneIds: [] } },
-      { id: id(2), username: 'kitchen', role: 'Operator', isEnabled: true, passwordChangeRequired: false, createdAt: AT, assignments: { playerIds: [id(10)], zoneIds: [id(20)] } },
+      {
+        id: id(1),
+        username: 'admin',
+        role: 'Admin',
+        isEnabled: true,
+        passwordChangeRequired: false,
+        createdAt: AT,
+        assignments: { playerIds: [], zoneIds: [] },
+      },
+      {
+        id: id(2),
+        username: 'kitchen',
+        role: 'Operator',
+        isEnabled: true,
+        passwordChangeRequired: false,
+        createdAt: AT,
+        assignments: { playerIds: [id(10)], zoneIds: [id(20)] },
+      },
     ],
     players: [
       { id: id(10), name: 'Streamer', volume: 0.3, input: simulated(2), output: null, createdAt: AT },
-      { id: id(11), name: 'Pi DAC', volume: 0.3, input: simulated(4), output: { kind: 'alsa', device: 'hw:CARD=sndrpihifiberry,DEV=0' }, createdAt: AT },
-      { id: id(12), name: 'Snapcast', volume: 0.3, input: simulated(5), output: { kind: 'fifo', path: '/run/snapserver/azcd.pcm' }, createdAt: AT },
+      {
+        id: id(11),
+        name: 'Pi DAC',
+        volume: 0.3,
+        input: simulated(4),
+        output: { kind: 'alsa', device: 'hw:CARD=sndrpihifiberry,DEV=0' },
+        createdAt: AT,
+      },
+      {
+        id: id(12),
+        name: 'Snapcast',
+        volume: 0.3,
+        input: simulated(5),
+        output: { kind: 'fifo', path: '/run/snapserver/azcd.pcm' },
+        createdAt: AT,
+      },
     ],
     zones: [
-      { id: id(20), name: 'Kitchen', output: simulated(1), maxVolume: 0.6, turnOnVolume: 0.2, volume: 0.4, muted: false, power: true, source: 2, playerId: id(10), createdAt: AT },
-      { id: id(21), name: 'Bedroom', output: simulated(2), maxVolume: 1, turnOnVolume: null, volume: 0.1, muted: true, power: false, source: 1, playerId: null, createdAt: AT },
+      {
+        id: id(20),
+        name: 'Kitchen',
+        output: simulated(1),
+        maxVolume: 0.6,
+        turnOnVolume: 0.2,
+        volume: 0.4,
+        muted: false,
+        power: true,
+        source: 2,
+        playerId: id(10),
+        createdAt: AT,
+      },
+      {
+        id: id(21),
+        name: 'Bedroom',
+        output: simulated(2),
+        maxVolume: 1,
+        turnOnVolume: null,
+        volume: 0.1,
+        muted: true,
+        power: false,
+        source: 1,
+        playerId: null,
+        createdAt: AT,
+      },
     ],
-    inputDevices: [{ id: id(30), name: 'Turntable', kind: 'line-in', input: simulated(3), isFavorite: true, createdAt: AT }],
-    playlists: [{ id: id(40), name: 'Dinner', isFavorite: false, createdAt: AT, tracks: [{ id: id(41), title: 'One', uri: 'http://example.invalid/1', durationMs: null }] }],
-    scenes: [{ id: id(50), name: 'Dinner', createdAt: AT, updatedAt: AT, zones: [{ zoneId: id(20), power: true, volume: 0.3, muted: false, playerId: id(10) }] }],
+    inputDevices: [
+      { id: id(30), name: 'Turntable', kind: 'line-in', input: simulated(3), isFavorite: true, createdAt: AT },
+    ],
+    playlists: [
+      {
+        id: id(40),
+        name: 'Dinner',
+        isFavorite: false,
+        createdAt: AT,
+        tracks: [{ id: id(41), title: 'One', uri: 'http://example.invalid/1', durationMs: null }],
+      },
+    ],
+    scenes: [
+      {
+        id: id(50),
+        name: 'Dinner',
+        createdAt: AT,
+        updatedAt: AT,
+        zones: [{ zoneId: id(20), power: true, volume: 0.3, muted: false, playerId: id(10) }],
+      },
+    ],
     settings: { deletedChannels: [{ kind: 'zone', amplifier: 'simulated', driver: 'simulated', channel: 6 }] },
   };
 }
 
 /** A hash of azcd's form at cost N: a 16-byte salt and a 32-byte hash. */
-const goodHash = (N: number, r = 8, p = 1) => `scrypt$${N}$${r}$${p}$${Buffer.alloc(16, 1).toString('base64url')}$${Buffer.alloc(32, 2).toString('base64url')}`;
+const goodHash = (N: number, r = 8, p = 1) =>
+  `scrypt$${N}$${r}$${p}$${Buffer.alloc(16, 1).toString('base64url')}$${Buffer.alloc(32, 2).toString('base64url')}`;
 
 /** The problem `check` refuses with (fails the test when it accepts). */
 function refusedBy(t: Test, check: () => unknown): DomainError {
@@ -54,7 +133,8 @@ function refusedBy(t: Test, check: () => unknown): DomainError {
 }
 
 /** The problem a document is refused with (fails the test when it is accepted). */
-const refusal = (t: Test, value: unknown, limits = LIMITS): DomainError => refusedBy(t, () => parseBackup(value, limits));
+const refusal = (t: Test, value: unknown, limits = LIMITS): DomainError =>
+  refusedBy(t, () => parseBackup(value, limits));
 
 t.test('a complete document is accepted as it is', async (t) => {
   const doc = documentWithEverything();
@@ -64,16 +144,34 @@ t.test('a complete document is accepted as it is', async (t) => {
 t.test('a foreign, newer or shapeless document is named as such', async (t) => {
   t.match(refusal(t, 'a string').detail, /"backup" must be the JSON object of an azcd backup/);
   t.match(refusal(t, null).detail, /must be the JSON object/);
-  t.match(refusal(t, { format: 'amplipi', version: 1 }).detail, /this is not an azcd backup: "format" must be "azcd-backup", got "amplipi"/);
-  t.match(refusal(t, { ...documentWithEverything(), version: '1' }).detail, /"backup.version" must be a whole number from 1, got "1"/);
+  t.match(
+    refusal(t, { format: 'amplipi', version: 1 }).detail,
+    /this is not an azcd backup: "format" must be "azcd-backup", got "amplipi"/,
+  );
+  t.match(
+    refusal(t, { ...documentWithEverything(), version: '1' }).detail,
+    /"backup.version" must be a whole number from 1, got "1"/,
+  );
   const newer = refusal(t, { ...documentWithEverything(), version: BACKUP_VERSION + 1 });
   t.equal(newer.kind, 'invalid');
-  t.match(newer.detail, new RegExp(`format version ${BACKUP_VERSION + 1}, newer than this azcd reads \\(up to ${BACKUP_VERSION}\\); update azcd`));
+  t.match(
+    newer.detail,
+    new RegExp(
+      `format version ${BACKUP_VERSION + 1}, newer than this azcd reads \\(up to ${BACKUP_VERSION}\\); update azcd`,
+    ),
+  );
 });
 
 t.test('every older format version has an upgrade step to the next one', async (t) => {
-  for (let version = 1; version < BACKUP_VERSION; version++) t.type(UPGRADES[version], 'function', `from version ${version}`);
-  t.same(Object.keys(UPGRADES).map(Number).filter((v) => v >= BACKUP_VERSION), [], 'no step starts at or after the current version');
+  for (let version = 1; version < BACKUP_VERSION; version++)
+    t.type(UPGRADES[version], 'function', `from version ${version}`);
+  t.same(
+    Object.keys(UPGRADES)
+      .map(Number)
+      .filter((v) => v >= BACKUP_VERSION),
+    [],
+    'no step starts at or after the current version',
+  );
 });
 
 t.test('a version 1 document is upgraded: its players are devices wired to their inputs', async (t) => {
@@ -82,20 +180,26 @@ t.test('a version 1 document is upgraded: its players are devices wired to their
   doc.players = doc.players.map(({ output: _o, ...player }: Record<string, unknown>) => player);
   const parsed = parseBackup(JSON.parse(JSON.stringify(doc)), LIMITS);
   t.equal(parsed.version, BACKUP_VERSION);
-  t.same(parsed.players.map((p) => p.output), [null, null, null]);
+  t.same(
+    parsed.players.map((p) => p.output),
+    [null, null, null],
+  );
 });
 
-t.test("a stream player's output is refused when another player has it or a FIFO is not an absolute path", async (t) => {
-  const shared = documentWithEverything();
-  shared.players[2]!.output = { kind: 'alsa', device: 'hw:CARD=sndrpihifiberry,DEV=0' };
-  t.match(refusal(t, shared).options.errors, { 'backup.players.2.output': ['the same output as entry 1'] });
-  const relative = documentWithEverything();
-  relative.players[2]!.output = { kind: 'fifo', path: 'run/azcd.pcm' };
-  t.match(refusal(t, relative).options.errors, { 'backup.players.2.output.path': [/absolute path/] });
-  const quoted = documentWithEverything() as any;
-  quoted.players[1].output.device = 'hw:"0"';
-  t.match(refusal(t, quoted).options.errors, { 'backup.players.1.output': [/must be null or a stream output/] });
-});
+t.test(
+  "a stream player's output is refused when another player has it or a FIFO is not an absolute path",
+  async (t) => {
+    const shared = documentWithEverything();
+    shared.players[2]!.output = { kind: 'alsa', device: 'hw:CARD=sndrpihifiberry,DEV=0' };
+    t.match(refusal(t, shared).options.errors, { 'backup.players.2.output': ['the same output as entry 1'] });
+    const relative = documentWithEverything();
+    relative.players[2]!.output = { kind: 'fifo', path: 'run/azcd.pcm' };
+    t.match(refusal(t, relative).options.errors, { 'backup.players.2.output.path': [/absolute path/] });
+    const quoted = documentWithEverything() as any;
+    quoted.players[1].output.device = 'hw:"0"';
+    t.match(refusal(t, quoted).options.errors, { 'backup.players.1.output': [/must be null or a stream output/] });
+  },
+);
 
 t.test('a field of the wrong shape is named by its path', async (t) => {
   const doc = documentWithEverything() as any;
@@ -151,7 +255,9 @@ t.test('ids, usernames, outputs, inputs and scene names are unique', async (t) =
     'backup.zones.1.id': [`the id ${id(20)} is used twice`],
     'backup.zones.1.output': ['the same output as entry 0'],
     'backup.inputDevices.1.input': ['the same input as entry 0'],
-    'backup.scenes.1.name': ['the same name as people read it (letter case, width and invisible characters aside) as entry 0'],
+    'backup.scenes.1.name': [
+      'the same name as people read it (letter case, width and invisible characters aside) as entry 0',
+    ],
   });
 });
 
@@ -187,7 +293,10 @@ t.test('secrets sealed under a passphrase open only with it, and not once altere
 
 t.test('a document cannot make a restore derive a key at any cost', async (t) => {
   const sealed = await sealSecrets('a long passphrase', '{}', CHEAP);
-  t.match(sealedSecretsProblem({ ...sealed, kdf: { ...sealed.kdf, N: 2 ** 24 } }), /"secrets.kdf.N" must be a power of two from 16384 to 131072, got 16777216/);
+  t.match(
+    sealedSecretsProblem({ ...sealed, kdf: { ...sealed.kdf, N: 2 ** 24 } }),
+    /"secrets.kdf.N" must be a power of two from 16384 to 131072, got 16777216/,
+  );
   t.match(sealedSecretsProblem({ ...sealed, kdf: { ...sealed.kdf, N: 20000 } }), /power of two/);
   t.match(sealedSecretsProblem({ ...sealed, kdf: { ...sealed.kdf, p: 64 } }), /more work than a restore allows/);
   t.match(sealedSecretsProblem({ ...sealed, nonce: 'AAAA' }), /"secrets.nonce" must be 24 bytes/);
@@ -196,42 +305,69 @@ t.test('a document cannot make a restore derive a key at any cost', async (t) =>
 t.test('opened secrets must be in form and name users of the document', async (t) => {
   const doc = documentWithEverything();
   const hash = goodHash(16384);
-  t.same(parseSecrets(JSON.stringify({ users: [{ id: id(1), passwordHash: hash, apiKey: null }] }), doc).users.length, 1);
+  t.same(
+    parseSecrets(JSON.stringify({ users: [{ id: id(1), passwordHash: hash, apiKey: null }] }), doc).users.length,
+    1,
+  );
   t.throws(() => parseSecrets('not json', doc), /not in the expected form; the backup is damaged/);
-  t.throws(() => parseSecrets(JSON.stringify({ users: [{ id: id(1), passwordHash: 'plain', apiKey: null }] }), doc), /not in the expected form/);
-  t.throws(() => parseSecrets(JSON.stringify({ users: [{ id: id(5), passwordHash: hash, apiKey: null }] }), doc), new RegExp(`name users it does not hold: ${id(5)}`));
+  t.throws(
+    () => parseSecrets(JSON.stringify({ users: [{ id: id(1), passwordHash: 'plain', apiKey: null }] }), doc),
+    /not in the expected form/,
+  );
+  t.throws(
+    () => parseSecrets(JSON.stringify({ users: [{ id: id(5), passwordHash: hash, apiKey: null }] }), doc),
+    new RegExp(`name users it does not hold: ${id(5)}`),
+  );
 });
 
 t.test('opened secrets carry only password hashes at the costs azcd uses, and one user per API key', async (t) => {
   const doc = documentWithEverything();
   const key = `svc_${'ab'.repeat(24)}`;
-  const secrets = (users: Array<{ id: string; passwordHash: string | null; apiKey: string | null }>) => JSON.stringify({ users });
+  const secrets = (users: Array<{ id: string; passwordHash: string | null; apiKey: string | null }>) =>
+    JSON.stringify({ users });
   const refused = (plain: string): DomainError => refusedBy(t, () => parseSecrets(plain, doc));
-  t.equal(parseSecrets(secrets([{ id: id(1), passwordHash: goodHash(1024), apiKey: key }]), doc).users.length, 1, 'the test cost is one azcd uses');
+  t.equal(
+    parseSecrets(secrets([{ id: id(1), passwordHash: goodHash(1024), apiKey: key }]), doc).users.length,
+    1,
+    'the test cost is one azcd uses',
+  );
   for (const [hash, why] of [
     [goodHash(3), /cost N=3; azcd uses powers of two from 1024 to 32768/],
     [goodHash(2 ** 30), /cost N=1073741824/],
     [goodHash(20000), /cost N=20000/],
     [goodHash(16384, 8, 400), /p=400; azcd uses r=8, p=1/],
     [goodHash(16384, 1024, 1), /r=1024/],
-    [`scrypt$16384$8$1$${Buffer.alloc(4).toString('base64url')}$${Buffer.alloc(32).toString('base64url')}`, /16-byte salt and a 32-byte hash/],
+    [
+      `scrypt$16384$8$1$${Buffer.alloc(4).toString('base64url')}$${Buffer.alloc(32).toString('base64url')}`,
+      /16-byte salt and a 32-byte hash/,
+    ],
   ] as const) {
-    const err = (refused(secrets([{ id: id(1), passwordHash: hash, apiKey: null }])));
+    const err = refused(secrets([{ id: id(1), passwordHash: hash, apiKey: null }]));
     t.match(err.options.errors, { 'backup.secrets.users.0.passwordHash': [why] }, hash);
   }
-  const twice = refused(secrets([{ id: id(1), passwordHash: null, apiKey: key }, { id: id(2), passwordHash: null, apiKey: key }]));
+  const twice = refused(
+    secrets([
+      { id: id(1), passwordHash: null, apiKey: key },
+      { id: id(2), passwordHash: null, apiKey: key },
+    ]),
+  );
   t.match(twice.detail, /"backup\.secrets\.users\.1\.apiKey" the same API key as entry 0/);
   t.equal(twice.kind, 'invalid');
 });
 
-
-t.test('names in a document follow the rules of the API: no control characters or overrides, scene names unique as read', async (t) => {
-  const bad = documentWithEverything();
-  bad.zones[0]!.name = 'Kitchen\u202Etxt';
-  bad.playlists[0]!.tracks[0]!.title = 'One\nTwo';
-  const err = refusal(t, bad);
-  t.match(err.options.errors, { 'backup.zones.0.name': [/bidirectional overrides/], 'backup.playlists.0.tracks.0.title': [/control characters/] });
-  const twins = documentWithEverything();
-  twins.scenes.push({ ...twins.scenes[0]!, id: id(51), name: 'ＤＩＮＮＥＲ' });
-  t.match(refusal(t, twins).options.errors, { 'backup.scenes.1.name': [/the same name as people read it/] });
-});
+t.test(
+  'names in a document follow the rules of the API: no control characters or overrides, scene names unique as read',
+  async (t) => {
+    const bad = documentWithEverything();
+    bad.zones[0]!.name = 'Kitchen\u202Etxt';
+    bad.playlists[0]!.tracks[0]!.title = 'One\nTwo';
+    const err = refusal(t, bad);
+    t.match(err.options.errors, {
+      'backup.zones.0.name': [/bidirectional overrides/],
+      'backup.playlists.0.tracks.0.title': [/control characters/],
+    });
+    const twins = documentWithEverything();
+    twins.scenes.push({ ...twins.scenes[0]!, id: id(51), name: 'ＤＩＮＮＥＲ' });
+    t.match(refusal(t, twins).options.errors, { 'backup.scenes.1.name': [/the same name as people read it/] });
+  },
+);

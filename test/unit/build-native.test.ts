@@ -15,7 +15,11 @@ function build(t: { teardown(fn: () => void): void }, status: number): { code: n
   writeFileSync(path.join(dir, 'native', 'binding.gyp'), '{}');
   mkdirSync(path.join(dir, 'bin'));
   const gypInfo = Array.from({ length: 40 }, (_, i) => `gyp info line ${i}`).join('\n');
-  writeFileSync(path.join(dir, 'bin', 'node-gyp'), `#!/bin/sh\ncat <<'END'\n${gypInfo}\nEND\n${status ? 'echo "gyp ERR! build error" >&2\n' : ''}exit ${status}\n`, { mode: 0o755 });
+  writeFileSync(
+    path.join(dir, 'bin', 'node-gyp'),
+    `#!/bin/sh\ncat <<'END'\n${gypInfo}\nEND\n${status ? 'echo "gyp ERR! build error" >&2\n' : ''}exit ${status}\n`,
+    { mode: 0o755 },
+  );
   const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-native.mjs')], {
     cwd: dir,
     encoding: 'utf8',
@@ -30,10 +34,16 @@ t.test('a build that works prints one line and none of node-gyp’s', async (t) 
   t.equal(output, 'azcd: built the sd_notify addon and azc-confine (native/)\n');
 });
 
-t.test('a build that fails shows node-gyp’s output and says the daemon runs without the addon, without failing the install', async (t) => {
-  const { code, output } = build(t, 1);
-  t.equal(code, 0, 'npm ci goes on');
-  t.match(output, /gyp info line 39/);
-  t.match(output, /gyp ERR! build error/);
-  t.match(output, /native\/ was not built; the daemon runs without systemd notification and starts each mpd unconfined/);
-});
+t.test(
+  'a build that fails shows node-gyp’s output and says the daemon runs without the addon, without failing the install',
+  async (t) => {
+    const { code, output } = build(t, 1);
+    t.equal(code, 0, 'npm ci goes on');
+    t.match(output, /gyp info line 39/);
+    t.match(output, /gyp ERR! build error/);
+    t.match(
+      output,
+      /native\/ was not built; the daemon runs without systemd notification and starts each mpd unconfined/,
+    );
+  },
+);

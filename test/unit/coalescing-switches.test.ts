@@ -10,11 +10,19 @@ import { tempDir } from '../helpers/daemon.js';
 
 t.test('every step is on unless the benchmark switch names it', async (t) => {
   t.same(coalescingFrom({}), ALL_COALESCING);
-  t.same(coalescingFrom({ [BENCH_SWITCH]: 'commit, mqtt-state' }), { turn: true, commit: false, 'mqtt-commands': true, 'mqtt-state': false });
+  t.same(coalescingFrom({ [BENCH_SWITCH]: 'commit, mqtt-state' }), {
+    turn: true,
+    commit: false,
+    'mqtt-commands': true,
+    'mqtt-state': false,
+  });
 });
 
 t.test('an unknown step in the switch stops the start and names the steps there are', async (t) => {
-  t.throws(() => coalescingFrom({ [BENCH_SWITCH]: 'turn,comit' }), /AZCD_BENCH_UNCOALESCED names comit; the steps are turn, commit, mqtt-commands, mqtt-state/);
+  t.throws(
+    () => coalescingFrom({ [BENCH_SWITCH]: 'turn,comit' }),
+    /AZCD_BENCH_UNCOALESCED names comit; the steps are turn, commit, mqtt-commands, mqtt-state/,
+  );
 });
 
 t.test('without the group commit each write is committed on its own, before commitSoon returns', async (t) => {
@@ -28,7 +36,8 @@ t.test('without the group commit each write is committed on its own, before comm
     rmSync(dir, { recursive: true, force: true });
   });
   const put = store.db.prepare('INSERT OR REPLACE INTO probe (k, v) VALUES (?, ?)');
-  const seen = (k: string) => (observer.prepare('SELECT v FROM probe WHERE k = ?').get(k) as { v: number } | undefined)?.v;
+  const seen = (k: string) =>
+    (observer.prepare('SELECT v FROM probe WHERE k = ?').get(k) as { v: number } | undefined)?.v;
   const runs: number[] = [];
   const write = (v: number) => store.commitSoon(() => store.deferWrite('row', () => (runs.push(v), put.run('row', v))));
   const first = write(1);

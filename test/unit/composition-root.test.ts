@@ -20,6 +20,12 @@ t.test('the services the daemon hands out are the ones its routes answer with', 
   const admin = services.authentication.callerOfAccount('admin')!;
   const player = services.players.create(admin, { name: 'Kitchen', input: { channel: 1 } });
   const listed = await d.daemon.inject({ method: 'GET', path: '/api/players', headers: { 'x-api-key': d.adminKey } });
-  t.same(listed.body.map((p: { id: string }) => p.id), [player.id]);
-  t.equal(services.udn, (await d.daemon.inject({ method: 'GET', path: '/description.xml' })).text.match(/<UDN>(.*)<\/UDN>/)?.[1]);
+  t.same(
+    listed.body.map((p: { id: string }) => p.id),
+    [player.id],
+  );
+  t.equal(
+    services.udn,
+    (await d.daemon.inject({ method: 'GET', path: '/description.xml' })).text.match(/<UDN>(.*)<\/UDN>/)?.[1],
+  );
 });

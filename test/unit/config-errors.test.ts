@@ -7,7 +7,8 @@ import { configError, configFile, errorOf } from '../helpers/config-files.js';
 const CWD = '/srv/azcd';
 
 /** The problems a load reports, one line each; none when it loads. */
-const problemsOf = (argv: string[], env: NodeJS.ProcessEnv = {}): string[] => configError(() => loadConfig(argv, env, CWD))?.problems ?? [];
+const problemsOf = (argv: string[], env: NodeJS.ProcessEnv = {}): string[] =>
+  configError(() => loadConfig(argv, env, CWD))?.problems ?? [];
 
 t.test('misspelt top-level keys in the config file are refused with the key each most likely means', async (t) => {
   const file = configFile(t, { pollIntervallMs: 2000, logLevl: 'debug' });
@@ -31,7 +32,11 @@ t.test('misspelt nested keys are refused the same way, at their path', async (t)
 });
 
 t.test('a key written as another source spells it, or in another case, is told the file key', async (t) => {
-  const file = configFile(t, { poll_interval_ms: 2000, LOGLEVEL: 'warn', amplifiers: [{ name: 'Den', driver: 'rnet', serialPort: '/dev/ttyUSB0' }] });
+  const file = configFile(t, {
+    poll_interval_ms: 2000,
+    LOGLEVEL: 'warn',
+    amplifiers: [{ name: 'Den', driver: 'rnet', serialPort: '/dev/ttyUSB0' }],
+  });
   t.same(problemsOf(['--config', file]), [
     `config file ${file}, key "poll_interval_ms": unknown setting; did you mean "pollIntervalMs"?`,
     `config file ${file}, key "LOGLEVEL": unknown setting; did you mean "logLevel"?`,
@@ -42,7 +47,10 @@ t.test('a key written as another source spells it, or in another case, is told t
 
 t.test('a top-level key that belongs in a section is pointed to it', async (t) => {
   const file = configFile(t, { streamsPerUser: 4 });
-  t.equal(errorOf(() => loadConfig(['--config', file], {}, CWD)), `config file ${file}, key "streamsPerUser": unknown setting; did you mean "limits.streamsPerUser"?`);
+  t.equal(
+    errorOf(() => loadConfig(['--config', file], {}, CWD)),
+    `config file ${file}, key "streamsPerUser": unknown setting; did you mean "limits.streamsPerUser"?`,
+  );
 });
 
 t.test('a key like no known one is refused without a guess', async (t) => {
@@ -54,7 +62,14 @@ t.test('a key like no known one is refused without a guess', async (t) => {
 });
 
 t.test('values of the wrong type name their key, the expected type and the value', async (t) => {
-  const file = configFile(t, { port: '8080', ssdp: 'yes', allowedHosts: 'a.lan', mqtt: { keepaliveS: 2.5 }, limits: 5, logLevel: 3 });
+  const file = configFile(t, {
+    port: '8080',
+    ssdp: 'yes',
+    allowedHosts: 'a.lan',
+    mqtt: { keepaliveS: 2.5 },
+    limits: 5,
+    logLevel: 3,
+  });
   t.same(problemsOf(['--config', file]), [
     `config file ${file}, key "port": must be an integer from 0 to 65535, got "8080"`,
     `config file ${file}, key "ssdp": must be true or false, got "yes"`,
@@ -75,25 +90,52 @@ t.test('out-of-range values from every source are all reported, each naming only
 });
 
 t.test('a choice misspelt by one letter is told the choice it most likely means', async (t) => {
-  t.equal(errorOf(() => loadConfig(['--log-level', 'wran'], {}, CWD)), 'flag --log-level: must be one of fatal, error, warn, info, debug, trace, silent, got "wran"; did you mean "warn"?');
+  t.equal(
+    errorOf(() => loadConfig(['--log-level', 'wran'], {}, CWD)),
+    'flag --log-level: must be one of fatal, error, warn, info, debug, trace, silent, got "wran"; did you mean "warn"?',
+  );
 });
 
 t.test('a JSON syntax error gives the line and column where the file goes wrong, and why', async (t) => {
   const cases: Array<[string, string, string]> = [
     ['a trailing comma', '{\n  "port": 8080,\n}\n', 'line 2, column 15: a comma before "}" is one too many in JSON'],
-    ['a missing comma', '{\n  "port": 8080\n  "host": "::"\n}\n', 'line 3, column 3: expected "," or "}" after a value, found a string'],
+    [
+      'a missing comma',
+      '{\n  "port": 8080\n  "host": "::"\n}\n',
+      'line 3, column 3: expected "," or "}" after a value, found a string',
+    ],
     ['a missing value', '{ "port": }', 'line 1, column 11: expected a value after ":", found "}"'],
-    ['single quotes', "{\n  \"host\": '::'\n}", 'line 2, column 11: expected a value after ":"; JSON strings take double quotes'],
+    [
+      'single quotes',
+      '{\n  "host": \'::\'\n}',
+      'line 2, column 11: expected a value after ":"; JSON strings take double quotes',
+    ],
     ['a comment', '// azcd\n{}', 'line 1, column 1: JSON has no comments'],
-    ['the end of the file', '{\n  "port": 8080', 'line 2, column 15: the file ends where "," or "}" after a value should be'],
+    [
+      'the end of the file',
+      '{\n  "port": 8080',
+      'line 2, column 15: the file ends where "," or "}" after a value should be',
+    ],
     ['an unquoted key', '{ port: 8080 }', 'line 1, column 3: expected a key in double quotes, found "port"'],
-    ['a line break in a string', '{ "friendlyName": "Living\nRoom" }', 'line 1, column 26: a line break or control character inside a string (write it as \\n or \\uXXXX)'],
+    [
+      'a line break in a string',
+      '{ "friendlyName": "Living\nRoom" }',
+      'line 1, column 26: a line break or control character inside a string (write it as \\n or \\uXXXX)',
+    ],
     ['text after the object', '{ "port": 8080 } x', 'line 1, column 18: more text after the end of the JSON value'],
-    ['a column counted in characters', '{ "friendlyName": "Küche – Süd", "port": 80 80 }', 'line 1, column 45: expected "," or "}" after a value, found "80"'],
+    [
+      'a column counted in characters',
+      '{ "friendlyName": "Küche – Süd", "port": 80 80 }',
+      'line 1, column 45: expected "," or "}" after a value, found "80"',
+    ],
   ];
   for (const [what, text, where] of cases) {
     const file = configFile(t, text);
-    t.equal(errorOf(() => loadConfig(['--config', file], {}, CWD)), `config file ${file}, ${where}`, what);
+    t.equal(
+      errorOf(() => loadConfig(['--config', file], {}, CWD)),
+      `config file ${file}, ${where}`,
+      what,
+    );
   }
 });
 
@@ -104,7 +146,9 @@ t.test('a byte order mark before the JSON is not an error', async (t) => {
 
 t.test('unknown flags are refused with the nearest flag, and the value after one is not reported again', async (t) => {
   t.same(problemsOf(['--prot', '80']), ['flag --prot: unknown flag; did you mean --port?']);
-  t.same(problemsOf(['--pollIntervalMs=1000']), ['flag --pollIntervalMs: unknown flag; did you mean --poll-interval-ms?']);
+  t.same(problemsOf(['--pollIntervalMs=1000']), [
+    'flag --pollIntervalMs: unknown flag; did you mean --poll-interval-ms?',
+  ]);
   t.same(problemsOf(['--colour']), ['flag --colour: unknown flag']);
   t.same(problemsOf(['--confg', 'azcd.json']), ['flag --confg: unknown flag; did you mean --config?']);
   t.same(problemsOf(['-p', '80']), ['flag -p: unknown flag']);
@@ -116,20 +160,33 @@ t.test('an argument that is not a flag is refused', async (t) => {
 });
 
 t.test('an AZC_ variable that looks like a misspelt setting is refused; others are left alone', async (t) => {
-  const env = { AZC_PROT: '80', AZC_LOG_LEVL: 'debug', AZC_MQTTURL: 'mqtt://b:1883', AZC_URL: 'http://appliance:8080', AZC_DEVICE_TYPE: 'x' };
+  const env = {
+    AZC_PROT: '80',
+    AZC_LOG_LEVL: 'debug',
+    AZC_MQTTURL: 'mqtt://b:1883',
+    AZC_URL: 'http://appliance:8080',
+    AZC_DEVICE_TYPE: 'x',
+  };
   t.same(problemsOf([], env), [
     'environment AZC_PROT: unknown variable; did you mean AZC_PORT?',
     'environment AZC_LOG_LEVL: unknown variable; did you mean AZC_LOG_LEVEL?',
     'environment AZC_MQTTURL: unknown variable; did you mean AZC_MQTT_URL?',
   ]);
-  t.same(problemsOf([], { AZC_URL: 'http://appliance:8080', AZC_INSTALL_DIR: '/tmp/x' }), [], 'variables of other tools start the daemon');
+  t.same(
+    problemsOf([], { AZC_URL: 'http://appliance:8080', AZC_INSTALL_DIR: '/tmp/x' }),
+    [],
+    'variables of other tools start the daemon',
+  );
 });
 
 t.test('secrets are refused from the sources that would expose them, and never echoed', async (t) => {
   const flag = errorOf(() => loadConfig(['--mqtt-password', 'hunter2'], {}, CWD));
   t.match(flag, /^flag --mqtt-password: would show in the process list .* AZC_MQTT_PASSWORD/);
   t.notMatch(flag, /hunter2/);
-  t.match(errorOf(() => loadConfig(['--admin-password=hunter2'], {}, CWD)), /^flag --admin-password: is taken only from AZC_ADMIN_PASSWORD/);
+  t.match(
+    errorOf(() => loadConfig(['--admin-password=hunter2'], {}, CWD)),
+    /^flag --admin-password: is taken only from AZC_ADMIN_PASSWORD/,
+  );
   const file = configFile(t, { adminPassword: 'hunter2' });
   t.equal(
     errorOf(() => loadConfig(['--config', file], {}, CWD)),

@@ -16,28 +16,68 @@ const helpLines = HELP.split('\n');
 
 /** Flags and variables of the hand-written configuration this one replaced, with a value each accepts. */
 const EARLIER_FLAGS: Array<[string, string | undefined]> = [
-  ['--host', '127.0.0.1'], ['--port', '9000'], ['--state-dir', 'state'], ['--export-dir', 'exports'], ['--driver', 'simulated'],
-  ['--log-level', 'warn'], ['--friendly-name', 'Den'], ['--ssdp-interfaces', 'eth0,wlan0'], ['--allowed-host', 'audio.lan'],
-  ['--ssdp', undefined], ['--no-ssdp', undefined], ['--mqtt-url', 'mqtt://broker:1883'], ['--mqtt-username', 'azcd'],
-  ['--mqtt-account', 'hub'], ['--mqtt-base-topic', 'azc/den'], ['--mqtt-discovery-prefix', 'ha'], ['--mqtt-ca', 'ca.pem'],
-  ['--mqtt-cert', 'cert.pem'], ['--mqtt-key', 'key.pem'],
+  ['--host', '127.0.0.1'],
+  ['--port', '9000'],
+  ['--state-dir', 'state'],
+  ['--export-dir', 'exports'],
+  ['--driver', 'simulated'],
+  ['--log-level', 'warn'],
+  ['--friendly-name', 'Den'],
+  ['--ssdp-interfaces', 'eth0,wlan0'],
+  ['--allowed-host', 'audio.lan'],
+  ['--ssdp', undefined],
+  ['--no-ssdp', undefined],
+  ['--mqtt-url', 'mqtt://broker:1883'],
+  ['--mqtt-username', 'azcd'],
+  ['--mqtt-account', 'hub'],
+  ['--mqtt-base-topic', 'azc/den'],
+  ['--mqtt-discovery-prefix', 'ha'],
+  ['--mqtt-ca', 'ca.pem'],
+  ['--mqtt-cert', 'cert.pem'],
+  ['--mqtt-key', 'key.pem'],
 ];
 const EARLIER_VARIABLES: Record<string, string> = {
-  AZC_HOST: '127.0.0.1', AZC_PORT: '9000', AZC_STATE_DIR: 'state', AZC_EXPORT_DIR: 'exports', AZC_DRIVER: 'simulated',
-  AZC_LOG_LEVEL: 'warn', AZC_FRIENDLY_NAME: 'Den', AZC_SSDP: 'true', AZC_SSDP_INTERFACES: 'eth0', AZC_ALLOWED_HOSTS: 'audio.lan',
-  AZC_MQTT_URL: 'mqtt://broker:1883', AZC_MQTT_USERNAME: 'azcd', AZC_MQTT_PASSWORD: 'secret', AZC_MQTT_ACCOUNT: 'hub',
-  AZC_MQTT_BASE_TOPIC: 'azc/den', AZC_MQTT_DISCOVERY_PREFIX: 'ha', AZC_MQTT_CA: 'ca.pem', AZC_MQTT_CERT: 'cert.pem', AZC_MQTT_KEY: 'key.pem',
+  AZC_HOST: '127.0.0.1',
+  AZC_PORT: '9000',
+  AZC_STATE_DIR: 'state',
+  AZC_EXPORT_DIR: 'exports',
+  AZC_DRIVER: 'simulated',
+  AZC_LOG_LEVEL: 'warn',
+  AZC_FRIENDLY_NAME: 'Den',
+  AZC_SSDP: 'true',
+  AZC_SSDP_INTERFACES: 'eth0',
+  AZC_ALLOWED_HOSTS: 'audio.lan',
+  AZC_MQTT_URL: 'mqtt://broker:1883',
+  AZC_MQTT_USERNAME: 'azcd',
+  AZC_MQTT_PASSWORD: 'secret',
+  AZC_MQTT_ACCOUNT: 'hub',
+  AZC_MQTT_BASE_TOPIC: 'azc/den',
+  AZC_MQTT_DISCOVERY_PREFIX: 'ha',
+  AZC_MQTT_CA: 'ca.pem',
+  AZC_MQTT_CERT: 'cert.pem',
+  AZC_MQTT_KEY: 'key.pem',
 };
 
-t.test('--help lists every setting with its flag, variable and config-file key on one line, and its description', async (t) => {
-  for (const setting of SETTINGS) {
-    const names = [flagText(setting), setting.env, setting.fileKey && `"${setting.fileKey}"`].filter(Boolean) as string[];
-    const at = helpLines.findIndex((line) => names.every((name) => line.includes(name)));
-    t.ok(at >= 0, `${setting.path}: ${names.join(', ')}`);
-    const description = helpLines.slice(at + 1, at + 5).join(' ').replace(/\s+/g, ' ');
-    t.ok(description.includes(setting.schema.description!.split(' ').slice(0, 6).join(' ')), `${setting.path}: its description follows`);
-  }
-});
+t.test(
+  '--help lists every setting with its flag, variable and config-file key on one line, and its description',
+  async (t) => {
+    for (const setting of SETTINGS) {
+      const names = [flagText(setting), setting.env, setting.fileKey && `"${setting.fileKey}"`].filter(
+        Boolean,
+      ) as string[];
+      const at = helpLines.findIndex((line) => names.every((name) => line.includes(name)));
+      t.ok(at >= 0, `${setting.path}: ${names.join(', ')}`);
+      const description = helpLines
+        .slice(at + 1, at + 5)
+        .join(' ')
+        .replace(/\s+/g, ' ');
+      t.ok(
+        description.includes(setting.schema.description!.split(' ').slice(0, 6).join(' ')),
+        `${setting.path}: its description follows`,
+      );
+    }
+  },
+);
 
 t.test('--help names the config file, the precedence, and no setting twice', async (t) => {
   t.match(HELP, /--config FILE {2}· {2}AZC_CONFIG/);
@@ -73,12 +113,26 @@ t.test('every variable of the earlier hand-written configuration is in --help an
     t.match(HELP, new RegExp(`\\b${variable}\\b`), `${variable} in --help`);
   }
   const { config } = loadConfig([], EARLIER_VARIABLES, CWD);
-  t.match(config, { host: '127.0.0.1', port: 9000, stateDir: '/srv/azcd/state', ssdp: true, allowedHosts: ['audio.lan'] });
-  t.match(config.mqtt, { url: 'mqtt://broker:1883', password: 'secret', caFile: '/srv/azcd/ca.pem', keyFile: '/srv/azcd/key.pem' });
+  t.match(config, {
+    host: '127.0.0.1',
+    port: 9000,
+    stateDir: '/srv/azcd/state',
+    ssdp: true,
+    allowedHosts: ['audio.lan'],
+  });
+  t.match(config.mqtt, {
+    url: 'mqtt://broker:1883',
+    password: 'secret',
+    caFile: '/srv/azcd/ca.pem',
+    keyFile: '/srv/azcd/key.pem',
+  });
 });
 
 t.test('docs/configuration.md holds the settings as the schemas give them now (npm run docs:config)', async (t) => {
   const document = readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
-  t.ok(document === withSettingsReference(document), 'docs/configuration.md is out of date: run npm run docs:config and commit it');
+  t.ok(
+    document === withSettingsReference(document),
+    'docs/configuration.md is out of date: run npm run docs:config and commit it',
+  );
   for (const setting of SETTINGS) if (setting.env) t.match(document, `\`${setting.env}\``, setting.env);
 });

@@ -16,15 +16,28 @@ t.test('--serial-port tcp://host:port with the monoprice driver is taken as give
 });
 
 t.test('a serial device path is still accepted', async (t) => {
-  const { config } = loadConfig(['--driver', 'monoprice', '--serial-port', '/dev/serial/by-id/usb-FTDI-if00-port0'], {}, CWD);
+  const { config } = loadConfig(
+    ['--driver', 'monoprice', '--serial-port', '/dev/serial/by-id/usb-FTDI-if00-port0'],
+    {},
+    CWD,
+  );
   t.equal(config.serialPort, '/dev/serial/by-id/usb-FTDI-if00-port0');
 });
 
 t.test('a malformed tcp:// serial port is a ConfigError that shows the right form', async (t) => {
-  for (const serialPort of ['tcp://192.168.1.50', 'tcp://192.168.1.50:0', 'tcp://192.168.1.50:70000', 'tcp://::1:4999', 'tcp:192.168.1.50:4999']) {
+  for (const serialPort of [
+    'tcp://192.168.1.50',
+    'tcp://192.168.1.50:0',
+    'tcp://192.168.1.50:70000',
+    'tcp://::1:4999',
+    'tcp:192.168.1.50:4999',
+  ]) {
     const err = configError(() => loadConfig(['--driver', 'monoprice', '--serial-port', serialPort], {}, CWD));
     t.ok(err, `${serialPort} is refused`);
-    t.match(err?.message, /^flag --serial-port: ".+" is not a valid network serial port: write tcp:\/\/host:port with a port from 1 to 65535/);
+    t.match(
+      err?.message,
+      /^flag --serial-port: ".+" is not a valid network serial port: write tcp:\/\/host:port with a port from 1 to 65535/,
+    );
   }
 });
 
@@ -37,5 +50,8 @@ t.test('a malformed tcp:// serial port is refused from the environment and the c
   const file = path.join(dir, 'azcd.json');
   writeFileSync(file, JSON.stringify({ driver: 'monoprice', serialPort: 'tcp://amp:123456' }));
   const fromFile = configError(() => loadConfig(['--config', file], {}, CWD));
-  t.match(fromFile?.message, /^config file .*, key "serialPort": "tcp:\/\/amp:123456" is not a valid network serial port/);
+  t.match(
+    fromFile?.message,
+    /^config file .*, key "serialPort": "tcp:\/\/amp:123456" is not a valid network serial port/,
+  );
 });

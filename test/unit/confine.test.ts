@@ -29,7 +29,8 @@ function confined(rules: string[], script: string): { code: number | null; stdou
 }
 
 t.before(() => {
-  if (!existsSync(CONFINE)) throw new Error(`${CONFINE} is not built: run npm run-script install (it needs a C compiler)`);
+  if (!existsSync(CONFINE))
+    throw new Error(`${CONFINE} is not built: run npm run-script install (it needs a C compiler)`);
 });
 
 t.test('a program under --read A reads a file in A', async (t) => {
@@ -87,7 +88,10 @@ t.test('where a system-call filter refuses Landlock, the program runs unconfined
   const run = spawnSync('python3', ['-c', REFUSE_LANDLOCK, ...args], { encoding: 'utf8' });
   t.equal(run.status, 0, run.stderr);
   t.equal(run.stdout, 'private\n', 'the program ran, unconfined');
-  t.equal(run.stderr, 'azc-confine: Landlock is not available (Operation not permitted): /bin/sh runs without file-system confinement\n');
+  t.equal(
+    run.stderr,
+    'azc-confine: Landlock is not available (Operation not permitted): /bin/sh runs without file-system confinement\n',
+  );
 });
 
 t.test('a program that is not there exits 127, and wrong arguments 126, each with one line', async (t) => {

@@ -8,11 +8,17 @@ const KEY_C = `svc_${'c'.repeat(48)}`;
 
 function extract(headers: { 'x-api-key'?: string; authorization?: string }, query = '') {
   // uWS reports an absent header as the empty string.
-  return extractCredential({ 'x-api-key': headers['x-api-key'] ?? '', authorization: headers.authorization ?? '' }, new URLSearchParams(query));
+  return extractCredential(
+    { 'x-api-key': headers['x-api-key'] ?? '', authorization: headers.authorization ?? '' },
+    new URLSearchParams(query),
+  );
 }
 
 t.test('X-API-Key wins over Authorization and ?apiKey=', async (t) => {
-  t.same(extract({ 'x-api-key': KEY_A, authorization: `Bearer ${KEY_B}` }, `apiKey=${KEY_C}`), { source: 'x-api-key', value: KEY_A });
+  t.same(extract({ 'x-api-key': KEY_A, authorization: `Bearer ${KEY_B}` }, `apiKey=${KEY_C}`), {
+    source: 'x-api-key',
+    value: KEY_A,
+  });
 });
 
 t.test('Authorization wins over ?apiKey= when there is no X-API-Key', async (t) => {
@@ -38,7 +44,10 @@ t.test('blanks around an X-API-Key value are trimmed', async (t) => {
 });
 
 t.test('an Authorization header with another scheme is malformed, not skipped', async (t) => {
-  t.equal(extract({ authorization: `Basic ${Buffer.from('admin:pw').toString('base64')}` }, `apiKey=${KEY_C}`), 'malformed');
+  t.equal(
+    extract({ authorization: `Basic ${Buffer.from('admin:pw').toString('base64')}` }, `apiKey=${KEY_C}`),
+    'malformed',
+  );
 });
 
 t.test('a Bearer header without a token is malformed', async (t) => {

@@ -14,10 +14,20 @@ const NOT_SHOWN = ['playlist.exported', 'library.scanChanged'];
 
 t.test('the dashboard handles only events the daemon sends', async (t) => {
   t.ok(handled.length > 20, `${handled.length} events read from store.js`);
-  t.same(handled.filter((type) => !sent.includes(type)), []);
+  t.same(
+    handled.filter((type) => !sent.includes(type)),
+    [],
+  );
 });
 
 t.test('the dashboard handles every event the daemon sends, but those it shows nothing of', async (t) => {
-  t.same(sent.filter((type) => !handled.includes(type) && !NOT_SHOWN.includes(type)), []);
-  t.same(NOT_SHOWN.filter((type) => handled.includes(type) || !sent.includes(type)), [], 'and the list of those is current');
+  t.same(
+    sent.filter((type) => !handled.includes(type) && !NOT_SHOWN.includes(type)),
+    [],
+  );
+  t.same(
+    NOT_SHOWN.filter((type) => handled.includes(type) || !sent.includes(type)),
+    [],
+    'and the list of those is current',
+  );
 });

@@ -1,7 +1,13 @@
 // Zones of a unit the amplifier has not found (yet): unavailable from the start, and available once the driver
 // describes the unit, as a Monoprice probe finds a slave unit after the link comes up.
 import t from 'tap';
-import type { AmplifierDriver, DriverDescription, DriverListener, ZoneAvailability, ZoneState } from '../../drivers/driver.js';
+import type {
+  AmplifierDriver,
+  DriverDescription,
+  DriverListener,
+  ZoneAvailability,
+  ZoneState,
+} from '../../drivers/driver.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { admin, audioRig } from '../helpers/audio-rig.js';
 
@@ -23,7 +29,9 @@ class UnitProbe implements AmplifierDriver {
     return this.inner.describe();
   }
   availability(channel: number): ZoneAvailability {
-    return channel >= 5 && !this.found ? { available: false, reason: 'unit 2 was not found' } : this.inner.availability(channel);
+    return channel >= 5 && !this.found
+      ? { available: false, reason: 'unit 2 was not found' }
+      : this.inner.availability(channel);
   }
   start(desired: ReadonlyMap<number, ZoneState>): Promise<void> {
     this.inner.onEvent((event) => this.emit(event));
@@ -59,39 +67,56 @@ class UnitProbe implements AmplifierDriver {
   }
 }
 
-t.test('zones of a unit not found yet are unavailable from the start, and available once the driver describes it', async (t) => {
-  const driver = new UnitProbe();
-  const { audio, events } = await audioRig(t, { driver });
-  const zones = audio.zones.list(admin);
-  t.same(
-    zones.map((z) => [z.output.channel, z.available]),
-    [[1, true], [2, true], [3, true], [4, true], [5, false], [6, false]],
-    'read from the driver at start',
-  );
-  t.equal(zones[4]!.unavailableReason, 'amplifier "simulated" (driver simulated): unit 2 was not found');
-  t.same(events, [], 'nothing is announced for the state found at start');
+t.test(
+  'zones of a unit not found yet are unavailable from the start, and available once the driver describes it',
+  async (t) => {
+    const driver = new UnitProbe();
+    const { audio, events } = await audioRig(t, { driver });
+    const zones = audio.zones.list(admin);
+    t.same(
+      zones.map((z) => [z.output.channel, z.available]),
+      [
+        [1, true],
+        [2, true],
+        [3, true],
+        [4, true],
+        [5, false],
+        [6, false],
+      ],
+      'read from the driver at start',
+    );
+    t.equal(zones[4]!.unavailableReason, 'amplifier "simulated" (driver simulated): unit 2 was not found');
+    t.same(events, [], 'nothing is announced for the state found at start');
 
-  driver.find();
-  t.same(
-    audio.zones.list(admin).map((z) => z.available),
-    [true, true, true, true, true, true],
-  );
-  t.same(
-    events.filter((e) => e.type === 'zone.availabilityChanged').map((e) => e.payload),
-    [zones[4]!, zones[5]!].map((z) => ({ zoneId: z.id, available: true, reason: null })),
-    'each zone that came back is announced once',
-  );
-  await t.resolves(audio.zones.setVolume(admin, zones[5]!.id, 0.4), 'and takes writes');
-});
+    driver.find();
+    t.same(
+      audio.zones.list(admin).map((z) => z.available),
+      [true, true, true, true, true, true],
+    );
+    t.same(
+      events.filter((e) => e.type === 'zone.availabilityChanged').map((e) => e.payload),
+      [zones[4]!, zones[5]!].map((z) => ({ zoneId: z.id, available: true, reason: null })),
+      'each zone that came back is announced once',
+    );
+    await t.resolves(audio.zones.setVolume(admin, zones[5]!.id, 0.4), 'and takes writes');
+  },
+);
 
-t.test('a limit lowered while a zone could not answer holds its volume once the zone answers, on the amplifier too', async (t) => {
-  const driver = new UnitProbe();
-  const { audio } = await audioRig(t, { driver });
-  const zone = audio.zones.list(admin)[5]!;
-  t.equal(zone.volume, 0.3, 'a zone whose state was never read starts at the default volume');
-  t.match(audio.zones.update(admin, zone.id, { maxVolume: 0.2 }), { maxVolume: 0.2, volume: 0.3 }, 'stored; the volume is not claimed to move');
-  driver.find();
-  t.equal(audio.zones.get(admin, zone.id).volume, 0.2, 'held to the limit once available');
-  await driver.settled();
-  t.equal(Math.round(driver.held(6)!.volume * 38), Math.round(0.2 * 38), 'and sent to the amplifier');
-});
+t.test(
+  'a limit lowered while a zone could not answer holds its volume once the zone answers, on the amplifier too',
+  async (t) => {
+    const driver = new UnitProbe();
+    const { audio } = await audioRig(t, { driver });
+    const zone = audio.zones.list(admin)[5]!;
+    t.equal(zone.volume, 0.3, 'a zone whose state was never read starts at the default volume');
+    t.match(
+      audio.zones.update(admin, zone.id, { maxVolume: 0.2 }),
+      { maxVolume: 0.2, volume: 0.3 },
+      'stored; the volume is not claimed to move',
+    );
+    driver.find();
+    t.equal(audio.zones.get(admin, zone.id).volume, 0.2, 'held to the limit once available');
+    await driver.settled();
+    t.equal(Math.round(driver.held(6)!.volume * 38), Math.round(0.2 * 38), 'and sent to the amplifier');
+  },
+);

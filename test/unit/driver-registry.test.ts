@@ -29,7 +29,10 @@ t.test('the registry lists each family once, by its name, with a description and
     for (const [key, schema] of Object.entries(family.options.properties)) {
       t.ok(schema.description, `${family.name}.${key} has a description`);
       const required = family.options.required?.includes(key);
-      t.ok(required || schema.default !== undefined || schema.defaultText !== undefined, `${family.name}.${key} is required or has a default`);
+      t.ok(
+        required || schema.default !== undefined || schema.defaultText !== undefined,
+        `${family.name}.${key} is required or has a default`,
+      );
     }
   }
 });
@@ -54,12 +57,21 @@ t.test('an unknown family is refused with the families there are', async (t) => 
 });
 
 t.test('a factory refuses options its schema does not take, naming each', async (t) => {
-  t.equal(await buildError('rnet', { serialPort: '/dev/null', modle: 'x', baudRate: 300 }), [
-    'rnet driver option "modle": unknown setting; known here: serialPort, baudRate, pollIntervalMs, commandTimeoutMs, interCommandGapMs, reconnectMinMs, reconnectMaxMs, offlineAfterTimeouts',
-    'rnet driver option "baudRate": must be an integer from 1200 to 115200, got 300',
-  ].join('\n'));
-  t.equal(await buildError('simulated', { serialPort: '/dev/ttyUSB0' }), 'simulated driver option "serialPort": unknown setting; known here: zones, applyDelayMs');
-  t.match(await buildError('monoprice', {}), /^monoprice driver option "serialPort": is required: the amplifier's serial device/);
+  t.equal(
+    await buildError('rnet', { serialPort: '/dev/null', modle: 'x', baudRate: 300 }),
+    [
+      'rnet driver option "modle": unknown setting; known here: serialPort, baudRate, pollIntervalMs, commandTimeoutMs, interCommandGapMs, reconnectMinMs, reconnectMaxMs, offlineAfterTimeouts',
+      'rnet driver option "baudRate": must be an integer from 1200 to 115200, got 300',
+    ].join('\n'),
+  );
+  t.equal(
+    await buildError('simulated', { serialPort: '/dev/ttyUSB0' }),
+    'simulated driver option "serialPort": unknown setting; known here: zones, applyDelayMs',
+  );
+  t.match(
+    await buildError('monoprice', {}),
+    /^monoprice driver option "serialPort": is required: the amplifier's serial device/,
+  );
 });
 
 t.test('a bad option fails the same way built by a factory and read from the config file', async (t) => {
@@ -75,28 +87,38 @@ t.test('systemd/install.sh reads the same family names from drivers/index.ts bef
   const install = readFileSync(path.join(ROOT, 'systemd', 'install.sh'), 'utf8');
   const line = install.split('\n').find((l) => l.startsWith('KNOWN_DRIVERS='));
   t.ok(line, 'install.sh sets KNOWN_DRIVERS');
-  const run = spawnSync('bash', ['-c', `${line}\nprintf '%s' "$KNOWN_DRIVERS"`], { env: { SRC_DIR: ROOT, PATH: process.env.PATH }, encoding: 'utf8' });
+  const run = spawnSync('bash', ['-c', `${line}\nprintf '%s' "$KNOWN_DRIVERS"`], {
+    env: { SRC_DIR: ROOT, PATH: process.env.PATH },
+    encoding: 'utf8',
+  });
   t.equal(run.stdout, DRIVER_NAMES.join(' '));
 });
 
-t.test('the daemon reaches the drivers only through the registry, the driver seam and the stream-player contract', async (t) => {
-  // The three entries ARCHITECTURE.md names (driver-entry): families by name, the amplifier interface, playback's contract.
-  const allowed = new Set(['drivers/index.ts', 'drivers/driver.ts', 'drivers/playback.ts']);
-  const crossings: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-      const file = path.posix.join(dir, entry.name);
-      if (entry.isDirectory()) walk(file);
-      else if (file.endsWith('.ts')) {
-        for (const [, from, imported] of readFileSync(path.join(ROOT, file), 'utf8').matchAll(/from '([^']+)'|import\('([^']+)'\)/g)) {
-          const target = from ?? imported!;
-          if (!target.startsWith('.')) continue;
-          const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), target)).replace(/\.js$/, '.ts');
-          if (resolved.startsWith('drivers/') && !allowed.has(resolved)) crossings.push(`${file} -> ${resolved}`);
+t.test(
+  'the daemon reaches the drivers only through the registry, the driver seam and the stream-player contract',
+  async (t) => {
+    // The three entries ARCHITECTURE.md names (driver-entry): families by name, the amplifier interface, playback's contract.
+    const allowed = new Set(['drivers/index.ts', 'drivers/driver.ts', 'drivers/playback.ts']);
+    const crossings: string[] = [];
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+        const file = path.posix.join(dir, entry.name);
+        if (entry.isDirectory()) walk(file);
+        else if (file.endsWith('.ts')) {
+          for (const [, from, imported] of readFileSync(path.join(ROOT, file), 'utf8').matchAll(
+            /from '([^']+)'|import\('([^']+)'\)/g,
+          )) {
+            const target = from ?? imported!;
+            if (!target.startsWith('.')) continue;
+            const resolved = path.posix
+              .normalize(path.posix.join(path.posix.dirname(file), target))
+              .replace(/\.js$/, '.ts');
+            if (resolved.startsWith('drivers/') && !allowed.has(resolved)) crossings.push(`${file} -> ${resolved}`);
+          }
         }
       }
-    }
-  };
-  walk('daemon');
-  t.same(crossings, []);
-});
+    };
+    walk('daemon');
+    t.same(crossings, []);
+  },
+);

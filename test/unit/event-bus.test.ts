@@ -21,7 +21,11 @@ t.test('an internal event takes no id and is never replayed', async (t) => {
   const second = bus.publish({ type: 'hardware.status', payload: { driver: 'simulated', online: false } });
   t.equal(second.seq, first.seq + 1, 'the next domain event follows without a gap');
   const replay = bus.replay(`${bus.run}-0`);
-  t.same('events' in replay && replay.events.map((e) => e.type), ['hardware.status', 'hardware.status'], 'replay holds domain events only');
+  t.same(
+    'events' in replay && replay.events.map((e) => e.type),
+    ['hardware.status', 'hardware.status'],
+    'replay holds domain events only',
+  );
 });
 
 t.test('a domain event reaches both kinds of subscriber with its id', async (t) => {
@@ -46,59 +50,76 @@ t.test("an event's id is the bus's run and the event's number in that run", asyn
 t.test('a resume from an id of this run replays the events after it, and from the last one nothing', async (t) => {
   const bus = new EventBus(8, 3);
   const ids = [1, 2, 3].map((n) => bus.publish({ type: 'user.changed', payload: { userId: `u${n}` } }).id);
-  t.same(bus.replay(ids[0]!), { events: [2, 3].map((n) => ({ type: 'user.changed', payload: { userId: `u${n}` }, id: `3-${n}`, seq: n })) });
+  t.same(bus.replay(ids[0]!), {
+    events: [2, 3].map((n) => ({ type: 'user.changed', payload: { userId: `u${n}` }, id: `3-${n}`, seq: n })),
+  });
   t.same(bus.replay(ids[2]!), { events: [] });
 });
 
-t.test('a resume from an id of an earlier run is a reset, even when this run has an event of that number', async (t) => {
-  // The run before the restart got to 5; this one has 9 events: 6 to 9 of this run are not what the client missed.
-  const bus = new EventBus(64, 8);
-  for (let n = 1; n <= 9; n++) bus.publish({ type: 'user.changed', payload: { userId: `u${n}` } });
-  t.match(bus.replay('7-5'), { reset: /restarted/ });
-  t.match(bus.replay('5'), { reset: /restarted/ }, 'a bare number: an id from a version before runs');
-});
+t.test(
+  'a resume from an id of an earlier run is a reset, even when this run has an event of that number',
+  async (t) => {
+    // The run before the restart got to 5; this one has 9 events: 6 to 9 of this run are not what the client missed.
+    const bus = new EventBus(64, 8);
+    for (let n = 1; n <= 9; n++) bus.publish({ type: 'user.changed', payload: { userId: `u${n}` } });
+    t.match(bus.replay('7-5'), { reset: /restarted/ });
+    t.match(bus.replay('5'), { reset: /restarted/ }, 'a bare number: an id from a version before runs');
+  },
+);
 
 t.test('a resume the bus cannot serve says why: gone from the ring, restored over, not an id it sent', async (t) => {
   const bus = new EventBus(4, 1);
   for (let n = 1; n <= 10; n++) bus.publish({ type: 'user.changed', payload: { userId: `u${n}` } });
   t.match(bus.replay('1-2'), { reset: /no longer kept/ }, 'older than the ring');
-  t.same(bus.replay('1-6'), { events: [7, 8, 9, 10].map((n) => ({ type: 'user.changed', payload: { userId: `u${n}` }, id: `1-${n}`, seq: n })) }, 'the ring holds the last four');
+  t.same(
+    bus.replay('1-6'),
+    {
+      events: [7, 8, 9, 10].map((n) => ({ type: 'user.changed', payload: { userId: `u${n}` }, id: `1-${n}`, seq: n })),
+    },
+    'the ring holds the last four',
+  );
   t.match(bus.replay('1-11'), { reset: /not an event id/ }, 'an id this run has not reached');
   t.match(bus.replay('anything'), { reset: /not an event id/ });
   bus.forgetHistory();
   t.match(bus.replay('1-10'), { reset: /restored/ });
 });
 
-t.test('volume events kept in parts come back from the ring as they were published, among events of other kinds', async (t) => {
-  // Capacity 5, 12 events: the ring wraps twice, and each slot held a volume event and an event of another kind.
-  const bus = new EventBus(5, 2);
-  const published: StampedEvent[] = [];
-  bus.subscribe('test', (event) => published.push(event));
-  for (let n = 1; n <= 4; n++) {
-    bus.publish({ type: 'zone.volumeChanged', payload: { zoneId: `z${n}`, volume: n / 8 } });
-    bus.publish({ type: 'player.volumeChanged', payload: { playerId: `p${n}`, volume: 1 - n / 16 } });
-    bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: `z${n}`, muted: n % 2 === 0 } });
-  }
-  t.equal(published.length, 12);
-  const replay = bus.replay(published[6]!.id);
-  t.strictSame(replay, { events: published.slice(7) }, 'the five events after the resume point, each as delivered');
-  t.strictSame(bus.replay(published[10]!.id), { events: [published[11]] }, 'the last one');
-  t.match(bus.replay(published[5]!.id), { reset: /no longer kept/ }, 'one further back has left the ring');
-});
+t.test(
+  'volume events kept in parts come back from the ring as they were published, among events of other kinds',
+  async (t) => {
+    // Capacity 5, 12 events: the ring wraps twice, and each slot held a volume event and an event of another kind.
+    const bus = new EventBus(5, 2);
+    const published: StampedEvent[] = [];
+    bus.subscribe('test', (event) => published.push(event));
+    for (let n = 1; n <= 4; n++) {
+      bus.publish({ type: 'zone.volumeChanged', payload: { zoneId: `z${n}`, volume: n / 8 } });
+      bus.publish({ type: 'player.volumeChanged', payload: { playerId: `p${n}`, volume: 1 - n / 16 } });
+      bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: `z${n}`, muted: n % 2 === 0 } });
+    }
+    t.equal(published.length, 12);
+    const replay = bus.replay(published[6]!.id);
+    t.strictSame(replay, { events: published.slice(7) }, 'the five events after the resume point, each as delivered');
+    t.strictSame(bus.replay(published[10]!.id), { events: [published[11]] }, 'the last one');
+    t.match(bus.replay(published[5]!.id), { reset: /no longer kept/ }, 'one further back has left the ring');
+  },
+);
 
-t.test("a subscriber's exception is told with its owner and the event's type, and the others still get the event", async (t) => {
-  const bus = new EventBus(8);
-  const told: Array<[string, string, string]> = [];
-  bus.onSubscriberError = (owner, type, error) => told.push([owner, type, (error as Error).message]);
-  const after: string[] = [];
-  bus.subscribe('faulty', () => {
-    throw new Error('boom');
-  });
-  bus.subscribe('steady', (event) => after.push(event.type));
-  bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: 'z1', muted: true } });
-  t.same(told, [['faulty', 'zone.mutedChanged', 'boom']]);
-  t.same(after, ['zone.mutedChanged'], 'the next subscriber got it');
-});
+t.test(
+  "a subscriber's exception is told with its owner and the event's type, and the others still get the event",
+  async (t) => {
+    const bus = new EventBus(8);
+    const told: Array<[string, string, string]> = [];
+    bus.onSubscriberError = (owner, type, error) => told.push([owner, type, (error as Error).message]);
+    const after: string[] = [];
+    bus.subscribe('faulty', () => {
+      throw new Error('boom');
+    });
+    bus.subscribe('steady', (event) => after.push(event.type));
+    bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: 'z1', muted: true } });
+    t.same(told, [['faulty', 'zone.mutedChanged', 'boom']]);
+    t.same(after, ['zone.mutedChanged'], 'the next subscriber got it');
+  },
+);
 
 t.test('removeListeners undoes every subscription of one owner and no other', async (t) => {
   const bus = new EventBus(8);

@@ -17,7 +17,9 @@ function rejection(fn: () => unknown): HttpError {
 }
 
 t.test('a body nested exactly to the bound parses; one level more is a 400 that says why', async (t) => {
-  t.same(parseJsonBody(bytes(`{"a":${nested(MAX_JSON_DEPTH - 1)}}`), 'application/json'), { a: JSON.parse(nested(MAX_JSON_DEPTH - 1)) });
+  t.same(parseJsonBody(bytes(`{"a":${nested(MAX_JSON_DEPTH - 1)}}`), 'application/json'), {
+    a: JSON.parse(nested(MAX_JSON_DEPTH - 1)),
+  });
   const error = rejection(() => parseJsonBody(bytes(`{"a":${nested(MAX_JSON_DEPTH)}}`), 'application/json'));
   t.equal(error.status, 400);
   t.match(error.detail, /more than 32 levels deep/);
@@ -25,7 +27,10 @@ t.test('a body nested exactly to the bound parses; one level more is a 400 that 
 
 t.test('brackets inside strings, escaped quotes included, are not nesting', async (t) => {
   t.notOk(nestsDeeperThan(bytes(JSON.stringify({ name: `\\"${'['.repeat(100)}` })), MAX_JSON_DEPTH));
-  t.ok(nestsDeeperThan(bytes(`{"name":"\\\\",${'"x":{'.repeat(40)}}`), MAX_JSON_DEPTH), 'an escaped backslash ends the string');
+  t.ok(
+    nestsDeeperThan(bytes(`{"name":"\\\\",${'"x":{'.repeat(40)}}`), MAX_JSON_DEPTH),
+    'an escaped backslash ends the string',
+  );
 });
 
 t.test('objects count as levels as well as arrays', async (t) => {

@@ -3,7 +3,13 @@ import t from 'tap';
 import fc from 'fast-check';
 import { JsonStream, type JsonPath, type JsonStreamOptions } from '../../daemon/domain/backup/json-stream.js';
 
-const OPTIONS: JsonStreamOptions = { detach: () => false, onElement: () => {}, maxDepth: 64, maxKeptChars: 1e9, maxStringChars: 1e9 };
+const OPTIONS: JsonStreamOptions = {
+  detach: () => false,
+  onElement: () => {},
+  maxDepth: 64,
+  maxKeptChars: 1e9,
+  maxStringChars: 1e9,
+};
 
 /** Feeds `text` cut at the given places and returns the value. */
 function parseInPieces(text: string, cuts: number[], options = OPTIONS): unknown {
@@ -23,7 +29,13 @@ t.test('any JSON value cut anywhere reads as JSON.parse reads it', async (t) => 
       const cuts = raw.map((n) => n % (text.length + 1));
       const pretty = JSON.stringify(JSON.parse(text), null, 1);
       t.same(parseInPieces(text, cuts), JSON.parse(text));
-      t.same(parseInPieces(pretty, cuts.map((c) => Math.min(c, pretty.length))), JSON.parse(text));
+      t.same(
+        parseInPieces(
+          pretty,
+          cuts.map((c) => Math.min(c, pretty.length)),
+        ),
+        JSON.parse(text),
+      );
     }),
     { numRuns: 300 },
   );
@@ -36,9 +48,23 @@ t.test('escapes cut in the middle, unicode escapes and surrogate pairs survive',
 
 t.test('elements of a detached array are handed over with their path and not kept', async (t) => {
   const seen: Array<[unknown, JsonPath]> = [];
-  const options = { ...OPTIONS, detach: (path: JsonPath) => path.length === 3 && path[0] === 'lists' && path[2] === 'items', onElement: (v: unknown, p: JsonPath) => void seen.push([v, p]) };
-  const value = parseInPieces('{"lists":[{"id":1,"items":[{"a":1},[2],3]},{"items":[],"id":2}],"items":[9]}', [5, 30], options);
-  t.same(value, { lists: [{ id: 1, items: [] }, { items: [], id: 2 }], items: [9] });
+  const options = {
+    ...OPTIONS,
+    detach: (path: JsonPath) => path.length === 3 && path[0] === 'lists' && path[2] === 'items',
+    onElement: (v: unknown, p: JsonPath) => void seen.push([v, p]),
+  };
+  const value = parseInPieces(
+    '{"lists":[{"id":1,"items":[{"a":1},[2],3]},{"items":[],"id":2}],"items":[9]}',
+    [5, 30],
+    options,
+  );
+  t.same(value, {
+    lists: [
+      { id: 1, items: [] },
+      { items: [], id: 2 },
+    ],
+    items: [9],
+  });
   t.same(seen, [
     [{ a: 1 }, ['lists', 0, 'items', 0]],
     [[2], ['lists', 0, 'items', 1]],
@@ -47,16 +73,39 @@ t.test('elements of a detached array are handed over with their path and not kep
 });
 
 t.test('invalid JSON, deep nesting and too much kept text are refused with where it happened', async (t) => {
-  for (const bad of ['{"a":1,}', '[1 2]', '{"a" 1}', '{a:1}', '"\\x"', '"a\u0001"', '[1]]', 'tru', '01', '{"a":[}', '"open']) {
-    t.throws(() => parseInPieces(bad, [2]), /is not valid JSON( at character \d+|: it ends before its value does)/, bad);
+  for (const bad of [
+    '{"a":1,}',
+    '[1 2]',
+    '{"a" 1}',
+    '{a:1}',
+    '"\\x"',
+    '"a\u0001"',
+    '[1]]',
+    'tru',
+    '01',
+    '{"a":[}',
+    '"open',
+  ]) {
+    t.throws(
+      () => parseInPieces(bad, [2]),
+      /is not valid JSON( at character \d+|: it ends before its value does)/,
+      bad,
+    );
   }
   t.throws(() => parseInPieces('[[[[1]]]]', [], { ...OPTIONS, maxDepth: 3 }), /nest more than 3 levels/);
   t.throws(() => parseInPieces('{"a":1,"b":2,"a":3}', []), /the key "a" appears twice/);
   const polluted = parseInPieces('{"__proto__":{"admin":true}}', []) as Record<string, unknown>;
   t.equal(Object.getPrototypeOf(polluted), Object.prototype, '"__proto__" does not set the prototype');
   t.same(Object.keys(polluted), ['__proto__'], 'it is an own key, as JSON.parse makes it');
-  t.throws(() => parseInPieces('{"a":"0123456789"}', [], { ...OPTIONS, maxKeptChars: 10 }), /apart from its tracks is larger than 10/);
+  t.throws(
+    () => parseInPieces('{"a":"0123456789"}', [], { ...OPTIONS, maxKeptChars: 10 }),
+    /apart from its tracks is larger than 10/,
+  );
   t.throws(() => parseInPieces('["0123456789"]', [], { ...OPTIONS, maxStringChars: 5 }), /longer than 5 characters/);
   const detached = { ...OPTIONS, maxKeptChars: 20, detach: (p: JsonPath) => p.length === 1, onElement: () => {} };
-  t.same(parseInPieces(`{"t":[${'"0123456789",'.repeat(50)}1]}`, [7], detached), { t: [] }, 'detached elements do not count as kept');
+  t.same(
+    parseInPieces(`{"t":[${'"0123456789",'.repeat(50)}1]}`, [7], detached),
+    { t: [] },
+    'detached elements do not count as kept',
+  );
 });

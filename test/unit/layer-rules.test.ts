@@ -55,20 +55,76 @@ function findingsWith(changes: Record<string, string>): string[] {
 t.test('the checker finds each kind of wrong arrow', async (t) => {
   t.same(findingsWith({}), [], 'the good tree passes');
   const cases: Array<[name: string, changes: Record<string, string>, expected: RegExp]> = [
-    ['the daemon reaching into a driver family', { 'daemon/config.ts': `import { x } from '../drivers/monoprice/index.js';` }, /config\.ts:1 → drivers\/monoprice\/index\.ts: daemon\/ reaches drivers\/ only through drivers\/index\.ts/],
-    ['a driver importing the daemon', { 'drivers/monoprice/index.ts': `import '../../daemon/config.js';` }, /drivers\/ never imports daemon\//],
-    ['the domain importing the HTTP layer', { 'daemon/domain/audio/zones.ts': `import '../../http/uws.js';` }, /domain may not import http/],
-    ['the HTTP layer importing the routes', { 'daemon/http/uws.ts': `import '../api/zones.js';` }, /http may not import api/],
-    ['the store importing a domain value', { 'daemon/store/users-repo.ts': `import { Role } from '../domain/shared/index.js';` }, /the store may import from the domain only the types named/],
-    ['the store importing another domain type', { 'daemon/store/users-repo.ts': `import type { Caller } from '../domain/shared/index.js';` }, /only the types named/],
-    ['a route reaching inside a domain folder', { 'daemon/api/zones.ts': `import '../domain/audio/zones.js';` }, /enter domain\/audio\/ through its index\.ts/],
-    ['a capability importing one the table does not allow', { 'daemon/domain/audio/zones.ts': `import '../scenes/index.js';` }, /domain\/audio\/ may import domain\/shared\/ only/],
-    ['a domain folder missing from the table', { 'daemon/domain/weather/index.ts': `import '../audio/index.js';` }, /domain\/weather\/ is not in the capability table/],
-    ['uWS outside the HTTP layer', { 'daemon/api/zones.ts': `const uws = require('uWebSockets.js');` }, /only daemon\/http\/ imports uWS/],
-    ['a uWS package named outside the HTTP layer', { 'daemon/mqtt/x.ts': `export const pkg = '@btc-vision/uwebsockets.js';` }, /names @btc-vision\/uwebsockets\.js; only daemon\/http\/ touches uWS/],
-    ['SQLite opened outside the store', { 'daemon/domain/audio/zones.ts': `import Database from 'better-sqlite3';` }, /only daemon\/store\/ imports better-sqlite3/],
-    ['SQL text outside the store', { 'daemon/domain/audio/zones.ts': 'export const q = `UPDATE zones SET volume = 1`;' }, /SQL text "UPDATE zones SET volume = 1…"/],
-    ['a statement prepared outside the store', { 'daemon/api/zones.ts': `declare const db: { prepare(s: string): void }; db.prepare(x);` }, /calls prepare\(\)\/pragma\(\)/],
+    [
+      'the daemon reaching into a driver family',
+      { 'daemon/config.ts': `import { x } from '../drivers/monoprice/index.js';` },
+      /config\.ts:1 → drivers\/monoprice\/index\.ts: daemon\/ reaches drivers\/ only through drivers\/index\.ts/,
+    ],
+    [
+      'a driver importing the daemon',
+      { 'drivers/monoprice/index.ts': `import '../../daemon/config.js';` },
+      /drivers\/ never imports daemon\//,
+    ],
+    [
+      'the domain importing the HTTP layer',
+      { 'daemon/domain/audio/zones.ts': `import '../../http/uws.js';` },
+      /domain may not import http/,
+    ],
+    [
+      'the HTTP layer importing the routes',
+      { 'daemon/http/uws.ts': `import '../api/zones.js';` },
+      /http may not import api/,
+    ],
+    [
+      'the store importing a domain value',
+      { 'daemon/store/users-repo.ts': `import { Role } from '../domain/shared/index.js';` },
+      /the store may import from the domain only the types named/,
+    ],
+    [
+      'the store importing another domain type',
+      { 'daemon/store/users-repo.ts': `import type { Caller } from '../domain/shared/index.js';` },
+      /only the types named/,
+    ],
+    [
+      'a route reaching inside a domain folder',
+      { 'daemon/api/zones.ts': `import '../domain/audio/zones.js';` },
+      /enter domain\/audio\/ through its index\.ts/,
+    ],
+    [
+      'a capability importing one the table does not allow',
+      { 'daemon/domain/audio/zones.ts': `import '../scenes/index.js';` },
+      /domain\/audio\/ may import domain\/shared\/ only/,
+    ],
+    [
+      'a domain folder missing from the table',
+      { 'daemon/domain/weather/index.ts': `import '../audio/index.js';` },
+      /domain\/weather\/ is not in the capability table/,
+    ],
+    [
+      'uWS outside the HTTP layer',
+      { 'daemon/api/zones.ts': `const uws = require('uWebSockets.js');` },
+      /only daemon\/http\/ imports uWS/,
+    ],
+    [
+      'a uWS package named outside the HTTP layer',
+      { 'daemon/mqtt/x.ts': `export const pkg = '@btc-vision/uwebsockets.js';` },
+      /names @btc-vision\/uwebsockets\.js; only daemon\/http\/ touches uWS/,
+    ],
+    [
+      'SQLite opened outside the store',
+      { 'daemon/domain/audio/zones.ts': `import Database from 'better-sqlite3';` },
+      /only daemon\/store\/ imports better-sqlite3/,
+    ],
+    [
+      'SQL text outside the store',
+      { 'daemon/domain/audio/zones.ts': 'export const q = `UPDATE zones SET volume = 1`;' },
+      /SQL text "UPDATE zones SET volume = 1…"/,
+    ],
+    [
+      'a statement prepared outside the store',
+      { 'daemon/api/zones.ts': `declare const db: { prepare(s: string): void }; db.prepare(x);` },
+      /calls prepare\(\)\/pragma\(\)/,
+    ],
     ['a file in no layer', { 'daemon/stray.ts': `export {};` }, /daemon\/stray\.ts: belongs to no layer/],
   ];
   for (const [name, changes, expected] of cases) {
@@ -82,5 +138,6 @@ t.test('every file of the tree belongs to a layer named in ARCHITECTURE.md', asy
   const layers = new Set([...projectSources().keys()].map((file) => layerOf(file)));
   t.notOk(layers.has(undefined), 'no file outside the layers');
   const architecture = readFileSync(path.join(ROOT, 'ARCHITECTURE.md'), 'utf8');
-  for (const layer of layers) t.match(architecture, new RegExp(`\\| \`${layer}\` \\|`), `ARCHITECTURE.md has a row for ${layer}`);
+  for (const layer of layers)
+    t.match(architecture, new RegExp(`\\| \`${layer}\` \\|`), `ARCHITECTURE.md has a row for ${layer}`);
 });

@@ -60,18 +60,22 @@ t.test('flush and flushSync hand on pending lines at once, then flush the stream
   t.same(chunks, ['a\n', 'b\n'], 'nothing pending: no empty write');
 });
 
-t.test('lines are handed on as their UTF-8 bytes, each chunk whole characters, a line longer than the buffer too', async (t) => {
-  const { stream, bytes } = target();
-  const log = batchWrites(stream);
-  // Multi-byte characters filling the buffer, then a line longer than the buffer, then a short one.
-  const lines = [
-    ...Array.from({ length: 900 }, (_, i) => `{"n":${i},"name":"${'€'.repeat(20)}"}\n`),
-    `{"big":"${'ü'.repeat(70_000)}"}\n`,
-    '{"after":"ok"}\n',
-  ];
-  for (const line of lines) log.write(line);
-  log.flushSync();
-  t.ok(bytes.length >= 3, `${bytes.length} chunks`);
-  for (const chunk of bytes) t.equal(Buffer.from(chunk.toString('utf8')).length, chunk.length, 'no character split across chunks');
-  t.equal(Buffer.concat(bytes).toString('utf8'), lines.join(''), 'every line, in order, byte for byte');
-});
+t.test(
+  'lines are handed on as their UTF-8 bytes, each chunk whole characters, a line longer than the buffer too',
+  async (t) => {
+    const { stream, bytes } = target();
+    const log = batchWrites(stream);
+    // Multi-byte characters filling the buffer, then a line longer than the buffer, then a short one.
+    const lines = [
+      ...Array.from({ length: 900 }, (_, i) => `{"n":${i},"name":"${'€'.repeat(20)}"}\n`),
+      `{"big":"${'ü'.repeat(70_000)}"}\n`,
+      '{"after":"ok"}\n',
+    ];
+    for (const line of lines) log.write(line);
+    log.flushSync();
+    t.ok(bytes.length >= 3, `${bytes.length} chunks`);
+    for (const chunk of bytes)
+      t.equal(Buffer.from(chunk.toString('utf8')).length, chunk.length, 'no character split across chunks');
+    t.equal(Buffer.concat(bytes).toString('utf8'), lines.join(''), 'every line, in order, byte for byte');
+  },
+);

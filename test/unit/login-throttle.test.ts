@@ -8,7 +8,10 @@ const OTHER_ADDRESS = '198.51.100.7';
 
 function throttle(options: { maxEntries?: number } = {}) {
   const clock = { now: 1_000_000 };
-  const limiter = new LoginThrottle({ freeFailures: 5, baseDelayMs: 1000, maxDelayMs: 8000, ...options }, () => clock.now);
+  const limiter = new LoginThrottle(
+    { freeFailures: 5, baseDelayMs: 1000, maxDelayMs: 8000, ...options },
+    () => clock.now,
+  );
   return { clock, limiter };
 }
 
@@ -65,14 +68,17 @@ t.test("a success clears that username's failures", async (t) => {
   t.same(failures(limiter, 5, 'alice', OTHER_ADDRESS), [0, 0, 0, 0, 1000], 'the username has its free failures again');
 });
 
-t.test("a success does not clear the address's failures, so spraying with an own account in between is stopped", async (t) => {
-  const { limiter } = throttle();
-  for (let i = 0; i < 4; i++) limiter.begin(`target${i}`, ADDRESS).failed();
-  limiter.begin('mallory', ADDRESS).succeeded();
-  limiter.begin('target4', ADDRESS).failed();
-  t.equal(limiter.retryAfterMs('target5', ADDRESS), 1000, 'the fifth failure from the address starts its back-off');
-  t.equal(limiter.retryAfterMs('mallory', ADDRESS), 1000, 'for its own account too');
-});
+t.test(
+  "a success does not clear the address's failures, so spraying with an own account in between is stopped",
+  async (t) => {
+    const { limiter } = throttle();
+    for (let i = 0; i < 4; i++) limiter.begin(`target${i}`, ADDRESS).failed();
+    limiter.begin('mallory', ADDRESS).succeeded();
+    limiter.begin('target4', ADDRESS).failed();
+    t.equal(limiter.retryAfterMs('target5', ADDRESS), 1000, 'the fifth failure from the address starts its back-off');
+    t.equal(limiter.retryAfterMs('mallory', ADDRESS), 1000, 'for its own account too');
+  },
+);
 
 t.test('a success is not counted as a failure of the address', async (t) => {
   const { limiter } = throttle();
@@ -91,7 +97,11 @@ t.test('a blocked username does not hold back an address the account is trusted 
   const { limiter } = throttle();
   failures(limiter, 5, 'admin', ADDRESS);
   t.equal(limiter.retryAfterMs('admin', OTHER_ADDRESS, true), 0);
-  t.equal(limiter.retryAfterMs('admin', OTHER_ADDRESS, false), 1000, 'control: the same address untrusted is held back');
+  t.equal(
+    limiter.retryAfterMs('admin', OTHER_ADDRESS, false),
+    1000,
+    'control: the same address untrusted is held back',
+  );
 });
 
 t.test('a blocked address blocks every username, trusted or not', async (t) => {
@@ -144,10 +154,17 @@ t.test('canonical addresses: IPv4-mapped IPv6 is IPv4, IPv6 is compressed lower 
 });
 
 t.test('loopback is 127.0.0.0/8 and ::1 in any spelling, nothing else', async (t) => {
-  for (const address of ['127.0.0.1', '127.9.8.7', '::1', '0000:0000:0000:0000:0000:0000:0000:0001', '::ffff:127.0.0.1']) {
+  for (const address of [
+    '127.0.0.1',
+    '127.9.8.7',
+    '::1',
+    '0000:0000:0000:0000:0000:0000:0000:0001',
+    '::ffff:127.0.0.1',
+  ]) {
     t.ok(isLoopback(address), address);
   }
-  for (const address of ['192.0.2.1', '::2', '::ffff:192.0.2.1', '128.0.0.1', '', 'localhost']) t.notOk(isLoopback(address), address || '(empty)');
+  for (const address of ['192.0.2.1', '::2', '::ffff:192.0.2.1', '128.0.0.1', '', 'localhost'])
+    t.notOk(isLoopback(address), address || '(empty)');
 });
 
 t.test('keys are counted independently', async (t) => {

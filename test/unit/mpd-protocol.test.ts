@@ -1,10 +1,21 @@
 // MPD's text protocol without a socket: quoting, command lists, and replies cut anywhere.
 import t from 'tap';
-import { command, encodeRequest, field, MpdAck, quote, records, ReplyParser, type Reply } from '../../drivers/mpd/protocol.js';
+import {
+  command,
+  encodeRequest,
+  field,
+  MpdAck,
+  quote,
+  records,
+  ReplyParser,
+  type Reply,
+} from '../../drivers/mpd/protocol.js';
 
 function parse(chunks: string[]): Array<{ reply: Reply; greeting?: string }> {
   const out: Array<{ reply: Reply; greeting?: string }> = [];
-  const parser = new ReplyParser((reply, greeting) => out.push(greeting === undefined ? { reply } : { reply, greeting }));
+  const parser = new ReplyParser((reply, greeting) =>
+    out.push(greeting === undefined ? { reply } : { reply, greeting }),
+  );
   for (const chunk of chunks) parser.push(chunk);
   return out;
 }
@@ -34,10 +45,21 @@ t.test('a reply cut anywhere, even inside a line, parses as if it came whole', a
   for (let cut = 1; cut < text.length; cut++) {
     t.same(parse([text.slice(0, cut), text.slice(cut)]), whole, `cut at ${cut}`);
   }
-  t.same(whole.map((r) => r.reply), [
-    { ok: true, results: [[['state', 'play'], ['songid', '7']]] },
-    { ok: true, results: [[['file', 'a.flac']]] },
-  ]);
+  t.same(
+    whole.map((r) => r.reply),
+    [
+      {
+        ok: true,
+        results: [
+          [
+            ['state', 'play'],
+            ['songid', '7'],
+          ],
+        ],
+      },
+      { ok: true, results: [[['file', 'a.flac']]] },
+    ],
+  );
 });
 
 t.test('a command list answers one set of pairs per command', async (t) => {
@@ -55,12 +77,27 @@ t.test('an ACK names the refused command, its place in the list, and keeps the r
 
 t.test('lines that are not the protocol are dropped without derailing the replies after them', async (t) => {
   const replies = parse(['garbage without colon\nstate: stop\nOK\n']);
-  t.same(replies.map((r) => r.reply), [{ ok: true, results: [[['state', 'stop']]] }]);
+  t.same(
+    replies.map((r) => r.reply),
+    [{ ok: true, results: [[['state', 'stop']]] }],
+  );
 });
 
 t.test('a listing splits into records at each file or directory', async (t) => {
-  const pairs: Array<[string, string]> = [['directory', 'x'], ['file', 'x/a.flac'], ['Title', 'A'], ['file', 'x/b.flac']];
-  t.same(records(pairs, ['file', 'directory']), [[['directory', 'x']], [['file', 'x/a.flac'], ['Title', 'A']], [['file', 'x/b.flac']]]);
+  const pairs: Array<[string, string]> = [
+    ['directory', 'x'],
+    ['file', 'x/a.flac'],
+    ['Title', 'A'],
+    ['file', 'x/b.flac'],
+  ];
+  t.same(records(pairs, ['file', 'directory']), [
+    [['directory', 'x']],
+    [
+      ['file', 'x/a.flac'],
+      ['Title', 'A'],
+    ],
+    [['file', 'x/b.flac']],
+  ]);
   t.equal(field(pairs, 'Title'), 'A');
   t.equal(field(pairs, 'Album'), undefined);
 });

@@ -55,23 +55,36 @@ t.test('an entry MPD failed is passed over with the failure MPD gave, once', asy
   t.same(settled(m.read(status({ songId: 13 }), 0)).passed, [], 'not again');
 });
 
-t.test('a failure MPD reports for the entry ahead (opened before its turn) waits until playback passes it', async (t) => {
-  const m = model();
-  m.placeCursor(0, true);
-  t.equal(m.noteFailure(named('b.flac'), gone('b')), 1);
-  t.same(settled(m.read(status({ songId: 10, decoding: true, elapsedMs: 1500 }), 0)).passed, [], 'nothing while the entry before it plays');
-  t.same(settled(m.read(status({ songId: 12, decoding: true }), 0)).passed, [{ index: 1, uri: 'file:b', cause: gone('b') }]);
-});
+t.test(
+  'a failure MPD reports for the entry ahead (opened before its turn) waits until playback passes it',
+  async (t) => {
+    const m = model();
+    m.placeCursor(0, true);
+    t.equal(m.noteFailure(named('b.flac'), gone('b')), 1);
+    t.same(
+      settled(m.read(status({ songId: 10, decoding: true, elapsedMs: 1500 }), 0)).passed,
+      [],
+      'nothing while the entry before it plays',
+    );
+    t.same(settled(m.read(status({ songId: 12, decoding: true }), 0)).passed, [
+      { index: 1, uri: 'file:b', cause: gone('b') },
+    ]);
+  },
+);
 
 t.test('a failure of the current entry is reported when playback leaves it', async (t) => {
   const m = model();
   m.read(status({ songId: 12, decoding: true }), 0);
   t.equal(m.noteFailure(named('c.flac'), { reason: 'other', detail: 'broke off' }), 2, 'the current entry');
-  t.same(settled(m.read(status({ songId: 12, decoding: true, elapsedMs: 2000 }), 0)).passed, [], 'not while it plays on');
+  t.same(
+    settled(m.read(status({ songId: 12, decoding: true, elapsedMs: 2000 }), 0)).passed,
+    [],
+    'not while it plays on',
+  );
   t.match(settled(m.read(status({ songId: 13 }), 0)).passed, [{ index: 2, cause: { detail: 'broke off' } }]);
 });
 
-t.test('an entry passed before MPD\'s words about it were read gets them when they come', async (t) => {
+t.test("an entry passed before MPD's words about it were read gets them when they come", async (t) => {
   const m = model();
   m.placeCursor(0, true);
   const passed = m.advance(3);
@@ -88,17 +101,26 @@ t.test('an entry passed before MPD\'s words about it were read gets them when th
   t.equal(m.noteFailure(named('b.flac'), gone('b')), null, 'nothing awaits words once explained');
 });
 
-t.test('a stream seen playing, left before MPD\'s word about its failure was read, is reported when the word comes', async (t) => {
-  const m = model();
-  t.match(settled(m.read(status({ songId: 10 }), 0)).status, { index: 0 }, 'seen playing before it failed');
-  const reading = settled(m.read(status({ songId: 11, decoding: true }), 0));
-  t.same(reading.passed, [], 'nothing known to be passed yet');
-  t.ok(m.awaitsWord(reading.passed), 'but a word about the entry it left may be on its way');
-  t.equal(m.noteFailure(named('a.flac'), { reason: 'unreachable', detail: 'CURL failed' }), 0, 'the late word is the left entry\'s');
-  t.same(m.explain(reading.passed), [{ index: 0, uri: 'file:a', cause: { reason: 'unreachable', detail: 'CURL failed' } }]);
-  t.notOk(m.awaitsWord([]), 'explained: nothing awaited any more');
-  t.equal(m.noteFailure(named('a.flac'), gone('a')), null, 'a later word about it is dropped');
-});
+t.test(
+  "a stream seen playing, left before MPD's word about its failure was read, is reported when the word comes",
+  async (t) => {
+    const m = model();
+    t.match(settled(m.read(status({ songId: 10 }), 0)).status, { index: 0 }, 'seen playing before it failed');
+    const reading = settled(m.read(status({ songId: 11, decoding: true }), 0));
+    t.same(reading.passed, [], 'nothing known to be passed yet');
+    t.ok(m.awaitsWord(reading.passed), 'but a word about the entry it left may be on its way');
+    t.equal(
+      m.noteFailure(named('a.flac'), { reason: 'unreachable', detail: 'CURL failed' }),
+      0,
+      "the late word is the left entry's",
+    );
+    t.same(m.explain(reading.passed), [
+      { index: 0, uri: 'file:a', cause: { reason: 'unreachable', detail: 'CURL failed' } },
+    ]);
+    t.notOk(m.awaitsWord([]), 'explained: nothing awaited any more');
+    t.equal(m.noteFailure(named('a.flac'), gone('a')), null, 'a later word about it is dropped');
+  },
+);
 
 t.test('an entry that played to its end without a word from MPD is no skip', async (t) => {
   const m = model();
@@ -118,7 +140,10 @@ t.test('an entry passed without a word from MPD did not fail (it played between 
 t.test('the end of the queue passes over every entry after the cursor', async (t) => {
   const m = model(['e']);
   m.placeCursor(2, true);
-  t.match(m.advance(null), [{ index: 3, cause: null }, { index: 4, cause: { reason: 'missing' } }]);
+  t.match(m.advance(null), [
+    { index: 3, cause: null },
+    { index: 4, cause: { reason: 'missing' } },
+  ]);
   t.equal(m.cursor, null);
 });
 
@@ -130,18 +155,24 @@ t.test('going backwards, or with no cursor, passes nothing over', async (t) => {
   t.same(m.advance(4), []);
 });
 
-t.test('a late word about a passed entry is dropped, and words that name no entry are no track\'s', async (t) => {
+t.test("a late word about a passed entry is dropped, and words that name no entry are no track's", async (t) => {
   const m = model();
   m.placeCursor(2, true);
   t.equal(m.noteFailure(named('a.flac'), { reason: 'other', detail: 'late' }), null, 'an entry already passed');
-  t.equal(m.noteFailure(() => false, { reason: 'other', detail: 'output' }), null, 'no track at all');
+  t.equal(
+    m.noteFailure(() => false, { reason: 'other', detail: 'output' }),
+    null,
+    'no track at all',
+  );
 });
 
 t.test('a failure behind the current entry (after a backwards jump) is reported at the next read', async (t) => {
   const m = model();
   m.placeCursor(null);
   t.equal(m.noteFailure(named('b.flac'), gone('b')), 1);
-  t.same(settled(m.read(status({ songId: 12, decoding: true }), 0)).passed, [{ index: 1, uri: 'file:b', cause: gone('b') }]);
+  t.same(settled(m.read(status({ songId: 12, decoding: true }), 0)).passed, [
+    { index: 1, uri: 'file:b', cause: gone('b') },
+  ]);
 });
 
 t.test('when the listener moves playback, what MPD said about queued entries is forgotten', async (t) => {
@@ -163,7 +194,16 @@ t.test('of two entries with the same target, the failure goes to the one ahead',
 });
 
 function status(over: Partial<MpdStatus>): MpdStatus {
-  return { state: 'playing', songId: null, elapsedMs: 0, durationMs: 3000, decoding: false, error: null, tags: { title: 'T', artist: null, album: null, name: null }, ...over };
+  return {
+    state: 'playing',
+    songId: null,
+    elapsedMs: 0,
+    durationMs: 3000,
+    decoding: false,
+    error: null,
+    tags: { title: 'T', artist: null, album: null, name: null },
+    ...over,
+  };
 }
 
 t.test('a read of MPD playing an entry gives its index, the caller URI and the tags', async (t) => {
@@ -171,7 +211,15 @@ t.test('a read of MPD playing an entry gives its index, the caller URI and the t
   m.placeCursor(1, true);
   const { status: s, passed } = settled(m.read(status({ songId: 12, elapsedMs: 500, decoding: true }), 42));
   t.same(passed, []);
-  t.match(s, { state: 'playing', index: 2, uri: 'file:c', title: 'T', positionMs: 500, positionAt: 42, queueLength: 5 });
+  t.match(s, {
+    state: 'playing',
+    index: 2,
+    uri: 'file:c',
+    title: 'T',
+    positionMs: 500,
+    positionAt: 42,
+    queueLength: 5,
+  });
 });
 
 t.test('a read of MPD stopped with no song after playing on its own is the end of the queue', async (t) => {
@@ -185,27 +233,38 @@ t.test('a read of MPD stopped with no song after playing on its own is the end o
 t.test('a read of MPD stopped with no song while an entry is parked shows that entry, untagged', async (t) => {
   const m = model();
   m.parked = 1;
-  t.match(settled(m.read(status({ state: 'stopped', songId: null }), 0)).status, { state: 'stopped', index: 1, uri: 'file:b', title: null });
+  t.match(settled(m.read(status({ state: 'stopped', songId: null }), 0)).status, {
+    state: 'stopped',
+    index: 1,
+    uri: 'file:b',
+    title: null,
+  });
 });
 
-t.test('MPD stopped by an entry that failed with more queued after it: to go on after that entry, nothing moved yet', async (t) => {
-  const m = model();
-  m.placeCursor(0, true);
-  const error = 'Failed to decode b.flac';
-  const at = m.noteFailure(named('b.flac'), { reason: 'unknown-format', detail: error });
-  t.same(m.read(status({ state: 'stopped', songId: 11, error }), 0, at), { settled: false, goOnAfter: 1 });
-  t.equal(m.cursor, 0, 'nothing moved');
-  t.same(m.passFailed(1), [{ index: 1, uri: 'file:b', cause: { reason: 'unknown-format', detail: error } }]);
-  t.equal(m.cursor, 1);
-});
+t.test(
+  'MPD stopped by an entry that failed with more queued after it: to go on after that entry, nothing moved yet',
+  async (t) => {
+    const m = model();
+    m.placeCursor(0, true);
+    const error = 'Failed to decode b.flac';
+    const at = m.noteFailure(named('b.flac'), { reason: 'unknown-format', detail: error });
+    t.same(m.read(status({ state: 'stopped', songId: 11, error }), 0, at), { settled: false, goOnAfter: 1 });
+    t.equal(m.cursor, 0, 'nothing moved');
+    t.same(m.passFailed(1), [{ index: 1, uri: 'file:b', cause: { reason: 'unknown-format', detail: error } }]);
+    t.equal(m.cursor, 1);
+  },
+);
 
-t.test('MPD stopped on the entry before, its error naming the one it failed ahead of its turn: to go on after that one', async (t) => {
-  const m = model();
-  m.read(status({ songId: 10, decoding: true, elapsedMs: 2900 }), 0);
-  const error = 'Failed to decode b.flac; No such file or directory';
-  const at = m.noteFailure(named('b.flac'), gone('b'));
-  t.same(m.read(status({ state: 'stopped', songId: 10, error }), 0, at), { settled: false, goOnAfter: 1 });
-});
+t.test(
+  'MPD stopped on the entry before, its error naming the one it failed ahead of its turn: to go on after that one',
+  async (t) => {
+    const m = model();
+    m.read(status({ songId: 10, decoding: true, elapsedMs: 2900 }), 0);
+    const error = 'Failed to decode b.flac; No such file or directory';
+    const at = m.noteFailure(named('b.flac'), gone('b'));
+    t.same(m.read(status({ state: 'stopped', songId: 10, error }), 0, at), { settled: false, goOnAfter: 1 });
+  },
+);
 
 t.test('once playback goes on past an entry MPD stopped on, a late word about it is dropped', async (t) => {
   const m = model();
@@ -227,64 +286,99 @@ t.test('going on past a failed entry passes the entries before it too, each once
   const m = model(['b']);
   m.placeCursor(0, true);
   m.noteFailure(named('c.flac'), gone('c'));
-  t.match(m.passFailed(2), [{ index: 1, cause: { reason: 'missing', detail: 'b is gone' } }, { index: 2, cause: gone('c') }]);
+  t.match(m.passFailed(2), [
+    { index: 1, cause: { reason: 'missing', detail: 'b is gone' } },
+    { index: 2, cause: gone('c') },
+  ]);
   t.same(settled(m.read(status({ songId: 13, decoding: true }), 0)).passed, []);
 });
 
-t.test('MPD trying again an entry it failed, before it decodes, is not settled; once it decodes, the failure is forgotten', async (t) => {
-  const m = model();
-  m.placeCursor(0, true);
-  m.noteFailure(named('b.flac'), gone('b'));
-  t.notOk(m.read(status({ songId: 11 }), 0).settled, 'playing it, nothing decoded yet');
-  t.notOk(m.read(status({ songId: 11, decoding: true }), 0).settled, 'a format but no position: MPD may be moving past it');
-  const playing = settled(m.read(status({ songId: 11, decoding: true, elapsedMs: 1000 }), 0));
-  t.match(playing.status, { index: 1, state: 'playing' });
-  t.same(settled(m.read(status({ songId: 12, decoding: true }), 0)).passed, [], 'it played: no skip');
-});
+t.test(
+  'MPD trying again an entry it failed, before it decodes, is not settled; once it decodes, the failure is forgotten',
+  async (t) => {
+    const m = model();
+    m.placeCursor(0, true);
+    m.noteFailure(named('b.flac'), gone('b'));
+    t.notOk(m.read(status({ songId: 11 }), 0).settled, 'playing it, nothing decoded yet');
+    t.notOk(
+      m.read(status({ songId: 11, decoding: true }), 0).settled,
+      'a format but no position: MPD may be moving past it',
+    );
+    const playing = settled(m.read(status({ songId: 11, decoding: true, elapsedMs: 1000 }), 0));
+    t.match(playing.status, { index: 1, state: 'playing' });
+    t.same(settled(m.read(status({ songId: 12, decoding: true }), 0)).passed, [], 'it played: no skip');
+  },
+);
 
 t.test('MPD paused on an entry it failed, with nothing decoded, stays there: playback goes on after it', async (t) => {
   const m = model();
   m.placeCursor(-1);
   t.equal(m.noteFailure(named('a.flac'), gone('a')), 0, 'the entry a paused start begins with');
   t.same(m.read(status({ state: 'paused', songId: 10 }), 0), { settled: false, goOnAfter: 0 });
-  t.same(m.read(status({ state: 'paused', songId: 10, decoding: true }), 0), { settled: false, goOnAfter: null }, 'with a format, MPD may yet play it');
-  t.same(m.read(status({ state: 'playing', songId: 10 }), 0), { settled: false, goOnAfter: null }, 'playing, MPD opens it again by itself');
+  t.same(
+    m.read(status({ state: 'paused', songId: 10, decoding: true }), 0),
+    { settled: false, goOnAfter: null },
+    'with a format, MPD may yet play it',
+  );
+  t.same(
+    m.read(status({ state: 'playing', songId: 10 }), 0),
+    { settled: false, goOnAfter: null },
+    'playing, MPD opens it again by itself',
+  );
 });
 
-t.test('MPD paused on an entry the engine started paused, after it failed, stays there whatever format it shows', async (t) => {
-  const m = model();
-  m.forgetFailures();
-  m.placeCursor(-1);
-  m.startedAt(0, true);
-  t.ok(m.startedPausedAt(0), 'the paused start is known');
-  t.equal(m.noteFailure(named('a.flac'), gone('a')), 0);
-  // The format and duration are the next entry's: MPD started its decoder as this one failed.
-  t.same(m.read(status({ state: 'paused', songId: 10, decoding: true, durationMs: 3000 }), 0), { settled: false, goOnAfter: 0 });
-  m.startedAt(0, false);
-  t.notOk(m.startedPausedAt(0), 'a start that plays is no paused start');
-  t.same(m.read(status({ state: 'paused', songId: 10, decoding: true }), 0), { settled: false, goOnAfter: null }, 'paused later by the listener: MPD may yet play it');
-  m.startedAt(0, true);
-  m.forgetFailures();
-  t.notOk(m.startedPausedAt(0), 'forgotten when the listener moves playback');
-});
+t.test(
+  'MPD paused on an entry the engine started paused, after it failed, stays there whatever format it shows',
+  async (t) => {
+    const m = model();
+    m.forgetFailures();
+    m.placeCursor(-1);
+    m.startedAt(0, true);
+    t.ok(m.startedPausedAt(0), 'the paused start is known');
+    t.equal(m.noteFailure(named('a.flac'), gone('a')), 0);
+    // The format and duration are the next entry's: MPD started its decoder as this one failed.
+    t.same(m.read(status({ state: 'paused', songId: 10, decoding: true, durationMs: 3000 }), 0), {
+      settled: false,
+      goOnAfter: 0,
+    });
+    m.startedAt(0, false);
+    t.notOk(m.startedPausedAt(0), 'a start that plays is no paused start');
+    t.same(
+      m.read(status({ state: 'paused', songId: 10, decoding: true }), 0),
+      { settled: false, goOnAfter: null },
+      'paused later by the listener: MPD may yet play it',
+    );
+    m.startedAt(0, true);
+    m.forgetFailures();
+    t.notOk(m.startedPausedAt(0), 'forgotten when the listener moves playback');
+  },
+);
 
-t.test('a failure MPD reports for the current entry, while it plays, is no earlier attempt\'s: it stays', async (t) => {
+t.test("a failure MPD reports for the current entry, while it plays, is no earlier attempt's: it stays", async (t) => {
   const m = model();
   m.read(status({ songId: 11, decoding: true, elapsedMs: 300 }), 0);
   m.noteFailure(named('b.flac'), { reason: 'unreachable', detail: 'CURL failed: connection reset' });
   t.ok(m.read(status({ songId: 11, decoding: true, elapsedMs: 1300 }), 0).settled);
-  t.match(settled(m.read(status({ songId: 12, decoding: true }), 0)).passed, [{ index: 1, cause: { reason: 'unreachable' } }]);
+  t.match(settled(m.read(status({ songId: 12, decoding: true }), 0)).passed, [
+    { index: 1, cause: { reason: 'unreachable' } },
+  ]);
 });
 
-t.test('MPD stopped by the failure of the last queued entry: the queue ended, that entry and those after it passed', async (t) => {
-  const m = model(['e']);
-  m.placeCursor(2, true);
-  const error = 'Failed to decode d.flac';
-  const at = m.noteFailure(named('d.flac'), { reason: 'unknown-format', detail: error });
-  const { status: s, passed } = settled(m.read(status({ state: 'stopped', songId: 13, error }), 0, at));
-  t.match(s, { state: 'stopped', index: null });
-  t.match(passed, [{ index: 3, cause: { reason: 'unknown-format' } }, { index: 4, cause: { reason: 'missing' } }]);
-});
+t.test(
+  'MPD stopped by the failure of the last queued entry: the queue ended, that entry and those after it passed',
+  async (t) => {
+    const m = model(['e']);
+    m.placeCursor(2, true);
+    const error = 'Failed to decode d.flac';
+    const at = m.noteFailure(named('d.flac'), { reason: 'unknown-format', detail: error });
+    const { status: s, passed } = settled(m.read(status({ state: 'stopped', songId: 13, error }), 0, at));
+    t.match(s, { state: 'stopped', index: null });
+    t.match(passed, [
+      { index: 3, cause: { reason: 'unknown-format' } },
+      { index: 4, cause: { reason: 'missing' } },
+    ]);
+  },
+);
 
 t.test('a stop on an entry with a failure noted, without an error from MPD, is a stop and not the end', async (t) => {
   const m = model();

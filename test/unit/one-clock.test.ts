@@ -15,8 +15,14 @@ function sources(dir: string): string[] {
 }
 
 t.test('the project declares one clock interface', async (t) => {
-  const declared = ['daemon', 'drivers', 'native'].flatMap(sources).flatMap((file) =>
-    [...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/^export (?:interface|type) (\w*Clock)\b(?! = Clock)/gm)].map((m) => `${file}: ${m[1]}`),
-  );
+  const declared = ['daemon', 'drivers', 'native']
+    .flatMap(sources)
+    .flatMap((file) =>
+      [
+        ...readFileSync(path.join(ROOT, file), 'utf8').matchAll(
+          /^export (?:interface|type) (\w*Clock)\b(?! = Clock)/gm,
+        ),
+      ].map((m) => `${file}: ${m[1]}`),
+    );
   t.same(declared, ['drivers/core/clock.ts: Clock']);
 });

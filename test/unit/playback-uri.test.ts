@@ -6,7 +6,10 @@ import { parseFolder, parseTrackUri, resolveMusicFile } from '../../drivers/play
 import { tempDir } from '../helpers/daemon.js';
 
 t.test('file: URIs name a path inside the music folder, written as is', async (t) => {
-  t.same(parseTrackUri('file:albums/Blue Train/01 Blue Train.flac'), { kind: 'file', relative: 'albums/Blue Train/01 Blue Train.flac' });
+  t.same(parseTrackUri('file:albums/Blue Train/01 Blue Train.flac'), {
+    kind: 'file',
+    relative: 'albums/Blue Train/01 Blue Train.flac',
+  });
   t.same(parseTrackUri('file:./a//b.flac'), { kind: 'file', relative: 'a/b.flac' });
 });
 
@@ -31,7 +34,8 @@ t.test('every other form is refused with what is accepted', async (t) => {
     ['http://', /valid URL|no host/],
     [`file:${'x'.repeat(5000)}`, /longer than/],
   ];
-  for (const [uri, message] of cases) t.throws(() => parseTrackUri(uri), { code: 'bad-uri', message }, JSON.stringify(uri.slice(0, 40)));
+  for (const [uri, message] of cases)
+    t.throws(() => parseTrackUri(uri), { code: 'bad-uri', message }, JSON.stringify(uri.slice(0, 40)));
 });
 
 t.test('a folder for a listing is relative, the top is the empty path', async (t) => {
@@ -55,13 +59,29 @@ t.test('resolving follows symlinks and refuses whatever ends up outside the musi
   symlinkSync(path.join(base, 'outside/not-yet.flac'), path.join(root, 'dangling-out.flac'));
   const real = realpathSync(root);
 
-  t.same(await resolveMusicFile(real, 'album/a.flac'), { relative: 'album/a.flac', absolute: path.join(real, 'album/a.flac'), kind: 'file' });
-  t.same(await resolveMusicFile(real, 'alias.flac'), { relative: 'album/a.flac', absolute: path.join(real, 'album/a.flac'), kind: 'file' }, 'an inside link resolves to its target');
+  t.same(await resolveMusicFile(real, 'album/a.flac'), {
+    relative: 'album/a.flac',
+    absolute: path.join(real, 'album/a.flac'),
+    kind: 'file',
+  });
+  t.same(
+    await resolveMusicFile(real, 'alias.flac'),
+    { relative: 'album/a.flac', absolute: path.join(real, 'album/a.flac'), kind: 'file' },
+    'an inside link resolves to its target',
+  );
   t.match(await resolveMusicFile(real, 'album/missing.flac'), { relative: 'album/missing.flac', kind: 'missing' });
   t.match(await resolveMusicFile(real, 'no/such/folder.flac'), { kind: 'missing' });
   t.match(await resolveMusicFile(real, 'album'), { kind: 'folder' });
-  t.match(await resolveMusicFile(real, 'dangling-out.flac'), { kind: 'missing' }, 'a dangling link is missing, never followed later');
+  t.match(
+    await resolveMusicFile(real, 'dangling-out.flac'),
+    { kind: 'missing' },
+    'a dangling link is missing, never followed later',
+  );
   await t.rejects(resolveMusicFile(real, 'link-out.flac'), { code: 'bad-uri', message: /outside the music folder/ });
   await t.rejects(resolveMusicFile(real, 'dir-out/secret.flac'), { code: 'bad-uri' });
-  await t.rejects(resolveMusicFile(real, 'dir-out/missing.flac'), { code: 'bad-uri' }, 'even for a file that does not exist');
+  await t.rejects(
+    resolveMusicFile(real, 'dir-out/missing.flac'),
+    { code: 'bad-uri' },
+    'even for a file that does not exist',
+  );
 });

@@ -22,46 +22,87 @@ t.test('a permutation of 0..n-1 is accepted', async (t) => {
 });
 
 t.test('wrong length, repeats, out of range and non-integers are rejected', async (t) => {
-  t.ok(rejects(() => checkPermutation([0, 1], 3)), 'too short');
-  t.ok(rejects(() => checkPermutation([0, 1, 2, 3], 3)), 'too long');
-  t.ok(rejects(() => checkPermutation([0, 0, 1], 3)), 'repeat');
-  t.ok(rejects(() => checkPermutation([0, 1, 3], 3)), 'out of range');
-  t.ok(rejects(() => checkPermutation([-1, 0, 1], 3)), 'negative');
-  t.ok(rejects(() => checkPermutation([0.5, 1, 2], 3)), 'fraction');
+  t.ok(
+    rejects(() => checkPermutation([0, 1], 3)),
+    'too short',
+  );
+  t.ok(
+    rejects(() => checkPermutation([0, 1, 2, 3], 3)),
+    'too long',
+  );
+  t.ok(
+    rejects(() => checkPermutation([0, 0, 1], 3)),
+    'repeat',
+  );
+  t.ok(
+    rejects(() => checkPermutation([0, 1, 3], 3)),
+    'out of range',
+  );
+  t.ok(
+    rejects(() => checkPermutation([-1, 0, 1], 3)),
+    'negative',
+  );
+  t.ok(
+    rejects(() => checkPermutation([0.5, 1, 2], 3)),
+    'fraction',
+  );
 });
 
-t.test('M3U output has a header, one EXTINF per track, -1 for unknown durations, and no line breaks in fields', async (t) => {
-  const text = toM3u({
-    id: 'x',
-    name: 'Mix\nTwo',
-    isFavorite: false,
-    createdAt: '',
-    tracks: [
-      { id: 'a', title: 'A', uri: 'u:a', durationMs: 1500 },
-      { id: 'b', title: 'B\r\nC', uri: 'u:b', durationMs: null },
-    ],
-  });
-  t.equal(text, '#EXTM3U\n#PLAYLIST:Mix Two\n#EXTINF:2,A\nu:a\n#EXTINF:-1,B C\nu:b\n');
-});
+t.test(
+  'M3U output has a header, one EXTINF per track, -1 for unknown durations, and no line breaks in fields',
+  async (t) => {
+    const text = toM3u({
+      id: 'x',
+      name: 'Mix\nTwo',
+      isFavorite: false,
+      createdAt: '',
+      tracks: [
+        { id: 'a', title: 'A', uri: 'u:a', durationMs: 1500 },
+        { id: 'b', title: 'B\r\nC', uri: 'u:b', durationMs: null },
+      ],
+    });
+    t.equal(text, '#EXTM3U\n#PLAYLIST:Mix Two\n#EXTINF:2,A\nu:a\n#EXTINF:-1,B C\nu:b\n');
+  },
+);
 
 t.test('export paths: relative m3u/m3u8 inside the folder only', async (t) => {
   t.same(checkExportPath('a/./b/list.m3u8'), ['a', 'b', 'list.m3u8']);
   t.same(checkExportPath('list.M3U'), ['list.M3U']);
-  for (const bad of ['', '/abs.m3u', 'C:\\x.m3u', '..\\x.m3u', 'a/../x.m3u', 'x.txt', 'x\u0000.m3u', 'x\n.m3u', `${'é'.repeat(130)}.m3u`, './']) {
-    t.ok(rejects(() => checkExportPath(bad)), `${JSON.stringify(bad).slice(0, 30)} is rejected`);
+  for (const bad of [
+    '',
+    '/abs.m3u',
+    'C:\\x.m3u',
+    '..\\x.m3u',
+    'a/../x.m3u',
+    'x.txt',
+    'x\u0000.m3u',
+    'x\n.m3u',
+    `${'é'.repeat(130)}.m3u`,
+    './',
+  ]) {
+    t.ok(
+      rejects(() => checkExportPath(bad)),
+      `${JSON.stringify(bad).slice(0, 30)} is rejected`,
+    );
   }
 });
 
 t.test('export paths: 255 bytes is the most, for the path and for each name', async (t) => {
   t.same(checkExportPath(`${'a'.repeat(250)}.m3u8`), [`${'a'.repeat(250)}.m3u8`]);
-  t.ok(rejects(() => checkExportPath(`${'a'.repeat(251)}.m3u8`)), '256 bytes');
-  t.ok(rejects(() => checkExportPath(`${'ü'.repeat(126)}.m3u`)), '256 bytes of two-byte characters');
+  t.ok(
+    rejects(() => checkExportPath(`${'a'.repeat(251)}.m3u8`)),
+    '256 bytes',
+  );
+  t.ok(
+    rejects(() => checkExportPath(`${'ü'.repeat(126)}.m3u`)),
+    '256 bytes of two-byte characters',
+  );
 });
 
 const status = (promise: Promise<unknown>): Promise<number> =>
   promise.then(
     () => 204,
-    (err: unknown) => (asHttpError(err)?.status ?? 500),
+    (err: unknown) => asHttpError(err)?.status ?? 500,
   );
 
 t.test('the export directory', async (t) => {
@@ -77,7 +118,9 @@ t.test('the export directory', async (t) => {
   t.test('concurrent writes admit exactly as many new files as the cap allows', async (t) => {
     const dir = fresh();
     const exports = new ExportDirectory(dir, { exportFiles: 3, exportBytes: 1_000_000 });
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => status(exports.write([`f${i}.m3u8`], job()))));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => status(exports.write([`f${i}.m3u8`], job()))),
+    );
     t.equal(results.filter((s) => s === 204).length, 3);
     t.equal(results.filter((s) => s === 409).length, 7);
     t.equal(readdirSync(dir).length, 3);

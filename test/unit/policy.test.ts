@@ -27,8 +27,20 @@ const P2 = '22222222-2222-4222-8222-222222222222';
 const Z1 = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const Z2 = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
 
-function caller(role: Role, playerIds: string[] = [], zoneIds: string[] = [], userId = `${role.toLowerCase()}-id`): Caller {
-  return { userId, username: role.toLowerCase(), role, playerIds: new Set(playerIds), zoneIds: new Set(zoneIds), credential: { kind: 'session', sessionId: 's' } };
+function caller(
+  role: Role,
+  playerIds: string[] = [],
+  zoneIds: string[] = [],
+  userId = `${role.toLowerCase()}-id`,
+): Caller {
+  return {
+    userId,
+    username: role.toLowerCase(),
+    role,
+    playerIds: new Set(playerIds),
+    zoneIds: new Set(zoneIds),
+    credential: { kind: 'session', sessionId: 's' },
+  };
 }
 
 const admin = caller('Admin');
@@ -38,8 +50,12 @@ const viewer = caller('Viewer', [P1], [Z1]);
 t.test('the policy on its own', async (t) => {
   t.test('only an admin passes requireAdmin, and the refusal names the operation', async (t) => {
     t.equal(await refusal(() => requireAdmin(admin, 'creating a player')), 'none');
-    for (const who of [operator, viewer]) t.equal(await refusal(() => requireAdmin(who, 'creating a player')), 'forbidden', who.role);
-    t.throws(() => requireAdmin(operator, 'creating a player'), new Error('creating a player is for administrators only'));
+    for (const who of [operator, viewer])
+      t.equal(await refusal(() => requireAdmin(who, 'creating a player')), 'forbidden', who.role);
+    t.throws(
+      () => requireAdmin(operator, 'creating a player'),
+      new Error('creating a player is for administrators only'),
+    );
   });
 
   t.test('a viewer fails requireWriter; operators and admins pass', async (t) => {
@@ -71,12 +87,43 @@ t.test('the policy on its own', async (t) => {
     t.same(visibleZones(caller('Operator'), zones), []);
   });
 
-  const player: PlayerView = { id: P1, name: 'A', volume: 0.3, zoneIds: [Z2, Z1], input: { amplifier: 'simulated', driver: 'simulated', channel: 1 }, output: null, state: 'idle', available: true, unavailableReason: null };
+  const player: PlayerView = {
+    id: P1,
+    name: 'A',
+    volume: 0.3,
+    zoneIds: [Z2, Z1],
+    input: { amplifier: 'simulated', driver: 'simulated', channel: 1 },
+    output: null,
+    state: 'idle',
+    available: true,
+    unavailableReason: null,
+  };
   const tone = { bass: 0, treble: 0, balance: 0, loudness: null };
   const step = { available: true as const, down: 7, up: 7 };
-  const toneControls = { bass: step, treble: step, balance: step, loudness: { available: false as const, reason: 'no loudness on this family' } };
+  const toneControls = {
+    bass: step,
+    treble: step,
+    balance: step,
+    loudness: { available: false as const, reason: 'no loudness on this family' },
+  };
   const amplifierStatus = { paging: false, doNotDisturb: false, party: null };
-  const zone: ZoneView = { id: Z1, name: 'Kitchen', volume: 0.3, muted: false, power: true, playerId: P2, output: { amplifier: 'simulated', driver: 'simulated', channel: 1 }, maxVolume: 1, turnOnVolume: null, sleepUntil: null, tone, toneControls, amplifierStatus, available: true, unavailableReason: null };
+  const zone: ZoneView = {
+    id: Z1,
+    name: 'Kitchen',
+    volume: 0.3,
+    muted: false,
+    power: true,
+    playerId: P2,
+    output: { amplifier: 'simulated', driver: 'simulated', channel: 1 },
+    maxVolume: 1,
+    turnOnVolume: null,
+    sleepUntil: null,
+    tone,
+    toneControls,
+    amplifierStatus,
+    available: true,
+    unavailableReason: null,
+  };
 
   t.test('a player shows a non-admin only the attached zones it may see, fields in the same order', async (t) => {
     t.equal(JSON.stringify(playerFor(operator, player)), JSON.stringify({ ...player, zoneIds: [Z1] }));
@@ -102,7 +149,17 @@ t.test('the policy on its own', async (t) => {
     [{ type: 'zone.created', payload: { zone } }, 'Z1'],
     [{ type: 'zone.updated', payload: { zone } }, 'Z1'],
     [{ type: 'zone.deleted', payload: { zoneId: Z1 } }, 'Z1'],
-    [{ type: 'zone.availabilityChanged', payload: { zoneId: Z1, available: false, reason: 'amplifier "simulated" (driver simulated): unit 2 does not answer' } }, 'Z1'],
+    [
+      {
+        type: 'zone.availabilityChanged',
+        payload: {
+          zoneId: Z1,
+          available: false,
+          reason: 'amplifier "simulated" (driver simulated): unit 2 does not answer',
+        },
+      },
+      'Z1',
+    ],
     [{ type: 'zone.toneChanged', payload: { zoneId: Z1, tone } }, 'Z1'],
     [{ type: 'zone.statusChanged', payload: { zoneId: Z1, amplifierStatus } }, 'Z1'],
   ];
@@ -133,10 +190,21 @@ t.test('the policy on its own', async (t) => {
   });
 
   t.test('an event payload names for a non-admin only the players and zones it may see', async (t) => {
-    const zonesChanged: StampedEvent = { id: '1-7', seq: 7, type: 'player.zonesChanged', payload: { playerId: P1, zoneIds: [Z2, Z1] } };
+    const zonesChanged: StampedEvent = {
+      id: '1-7',
+      seq: 7,
+      type: 'player.zonesChanged',
+      payload: { playerId: P1, zoneIds: [Z2, Z1] },
+    };
     t.equal(JSON.stringify(eventPayloadFor(operator, zonesChanged)), `{"playerId":"${P1}","zoneIds":["${Z1}"]}`);
-    t.equal(JSON.stringify(eventPayloadFor(operator, { type: 'player.created', payload: { player } })), JSON.stringify({ player: { ...player, zoneIds: [Z1] } }));
-    t.equal(JSON.stringify(eventPayloadFor(operator, { type: 'zone.updated', payload: { zone } })), JSON.stringify({ zone: { ...zone, playerId: null } }));
+    t.equal(
+      JSON.stringify(eventPayloadFor(operator, { type: 'player.created', payload: { player } })),
+      JSON.stringify({ player: { ...player, zoneIds: [Z1] } }),
+    );
+    t.equal(
+      JSON.stringify(eventPayloadFor(operator, { type: 'zone.updated', payload: { zone } })),
+      JSON.stringify({ zone: { ...zone, playerId: null } }),
+    );
     t.notOk(seesPayloadAsPublished(operator, zonesChanged), 'it gets its own copy');
   });
 
@@ -168,7 +236,8 @@ t.test('domain services refuse what the caller may not do, without any front doo
   const assignedViewer = caller('Viewer', [mine.id], [zones[0]!.id, zones[1]!.id]);
   const unassigned = caller('Operator');
   const scene = scenes.create(admin, { name: 'Kitchen', zoneIds: [zones[0]!.id] });
-  const snapshot = () => JSON.stringify([players.list(admin), zoneService.list(admin), inputs.list(), playlists.page(50, 0)]);
+  const snapshot = () =>
+    JSON.stringify([players.list(admin), zoneService.list(admin), inputs.list(), playlists.page(50, 0)]);
 
   t.test('creating, renaming and deleting players and zones is refused to an assigned operator', async (t) => {
     const before = snapshot();
@@ -202,16 +271,19 @@ t.test('domain services refuse what the caller may not do, without any front doo
     t.equal(snapshot(), before, 'nothing changed');
   });
 
-  t.test('a scene apply checks its caller when its turn comes: one demoted while an earlier apply ran changes nothing', async (t) => {
-    let current = assignedOperator;
-    const first = scenes.apply(admin, scene.id);
-    const second = scenes.apply(assignedOperator, scene.id, () => current);
-    current = assignedViewer;
-    await first;
-    const before = snapshot();
-    t.equal(await refusal(() => second), 'forbidden');
-    t.equal(snapshot(), before, 'nothing changed');
-  });
+  t.test(
+    'a scene apply checks its caller when its turn comes: one demoted while an earlier apply ran changes nothing',
+    async (t) => {
+      let current = assignedOperator;
+      const first = scenes.apply(admin, scene.id);
+      const second = scenes.apply(assignedOperator, scene.id, () => current);
+      current = assignedViewer;
+      await first;
+      const before = snapshot();
+      t.equal(await refusal(() => second), 'forbidden');
+      t.equal(snapshot(), before, 'nothing changed');
+    },
+  );
 
   t.test('for an operator without assignments the player and zones do not exist', async (t) => {
     const before = snapshot();
@@ -219,7 +291,11 @@ t.test('domain services refuse what the caller may not do, without any front doo
     t.equal(await refusal(() => players.setVolume(unassigned, mine.id, 0.9)), 'not-found');
     t.equal(await refusal(() => players.detachZones(unassigned, mine.id, [zones[0]!.id])), 'not-found');
     t.equal(await refusal(() => zoneService.setMuted(unassigned, zones[0]!.id, true)), 'not-found');
-    t.equal(await refusal(() => players.attachZones(assignedOperator, mine.id, [zones[2]!.id])), 'invalid', 'a zone outside the assignments in a body');
+    t.equal(
+      await refusal(() => players.attachZones(assignedOperator, mine.id, [zones[2]!.id])),
+      'invalid',
+      'a zone outside the assignments in a body',
+    );
     t.same(players.list(unassigned), []);
     t.same(zoneService.list(unassigned), []);
     t.equal(snapshot(), before, 'nothing changed');
@@ -234,15 +310,28 @@ t.test('domain services refuse what the caller may not do, without any front doo
   t.test('creating and deleting input devices is for admins; a viewer may not mark a favorite', async (t) => {
     const input = inputs.list()[0]!;
     const before = snapshot();
-    t.equal(await refusal(() => inputs.create(assignedOperator, { name: 'Turntable', input: { channel: 1 } })), 'forbidden');
+    t.equal(
+      await refusal(() => inputs.create(assignedOperator, { name: 'Turntable', input: { channel: 1 } })),
+      'forbidden',
+    );
     t.equal(await refusal(() => inputs.remove(assignedOperator, input.id)), 'forbidden');
     t.equal(await refusal(() => inputs.setFavorite(assignedViewer, input.id, !input.isFavorite)), 'forbidden');
     t.equal(snapshot(), before, 'nothing changed');
-    t.equal(await refusal(() => inputs.setFavorite(unassigned, input.id, !input.isFavorite)), 'none', 'an operator may');
+    t.equal(
+      await refusal(() => inputs.setFavorite(unassigned, input.id, !input.isFavorite)),
+      'none',
+      'an operator may',
+    );
   });
 
   t.test('every playlist change is refused to a viewer', async (t) => {
-    const { warnings: _, ...list } = playlists.create(admin, { name: 'Mix', tracks: [{ title: 'a', uri: 'file:a.flac' }, { title: 'b', uri: 'file:b.flac' }] });
+    const { warnings: _, ...list } = playlists.create(admin, {
+      name: 'Mix',
+      tracks: [
+        { title: 'a', uri: 'file:a.flac' },
+        { title: 'b', uri: 'file:b.flac' },
+      ],
+    });
     const before = snapshot();
     const calls: Record<string, () => unknown> = {
       create: () => playlists.create(viewer, { name: 'nope' }),
@@ -263,9 +352,16 @@ t.test('domain services refuse what the caller may not do, without any front doo
 
   t.test('an export whose caller became a viewer meanwhile writes nothing', async (t) => {
     const list = playlists.create(admin, { name: 'Late' });
-    t.equal(await refusal(() => playlists.export(unassigned, list.id, 'late.m3u8', () => caller('Viewer'))), 'forbidden');
+    t.equal(
+      await refusal(() => playlists.export(unassigned, list.id, 'late.m3u8', () => caller('Viewer'))),
+      'forbidden',
+    );
     t.notOk(existsSync(path.join(d.daemon.config.exportDir, 'late.m3u8')));
-    t.equal(await refusal(() => playlists.export(unassigned, list.id, 'kept.m3u8', () => unassigned)), 'none', 'an operator may');
+    t.equal(
+      await refusal(() => playlists.export(unassigned, list.id, 'kept.m3u8', () => unassigned)),
+      'none',
+      'an operator may',
+    );
     t.ok(existsSync(path.join(d.daemon.config.exportDir, 'kept.m3u8')));
   });
 });

@@ -40,7 +40,11 @@ t.test('parseTcpPort refuses a malformed tcp address with a message that shows t
     'tcp://a mp:4999',
   ];
   for (const path of bad) {
-    t.throws(() => parseTcpPort(path), { message: /is not a valid network serial port: write tcp:\/\/host:port with a port from 1 to 65535/ }, path);
+    t.throws(
+      () => parseTcpPort(path),
+      { message: /is not a valid network serial port: write tcp:\/\/host:port with a port from 1 to 65535/ },
+      path,
+    );
   }
   t.throws(() => parseTcpPort('tcp://amp'), { message: /^"tcp:\/\/amp"/ }, 'the message quotes what was given');
 });
@@ -99,18 +103,21 @@ t.test('a tcp port carries bytes both ways unchanged, and close() resolves after
   t.equal(closes, 0, "closing twice is harmless: no second 'close' event");
 });
 
-t.test('a tcp port reports close when the adapter drops the connection, and close() then resolves at once', async (t) => {
-  const { url, connection } = await server(t);
-  const port = await openPort({ path: url, baudRate: 9600 });
-  port.on('error', () => undefined);
-  let closes = 0;
-  port.on('close', () => (closes += 1));
-  const closed = closeEvent(port);
-  (await connection).resetAndDestroy();
-  await within(closed, undefined, "the 'close' event");
-  await within(port.close(), undefined, 'close() to resolve');
-  t.equal(closes, 1, "one 'close' event: close() after the drop adds none");
-});
+t.test(
+  'a tcp port reports close when the adapter drops the connection, and close() then resolves at once',
+  async (t) => {
+    const { url, connection } = await server(t);
+    const port = await openPort({ path: url, baudRate: 9600 });
+    port.on('error', () => undefined);
+    let closes = 0;
+    port.on('close', () => (closes += 1));
+    const closed = closeEvent(port);
+    (await connection).resetAndDestroy();
+    await within(closed, undefined, "the 'close' event");
+    await within(port.close(), undefined, 'close() to resolve');
+    t.equal(closes, 1, "one 'close' event: close() after the drop adds none");
+  },
+);
 
 t.test('a refused tcp connection rejects with the reason', async (t) => {
   const { url } = await server(t);

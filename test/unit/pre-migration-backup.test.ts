@@ -28,7 +28,8 @@ function stateDir(t: Test): string {
   return dir;
 }
 
-const copiesIn = (dir: string) => (existsSync(path.join(dir, 'backups')) ? readdirSync(path.join(dir, 'backups')).sort() : []);
+const copiesIn = (dir: string) =>
+  existsSync(path.join(dir, 'backups')) ? readdirSync(path.join(dir, 'backups')).sort() : [];
 
 function withUmask022(t: Test): void {
   const previous = process.umask(0o022);
@@ -45,13 +46,19 @@ t.test('migrating an older database first copies it, private, into the backups d
   t.equal(store.schemaVersion, MIGRATIONS.length, 'the database was migrated');
   const copies = copiesIn(dir);
   t.equal(copies.length, 1);
-  t.match(copies[0], /^pre-migration-v2-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z\.sqlite3$/, 'named after the version it came from');
+  t.match(
+    copies[0],
+    /^pre-migration-v2-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z\.sqlite3$/,
+    'named after the version it came from',
+  );
   t.equal(statSync(path.join(dir, 'backups')).mode & 0o777, 0o700, 'the directory is 0700');
   t.equal(statSync(path.join(dir, 'backups', copies[0]!)).mode & 0o777, 0o600, 'the copy is 0600');
   const copy = new Database(path.join(dir, 'backups', copies[0]!), { readonly: true });
   t.teardown(() => copy.close());
   t.equal(copy.pragma('user_version', { simple: true }), 2, 'the copy is the database as it was');
-  t.same(copy.prepare('SELECT id, name, output_driver FROM zones').all(), [{ id: ZONE_ID, name: 'Kitchen', output_driver: 'simulated' }]);
+  t.same(copy.prepare('SELECT id, name, output_driver FROM zones').all(), [
+    { id: ZONE_ID, name: 'Kitchen', output_driver: 'simulated' },
+  ]);
 });
 
 t.test('a new database or one already up to date is not copied', async (t) => {

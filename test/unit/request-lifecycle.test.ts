@@ -2,7 +2,17 @@
 import t from 'tap';
 import { isPaused, isUnderWay, move, onAbort, type RequestState } from '../../daemon/http/request-lifecycle.js';
 
-const ALL: RequestState[] = ['routing', 'reading', 'waiting', 'rejecting', 'handling', 'held', 'orphaned', 'answered', 'aborted'];
+const ALL: RequestState[] = [
+  'routing',
+  'reading',
+  'waiting',
+  'rejecting',
+  'handling',
+  'held',
+  'orphaned',
+  'answered',
+  'aborted',
+];
 
 t.test('a response is written at most once: nothing leaves answered or aborted', async (t) => {
   for (const from of ['answered', 'aborted'] as const) {
@@ -10,13 +20,16 @@ t.test('a response is written at most once: nothing leaves answered or aborted',
   }
 });
 
-t.test('a request whose client went away mid-handler is never answered, only closed when its handler settles', async (t) => {
-  t.equal(onAbort('handling'), 'orphaned');
-  t.equal(onAbort('held'), 'orphaned');
-  t.throws(() => move('orphaned', 'answered'), /no move/);
-  t.equal(move('orphaned', 'aborted'), 'aborted');
-  t.ok(isUnderWay('orphaned'), 'shutdown still waits for its handler');
-});
+t.test(
+  'a request whose client went away mid-handler is never answered, only closed when its handler settles',
+  async (t) => {
+    t.equal(onAbort('handling'), 'orphaned');
+    t.equal(onAbort('held'), 'orphaned');
+    t.throws(() => move('orphaned', 'answered'), /no move/);
+    t.equal(move('orphaned', 'aborted'), 'aborted');
+    t.ok(isUnderWay('orphaned'), 'shutdown still waits for its handler');
+  },
+);
 
 t.test('a client going away before its handler runs ends the request at once', async (t) => {
   for (const state of ['reading', 'waiting', 'rejecting'] as const) t.equal(onAbort(state), 'aborted', state);
@@ -35,9 +48,12 @@ t.test('only a handler that outlived the turn it went async in has its socket pa
   t.throws(() => move('waiting', 'held'), /no move/, 'a request not yet taken up has no handler to outlive its turn');
 });
 
-t.test('a synchronous answer goes straight from routing to answered; a body is read before anything runs', async (t) => {
-  t.equal(move('routing', 'answered'), 'answered');
-  t.throws(() => move('reading', 'handling'), /no move/, 'the handler runs only after the end-of-turn take-up');
-  t.equal(move('reading', 'waiting'), 'waiting');
-  t.equal(move('waiting', 'handling'), 'handling');
-});
+t.test(
+  'a synchronous answer goes straight from routing to answered; a body is read before anything runs',
+  async (t) => {
+    t.equal(move('routing', 'answered'), 'answered');
+    t.throws(() => move('reading', 'handling'), /no move/, 'the handler runs only after the end-of-turn take-up');
+    t.equal(move('reading', 'waiting'), 'waiting');
+    t.equal(move('waiting', 'handling'), 'handling');
+  },
+);

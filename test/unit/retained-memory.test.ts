@@ -30,32 +30,58 @@ function setup(t: { teardown(fn: () => unknown): void }) {
     rmSync(dir, { recursive: true, force: true });
   });
   const repo = new BridgeRepo(new MetaRepo(store.db));
-  const options = resolveBridgeOptions({ ...defaultConfig().mqtt, url: BROKER, account: 'hub' }, { udn: UDN, friendlyName: 'Test', version: '0', dashboardUrl: 'http://127.0.0.1/' });
+  const options = resolveBridgeOptions(
+    { ...defaultConfig().mqtt, url: BROKER, account: 'hub' },
+    { udn: UDN, friendlyName: 'Test', version: '0', dashboardUrl: 'http://127.0.0.1/' },
+  );
   const topics = new Topics(options.baseTopic, options.discoveryPrefix);
   const sent: Sent[] = [];
   // The memory as the daemon wires it (app.ts): one row per broker, written in a transaction.
-  const memory = { load: () => repo.retained(BROKER), save: (held: ReadonlySet<string>) => store.transaction(() => repo.setRetained(BROKER, held)) };
-  const publisher = new StatePublisher(topics, options, (topic, payload, _qos, done) => sent.push({ topic, payload, done }), memory);
+  const memory = {
+    load: () => repo.retained(BROKER),
+    save: (held: ReadonlySet<string>) => store.transaction(() => repo.setRetained(BROKER, held)),
+  };
+  const publisher = new StatePublisher(
+    topics,
+    options,
+    (topic, payload, _qos, done) => sent.push({ topic, payload, done }),
+    memory,
+  );
   return { store, repo, topics, sent, publisher };
 }
 
 /** A view with one amplifier and nothing else: its link sensor, its status and the all-off button. */
-const withAmplifier: BridgeView = { ...EMPTY_VIEW, account: true, amplifiers: [{ key: 'den', name: 'Den', driver: 'simulated', online: true }] };
+const withAmplifier: BridgeView = {
+  ...EMPTY_VIEW,
+  account: true,
+  amplifiers: [{ key: 'den', name: 'Den', driver: 'simulated', online: true }],
+};
 const withoutAmplifier: BridgeView = { ...EMPTY_VIEW, account: true };
 
-t.test('while a restore holds the store, new topics are neither published nor recorded, and the next sync does both', async (t) => {
-  const { store, repo, topics, sent, publisher } = setup(t);
-  store.beginLong();
-  t.throws(() => publisher.sync(withAmplifier), { message: new StoreBusyError().message }, 'the sync fails as the store refuses the record');
-  t.same(sent, [], 'nothing went to the broker unrecorded');
-  await store.rollbackLong();
-  t.same(repo.retained(BROKER), [], 'and nothing was recorded');
+t.test(
+  'while a restore holds the store, new topics are neither published nor recorded, and the next sync does both',
+  async (t) => {
+    const { store, repo, topics, sent, publisher } = setup(t);
+    store.beginLong();
+    t.throws(
+      () => publisher.sync(withAmplifier),
+      { message: new StoreBusyError().message },
+      'the sync fails as the store refuses the record',
+    );
+    t.same(sent, [], 'nothing went to the broker unrecorded');
+    await store.rollbackLong();
+    t.same(repo.retained(BROKER), [], 'and nothing was recorded');
 
-  t.ok(publisher.sync(withAmplifier) > 0, 'once the store is free the sync publishes');
-  t.ok(repo.retained(BROKER).includes(topics.amplifier('den')), 'what it publishes is recorded');
-  // The bridge's own status is published by the bridge (on connect, and as its last will), and recorded here too.
-  t.same(new Set(repo.retained(BROKER)), new Set([topics.availability, ...sent.map((m) => m.topic)]), 'every topic sent, and only those');
-});
+    t.ok(publisher.sync(withAmplifier) > 0, 'once the store is free the sync publishes');
+    t.ok(repo.retained(BROKER).includes(topics.amplifier('den')), 'what it publishes is recorded');
+    // The bridge's own status is published by the bridge (on connect, and as its last will), and recorded here too.
+    t.same(
+      new Set(repo.retained(BROKER)),
+      new Set([topics.availability, ...sent.map((m) => m.topic)]),
+      'every topic sent, and only those',
+    );
+  },
+);
 
 t.test('a clear acknowledged while a restore holds the store is recorded once the store is free', async (t) => {
   const { store, repo, topics, sent, publisher } = setup(t);
@@ -64,16 +90,25 @@ t.test('a clear acknowledged while a restore holds the store is recorded once th
   sent.length = 0;
   publisher.sync(withoutAmplifier);
   const clears = sent.filter((m) => m.payload === '');
-  t.ok(clears.some((m) => m.topic === gone), "the amplifier's topics are cleared");
+  t.ok(
+    clears.some((m) => m.topic === gone),
+    "the amplifier's topics are cleared",
+  );
 
   store.beginLong();
   for (const clear of clears) clear.done?.(true);
   await new Promise((resolve) => setImmediate(resolve));
   await store.rollbackLong();
-  t.ok(repo.retained(BROKER).includes(gone), 'the store could not take the change: the cleared topic is still recorded');
+  t.ok(
+    repo.retained(BROKER).includes(gone),
+    'the store could not take the change: the cleared topic is still recorded',
+  );
 
   sent.length = 0;
   publisher.sync(withoutAmplifier);
   t.notOk(repo.retained(BROKER).includes(gone), 'the next sync records that it is gone');
-  t.notOk(sent.some((m) => m.topic === gone), 'without clearing it again');
+  t.notOk(
+    sent.some((m) => m.topic === gone),
+    'without clearing it again',
+  );
 });

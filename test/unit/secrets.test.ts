@@ -41,7 +41,9 @@ t.test('generated API keys are unique', async (t) => {
 t.test('a session token is sst_ followed by 32 random bytes in base64url, and unique', async (t) => {
   const tokens = new Set(Array.from({ length: 200 }, generateSessionToken));
   t.equal(tokens.size, 200);
-  const bad = [...tokens].filter((token) => !SESSION_TOKEN_RE.test(token) || Buffer.from(token.slice(4), 'base64url').length !== 32);
+  const bad = [...tokens].filter(
+    (token) => !SESSION_TOKEN_RE.test(token) || Buffer.from(token.slice(4), 'base64url').length !== 32,
+  );
   t.same(bad, []);
 });
 

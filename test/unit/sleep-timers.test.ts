@@ -5,7 +5,14 @@ import { SleepTimers, type SleepAudio } from '../../daemon/domain/scenes/index.j
 import { ManualClock } from '../helpers/manual-clock.js';
 
 const MINUTE = 60_000;
-const ADMIN: Caller = { userId: 'u', username: 'admin', role: 'Admin', playerIds: new Set(), zoneIds: new Set(), credential: { kind: 'account' } };
+const ADMIN: Caller = {
+  userId: 'u',
+  username: 'admin',
+  role: 'Admin',
+  playerIds: new Set(),
+  zoneIds: new Set(),
+  credential: { kind: 'account' },
+};
 
 /** Zones with timers, as audio's ZoneSleep keeps them, publishing zone.sleepChanged as it does. */
 class FakeAudio implements SleepAudio {
@@ -33,7 +40,10 @@ class FakeAudio implements SleepAudio {
   }
   private changed(zoneId: string): void {
     const until = this.sleeps.get(zoneId);
-    this.bus.publish({ type: 'zone.sleepChanged', payload: { zoneId, sleepUntil: until === undefined ? null : new Date(until).toISOString() } });
+    this.bus.publish({
+      type: 'zone.sleepChanged',
+      payload: { zoneId, sleepUntil: until === undefined ? null : new Date(until).toISOString() },
+    });
   }
 }
 
@@ -66,7 +76,10 @@ t.test('a zone powers off when its time comes, and the next zone is scheduled', 
   t.same(audio.poweredOff, [{ zoneId: 'bedroom', at: start + 5 * MINUTE }]);
   t.same(clock.dueTimes(), [start + 10 * MINUTE]);
   clock.advance(5 * MINUTE);
-  t.same(audio.poweredOff.map((p) => p.zoneId), ['bedroom', 'kitchen']);
+  t.same(
+    audio.poweredOff.map((p) => p.zoneId),
+    ['bedroom', 'kitchen'],
+  );
   t.same(clock.dueTimes(), [], 'no timer left');
 });
 
@@ -106,7 +119,10 @@ t.test('at start, stored timers already due fire at once and the others are sche
   timers.start();
   t.same(clock.dueTimes(), [clock.time], 'due now');
   clock.advance(0);
-  t.same(audio.poweredOff.map((p) => p.zoneId), ['overdue']);
+  t.same(
+    audio.poweredOff.map((p) => p.zoneId),
+    ['overdue'],
+  );
   t.same(clock.dueTimes(), [clock.time + 3 * MINUTE]);
 });
 
@@ -127,17 +143,26 @@ t.test('a zone whose timer stays due after it fired is not fired again and again
   timers.set(ADMIN, 'kitchen', 1);
   timers.set(ADMIN, 'bedroom', 2);
   clock.advance(MINUTE);
-  t.same(audio.poweredOff.map((p) => p.zoneId), ['kitchen']);
+  t.same(
+    audio.poweredOff.map((p) => p.zoneId),
+    ['kitchen'],
+  );
   t.same(clock.dueTimes(), [clock.time + MINUTE], 'the next timer is the other zone');
   clock.advance(MINUTE);
-  t.same(audio.poweredOff.map((p) => p.zoneId), ['kitchen', 'bedroom']);
+  t.same(
+    audio.poweredOff.map((p) => p.zoneId),
+    ['kitchen', 'bedroom'],
+  );
 });
 
 t.test('minutes outside 0 to 1440 are refused and change nothing', async (t) => {
   const { audio, timers } = setup(t);
   timers.start();
   for (const minutes of [-1, 1441, Number.NaN]) {
-    t.throws(() => timers.set(ADMIN, 'kitchen', minutes), { kind: 'invalid', message: /"minutes" must be a number from 0 to 1440/ });
+    t.throws(() => timers.set(ADMIN, 'kitchen', minutes), {
+      kind: 'invalid',
+      message: /"minutes" must be a number from 0 to 1440/,
+    });
   }
   t.equal(audio.sleeps.size, 0);
 });

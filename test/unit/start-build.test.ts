@@ -11,7 +11,14 @@ import { ensureBuild, OUTPUT, STAMP } from '../../scripts/ensure-build.mjs';
 function project(t: Test) {
   const root = tempDir('azc-build-');
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  const files = ['daemon/main.ts', 'daemon/http/server.ts', 'drivers/driver.ts', 'native/index.ts', 'tsconfig.json', 'package.json'];
+  const files = [
+    'daemon/main.ts',
+    'daemon/http/server.ts',
+    'drivers/driver.ts',
+    'native/index.ts',
+    'tsconfig.json',
+    'package.json',
+  ];
   // Every time is explicit and hours apart, so no file system clock granularity can blur the order.
   const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000);
   for (const file of [...files, 'daemon/ui/app.js']) {
@@ -53,7 +60,13 @@ t.test('the first start builds and the second does not', async (t) => {
 t.test('a changed source, tsconfig or package.json builds again, once', async (t) => {
   const p = project(t);
   await p.start();
-  for (const file of ['drivers/driver.ts', 'daemon/http/server.ts', 'native/index.ts', 'tsconfig.json', 'package.json']) {
+  for (const file of [
+    'drivers/driver.ts',
+    'daemon/http/server.ts',
+    'native/index.ts',
+    'tsconfig.json',
+    'package.json',
+  ]) {
     p.touch(file);
     t.same(await p.start(), { built: true }, `${file} changed`);
     t.same(await p.start(), { built: false }, `then up to date`);

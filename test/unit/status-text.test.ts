@@ -5,12 +5,20 @@ import { HttpError, statusLine, toProblem } from '../../daemon/http/problem.js';
 
 const ANSWERED = [200, 201, 204, 304, 400, 401, 403, 404, 405, 409, 413, 415, 421, 429, 500, 503];
 
-t.test("every status the API answers with goes out with Node's text for it, in the status line and the problem title", async (t) => {
-  for (const status of ANSWERED) {
-    t.equal(statusLine(status), `${status} ${STATUS_CODES[status]}`, `status line of ${status}`);
-    if (status >= 400) t.equal(toProblem(new HttpError(status, 'detail'), '/api/x', 'r-1').title, STATUS_CODES[status], `title of ${status}`);
-  }
-});
+t.test(
+  "every status the API answers with goes out with Node's text for it, in the status line and the problem title",
+  async (t) => {
+    for (const status of ANSWERED) {
+      t.equal(statusLine(status), `${status} ${STATUS_CODES[status]}`, `status line of ${status}`);
+      if (status >= 400)
+        t.equal(
+          toProblem(new HttpError(status, 'detail'), '/api/x', 'r-1').title,
+          STATUS_CODES[status],
+          `title of ${status}`,
+        );
+    }
+  },
+);
 
 t.test('a status Node has no text for still gets a well-formed status line and a title', async (t) => {
   t.equal(STATUS_CODES[299], undefined);

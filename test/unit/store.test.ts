@@ -16,7 +16,8 @@ function setup(t: { teardown(fn: () => unknown): void }) {
   const store = new Store(path.join(dir, 'azc.db'), { exclusive: false });
   store.db.exec('CREATE TABLE IF NOT EXISTS probe (k TEXT PRIMARY KEY, v INTEGER)');
   const observer = new Database(path.join(dir, 'azc.db'), { readonly: true });
-  const seen = (k: string) => (observer.prepare('SELECT v FROM probe WHERE k = ?').get(k) as { v: number } | undefined)?.v;
+  const seen = (k: string) =>
+    (observer.prepare('SELECT v FROM probe WHERE k = ?').get(k) as { v: number } | undefined)?.v;
   const put = store.db.prepare('INSERT OR REPLACE INTO probe (k, v) VALUES (?, ?)');
   t.teardown(() => {
     observer.close();
@@ -64,7 +65,10 @@ t.test('a row written several times in one turn is written once, with its latest
 t.test('outside a group-commit call deferWrite declines and recordUndo does nothing', async (t) => {
   const { store } = setup(t);
   let ran = false;
-  t.equal(store.deferWrite('x', () => (ran = true)), false);
+  t.equal(
+    store.deferWrite('x', () => (ran = true)),
+    false,
+  );
   store.recordUndo(() => (ran = true));
   t.equal(ran, false);
 });
@@ -91,33 +95,36 @@ t.test('a device-state write that throws undoes only its own changes', async (t)
       }),
     { message: 'boom' },
   );
-  t.same(Object.fromEntries(memory), { kept: 1, shared: 1 }, 'the failed call\'s in-memory changes are put back');
+  t.same(Object.fromEntries(memory), { kept: 1, shared: 1 }, "the failed call's in-memory changes are put back");
   await ok;
   t.equal(seen('kept'), 1);
-  t.equal(seen('shared'), 1, 'the earlier call\'s write of the same row is the one committed');
+  t.equal(seen('shared'), 1, "the earlier call's write of the same row is the one committed");
   t.equal(seen('dropped'), undefined);
 });
 
-t.test('a group commit that fails rejects every write in it, commits none, and tells the rollback listeners', async (t) => {
-  const { store, seen, put } = setup(t);
-  let rollbacks = 0;
-  store.onRollback(() => rollbacks++);
-  const a = store.commitSoon(() => store.deferWrite('a', () => put.run('a', 1)));
-  const b = store.commitSoon(() =>
-    store.deferWrite('b', () => {
-      throw new Error('disk full');
-    }),
-  );
-  await t.rejects(a, { message: 'disk full' });
-  await t.rejects(b, { message: 'disk full' });
-  t.equal(seen('a'), undefined, 'nothing of the batch was committed');
-  t.equal(rollbacks, 1);
-  t.equal(store.db.inTransaction, false);
-  store.transaction(() => put.run('d', 4));
-  t.equal(store.synchronousLevel(), 'FULL', 'a durable write after the failed group commit runs at FULL');
-  await store.commitSoon(() => store.deferWrite('c', () => put.run('c', 3)));
-  t.equal(seen('c'), 3, 'the next turn commits again');
-});
+t.test(
+  'a group commit that fails rejects every write in it, commits none, and tells the rollback listeners',
+  async (t) => {
+    const { store, seen, put } = setup(t);
+    let rollbacks = 0;
+    store.onRollback(() => rollbacks++);
+    const a = store.commitSoon(() => store.deferWrite('a', () => put.run('a', 1)));
+    const b = store.commitSoon(() =>
+      store.deferWrite('b', () => {
+        throw new Error('disk full');
+      }),
+    );
+    await t.rejects(a, { message: 'disk full' });
+    await t.rejects(b, { message: 'disk full' });
+    t.equal(seen('a'), undefined, 'nothing of the batch was committed');
+    t.equal(rollbacks, 1);
+    t.equal(store.db.inTransaction, false);
+    store.transaction(() => put.run('d', 4));
+    t.equal(store.synchronousLevel(), 'FULL', 'a durable write after the failed group commit runs at FULL');
+    await store.commitSoon(() => store.deferWrite('c', () => put.run('c', 3)));
+    t.equal(seen('c'), 3, 'the next turn commits again');
+  },
+);
 
 t.test('a durable transaction commits a pending group commit first, then itself', async (t) => {
   const { store, seen, put } = setup(t);
@@ -133,7 +140,10 @@ t.test('group commits run at synchronous=NORMAL and transactions at FULL, as SQL
   t.equal(store.synchronousLevel(), 'FULL', 'a new store is at FULL');
   const levels: string[] = [];
   const durable = () => store.transaction(() => levels.push(`transaction ${store.synchronousLevel()}`));
-  const grouped = () => store.commitSoon(() => store.deferWrite('g', () => (levels.push(`group ${store.synchronousLevel()}`), put.run('g', 1))));
+  const grouped = () =>
+    store.commitSoon(() =>
+      store.deferWrite('g', () => (levels.push(`group ${store.synchronousLevel()}`), put.run('g', 1))),
+    );
   // Each kind twice in a row and alternating: a switch that did nothing would show here.
   for (const step of [grouped, grouped, durable, durable, grouped, durable, grouped, grouped, durable]) {
     const done = step();
@@ -174,7 +184,11 @@ t.test('a database of schema version 1 is migrated: its users are not asked to r
   const old = new Database(file);
   old.exec(MIGRATIONS[0]!);
   old.pragma('user_version = 1');
-  old.prepare(`INSERT INTO users (id, username, role, password_hash, created_at) VALUES ('u1', 'admin', 'Admin', 'scrypt$x', '2026-01-01T00:00:00Z')`).run();
+  old
+    .prepare(
+      `INSERT INTO users (id, username, role, password_hash, created_at) VALUES ('u1', 'admin', 'Admin', 'scrypt$x', '2026-01-01T00:00:00Z')`,
+    )
+    .run();
   old.close();
   const store = new Store(file);
   t.teardown(() => store.close());
@@ -189,12 +203,27 @@ t.test('trusted addresses are kept per user, newest first, and go with the user'
   const { store } = setup(t);
   const users = new UsersRepo(store.db);
   for (const id of ['a', 'b']) {
-    users.insert({ id, username: `user-${id}`, role: 'Viewer', password_hash: 'scrypt$x', is_enabled: 1, created_at: '2026-01-01T00:00:00Z', key_digest: null, key_nonce: null, key_box: null, password_change_required: 0 });
+    users.insert({
+      id,
+      username: `user-${id}`,
+      role: 'Viewer',
+      password_hash: 'scrypt$x',
+      is_enabled: 1,
+      created_at: '2026-01-01T00:00:00Z',
+      key_digest: null,
+      key_nonce: null,
+      key_box: null,
+      password_change_required: 0,
+    });
   }
   for (let i = 1; i <= 4; i++) users.trustAddress('a', `192.0.2.${i}`, i, 3);
   users.trustAddress('a', '192.0.2.2', 10, 3);
   users.trustAddress('b', '198.51.100.1', 1, 3);
-  t.same(users.trustedAddresses('a'), ['192.0.2.2', '192.0.2.4', '192.0.2.3'], 'three kept, a repeat moves to the front');
+  t.same(
+    users.trustedAddresses('a'),
+    ['192.0.2.2', '192.0.2.4', '192.0.2.3'],
+    'three kept, a repeat moves to the front',
+  );
   t.ok(users.isTrustedAddress('a', '192.0.2.4'));
   t.notOk(users.isTrustedAddress('a', '192.0.2.1'), 'the oldest was dropped');
   t.notOk(users.isTrustedAddress('a', '198.51.100.1'), "another user's address is not this user's");
@@ -203,21 +232,28 @@ t.test('trusted addresses are kept per user, newest first, and go with the user'
   t.same(users.trustedAddresses('b'), ['198.51.100.1']);
 });
 
-t.test("the daemon's store holds the database alone: a second connection (a second azcd) cannot read or write it", async (t) => {
-  const dir = tempDir('azc-store-');
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'azc.db');
-  const store = new Store(file);
-  t.teardown(() => store.close());
-  t.equal(store.db.pragma('locking_mode', { simple: true }), 'exclusive');
-  const other = new Database(file, { timeout: 0 });
-  t.teardown(() => other.close());
-  t.throws(() => other.prepare('SELECT COUNT(*) FROM users').get(), /database is locked/, 'reading is refused');
-  t.throws(() => other.exec('CREATE TABLE intruder (x)'), /database is locked/, 'writing is refused');
-  t.notOk(existsSync(`${file}-shm`), 'the WAL index is in memory: no -shm file');
-  store.close();
-  t.equal((other.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n, 0, 'once it is closed, others may open it');
-});
+t.test(
+  "the daemon's store holds the database alone: a second connection (a second azcd) cannot read or write it",
+  async (t) => {
+    const dir = tempDir('azc-store-');
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'azc.db');
+    const store = new Store(file);
+    t.teardown(() => store.close());
+    t.equal(store.db.pragma('locking_mode', { simple: true }), 'exclusive');
+    const other = new Database(file, { timeout: 0 });
+    t.teardown(() => other.close());
+    t.throws(() => other.prepare('SELECT COUNT(*) FROM users').get(), /database is locked/, 'reading is refused');
+    t.throws(() => other.exec('CREATE TABLE intruder (x)'), /database is locked/, 'writing is refused');
+    t.notOk(existsSync(`${file}-shm`), 'the WAL index is in memory: no -shm file');
+    store.close();
+    t.equal(
+      (other.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n,
+      0,
+      'once it is closed, others may open it',
+    );
+  },
+);
 
 t.test('the device UDN is kept across a restart', async (t) => {
   const dir = tempDir('azc-store-');

@@ -31,7 +31,10 @@ t.test('a Viewer or an Operator is refused every user administration, and nothin
   t.equal(after.role, 'Viewer', 'the target keeps its role');
   t.ok(rig.auth.authenticate({ source: 'x-api-key', value: target.apiKey }), 'and its key');
   t.equal((await rig.auth.login('target-user', target.password, '192.0.2.2')).user.id, target.id, 'and its password');
-  t.notOk(rig.admin.list(rig.root).some((u) => u.username.startsWith('made-by-')), 'nobody was created');
+  t.notOk(
+    rig.admin.list(rig.root).some((u) => u.username.startsWith('made-by-')),
+    'nobody was created',
+  );
 });
 
 t.test('a user reads itself but not another user', async (t) => {
@@ -75,10 +78,19 @@ t.test("an Admin demoted while resetting another user's password changes nothing
     return rig.keyCaller(b.apiKey);
   };
   const result = await refusal(() =>
-    rig.admin.changePassword(b.caller, c.id, { newPassword: 'taken-over-password' }, { address: '192.0.2.4', recheck: demoted }),
+    rig.admin.changePassword(
+      b.caller,
+      c.id,
+      { newPassword: 'taken-over-password' },
+      { address: '192.0.2.4', recheck: demoted },
+    ),
   );
   t.equal(result, 'forbidden');
-  t.equal((await rig.auth.login('reset-target', c.password, '192.0.2.4')).user.id, c.id, 'the old password still works');
+  t.equal(
+    (await rig.auth.login('reset-target', c.password, '192.0.2.4')).user.id,
+    c.id,
+    'the old password still works',
+  );
 });
 
 t.test('the last enabled Admin can be neither demoted, disabled nor deleted', async (t) => {

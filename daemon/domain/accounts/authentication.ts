@@ -4,7 +4,16 @@ import type { Store } from '../../store/db.js';
 import type { SessionRow, UserRow, UsersRepo } from '../../store/users-repo.js';
 import { invalid, throttled, unauthenticated } from '../shared/index.js';
 import type { AccountState, Caller, Credential, CredentialRef, EventBus } from '../shared/index.js';
-import { API_KEY_RE, SESSION_TOKEN_RE, DeviceSecrets, generateSessionToken, hasPassword, hashPassword, sameDigest, verifyPassword } from './secrets.js';
+import {
+  API_KEY_RE,
+  SESSION_TOKEN_RE,
+  DeviceSecrets,
+  generateSessionToken,
+  hasPassword,
+  hashPassword,
+  sameDigest,
+  verifyPassword,
+} from './secrets.js';
 import { LoginThrottle, canonicalAddress, isLoopback } from './login-throttle.js';
 import { userView, type UserView } from './user-account.js';
 
@@ -49,11 +58,14 @@ export class Authentication {
     private readonly options: AuthenticationOptions,
     private readonly now: () => number = Date.now,
   ) {
-    this.throttle = new LoginThrottle({
-      freeFailures: options.loginFreeFailures,
-      baseDelayMs: options.loginBaseDelayMs,
-      maxDelayMs: options.loginMaxDelayMs,
-    }, now);
+    this.throttle = new LoginThrottle(
+      {
+        freeFailures: options.loginFreeFailures,
+        baseDelayMs: options.loginBaseDelayMs,
+        maxDelayMs: options.loginMaxDelayMs,
+      },
+      now,
+    );
   }
 
   authenticate(credential: Credential): Caller | null {
@@ -115,7 +127,11 @@ export class Authentication {
     this.keyCallers.clear();
   }
 
-  async login(username: string, password: string, address: string): Promise<{ token: string; expiresAt: string; user: UserView }> {
+  async login(
+    username: string,
+    password: string,
+    address: string,
+  ): Promise<{ token: string; expiresAt: string; user: UserView }> {
     const client = canonicalAddress(address);
     const current = await this.checkPassword(username, password, client);
     if (!current) throw unauthenticated('wrong username or password, or the account is disabled');
@@ -160,7 +176,10 @@ export class Authentication {
     const trusted = isLoopback(client) || (row !== undefined && this.users.isTrustedAddress(row.id, client));
     const wait = this.throttle.retryAfterMs(username, client, trusted);
     if (wait > 0) {
-      throw throttled(`too many failed password attempts; try again in ${Math.ceil(wait / 1000)} s`, Math.ceil(wait / 1000));
+      throw throttled(
+        `too many failed password attempts; try again in ${Math.ceil(wait / 1000)} s`,
+        Math.ceil(wait / 1000),
+      );
     }
     const attempt = this.throttle.begin(username, client);
     try {
@@ -171,7 +190,8 @@ export class Authentication {
       const matches = await this.passwords.verify(password, stored ?? (await this.dummyHash));
       // Re-read after the await: the user may have been disabled, deleted or given a new password meanwhile.
       const current = row && this.users.byId(row.id);
-      if (!matches || !stored || !current || !current.is_enabled || current.password_hash !== row.password_hash) return null;
+      if (!matches || !stored || !current || !current.is_enabled || current.password_hash !== row.password_hash)
+        return null;
       attempt.succeeded();
       return current;
     } finally {
@@ -189,7 +209,8 @@ export class Authentication {
     const row = this.users.byId(session.user_id);
     if (!row || !row.is_enabled) return null;
     const now = this.now();
-    if (now - session.last_used_at > SESSION_TOUCH_MS) this.store.transaction(() => this.users.touchSession(session.id, now));
+    if (now - session.last_used_at > SESSION_TOUCH_MS)
+      this.store.transaction(() => this.users.touchSession(session.id, now));
     return this.callerFor(row, { kind: 'session', sessionId: session.id });
   }
 

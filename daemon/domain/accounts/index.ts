@@ -4,4 +4,11 @@ export { Authentication, type AuthenticationOptions, type PasswordHasher } from 
 export { UserAdmin, type NewUser } from './user-admin.js';
 export { reconcileInitialAdminFile, type InitialAdminFileOutcome } from './initial-admin-file.js';
 export type { UserView } from './user-account.js';
-export { DeviceSecrets, generateApiKey, hasPassword, passwordHashProblem, verifyPassword, writePrivateFile } from './secrets.js';
+export {
+  DeviceSecrets,
+  generateApiKey,
+  hasPassword,
+  passwordHashProblem,
+  verifyPassword,
+  writePrivateFile,
+} from './secrets.js';

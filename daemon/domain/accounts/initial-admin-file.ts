@@ -26,8 +26,13 @@ export async function reconcileInitialAdminFile(
   const password = field('password');
   const apiKey = field('apiKey');
   const user = users.find((u) => u.username.toLowerCase() === username.toLowerCase() && u.is_enabled === 1);
-  const passwordWorks = user !== undefined && password !== undefined && (await verifyPassword(password, user.password_hash));
-  const keyWorks = user !== undefined && apiKey !== undefined && user.key_digest !== null && secrets.digest(apiKey).equals(user.key_digest);
+  const passwordWorks =
+    user !== undefined && password !== undefined && (await verifyPassword(password, user.password_hash));
+  const keyWorks =
+    user !== undefined &&
+    apiKey !== undefined &&
+    user.key_digest !== null &&
+    secrets.digest(apiKey).equals(user.key_digest);
   if (passwordWorks && keyWorks) return 'kept';
   if (!passwordWorks && !keyWorks) {
     rmSync(file, { force: true });

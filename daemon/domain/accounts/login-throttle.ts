@@ -57,7 +57,10 @@ export function isLoopback(address: string): boolean {
 export class LoginThrottle {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly options: ThrottleOptions, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly options: ThrottleOptions,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /**
    * Milliseconds until a password check for `username` from `address` may run (0: now). `trusted` says the

@@ -129,7 +129,10 @@ export function passwordHashProblem(stored: string): string | undefined {
     return `has a cost N=${parts[1]}; azcd uses powers of two from ${b.minN} to ${b.maxN}`;
   }
   if (r !== b.r || p !== b.p) return `has r=${parts[2]}, p=${parts[3]}; azcd uses r=${b.r}, p=${b.p}`;
-  if (Buffer.from(parts[4]!, 'base64url').length !== b.saltBytes || Buffer.from(parts[5]!, 'base64url').length !== b.hashBytes) {
+  if (
+    Buffer.from(parts[4]!, 'base64url').length !== b.saltBytes ||
+    Buffer.from(parts[5]!, 'base64url').length !== b.hashBytes
+  ) {
     return `must carry a ${b.saltBytes}-byte salt and a ${b.hashBytes}-byte hash`;
   }
   return undefined;

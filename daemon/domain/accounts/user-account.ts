@@ -43,16 +43,21 @@ export function openApiKey(row: UserRow, secrets: DeviceSecrets, masked: boolean
 
 export function validateUsername(username: string): void {
   if (!USERNAME_RE.test(username)) {
-    throw invalid(`"username" must be 3 to 64 characters of A-Z a-z 0-9 . _ -, got ${JSON.stringify(username).slice(0, 80)}`, {
-      username: ['must be 3 to 64 characters of A-Z a-z 0-9 . _ -'],
-    });
+    throw invalid(
+      `"username" must be 3 to 64 characters of A-Z a-z 0-9 . _ -, got ${JSON.stringify(username).slice(0, 80)}`,
+      {
+        username: ['must be 3 to 64 characters of A-Z a-z 0-9 . _ -'],
+      },
+    );
   }
 }
 
 export function validatePassword(password: string, field: string): void {
   const length = [...password].length;
   if (length < 8 || length > 256) {
-    throw invalid(`"${field}" must be 8 to 256 characters, got ${length}`, { [field]: ['must be 8 to 256 characters'] });
+    throw invalid(`"${field}" must be 8 to 256 characters, got ${length}`, {
+      [field]: ['must be 8 to 256 characters'],
+    });
   }
 }
 
@@ -60,7 +65,10 @@ export function validatePassword(password: string, field: string): void {
  * Assignment lists as stored: ids lower-cased and without repeats. Unknown ids are refused with one message per
  * list (`exists` says whether a player or zone id is known).
  */
-export function checkAssignments(assignments: Assignments, exists: (kind: 'player' | 'zone', id: string) => boolean): Assignments {
+export function checkAssignments(
+  assignments: Assignments,
+  exists: (kind: 'player' | 'zone', id: string) => boolean,
+): Assignments {
   const playerIds = [...new Set(assignments.playerIds.map((id) => id.toLowerCase()))];
   const zoneIds = [...new Set(assignments.zoneIds.map((id) => id.toLowerCase()))];
   const unknownPlayers = playerIds.filter((id) => !exists('player', id));

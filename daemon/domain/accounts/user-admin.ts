@@ -7,7 +7,14 @@ import type { Caller, Role, EventBus } from '../shared/index.js';
 import { NO_PASSWORD, generateApiKey, generateSessionToken, type DeviceSecrets } from './secrets.js';
 import { CACHE_LIMIT, type Authentication } from './authentication.js';
 import { reconcileInitialAdminFile } from './initial-admin-file.js';
-import { checkAssignments, openApiKey, userView, validatePassword, validateUsername, type UserView } from './user-account.js';
+import {
+  checkAssignments,
+  openApiKey,
+  userView,
+  validatePassword,
+  validateUsername,
+  type UserView,
+} from './user-account.js';
 
 export interface NewUser {
   username: string;
@@ -49,7 +56,11 @@ export class UserAdmin {
    * Creates a user with a new API key (returned in full, this once). `recheck` re-resolves the caller after the
    * password hash, right before the commit (ApiRequest.revalidate): it may have been demoted or removed meanwhile.
    */
-  async create(caller: Caller, input: NewUser, context: { recheck?: () => Caller } = {}): Promise<UserView & { apiKey: string }> {
+  async create(
+    caller: Caller,
+    input: NewUser,
+    context: { recheck?: () => Caller } = {},
+  ): Promise<UserView & { apiKey: string }> {
     requireAdmin(caller, 'creating users');
     const recheck = context.recheck;
     return this.insert(input, {}, () => recheck && requireAdmin(recheck(), 'creating users'));
@@ -136,10 +147,13 @@ export class UserAdmin {
     const generated = row.password_change_required === 1 && caller.credential.kind === 'session';
     if (self && !(generated && input.currentPassword === undefined)) {
       if (input.currentPassword === undefined) {
-        throw forbidden('changing your own password needs "currentPassword" (your present password) as well as "newPassword"');
+        throw forbidden(
+          'changing your own password needs "currentPassword" (your present password) as well as "newPassword"',
+        );
       }
       const checked = await this.auth.checkPassword(row.username, input.currentPassword, context.address);
-      if (!checked) throw forbidden('"currentPassword" is not the present password of this account; nothing was changed');
+      if (!checked)
+        throw forbidden('"currentPassword" is not the present password of this account; nothing was changed');
     }
     const hash = await this.auth.passwords.hash(input.newPassword);
     requireAdminOrSelf(context.recheck(), id, "changing a user's password");
@@ -152,7 +166,14 @@ export class UserAdmin {
       this.users.setPassword(id, hash);
       this.users.deleteUserSessions(id);
     });
-    if (this.initialAdminFile) await reconcileInitialAdminFile(this.initialAdminFile, this.users.list(), this.secrets, 'a password was changed', this.now());
+    if (this.initialAdminFile)
+      await reconcileInitialAdminFile(
+        this.initialAdminFile,
+        this.users.list(),
+        this.secrets,
+        'a password was changed',
+        this.now(),
+      );
     this.changed(id);
   }
 
@@ -187,7 +208,11 @@ export class UserAdmin {
     save: (credentials: { username: string; password: string; apiKey: string }) => void,
   ): Promise<{ username: string; password: string; apiKey: string } | null> {
     if (this.users.count() > 0) return null;
-    const credentials = { username: 'admin', password: password ?? generateSessionToken().slice(4, 24), apiKey: generateApiKey() };
+    const credentials = {
+      username: 'admin',
+      password: password ?? generateSessionToken().slice(4, 24),
+      apiKey: generateApiKey(),
+    };
     save(credentials);
     await this.insert(
       { username: credentials.username, password: credentials.password, role: 'Admin' },

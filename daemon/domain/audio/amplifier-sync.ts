@@ -3,7 +3,15 @@
 // same volume rule as every other path, and which zones can answer (a unit that stops answering, and comes back).
 import { randomUUID } from 'node:crypto';
 import { toneToStep, volumeToStep } from '../../../drivers/driver.js';
-import type { AmplifierDriver, DriverEvent, RememberedZone, ZoneAvailability, ZoneFlags, ZoneState, ZoneTone } from '../../../drivers/driver.js';
+import type {
+  AmplifierDriver,
+  DriverEvent,
+  RememberedZone,
+  ZoneAvailability,
+  ZoneFlags,
+  ZoneState,
+  ZoneTone,
+} from '../../../drivers/driver.js';
 import type { AmplifierRef, AudioRepo, ZoneRow } from '../../store/audio-repo.js';
 import { refOf, type Amplifier } from './amplifiers.js';
 import type { Store } from '../../store/db.js';
@@ -80,7 +88,9 @@ export class AmplifierSync {
   }
 
   private ownZones(): Readonly<ZoneRow>[] {
-    return this.repo.zones().filter((zone) => zone.output_amplifier === this.ref.key && zone.output_driver === this.ref.driver);
+    return this.repo
+      .zones()
+      .filter((zone) => zone.output_amplifier === this.ref.key && zone.output_driver === this.ref.driver);
   }
 
   /** What the daemon last knew of each zone: its state, and its tone where one was stored. */
@@ -106,7 +116,10 @@ export class AmplifierSync {
   private onDriverEvent(event: DriverEvent): void {
     switch (event.type) {
       case 'status':
-        this.bus.publish({ type: 'hardware.status', payload: { driver: this.driver.name, online: event.online, amplifier: this.amplifier.name } });
+        this.bus.publish({
+          type: 'hardware.status',
+          payload: { driver: this.driver.name, online: event.online, amplifier: this.amplifier.name },
+        });
         return;
       case 'described':
         this.syncDescription();
@@ -114,7 +127,11 @@ export class AmplifierSync {
         return;
       case 'availability': {
         const zone = this.repo.zoneByOutput(this.ref, event.channel);
-        if (zone) this.followAvailability(zone, event.available ? { available: true } : { available: false, reason: event.reason });
+        if (zone)
+          this.followAvailability(
+            zone,
+            event.available ? { available: true } : { available: false, reason: event.reason },
+          );
         return;
       }
       case 'zone': {
@@ -169,11 +186,14 @@ export class AmplifierSync {
       if (!read) return [];
       const columns = toneColumns({ ...toneFor(sound, read), ...storedTone(zone) });
       const same = columns.tone_bass === zone.tone_bass && columns.tone_treble === zone.tone_treble;
-      return same && columns.tone_balance === zone.tone_balance && columns.tone_loudness === zone.tone_loudness ? [] : [{ id: zone.id, columns }];
+      return same && columns.tone_balance === zone.tone_balance && columns.tone_loudness === zone.tone_loudness
+        ? []
+        : [{ id: zone.id, columns }];
     });
     // Written before start() resolves, not in a later group commit: it belongs to the start, not to the first turn
     // of requests (whose commit would otherwise carry these rows too).
-    if (filled.length > 0) this.store.transaction(() => filled.forEach(({ id, columns }) => this.repo.setZoneTone(id, columns)));
+    if (filled.length > 0)
+      this.store.transaction(() => filled.forEach(({ id, columns }) => this.repo.setZoneTone(id, columns)));
   }
 
   /**
@@ -193,12 +213,20 @@ export class AmplifierSync {
       if (toneToStep(kept, scale) === toneToStep(read[control], scale)) read[control] = kept;
     }
     const columns = toneColumns({ ...stored, ...read });
-    if (columns.tone_bass === zone.tone_bass && columns.tone_treble === zone.tone_treble && columns.tone_balance === zone.tone_balance && columns.tone_loudness === zone.tone_loudness) {
+    if (
+      columns.tone_bass === zone.tone_bass &&
+      columns.tone_treble === zone.tone_treble &&
+      columns.tone_balance === zone.tone_balance &&
+      columns.tone_loudness === zone.tone_loudness
+    ) {
       return;
     }
     // Nobody waits for this commit; a failure is rolled back and reloaded by the store.
     void this.store.commitSoon(() => this.repo.setZoneTone(zone.id, columns));
-    this.bus.publish({ type: 'zone.toneChanged', payload: { zoneId: zone.id, tone: toneViewOf(this.repo.zone(zone.id) ?? zone, this.driver) } });
+    this.bus.publish({
+      type: 'zone.toneChanged',
+      payload: { zoneId: zone.id, tone: toneViewOf(this.repo.zone(zone.id) ?? zone, this.driver) },
+    });
   }
 
   /**
@@ -209,13 +237,17 @@ export class AmplifierSync {
     const status = amplifierStatusOf(flags);
     const before = this.statuses.get(zone.id);
     this.statuses.set(zone.id, status);
-    const changed = before ? statusDiffers(before, status) : status.paging === true || status.doNotDisturb === true || status.party === true;
-    if (changed) this.bus.publish({ type: 'zone.statusChanged', payload: { zoneId: zone.id, amplifierStatus: status } });
+    const changed = before
+      ? statusDiffers(before, status)
+      : status.paging === true || status.doNotDisturb === true || status.party === true;
+    if (changed)
+      this.bus.publish({ type: 'zone.statusChanged', payload: { zoneId: zone.id, amplifierStatus: status } });
   }
 
   /** Reads what the driver says about each zone of this amplifier; `announce` publishes every change. */
   private readAvailability(announce: boolean): void {
-    for (const zone of this.ownZones()) this.followAvailability(zone, this.driver.availability(zone.output_channel), announce);
+    for (const zone of this.ownZones())
+      this.followAvailability(zone, this.driver.availability(zone.output_channel), announce);
   }
 
   /**
@@ -226,11 +258,16 @@ export class AmplifierSync {
     if (!this.availability.record(zone, this.amplifier, said)) return;
     if (!announce) return;
     const reason = this.availability.zoneReason(zone);
-    this.bus.publish({ type: 'zone.availabilityChanged', payload: { zoneId: zone.id, available: reason === null, reason } });
+    this.bus.publish({
+      type: 'zone.availabilityChanged',
+      payload: { zoneId: zone.id, available: reason === null, reason },
+    });
     if (reason !== null) return;
     const hardware = this.driver.hardwareState(zone.output_channel);
     if (hardware) this.adopt(zone, hardware);
-    else for (const { next } of this.enforceLimits([zone])) this.driver.setZone(next.output_channel, { volume: next.volume });
+    else
+      for (const { next } of this.enforceLimits([zone]))
+        this.driver.setZone(next.output_channel, { volume: next.volume });
   }
 
   /**

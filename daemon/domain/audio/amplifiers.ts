@@ -68,7 +68,10 @@ export class Amplifiers {
       const matching = candidates.filter((a) => a.driver.name === request.driver);
       if (matching.length === 0) {
         const allowed = [...new Set(candidates.map((a) => a.driver.name))];
-        const what = request.amplifier !== undefined ? `the driver of amplifier "${candidates[0]!.name}"` : 'the configured amplifier driver';
+        const what =
+          request.amplifier !== undefined
+            ? `the driver of amplifier "${candidates[0]!.name}"`
+            : 'the configured amplifier driver';
         throw invalid(`"${at}.driver" must be "${allowed.join('" or "')}" (${what}), got "${request.driver}"`, {
           [`${at}.driver`]: [`must be "${allowed.join('" or "')}"`],
         });
@@ -76,9 +79,12 @@ export class Amplifiers {
       candidates = matching;
     }
     if (candidates.length > 1) {
-      throw invalid(`several amplifiers are configured: name one in "${at}.amplifier" (${candidates.map((a) => `"${a.name}"`).join(', ')})`, {
-        [`${at}.amplifier`]: ['required when several amplifiers are configured'],
-      });
+      throw invalid(
+        `several amplifiers are configured: name one in "${at}.amplifier" (${candidates.map((a) => `"${a.name}"`).join(', ')})`,
+        {
+          [`${at}.amplifier`]: ['required when several amplifiers are configured'],
+        },
+      );
     }
     return candidates[0]!;
   }
@@ -93,9 +99,12 @@ export class Amplifiers {
     const channels = (at === 'input' ? description.inputs : description.zones).map((c) => c.channel);
     if (!channels.includes(request.channel)) {
       const what = at === 'input' ? 'inputs' : 'zone outputs';
-      throw invalid(`"${at}.channel" must be one of the amplifier's ${what} (${channels.join(', ')}), got ${request.channel}`, {
-        [`${at}.channel`]: [at === 'input' ? 'not an input of the amplifier' : 'not a zone output of the amplifier'],
-      });
+      throw invalid(
+        `"${at}.channel" must be one of the amplifier's ${what} (${channels.join(', ')}), got ${request.channel}`,
+        {
+          [`${at}.channel`]: [at === 'input' ? 'not an input of the amplifier' : 'not a zone output of the amplifier'],
+        },
+      );
     }
     return amplifier;
   }
@@ -104,4 +113,3 @@ export class Amplifiers {
 export function refOf(amplifier: Amplifier): AmplifierRef {
   return { key: amplifier.key, driver: amplifier.driver.name };
 }
-

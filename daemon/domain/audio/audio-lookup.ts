@@ -4,7 +4,15 @@
 import type { Amplifiers } from './amplifiers.js';
 import type { Availability } from './availability.js';
 import type { AudioRepo, PlayerRow, ZoneRow } from '../../store/audio-repo.js';
-import { canSeePlayer, canSeeZone, requireAdmin, requireWriter, visibleZones, invalid, notFound } from '../shared/index.js';
+import {
+  canSeePlayer,
+  canSeeZone,
+  requireAdmin,
+  requireWriter,
+  visibleZones,
+  invalid,
+  notFound,
+} from '../shared/index.js';
 import type { Caller } from '../shared/index.js';
 
 export class AudioLookup {
@@ -66,7 +74,9 @@ export class AudioLookup {
       else missing.push(id);
     }
     if (missing.length) {
-      throw invalid(`unknown zone ids: ${missing.join(', ')}`, { zoneIds: [`unknown zone ids: ${missing.join(', ')}`] });
+      throw invalid(`unknown zone ids: ${missing.join(', ')}`, {
+        zoneIds: [`unknown zone ids: ${missing.join(', ')}`],
+      });
     }
     return zones;
   }
@@ -78,11 +88,16 @@ export class AudioLookup {
 
   /** A player can only feed zones of its own amplifier: its input and the zone's output are on one amplifier. */
   checkSameAmplifier(player: Readonly<PlayerRow>, zones: readonly ZoneRow[]): void {
-    const foreign = zones.filter((zone) => zone.output_amplifier !== player.input_amplifier || zone.output_driver !== player.input_driver);
+    const foreign = zones.filter(
+      (zone) => zone.output_amplifier !== player.input_amplifier || zone.output_driver !== player.input_driver,
+    );
     if (foreign.length === 0) return;
     const nameOf = (key: string, driver: string) => this.amplifiers.nameOf(key, driver);
     const named = foreign
-      .map((zone) => `"${zone.name}" (${zone.id}, amplifier "${nameOf(zone.output_amplifier, zone.output_driver)}", driver "${zone.output_driver}")`)
+      .map(
+        (zone) =>
+          `"${zone.name}" (${zone.id}, amplifier "${nameOf(zone.output_amplifier, zone.output_driver)}", driver "${zone.output_driver}")`,
+      )
       .join(', ');
     const detail =
       `player "${player.name}" feeds an input of the "${nameOf(player.input_amplifier, player.input_driver)}" amplifier and can only feed zones of that ` +

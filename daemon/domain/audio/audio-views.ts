@@ -22,7 +22,13 @@ export function limitsOf(zone: Readonly<ZoneRow>): VolumeLimits {
  * the configured name of the zone's amplifier; `unavailableReason` why the zone cannot take writes now (null: it can);
  * `driver` its amplifier's driver (none when that amplifier is not configured), which tells its tone controls and status.
  */
-export function zoneView(zone: ZoneRow, caller: Caller | null, amplifier: string, unavailableReason: string | null, driver?: AmplifierDriver): ZoneView {
+export function zoneView(
+  zone: ZoneRow,
+  caller: Caller | null,
+  amplifier: string,
+  unavailableReason: string | null,
+  driver?: AmplifierDriver,
+): ZoneView {
   // describe() builds the driver's zone list: asked once per view, not once per part of it.
   const sound = driver?.describe().sound;
   return zoneFor(caller, {
@@ -45,16 +51,30 @@ export function zoneView(zone: ZoneRow, caller: Caller | null, amplifier: string
 }
 
 /** zoneView with the zone's amplifier named as configured and its availability as followed now. */
-export function zoneViewNow(zone: ZoneRow, caller: Caller | null, amplifiers: Amplifiers, availability: Availability): ZoneView {
+export function zoneViewNow(
+  zone: ZoneRow,
+  caller: Caller | null,
+  amplifiers: Amplifiers,
+  availability: Availability,
+): ZoneView {
   const driver = amplifiers.find(zone.output_amplifier, zone.output_driver)?.driver;
-  return zoneView(zone, caller, amplifiers.nameOf(zone.output_amplifier, zone.output_driver), availability.zoneReason(zone), driver);
+  return zoneView(
+    zone,
+    caller,
+    amplifiers.nameOf(zone.output_amplifier, zone.output_driver),
+    availability.zoneReason(zone),
+    driver,
+  );
 }
 
 /** Publishes what changed on a zone the listeners care about: power, then mute, then volume. */
 export function publishZoneEvents(bus: EventBus, before: Readonly<ZoneRow>, after: Readonly<ZoneRow>): void {
-  if (before.power !== after.power) bus.publish({ type: 'zone.powerChanged', payload: { zoneId: after.id, power: after.power === 1 } });
-  if (before.muted !== after.muted) bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: after.id, muted: after.muted === 1 } });
-  if (before.volume !== after.volume) bus.publish({ type: 'zone.volumeChanged', payload: { zoneId: after.id, volume: after.volume } });
+  if (before.power !== after.power)
+    bus.publish({ type: 'zone.powerChanged', payload: { zoneId: after.id, power: after.power === 1 } });
+  if (before.muted !== after.muted)
+    bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: after.id, muted: after.muted === 1 } });
+  if (before.volume !== after.volume)
+    bus.publish({ type: 'zone.volumeChanged', payload: { zoneId: after.id, volume: after.volume } });
 }
 
 export function zonesChangedEvent(repo: AudioRepo, playerId: string): DomainEvent {
@@ -65,7 +85,13 @@ export function zonesChangedEvent(repo: AudioRepo, playerId: string): DomainEven
 const NEW_ZONE_VOLUME = 0.3;
 
 /** A row for a new zone, starting from what the amplifier reports for that output (if anything). */
-export function newZoneRow(name: string, amplifier: AmplifierRef, channel: number, hardware: ZoneState | undefined, createdAt = new Date().toISOString()): ZoneRow {
+export function newZoneRow(
+  name: string,
+  amplifier: AmplifierRef,
+  channel: number,
+  hardware: ZoneState | undefined,
+  createdAt = new Date().toISOString(),
+): ZoneRow {
   return {
     id: randomUUID(),
     name,

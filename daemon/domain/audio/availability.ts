@@ -67,12 +67,18 @@ export class Availability {
 
   /** Refuses a change of zones that cannot take it (409): each named with its reason, and how it gets better. */
   refusal(zones: readonly Readonly<ZoneRow>[]): DomainError {
-    const named = zones.map((zone) => `zone "${zone.name}" (${zone.id}): ${this.zoneReason(zone) ?? 'available'}`).join('; ');
-    const unconfigured = zones.some((zone) => this.amplifiers.notConfigured(zone.output_amplifier, zone.output_driver) !== null);
+    const named = zones
+      .map((zone) => `zone "${zone.name}" (${zone.id}): ${this.zoneReason(zone) ?? 'available'}`)
+      .join('; ');
+    const unconfigured = zones.some(
+      (zone) => this.amplifiers.notConfigured(zone.output_amplifier, zone.output_driver) !== null,
+    );
     const fix = unconfigured
       ? 'configure that amplifier again to use its zones, or delete the zones that are gone for good (DELETE /api/zones/{id})'
       : 'a zone takes changes again by itself once its unit answers; an admin can delete a zone that is gone for good';
-    return conflict(`${zones.length === 1 ? 'this zone cannot' : 'these zones cannot'} take changes now: ${named}. Nothing was changed; ${fix}`);
+    return conflict(
+      `${zones.length === 1 ? 'this zone cannot' : 'these zones cannot'} take changes now: ${named}. Nothing was changed; ${fix}`,
+    );
   }
 
   /** Refuses a write to a player of an amplifier that is not configured (409); passes one that is usable. */

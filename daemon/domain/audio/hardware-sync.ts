@@ -13,7 +13,9 @@ export class HardwareSync {
     log?: Logger,
   ) {
     const { store, repo, meta, bus, commits, availability } = parts;
-    this.syncs = parts.amplifiers.list.map((amplifier) => new AmplifierSync(store, repo, meta, bus, amplifier, commits, availability, log));
+    this.syncs = parts.amplifiers.list.map(
+      (amplifier) => new AmplifierSync(store, repo, meta, bus, amplifier, commits, availability, log),
+    );
   }
 
   /** Creates rows for what each amplifier has, then hands it the stored state and follows its changes. */

@@ -22,7 +22,16 @@ import { NO_STREAMS, type StreamHooks } from './stream-outputs.js';
 export { Amplifiers, singleAmplifier, type Amplifier } from './amplifiers.js';
 export type { Availability, Skipped } from './availability.js';
 export { PlayersService, PLAYER_CHANGE_NONE, type NewPlayer, type PlayerChange } from './players.js';
-export { outputColumns, outputOf, placeOutput, resolveOutput, sameOutput, type OutputRequest, type StreamHooks, type StreamOutputKind } from './stream-outputs.js';
+export {
+  outputColumns,
+  outputOf,
+  placeOutput,
+  resolveOutput,
+  sameOutput,
+  type OutputRequest,
+  type StreamHooks,
+  type StreamOutputKind,
+} from './stream-outputs.js';
 export { ZonesService, ZONE_SETTINGS_NONE } from './zones.js';
 export { InputsService, INPUT_SETTINGS_NONE } from './inputs.js';
 export type { ZoneSleep } from './zone-sleep.js';
@@ -76,12 +85,25 @@ export interface Audio {
 /** Builds the audio services; nothing runs and nothing is opened until hardware.start(). */
 export function createAudio(deps: AudioDeps): Audio {
   const { store, repo, users, meta, bus } = deps;
-  const amplifiers = deps.amplifiers instanceof Amplifiers ? deps.amplifiers : new Amplifiers([singleAmplifier(deps.amplifiers)]);
+  const amplifiers =
+    deps.amplifiers instanceof Amplifiers ? deps.amplifiers : new Amplifiers([singleAmplifier(deps.amplifiers)]);
   const availability = new Availability(amplifiers);
   const lookup = new AudioLookup(repo, amplifiers, availability);
   const commits = new ZoneCommits(store, repo, bus);
   const streams = deps.streams ?? NO_STREAMS;
-  const parts = { store, repo, users, meta, bus, amplifiers, availability, commits, lookup, onAssignmentsDropped: deps.onAssignmentsDropped, streams };
+  const parts = {
+    store,
+    repo,
+    users,
+    meta,
+    bus,
+    amplifiers,
+    availability,
+    commits,
+    lookup,
+    onAssignmentsDropped: deps.onAssignmentsDropped,
+    streams,
+  };
   return {
     players: new PlayersService(parts),
     zones: new ZonesService(parts),

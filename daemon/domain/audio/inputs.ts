@@ -35,7 +35,8 @@ export class InputsService {
   update(caller: Caller, id: string, update: { name?: string; kind?: string }): InputDeviceView {
     requireAdmin(caller, 'changing an input device');
     const row = this.row(id);
-    if (update.name === undefined && update.kind === undefined) throw invalid(INPUT_SETTINGS_NONE, { body: [INPUT_SETTINGS_NONE] });
+    if (update.name === undefined && update.kind === undefined)
+      throw invalid(INPUT_SETTINGS_NONE, { body: [INPUT_SETTINGS_NONE] });
     const next = { ...row, name: update.name ?? row.name, kind: update.kind ?? row.kind };
     this.parts.store.transaction(() => this.parts.repo.setInputName(id, next.name, next.kind));
     const view = this.view(next);
@@ -43,7 +44,10 @@ export class InputsService {
     return view;
   }
 
-  create(caller: Caller, input: { name: string; kind?: string; input: { amplifier?: string; driver?: string; channel: number } }): InputDeviceView {
+  create(
+    caller: Caller,
+    input: { name: string; kind?: string; input: { amplifier?: string; driver?: string; channel: number } },
+  ): InputDeviceView {
     requireAdmin(caller, 'creating an input device');
     const ref = refOf(this.parts.amplifiers.placeOn(input.input, 'input'));
     const row: InputDeviceRow = {
@@ -88,7 +92,11 @@ export class InputsService {
       id: row.id,
       name: row.name,
       kind: row.kind,
-      input: { amplifier: this.parts.amplifiers.nameOf(row.input_amplifier, row.input_driver), driver: row.input_driver, channel: row.input_channel },
+      input: {
+        amplifier: this.parts.amplifiers.nameOf(row.input_amplifier, row.input_driver),
+        driver: row.input_driver,
+        channel: row.input_channel,
+      },
       isFavorite: row.is_favorite === 1,
       ...availabilityOf(this.parts.amplifiers.notConfigured(row.input_amplifier, row.input_driver)),
     };

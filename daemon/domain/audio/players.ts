@@ -3,7 +3,15 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { refOf } from './amplifiers.js';
 import { zoneWith, type PlayerRow, type ZoneRow } from '../../store/audio-repo.js';
-import { canSeePlayer, playerFor, requireAdmin, visiblePlayers, visibleZones, conflict, invalid } from '../shared/index.js';
+import {
+  canSeePlayer,
+  playerFor,
+  requireAdmin,
+  visiblePlayers,
+  visibleZones,
+  conflict,
+  invalid,
+} from '../shared/index.js';
 import type { Caller, PlayerView, StreamOutput } from '../shared/index.js';
 import { limitsOf } from './audio-views.js';
 import { effectiveVolume, groupFactor, requestedVolume, roundVolume, type VolumeRequest } from './volume-rule.js';
@@ -87,7 +95,8 @@ export class PlayersService {
   update(caller: Caller, id: string, change: PlayerChange): PlayerView {
     const { store, repo, bus, streams } = this.parts;
     const player = this.parts.lookup.playerToAdminister(caller, id, 'changing a player');
-    if (change.name === undefined && change.output === undefined) throw invalid(PLAYER_CHANGE_NONE, { body: [PLAYER_CHANGE_NONE] });
+    if (change.name === undefined && change.output === undefined)
+      throw invalid(PLAYER_CHANGE_NONE, { body: [PLAYER_CHANGE_NONE] });
     const output = change.output ? checkOutputForm(change.output, this.stateDir) : change.output;
     const newOutput = output !== undefined && !sameOutput(output, outputOf(player));
     if (newOutput && output) streams.checkOutput(output);
@@ -147,7 +156,8 @@ export class PlayersService {
     const target = requestedVolume(typeof request === 'number' ? { volume: request } : request, current);
     if (attached.length === 0) {
       const committed = store.commitSoon(() => repo.setPlayerVolume(id, target));
-      if (player.volume !== target) bus.publish({ type: 'player.volumeChanged', payload: { playerId: player.id, volume: target } });
+      if (player.volume !== target)
+        bus.publish({ type: 'player.volumeChanged', payload: { playerId: player.id, volume: target } });
       return committed;
     }
     const factor = groupFactor(
@@ -177,7 +187,10 @@ export class PlayersService {
     for (const zone of zones) {
       if (zone.player_id === playerId) continue;
       const volume = effectiveVolume(limitsOf(zone), zone.volume, { poweringOn: zone.power === 0 });
-      changes.push({ before: zone, next: { ...zone, player_id: playerId, power: 1, muted: 0, source: player.input_channel, volume } });
+      changes.push({
+        before: zone,
+        next: { ...zone, player_id: playerId, power: 1, muted: 0, source: player.input_channel, volume },
+      });
     }
     if (changes.length === 0) return;
     void commits.commit(changes, { durable: true });
@@ -247,7 +260,11 @@ export class PlayersService {
       name: player.name,
       volume: commits.playerVolume(player, attached),
       zoneIds: all.map((zone) => zone.id),
-      input: { amplifier: amplifiers.nameOf(player.input_amplifier, player.input_driver), driver: player.input_driver, channel: player.input_channel },
+      input: {
+        amplifier: amplifiers.nameOf(player.input_amplifier, player.input_driver),
+        driver: player.input_driver,
+        channel: player.input_channel,
+      },
       output,
       state: playing ? 'playing' : 'idle',
       ...availabilityOf(availability.inputReason(player)),

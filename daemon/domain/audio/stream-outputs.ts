@@ -44,7 +44,9 @@ export function outputColumns(output: StreamOutput | null): { kind: StreamOutput
 const TARGET_MAX = 1024;
 
 /** An output as the appliance may play it (a FIFO's path resolved), or the field at fault and why. */
-export type PlacedOutput = { output: StreamOutput; field?: undefined; problem?: undefined } | { output?: undefined; field: 'device' | 'path'; problem: string };
+export type PlacedOutput =
+  | { output: StreamOutput; field?: undefined; problem?: undefined }
+  | { output?: undefined; field: 'device' | 'path'; problem: string };
 
 /**
  * Whether the appliance may play into `output`, and how it stores it: an ALSA device must be a name of
@@ -65,7 +67,10 @@ export function placeOutput(output: StreamOutput, stateDir: string): PlacedOutpu
     const problem = alsaDeviceProblem(target);
     return problem ? refuse(problem) : { output };
   }
-  if (!target.startsWith('/')) return refuse(`must be an absolute path, e.g. /run/snapserver/azcd.pcm, got ${JSON.stringify(target.slice(0, 80))}`);
+  if (!target.startsWith('/'))
+    return refuse(
+      `must be an absolute path, e.g. /run/snapserver/azcd.pcm, got ${JSON.stringify(target.slice(0, 80))}`,
+    );
   if (target.split('/').includes('..')) return refuse('must not climb with ".."');
   const place = placeFifo(target, stateDir);
   return place.problem === undefined ? { output: { kind: 'fifo', path: place.path } } : refuse(place.problem);
@@ -80,7 +85,11 @@ export function checkOutputForm(output: StreamOutput, stateDir: string): StreamO
 }
 
 /** The player other than `playerId` whose output is `output` (FIFOs compared by where they lead), if any. */
-export function playerOn(players: readonly Readonly<PlayerRow>[], output: StreamOutput, playerId?: string): Readonly<PlayerRow> | undefined {
+export function playerOn(
+  players: readonly Readonly<PlayerRow>[],
+  output: StreamOutput,
+  playerId?: string,
+): Readonly<PlayerRow> | undefined {
   if (output.kind === 'null') return undefined;
   return players.find((player) => player.id !== playerId && sameOutput(outputOf(player), output));
 }
@@ -89,7 +98,9 @@ export function playerOn(players: readonly Readonly<PlayerRow>[], output: Stream
 export function checkOutputFree(taken: Readonly<PlayerRow> | undefined, output: StreamOutput, playerId?: string): void {
   if (!taken || taken.id === playerId || output.kind === 'null') return;
   const what = output.kind === 'alsa' ? `ALSA device ${output.device}` : `FIFO ${output.path}`;
-  throw conflict(`the ${what} already carries player "${taken.name}" (${taken.id}); give this player another output, or change that one's first`);
+  throw conflict(
+    `the ${what} already carries player "${taken.name}" (${taken.id}); give this player another output, or change that one's first`,
+  );
 }
 
 /** Where a stored FIFO path leads now (a row an older version stored may be spelled otherwise); as it is if it cannot be resolved. */
@@ -118,13 +129,17 @@ export interface OutputRequest {
 }
 
 /** The output a request means; a FIFO must name its path (400 otherwise). null and undefined stay as they are. */
-export function resolveOutput<T extends OutputRequest | null | undefined>(request: T, defaultKind: StreamOutputKind): StreamOutput | Exclude<T, OutputRequest> {
+export function resolveOutput<T extends OutputRequest | null | undefined>(
+  request: T,
+  defaultKind: StreamOutputKind,
+): StreamOutput | Exclude<T, OutputRequest> {
   if (request === null || request === undefined) return request as Exclude<T, OutputRequest>;
   const kind = request.kind ?? defaultKind;
   if (kind === 'alsa') return { kind, device: request.device ?? 'default' };
   if (kind === 'null') return { kind };
   if (request.path === undefined) {
-    const why = 'a fifo output needs the absolute path of its FIFO, e.g. {"kind":"fifo","path":"/run/snapserver/azcd.pcm"}';
+    const why =
+      'a fifo output needs the absolute path of its FIFO, e.g. {"kind":"fifo","path":"/run/snapserver/azcd.pcm"}';
     throw invalid(`"output.path" is missing: ${why}`, { 'output.path': [why] });
   }
   return { kind, path: request.path };

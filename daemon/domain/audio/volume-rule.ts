@@ -36,7 +36,8 @@ export function effectiveVolume(
   requested: number,
   transition: { poweringOn?: boolean; explicit?: boolean } = {},
 ): number {
-  const wanted = transition.poweringOn && !transition.explicit && limits.turnOnVolume !== null ? limits.turnOnVolume : requested;
+  const wanted =
+    transition.poweringOn && !transition.explicit && limits.turnOnVolume !== null ? limits.turnOnVolume : requested;
   return Math.max(0, Math.min(wanted, limits.maxVolume));
 }
 
@@ -80,7 +81,10 @@ export function averageVolume(volumes: readonly number[]): number | undefined {
 }
 
 /** The average volume of a player's zones among `zones` (rounded like any computed volume); undefined for none. */
-export function averageZoneVolume(zones: readonly { player_id: string | null; volume: number }[], playerId: string): number | undefined {
+export function averageZoneVolume(
+  zones: readonly { player_id: string | null; volume: number }[],
+  playerId: string,
+): number | undefined {
   let sum = 0;
   let count = 0;
   for (const zone of zones) {

@@ -34,7 +34,13 @@ export interface ApplyStep {
 
 /** A zone's state to capture; with `driver`, its tone too (what the zone shows, on the controls its amplifier has). */
 export function targetOf(zone: Readonly<ZoneRow>, driver?: AmplifierDriver): ZoneTarget {
-  const target: ZoneTarget = { zoneId: zone.id, power: zone.power === 1, volume: zone.volume, muted: zone.muted === 1, playerId: zone.player_id };
+  const target: ZoneTarget = {
+    zoneId: zone.id,
+    power: zone.power === 1,
+    volume: zone.volume,
+    muted: zone.muted === 1,
+    playerId: zone.player_id,
+  };
   const tone = driver && knownTone(zone, driver);
   if (tone && Object.keys(tone).length > 0) target.tone = tone;
   return target;
@@ -42,7 +48,12 @@ export function targetOf(zone: Readonly<ZoneRow>, driver?: AmplifierDriver): Zon
 
 /** Whether the tone a row stores differs from another's. */
 function toneChanges(zone: Readonly<ZoneRow>, next: Readonly<ZoneRow>): boolean {
-  return zone.tone_bass !== next.tone_bass || zone.tone_treble !== next.tone_treble || zone.tone_balance !== next.tone_balance || zone.tone_loudness !== next.tone_loudness;
+  return (
+    zone.tone_bass !== next.tone_bass ||
+    zone.tone_treble !== next.tone_treble ||
+    zone.tone_balance !== next.tone_balance ||
+    zone.tone_loudness !== next.tone_loudness
+  );
 }
 
 /** Whether an apply changes anything the amplifier holds or the API reports for a zone. */
@@ -72,13 +83,18 @@ function audible(step: ApplyStep): boolean {
  * An amplifier ignores everything but power for a zone that is off, so an off zone's mute, source and volume are
  * recorded last and its driver applies them at the next power-on.
  */
-export async function applyWithoutPops(steps: readonly ApplyStep[], settle: (drivers: Set<AmplifierDriver>) => Promise<void>): Promise<void> {
+export async function applyWithoutPops(
+  steps: readonly ApplyStep[],
+  settle: (drivers: Set<AmplifierDriver>) => Promise<void>,
+): Promise<void> {
   const drivers = new Set(steps.map((step) => step.driver));
   const channel = (step: ApplyStep) => step.zone.output_channel;
   const on = steps.filter((step) => step.next.power === 1);
   const off = steps.filter((step) => step.next.power === 0);
 
-  for (const step of steps) if (step.zone.power === 1 && step.zone.muted === 0 && audible(step)) step.driver.setZone(channel(step), { muted: true });
+  for (const step of steps)
+    if (step.zone.power === 1 && step.zone.muted === 0 && audible(step))
+      step.driver.setZone(channel(step), { muted: true });
   await settle(drivers);
 
   const poweringOn = on.filter((step) => step.zone.power === 0);
@@ -91,7 +107,12 @@ export async function applyWithoutPops(steps: readonly ApplyStep[], settle: (dri
   for (const step of on) if (step.next.muted === 0) step.driver.setZone(channel(step), { muted: false });
   for (const step of off) if (step.zone.power === 1) step.driver.setZone(channel(step), { power: false });
   await settle(drivers);
-  for (const step of off) step.driver.setZone(channel(step), { muted: step.next.muted === 1, source: step.next.source, volume: step.next.volume });
+  for (const step of off)
+    step.driver.setZone(channel(step), {
+      muted: step.next.muted === 1,
+      source: step.next.source,
+      volume: step.next.volume,
+    });
   for (const step of off) if (step.tone) step.driver.setTone?.(channel(step), step.tone);
 }
 
@@ -185,7 +206,9 @@ export class ZoneApplier {
       seen.add(id);
       const zone = this.lookup.zoneToSee(caller, id);
       if (!Number.isFinite(target.volume) || target.volume < 0 || target.volume > 1) {
-        throw invalid(`the volume for zone "${zone.name}" must be a number from 0 to 1, got ${target.volume}`, { volume: ['must be a number from 0 to 1'] });
+        throw invalid(`the volume for zone "${zone.name}" must be a number from 0 to 1, got ${target.volume}`, {
+          volume: ['must be a number from 0 to 1'],
+        });
       }
       const player = target.playerId === null ? undefined : this.repo.player(target.playerId.toLowerCase());
       if (player) this.lookup.checkSameAmplifier(player, [zone]);
@@ -237,21 +260,32 @@ export class ZoneApplier {
         continue;
       }
       const { power, muted, source, player_id, tone_bass, tone_treble, tone_balance, tone_loudness } = step.next;
-      const next: ZoneRow = { ...zone, power, muted, source, player_id: player_id && this.repo.player(player_id) ? player_id : null };
+      const next: ZoneRow = {
+        ...zone,
+        power,
+        muted,
+        source,
+        player_id: player_id && this.repo.player(player_id) ? player_id : null,
+      };
       if (step.tone) Object.assign(next, { tone_bass, tone_treble, tone_balance, tone_loudness });
       next.volume = effectiveVolume(limitsOf(zone), step.next.volume);
       if (changes({ zone, next })) commits.push({ before: zone, next });
     }
     // The tone is written with the rest of the change, and announced once it is the zone's.
     const toned = commits.filter(({ before, next }) => toneChanges(before, next));
-    const shown = new Map(toned.map(({ before }) => [before.id, toneViewOf(before, this.lookup.availability.reachable(before))]));
-    await this.commits.commit(commits, { alongside: () => toned.forEach(({ next }) => this.repo.setZoneTone(next.id, next)) });
+    const shown = new Map(
+      toned.map(({ before }) => [before.id, toneViewOf(before, this.lookup.availability.reachable(before))]),
+    );
+    await this.commits.commit(commits, {
+      alongside: () => toned.forEach(({ next }) => this.repo.setZoneTone(next.id, next)),
+    });
     for (const { next } of toned) {
       const zone = this.repo.zone(next.id);
       if (!zone) continue;
       const tone = toneViewOf(zone, this.lookup.availability.reachable(zone));
       const was = shown.get(next.id)!;
-      if (toneDiffers(was, tone)) this.commits.bus.publish({ type: 'zone.toneChanged', payload: { zoneId: zone.id, tone } });
+      if (toneDiffers(was, tone))
+        this.commits.bus.publish({ type: 'zone.toneChanged', payload: { zoneId: zone.id, tone } });
     }
     return {
       applied: steps.map((step) => step.zone.id).filter((id) => !lost.has(id)),

@@ -34,11 +34,17 @@ export class ZoneCommits {
    * loses its sleep timer. `players` names players to re-derive besides those the zones leave or join;
    * `alongside` writes something else in the same commit (a zone's settings with the volume they pulled down).
    */
-  commit(changes: readonly ZoneChange[], options: { durable?: boolean; players?: readonly string[]; alongside?: () => void } = {}): Promise<void> {
+  commit(
+    changes: readonly ZoneChange[],
+    options: { durable?: boolean; players?: readonly string[]; alongside?: () => void } = {},
+  ): Promise<void> {
     // A volume PUT comes through here at slider rate: plain loops, and no row copied unless it must change.
     let rows = changes;
     if (changes.some((change) => change.next.power === 0 && change.next.sleep_until !== null)) {
-      rows = changes.map(({ before, next }) => ({ before, next: next.power === 0 ? { ...next, sleep_until: null } : next }));
+      rows = changes.map(({ before, next }) => ({
+        before,
+        next: next.power === 0 ? { ...next, sleep_until: null } : next,
+      }));
     }
     const players = new Set(options.players);
     for (const { before, next } of rows) {
@@ -124,5 +130,11 @@ export class ZoneCommits {
 }
 
 export function sleepChangedEvent(zone: Readonly<ZoneRow>): DomainEvent {
-  return { type: 'zone.sleepChanged', payload: { zoneId: zone.id, sleepUntil: zone.sleep_until === null ? null : new Date(zone.sleep_until).toISOString() } };
+  return {
+    type: 'zone.sleepChanged',
+    payload: {
+      zoneId: zone.id,
+      sleepUntil: zone.sleep_until === null ? null : new Date(zone.sleep_until).toISOString(),
+    },
+  };
 }

@@ -17,10 +17,13 @@ export class ZoneSleep {
     const { repo, availability, commits, amplifiers } = this.parts;
     const zone = this.parts.lookup.zoneToChange(caller, zoneId);
     if (untilMs !== null) availability.requireZones([zone]);
-    if (untilMs !== null && zone.power === 0) throw conflict(`zone "${zone.name}" is off: switch it on before setting a sleep timer`);
-    if (untilMs !== null && !Number.isFinite(untilMs)) throw invalid(`a sleep timer needs a finite time, got ${untilMs}`);
+    if (untilMs !== null && zone.power === 0)
+      throw conflict(`zone "${zone.name}" is off: switch it on before setting a sleep timer`);
+    if (untilMs !== null && !Number.isFinite(untilMs))
+      throw invalid(`a sleep timer needs a finite time, got ${untilMs}`);
     const until = untilMs === null ? null : Math.round(untilMs);
-    if (until !== zone.sleep_until) void commits.commit([{ before: zone, next: { ...zone, sleep_until: until } }], { durable: true });
+    if (until !== zone.sleep_until)
+      void commits.commit([{ before: zone, next: { ...zone, sleep_until: until } }], { durable: true });
     return zoneViewNow(repo.zone(zoneId)!, caller, amplifiers, availability);
   }
 

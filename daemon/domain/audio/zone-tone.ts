@@ -41,7 +41,8 @@ export function toneColumns(tone: ZoneTone): ZoneToneColumns {
 /** Only the controls the family has: a tone kept from another amplifier, or stored before, is not sent to one that lacks them. */
 export function toneFor(sound: SoundDescription | undefined, tone: ZoneTone): ZoneTone {
   const kept: Record<string, unknown> = {};
-  for (const control of TONE_CONTROLS) if (tone[control] !== undefined && lacks(sound, control) === undefined) kept[control] = tone[control];
+  for (const control of TONE_CONTROLS)
+    if (tone[control] !== undefined && lacks(sound, control) === undefined) kept[control] = tone[control];
   return kept as ZoneTone;
 }
 
@@ -49,7 +50,11 @@ export function toneFor(sound: SoundDescription | undefined, tone: ZoneTone): Zo
  * The zone's tone as the API shows it: the stored value of each control the family has, or before one was stored
  * the value read from the amplifier; null for a control the family lacks (or one not read yet).
  */
-export function toneViewOf(zone: Readonly<ZoneRow>, driver: AmplifierDriver | undefined, sound = driver?.describe().sound): ZoneToneView {
+export function toneViewOf(
+  zone: Readonly<ZoneRow>,
+  driver: AmplifierDriver | undefined,
+  sound = driver?.describe().sound,
+): ZoneToneView {
   const known = { ...driver?.hardwareTone?.(zone.output_channel), ...storedTone(zone) };
   const has = (control: ToneControl) => lacks(sound, control) === undefined;
   return {
@@ -97,7 +102,11 @@ export function amplifierStatusOf(flags: ZoneFlags | undefined): AmplifierStatus
  * Checks a tone change for a zone of this family: a key that is no control or a value off the scale is a 400
  * naming it and the range; a control the family lacks is a 409 quoting the reason. Nothing is changed on refusal.
  */
-export function checkToneChange(zoneName: string, sound: SoundDescription | undefined, change: Record<string, unknown>): ZoneTone {
+export function checkToneChange(
+  zoneName: string,
+  sound: SoundDescription | undefined,
+  change: Record<string, unknown>,
+): ZoneTone {
   const keys = Object.keys(change).filter((key) => change[key] !== undefined);
   const unknown = keys.find((key) => !(TONE_CONTROLS as readonly string[]).includes(key));
   if (unknown !== undefined) {
@@ -108,9 +117,14 @@ export function checkToneChange(zoneName: string, sound: SoundDescription | unde
   for (const key of keys as ToneControl[]) {
     const value = change[key];
     if (key === 'loudness') {
-      if (typeof value !== 'boolean') throw invalid(`"loudness" must be true or false, got ${JSON.stringify(value)}`, { loudness: ['must be true or false'] });
+      if (typeof value !== 'boolean')
+        throw invalid(`"loudness" must be true or false, got ${JSON.stringify(value)}`, {
+          loudness: ['must be true or false'],
+        });
     } else if (typeof value !== 'number' || !Number.isFinite(value) || value < -1 || value > 1) {
-      throw invalid(`"${key}" must be a number from -1 to 1, got ${JSON.stringify(value)}`, { [key]: ['must be a number from -1 to 1'] });
+      throw invalid(`"${key}" must be a number from -1 to 1, got ${JSON.stringify(value)}`, {
+        [key]: ['must be a number from -1 to 1'],
+      });
     }
   }
   for (const key of keys as ToneControl[]) {

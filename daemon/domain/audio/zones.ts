@@ -25,7 +25,10 @@ export class ZonesService {
     return this.view(this.parts.lookup.zoneToSee(caller, id), caller);
   }
 
-  create(caller: Caller, input: { name: string; output: { amplifier?: string; driver?: string; channel: number } }): ZoneView {
+  create(
+    caller: Caller,
+    input: { name: string; output: { amplifier?: string; driver?: string; channel: number } },
+  ): ZoneView {
     requireAdmin(caller, 'creating a zone');
     const { store, repo, meta, amplifiers, availability, bus } = this.parts;
     const amplifier = amplifiers.placeOn(input.output, 'output');
@@ -67,7 +70,11 @@ export class ZonesService {
    * admin's data, not a hardware write, so a zone that cannot answer takes them too: its volume is left as it is
    * and held to the new limit once it answers again (or its amplifier is configured again).
    */
-  update(caller: Caller, id: string, update: { name?: string; maxVolume?: number; turnOnVolume?: number | null }): ZoneView {
+  update(
+    caller: Caller,
+    id: string,
+    update: { name?: string; maxVolume?: number; turnOnVolume?: number | null },
+  ): ZoneView {
     const { repo, availability, commits, bus } = this.parts;
     const zone = this.parts.lookup.zoneToAdminister(caller, id, 'changing a zone');
     if (update.name === undefined && update.maxVolume === undefined && update.turnOnVolume === undefined) {
@@ -123,7 +130,9 @@ export class ZonesService {
   /** A zone's volume: an absolute value, or a delta applied to the current one; clamped to its limit. */
   setVolume(caller: Caller, id: string, request: number | VolumeRequest): Promise<void> {
     const zone = this.parts.lookup.zoneToChange(caller, id);
-    return this.change(zone, { volume: requestedVolume(typeof request === 'number' ? { volume: request } : request, zone.volume) });
+    return this.change(zone, {
+      volume: requestedVolume(typeof request === 'number' ? { volume: request } : request, zone.volume),
+    });
   }
 
   setMuted(caller: Caller, id: string, muted: boolean): Promise<void> {
@@ -147,10 +156,13 @@ export class ZonesService {
     const tone = checkToneChange(zone.name, driver.describe().sound, change);
     const before = toneViewOf(zone, driver);
     // The whole tone the zone shows is stored, so a later read of the controls not written is no change.
-    const committed = store.commitSoon(() => repo.setZoneTone(zone.id, toneColumns({ ...knownTone(zone, driver), ...tone })));
+    const committed = store.commitSoon(() =>
+      repo.setZoneTone(zone.id, toneColumns({ ...knownTone(zone, driver), ...tone })),
+    );
     driver.setTone?.(zone.output_channel, tone);
     const after = toneViewOf(repo.zone(zone.id)!, driver);
-    if (toneDiffers(before, after)) bus.publish({ type: 'zone.toneChanged', payload: { zoneId: zone.id, tone: after } });
+    if (toneDiffers(before, after))
+      bus.publish({ type: 'zone.toneChanged', payload: { zoneId: zone.id, tone: after } });
     return committed;
   }
 
@@ -177,11 +189,16 @@ export class ZonesService {
    * Volume, mute or power of a zone its operation loaded for the caller; powering on brings the turn-on volume,
    * powering off ends the sleep timer (ZoneCommits). A zone that cannot answer is a 409 and nothing changes.
    */
-  private change(zone: Readonly<ZoneRow>, change: Partial<Pick<ZoneState, 'volume' | 'muted' | 'power'>>): Promise<void> {
+  private change(
+    zone: Readonly<ZoneRow>,
+    change: Partial<Pick<ZoneState, 'volume' | 'muted' | 'power'>>,
+  ): Promise<void> {
     const next = { ...zone };
     if (change.muted !== undefined) next.muted = change.muted ? 1 : 0;
     if (change.power !== undefined) next.power = change.power ? 1 : 0;
-    next.volume = effectiveVolume(limitsOf(zone), change.volume ?? zone.volume, { poweringOn: zone.power === 0 && next.power === 1 });
+    next.volume = effectiveVolume(limitsOf(zone), change.volume ?? zone.volume, {
+      poweringOn: zone.power === 0 && next.power === 1,
+    });
     const sent: Partial<ZoneState> = { ...change };
     if (change.volume !== undefined || next.volume !== zone.volume) sent.volume = next.volume;
     const driver = this.parts.availability.driverFor(zone);

@@ -37,8 +37,12 @@ const memoryOf = (kdf: Pick<KdfParams, 'N' | 'r' | 'p'>): number => 128 * kdf.N 
 function deriveKey(passphrase: string, kdf: KdfParams): Promise<Uint8Array> {
   const options: ScryptOptions = { N: kdf.N, r: kdf.r, p: kdf.p, maxmem: memoryOf(kdf) + 1024 * 1024 };
   return new Promise((resolve, reject) =>
-    scryptCb(passphrase.normalize('NFC'), Buffer.from(kdf.salt, 'base64'), nacl.secretbox.keyLength, options, (err, key) =>
-      err ? reject(err) : resolve(new Uint8Array(key)),
+    scryptCb(
+      passphrase.normalize('NFC'),
+      Buffer.from(kdf.salt, 'base64'),
+      nacl.secretbox.keyLength,
+      options,
+      (err, key) => (err ? reject(err) : resolve(new Uint8Array(key))),
     ),
   );
 }
@@ -61,7 +65,8 @@ export function sealedSecretsProblem(sealed: SealedSecrets): string | undefined 
   if (r > KDF_BOUNDS.maxR || p > KDF_BOUNDS.maxP || memoryOf(sealed.kdf) > KDF_BOUNDS.maxMemoryBytes) {
     return `"secrets.kdf" asks for more work than a restore allows (r at most ${KDF_BOUNDS.maxR}, p at most ${KDF_BOUNDS.maxP})`;
   }
-  if (Buffer.from(sealed.kdf.salt, 'base64').length < SALT_BYTES) return `"secrets.kdf.salt" must be at least ${SALT_BYTES} bytes of base64`;
+  if (Buffer.from(sealed.kdf.salt, 'base64').length < SALT_BYTES)
+    return `"secrets.kdf.salt" must be at least ${SALT_BYTES} bytes of base64`;
   if (Buffer.from(sealed.nonce, 'base64').length !== nacl.secretbox.nonceLength) {
     return `"secrets.nonce" must be ${nacl.secretbox.nonceLength} bytes of base64`;
   }
@@ -71,7 +76,11 @@ export function sealedSecretsProblem(sealed: SealedSecrets): string | undefined 
 /** The plaintext, or null when the passphrase is wrong or the box was changed (the tag does not match). */
 export async function openSecrets(passphrase: string, sealed: SealedSecrets): Promise<string | null> {
   const key = await deriveKey(passphrase, sealed.kdf);
-  const plain = nacl.secretbox.open(new Uint8Array(Buffer.from(sealed.box, 'base64')), new Uint8Array(Buffer.from(sealed.nonce, 'base64')), key);
+  const plain = nacl.secretbox.open(
+    new Uint8Array(Buffer.from(sealed.box, 'base64')),
+    new Uint8Array(Buffer.from(sealed.nonce, 'base64')),
+    key,
+  );
   if (!plain) return null;
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(plain);

@@ -21,7 +21,12 @@ const Timestamp = T.String({
 FormatRegistry.Set('name', (value) => nameProblem(value) === undefined);
 /** A name or title: what the API accepts (daemon/names.ts), so what a restore writes is what a request could have. */
 const Name = (max: number) =>
-  T.String({ minLength: 1, maxLength: max, format: 'name', errorMessage: `must be a string of 1 to ${max} characters, without control characters or bidirectional overrides` });
+  T.String({
+    minLength: 1,
+    maxLength: max,
+    format: 'name',
+    errorMessage: `must be a string of 1 to ${max} characters, without control characters or bidirectional overrides`,
+  });
 const Channel = T.Integer({ minimum: 1, maximum: 999, errorMessage: 'must be a channel number from 1 to 999' });
 /** Where a zone, player or input is: the amplifier's key (from its configured name), its driver, the channel. */
 const Place = T.Object({
@@ -32,18 +37,29 @@ const Place = T.Object({
 
 const UserEntry = T.Object({
   id: Id,
-  username: T.String({ pattern: '^[A-Za-z0-9._-]{3,64}$', errorMessage: 'must be 3 to 64 characters of A-Z a-z 0-9 . _ -' }),
-  role: T.Union([T.Literal('Admin'), T.Literal('Operator'), T.Literal('Viewer')], { errorMessage: 'must be Admin, Operator or Viewer' }),
+  username: T.String({
+    pattern: '^[A-Za-z0-9._-]{3,64}$',
+    errorMessage: 'must be 3 to 64 characters of A-Z a-z 0-9 . _ -',
+  }),
+  role: T.Union([T.Literal('Admin'), T.Literal('Operator'), T.Literal('Viewer')], {
+    errorMessage: 'must be Admin, Operator or Viewer',
+  }),
   isEnabled: T.Boolean(),
   passwordChangeRequired: T.Boolean({
-    description: 'true while the account has the generated password of the first start, or no password after a restore without secrets',
+    description:
+      'true while the account has the generated password of the first start, or no password after a restore without secrets',
   }),
   createdAt: Timestamp,
   assignments: T.Object({ playerIds: T.Array(Id, { maxItems: 4096 }), zoneIds: T.Array(Id, { maxItems: 4096 }) }),
 });
 
 /** A stream player's output, as the API takes it (an ALSA device, a FIFO, nowhere); null for a device wired to the input. */
-const OutputTarget = T.String({ minLength: 1, maxLength: 1024, pattern: '^[^\\u0000-\\u001f\\u007f"\\\\]+$', errorMessage: 'must be 1 to 1024 characters without control characters, quotes or backslashes' });
+const OutputTarget = T.String({
+  minLength: 1,
+  maxLength: 1024,
+  pattern: '^[^\\u0000-\\u001f\\u007f"\\\\]+$',
+  errorMessage: 'must be 1 to 1024 characters without control characters, quotes or backslashes',
+});
 const StreamOutputEntry = T.Union(
   [
     T.Object({ kind: T.Literal('alsa'), device: OutputTarget }),
@@ -66,8 +82,16 @@ const ToneValue = T.Number({ minimum: -1, maximum: 1, errorMessage: 'must be a n
 /** A zone's tone (the controls known), as the API shows it; absent: none kept (a backup from before tone controls). */
 const ToneEntry = T.Optional(
   T.Object(
-    { bass: T.Optional(ToneValue), treble: T.Optional(ToneValue), balance: T.Optional(ToneValue), loudness: T.Optional(T.Boolean({ errorMessage: 'must be true or false' })) },
-    { additionalProperties: false, errorMessage: 'must be an object of "bass", "treble", "balance" (-1 to 1) and "loudness" (true or false)' },
+    {
+      bass: T.Optional(ToneValue),
+      treble: T.Optional(ToneValue),
+      balance: T.Optional(ToneValue),
+      loudness: T.Optional(T.Boolean({ errorMessage: 'must be true or false' })),
+    },
+    {
+      additionalProperties: false,
+      errorMessage: 'must be an object of "bass", "treble", "balance" (-1 to 1) and "loudness" (true or false)',
+    },
   ),
 );
 
@@ -99,14 +123,35 @@ const TrackEntry = T.Object({
   id: Id,
   title: Name(500),
   uri: Name(2048),
-  durationMs: T.Union([T.Integer({ minimum: 0, maximum: 86_400_000 }), T.Null()], { errorMessage: 'must be null or milliseconds from 0 to 86400000' }),
+  durationMs: T.Union([T.Integer({ minimum: 0, maximum: 86_400_000 }), T.Null()], {
+    errorMessage: 'must be null or milliseconds from 0 to 86400000',
+  }),
 });
 
-const PlaylistEntry = T.Object({ id: Id, name: Name(100), isFavorite: T.Boolean(), createdAt: Timestamp, tracks: T.Array(TrackEntry) });
+const PlaylistEntry = T.Object({
+  id: Id,
+  name: Name(100),
+  isFavorite: T.Boolean(),
+  createdAt: Timestamp,
+  tracks: T.Array(TrackEntry),
+});
 
-const SceneZoneEntry = T.Object({ zoneId: Id, power: T.Boolean(), volume: Fraction, muted: T.Boolean(), playerId: T.Union([Id, T.Null()]), tone: ToneEntry });
+const SceneZoneEntry = T.Object({
+  zoneId: Id,
+  power: T.Boolean(),
+  volume: Fraction,
+  muted: T.Boolean(),
+  playerId: T.Union([Id, T.Null()]),
+  tone: ToneEntry,
+});
 
-const SceneEntry = T.Object({ id: Id, name: Name(64), createdAt: Timestamp, updatedAt: Timestamp, zones: T.Array(SceneZoneEntry, { minItems: 1, maxItems: 4096 }) });
+const SceneEntry = T.Object({
+  id: Id,
+  name: Name(64),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  zones: T.Array(SceneZoneEntry, { minItems: 1, maxItems: 4096 }),
+});
 
 /** A channel an admin deleted the zone or input of, so a start does not recreate it from the amplifier. */
 const DeletedChannel = T.Object({
@@ -120,13 +165,27 @@ const DeletedChannel = T.Object({
 const BridgeSettingsEntry = T.Object(
   {
     url: T.Optional(T.String({ maxLength: 256, errorMessage: 'must be a string of at most 256 characters' })),
-    username: T.Optional(T.String({ minLength: 1, maxLength: 256, pattern: '^[^\\u0000-\\u001f\\u007f]+$', errorMessage: 'must be 1 to 256 characters without control characters' })),
+    username: T.Optional(
+      T.String({
+        minLength: 1,
+        maxLength: 256,
+        pattern: '^[^\\u0000-\\u001f\\u007f]+$',
+        errorMessage: 'must be 1 to 256 characters without control characters',
+      }),
+    ),
     account: T.Optional(T.String({ maxLength: 64, errorMessage: 'must be a string of at most 64 characters' })),
   },
-  { description: 'the broker URL ("" turns the bridge off), broker username and bridge account saved in the dashboard; the broker password only in `secrets`' },
+  {
+    description:
+      'the broker URL ("" turns the bridge off), broker username and bridge account saved in the dashboard; the broker password only in `secrets`',
+  },
 );
 
-const B64 = T.String({ pattern: '^[A-Za-z0-9+/]+={0,2}$', maxLength: 64 * 1024 * 1024, errorMessage: 'must be base64' });
+const B64 = T.String({
+  pattern: '^[A-Za-z0-9+/]+={0,2}$',
+  maxLength: 64 * 1024 * 1024,
+  errorMessage: 'must be base64',
+});
 export const SealedSecretsSchema = T.Object({
   kdf: T.Object({
     name: T.Literal('scrypt', { errorMessage: 'must be "scrypt"' }),
@@ -180,7 +239,10 @@ export const SecretsPlainSchema = T.Object({
   users: T.Array(
     T.Object({
       id: Id,
-      passwordHash: T.Union([T.String({ pattern: '^scrypt\\$[0-9]+\\$[0-9]+\\$[0-9]+\\$[A-Za-z0-9_-]+\\$[A-Za-z0-9_-]+$', maxLength: 512 }), T.Null()]),
+      passwordHash: T.Union([
+        T.String({ pattern: '^scrypt\\$[0-9]+\\$[0-9]+\\$[0-9]+\\$[A-Za-z0-9_-]+\\$[A-Za-z0-9_-]+$', maxLength: 512 }),
+        T.Null(),
+      ]),
       apiKey: T.Union([T.String({ pattern: '^svc_[0-9a-f]{48}$' }), T.Null()]),
     }),
   ),
@@ -200,7 +262,11 @@ export const UPGRADES: Record<number, (doc: Record<string, unknown>) => Record<s
   1: (doc) => ({
     ...doc,
     players: Array.isArray(doc.players)
-      ? doc.players.map((player: unknown) => (typeof player === 'object' && player !== null && !Array.isArray(player) ? { output: null, ...player } : player))
+      ? doc.players.map((player: unknown) =>
+          typeof player === 'object' && player !== null && !Array.isArray(player)
+            ? { output: null, ...player }
+            : player,
+        )
       : doc.players,
   }),
   2: (doc) => doc,
@@ -228,7 +294,9 @@ const PLAYLIST_BYTES_MAX = 160 + 3 * 100;
  * request around it. POST /api/restore takes bodies up to this, so every backup azcd writes restores.
  */
 export function restoreBodyBytes(limits: DocumentLimits & { restoreBytes: number }): number {
-  return limits.restoreBytes + limits.playlists * (PLAYLIST_BYTES_MAX + limits.tracksPerPlaylist * TRACK_BYTES_MAX) + 4096;
+  return (
+    limits.restoreBytes + limits.playlists * (PLAYLIST_BYTES_MAX + limits.tracksPerPlaylist * TRACK_BYTES_MAX) + 4096
+  );
 }
 
 /** Problems of one track entry (from a streamed restore), by field below the track; empty when it is fine. */
@@ -239,14 +307,21 @@ export function trackProblems(value: unknown): Array<[field: string, message: st
   for (const error of check.Errors(value)) {
     const field = error.path.replaceAll('/', '.');
     if (problems.some(([f]) => f === field)) continue;
-    problems.push([field, error.value === undefined ? 'is required' : (error.schema.errorMessage ?? lower(error.message))]);
+    problems.push([
+      field,
+      error.value === undefined ? 'is required' : (error.schema.errorMessage ?? lower(error.message)),
+    ]);
   }
   return problems;
 }
 
 /** Compiled on first use: a restore is rare, and compiling at load would cost every start-up for nothing. */
 let compiled:
-  | { document: TypeCheck<typeof BackupSchema>; secrets: TypeCheck<typeof SecretsPlainSchema>; track: TypeCheck<typeof TrackEntry> }
+  | {
+      document: TypeCheck<typeof BackupSchema>;
+      secrets: TypeCheck<typeof SecretsPlainSchema>;
+      track: TypeCheck<typeof TrackEntry>;
+    }
   | undefined;
 const checks = () =>
   (compiled ??= {
@@ -293,10 +368,14 @@ export function parseSecrets(plain: string, doc: BackupDocument): SecretsPlain {
   } catch {
     value = undefined;
   }
-  if (!checks().secrets.Check(value)) throw invalid('the secrets of this backup opened but are not in the expected form; the backup is damaged');
+  if (!checks().secrets.Check(value))
+    throw invalid('the secrets of this backup opened but are not in the expected form; the backup is damaged');
   const users = new Set(doc.users.map((u) => u.id.toLowerCase()));
   const unknown = value.users.filter((u) => !users.has(u.id.toLowerCase())).map((u) => u.id);
-  if (unknown.length) throw invalid(`the secrets of this backup name users it does not hold: ${unknown.slice(0, 5).join(', ')}; the backup is damaged`);
+  if (unknown.length)
+    throw invalid(
+      `the secrets of this backup name users it does not hold: ${unknown.slice(0, 5).join(', ')}; the backup is damaged`,
+    );
   // What the secrets hold is trusted as this appliance's own: hash costs within what azcd uses, one user per key.
   const errors: FieldErrors = {};
   const keys = new Map<string, number>();
@@ -309,7 +388,8 @@ export function parseSecrets(plain: string, doc: BackupDocument): SecretsPlain {
     if (problem) (errors[`${field}.passwordHash`] ??= []).push(`the password hash ${problem}`);
     if (u.apiKey === null) return;
     const first = keys.get(u.apiKey);
-    if (first !== undefined) (errors[`${field}.apiKey`] ??= []).push(`the same API key as entry ${first}: a key belongs to one user`);
+    if (first !== undefined)
+      (errors[`${field}.apiKey`] ??= []).push(`the same API key as entry ${first}: a key belongs to one user`);
     else keys.set(u.apiKey, i);
   });
   if (Object.keys(errors).length > 0) throw failed(errors);
@@ -318,7 +398,9 @@ export function parseSecrets(plain: string, doc: BackupDocument): SecretsPlain {
 
 function upgrade(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalid('"backup" must be the JSON object of an azcd backup (the file GET /api/backup downloads)', { backup: ['must be an object'] });
+    throw invalid('"backup" must be the JSON object of an azcd backup (the file GET /api/backup downloads)', {
+      backup: ['must be an object'],
+    });
   }
   const doc = value as Record<string, unknown>;
   if (doc.format !== BACKUP_FORMAT) {
@@ -328,7 +410,9 @@ function upgrade(value: unknown): unknown {
   }
   const version = doc.version;
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
-    throw invalid(`"backup.version" must be a whole number from 1, got ${shown(version)}`, { 'backup.version': ['must be a whole number from 1'] });
+    throw invalid(`"backup.version" must be a whole number from 1, got ${shown(version)}`, {
+      'backup.version': ['must be a whole number from 1'],
+    });
   }
   if (version > BACKUP_VERSION) {
     throw invalid(
@@ -368,7 +452,8 @@ function relations(doc: BackupDocument, limits: DocumentLimits): FieldErrors {
       else seen.set(key, i);
     });
   };
-  const place = (p: { amplifier: string; driver: string; channel: number }) => `${p.amplifier}\u0000${p.driver}\u0000${p.channel}`;
+  const place = (p: { amplifier: string; driver: string; channel: number }) =>
+    `${p.amplifier}\u0000${p.driver}\u0000${p.channel}`;
   const amplifierOf = (p: { amplifier: string; driver: string }) => `${p.amplifier}\u0000${p.driver}`;
 
   doc.users.forEach((u, i) => unique(`backup.users.${i}.id`, u.id));
@@ -381,13 +466,37 @@ function relations(doc: BackupDocument, limits: DocumentLimits): FieldErrors {
   });
   doc.scenes.forEach((s, i) => unique(`backup.scenes.${i}.id`, s.id));
 
-  distinct(doc.users, (u) => u.username.toLowerCase(), (i) => `backup.users.${i}.username`, 'the same username (letter case aside)');
-  distinct(doc.players, (p) => place(p.input), (i) => `backup.players.${i}.input`, 'the same input');
-  distinct(doc.zones, (z) => place(z.output), (i) => `backup.zones.${i}.output`, 'the same output');
-  distinct(doc.inputDevices, (d) => place(d.input), (i) => `backup.inputDevices.${i}.input`, 'the same input');
+  distinct(
+    doc.users,
+    (u) => u.username.toLowerCase(),
+    (i) => `backup.users.${i}.username`,
+    'the same username (letter case aside)',
+  );
+  distinct(
+    doc.players,
+    (p) => place(p.input),
+    (i) => `backup.players.${i}.input`,
+    'the same input',
+  );
+  distinct(
+    doc.zones,
+    (z) => place(z.output),
+    (i) => `backup.zones.${i}.output`,
+    'the same output',
+  );
+  distinct(
+    doc.inputDevices,
+    (d) => place(d.input),
+    (i) => `backup.inputDevices.${i}.input`,
+    'the same input',
+  );
   // A device or FIFO carries one player's audio (players without one, or playing nowhere, are each their own).
   const outputKey = (p: BackupDocument['players'][number]) =>
-    p.output?.kind === 'alsa' ? `alsa\u0000${p.output.device}` : p.output?.kind === 'fifo' ? `fifo\u0000${p.output.path}` : `none\u0000${p.id}`;
+    p.output?.kind === 'alsa'
+      ? `alsa\u0000${p.output.device}`
+      : p.output?.kind === 'fifo'
+        ? `fifo\u0000${p.output.path}`
+        : `none\u0000${p.id}`;
   distinct(doc.players, outputKey, (i) => `backup.players.${i}.output`, 'the same output');
   doc.players.forEach((p, i) => {
     if (p.output?.kind === 'fifo' && (!p.output.path.startsWith('/') || p.output.path.split('/').includes('..'))) {
@@ -399,24 +508,34 @@ function relations(doc: BackupDocument, limits: DocumentLimits): FieldErrors {
   if (urlProblem) add('backup.settings.mqtt.url', urlProblem);
   const accountProblem = bridge?.account === undefined ? undefined : usernameProblem(bridge.account);
   if (accountProblem) add('backup.settings.mqtt.account', accountProblem);
-  distinct(doc.scenes, (s) => nameKey(s.name), (i) => `backup.scenes.${i}.name`, 'the same name as people read it (letter case, width and invisible characters aside)');
+  distinct(
+    doc.scenes,
+    (s) => nameKey(s.name),
+    (i) => `backup.scenes.${i}.name`,
+    'the same name as people read it (letter case, width and invisible characters aside)',
+  );
 
   const players = new Map(doc.players.map((p) => [p.id.toLowerCase(), p]));
   const zones = new Map(doc.zones.map((z) => [z.id.toLowerCase(), z]));
-  const sameAmplifier = (zone: BackupZone, playerId: string) => amplifierOf(zone.output) === amplifierOf(players.get(playerId.toLowerCase())!.input);
+  const sameAmplifier = (zone: BackupZone, playerId: string) =>
+    amplifierOf(zone.output) === amplifierOf(players.get(playerId.toLowerCase())!.input);
 
   doc.users.forEach((u, i) => {
     u.assignments.playerIds.forEach((id, j) => {
-      if (!players.has(id.toLowerCase())) add(`backup.users.${i}.assignments.playerIds.${j}`, `names no player of the backup (${id})`);
+      if (!players.has(id.toLowerCase()))
+        add(`backup.users.${i}.assignments.playerIds.${j}`, `names no player of the backup (${id})`);
     });
     u.assignments.zoneIds.forEach((id, j) => {
-      if (!zones.has(id.toLowerCase())) add(`backup.users.${i}.assignments.zoneIds.${j}`, `names no zone of the backup (${id})`);
+      if (!zones.has(id.toLowerCase()))
+        add(`backup.users.${i}.assignments.zoneIds.${j}`, `names no zone of the backup (${id})`);
     });
   });
   doc.zones.forEach((z, i) => {
     if (z.playerId === null) return;
-    if (!players.has(z.playerId.toLowerCase())) add(`backup.zones.${i}.playerId`, `names no player of the backup (${z.playerId})`);
-    else if (!sameAmplifier(z, z.playerId)) add(`backup.zones.${i}.playerId`, 'names a player of another amplifier than the zone');
+    if (!players.has(z.playerId.toLowerCase()))
+      add(`backup.zones.${i}.playerId`, `names no player of the backup (${z.playerId})`);
+    else if (!sameAmplifier(z, z.playerId))
+      add(`backup.zones.${i}.playerId`, 'names a player of another amplifier than the zone');
   });
   doc.scenes.forEach((s, i) => {
     const seen = new Set<string>();
@@ -427,19 +546,30 @@ function relations(doc: BackupDocument, limits: DocumentLimits): FieldErrors {
       if (seen.has(entry.zoneId.toLowerCase())) add(`${field}.zoneId`, 'names a zone twice in one scene');
       seen.add(entry.zoneId.toLowerCase());
       if (entry.playerId === null) return;
-      if (!players.has(entry.playerId.toLowerCase())) add(`${field}.playerId`, `names no player of the backup (${entry.playerId})`);
-      else if (zone && !sameAmplifier(zone, entry.playerId)) add(`${field}.playerId`, 'names a player of another amplifier than the zone');
+      if (!players.has(entry.playerId.toLowerCase()))
+        add(`${field}.playerId`, `names no player of the backup (${entry.playerId})`);
+      else if (zone && !sameAmplifier(zone, entry.playerId))
+        add(`${field}.playerId`, 'names a player of another amplifier than the zone');
     });
   });
 
-  if (doc.playlists.length > limits.playlists) add('backup.playlists', `holds ${doc.playlists.length} playlists; this appliance keeps at most ${limits.playlists}`);
+  if (doc.playlists.length > limits.playlists)
+    add(
+      'backup.playlists',
+      `holds ${doc.playlists.length} playlists; this appliance keeps at most ${limits.playlists}`,
+    );
   doc.playlists.forEach((p, i) => {
     if (p.tracks.length > limits.tracksPerPlaylist) {
-      add(`backup.playlists.${i}.tracks`, `holds ${p.tracks.length} tracks; a playlist here holds at most ${limits.tracksPerPlaylist}`);
+      add(
+        `backup.playlists.${i}.tracks`,
+        `holds ${p.tracks.length} tracks; a playlist here holds at most ${limits.tracksPerPlaylist}`,
+      );
     }
   });
-  if (doc.scenes.length > limits.scenes) add('backup.scenes', `holds ${doc.scenes.length} scenes; this appliance keeps at most ${limits.scenes}`);
-  if (count > MAX_LISTED) (errors.backup ??= []).push(`${count - Object.values(errors).flat().length} more problems not listed`);
+  if (doc.scenes.length > limits.scenes)
+    add('backup.scenes', `holds ${doc.scenes.length} scenes; this appliance keeps at most ${limits.scenes}`);
+  if (count > MAX_LISTED)
+    (errors.backup ??= []).push(`${count - Object.values(errors).flat().length} more problems not listed`);
   return errors;
 }
 

@@ -1,7 +1,13 @@
 // The backup document and the database rows, each made from the other (users' key material aside: backup.ts).
 import type { ConfigurationRows, MetaRow, ZoneConfigRow } from '../../store/backup-repo.js';
 import { deletedKey, parseDeletedKey, DELETED, UDN_KEY } from '../../store/meta-repo.js';
-import { BRIDGE_SETTINGS_KEY, bridgeSettingsText, brokerOf, parseBridgeSettings, type SavedBridgeSettings } from '../../store/bridge-repo.js';
+import {
+  BRIDGE_SETTINGS_KEY,
+  bridgeSettingsText,
+  brokerOf,
+  parseBridgeSettings,
+  type SavedBridgeSettings,
+} from '../../store/bridge-repo.js';
 import { effectiveVolume, outputColumns, outputOf, storedTone, toneColumns } from '../audio/index.js';
 import { BACKUP_FORMAT, BACKUP_VERSION, type BackupDocument } from './backup-format.js';
 
@@ -17,7 +23,9 @@ type Tracks = BackupDocument['playlists'][number]['tracks'];
 type SceneZones = BackupDocument['scenes'][number]['zones'];
 
 /** A zone's (or a scene zone's) stored tone as the document carries it: left out when none is kept. */
-function toneEntryOf(row: Pick<ZoneConfigRow, 'tone_bass' | 'tone_treble' | 'tone_balance' | 'tone_loudness'>): { tone?: ReturnType<typeof storedTone> } {
+function toneEntryOf(row: Pick<ZoneConfigRow, 'tone_bass' | 'tone_treble' | 'tone_balance' | 'tone_loudness'>): {
+  tone?: ReturnType<typeof storedTone>;
+} {
   const tone = storedTone(row);
   return Object.keys(tone).length > 0 ? { tone } : {};
 }
@@ -36,33 +44,59 @@ function groupBy<R, V>(rows: readonly R[], parentOf: (row: R) => string, valueOf
 
 /** The document of the configuration in `rows`: no password hash and no key (secrets are sealed separately). */
 export function documentOf(rows: ConfigurationRows, header: DocumentHeader): BackupDocument {
-  const playerAssignments = groupBy(rows.assignments.filter((a) => a.kind === 'player'), (a) => a.user_id, (a) => a.target_id);
-  const zoneAssignments = groupBy(rows.assignments.filter((a) => a.kind === 'zone'), (a) => a.user_id, (a) => a.target_id);
-  const tracks = groupBy<ConfigurationRows['tracks'][number], Tracks[number]>(rows.tracks, (t) => t.playlist_id, (t) => ({
-    id: t.id,
-    title: t.title,
-    uri: t.uri,
-    durationMs: t.duration_ms,
-  }));
-  const sceneZones = groupBy<ConfigurationRows['sceneZones'][number], SceneZones[number]>(rows.sceneZones, (z) => z.scene_id, (z) => ({
-    zoneId: z.zone_id,
-    power: z.power === 1,
-    volume: z.volume,
-    muted: z.muted === 1,
-    playerId: z.player_id,
-    ...toneEntryOf(z),
-  }));
+  const playerAssignments = groupBy(
+    rows.assignments.filter((a) => a.kind === 'player'),
+    (a) => a.user_id,
+    (a) => a.target_id,
+  );
+  const zoneAssignments = groupBy(
+    rows.assignments.filter((a) => a.kind === 'zone'),
+    (a) => a.user_id,
+    (a) => a.target_id,
+  );
+  const tracks = groupBy<ConfigurationRows['tracks'][number], Tracks[number]>(
+    rows.tracks,
+    (t) => t.playlist_id,
+    (t) => ({
+      id: t.id,
+      title: t.title,
+      uri: t.uri,
+      durationMs: t.duration_ms,
+    }),
+  );
+  const sceneZones = groupBy<ConfigurationRows['sceneZones'][number], SceneZones[number]>(
+    rows.sceneZones,
+    (z) => z.scene_id,
+    (z) => ({
+      zoneId: z.zone_id,
+      power: z.power === 1,
+      volume: z.volume,
+      muted: z.muted === 1,
+      playerId: z.player_id,
+      ...toneEntryOf(z),
+    }),
+  );
   const deletedChannels: BackupDocument['settings']['deletedChannels'] = [];
   for (const row of rows.meta) {
     const deleted = parseDeletedKey(row.key, row.value);
-    if (deleted) deletedChannels.push({ kind: deleted.kind, amplifier: deleted.amplifier.key, driver: deleted.amplifier.driver, channel: deleted.channel });
+    if (deleted)
+      deletedChannels.push({
+        kind: deleted.kind,
+        amplifier: deleted.amplifier.key,
+        driver: deleted.amplifier.driver,
+        channel: deleted.channel,
+      });
   }
   return {
     format: BACKUP_FORMAT,
     version: BACKUP_VERSION,
     createdAt: header.createdAt,
     schemaVersion: header.schemaVersion,
-    device: { udn: rows.meta.find((row) => row.key === UDN_KEY)?.value ?? '', friendlyName: header.friendlyName, azcdVersion: header.azcdVersion },
+    device: {
+      udn: rows.meta.find((row) => row.key === UDN_KEY)?.value ?? '',
+      friendlyName: header.friendlyName,
+      azcdVersion: header.azcdVersion,
+    },
     users: rows.users.map((u) => ({
       id: u.id,
       username: u.username,
@@ -102,8 +136,20 @@ export function documentOf(rows: ConfigurationRows, header: DocumentHeader): Bac
       isFavorite: d.is_favorite === 1,
       createdAt: d.created_at,
     })),
-    playlists: rows.playlists.map((p) => ({ id: p.id, name: p.name, isFavorite: p.is_favorite === 1, createdAt: p.created_at, tracks: tracks.get(p.id) ?? [] })),
-    scenes: rows.scenes.map((s) => ({ id: s.id, name: s.name, createdAt: s.created_at, updatedAt: s.updated_at, zones: sceneZones.get(s.id) ?? [] })),
+    playlists: rows.playlists.map((p) => ({
+      id: p.id,
+      name: p.name,
+      isFavorite: p.is_favorite === 1,
+      createdAt: p.created_at,
+      tracks: tracks.get(p.id) ?? [],
+    })),
+    scenes: rows.scenes.map((s) => ({
+      id: s.id,
+      name: s.name,
+      createdAt: s.created_at,
+      updatedAt: s.updated_at,
+      zones: sceneZones.get(s.id) ?? [],
+    })),
     settings: { deletedChannels, mqtt: bridgeSettingsOf(rows.meta) },
   };
 }
@@ -111,7 +157,11 @@ export function documentOf(rows: ConfigurationRows, header: DocumentHeader): Bac
 /** The Home Assistant bridge settings saved in the dashboard, without the password (a sealed backup's secrets carry it). */
 function bridgeSettingsOf(meta: readonly MetaRow[]): NonNullable<BackupDocument['settings']['mqtt']> {
   const { url, username, account } = parseBridgeSettings(meta.find((row) => row.key === BRIDGE_SETTINGS_KEY)?.value);
-  return { ...(url !== undefined && { url }), ...(username !== undefined && { username }), ...(account !== undefined && { account }) };
+  return {
+    ...(url !== undefined && { url }),
+    ...(username !== undefined && { username }),
+    ...(account !== undefined && { account }),
+  };
 }
 
 /** The saved broker password of these `meta` rows (sealed with this appliance's device key), if there is one. */
@@ -161,15 +211,26 @@ export function configurationOf(
     // Without the password in the backup, the one saved here stays only for the same broker and login (the rule of
     // a URL changed in the dashboard): it never goes to a broker it was not given for.
     const sameLogin = brokerOf(current.url) === brokerOf(bridge.url) && current.username === bridge.username;
-    const text = bridgeSettingsText({ ...bridge, password: bridgePassword ?? (sameLogin ? current.password : undefined) });
+    const text = bridgeSettingsText({
+      ...bridge,
+      password: bridgePassword ?? (sameLogin ? current.password : undefined),
+    });
     const at = meta.findIndex((row) => row.key === BRIDGE_SETTINGS_KEY);
     if (at >= 0) meta.splice(at, 1);
     if (text !== null) meta.push({ key: BRIDGE_SETTINGS_KEY, value: text });
   }
   return {
     assignments: doc.users.flatMap((u) => [
-      ...[...new Set(u.assignments.playerIds.map(lower))].map((target_id) => ({ user_id: lower(u.id), kind: 'player' as const, target_id })),
-      ...[...new Set(u.assignments.zoneIds.map(lower))].map((target_id) => ({ user_id: lower(u.id), kind: 'zone' as const, target_id })),
+      ...[...new Set(u.assignments.playerIds.map(lower))].map((target_id) => ({
+        user_id: lower(u.id),
+        kind: 'player' as const,
+        target_id,
+      })),
+      ...[...new Set(u.assignments.zoneIds.map(lower))].map((target_id) => ({
+        user_id: lower(u.id),
+        kind: 'zone' as const,
+        target_id,
+      })),
     ]),
     players: doc.players.map((p) => ({
       id: lower(p.id),
@@ -202,9 +263,21 @@ export function configurationOf(
       duration_ms: p.tracks.reduce((sum, t) => sum + (t.durationMs ?? 0), 0),
     })),
     tracks: doc.playlists.flatMap((p) =>
-      p.tracks.map((t, position) => ({ id: lower(t.id), playlist_id: lower(p.id), position, title: t.title, uri: t.uri, duration_ms: t.durationMs })),
+      p.tracks.map((t, position) => ({
+        id: lower(t.id),
+        playlist_id: lower(p.id),
+        position,
+        title: t.title,
+        uri: t.uri,
+        duration_ms: t.durationMs,
+      })),
     ),
-    scenes: doc.scenes.map((s) => ({ id: lower(s.id), name: s.name, created_at: s.createdAt, updated_at: s.updatedAt })),
+    scenes: doc.scenes.map((s) => ({
+      id: lower(s.id),
+      name: s.name,
+      created_at: s.createdAt,
+      updated_at: s.updatedAt,
+    })),
     sceneZones: doc.scenes.flatMap((s) =>
       s.zones.map((z) => ({
         scene_id: lower(s.id),

@@ -43,7 +43,10 @@ export function streamDocument(doc: BackupDocument, tracksOf: (playlistId: strin
   };
 }
 
-function* documentPieces(doc: BackupDocument, tracksOf: (playlistId: string) => TrackRow[]): Generator<string, void, undefined> {
+function* documentPieces(
+  doc: BackupDocument,
+  tracksOf: (playlistId: string) => TrackRow[],
+): Generator<string, void, undefined> {
   // The shape of JSON.stringify(doc, null, 1), playlists one line each and a track per line.
   const text = JSON.stringify({ ...doc, playlists: PLAYLISTS_MARK }, null, 1);
   const at = text.indexOf(JSON.stringify(PLAYLISTS_MARK));

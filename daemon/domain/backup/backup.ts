@@ -8,7 +8,13 @@ import { requireAdmin, conflict, invalid, inSlices } from '../shared/index.js';
 import type { Caller, FieldErrors } from '../shared/index.js';
 import type { Amplifiers } from '../audio/index.js';
 import { generateApiKey, hasPassword, reconcileInitialAdminFile, type DeviceSecrets } from '../accounts/index.js';
-import { parseBackup, parseSecrets, type BackupDocument, type DocumentLimits, type SecretsPlain } from './backup-format.js';
+import {
+  parseBackup,
+  parseSecrets,
+  type BackupDocument,
+  type DocumentLimits,
+  type SecretsPlain,
+} from './backup-format.js';
 import { openSecrets, sealSecrets, sealedSecretsProblem } from './backup-crypto.js';
 import { configurationOf, documentOf, savedBridgePassword } from './backup-rows.js';
 import { streamDocument, type DocumentStream } from './backup-stream.js';
@@ -35,13 +41,27 @@ export interface BackupOptions {
 
 /** What a restore did, for the admin who ran it. */
 export interface RestoreSummary {
-  restored: { users: number; players: number; zones: number; inputDevices: number; playlists: number; tracks: number; scenes: number };
+  restored: {
+    users: number;
+    players: number;
+    zones: number;
+    inputDevices: number;
+    playlists: number;
+    tracks: number;
+    scenes: number;
+  };
   /** Whether passwords and API keys came from the backup (it was made, and restored, with a passphrase). */
   secretsRestored: boolean;
   /** Users that did not exist here and came without secrets: no password (an admin sets one) and a new API key. */
   usersWithoutPassword: string[];
   /** Rows of amplifiers not configured here: kept, listed as unavailable until such an amplifier is configured again. */
-  unconfiguredAmplifiers: Array<{ amplifier: string; driver: string; zones: number; players: number; inputDevices: number }>;
+  unconfiguredAmplifiers: Array<{
+    amplifier: string;
+    driver: string;
+    zones: number;
+    players: number;
+    inputDevices: number;
+  }>;
   /** The copy of the database as it was before, under the state directory. */
   databaseCopy: string;
   backupCreatedAt: string;
@@ -94,10 +114,19 @@ export class BackupService {
     requireAdmin(caller, 'downloading a backup');
     const rows = this.repo.readHead();
     const sealedBridge = savedBridgePassword(rows.meta);
-    const bridgePassword = sealedBridge && this.secrets.open({ nonce: Buffer.from(sealedBridge.nonce, 'base64'), box: Buffer.from(sealedBridge.box, 'base64') });
+    const bridgePassword =
+      sealedBridge &&
+      this.secrets.open({
+        nonce: Buffer.from(sealedBridge.nonce, 'base64'),
+        box: Buffer.from(sealedBridge.box, 'base64'),
+      });
     const plain: SecretsPlain = {
       // A user restored earlier without secrets, or made without a password, has none to carry (null), only its key.
-      users: rows.users.map((row) => ({ id: row.id, passwordHash: hasPassword(row.password_hash) ? row.password_hash : null, apiKey: this.openKey(row) })),
+      users: rows.users.map((row) => ({
+        id: row.id,
+        passwordHash: hasPassword(row.password_hash) ? row.password_hash : null,
+        apiKey: this.openKey(row),
+      })),
       ...(bridgePassword ? { bridgePassword } : {}),
     };
     const sealed = await sealSecrets(passphrase, JSON.stringify(plain));
@@ -134,12 +163,19 @@ export class BackupService {
    * Checks the whole document (and opens its secrets) before anything changes, keeps a copy of the database, then
    * replaces the configuration in one transaction written in slices.
    */
-  private async complete(upload: RestoreUpload, checkBody: (body: unknown) => RestoreInput, recheck: () => Caller): Promise<RestoreSummary> {
+  private async complete(
+    upload: RestoreUpload,
+    checkBody: (body: unknown) => RestoreInput,
+    recheck: () => Caller,
+  ): Promise<RestoreSummary> {
     const uploaded = upload.read();
     try {
       const input = checkBody(uploaded.body);
       // The state folder is the database's (app.ts opens it there): no FIFO output may be in it.
-      const doc = placeOutputs(parseBackup(input.backup, this.options.limits, uploaded.trackErrors), path.dirname(this.store.file));
+      const doc = placeOutputs(
+        parseBackup(input.backup, this.options.limits, uploaded.trackErrors),
+        path.dirname(this.store.file),
+      );
       this.checkAmplifiers(doc);
       const secrets = await this.openSecrets(doc, input.passphrase);
       requireAdmin(recheck(), 'restoring a backup');
@@ -153,10 +189,18 @@ export class BackupService {
       await this.apply(planned.rows, doc, uploaded);
       this.options.afterRestore();
       const users = planned.rows.users;
-      const admins = users.filter((u) => u.role === 'Admin' && u.is_enabled === 1 && (hasPassword(u.password_hash) || u.key_box)).map((u) => u.username);
+      const admins = users
+        .filter((u) => u.role === 'Admin' && u.is_enabled === 1 && (hasPassword(u.password_hash) || u.key_box))
+        .map((u) => u.username);
       const accounts = {
         ...accountsAfterRestore(caller, before, users, admins, doc.createdAt),
-        initialAdminFile: await reconcileInitialAdminFile(this.options.initialAdminFile, users, this.secrets, 'a restore replaced the accounts', Date.now()),
+        initialAdminFile: await reconcileInitialAdminFile(
+          this.options.initialAdminFile,
+          users,
+          this.secrets,
+          'a restore replaced the accounts',
+          Date.now(),
+        ),
       };
       return {
         restored: {
@@ -236,7 +280,11 @@ export class BackupService {
    */
   private checkAmplifiers(doc: BackupDocument): void {
     const errors: FieldErrors = {};
-    const check = (field: string, place: { amplifier: string; driver: string; channel: number }, kind: 'zones' | 'inputs') => {
+    const check = (
+      field: string,
+      place: { amplifier: string; driver: string; channel: number },
+      kind: 'zones' | 'inputs',
+    ) => {
       const amplifier = this.amplifiers.find(place.amplifier, place.driver);
       if (!amplifier) return;
       const channels = amplifier.driver.describe()[kind].map((c) => c.channel);
@@ -264,21 +312,28 @@ export class BackupService {
   private async openSecrets(doc: BackupDocument, passphrase: string | undefined): Promise<SecretsPlain | undefined> {
     if (!doc.secrets) {
       if (passphrase !== undefined) {
-        throw invalid('this backup carries no secrets (it was made without a passphrase); send it without "passphrase"; nothing was changed', {
-          passphrase: ['the backup has no secrets to open'],
-        });
+        throw invalid(
+          'this backup carries no secrets (it was made without a passphrase); send it without "passphrase"; nothing was changed',
+          {
+            passphrase: ['the backup has no secrets to open'],
+          },
+        );
       }
       return undefined;
     }
     // Without the passphrase the sealed secrets are left aside: the configuration restores as from a plain backup.
     if (passphrase === undefined) return undefined;
     const problem = sealedSecretsProblem(doc.secrets);
-    if (problem) throw invalid(`the backup was not restored: ${problem}; nothing was changed`, { 'backup.secrets': [problem] });
+    if (problem)
+      throw invalid(`the backup was not restored: ${problem}; nothing was changed`, { 'backup.secrets': [problem] });
     const plain = await openSecrets(passphrase, doc.secrets);
     if (plain === null) {
-      throw invalid('the passphrase does not open the secrets of this backup (or they were altered); nothing was changed', {
-        passphrase: ['does not open the secrets of this backup'],
-      });
+      throw invalid(
+        'the passphrase does not open the secrets of this backup (or they were altered); nothing was changed',
+        {
+          passphrase: ['does not open the secrets of this backup'],
+        },
+      );
     }
     return parseSecrets(plain, doc);
   }
@@ -288,7 +343,11 @@ export class BackupService {
    * exists here (same id) keeps its password and key; a new one gets no password and a new key. Refuses (409) a
    * result in which no enabled Admin could sign in.
    */
-  private plan(doc: BackupDocument, secrets: SecretsPlain | undefined, uploaded: UploadedBackup): { rows: ConfigurationRows; withoutPassword: string[] } {
+  private plan(
+    doc: BackupDocument,
+    secrets: SecretsPlain | undefined,
+    uploaded: UploadedBackup,
+  ): { rows: ConfigurationRows; withoutPassword: string[] } {
     const lower = (id: string) => id.toLowerCase();
     const fromBackup = new Map((secrets?.users ?? []).map((u) => [lower(u.id), u]));
     const stored = this.repo.keyMaterial();
@@ -325,7 +384,14 @@ export class BackupService {
       }
       withoutPassword.push(u.username);
       const key = this.secrets.sealKey(generateApiKey());
-      return { ...base, password_hash: NO_PASSWORD, password_change_required: 1, key_digest: key.digest, key_nonce: key.nonce, key_box: key.box };
+      return {
+        ...base,
+        password_hash: NO_PASSWORD,
+        password_change_required: 1,
+        key_digest: key.digest,
+        key_nonce: key.nonce,
+        key_box: key.box,
+      };
     });
     // A key from the backup that a user kept from this appliance also holds would make the insert fail late.
     const owners = new Map<string, string>();
@@ -334,15 +400,20 @@ export class BackupService {
       const digest = Buffer.from(u.key_digest).toString('hex');
       const owner = owners.get(digest);
       if (owner !== undefined) {
-        throw invalid(`the backup was not restored: users "${owner}" and "${u.username}" would have the same API key; nothing was changed`, {
-          [`backup.users.${i}`]: [`would have the API key of user "${owner}"`],
-        });
+        throw invalid(
+          `the backup was not restored: users "${owner}" and "${u.username}" would have the same API key; nothing was changed`,
+          {
+            [`backup.users.${i}`]: [`would have the API key of user "${owner}"`],
+          },
+        );
       }
       owners.set(digest, u.username);
     });
     const admins = users.filter((u) => u.role === 'Admin' && u.is_enabled === 1);
     if (admins.length === 0) {
-      throw conflict('the backup has no enabled Admin: restoring it would lock everyone out of this appliance; nothing was changed');
+      throw conflict(
+        'the backup has no enabled Admin: restoring it would lock everyone out of this appliance; nothing was changed',
+      );
     }
     if (!admins.some((u) => usable.has(u.id))) {
       throw conflict(
@@ -351,8 +422,12 @@ export class BackupService {
           'make the backup with a passphrase (POST /api/backup) and restore it with that passphrase; nothing was changed',
       );
     }
-    const bridgePassword = secrets?.bridgePassword === undefined ? undefined : this.secrets.seal(secrets.bridgePassword);
-    const sealedBridge = bridgePassword && { nonce: Buffer.from(bridgePassword.nonce).toString('base64'), box: Buffer.from(bridgePassword.box).toString('base64') };
+    const bridgePassword =
+      secrets?.bridgePassword === undefined ? undefined : this.secrets.seal(secrets.bridgePassword);
+    const sealedBridge = bridgePassword && {
+      nonce: Buffer.from(bridgePassword.nonce).toString('base64'),
+      box: Buffer.from(bridgePassword.box).toString('base64'),
+    };
     const rows = { ...configurationOf(doc, this.repo.meta(), sealedBridge), users };
     // The tracks are staged, not in the document: each playlist's size comes from what was staged for it.
     rows.playlists.forEach((p, i) => {
@@ -370,7 +445,11 @@ export class BackupService {
       if (this.amplifiers.find(place.amplifier, place.driver)) return;
       const key = `${place.amplifier}\u0000${place.driver}`;
       let entry = found.get(key);
-      if (!entry) found.set(key, (entry = { amplifier: place.amplifier, driver: place.driver, zones: 0, players: 0, inputDevices: 0 }));
+      if (!entry)
+        found.set(
+          key,
+          (entry = { amplifier: place.amplifier, driver: place.driver, zones: 0, players: 0, inputDevices: 0 }),
+        );
       entry[what]++;
     };
     for (const z of doc.zones) count(z.output, 'zones');

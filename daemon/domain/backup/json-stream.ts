@@ -113,7 +113,8 @@ export class JsonStream {
   /** Ends the text and returns the root value (with detached arrays empty). */
   end(): unknown {
     if (this.word !== '') this.endWord(0);
-    if (this.expect !== Expect.End || this.string) throw new JsonStreamError('the request body is not valid JSON: it ends before its value does');
+    if (this.expect !== Expect.End || this.string)
+      throw new JsonStreamError('the request body is not valid JSON: it ends before its value does');
     return this.root;
   }
 
@@ -125,7 +126,8 @@ export class JsonStream {
   }
 
   private open(array: boolean, at: number): void {
-    if (this.stack.length >= this.options.maxDepth) this.fail(at, `arrays and objects nest more than ${this.options.maxDepth} levels deep`);
+    if (this.stack.length >= this.options.maxDepth)
+      this.fail(at, `arrays and objects nest more than ${this.options.maxDepth} levels deep`);
     const parent = this.stack[this.stack.length - 1];
     const inDetached = parent !== undefined && (parent.detached || parent.inDetached);
     const detached = array && !inDetached && this.options.detach(this.path());
@@ -165,7 +167,8 @@ export class JsonStream {
     const top = this.stack[this.stack.length - 1];
     if (top && (top.detached || top.inDetached)) return;
     this.kept += chars;
-    if (this.kept > this.options.maxKeptChars) this.fail(at, `the document apart from its tracks is larger than ${this.options.maxKeptChars} characters`);
+    if (this.kept > this.options.maxKeptChars)
+      this.fail(at, `the document apart from its tracks is larger than ${this.options.maxKeptChars} characters`);
   }
 
   private endWord(at: number): void {
@@ -233,7 +236,8 @@ export class JsonStream {
   private append(part: string, at: number): void {
     const s = this.string!;
     s.length += part.length;
-    if (s.length > this.options.maxStringChars) this.fail(at, `a string is longer than ${this.options.maxStringChars} characters`);
+    if (s.length > this.options.maxStringChars)
+      this.fail(at, `a string is longer than ${this.options.maxStringChars} characters`);
     s.parts.push(part);
   }
 
@@ -248,5 +252,12 @@ export class JsonStream {
 
 /** Characters of numbers and of true, false and null. */
 function isWordChar(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+  return (
+    (c >= 0x30 && c <= 0x39) ||
+    c === 0x2d ||
+    c === 0x2b ||
+    c === 0x2e ||
+    (c >= 0x61 && c <= 0x7a) ||
+    (c >= 0x41 && c <= 0x5a)
+  );
 }

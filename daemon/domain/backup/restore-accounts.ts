@@ -19,7 +19,8 @@ export interface AccountsAfterRestore {
 }
 
 type Material = Pick<UserRow, 'password_hash' | 'key_digest'>;
-const same = (a: Buffer | Uint8Array | null, b: Buffer | Uint8Array | null) => (a === null || b === null ? a === b : Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0);
+const same = (a: Buffer | Uint8Array | null, b: Buffer | Uint8Array | null) =>
+  a === null || b === null ? a === b : Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0;
 
 /**
  * The restoring admin's account after the restore: `before` is its key material before, `after` the restored users
@@ -41,8 +42,13 @@ export function accountsAfterRestore(
       admins,
     };
   }
-  const password: CredentialSource = mine.password_hash.startsWith('scrypt$') ? (before && mine.password_hash === before.password_hash ? 'unchanged' : 'backup') : 'none';
-  const apiKey: CredentialSource = mine.key_digest === null ? 'none' : before && same(mine.key_digest, before.key_digest) ? 'unchanged' : 'backup';
+  const password: CredentialSource = mine.password_hash.startsWith('scrypt$')
+    ? before && mine.password_hash === before.password_hash
+      ? 'unchanged'
+      : 'backup'
+    : 'none';
+  const apiKey: CredentialSource =
+    mine.key_digest === null ? 'none' : before && same(mine.key_digest, before.key_digest) ? 'unchanged' : 'backup';
   const words: Record<CredentialSource, string> = {
     unchanged: 'is unchanged',
     backup: `is the one "${mine.username}" had when the backup was made (${backupCreatedAt}); the one you used until now no longer works`,

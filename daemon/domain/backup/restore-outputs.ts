@@ -19,9 +19,17 @@ export function placeOutputs(doc: BackupDocument, stateDir: string): BackupDocum
       return player;
     }
     const { output } = placed;
-    const key = output.kind === 'alsa' ? `alsa\u0000${output.device}` : output.kind === 'fifo' ? `fifo\u0000${output.path}` : undefined;
+    const key =
+      output.kind === 'alsa'
+        ? `alsa\u0000${output.device}`
+        : output.kind === 'fifo'
+          ? `fifo\u0000${output.path}`
+          : undefined;
     const first = key === undefined ? undefined : owners.get(key);
-    if (first !== undefined) errors[`backup.players.${i}.output`] = [`of player "${player.name}" is the same output as entry ${first} (player "${doc.players[first]!.name}")`];
+    if (first !== undefined)
+      errors[`backup.players.${i}.output`] = [
+        `of player "${player.name}" is the same output as entry ${first} (player "${doc.players[first]!.name}")`,
+      ];
     else if (key !== undefined) owners.set(key, i);
     return { ...player, output };
   });

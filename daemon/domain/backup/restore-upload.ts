@@ -28,7 +28,12 @@ export interface UploadedBackup {
   tracks: number;
 }
 
-const isTracksArray = (path: JsonPath) => path.length === 4 && path[0] === 'backup' && path[1] === 'playlists' && typeof path[2] === 'number' && path[3] === 'tracks';
+const isTracksArray = (path: JsonPath) =>
+  path.length === 4 &&
+  path[0] === 'backup' &&
+  path[1] === 'playlists' &&
+  typeof path[2] === 'number' &&
+  path[3] === 'tracks';
 
 export class RestoreUpload {
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
@@ -100,16 +105,28 @@ export class RestoreUpload {
     counts.tracks++;
     this.tracks++;
     if (counts.tracks > this.limits.tracksPerPlaylist) {
-      throw invalid(`the backup was not restored: "${field}" holds more than ${this.limits.tracksPerPlaylist} tracks, the most a playlist here holds; nothing was changed`, {
-        [field]: [`holds more than ${this.limits.tracksPerPlaylist} tracks; a playlist here holds at most ${this.limits.tracksPerPlaylist}`],
-      });
+      throw invalid(
+        `the backup was not restored: "${field}" holds more than ${this.limits.tracksPerPlaylist} tracks, the most a playlist here holds; nothing was changed`,
+        {
+          [field]: [
+            `holds more than ${this.limits.tracksPerPlaylist} tracks; a playlist here holds at most ${this.limits.tracksPerPlaylist}`,
+          ],
+        },
+      );
     }
     const problems = trackProblems(value);
     for (const [sub, message] of problems) this.problem(`${field}.${position}${sub}`, message);
     if (problems.length > 0 || Object.keys(this.trackErrors).length > 0) return;
     const t = value as { id: string; title: string; uri: string; durationMs: number | null };
     counts.durationMs += t.durationMs ?? 0;
-    this.pending.push({ id: t.id.toLowerCase(), playlist, position, title: t.title, uri: t.uri, duration_ms: t.durationMs });
+    this.pending.push({
+      id: t.id.toLowerCase(),
+      playlist,
+      position,
+      title: t.title,
+      uri: t.uri,
+      duration_ms: t.durationMs,
+    });
   }
 
   /** Writes the pending tracks to staging; an id staged before is a problem of the track that repeats it. */
@@ -117,7 +134,8 @@ export class RestoreUpload {
     if (this.pending.length === 0) return;
     const repeated = this.staging!.add(this.pending);
     this.pending = [];
-    for (const t of repeated) this.problem(`backup.playlists.${t.playlist}.tracks.${t.position}.id`, `the id ${t.id} is used twice`);
+    for (const t of repeated)
+      this.problem(`backup.playlists.${t.playlist}.tracks.${t.position}.id`, `the id ${t.id} is used twice`);
   }
 
   private problem(field: string, message: string): void {
@@ -127,9 +145,12 @@ export class RestoreUpload {
 
 /** What the client gets for a body that is not JSON (or not UTF-8): a 400 that says where. */
 function asClientError(err: unknown): unknown {
-  if (err instanceof JsonStreamError) return invalid(`the backup was not restored: ${err.message}; nothing was changed`, { body: [err.message] });
+  if (err instanceof JsonStreamError)
+    return invalid(`the backup was not restored: ${err.message}; nothing was changed`, { body: [err.message] });
   if (err instanceof TypeError && /encoded data was not valid/i.test(err.message)) {
-    return invalid('the backup was not restored: the request body is not valid UTF-8; nothing was changed', { body: ['is not valid UTF-8'] });
+    return invalid('the backup was not restored: the request body is not valid UTF-8; nothing was changed', {
+      body: ['is not valid UTF-8'],
+    });
   }
   return err;
 }

@@ -39,7 +39,12 @@ const amplifierOf = (row: { key: string; driver: string }) => `${row.key}\u0000$
  * to it (the transport of any other is another user's) whose other rooms it may see (it mutes them for the length of
  * the announcement).
  */
-export function chooseLegs(caller: Caller, zones: readonly Readonly<ZoneRow>[], requested: string | undefined, sources: LegSources): LegChoice {
+export function chooseLegs(
+  caller: Caller,
+  zones: readonly Readonly<ZoneRow>[],
+  requested: string | undefined,
+  sources: LegSources,
+): LegChoice {
   const groups = new Map<string, Array<Readonly<ZoneRow>>>();
   for (const zone of zones) {
     const key = amplifierOf({ key: zone.output_amplifier, driver: zone.output_driver });
@@ -54,11 +59,23 @@ export function chooseLegs(caller: Caller, zones: readonly Readonly<ZoneRow>[], 
     const candidates = sources
       .players()
       .filter((player) => player.output_kind !== null && canSeePlayer(caller, player.id))
-      .filter((player) => amplifierOf({ key: player.input_amplifier, driver: player.input_driver }) === key && sources.up(player.id))
-      .map((player) => ({ player, others: sources.zonesOfPlayer(player.id).filter((zone) => !announced.has(zone.id)).map((zone) => zone.id) }))
+      .filter(
+        (player) =>
+          amplifierOf({ key: player.input_amplifier, driver: player.input_driver }) === key && sources.up(player.id),
+      )
+      .map((player) => ({
+        player,
+        others: sources
+          .zonesOfPlayer(player.id)
+          .filter((zone) => !announced.has(zone.id))
+          .map((zone) => zone.id),
+      }))
       .filter(({ others }) => others.every((id) => canSeeZone(caller, id)));
-    const score = ({ player, others }: (typeof candidates)[number]) => (sources.playing(player.id) ? 2 : 0) + (others.length > 0 ? 1 : 0) + others.length / 1000;
-    const chosen = candidates.find(({ player }) => player.id === requested) ?? [...candidates].sort((a, b) => score(a) - score(b))[0];
+    const score = ({ player, others }: (typeof candidates)[number]) =>
+      (sources.playing(player.id) ? 2 : 0) + (others.length > 0 ? 1 : 0) + others.length / 1000;
+    const chosen =
+      candidates.find(({ player }) => player.id === requested) ??
+      [...candidates].sort((a, b) => score(a) - score(b))[0];
     if (!chosen) {
       const first = group[0]!;
       const amplifier = sources.amplifierName(first.output_amplifier, first.output_driver);

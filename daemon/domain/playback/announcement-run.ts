@@ -73,7 +73,9 @@ export async function runAnnouncement(job: Job, deps: RunDeps): Promise<void> {
   view.playerIds = legs.map((leg) => leg.playerId);
 
   const touched = [...new Set(legs.flatMap((leg) => [...leg.zoneIds, ...leg.muted]))];
-  const before = touched.map((id) => deps.repo.zone(id)).filter((zone): zone is Readonly<ZoneRow> => zone !== undefined);
+  const before = touched
+    .map((id) => deps.repo.zone(id))
+    .filter((zone): zone is Readonly<ZoneRow> => zone !== undefined);
   let asSet = new Map<string, Readonly<ZoneRow>>();
   try {
     const outcome = await deps.zoneStates.apply(writer, announced(before, legs, view.volume));
@@ -118,10 +120,13 @@ function hold(job: Job, leg: Leg, deps: RunDeps): Promise<Held> {
     const engine = await deps.engines.ready(leg.playerId);
     const player = deps.repo.player(leg.playerId);
     const output = player && outputOf(player);
-    if (!player || !output || deps.engines.engineOf(leg.playerId) !== engine) throw new Error('it was deleted or changed just now');
+    if (!player || !output || deps.engines.engineOf(leg.playerId) !== engine)
+      throw new Error('it was deleted or changed just now');
     job.taken.set(leg.playerId, { output, amplifier: deps.amplifierName(player.input_amplifier, player.input_driver) });
     deps.now.announce(leg.playerId, job.view.id);
-    const snapshot = await engine.snapshot().catch(() => ({ queue: [], index: null, positionMs: 0, state: 'stopped' as const }));
+    const snapshot = await engine
+      .snapshot()
+      .catch(() => ({ queue: [], index: null, positionMs: 0, state: 'stopped' as const }));
     const session = deps.now.sessions.get(leg.playerId);
     if (snapshot.state !== 'stopped') await engine.stopPlayback().catch(() => undefined);
     return { leg, engine, snapshot, session };
@@ -138,13 +143,24 @@ function announced(zones: readonly Readonly<ZoneRow>[], legs: readonly Leg[], vo
   });
 }
 
-const targetOf = (zone: Readonly<ZoneRow>): ZoneTarget => ({ zoneId: zone.id, power: zone.power === 1, volume: zone.volume, muted: zone.muted === 1, playerId: zone.player_id });
+const targetOf = (zone: Readonly<ZoneRow>): ZoneTarget => ({
+  zoneId: zone.id,
+  power: zone.power === 1,
+  volume: zone.volume,
+  muted: zone.muted === 1,
+  playerId: zone.player_id,
+});
 
 /**
  * Starts the announcement on one player; resolves once the player took it, with `end`: null when it played to its end
  * (or was cut off: too long, or cancelled), or why it failed (the player lost meanwhile among them).
  */
-function play(job: Job, playerId: string, engine: PlaybackEngine, deps: RunDeps): Promise<{ end: Promise<string | null> }> {
+function play(
+  job: Job,
+  playerId: string,
+  engine: PlaybackEngine,
+  deps: RunDeps,
+): Promise<{ end: Promise<string | null> }> {
   let finish!: (failure: string | null) => void;
   let playing = false;
   const end = new Promise<string | null>((resolve) => {
@@ -156,7 +172,10 @@ function play(job: Job, playerId: string, engine: PlaybackEngine, deps: RunDeps)
       deps.clock.clearTimeout(timer);
       job.cuts.delete(playerId);
       // Cut short: silence the player before the zones go back.
-      void engine.stopPlayback().catch(() => undefined).then(() => resolve(failure));
+      void engine
+        .stopPlayback()
+        .catch(() => undefined)
+        .then(() => resolve(failure));
     };
   });
   const off = engine.onEvent((event) => {
@@ -195,19 +214,41 @@ function play(job: Job, playerId: string, engine: PlaybackEngine, deps: RunDeps)
  * player deleted meanwhile detached and muted its zones: that is no newer change, and a zone it fed before goes back
  * detached and muted, as the deletion leaves it.
  */
-async function putZonesBack(writer: Writer, before: readonly Readonly<ZoneRow>[], asSet: ReadonlyMap<string, Readonly<ZoneRow>>, deps: RunDeps, job: Job): Promise<void> {
+async function putZonesBack(
+  writer: Writer,
+  before: readonly Readonly<ZoneRow>[],
+  asSet: ReadonlyMap<string, Readonly<ZoneRow>>,
+  deps: RunDeps,
+  job: Job,
+): Promise<void> {
   const kept = job.view.kept;
   const deleted = new Set([...job.lost].filter(([, loss]) => loss.deleted).map(([playerId]) => playerId));
   const targets: ZoneTarget[] = [];
   for (const zone of before) {
     const announced = asSet.get(zone.id);
     if (!announced) continue;
-    const set = announced.player_id !== null && deleted.has(announced.player_id) ? { ...announced, player_id: null, muted: 1 } : announced;
+    const set =
+      announced.player_id !== null && deleted.has(announced.player_id)
+        ? { ...announced, player_id: null, muted: 1 }
+        : announced;
     const now = deps.repo.zone(zone.id);
     if (!now) kept.push({ zoneId: zone.id, reason: 'the zone was deleted while the announcement played' });
-    else if (now.power !== set.power || now.muted !== set.muted || now.volume !== set.volume || now.player_id !== set.player_id) {
-      kept.push({ zoneId: zone.id, reason: 'changed while the announcement played (keypad, API, scene or timer): the newer change is kept' });
-    } else targets.push(zone.player_id !== null && !deps.repo.player(zone.player_id) ? { ...targetOf(zone), playerId: null, muted: true } : targetOf(zone));
+    else if (
+      now.power !== set.power ||
+      now.muted !== set.muted ||
+      now.volume !== set.volume ||
+      now.player_id !== set.player_id
+    ) {
+      kept.push({
+        zoneId: zone.id,
+        reason: 'changed while the announcement played (keypad, API, scene or timer): the newer change is kept',
+      });
+    } else
+      targets.push(
+        zone.player_id !== null && !deps.repo.player(zone.player_id)
+          ? { ...targetOf(zone), playerId: null, muted: true }
+          : targetOf(zone),
+      );
   }
   if (targets.length === 0) return;
   try {

@@ -51,4 +51,5 @@ export function newView(id: string, request: AnnouncementRequest, at: number): A
 }
 
 /** Whether an announcement is over. */
-export const ended = (status: AnnouncementStatus): boolean => status === 'done' || status === 'failed' || status === 'cancelled';
+export const ended = (status: AnnouncementStatus): boolean =>
+  status === 'done' || status === 'failed' || status === 'cancelled';

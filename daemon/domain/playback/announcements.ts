@@ -2,7 +2,17 @@
 // one at a time; the queue is capped per user and in all, so one user cannot hold the appliance's speakers.
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
-import { announcementFor, asWriter, canSeePlayer, canSeeZone, conflict, invalid, isAdmin, notFound, throttled } from '../shared/index.js';
+import {
+  announcementFor,
+  asWriter,
+  canSeePlayer,
+  canSeeZone,
+  conflict,
+  invalid,
+  isAdmin,
+  notFound,
+  throttled,
+} from '../shared/index.js';
 import type { AnnouncementView, Caller, DomainEvent, EventBus, Writer } from '../shared/index.js';
 import { sameOutput, type ZoneApplier } from '../audio/index.js';
 import { engineCall } from './errors.js';
@@ -40,21 +50,33 @@ export class Announcements {
    * answer or no stream player the caller may use feeds any of them. Answers at once, queued; the events tell when it
    * starts and ends.
    */
-  async announce(caller: Caller, request: AnnouncementRequest, recheck: () => Caller = () => caller): Promise<AnnouncementView> {
+  async announce(
+    caller: Caller,
+    request: AnnouncementRequest,
+    recheck: () => Caller = () => caller,
+  ): Promise<AnnouncementView> {
     const writer = asWriter(caller);
     const zoneIds = [...new Set(request.zoneIds.map((id) => id.toLowerCase()))];
     const { targets, skipped } = this.deps.zoneStates.captureSome(writer, zoneIds);
-    if (targets.length === 0) throw conflict(`none of these zones can answer now: ${skipped.map((s) => `${s.zoneId}: ${s.reason}`).join('; ')}`);
+    if (targets.length === 0)
+      throw conflict(
+        `none of these zones can answer now: ${skipped.map((s) => `${s.zoneId}: ${s.reason}`).join('; ')}`,
+      );
     const requested = this.requestedPlayer(writer, request.playerId);
-    const { legs } = chooseLegs(writer, targets.map((target) => this.deps.repo.zone(target.zoneId)!), requested, {
-      players: () => this.deps.repo.players(),
-      zonesOfPlayer: (id) => this.deps.repo.zonesOfPlayer(id),
-      // Whether a player's MPD runs is asked when the announcement's turn comes.
-      up: () => true,
-      running: false,
-      playing: (id) => this.deps.now.playing(id),
-      amplifierName: this.deps.amplifierName,
-    });
+    const { legs } = chooseLegs(
+      writer,
+      targets.map((target) => this.deps.repo.zone(target.zoneId)!),
+      requested,
+      {
+        players: () => this.deps.repo.players(),
+        zonesOfPlayer: (id) => this.deps.repo.zonesOfPlayer(id),
+        // Whether a player's MPD runs is asked when the announcement's turn comes.
+        up: () => true,
+        running: false,
+        playing: (id) => this.deps.now.playing(id),
+        amplifierName: this.deps.amplifierName,
+      },
+    );
     if (legs.length === 0) throw conflict(noPlayerFor(writer));
     await this.checkSound(request.uri, legs);
     this.checkRoom(writer);
@@ -122,10 +144,15 @@ export class Announcements {
     const id = playerId.toLowerCase();
     const player = this.deps.repo.player(id);
     if (!player || !canSeePlayer(caller, id)) {
-      const why = isAdmin(caller) ? 'must name a stream player, or be left out' : 'must name a stream player assigned to you, or be left out';
+      const why = isAdmin(caller)
+        ? 'must name a stream player, or be left out'
+        : 'must name a stream player assigned to you, or be left out';
       throw invalid(`unknown player id ${playerId}: "playerId" ${why}`, { playerId: [why] });
     }
-    if (player.output_kind === null) throw invalid(`player ${playerId} is not a stream player`, { playerId: ['must name a stream player (one with an output)'] });
+    if (player.output_kind === null)
+      throw invalid(`player ${playerId} is not a stream player`, {
+        playerId: ['must name a stream player (one with an output)'],
+      });
     return id;
   }
 
@@ -136,7 +163,9 @@ export class Announcements {
    */
   private async checkSound(uri: string, legs: readonly Leg[]): Promise<void> {
     const { engines } = this.deps;
-    const engine = engines.playerIds.map((id) => engines.up(id)).find((up) => up !== undefined) ?? (await engines.ready(legs[0]!.playerId));
+    const engine =
+      engines.playerIds.map((id) => engines.up(id)).find((up) => up !== undefined) ??
+      (await engines.ready(legs[0]!.playerId));
     const sound = await engineCall(() => engine.library.resolve(uri), 'uri');
     if (sound.kind === 'file' && !sound.exists) {
       const why = 'is not a file in the music folder: check its name, or pick one from the library (GET /api/library)';
@@ -155,7 +184,8 @@ export class Announcements {
     else if (event.type === 'player.updated') {
       const { id, output } = event.payload.player;
       const had = job.taken.get(id);
-      if (had && !sameOutput(had.output, output)) this.lose(job, id, output ? 'was given another output' : 'is no stream player any more', false);
+      if (had && !sameOutput(had.output, output))
+        this.lose(job, id, output ? 'was given another output' : 'is no stream player any more', false);
     }
   }
 
@@ -173,7 +203,10 @@ export class Announcements {
     if (!job) return;
     this.running = true;
     this.current = job;
-    this.idle = runAnnouncement(job, { ...this.deps, started: (started) => this.publish('announcement.started', started) })
+    this.idle = runAnnouncement(job, {
+      ...this.deps,
+      started: (started) => this.publish('announcement.started', started),
+    })
       .catch((err: Error) => {
         job.view.status = 'failed';
         job.view.detail = err.message;
@@ -199,9 +232,11 @@ export class Announcements {
   private checkRoom(caller: Caller): void {
     const { announcementsQueued, announcementsPerUser } = this.deps.limits;
     const retry = Math.ceil(this.deps.maxMs / 1000);
-    if (this.queue.length >= announcementsQueued) throw throttled(`${this.queue.length} announcements are waiting already; try again when one has played`, retry);
+    if (this.queue.length >= announcementsQueued)
+      throw throttled(`${this.queue.length} announcements are waiting already; try again when one has played`, retry);
     const mine = this.queue.filter((job) => job.userId === caller.userId).length;
-    if (mine >= announcementsPerUser) throw throttled(`you have ${mine} announcements waiting already; try again when one has played`, retry);
+    if (mine >= announcementsPerUser)
+      throw throttled(`you have ${mine} announcements waiting already; try again when one has played`, retry);
   }
 
   private find(caller: Caller, rawId: string): Job {
@@ -216,13 +251,17 @@ export class Announcements {
   }
 
   private publish(type: 'announcement.queued' | 'announcement.started' | 'announcement.ended', job: Job): void {
-    this.deps.bus.publish({ type, payload: { announcement: { ...job.view, skipped: [...job.view.skipped], kept: [...job.view.kept] } } });
+    this.deps.bus.publish({
+      type,
+      payload: { announcement: { ...job.view, skipped: [...job.view.skipped], kept: [...job.view.kept] } },
+    });
   }
 }
 
 /** Why no stream player can play an announcement on the zones asked for (none the caller may use feeds them). */
 function noPlayerFor(caller: Caller): string {
-  if (isAdmin(caller)) return "no stream player feeds these zones' amplifier: create one whose input is on it (POST /api/players with an \"output\")";
+  if (isAdmin(caller))
+    return 'no stream player feeds these zones\' amplifier: create one whose input is on it (POST /api/players with an "output")';
   return (
     "no stream player assigned to you feeds these zones' amplifier without also feeding rooms outside your assignments: " +
     'ask an administrator to assign you one'

@@ -75,7 +75,11 @@ export class StreamEngines {
     if (!slot) return;
     this.slots.delete(playerId);
     slot.unsubscribe();
-    await slot.engine?.stop().catch((err: Error) => this.deps.log.warn({ player: playerId, err: err.message }, 'stopping a stream player failed'));
+    await slot.engine
+      ?.stop()
+      .catch((err: Error) =>
+        this.deps.log.warn({ player: playerId, err: err.message }, 'stopping a stream player failed'),
+      );
     if (!options.keepFiles) rmSync(this.deps.folderOf(playerId), { recursive: true, force: true });
   }
 
@@ -117,14 +121,24 @@ export class StreamEngines {
       case 'missing':
         throw conflict(`${slot.detail}; then restart azcd`);
       case 'restarting':
-        throw unavailable(`the player's MPD is restarting (${slot.detail ?? 'it exited'}); try again in a moment`, Math.ceil(RETRY_MS / 1000));
+        throw unavailable(
+          `the player's MPD is restarting (${slot.detail ?? 'it exited'}); try again in a moment`,
+          Math.ceil(RETRY_MS / 1000),
+        );
       default:
         throw conflict(`the player's MPD could not start: ${slot.detail ?? 'no reason given'}`);
     }
   }
 
   private add(playerId: string, output: StreamOutput): void {
-    const slot: Slot = { output, engine: undefined, state: 'starting', detail: null, starting: undefined, unsubscribe: () => undefined };
+    const slot: Slot = {
+      output,
+      engine: undefined,
+      state: 'starting',
+      detail: null,
+      starting: undefined,
+      unsubscribe: () => undefined,
+    };
     this.slots.set(playerId, slot);
     const missing = this.deps.missing();
     if (missing !== undefined) {
@@ -170,7 +184,12 @@ export class StreamEngines {
       slot.detail = event.up ? (event.detail ?? null) : event.detail;
     } else if (event.type === 'fault') {
       slot.detail = event.detail;
-    } else if (event.type === 'playback' && event.status.state === 'playing' && slot.detail !== null && slot.state === 'up') {
+    } else if (
+      event.type === 'playback' &&
+      event.status.state === 'playing' &&
+      slot.detail !== null &&
+      slot.state === 'up'
+    ) {
       // Playing again: the output opened, so its last fault is over.
       slot.detail = null;
       this.listener(playerId, { type: 'state' });

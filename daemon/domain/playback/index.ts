@@ -128,6 +128,10 @@ export class Playback {
   }
 
   private followLogged(playerId: string): void {
-    this.transport.follow(playerId).catch((err: Error) => this.deps.log.warn({ player: playerId, err: err.message }, 'the queue could not follow its playlist'));
+    this.transport
+      .follow(playerId)
+      .catch((err: Error) =>
+        this.deps.log.warn({ player: playerId, err: err.message }, 'the queue could not follow its playlist'),
+      );
   }
 }

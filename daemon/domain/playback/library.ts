@@ -2,7 +2,17 @@
 // can be built from it), and rescans: one at a time, each stream player's MPD in turn, no more often than RESCAN_GAP_MS.
 import type { LibraryPage, PlaybackEngine } from '../../../drivers/playback.js';
 import type { Logger } from '../../log.js';
-import { conflict, forbidden, isAdmin, requireWriter, throttled, unavailable, type Caller, type Clock, type EventBus } from '../shared/index.js';
+import {
+  conflict,
+  forbidden,
+  isAdmin,
+  requireWriter,
+  throttled,
+  unavailable,
+  type Caller,
+  type Clock,
+  type EventBus,
+} from '../shared/index.js';
 import type { StreamEngines } from './engines.js';
 import { engineCall } from './errors.js';
 
@@ -53,7 +63,10 @@ export class Library {
     const wait = this.lastStart + RESCAN_GAP_MS - this.clock.now();
     if (wait > 0) {
       const seconds = Math.ceil(wait / 1000);
-      throw throttled(`the last rescan of the music folder began less than ${RESCAN_GAP_MS / 1000} s ago: ask again in ${seconds} s`, seconds);
+      throw throttled(
+        `the last rescan of the music folder began less than ${RESCAN_GAP_MS / 1000} s ago: ask again in ${seconds} s`,
+        seconds,
+      );
     }
     this.lastStart = this.clock.now();
     this.changing(() => (this.rescanning = true));
@@ -119,11 +132,18 @@ export class Library {
       if (engine) return engine;
     }
     if (ids.length === 0) {
-      throw conflict('the music library is read by the MPD of a stream player, and there is none: create one first (POST /api/players with an "output")');
+      throw conflict(
+        'the music library is read by the MPD of a stream player, and there is none: create one first (POST /api/players with an "output")',
+      );
     }
     // An engine that cannot run says why; one that starts or restarts will be there in a moment.
-    const broken = ids.map((id) => this.engines.view(id)!).find((engine) => engine.state === 'missing' || engine.state === 'failed');
+    const broken = ids
+      .map((id) => this.engines.view(id)!)
+      .find((engine) => engine.state === 'missing' || engine.state === 'failed');
     if (broken) throw conflict(`no stream player's MPD runs: ${broken.detail ?? broken.state}`);
-    throw unavailable('no stream player is up yet (MPD starts, or scans the music folder the first time): try again in a moment', 2);
+    throw unavailable(
+      'no stream player is up yet (MPD starts, or scans the music folder the first time): try again in a moment',
+      2,
+    );
   }
 }

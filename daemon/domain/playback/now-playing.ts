@@ -69,7 +69,10 @@ export class NowPlaying {
       // Something plays: what the engine says is current counts again.
       this.nothingCurrent.delete(playerId);
       this.passedOver.delete(playerId);
-    } else if (status.index !== null && (this.nothingCurrent.has(playerId) || this.passedOver.get(playerId) === status.index)) {
+    } else if (
+      status.index !== null &&
+      (this.nothingCurrent.has(playerId) || this.passedOver.get(playerId) === status.index)
+    ) {
       status = { ...NOTHING, queueLength: status.queueLength, positionAt: status.positionAt };
     }
     const session = this.sessions.get(playerId);
@@ -135,9 +138,15 @@ export class NowPlaying {
   }
 
   /** A track the player passed over, as the event says it. */
-  skipped(playerId: string, skip: { index: number | null; trackId?: string | null; uri: string; reason: TrackSkipReason; detail: string }): void {
+  skipped(
+    playerId: string,
+    skip: { index: number | null; trackId?: string | null; uri: string; reason: TrackSkipReason; detail: string },
+  ): void {
     const trackId = skip.trackId === undefined ? this.trackAt(playerId, skip.index) : skip.trackId;
-    this.bus.publish({ type: 'player.trackSkipped', payload: { playerId, trackId, index: skip.index, uri: skip.uri, reason: skip.reason, detail: skip.detail } });
+    this.bus.publish({
+      type: 'player.trackSkipped',
+      payload: { playerId, trackId, index: skip.index, uri: skip.uri, reason: skip.reason, detail: skip.detail },
+    });
   }
 
   /** A player that is no stream player any more (or is gone). */
@@ -192,7 +201,12 @@ export class NowPlaying {
     this.lastPosition.set(playerId, now);
     this.bus.publish({
       type: 'player.position',
-      payload: { playerId, positionMs: Math.max(0, Math.round(event.positionMs)), durationMs: event.durationMs, positionAt: new Date(event.at).toISOString() },
+      payload: {
+        playerId,
+        positionMs: Math.max(0, Math.round(event.positionMs)),
+        durationMs: event.durationMs,
+        positionAt: new Date(event.at).toISOString(),
+      },
     });
   }
 }

@@ -36,16 +36,33 @@ export class Transport {
   play(caller: Caller, playerId: string, request: PlayRequest, recheck: Recheck = () => caller): Promise<PlaybackView> {
     return this.command(playerId, recheck, async (engine, id) => {
       if ('uri' in request) {
-        await this.load(id, { ...emptySession(), trackIds: [null] }, () => engineCall(() => engine.playUri(request.uri), 'uri'));
+        await this.load(id, { ...emptySession(), trackIds: [null] }, () =>
+          engineCall(() => engine.playUri(request.uri), 'uri'),
+        );
         return;
       }
       const playlist = this.playlists.get(request.playlistId);
-      if (playlist.tracks.length === 0) throw conflict(`playlist "${playlist.name}" has no tracks: add some before playing it`);
-      const first = request.trackId === undefined ? playlist.tracks[0] : playlist.tracks.find((track) => track.id === request.trackId!.toLowerCase());
-      if (!first) throw invalid(`playlist "${playlist.name}" has no track ${request.trackId}`, { trackId: ['is not a track of this playlist'] });
+      if (playlist.tracks.length === 0)
+        throw conflict(`playlist "${playlist.name}" has no tracks: add some before playing it`);
+      const first =
+        request.trackId === undefined
+          ? playlist.tracks[0]
+          : playlist.tracks.find((track) => track.id === request.trackId!.toLowerCase());
+      if (!first)
+        throw invalid(`playlist "${playlist.name}" has no track ${request.trackId}`, {
+          trackId: ['is not a track of this playlist'],
+        });
       // The playlist knows the track's length when it was added with one: a start past it would only skip the track.
-      if (request.positionMs !== undefined && first.durationMs !== null) withinTrack(request.positionMs, first.durationMs, `track "${first.title}"`);
-      await this.playTracks(id, engine, playlist.id, playlist.tracks, request.trackId?.toLowerCase(), request.positionMs ?? 0);
+      if (request.positionMs !== undefined && first.durationMs !== null)
+        withinTrack(request.positionMs, first.durationMs, `track "${first.title}"`);
+      await this.playTracks(
+        id,
+        engine,
+        playlist.id,
+        playlist.tracks,
+        request.trackId?.toLowerCase(),
+        request.positionMs ?? 0,
+      );
     });
   }
 
@@ -73,8 +90,10 @@ export class Transport {
   seek(caller: Caller, playerId: string, positionMs: number, recheck: Recheck = () => caller): Promise<PlaybackView> {
     return this.command(playerId, recheck, async (engine, id) => {
       const status = engine.status();
-      if (status.state === 'stopped' || status.index === null) throw conflict('nothing is playing: play something before seeking');
-      if (status.durationMs === null) throw conflict(`${status.uri ?? 'this stream'} is a stream without an end: there is no position to seek to`);
+      if (status.state === 'stopped' || status.index === null)
+        throw conflict('nothing is playing: play something before seeking');
+      if (status.durationMs === null)
+        throw conflict(`${status.uri ?? 'this stream'} is a stream without an end: there is no position to seek to`);
       withinTrack(positionMs, status.durationMs, 'the track');
       await engineCall(() => engine.seek(positionMs), 'positionMs');
       // A seek moves only the position, which no playback event carries: published here.
@@ -120,12 +139,17 @@ export class Transport {
   }
 
   /** One operation on a stream player the caller may change: checked when its turn comes. */
-  private command(playerId: string, recheck: Recheck, task: (engine: PlaybackEngine, playerId: string) => Promise<void>): Promise<PlaybackView> {
+  private command(
+    playerId: string,
+    recheck: Recheck,
+    task: (engine: PlaybackEngine, playerId: string) => Promise<void>,
+  ): Promise<PlaybackView> {
     return this.serially(playerId.toLowerCase(), async () => {
       const player = this.players.get(asWriter(recheck()), playerId.toLowerCase());
       streamPlayer(player);
       const announcement = this.now.announcing.get(player.id);
-      if (announcement) throw conflict(`player "${player.name}" is playing announcement ${announcement}: try again when it has ended`);
+      if (announcement)
+        throw conflict(`player "${player.name}" is playing announcement ${announcement}: try again when it has ended`);
       this.now.used(player.id);
       await task(await this.engines.ready(player.id), player.id);
       this.now.refresh(player.id);
@@ -150,7 +174,14 @@ export class Transport {
    * Plays the tracks from `startTrackId`. Tracks the engine refuses (a scheme it does not play, a path outside the
    * music folder) are left out and reported as skipped; the track asked for being one of them is a 400.
    */
-  private async playTracks(playerId: string, engine: PlaybackEngine, playlistId: string, tracks: TrackView[], startTrackId: string | undefined, positionMs: number): Promise<void> {
+  private async playTracks(
+    playerId: string,
+    engine: PlaybackEngine,
+    playlistId: string,
+    tracks: TrackView[],
+    startTrackId: string | undefined,
+    positionMs: number,
+  ): Promise<void> {
     const session: Session = { ...emptySession(), playlistId };
     const refused: Array<{ track: TrackView; why: string }> = [];
     let entries = tracks;
@@ -158,7 +189,13 @@ export class Transport {
       const start = startTrackId === undefined ? 0 : entries.findIndex((track) => track.id === startTrackId);
       session.trackIds = entries.map((track) => track.id);
       try {
-        await this.load(playerId, session, () => engine.playQueue(entries.map((track) => track.uri), start, positionMs));
+        await this.load(playerId, session, () =>
+          engine.playQueue(
+            entries.map((track) => track.uri),
+            start,
+            positionMs,
+          ),
+        );
         break;
       } catch (err) {
         const indexes = attempt === 0 ? refusedIndexes(err) : undefined;
@@ -166,9 +203,12 @@ export class Transport {
         const reasons = refusalReasons(err as PlaybackError);
         for (const index of indexes) refused.push({ track: entries[index]!, why: reasons.get(index)! });
         const first = refused.find(({ track }) => track.id === startTrackId);
-        if (first) throw invalid(`track "${first.track.title}" cannot play here: ${first.why}`, { trackId: [first.why] });
+        if (first)
+          throw invalid(`track "${first.track.title}" cannot play here: ${first.why}`, { trackId: [first.why] });
         if (refused.length === tracks.length) {
-          throw invalid(`no track of this playlist can play here: ${refused[0]!.why}`, { playlistId: [`no track can play here: ${refused[0]!.why}`] });
+          throw invalid(`no track of this playlist can play here: ${refused[0]!.why}`, {
+            playlistId: [`no track can play here: ${refused[0]!.why}`],
+          });
         }
         const out = new Set(indexes);
         entries = entries.filter((_, i) => !out.has(i));
@@ -181,12 +221,20 @@ export class Transport {
   }
 
   /** The engine's queue becomes `tracks` (less those it refuses) around what plays now. */
-  private async replaceTracks(playerId: string, engine: PlaybackEngine, session: Session, tracks: TrackView[]): Promise<void> {
+  private async replaceTracks(
+    playerId: string,
+    engine: PlaybackEngine,
+    session: Session,
+    tracks: TrackView[],
+  ): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       const entries = tracks.filter((track) => !session.refused.has(track.id));
       const at = placeOf(engine.status().index, session.trackIds, entries);
       try {
-        await engine.replaceQueue(entries.map((track) => track.uri), at);
+        await engine.replaceQueue(
+          entries.map((track) => track.uri),
+          at,
+        );
         session.trackIds = entries.map((track) => track.id);
         return;
       } catch (err) {
@@ -196,7 +244,13 @@ export class Transport {
         for (const index of indexes) {
           const track = entries[index]!;
           session.refused.add(track.id);
-          this.now.skipped(playerId, { index: null, trackId: track.id, uri: track.uri, reason: 'refused', detail: reasons.get(index)! });
+          this.now.skipped(playerId, {
+            index: null,
+            trackId: track.id,
+            uri: track.uri,
+            reason: 'refused',
+            detail: reasons.get(index)!,
+          });
         }
       }
     }
@@ -223,7 +277,11 @@ function streamPlayer(player: PlayerView): void {
  * Where the track that plays now goes in the new queue: `current` when it is still there, else `next` (it plays to
  * its end, then the first track after it that is still there); `next: 0` when nothing is current.
  */
-export function placeOf(index: number | null, trackIds: ReadonlyArray<string | null>, entries: ReadonlyArray<{ id: string }>): { current: number } | { next: number } {
+export function placeOf(
+  index: number | null,
+  trackIds: ReadonlyArray<string | null>,
+  entries: ReadonlyArray<{ id: string }>,
+): { current: number } | { next: number } {
   if (index === null) return { next: 0 };
   const position = new Map(entries.map((track, i) => [track.id, i]));
   const playing = trackIds[index];

@@ -28,7 +28,18 @@
 // by hand make the totals too high, so a write the totals would refuse rescans first (at most once per
 // RESCAN_INTERVAL_MS, so a client looping on a full directory cannot keep the disk busy).
 import { constants as fsc, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readdir, readlink, realpath, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
+import {
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readlink,
+  realpath,
+  rename,
+  rmdir,
+  unlink,
+  type FileHandle,
+} from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { conflict, invalid } from '../shared/index.js';
@@ -64,7 +75,8 @@ export function checkExportPath(filePath: string): string[] {
   if (segments.some((segment) => segment === '..')) reject('must not contain a ".." segment');
   const cleaned = segments.filter((segment) => segment !== '' && segment !== '.');
   if (cleaned.length === 0) reject('must name a file');
-  if (cleaned.some((segment) => Buffer.byteLength(segment) > MAX_NAME_BYTES)) reject(`must have names of at most ${MAX_NAME_BYTES} bytes`);
+  if (cleaned.some((segment) => Buffer.byteLength(segment) > MAX_NAME_BYTES))
+    reject(`must have names of at most ${MAX_NAME_BYTES} bytes`);
   return cleaned;
 }
 
@@ -208,7 +220,12 @@ export class ExportDirectory {
   }
 
   /** Removes what a failed write created: its temporary file, its file if placed, and the folders it made. */
-  private async undo(root: Folder, temp: string | undefined, placed: { folder: Folder; name: string; ino: number } | undefined, made: Array<{ parent: Folder; name: string }>): Promise<void> {
+  private async undo(
+    root: Folder,
+    temp: string | undefined,
+    placed: { folder: Folder; name: string; ino: number } | undefined,
+    made: Array<{ parent: Folder; name: string }>,
+  ): Promise<void> {
     if (temp) await unlink(this.at(root, temp)).catch(() => {});
     if (placed) {
       const target = this.at(placed.folder, placed.name);

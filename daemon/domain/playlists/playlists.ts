@@ -45,7 +45,10 @@ export interface PlaylistSummary {
   createdAt: string;
 }
 
-export type PlaylistLimits = Pick<Config['limits'], 'playlists' | 'tracksPerPlaylist' | 'exportFiles' | 'exportBytes' | 'playlistPageDefault' | 'playlistPageMax'>;
+export type PlaylistLimits = Pick<
+  Config['limits'],
+  'playlists' | 'tracksPerPlaylist' | 'exportFiles' | 'exportBytes' | 'playlistPageDefault' | 'playlistPageMax'
+>;
 
 export class PlaylistsService {
   private readonly exports: ExportDirectory;
@@ -78,7 +81,9 @@ export class PlaylistsService {
     this.store.transaction(() => {
       const count = this.repo.count();
       if (count >= this.limits.playlists) {
-        throw conflict(`the appliance holds at most ${this.limits.playlists} playlists and has ${count}; delete one before creating another`);
+        throw conflict(
+          `the appliance holds at most ${this.limits.playlists} playlists and has ${count}; delete one before creating another`,
+        );
       }
       this.checkTrackRoom(0, input.tracks?.length ?? 0);
       this.repo.insert({ id, name: input.name, is_favorite: 0, created_at: new Date().toISOString() });
@@ -159,14 +164,21 @@ export class PlaylistsService {
     requireWriter(caller);
     const segments = checkExportPath(filePath);
     this.row(id);
-    await this.exports.write(segments, { render: () => toM3u(this.get(id)), authorize: () => requireWriter(revalidate()) });
+    await this.exports.write(segments, {
+      render: () => toM3u(this.get(id)),
+      authorize: () => requireWriter(revalidate()),
+    });
     const relative = segments.join('/');
     this.bus.publish({ type: 'playlist.exported', payload: { playlistId: id, filePath: relative } });
     return relative;
   }
 
   private insertTracks(playlistId: string, start: number, tracks: TrackInput[]): void {
-    this.repo.adjustSummary(playlistId, tracks.length, tracks.reduce((sum, t) => sum + (t.durationMs ?? 0), 0));
+    this.repo.adjustSummary(
+      playlistId,
+      tracks.length,
+      tracks.reduce((sum, t) => sum + (t.durationMs ?? 0), 0),
+    );
     tracks.forEach((track, offset) => {
       const row: TrackRow = {
         id: randomUUID(),
@@ -183,7 +195,9 @@ export class PlaylistsService {
   private checkTrackRoom(existing: number, adding: number): void {
     const cap = this.limits.tracksPerPlaylist;
     if (existing + adding > cap) {
-      throw conflict(`a playlist holds at most ${cap} tracks; this one has ${existing} and ${adding} more do not fit (at most ${Math.max(0, cap - existing)} do)`);
+      throw conflict(
+        `a playlist holds at most ${cap} tracks; this one has ${existing} and ${adding} more do not fit (at most ${Math.max(0, cap - existing)} do)`,
+      );
     }
   }
 
@@ -206,7 +220,8 @@ export function checkPermutation(order: number[], length: number): void {
   if (order.length !== length) fail(`must list all ${length} track positions, got ${order.length}`);
   const seen = new Set<number>();
   for (const index of order) {
-    if (!Number.isInteger(index) || index < 0 || index >= length) fail(`must hold integers from 0 to ${length - 1}, got ${index}`);
+    if (!Number.isInteger(index) || index < 0 || index >= length)
+      fail(`must hold integers from 0 to ${length - 1}, got ${index}`);
     if (seen.has(index)) fail(`must name each position once; ${index} repeats`);
     seen.add(index);
   }

@@ -12,7 +12,9 @@ export function unplayableTracks(tracks: readonly TrackInput[], streamHosts: rea
     try {
       parseTrackUri(track.uri, streamHosts);
     } catch (err) {
-      warnings.push(`track "${track.title}" cannot play on stream players: ${(err as Error).message}; it is kept for M3U exports and other players`);
+      warnings.push(
+        `track "${track.title}" cannot play on stream players: ${(err as Error).message}; it is kept for M3U exports and other players`,
+      );
     }
   }
   return warnings;

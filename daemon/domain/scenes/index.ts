@@ -1,5 +1,13 @@
 // The scenes capability's entry: saved states of zones applied in one step with an undo slot, and sleep timers that
 // switch zones off when they are due. Both act on zones only through the audio capability. The rest of the daemon
 // imports this file.
-export { ScenesService, SCENE_CHANGE_NONE, type ApplyResult, type SceneAudio, type SceneChange, type SceneLimits, type SceneLookups } from './scenes.js';
+export {
+  ScenesService,
+  SCENE_CHANGE_NONE,
+  type ApplyResult,
+  type SceneAudio,
+  type SceneChange,
+  type SceneLimits,
+  type SceneLookups,
+} from './scenes.js';
 export { SleepTimers, MAX_SLEEP_MINUTES, type SleepAudio } from './sleep-timers.js';

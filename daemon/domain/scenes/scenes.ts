@@ -5,7 +5,16 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Store } from '../../store/db.js';
 import type { SceneRecord, SceneZoneRow, ScenesRepo } from '../../store/scenes-repo.js';
-import { asWriter, canSeeScene, conflict, DomainError, invalid, notFound, requireAdmin, sceneFor } from '../shared/index.js';
+import {
+  asWriter,
+  canSeeScene,
+  conflict,
+  DomainError,
+  invalid,
+  notFound,
+  requireAdmin,
+  sceneFor,
+} from '../shared/index.js';
 import type { Caller, EventBus, PlayerView, SceneView, SceneZoneView, Writer, ZoneView } from '../shared/index.js';
 import { storedTone, toneColumns, type Skipped } from '../audio/index.js';
 
@@ -26,7 +35,11 @@ export interface SceneAudio {
    * that cannot answer are skipped (a 409 when none can). When its turn comes it hands the state it replaces to
    * `beforeApply`.
    */
-  apply(writer: Writer, targets: ZoneTarget[], options?: { beforeApply?: (current: ZoneTarget[]) => void }): Promise<{ applied: string[]; skipped: Skipped[] }>;
+  apply(
+    writer: Writer,
+    targets: ZoneTarget[],
+    options?: { beforeApply?: (current: ZoneTarget[]) => void },
+  ): Promise<{ applied: string[]; skipped: Skipped[] }>;
 }
 
 /** How edited zone states are checked: the zone and player as the caller sees them (404 when it does not). */
@@ -88,13 +101,18 @@ export class ScenesService {
     const name = sceneName(input.name);
     const zoneIds = input.zoneIds && [...new Set(input.zoneIds.map((id) => id.toLowerCase()))];
     const states = this.audio.capture(caller, zoneIds);
-    if (states.length === 0) throw invalid('there are no zones to save: create a zone first, or wait until a zone can answer', { zoneIds: ['no zones'] });
+    if (states.length === 0)
+      throw invalid('there are no zones to save: create a zone first, or wait until a zone can answer', {
+        zoneIds: ['no zones'],
+      });
     const id = randomUUID();
     const at = new Date().toISOString();
     this.store.transaction(() => {
       const count = this.repo.count();
       if (count >= this.limits.scenes) {
-        throw conflict(`the appliance holds at most ${this.limits.scenes} scenes and has ${count}; delete one before saving another`);
+        throw conflict(
+          `the appliance holds at most ${this.limits.scenes} scenes and has ${count}; delete one before saving another`,
+        );
       }
       this.checkNameFree(name);
       this.repo.insert({ id, name, created_at: at, updated_at: at }, states.map(toRow));
@@ -133,7 +151,10 @@ export class ScenesService {
     const scene = this.repo.scene(id);
     if (!scene) throw notFound(`no scene with id ${id}`);
     this.store.transaction(() => this.repo.remove(id));
-    this.bus.publish({ type: 'scene.deleted', payload: { sceneId: id, zoneIds: scene.zones.map((zone) => zone.zone_id) } });
+    this.bus.publish({
+      type: 'scene.deleted',
+      payload: { sceneId: id, zoneIds: scene.zones.map((zone) => zone.zone_id) },
+    });
   }
 
   /**
@@ -146,7 +167,8 @@ export class ScenesService {
     return this.serially(async () => {
       const writer = asWriter(recheck());
       const scene = this.visibleScene(writer, id);
-      if (scene.zones.length === 0) throw conflict(`scene "${scene.name}" has no zones left (they were deleted); edit or delete it`);
+      if (scene.zones.length === 0)
+        throw conflict(`scene "${scene.name}" has no zones left (they were deleted); edit or delete it`);
       const { applied: zoneIds, skipped } = await this.applyKeepingUndo(writer, scene.zones);
       this.bus.publish({ type: 'scene.applied', payload: { sceneId: id, zoneIds } });
       return { applied: id, zoneIds, skipped };
@@ -173,7 +195,8 @@ export class ScenesService {
    */
   private applyKeepingUndo(writer: Writer, targets: ZoneTarget[]): Promise<{ applied: string[]; skipped: Skipped[] }> {
     return this.audio.apply(writer, targets, {
-      beforeApply: (current) => this.store.transaction(() => this.repo.saveUndo(randomUUID(), current.map(toRow), new Date().toISOString())),
+      beforeApply: (current) =>
+        this.store.transaction(() => this.repo.saveUndo(randomUUID(), current.map(toRow), new Date().toISOString())),
     });
   }
 
@@ -193,9 +216,11 @@ export class ScenesService {
 
   private visibleUndo(caller: Caller): SceneView {
     const record = this.repo.undo();
-    if (!record || record.zones.length === 0) throw conflict('there is nothing to undo: no scene has been applied (or its zones were deleted)');
+    if (!record || record.zones.length === 0)
+      throw conflict('there is nothing to undo: no scene has been applied (or its zones were deleted)');
     const slot = view(record, this.zoneOrder(caller));
-    if (!canSeeScene(caller, slot)) throw notFound('the last scene applied covers zones outside your assignments: there is nothing for you to undo');
+    if (!canSeeScene(caller, slot))
+      throw notFound('the last scene applied covers zones outside your assignments: there is nothing for you to undo');
     return slot;
   }
 
@@ -233,8 +258,14 @@ export class ScenesService {
       if (!zone) problems.push(`unknown zone id ${zoneId}`);
       const player = playerId === null ? null : lookup(() => this.lookups.player(caller, playerId));
       if (player === undefined) problems.push(`unknown player id ${playerId}`);
-      if (zone && player && (player.input.amplifier !== zone.output.amplifier || player.input.driver !== zone.output.driver)) {
-        problems.push(`player "${player.name}" feeds amplifier ${player.input.amplifier}, but zone "${zone.name}" is on amplifier ${zone.output.amplifier}`);
+      if (
+        zone &&
+        player &&
+        (player.input.amplifier !== zone.output.amplifier || player.input.driver !== zone.output.driver)
+      ) {
+        problems.push(
+          `player "${player.name}" feeds amplifier ${player.input.amplifier}, but zone "${zone.name}" is on amplifier ${zone.output.amplifier}`,
+        );
       }
       result.push({ ...target, zoneId, playerId });
     }
@@ -274,7 +305,13 @@ function toRow(target: ZoneTarget): SceneZoneRow {
 /** A scene zone as the API shows it: its tone only when the scene has one (scenes saved before tone controls have none). */
 function zoneOf(zone: SceneZoneRow): SceneZoneView {
   const tone = storedTone(zone);
-  const target: SceneZoneView = { zoneId: zone.zone_id, power: zone.power === 1, volume: zone.volume, muted: zone.muted === 1, playerId: zone.player_id };
+  const target: SceneZoneView = {
+    zoneId: zone.zone_id,
+    power: zone.power === 1,
+    volume: zone.volume,
+    muted: zone.muted === 1,
+    playerId: zone.player_id,
+  };
   if (Object.keys(tone).length > 0) target.tone = tone;
   return target;
 }

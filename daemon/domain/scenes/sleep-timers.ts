@@ -53,7 +53,9 @@ export class SleepTimers {
   /** Sets a zone's timer `minutes` from now (0 cancels it); returns the zone. */
   set(caller: Caller, zoneId: string, minutes: number): ZoneView {
     if (!Number.isFinite(minutes) || minutes < 0 || minutes > MAX_SLEEP_MINUTES) {
-      throw invalid(`"minutes" must be a number from 0 to ${MAX_SLEEP_MINUTES}, got ${minutes}`, { minutes: [`must be from 0 to ${MAX_SLEEP_MINUTES}`] });
+      throw invalid(`"minutes" must be a number from 0 to ${MAX_SLEEP_MINUTES}, got ${minutes}`, {
+        minutes: [`must be from 0 to ${MAX_SLEEP_MINUTES}`],
+      });
     }
     const until = minutes === 0 ? null : this.clock.now() + Math.round(minutes * 60_000);
     return this.audio.set(caller, zoneId, until);
@@ -85,7 +87,12 @@ export class SleepTimers {
         try {
           const reason = this.audio.expired(timer.zoneId, now);
           if (reason === undefined) this.log('info', { zoneId: timer.zoneId }, 'sleep timer due: zone powered off');
-          else this.log('warn', { zoneId: timer.zoneId, reason }, 'sleep timer due on a zone that cannot answer: timer cleared, the zone was not switched off');
+          else
+            this.log(
+              'warn',
+              { zoneId: timer.zoneId, reason },
+              'sleep timer due on a zone that cannot answer: timer cleared, the zone was not switched off',
+            );
         } catch (err) {
           this.log('warn', { zoneId: timer.zoneId, err }, 'sleep timer could not power the zone off');
         }

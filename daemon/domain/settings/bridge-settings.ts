@@ -90,7 +90,9 @@ export class BridgeSettings {
   locked(): BridgeField[] {
     const { url, username, password, account } = this.startup;
     const login = username !== undefined || password !== undefined;
-    return BRIDGE_FIELDS.filter((field) => (field === 'url' ? url !== '' : field === 'account' ? account !== undefined : login));
+    return BRIDGE_FIELDS.filter((field) =>
+      field === 'url' ? url !== '' : field === 'account' ? account !== undefined : login,
+    );
   }
 
   /** The settings the bridge runs with: the start-up ones, with the dashboard's for every field not set at start. */
@@ -151,21 +153,32 @@ export class BridgeSettings {
     const accountProblem = account === undefined ? undefined : usernameProblem(account);
     if (accountProblem) errors.account = [`${accountProblem}: name an existing azcd user`];
     else if (account !== undefined && this.accountState(account) === 'missing') {
-      errors.account = [`no azcd user is named ${JSON.stringify(account.slice(0, 64))}: create it first (Users), then name it here`];
+      errors.account = [
+        `no azcd user is named ${JSON.stringify(account.slice(0, 64))}: create it first (Users), then name it here`,
+      ];
     }
     const next: SavedBridgeSettings = { ...this.repo.settings() };
     if (change.url !== undefined) next.url = url;
     if (change.username !== undefined) next.username = username;
     if (change.account !== undefined) next.account = account;
-    if (change.password !== undefined && !errors.password) next.password = change.password === null ? undefined : this.seal(change.password);
+    if (change.password !== undefined && !errors.password)
+      next.password = change.password === null ? undefined : this.seal(change.password);
     // The saved password belongs to the broker it was saved for: moving to another one (scheme, host or port) without
     // giving it again drops it, so it is never sent to a host nobody gave it for. A password saved while no broker
     // was set goes to the first one set.
     const before = this.effective().url;
-    if (change.url !== undefined && change.password === undefined && before !== '' && brokerOf(before) !== brokerOf(url ?? '')) next.password = undefined;
+    if (
+      change.url !== undefined &&
+      change.password === undefined &&
+      before !== '' &&
+      brokerOf(before) !== brokerOf(url ?? '')
+    )
+      next.password = undefined;
     // MQTT sends a password only with a username: a broker would refuse the login without saying why.
     if (next.password && !next.username && !errors.username) {
-      (errors[change.username !== undefined ? 'username' : 'password'] ??= []).push('a broker password needs a broker username');
+      (errors[change.username !== undefined ? 'username' : 'password'] ??= []).push(
+        'a broker password needs a broker username',
+      );
     }
     if (Object.keys(errors).length > 0) {
       const detail = Object.entries(errors)
@@ -174,7 +187,10 @@ export class BridgeSettings {
       throw invalid(detail, errors);
     }
     this.store.transaction(() => this.repo.setSettings(next));
-    this.log({ by: caller.username, fields: given, url: next.url ?? null, account: next.account ?? null }, 'MQTT bridge settings changed');
+    this.log(
+      { by: caller.username, fields: given, url: next.url ?? null, account: next.account ?? null },
+      'MQTT bridge settings changed',
+    );
     await this.control.apply();
     return this.current();
   }
@@ -184,7 +200,11 @@ export class BridgeSettings {
     const locked = new Set(this.locked());
     const current = this.startup;
     const same = (field: BridgeField) =>
-      field === 'url' ? (change.url ?? '') === current.url : field === 'password' ? false : (change[field] ?? undefined) === current[field];
+      field === 'url'
+        ? (change.url ?? '') === current.url
+        : field === 'password'
+          ? false
+          : (change[field] ?? undefined) === current[field];
     const refused = given.filter((field) => locked.has(field) && !same(field));
     if (refused.length === 0) return;
     throw conflict(
@@ -214,6 +234,9 @@ export class BridgeSettings {
 
   /** The saved password in clear, for the bridge only; undefined when its box does not open (another device key). */
   private open(sealed: NonNullable<SavedBridgeSettings['password']>): string | undefined {
-    return this.secrets.open({ nonce: Buffer.from(sealed.nonce, 'base64'), box: Buffer.from(sealed.box, 'base64') }) ?? undefined;
+    return (
+      this.secrets.open({ nonce: Buffer.from(sealed.nonce, 'base64'), box: Buffer.from(sealed.box, 'base64') }) ??
+      undefined
+    );
   }
 }

@@ -1,6 +1,15 @@
 // The typed domain events and the in-process bus that numbers them and keeps a replay ring.
 import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
-import { AmplifierStatusSchema, InputDeviceSchema, PlayerSchema, ZoneSchema, ZoneToneSchema, type InputDeviceView, type PlayerView, type ZoneView } from './views.js';
+import {
+  AmplifierStatusSchema,
+  InputDeviceSchema,
+  PlayerSchema,
+  ZoneSchema,
+  ZoneToneSchema,
+  type InputDeviceView,
+  type PlayerView,
+  type ZoneView,
+} from './views.js';
 import { SceneSchema, type SceneView } from './scene-views.js';
 import { AnnouncementSchema, EngineSchema, PlaybackSchema, SKIP_REASONS } from './playback-views.js';
 
@@ -9,16 +18,35 @@ const Volume = T.Number({ minimum: 0, maximum: 1 });
 const event = <K extends string, P extends TSchema>(type: K, payload: P, description: string) =>
   T.Object({ type: T.Literal(type), payload }, { description });
 
-export const PLAYLIST_CHANGE_REASONS = ['tracksRemoved', 'reordered', 'tracksAdded', 'favorite', 'created', 'deleted'] as const;
+export const PLAYLIST_CHANGE_REASONS = [
+  'tracksRemoved',
+  'reordered',
+  'tracksAdded',
+  'favorite',
+  'created',
+  'deleted',
+] as const;
 
 /** Every event the bus carries: the one definition the stream, the OpenAPI document and the dashboard follow. */
 export const DomainEventSchema = T.Union([
-  event('player.volumeChanged', T.Object({ playerId: Id, volume: Volume }), 'group volume changed: the average of the attached zones, by any path (zone volume, keypad, attach, detach, limits, scenes)'),
-  event('player.zonesChanged', T.Object({ playerId: Id, zoneIds: T.Array(Id) }), 'zones attached, detached or moved (non-admins see only their zones)'),
+  event(
+    'player.volumeChanged',
+    T.Object({ playerId: Id, volume: Volume }),
+    'group volume changed: the average of the attached zones, by any path (zone volume, keypad, attach, detach, limits, scenes)',
+  ),
+  event(
+    'player.zonesChanged',
+    T.Object({ playerId: Id, zoneIds: T.Array(Id) }),
+    'zones attached, detached or moved (non-admins see only their zones)',
+  ),
   event('player.created', T.Object({ player: PlayerSchema }), 'a player was created'),
   event('player.updated', T.Object({ player: PlayerSchema }), 'a player was renamed'),
   event('player.deleted', T.Object({ playerId: Id }), 'a player was deleted'),
-  event('zone.volumeChanged', T.Object({ zoneId: Id, volume: Volume }), 'zone volume set by the API or on the amplifier'),
+  event(
+    'zone.volumeChanged',
+    T.Object({ zoneId: Id, volume: Volume }),
+    'zone volume set by the API or on the amplifier',
+  ),
   event('zone.mutedChanged', T.Object({ zoneId: Id, muted: T.Boolean() }), 'zone muted or unmuted'),
   event('zone.powerChanged', T.Object({ zoneId: Id, power: T.Boolean() }), 'zone switched on or off'),
   event('zone.created', T.Object({ zone: ZoneSchema }), 'a zone was created (or found on a new amplifier unit)'),
@@ -29,13 +57,20 @@ export const DomainEventSchema = T.Union([
     T.Object({
       zoneId: Id,
       available: T.Boolean(),
-      reason: T.Union([T.String(), T.Null()], { description: 'why the zone cannot take writes (its amplifier and unit); null when available again' }),
+      reason: T.Union([T.String(), T.Null()], {
+        description: 'why the zone cannot take writes (its amplifier and unit); null when available again',
+      }),
     }),
     "a zone's amplifier unit stopped answering (writes to the zone answer 409) or answers again",
   ),
   event(
     'zone.sleepChanged',
-    T.Object({ zoneId: Id, sleepUntil: T.Union([T.String({ format: 'date-time' }), T.Null()], { description: 'when the sleep timer powers the zone off; null: no timer' }) }),
+    T.Object({
+      zoneId: Id,
+      sleepUntil: T.Union([T.String({ format: 'date-time' }), T.Null()], {
+        description: 'when the sleep timer powers the zone off; null: no timer',
+      }),
+    }),
     'a sleep timer was set, cancelled, or ended (it fired, or the zone was powered off)',
   ),
   event(
@@ -53,12 +88,28 @@ export const DomainEventSchema = T.Union([
     T.Object({ playlistId: Id, reason: T.Union(PLAYLIST_CHANGE_REASONS.map((r) => T.Literal(r))) }),
     'a playlist was created, deleted, edited, reordered or (un)marked favorite',
   ),
-  event('playlist.exported', T.Object({ playlistId: Id, filePath: T.String() }), 'a playlist was written to the export directory'),
-  event('inputDevice.favoriteChanged', T.Object({ inputDeviceId: Id, isFavorite: T.Boolean() }), 'input favorite changed'),
+  event(
+    'playlist.exported',
+    T.Object({ playlistId: Id, filePath: T.String() }),
+    'a playlist was written to the export directory',
+  ),
+  event(
+    'inputDevice.favoriteChanged',
+    T.Object({ inputDeviceId: Id, isFavorite: T.Boolean() }),
+    'input favorite changed',
+  ),
   event('inputDevice.created', T.Object({ inputDevice: InputDeviceSchema }), 'an input device was created'),
-  event('inputDevice.updated', T.Object({ inputDevice: InputDeviceSchema }), 'an input device was renamed or its kind changed'),
+  event(
+    'inputDevice.updated',
+    T.Object({ inputDevice: InputDeviceSchema }),
+    'an input device was renamed or its kind changed',
+  ),
   event('inputDevice.deleted', T.Object({ inputDeviceId: Id }), 'an input device was deleted'),
-  event('scene.created', T.Object({ scene: SceneSchema }), 'a scene was saved (non-admins: only scenes whose zones they all see)'),
+  event(
+    'scene.created',
+    T.Object({ scene: SceneSchema }),
+    'a scene was saved (non-admins: only scenes whose zones they all see)',
+  ),
   event('scene.updated', T.Object({ scene: SceneSchema }), 'a scene was renamed or its captured values edited'),
   event(
     'scene.deleted',
@@ -68,7 +119,9 @@ export const DomainEventSchema = T.Union([
   event(
     'scene.applied',
     T.Object({
-      sceneId: T.Union([Id, T.Literal('undo')], { description: 'the scene applied, or "undo" for POST /api/scenes/undo' }),
+      sceneId: T.Union([Id, T.Literal('undo')], {
+        description: 'the scene applied, or "undo" for POST /api/scenes/undo',
+      }),
       zoneIds: T.Array(Id, { description: 'the zones the apply set' }),
     }),
     'a scene (or the undo slot) was applied; the zone and player events of the change come with it',
@@ -105,9 +158,13 @@ export const DomainEventSchema = T.Union([
       trackId: T.Union([Id, T.Null()], { description: 'the playlist track, when it is one' }),
       index: T.Union([T.Integer({ minimum: 0 }), T.Null()]),
       uri: T.String(),
-      reason: T.Union(SKIP_REASONS.map((r) => T.Literal(r)), {
-        description: 'missing (no such file), unreachable (a stream that cannot be fetched), unknown-format, refused (not a URI the appliance plays), other',
-      }),
+      reason: T.Union(
+        SKIP_REASONS.map((r) => T.Literal(r)),
+        {
+          description:
+            'missing (no such file), unreachable (a stream that cannot be fetched), unknown-format, refused (not a URI the appliance plays), other',
+        },
+      ),
       detail: T.String(),
     }),
     'a track that cannot play was passed over; the queue goes on',
@@ -118,14 +175,23 @@ export const DomainEventSchema = T.Union([
       playerId: Id,
       engine: EngineSchema,
       recovery: T.Union([T.Literal('fresh'), T.Literal('restored'), T.Literal('lost'), T.Null()], {
-        description: 'when it came back up: fresh (nothing to give back), restored (queue, track, position and state are back), lost (why in detail)',
+        description:
+          'when it came back up: fresh (nothing to give back), restored (queue, track, position and state are back), lost (why in detail)',
       }),
     }),
     "a stream player's MPD went down, came up, could not start, or an output could not open",
   ),
   event('library.scanChanged', T.Object({ scanning: T.Boolean() }), 'a rescan of the music folder began or ended'),
-  event('announcement.queued', T.Object({ announcement: AnnouncementSchema }), 'an announcement waits its turn (non-admins: when they see all its zones)'),
-  event('announcement.started', T.Object({ announcement: AnnouncementSchema }), 'an announcement began to play; the zone events of the change come with it'),
+  event(
+    'announcement.queued',
+    T.Object({ announcement: AnnouncementSchema }),
+    'an announcement waits its turn (non-admins: when they see all its zones)',
+  ),
+  event(
+    'announcement.started',
+    T.Object({ announcement: AnnouncementSchema }),
+    'an announcement began to play; the zone events of the change come with it',
+  ),
   event(
     'announcement.ended',
     T.Object({ announcement: AnnouncementSchema }),
@@ -134,10 +200,16 @@ export const DomainEventSchema = T.Union([
 ]);
 
 /** Sent only on the stream: a resume it cannot serve, or a change of what the client may see. */
-export const StreamResetSchema = event('stream.reset', T.Object({ reason: T.String() }), 'missed events are gone: refetch state');
+export const StreamResetSchema = event(
+  'stream.reset',
+  T.Object({ reason: T.String() }),
+  'missed events are gone: refetch state',
+);
 
 /** Every type a client can receive on the stream, from the schemas above (the stream's documentation lists these). */
-export const STREAM_EVENT_TYPES: string[] = [...DomainEventSchema.anyOf, StreamResetSchema].map((schema) => schema.properties.type.const);
+export const STREAM_EVENT_TYPES: string[] = [...DomainEventSchema.anyOf, StreamResetSchema].map(
+  (schema) => schema.properties.type.const,
+);
 
 export type DomainEvent = Static<typeof DomainEventSchema>;
 export type PlaylistChangeReason = (typeof PLAYLIST_CHANGE_REASONS)[number];
@@ -188,7 +260,11 @@ const COMPACT = {
   'zone.volumeChanged': (ref: string, value: number) => ({ zoneId: ref, volume: value }),
 } as const;
 const compactRef = (event: DomainEvent): string | undefined =>
-  event.type === 'player.volumeChanged' ? event.payload.playerId : event.type === 'zone.volumeChanged' ? event.payload.zoneId : undefined;
+  event.type === 'player.volumeChanged'
+    ? event.payload.playerId
+    : event.type === 'zone.volumeChanged'
+      ? event.payload.zoneId
+      : undefined;
 
 /** Told of a subscriber's exception: who registered it, and the type of the event it failed on. */
 export type SubscriberErrorSink = (owner: string, type: string, error: unknown) => void;
@@ -205,7 +281,9 @@ export class EventBus {
   private readonly listeners = new Map<(event: BusEvent) => void, { owner: string; internal: boolean }>();
   /** Where a subscriber's exception goes, with its owner and the event's type (the composition root logs it). */
   onSubscriberError: SubscriberErrorSink = (owner, type, error) => {
-    console.error(`azcd: event subscriber "${owner}" failed on ${type}: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      `azcd: event subscriber "${owner}" failed on ${type}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   };
 
   /** `run`: this start's number (Store-kept, one more each start), the prefix of every id this bus hands out. */
@@ -254,7 +332,11 @@ export class EventBus {
    */
   subscribe(owner: string, listener: EventListener): () => void;
   subscribe(owner: string, listener: (event: BusEvent) => void, options: { internal: true }): () => void;
-  subscribe(owner: string, listener: EventListener | ((event: BusEvent) => void), options?: { internal: true }): () => void {
+  subscribe(
+    owner: string,
+    listener: EventListener | ((event: BusEvent) => void),
+    options?: { internal: true },
+  ): () => void {
     // A listener without the option is only ever called with domain events (see deliver()).
     const wide = listener as (event: BusEvent) => void;
     this.listeners.set(wide, { owner, internal: options?.internal === true });
@@ -309,7 +391,8 @@ export class EventBus {
     if (Number(match[1]) !== this.run) return { reset: RESTARTED };
     const seq = Number(match[2]);
     if (seq > this.lastSeq) return unknown;
-    if (this.replayFloor > 0 && seq <= this.replayFloor) return { reset: 'the configuration was restored since your Last-Event-ID; refetch state' };
+    if (this.replayFloor > 0 && seq <= this.replayFloor)
+      return { reset: 'the configuration was restored since your Last-Event-ID; refetch state' };
     const oldest = Math.max(1, this.nextSeq - this.capacity);
     if (seq + 1 < oldest) return { reset: 'the events after your Last-Event-ID are no longer kept; refetch state' };
     const events: StampedEvent[] = [];

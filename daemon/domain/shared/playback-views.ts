@@ -17,7 +17,9 @@ export const EngineSchema = T.Object(
           'failed (it could not start: detail says why; the next transport command tries again), missing (MPD is not installed), stopped',
       },
     ),
-    detail: T.Union([T.String(), T.Null()], { description: 'why it is not up, or the last fault of an output that could not open; null when all is well' }),
+    detail: T.Union([T.String(), T.Null()], {
+      description: 'why it is not up, or the last fault of an output that could not open; null when all is well',
+    }),
   },
   { title: 'Engine' },
 );
@@ -27,9 +29,13 @@ export const PlaybackSchema = T.Object(
     playerId: Id,
     engine: EngineSchema,
     state: T.Union([T.Literal('playing'), T.Literal('paused'), T.Literal('stopped')]),
-    playlistId: T.Union([Id, T.Null()], { description: 'the playlist being played (null: a URI played on its own, or nothing)' }),
+    playlistId: T.Union([Id, T.Null()], {
+      description: 'the playlist being played (null: a URI played on its own, or nothing)',
+    }),
     trackId: T.Union([Id, T.Null()], { description: "the current track's id in that playlist" }),
-    index: T.Union([T.Integer({ minimum: 0 }), T.Null()], { description: 'position of the current track in the queue (tracks the appliance cannot play are left out of it)' }),
+    index: T.Union([T.Integer({ minimum: 0 }), T.Null()], {
+      description: 'position of the current track in the queue (tracks the appliance cannot play are left out of it)',
+    }),
     queueLength: T.Integer({ minimum: 0 }),
     uri: Text,
     title: Text,
@@ -42,7 +48,9 @@ export const PlaybackSchema = T.Object(
       format: 'date-time',
       description: 'when positionMs was read: while playing, the position now is positionMs plus the time since then',
     }),
-    announcementId: T.Union([Id, T.Null()], { description: 'the announcement this player is playing; transport commands wait for it (409)' }),
+    announcementId: T.Union([Id, T.Null()], {
+      description: 'the announcement this player is playing; transport commands wait for it (409)',
+    }),
   },
   { title: 'Playback' },
 );
@@ -59,13 +67,23 @@ export const AnnouncementSchema = T.Object(
     id: Id,
     uri: T.String(),
     zoneIds: T.Array(Id, { description: 'the zones asked for' }),
-    volume: T.Number({ minimum: 0, maximum: 1, format: 'double', description: 'the volume asked for; each zone plays it within its own limit' }),
+    volume: T.Number({
+      minimum: 0,
+      maximum: 1,
+      format: 'double',
+      description: 'the volume asked for; each zone plays it within its own limit',
+    }),
     playerIds: T.Array(Id, { description: 'the stream players that play it (one per amplifier), once it started' }),
     status: T.Union(ANNOUNCEMENT_STATUSES.map((status) => T.Literal(status))),
-    detail: T.Union([T.String(), T.Null()], { description: 'why it failed or was cancelled, or what could not be put back' }),
-    skipped: T.Array(ZoneReason, { description: 'zones it did not play on: they cannot answer, or no stream player feeds their amplifier' }),
+    detail: T.Union([T.String(), T.Null()], {
+      description: 'why it failed or was cancelled, or what could not be put back',
+    }),
+    skipped: T.Array(ZoneReason, {
+      description: 'zones it did not play on: they cannot answer, or no stream player feeds their amplifier',
+    }),
     kept: T.Array(ZoneReason, {
-      description: 'zones not put back afterwards because someone changed them while it played (the newer change wins), or they were deleted',
+      description:
+        'zones not put back afterwards because someone changed them while it played (the newer change wins), or they were deleted',
     }),
     createdAt: T.String({ format: 'date-time' }),
     startedAt: T.Union([T.String({ format: 'date-time' }), T.Null()]),

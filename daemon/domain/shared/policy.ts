@@ -34,13 +34,15 @@ export function asWriter(caller: Caller): Writer {
 
 /** Operations on a user account that its owner may do too (read itself, change its own password). */
 export function requireAdminOrSelf(caller: Caller, userId: string, what: string): void {
-  if (!isAdmin(caller) && caller.userId !== userId) throw forbidden(`${what} is for administrators or the user themself`);
+  if (!isAdmin(caller) && caller.userId !== userId)
+    throw forbidden(`${what} is for administrators or the user themself`);
 }
 
 // ---- may see: single things and lists ---------------------------------------------------------
 
 /** Players and zones outside a non-admin's assignment list do not exist for it (404, left out of lists). */
-export const canSeePlayer = (caller: Caller, playerId: string): boolean => isAdmin(caller) || caller.playerIds.has(playerId);
+export const canSeePlayer = (caller: Caller, playerId: string): boolean =>
+  isAdmin(caller) || caller.playerIds.has(playerId);
 export const canSeeZone = (caller: Caller, zoneId: string): boolean => isAdmin(caller) || caller.zoneIds.has(zoneId);
 
 /** The players of a list the caller may see, in order; an admin's list is returned as it is. */
@@ -66,14 +68,19 @@ export function zoneFor(caller: Caller | null, zone: ZoneView): ZoneView {
 }
 
 /** A scene exists for a non-admin only if it may see every zone the scene covers. */
-export function canSeeScene(caller: Caller, scene: { readonly zones: ReadonlyArray<{ readonly zoneId: string }> }): boolean {
+export function canSeeScene(
+  caller: Caller,
+  scene: { readonly zones: ReadonlyArray<{ readonly zoneId: string }> },
+): boolean {
   return isAdmin(caller) || scene.zones.every((zone) => caller.zoneIds.has(zone.zoneId));
 }
 
 /** A visible scene as the caller sees it: a player it may not see is not named (as in zoneFor). */
 export function sceneFor(caller: Caller | null, scene: SceneView): SceneView {
   if (!caller || isAdmin(caller)) return scene;
-  const zones = scene.zones.map((zone) => (zone.playerId === null || caller.playerIds.has(zone.playerId) ? zone : { ...zone, playerId: null }));
+  const zones = scene.zones.map((zone) =>
+    zone.playerId === null || caller.playerIds.has(zone.playerId) ? zone : { ...zone, playerId: null },
+  );
   return { ...scene, zones };
 }
 
@@ -83,7 +90,11 @@ export function announcementFor(caller: Caller | null, announcement: Announcemen
   const { uri, detail } = announcement;
   // As for a skipped track (streamSkipFor): MPD's words on a stream that failed are for admins only.
   const unreached = /^https?:/i.test(uri) && detail !== null && detail.includes(`${uri} could not play (`);
-  return { ...announcement, playerIds: announcement.playerIds.filter((id) => caller.playerIds.has(id)), ...(unreached && { detail: `${uri} cannot be reached` }) };
+  return {
+    ...announcement,
+    playerIds: announcement.playerIds.filter((id) => caller.playerIds.has(id)),
+    ...(unreached && { detail: `${uri} cannot be reached` }),
+  };
 }
 
 // ---- may see: events --------------------------------------------------------------------------
@@ -218,6 +229,7 @@ export function accessChangeNeedsRefetch(before: Caller, after: Caller): boolean
 
 /** Same role and the same assignment lists. */
 export function sameAccess(a: Caller, b: Caller): boolean {
-  const sameSet = (x: ReadonlySet<string>, y: ReadonlySet<string>) => x.size === y.size && [...x].every((id) => y.has(id));
+  const sameSet = (x: ReadonlySet<string>, y: ReadonlySet<string>) =>
+    x.size === y.size && [...x].every((id) => y.has(id));
   return a.role === b.role && sameSet(a.playerIds, b.playerIds) && sameSet(a.zoneIds, b.zoneIds);
 }

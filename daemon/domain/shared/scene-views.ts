@@ -1,7 +1,16 @@
 // The JSON shape of a scene, as a schema: the API and the event stream document it, the types derive from it.
 import { Type as T, type Static } from '@sinclair/typebox';
 
-const ToneValue = (what: string) => T.Optional(T.Number({ minimum: -1, maximum: 1, format: 'double', description: what, errorMessage: 'must be a number from -1 to 1' }));
+const ToneValue = (what: string) =>
+  T.Optional(
+    T.Number({
+      minimum: -1,
+      maximum: 1,
+      format: 'double',
+      description: what,
+      errorMessage: 'must be a number from -1 to 1',
+    }),
+  );
 
 /** The tone a scene gives a zone: the controls captured (those the zone's amplifier has); each one absent is left as it is. */
 export const SceneToneSchema = T.Object(
@@ -18,9 +27,16 @@ export const SceneZoneSchema = T.Object(
   {
     zoneId: T.String({ format: 'uuid' }),
     power: T.Boolean(),
-    volume: T.Number({ minimum: 0, maximum: 1, format: 'double', description: "as captured; applied clamped to the zone's maxVolume" }),
+    volume: T.Number({
+      minimum: 0,
+      maximum: 1,
+      format: 'double',
+      description: "as captured; applied clamped to the zone's maxVolume",
+    }),
     muted: T.Boolean(),
-    playerId: T.Union([T.String({ format: 'uuid' }), T.Null()], { description: 'the player routed to the zone, or null for none' }),
+    playerId: T.Union([T.String({ format: 'uuid' }), T.Null()], {
+      description: 'the player routed to the zone, or null for none',
+    }),
     tone: T.Optional(SceneToneSchema),
   },
   { title: 'SceneZone', description: 'the state a scene gives one zone' },

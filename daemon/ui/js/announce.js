@@ -8,7 +8,13 @@ import { state, changed, sorted } from './store.js';
 import { openDialog, field } from './dialogs.js';
 import { problemText } from './problem-text.js';
 
-const STATUS_TEXT = { queued: 'waits its turn', playing: 'is playing', done: 'played; everything is back', failed: 'failed', cancelled: 'was cancelled' };
+const STATUS_TEXT = {
+  queued: 'waits its turn',
+  playing: 'is playing',
+  done: 'played; everything is back',
+  failed: 'failed',
+  cancelled: 'was cancelled',
+};
 const DEFAULT_PERCENT = 40;
 
 /** Only zones that can answer are offered: the daemon would skip the others anyway. */
@@ -21,7 +27,12 @@ function zoneChecks() {
     zones.length
       ? zones.map((z) => {
           const id = uid('announce-zone');
-          return h('div', { class: 'check' }, h('input', { id, type: 'checkbox', name: 'zoneIds', value: z.id }), h('label', { for: id, text: z.name }));
+          return h(
+            'div',
+            { class: 'check' },
+            h('input', { id, type: 'checkbox', name: 'zoneIds', value: z.id }),
+            h('label', { for: id, text: z.name }),
+          );
         })
       : h('p', { class: 'muted small', text: 'No zone can answer now.' }),
   );
@@ -39,10 +50,28 @@ function soundPicker(input) {
   const up = h('button', { type: 'button', class: 'btn btn-ghost btn-small', text: 'Up one folder', hidden: true });
   const list = h('ul', { class: 'lib-list', 'aria-label': 'Sounds in the music folder' });
   const error = h('p', { class: 'form-error', role: 'alert', hidden: true });
-  const box = h('details', { class: 'library-box sound-picker' }, h('summary', { text: 'Choose from the music library' }), where, up, error, list);
+  const box = h(
+    'details',
+    { class: 'library-box sound-picker' },
+    h('summary', { text: 'Choose from the music library' }),
+    where,
+    up,
+    error,
+    list,
+  );
   let folder = null;
 
-  const button = (name, label, onClick) => h('li', { class: 'lib-entry' }, h('button', { type: 'button', class: 'lib-folder', on: { click: onClick } }, icon(name), h('span', { text: label })));
+  const button = (name, label, onClick) =>
+    h(
+      'li',
+      { class: 'lib-entry' },
+      h(
+        'button',
+        { type: 'button', class: 'lib-folder', on: { click: onClick } },
+        icon(name),
+        h('span', { text: label }),
+      ),
+    );
   const pick = (uri) => {
     input.value = uri;
     attr(input, 'aria-invalid', null);
@@ -56,12 +85,29 @@ function soundPicker(input) {
     text(where, ['Music', ...(path ? path.split('/') : [])].join(' / '));
     up.hidden = !path;
     try {
-      const { data, headers } = await apiResponse('GET', `/api/library?folder=${encodeURIComponent(path)}&limit=${PICKER_LIMIT}&offset=0`);
+      const { data, headers } = await apiResponse(
+        'GET',
+        `/api/library?folder=${encodeURIComponent(path)}&limit=${PICKER_LIMIT}&offset=0`,
+      );
       if (folder !== path) return;
       error.hidden = true;
-      list.replaceChildren(...data.map((e) => (e.kind === 'folder' ? button('folder', e.name, () => open(e.uri)) : button('music', e.name, () => pick(e.uri)))));
+      list.replaceChildren(
+        ...data.map((e) =>
+          e.kind === 'folder'
+            ? button('folder', e.name, () => open(e.uri))
+            : button('music', e.name, () => pick(e.uri)),
+        ),
+      );
       const rest = Number(headers.get('x-total-count')) - data.length;
-      if (!data.length || rest > 0) list.append(h('li', { class: 'muted small', text: data.length ? `${count(rest, 'more entry', 'more entries')}: type the name above.` : 'This folder is empty.' }));
+      if (!data.length || rest > 0)
+        list.append(
+          h('li', {
+            class: 'muted small',
+            text: data.length
+              ? `${count(rest, 'more entry', 'more entries')}: type the name above.`
+              : 'This folder is empty.',
+          }),
+        );
     } catch (err) {
       if (folder !== path || err.status === 401) return;
       text(error, err.message);
@@ -76,21 +122,41 @@ function soundPicker(input) {
 }
 
 /** A refusal that is about the sound: the field says so and the picker opens (the other choices stay as they were). */
-const aboutSound = (err) => err?.status === 400 && (Boolean(err.problem?.errors?.uri) || /^"uri"/.test(err.problem?.detail ?? ''));
+const aboutSound = (err) =>
+  err?.status === 400 && (Boolean(err.problem?.errors?.uri) || /^"uri"/.test(err.problem?.detail ?? ''));
 
 /** Opens the dialog; the announcement it queued becomes the one the status line follows. */
 export function announceDialog(status) {
-  const uri = field({ name: 'uri', label: 'Sound (URI)', required: true, maxlength: '2048', autocomplete: 'off', spellcheck: 'false', placeholder: 'file:chimes/door.flac', hint: 'A file in the music folder (file:…, or choose it below) or an http(s) address.' });
+  const uri = field({
+    name: 'uri',
+    label: 'Sound (URI)',
+    required: true,
+    maxlength: '2048',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: 'file:chimes/door.flac',
+    hint: 'A file in the music folder (file:…, or choose it below) or an http(s) address.',
+  });
   const input = uri.querySelector('input');
   const picker = soundPicker(input);
   return openDialog({
     title: 'Announce',
-    description: 'Plays a sound on the chosen zones, then puts their power, source, volume and mute back, and what the player played.',
+    description:
+      'Plays a sound on the chosen zones, then puts their power, source, volume and mute back, and what the player played.',
     content: [
       uri,
       picker,
       zoneChecks(),
-      field({ name: 'volume', label: 'Volume (%)', type: 'number', min: '0', max: '100', step: '1', value: String(DEFAULT_PERCENT), required: true }),
+      field({
+        name: 'volume',
+        label: 'Volume (%)',
+        type: 'number',
+        min: '0',
+        max: '100',
+        step: '1',
+        value: String(DEFAULT_PERCENT),
+        required: true,
+      }),
     ],
     submitLabel: 'Announce',
     wide: true,
@@ -99,7 +165,11 @@ export function announceDialog(status) {
       if (!zoneIds.length) throw new Error('Choose at least one zone.');
       let announcement;
       try {
-        announcement = await post('/api/announcements', { uri: form.elements.uri.value.trim(), zoneIds, volume: Number(form.elements.volume.value) / 100 });
+        announcement = await post('/api/announcements', {
+          uri: form.elements.uri.value.trim(),
+          zoneIds,
+          volume: Number(form.elements.volume.value) / 100,
+        });
       } catch (err) {
         if (!aboutSound(err)) throw err;
         attr(input, 'aria-invalid', 'true');
@@ -128,7 +198,9 @@ export function announcementStatus() {
     line.hidden = !a;
     if (!a) return;
     line.dataset.status = a.status;
-    const parts = [`Announcement on ${count(a.zoneIds.length, 'zone')} ${STATUS_TEXT[a.status]}${a.detail ? `: ${a.detail}` : ''}.`];
+    const parts = [
+      `Announcement on ${count(a.zoneIds.length, 'zone')} ${STATUS_TEXT[a.status]}${a.detail ? `: ${a.detail}` : ''}.`,
+    ];
     if (a.skipped.length) parts.push(`Not played on ${reasons(a.skipped)}.`);
     if (a.kept.length) parts.push(`Left as changed: ${reasons(a.kept)}.`);
     text(line, parts.join(' '));

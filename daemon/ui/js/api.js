@@ -57,7 +57,12 @@ function describe(status, problem, headers) {
 }
 
 /** Sends one request; a failure to connect becomes an ApiError in words. */
-async function send(method, path, body, { auth = true, signal, accept = 'application/json, application/problem+json' } = {}) {
+async function send(
+  method,
+  path,
+  body,
+  { auth = true, signal, accept = 'application/json, application/problem+json' } = {},
+) {
   const headers = { Accept: accept, ...(auth ? authHeaders() : {}) };
   const init = { method, headers, signal, cache: 'no-store', credentials: 'omit' };
   if (body !== undefined) {

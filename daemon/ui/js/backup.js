@@ -21,13 +21,40 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 /** @param {{ renew(work: () => Promise<any>): Promise<any>, endSession(message: string, kind?: string): void }} app */
 export function settingsView(section, app) {
-  const plain = h('button', { type: 'button', class: 'btn btn-primary', 'data-action': 'download-backup', on: { click: () => downloadBackup() } }, icon('export'), h('span', { text: 'Download backup' }));
-  const sealed = h('button', { type: 'button', class: 'btn btn-secondary', 'data-action': 'download-sealed', on: { click: downloadSealed } }, icon('lock'), h('span', { text: 'Download with passwords…' }));
+  const plain = h(
+    'button',
+    {
+      type: 'button',
+      class: 'btn btn-primary',
+      'data-action': 'download-backup',
+      on: { click: () => downloadBackup() },
+    },
+    icon('export'),
+    h('span', { text: 'Download backup' }),
+  );
+  const sealed = h(
+    'button',
+    { type: 'button', class: 'btn btn-secondary', 'data-action': 'download-sealed', on: { click: downloadSealed } },
+    icon('lock'),
+    h('span', { text: 'Download with passwords…' }),
+  );
   const fileId = uid('restore-file');
   const file = h('input', { id: fileId, type: 'file', name: 'file', accept: '.json,application/json', required: true });
-  const passphrase = field({ name: 'passphrase', label: 'Passphrase (only for a backup with passwords)', type: 'password', autocomplete: 'off', minlength: PASSPHRASE.min, maxlength: PASSPHRASE.max });
+  const passphrase = field({
+    name: 'passphrase',
+    label: 'Passphrase (only for a backup with passwords)',
+    type: 'password',
+    autocomplete: 'off',
+    minlength: PASSPHRASE.min,
+    maxlength: PASSPHRASE.max,
+  });
   const error = h('p', { class: 'form-error', role: 'alert', hidden: true });
-  const restore = h('button', { type: 'submit', class: 'btn btn-danger', 'data-action': 'restore' }, icon('refresh'), h('span', { text: 'Restore…' }));
+  const restore = h(
+    'button',
+    { type: 'submit', class: 'btn btn-danger', 'data-action': 'restore' },
+    icon('refresh'),
+    h('span', { text: 'Restore…' }),
+  );
   const form = h(
     'form',
     { class: 'restore-form', novalidate: true },
@@ -51,7 +78,19 @@ export function settingsView(section, app) {
   });
   const bridge = bridgeCard();
   section.append(
-    h('div', { class: 'view-head' }, h('div', {}, h('h1', { class: 'view-title', id: 'h-settings', text: 'Settings' }), h('p', { class: 'view-sub', text: 'Backups of the whole configuration of this appliance, and its Home Assistant bridge.' }))),
+    h(
+      'div',
+      { class: 'view-head' },
+      h(
+        'div',
+        {},
+        h('h1', { class: 'view-title', id: 'h-settings', text: 'Settings' }),
+        h('p', {
+          class: 'view-sub',
+          text: 'Backups of the whole configuration of this appliance, and its Home Assistant bridge.',
+        }),
+      ),
+    ),
     h(
       'div',
       { class: 'card-grid settings-grid' },
@@ -59,15 +98,24 @@ export function settingsView(section, app) {
         'section',
         { class: 'card', 'aria-labelledby': 'h-backup' },
         h('h2', { class: 'card-title', id: 'h-backup', text: 'Download a backup' }),
-        h('p', { class: 'card-text', text: 'One file with users, roles and access, players, zones with their names and limits, input devices, playlists, scenes and settings.' }),
-        h('p', { class: 'hint', text: 'Passwords and API keys are left out unless you seal them under a passphrase; without them, restored users need new passwords.' }),
+        h('p', {
+          class: 'card-text',
+          text: 'One file with users, roles and access, players, zones with their names and limits, input devices, playlists, scenes and settings.',
+        }),
+        h('p', {
+          class: 'hint',
+          text: 'Passwords and API keys are left out unless you seal them under a passphrase; without them, restored users need new passwords.',
+        }),
         h('div', { class: 'button-row' }, plain, sealed),
       ),
       h(
         'section',
         { class: 'card', 'aria-labelledby': 'h-restore' },
         h('h2', { class: 'card-title', id: 'h-restore', text: 'Restore a backup' }),
-        h('p', { class: 'card-text', text: 'Replaces the whole configuration with the one in the file and signs everyone out. A copy of the current configuration is kept on the appliance first.' }),
+        h('p', {
+          class: 'card-text',
+          text: 'Replaces the whole configuration with the one in the file and signs everyone out. A copy of the current configuration is kept on the appliance first.',
+        }),
         form,
       ),
       bridge,
@@ -84,16 +132,29 @@ function downloadBackup() {
 }
 
 function downloadSealed() {
-  const input = (name, label, hint) => field({ name, label, type: 'password', required: true, minlength: PASSPHRASE.min, maxlength: PASSPHRASE.max, autocomplete: 'new-password', hint });
+  const input = (name, label, hint) =>
+    field({
+      name,
+      label,
+      type: 'password',
+      required: true,
+      minlength: PASSPHRASE.min,
+      maxlength: PASSPHRASE.max,
+      autocomplete: 'new-password',
+      hint,
+    });
   return openDialog({
     title: 'Download with passwords',
-    description: 'Passwords and API keys are sealed under this passphrase. Keep it apart from the file: the backup cannot restore them without it.',
+    description:
+      'Passwords and API keys are sealed under this passphrase. Keep it apart from the file: the backup cannot restore them without it.',
     content: [input('passphrase', 'Passphrase', 'At least 8 characters.'), input('confirm', 'Repeat the passphrase')],
     submitLabel: 'Download',
     onSubmit: async (form) => {
       const { passphrase, confirm } = form.elements;
       if (passphrase.value !== confirm.value) throw new Error('The two passphrases differ.');
-      const { blob, filename } = await download('/api/backup', `azcd-backup-sealed-${today()}.json`, { passphrase: passphrase.value });
+      const { blob, filename } = await download('/api/backup', `azcd-backup-sealed-${today()}.json`, {
+        passphrase: passphrase.value,
+      });
       saveFile(blob, filename);
     },
   });
@@ -106,11 +167,19 @@ async function restoreFrom(file, passphrase, app) {
   try {
     backup = JSON.parse(await file.text());
   } catch {
-    throw new Error(`${file.name} is not a backup: it is not a JSON document. Choose a file downloaded from this page.`);
+    throw new Error(
+      `${file.name} is not a backup: it is not a JSON document. Choose a file downloaded from this page.`,
+    );
   }
-  if (backup?.format !== 'azcd-backup') throw new Error(`${file.name} is not an azcd backup. Choose a file downloaded from this page.`);
-  const counts = PARTS.filter(([key]) => Array.isArray(backup[key])).map(([key, one]) => count(backup[key].length, one));
-  const sealedNote = backup.secrets && !passphrase ? ' The file has sealed passwords and API keys, but no passphrase was given: they are not restored.' : '';
+  if (backup?.format !== 'azcd-backup')
+    throw new Error(`${file.name} is not an azcd backup. Choose a file downloaded from this page.`);
+  const counts = PARTS.filter(([key]) => Array.isArray(backup[key])).map(([key, one]) =>
+    count(backup[key].length, one),
+  );
+  const sealedNote =
+    backup.secrets && !passphrase
+      ? ' The file has sealed passwords and API keys, but no passphrase was given: they are not restored.'
+      : '';
   let result = null;
   const confirmed = await confirmDialog({
     title: 'Replace the configuration?',
@@ -127,7 +196,11 @@ async function restoreFrom(file, passphrase, app) {
       }),
   });
   // The accounts are the backup's now: say which password signs in (the one just used may not).
-  if (confirmed) app.endSession(`The backup was restored${summary(result)}. ${result?.accounts?.message ?? 'Sign in again.'}`, 'info');
+  if (confirmed)
+    app.endSession(
+      `The backup was restored${summary(result)}. ${result?.accounts?.message ?? 'Sign in again.'}`,
+      'info',
+    );
 }
 
 /** " (3 users, 6 zones, …)" from whatever counts the restore answered, or ''. */

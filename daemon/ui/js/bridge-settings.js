@@ -9,18 +9,54 @@ import { field } from './dialogs.js';
 const POLL_MS = 700;
 const POLLS = 12;
 
-const STATE_WORDS = { connecting: 'Connecting…', connected: 'Connected', reconnecting: 'Broker unreachable, retrying', misconfigured: 'Needs a fix', stopped: 'Stopped' };
+const STATE_WORDS = {
+  connecting: 'Connecting…',
+  connected: 'Connected',
+  reconnecting: 'Broker unreachable, retrying',
+  misconfigured: 'Needs a fix',
+  stopped: 'Stopped',
+};
 /** What each field is called at start, for a field those settings fix. */
-const START_FLAGS = { url: '--mqtt-url', username: '--mqtt-username', password: 'AZC_MQTT_PASSWORD', account: '--mqtt-account' };
+const START_FLAGS = {
+  url: '--mqtt-url',
+  username: '--mqtt-username',
+  password: 'AZC_MQTT_PASSWORD',
+  account: '--mqtt-account',
+};
 
 export function bridgeCard() {
   const status = h('p', { class: 'bridge-status', role: 'status', dataset: { state: 'off' } });
   const topics = h('p', { class: 'hint' });
-  const url = field({ name: 'url', label: 'Broker URL', placeholder: 'mqtt://homeassistant.local:1883', autocomplete: 'off', spellcheck: 'false', maxlength: '256' });
-  const username = field({ name: 'username', label: 'Broker username', autocomplete: 'off', spellcheck: 'false', maxlength: '256', hint: 'The login the broker knows (Mosquitto’s user), not an azcd user.' });
-  const password = field({ name: 'password', label: 'Broker password', type: 'password', autocomplete: 'new-password', maxlength: '1024' });
+  const url = field({
+    name: 'url',
+    label: 'Broker URL',
+    placeholder: 'mqtt://homeassistant.local:1883',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    maxlength: '256',
+  });
+  const username = field({
+    name: 'username',
+    label: 'Broker username',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    maxlength: '256',
+    hint: 'The login the broker knows (Mosquitto’s user), not an azcd user.',
+  });
+  const password = field({
+    name: 'password',
+    label: 'Broker password',
+    type: 'password',
+    autocomplete: 'new-password',
+    maxlength: '1024',
+  });
   const forgetId = uid('forget');
-  const forget = h('div', { class: 'check', hidden: true }, h('input', { id: forgetId, type: 'checkbox', name: 'forget' }), h('label', { for: forgetId, text: 'Remove the saved broker password' }));
+  const forget = h(
+    'div',
+    { class: 'check', hidden: true },
+    h('input', { id: forgetId, type: 'checkbox', name: 'forget' }),
+    h('label', { for: forgetId, text: 'Remove the saved broker password' }),
+  );
   const accountId = uid('account');
   const account = h('select', { id: accountId, name: 'account', 'aria-describedby': `${accountId}-hint` });
   const accountField = h(
@@ -28,16 +64,38 @@ export function bridgeCard() {
     { class: 'field' },
     h('label', { for: accountId, text: 'Bridge account' }),
     account,
-    h('p', { class: 'hint', id: `${accountId}-hint`, text: 'The azcd user the bridge acts as: its role and assignments decide what Home Assistant sees and may change. Usually an Operator assigned the rooms to bridge.' }),
+    h('p', {
+      class: 'hint',
+      id: `${accountId}-hint`,
+      text: 'The azcd user the bridge acts as: its role and assignments decide what Home Assistant sees and may change. Usually an Operator assigned the rooms to bridge.',
+    }),
   );
   const error = h('p', { class: 'form-error', role: 'alert', hidden: true });
-  const save = h('button', { type: 'submit', class: 'btn btn-primary', 'data-action': 'save-bridge', text: 'Save and connect' });
-  const form = h('form', { class: 'bridge-form', novalidate: true }, url, username, password, forget, accountField, error, h('div', { class: 'button-row' }, save));
+  const save = h('button', {
+    type: 'submit',
+    class: 'btn btn-primary',
+    'data-action': 'save-bridge',
+    text: 'Save and connect',
+  });
+  const form = h(
+    'form',
+    { class: 'bridge-form', novalidate: true },
+    url,
+    username,
+    password,
+    forget,
+    accountField,
+    error,
+    h('div', { class: 'button-row' }, save),
+  );
   const card = h(
     'section',
     { class: 'card', 'aria-labelledby': 'h-bridge' },
     h('h2', { class: 'card-title', id: 'h-bridge', text: 'Home Assistant (MQTT)' }),
-    h('p', { class: 'card-text', text: 'The bridge publishes the zones, players, scenes and sleep timers of one azcd account to an MQTT broker; Home Assistant finds them by itself. Changes apply at once.' }),
+    h('p', {
+      class: 'card-text',
+      text: 'The bridge publishes the zones, players, scenes and sleep timers of one azcd account to an MQTT broker; Home Assistant finds them by itself. Changes apply at once.',
+    }),
     status,
     topics,
     form,
@@ -78,9 +136,13 @@ export function bridgeCard() {
 
   /** The users an admin can name, the saved account kept even when it no longer exists (so the problem shows). */
   function fillAccounts() {
-    const names = (state.users ?? []).map((u) => ({ value: u.username, label: `${u.username} (${u.role}${u.isEnabled ? '' : ', disabled'})` }));
+    const names = (state.users ?? []).map((u) => ({
+      value: u.username,
+      label: `${u.username} (${u.role}${u.isEnabled ? '' : ', disabled'})`,
+    }));
     const saved = current?.account;
-    if (saved && !names.some((n) => n.value.toLowerCase() === saved.toLowerCase())) names.push({ value: saved, label: `${saved} (no such user)` });
+    if (saved && !names.some((n) => n.value.toLowerCase() === saved.toLowerCase()))
+      names.push({ value: saved, label: `${saved} (no such user)` });
     const options = [{ value: '', label: 'None: the bridge does not start' }, ...names];
     const signature = JSON.stringify(options);
     if (account.dataset.signature !== signature) {

@@ -8,14 +8,34 @@ import { icon } from './icons.js';
  * ignores Escape and stays until it is submitted, its cancel button's `onCancel` runs, or the app closes it
  * with `forceClose()` (signing out).
  */
-export function openDialog({ title, description, content = [], submitLabel = 'Save', cancelLabel = 'Cancel', danger = false, onSubmit, onCancel, wide = false, blocking = false }) {
+export function openDialog({
+  title,
+  description,
+  content = [],
+  submitLabel = 'Save',
+  cancelLabel = 'Cancel',
+  danger = false,
+  onSubmit,
+  onCancel,
+  wide = false,
+  blocking = false,
+}) {
   return new Promise((resolve) => {
     const titleId = uid('dlg-title');
     const descId = description ? uid('dlg-desc') : undefined;
     const error = h('p', { class: 'form-error', role: 'alert', hidden: true });
-    const submit = h('button', { class: `btn ${danger ? 'btn-danger' : 'btn-primary'}`, type: 'submit', text: submitLabel });
+    const submit = h('button', {
+      class: `btn ${danger ? 'btn-danger' : 'btn-primary'}`,
+      type: 'submit',
+      text: submitLabel,
+    });
     const cancel = cancelLabel
-      ? h('button', { class: 'btn btn-ghost', type: 'button', text: cancelLabel, on: { click: () => (onCancel ? onCancel() : dialog.close()) } })
+      ? h('button', {
+          class: 'btn btn-ghost',
+          type: 'button',
+          text: cancelLabel,
+          on: { click: () => (onCancel ? onCancel() : dialog.close()) },
+        })
       : null;
     const form = h(
       'form',
@@ -26,7 +46,11 @@ export function openDialog({ title, description, content = [], submitLabel = 'Sa
       error,
       h('div', { class: 'dialog-actions' }, cancel, submit),
     );
-    const dialog = h('dialog', { class: `dialog${wide ? ' dialog-wide' : ''}`, 'aria-labelledby': titleId, 'aria-describedby': descId }, form);
+    const dialog = h(
+      'dialog',
+      { class: `dialog${wide ? ' dialog-wide' : ''}`, 'aria-labelledby': titleId, 'aria-describedby': descId },
+      form,
+    );
     let result = null;
     let forced = false;
     dialog.forceClose = () => {
@@ -79,9 +103,19 @@ export function field({ name, label, type = 'text', value = '', required = false
   const id = uid(`f-${name}`);
   const hintId = hint ? `${id}-hint` : undefined;
   const control = options
-    ? h('select', { id, name, required, 'aria-describedby': hintId }, options.map((o) => h('option', { value: o.value, selected: o.value === value, text: o.label })))
+    ? h(
+        'select',
+        { id, name, required, 'aria-describedby': hintId },
+        options.map((o) => h('option', { value: o.value, selected: o.value === value, text: o.label })),
+      )
     : h('input', { id, name, type, value, required, 'aria-describedby': hintId, ...rest });
-  return h('div', { class: 'field' }, h('label', { for: id, text: label }), control, hint ? h('p', { class: 'hint', id: hintId, text: hint }) : null);
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id, text: label }),
+    control,
+    hint ? h('p', { class: 'hint', id: hintId, text: hint }) : null,
+  );
 }
 
 /** Copies text; falls back to a selection copy where the Clipboard API is missing (plain http on a LAN address). */
@@ -99,9 +133,21 @@ export async function copyText(text, input) {
 /** Shows a full API key with a copy button. */
 export function keyDialog({ title, apiKey, note }) {
   const id = uid('key');
-  const input = h('input', { id, class: 'key-input mono', readonly: true, value: apiKey, spellcheck: 'false', autocomplete: 'off' });
+  const input = h('input', {
+    id,
+    class: 'key-input mono',
+    readonly: true,
+    value: apiKey,
+    spellcheck: 'false',
+    autocomplete: 'off',
+  });
   const status = h('span', { class: 'copy-status', 'aria-live': 'polite' });
-  const copy = h('button', { class: 'btn btn-secondary', type: 'button', 'data-action': 'copy-key' }, icon('copy'), h('span', { text: 'Copy' }));
+  const copy = h(
+    'button',
+    { class: 'btn btn-secondary', type: 'button', 'data-action': 'copy-key' },
+    icon('copy'),
+    h('span', { text: 'Copy' }),
+  );
   copy.addEventListener('click', async () => {
     status.textContent = (await copyText(apiKey, input)) ? 'Copied to the clipboard' : 'Select the key and copy it';
   });

@@ -95,8 +95,20 @@ export function toast(message, kind = 'info') {
     return same;
   }
   const count = h('span', { class: 'toast-count', hidden: true });
-  const close = h('button', { class: 'toast-close', type: 'button', 'aria-label': 'Dismiss message', title: 'Dismiss (Esc)', text: '×' });
-  const el = h('div', { class: `toast toast-${kind}`, dataset: { kind } }, h('span', { class: 'toast-text', text: message }), count, close);
+  const close = h('button', {
+    class: 'toast-close',
+    type: 'button',
+    'aria-label': 'Dismiss message',
+    title: 'Dismiss (Esc)',
+    text: '×',
+  });
+  const el = h(
+    'div',
+    { class: `toast toast-${kind}`, dataset: { kind } },
+    h('span', { class: 'toast-text', text: message }),
+    count,
+    close,
+  );
   el.message = message;
   let timer = 0;
   let times = 1;
@@ -172,10 +184,27 @@ export function showReason(el, thing) {
 }
 
 /** A button with an icon and a visible or screen-reader-only label. */
-export function iconButton({ icon: iconNode, label, visibleLabel, className = 'btn btn-icon', action, pressed, onClick, type = 'button' }) {
+export function iconButton({
+  icon: iconNode,
+  label,
+  visibleLabel,
+  className = 'btn btn-icon',
+  action,
+  pressed,
+  onClick,
+  type = 'button',
+}) {
   return h(
     'button',
-    { type, class: className, 'aria-label': visibleLabel ? undefined : label, title: visibleLabel ? undefined : label, 'data-action': action, 'aria-pressed': pressed, on: onClick ? { click: onClick } : undefined },
+    {
+      type,
+      class: className,
+      'aria-label': visibleLabel ? undefined : label,
+      title: visibleLabel ? undefined : label,
+      'data-action': action,
+      'aria-pressed': pressed,
+      on: onClick ? { click: onClick } : undefined,
+    },
     iconNode,
     visibleLabel ? h('span', { text: visibleLabel }) : null,
   );

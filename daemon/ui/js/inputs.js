@@ -6,13 +6,25 @@ import { put, del } from './api.js';
 import { state, can, sorted, changed } from './store.js';
 import { confirmDialog, openDialog, field } from './dialogs.js';
 
-const KIND_ICONS = { optical: 'optical', turntable: 'disc', phono: 'disc', bluetooth: 'bluetooth', tv: 'tv', hdmi: 'tv' };
+const KIND_ICONS = {
+  optical: 'optical',
+  turntable: 'disc',
+  phono: 'disc',
+  bluetooth: 'bluetooth',
+  tv: 'tv',
+  hdmi: 'tv',
+};
 
 export function inputsView(section) {
   const head = h(
     'div',
     { class: 'view-head' },
-    h('div', {}, h('h1', { class: 'view-title', id: 'h-inputs', text: 'Inputs' }), h('p', { class: 'view-sub', text: 'Physical inputs of the appliance. Star the ones you use most.' })),
+    h(
+      'div',
+      {},
+      h('h1', { class: 'view-title', id: 'h-inputs', text: 'Inputs' }),
+      h('p', { class: 'view-sub', text: 'Physical inputs of the appliance. Star the ones you use most.' }),
+    ),
   );
   const grid = h('ul', { class: 'card-grid input-grid', 'aria-label': 'Input devices' });
   const empty = h('p', { class: 'muted empty-inline', text: 'This amplifier reports no inputs.', hidden: true });
@@ -33,16 +45,43 @@ function inputCard(input) {
   const name = h('h2', { class: 'card-title' });
   const meta = h('p', { class: 'card-meta' });
   const fav = can.change()
-    ? iconButton({ icon: icon('star'), label: '', className: 'btn btn-icon btn-fav', action: 'favorite', onClick: () => toggle(state.inputs.get(card.input.id) ?? card.input) })
+    ? iconButton({
+        icon: icon('star'),
+        label: '',
+        className: 'btn btn-icon btn-fav',
+        action: 'favorite',
+        onClick: () => toggle(state.inputs.get(card.input.id) ?? card.input),
+      })
     : h('span', { class: 'fav-mark', title: 'Favorite' }, icon('star'));
   const reason = h('p', { class: 'unavailable-reason', hidden: true });
   const remove = can.admin()
-    ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-input', onClick: () => deleteInput(card.input) })
+    ? iconButton({
+        icon: icon('trash'),
+        label: '',
+        className: 'btn btn-icon btn-quiet',
+        action: 'delete-input',
+        onClick: () => deleteInput(card.input),
+      })
     : null;
   const rename = can.admin()
-    ? iconButton({ icon: icon('pencil'), label: '', className: 'btn btn-icon btn-quiet', action: 'rename-input', onClick: () => renameInput(card.input) })
+    ? iconButton({
+        icon: icon('pencil'),
+        label: '',
+        className: 'btn btn-icon btn-quiet',
+        action: 'rename-input',
+        onClick: () => renameInput(card.input),
+      })
     : null;
-  const card = h('li', { class: 'card input-card' }, glyph, h('div', { class: 'card-head-text' }, name, meta), fav, rename, remove, reason);
+  const card = h(
+    'li',
+    { class: 'card input-card' },
+    glyph,
+    h('div', { class: 'card-head-text' }, name, meta),
+    fav,
+    rename,
+    remove,
+    reason,
+  );
   let kind = '';
   card.update = (i) => {
     card.input = i;
@@ -81,11 +120,30 @@ function renameInput(input) {
   return openDialog({
     title: `Rename ${input.name}`,
     content: [
-      field({ name: 'name', label: 'Name of the input', value: input.name, required: true, maxlength: '100', autocomplete: 'off' }),
-      field({ name: 'kind', label: 'Kind of source', value: input.kind, required: true, maxlength: '40', autocomplete: 'off', hint: 'For example optical, turntable, bluetooth, tv or line-in: it picks the icon.' }),
+      field({
+        name: 'name',
+        label: 'Name of the input',
+        value: input.name,
+        required: true,
+        maxlength: '100',
+        autocomplete: 'off',
+      }),
+      field({
+        name: 'kind',
+        label: 'Kind of source',
+        value: input.kind,
+        required: true,
+        maxlength: '40',
+        autocomplete: 'off',
+        hint: 'For example optical, turntable, bluetooth, tv or line-in: it picks the icon.',
+      }),
     ],
     submitLabel: 'Rename',
-    onSubmit: (form) => put(`/api/input-devices/${input.id}`, { name: form.elements.name.value.trim(), kind: form.elements.kind.value.trim() }),
+    onSubmit: (form) =>
+      put(`/api/input-devices/${input.id}`, {
+        name: form.elements.name.value.trim(),
+        kind: form.elements.kind.value.trim(),
+      }),
   });
 }
 

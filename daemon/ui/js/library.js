@@ -8,12 +8,32 @@ const PAGE = 50;
 /** `getPlaylist` gives the open playlist; `mutate` queues the add like every other edit of it (see playlists.js). */
 export function libraryPanel(getPlaylist, mutate) {
   const crumbs = h('nav', { class: 'lib-crumbs', 'aria-label': 'Library folder' });
-  const up = iconButton({ icon: icon('up'), label: 'Up one folder', className: 'btn btn-icon btn-quiet lib-up', action: 'library-up', onClick: () => open(parentOf(folder)) });
+  const up = iconButton({
+    icon: icon('up'),
+    label: 'Up one folder',
+    className: 'btn btn-icon btn-quiet lib-up',
+    action: 'library-up',
+    onClick: () => open(parentOf(folder)),
+  });
   const path = h('div', { class: 'lib-path' }, up, crumbs);
   const list = h('ul', { class: 'lib-list', 'aria-label': 'Library entries' });
   const error = h('p', { class: 'form-error', role: 'alert', hidden: true });
-  const more = h('button', { type: 'button', class: 'btn btn-ghost', 'data-action': 'library-more', text: 'Show more', hidden: true });
-  const box = h('details', { class: 'library-box' }, h('summary', { text: 'Add from the music library' }), path, error, list, more);
+  const more = h('button', {
+    type: 'button',
+    class: 'btn btn-ghost',
+    'data-action': 'library-more',
+    text: 'Show more',
+    hidden: true,
+  });
+  const box = h(
+    'details',
+    { class: 'library-box' },
+    h('summary', { text: 'Add from the music library' }),
+    path,
+    error,
+    list,
+    more,
+  );
   const panel = h('section', { class: 'inline-form library', 'aria-label': 'Music library' }, box);
   let folder = null;
   let next = null;
@@ -46,9 +66,13 @@ export function libraryPanel(getPlaylist, mutate) {
     folder = path;
     const parts = path ? path.split('/') : [];
     // Each folder above is a button back to it; the last crumb is the folder shown, marked as the current one.
-    const crumb = (label, target) => h('button', { type: 'button', class: 'lib-crumb', text: label, on: { click: () => open(target) } });
+    const crumb = (label, target) =>
+      h('button', { type: 'button', class: 'lib-crumb', text: label, on: { click: () => open(target) } });
     const sep = () => h('span', { class: 'lib-sep', 'aria-hidden': 'true', text: '/' });
-    crumbs.replaceChildren(crumb('Music', ''), ...parts.flatMap((part, i) => [sep(), crumb(part, parts.slice(0, i + 1).join('/'))]));
+    crumbs.replaceChildren(
+      crumb('Music', ''),
+      ...parts.flatMap((part, i) => [sep(), crumb(part, parts.slice(0, i + 1).join('/'))]),
+    );
     attr(crumbs.lastElementChild, 'aria-current', 'location');
     up.disabled = !path;
     attr(up, 'title', path ? `Up to ${parentOf(path) || 'Music'}` : 'This is the top of the music library');
@@ -57,16 +81,36 @@ export function libraryPanel(getPlaylist, mutate) {
 
   function entryRow(entry) {
     if (entry.kind === 'folder') {
-      return h('li', { class: 'lib-entry' }, h('button', { type: 'button', class: 'lib-folder', on: { click: () => open(entry.uri) } }, icon('folder'), h('span', { text: entry.name })));
+      return h(
+        'li',
+        { class: 'lib-entry' },
+        h(
+          'button',
+          { type: 'button', class: 'lib-folder', on: { click: () => open(entry.uri) } },
+          icon('folder'),
+          h('span', { text: entry.name }),
+        ),
+      );
     }
     const title = entry.title ?? entry.name;
     const by = [entry.artist, entry.album].filter(Boolean).join(' · ');
-    const add = iconButton({ icon: icon('plus'), label: `Add ${title} to the playlist`, className: 'btn btn-icon btn-quiet', action: 'library-add', onClick: () => addTrack(entry, title) });
+    const add = iconButton({
+      icon: icon('plus'),
+      label: `Add ${title} to the playlist`,
+      className: 'btn btn-icon btn-quiet',
+      action: 'library-add',
+      onClick: () => addTrack(entry, title),
+    });
     return h(
       'li',
       { class: 'lib-entry lib-track' },
       icon('music'),
-      h('span', { class: 'track-text' }, h('span', { class: 'track-title', text: title }), h('span', { class: 'track-uri', text: by || entry.uri })),
+      h(
+        'span',
+        { class: 'track-text' },
+        h('span', { class: 'track-title', text: title }),
+        h('span', { class: 'track-uri', text: by || entry.uri }),
+      ),
       h('span', { class: 'track-dur', text: duration(entry.durationMs) }),
       add,
     );
@@ -80,7 +124,8 @@ export function libraryPanel(getPlaylist, mutate) {
   async function addTrack(entry, title) {
     const playlist = getPlaylist();
     const track = { title, uri: entry.uri, ...(entry.durationMs === null ? {} : { durationMs: entry.durationMs }) };
-    if (await mutate(playlist, null, () => post(`/api/playlists/${playlist.id}/tracks`, { tracks: [track] }))) announce(`Added ${title} to ${playlist.name}`);
+    if (await mutate(playlist, null, () => post(`/api/playlists/${playlist.id}/tracks`, { tracks: [track] })))
+      announce(`Added ${title} to ${playlist.name}`);
   }
 
   box.addEventListener('toggle', () => box.open && folder === null && open(''));

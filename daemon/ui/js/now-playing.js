@@ -9,7 +9,13 @@ const STATE_TEXT = { playing: 'Playing', paused: 'Paused', stopped: 'Stopped' };
 const SEEK_STEP_MS = 5000;
 const SEEK_PAGE_MS = 30_000;
 /** Why the player's MPD is not up, in words (the detail, when there is one, says more). */
-const ENGINE_TEXT = { starting: 'Starting…', restarting: 'Restarting…', failed: 'Could not start', missing: 'MPD is not installed', stopped: 'Stopped' };
+const ENGINE_TEXT = {
+  starting: 'Starting…',
+  restarting: 'Restarting…',
+  failed: 'Could not start',
+  missing: 'MPD is not installed',
+  stopped: 'Stopped',
+};
 
 /** The badge of a stream player's card: what it plays, not whether a zone is on. */
 export const playbackState = (playerId) => state.playback.get(playerId)?.state ?? 'stopped';
@@ -23,14 +29,29 @@ export function nowPlaying(getPlayer) {
   const engine = h('p', { class: 'unavailable-reason', hidden: true });
   const bar = h('progress', { class: 'np-bar', max: 1, value: 0, 'aria-hidden': writable ? 'true' : undefined });
   // For those who may move within the track the bar sits in a slider: focusable, its value in words, arrow keys seek.
-  const seek = writable ? h('div', { class: 'np-seek', role: 'slider', tabindex: '0', 'aria-valuemin': '0' }, bar) : bar;
+  const seek = writable
+    ? h('div', { class: 'np-seek', role: 'slider', tabindex: '0', 'aria-valuemin': '0' }, bar)
+    : bar;
   const at = h('span', { class: 'track-dur np-time' });
   const length = h('span', { class: 'track-dur np-time' });
   const send = (command, body) => attempt(() => post(`/api/players/${getPlayer().id}/${command}`, body));
   // The play/pause button changes its data-action with the state, so each click sends what the button shows.
   const button = (name, label, action) =>
-    iconButton({ icon: icon(name), label, action, className: 'btn btn-icon btn-quiet', onClick: (event) => send(event.currentTarget.dataset.action) });
-  const controls = writable ? [button('prev', 'Previous track', 'previous'), button('play', 'Play', 'resume'), button('stop', 'Stop', 'stop'), button('next', 'Next track', 'next')] : [];
+    iconButton({
+      icon: icon(name),
+      label,
+      action,
+      className: 'btn btn-icon btn-quiet',
+      onClick: (event) => send(event.currentTarget.dataset.action),
+    });
+  const controls = writable
+    ? [
+        button('prev', 'Previous track', 'previous'),
+        button('play', 'Play', 'resume'),
+        button('stop', 'Stop', 'stop'),
+        button('next', 'Next track', 'next'),
+      ]
+    : [];
   const [, toggle] = controls;
   const panel = h(
     'section',
@@ -57,7 +78,14 @@ export function nowPlaying(getPlayer) {
     });
     // The keys of a slider: arrows step, Page Up/Down take bigger steps, Home goes back to the start.
     seek.addEventListener('keydown', (event) => {
-      const step = { ArrowRight: SEEK_STEP_MS, ArrowUp: SEEK_STEP_MS, ArrowLeft: -SEEK_STEP_MS, ArrowDown: -SEEK_STEP_MS, PageUp: SEEK_PAGE_MS, PageDown: -SEEK_PAGE_MS }[event.key];
+      const step = {
+        ArrowRight: SEEK_STEP_MS,
+        ArrowUp: SEEK_STEP_MS,
+        ArrowLeft: -SEEK_STEP_MS,
+        ArrowDown: -SEEK_STEP_MS,
+        PageUp: SEEK_PAGE_MS,
+        PageDown: -SEEK_PAGE_MS,
+      }[event.key];
       if (step === undefined && event.key !== 'Home') return;
       event.preventDefault();
       seekTo(event.key === 'Home' ? 0 : Number(bar.value) + step);
@@ -98,7 +126,8 @@ export function nowPlaying(getPlayer) {
     }
     attr(toggle, 'aria-label', label);
     attr(toggle, 'title', label);
-    for (const control of controls) if (control !== toggle) attr(control, 'aria-label', `${control.title} on ${player.name}`);
+    for (const control of controls)
+      if (control !== toggle) attr(control, 'aria-label', `${control.title} on ${player.name}`);
   };
   return panel;
 }

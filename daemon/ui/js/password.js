@@ -20,9 +20,35 @@ export function changePasswordDialog({ required = false, renew, signOut }) {
       ? `${me.username} still has the password created when the appliance first started. Choose your own before you continue.`
       : 'Your other sessions are signed out; this one continues with the new password. API keys keep working.',
     content: [
-      generated ? null : field({ name: 'currentPassword', label: 'Current password', type: 'password', required: true, maxlength: '256', autocomplete: 'current-password' }),
-      field({ name: 'newPassword', label: 'New password', type: 'password', required: true, minlength: '8', maxlength: '256', autocomplete: 'new-password', hint: 'At least 8 characters.' }),
-      field({ name: 'confirm', label: 'Repeat the new password', type: 'password', required: true, minlength: '8', maxlength: '256', autocomplete: 'new-password' }),
+      generated
+        ? null
+        : field({
+            name: 'currentPassword',
+            label: 'Current password',
+            type: 'password',
+            required: true,
+            maxlength: '256',
+            autocomplete: 'current-password',
+          }),
+      field({
+        name: 'newPassword',
+        label: 'New password',
+        type: 'password',
+        required: true,
+        minlength: '8',
+        maxlength: '256',
+        autocomplete: 'new-password',
+        hint: 'At least 8 characters.',
+      }),
+      field({
+        name: 'confirm',
+        label: 'Repeat the new password',
+        type: 'password',
+        required: true,
+        minlength: '8',
+        maxlength: '256',
+        autocomplete: 'new-password',
+      }),
     ],
     submitLabel: required ? 'Save and continue' : 'Change password',
     cancelLabel: required ? 'Sign out' : 'Cancel',
@@ -31,15 +57,27 @@ export function changePasswordDialog({ required = false, renew, signOut }) {
     onSubmit: async (form) => {
       const { currentPassword, newPassword, confirm } = form.elements;
       if (newPassword.value !== confirm.value) throw new Error('The two new passwords differ.');
-      if (currentPassword && newPassword.value === currentPassword.value) throw new Error('Choose a password different from the current one.');
+      if (currentPassword && newPassword.value === currentPassword.value)
+        throw new Error('Choose a password different from the current one.');
       await renew(async () => {
         try {
-          await put(`/api/users/${me.id}/password`, currentPassword ? { currentPassword: currentPassword.value, newPassword: newPassword.value } : { newPassword: newPassword.value });
+          await put(
+            `/api/users/${me.id}/password`,
+            currentPassword
+              ? { currentPassword: currentPassword.value, newPassword: newPassword.value }
+              : { newPassword: newPassword.value },
+          );
         } catch (err) {
-          if (err.status === 403) throw new Error(currentPassword ? 'The current password is not right. Nothing was changed.' : err.message);
+          if (err.status === 403)
+            throw new Error(currentPassword ? 'The current password is not right. Nothing was changed.' : err.message);
           throw err;
         }
-        const result = await api('POST', '/api/auth/login', { username: me.username, password: newPassword.value }, { auth: false });
+        const result = await api(
+          'POST',
+          '/api/auth/login',
+          { username: me.username, password: newPassword.value },
+          { auth: false },
+        );
         session.save(result.token, result.expiresAt);
         state.me = result.user;
         changed('me');

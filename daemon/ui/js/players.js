@@ -16,21 +16,56 @@ const reportError = (err) => attempt(() => Promise.reject(err));
 export function playersView(section) {
   // Only Admins create players and zones; Viewers change nothing, so they get no buttons at all.
   const status = announcementStatus();
-  const off = can.change() ? iconButton({ icon: icon('power'), visibleLabel: 'All off', className: 'btn btn-secondary', action: 'all-off', onClick: () => allOff(off) }) : null;
+  const off = can.change()
+    ? iconButton({
+        icon: icon('power'),
+        visibleLabel: 'All off',
+        className: 'btn btn-secondary',
+        action: 'all-off',
+        onClick: () => allOff(off),
+      })
+    : null;
   const tools = can.change()
     ? h(
         'div',
         { class: 'view-actions' },
         off,
-        iconButton({ icon: icon('megaphone'), visibleLabel: 'Announce', className: 'btn btn-secondary', action: 'announce', onClick: () => announceDialog(status) }),
-        can.admin() ? iconButton({ icon: icon('plus'), visibleLabel: 'New zone', className: 'btn btn-secondary', action: 'new-zone', onClick: createZone }) : null,
-        can.admin() ? iconButton({ icon: icon('plus'), visibleLabel: 'New player', className: 'btn btn-primary', action: 'new-player', onClick: createPlayer }) : null,
+        iconButton({
+          icon: icon('megaphone'),
+          visibleLabel: 'Announce',
+          className: 'btn btn-secondary',
+          action: 'announce',
+          onClick: () => announceDialog(status),
+        }),
+        can.admin()
+          ? iconButton({
+              icon: icon('plus'),
+              visibleLabel: 'New zone',
+              className: 'btn btn-secondary',
+              action: 'new-zone',
+              onClick: createZone,
+            })
+          : null,
+        can.admin()
+          ? iconButton({
+              icon: icon('plus'),
+              visibleLabel: 'New player',
+              className: 'btn btn-primary',
+              action: 'new-player',
+              onClick: createPlayer,
+            })
+          : null,
       )
     : null;
   const head = h(
     'div',
     { class: 'view-head' },
-    h('div', {}, h('h1', { class: 'view-title', id: 'h-players', text: 'Players' }), h('p', { class: 'view-sub', text: 'Sources on the amplifier and the rooms they play in.' })),
+    h(
+      'div',
+      {},
+      h('h1', { class: 'view-title', id: 'h-players', text: 'Players' }),
+      h('p', { class: 'view-sub', text: 'Sources on the amplifier and the rooms they play in.' }),
+    ),
     tools,
   );
   const grid = h('div', { class: 'card-grid' });
@@ -55,13 +90,21 @@ export function playersView(section) {
       const players = sorted.players();
       reconcile(grid, players, (p) => p.id, playerCard);
       const unattached = sorted.zones().filter((z) => !z.playerId || !state.players.has(z.playerId));
-      reconcile(freeList, unattached, (z) => z.id, (z) => zoneRow(z, null, 'zone-row card zone-card'));
+      reconcile(
+        freeList,
+        unattached,
+        (z) => z.id,
+        (z) => zoneRow(z, null, 'zone-row card zone-card'),
+      );
       free.hidden = unattached.length === 0;
       empty.hidden = players.length > 0;
       if (players.length === 0) renderEmpty(empty);
     },
   };
-  const tick = tickWhileSleeping(() => state.zones.values(), () => view.render());
+  const tick = tickWhileSleeping(
+    () => state.zones.values(),
+    () => view.render(),
+  );
   return view;
 }
 
@@ -84,10 +127,22 @@ function playerCard(player) {
   const reason = h('p', { class: 'unavailable-reason', hidden: true });
   const badge = h('span', { class: 'badge' });
   const rename = can.admin()
-    ? iconButton({ icon: icon('pencil'), label: '', className: 'btn btn-icon btn-quiet', action: 'rename-player', onClick: () => renameThing('player', card.player) })
+    ? iconButton({
+        icon: icon('pencil'),
+        label: '',
+        className: 'btn btn-icon btn-quiet',
+        action: 'rename-player',
+        onClick: () => renameThing('player', card.player),
+      })
     : null;
   const remove = can.admin()
-    ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-player', onClick: () => deletePlayer(card.player) })
+    ? iconButton({
+        icon: icon('trash'),
+        label: '',
+        className: 'btn btn-icon btn-quiet',
+        action: 'delete-player',
+        onClick: () => deletePlayer(card.player),
+      })
     : null;
   const volume = volumeControl({
     label: '',
@@ -99,7 +154,10 @@ function playerCard(player) {
   // The group volume is the average of the zones; their own volumes are listed beside it.
   const parts = h('p', { class: 'group-parts' });
   const zones = h('ul', { class: 'zone-list' });
-  const noZones = h('p', { class: 'muted small no-zones', text: 'No rooms attached: add a zone below to start playing.' });
+  const noZones = h('p', {
+    class: 'muted small no-zones',
+    text: 'No rooms attached: add a zone below to start playing.',
+  });
   const group = h('div', { class: 'group-volume' }, h('span', { class: 'label', text: 'Group volume' }), volume, parts);
   const attach = can.change() ? attachPicker(() => card.player) : null;
   // A stream player (one the appliance plays itself) shows what it plays; its output never changes.
@@ -109,7 +167,9 @@ function playerCard(player) {
     if (!event.target.closest('[data-action="resume"]')) return;
     const playback = state.playback.get(card.player.id);
     if (playback && playback.state === 'stopped' && playback.queueLength === 0) {
-      toast(`Nothing to play on ${card.player.name}: its queue is empty. Open Playlists and play a playlist on it first.`);
+      toast(
+        `Nothing to play on ${card.player.name}: its queue is empty. Open Playlists and play a playlist on it first.`,
+      );
     }
   });
   const card = h(
@@ -134,10 +194,19 @@ function playerCard(player) {
     // Zones on and unmuted at 0% let nothing through: "Playing" would promise sound that is not there.
     const silent = live.length > 0 && live.every((z) => z.volume === 0);
     const playing = p.available && (stream ? stream === 'playing' : live.length > 0 && !silent);
-    text(badge, p.available ? (stream ? stateText(stream) : playing ? 'Playing' : silent ? 'Silent' : 'Idle') : 'Unavailable');
-    attr(badge, 'title', p.available && !stream && silent ? `Its zones are on at volume 0%: raise the volume to hear ${p.name}` : null);
+    text(
+      badge,
+      p.available ? (stream ? stateText(stream) : playing ? 'Playing' : silent ? 'Silent' : 'Idle') : 'Unavailable',
+    );
+    attr(
+      badge,
+      'title',
+      p.available && !stream && silent ? `Its zones are on at volume 0%: raise the volume to hear ${p.name}` : null,
+    );
     np?.update(p);
-    badge.className = ['badge', playing ? 'badge-live' : '', p.available ? '' : 'badge-unavailable'].filter(Boolean).join(' ');
+    badge.className = ['badge', playing ? 'badge-live' : '', p.available ? '' : 'badge-unavailable']
+      .filter(Boolean)
+      .join(' ');
     card.classList.toggle('is-unavailable', !p.available);
     showReason(reason, p);
     if (remove) {
@@ -151,8 +220,16 @@ function playerCard(player) {
     volume.setValue(attached.length ? attached.reduce((sum, z) => sum + z.volume, 0) / attached.length : p.volume);
     // The daemon refuses (409) a group change that no zone could take: the slider says so before anyone tries.
     volume.setDisabled(!p.available || (attached.length > 0 && attached.every((z) => !z.available)));
-    text(parts, attached.length ? `Average of ${attached.map((z) => `${z.name} ${Math.round(z.volume * 100)}%`).join(', ')}` : '');
-    reconcile(zones, attached, (z) => z.id, (z) => zoneRow(z, p.id));
+    text(
+      parts,
+      attached.length ? `Average of ${attached.map((z) => `${z.name} ${Math.round(z.volume * 100)}%`).join(', ')}` : '',
+    );
+    reconcile(
+      zones,
+      attached,
+      (z) => z.id,
+      (z) => zoneRow(z, p.id),
+    );
     // Without a zone there is nothing for a group volume to move: the slider goes, the line below says why.
     group.hidden = attached.length === 0;
     noZones.hidden = attached.length > 0;
@@ -167,20 +244,55 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
   const sub = h('span', { class: 'zone-sub' });
   const reason = h('span', { class: 'unavailable-reason', hidden: true });
   const writable = can.change();
-  const power = writable ? iconButton({ icon: icon('power'), label: '', className: 'btn btn-toggle btn-power', action: 'power', onClick: () => toggle('power') }) : null;
-  const mute = writable ? iconButton({ icon: icon('mute'), label: '', className: 'btn btn-toggle btn-mute', action: 'mute', onClick: () => toggle('muted') }) : null;
-  const detach = writable && ownerId
-    ? iconButton({ icon: icon('unlink'), label: '', className: 'btn btn-icon btn-quiet', action: 'detach', onClick: () => detachZone(ownerId, row.zone) })
+  const power = writable
+    ? iconButton({
+        icon: icon('power'),
+        label: '',
+        className: 'btn btn-toggle btn-power',
+        action: 'power',
+        onClick: () => toggle('power'),
+      })
     : null;
+  const mute = writable
+    ? iconButton({
+        icon: icon('mute'),
+        label: '',
+        className: 'btn btn-toggle btn-mute',
+        action: 'mute',
+        onClick: () => toggle('muted'),
+      })
+    : null;
+  const detach =
+    writable && ownerId
+      ? iconButton({
+          icon: icon('unlink'),
+          label: '',
+          className: 'btn btn-icon btn-quiet',
+          action: 'detach',
+          onClick: () => detachZone(ownerId, row.zone),
+        })
+      : null;
   const rename = can.admin()
-    ? iconButton({ icon: icon('pencil'), label: '', className: 'btn btn-icon btn-quiet', action: 'edit-zone', onClick: () => editZone(row.zone) })
+    ? iconButton({
+        icon: icon('pencil'),
+        label: '',
+        className: 'btn btn-icon btn-quiet',
+        action: 'edit-zone',
+        onClick: () => editZone(row.zone),
+      })
     : null;
   const sleep = writable ? sleepButton() : null;
   const sound = soundButton();
   const flags = statusBadges();
   // Free zones can be deleted; so can a zone that cannot answer (its unit or amplifier gone for good), wherever it is.
   const remove = can.admin()
-    ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-zone', onClick: () => deleteZone(row.zone) })
+    ? iconButton({
+        icon: icon('trash'),
+        label: '',
+        className: 'btn btn-icon btn-quiet',
+        action: 'delete-zone',
+        onClick: () => deleteZone(row.zone),
+      })
     : null;
   const chips = writable ? null : h('span', { class: 'chips' });
   const volume = volumeControl({
@@ -192,7 +304,12 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
   const row = h(
     'li',
     { class: className },
-    h('div', { class: 'zone-top' }, h('div', { class: 'zone-label' }, name, sub, flags, reason), h('div', { class: 'zone-actions' }, chips, power, mute, sleep, sound, rename, detach, remove)),
+    h(
+      'div',
+      { class: 'zone-top' },
+      h('div', { class: 'zone-label' }, name, sub, flags, reason),
+      h('div', { class: 'zone-actions' }, chips, power, mute, sleep, sound, rename, detach, remove),
+    ),
     volume,
   );
 
@@ -216,7 +333,10 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
     const limit = (z.maxVolume ?? 1) < 1 ? ` · limit ${Math.round(z.maxVolume * 100)}%` : '';
     const sleeping = sleepText(z);
     const silent = z.power && !z.muted && z.volume === 0 ? ' · silent at 0%' : '';
-    text(sub, `Output ${z.output.channel}${z.power ? '' : ' · off'}${z.muted ? ' · muted' : ''}${silent}${limit}${sleeping ? ` · ${sleeping}` : ''}`);
+    text(
+      sub,
+      `Output ${z.output.channel}${z.power ? '' : ' · off'}${z.muted ? ' · muted' : ''}${silent}${limit}${sleeping ? ` · ${sleeping}` : ''}`,
+    );
     sleep?.update(z);
     sound.update(z);
     flags.update(z);
@@ -272,7 +392,13 @@ function zoneRow(zone, ownerId, className = 'zone-row') {
 function attachPicker(currentPlayer) {
   const select = h('select', { class: 'select', 'data-action': 'attach-select' });
   const label = h('label', { class: 'sr-only' });
-  const button = iconButton({ icon: icon('plus'), visibleLabel: 'Add zone', className: 'btn btn-secondary', action: 'attach', type: 'submit' });
+  const button = iconButton({
+    icon: icon('plus'),
+    visibleLabel: 'Add zone',
+    className: 'btn btn-secondary',
+    action: 'attach',
+    type: 'submit',
+  });
   const form = h('form', { class: 'attach' }, label, select, button);
   let signature = '';
   form.addEventListener('submit', async (event) => {
@@ -308,7 +434,9 @@ function attachPicker(currentPlayer) {
       if (!groups.has(group)) groups.set(group, []);
       groups.get(group).push(h('option', { value: z.id, text: z.name }));
     }
-    const ordered = [...groups].sort(([a], [b]) => (a === 'Not playing' ? -1 : b === 'Not playing' ? 1 : a.localeCompare(b)));
+    const ordered = [...groups].sort(([a], [b]) =>
+      a === 'Not playing' ? -1 : b === 'Not playing' ? 1 : a.localeCompare(b),
+    );
     select.replaceChildren(...ordered.map(([group, items]) => h('optgroup', { label: group }, items)));
     if (options.some((z) => z.id === keep)) select.value = keep;
   };
@@ -350,7 +478,16 @@ async function deleteZone(zone) {
 function renameThing(kind, thing) {
   openDialog({
     title: `Rename ${thing.name}`,
-    content: [field({ name: 'name', label: `New name of the ${kind}`, value: thing.name, required: true, maxlength: '100', autocomplete: 'off' })],
+    content: [
+      field({
+        name: 'name',
+        label: `New name of the ${kind}`,
+        value: thing.name,
+        required: true,
+        maxlength: '100',
+        autocomplete: 'off',
+      }),
+    ],
     submitLabel: 'Rename',
     onSubmit: (form) => put(`/api/${kind}s/${thing.id}`, { name: form.elements.name.value.trim() }),
   });
@@ -360,7 +497,13 @@ function createPlayer() {
   const used = new Set([...state.players.values()].map((p) => p.input.channel));
   const inputs = sorted.inputs().filter((i) => !used.has(i.input.channel));
   const options = inputs.map((i) => ({ value: String(i.input.channel), label: inputLabel(i) }));
-  const target = field({ name: 'target', label: 'ALSA device or FIFO path', maxlength: '1024', autocomplete: 'off', hint: TARGET_HINTS.alsa });
+  const target = field({
+    name: 'target',
+    label: 'ALSA device or FIFO path',
+    maxlength: '1024',
+    autocomplete: 'off',
+    hint: TARGET_HINTS.alsa,
+  });
   const plays = field({ name: 'plays', label: 'What plays into it', options: PLAYS, value: '' });
   // Only a stream player has an output: for a device wired to the input the field is not asked for at all.
   const showTarget = () => {
@@ -380,14 +523,24 @@ function createPlayer() {
       field({ name: 'name', label: 'Name', required: true, maxlength: '100', autocomplete: 'off' }),
       options.length
         ? field({ name: 'channel', label: 'Amplifier input', options, value: options[0].value })
-        : field({ name: 'channel', label: 'Amplifier input (number)', type: 'number', min: '1', max: '99', required: true }),
+        : field({
+            name: 'channel',
+            label: 'Amplifier input (number)',
+            type: 'number',
+            min: '1',
+            max: '99',
+            required: true,
+          }),
       plays,
       target,
     ],
     submitLabel: 'Create player',
     onSubmit: async (form) => {
       const player = await post('/api/players', playerBody(form.elements));
-      toast(`Player ${player.name} created on input ${player.input.channel}. Add a zone to it to start playing.`, 'success');
+      toast(
+        `Player ${player.name} created on input ${player.input.channel}. Add a zone to it to start playing.`,
+        'success',
+      );
       return player;
     },
   });
@@ -430,13 +583,17 @@ async function createZone() {
   if (free.length === 0) {
     return openDialog({
       title: 'New zone',
-      description: 'Every amplifier output already has a zone. Delete a zone you no longer use (it must not play a player) to free its output.',
+      description:
+        'Every amplifier output already has a zone. Delete a zone you no longer use (it must not play a player) to free its output.',
       submitLabel: 'Close',
       cancelLabel: null,
     });
   }
   const several = new Set(free.map((o) => o.amplifier)).size > 1;
-  const options = free.map((o, i) => ({ value: String(i), label: several ? `${o.amplifier}: output ${o.channel}` : `Output ${o.channel}` }));
+  const options = free.map((o, i) => ({
+    value: String(i),
+    label: several ? `${o.amplifier}: output ${o.channel}` : `Output ${o.channel}`,
+  }));
   return openDialog({
     title: 'New zone',
     description: 'A zone is one amplifier output (the speakers of one room). The outputs listed have no zone yet.',
@@ -447,7 +604,10 @@ async function createZone() {
     submitLabel: 'Create zone',
     onSubmit: async (form) => {
       const output = free[Number(form.elements.channel.value)];
-      const zone = await post('/api/zones', { name: form.elements.name.value.trim(), output: { ...(several ? { amplifier: output.amplifier } : {}), channel: output.channel } });
+      const zone = await post('/api/zones', {
+        name: form.elements.name.value.trim(),
+        output: { ...(several ? { amplifier: output.amplifier } : {}), channel: output.channel },
+      });
       toast(`Zone ${zone.name} created on output ${zone.output.channel}.`, 'success');
       return zone;
     },

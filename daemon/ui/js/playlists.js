@@ -11,18 +11,39 @@ import { libraryPanel } from './library.js';
 
 export function playlistsView(section) {
   const create = can.change()
-    ? iconButton({ icon: icon('plus'), visibleLabel: 'New playlist', className: 'btn btn-primary', action: 'new-playlist', onClick: createPlaylist })
+    ? iconButton({
+        icon: icon('plus'),
+        visibleLabel: 'New playlist',
+        className: 'btn btn-primary',
+        action: 'new-playlist',
+        onClick: createPlaylist,
+      })
     : null;
   const head = h(
     'div',
     { class: 'view-head' },
-    h('div', {}, h('h1', { class: 'view-title', id: 'h-playlists', text: 'Playlists' }), h('p', { class: 'view-sub', text: can.change() ? 'Favorites first. Drag tracks, or use the arrows, to change their order.' : 'Favorites first.' })),
+    h(
+      'div',
+      {},
+      h('h1', { class: 'view-title', id: 'h-playlists', text: 'Playlists' }),
+      h('p', {
+        class: 'view-sub',
+        text: can.change()
+          ? 'Favorites first. Drag tracks, or use the arrows, to change their order.'
+          : 'Favorites first.',
+      }),
+    ),
     create ? h('div', { class: 'view-actions' }, create) : null,
   );
   const list = h('ul', { class: 'playlist-list', 'aria-label': 'Playlists' });
   const emptyList = h('p', { class: 'muted empty-inline', text: 'No playlists yet.' });
   const detail = playlistDetail();
-  const layout = h('div', { class: 'split' }, h('nav', { class: 'card list-card', 'aria-label': 'Playlist list' }, list, emptyList), detail);
+  const layout = h(
+    'div',
+    { class: 'split' },
+    h('nav', { class: 'card list-card', 'aria-label': 'Playlist list' }, list, emptyList),
+    detail,
+  );
   section.append(head, h('p', { class: 'loading', text: 'Loading playlists…' }), layout);
 
   return {
@@ -44,7 +65,9 @@ function select(id) {
   state.openPlaylistId = id;
   changed('playlists');
   if (matchMedia('(max-width: 760px)').matches) {
-    requestAnimationFrame(() => document.querySelector('.playlist-detail')?.scrollIntoView({ behavior: 'smooth', block: 'start' }));
+    requestAnimationFrame(() =>
+      document.querySelector('.playlist-detail')?.scrollIntoView({ behavior: 'smooth', block: 'start' }),
+    );
   }
 }
 
@@ -76,7 +99,12 @@ function favoriteToggle(getPlaylist, withText) {
 function playlistItem(playlist) {
   const name = h('span', { class: 'pl-name' });
   const meta = h('span', { class: 'pl-meta' });
-  const open = h('button', { type: 'button', class: 'pl-open', on: { click: () => select(item.playlist.id) } }, icon('playlist', 'icon pl-icon'), h('span', { class: 'pl-text' }, name, meta));
+  const open = h(
+    'button',
+    { type: 'button', class: 'pl-open', on: { click: () => select(item.playlist.id) } },
+    icon('playlist', 'icon pl-icon'),
+    h('span', { class: 'pl-text' }, name, meta),
+  );
   const fav = favoriteToggle(() => state.playlists.get(item.playlist.id) ?? item.playlist, false);
   const item = h('li', { class: 'pl-item' }, open, fav);
   item.update = (p) => {
@@ -106,11 +134,27 @@ function playlistDetail() {
   const meta = h('p', { class: 'card-meta' });
   const fav = favoriteToggle(current, true);
   const remove = can.change()
-    ? iconButton({ icon: icon('trash'), label: '', className: 'btn btn-icon btn-quiet', action: 'delete-playlist', onClick: () => deletePlaylist(current()) })
+    ? iconButton({
+        icon: icon('trash'),
+        label: '',
+        className: 'btn btn-icon btn-quiet',
+        action: 'delete-playlist',
+        onClick: () => deletePlaylist(current()),
+      })
     : null;
-  const play = can.change() ? iconButton({ icon: icon('play'), visibleLabel: 'Play', className: 'btn btn-primary', action: 'play-playlist', onClick: () => playOn(current()) }) : null;
+  const play = can.change()
+    ? iconButton({
+        icon: icon('play'),
+        visibleLabel: 'Play',
+        className: 'btn btn-primary',
+        action: 'play-playlist',
+        onClick: () => playOn(current()),
+      })
+    : null;
   const tracks = trackList({ getPlaylist: current, mutate });
-  const forms = can.change() ? [addTrackForm(current), libraryPanel(current, mutate), exportPanel(current, true)] : [exportPanel(current, false)];
+  const forms = can.change()
+    ? [addTrackForm(current), libraryPanel(current, mutate), exportPanel(current, true)]
+    : [exportPanel(current, false)];
   const loading = h('p', { class: 'loading', text: 'Loading tracks…' });
   const body = h('div', { class: 'detail-body' }, loading, tracks, ...forms);
   const none = h('p', { class: 'muted empty-inline', text: 'Choose a playlist, or create one.' });
@@ -174,7 +218,11 @@ export function mutate(playlist, localChange, request) {
 
 function setFavorite(p) {
   const isFavorite = !p.isFavorite;
-  mutate(p, (pl) => (pl.isFavorite = isFavorite), () => put(`/api/playlists/${p.id}/favorite`, { isFavorite }));
+  mutate(
+    p,
+    (pl) => (pl.isFavorite = isFavorite),
+    () => put(`/api/playlists/${p.id}/favorite`, { isFavorite }),
+  );
 }
 
 function createPlaylist() {
@@ -200,7 +248,12 @@ function playOn(p) {
   openDialog({
     title: `Play ${p.name}`,
     content: [
-      field({ name: 'playerId', label: 'On the player', options: players.map((player) => ({ value: player.id, label: player.name })), value: players[0].id }),
+      field({
+        name: 'playerId',
+        label: 'On the player',
+        options: players.map((player) => ({ value: player.id, label: player.name })),
+        value: players[0].id,
+      }),
       from.length > 1 ? field({ name: 'trackId', label: 'From the track', options: from, value: from[0].value }) : null,
     ],
     submitLabel: 'Play',
@@ -211,7 +264,12 @@ function playOn(p) {
       const start = trackId && trackId !== tracks[0]?.id ? { playlistId: p.id, trackId } : { playlistId: p.id };
       await post(`/api/players/${player.id}/play`, start);
       const track = trackId && tracks.find((t) => t.id === trackId);
-      toast(track && track !== tracks[0] ? `${p.name} plays on ${player.name} from ${track.title}.` : `${p.name} plays on ${player.name}.`, 'success');
+      toast(
+        track && track !== tracks[0]
+          ? `${p.name} plays on ${player.name} from ${track.title}.`
+          : `${p.name} plays on ${player.name}.`,
+        'success',
+      );
     },
   });
 }
@@ -236,17 +294,47 @@ function parseDuration(value) {
 
 function addTrackForm(getPlaylist) {
   const title = field({ name: 'title', label: 'Title', required: true, maxlength: '500', autocomplete: 'off' });
-  const uri = field({ name: 'uri', label: 'Location (URI)', required: true, maxlength: '2048', placeholder: 'file:albums/… or https://…', autocomplete: 'off' });
-  const length = field({ name: 'duration', label: 'Length', placeholder: 'm:ss', inputmode: 'numeric', autocomplete: 'off' });
-  const submit = iconButton({ icon: icon('plus'), visibleLabel: 'Add track', className: 'btn btn-secondary', action: 'add-track', type: 'submit' });
-  const form = h('form', { class: 'inline-form add-track', 'aria-label': 'Add a track' }, h('h3', { class: 'subhead', text: 'Add a track' }), h('div', { class: 'form-row' }, title, uri, length, submit));
+  const uri = field({
+    name: 'uri',
+    label: 'Location (URI)',
+    required: true,
+    maxlength: '2048',
+    placeholder: 'file:albums/… or https://…',
+    autocomplete: 'off',
+  });
+  const length = field({
+    name: 'duration',
+    label: 'Length',
+    placeholder: 'm:ss',
+    inputmode: 'numeric',
+    autocomplete: 'off',
+  });
+  const submit = iconButton({
+    icon: icon('plus'),
+    visibleLabel: 'Add track',
+    className: 'btn btn-secondary',
+    action: 'add-track',
+    type: 'submit',
+  });
+  const form = h(
+    'form',
+    { class: 'inline-form add-track', 'aria-label': 'Add a track' },
+    h('h3', { class: 'subhead', text: 'Add a track' }),
+    h('div', { class: 'form-row' }, title, uri, length, submit),
+  );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const els = form.elements;
     const durationMs = parseDuration(els.duration.value);
-    if (!els.title.value.trim() || !els.uri.value.trim()) return toast('A track needs a title and a location.', 'error');
-    if (Number.isNaN(durationMs)) return toast('Write the length as m:ss (for example 3:35), or leave it empty.', 'error');
-    const track = { title: els.title.value.trim(), uri: els.uri.value.trim(), ...(durationMs === undefined ? {} : { durationMs }) };
+    if (!els.title.value.trim() || !els.uri.value.trim())
+      return toast('A track needs a title and a location.', 'error');
+    if (Number.isNaN(durationMs))
+      return toast('Write the length as m:ss (for example 3:35), or leave it empty.', 'error');
+    const track = {
+      title: els.title.value.trim(),
+      uri: els.uri.value.trim(),
+      ...(durationMs === undefined ? {} : { durationMs }),
+    };
     let warnings = [];
     const ok = await mutate(getPlaylist(), null, async () => {
       ({ warnings = [] } = await post(`/api/playlists/${getPlaylist().id}/tracks`, { tracks: [track] }));

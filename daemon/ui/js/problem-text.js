@@ -54,7 +54,8 @@ const LABELS = {
  */
 const FIELD_SENTENCES = {
   'output.path': 'a FIFO needs its absolute path, for example /run/snapfifo',
-  output: 'a FIFO needs its absolute path, for example /run/snapfifo; a sound card takes the device as aplay -L names it, or nothing for the default one',
+  output:
+    'a FIFO needs its absolute path, for example /run/snapfifo; a sound card takes the device as aplay -L names it, or nothing for the default one',
 };
 const API_SHAPE = /[{}|]|^is missing/;
 const STALE_ID = 'that item is no longer on the appliance. Reload the page and choose again';
@@ -71,7 +72,8 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 function plain(message) {
   // "no zone with id …": the page held something the appliance no longer has, or no longer lets this account use.
   const gone = /^no ([a-z ]+) with id [0-9a-f-]{36}$/i.exec(message);
-  if (gone) return `that ${gone[1]} is no longer on the appliance or no longer yours to use. Reload the page and choose again`;
+  if (gone)
+    return `that ${gone[1]} is no longer on the appliance or no longer yours to use. Reload the page and choose again`;
   let out = message;
   for (const [pattern, words] of PLACES) out = out.replace(pattern, words);
   out = out
@@ -87,7 +89,10 @@ function plain(message) {
 
 /** "filePath" → "File path": the fallback for a field the table does not know. */
 const humanise = (name) => {
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').toLowerCase();
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
 
@@ -122,7 +127,10 @@ function fieldMessage(path, message, labels) {
 /** A leading `"knownField" must …` in a detail becomes `Label must …`; other quoted words (names) stay as they are. */
 function humaniseDetail(detail) {
   const match = /^"([A-Za-z.]+)" (?=must|is required|needs)/.exec(detail);
-  const text = match && (LABELS[match[1]] || match[1].includes('.')) ? `${fieldLabel(match[1])} ${detail.slice(match[0].length)}` : detail;
+  const text =
+    match && (LABELS[match[1]] || match[1].includes('.'))
+      ? `${fieldLabel(match[1])} ${detail.slice(match[0].length)}`
+      : detail;
   return capitalise(plain(text));
 }
 

@@ -8,17 +8,38 @@ import { skippedText } from './zone-settings.js';
 
 export function scenesSection() {
   const undo = can.change()
-    ? h('button', { type: 'button', class: 'btn btn-secondary btn-small', 'data-action': 'undo-scene', hidden: true, on: { click: () => undoScene(undo) } }, icon('refresh'), h('span', { text: 'Undo last scene' }))
+    ? h(
+        'button',
+        {
+          type: 'button',
+          class: 'btn btn-secondary btn-small',
+          'data-action': 'undo-scene',
+          hidden: true,
+          on: { click: () => undoScene(undo) },
+        },
+        icon('refresh'),
+        h('span', { text: 'Undo last scene' }),
+      )
     : null;
   const save = can.admin()
-    ? h('button', { type: 'button', class: 'btn btn-secondary btn-small', 'data-action': 'new-scene', on: { click: saveScene } }, icon('plus'), h('span', { text: 'Save scene' }))
+    ? h(
+        'button',
+        { type: 'button', class: 'btn btn-secondary btn-small', 'data-action': 'new-scene', on: { click: saveScene } },
+        icon('plus'),
+        h('span', { text: 'Save scene' }),
+      )
     : null;
   const list = h('ul', { class: 'scene-list', 'aria-labelledby': 'h-scenes' });
   const empty = h('p', { class: 'muted small', hidden: true });
   const el = h(
     'section',
     { class: 'scenes' },
-    h('div', { class: 'scenes-head' }, h('h2', { class: 'section-title', id: 'h-scenes', text: 'Scenes' }), h('div', { class: 'button-row' }, undo, save)),
+    h(
+      'div',
+      { class: 'scenes-head' },
+      h('h2', { class: 'section-title', id: 'h-scenes', text: 'Scenes' }),
+      h('div', { class: 'button-row' }, undo, save),
+    ),
     list,
     empty,
   );
@@ -26,7 +47,12 @@ export function scenesSection() {
     const scenes = sorted.scenes();
     reconcile(list, scenes, (s) => s.id, sceneItem);
     empty.hidden = scenes.length > 0;
-    text(empty, can.admin() ? 'No scenes yet. Set the zones up as you like them, then save the setup as a scene.' : 'No scenes for your zones yet.');
+    text(
+      empty,
+      can.admin()
+        ? 'No scenes yet. Set the zones up as you like them, then save the setup as a scene.'
+        : 'No scenes for your zones yet.',
+    );
     if (undo) undo.hidden = !state.undoReady;
   };
   return el;
@@ -35,9 +61,38 @@ export function scenesSection() {
 function sceneItem(scene) {
   const name = h('span', { class: 'scene-name' });
   const meta = h('span', { class: 'scene-meta' });
-  const apply = can.change() ? h('button', { type: 'button', class: 'btn btn-primary btn-small', 'data-action': 'apply-scene', on: { click: () => applyScene(item.scene, apply) } }) : null;
-  const rename = can.admin() ? h('button', { type: 'button', class: 'btn btn-icon btn-quiet', 'data-action': 'rename-scene', on: { click: () => renameScene(item.scene) } }, icon('pencil')) : null;
-  const remove = can.admin() ? h('button', { type: 'button', class: 'btn btn-icon btn-quiet', 'data-action': 'delete-scene', on: { click: () => deleteScene(item.scene) } }, icon('trash')) : null;
+  const apply = can.change()
+    ? h('button', {
+        type: 'button',
+        class: 'btn btn-primary btn-small',
+        'data-action': 'apply-scene',
+        on: { click: () => applyScene(item.scene, apply) },
+      })
+    : null;
+  const rename = can.admin()
+    ? h(
+        'button',
+        {
+          type: 'button',
+          class: 'btn btn-icon btn-quiet',
+          'data-action': 'rename-scene',
+          on: { click: () => renameScene(item.scene) },
+        },
+        icon('pencil'),
+      )
+    : null;
+  const remove = can.admin()
+    ? h(
+        'button',
+        {
+          type: 'button',
+          class: 'btn btn-icon btn-quiet',
+          'data-action': 'delete-scene',
+          on: { click: () => deleteScene(item.scene) },
+        },
+        icon('trash'),
+      )
+    : null;
   const item = h('li', { class: 'scene' }, h('div', { class: 'scene-text' }, name, meta), apply, rename, remove);
   item.update = (s) => {
     item.scene = s;
@@ -47,7 +102,10 @@ function sceneItem(scene) {
       text(apply, 'Apply');
       apply.setAttribute('aria-label', `Apply scene ${s.name}`);
     }
-    for (const [button, verb] of [[rename, 'Rename'], [remove, 'Delete']]) {
+    for (const [button, verb] of [
+      [rename, 'Rename'],
+      [remove, 'Delete'],
+    ]) {
       button?.setAttribute('aria-label', `${verb} scene ${s.name}`);
       if (button) button.title = `${verb} scene ${s.name}`;
     }
@@ -69,7 +127,9 @@ function zoneSummary(scene) {
 async function applyScene(scene, button) {
   button.disabled = true;
   let result;
-  if (await attempt(async () => (result = await post(`/api/scenes/${scene.id}/apply`)), `Scene ${scene.name} applied.`)) {
+  if (
+    await attempt(async () => (result = await post(`/api/scenes/${scene.id}/apply`)), `Scene ${scene.name} applied.`)
+  ) {
     if (result.skipped?.length) toast(skippedText(result.skipped), 'error');
     state.undoReady = true;
     changed('scenes');
@@ -80,7 +140,12 @@ async function applyScene(scene, button) {
 async function undoScene(button) {
   button.disabled = true;
   let result;
-  if (await attempt(async () => (result = await post('/api/scenes/undo')), 'The zones are back as they were before the last scene.')) {
+  if (
+    await attempt(
+      async () => (result = await post('/api/scenes/undo')),
+      'The zones are back as they were before the last scene.',
+    )
+  ) {
     if (result.skipped?.length) toast(skippedText(result.skipped), 'error');
   }
   button.disabled = false;
@@ -92,10 +157,18 @@ function zonePicker() {
     'fieldset',
     { class: 'check-group' },
     h('legend', { text: 'Zones it captures' }),
-    sorted.zones().filter((z) => z.available).map((z) => {
-      const id = uid('scene-zone');
-      return h('div', { class: 'check' }, h('input', { id, type: 'checkbox', name: 'zoneIds', value: z.id, checked: true }), h('label', { for: id, text: z.name }));
-    }),
+    sorted
+      .zones()
+      .filter((z) => z.available)
+      .map((z) => {
+        const id = uid('scene-zone');
+        return h(
+          'div',
+          { class: 'check' },
+          h('input', { id, type: 'checkbox', name: 'zoneIds', value: z.id, checked: true }),
+          h('label', { for: id, text: z.name }),
+        );
+      }),
   );
 }
 
@@ -103,7 +176,10 @@ function saveScene() {
   return openDialog({
     title: 'Save scene',
     description: 'The power, volume, mute and player of each chosen zone, as they are now.',
-    content: [field({ name: 'name', label: 'Scene name', required: true, maxlength: '64', autocomplete: 'off' }), zonePicker()],
+    content: [
+      field({ name: 'name', label: 'Scene name', required: true, maxlength: '64', autocomplete: 'off' }),
+      zonePicker(),
+    ],
     submitLabel: 'Save scene',
     wide: true,
     onSubmit: async (form) => {
@@ -120,7 +196,16 @@ function saveScene() {
 function renameScene(scene) {
   return openDialog({
     title: `Rename ${scene.name}`,
-    content: [field({ name: 'name', label: 'New name of the scene', value: scene.name, required: true, maxlength: '64', autocomplete: 'off' })],
+    content: [
+      field({
+        name: 'name',
+        label: 'New name of the scene',
+        value: scene.name,
+        required: true,
+        maxlength: '64',
+        autocomplete: 'off',
+      }),
+    ],
     submitLabel: 'Rename',
     onSubmit: async (form) => {
       const updated = await put(`/api/scenes/${scene.id}`, { name: form.elements.name.value.trim() });

@@ -26,12 +26,34 @@ export function stepWords(control, step) {
  */
 export function controlView(zone, control) {
   const described = zone.toneControls?.[control];
-  if (!described?.available) return { control, label: LABELS[control], available: false, words: `Not on this amplifier: ${described?.reason ?? 'the amplifier does not say'}` };
+  if (!described?.available)
+    return {
+      control,
+      label: LABELS[control],
+      available: false,
+      words: `Not on this amplifier: ${described?.reason ?? 'the amplifier does not say'}`,
+    };
   const value = zone.tone?.[control];
-  if (value === null || value === undefined) return { control, label: LABELS[control], available: true, unknown: true, words: 'not read from the amplifier yet' };
-  if (control === 'loudness') return { control, label: LABELS[control], available: true, value, words: value ? 'on' : 'off' };
+  if (value === null || value === undefined)
+    return {
+      control,
+      label: LABELS[control],
+      available: true,
+      unknown: true,
+      words: 'not read from the amplifier yet',
+    };
+  if (control === 'loudness')
+    return { control, label: LABELS[control], available: true, value, words: value ? 'on' : 'off' };
   const step = toStep(value, described);
-  return { control, label: LABELS[control], available: true, step, down: described.down, up: described.up, words: stepWords(control, step) };
+  return {
+    control,
+    label: LABELS[control],
+    available: true,
+    step,
+    down: described.down,
+    up: described.up,
+    words: stepWords(control, step),
+  };
 }
 
 /** The amplifier's reports that are true, as words for badges ("Paging", "Do not disturb", "Party"). */
@@ -101,10 +123,24 @@ function latestSender(send, onError, onIdle) {
  */
 function steppedControl(zoneId, control, readOnly, onError) {
   const id = uid(`tone-${control}`);
-  const input = h('input', { id, type: 'range', class: 'range', step: '1', 'data-control': control, disabled: readOnly });
+  const input = h('input', {
+    id,
+    type: 'range',
+    class: 'range',
+    step: '1',
+    'data-control': control,
+    disabled: readOnly,
+  });
   const words = h('output', { class: 'tone-value', for: id });
   const reason = h('span', { class: 'tone-reason' });
-  const el = h('div', { class: 'tone-row', 'data-control': control }, h('label', { for: id, text: LABELS[control] }), input, words, reason);
+  const el = h(
+    'div',
+    { class: 'tone-row', 'data-control': control },
+    h('label', { for: id, text: LABELS[control] }),
+    input,
+    words,
+    reason,
+  );
   let view = null;
   let dragging = false;
   let settleTimer = 0;
@@ -181,7 +217,13 @@ function loudnessControl(zoneId, readOnly, onError) {
   const id = uid('tone-loudness');
   const input = h('input', { id, type: 'checkbox', role: 'switch', 'data-control': 'loudness', disabled: readOnly });
   const reason = h('span', { class: 'tone-reason' });
-  const el = h('div', { class: 'tone-row tone-switch', 'data-control': 'loudness' }, h('label', { for: id, text: LABELS.loudness }), input, reason);
+  const el = h(
+    'div',
+    { class: 'tone-row tone-switch', 'data-control': 'loudness' },
+    h('label', { for: id, text: LABELS.loudness }),
+    input,
+    reason,
+  );
   let model = null;
   input.addEventListener('change', async () => {
     const wanted = input.checked;
@@ -215,7 +257,10 @@ export function soundPanel(zone, { readOnly }) {
     error.textContent = err?.message ?? String(err);
     error.hidden = false;
   };
-  const rows = [...STEPPED.map((c) => steppedControl(zone.id, c, readOnly, onError)), loudnessControl(zone.id, readOnly, onError)];
+  const rows = [
+    ...STEPPED.map((c) => steppedControl(zone.id, c, readOnly, onError)),
+    loudnessControl(zone.id, readOnly, onError),
+  ];
   const panel = h('div', { class: 'sound-panel' }, rows, error);
   panel.update = (z) => {
     for (const row of rows) row.update(z);

@@ -53,7 +53,18 @@ export function changed(topic) {
 export function reset() {
   state.me = null;
   state.users = null;
-  for (const key of ['players', 'zones', 'playlists', 'inputs', 'scenes', 'playback', 'announcements', 'hardware', 'locked']) state[key].clear();
+  for (const key of [
+    'players',
+    'zones',
+    'playlists',
+    'inputs',
+    'scenes',
+    'playback',
+    'announcements',
+    'hardware',
+    'locked',
+  ])
+    state[key].clear();
   state.undoReady = false;
   state.openPlaylistId = null;
   for (const key of Object.keys(state.loaded)) state.loaded[key] = false;
@@ -67,9 +78,12 @@ export const sorted = {
   players: () => [...state.players.values()].sort((a, b) => usableFirst(a, b) || byName(a, b)),
   /** Players the appliance plays itself (an audio output): the ones with a transport. */
   streamPlayers: () => sorted.players().filter((p) => p.output),
-  zones: () => [...state.zones.values()].sort((a, b) => usableFirst(a, b) || a.output.channel - b.output.channel || byName(a, b)),
-  playlists: () => [...state.playlists.values()].sort((a, b) => Number(b.isFavorite) - Number(a.isFavorite) || byName(a, b)),
-  inputs: () => [...state.inputs.values()].sort((a, b) => usableFirst(a, b) || a.input.channel - b.input.channel || byName(a, b)),
+  zones: () =>
+    [...state.zones.values()].sort((a, b) => usableFirst(a, b) || a.output.channel - b.output.channel || byName(a, b)),
+  playlists: () =>
+    [...state.playlists.values()].sort((a, b) => Number(b.isFavorite) - Number(a.isFavorite) || byName(a, b)),
+  inputs: () =>
+    [...state.inputs.values()].sort((a, b) => usableFirst(a, b) || a.input.channel - b.input.channel || byName(a, b)),
   scenes: () => [...state.scenes.values()].sort(byName),
 };
 
@@ -113,7 +127,9 @@ export async function loadPlaylists() {
     const { data, headers } = await apiResponse('GET', url);
     items.push(...data);
     const total = Number(headers.get('x-total-count'));
-    url = nextLink(headers) ?? (data.length && items.length < total ? `/api/playlists?limit=${PLAYLIST_PAGE}&offset=${items.length}` : null);
+    url =
+      nextLink(headers) ??
+      (data.length && items.length < total ? `/api/playlists?limit=${PLAYLIST_PAGE}&offset=${items.length}` : null);
   }
   const keep = (id) => id === state.openPlaylistId || state.locked.has(id);
   const previous = new Map(state.playlists);
@@ -348,7 +364,8 @@ function apply(type, p) {
     case 'announcement.ended':
       state.announcements.set(p.announcement.id, p.announcement);
       // A page left open for days keeps the newest few; the status line follows only the last one it sent.
-      if (state.announcements.size > KEPT_ANNOUNCEMENTS) state.announcements.delete(state.announcements.keys().next().value);
+      if (state.announcements.size > KEPT_ANNOUNCEMENTS)
+        state.announcements.delete(state.announcements.keys().next().value);
       return 'announcements';
     case 'hardware.status':
       state.hardware.set(p.driver, p.online);

@@ -37,7 +37,12 @@ export function followEvents(o) {
     if (lastEventId !== null) headers['Last-Event-ID'] = lastEventId;
     o.onState(failures ? 'reconnecting' : 'connecting');
     try {
-      const res = await fetch(o.url ?? '/api/stream/events', { headers, signal: controller.signal, cache: 'no-store', credentials: 'omit' });
+      const res = await fetch(o.url ?? '/api/stream/events', {
+        headers,
+        signal: controller.signal,
+        cache: 'no-store',
+        credentials: 'omit',
+      });
       if (res.status === 401) {
         stop();
         o.onUnauthorized();

@@ -18,7 +18,10 @@ export function moveOrder(length, from, to) {
 export function trackList({ getPlaylist, mutate }) {
   const writable = can.change();
   const list = h('ol', { class: 'tracks', 'aria-label': 'Tracks' });
-  const empty = h('p', { class: 'muted empty-inline', text: writable ? 'No tracks yet. Add the first one below.' : 'No tracks yet.' });
+  const empty = h('p', {
+    class: 'muted empty-inline',
+    text: writable ? 'No tracks yet. Add the first one below.' : 'No tracks yet.',
+  });
   const wrap = h('div', { class: 'tracks-wrap' }, list, empty);
   let dragFrom = null;
 
@@ -36,7 +39,9 @@ export function trackList({ getPlaylist, mutate }) {
     announce(`Moved ${track.title} to position ${to + 1} of ${order.length}`);
     if (focusAction) {
       const row = list.querySelector(`[data-key="${track.id}"]`);
-      const button = row?.querySelector(`[data-action="${focusAction}"]:not(:disabled)`) ?? row?.querySelector('[data-action^="move"]:not(:disabled)');
+      const button =
+        row?.querySelector(`[data-action="${focusAction}"]:not(:disabled)`) ??
+        row?.querySelector('[data-action^="move"]:not(:disabled)');
       button?.focus();
     }
   }
@@ -56,9 +61,33 @@ export function trackList({ getPlaylist, mutate }) {
     const title = h('span', { class: 'track-title' });
     const uri = h('span', { class: 'track-uri' });
     const length = h('span', { class: 'track-dur' });
-    const up = writable ? iconButton({ icon: icon('up'), label: '', className: 'btn btn-icon btn-quiet', action: 'move-up', onClick: () => move(row.index, row.index - 1, 'move-up') }) : null;
-    const down = writable ? iconButton({ icon: icon('down'), label: '', className: 'btn btn-icon btn-quiet', action: 'move-down', onClick: () => move(row.index, row.index + 1, 'move-down') }) : null;
-    const drop = writable ? iconButton({ icon: icon('x'), label: '', className: 'btn btn-icon btn-quiet btn-remove', action: 'remove-track', onClick: () => remove(row.track) }) : null;
+    const up = writable
+      ? iconButton({
+          icon: icon('up'),
+          label: '',
+          className: 'btn btn-icon btn-quiet',
+          action: 'move-up',
+          onClick: () => move(row.index, row.index - 1, 'move-up'),
+        })
+      : null;
+    const down = writable
+      ? iconButton({
+          icon: icon('down'),
+          label: '',
+          className: 'btn btn-icon btn-quiet',
+          action: 'move-down',
+          onClick: () => move(row.index, row.index + 1, 'move-down'),
+        })
+      : null;
+    const drop = writable
+      ? iconButton({
+          icon: icon('x'),
+          label: '',
+          className: 'btn btn-icon btn-quiet btn-remove',
+          action: 'remove-track',
+          onClick: () => remove(row.track),
+        })
+      : null;
     const row = h(
       'li',
       { class: writable ? 'track' : 'track track-readonly', draggable: writable ? 'true' : undefined },
@@ -89,7 +118,8 @@ export function trackList({ getPlaylist, mutate }) {
   }
 
   const clearMarks = () => {
-    for (const el of list.querySelectorAll('.drop-before, .drop-after, .dragging')) el.classList.remove('drop-before', 'drop-after', 'dragging');
+    for (const el of list.querySelectorAll('.drop-before, .drop-after, .dragging'))
+      el.classList.remove('drop-before', 'drop-after', 'dragging');
   };
   /** Where a drop over `row` lands: before it in its top half, after it in its bottom half. */
   const dropTarget = (event, row) => {
@@ -115,7 +145,8 @@ export function trackList({ getPlaylist, mutate }) {
       event.preventDefault();
       event.dataTransfer.dropEffect = 'move';
       const { before } = dropTarget(event, row);
-      for (const el of list.querySelectorAll('.drop-before, .drop-after')) if (el !== row) el.classList.remove('drop-before', 'drop-after');
+      for (const el of list.querySelectorAll('.drop-before, .drop-after'))
+        if (el !== row) el.classList.remove('drop-before', 'drop-after');
       row.classList.toggle('drop-before', before);
       row.classList.toggle('drop-after', !before);
     });
@@ -137,7 +168,12 @@ export function trackList({ getPlaylist, mutate }) {
 
   wrap.update = (playlist) => {
     const items = playlist.tracks.map((track, index) => ({ track, index, count: playlist.tracks.length }));
-    reconcile(list, items, (item) => item.track.id, (item) => trackRow(item.track));
+    reconcile(
+      list,
+      items,
+      (item) => item.track.id,
+      (item) => trackRow(item.track),
+    );
     empty.hidden = items.length > 0;
   };
   return wrap;

@@ -9,11 +9,21 @@ const ROLES = ['Admin', 'Operator', 'Viewer'];
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 
 export function usersView(section) {
-  const create = h('button', { type: 'button', class: 'btn btn-primary', 'data-action': 'new-user', on: { click: createUser } }, icon('plus'), h('span', { text: 'New user' }));
+  const create = h(
+    'button',
+    { type: 'button', class: 'btn btn-primary', 'data-action': 'new-user', on: { click: createUser } },
+    icon('plus'),
+    h('span', { text: 'New user' }),
+  );
   const head = h(
     'div',
     { class: 'view-head' },
-    h('div', {}, h('h1', { class: 'view-title', id: 'h-users', text: 'Users' }), h('p', { class: 'view-sub', text: 'Who may sign in, what they may control, and their API keys.' })),
+    h(
+      'div',
+      {},
+      h('h1', { class: 'view-title', id: 'h-users', text: 'Users' }),
+      h('p', { class: 'view-sub', text: 'Who may sign in, what they may control, and their API keys.' }),
+    ),
     h('div', { class: 'view-actions' }, create),
   );
   const list = h('ul', { class: 'card-grid user-grid', 'aria-label': 'Users' });
@@ -46,7 +56,8 @@ function userCard(user) {
   card.update = (u) => {
     const signature = JSON.stringify(u);
     if (card.signature === signature) return;
-    const focused = document.activeElement && card.contains(document.activeElement) ? document.activeElement.dataset.action : null;
+    const focused =
+      document.activeElement && card.contains(document.activeElement) ? document.activeElement.dataset.action : null;
     card.signature = signature;
     card.user = u;
     card.replaceChildren(...renderUser(u, titleId).filter(Boolean));
@@ -62,7 +73,13 @@ function renderUser(u, titleId) {
   const enabledId = uid('enabled');
   const role = h(
     'select',
-    { id: roleId, class: 'select', 'data-action': 'role', disabled: self, on: { change: (e) => update(u, { role: e.target.value }, e.target) } },
+    {
+      id: roleId,
+      class: 'select',
+      'data-action': 'role',
+      disabled: self,
+      on: { change: (e) => update(u, { role: e.target.value }, e.target) },
+    },
     ROLES.map((r) => h('option', { value: r, selected: r === u.role, text: r })),
   );
   const enabled = h('input', {
@@ -76,8 +93,15 @@ function renderUser(u, titleId) {
     on: { change: (e) => update(u, { isEnabled: e.target.checked }, e.target) },
   });
   const button = (action, iconName, label, what, onClick, cls = 'btn btn-secondary btn-small') =>
-    h('button', { type: 'button', class: cls, 'data-action': action, on: { click: () => onClick(u) } }, icon(iconName), h('span', {}, named(label, u.username, what)));
-  const keyText = u.apiKey ? h('code', { class: 'mono key-masked', text: u.apiKey }) : h('span', { class: 'muted', text: 'No key (revoked)' });
+    h(
+      'button',
+      { type: 'button', class: cls, 'data-action': action, on: { click: () => onClick(u) } },
+      icon(iconName),
+      h('span', {}, named(label, u.username, what)),
+    );
+  const keyText = u.apiKey
+    ? h('code', { class: 'mono key-masked', text: u.apiKey })
+    : h('span', { class: 'muted', text: 'No key (revoked)' });
   return [
     h(
       'div',
@@ -86,10 +110,31 @@ function renderUser(u, titleId) {
       h(
         'div',
         { class: 'card-head-text' },
-        h('h2', { class: 'card-title', id: titleId }, u.username, self ? h('span', { class: 'chip chip-you', text: 'You' }) : null),
-        h('p', { class: 'card-meta', text: `Created ${dateFormat.format(new Date(u.createdAt))}${u.isEnabled ? '' : ' · disabled'}` }),
+        h(
+          'h2',
+          { class: 'card-title', id: titleId },
+          u.username,
+          self ? h('span', { class: 'chip chip-you', text: 'You' }) : null,
+        ),
+        h('p', {
+          class: 'card-meta',
+          text: `Created ${dateFormat.format(new Date(u.createdAt))}${u.isEnabled ? '' : ' · disabled'}`,
+        }),
       ),
-      self ? null : h('button', { type: 'button', class: 'btn btn-icon btn-quiet', 'data-action': 'delete-user', 'aria-label': `Delete ${u.username}`, title: `Delete ${u.username}`, on: { click: () => removeUser(u) } }, icon('trash')),
+      self
+        ? null
+        : h(
+            'button',
+            {
+              type: 'button',
+              class: 'btn btn-icon btn-quiet',
+              'data-action': 'delete-user',
+              'aria-label': `Delete ${u.username}`,
+              title: `Delete ${u.username}`,
+              on: { click: () => removeUser(u) },
+            },
+            icon('trash'),
+          ),
     ),
     h(
       'div',
@@ -108,7 +153,9 @@ function renderUser(u, titleId) {
         keyText,
         u.apiKey ? button('show-key', 'eye', 'Show', 'API key ', showKey) : null,
         button('regenerate-key', 'refresh', u.apiKey ? 'Regenerate' : 'Create', 'API key ', regenerateKey),
-        u.apiKey ? button('revoke-key', 'ban', 'Revoke', 'API key ', revokeKey, 'btn btn-ghost-danger btn-small') : null,
+        u.apiKey
+          ? button('revoke-key', 'ban', 'Revoke', 'API key ', revokeKey, 'btn btn-ghost-danger btn-small')
+          : null,
       ),
     ),
     h(
@@ -121,7 +168,13 @@ function renderUser(u, titleId) {
         { class: 'button-row' },
         button('assignments', 'shield', 'Edit access', '', editAssignments),
         // One's own password needs the current one too: that is the header's dialog.
-        button('password', 'lock', 'Set password', '', self ? () => document.getElementById('change-password').click() : setPassword),
+        button(
+          'password',
+          'lock',
+          'Set password',
+          '',
+          self ? () => document.getElementById('change-password').click() : setPassword,
+        ),
       ),
     ),
   ];
@@ -153,7 +206,11 @@ async function update(u, change, control) {
 async function showKey(u) {
   let apiKey;
   if (!(await attempt(async () => ({ apiKey } = await get(`/api/users/${u.id}/api-key`))))) return;
-  await keyDialog({ title: `API key of ${u.username}`, apiKey, note: 'Anyone with this key acts as this user. Keep it secret.' });
+  await keyDialog({
+    title: `API key of ${u.username}`,
+    apiKey,
+    note: 'Anyone with this key acts as this user. Keep it secret.',
+  });
 }
 
 async function regenerateKey(u) {
@@ -168,13 +225,18 @@ async function regenerateKey(u) {
   });
   if (!result) return;
   loadUsers().catch(() => {});
-  await keyDialog({ title: `New API key of ${u.username}`, apiKey: result.apiKey, note: 'Copy it now and update every integration that used the old key.' });
+  await keyDialog({
+    title: `New API key of ${u.username}`,
+    apiKey: result.apiKey,
+    note: 'Copy it now and update every integration that used the old key.',
+  });
 }
 
 async function revokeKey(u) {
   await confirmDialog({
     title: `Revoke the API key of ${u.username}?`,
-    message: 'The key stops working at once. The user can still sign in with a password, and you can create a new key later.',
+    message:
+      'The key stops working at once. The user can still sign in with a password, and you can create a new key later.',
     confirmLabel: 'Revoke key',
     danger: true,
     onConfirm: async () => {
@@ -206,7 +268,12 @@ function checkboxGroup(legend, items, checked, name) {
     items.length
       ? items.map((item) => {
           const id = uid(name);
-          return h('div', { class: 'check' }, h('input', { id, type: 'checkbox', name, value: item.id, checked: checked.includes(item.id) }), h('label', { for: id, text: item.label }));
+          return h(
+            'div',
+            { class: 'check' },
+            h('input', { id, type: 'checkbox', name, value: item.id, checked: checked.includes(item.id) }),
+            h('label', { for: id, text: item.label }),
+          );
         })
       : h('p', { class: 'muted small', text: `No ${legend.toLowerCase()} exist yet.` }),
   );
@@ -219,7 +286,12 @@ function accessChoices(checked) {
     const owner = z.playerId && state.players.get(z.playerId);
     return { id: z.id, label: owner ? `${labelOf(z)} · ${owner.name}` : labelOf(z) };
   });
-  return h('div', { class: 'check-columns' }, checkboxGroup('Players', players, checked.playerIds, 'playerIds'), checkboxGroup('Zones', zones, checked.zoneIds, 'zoneIds'));
+  return h(
+    'div',
+    { class: 'check-columns' },
+    checkboxGroup('Players', players, checked.playerIds, 'playerIds'),
+    checkboxGroup('Zones', zones, checked.zoneIds, 'zoneIds'),
+  );
 }
 
 const ticked = (form) => {
@@ -248,8 +320,24 @@ async function setPassword(u) {
     title: `Set the password of ${u.username}`,
     description: 'The user is signed out everywhere and signs in again with the new password. API keys keep working.',
     content: [
-      field({ name: 'password', label: 'New password', type: 'password', required: true, minlength: '8', maxlength: '256', autocomplete: 'new-password' }),
-      field({ name: 'confirm', label: 'Repeat the password', type: 'password', required: true, minlength: '8', maxlength: '256', autocomplete: 'new-password' }),
+      field({
+        name: 'password',
+        label: 'New password',
+        type: 'password',
+        required: true,
+        minlength: '8',
+        maxlength: '256',
+        autocomplete: 'new-password',
+      }),
+      field({
+        name: 'confirm',
+        label: 'Repeat the password',
+        type: 'password',
+        required: true,
+        minlength: '8',
+        maxlength: '256',
+        autocomplete: 'new-password',
+      }),
     ],
     submitLabel: 'Set password',
     onSubmit: async (form) => {
@@ -264,11 +352,19 @@ async function setPassword(u) {
 async function createUser() {
   // The checkboxes list what GET /api/players and /api/zones gave; load them if the Players view has not yet.
   if (!state.loaded.audio && !(await attempt(loadAudio))) return;
-  const role = field({ name: 'role', label: 'Role', value: 'Operator', options: ROLES.map((r) => ({ value: r, label: r })) });
+  const role = field({
+    name: 'role',
+    label: 'Role',
+    value: 'Operator',
+    options: ROLES.map((r) => ({ value: r, label: r })),
+  });
   const access = h(
     'div',
     { class: 'new-user-access' },
-    h('p', { class: 'hint', text: 'Operators and Viewers see and control only the players and zones ticked here (you can change this later).' }),
+    h('p', {
+      class: 'hint',
+      text: 'Operators and Viewers see and control only the players and zones ticked here (you can change this later).',
+    }),
     accessChoices({ playerIds: [], zoneIds: [] }),
   );
   const select = role.querySelector('select');
@@ -277,8 +373,25 @@ async function createUser() {
     title: 'New user',
     description: 'The user gets an API key at once.',
     content: [
-      field({ name: 'username', label: 'Username', required: true, pattern: '[A-Za-z0-9._\\-]{3,64}', hint: '3 to 64 letters, digits, dots, dashes or underscores.', autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false' }),
-      field({ name: 'password', label: 'Password', type: 'password', minlength: '8', maxlength: '256', autocomplete: 'new-password', hint: 'At least 8 characters. Leave it empty for an account that only uses its API key (a hub, the Home Assistant bridge).' }),
+      field({
+        name: 'username',
+        label: 'Username',
+        required: true,
+        pattern: '[A-Za-z0-9._\\-]{3,64}',
+        hint: '3 to 64 letters, digits, dots, dashes or underscores.',
+        autocomplete: 'off',
+        autocapitalize: 'none',
+        spellcheck: 'false',
+      }),
+      field({
+        name: 'password',
+        label: 'Password',
+        type: 'password',
+        minlength: '8',
+        maxlength: '256',
+        autocomplete: 'new-password',
+        hint: 'At least 8 characters. Leave it empty for an account that only uses its API key (a hub, the Home Assistant bridge).',
+      }),
       role,
       access,
     ],
@@ -295,6 +408,10 @@ async function createUser() {
     if (!user) return;
     store({ ...user, apiKey: `${user.apiKey.slice(0, 8)}…${user.apiKey.slice(-4)}` });
     loadUsers().catch(() => {});
-    return keyDialog({ title: `API key of ${user.username}`, apiKey: user.apiKey, note: 'Copy it now for the integrations that should act as this user. You can show it again later.' });
+    return keyDialog({
+      title: `API key of ${user.username}`,
+      apiKey: user.apiKey,
+      note: 'Copy it now for the integrations that should act as this user. You can show it again later.',
+    });
   });
 }

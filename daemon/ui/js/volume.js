@@ -25,8 +25,22 @@ export function volumeControl({ label, readOnly, send, onError, nudge }) {
 
   const input = h('input', { type: 'range', class: 'range', min: '0', max: '100', step: '1', 'aria-label': label });
   const step = (sign) =>
-    h('button', { type: 'button', class: 'btn btn-icon btn-quiet btn-step', 'data-action': sign > 0 ? 'raise' : 'lower', text: sign > 0 ? '+' : '−', on: { click: () => nudge(sign * NUDGE_STEP).catch((err) => onError?.(err)) } });
-  const el = h('div', { class: 'volume' }, icon('volume', 'icon volume-icon'), nudge ? step(-1) : null, input, nudge ? step(1) : null, readout);
+    h('button', {
+      type: 'button',
+      class: 'btn btn-icon btn-quiet btn-step',
+      'data-action': sign > 0 ? 'raise' : 'lower',
+      text: sign > 0 ? '+' : '−',
+      on: { click: () => nudge(sign * NUDGE_STEP).catch((err) => onError?.(err)) },
+    });
+  const el = h(
+    'div',
+    { class: 'volume' },
+    icon('volume', 'icon volume-icon'),
+    nudge ? step(-1) : null,
+    input,
+    nudge ? step(1) : null,
+    readout,
+  );
   /** The zone's maxVolume in percent: the thumb stops there, as the daemon would clamp anyway. */
   let limit = 100;
   let model = 0;
@@ -143,7 +157,11 @@ function setLimit(el, track, percentLimit) {
 
 function meter(label, readout) {
   const fill = h('span', { class: 'meter-fill' });
-  const bar = h('div', { class: 'meter', role: 'meter', 'aria-label': label, 'aria-valuemin': '0', 'aria-valuemax': '100' }, fill);
+  const bar = h(
+    'div',
+    { class: 'meter', role: 'meter', 'aria-label': label, 'aria-valuemin': '0', 'aria-valuemax': '100' },
+    fill,
+  );
   const el = h('div', { class: 'volume volume-readonly' }, icon('volume', 'icon volume-icon'), bar, readout);
   el.setValue = (fraction) => {
     const v = Math.round(fraction * 100);

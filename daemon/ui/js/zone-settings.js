@@ -18,13 +18,43 @@ const fromPercent = (value) => Number(value) / 100;
 /** Admins set the name, the volume limit and the turn-on volume of a zone (PUT /api/zones/{id}). */
 export function editZone(zone) {
   const percentField = (name, label, value, hint, required) =>
-    field({ name, label, type: 'number', min: '0', max: '100', step: '1', inputmode: 'numeric', value: toPercent(value), hint, required });
+    field({
+      name,
+      label,
+      type: 'number',
+      min: '0',
+      max: '100',
+      step: '1',
+      inputmode: 'numeric',
+      value: toPercent(value),
+      hint,
+      required,
+    });
   return openDialog({
     title: `Edit ${zone.name}`,
     content: [
-      field({ name: 'name', label: 'Name of the zone', value: zone.name, required: true, maxlength: '100', autocomplete: 'off' }),
-      percentField('maxVolume', 'Volume limit (%)', zone.maxVolume ?? 1, 'No path (keypad, group slider, scene, hub) can set the zone louder than this; louder requests are lowered to it.', true),
-      percentField('turnOnVolume', 'Turn-on volume (%)', zone.turnOnVolume, 'The volume the zone starts at when it is switched on, at most the volume limit. Leave empty to keep the last volume.', false),
+      field({
+        name: 'name',
+        label: 'Name of the zone',
+        value: zone.name,
+        required: true,
+        maxlength: '100',
+        autocomplete: 'off',
+      }),
+      percentField(
+        'maxVolume',
+        'Volume limit (%)',
+        zone.maxVolume ?? 1,
+        'No path (keypad, group slider, scene, hub) can set the zone louder than this; louder requests are lowered to it.',
+        true,
+      ),
+      percentField(
+        'turnOnVolume',
+        'Turn-on volume (%)',
+        zone.turnOnVolume,
+        'The volume the zone starts at when it is switched on, at most the volume limit. Leave empty to keep the last volume.',
+        false,
+      ),
     ],
     submitLabel: 'Save',
     onSubmit: (form) => {
@@ -40,7 +70,13 @@ export function editZone(zone) {
 
 /** A button that opens the Sound panel of a zone; `update(zone)` keeps its name current. */
 export function soundButton() {
-  const button = iconButton({ icon: icon('music'), label: '', className: 'btn btn-icon btn-quiet btn-sound', action: 'sound', onClick: () => soundDialog(button.zone) });
+  const button = iconButton({
+    icon: icon('music'),
+    label: '',
+    className: 'btn btn-icon btn-quiet btn-sound',
+    action: 'sound',
+    onClick: () => soundDialog(button.zone),
+  });
   button.update = (z) => {
     button.zone = z;
     attr(button, 'aria-label', `Sound of ${z.name}`);
@@ -76,7 +112,13 @@ export function sleepText(zone, now = Date.now()) {
 
 /** A button that opens the sleep timer dialog of a zone; `update(zone)` keeps its state and name current. */
 export function sleepButton() {
-  const button = iconButton({ icon: icon('clock'), label: '', className: 'btn btn-toggle btn-sleep', action: 'sleep', onClick: () => sleepDialog(button.zone) });
+  const button = iconButton({
+    icon: icon('clock'),
+    label: '',
+    className: 'btn btn-toggle btn-sleep',
+    action: 'sleep',
+    onClick: () => sleepDialog(button.zone),
+  });
   button.update = (z) => {
     button.zone = z;
     const label = `Sleep timer of ${z.name}`;
@@ -93,11 +135,18 @@ export function sleepButton() {
 function sleepDialog(zone) {
   const choice = (value, label, checked) => {
     const id = uid('sleep');
-    return h('div', { class: 'check' }, h('input', { id, type: 'radio', name: 'minutes', value: String(value), checked }), h('label', { for: id, text: label }));
+    return h(
+      'div',
+      { class: 'check' },
+      h('input', { id, type: 'radio', name: 'minutes', value: String(value), checked }),
+      h('label', { for: id, text: label }),
+    );
   };
   return openDialog({
     title: `Sleep timer of ${zone.name}`,
-    description: zone.sleepUntil ? `${zone.name} ${sleepText(zone)}. Choose a new time or cancel the timer.` : `${zone.name} switches off by itself after the time you choose.`,
+    description: zone.sleepUntil
+      ? `${zone.name} ${sleepText(zone)}. Choose a new time or cancel the timer.`
+      : `${zone.name} switches off by itself after the time you choose.`,
     content: [
       h(
         'fieldset',
@@ -111,7 +160,10 @@ function sleepDialog(zone) {
     onSubmit: async (form) => {
       const minutes = Number(form.querySelector('input[name="minutes"]:checked').value);
       await put(`/api/zones/${zone.id}/sleep`, { minutes });
-      toast(minutes ? `${zone.name} switches off in ${minutes} min.` : `Sleep timer of ${zone.name} cancelled.`, 'success');
+      toast(
+        minutes ? `${zone.name} switches off in ${minutes} min.` : `Sleep timer of ${zone.name} cancelled.`,
+        'success',
+      );
     },
   });
 }

@@ -14,13 +14,22 @@ export interface BaselineProcess {
 }
 
 /** `wrap`: a command the server runs under (bench:icount's callgrind), which also lengthens its start 10 times. */
-export async function startBaseline(config: BaselineConfig, needFds?: number, wrap?: string[]): Promise<BaselineProcess> {
+export async function startBaseline(
+  config: BaselineConfig,
+  needFds?: number,
+  wrap?: string[],
+): Promise<BaselineProcess> {
   const child = forkTs(path.join(BENCH_DIR, 'baseline-server.ts'), [], { needFds, wrap });
   const slower = wrap ? 10 : 1;
   try {
     await nextMessage(child, (m) => m?.type === 'ready', 30_000 * slower, 'baseline server start');
     child.send({ type: 'config', config });
-    const { port, uws } = await nextMessage<{ port: number; uws: string }>(child, (m) => m?.type === 'listening', 10_000 * slower, 'baseline listen');
+    const { port, uws } = await nextMessage<{ port: number; uws: string }>(
+      child,
+      (m) => m?.type === 'listening',
+      10_000 * slower,
+      'baseline listen',
+    );
     return { child, pid: child.pid!, port, base: `http://127.0.0.1:${port}`, uws, stop: () => stopChild(child, 2000) };
   } catch (err) {
     await stopChild(child, 1000);

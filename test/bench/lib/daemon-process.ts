@@ -66,7 +66,8 @@ export function httpGetStatus(port: number, urlPath: string, timeoutMs = 1000): 
 
 export async function waitHealthy(port: number, deadline: number, child?: ChildProcess): Promise<void> {
   for (;;) {
-    if (child && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`the process exited (${child.exitCode ?? child.signalCode}) before it was ready`);
+    if (child && (child.exitCode !== null || child.signalCode !== null))
+      throw new Error(`the process exited (${child.exitCode ?? child.signalCode}) before it was ready`);
     if ((await httpGetStatus(port, '/api/health', 500)) === 200) return;
     if (performance.now() > deadline) throw new Error(`no 200 from http://127.0.0.1:${port}/api/health in time`);
     await sleep(2);
@@ -78,7 +79,18 @@ export async function spawnBenchDaemon(options: DaemonSpawnOptions = {}): Promis
   const stdoutMode = options.stdout ?? 'discard';
   const stateDir = options.stateDir ?? mkdtempSync(path.join(tmpdir(), 'azc-bench-'));
   const port = stdoutMode === 'discard' ? await freePort() : 0;
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--state-dir', stateDir, '--log-level', logLevel, '--no-ssdp', ...(options.args ?? [])];
+  const args = [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--state-dir',
+    stateDir,
+    '--log-level',
+    logLevel,
+    '--no-ssdp',
+    ...(options.args ?? []),
+  ];
   if (options.limits) {
     const file = path.join(stateDir, 'bench-config.json');
     writeFileSync(file, JSON.stringify({ limits: options.limits }), { mode: 0o600 });
@@ -93,7 +105,8 @@ export async function spawnBenchDaemon(options: DaemonSpawnOptions = {}): Promis
     nodeArgs: [...(options.nodeArgs ?? []), ...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean)],
     ipc: options.ipc,
     stdout: stdoutMode === 'discard' ? 'discard' : 'keep',
-    spawner: (command, argv, spawnOptions) => spawnTracked(command, argv, { ...spawnOptions, needFds: options.needFds }),
+    spawner: (command, argv, spawnOptions) =>
+      spawnTracked(command, argv, { ...spawnOptions, needFds: options.needFds }),
   });
   const { child } = azcd;
   const deadline = started + 20_000;

@@ -149,7 +149,11 @@ async function baseline<E extends EmulatorPort>(family: DragFamily<E>, path: str
     wake?.();
     const latency = Math.max(0, (await arrived) - lastCall);
     await worker;
-    return { commands: emulator.commands.slice(mark).filter((c) => family.isVolume(c)).length, latency, stepLatency: latency };
+    return {
+      commands: emulator.commands.slice(mark).filter((c) => family.isVolume(c)).length,
+      latency,
+      stepLatency: latency,
+    };
   } finally {
     await port.close();
   }
@@ -195,7 +199,10 @@ export function printDrag(family: Pick<DragFamily<EmulatorPort>, 'name' | 'drive
       `the last step reached the amp ${result.lastStepLatencyMs} ms after it was first asked for`,
   );
   console.table({
-    [`${family.driverLabel} (coalescing)`]: { 'volume commands on wire': result.commandsOnWire, 'last value latency ms': result.lastValueLatencyMs },
+    [`${family.driverLabel} (coalescing)`]: {
+      'volume commands on wire': result.commandsOnWire,
+      'last value latency ms': result.lastValueLatencyMs,
+    },
     'baseline (every change)': {
       'volume commands on wire': result.baseline.commandsOnWire,
       'last value latency ms': result.baseline.lastValueLatencyMs,

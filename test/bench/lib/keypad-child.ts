@@ -37,7 +37,9 @@ interface Family {
   /** The driver class's module and export under drivers/. */
   module: string;
   exportName: string;
-  emulator(byteDelayMs: number): EmulatorPort & { keypad(zone: number, change: { power?: boolean; volume?: number }): void };
+  emulator(
+    byteDelayMs: number,
+  ): EmulatorPort & { keypad(zone: number, change: { power?: boolean; volume?: number }): void };
   /** Whether an emulator command is a volume set of `zone`. */
   isVolumeSet(command: string, zone: number): boolean;
 }
@@ -75,9 +77,19 @@ const FAMILIES: Record<FamilyName, Family> = {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const between = (min: number, max: number): number => min + Math.random() * (max - min);
 
-export async function runKeypad(familyName: FamilyName, root: string, idleMs: number, watchedMs: number): Promise<KeypadRun> {
+export async function runKeypad(
+  familyName: FamilyName,
+  root: string,
+  idleMs: number,
+  watchedMs: number,
+): Promise<KeypadRun> {
   const family = FAMILIES[familyName];
-  const mod = (await import(pathToFileURL(path.join(root, 'drivers', family.module)).href)) as Record<string, new (o: { serialPort: string }) => AmplifierDriver>;
+  const mod = (await import(pathToFileURL(path.join(root, 'drivers', family.module)).href)) as Record<
+    string,
+    new (o: {
+      serialPort: string;
+    }) => AmplifierDriver
+  >;
   const pty = await createPtyPair();
   const emulator = family.emulator(family.byteDelayMs);
   // Bytes the amplifier sends (its echo, replies, prompts, reports), counted as they are paced out.
@@ -111,8 +123,15 @@ export async function runKeypad(familyName: FamilyName, root: string, idleMs: nu
     await driver.settled();
     await sleep(2000); // the first reads of every unit are over
 
-    const line = (): { bytes: number; commands: number; at: number } => ({ bytes: fromAmp + toAmp(), commands: emulator.commands.length, at: performance.now() });
-    const use = (from: ReturnType<typeof line>, to: ReturnType<typeof line>): { utilisation: number; perMinute: number } => ({
+    const line = (): { bytes: number; commands: number; at: number } => ({
+      bytes: fromAmp + toAmp(),
+      commands: emulator.commands.length,
+      at: performance.now(),
+    });
+    const use = (
+      from: ReturnType<typeof line>,
+      to: ReturnType<typeof line>,
+    ): { utilisation: number; perMinute: number } => ({
       utilisation: ((to.bytes - from.bytes) * family.byteDelayMs) / (to.at - from.at),
       perMinute: ((to.commands - from.commands) * 60_000) / (to.at - from.at),
     });
@@ -144,7 +163,8 @@ export async function runKeypad(familyName: FamilyName, root: string, idleMs: nu
         const free = keypadZones.filter((z) => !pending.has(z));
         if (free.length === 0) continue;
         const zone = free[Math.floor(Math.random() * free.length)]!;
-        const step = ((volume.get(zone)! + 1 + Math.floor(Math.random() * (family.steps - 3))) % (family.steps - 1)) + 1;
+        const step =
+          ((volume.get(zone)! + 1 + Math.floor(Math.random() * (family.steps - 3))) % (family.steps - 1)) + 1;
         volume.set(zone, step);
         pending.set(zone, { step, at: performance.now() });
         emulator.keypad(zone, { volume: step });

@@ -15,7 +15,10 @@ interface AutocannonRequest {
   onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
 }
 interface AutocannonInstance {
-  on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): void;
+  on(
+    event: 'response',
+    listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void,
+  ): void;
   on(event: 'reqError', listener: (err: Error) => void): void;
   stop(): void;
 }
@@ -46,7 +49,11 @@ function soakMixed(args: SoakMixedArgs): AutocannonRequest[] {
     {
       method: 'PUT',
       headers: json,
-      setupRequest: (req) => ({ ...req, path: `/api/players/${pick(args.playerIds)}/volume`, body: JSON.stringify({ volume: nextVolume() }) }),
+      setupRequest: (req) => ({
+        ...req,
+        path: `/api/players/${pick(args.playerIds)}/volume`,
+        body: JSON.stringify({ volume: nextVolume() }),
+      }),
     },
     {
       method: 'POST',
@@ -63,16 +70,28 @@ function soakMixed(args: SoakMixedArgs): AutocannonRequest[] {
     {
       method: 'PUT',
       headers: json,
-      setupRequest: (req) => ({ ...req, path: `/api/zones/${pick(args.zoneIds)}/volume`, body: JSON.stringify({ volume: nextVolume() }) }),
+      setupRequest: (req) => ({
+        ...req,
+        path: `/api/zones/${pick(args.zoneIds)}/volume`,
+        body: JSON.stringify({ volume: nextVolume() }),
+      }),
     },
     {
       method: 'DELETE',
       path: `/api/playlists/${args.editPlaylistId}/tracks`,
       headers: json,
       // Removes the track this connection added a moment ago, so the playlist does not grow during the soak.
-      setupRequest: (req, context) => ({ ...req, body: JSON.stringify({ trackIds: [context.trackId ?? '00000000-0000-4000-8000-000000000000'] }) }),
+      setupRequest: (req, context) => ({
+        ...req,
+        body: JSON.stringify({ trackIds: [context.trackId ?? '00000000-0000-4000-8000-000000000000'] }),
+      }),
     },
-    { method: 'POST', path: `/api/playlists/${args.reorderPlaylistId}/reorder`, headers: json, body: JSON.stringify({ newOrder: reversed }) },
+    {
+      method: 'POST',
+      path: `/api/playlists/${args.reorderPlaylistId}/reorder`,
+      headers: json,
+      body: JSON.stringify({ newOrder: reversed }),
+    },
     {
       method: 'PUT',
       path: `/api/playlists/${args.reorderPlaylistId}/favorite`,
@@ -143,7 +162,10 @@ function run(spec: LoadSpec): Promise<LoadResult> {
       reqErrors++;
     });
     if (spec.progressEveryS) {
-      progress = setInterval(() => process.send?.({ type: 'progress', completed, ok, reqErrors }), spec.progressEveryS * 1000);
+      progress = setInterval(
+        () => process.send?.({ type: 'progress', completed, ok, reqErrors }),
+        spec.progressEveryS * 1000,
+      );
     }
   });
 }
@@ -152,10 +174,13 @@ process.once('message', (message: { type: string; spec: LoadSpec }) => {
   if (message.type !== 'run') return;
   const spec = message.spec;
   // Bounded no matter what: a run that does not finish on its own is ended.
-  setTimeout(() => {
-    process.send?.({ type: 'error', message: `load run "${spec.title}" did not finish within its deadline` });
-    process.exit(3);
-  }, (spec.durationS + 30) * 1000).unref();
+  setTimeout(
+    () => {
+      process.send?.({ type: 'error', message: `load run "${spec.title}" did not finish within its deadline` });
+      process.exit(3);
+    },
+    (spec.durationS + 30) * 1000,
+  ).unref();
   run(spec).then(
     (result) => process.send?.({ type: 'result', result }, () => process.exit(0)),
     (err: Error) => process.send?.({ type: 'error', message: err.message }, () => process.exit(1)),

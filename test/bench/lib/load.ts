@@ -84,8 +84,13 @@ export function runJsonRpcLoad(spec: JsonRpcSpec, options: LoadOptions = {}): Pr
   return runChild(path.join(BENCH_DIR, 'lib/jsonrpc-load-child.ts'), spec, options);
 }
 
-async function runChild(file: string, spec: { title: string; durationS: number }, options: LoadOptions): Promise<LoadResult> {
-  if (!(spec.durationS > 0 && spec.durationS <= 3600)) throw new Error(`a load run must last 0-3600 s, got ${spec.durationS}`);
+async function runChild(
+  file: string,
+  spec: { title: string; durationS: number },
+  options: LoadOptions,
+): Promise<LoadResult> {
+  if (!(spec.durationS > 0 && spec.durationS <= 3600))
+    throw new Error(`a load run must last 0-3600 s, got ${spec.durationS}`);
   const child = forkTs(file);
   try {
     await nextMessage(child, (m) => m?.type === 'ready', 30_000, 'load generator start');
@@ -108,7 +113,8 @@ async function runChild(file: string, spec: { title: string; durationS: number }
       result.serverCpuShare = cpuMs / (result.durationS * 1000);
       result.serverCpuUsPerRequest = result.completed > 0 ? (cpuMs * 1000) / result.completed : Number.NaN;
     }
-    if (result.completed === 0) throw new Error(`load run "${spec.title}" completed no request (errors: ${result.errors})`);
+    if (result.completed === 0)
+      throw new Error(`load run "${spec.title}" completed no request (errors: ${result.errors})`);
     return result;
   } finally {
     await stopChild(child, 2000);

@@ -24,7 +24,11 @@ export class FifoProbe {
   private readonly socket: Socket;
   private waiter: ((at: number) => void) | undefined;
   constructor(file: string) {
-    this.socket = new Socket({ fd: openSync(file, constants.O_RDWR | constants.O_NONBLOCK), readable: true, writable: false });
+    this.socket = new Socket({
+      fd: openSync(file, constants.O_RDWR | constants.O_NONBLOCK),
+      readable: true,
+      writable: false,
+    });
     this.socket.on('data', (chunk: Buffer) => {
       const at = performance.now();
       this.bytes += chunk.length;
@@ -55,7 +59,11 @@ export function fifoWithProbe(dir: string, name: string): { fifo: string; probe:
 }
 
 /** Time from sending the play request to the first PCM byte, after a stop and a moment for MPD to close its output. */
-export async function firstByte(probe: FifoProbe, play: () => Promise<unknown>, stop: () => Promise<unknown>): Promise<number> {
+export async function firstByte(
+  probe: FifoProbe,
+  play: () => Promise<unknown>,
+  stop: () => Promise<unknown>,
+): Promise<number> {
   await stop();
   await delay(300);
   const arrived = probe.nextBytes();
@@ -73,8 +81,17 @@ export async function engineWithFifo(
 ): Promise<{ engine: PlaybackEngine & { pid: number | undefined }; probe: FifoProbe }> {
   // The FIFO beside the engine's state folder: a FIFO output may not be inside it.
   const { fifo, probe } = fifoWithProbe(stateDir, id);
-  const engine = createPlaybackEngine({ id, stateDir: path.join(stateDir, `${id}-state`), musicDir: music, output: { kind: 'fifo', path: fifo }, mpdPath: MPD });
-  cleanups.push(() => engine.stop(), () => probe.close());
+  const engine = createPlaybackEngine({
+    id,
+    stateDir: path.join(stateDir, `${id}-state`),
+    musicDir: music,
+    output: { kind: 'fifo', path: fifo },
+    mpdPath: MPD,
+  });
+  cleanups.push(
+    () => engine.stop(),
+    () => probe.close(),
+  );
   await engine.start();
   return { engine, probe };
 }

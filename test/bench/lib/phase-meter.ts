@@ -65,7 +65,11 @@ export function phaseMeter(child: ChildProcess): PhaseMeter {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           child.off('message', onMessage);
-          reject(new Error('the daemon did not answer the loop meter in 10 s (was it started with METER_NODE_ARGS and an IPC channel?)'));
+          reject(
+            new Error(
+              'the daemon did not answer the loop meter in 10 s (was it started with METER_NODE_ARGS and an IPC channel?)',
+            ),
+          );
         }, 10_000);
         const onMessage = (message: unknown) => {
           if (!message || typeof message !== 'object' || !('meter' in message)) return;

@@ -123,7 +123,8 @@ export function readContextSwitches(pid: number): { total: number; main: number;
 export function openFileLimit(pid: number | 'self' = 'self'): { soft: number; hard: number } {
   const text = readFileSync(`/proc/${pid}/limits`, 'utf8');
   const match = /^Max open files\s+(\S+)\s+(\S+)/m.exec(text);
-  const parse = (v: string | undefined) => (v === undefined || v === 'unlimited' ? Number.POSITIVE_INFINITY : Number(v));
+  const parse = (v: string | undefined) =>
+    v === undefined || v === 'unlimited' ? Number.POSITIVE_INFINITY : Number(v);
   return { soft: parse(match?.[1]), hard: parse(match?.[2]) };
 }
 

@@ -34,7 +34,11 @@ export function track(child: ChildProcess): ChildProcess {
 }
 
 /** Spawns a child and tracks it; `needFds` wraps it in `ulimit -n` when this process's soft limit is lower. */
-export function spawnTracked(command: string, args: string[], options: SpawnOptions & { needFds?: number } = {}): ChildProcess {
+export function spawnTracked(
+  command: string,
+  args: string[],
+  options: SpawnOptions & { needFds?: number } = {},
+): ChildProcess {
   const { needFds, ...rest } = options;
   let cmd = command;
   let argv = args;
@@ -42,7 +46,9 @@ export function spawnTracked(command: string, args: string[], options: SpawnOpti
     const limit = openFileLimit();
     if (limit.soft < needFds) {
       if (limit.hard < needFds) {
-        throw new Error(`this benchmark needs ${needFds} open files per process; the hard limit is ${limit.hard} (raise it, e.g. ulimit -Hn)`);
+        throw new Error(
+          `this benchmark needs ${needFds} open files per process; the hard limit is ${limit.hard} (raise it, e.g. ulimit -Hn)`,
+        );
       }
       // exec keeps the pid, so /proc readings and kill() still address the real process.
       cmd = 'sh';
@@ -56,7 +62,11 @@ export function spawnTracked(command: string, args: string[], options: SpawnOpti
  * Starts a TypeScript child under tsx with an IPC channel (the load generator, SSE clients, the baseline); `wrap` is a
  * command it runs under (valgrind and its options).
  */
-export function forkTs(file: string, args: string[] = [], options: { needFds?: number; env?: NodeJS.ProcessEnv; wrap?: string[] } = {}): ChildProcess {
+export function forkTs(
+  file: string,
+  args: string[] = [],
+  options: { needFds?: number; env?: NodeJS.ProcessEnv; wrap?: string[] } = {},
+): ChildProcess {
   const [command, ...prefix] = [...(options.wrap ?? []), process.execPath];
   return spawnTracked(command!, [...prefix, '--import', 'tsx', file, ...args], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -79,7 +89,12 @@ export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
 }
 
 /** Waits for the first IPC message that matches, failing on exit or after `timeoutMs`. */
-export function nextMessage<T>(child: ChildProcess, match: (m: any) => boolean, timeoutMs: number, what: string): Promise<T> {
+export function nextMessage<T>(
+  child: ChildProcess,
+  match: (m: any) => boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const cleanup = () => {
       clearTimeout(timer);

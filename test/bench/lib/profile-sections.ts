@@ -57,7 +57,8 @@ export function attribute(profileFile: string, windows: Window[], top = 8): stri
     }
     lines.push(`${w.label}: ${samples} samples`);
     const ranked = [...inclusive.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
-    for (const [name, count] of ranked) lines.push(`    ${String(count).padStart(5)} incl ${String(self.get(name) ?? 0).padStart(5)} self  ${name}`);
+    for (const [name, count] of ranked)
+      lines.push(`    ${String(count).padStart(5)} incl ${String(self.get(name) ?? 0).padStart(5)} self  ${name}`);
   }
   return lines;
 }

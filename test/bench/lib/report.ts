@@ -61,7 +61,9 @@ const fmt = (value: number | undefined, unit = ''): string => {
 };
 
 const targetText = (target: Target | undefined, unit: string): string =>
-  target ? `${target.on === 'ratio' ? 'ratio ' : ''}${target.op} ${target.threshold}${target.on === 'value' && unit ? ` ${unit}` : ''}` : '';
+  target
+    ? `${target.on === 'ratio' ? 'ratio ' : ''}${target.op} ${target.threshold}${target.on === 'value' && unit ? ` ${unit}` : ''}`
+    : '';
 
 export function formatTable(rows: Row[]): string {
   const header = ['benchmark', 'value', 'baseline', 'ratio', 'target', 'result'];
@@ -71,10 +73,19 @@ export function formatTable(rows: Row[]): string {
     fmt(r.baseline, r.unit),
     r.ratio === undefined ? '' : `${fmt(r.ratio)}${r.spread ? ` (${fmt(r.spread[0])}-${fmt(r.spread[1])})` : ''}`,
     targetText(r.target, r.unit),
-    r.note?.startsWith('skipped') ? 'skipped' : r.note?.startsWith('refused') ? 'REFUSED' : r.pass === null || r.pass === undefined ? 'info' : r.pass ? 'PASS' : 'MISS',
+    r.note?.startsWith('skipped')
+      ? 'skipped'
+      : r.note?.startsWith('refused')
+        ? 'REFUSED'
+        : r.pass === null || r.pass === undefined
+          ? 'info'
+          : r.pass
+            ? 'PASS'
+            : 'MISS',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((line) => line[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
   const notes = rows.filter((r) => r.note).map((r) => `  - ${r.section}: ${r.name}: ${r.note}`);
   if (notes.length) out.push('', 'notes:', ...notes);
@@ -99,6 +110,9 @@ export function writeResults(prefix: string, data: Record<string, unknown>): str
   mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const file = path.join(dir, `${prefix}-${stamp}.json`);
-  writeFileSync(file, `${JSON.stringify(data, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify(data, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2)}\n`,
+  );
   return file;
 }

@@ -93,12 +93,19 @@ function openStream(port: number, key: string, timeoutMs: number): Promise<Strea
       }
       parseVolumes(stream, text, at);
     });
-    socket.write(`GET /api/stream/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\nX-API-Key: ${key}\r\n\r\n`);
+    socket.write(
+      `GET /api/stream/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\nX-API-Key: ${key}\r\n\r\n`,
+    );
   });
 }
 
 /** Opens `count` streams with at most `concurrency` handshakes in flight. */
-async function connectMany(port: number, key: string, count: number, concurrency: number): Promise<{ open: number; failed: number; ms: number }> {
+async function connectMany(
+  port: number,
+  key: string,
+  count: number,
+  concurrency: number,
+): Promise<{ open: number; failed: number; ms: number }> {
   const started = performance.now();
   let next = 0;
   let failed = 0;
@@ -135,7 +142,11 @@ async function publish(port: number, key: string, playerId: string, rate: number
             method: 'PUT',
             path: `/api/players/${playerId}/volume`,
             agent,
-            headers: { 'content-type': 'application/json', 'x-api-key': key, 'content-length': Buffer.byteLength(body) },
+            headers: {
+              'content-type': 'application/json',
+              'x-api-key': key,
+              'content-length': Buffer.byteLength(body),
+            },
             timeout: 10_000,
           },
           (res) => {
@@ -189,7 +200,10 @@ function churn(port: number, key: string, count: number, minLifeMs: number, maxL
       stats.closed++;
     }
   };
-  const report = setInterval(() => process.send?.({ type: 'churn-stats', ...stats, open: streams.size, events: totalEvents }), 5000);
+  const report = setInterval(
+    () => process.send?.({ type: 'churn-stats', ...stats, open: streams.size, events: totalEvents }),
+    5000,
+  );
   const workers = Array.from({ length: count }, async (_, i) => {
     // Stagger the first connections over a second so they do not arrive as one burst.
     await new Promise((resolve) => setTimeout(resolve, (i * 1000) / count));
@@ -215,7 +229,10 @@ process.on('message', (message: any) => {
   const fail = (err: Error) => reply({ type: 'error', message: err.message });
   switch (message?.type) {
     case 'connect':
-      connectMany(message.port, message.key, message.count, message.concurrency ?? 32).then((r) => reply({ type: 'connected', ...r }), fail);
+      connectMany(message.port, message.key, message.count, message.concurrency ?? 32).then(
+        (r) => reply({ type: 'connected', ...r }),
+        fail,
+      );
       break;
     case 'publish':
       publish(message.port, message.key, message.playerId, message.rate, message.count, message.first).then(
@@ -254,7 +271,14 @@ process.on('message', (message: any) => {
       break;
     }
     case 'churn':
-      activeChurn = churn(message.port, message.key, message.count, message.minLifeMs, message.maxLifeMs, message.durationS);
+      activeChurn = churn(
+        message.port,
+        message.key,
+        message.count,
+        message.minLifeMs,
+        message.maxLifeMs,
+        message.durationS,
+      );
       activeChurn.done.then((r) => reply({ type: 'churn-done', ...r }), fail);
       break;
     case 'close':

@@ -72,7 +72,10 @@ export function sectionDetails(phases: Phase[]): string[] {
   for (const p of phases) {
     const parts = p.meter.byWall
       .slice(0, 3)
-      .map((s) => `${ms(s.wallMs, 0)} = ${ms(s.cpuMs)} CPU + ${ms(s.queuedMs)} queued + ${ms(s.blockedMs)} blocked (other threads ${ms(s.othersCpuMs)} CPU)`);
+      .map(
+        (s) =>
+          `${ms(s.wallMs, 0)} = ${ms(s.cpuMs)} CPU + ${ms(s.queuedMs)} queued + ${ms(s.blockedMs)} blocked (other threads ${ms(s.othersCpuMs)} CPU)`,
+      );
     const pauses = p.meter.gc.longest.slice(0, 3).map((g) => `${ms(g.ms)} ${g.kind} (own ≤ ${ms(g.ownMs)})`);
     lines.push(`${p.phase}: ${parts.join('; ') || '–'}`);
     lines.push(`${' '.repeat(p.phase.length)}  GC by wall: ${pauses.join(', ') || '–'}`);

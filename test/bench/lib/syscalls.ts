@@ -38,7 +38,13 @@ export function readTrace(text: string): Omit<IdleTrace, 'windowMs'> {
       if (timeout !== '0') loopWakes++;
     } else if (name === 'futex' && /FUTEX_WAIT/.test(args)) threadWakes++;
     else if (MEMORY.has(name)) memoryCalls++;
-    else if (name === 'fork' || name === 'vfork' || name === 'execve' || ((name === 'clone' || name === 'clone3') && !/CLONE_THREAD/.test(args))) processes++;
+    else if (
+      name === 'fork' ||
+      name === 'vfork' ||
+      name === 'execve' ||
+      ((name === 'clone' || name === 'clone3') && !/CLONE_THREAD/.test(args))
+    )
+      processes++;
   }
   return { wakes: loopWakes + threadWakes, loopWakes, threadWakes, memoryCalls, processes, calls };
 }
@@ -50,11 +56,15 @@ export async function traceIdle(pid: number, windowMs: number): Promise<IdleTrac
   try {
     await new Promise<void>((resolve, reject) => {
       // timeout ends strace with SIGINT after the window: strace then detaches and leaves the process running.
-      execFile('timeout', ['-s', 'INT', `${windowMs / 1000}`, 'strace', '-f', '-qq', '-o', file, '-p', String(pid)], (err) => {
-        // timeout exits 124 when it had to stop strace, which is the normal end here.
-        if (err && (err as { code?: number }).code !== 124) reject(new Error(`strace failed: ${err.message}`));
-        else resolve();
-      });
+      execFile(
+        'timeout',
+        ['-s', 'INT', `${windowMs / 1000}`, 'strace', '-f', '-qq', '-o', file, '-p', String(pid)],
+        (err) => {
+          // timeout exits 124 when it had to stop strace, which is the normal end here.
+          if (err && (err as { code?: number }).code !== 124) reject(new Error(`strace failed: ${err.message}`));
+          else resolve();
+        },
+      );
     });
     return { ...readTrace(readFileSync(file, 'utf8')), windowMs: performance.now() - started };
   } finally {

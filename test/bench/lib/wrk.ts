@@ -47,7 +47,9 @@ export function assertWrk(): void {
     try {
       execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
     } catch {
-      throw new Error(`${tool} is not installed: run "sudo bash scripts/install-bench-deps.sh" (Debian package ${tool === 'wrk' ? 'wrk' : 'util-linux'})`);
+      throw new Error(
+        `${tool} is not installed: run "sudo bash scripts/install-bench-deps.sh" (Debian package ${tool === 'wrk' ? 'wrk' : 'util-linux'})`,
+      );
     }
   }
   checked = true;
@@ -69,9 +71,16 @@ function luaString(text: string): string {
  * summary and wrk's own CPU time (read from /proc/self/stat after its threads ended) as one JSON line.
  */
 function script(spec: WrkSpec): string {
-  const headers = Object.entries(spec.headers).map(([k, v]) => `  [ ${luaString(k)} ] = ${luaString(v)},`).join('\n');
+  const headers = Object.entries(spec.headers)
+    .map(([k, v]) => `  [ ${luaString(k)} ] = ${luaString(v)},`)
+    .join('\n');
   const bodies = spec.bodies ?? [];
-  const lines = [`wrk.method = ${luaString(spec.method)}`, `wrk.path = ${luaString(spec.path)}`, `local extra = {\n${headers}\n}`, 'for k, v in pairs(extra) do wrk.headers[k] = v end'];
+  const lines = [
+    `wrk.method = ${luaString(spec.method)}`,
+    `wrk.path = ${luaString(spec.path)}`,
+    `local extra = {\n${headers}\n}`,
+    'for k, v in pairs(extra) do wrk.headers[k] = v end',
+  ];
   if (bodies.length === 1) lines.push(`wrk.body = ${luaString(bodies[0]!)}`);
   if (bodies.length > 1) {
     lines.push(
@@ -118,12 +127,25 @@ function clockTicks(): number {
 export async function runWrk(spec: WrkSpec): Promise<WrkResult> {
   assertWrk();
   assertLoopback(spec.base);
-  if (!(spec.durationS > 0 && spec.durationS <= 600)) throw new Error(`a wrk run must last 0-600 s, got ${spec.durationS}`);
+  if (!(spec.durationS > 0 && spec.durationS <= 600))
+    throw new Error(`a wrk run must last 0-600 s, got ${spec.durationS}`);
   const dir = mkdtempSync(path.join(tmpdir(), 'azc-wrk-'));
   const file = path.join(dir, 'request.lua');
   writeFileSync(file, script(spec));
   const durationS = Math.max(1, Math.round(spec.durationS));
-  const args = ['-c', String(spec.core), 'wrk', '-t1', `-c${spec.connections}`, `-d${durationS}s`, '--timeout', '5s', '-s', file, spec.base];
+  const args = [
+    '-c',
+    String(spec.core),
+    'wrk',
+    '-t1',
+    `-c${spec.connections}`,
+    `-d${durationS}s`,
+    '--timeout',
+    '5s',
+    '-s',
+    file,
+    spec.base,
+  ];
   try {
     const serverBefore = readCpuMs(spec.serverPid);
     const started = performance.now();
@@ -138,7 +160,8 @@ export async function runWrk(spec: WrkSpec): Promise<WrkResult> {
     const wallMs = performance.now() - started;
     const serverCpuMs = readCpuMs(spec.serverPid) - serverBefore;
     const line = /^WRK (.*)$/m.exec(out)?.[1];
-    if (code !== 0 || !line) throw new Error(`wrk "${spec.title}" failed (exit ${code}): ${(err || out).slice(0, 500)}`);
+    if (code !== 0 || !line)
+      throw new Error(`wrk "${spec.title}" failed (exit ${code}): ${(err || out).slice(0, 500)}`);
     const w = JSON.parse(line) as Record<string, number> & { stat: string };
     const runS = w.durationUs / 1e6;
     const generatorCpuMs = statCpuMs(w.stat);
