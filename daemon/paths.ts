@@ -62,12 +62,12 @@ export class StateDirError extends Error {}
 
 /** File systems of the kernel's own (proc, sysfs, cgroup, debugfs, securityfs): no place for state. */
 const KERNEL_FS: Record<number, string> = {
-  0x9fa0: 'proc',
-  0x62656572: 'sysfs',
-  0x27e0eb: 'cgroup',
-  0x63677270: 'cgroup2',
-  0x64626720: 'debugfs',
-  0x73636673: 'securityfs',
+  40864: 'proc',
+  1650812274: 'sysfs',
+  2613483: 'cgroup',
+  1667723888: 'cgroup2',
+  1684170528: 'debugfs',
+  1935894131: 'securityfs',
 };
 const FIX = 'choose a folder on writable storage with --state-dir (or AZC_STATE_DIR), e.g. /var/lib/azcd';
 

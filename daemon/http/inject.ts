@@ -2,7 +2,7 @@
 // Tests and in-process callers use it; the uWS adapter (server.ts) is the pipeline's other front door.
 import { gunzipSync } from 'node:zlib';
 import { CAPTURED_HEADERS, type ApiResult, type RequestHeaders } from './route.js';
-import { Dispatcher, EMPTY_QUERY, PipelineRequest, type Compiled, type ResponseSink } from './dispatch.js';
+import { type Dispatcher, EMPTY_QUERY, PipelineRequest, type Compiled, type ResponseSink } from './dispatch.js';
 import { readAll } from './streamed-body.js';
 
 /** A request sent with inject(): `path` may carry a query; a body that is not a string or Buffer is sent as JSON. */

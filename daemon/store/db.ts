@@ -1,5 +1,5 @@
 // Opens the SQLite store (WAL, foreign keys), runs migrations, and offers transactions.
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import { open, truncate, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { PlaybackError, type PlaybackEngineOptions } from '../playback.js';
 import type { Clock } from '../core/clock.js';
 import type { PlayerFiles } from './config.js';
-import { MpdConnection } from './connection.js';
+import type { MpdConnection } from './connection.js';
 
 export type Log = NonNullable<PlaybackEngineOptions['log']>;
 

@@ -293,9 +293,9 @@ t.test('install.sh --no-enable skips systemctl enable; bad options and prefixes 
 
 /** The lines of a dry run that show what would be written to /etc/azcd/config.json, as JSON text. */
 function configWritten(out: string): string | undefined {
-  const match = /\+ write \/etc\/azcd\/config\.json \(mode 0644\):\r?\n((?:\|   .*\r?\n)+)/.exec(out);
+  const match = /\+ write \/etc\/azcd\/config\.json \(mode 0644\):\r?\n((?:\| {3}.*\r?\n)+)/.exec(out);
   return match?.[1]!
-    .replace(/^\|   /gm, '')
+    .replace(/^\| {3}/gm, '')
     .replace(/\r/g, '')
     .trimEnd();
 }
@@ -353,7 +353,11 @@ t.test(
     t.equal(result.status, 0, result.stderr);
     t.match(result.stdout, `amplifier: driver monoprice on ${port}`);
     t.same(JSON.parse(configWritten(result.stdout) ?? 'null'), { driver: 'monoprice', serialPort: port });
-    t.match(result.stdout, /\|   ExecStart=.* --config \/etc\/azcd\/config\.json/, 'the file the unit is started with');
+    t.match(
+      result.stdout,
+      /\| {3}ExecStart=.* --config \/etc\/azcd\/config\.json/,
+      'the file the unit is started with',
+    );
     t.match(result.stdout, /does not exist now/, 'warns about a port that is not there');
   },
 );

@@ -53,7 +53,7 @@ export function client(base: string, defaultKey?: string) {
   return clientOver(async (method, path, headers, body) => {
     const res = await fetch(base + path, { method, headers, body });
     const text = await res.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     if (text && /json/.test(res.headers.get('content-type') ?? '')) parsed = JSON.parse(text);
     return { status: res.status, headers: res.headers, body: parsed, text };
   }, defaultKey);

@@ -1,7 +1,7 @@
 // Commands from a Home Assistant-like client through a real mosquitto: amplifier, state topics, permissions, garbage.
 import t from 'tap';
 import { client } from '../helpers/client.js';
-import { SimulatedDriver } from '../../drivers/simulated/index.js';
+import type { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { MonopriceDriver } from '../../drivers/monoprice/driver.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
 import { FAST } from '../drivers/monoprice-rig.js';

@@ -4,7 +4,7 @@ import {
   command,
   encodeRequest,
   field,
-  MpdAck,
+  type MpdAck,
   quote,
   records,
   ReplyParser,

@@ -7,7 +7,7 @@ import type { AccountState, Caller, Credential, CredentialRef, EventBus } from '
 import {
   API_KEY_RE,
   SESSION_TOKEN_RE,
-  DeviceSecrets,
+  type DeviceSecrets,
   generateSessionToken,
   hasPassword,
   hashPassword,

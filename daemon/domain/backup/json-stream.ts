@@ -32,7 +32,7 @@ interface Frame {
   inDetached: boolean;
 }
 
-const enum Expect {
+enum Expect {
   Value,
   ValueOrClose,
   Key,
