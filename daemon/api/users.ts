@@ -1,4 +1,4 @@
-// Login sessions and user accounts (interface spec §4.1-4.3, DESIGN §3-§4).
+// Login sessions and user accounts (docs/api.md, "Authentication and roles").
 import { T, IdParams, AtLeastOneOf } from '../http/schema.js';
 import { route, ok, created, noContent, type Route } from '../http/route.js';
 import { badRequest } from '../http/problem.js';

@@ -49,7 +49,8 @@ const SSDP_PORT = 1900;
 const DEFAULT_MAX_AGE_S = 1800;
 /** UPnP DA 1.1 §1.1.2: a multicast TTL of 2 by default; the appliance is for the local network. */
 const MULTICAST_TTL = 2;
-/** Longest wait for byebye datagrams to leave before the sockets close (node-ssdp pitfall, DESIGN.md §10). */
+/** Longest wait for byebye datagrams to leave before the sockets close: node-ssdp's stop() right after
+ * advertise(false) closes them before the byebye is sent. */
 const BYEBYE_DRAIN_MS = 300;
 const BIND_TIMEOUT_MS = 5000;
 /** Identical answers to one peer within this window are one answer received by several of our sockets. */

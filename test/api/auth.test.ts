@@ -94,7 +94,7 @@ t.test('authentication', async (t) => {
     t.equal(res.body.username, 'admin');
   });
 
-  // The code accepts session tokens only in Authorization: Bearer (interface spec §5 lists them only there).
+  // The code accepts session tokens only in Authorization: Bearer (docs/api.md lists them only there).
   t.test('a session token in X-API-Key is rejected with 401', async (t) => {
     const token = await login('admin', d.adminPassword);
     seen.push(token);

@@ -387,7 +387,7 @@ t.test('user endpoints', async (t) => {
     t.equal((await anon.get('/api/users/me', { key: user.apiKey })).status, 401);
     const read = await api.get(`/api/users/${user.id}`);
     t.equal(read.status, 200);
-    t.equal(read.body.apiKey, '', 'no key: an empty string, as the spec types apiKey as a string');
+    t.equal(read.body.apiKey, '', 'no key: an empty string, as the API types apiKey as a string');
   });
 
   t.test('reading a revoked key is a 404', async (t) => {

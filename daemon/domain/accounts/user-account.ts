@@ -8,7 +8,7 @@ export interface UserView {
   id: string;
   username: string;
   role: Role;
-  /** Masked key; an empty string once the key was revoked (the interface spec types it as a string). */
+  /** Masked key; an empty string once the key was revoked (the API types it as a string). */
   apiKey: string;
   isEnabled: boolean;
   createdAt: string;

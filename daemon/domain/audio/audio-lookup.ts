@@ -1,5 +1,5 @@
 // Loads players and zones for a caller and checks, in the same call, what the operation may do with them: the one
-// place an audio operation checks its caller (STYLE.md convention 6). An operation calls one loader for what it acts
+// place an audio operation checks its caller (docs/conventions.md, 8). An operation calls one loader for what it acts
 // on, which checks the role once; the other zones it names are loaded by visibility alone.
 import type { Amplifiers } from './amplifiers.js';
 import type { Availability } from './availability.js';

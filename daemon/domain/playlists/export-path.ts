@@ -44,7 +44,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { conflict, invalid } from '../shared/index.js';
 
-/** DESIGN §4: a filePath is at most 255 bytes, and so is each of its names (NAME_MAX on Linux file systems). */
+/** A filePath is at most 255 bytes (docs/api.md), and so is each of its names (NAME_MAX on Linux file systems). */
 const MAX_PATH_BYTES = 255;
 const MAX_NAME_BYTES = 255;
 /** A name of at least one byte plus a separator: the most segments a 255-byte path can have. */
