@@ -29,7 +29,9 @@ export function stdoutDestination(fd = 1): LogDestination {
   // the chunks are bytes.
   const boom = pino.destination({ dest: fd, sync: false, minLength: 0, maxWrite: BUFFER_BYTES, contentMode: 'buffer' });
   // EPIPE on a closed stdout must not become an uncaught exception.
-  boom.on('error', () => {});
+  boom.on('error', () => {
+    // Nowhere left to say it: the log is the stream that failed.
+  });
   // In buffer mode its write takes bytes (its type declarations only know text).
   return batchWrites(boom as unknown as BatchTarget);
 }
@@ -101,7 +103,7 @@ export function batchWrites<T extends BatchTarget>(boom: T, flushMs = FLUSH_MS):
       }
     }
     used += buffer.write(line, used);
-    timer ??= setTimeout(onTimer, flushMs).unref();
+    if (timer === undefined) timer = setTimeout(onTimer, flushMs).unref();
     return true;
   };
   target.flush = (cb?: (err?: Error) => unknown) => {

@@ -2,10 +2,10 @@
 // azcd entry point: reads the configuration, starts the daemon, prints the first-start credentials, and stops the
 // daemon on SIGTERM / SIGINT. Everything that starts and stops lives in app.ts.
 import { createServer } from 'node:net';
+import { createNotifier } from '../native/index.js';
+import { Daemon, type InitialAdmin, VERSION } from './app.js';
 import { ConfigError, helpText, loadConfig } from './config.js';
 import { createLogger, flushLogSync } from './log.js';
-import { Daemon, VERSION, type InitialAdmin } from './app.js';
-import { createNotifier } from '../native/index.js';
 
 /** A shutdown that takes longer than this exits with status 1, so systemd is never left waiting. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -50,7 +50,7 @@ function checkListenAddress(host: string, port: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  let loaded;
+  let loaded: ReturnType<typeof loadConfig>;
   try {
     loaded = loadConfig(process.argv.slice(2));
   } catch (err) {

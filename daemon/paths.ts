@@ -25,7 +25,7 @@ function findRoot(): string {
     if (existsSync(path.join(dir, 'package.json'))) return dir;
     dir = path.dirname(dir);
   }
-  throw new Error('cannot find the azcd installation (package.json) above ' + fileURLToPath(import.meta.url));
+  throw new Error(`cannot find the azcd installation (package.json) above ${fileURLToPath(import.meta.url)}`);
 }
 
 export const PROJECT_ROOT = findRoot();

@@ -2,7 +2,7 @@
 // stream (a loopback TCP socket, an in-memory line), the command record with waitForCommand, and scripted rejections.
 import { EventEmitter } from 'node:events';
 import { SerialPort } from 'serialport';
-import { monotonicClock, type Clock } from './core/clock.js';
+import { type Clock, monotonicClock } from './core/clock.js';
 import type { DeviceStream } from './memory-port.js';
 
 export interface OutputOptions {
@@ -313,7 +313,9 @@ export abstract class EmulatorPort extends EventEmitter {
   /** A new stream is attached: reset the input state, start what runs while attached. */
   protected abstract attached(): void;
   /** The stream is going away: stop what runs while attached. */
-  protected detached(): void {}
+  protected detached(): void {
+    // Most emulators run nothing while attached.
+  }
   /** Bytes from the host. */
   protected abstract receive(chunk: Buffer): void;
 

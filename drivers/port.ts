@@ -1,7 +1,7 @@
 // One byte port for every serial driver: a local serial device, or raw TCP to an IP-serial adapter (tcp://host:port).
 import net from 'node:net';
 import type { SerialPort } from 'serialport';
-import { monotonicClock, type Clock } from './core/clock.js';
+import { type Clock, monotonicClock } from './core/clock.js';
 
 /** A duplex byte stream to the amplifier. Events: 'data' (Buffer), 'close', 'error'. */
 export interface BytePort {
@@ -78,6 +78,7 @@ class SerialBytePort implements BytePort {
   write(data: Buffer | string): void {
     this.port.write(data);
   }
+  // biome-ignore lint/suspicious/noExplicitAny: one body for the overloads of BytePort.on, which type each listener
   on(event: 'data' | 'close' | 'error', listener: (...args: any[]) => void): this {
     // serialport passes a DisconnectedError to 'close' on unplug; the BytePort contract has no argument.
     this.port.on(event, event === 'close' ? () => listener() : listener);
@@ -119,6 +120,7 @@ class TcpPort implements BytePort {
   write(data: Buffer | string): void {
     if (!this.socket.destroyed) this.socket.write(data);
   }
+  // biome-ignore lint/suspicious/noExplicitAny: one body for the overloads of BytePort.on, which type each listener
   on(event: 'data' | 'close' | 'error', listener: (...args: any[]) => void): this {
     // net.Socket passes `hadError` to 'close'; the BytePort contract has no argument.
     this.socket.on(event, event === 'close' ? () => listener() : listener);

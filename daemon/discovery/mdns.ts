@@ -1,7 +1,8 @@
 // mDNS / DNS-SD announcer: advertises azcd as _azc._tcp and its dashboard as _http._tcp with @homebridge/ciao.
-import ciao, { type CiaoService, type Responder } from '@homebridge/ciao';
-import { readFileSync, readdirSync } from 'node:fs';
+
+import { readdirSync, readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
+import ciao, { type CiaoService, type Responder } from '@homebridge/ciao';
 import { mdnsHostname } from './mdns-hostname.js';
 
 export { mdnsHostname };
@@ -53,7 +54,11 @@ export class MdnsAnnouncer {
     if (!/^uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(options.udn)) {
       throw new Error(`mDNS "udn" must be uuid:<uuid>, got ${JSON.stringify(options.udn)}`);
     }
-    this.log = options.log ?? (() => {});
+    this.log =
+      options.log ??
+      (() => {
+        // No logger given (tests): nothing to say.
+      });
     this.hostname = mdnsHostname(options.udn);
   }
 

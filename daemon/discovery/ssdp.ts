@@ -1,7 +1,7 @@
 // SSDP announcer: advertises azcd as its description declares it (root Basic:1 device, embedded controller) with
 // node-ssdp, on chosen interfaces only.
 import dgram, { type Socket } from 'node:dgram';
-import { networkInterfaces, release, type as osType } from 'node:os';
+import { networkInterfaces, type as osType, release } from 'node:os';
 import nodeSsdp from 'node-ssdp';
 import { advertisements, normalizeUdn } from './description.js';
 
@@ -165,7 +165,11 @@ export class SsdpAnnouncer {
       throw new Error(`SSDP "maxAgeS" must be an integer from 2 to 86400, got ${options.maxAgeS}`);
     }
     this.port = options.port ?? SSDP_PORT;
-    this.log = options.log ?? (() => {});
+    this.log =
+      options.log ??
+      (() => {
+        // No logger given (tests): nothing to say.
+      });
     new URL(options.location); // throws early on a malformed LOCATION
   }
 

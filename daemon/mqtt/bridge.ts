@@ -1,28 +1,28 @@
 // The MQTT bridge: one broker connection, retained discovery and state, commands into the domain; never fatal.
 import mqtt, { type MqttClient } from 'mqtt';
-import type { Logger } from '../log.js';
-import type { AccountState, BusEvent, Caller, Clock, EventBus } from '../domain/shared/index.js';
-import type { BridgeStatus } from '../domain/settings/index.js';
 import type { Coalescing } from '../coalescing.js';
+import type { BridgeStatus } from '../domain/settings/index.js';
+import type { AccountState, BusEvent, Caller, Clock, EventBus } from '../domain/shared/index.js';
+import type { Logger } from '../log.js';
 import {
-  CommandHandler,
   type BridgeAudio,
   type BridgePlayback,
   type BridgeScenes,
   type BridgeSleep,
+  CommandHandler,
 } from './commands.js';
-import { tlsFiles, type ResolvedBridgeOptions } from './options.js';
+import { type ResolvedBridgeOptions, tlsFiles } from './options.js';
 import { OFFLINE, ONLINE } from './payloads.js';
-import { StatePublisher, type RetainedMemory } from './publisher.js';
+import { type RetainedMemory, StatePublisher } from './publisher.js';
 import { Topics } from './topics.js';
 import {
-  EMPTY_VIEW,
-  bridgedPlayers,
-  bridgedScenes,
-  nextSleepTick,
-  onConfigured,
   type BridgeAmplifier,
   type BridgeView,
+  bridgedPlayers,
+  bridgedScenes,
+  EMPTY_VIEW,
+  nextSleepTick,
+  onConfigured,
 } from './view.js';
 
 export interface BridgeDeps {
@@ -125,7 +125,7 @@ export class MqttBridge {
         'a broker password is set but no broker username: set --mqtt-username (AZC_MQTT_USERNAME) or the broker login in the dashboard',
       );
     }
-    let tls;
+    let tls: ReturnType<typeof tlsFiles>;
     try {
       tls = tlsFiles(options.tls);
     } catch (err) {

@@ -1,10 +1,10 @@
 // Copies of the database kept in <stateDir>/backups/ before a schema migration or a restore: private files, the
 // last few of each kind, so a change that went wrong can be undone by hand (stop azcd, copy one back as azc.db).
-import { readdirSync, rmSync, existsSync } from 'node:fs';
-import { open, rm, type FileHandle } from 'node:fs/promises';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { type FileHandle, open, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { openSqlite } from './sqlite.js';
 import { ensurePrivateDir, ensurePrivateFile } from '../paths.js';
+import { openSqlite } from './sqlite.js';
 
 /** Copies kept per kind; older ones are removed once a new one is complete. */
 export const KEPT_COPIES = 5;
@@ -91,7 +91,11 @@ export function copySyncer(file: string): {
     },
     async done() {
       await syncing;
-      await handle?.then((h) => h.close()).catch(() => {});
+      await handle
+        ?.then((h) => h.close())
+        .catch(() => {
+          // The copy is complete and synced: a handle that will not open or close again changes nothing in it.
+        });
     },
   };
 }

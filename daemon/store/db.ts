@@ -1,13 +1,14 @@
 // Opens the SQLite store (WAL, foreign keys), runs migrations, and offers transactions.
-import type Database from 'better-sqlite3';
+
 import { rmSync } from 'node:fs';
-import { open, truncate, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, open, truncate } from 'node:fs/promises';
 import path from 'node:path';
-import { MIGRATIONS, MIGRATION_STEPS } from './migrations.js';
-import { StateDirError, ensurePrivateDir, ensurePrivateFile } from '../paths.js';
+import type Database from 'better-sqlite3';
+import { ensurePrivateDir, ensurePrivateFile, StateDirError } from '../paths.js';
 import { copySyncer, newCopyFile, pruneCopies, pruneCopiesOffLoop, sealCopy } from './db-copies.js';
-import { openSqlite } from './sqlite.js';
 import { lockHolders } from './lock-holders.js';
+import { MIGRATION_STEPS, MIGRATIONS } from './migrations.js';
+import { openSqlite } from './sqlite.js';
 
 export type Db = Database.Database;
 
@@ -169,7 +170,9 @@ export class Store {
         resolve = res;
         reject = rej;
       });
-      promise.catch(() => {}); // a batch nobody awaits must not become an unhandled rejection
+      promise.catch(() => {
+        // A batch nobody awaits must not become an unhandled rejection; its writers see the error.
+      });
       this.batch = { promise, resolve, reject };
       if (this.groupCommit) setImmediate(() => this.flushBatch());
     }
@@ -263,7 +266,7 @@ export class Store {
    * a crash now finds a journal with a zeroed header, or none, and the transaction's outcome in the database file.
    */
   private async emptyJournal(): Promise<void> {
-    await truncate(this.file + '-journal', 0).catch(() => {
+    await truncate(`${this.file}-journal`, 0).catch(() => {
       // No journal (nothing was written), or it cannot be emptied here: the switch back to WAL deletes it anyway.
     });
   }
@@ -279,7 +282,9 @@ export class Store {
 
   private endLong(): void {
     this.long = false;
-    void this.longFile?.close().catch(() => {});
+    void this.longFile?.close().catch(() => {
+      // A read-only handle: closing it loses nothing, and a handle that will not close is freed with the process.
+    });
     this.longFile = undefined;
     this.db.pragma(`cache_size = ${this.cacheSize}`);
     this.db.pragma('journal_mode = WAL');

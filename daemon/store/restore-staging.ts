@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Store } from './db.js';
 import { ensurePrivateFile } from '../paths.js';
+import type { Store } from './db.js';
 
 /** The staging files' names: `restore-staging-<uuid>.sqlite3` in the state folder. */
 const PREFIX = 'restore-staging-';
@@ -92,5 +92,7 @@ export class RestoreStaging {
 
 /** Removes a staging file on libuv's thread pool; one that cannot be removed now goes with the next restore. */
 function removeOffLoop(file: string): void {
-  void rm(file, { force: true }).catch(() => {});
+  void rm(file, { force: true }).catch(() => {
+    // Left for the next restore to remove.
+  });
 }

@@ -4,10 +4,10 @@
 import type { DriverDescription, DriverEvent } from '../driver.js';
 import type { Clock } from './clock.js';
 import type { DriverEvents } from './events.js';
+import { type PlannedRead, ReadPlan, Refusals } from './read-plan.js';
 import type { ReconnectingPort } from './reconnecting-port.js';
-import { ReadPlan, Refusals, type PlannedRead } from './read-plan.js';
 import type { FirstRead, ReadReply, SerialTimings, WriteOutcome } from './serial-options.js';
-import { Units, type Topology } from './units.js';
+import { type Topology, Units } from './units.js';
 import type { Fields, ReadKind, Reported, Stamp, Write, ZoneBook } from './zone-book.js';
 
 export type Phase = 'new' | 'connecting' | 'online' | 'offline' | 'stopped';
@@ -57,9 +57,13 @@ export abstract class WorkLoop {
   /** One write on the wire. */
   protected abstract send(write: Write): Promise<WriteOutcome>;
   /** A write went through (Xantech reads a zone again after powering it on). */
-  protected confirmed(_write: Write): void {}
+  protected confirmed(_write: Write): void {
+    // Most families need nothing more.
+  }
   /** The connection ended: forget what the family learned on it. */
-  protected resetSession(): void {}
+  protected resetSession(): void {
+    // Most families learn nothing per connection.
+  }
   /** How long until the next poll. */
   protected pollDelayMs(): number {
     return this.timings.pollIntervalMs;

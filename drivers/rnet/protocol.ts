@@ -352,8 +352,7 @@ export function decodeParameter(
   if (frame.type !== TYPE.setData) return undefined;
   const paths = splitPaths(frame.body);
   if (
-    !paths ||
-    paths.targetPath.length !== 5 ||
+    paths?.targetPath.length !== 5 ||
     paths.targetPath[0] !== 0x02 ||
     paths.targetPath[1] !== 0x00 ||
     paths.targetPath[3] !== 0x00
@@ -439,7 +438,7 @@ export function decodeZoneInfoReply(frame: Frame): ZoneInfo | undefined {
   if (frame.type !== TYPE.setData || frame.target.keypad !== HOST_KEYPAD) return undefined;
   if (frame.source.controller >= MAX_CONTROLLERS) return undefined;
   const paths = splitPaths(frame.body);
-  if (!paths || paths.targetPath.length !== 0 || !isZoneInfoPath(paths.sourcePath)) return undefined;
+  if (paths?.targetPath.length !== 0 || !isZoneInfoPath(paths.sourcePath)) return undefined;
   const r = paths.rest;
   // packet number (2), packet count (2), data length (2), data.
   if (r.length < 6) return undefined;

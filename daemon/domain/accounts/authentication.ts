@@ -2,20 +2,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/db.js';
 import type { SessionRow, UserRow, UsersRepo } from '../../store/users-repo.js';
-import { invalid, throttled, unauthenticated } from '../shared/index.js';
 import type { AccountState, Caller, Credential, CredentialRef, EventBus } from '../shared/index.js';
+import { invalid, throttled, unauthenticated } from '../shared/index.js';
+import { canonicalAddress, isLoopback, LoginThrottle } from './login-throttle.js';
 import {
   API_KEY_RE,
-  SESSION_TOKEN_RE,
   type DeviceSecrets,
   generateSessionToken,
-  hasPassword,
   hashPassword,
+  hasPassword,
+  SESSION_TOKEN_RE,
   sameDigest,
   verifyPassword,
 } from './secrets.js';
-import { LoginThrottle, canonicalAddress, isLoopback } from './login-throttle.js';
-import { userView, type UserView } from './user-account.js';
+import { type UserView, userView } from './user-account.js';
 
 /** Password hashing, swappable so tests can hold a request inside the hash (where permissions may change). */
 export interface PasswordHasher {
@@ -77,7 +77,7 @@ export class Authentication {
     if (API_KEY_RE.test(value)) {
       const digest = this.secrets.digest(value);
       const row = this.users.byKeyDigest(digest);
-      if (!row || !row.key_digest || !sameDigest(row.key_digest, digest) || !row.is_enabled) return null;
+      if (!row?.key_digest || !sameDigest(row.key_digest, digest) || !row.is_enabled) return null;
       const caller = this.callerFor(row, { kind: 'apiKey', keyDigest: digest.toString('hex') });
       if (this.keyCallers.size >= CACHE_LIMIT) this.keyCallers.clear();
       this.keyCallers.set(value, caller);
@@ -100,7 +100,7 @@ export class Authentication {
       const session = this.users.sessionById(ref.sessionId);
       if (!session || !this.sessionAlive(session)) return null;
       const row = this.users.byId(session.user_id);
-      return row && row.is_enabled ? this.callerFor(row, ref) : null;
+      return row?.is_enabled ? this.callerFor(row, ref) : null;
     }
     if (ref.kind === 'account') return this.callerOfAccount(caller.username);
     const row = this.users.byKeyDigest(Buffer.from(ref.keyDigest, 'hex'));
@@ -113,7 +113,7 @@ export class Authentication {
    */
   callerOfAccount(username: string): Caller | null {
     const row = this.users.byUsername(username);
-    return row && row.is_enabled ? this.callerFor(row, { kind: 'account' }) : null;
+    return row?.is_enabled ? this.callerFor(row, { kind: 'account' }) : null;
   }
 
   /** Whether a username names an enabled user, a disabled one or nobody (the MQTT bridge reports which). */
@@ -190,8 +190,7 @@ export class Authentication {
       const matches = await this.passwords.verify(password, stored ?? (await this.dummyHash));
       // Re-read after the await: the user may have been disabled, deleted or given a new password meanwhile.
       const current = row && this.users.byId(row.id);
-      if (!matches || !stored || !current || !current.is_enabled || current.password_hash !== row.password_hash)
-        return null;
+      if (!matches || !stored || !current?.is_enabled || current.password_hash !== stored) return null;
       attempt.succeeded();
       return current;
     } finally {
@@ -207,7 +206,7 @@ export class Authentication {
       return null;
     }
     const row = this.users.byId(session.user_id);
-    if (!row || !row.is_enabled) return null;
+    if (!row?.is_enabled) return null;
     const now = this.now();
     if (now - session.last_used_at > SESSION_TOUCH_MS)
       this.store.transaction(() => this.users.touchSession(session.id, now));

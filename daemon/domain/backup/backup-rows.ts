@@ -1,6 +1,5 @@
 // The backup document and the database rows, each made from the other (users' key material aside: backup.ts).
 import type { ConfigurationRows, MetaRow, ZoneConfigRow } from '../../store/backup-repo.js';
-import { deletedKey, parseDeletedKey, DELETED, UDN_KEY } from '../../store/meta-repo.js';
 import {
   BRIDGE_SETTINGS_KEY,
   bridgeSettingsText,
@@ -8,6 +7,7 @@ import {
   parseBridgeSettings,
   type SavedBridgeSettings,
 } from '../../store/bridge-repo.js';
+import { DELETED, deletedKey, parseDeletedKey, UDN_KEY } from '../../store/meta-repo.js';
 import { effectiveVolume, outputColumns, outputOf, storedTone, toneColumns } from '../audio/index.js';
 import { BACKUP_FORMAT, BACKUP_VERSION, type BackupDocument } from './backup-format.js';
 
@@ -31,13 +31,13 @@ function toneEntryOf(row: Pick<ZoneConfigRow, 'tone_bass' | 'tone_treble' | 'ton
 }
 
 /** Groups child rows under their parent's id, keeping their order. */
-function groupBy<R, V>(rows: readonly R[], parentOf: (row: R) => string, valueOf: (row: R) => V): Map<string, V[]> {
+function groupBy<R, V>(rows: readonly R[], parentOf: (row: R) => string, entryOf: (row: R) => V): Map<string, V[]> {
   const groups = new Map<string, V[]>();
   for (const row of rows) {
     const parent = parentOf(row);
     let list = groups.get(parent);
     if (!list) groups.set(parent, (list = []));
-    list.push(valueOf(row));
+    list.push(entryOf(row));
   }
   return groups;
 }

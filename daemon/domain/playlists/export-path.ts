@@ -27,8 +27,11 @@
 // update; exports run one at a time, so the totals stay exact for everything this process writes. Files removed
 // by hand make the totals too high, so a write the totals would refuse rescans first (at most once per
 // RESCAN_INTERVAL_MS, so a client looping on a full directory cannot keep the disk busy).
+
+import { randomBytes } from 'node:crypto';
 import { constants as fsc, type Stats } from 'node:fs';
 import {
+  type FileHandle,
   lstat,
   mkdir,
   open,
@@ -38,9 +41,7 @@ import {
   rename,
   rmdir,
   unlink,
-  type FileHandle,
 } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { conflict, invalid } from '../shared/index.js';
 
@@ -121,7 +122,9 @@ export class ExportDirectory {
   /** Writes the job's content to the checked `segments` (from checkExportPath), replacing any file there. */
   write(segments: string[], job: ExportJob): Promise<void> {
     const turn = this.queue.then(() => this.writeNow(segments, job));
-    this.queue = turn.catch(() => {});
+    this.queue = turn.catch(() => {
+      // Its caller gets the error; the queue only waits for the turn to end.
+    });
     return turn;
   }
 
@@ -185,7 +188,10 @@ export class ExportDirectory {
       await this.undo(root, temp, placed, made);
       throw err;
     } finally {
-      for (const handle of held.reverse()) await handle.close().catch(() => {});
+      for (const handle of held.reverse())
+        await handle.close().catch(() => {
+          // A folder handle that will not close is freed with the process; the write's outcome stands.
+        });
     }
   }
 
@@ -226,13 +232,17 @@ export class ExportDirectory {
     placed: { folder: Folder; name: string; ino: number } | undefined,
     made: Array<{ parent: Folder; name: string }>,
   ): Promise<void> {
-    if (temp) await unlink(this.at(root, temp)).catch(() => {});
+    // Best effort: what cannot be removed now is a temporary file the next scan removes, or a file counted afresh.
+    const ignore = () => {
+      // The write's own error is the one to report.
+    };
+    if (temp) await unlink(this.at(root, temp)).catch(ignore);
     if (placed) {
       const target = this.at(placed.folder, placed.name);
       const now = await lstat(target).catch(() => undefined);
-      if (now?.ino === placed.ino) await unlink(target).catch(() => {});
+      if (now?.ino === placed.ino) await unlink(target).catch(ignore);
     }
-    for (const { parent, name } of made.reverse()) await rmdir(this.at(parent, name)).catch(() => {});
+    for (const { parent, name } of made.reverse()) await rmdir(this.at(parent, name)).catch(ignore);
   }
 
   /** Throws a 409 if the write would take the directory past a quota; replacing a file only counts the byte change. */
@@ -265,7 +275,9 @@ export class ExportDirectory {
         if (entry.isDirectory()) pending.push(full);
         if (!entry.isFile()) continue;
         if (dir === rootPath && TEMP_NAME.test(entry.name)) {
-          await unlink(full).catch(() => {});
+          await unlink(full).catch(() => {
+            // A leftover that will not go is skipped again by the next scan.
+          });
           continue;
         }
         const stats = await lstat(full).catch(() => undefined);

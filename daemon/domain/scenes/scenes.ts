@@ -1,10 +1,13 @@
 // Scenes: saved states of sets of zones, applied without pops through the audio capability, and the one undo slot
 // that holds what the last apply replaced (so undo, then undo again, redoes).
-import { nameKey } from '../../names.js';
+
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
+import { nameKey } from '../../names.js';
 import type { Store } from '../../store/db.js';
-import type { SceneRecord, SceneZoneRow, ScenesRepo } from '../../store/scenes-repo.js';
+import type { SceneRecord, ScenesRepo, SceneZoneRow } from '../../store/scenes-repo.js';
+import { type Skipped, storedTone, toneColumns } from '../audio/index.js';
+import type { Caller, EventBus, PlayerView, SceneView, SceneZoneView, Writer, ZoneView } from '../shared/index.js';
 import {
   asWriter,
   canSeeScene,
@@ -15,8 +18,6 @@ import {
   requireAdmin,
   sceneFor,
 } from '../shared/index.js';
-import type { Caller, EventBus, PlayerView, SceneView, SceneZoneView, Writer, ZoneView } from '../shared/index.js';
-import { storedTone, toneColumns, type Skipped } from '../audio/index.js';
 
 /** What a scene gives one zone; the audio capability applies exactly this shape. */
 export type ZoneTarget = SceneZoneView;
@@ -202,7 +203,9 @@ export class ScenesService {
 
   private serially<T>(task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(task);
-    this.queue = run.catch(() => {});
+    this.queue = run.catch(() => {
+      // Its caller gets the error; the queue only waits for the turn to end.
+    });
     return run;
   }
 

@@ -1,6 +1,7 @@
 // The one access policy: what a caller may do and see, for requests, lists and events, whatever the front door.
+
+import { type Caller, isAdmin } from './access.js';
 import { forbidden } from './errors.js';
-import { isAdmin, type Caller } from './access.js';
 import type { DomainEvent, PlayerView, SceneView, ZoneView } from './events.js';
 import type { AnnouncementView } from './playback-views.js';
 
@@ -89,7 +90,7 @@ export function announcementFor(caller: Caller | null, announcement: Announcemen
   if (!caller || isAdmin(caller)) return announcement;
   const { uri, detail } = announcement;
   // As for a skipped track (streamSkipFor): MPD's words on a stream that failed are for admins only.
-  const unreached = /^https?:/i.test(uri) && detail !== null && detail.includes(`${uri} could not play (`);
+  const unreached = /^https?:/i.test(uri) && detail?.includes(`${uri} could not play (`);
   return {
     ...announcement,
     playerIds: announcement.playerIds.filter((id) => caller.playerIds.has(id)),
