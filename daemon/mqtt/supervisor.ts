@@ -59,7 +59,9 @@ export class BridgeSupervisor implements BridgeControl {
       this.bridge = new MqttBridge({ options, ...this.deps.bridgeDeps(options) });
       this.bridge.start();
     });
-    this.queue = run.catch(() => {});
+    this.queue = run.catch(() => {
+      // Its caller gets the error; the queue only waits for the turn to end.
+    });
     return run;
   }
 

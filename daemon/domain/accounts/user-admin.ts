@@ -217,7 +217,9 @@ export class UserAdmin {
     await this.insert(
       { username: credentials.username, password: credentials.password, role: 'Admin' },
       { presetKey: credentials.apiKey, passwordChangeRequired: password === undefined },
-      () => {},
+      () => {
+        // The first administrator has no condition to recheck after the hash.
+      },
     );
     return credentials;
   }

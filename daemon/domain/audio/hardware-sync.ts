@@ -25,7 +25,9 @@ export class HardwareSync {
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (!failed) return;
     // The caller registers stop() only after a successful start: stop the amplifiers that did start.
-    await this.stop().catch(() => {});
+    await this.stop().catch(() => {
+      // The start's failure, thrown below, is the one the operator is told about.
+    });
     throw failed.reason;
   }
 

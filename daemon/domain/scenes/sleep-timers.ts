@@ -32,7 +32,9 @@ export class SleepTimers {
   constructor(
     private readonly audio: SleepAudio,
     private readonly bus: EventBus,
-    private readonly log: (level: 'info' | 'warn', fields: Record<string, unknown>, message: string) => void = () => {},
+    private readonly log: (level: 'info' | 'warn', fields: Record<string, unknown>, message: string) => void = () => {
+      // No logger given (tests): nothing to say.
+    },
     private readonly clock: Clock = systemClock,
   ) {}
 
