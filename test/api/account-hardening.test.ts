@@ -1,25 +1,26 @@
 // Account hardening: permissions re-checked after the password hash, the current password for self-service changes,
 // the login lock that cannot be turned against the owner, and the first admin's generated password.
-import t from 'tap';
+
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon.js';
-import { createUser, injectClient } from '../helpers/inject.js';
-import { TEST_PASSWORDS } from '../helpers/passwords.js';
-import {
-  Authentication,
-  TRUSTED_ADDRESSES_PER_USER,
-  type PasswordHasher,
-} from '../../daemon/domain/accounts/authentication.js';
-import { UserAdmin } from '../../daemon/domain/accounts/user-admin.js';
-import { DeviceSecrets } from '../../daemon/domain/accounts/secrets.js';
-import { UsersRepo } from '../../daemon/store/users-repo.js';
-import { asHttpError } from '../../daemon/http/problem.js';
-import type { Caller } from '../../daemon/domain/shared/access.js';
+import t from 'tap';
 import { Daemon } from '../../daemon/app.js';
 import { defaultConfig } from '../../daemon/config.js';
+import {
+  Authentication,
+  type PasswordHasher,
+  TRUSTED_ADDRESSES_PER_USER,
+} from '../../daemon/domain/accounts/authentication.js';
+import { DeviceSecrets } from '../../daemon/domain/accounts/secrets.js';
+import { UserAdmin } from '../../daemon/domain/accounts/user-admin.js';
+import type { Caller } from '../../daemon/domain/shared/access.js';
+import { asHttpError } from '../../daemon/http/problem.js';
 import { createLogger } from '../../daemon/log.js';
+import { UsersRepo } from '../../daemon/store/users-repo.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { startTestDaemon, type TestDaemon, tempDir } from '../helpers/daemon.js';
+import { createUser, injectClient } from '../helpers/inject.js';
+import { TEST_PASSWORDS } from '../helpers/passwords.js';
 
 /**
  * Holds the next password hash of `accounts` until released, so a test can change the caller's permissions
@@ -511,7 +512,10 @@ t.test('the first admin and its generated password', async (t) => {
     const d = await startTestDaemon(t);
     const doc = (await injectClient(d.daemon).get('/api/openapi.json')).body;
     const found: unknown[] = [];
-    JSON.stringify(doc, (key, value) => (key === 'passwordChangeRequired' && found.push(value), value));
+    JSON.stringify(doc, (key, value) => {
+      if (key === 'passwordChangeRequired') found.push(value);
+      return value;
+    });
     t.ok(found.length > 0, 'the field is documented');
     for (const schema of found) t.match(schema, { type: 'boolean', description: /generated password/ });
   });

@@ -1,12 +1,13 @@
 // The HTTP layer against an outside probe, over real loopback sockets: revocation of requests in flight, hostile
 // JSON, ambiguous framing, pipelining, event-stream caps, key redaction in logs, and protective headers.
-import t from 'tap';
-import type { Test } from 'tap';
+
 import net from 'node:net';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { client, createUser, type Client } from '../helpers/client.js';
-import { openStream, type SseClient } from '../helpers/sse.js';
+import type { Test } from 'tap';
+import t from 'tap';
 import { defaultConfig } from '../../daemon/config.js';
+import { type Client, client, createUser } from '../helpers/client.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { openStream, type SseClient } from '../helpers/sse.js';
 import { Changes, waitFor, within } from '../helpers/wait-for.js';
 
 interface RawResponse {
@@ -30,7 +31,9 @@ class RawConnection {
       this.parse();
       this.changed.notify();
     });
-    socket.on('error', () => {});
+    socket.on('error', () => {
+      // A reset is one way the server may end it: the test reads the close.
+    });
     this.whenClosed = new Promise((resolve) =>
       socket.on('close', () => {
         this.closed = true;

@@ -1,14 +1,15 @@
 // SIGKILL while a restore writes the configuration: after it the database holds the configuration entirely as it was
 // or entirely as restored, intact, and the next restore removes the staging file the killed one left.
-import t from 'tap';
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { tempDir } from '../helpers/daemon.js';
-import { client } from '../helpers/client.js';
-import { startedDaemon } from '../helpers/process.js';
+import t from 'tap';
 import { bigPlaylistId, fillPlaylists } from '../helpers/big-state.js';
-import { waitFor, WAIT_MS } from '../helpers/wait-for.js';
+import { client } from '../helpers/client.js';
+import { tempDir } from '../helpers/daemon.js';
+import { startedDaemon } from '../helpers/process.js';
+import { WAIT_MS, waitFor } from '../helpers/wait-for.js';
 
 /** Playlists before the restore, and in the backup it restores; each with TRACKS tracks. */
 const OLD = 20;
@@ -78,7 +79,10 @@ t.test(
         headers: { 'x-api-key': key, 'content-type': 'application/json' },
         body,
       }).then(
-        (res) => ((answered = true), res.status),
+        (res) => {
+          answered = true;
+          return res.status;
+        },
         () => 'killed',
       );
       // The kill lands after a random number of 503s: somewhere in the transaction, or after it.

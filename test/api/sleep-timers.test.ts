@@ -1,11 +1,12 @@
 // Sleep timers from outside: PUT /api/zones/{id}/sleep, the zone's sleepUntil, power-off when due, and restarts.
-import t from 'tap';
+
 import { rmSync } from 'node:fs';
+import t from 'tap';
+import type { EventBus, StampedEvent } from '../../daemon/domain/shared/events.js';
 import { startDaemon, startTestDaemon, tempDir } from '../helpers/daemon.js';
-import { injectClient, createUser } from '../helpers/inject.js';
+import { createUser, injectClient } from '../helpers/inject.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { within } from '../helpers/wait-for.js';
-import type { EventBus, StampedEvent } from '../../daemon/domain/shared/events.js';
 
 interface Zone {
   id: string;
@@ -15,7 +16,7 @@ interface Zone {
 
 /** Resolves with the first event on the bus (from now on) that matches. */
 function nextEvent(bus: EventBus, match: (event: StampedEvent) => boolean, what: string): Promise<StampedEvent> {
-  let off = () => {};
+  let off = (): void => undefined;
   const seen = new Promise<StampedEvent>((resolve) => {
     off = bus.subscribe('test', (event) => {
       if (match(event)) resolve(event);

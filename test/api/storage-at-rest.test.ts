@@ -1,15 +1,16 @@
 // Secrets at rest: the database and its WAL never hold a key, token or password in clear; key files are 0600.
-import t from 'tap';
+
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { startTestDaemon, tempDir } from '../helpers/daemon.js';
-import { client, createUser } from '../helpers/client.js';
+import t from 'tap';
 import { Daemon } from '../../daemon/app.js';
 import { defaultConfig } from '../../daemon/config.js';
 import { createLogger } from '../../daemon/log.js';
-import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
+import { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { client, createUser } from '../helpers/client.js';
+import { startTestDaemon, tempDir } from '../helpers/daemon.js';
 
 /** The raw bytes of azc.db and azc.db-wal, as one buffer per file that exists. */
 function databaseFiles(stateDir: string): Array<{ name: string; bytes: Buffer }> {
@@ -122,7 +123,12 @@ t.test('without a chosen admin password a random one is generated and saved', as
     exportDir: path.join(stateDir, 'exports'),
     logLevel: 'warn' as const,
   };
-  const sink = new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) });
+  const sink = new Writable({
+    write: (chunk, _enc, done) => {
+      logs.push(String(chunk));
+      done();
+    },
+  });
   const daemon = new Daemon({
     config,
     logger: createLogger('warn', sink),

@@ -1,18 +1,19 @@
 // The daemon's lifecycle: services start in one order and stop in the reverse one, SSDP included, and a start
 // that fails part-way leaves nothing running.
-import t from 'tap';
-import net from 'node:net';
+
 import { rmSync } from 'node:fs';
+import net from 'node:net';
+import t from 'tap';
 import { Daemon } from '../../daemon/app.js';
 import { defaultConfig } from '../../daemon/config.js';
+import { Lifecycle } from '../../daemon/lifecycle.js';
 import { createLogger } from '../../daemon/log.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
-import { Lifecycle } from '../../daemon/lifecycle.js';
 import type { Notifier } from '../../native/index.js';
 import { startTestDaemon, tempDir } from '../helpers/daemon.js';
-import { within } from '../helpers/wait-for.js';
 import { bindUdp, closeUdp, freeUdpPort } from '../helpers/sockets.js';
 import { mSearch, parseSsdp } from '../helpers/ssdp.js';
+import { within } from '../helpers/wait-for.js';
 
 const quiet = createLogger('silent');
 
@@ -60,19 +61,19 @@ t.test('a lifecycle stops everything even when one stop fails, then reports that
   const lifecycle = new Lifecycle(quiet);
   await lifecycle.start(
     'store',
-    () => {},
+    () => undefined,
     () => stopped.push('store'),
   );
   await lifecycle.start(
     'driver',
-    () => {},
+    () => undefined,
     () => {
       throw new Error('the port is gone');
     },
   );
   await lifecycle.start(
     'http',
-    () => {},
+    () => undefined,
     () => stopped.push('http'),
   );
   await t.rejects(lifecycle.stop(), { message: 'the port is gone' });
@@ -84,7 +85,7 @@ t.test('a service whose start fails is not stopped; the ones before it are', asy
   const lifecycle = new Lifecycle(quiet);
   await lifecycle.start(
     'store',
-    () => {},
+    () => undefined,
     () => stopped.push('store'),
   );
   await t.rejects(
@@ -125,8 +126,14 @@ t.test('the daemon sends READY only once it listens, and STOPPING before it stop
   const calls: string[] = [];
   const notifier: Notifier = {
     available: true,
-    ready: (status) => (calls.push(`READY ${status}`), true),
-    status: (text) => (calls.push(`STATUS ${text}`), true),
+    ready: (status) => {
+      calls.push(`READY ${status}`);
+      return true;
+    },
+    status: (text) => {
+      calls.push(`STATUS ${text}`);
+      return true;
+    },
     watchdogPing: () => true,
     stopping: () => {
       // Still listening: the systemd service is stopped first.

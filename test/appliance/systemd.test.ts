@@ -1,13 +1,13 @@
 // systemd files: the unit verified and scored by systemd-analyze, sysusers applied to a scratch root, install.sh dry run.
-import t, { type Test } from 'tap';
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+
+import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
-  readFileSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -15,6 +15,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import t, { type Test } from 'tap';
 import { ROOT } from '../helpers/paths.js';
 
 const UNIT = join(ROOT, 'systemd', 'azcd.service');
@@ -294,8 +295,8 @@ t.test('install.sh --no-enable skips systemctl enable; bad options and prefixes 
 /** The lines of a dry run that show what would be written to /etc/azcd/config.json, as JSON text. */
 function configWritten(out: string): string | undefined {
   const match = /\+ write \/etc\/azcd\/config\.json \(mode 0644\):\r?\n((?:\| {3}.*\r?\n)+)/.exec(out);
-  return match?.[1]!
-    .replace(/^\| {3}/gm, '')
+  return match?.[1]
+    ?.replace(/^\| {3}/gm, '')
     .replace(/\r/g, '')
     .trimEnd();
 }

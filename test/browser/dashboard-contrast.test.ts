@@ -1,11 +1,12 @@
 // Every text of the dashboard readable at WCAG AA (4.5:1 against what is behind it, computed from the colours the
 // browser draws) in the light theme on a 1280×800 desktop and the dark one on a 390×844 phone, and a zone that is
 // off set apart from one that cannot answer by its words and its mark, not by colour alone.
-import t from 'tap';
+
 import type { Page } from 'playwright-core';
+import t from 'tap';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
-import { seededDaemon } from './seed.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
+import { seededDaemon } from './seed.js';
 import { PHONE, signIn } from './session.js';
 
 // Page globals used inside evaluate() callbacks: the project compiles without the DOM lib.
@@ -120,6 +121,7 @@ t.test(
         /** The row's words, and the marks drawn before its status line and its reason (a mask image each). */
         const look = (name: string) =>
           row(name).evaluate((el: any) => ({
+            // biome-ignore lint/performance/useDomNodeTextContent: the words as rendered (hidden parts left out) are checked
             words: el.innerText as string,
             marks: [...el.querySelectorAll('.zone-sub, .unavailable-reason')]
               .filter((part: any) => part.getClientRects().length > 0)

@@ -1,17 +1,18 @@
 // The zone's Sound panel and the amplifier's status badges in Debian chromium against a real daemon: bass moved from
 // the keyboard reaches the API, a keypad's tone change moves the slider, a page shows a badge on the zone card, and a
 // Monoprice (on its emulator, over an in-memory line) shows its missing loudness as unavailable with the reason.
-import t from 'tap';
+
 import type { Page } from 'playwright-core';
+import t from 'tap';
+import { MemoryIo } from '../../drivers/memory-port.js';
 import { MonopriceDriver } from '../../drivers/monoprice/driver.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
-import { MemoryIo } from '../../drivers/memory-port.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { MemorySerial } from '../helpers/memory-serial.js';
-import { seededDaemon } from './seed.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
-import { PHONE, eventually, grabSlider, signIn } from './session.js';
+import { seededDaemon } from './seed.js';
+import { eventually, grabSlider, PHONE, signIn } from './session.js';
 
 const DESKTOP = { viewport: { width: 1280, height: 800 } };
 const SCREENS = [
@@ -181,6 +182,7 @@ t.test('the Sound panel on the simulated amplifier', { skip: chromiumMissing() }
     const badges = zoneRow(page, 'Kitchen').locator('.zone-flags');
     driver.simulateKeypad(channel, { paging: true, doNotDisturb: true });
     await badges.getByText('Paging').waitFor();
+    // biome-ignore lint/performance/useDomNodeTextContent: a Playwright locator's rendered text, line breaks included
     t.equal(await badges.innerText(), 'Paging\nDo not disturb', 'in words, not colour alone');
     await screenshot(page, 'zone-flags-phone', false);
     driver.simulateKeypad(channel, { paging: false, doNotDisturb: false });

@@ -1,15 +1,15 @@
 // Monoprice codec: encoding, status decoding and the framer under echoes, split chunks, extra CRs and noise.
 import t from 'tap';
 import {
-  LineFramer,
-  ReplyCollector,
   decodeStatus,
   encodeAttributeQuery,
   encodeQuery,
   encodeSet,
   encodeStatus,
-  parseCommand,
   type Frame,
+  LineFramer,
+  parseCommand,
+  ReplyCollector,
   type ZoneStatus,
 } from '../../drivers/monoprice/protocol.js';
 
@@ -119,7 +119,7 @@ t.test('an attribute reply decodes', async (t) => {
 });
 
 t.test('garbled lines become text frames and the next good line still decodes', async (t) => {
-  const garbled = LINE_11.slice(0, 9) + '\x00\xff' + LINE_11.slice(11);
+  const garbled = `${LINE_11.slice(0, 9)}\x00\xff${LINE_11.slice(11)}`;
   const out = frames(`?10\r\n#${garbled}\r\n#\x07\x1b[0m\r\n#${LINE_11}\r\n#`);
   t.same(
     out.map((f) => f.kind),

@@ -1,7 +1,6 @@
 // Xantech codec: command encoding, every reply form, and the framer under split chunks, noise and missing line ends.
 import t from 'tap';
 import {
-  Framer,
   classify,
   decodeStatus,
   encodeActivityUpdates,
@@ -9,8 +8,9 @@ import {
   encodeSet,
   encodeStatus,
   encodeValue,
-  parseCommand,
   type Frame,
+  Framer,
+  parseCommand,
   type ZoneStatus,
 } from '../../drivers/xantech/protocol.js';
 
@@ -107,7 +107,7 @@ t.test('replies end with +, +CR, CR or nothing at all and frame the same', async
     { kind: 'error' },
     { kind: 'value', zone: 5, attribute: 'SS', value: 3 },
   ];
-  t.same(frames(`OK\r${LINE_1}\r` + 'ERROR\r?5SS3+\r'), expected, 'CR after each reply');
+  t.same(frames(`OK\r${LINE_1}\rERROR\r?5SS3+\r`), expected, 'CR after each reply');
   t.same(frames(`OK${LINE_1}ERROR?5SS3+`), expected, 'no line ends at all');
   t.same(frames(`OK\r\n${LINE_1}\r\nERROR\r\n?5SS3+\r\n`), expected, 'CRLF');
   t.same(frames(`OK+\r${LINE_1}\rERROR+?5SS3+`), expected, '+ after OK and ERROR too');

@@ -2,14 +2,14 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { Store } from '../../daemon/store/db.js';
-import { UsersRepo } from '../../daemon/store/users-repo.js';
-import { DeviceSecrets } from '../../daemon/domain/accounts/secrets.js';
-import { EventBus, type BusEvent } from '../../daemon/domain/shared/events.js';
+import { defaultConfig } from '../../daemon/config.js';
 import { Authentication } from '../../daemon/domain/accounts/authentication.js';
+import { DeviceSecrets } from '../../daemon/domain/accounts/secrets.js';
 import { UserAdmin } from '../../daemon/domain/accounts/user-admin.js';
 import type { Caller, Role } from '../../daemon/domain/shared/access.js';
-import { defaultConfig } from '../../daemon/config.js';
+import { type BusEvent, EventBus } from '../../daemon/domain/shared/events.js';
+import { Store } from '../../daemon/store/db.js';
+import { UsersRepo } from '../../daemon/store/users-repo.js';
 import { tempDir } from './daemon.js';
 import './sqlite-guard.js';
 
@@ -65,7 +65,7 @@ export async function accountsRig(t: { teardown(fn: () => unknown): void }): Pro
     if (!caller) throw new Error('the key does not authenticate');
     return caller;
   };
-  const first = await admin.ensureInitialAdmin('first-admin-password', () => {});
+  const first = await admin.ensureInitialAdmin('first-admin-password', () => undefined);
   if (!first) throw new Error('the store was not empty');
   const root = keyCaller(first.apiKey);
   const user = async (username: string, role: Role) => {

@@ -85,7 +85,7 @@ export class OpenApiCheck {
     const response = item[opMethod].responses[String(status)];
     if (!response) return [`${where}: status ${status} is not documented for ${opMethod.toUpperCase()} ${template}`];
     const problems: string[] = [];
-    const pointer = `#/paths/${escape(template)}/${opMethod}/responses/${status}`;
+    const pointer = `#/paths/${pointerSegment(template)}/${opMethod}/responses/${status}`;
     const documented = Object.fromEntries(
       Object.entries(response.headers ?? {}).map(([name, h]) => [name.toLowerCase(), h as Json]),
     );
@@ -96,7 +96,7 @@ export class OpenApiCheck {
         continue;
       }
       const original = Object.keys(response.headers).find((n) => n.toLowerCase() === name)!;
-      const validate = this.ajv.getSchema(`${DOC_ID}${pointer}/headers/${escape(original)}/schema`);
+      const validate = this.ajv.getSchema(`${DOC_ID}${pointer}/headers/${pointerSegment(original)}/schema`);
       if (validate && !validate(value))
         problems.push(`${where}: header ${name}: ${this.ajv.errorsText(validate.errors)}`);
     }
@@ -125,7 +125,7 @@ export class OpenApiCheck {
         return [...problems, `${where}: the ${contentType} body is not JSON`];
       }
     }
-    const validate = this.ajv.getSchema(`${DOC_ID}${pointer}/content/${escape(contentType)}/schema`)!;
+    const validate = this.ajv.getSchema(`${DOC_ID}${pointer}/content/${pointerSegment(contentType)}/schema`)!;
     if (!validate(value))
       problems.push(`${where}: body: ${this.ajv.errorsText(validate.errors)} in ${text.slice(0, 200)}`);
     return problems;
@@ -137,7 +137,7 @@ export class OpenApiCheck {
     if (!template || !this.doc.paths[template][method.toLowerCase()]?.requestBody)
       return [`${method} ${path}: no request body is documented`];
     const validate = this.ajv.getSchema(
-      `${DOC_ID}#/paths/${escape(template)}/${method.toLowerCase()}/requestBody/content/application~1json/schema`,
+      `${DOC_ID}#/paths/${pointerSegment(template)}/${method.toLowerCase()}/requestBody/content/application~1json/schema`,
     )!;
     return validate(body) ? [] : [this.ajv.errorsText(validate.errors)];
   }
@@ -152,6 +152,6 @@ export class OpenApiCheck {
 }
 
 /** A JSON Pointer segment (RFC 6901) in a URI fragment. */
-function escape(segment: string): string {
+function pointerSegment(segment: string): string {
   return encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'));
 }

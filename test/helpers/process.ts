@@ -1,9 +1,9 @@
 // The suite's one way to run azcd as a child process, for tests (the source entry, bundled or under tsx) and
 // benchmarks (the built dist/ entry): a clean environment, output kept and searchable, and stops that never wait forever.
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import path from 'node:path';
 import { nodeEntry, ROOT } from './paths.js';
-import { within, WAIT_MS } from './wait-for.js';
+import { WAIT_MS, within } from './wait-for.js';
 
 export { ROOT };
 
@@ -101,7 +101,7 @@ export function runAzcd(options: RunOptions = {}): AzcdProcess {
     stderr: () => kept.err,
     exited,
     waitFor(re, timeoutMs = START_WAIT_MS) {
-      let check = () => {};
+      let check = (): void => undefined;
       const found = new Promise<RegExpExecArray>((resolve, reject) => {
         check = () => {
           const match = re.exec(kept.out);
@@ -154,7 +154,9 @@ export async function spawnDaemon(
     const port = Number((await azcd.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/, options.timeoutMs))[1]);
     return { ...azcd, port, base: `http://127.0.0.1:${port}` };
   } catch (err) {
-    await azcd.stop('SIGKILL').catch(() => {});
+    await azcd.stop('SIGKILL').catch(() => {
+      // Already gone: the start's error is the one to report.
+    });
     throw err;
   }
 }

@@ -46,7 +46,9 @@ export function openStream(base: string, path: string, headers: Record<string, s
       resolve();
     });
   });
-  socket.on('error', () => {});
+  socket.on('error', () => {
+    // A reset is one way the server may end the stream: `closed` reports it.
+  });
   let head = '';
   let headDone = false;
   let chunked = false;

@@ -1,11 +1,12 @@
 // The write path's coalescing steps are switched off only by the benchmark's variable, one by one; without the group
 // commit each device-state write is its own transaction, committed before commitSoon returns.
-import t from 'tap';
+
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Store } from '../../daemon/store/db.js';
+import t from 'tap';
 import { ALL_COALESCING, BENCH_SWITCH, coalescingFrom } from '../../daemon/coalescing.js';
+import { Store } from '../../daemon/store/db.js';
 import { tempDir } from '../helpers/daemon.js';
 
 t.test('every step is on unless the benchmark switch names it', async (t) => {
@@ -39,7 +40,13 @@ t.test('without the group commit each write is committed on its own, before comm
   const seen = (k: string) =>
     (observer.prepare('SELECT v FROM probe WHERE k = ?').get(k) as { v: number } | undefined)?.v;
   const runs: number[] = [];
-  const write = (v: number) => store.commitSoon(() => store.deferWrite('row', () => (runs.push(v), put.run('row', v))));
+  const write = (v: number) =>
+    store.commitSoon(() =>
+      store.deferWrite('row', () => {
+        runs.push(v);
+        put.run('row', v);
+      }),
+    );
   const first = write(1);
   t.equal(seen('row'), 1, 'visible to another connection at once');
   const second = write(2);

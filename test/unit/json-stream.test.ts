@@ -1,11 +1,12 @@
 // JSON read in pieces gives what JSON.parse gives, however the text is cut; detached arrays hand their elements over.
-import t from 'tap';
+
 import fc from 'fast-check';
-import { JsonStream, type JsonPath, type JsonStreamOptions } from '../../daemon/domain/backup/json-stream.js';
+import t from 'tap';
+import { type JsonPath, JsonStream, type JsonStreamOptions } from '../../daemon/domain/backup/json-stream.js';
 
 const OPTIONS: JsonStreamOptions = {
   detach: () => false,
-  onElement: () => {},
+  onElement: () => undefined,
   maxDepth: 64,
   maxKeptChars: 1e9,
   maxStringChars: 1e9,
@@ -102,7 +103,12 @@ t.test('invalid JSON, deep nesting and too much kept text are refused with where
     /apart from its tracks is larger than 10/,
   );
   t.throws(() => parseInPieces('["0123456789"]', [], { ...OPTIONS, maxStringChars: 5 }), /longer than 5 characters/);
-  const detached = { ...OPTIONS, maxKeptChars: 20, detach: (p: JsonPath) => p.length === 1, onElement: () => {} };
+  const detached = {
+    ...OPTIONS,
+    maxKeptChars: 20,
+    detach: (p: JsonPath) => p.length === 1,
+    onElement: () => undefined,
+  };
   t.same(
     parseInPieces(`{"t":[${'"0123456789",'.repeat(50)}1]}`, [7], detached),
     { t: [] },

@@ -1,9 +1,10 @@
 // sd_notify addon and wrapper: real datagrams to a real unix socket (a python3 receiver), path and abstract addresses.
-import t from 'tap';
+
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import t from 'tap';
 import { createNotifier, startWatchdog, watchdogIntervalMs } from '../../native/index.js';
 import { Receiver } from '../helpers/notify-receiver.js';
 import { ROOT } from '../helpers/paths.js';
@@ -155,7 +156,7 @@ t.test('watchdog pings flow while healthy, stop while unhealthy and resume after
 t.test('startWatchdog never runs health checks outside systemd, even with WATCHDOG_USEC set', async (t) => {
   clearSystemdEnv();
   process.env['WATCHDOG_USEC'] = '2000'; // would check every millisecond
-  const notifier = createNotifier(() => {});
+  const notifier = createNotifier(() => undefined);
   let checks = 0;
   const stop = startWatchdog(notifier, () => ++checks > 0);
   t.teardown(stop);

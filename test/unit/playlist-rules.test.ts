@@ -1,11 +1,12 @@
 // Playlist rules: newOrder permutations, extended M3U text, export path checks and the export directory's quotas.
-import t from 'tap';
+
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { checkPermutation, toM3u } from '../../daemon/domain/playlists/playlists.js';
+import t from 'tap';
 import { checkExportPath, ExportDirectory } from '../../daemon/domain/playlists/export-path.js';
-import { HttpError, asHttpError } from '../../daemon/http/problem.js';
+import { checkPermutation, toM3u } from '../../daemon/domain/playlists/playlists.js';
+import { asHttpError, HttpError } from '../../daemon/http/problem.js';
 
 const rejects = (fn: () => unknown): boolean => {
   try {
@@ -113,7 +114,7 @@ t.test('the export directory', async (t) => {
     dirs.push(dir);
     return dir;
   };
-  const job = (text = '#EXTM3U\n') => ({ render: () => text, authorize: () => {} });
+  const job = (text = '#EXTM3U\n') => ({ render: () => text, authorize: () => undefined });
 
   t.test('concurrent writes admit exactly as many new files as the cap allows', async (t) => {
     const dir = fresh();

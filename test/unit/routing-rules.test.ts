@@ -1,6 +1,7 @@
 // The routing rules of the players and zones services, without HTTP: attach moves, detach mutes, group volume, keypad wins.
-import t from 'tap';
+
 import type { Test } from 'tap';
+import t from 'tap';
 import { admin, audioRig } from '../helpers/audio-rig.js';
 
 async function setup(t: Test) {
@@ -47,8 +48,8 @@ t.test('group volume sets every attached zone and only those', async (t) => {
   const { audio, driver, zones } = await setup(t);
   const a = audio.players.create(admin, { name: 'A', input: { channel: 3 } });
   audio.players.attachZones(admin, a.id, [zones[2]!.id, zones[3]!.id]);
-  audio.zones.setVolume(admin, zones[4]!.id, 0.1);
-  audio.players.setVolume(admin, a.id, 0.8);
+  await audio.zones.setVolume(admin, zones[4]!.id, 0.1);
+  await audio.players.setVolume(admin, a.id, 0.8);
   await driver.settled();
   t.equal(audio.zones.get(admin, zones[2]!.id).volume, 0.8);
   t.equal(audio.zones.get(admin, zones[3]!.id).volume, 0.8);
@@ -58,7 +59,7 @@ t.test('group volume sets every attached zone and only those', async (t) => {
 
 t.test('a keypad volume within the same step keeps the client value; another step replaces it', async (t) => {
   const { audio, driver, zones } = await setup(t);
-  audio.zones.setVolume(admin, zones[0]!.id, 0.5);
+  await audio.zones.setVolume(admin, zones[0]!.id, 0.5);
   driver.simulateKeypad(1, { volume: 0.5 });
   t.equal(audio.zones.get(admin, zones[0]!.id).volume, 0.5);
   driver.simulateKeypad(1, { volume: 0.9 });

@@ -1,7 +1,7 @@
 // The sleep-timer service on a hand-driven clock: one timer for the earliest zone due, rescheduled from events, no waiting.
 import t from 'tap';
-import { EventBus, type Caller, type ZoneView } from '../../daemon/domain/shared/index.js';
-import { SleepTimers, type SleepAudio } from '../../daemon/domain/scenes/index.js';
+import { type SleepAudio, SleepTimers } from '../../daemon/domain/scenes/index.js';
+import { type Caller, EventBus, type ZoneView } from '../../daemon/domain/shared/index.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 
 const MINUTE = 60_000;
@@ -51,7 +51,7 @@ function setup(t: { teardown(fn: () => void): void }) {
   const bus = new EventBus(64);
   const clock = new ManualClock(1_000_000);
   const audio = new FakeAudio(bus);
-  const timers = new SleepTimers(audio, bus, () => {}, clock);
+  const timers = new SleepTimers(audio, bus, () => undefined, clock);
   t.teardown(() => timers.stop());
   return { bus, clock, audio, timers };
 }

@@ -1,11 +1,12 @@
 // `npm start` compiles only when a source is newer than the last good build (scripts/ensure-build.mjs).
-import t from 'tap';
-import type { Test } from 'tap';
+
 import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Test } from 'tap';
+import t from 'tap';
+import { ensureBuild, OUTPUT, STAMP } from '../../scripts/ensure-build.mjs';
 import { tempDir } from '../helpers/daemon.js';
 import { ROOT } from '../helpers/paths.js';
-import { ensureBuild, OUTPUT, STAMP } from '../../scripts/ensure-build.mjs';
 
 /** A small source tree shaped like the project, and a stand-in compiler that counts its runs. */
 function project(t: Test) {
@@ -35,7 +36,7 @@ function project(t: Test) {
     writeFileSync(path.join(root, OUTPUT), '// compiled\n');
     return true;
   };
-  const start = () => ensureBuild({ root, build, log: () => {} });
+  const start = () => ensureBuild({ root, build, log: () => undefined });
   /** A file saved after the last build: the build is dated two hours ago, the file one hour ago. */
   const touch = (file: string): void => {
     utimesSync(path.join(root, STAMP), hoursAgo(2), hoursAgo(2));

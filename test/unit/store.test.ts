@@ -1,13 +1,14 @@
 // The store's transactions (group commit of device state, rollback of one failed write, durable writes first),
 // migrations, and the repositories' own rules.
-import t from 'tap';
+
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import t from 'tap';
 import { Store } from '../../daemon/store/db.js';
+import { MetaRepo } from '../../daemon/store/meta-repo.js';
 import { MIGRATIONS } from '../../daemon/store/migrations.js';
 import { UsersRepo } from '../../daemon/store/users-repo.js';
-import { MetaRepo } from '../../daemon/store/meta-repo.js';
 import { tempDir } from '../helpers/daemon.js';
 
 function setup(t: { teardown(fn: () => unknown): void }) {
@@ -52,7 +53,13 @@ t.test('device-state writes of one turn share a commit that lands before the pro
 t.test('a row written several times in one turn is written once, with its latest values', async (t) => {
   const { store, seen, put } = setup(t);
   const runs: number[] = [];
-  const write = (v: number) => store.commitSoon(() => store.deferWrite('row', () => (runs.push(v), put.run('row', v))));
+  const write = (v: number) =>
+    store.commitSoon(() =>
+      store.deferWrite('row', () => {
+        runs.push(v);
+        put.run('row', v);
+      }),
+    );
   void write(1);
   void write(2);
   await write(3);
@@ -142,7 +149,10 @@ t.test('group commits run at synchronous=NORMAL and transactions at FULL, as SQL
   const durable = () => store.transaction(() => levels.push(`transaction ${store.synchronousLevel()}`));
   const grouped = () =>
     store.commitSoon(() =>
-      store.deferWrite('g', () => (levels.push(`group ${store.synchronousLevel()}`), put.run('g', 1))),
+      store.deferWrite('g', () => {
+        levels.push(`group ${store.synchronousLevel()}`);
+        put.run('g', 1);
+      }),
     );
   // Each kind twice in a row and alternating: a switch that did nothing would show here.
   for (const step of [grouped, grouped, durable, durable, grouped, durable, grouped, grouped, durable]) {
