@@ -104,26 +104,15 @@ export function compose(input: ComposeInput): Services {
     logger.error({ owner, eventType, err }, 'an event subscriber failed; the others got the event');
   const authentication = new Authentication(store, users, secrets, bus, config);
   if (input.passwordHasher) authentication.passwords = input.passwordHasher;
-  // Users and audio refer to each other: a deleted player or zone leaves assignment lists, and assignment lists name
-  // only players and zones that exist. Neither is called before both exist.
-  const audio: Audio = createAudio({
-    store,
-    repo: audioRepo,
-    users,
-    meta,
-    bus,
-    amplifiers,
-    onAssignmentsDropped: (ids) => userAdmin.assignmentsDropped(ids),
-    log: logger,
-    // Playback plays what audio routes; each asks the other only once both exist.
-    streams: {
-      checkOutput: (output) => playback.hooks.checkOutput(output),
-      playing: (id) => playback.hooks.playing(id),
-    },
-  });
+  // Every service is built after what it names: a closure here names only services that exist. Where two refer to
+  // each other, one hears the other through the bus (a deleted player or zone leaves assignment lists:
+  // `assignments.dropped`, which UserAdmin follows) or is handed the other once both exist (attachPlayback).
+  // Life-cycle events reach the services that subscribed to them, each under its own name: `configuration.replaced`
+  // after a restore (DELIVERY_STAGES: the stored rows reread first, what clients hold ended last), `player.deleted`.
+  const audio: Audio = createAudio({ store, repo: audioRepo, users, meta, bus, amplifiers, log: logger });
   const targetExists = (kind: 'player' | 'zone', id: string) =>
     (kind === 'player' ? audio.players : audio.zones).exists(id);
-  const userAdmin: UserAdmin = new UserAdmin(
+  const userAdmin = new UserAdmin(
     store,
     users,
     secrets,
@@ -141,20 +130,22 @@ export function compose(input: ComposeInput): Services {
     config.limits,
     config.playback.streamHosts,
   );
-  const playback: Playback = new Playback({
+  const clock = input.clock ?? systemClock;
+  const playback = new Playback({
     repo: audioRepo,
     audio,
     playlists,
     bus,
-    clock: input.clock ?? systemClock,
+    clock,
     engines: engineDeps(config, logger),
     limits: config.limits,
     announcementMaxMs: config.playback.announcementMaxMs,
     log: logger,
   });
+  // Playback plays what audio routes: audio asks it about stream players from now on.
+  audio.attachPlayback(playback.hooks);
   const sceneLookups = { zone: audio.zones.get.bind(audio.zones), player: audio.players.get.bind(audio.players) };
   const scenes = new ScenesService(store, new ScenesRepo(store.db), audio.zoneStates, sceneLookups, bus, config.limits);
-  const clock = input.clock ?? systemClock;
   const sleepTimers = new SleepTimers(audio.zoneSleep, bus, (level, fields, msg) => logger[level](fields, msg), clock);
   const streams = new EventStreams(bus, authentication, config.sse, logger, config.limits, {
     playerVolumeFor: (c, id) => audio.players.volumeFor(c, id),
@@ -164,24 +155,25 @@ export function compose(input: ComposeInput): Services {
     for (const amplifier of amplifiers.list) amplifier.driver.watching?.(count > 0);
   };
   const bridgeRepo = new BridgeRepo(meta);
-  // The supervisor asks the settings only when it starts a bridge, after both exist.
-  const mqtt = mqttSupervisor(
-    { ...input, audio, scenes, sleepTimers, playback, bus, authentication, clock },
-    store,
-    bridgeRepo,
-    (): MqttConfig => bridgeSettings.effective(),
-  );
-  const bridgeSettings: BridgeSettings = new BridgeSettings(
+  // The settings make the supervisor they control, handing it themselves (it asks them when it starts a bridge).
+  const bridgeSettings = new BridgeSettings<BridgeSupervisor>(
     store,
     bridgeRepo,
     secrets,
     config.mqtt,
     (name) => authentication.accountState(name),
-    mqtt,
+    (settings) =>
+      mqttSupervisor(
+        { ...input, audio, scenes, sleepTimers, playback, bus, authentication, clock },
+        store,
+        bridgeRepo,
+        (): MqttConfig => settings.effective(),
+      ),
     (fields, msg) => logger.info(fields, msg),
   );
-  // The hottest reads are answered from encoded copies until anything changes: every event (domain or access),
-  // a rolled-back write, a restore.
+  const mqtt = bridgeSettings.control;
+  // The hottest reads are answered from encoded copies until anything changes: every event (domain or internal: an
+  // access change, a restore), a rolled-back write.
   const readCache = new ReadCache(['GET /api/players', 'GET /api/zones', 'GET /api/users/me']);
   bus.subscribe('read-cache', () => readCache.clear(), { internal: true });
   store.onRollback(() => readCache.clear());
@@ -189,21 +181,18 @@ export function compose(input: ComposeInput): Services {
     limits: config.limits,
     friendlyName: config.friendlyName,
     version: VERSION,
-    // A restore replaced every row: caches reload, the amplifiers take the restored state, and every session
-    // (deleted with the rows) and event stream ends, so each client signs in again and refetches.
-    afterRestore: () => {
-      readCache.clear();
-      audio.hardware.reload();
-      void playback.reload();
-      sleepTimers.reschedule();
-      userAdmin.accountsReplaced();
-      bus.forgetHistory();
-      streams.closeAll();
-      mqtt.resync();
-      logger.warn('configuration restored from a backup: every session and event stream was ended');
-    },
+    // A restore replaced every row: it publishes `configuration.replaced`, which each service follows itself.
+    bus,
     initialAdminFile: path.join(config.stateDir, 'initial-admin.txt'),
   });
+  bus.subscribe(
+    'restore-log',
+    (event) => {
+      if (event.type === 'configuration.replaced')
+        logger.warn('configuration restored from a backup: every session and event stream was ended');
+    },
+    { internal: true, stage: 'clients' },
+  );
   const server = new HttpServer({
     logger,
     maxBodyBytes: config.maxBodyBytes,
@@ -380,5 +369,6 @@ function mqttSupervisor(
       log: logger,
       coalescing: parts.coalescing,
     }),
+    bus: parts.bus,
   });
 }

@@ -65,12 +65,17 @@ export class EventStreams {
     /** Per-caller values events are rendered with (a player's volume over the zones a user sees). */
     private readonly views?: CallerViews,
   ) {
-    // Internal events (access.changed) only trigger a re-check here; they are never framed for a client.
+    // Internal events are never framed for a client: access.changed re-checks its user's streams; after a restore
+    // (configuration.replaced) every stream ends, among the last to hear it, so each client signs in again and refetches.
     this.unsubscribers.push(
       bus.subscribe(
         'event-stream',
-        (event) => (isInternal(event) ? this.recheckUser(event.payload.userId) : this.broadcast(event)),
-        { internal: true },
+        (event) => {
+          if (!isInternal(event)) this.broadcast(event);
+          else if (event.type === 'access.changed') this.recheckUser(event.payload.userId);
+          else if (event.type === 'configuration.replaced') this.closeAll();
+        },
+        { internal: true, stage: 'clients' },
       ),
     );
   }

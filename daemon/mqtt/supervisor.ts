@@ -4,6 +4,7 @@ import type { MqttConfig } from '../config.js';
 import type { BridgeDeps, MqttBridge } from './bridge.js';
 import { defaultBaseTopic, resolveBridgeOptions, type BridgeIdentity, type ResolvedBridgeOptions } from './options.js';
 import type { BridgeControl, BridgeStatus } from '../domain/settings/index.js';
+import type { EventBus } from '../domain/shared/index.js';
 
 export interface SupervisorDeps {
   /** The settings that apply now (start-up ones merged with the dashboard's). */
@@ -12,6 +13,8 @@ export interface SupervisorDeps {
   identity(): BridgeIdentity;
   /** Everything else a bridge with these options needs: the domain, the account it acts as, the broker's memory. */
   bridgeDeps(options: ResolvedBridgeOptions): Omit<BridgeDeps, 'options'>;
+  /** The domain's bus: a restore (configuration.replaced) has the bridge resync. */
+  bus: EventBus;
 }
 
 export class BridgeSupervisor implements BridgeControl {
@@ -37,7 +40,15 @@ export class BridgeSupervisor implements BridgeControl {
     };
   }
 
+  /** Starts a bridge on the settings that apply now, and follows restores (resync) until stopped. */
   start(): Promise<void> {
+    this.deps.bus.subscribe(
+      'mqtt-supervisor',
+      (event) => {
+        if (event.type === 'configuration.replaced') this.resync();
+      },
+      { internal: true },
+    );
     return this.apply();
   }
 
@@ -75,6 +86,7 @@ export class BridgeSupervisor implements BridgeControl {
   }
 
   stop(): Promise<void> {
+    this.deps.bus.removeListeners('mqtt-supervisor');
     this.stopped = true;
     return this.apply();
   }

@@ -52,7 +52,6 @@ export async function audioRig<D extends AmplifierDriver = SimulatedDriver>(
     meta: new MetaRepo(store.db),
     bus,
     amplifiers: options.amplifiers ?? driver,
-    onAssignmentsDropped: () => {},
   });
   await audio.hardware.start();
   const events: StampedEvent[] = [];

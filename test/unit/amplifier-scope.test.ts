@@ -78,7 +78,6 @@ t.test('a route across amplifiers left by an older version is dropped at start, 
     meta: new MetaRepo(first.store.db),
     bus: new EventBus(64),
     amplifiers: new SimulatedDriver(),
-    onAssignmentsDropped: () => {},
   });
   await audio.hardware.start();
   t.teardown(() => audio.hardware.stop());

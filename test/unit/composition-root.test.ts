@@ -1,7 +1,8 @@
 // The composition root hands out one typed object of services once start() resolved, the same one start() resolves
 // with; before that, asking for it says what to do.
-import t from 'tap';
+
 import { rmSync } from 'node:fs';
+import t from 'tap';
 import { Daemon } from '../../daemon/app.js';
 import { defaultConfig } from '../../daemon/config.js';
 import { createLogger } from '../../daemon/log.js';
@@ -29,3 +30,41 @@ t.test('the services the daemon hands out are the ones its routes answer with', 
     (await d.daemon.inject({ method: 'GET', path: '/description.xml' })).text.match(/<UDN>(.*)<\/UDN>/)?.[1],
   );
 });
+
+/** Has `object[name]` note `label` in `heard` each time it is called, then do what it did. */
+function record<O extends object>(heard: string[], label: string, object: O, name: keyof O & string): void {
+  const original = object[name] as (...args: unknown[]) => unknown;
+  Object.assign(object, {
+    [name]: (...args: unknown[]) => {
+      heard.push(label);
+      return original.apply(object, args);
+    },
+  });
+}
+
+t.test(
+  'after a restore each service reloads what it keeps by itself: the stored rows first, what clients hold last',
+  async (t) => {
+    const d = await startTestDaemon(t);
+    const { services } = d.daemon;
+    const admin = services.authentication.callerOfAccount('admin')!;
+    services.players.create(admin, { name: 'Kitchen', input: { channel: 1 } });
+    const lastBefore = services.bus.lastId;
+    const heard: string[] = [];
+    record(heard, 'amplifiers', services.hardware, 'reload');
+    record(heard, 'stream players', services.playback, 'reload');
+    record(heard, 'sleep timers', services.sleepTimers, 'reschedule');
+    record(heard, 'bridge', services.mqtt, 'resync');
+    record(heard, 'accounts', services.users, 'accountsReplaced');
+    record(heard, 'event streams', services.streams, 'closeAll');
+    services.bus.publish({ type: 'configuration.replaced', payload: {} });
+    t.same(
+      [...heard].sort(),
+      ['accounts', 'amplifiers', 'bridge', 'event streams', 'sleep timers', 'stream players'],
+      'each reacted once',
+    );
+    t.equal(heard[0], 'amplifiers', 'the rows are reread before any service reads them');
+    t.same(heard.slice(-2).sort(), ['accounts', 'event streams'], 'cached callers and event streams end last');
+    t.match(services.bus.replay(lastBefore), { reset: /restored/ }, 'no event from before it is replayed');
+  },
+);

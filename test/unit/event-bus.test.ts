@@ -1,6 +1,6 @@
 // The event bus: domain events are numbered and replayed; internal events reach only those who ask and leave no trace.
 import t from 'tap';
-import { EventBus, type BusEvent, type StampedEvent } from '../../daemon/domain/shared/events.js';
+import { type BusEvent, EventBus, type StampedEvent } from '../../daemon/domain/shared/events.js';
 
 t.test('an internal event reaches only subscribers that asked for internal events', async (t) => {
   const bus = new EventBus(8);
@@ -132,4 +132,26 @@ t.test('removeListeners undoes every subscription of one owner and no other', as
   bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: 'z1', muted: true } });
   t.same(seen, ['timers']);
   t.equal(bus.subscriberCount, 1);
+});
+
+t.test(
+  'a subscriber of a later stage hears an event after one of an earlier stage, whatever the order they came in',
+  (t) => {
+    const bus = new EventBus();
+    const heard: string[] = [];
+    bus.subscribe('late', () => heard.push('clients'), { internal: true, stage: 'clients' });
+    bus.subscribe('middle', () => heard.push('services'), { internal: true });
+    bus.subscribe('early', () => heard.push('stored'), { internal: true, stage: 'stored' });
+    bus.publish({ type: 'configuration.replaced', payload: {} });
+    t.same(heard, ['stored', 'services', 'clients']);
+    t.end();
+  },
+);
+
+t.test('configuration.replaced forgets the history: a resume from before it is told to refetch', (t) => {
+  const bus = new EventBus(8);
+  const before = bus.publish({ type: 'user.changed', payload: { userId: 'u1' } });
+  bus.publish({ type: 'configuration.replaced', payload: {} });
+  t.match(bus.replay(before.id), { reset: /restored/ });
+  t.end();
 });

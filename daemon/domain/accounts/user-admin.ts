@@ -40,7 +40,17 @@ export class UserAdmin {
     private readonly now: () => number = Date.now,
     /** <stateDir>/initial-admin.txt: its password line goes when that account's password changes. */
     private readonly initialAdminFile?: string,
-  ) {}
+  ) {
+    // Among the last to hear a restore: the callers cached until then are forgotten once every service reloaded.
+    bus.subscribe(
+      'user-admin',
+      (event) => {
+        if (event.type === 'assignments.dropped') this.assignmentsDropped(event.payload.userIds);
+        else if (event.type === 'configuration.replaced') this.accountsReplaced();
+      },
+      { internal: true, stage: 'clients' },
+    );
+  }
 
   list(caller: Caller): UserView[] {
     requireAdmin(caller, 'listing users');

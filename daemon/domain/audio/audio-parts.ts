@@ -25,8 +25,6 @@ export interface AudioParts {
   commits: ZoneCommits;
   /** Loads players and zones for a caller, checking it. */
   lookup: AudioLookup;
-  /** Notified with the users whose assignment lists lost a deleted player or zone. */
-  onAssignmentsDropped(userIds: string[]): void;
-  /** What the playback capability says about stream players. */
+  /** What the playback capability says about stream players (Audio.attachPlayback). */
   streams: StreamHooks;
 }

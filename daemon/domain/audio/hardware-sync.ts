@@ -20,6 +20,14 @@ export class HardwareSync {
 
   /** Creates rows for what each amplifier has, then hands it the stored state and follows its changes. */
   async start(): Promise<void> {
+    // A restore replaced the rows: reread first (stage `stored`), as every other service then reads them.
+    this.parts.bus.subscribe(
+      'hardware-sync',
+      (event) => {
+        if (event.type === 'configuration.replaced') this.reload();
+      },
+      { internal: true, stage: 'stored' },
+    );
     this.parts.commits.storePlayerVolumes();
     const results = await Promise.allSettled(this.syncs.map((sync) => sync.start()));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -32,6 +40,7 @@ export class HardwareSync {
   }
 
   async stop(): Promise<void> {
+    this.parts.bus.removeListeners('hardware-sync');
     await Promise.all(this.syncs.map((sync) => sync.stop()));
   }
 

@@ -18,6 +18,7 @@ import { InputsService } from './inputs.js';
 import { ZoneSleep } from './zone-sleep.js';
 import { HardwareSync } from './hardware-sync.js';
 import { NO_STREAMS, type StreamHooks } from './stream-outputs.js';
+import type { AudioParts } from './audio-parts.js';
 
 export { Amplifiers, singleAmplifier, type Amplifier } from './amplifiers.js';
 export type { Availability, Skipped } from './availability.js';
@@ -56,14 +57,10 @@ export interface AudioDeps {
   bus: EventBus;
   /** The amplifiers driven; a bare driver is the single amplifier of --driver. */
   amplifiers: Amplifiers | AmplifierDriver;
-  /** Notified with the users whose assignment lists lost a deleted player or zone. */
-  onAssignmentsDropped(userIds: string[]): void;
   /** Where the amplifier sync reports what it corrected (a keypad raise above a zone's limit). */
   log?: Logger;
   /** See APPLY_SETTLE_MS. */
   applySettleMs?: number;
-  /** Stream players: whether MPD can play an output, and whether one plays (none without a playback capability). */
-  streams?: StreamHooks;
 }
 
 /** The audio services, built together because they share one view of the zones (AudioParts). */
@@ -80,6 +77,11 @@ export interface Audio {
   amplifiers: Amplifiers;
   /** Which zones can take writes now (health counts the silent ones). */
   availability: Availability;
+  /**
+   * The playback capability, once built, answers about stream players (whether MPD can play an output, whether one
+   * plays); until then, and without one, any output is taken and nothing plays.
+   */
+  attachPlayback(hooks: StreamHooks): void;
 }
 
 /** Builds the audio services; nothing runs and nothing is opened until hardware.start(). */
@@ -90,8 +92,7 @@ export function createAudio(deps: AudioDeps): Audio {
   const availability = new Availability(amplifiers);
   const lookup = new AudioLookup(repo, amplifiers, availability);
   const commits = new ZoneCommits(store, repo, bus);
-  const streams = deps.streams ?? NO_STREAMS;
-  const parts = {
+  const parts: AudioParts = {
     store,
     repo,
     users,
@@ -101,8 +102,7 @@ export function createAudio(deps: AudioDeps): Audio {
     availability,
     commits,
     lookup,
-    onAssignmentsDropped: deps.onAssignmentsDropped,
-    streams,
+    streams: NO_STREAMS,
   };
   return {
     players: new PlayersService(parts),
@@ -113,5 +113,8 @@ export function createAudio(deps: AudioDeps): Audio {
     hardware: new HardwareSync(parts, deps.log),
     amplifiers,
     availability,
+    attachPlayback: (hooks) => {
+      parts.streams = hooks;
+    },
   };
 }

@@ -132,7 +132,7 @@ export class PlayersService {
       if (!zone.muted) bus.publish({ type: 'zone.mutedChanged', payload: { zoneId: zone.id, muted: true } });
     }
     bus.publish({ type: 'player.deleted', payload: { playerId: id } });
-    this.parts.onAssignmentsDropped(dropped);
+    if (dropped.length > 0) bus.publish({ type: 'assignments.dropped', payload: { userIds: dropped } });
   }
 
   /**

@@ -124,7 +124,7 @@ export class ZonesService {
     if (zone.player_id) events.unshift(zonesChangedEvent(repo, zone.player_id));
     for (const sceneId of emptiedScenes) events.push({ type: 'scene.deleted', payload: { sceneId, zoneIds: [id] } });
     for (const event of [...events, ...volumeEvents]) bus.publish(event);
-    this.parts.onAssignmentsDropped(dropped);
+    if (dropped.length > 0) bus.publish({ type: 'assignments.dropped', payload: { userIds: dropped } });
   }
 
   /** A zone's volume: an absolute value, or a delta applied to the current one; clamped to its limit. */

@@ -5,7 +5,7 @@ import type { Store } from '../../store/db.js';
 import type { BackupRepo, ConfigurationRows } from '../../store/backup-repo.js';
 import type { UserRow } from '../../store/users-repo.js';
 import { requireAdmin, conflict, invalid, inSlices } from '../shared/index.js';
-import type { Caller, FieldErrors } from '../shared/index.js';
+import type { Caller, EventBus, FieldErrors } from '../shared/index.js';
 import type { Amplifiers } from '../audio/index.js';
 import { generateApiKey, hasPassword, reconcileInitialAdminFile, type DeviceSecrets } from '../accounts/index.js';
 import {
@@ -31,10 +31,10 @@ export interface BackupOptions {
   friendlyName: string;
   version: string;
   /**
-   * Runs once a restore is committed: in-memory state reloaded from the database, every zone's stored state handed
-   * to its amplifier, and every session and event stream ended.
+   * Told `configuration.replaced` once a restore is committed: each service that keeps something of the rows reloads
+   * it (every zone's stored state goes to its amplifier), and every session and event stream ends.
    */
-  afterRestore: () => void;
+  bus: EventBus;
   /** <stateDir>/initial-admin.txt: kept after a restore only for the credentials it holds that still work. */
   initialAdminFile: string;
 }
@@ -187,7 +187,7 @@ export class BackupService {
       const before = this.repo.keyMaterial().get(caller.userId);
       const planned = this.plan(doc, secrets, uploaded);
       await this.apply(planned.rows, doc, uploaded);
-      this.options.afterRestore();
+      this.options.bus.publish({ type: 'configuration.replaced', payload: {} });
       const users = planned.rows.users;
       const admins = users
         .filter((u) => u.role === 'Admin' && u.is_enabled === 1 && (hasPassword(u.password_hash) || u.key_box))

@@ -82,22 +82,30 @@ export class Playback {
 
   /** Starts the engine of every stream player (in the background: a first scan of a large music folder takes a while). */
   start(): void {
-    this.unsubscribe = this.deps.bus.subscribe('playback', (event) => {
-      switch (event.type) {
-        case 'player.created':
-        case 'player.updated':
-          if (event.payload.player.output === null) this.now.forget(event.payload.player.id);
-          void this.engines.set(event.payload.player.id, event.payload.player.output);
-          return;
-        case 'player.deleted':
-          this.now.forget(event.payload.playerId);
-          void this.engines.remove(event.payload.playerId, { keepFiles: false });
-          return;
-        case 'playlist.changed':
-          if (PLAYLIST_EDITS.has(event.payload.reason)) this.follow(event.payload.playlistId);
-          return;
-      }
-    });
+    this.unsubscribe = this.deps.bus.subscribe(
+      'playback',
+      (event) => {
+        switch (event.type) {
+          case 'player.created':
+          case 'player.updated':
+            if (event.payload.player.output === null) this.now.forget(event.payload.player.id);
+            void this.engines.set(event.payload.player.id, event.payload.player.output);
+            return;
+          case 'player.deleted':
+            this.now.forget(event.payload.playerId);
+            void this.engines.remove(event.payload.playerId, { keepFiles: false });
+            return;
+          case 'playlist.changed':
+            if (PLAYLIST_EDITS.has(event.payload.reason)) this.follow(event.payload.playlistId);
+            return;
+          case 'configuration.replaced':
+            // A restore: the engines follow the restored rows.
+            void this.reload();
+            return;
+        }
+      },
+      { internal: true },
+    );
     void this.reload();
   }
 

@@ -40,9 +40,15 @@ export class SleepTimers {
 
   /** Follows timer changes and schedules the stored ones; a timer already due fires at once (on the next turn). */
   start(): void {
-    this.unsubscribe = this.bus.subscribe('sleep-timers', (event) => {
-      if (event.type === 'zone.sleepChanged' || event.type === 'zone.deleted') this.reschedule();
-    });
+    // A restore (configuration.replaced) replaced the stored timers wholesale.
+    this.unsubscribe = this.bus.subscribe(
+      'sleep-timers',
+      (event) => {
+        if (event.type === 'zone.sleepChanged' || event.type === 'zone.deleted') this.reschedule();
+        else if (event.type === 'configuration.replaced') this.reschedule();
+      },
+      { internal: true },
+    );
     this.reschedule();
   }
 

@@ -71,7 +71,10 @@ const SET_AT_START: Record<BridgeField, string> = {
   account: settingNames('mqtt.account'),
 };
 
-export class BridgeSettings {
+export class BridgeSettings<Control extends BridgeControl = BridgeControl> {
+  /** The bridge these settings run: made by the factory given, which is handed these settings (it asks effective()). */
+  readonly control: Control;
+
   constructor(
     private readonly store: Store,
     private readonly repo: BridgeRepo,
@@ -79,9 +82,11 @@ export class BridgeSettings {
     /** The MQTT settings from defaults, config file, environment and flags. */
     private readonly startup: MqttConfig,
     private readonly accountState: (username: string) => AccountState,
-    private readonly control: BridgeControl,
+    control: (settings: BridgeSettings<Control>) => Control,
     private readonly log: (fields: Record<string, unknown>, message: string) => void = () => {},
-  ) {}
+  ) {
+    this.control = control(this);
+  }
 
   /**
    * Fields set at start. The broker login is one: a username from the command line with a password from the

@@ -1,17 +1,17 @@
 // The typed domain events and the in-process bus that numbers them and keeps a replay ring.
-import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
+import { type Static, Type as T, type TSchema } from '@sinclair/typebox';
+import { AnnouncementSchema, EngineSchema, PlaybackSchema, SKIP_REASONS } from './playback-views.js';
+import { SceneSchema, type SceneView } from './scene-views.js';
 import {
   AmplifierStatusSchema,
   InputDeviceSchema,
+  type InputDeviceView,
   PlayerSchema,
+  type PlayerView,
   ZoneSchema,
   ZoneToneSchema,
-  type InputDeviceView,
-  type PlayerView,
   type ZoneView,
 } from './views.js';
-import { SceneSchema, type SceneView } from './scene-views.js';
-import { AnnouncementSchema, EngineSchema, PlaybackSchema, SKIP_REASONS } from './playback-views.js';
 
 const Id = T.String({ format: 'uuid' });
 const Volume = T.Number({ minimum: 0, maximum: 1 });
@@ -213,7 +213,7 @@ export const STREAM_EVENT_TYPES: string[] = [...DomainEventSchema.anyOf, StreamR
 
 export type DomainEvent = Static<typeof DomainEventSchema>;
 export type PlaylistChangeReason = (typeof PLAYLIST_CHANGE_REASONS)[number];
-export type { PlayerView, ZoneView, InputDeviceView, SceneView };
+export type { InputDeviceView, PlayerView, SceneView, ZoneView };
 
 /**
  * A published event: `seq` numbers it within this run of the daemon, `id` is what the stream sends (see eventId).
@@ -238,15 +238,38 @@ export type Replay = { events: StampedEvent[] } | { reset: string };
 
 /**
  * Events for in-process subscribers only: never numbered, kept for replay, documented or sent to any client.
- * access.changed: a user's role, assignments, enabled state or credentials changed (or one of its sessions
- * ended), so whoever holds that user's caller (an open stream) must re-check it.
+ * - access.changed: a user's role, assignments, enabled state or credentials changed (or one of its sessions
+ *   ended), so whoever holds that user's caller (an open stream) must re-check it.
+ * - assignments.dropped: a player or zone deleted left these users' assignment lists (their access changed).
+ * - configuration.replaced: a restore replaced every row at once, without the events of each change: each service
+ *   that keeps something of the rows reloads it, and what clients hold (sessions, event streams) ends. The bus
+ *   forgets its history first (a client resuming from before gets `stream.reset`).
  */
-export type InternalEvent = { type: 'access.changed'; payload: { userId: string } };
+export type InternalEvent =
+  | { type: 'access.changed'; payload: { userId: string } }
+  | { type: 'assignments.dropped'; payload: { userIds: string[] } }
+  | { type: 'configuration.replaced'; payload: Record<string, never> };
 
 /** What a subscriber that asked for internal events receives. */
 export type BusEvent = StampedEvent | InternalEvent;
 
-export const isInternal = (event: DomainEvent | BusEvent): event is InternalEvent => event.type === 'access.changed';
+const INTERNAL_TYPES = new Set<string>(['access.changed', 'assignments.dropped', 'configuration.replaced']);
+
+export const isInternal = (event: DomainEvent | BusEvent): event is InternalEvent => INTERNAL_TYPES.has(event.type);
+
+/**
+ * When a subscriber hears an event, relative to the others: each stage before the next, whatever the order they
+ * subscribed in; within a stage, in the order of subscription. `stored`: what keeps the stored rows in memory
+ * rereads them (everything after reads them); `services` (the default): services follow; `clients`: what clients
+ * hold ends last (cached callers, event streams), once every service shows the new state.
+ */
+export const DELIVERY_STAGES = ['stored', 'services', 'clients'] as const;
+export type DeliveryStage = (typeof DELIVERY_STAGES)[number];
+export interface SubscribeOptions {
+  /** Internal events too (never to be passed on to a client). */
+  internal: true;
+  stage?: DeliveryStage;
+}
 
 export type EventListener = (event: StampedEvent) => void;
 
@@ -277,8 +300,11 @@ export class EventBus {
   private nextSeq = 1;
   /** Events up to this sequence number are not replayed: the state they describe was replaced (forgetHistory). */
   private replayFloor = 0;
-  /** Each listener, with the owner that registered it and whether it asked for internal events too. */
-  private readonly listeners = new Map<(event: BusEvent) => void, { owner: string; internal: boolean }>();
+  /**
+   * Each listener, with the owner that registered it, whether it asked for internal events too, and its stage: kept
+   * in the order of delivery (by stage, then by subscription).
+   */
+  private listeners = new Map<(event: BusEvent) => void, { owner: string; internal: boolean; stage: number }>();
   /** Where a subscriber's exception goes, with its owner and the event's type (the composition root logs it). */
   onSubscriberError: SubscriberErrorSink = (owner, type, error) => {
     console.error(
@@ -306,11 +332,18 @@ export class EventBus {
     return eventId(this.run, this.lastSeq);
   }
 
-  /** Numbers a domain event, keeps it for replay and delivers it; an internal event is only delivered. */
+  /**
+   * Numbers a domain event, keeps it for replay and delivers it; an internal event is only delivered (after a
+   * `configuration.replaced`, nothing before it is replayed: forgetHistory).
+   */
   publish(event: DomainEvent): StampedEvent;
   publish(event: InternalEvent): void;
-  publish(event: DomainEvent | InternalEvent): StampedEvent | void {
-    if (isInternal(event)) return this.deliver(event, true);
+  publish(event: DomainEvent | InternalEvent): StampedEvent | undefined {
+    if (isInternal(event)) {
+      if (event.type === 'configuration.replaced') this.forgetHistory();
+      this.deliver(event, true);
+      return undefined;
+    }
     // One object shape for every stamped event (a spread of events of many shapes is slow).
     const seq = this.nextSeq++;
     const stamped = { type: event.type, payload: event.payload, id: eventId(this.run, seq), seq } as StampedEvent;
@@ -328,18 +361,21 @@ export class EventBus {
 
   /**
    * Domain events only, unless `internal` is asked for: then internal events too, which the subscriber must
-   * never pass on to a client.
+   * never pass on to a client. Heard in its stage (DELIVERY_STAGES; `services` unless given).
    */
-  subscribe(owner: string, listener: EventListener): () => void;
-  subscribe(owner: string, listener: (event: BusEvent) => void, options: { internal: true }): () => void;
+  subscribe(owner: string, listener: (event: BusEvent) => void, options: SubscribeOptions): () => void;
+  subscribe(owner: string, listener: EventListener, options?: { stage: DeliveryStage }): () => void;
   subscribe(
     owner: string,
     listener: EventListener | ((event: BusEvent) => void),
-    options?: { internal: true },
+    options?: { internal?: true; stage?: DeliveryStage },
   ): () => void {
     // A listener without the option is only ever called with domain events (see deliver()).
     const wide = listener as (event: BusEvent) => void;
-    this.listeners.set(wide, { owner, internal: options?.internal === true });
+    const stage = DELIVERY_STAGES.indexOf(options?.stage ?? 'services');
+    this.listeners.set(wide, { owner, internal: options?.internal === true, stage });
+    // Rare (a service subscribes when it starts), so the order is kept here rather than worked out per event.
+    this.listeners = new Map([...this.listeners].sort(([, a], [, b]) => a.stage - b.stage));
     return () => this.listeners.delete(wide);
   }
 
