@@ -10,7 +10,7 @@ import type {
   ZoneState,
   ZoneTone,
 } from '../../drivers/driver.js';
-import { TONE_CONTROLS, ZONE_FLAGS, stepToTone, stepToVolume, volumeToStep } from '../../drivers/driver.js';
+import { stepToTone, stepToVolume, TONE_CONTROLS, volumeToStep, ZONE_FLAGS } from '../../drivers/driver.js';
 import type { ConformanceHarness, DriverRig } from './conformance-rig.js';
 import { isAvailability, isStatus, isZoneEvent, nextEvent, zoneEvents } from './events.js';
 
@@ -29,11 +29,13 @@ export const CONFORMANCE_CASES = [
   'a keypad change supersedes a write made before it that had not reached the amplifier',
   'a write made after the read that shows a keypad change was sent wins over the keypad',
   'an intent made while the amplifier was unreachable is written on its return, and a keypad change made meanwhile is adopted',
+  'a second unit fitted is described after the first, its zones driven and their keypad changes reported',
   'a unit that stops answering makes its zones unavailable, once each, and writes to them are not sent',
   'a unit that answers again makes its zones available again, once each',
   'after a restart with a unit gone, its remembered zones are described and unavailable',
   'line noise and garbage do not stop the driver',
   'stop leaves no timers behind',
+  'stop while the amplifier is unreachable at start leaves no timers behind',
   'describes its tone controls and status flags, and each one it lacks with the reason',
   'starting reports a zone whose tone differs from the tone the daemon remembered, and writes none of it',
   'setTone bass reaches the amplifier and reads back',
@@ -375,6 +377,34 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
   );
 
   run(
+    'a second unit fitted is described after the first, its zones driven and their keypad changes reported',
+    async (t) => {
+      const rig = await harness.create(t, { secondUnit: 'fitted' });
+      const { channels: unit } = rig.secondUnit;
+      const [first, last] = [unit[0]!, unit.at(-1)!];
+      await startWith(rig, []);
+      await rig.until(() => unit.every((channel) => channels(rig).includes(channel)), 'the second unit described');
+      t.same(channels(rig).slice(-unit.length), unit, "its zones are described after the first unit's, in order");
+      t.equal(new Set(channels(rig)).size, channels(rig).length, 'each zone once');
+      rig.driver.setZone(first, { power: true, source: 5 });
+      await settle(rig);
+      const { power, source } = rig.hardware(first);
+      t.same({ power, source }, { power: true, source: 5 }, `a write reaches zone ${first}`);
+      const events = recorded(rig);
+      const seen = nextEvent(rig.driver, isZoneEvent(last));
+      const pressed = q(rig, { power: true, muted: false, volume: 0.2, source: 3 });
+      rig.keypad(last, pressed);
+      t.same(
+        (await rig.until(seen, `a zone event for ${last}`)).state,
+        pressed,
+        `a keypad change on zone ${last} is reported with its state`,
+      );
+      await rig.observed();
+      t.equal(zoneEvents(events).length, 1, 'once');
+    },
+  );
+
+  run(
     'a unit that stops answering makes its zones unavailable, once each, and writes to them are not sent',
     async (t) => {
       const rig = await harness.create(t, { secondUnit: 'fitted' });
@@ -479,6 +509,17 @@ export function driverConformance(t: Test, harness: ConformanceHarness): void {
     await rig.driver.stop();
     t.equal(rig.timers(), 0, 'no timer of the driver is left');
     t.equal(rig.driver.online, false, 'reports offline once stopped');
+  });
+
+  run('stop while the amplifier is unreachable at start leaves no timers behind', async (t) => {
+    const rig = await harness.create(t);
+    rig.unplug();
+    const offline = nextEvent(rig.driver, isStatus(false));
+    await rig.driver.start(new Map());
+    await rig.until(offline, 'the driver offline');
+    t.ok(rig.timers() > 0, 'it is waiting to try again');
+    await rig.driver.stop();
+    t.equal(rig.timers(), 0, 'no timer of the driver is left');
   });
 
   run('describes its tone controls and status flags, and each one it lacks with the reason', async (t) => {

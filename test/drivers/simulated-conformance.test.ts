@@ -45,6 +45,8 @@ driverConformance(t, {
     'a volume burst reaches the wire as fewer writes than changes': 'no wire: changes are applied in memory',
     'line noise and garbage do not stop the driver': 'no line to garble: the hardware is in memory',
     'a tone control the family lacks is refused with the reason': 'the simulated amplifier has every tone control',
+    'stop while the amplifier is unreachable at start leaves no timers behind':
+      'no line to reopen: start() brings its in-memory hardware up, and it never schedules a retry',
     'starting reports a zone whose tone differs from the tone the daemon remembered, and writes none of it':
       "its hardware does not outlive the process: start() makes the remembered tone the hardware's",
   },
