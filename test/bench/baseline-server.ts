@@ -1,6 +1,7 @@
 // The bare uWS baseline: the daemon's uWS binary (loadUws) answering the same bytes with no framework around it.
 import { scrypt } from 'node:crypto';
-import { loadUws, type HttpResponse } from '../../daemon/http/uws.js';
+import { type HttpResponse, loadUws } from '../../daemon/http/uws.js';
+import { serve, startOnConfig } from './lib/server-child.js';
 
 export interface BaselineConfig {
   /** GET routes answered with fixed bytes: the daemon's own response bodies for the same paths. */
@@ -128,20 +129,7 @@ function start(config: BaselineConfig): void {
       );
     });
   }
-  app.any('/*', (res) => {
-    res.writeStatus('404 Not Found').end();
-  });
-  app.listen('127.0.0.1', 0, (socket) => {
-    if (!socket) {
-      process.send?.({ type: 'error', message: 'baseline: cannot listen on 127.0.0.1' });
-      process.exit(1);
-    }
-    process.send?.({ type: 'listening', port: uws.us_socket_local_port(socket), uws: source });
-  });
+  serve(app, uws, source, 'baseline');
 }
 
-process.once('message', (message: { type: string; config: BaselineConfig }) => {
-  if (message.type === 'config') start(message.config);
-});
-process.on('disconnect', () => process.exit(0));
-process.send?.({ type: 'ready' });
+startOnConfig<BaselineConfig>(start);

@@ -3,20 +3,22 @@
 // else the machine does; an instruction count does not (user space only: the kernel's share of a request, the same
 // syscalls on both sides, is not in it). So a change to a hot path can be measured on a busy machine, and builds of
 // two commits compared (--checkout: another work tree with its own `npm run build`). The ratio is bare ÷ azcd.
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { freePort } from '../helpers/sockets.js';
+import { startBaseline } from './lib/baseline.js';
 import { ADMIN_PASSWORD, waitHealthy } from './lib/daemon-process.js';
 import { setupPlayers } from './lib/fixture.js';
-import { startBaseline } from './lib/baseline.js';
 import { ensureBuild, ROOT, spawnTracked, stopChild } from './lib/processes.js';
+import { makeRow, type Row, type SectionOptions } from './lib/report.js';
 import { median } from './lib/stats.js';
-import { freePort } from '../helpers/sockets.js';
 
-const CASES = ['me', 'players', 'put'] as const;
-type CaseName = (typeof CASES)[number];
+export const CASES = ['me', 'players', 'put'] as const;
+export type CaseName = (typeof CASES)[number];
 const CONNECTIONS = 10;
 const ROUNDS = 3;
 const LOAD_LIMIT_MS = 10 * 60_000;
@@ -67,7 +69,7 @@ function callgrind(outDir: string): string[] {
   return ['-q', '--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${path.join(outDir, 'cg.%p')}`];
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+let agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
 
 function request(
   port: number,
@@ -156,15 +158,30 @@ async function startDaemon(
   return { server: { name: 'azcd', child, port, outDir }, adminKey, stateDir };
 }
 
-async function main(): Promise<void> {
-  const { cases, requests, checkout } = parseArgs(process.argv.slice(2));
+/** One request kind's counts: instructions per request in each counted window, for azcd and for bare uWS. */
+export interface CaseCount {
+  kind: CaseName;
+  azcd: number[];
+  bare: number[];
+}
+
+/** The counts of `cases` (npm run bench's icount section uses this too); `log` gets the lines the CLI prints. */
+export async function countCases(options: {
+  cases: readonly CaseName[];
+  requests: number;
+  checkout: string;
+  log: (line: string) => void;
+}): Promise<CaseCount[]> {
+  const { cases, requests, checkout, log } = options;
   execFileSync('callgrind_control', ['--version'], { stdio: 'ignore' });
-  if (checkout === ROOT) await ensureBuild((line) => console.log(line));
+  if (checkout === ROOT) await ensureBuild(log);
   const outDir = mkdtempSync(path.join(tmpdir(), 'azc-callgrind-'));
+  agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
   let baseline: Server | undefined;
+  const counts: CaseCount[] = [];
   try {
-    console.log(
+    log(
       `instructions per request under callgrind: ${requests} counted requests per case after a warm-up of every case, ${CONNECTIONS} connections; azcd from ${checkout}`,
     );
     daemon = await startDaemon(checkout, outDir);
@@ -222,11 +239,13 @@ async function main(): Promise<void> {
       }
       const k = (n: number) => (n / 1000).toFixed(1);
       const spread = (xs: number[]) => `${k(Math.min(...xs))}-${k(Math.max(...xs))}`;
-      console.log(
+      log(
         `${which.padEnd(8)} azcd ${k(median(azcd)).padStart(6)} k instructions/request (${spread(azcd)}), bare uWS ${k(median(bare)).padStart(5)} k (${spread(bare)})` +
           ` → ratio ${(median(bare) / median(azcd)).toFixed(2)}`,
       );
+      counts.push({ kind: which, azcd, bare });
     }
+    return counts;
   } finally {
     agent.destroy();
     if (baseline) await stopChild(baseline.child, 5000);
@@ -238,7 +257,49 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+const CASE_NAMES: Record<CaseName, string> = {
+  me: 'GET /api/users/me',
+  players: 'GET /api/players (4 players)',
+  put: 'PUT /api/players/{id}/volume (2 zones, 3 events)',
+};
+
+/** `npm run bench`'s icount section: per request kind, azcd's median count against bare uWS's, as the CLI counts. */
+export async function benchIcount(options: SectionOptions): Promise<Row[]> {
+  const requests = options.quick ? 1000 : 4000;
+  const counts = await countCases({
+    cases: CASES,
+    requests,
+    checkout: ROOT,
+    log: (line) => options.log(`icount: ${line}`),
+  });
+  const k = (n: number) => n / 1000;
+  const spread = (xs: number[]) => `${k(Math.min(...xs)).toFixed(1)}-${k(Math.max(...xs)).toFixed(1)} k`;
+  return counts.map(({ kind, azcd, bare }) =>
+    makeRow({
+      section: 'icount',
+      name: CASE_NAMES[kind],
+      value: k(median(azcd)),
+      unit: 'k instructions/req',
+      baseline: k(median(bare)),
+      // As the throughput ratios: the baseline's cost over azcd's, so a higher ratio is a cheaper request.
+      ratio: median(bare) / median(azcd),
+      note:
+        `median of ${azcd.length} windows of ${requests} requests, user space only; azcd ${spread(azcd)}, bare uWS ${spread(bare)}; ` +
+        'ratio is bare ÷ azcd; a change that raises an azcd count by more than 5% says why',
+      details: { azcd, bare, requests },
+    }),
+  );
+}
+
+async function main(): Promise<void> {
+  const { cases, requests, checkout } = parseArgs(process.argv.slice(2));
+  await countCases({ cases, requests, checkout, log: (line) => console.log(line) });
+}
+
+// Run as `npm run bench:icount`; imported by run.ts for its icount section.
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  main().catch((err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

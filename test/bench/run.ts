@@ -1,15 +1,18 @@
-// `npm run bench`: every benchmark section against its same-run baseline; a table on stdout, JSON in bench-results/.
+// `npm run bench`: every benchmark section against its same-run baseline; a table on stdout, JSON in bench-results/,
+// and (full runs) each section's figures in docs/benchmarks.md between its markers.
 import path from 'node:path';
 import { benchCoalescing } from './coalescing.js';
 import { benchColdStart } from './cold-start.js';
 import { benchHttp } from './http-ratios.js';
+import { benchIcount } from './icount.js';
 import { benchIdle } from './idle.js';
-import { benchMonoprice } from './monoprice.js';
-import { ensureBuild } from './lib/processes.js';
-import { benchPlaybackDaemon } from './playback-daemon.js';
+import { FIGURES_DOC, revision, sectionFigures, writeFigures } from './lib/doc-figures.js';
 import { openFileLimit, readLoadAverage } from './lib/proc.js';
-import { formatTable, machineInfo, writeResults, type Row, type SectionOptions } from './lib/report.js';
-import { SNAPCAST_INSTALL_HINT, benchSnapserver } from './snapserver.js';
+import { ensureBuild } from './lib/processes.js';
+import { formatTable, machineInfo, type Row, type SectionOptions, writeResults } from './lib/report.js';
+import { benchMonoprice } from './monoprice.js';
+import { benchPlaybackDaemon } from './playback-daemon.js';
+import { benchSnapserver, SNAPCAST_INSTALL_HINT } from './snapserver.js';
 import { benchSse } from './sse-fanout.js';
 
 const SECTIONS: Record<string, { about: string; run: (options: SectionOptions) => Promise<Row[]> }> = {
@@ -23,7 +26,8 @@ const SECTIONS: Record<string, { about: string; run: (options: SectionOptions) =
     run: benchIdle,
   },
   http: {
-    about: 'GET /api/users/me, GET /api/players, PUT player volume and login vs bare uWS, driven by wrk',
+    about:
+      'GET /api/users/me, GET /api/players and login vs bare uWS, PUT player volume vs the same-work baseline (and bare uWS), driven by wrk',
     run: benchHttp,
   },
   sse: { about: 'SSE fan-out to 100/1000/2000 subscribers: delivery latency and RSS per subscriber', run: benchSse },
@@ -45,11 +49,17 @@ const SECTIONS: Record<string, { about: string; run: (options: SectionOptions) =
       'each coalescing step of the write path on and off (ARCHITECTURE.md): volume PUT vs bare uWS, MQTT bursts and fan-out, driver intents',
     run: benchCoalescing,
   },
+  icount: {
+    about:
+      'instructions per request under callgrind (the regression guard, independent of load): me, players, put vs bare uWS',
+    run: benchIcount,
+  },
 };
 
-const USAGE = `usage: node --import tsx test/bench/run.ts [--quick] [--only ${Object.keys(SECTIONS).join(',')}] [--install]
-  --quick    short runs (2 s instead of 5 s, 2 rounds instead of 5, fewer SSE sizes) for development
+const USAGE = `usage: node --import tsx test/bench/run.ts [--quick] [--only ${Object.keys(SECTIONS).join(',')}] [--no-doc] [--install]
+  --quick    short runs (2 s instead of 5 s, 2 rounds instead of 5, fewer SSE sizes) for development; not written to the doc
   --only     run only the named sections
+  --no-doc   do not write the figures into docs/benchmarks.md (a full run writes each section it ran)
   --sse-sizes N,...  subscriber counts for the sse section (default 100,1000,2000)
   --install  print how to install the snapserver peer and exit
 sections:
@@ -57,13 +67,15 @@ ${Object.entries(SECTIONS)
   .map(([name, s]) => `  ${name.padEnd(11)}${s.about}`)
   .join('\n')}`;
 
-function parseArgs(argv: string[]): { quick: boolean; only: string[]; sseSizes?: number[] } {
+function parseArgs(argv: string[]): { quick: boolean; only: string[]; sseSizes?: number[]; doc: boolean } {
   let quick = false;
+  let doc = true;
   let sseSizes: number[] | undefined;
   let only = Object.keys(SECTIONS);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--quick') quick = true;
+    else if (arg === '--no-doc') doc = false;
     else if (arg === '--only' || arg.startsWith('--only=')) {
       const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
       only = (value ?? '')
@@ -85,11 +97,11 @@ function parseArgs(argv: string[]): { quick: boolean; only: string[]; sseSizes?:
       process.exit(0);
     } else throw new Error(`unknown option ${arg}\n${USAGE}`);
   }
-  return { quick, only, sseSizes };
+  return { quick, only, sseSizes, doc: doc && !quick };
 }
 
 async function main(): Promise<void> {
-  const { quick, only, sseSizes } = parseArgs(process.argv.slice(2));
+  const { quick, only, sseSizes, doc } = parseArgs(process.argv.slice(2));
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
@@ -109,12 +121,18 @@ async function main(): Promise<void> {
 
   const rows: Row[] = [];
   const failures: Array<{ section: string; error: string }> = [];
+  const figures: Record<string, string> = {};
+  const rev = revision();
   for (const name of only) {
     const section = SECTIONS[name]!;
     const began = performance.now();
+    const at = new Date();
+    const loadAtStart = readLoadAverage();
     log(`\n== ${name}: ${section.about}`);
     try {
-      rows.push(...(await section.run({ quick, log, sseSizes })));
+      const sectionRows = await section.run({ quick, log, sseSizes });
+      rows.push(...sectionRows);
+      figures[name] = sectionFigures(sectionRows, { at, quick, load: [loadAtStart, readLoadAverage()], machine }, rev);
       log(`== ${name}: done in ${Math.round((performance.now() - began) / 1000)} s`);
     } catch (err) {
       const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
@@ -147,6 +165,12 @@ async function main(): Promise<void> {
     failures,
   });
   log(`results: ${path.relative(process.cwd(), file)}`);
+  const docName = path.relative(process.cwd(), FIGURES_DOC);
+  if (doc) {
+    const { written, missing } = writeFigures(figures);
+    if (written.length) log(`figures of ${written.join(', ')} written to ${docName}`);
+    if (missing.length) log(`${docName} has no place for the figures of ${missing.join(', ')} (printed above only)`);
+  } else log(`figures not written to ${docName} (${quick ? 'a quick run' : '--no-doc'})`);
   // A missed target is a finding, not a failure; a broken benchmark is.
   if (failures.length) process.exitCode = 1;
 }
