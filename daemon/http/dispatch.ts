@@ -197,7 +197,8 @@ export class Dispatcher {
     }
     if (compiled.route.access !== 'public') this.authorize(request);
     const params = lookup.match.params;
-    request.params = compiled.params ? normaliseIds(compiled.params.parse(params, 'path')) : params;
+    // The path's ids come out of the check lower-cased (daemon/ids.ts).
+    request.params = compiled.params ? compiled.params.parse(params, 'path') : params;
     if (compiled.query) compiled.query.parse(Object.fromEntries(request.query), 'query');
     return compiled;
   }
@@ -355,13 +356,3 @@ export class Dispatcher {
 }
 
 const EMPTY_BODY = Buffer.alloc(0);
-
-/** Lower-cases UUID path parameters so lookups match the stored form. */
-function normaliseIds<T>(params: T): T {
-  const out = params as Record<string, unknown>;
-  for (const key of Object.keys(out)) {
-    const value = out[key];
-    if (typeof value === 'string') out[key] = value.toLowerCase();
-  }
-  return params;
-}

@@ -4,12 +4,13 @@ import { Type, FormatRegistry } from '@sinclair/typebox';
 import type { TObject, TSchema, Static } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { badRequest, HttpError, type FieldErrors } from './problem.js';
+import { Id, type IdDecoder, idDecoder } from '../ids.js';
 import { nameProblem } from '../names.js';
 
 export { Type as T };
+export { isUuid } from '../ids.js';
 export type { TSchema, Static };
 
-FormatRegistry.Set('uuid', isUuid);
 FormatRegistry.Set('date-time', (value) => !Number.isNaN(Date.parse(value)));
 /** A user-given name or title: no control characters, line breaks or bidi overrides (daemon/names.ts). */
 FormatRegistry.Set('name', (value) => nameProblem(value) === undefined);
@@ -21,8 +22,8 @@ declare module '@sinclair/typebox' {
   }
 }
 
-export const Uuid = (description = 'identifier (UUID)') =>
-  Type.String({ format: 'uuid', description, errorMessage: 'must be a UUID' });
+/** A path or body id: any letter case is accepted, and the handler gets it lower-cased (daemon/ids.ts). */
+export const Uuid = Id;
 
 export const Volume = Type.Number({
   minimum: 0,
@@ -94,6 +95,8 @@ function checkFieldRule(schema: TSchema, value: unknown): void {
 
 export class Validator<S extends TSchema> {
   private compiled: TypeCheck<S> | undefined;
+  /** Lower-cases the ids of a valid value; null when the schema holds none (looked for on first use). */
+  private ids: IdDecoder | null | undefined;
   constructor(readonly schema: S) {}
 
   /** Compiled on first use: start-up does not pay for the routes nobody calls. */
@@ -113,7 +116,8 @@ export class Validator<S extends TSchema> {
     }
     if (valid) {
       checkFieldRule(this.schema, value);
-      return value;
+      const decode = (this.ids ??= idDecoder(this.schema) ?? null);
+      return decode ? (decode(value) as Static<S>) : value;
     }
     const errors: FieldErrors = {};
     try {
@@ -220,21 +224,4 @@ export function nestsDeeperThan(bytes: Uint8Array, max: number): boolean {
     } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) depth--;
   }
   return false;
-}
-
-/**
- * Whether `value` is a UUID in its text form (8-4-4-4-12 hex digits, either case). Every path id is checked per
- * request; a loop over the characters costs a fraction of the equivalent regular expression.
- */
-export function isUuid(value: string): boolean {
-  if (value.length !== 36) return false;
-  for (let i = 0; i < 36; i++) {
-    const c = value.charCodeAt(i);
-    if (i === 8 || i === 13 || i === 18 || i === 23) {
-      if (c !== 0x2d) return false;
-    } else if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46))) {
-      return false;
-    }
-  }
-  return true;
 }

@@ -1,4 +1,5 @@
 // The topic layout: one place that names every state, command, availability and discovery topic.
+import { canonicalId, isUuid } from '../ids.js';
 
 /** The zone fields that take commands: its volume, switches, source, sleep timer and tone controls. */
 export type ZoneCommand = 'volume' | 'power' | 'mute' | 'source' | 'sleep' | 'bass' | 'treble' | 'balance' | 'loudness';
@@ -31,7 +32,6 @@ const ZONE_COMMANDS: readonly string[] = [
   'loudness',
 ];
 const PLAYER_COMMANDS: readonly string[] = ['volume', 'playing', 'next', 'previous'];
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class Topics {
   constructor(
@@ -94,19 +94,20 @@ export class Topics {
     return `${this.discoveryPrefix}/${component}/${nodeId}/${objectId}/config`;
   }
 
-  /** Parses a command topic; undefined for anything that is not one of ours. */
+  /** Parses a command topic; undefined for anything that is not one of ours. Its id comes out canonical (lower case). */
   parseCommand(topic: string): CommandTarget | undefined {
     if (topic === this.allOffCommand) return { kind: 'all-off' };
     if (!topic.startsWith(`${this.base}/`) || !topic.endsWith('/set')) return undefined;
     const parts = topic.slice(this.base.length + 1, -'/set'.length).split('/');
-    if (parts.length === 2 && parts[0] === 'scene' && UUID_RE.test(parts[1]!))
-      return { kind: 'scene', id: parts[1]!.toLowerCase() };
-    if (parts.length !== 3 || !UUID_RE.test(parts[1]!)) return undefined;
-    const [kind, id, field] = parts as [string, string, string];
-    if (kind === 'zone' && ZONE_COMMANDS.includes(field))
-      return { kind, id: id.toLowerCase(), field: field as ZoneCommand };
-    if (kind === 'player' && PLAYER_COMMANDS.includes(field))
-      return { kind, id: id.toLowerCase(), field: field as PlayerCommand };
+    const named = parts[1];
+    if (named === undefined || !isUuid(named)) return undefined;
+    // The MQTT front door for ids: a hub may send them in any letter case.
+    const id = canonicalId(named);
+    if (parts.length === 2 && parts[0] === 'scene') return { kind: 'scene', id };
+    if (parts.length !== 3) return undefined;
+    const [kind, , field] = parts as [string, string, string];
+    if (kind === 'zone' && ZONE_COMMANDS.includes(field)) return { kind, id, field: field as ZoneCommand };
+    if (kind === 'player' && PLAYER_COMMANDS.includes(field)) return { kind, id, field: field as PlayerCommand };
     return undefined;
   }
 }

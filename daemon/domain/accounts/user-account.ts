@@ -1,8 +1,8 @@
 // One user account as the API shows it, and the rules its username, password and assignments must meet.
 import type { Assignments, UserRow } from '../../store/users-repo.js';
-import { invalid } from '../shared/index.js';
 import type { Role } from '../shared/index.js';
-import { maskApiKey, type DeviceSecrets } from './secrets.js';
+import { invalid } from '../shared/index.js';
+import { type DeviceSecrets, maskApiKey } from './secrets.js';
 
 export interface UserView {
   id: string;
@@ -18,6 +18,7 @@ export interface UserView {
 }
 
 import { USERNAME_RE } from '../../names.js';
+
 export { USERNAME_RE };
 
 export function userView(row: UserRow, assignments: Assignments, secrets: DeviceSecrets): UserView {
@@ -62,15 +63,15 @@ export function validatePassword(password: string, field: string): void {
 }
 
 /**
- * Assignment lists as stored: ids lower-cased and without repeats. Unknown ids are refused with one message per
- * list (`exists` says whether a player or zone id is known).
+ * Assignment lists as stored: without repeats (ids arrive in their canonical form, daemon/ids.ts). Unknown ids are
+ * refused with one message per list (`exists` says whether a player or zone id is known).
  */
 export function checkAssignments(
   assignments: Assignments,
   exists: (kind: 'player' | 'zone', id: string) => boolean,
 ): Assignments {
-  const playerIds = [...new Set(assignments.playerIds.map((id) => id.toLowerCase()))];
-  const zoneIds = [...new Set(assignments.zoneIds.map((id) => id.toLowerCase()))];
+  const playerIds = [...new Set(assignments.playerIds)];
+  const zoneIds = [...new Set(assignments.zoneIds)];
   const unknownPlayers = playerIds.filter((id) => !exists('player', id));
   const unknownZones = zoneIds.filter((id) => !exists('zone', id));
   if (unknownPlayers.length || unknownZones.length) {

@@ -1,19 +1,20 @@
 // Loads players and zones for a caller and checks, in the same call, what the operation may do with them: the one
 // place an audio operation checks its caller (docs/conventions.md, 8). An operation calls one loader for what it acts
 // on, which checks the role once; the other zones it names are loaded by visibility alone.
-import type { Amplifiers } from './amplifiers.js';
-import type { Availability } from './availability.js';
+
 import type { AudioRepo, PlayerRow, ZoneRow } from '../../store/audio-repo.js';
+import type { Caller } from '../shared/index.js';
 import {
   canSeePlayer,
   canSeeZone,
+  invalid,
+  notFound,
   requireAdmin,
   requireWriter,
   visibleZones,
-  invalid,
-  notFound,
 } from '../shared/index.js';
-import type { Caller } from '../shared/index.js';
+import type { Amplifiers } from './amplifiers.js';
+import type { Availability } from './availability.js';
 
 export class AudioLookup {
   constructor(
@@ -65,7 +66,7 @@ export class AudioLookup {
    * id fails the whole request with 400.
    */
   zonesNamed(caller: Caller, zoneIds: string[]): ZoneRow[] {
-    const ids = [...new Set(zoneIds.map((id) => id.toLowerCase()))];
+    const ids = [...new Set(zoneIds)];
     const zones: ZoneRow[] = [];
     const missing: string[] = [];
     for (const id of ids) {

@@ -2,13 +2,13 @@
 // what plays, power on and route, set volumes, and only then unmute; zones that end off go off last). One apply at a time.
 import type { AmplifierDriver, ZoneTone } from '../../../drivers/driver.js';
 import type { AudioRepo, ZoneRow } from '../../store/audio-repo.js';
-import { invalid, visibleZones } from '../shared/index.js';
 import type { Caller, Writer } from '../shared/index.js';
+import { invalid, visibleZones } from '../shared/index.js';
 import type { AudioLookup } from './audio-lookup.js';
 import { limitsOf } from './audio-views.js';
+import type { Skipped } from './availability.js';
 import { effectiveVolume } from './volume-rule.js';
 import type { ZoneChange, ZoneCommits } from './zone-changes.js';
-import type { Skipped } from './availability.js';
 import { knownTone, storedTone, toneColumns, toneDiffers, toneFor, toneViewOf } from './zone-tone.js';
 
 /** The state a scene (or the undo slot) holds for one zone. */
@@ -201,7 +201,7 @@ export class ZoneApplier {
   private checkTargets(caller: Caller, targets: readonly ZoneTarget[]): void {
     const seen = new Set<string>();
     for (const target of targets) {
-      const id = target.zoneId.toLowerCase();
+      const id = target.zoneId;
       if (seen.has(id)) throw invalid(`zone ${id} is named twice`, { zones: [`zone ${id} is named twice`] });
       seen.add(id);
       const zone = this.lookup.zoneToSee(caller, id);
@@ -210,7 +210,7 @@ export class ZoneApplier {
           volume: ['must be a number from 0 to 1'],
         });
       }
-      const player = target.playerId === null ? undefined : this.repo.player(target.playerId.toLowerCase());
+      const player = target.playerId === null ? undefined : this.repo.player(target.playerId);
       if (player) this.lookup.checkSameAmplifier(player, [zone]);
     }
   }
@@ -220,13 +220,13 @@ export class ZoneApplier {
     const steps: ApplyStep[] = [];
     const unreachable: ZoneRow[] = [];
     for (const target of targets) {
-      const zone = this.lookup.zoneToSee(writer, target.zoneId.toLowerCase());
+      const zone = this.lookup.zoneToSee(writer, target.zoneId);
       const driver = availability.reachable(zone);
       if (!driver) {
         unreachable.push(zone);
         continue;
       }
-      const player = target.playerId === null ? undefined : this.repo.player(target.playerId.toLowerCase());
+      const player = target.playerId === null ? undefined : this.repo.player(target.playerId);
       // A control the zone's amplifier lacks (a scene edited by hand, or a zone moved) is left out.
       const tone = target.tone && toneFor(driver.describe().sound, target.tone);
       // The target's volume is explicit, so it wins over a turn-on volume; the limit still holds.

@@ -1,18 +1,20 @@
 // The backup document: its schema (one per format version), the upgrade steps from older versions, and the checks
 // a document must pass as a whole (ids, references, uniqueness, limits) before a restore changes anything.
-import { FormatRegistry, Type as T, type Static, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { invalid, type FieldErrors } from '../shared/index.js';
-import { passwordHashProblem } from '../accounts/index.js';
-import { nameKey, nameProblem, usernameProblem } from '../../names.js';
+import { FormatRegistry, type Static, Type as T, type TSchema } from '@sinclair/typebox';
+import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
 import { mqttUrlProblem } from '../../config.js';
+import { type IdDecoder, Id as IdSchema, idDecoder } from '../../ids.js';
+import { nameKey, nameProblem, usernameProblem } from '../../names.js';
+import { passwordHashProblem } from '../accounts/index.js';
+import { type FieldErrors, invalid } from '../shared/index.js';
 
 export const BACKUP_FORMAT = 'azcd-backup';
 /** The version this azcd writes. A change of the document's shape adds a version and an upgrade step below. */
 export const BACKUP_VERSION = 3;
 
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-const Id = T.String({ pattern: UUID, errorMessage: 'must be a UUID' });
+/** Any letter case is accepted; parseBackup and parseSecrets hand on the canonical (lower-case) form. */
+const Id = IdSchema();
 const Fraction = T.Number({ minimum: 0, maximum: 1, errorMessage: 'must be a number from 0 to 1' });
 const Timestamp = T.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$',
@@ -319,14 +321,18 @@ export function trackProblems(value: unknown): Array<[field: string, message: st
 let compiled:
   | {
       document: TypeCheck<typeof BackupSchema>;
+      documentIds: IdDecoder;
       secrets: TypeCheck<typeof SecretsPlainSchema>;
+      secretsIds: IdDecoder;
       track: TypeCheck<typeof TrackEntry>;
     }
   | undefined;
 const checks = () =>
   (compiled ??= {
     document: TypeCompiler.Compile(BackupSchema),
+    documentIds: idDecoder(BackupSchema) as IdDecoder,
     secrets: TypeCompiler.Compile(SecretsPlainSchema),
+    secretsIds: idDecoder(SecretsPlainSchema) as IdDecoder,
     track: TypeCompiler.Compile(TrackEntry),
   });
 /** Problems listed per field before the rest are summed up: enough to fix a document, bounded for a huge one. */
@@ -350,6 +356,8 @@ export function parseBackup(value: unknown, limits: DocumentLimits, streamed: Fi
       if (Object.keys(errors).length >= MAX_LISTED) break;
     }
   } else {
+    // The restore's front door for ids: from here on they are in the form the store keeps.
+    checks().documentIds(doc);
     errors = relations(doc, limits);
   }
   for (const [field, messages] of Object.entries(streamed)) {
@@ -370,8 +378,9 @@ export function parseSecrets(plain: string, doc: BackupDocument): SecretsPlain {
   }
   if (!checks().secrets.Check(value))
     throw invalid('the secrets of this backup opened but are not in the expected form; the backup is damaged');
-  const users = new Set(doc.users.map((u) => u.id.toLowerCase()));
-  const unknown = value.users.filter((u) => !users.has(u.id.toLowerCase())).map((u) => u.id);
+  checks().secretsIds(value);
+  const users = new Set(doc.users.map((u) => u.id));
+  const unknown = value.users.filter((u) => !users.has(u.id)).map((u) => u.id);
   if (unknown.length)
     throw invalid(
       `the secrets of this backup name users it does not hold: ${unknown.slice(0, 5).join(', ')}; the backup is damaged`,
@@ -382,8 +391,8 @@ export function parseSecrets(plain: string, doc: BackupDocument): SecretsPlain {
   const seen = new Set<string>();
   value.users.forEach((u, i) => {
     const field = `backup.secrets.users.${i}`;
-    if (seen.has(u.id.toLowerCase())) (errors[`${field}.id`] ??= []).push('names a user twice');
-    seen.add(u.id.toLowerCase());
+    if (seen.has(u.id)) (errors[`${field}.id`] ??= []).push('names a user twice');
+    seen.add(u.id);
     const problem = u.passwordHash === null ? undefined : passwordHashProblem(u.passwordHash);
     if (problem) (errors[`${field}.passwordHash`] ??= []).push(`the password hash ${problem}`);
     if (u.apiKey === null) return;
@@ -439,9 +448,8 @@ function relations(doc: BackupDocument, limits: DocumentLimits): FieldErrors {
   };
   const ids = new Set<string>();
   const unique = (field: string, id: string) => {
-    const key = id.toLowerCase();
-    if (ids.has(key)) add(field, `the id ${id} is used twice`);
-    ids.add(key);
+    if (ids.has(id)) add(field, `the id ${id} is used twice`);
+    ids.add(id);
   };
   const distinct = <V>(items: readonly V[], keyOf: (item: V) => string, field: (i: number) => string, what: string) => {
     const seen = new Map<string, number>();
@@ -515,25 +523,23 @@ function relations(doc: BackupDocument, limits: DocumentLimits): FieldErrors {
     'the same name as people read it (letter case, width and invisible characters aside)',
   );
 
-  const players = new Map(doc.players.map((p) => [p.id.toLowerCase(), p]));
-  const zones = new Map(doc.zones.map((z) => [z.id.toLowerCase(), z]));
+  const players = new Map(doc.players.map((p) => [p.id, p]));
+  const zones = new Map(doc.zones.map((z) => [z.id, z]));
   const sameAmplifier = (zone: BackupZone, playerId: string) =>
-    amplifierOf(zone.output) === amplifierOf(players.get(playerId.toLowerCase())!.input);
+    amplifierOf(zone.output) === amplifierOf(players.get(playerId)!.input);
 
   doc.users.forEach((u, i) => {
     u.assignments.playerIds.forEach((id, j) => {
-      if (!players.has(id.toLowerCase()))
+      if (!players.has(id))
         add(`backup.users.${i}.assignments.playerIds.${j}`, `names no player of the backup (${id})`);
     });
     u.assignments.zoneIds.forEach((id, j) => {
-      if (!zones.has(id.toLowerCase()))
-        add(`backup.users.${i}.assignments.zoneIds.${j}`, `names no zone of the backup (${id})`);
+      if (!zones.has(id)) add(`backup.users.${i}.assignments.zoneIds.${j}`, `names no zone of the backup (${id})`);
     });
   });
   doc.zones.forEach((z, i) => {
     if (z.playerId === null) return;
-    if (!players.has(z.playerId.toLowerCase()))
-      add(`backup.zones.${i}.playerId`, `names no player of the backup (${z.playerId})`);
+    if (!players.has(z.playerId)) add(`backup.zones.${i}.playerId`, `names no player of the backup (${z.playerId})`);
     else if (!sameAmplifier(z, z.playerId))
       add(`backup.zones.${i}.playerId`, 'names a player of another amplifier than the zone');
   });
@@ -541,13 +547,12 @@ function relations(doc: BackupDocument, limits: DocumentLimits): FieldErrors {
     const seen = new Set<string>();
     s.zones.forEach((entry, j) => {
       const field = `backup.scenes.${i}.zones.${j}`;
-      const zone = zones.get(entry.zoneId.toLowerCase());
+      const zone = zones.get(entry.zoneId);
       if (!zone) add(`${field}.zoneId`, `names no zone of the backup (${entry.zoneId})`);
-      if (seen.has(entry.zoneId.toLowerCase())) add(`${field}.zoneId`, 'names a zone twice in one scene');
-      seen.add(entry.zoneId.toLowerCase());
+      if (seen.has(entry.zoneId)) add(`${field}.zoneId`, 'names a zone twice in one scene');
+      seen.add(entry.zoneId);
       if (entry.playerId === null) return;
-      if (!players.has(entry.playerId.toLowerCase()))
-        add(`${field}.playerId`, `names no player of the backup (${entry.playerId})`);
+      if (!players.has(entry.playerId)) add(`${field}.playerId`, `names no player of the backup (${entry.playerId})`);
       else if (zone && !sameAmplifier(zone, entry.playerId))
         add(`${field}.playerId`, 'names a player of another amplifier than the zone');
     });

@@ -169,11 +169,9 @@ export function savedBridgePassword(meta: readonly MetaRow[]): SavedBridgeSettin
   return parseBridgeSettings(meta.find((row) => row.key === BRIDGE_SETTINGS_KEY)?.value).password;
 }
 
-const lower = (id: string) => id.toLowerCase();
-const lowerOrNull = (id: string | null) => (id === null ? null : id.toLowerCase());
-
 /**
  * The rows of a checked document, users aside (their key material depends on the secrets and on this appliance).
+ * Its ids are in their canonical form already (parseBackup).
  * `currentMeta` is the `meta` table now: settings the document does not cover stay as they are.
  */
 export function configurationOf(
@@ -183,14 +181,14 @@ export function configurationOf(
   bridgePassword?: SavedBridgeSettings['password'],
 ): Omit<ConfigurationRows, 'users'> {
   const zones: ZoneConfigRow[] = doc.zones.map((z) => ({
-    id: lower(z.id),
+    id: z.id,
     name: z.name,
     // THE RULE holds for a restored zone too; it comes back powered off, so a restore never starts sound in a room.
     volume: effectiveVolume({ maxVolume: z.maxVolume, turnOnVolume: z.turnOnVolume }, z.volume),
     muted: z.muted ? 1 : 0,
     power: 0,
     source: z.source,
-    player_id: lowerOrNull(z.playerId),
+    player_id: z.playerId,
     output_amplifier: z.output.amplifier,
     output_driver: z.output.driver,
     output_channel: z.output.channel,
@@ -221,19 +219,19 @@ export function configurationOf(
   }
   return {
     assignments: doc.users.flatMap((u) => [
-      ...[...new Set(u.assignments.playerIds.map(lower))].map((target_id) => ({
-        user_id: lower(u.id),
+      ...[...new Set(u.assignments.playerIds)].map((target_id) => ({
+        user_id: u.id,
         kind: 'player' as const,
         target_id,
       })),
-      ...[...new Set(u.assignments.zoneIds.map(lower))].map((target_id) => ({
-        user_id: lower(u.id),
+      ...[...new Set(u.assignments.zoneIds)].map((target_id) => ({
+        user_id: u.id,
         kind: 'zone' as const,
         target_id,
       })),
     ]),
     players: doc.players.map((p) => ({
-      id: lower(p.id),
+      id: p.id,
       name: p.name,
       volume: p.volume,
       input_amplifier: p.input.amplifier,
@@ -245,7 +243,7 @@ export function configurationOf(
     })),
     zones,
     inputDevices: doc.inputDevices.map((d) => ({
-      id: lower(d.id),
+      id: d.id,
       name: d.name,
       kind: d.kind,
       input_amplifier: d.input.amplifier,
@@ -255,7 +253,7 @@ export function configurationOf(
       created_at: d.createdAt,
     })),
     playlists: doc.playlists.map((p) => ({
-      id: lower(p.id),
+      id: p.id,
       name: p.name,
       is_favorite: p.isFavorite ? 1 : 0,
       created_at: p.createdAt,
@@ -264,8 +262,8 @@ export function configurationOf(
     })),
     tracks: doc.playlists.flatMap((p) =>
       p.tracks.map((t, position) => ({
-        id: lower(t.id),
-        playlist_id: lower(p.id),
+        id: t.id,
+        playlist_id: p.id,
         position,
         title: t.title,
         uri: t.uri,
@@ -273,19 +271,19 @@ export function configurationOf(
       })),
     ),
     scenes: doc.scenes.map((s) => ({
-      id: lower(s.id),
+      id: s.id,
       name: s.name,
       created_at: s.createdAt,
       updated_at: s.updatedAt,
     })),
     sceneZones: doc.scenes.flatMap((s) =>
       s.zones.map((z) => ({
-        scene_id: lower(s.id),
-        zone_id: lower(z.zoneId),
+        scene_id: s.id,
+        zone_id: z.zoneId,
         power: z.power ? 1 : 0,
         volume: z.volume,
         muted: z.muted ? 1 : 0,
-        player_id: lowerOrNull(z.playerId),
+        player_id: z.playerId,
         ...toneColumns(z.tone ?? {}),
       })),
     ),

@@ -1,26 +1,26 @@
 // Backup and restore of the whole configuration (admin only): one versioned JSON document out, the same document
 // checked as a whole and applied in one transaction in, with a copy of the database kept first.
 import path from 'node:path';
-import type { Store } from '../../store/db.js';
 import type { BackupRepo, ConfigurationRows } from '../../store/backup-repo.js';
+import type { Store } from '../../store/db.js';
 import type { UserRow } from '../../store/users-repo.js';
-import { requireAdmin, conflict, invalid, inSlices } from '../shared/index.js';
-import type { Caller, EventBus, FieldErrors } from '../shared/index.js';
+import { type DeviceSecrets, generateApiKey, hasPassword, reconcileInitialAdminFile } from '../accounts/index.js';
 import type { Amplifiers } from '../audio/index.js';
-import { generateApiKey, hasPassword, reconcileInitialAdminFile, type DeviceSecrets } from '../accounts/index.js';
+import type { Caller, EventBus, FieldErrors } from '../shared/index.js';
+import { conflict, inSlices, invalid, requireAdmin } from '../shared/index.js';
+import { openSecrets, sealedSecretsProblem, sealSecrets } from './backup-crypto.js';
 import {
-  parseBackup,
-  parseSecrets,
   type BackupDocument,
   type DocumentLimits,
+  parseBackup,
+  parseSecrets,
   type SecretsPlain,
 } from './backup-format.js';
-import { openSecrets, sealSecrets, sealedSecretsProblem } from './backup-crypto.js';
 import { configurationOf, documentOf, savedBridgePassword } from './backup-rows.js';
-import { streamDocument, type DocumentStream } from './backup-stream.js';
-import { RestoreUpload, type UploadedBackup } from './restore-upload.js';
-import { accountsAfterRestore, type AccountsAfterRestore } from './restore-accounts.js';
+import { type DocumentStream, streamDocument } from './backup-stream.js';
+import { type AccountsAfterRestore, accountsAfterRestore } from './restore-accounts.js';
 import { placeOutputs } from './restore-outputs.js';
+import { RestoreUpload, type UploadedBackup } from './restore-upload.js';
 
 /** Stored as the password hash of a user restored without secrets: no password matches it (verifyPassword). */
 const NO_PASSWORD = '!restored-without-password';
@@ -235,7 +235,7 @@ export class BackupService {
     try {
       await inSlices(() => this.repo.clearTracksSlice(ROWS_PER_STEP) > 0);
       this.repo.replaceHead(rows);
-      uploaded.staging.setPlaylists(doc.playlists.map((p) => p.id.toLowerCase()));
+      uploaded.staging.setPlaylists(doc.playlists.map((p) => p.id));
       let copied = 0;
       while (copied < uploaded.tracks) {
         const until = Math.min(uploaded.tracks, copied + ROWS_PER_SETTLE);
@@ -348,14 +348,13 @@ export class BackupService {
     secrets: SecretsPlain | undefined,
     uploaded: UploadedBackup,
   ): { rows: ConfigurationRows; withoutPassword: string[] } {
-    const lower = (id: string) => id.toLowerCase();
-    const fromBackup = new Map((secrets?.users ?? []).map((u) => [lower(u.id), u]));
+    const fromBackup = new Map((secrets?.users ?? []).map((u) => [u.id, u]));
     const stored = this.repo.keyMaterial();
     const withoutPassword: string[] = [];
     /** Users someone can sign in as after the restore: with a password, or a key that is known (not a new one). */
     const usable = new Set<string>();
     const users: UserRow[] = doc.users.map((u) => {
-      const id = lower(u.id);
+      const id = u.id;
       const base = {
         id,
         username: u.username,

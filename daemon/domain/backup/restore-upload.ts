@@ -1,11 +1,12 @@
 // The reading half of a restore: the request body is read as it arrives (json-stream.ts), each track is checked and
 // staged apart as it comes (restore-staging.ts), and the rest of the document is kept for the checks of the whole.
 // Memory holds the document without its tracks; each piece of the body costs time in proportion to its size.
+import { canonicalId } from '../../ids.js';
 import type { Store } from '../../store/db.js';
 import { RestoreStaging, type StagedTrack } from '../../store/restore-staging.js';
-import { invalid, type FieldErrors } from '../shared/index.js';
-import { JsonStream, JsonStreamError, type JsonPath } from './json-stream.js';
-import { trackProblems, type DocumentLimits } from './backup-format.js';
+import { type FieldErrors, invalid } from '../shared/index.js';
+import { type DocumentLimits, trackProblems } from './backup-format.js';
+import { type JsonPath, JsonStream, JsonStreamError } from './json-stream.js';
 
 /** Staged tracks are written this many at a time (one small transaction each). */
 const STAGE_BATCH = 1000;
@@ -120,7 +121,8 @@ export class RestoreUpload {
     const t = value as { id: string; title: string; uri: string; durationMs: number | null };
     counts.durationMs += t.durationMs ?? 0;
     this.pending.push({
-      id: t.id.toLowerCase(),
+      // Tracks stream past the document's check: this is their front door for ids.
+      id: canonicalId(t.id),
       playlist,
       position,
       title: t.title,

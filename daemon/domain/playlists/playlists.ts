@@ -1,10 +1,10 @@
 // Playlists: tracks, reordering by permutation, favorites, caps from config.limits, the summary list and M3U export.
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../../store/db.js';
-import type { PlaylistsRepo, PlaylistRow, PlaylistSummaryRow, TrackRow } from '../../store/playlists-repo.js';
-import { conflict, invalid, notFound, requireWriter } from '../shared/index.js';
-import type { EventBus, PlaylistChangeReason, Caller } from '../shared/index.js';
 import type { Config } from '../../config.js';
+import type { Store } from '../../store/db.js';
+import type { PlaylistRow, PlaylistSummaryRow, PlaylistsRepo, TrackRow } from '../../store/playlists-repo.js';
+import type { Caller, EventBus, PlaylistChangeReason } from '../shared/index.js';
+import { conflict, invalid, notFound, requireWriter } from '../shared/index.js';
 import { checkExportPath, ExportDirectory } from './export-path.js';
 import { unplayableTracks } from './track-warnings.js';
 
@@ -121,7 +121,7 @@ export class PlaylistsService {
       this.row(id);
       const tracks = this.repo.tracks(id);
       const present = new Set(tracks.map((t) => t.id));
-      const wanted = new Set(trackIds.map((t) => t.toLowerCase()));
+      const wanted = new Set(trackIds);
       const missing = [...wanted].filter((t) => !present.has(t));
       if (missing.length) {
         throw invalid(`unknown track ids in this playlist: ${missing.join(', ')}`, {

@@ -100,7 +100,7 @@ export class ScenesService {
   create(caller: Caller, input: { name: string; zoneIds?: string[] }): SceneView {
     requireAdmin(caller, 'saving a scene');
     const name = sceneName(input.name);
-    const zoneIds = input.zoneIds && [...new Set(input.zoneIds.map((id) => id.toLowerCase()))];
+    const zoneIds = input.zoneIds && [...new Set(input.zoneIds)];
     const states = this.audio.capture(caller, zoneIds);
     if (states.length === 0)
       throw invalid('there are no zones to save: create a zone first, or wait until a zone can answer', {
@@ -124,9 +124,8 @@ export class ScenesService {
   }
 
   /** Renames a scene and/or replaces its captured zone states. */
-  update(caller: Caller, rawId: string, change: SceneChange): SceneView {
+  update(caller: Caller, id: string, change: SceneChange): SceneView {
     requireAdmin(caller, 'editing a scene');
-    const id = rawId.toLowerCase();
     if (!this.repo.scene(id)) throw notFound(`no scene with id ${id}`);
     if (change.name === undefined && change.zones === undefined) {
       throw invalid(SCENE_CHANGE_NONE, { body: [SCENE_CHANGE_NONE] });
@@ -146,9 +145,8 @@ export class ScenesService {
     return scene;
   }
 
-  remove(caller: Caller, rawId: string): void {
+  remove(caller: Caller, id: string): void {
     requireAdmin(caller, 'deleting a scene');
-    const id = rawId.toLowerCase();
     const scene = this.repo.scene(id);
     if (!scene) throw notFound(`no scene with id ${id}`);
     this.store.transaction(() => this.repo.remove(id));
@@ -163,8 +161,7 @@ export class ScenesService {
    * answer are skipped and named (a 409 when none can). Applies run one at a time; when this one's turn comes,
    * `recheck` gives the caller as it is then (an earlier apply may have run for a while), which is checked there.
    */
-  apply(caller: Caller, rawId: string, recheck: () => Caller = () => caller): Promise<ApplyResult> {
-    const id = rawId.toLowerCase();
+  apply(caller: Caller, id: string, recheck: () => Caller = () => caller): Promise<ApplyResult> {
     return this.serially(async () => {
       const writer = asWriter(recheck());
       const scene = this.visibleScene(writer, id);
@@ -211,7 +208,7 @@ export class ScenesService {
 
   /** Loads a scene for a caller: one covering a zone outside a non-admin's assignments does not exist for it. */
   private visibleScene(caller: Caller, id: string): SceneView {
-    const record = this.repo.scene(id.toLowerCase());
+    const record = this.repo.scene(id);
     const scene = record && view(record, this.zoneOrder(caller));
     if (!scene || !canSeeScene(caller, scene)) throw notFound(`no scene with id ${id}`);
     return scene;
@@ -250,8 +247,7 @@ export class ScenesService {
     const seen = new Set<string>();
     const result: ZoneTarget[] = [];
     for (const target of targets) {
-      const zoneId = target.zoneId.toLowerCase();
-      const playerId = target.playerId === null ? null : target.playerId.toLowerCase();
+      const { zoneId, playerId } = target;
       if (seen.has(zoneId)) {
         problems.push(`zone ${zoneId} is listed twice`);
         continue;
