@@ -1,5 +1,6 @@
 // Transport and now-playing over whichever MPD process runs now: one operation at a time, MPD's queue and the model together.
 import path from 'node:path';
+import type { Clock } from '../core/clock.js';
 import {
   PlaybackError,
   type PlaybackEvent,
@@ -8,12 +9,11 @@ import {
   type PlaybackStatus,
   type Recovery,
 } from '../playback.js';
-import type { Clock } from '../core/clock.js';
 import type { MpdConnection } from './connection.js';
 import { addEntries, prepareEntries } from './loader.js';
 import { command, field, MpdAck } from './protocol.js';
-import { QueueModel, type Entry, type Passed, type Skip } from './queue-model.js';
-import { failedUri, isPlaybackFailure, parseStatus, skipReason, type MpdStatus } from './status.js';
+import { type Entry, QueueModel, type Skip } from './queue-model.js';
+import { failedUri, isPlaybackFailure, type MpdStatus, parseStatus, skipReason } from './status.js';
 
 export interface PlayerLink {
   clock: Clock;
@@ -37,15 +37,6 @@ const SEEK_NOT_YET = /not seekable|decoder is dead/i;
 const STATES: readonly PlaybackState[] = ['playing', 'paused', 'stopped'];
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
-/**
- * Whether MPD's error must stay in its status for the next read: it names the track MPD still shows current, not
- * stopped and with nothing of it played (MPD reports "play" before its decoder gives up). MPD stops, or moves on, a
- * moment later; cleared now, that stop would read like a listener's and the failure would never be reported.
- */
-function errorStillNeeded(s: MpdStatus, errorAt: number | null, current: number | null): boolean {
-  return errorAt !== null && errorAt === current && s.state !== 'stopped' && !(s.decoding && s.elapsedMs > 0);
-}
-
 /** Turns what MPD refused into the contract's error; PlaybackErrors pass as they are. */
 function asPlaybackError(err: unknown): Error {
   if (err instanceof MpdAck) return new PlaybackError('failed', err.message);
@@ -65,7 +56,7 @@ function checkPosition(positionMs: number): void {
 }
 
 export class MpdPlayer {
-  readonly model = new QueueModel();
+  private readonly model = new QueueModel();
   private current: PlaybackStatus;
   private chain: Promise<unknown> = Promise.resolve();
   private refreshQueued = false;
@@ -123,7 +114,7 @@ export class MpdPlayer {
 
   play(index: number): Promise<void> {
     return this.exclusive(async () => {
-      checkIndex(index, this.model.entries.length, 'the index to play');
+      checkIndex(index, this.model.length, 'the index to play');
       await this.startAt(await this.link.connection(), index, 0, false);
       await this.observe(false);
     });
@@ -138,12 +129,12 @@ export class MpdPlayer {
       const connection = await this.link.connection();
       const s = await this.read(connection);
       this.startPaused = false;
+      const from = s.state === 'stopped' ? this.model.restartPoint(s.songId) : null;
       if (s.state === 'paused') await this.send(connection, ['pause 0']);
-      else if (s.state === 'stopped' && s.songId !== null) {
-        this.model.forgetFailures();
-        await this.send(connection, [command('playid', s.songId)]);
-      } else if (s.state === 'stopped' && this.model.entries.length)
-        await this.startAt(connection, this.model.parked ?? 0, 0, false);
+      else if (from && 'songId' in from) {
+        this.model.moved();
+        await this.send(connection, [command('playid', from.songId)]);
+      } else if (from) await this.startAt(connection, from.index, 0, false);
       await this.observe(false);
     });
   }
@@ -154,17 +145,15 @@ export class MpdPlayer {
 
   next(): Promise<void> {
     return this.simple(['next'], () => {
-      this.model.forgetFailures();
+      this.model.moved();
       this.startPaused = false;
     });
   }
 
   previous(): Promise<void> {
     return this.simple(['previous'], () => {
-      this.model.forgetFailures();
+      this.model.moved(true);
       this.startPaused = false;
-      // Backwards: nothing in between was passed over.
-      this.model.placeCursor(null);
     });
   }
 
@@ -199,7 +188,7 @@ export class MpdPlayer {
       const length = Number(field(statusPairs, 'playlistlength') ?? 0);
       if (field(statusPairs, 'state') === 'stop' || !Number.isInteger(songId)) {
         await this.load(entries);
-        this.model.parked = 'current' in at ? at.current : at.next < entries.length ? at.next : null;
+        this.model.park('current' in at ? at.current : at.next < entries.length ? at.next : null);
       } else {
         await this.keepPlaying(connection, entries, at, { songId, songPos, length });
       }
@@ -227,7 +216,7 @@ export class MpdPlayer {
     const entries = await prepareEntries(snapshot.queue, this.link.musicRoot(), this.link.streamHosts);
     return this.exclusive(async () => {
       const connection = await this.load(entries);
-      if (snapshot.index === null || snapshot.state === 'stopped') this.model.parked = snapshot.index;
+      if (snapshot.index === null || snapshot.state === 'stopped') this.model.park(snapshot.index);
       else await this.startAt(connection, snapshot.index, snapshot.positionMs, snapshot.state === 'paused');
       await this.observe(false);
     });
@@ -247,8 +236,6 @@ export class MpdPlayer {
   /** Gives `saved` back to a freshly started MPD (whose queue is empty). */
   async recover(saved: PlaybackSnapshot): Promise<{ recovery: Recovery; detail?: string }> {
     this.model.replace([]);
-    Object.assign(this.model, { detached: null, parked: null });
-    this.model.placeCursor(null);
     if (saved.queue.length === 0) {
       await this.exclusive(() => this.observe(false));
       return { recovery: 'fresh' };
@@ -300,8 +287,6 @@ export class MpdPlayer {
   private async load(entries: Entry[]): Promise<MpdConnection> {
     const connection = await this.link.connection();
     await connection.request(['clear']);
-    Object.assign(this.model, { detached: null, parked: null });
-    this.model.placeCursor(null);
     this.model.replace([]);
     await addEntries(this.context(connection), entries, null);
     this.model.replace(entries);
@@ -310,12 +295,10 @@ export class MpdPlayer {
 
   /** Plays entry `index` (the first playable one from there) at `positionMs`, paused if asked. */
   private async startAt(connection: MpdConnection, index: number, positionMs: number, paused: boolean): Promise<void> {
-    this.model.forgetFailures();
-    this.model.placeCursor(index - 1);
-    this.model.parked = null;
+    this.model.starting(index);
     this.startPaused = paused;
     for (let target = this.model.firstQueued(index); target !== null; target = this.model.firstQueued(target + 1)) {
-      const id = this.model.entries[target]!.mpdId!;
+      const id = this.model.mpdIdAt(target)!;
       const at = target === index ? positionMs : 0;
       const seekStart = at > 0 || paused;
       try {
@@ -333,7 +316,7 @@ export class MpdPlayer {
     }
     // Nothing from there on can play: each is reported and playback stops.
     await connection.request(['stop']);
-    await this.report(connection, this.model.advance(null));
+    await this.report(connection, this.model.passRest());
   }
 
   /**
@@ -370,10 +353,7 @@ export class MpdPlayer {
     await addEntries(this.context(connection), entries.slice(0, split), 0);
     await addEntries(this.context(connection), entries.slice(split), null);
     this.model.replace(entries);
-    this.model.parked = null;
-    this.model.detached = 'current' in at ? null : { mpdId: mpd.songId, uri: oldUri };
-    if ('current' in at) this.model.placeCursor(at.current, true);
-    else this.model.placeCursor(at.next - 1);
+    this.model.keep(at, { mpdId: mpd.songId, uri: oldUri });
   }
 
   private context(connection: MpdConnection) {
@@ -395,12 +375,9 @@ export class MpdPlayer {
     const s = await this.read(connection);
     const errorAt = s.error !== null ? this.noteFailure(s.error) : null;
     const { model } = this;
-    if (model.detached && s.songId !== model.detached.mpdId) {
-      // The left-out track has ended: it leaves MPD's queue too, so previous() never lands on it.
-      const id = model.detached.mpdId;
-      model.detached = null;
-      await connection.request([command('deleteid', id)]).catch(() => undefined);
-    }
+    const leftOut = model.detachedEnded(s.songId);
+    // The left-out track has ended: it leaves MPD's queue too, so previous() never lands on it (gone already is fine).
+    if (leftOut !== null) await connection.request([command('deleteid', leftOut)]).catch(() => undefined);
     const reading = model.read(s, this.link.clock.now(), errorAt);
     if (!reading.settled && reading.goOnAfter !== null) {
       // MPD stopped because a track failed. It goes on by itself unless the track was started at a position (or a
@@ -409,21 +386,17 @@ export class MpdPlayer {
       await this.startAt(connection, reading.goOnAfter + 1, 0, this.startPaused);
       return this.observe(tick);
     }
-    if (s.error !== null && !errorStillNeeded(s, errorAt, model.indexOf(s.songId)))
-      await connection.request(['clearerror']);
+    if (s.error !== null && !reading.keepError) await connection.request(['clearerror']);
     if (!reading.settled) return;
-    await this.report(connection, reading.passed);
-    this.checkpoint = {
-      queue: model.entries.map((entry) => entry.uri),
-      detachedNext: model.detached ? (model.cursor ?? -1) + 1 : null,
-    };
+    await this.report(connection, reading.skips);
+    this.checkpoint = { queue: model.uris(), detachedNext: model.detachedNext() };
     this.publish(reading.status, tick);
   }
 
   /** Reports the entries playback passed over that MPD failed (see logCaughtUp for those its words are late for). */
-  private async report(connection: MpdConnection, passed: Passed[]): Promise<void> {
-    if (this.model.awaitsWord(passed)) await this.logCaughtUp(connection);
-    this.emitSkips(this.model.explain(passed));
+  private async report(connection: MpdConnection, skips: Skip[]): Promise<void> {
+    if (this.model.awaitsWord()) await this.logCaughtUp(connection);
+    this.emitSkips(this.model.explain(skips));
   }
 
   /**
@@ -487,13 +460,12 @@ export class MpdPlayer {
     const uri = failedUri(message);
     const cause = { reason: skipReason(message), detail: message };
     const root = this.link.musicRoot();
-    const names = (target: string | null) =>
-      target !== null && uri !== null && (target === uri || path.join(root, target) === uri);
-    const at = this.model.noteFailure((entry) => names(entry.target), cause);
+    const names = (target: string) => uri !== null && (target === uri || path.join(root, target) === uri);
+    const at = this.model.noteFailure(names, cause);
     if (at !== null || !faultIfUnknown) return at;
-    const detached = this.model.detached;
-    if (detached && uri !== null) {
-      this.link.emit({ type: 'skipped', index: null, uri: detached.uri, reason: cause.reason, detail: message });
+    const detached = this.model.detachedUri();
+    if (detached !== null && uri !== null) {
+      this.link.emit({ type: 'skipped', index: null, uri: detached, reason: cause.reason, detail: message });
       return null;
     }
     this.link.log('warn', `MPD: ${message}`);
