@@ -2,23 +2,23 @@
 // without pops, the sound played to its end (or cut off), then every zone nobody changed meanwhile and every
 // interrupted playback put back.
 import type { PlaybackEngine, PlaybackSnapshot } from '../../../drivers/playback.js';
-import type { AudioRepo, ZoneRow } from '../../store/audio-repo.js';
 import type { Logger } from '../../log.js';
+import type { AudioRepo, ZoneRow } from '../../store/audio-repo.js';
 import { outputOf, type ZoneApplier, type ZoneTarget } from '../audio/index.js';
-import { asWriter, DomainError, type Clock, type Writer } from '../shared/index.js';
-import type { StreamEngines } from './engines.js';
-import { fromPlaybackError } from './errors.js';
-import type { NowPlaying, Session } from './now-playing.js';
-import type { Transport } from './transport.js';
+import { asWriter, type Clock, DomainError, type Writer } from '../shared/index.js';
 import { chooseLegs, type Leg } from './announcement-legs.js';
 import type { Job } from './announcement-view.js';
+import type { StreamEngines } from './engines.js';
+import { fromPlaybackError } from './errors.js';
+import type { NowPlaying } from './now-playing.js';
+import type { Transport } from './transport.js';
 
 export interface RunDeps {
   repo: AudioRepo;
   zoneStates: Pick<ZoneApplier, 'apply'>;
   engines: StreamEngines;
   now: NowPlaying;
-  transport: Pick<Transport, 'serially' | 'follow'>;
+  transport: Pick<Transport, 'follow'>;
   clock: Clock;
   /** The longest an announcement plays before it is cut off. */
   maxMs: number;
@@ -33,7 +33,6 @@ interface Held {
   leg: Leg;
   engine: PlaybackEngine;
   snapshot: PlaybackSnapshot;
-  session: Session | undefined;
 }
 
 /** How long the end waits for a player's MPD that restarted during the announcement before giving up on its playback. */
@@ -116,7 +115,7 @@ function presentZones(job: Job, writer: Writer, repo: AudioRepo): Array<Readonly
  * held, its output noted (a player deleted or given another output meanwhile is lost to the announcement).
  */
 function hold(job: Job, leg: Leg, deps: RunDeps): Promise<Held> {
-  return deps.transport.serially(leg.playerId, async () => {
+  return deps.now.serially(leg.playerId, async () => {
     const engine = await deps.engines.ready(leg.playerId);
     const player = deps.repo.player(leg.playerId);
     const output = player && outputOf(player);
@@ -127,9 +126,8 @@ function hold(job: Job, leg: Leg, deps: RunDeps): Promise<Held> {
     const snapshot = await engine
       .snapshot()
       .catch(() => ({ queue: [], index: null, positionMs: 0, state: 'stopped' as const }));
-    const session = deps.now.sessions.get(leg.playerId);
     if (snapshot.state !== 'stopped') await engine.stopPlayback().catch(() => undefined);
-    return { leg, engine, snapshot, session };
+    return { leg, engine, snapshot };
   });
 }
 
@@ -266,28 +264,25 @@ async function putZonesBack(
  * gets nothing back: deleted, it is gone; given another output, its MPD started afresh (as any output change does).
  */
 function giveBack(held: Held, deps: RunDeps, job: Job): Promise<void> {
-  const { leg, engine, snapshot, session } = held;
-  return deps.transport.serially(leg.playerId, async () => {
+  const { leg, engine, snapshot } = held;
+  return deps.now.serially(leg.playerId, async () => {
     if (job.lost.has(leg.playerId)) {
-      deps.now.sessions.delete(leg.playerId);
-      deps.now.announcing.delete(leg.playerId);
+      deps.now.released(leg.playerId);
       deps.now.refresh(leg.playerId);
       return;
     }
+    let restored = false;
     try {
       if (!engine.up) await whenUp(engine, deps.clock);
       await engine.restore(snapshot);
-      if (session) deps.now.sessions.set(leg.playerId, session);
-      else deps.now.sessions.delete(leg.playerId);
+      restored = true;
     } catch (err) {
-      deps.now.sessions.delete(leg.playerId);
       const why = `the playback of player ${leg.playerId} could not be given back: ${(err as Error).message}`;
       job.view.detail = job.view.detail ? `${job.view.detail}; ${why}` : why;
-    } finally {
-      deps.now.givenBack(leg.playerId);
-      deps.now.refresh(leg.playerId);
     }
-    if (session?.stale) void deps.transport.follow(leg.playerId).catch(() => undefined);
+    const stale = deps.now.givenBack(leg.playerId, restored);
+    deps.now.refresh(leg.playerId);
+    if (stale) void deps.transport.follow(leg.playerId).catch(() => undefined);
   });
 }
 

@@ -3,22 +3,22 @@
 // imports this file.
 import type { Logger } from '../../log.js';
 import type { AudioRepo } from '../../store/audio-repo.js';
-import { conflict, type Clock, type EventBus, type StreamOutput } from '../shared/index.js';
-import { outputOf, type Audio, type StreamHooks } from '../audio/index.js';
+import { type Audio, outputOf, type StreamHooks } from '../audio/index.js';
 import type { PlaylistsService } from '../playlists/index.js';
-import { StreamEngines, type EngineDeps } from './engines.js';
+import { type Clock, conflict, type EventBus, type StreamOutput } from '../shared/index.js';
+import { type AnnouncementLimits, Announcements } from './announcements.js';
+import { type EngineDeps, StreamEngines } from './engines.js';
+import { Library } from './library.js';
 import { NowPlaying } from './now-playing.js';
 import { Transport } from './transport.js';
-import { Library } from './library.js';
-import { Announcements, type AnnouncementLimits } from './announcements.js';
 
-export { StreamEngines, type EngineFactory } from './engines.js';
-export { Transport, placeOf, type PlayRequest } from './transport.js';
-export { Library } from './library.js';
-export { Announcements, type AnnouncementLimits } from './announcements.js';
-export type { AnnouncementRequest } from './announcement-view.js';
-export { POSITION_INTERVAL_MS } from './now-playing.js';
 export { LIBRARY_PAGE_MAX } from '../../../drivers/playback.js';
+export type { AnnouncementRequest } from './announcement-view.js';
+export { type AnnouncementLimits, Announcements } from './announcements.js';
+export { type EngineFactory, StreamEngines } from './engines.js';
+export { Library } from './library.js';
+export { POSITION_INTERVAL_MS } from './now-playing.js';
+export { type PlayRequest, placeOf, Transport } from './transport.js';
 
 export interface PlaybackDeps {
   /** The players' and zones' rows (read only: changes go through the audio services). */
@@ -80,7 +80,12 @@ export class Playback {
     };
   }
 
-  /** Starts the engine of every stream player (in the background: a first scan of a large music folder takes a while). */
+  /**
+   * Starts the engine of every stream player (in the background: a first scan of a large music folder takes a while)
+   * and keeps the engines in step with the players' rows. The other parts follow the players themselves: an
+   * announcement ends on a player deleted under it, a scan with its engine, and what a player played (NowPlaying)
+   * is forgotten last.
+   */
   start(): void {
     this.unsubscribe = this.deps.bus.subscribe(
       'playback',
@@ -88,11 +93,9 @@ export class Playback {
         switch (event.type) {
           case 'player.created':
           case 'player.updated':
-            if (event.payload.player.output === null) this.now.forget(event.payload.player.id);
             void this.engines.set(event.payload.player.id, event.payload.player.output);
             return;
           case 'player.deleted':
-            this.now.forget(event.payload.playerId);
             void this.engines.remove(event.payload.playerId, { keepFiles: false });
             return;
           case 'playlist.changed':
@@ -112,6 +115,7 @@ export class Playback {
   /** Stops announcements and every engine (the daemon stops). */
   async stop(): Promise<void> {
     this.unsubscribe?.();
+    this.deps.bus.removeListeners('now-playing');
     await this.announcements.stop();
     await this.engines.stopAll();
   }
@@ -126,13 +130,11 @@ export class Playback {
 
   /** Every player playing this playlist takes its edit. */
   private follow(playlistId: string): void {
-    for (const [playerId, session] of this.now.sessions) {
-      if (session.playlistId === playlistId) this.followLogged(playerId);
-    }
+    for (const playerId of this.now.playersOf(playlistId)) this.followLogged(playerId);
   }
 
   private followIfStale(playerId: string): void {
-    if (this.now.sessions.get(playerId)?.stale) this.followLogged(playerId);
+    if (this.now.session(playerId)?.stale) this.followLogged(playerId);
   }
 
   private followLogged(playerId: string): void {

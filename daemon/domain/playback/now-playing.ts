@@ -1,5 +1,6 @@
 // What each stream player plays, as the API and the events show it: the engine's status joined with the playlist it
 // plays, the engine's events turned into domain events (positions at most once a second), and the player's state.
+// Each player's lane (serially) and everything kept per player are this file's own: other modules use the methods.
 import type { PlaybackEvent, PlaybackStatus } from '../../../drivers/playback.js';
 import type { Clock, EventBus, PlaybackView, TrackSkipReason } from '../shared/index.js';
 import type { StreamEngines } from './engines.js';
@@ -17,6 +18,12 @@ export interface Session {
 }
 
 export const emptySession = (): Session => ({ playlistId: null, trackIds: [], refused: new Set(), stale: false });
+
+/** A session as other modules read it; they change it through NowPlaying's methods. */
+export type SessionView = Readonly<Pick<Session, 'playlistId' | 'stale'>> & {
+  readonly trackIds: ReadonlyArray<string | null>;
+  readonly refused: ReadonlySet<string>;
+};
 
 /** Position events of one player are at least this far apart. */
 export const POSITION_INTERVAL_MS = 1000;
@@ -36,9 +43,12 @@ const NOTHING: PlaybackStatus = {
 };
 
 export class NowPlaying {
-  readonly sessions = new Map<string, Session>();
-  /** The announcement each player plays now. */
-  readonly announcing = new Map<string, string>();
+  /** What each stream player plays besides what its engine knows. */
+  private readonly sessions = new Map<string, Session>();
+  /** The announcement each player plays now, and the session it interrupted (the same object: marks made meanwhile stay). */
+  private readonly announcing = new Map<string, { id: string; session: Session | undefined }>();
+  /** Each player's lane: the tail of the work queued on it (see serially). */
+  private readonly lanes = new Map<string, Promise<unknown>>();
   /** The last view published per player, positions aside: a view is published again only when something else changed. */
   private readonly published = new Map<string, string>();
   private readonly lastPosition = new Map<string, number>();
@@ -59,7 +69,91 @@ export class NowPlaying {
     private readonly engines: StreamEngines,
     private readonly bus: EventBus,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    // A player deleted, or no stream player any more: what it played is forgotten. Heard among the last (stage
+    // `clients`), once the announcement that played on it let it go and its engine was stopped.
+    bus.subscribe(
+      'now-playing',
+      (event) => {
+        if (event.type === 'player.deleted') this.forget(event.payload.playerId);
+        else if (event.type === 'player.created' || event.type === 'player.updated') {
+          if (event.payload.player.output === null) this.forget(event.payload.player.id);
+        }
+      },
+      { stage: 'clients' },
+    );
+  }
+
+  /**
+   * Runs `task` in the player's lane: after every task queued on the player before, and before every one after,
+   * whether the one before failed or not. The one serializer of a player in the domain: it protects the player's
+   * engine commands and the session they change (a transport command, a playlist edit followed, an announcement
+   * taking the player and giving it back), so that no two of them interleave across their awaits. (The engine keeps
+   * its own lock over its MPD connection, for its queue and its reads; it orders nothing of the domain's.)
+   */
+  serially<T>(playerId: string, task: () => Promise<T>): Promise<T> {
+    const run = (this.lanes.get(playerId) ?? Promise.resolve()).then(task, task);
+    const settled = run.catch(() => undefined);
+    this.lanes.set(playerId, settled);
+    void settled.then(() => {
+      if (this.lanes.get(playerId) === settled) this.lanes.delete(playerId);
+    });
+    return run;
+  }
+
+  /** What the player plays besides its engine's status; undefined when it played nothing since it started. */
+  session(playerId: string): SessionView | undefined {
+    return this.sessions.get(playerId);
+  }
+
+  /** The players whose session plays this playlist. */
+  playersOf(playlistId: string): string[] {
+    return [...this.sessions].filter(([, session]) => session.playlistId === playlistId).map(([id]) => id);
+  }
+
+  /** The announcement the player plays now, if any. */
+  announcementOf(playerId: string): string | undefined {
+    return this.announcing.get(playerId)?.id;
+  }
+
+  /**
+   * Sets the session the engine's events are read with, then runs `start` (the engine command that plays it); the
+   * session before comes back if it fails. Runs in the player's lane.
+   */
+  async load(playerId: string, session: Session, start: () => Promise<void>): Promise<void> {
+    const before = this.sessions.get(playerId);
+    this.sessions.set(playerId, session);
+    try {
+      await start();
+    } catch (err) {
+      if (before) this.sessions.set(playerId, before);
+      else this.sessions.delete(playerId);
+      throw err;
+    }
+  }
+
+  /** The engine's queue is now these tracks of the session's playlist (it followed an edit). */
+  queued(playerId: string, trackIds: Array<string | null>): void {
+    const session = this.sessions.get(playerId);
+    if (session) session.trackIds = trackIds;
+  }
+
+  /** The engine refused a track of the session's playlist: it is left out from now on. */
+  refuse(playerId: string, trackId: string): void {
+    this.sessions.get(playerId)?.refused.add(trackId);
+  }
+
+  /** The playlist changed while the queue could not follow (true), or the queue follows it now (false). */
+  setStale(playerId: string, stale: boolean): void {
+    const session = this.sessions.get(playerId);
+    if (session) session.stale = stale;
+  }
+
+  /** The session's playlist was deleted: what plays ends, and nothing follows. */
+  playlistGone(playerId: string): void {
+    const session = this.sessions.get(playerId);
+    if (session) session.playlistId = null;
+  }
 
   /** The playback of a stream player as the API shows it. */
   view(playerId: string): PlaybackView {
@@ -93,7 +187,7 @@ export class NowPlaying {
       durationMs: status.durationMs,
       positionMs: Math.max(0, Math.round(status.positionMs)),
       positionAt: new Date(status.positionAt || this.clock.now()).toISOString(),
-      announcementId: this.announcing.get(playerId) ?? null,
+      announcementId: this.announcementOf(playerId) ?? null,
     };
   }
 
@@ -102,18 +196,35 @@ export class NowPlaying {
     return this.engines.up(playerId)?.status().state === 'playing';
   }
 
-  /** The player plays announcement `id` from now on; what it shows now decides what it shows after (givenBack). */
+  /**
+   * The player plays announcement `id` from now on; what it shows now decides what it shows after (givenBack), and
+   * its session is held to be given back.
+   */
   announce(playerId: string, id: string): void {
     const before = this.view(playerId);
     if (before.index === null && before.uri === null) this.idleBefore.add(playerId);
     else this.idleBefore.delete(playerId);
-    this.announcing.set(playerId, id);
+    this.announcing.set(playerId, { id, session: this.sessions.get(playerId) });
   }
 
-  /** The announcement gave the player back: one that showed nothing playing before it shows nothing again. */
-  givenBack(playerId: string): void {
+  /**
+   * The announcement gave the player back: `restored`, its playback is as before and so is its session; else it
+   * plays nothing of before. One that showed nothing playing before it shows nothing again. Answers whether the
+   * session given back is stale (its playlist changed meanwhile: the queue should follow it now).
+   */
+  givenBack(playerId: string, restored: boolean): boolean {
+    const held = this.announcing.get(playerId)?.session;
+    if (restored && held) this.sessions.set(playerId, held);
+    else this.sessions.delete(playerId);
     this.announcing.delete(playerId);
     if (this.idleBefore.delete(playerId)) this.nothingCurrent.add(playerId);
+    return restored && held?.stale === true;
+  }
+
+  /** The player was lost to its announcement (deleted, or given another output): nothing of before comes back. */
+  released(playerId: string): void {
+    this.sessions.delete(playerId);
+    this.announcing.delete(playerId);
   }
 
   /** A transport command reached the player: what its engine says is current counts again. */

@@ -1,13 +1,13 @@
 // Transport of stream players: play a playlist (from a track) or a URI, pause, resume, stop, next, previous, seek, and
-// a playing playlist's edits carried into what plays next. One operation per player at a time; each checks its
-// caller when its turn comes, where it loads the player.
+// a playing playlist's edits carried into what plays next. One operation per player at a time, in the player's lane
+// (NowPlaying.serially); each checks its caller when its turn comes, where it loads the player.
 import type { PlaybackEngine, PlaybackError } from '../../../drivers/playback.js';
-import { asWriter, conflict, invalid, type Caller, type PlaybackView, type PlayerView } from '../shared/index.js';
 import type { PlayersService } from '../audio/index.js';
 import type { PlaylistsService, TrackView } from '../playlists/index.js';
+import { asWriter, type Caller, conflict, invalid, type PlaybackView, type PlayerView } from '../shared/index.js';
 import type { StreamEngines } from './engines.js';
 import { engineCall, fromPlaybackError, refusalReasons, refusedIndexes } from './errors.js';
-import { emptySession, type NowPlaying, type Session } from './now-playing.js';
+import { emptySession, type NowPlaying, type SessionView } from './now-playing.js';
 
 /** What to play: a playlist (from one of its tracks, at a position in it), or one URI. */
 export type PlayRequest = { playlistId: string; trackId?: string; positionMs?: number } | { uri: string };
@@ -16,9 +16,6 @@ export type PlayRequest = { playlistId: string; trackId?: string; positionMs?: n
 export type Recheck = () => Caller;
 
 export class Transport {
-  /** Each player's operations, one after another. */
-  private readonly lanes = new Map<string, Promise<unknown>>();
-
   constructor(
     private readonly engines: StreamEngines,
     private readonly now: NowPlaying,
@@ -36,7 +33,7 @@ export class Transport {
   play(caller: Caller, playerId: string, request: PlayRequest, recheck: Recheck = () => caller): Promise<PlaybackView> {
     return this.command(playerId, recheck, async (engine, id) => {
       if ('uri' in request) {
-        await this.load(id, { ...emptySession(), trackIds: [null] }, () =>
+        await this.now.load(id, { ...emptySession(), trackIds: [null] }, () =>
           engineCall(() => engine.playUri(request.uri), 'uri'),
         );
         return;
@@ -101,37 +98,27 @@ export class Transport {
     });
   }
 
-  /** Runs `task` in the player's lane: after every operation on it before, and before every one after. */
-  serially<T>(playerId: string, task: () => Promise<T>): Promise<T> {
-    const run = (this.lanes.get(playerId) ?? Promise.resolve()).then(task, task);
-    const settled = run.catch(() => undefined);
-    this.lanes.set(playerId, settled);
-    void settled.then(() => {
-      if (this.lanes.get(playerId) === settled) this.lanes.delete(playerId);
-    });
-    return run;
-  }
-
   /**
    * The queue follows the player's playlist after an edit: the playing track plays on (or, removed, plays to its
    * end) and what follows is the playlist as it is now. A playlist deleted leaves the playing track to end. While an
    * announcement plays or MPD is down, the session is marked and followed later.
    */
   follow(playerId: string): Promise<void> {
-    return this.serially(playerId, async () => {
-      const session = this.now.sessions.get(playerId);
+    return this.now.serially(playerId, async () => {
+      const session = this.now.session(playerId);
       if (!session?.playlistId) return;
       const engine = this.engines.up(playerId);
-      if (!engine || this.now.announcing.has(playerId)) {
-        session.stale = true;
+      if (!engine || this.now.announcementOf(playerId) !== undefined) {
+        this.now.setStale(playerId, true);
         return;
       }
-      session.stale = false;
+      this.now.setStale(playerId, false);
       let tracks: TrackView[] = [];
       try {
         tracks = this.playlists.get(session.playlistId).tracks;
       } catch {
-        session.playlistId = null;
+        // The playlist was deleted: the playing track plays to its end, with nothing after it.
+        this.now.playlistGone(playerId);
       }
       await this.replaceTracks(playerId, engine, session, tracks);
       this.now.refresh(playerId);
@@ -144,10 +131,10 @@ export class Transport {
     recheck: Recheck,
     task: (engine: PlaybackEngine, playerId: string) => Promise<void>,
   ): Promise<PlaybackView> {
-    return this.serially(playerId.toLowerCase(), async () => {
+    return this.now.serially(playerId.toLowerCase(), async () => {
       const player = this.players.get(asWriter(recheck()), playerId.toLowerCase());
       streamPlayer(player);
-      const announcement = this.now.announcing.get(player.id);
+      const announcement = this.now.announcementOf(player.id);
       if (announcement)
         throw conflict(`player "${player.name}" is playing announcement ${announcement}: try again when it has ended`);
       this.now.used(player.id);
@@ -155,19 +142,6 @@ export class Transport {
       this.now.refresh(player.id);
       return this.now.view(player.id);
     });
-  }
-
-  /** Sets the session the engine's events are read with, runs `start`; the session before comes back if it fails. */
-  private async load(playerId: string, session: Session, start: () => Promise<void>): Promise<void> {
-    const before = this.now.sessions.get(playerId);
-    this.now.sessions.set(playerId, session);
-    try {
-      await start();
-    } catch (err) {
-      if (before) this.now.sessions.set(playerId, before);
-      else this.now.sessions.delete(playerId);
-      throw err;
-    }
   }
 
   /**
@@ -182,14 +156,18 @@ export class Transport {
     startTrackId: string | undefined,
     positionMs: number,
   ): Promise<void> {
-    const session: Session = { ...emptySession(), playlistId };
     const refused: Array<{ track: TrackView; why: string }> = [];
     let entries = tracks;
     for (let attempt = 0; ; attempt++) {
       const start = startTrackId === undefined ? 0 : entries.findIndex((track) => track.id === startTrackId);
-      session.trackIds = entries.map((track) => track.id);
+      const session = {
+        ...emptySession(),
+        playlistId,
+        trackIds: entries.map((track) => track.id),
+        refused: new Set(refused.map(({ track }) => track.id)),
+      };
       try {
-        await this.load(playerId, session, () =>
+        await this.now.load(playerId, session, () =>
           engine.playQueue(
             entries.map((track) => track.uri),
             start,
@@ -215,7 +193,6 @@ export class Transport {
       }
     }
     for (const { track, why } of refused) {
-      session.refused.add(track.id);
       this.now.skipped(playerId, { index: null, trackId: track.id, uri: track.uri, reason: 'refused', detail: why });
     }
   }
@@ -224,7 +201,7 @@ export class Transport {
   private async replaceTracks(
     playerId: string,
     engine: PlaybackEngine,
-    session: Session,
+    session: SessionView,
     tracks: TrackView[],
   ): Promise<void> {
     for (let attempt = 0; ; attempt++) {
@@ -235,7 +212,10 @@ export class Transport {
           entries.map((track) => track.uri),
           at,
         );
-        session.trackIds = entries.map((track) => track.id);
+        this.now.queued(
+          playerId,
+          entries.map((track) => track.id),
+        );
         return;
       } catch (err) {
         const indexes = attempt === 0 ? refusedIndexes(err) : undefined;
@@ -243,7 +223,7 @@ export class Transport {
         const reasons = refusalReasons(err as PlaybackError);
         for (const index of indexes) {
           const track = entries[index]!;
-          session.refused.add(track.id);
+          this.now.refuse(playerId, track.id);
           this.now.skipped(playerId, {
             index: null,
             trackId: track.id,
