@@ -1,15 +1,16 @@
+// @ts-check
 // The dashboard's entry point: sign-in, the header and tabs, the live event stream and view switching.
-import { api, applianceName, session, setUnauthorizedHandler, get } from './js/api.js';
-import { followEvents } from './js/stream.js';
-import { state, can, subscribe, reset, loadAll, loadMe, applyEvent } from './js/store.js';
-import { hydrateIcons } from './js/icons.js';
+import { api, applianceName, get, session, setUnauthorizedHandler } from './js/api.js';
+import { settingsView } from './js/backup.js';
 import { toast } from './js/dom.js';
+import { hydrateIcons } from './js/icons.js';
+import { inputsView } from './js/inputs.js';
+import { changePasswordDialog } from './js/password.js';
 import { playersView } from './js/players.js';
 import { playlistsView } from './js/playlists.js';
-import { inputsView } from './js/inputs.js';
+import { applyEvent, can, loadAll, loadMe, reset, state, subscribe } from './js/store.js';
+import { followEvents } from './js/stream.js';
 import { usersView } from './js/users.js';
-import { settingsView } from './js/backup.js';
-import { changePasswordDialog } from './js/password.js';
 
 const $ = (id) => document.getElementById(id);
 const TABS = ['players', 'playlists', 'inputs', 'users', 'settings'];
@@ -53,7 +54,7 @@ function showSignIn(message, kind = 'error') {
 
 $('signin-form').addEventListener('submit', async (event) => {
   event.preventDefault();
-  const form = event.currentTarget;
+  const form = /** @type {DialogForm} */ (event.currentTarget);
   const username = form.elements.username.value.trim();
   const password = form.elements.password.value;
   const error = $('signin-error');
@@ -63,7 +64,7 @@ $('signin-form').addEventListener('submit', async (event) => {
     error.hidden = false;
     return;
   }
-  const button = form.querySelector('button[type=submit]');
+  const button = form.querySelector('button');
   button.disabled = true;
   error.hidden = true;
   try {
@@ -90,7 +91,7 @@ function endSession(message, kind) {
   for (const id of TABS) $(`view-${id}`).replaceChildren();
   views = {};
   renderedRole = null;
-  document.querySelectorAll('dialog[open]').forEach((d) => (d.forceClose ? d.forceClose() : d.close()));
+  for (const d of document.querySelectorAll('dialog')) if (d.open) d.forceClose ? d.forceClose() : d.close();
   showSignIn(message, kind);
 }
 
@@ -194,7 +195,7 @@ function buildViews() {
   $('account-name').textContent = state.me.username;
   $('account-role').textContent = state.me.role;
   $('account-role').dataset.role = state.me.role;
-  for (const id of ADMIN_TABS) document.querySelector(`[data-tab="${id}"]`).hidden = !can.admin();
+  for (const id of ADMIN_TABS) document.querySelector(`[data-tab="${id}"]`).toggleAttribute('hidden', !can.admin());
   for (const view of Object.values(views)) view?.render();
 }
 

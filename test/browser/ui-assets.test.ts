@@ -1,8 +1,9 @@
 // The dashboard's files without a browser: size budget, CSP-safe markup, resolvable imports, how azcd serves them.
-import t from 'tap';
-import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import t from 'tap';
 import { UI_DIR } from '../../daemon/paths.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 
@@ -24,15 +25,18 @@ const all = files(UI_DIR);
 const text = (file: string) => readFileSync(file, 'utf8');
 const rel = (file: string) => path.relative(UI_DIR, file);
 
+/** Type declarations for the dashboard's type check (tsconfig.ui.json): azcd never serves them, browsers never load them. */
+const served = all.filter((file) => !file.endsWith('.d.ts'));
+
 t.test('the whole dashboard is at most 80 KB gzipped', async (t) => {
   let raw = 0;
   let gzipped = 0;
-  for (const file of all) {
+  for (const file of served) {
     const body = readFileSync(file);
     raw += body.length;
     gzipped += gzipSync(body, { level: 9 }).length;
   }
-  t.comment(`daemon/ui: ${all.length} files, ${raw} bytes raw, ${gzipped} bytes gzipped (budget ${BUDGET_BYTES})`);
+  t.comment(`daemon/ui: ${served.length} files, ${raw} bytes raw, ${gzipped} bytes gzipped (budget ${BUDGET_BYTES})`);
   t.ok(gzipped <= BUDGET_BYTES, `${gzipped} bytes gzipped`);
 });
 
@@ -80,6 +84,11 @@ t.test('azcd serves the dashboard with a strict CSP, gzip and revalidation', asy
   for (const asset of ['/app.js', '/style.css', '/css/views.css', '/js/stream.js', '/icon.svg']) {
     const res = await fetch(`${d.base}${asset}`);
     t.equal(res.status, 200, `${asset} is served`);
+    await res.arrayBuffer();
+  }
+  for (const declarations of all.filter((file) => file.endsWith('.d.ts'))) {
+    const res = await fetch(`${d.base}/${rel(declarations)}`);
+    t.equal(res.status, 404, `${rel(declarations)} is not served (types for the type check only)`);
     await res.arrayBuffer();
   }
 });

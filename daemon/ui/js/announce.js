@@ -1,12 +1,14 @@
+// @ts-check
 // Announcements: a sound played on some zones through a stream player, then everything put back. The dialog that
 // sends one, with a picker of the music folder's files, and the line that follows it (queued, playing, done) from the
 // answer and the announcement.* events.
-import { h, attr, text, uid, count } from './dom.js';
-import { icon } from './icons.js';
+
 import { apiResponse, post } from './api.js';
-import { state, changed, sorted } from './store.js';
-import { openDialog, field } from './dialogs.js';
+import { checkedValues, field, openDialog } from './dialogs.js';
+import { attr, count, h, text, uid } from './dom.js';
+import { icon } from './icons.js';
 import { problemText } from './problem-text.js';
+import { changed, sorted, state } from './store.js';
 
 const STATUS_TEXT = {
   queued: 'waits its turn',
@@ -161,7 +163,7 @@ export function announceDialog(status) {
     submitLabel: 'Announce',
     wide: true,
     onSubmit: async (form) => {
-      const zoneIds = [...form.querySelectorAll('input[name="zoneIds"]:checked')].map((el) => el.value);
+      const zoneIds = checkedValues(form, 'zoneIds');
       if (!zoneIds.length) throw new Error('Choose at least one zone.');
       let announcement;
       try {

@@ -1,3 +1,4 @@
+// @ts-check
 // HTTP access to the azcd API: the session token (sessionStorage only), JSON bodies, problem details as errors.
 import { problemText } from './problem-text.js';
 
@@ -30,6 +31,7 @@ export const session = {
   },
 };
 
+/** @type {(error: ApiError) => void} */
 let onUnauthorized = () => {};
 
 /** Called once when any authenticated request gets a 401 (expired, revoked, user disabled). */
@@ -56,7 +58,13 @@ function describe(status, problem, headers) {
   return problem?.title ?? `The request failed (HTTP ${status}).`;
 }
 
-/** Sends one request; a failure to connect becomes an ApiError in words. */
+/**
+ * Sends one request; a failure to connect becomes an ApiError in words.
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} body
+ * @param {{ auth?: boolean, signal?: AbortSignal, accept?: string }} [options]
+ */
 async function send(
   method,
   path,
@@ -64,6 +72,7 @@ async function send(
   { auth = true, signal, accept = 'application/json, application/problem+json' } = {},
 ) {
   const headers = { Accept: accept, ...(auth ? authHeaders() : {}) };
+  /** @type {RequestInit} */
   const init = { method, headers, signal, cache: 'no-store', credentials: 'omit' };
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';

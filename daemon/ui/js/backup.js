@@ -1,10 +1,12 @@
+// @ts-check
 // The Settings tab (Admins only): download a backup of the whole configuration, restore one from a file, and the
 // Home Assistant bridge (bridge-settings.js).
-import { h, attempt, count, saveFile, uid } from './dom.js';
-import { icon } from './icons.js';
+
 import { download, post, session } from './api.js';
-import { openDialog, confirmDialog, field } from './dialogs.js';
 import { bridgeCard } from './bridge-settings.js';
+import { confirmDialog, field, openDialog } from './dialogs.js';
+import { attempt, count, h, saveFile, uid } from './dom.js';
+import { icon } from './icons.js';
 
 const PASSPHRASE = { min: '8', max: '1024' };
 /** What a backup holds, as the confirmation names it: document key → the word for one of them. */
@@ -180,6 +182,7 @@ async function restoreFrom(file, passphrase, app) {
     backup.secrets && !passphrase
       ? ' The file has sealed passwords and API keys, but no passphrase was given: they are not restored.'
       : '';
+  /** @type {any} the restore's answer */
   let result = null;
   const confirmed = await confirmDialog({
     title: 'Replace the configuration?',

@@ -1,9 +1,11 @@
+// @ts-check
 // The Home Assistant (MQTT) bridge card of the Settings tab (Admins): broker, broker login and the azcd account the
 // bridge acts as, saved and applied at once; the bridge's state beside them.
-import { h, text, toast, uid } from './dom.js';
+
 import { get, put } from './api.js';
-import { state } from './store.js';
 import { field } from './dialogs.js';
+import { h, text, toast, uid } from './dom.js';
+import { state } from './store.js';
 
 /** How often, and how many times, the card asks again while the bridge is still connecting after a save. */
 const POLL_MS = 700;

@@ -1,3 +1,4 @@
+// @ts-check
 // Modal dialogs on the native <dialog> element: confirmations, small forms and showing an API key.
 import { h, uid } from './dom.js';
 import { icon } from './icons.js';
@@ -7,6 +8,7 @@ import { icon } from './icons.js';
  * and the dialog stays open. Resolves with onSubmit's result, or null when cancelled. A `blocking` dialog
  * ignores Escape and stays until it is submitted, its cancel button's `onCancel` runs, or the app closes it
  * with `forceClose()` (signing out).
+ * @param {DialogOptions} options
  */
 export function openDialog({
   title,
@@ -98,7 +100,7 @@ export function openDialog({
 export const confirmDialog = ({ title, message, confirmLabel = 'Confirm', danger = false, onConfirm }) =>
   openDialog({ title, description: message, submitLabel: confirmLabel, danger, onSubmit: onConfirm }).then(Boolean);
 
-/** A labelled form field; `options` makes a <select>. */
+/** A labelled form field; `options` makes a <select>. @param {FieldOptions} options */
 export function field({ name, label, type = 'text', value = '', required = false, options, hint, ...rest }) {
   const id = uid(`f-${name}`);
   const hintId = hint ? `${id}-hint` : undefined;
@@ -117,6 +119,12 @@ export function field({ name, label, type = 'text', value = '', required = false
     hint ? h('p', { class: 'hint', id: hintId, text: hint }) : null,
   );
 }
+
+/** The values of a form's ticked checkboxes (or radio button) named `name`. */
+export const checkedValues = (form, name) =>
+  [.../** @type {NodeListOf<HTMLInputElement>} */ (form.querySelectorAll(`input[name="${name}"]:checked`))].map(
+    (el) => el.value,
+  );
 
 /** Copies text; falls back to a selection copy where the Clipboard API is missing (plain http on a LAN address). */
 export async function copyText(text, input) {

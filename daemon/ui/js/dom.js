@@ -1,3 +1,4 @@
+// @ts-check
 // Tiny DOM helpers: element creation, keyed list reconciliation, the toast/announce regions and saving a file.
 
 /**
@@ -75,11 +76,13 @@ const TOAST_MS = (() => {
 })();
 const ERROR_FACTOR = 1.5;
 
+/** The messages shown, oldest first. */
+const toasts = () => /** @type {Toast[]} */ ([...document.getElementById('toasts').children]);
+
 /** Removes the newest message on Escape unless a dialog has it (a modal's Escape closes the modal). */
 document.addEventListener('keydown', (event) => {
   if (event.key !== 'Escape' || event.defaultPrevented || document.querySelector('dialog[open]')) return;
-  const newest = document.getElementById('toasts')?.lastElementChild;
-  if (newest) newest.dismiss();
+  toasts().at(-1)?.dismiss();
 });
 
 /**
@@ -88,7 +91,7 @@ document.addEventListener('keydown', (event) => {
  */
 export function toast(message, kind = 'info') {
   const region = document.getElementById('toasts');
-  const same = [...region.children].find((el) => el.dataset.kind === kind && el.message === message);
+  const same = toasts().find((el) => el.dataset.kind === kind && el.message === message);
   if (same) {
     same.repeat();
     region.append(same);
@@ -135,7 +138,7 @@ export function toast(message, kind = 'info') {
   el.addEventListener('mouseleave', () => !el.contains(document.activeElement) && wait());
   el.addEventListener('focusout', (event) => !el.contains(event.relatedTarget) && !el.matches(':hover') && wait());
   region.append(el);
-  while (region.children.length > MAX_TOASTS) region.firstElementChild.dismiss();
+  for (const old of toasts().slice(0, -MAX_TOASTS)) old.dismiss();
   wait();
   return el;
 }
@@ -183,7 +186,7 @@ export function showReason(el, thing) {
   text(el, thing.available ? '' : `Unavailable: ${thing.unavailableReason}`);
 }
 
-/** A button with an icon and a visible or screen-reader-only label. */
+/** A button with an icon and a visible or screen-reader-only label. @param {IconButtonOptions} options */
 export function iconButton({
   icon: iconNode,
   label,

@@ -1,3 +1,4 @@
+// @ts-check
 // Stroke icons (24×24, currentColor) built as inline SVG so no extra requests are needed.
 const PATHS = {
   speaker: '<rect x="5" y="2" width="14" height="20" rx="2.5"/><circle cx="12" cy="14" r="4"/><path d="M12 6.5h.01"/>',
@@ -58,6 +59,6 @@ export function icon(name, className = 'icon') {
 /** Replaces every `[data-icon]` placeholder in static markup with its SVG. */
 export function hydrateIcons(root = document) {
   for (const el of root.querySelectorAll('[data-icon]')) {
-    if (!el.firstChild) el.append(icon(el.dataset.icon));
+    if (!el.firstChild) el.append(icon(el.getAttribute('data-icon')));
   }
 }

@@ -1,10 +1,12 @@
+// @ts-check
 // The Inputs view: the appliance's physical inputs, with favorites; admins rename them and delete those of an amplifier
 // that is gone.
-import { h, attr, text, reconcile, attempt, iconButton, showReason } from './dom.js';
+
+import { del, put } from './api.js';
+import { confirmDialog, field, openDialog } from './dialogs.js';
+import { attempt, attr, h, iconButton, reconcile, showReason, text } from './dom.js';
 import { icon } from './icons.js';
-import { put, del } from './api.js';
-import { state, can, sorted, changed } from './store.js';
-import { confirmDialog, openDialog, field } from './dialogs.js';
+import { can, changed, sorted, state } from './store.js';
 
 const KIND_ICONS = {
   optical: 'optical',

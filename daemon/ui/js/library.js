@@ -1,7 +1,9 @@
+// @ts-check
 // The music library beside a playlist: folders to walk through a page at a time, tracks with their tags to add.
-import { h, attr, text, announce, iconButton, duration } from './dom.js';
-import { icon } from './icons.js';
+
 import { apiResponse, nextLink, post } from './api.js';
+import { announce, attr, duration, h, iconButton, text } from './dom.js';
+import { icon } from './icons.js';
 
 const PAGE = 50;
 

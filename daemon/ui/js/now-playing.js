@@ -1,8 +1,10 @@
+// @ts-check
 // A stream player's now-playing panel: title, artist and album, progress, state and the transport buttons.
-import { h, attr, text, attempt, iconButton, duration } from './dom.js';
-import { icon } from './icons.js';
+
 import { post } from './api.js';
-import { state, can } from './store.js';
+import { attempt, attr, duration, h, iconButton, text } from './dom.js';
+import { icon } from './icons.js';
+import { can, state } from './store.js';
 
 const STATE_TEXT = { playing: 'Playing', paused: 'Paused', stopped: 'Stopped' };
 /** What an arrow key and Page Up/Down move the track by. */

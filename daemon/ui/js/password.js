@@ -1,8 +1,10 @@
+// @ts-check
 // Changing one's own password: on request from the header, and required once when the first-start password is still in use.
-import { field, openDialog } from './dialogs.js';
+
 import { api, put, session } from './api.js';
-import { state, changed } from './store.js';
+import { field, openDialog } from './dialogs.js';
 import { toast } from './dom.js';
+import { changed, state } from './store.js';
 
 /**
  * Opens the dialog. The server ends every session of the user on a password change, so the dashboard signs in

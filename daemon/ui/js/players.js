@@ -1,15 +1,17 @@
+// @ts-check
 // The Players view: every player with its zones — group and zone volume, routing, mute and power, live.
-import { h, attr, text, reconcile, attempt, announce, iconButton, showReason, toast } from './dom.js';
-import { icon } from './icons.js';
-import { get, put, post, del } from './api.js';
-import { state, can, sorted } from './store.js';
-import { volumeControl } from './volume.js';
-import { confirmDialog, openDialog, field } from './dialogs.js';
-import { editZone, sleepButton, soundButton, sleepText, tickWhileSleeping, allOff } from './zone-settings.js';
-import { statusBadges } from './sound.js';
-import { scenesSection } from './scenes.js';
-import { nowPlaying, playbackState, stateText } from './now-playing.js';
+
 import { announceDialog, announcementStatus } from './announce.js';
+import { del, get, post, put } from './api.js';
+import { confirmDialog, field, openDialog } from './dialogs.js';
+import { announce, attempt, attr, h, iconButton, reconcile, showReason, text, toast } from './dom.js';
+import { icon } from './icons.js';
+import { nowPlaying, playbackState, stateText } from './now-playing.js';
+import { scenesSection } from './scenes.js';
+import { statusBadges } from './sound.js';
+import { can, sorted, state } from './store.js';
+import { volumeControl } from './volume.js';
+import { allOff, editZone, sleepButton, sleepText, soundButton, tickWhileSleeping } from './zone-settings.js';
 
 const reportError = (err) => attempt(() => Promise.reject(err));
 
@@ -578,6 +580,7 @@ function playerBody(elements) {
 
 /** A new zone takes an output that has none: the dialog offers those (GET /api/zones/free-outputs), or says there is none. */
 async function createZone() {
+  /** @type {any[]} */
   let free;
   if (!(await attempt(async () => (free = await get('/api/zones/free-outputs'))))) return null;
   if (free.length === 0) {

@@ -1,8 +1,10 @@
+// @ts-check
 // A playlist as a file: download the M3U to this device, or save a copy in the appliance's export folder.
-import { h, attempt, toast, iconButton, saveFile } from './dom.js';
-import { icon } from './icons.js';
-import { post, download } from './api.js';
+
+import { download, post } from './api.js';
 import { field } from './dialogs.js';
+import { attempt, h, iconButton, saveFile, toast } from './dom.js';
+import { icon } from './icons.js';
 
 /** "Sunday morning" → "sunday-morning": a file name every system accepts. */
 export function slug(name) {

@@ -1,13 +1,15 @@
+// @ts-check
 // The Playlists view: list and favorites, tracks reordered by drag and drop or buttons, add, remove, export.
 // The list holds summaries; a playlist's tracks are fetched when it is opened.
-import { h, attr, text, reconcile, attempt, announce, toast, iconButton, duration, count } from './dom.js';
+
+import { del, post, put } from './api.js';
+import { confirmDialog, field, openDialog } from './dialogs.js';
+import { announce, attempt, attr, count, duration, h, iconButton, reconcile, text, toast } from './dom.js';
 import { icon } from './icons.js';
-import { post, put, del } from './api.js';
-import { state, can, sorted, changed, loadPlaylist, invalidatePlaylist, ensureTracks } from './store.js';
-import { confirmDialog, openDialog, field } from './dialogs.js';
-import { trackList } from './tracks.js';
-import { exportPanel } from './playlist-export.js';
 import { libraryPanel } from './library.js';
+import { exportPanel } from './playlist-export.js';
+import { can, changed, ensureTracks, invalidatePlaylist, loadPlaylist, sorted, state } from './store.js';
+import { trackList } from './tracks.js';
 
 export function playlistsView(section) {
   const create = can.change()

@@ -1,3 +1,4 @@
+// @ts-check
 // Turns RFC 9457 problem details into sentences a person reads: field labels instead of API field names.
 
 /** The words the dashboard uses for each API field (the label of the control that feeds it, where there is one). */

@@ -1,9 +1,11 @@
+// @ts-check
 // The Scenes strip of the Players view: apply a saved setup, undo the last apply; admins save, rename and delete.
-import { h, text, reconcile, attempt, toast, uid } from './dom.js';
+
+import { del, post, put } from './api.js';
+import { checkedValues, confirmDialog, field, openDialog } from './dialogs.js';
+import { attempt, h, reconcile, text, toast, uid } from './dom.js';
 import { icon } from './icons.js';
-import { post, put, del } from './api.js';
-import { state, can, sorted, changed } from './store.js';
-import { openDialog, confirmDialog, field } from './dialogs.js';
+import { can, changed, sorted, state } from './store.js';
 import { skippedText } from './zone-settings.js';
 
 export function scenesSection() {
@@ -126,6 +128,7 @@ function zoneSummary(scene) {
 
 async function applyScene(scene, button) {
   button.disabled = true;
+  /** @type {any} */
   let result;
   if (
     await attempt(async () => (result = await post(`/api/scenes/${scene.id}/apply`)), `Scene ${scene.name} applied.`)
@@ -139,6 +142,7 @@ async function applyScene(scene, button) {
 
 async function undoScene(button) {
   button.disabled = true;
+  /** @type {any} */
   let result;
   if (
     await attempt(
@@ -183,7 +187,7 @@ function saveScene() {
     submitLabel: 'Save scene',
     wide: true,
     onSubmit: async (form) => {
-      const zoneIds = [...form.querySelectorAll('input[name="zoneIds"]:checked')].map((el) => el.value);
+      const zoneIds = checkedValues(form, 'zoneIds');
       if (!zoneIds.length) throw new Error('Choose at least one zone.');
       const scene = await post('/api/scenes', { name: form.elements.name.value.trim(), zoneIds });
       state.scenes.set(scene.id, scene);

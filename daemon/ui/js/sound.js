@@ -1,6 +1,8 @@
+// @ts-check
 // The zone's Sound panel (bass, treble, balance in the amplifier's own steps, loudness) and its amplifier-status badges.
-import { h, attr, text, uid } from './dom.js';
+
 import { put } from './api.js';
+import { attr, h, text, uid } from './dom.js';
 import { MIN_GAP_MS } from './volume.js';
 
 /** The three stepped controls, in the order the panel shows them. */

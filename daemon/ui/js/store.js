@@ -1,7 +1,9 @@
+// @ts-check
 // The client-side model: what the signed-in user may see, kept current by the event stream.
-import { get, apiResponse, nextLink } from './api.js';
+import { apiResponse, get, nextLink } from './api.js';
 import { toast } from './dom.js';
 
+/** @type {DashboardState} */
 export const state = {
   me: null,
   players: new Map(),
@@ -237,16 +239,27 @@ function refetchSoon(key, job) {
   );
 }
 
-/** Applies one event from the stream to the model; false means "refetch everything" (stream.reset). */
-export function applyEvent({ type, payload }) {
-  if (type === 'stream.reset') return false;
-  const topic = apply(type, payload);
+/** Applies one event from the stream to the model; false means "refetch everything" (stream.reset). @param {StreamEvent} event */
+export function applyEvent(event) {
+  if (event.type === 'stream.reset') return false;
+  const topic = apply(event);
   if (topic) changed(topic);
   return true;
 }
 
-/** Updates the model for one event and names the topic that changed (or nothing). */
-function apply(type, p) {
+/**
+ * A type this page does not know (sent by a newer daemon) changes nothing. Its parameter is `never`: the type check
+ * fails on the call in `apply` when a type of the event schema has no case there.
+ * @param {never} _type
+ */
+const unknownEvent = (_type) => null;
+
+/**
+ * Updates the model for one event and names the topic that changed (or nothing). Every type of the event schema
+ * has its case (see unknownEvent).
+ * @param {DomainEvent} event
+ */
+function apply({ type, payload: p }) {
   switch (type) {
     case 'player.volumeChanged': {
       const player = state.players.get(p.playerId);
@@ -351,7 +364,7 @@ function apply(type, p) {
       const playback = state.playback.get(p.playerId);
       // A stream player this page has not read yet (just created, or its MPD was down at load): read it now.
       if (!playback) return void loadPlayback(p.playerId);
-      if (p.engine) playback.engine = p.engine;
+      if ('engine' in p) playback.engine = p.engine;
       else Object.assign(playback, { positionMs: p.positionMs, durationMs: p.durationMs, positionAt: p.positionAt });
       return 'playback';
     }
@@ -374,7 +387,11 @@ function apply(type, p) {
       if (state.me && p.userId === state.me.id) refetchSoon('me', loadMe);
       if (can.admin()) refetchSoon('users', loadUsers);
       return null;
-    default:
+    // The export's own answer says where the file went; the library is read when its panel opens.
+    case 'playlist.exported':
+    case 'library.scanChanged':
       return null;
+    default:
+      return unknownEvent(type);
   }
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // Follows GET /api/stream/events with fetch + ReadableStream so the token travels in a header, never the URL.
 // Parses SSE itself, resumes with the Last-Event-ID header and reconnects with jittered exponential back-off.
 
@@ -10,7 +11,7 @@ const SILENCE_MS = 40_000;
  * @param {string} [o.url]                  the stream's address (tests pass an absolute one)
  * @param {() => string|null} o.token       current session token
  * @param {(resumed: boolean) => void} o.onOpen   connected (resumed = a Last-Event-ID was sent)
- * @param {(event: {type: string, payload: any}) => void} o.onEvent
+ * @param {(event: StreamEvent) => void} o.onEvent   what the daemon sent (its own schemas)
  * @param {(state: 'connecting'|'live'|'reconnecting') => void} o.onState
  * @param {() => void} o.onUnauthorized     the credential no longer works
  */

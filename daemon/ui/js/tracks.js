@@ -1,7 +1,9 @@
+// @ts-check
 // A playlist's track list: HTML5 drag and drop plus keyboard move up/down buttons, and removal.
-import { h, attr, text, reconcile, announce, iconButton, duration } from './dom.js';
+
+import { del, post } from './api.js';
+import { announce, attr, duration, h, iconButton, reconcile, text } from './dom.js';
 import { icon } from './icons.js';
-import { post, del } from './api.js';
 import { can } from './store.js';
 
 /**

@@ -1,9 +1,11 @@
+// @ts-check
 // The Users tab (Admins only): accounts, roles, enabled state, assignments and API keys.
-import { h, text, reconcile, attempt, toast, uid, count } from './dom.js';
+
+import { del, get, post, put } from './api.js';
+import { confirmDialog, field, keyDialog, openDialog } from './dialogs.js';
+import { attempt, count, h, reconcile, text, toast, uid } from './dom.js';
 import { icon } from './icons.js';
-import { get, post, put, del } from './api.js';
-import { state, sorted, changed, loadUsers, loadAudio } from './store.js';
-import { openDialog, confirmDialog, keyDialog, field } from './dialogs.js';
+import { changed, loadAudio, loadUsers, sorted, state } from './store.js';
 
 const ROLES = ['Admin', 'Operator', 'Viewer'];
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
@@ -57,7 +59,9 @@ function userCard(user) {
     const signature = JSON.stringify(u);
     if (card.signature === signature) return;
     const focused =
-      document.activeElement && card.contains(document.activeElement) ? document.activeElement.dataset.action : null;
+      document.activeElement && card.contains(document.activeElement)
+        ? document.activeElement.getAttribute('data-action')
+        : null;
     card.signature = signature;
     card.user = u;
     card.replaceChildren(...renderUser(u, titleId).filter(Boolean));

@@ -1,3 +1,4 @@
+// @ts-check
 // A volume slider that feels instant: the thumb follows the finger at once, the API sees at most one request
 // in flight per slider carrying only the latest value, and live events never yank a slider in the user's hand.
 import { h, percent, text } from './dom.js';

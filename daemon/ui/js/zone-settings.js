@@ -1,11 +1,13 @@
+// @ts-check
 // Zone extras on the Players view: the admin's zone dialog (name and volume limits), the Sound panel, sleep timers
 // and All off.
-import { h, attr, attempt, toast, uid, iconButton, count } from './dom.js';
+
+import { post, put } from './api.js';
+import { checkedValues, field, openDialog } from './dialogs.js';
+import { attempt, attr, count, h, iconButton, toast, uid } from './dom.js';
 import { icon } from './icons.js';
-import { put, post } from './api.js';
-import { openDialog, field } from './dialogs.js';
-import { state, subscribe, can } from './store.js';
 import { soundPanel } from './sound.js';
+import { can, state, subscribe } from './store.js';
 
 /** The choices of the sleep menu, in minutes (the API takes any number from 0 to 1440; 0 cancels). */
 const SLEEP_CHOICES = [15, 30, 60, 90];
@@ -158,7 +160,7 @@ function sleepDialog(zone) {
     ],
     submitLabel: 'Set timer',
     onSubmit: async (form) => {
-      const minutes = Number(form.querySelector('input[name="minutes"]:checked').value);
+      const minutes = Number(checkedValues(form, 'minutes')[0]);
       await put(`/api/zones/${zone.id}/sleep`, { minutes });
       toast(
         minutes ? `${zone.name} switches off in ${minutes} min.` : `Sleep timer of ${zone.name} cancelled.`,
@@ -185,6 +187,7 @@ export function tickWhileSleeping(zones, render) {
 /** Powers off every zone the caller may see (POST /api/zones/all-off) and says how many went off, and which could not. */
 export async function allOff(button) {
   button.disabled = true;
+  /** @type {any} */
   let result;
   if (await attempt(async () => (result = await post('/api/zones/all-off')))) {
     const n = result.zoneIds.length;
