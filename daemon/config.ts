@@ -3,20 +3,20 @@
 import path from 'node:path';
 import { defaultsOf } from '../drivers/index.js';
 import {
+  type AmplifierConfig,
   amplifierKey,
   serialPortNeeded,
   singleAmplifierProblems,
   toAmplifiers,
-  type AmplifierConfig,
 } from './config/amplifiers.js';
-import { SECTIONS, settingAt, type Settings } from './config/catalog.js';
+import { SECTIONS, type Settings, settingAt } from './config/catalog.js';
 import { readPasswordFile } from './config/mqtt.js';
-import { readConfigFile, readEnvironment, readFlags, type Layer } from './config/sources.js';
+import { type Layer, readConfigFile, readEnvironment, readFlags } from './config/sources.js';
 
-export { amplifierKey, MAX_AMPLIFIERS, type AmplifierConfig } from './config/amplifiers.js';
+export { type AmplifierConfig, amplifierKey, MAX_AMPLIFIERS } from './config/amplifiers.js';
 export { settingNames } from './config/catalog.js';
-export { mqttUrlProblem } from './config/mqtt.js';
 export { helpText } from './config/help.js';
+export { mqttUrlProblem } from './config/mqtt.js';
 
 /** The MQTT bridge's settings (docs/home-assistant.md); the password read from its file, if one was named. */
 export type MqttConfig = Omit<Settings['mqtt'], 'passwordFile'>;

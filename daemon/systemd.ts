@@ -1,6 +1,6 @@
 // systemd integration of a listening daemon: READY=1 with a status line, STATUS on amplifier changes, watchdog
 // pings while the event loop and the store are healthy, and STOPPING=1 when shutdown begins.
-import { startWatchdog, watchdogIntervalMs, type Notifier } from '../native/index.js';
+import { type Notifier, startWatchdog, watchdogIntervalMs } from '../native/index.js';
 import type { EventBus } from './domain/shared/index.js';
 
 /** Event-loop delay above which the watchdog is starved on purpose, so systemd restarts a wedged daemon. */

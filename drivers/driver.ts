@@ -2,6 +2,7 @@
 import type { Clock } from './core/clock.js';
 
 export type { Clock };
+
 import type { OpenPort } from './port.js';
 
 /** What one zone output of the amplifier is doing. Volume is a fraction of full scale (0..1). */

@@ -18,11 +18,11 @@ export type PlaybackOutput =
 export {
   ALSA_DEVICE_FORMS,
   ALSA_PCM_NAMES,
-  FIFO_FOLDERS,
   alsaDeviceProblem,
+  FIFO_FOLDERS,
+  type FifoPlace,
   placeFifo,
   resolveFifoPath,
-  type FifoPlace,
 } from './playback-outputs.js';
 
 /** The track URIs an engine plays (`file:<path in the music folder>`, `http(s):`), checked without the disk. */

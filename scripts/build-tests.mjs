@@ -6,7 +6,7 @@
 // The code is transformed as tsx transforms it (esbuild, tsconfig.json); `import.meta.url` keeps naming the module's
 // own place (see importMetaUrl), so paths found from it, and isMain() checks, work as they do from the sources.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { NODE_ESM_BUNDLE, REQUIRE_BANNER } from './bundle.mjs';

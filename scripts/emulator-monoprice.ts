@@ -3,7 +3,7 @@
 import { lstatSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { MonopriceEmulator, type EmulatorOptions } from '../drivers/monoprice/emulator.js';
+import { type EmulatorOptions, MonopriceEmulator } from '../drivers/monoprice/emulator.js';
 import { createPtyPair, type PtyPair } from '../test/helpers/pty.js';
 
 const USAGE =

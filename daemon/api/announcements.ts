@@ -1,9 +1,10 @@
 // Announcements: a sound played on some zones through a stream player, then every zone and the interrupted playback
 // put back. They queue; the events tell when one starts and ends.
-import { T, IdParams, Uuid, UuidList, Volume } from '../http/schema.js';
-import { route, ok, type Route } from '../http/route.js';
-import { AnnouncementSchema } from '../domain/shared/index.js';
+
 import type { Announcements } from '../domain/playback/index.js';
+import { AnnouncementSchema } from '../domain/shared/index.js';
+import { ok, type Route, route } from '../http/route.js';
+import { IdParams, T, Uuid, UuidList, Volume } from '../http/schema.js';
 
 const missing = { description: 'no such announcement, or one on zones outside your assignments' };
 

@@ -1,7 +1,8 @@
 // What the player and zone routes share: the amplifier binding of a new player or zone, the volume body (absolute
 // or relative), and how their 404 and 409 answers are documented.
-import { T, Volume, ExactlyOneOf } from '../http/schema.js';
+
 import { VOLUME_REQUEST_FIELDS } from '../domain/audio/index.js';
+import { ExactlyOneOf, T, Volume } from '../http/schema.js';
 import { ProblemSchema } from './schemas.js';
 
 export const Channel = T.Integer({ minimum: 1, maximum: 99, errorMessage: 'must be an integer channel number' });

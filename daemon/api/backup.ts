@@ -1,8 +1,9 @@
 // Backup download (with or without sealed secrets) and restore (admin only); the checks live in domain/backup/.
-import { T, Validator } from '../http/schema.js';
-import { route, ok, DOWNLOAD_HEADERS, type ApiResult, type Route } from '../http/route.js';
+
+import type { BackupService, DocumentStream, RestoreSession } from '../domain/backup/index.js';
 import { BackupSchema } from '../domain/backup/index.js';
-import type { BackupService, RestoreSession, DocumentStream } from '../domain/backup/index.js';
+import { type ApiResult, DOWNLOAD_HEADERS, ok, type Route, route } from '../http/route.js';
+import { T, Validator } from '../http/schema.js';
 
 /** writeOnly: never echoed back, not even in a validation message. */
 const Passphrase = T.String({

@@ -1,7 +1,8 @@
 // Input devices: readable by everyone, favorites changed by Operators and Admins, created and deleted by Admins.
-import { T, IdParams, AtLeastOneOf } from '../http/schema.js';
-import { route, ok, created, noContent, type Route } from '../http/route.js';
+
 import { INPUT_SETTINGS_NONE, type InputsService } from '../domain/audio/index.js';
+import { created, noContent, ok, type Route, route } from '../http/route.js';
+import { AtLeastOneOf, IdParams, T } from '../http/schema.js';
 import { Flag, InputDeviceSchema, Name } from './schemas.js';
 
 const Kind = T.String({

@@ -1,10 +1,11 @@
 // The music folder as the stream players read it: one folder a page at a time, with tags (to build playlists from),
 // and a rescan after files were added or changed.
-import { T } from '../http/schema.js';
-import { route, type Route } from '../http/route.js';
+
 import { LIBRARY_PAGE_MAX, type Library } from '../domain/playback/index.js';
-import { QueryInteger } from './schemas.js';
+import { type Route, route } from '../http/route.js';
+import { T } from '../http/schema.js';
 import { pageOf, pageResult } from './paging.js';
+import { QueryInteger } from './schemas.js';
 
 /** Entries per page when the client names no limit. */
 const PAGE_DEFAULT = 100;

@@ -1,9 +1,10 @@
 // Stream players' transport and now-playing: what a player plays, play a playlist (from a track) or a URI, pause,
 // resume, stop, next, previous and seek. Each answers with the playback after the command.
-import { T, IdParams, Uuid, ExactlyOneOf } from '../http/schema.js';
-import { route, ok, type Route } from '../http/route.js';
-import { PlaybackSchema } from '../domain/shared/index.js';
+
 import type { PlayRequest, Transport } from '../domain/playback/index.js';
+import { PlaybackSchema } from '../domain/shared/index.js';
+import { ok, type Route, route } from '../http/route.js';
+import { ExactlyOneOf, IdParams, T, Uuid } from '../http/schema.js';
 import { notFoundDoc } from './audio-bodies.js';
 
 const Position = T.Integer({

@@ -1,14 +1,14 @@
 // Players: listing (filtered by assignments), creation and deletion, routing to zones, and group volume.
-import { T, IdParams, UuidList, AtLeastOneOf } from '../http/schema.js';
-import { route, ok, created, noContent, type Route } from '../http/route.js';
+
 import {
   PLAYER_CHANGE_NONE,
-  resolveOutput,
-  volumeRequestOf,
   type PlayersService,
+  resolveOutput,
   type StreamOutputKind,
+  volumeRequestOf,
 } from '../domain/audio/index.js';
-import { Name, PlayerSchema } from './schemas.js';
+import { created, noContent, ok, type Route, route } from '../http/route.js';
+import { AtLeastOneOf, IdParams, T, UuidList } from '../http/schema.js';
 import {
   AmplifierName,
   Channel,
@@ -18,6 +18,7 @@ import {
   VolumeBody,
   volumeBadRequest,
 } from './audio-bodies.js';
+import { Name, PlayerSchema } from './schemas.js';
 
 const ZoneIdsBody = T.Object({ zoneIds: UuidList('zone ids; duplicates are ignored') });
 const zonesUnavailable = unavailableDoc("the player's amplifier is not configured, or a zone named cannot answer");

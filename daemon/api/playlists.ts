@@ -1,7 +1,8 @@
 // Playlists: readable by everyone, changed by Operators and Admins; a paged summary list, M3U export and download.
-import { T, IdParams, UuidList } from '../http/schema.js';
-import { route, ok, created, noContent, DOWNLOAD_HEADERS, type ApiResult, type Route } from '../http/route.js';
-import { toM3u, type PlaylistsService } from '../domain/playlists/index.js';
+
+import { type PlaylistsService, toM3u } from '../domain/playlists/index.js';
+import { type ApiResult, created, DOWNLOAD_HEADERS, noContent, ok, type Route, route } from '../http/route.js';
+import { IdParams, T, UuidList } from '../http/schema.js';
 import { pageOf, pageResult } from './paging.js';
 import { Flag, Name, PlaylistSchema, PlaylistSummarySchema, QueryInteger, TrackInputSchema } from './schemas.js';
 

@@ -1,9 +1,10 @@
 // Scenes (save, edit, apply, undo) and zone sleep timers.
-import { T, IdParams, Uuid, UuidList, Volume, AtLeastOneOf } from '../http/schema.js';
-import { route, ok, created, noContent, type Route } from '../http/route.js';
-import { SCENE_CHANGE_NONE, MAX_SLEEP_MINUTES } from '../domain/scenes/index.js';
+
 import type { ScenesService, SleepTimers } from '../domain/scenes/index.js';
+import { MAX_SLEEP_MINUTES, SCENE_CHANGE_NONE } from '../domain/scenes/index.js';
 import { SceneSchema, SceneToneSchema } from '../domain/shared/index.js';
+import { created, noContent, ok, type Route, route } from '../http/route.js';
+import { AtLeastOneOf, IdParams, T, Uuid, UuidList, Volume } from '../http/schema.js';
 import { ProblemSchema, SkippedSchema, ZoneSchema } from './schemas.js';
 
 const SceneName = T.String({

@@ -1,6 +1,7 @@
 // Response and shared request schemas, used for validation and for the OpenAPI document.
-import { T, Uuid } from '../http/schema.js';
+
 import { QUERY_INTEGER } from '../http/openapi.js';
+import { T, Uuid } from '../http/schema.js';
 
 export const RoleSchema = T.String({
   description: 'Admin, Operator or Viewer (requests accept any letter case; responses use exactly these)',
@@ -28,7 +29,7 @@ export const UserSchema = T.Object({
 
 export const ApiKeySchema = T.Object({ apiKey: T.String({ pattern: '^svc_[0-9a-f]{48}$' }) });
 
-export { PlayerSchema, ZoneSchema, InputDeviceSchema } from '../domain/shared/index.js';
+export { InputDeviceSchema, PlayerSchema, ZoneSchema } from '../domain/shared/index.js';
 
 export const TrackSchema = T.Object({
   id: T.String({ format: 'uuid' }),

@@ -1,8 +1,9 @@
 // The Home Assistant bridge settings (admins): broker URL, broker login and the azcd account the bridge acts as,
 // applied at once without a restart.
-import { T, AtLeastOneOf } from '../http/schema.js';
-import { route, ok, type Route } from '../http/route.js';
+
 import { BRIDGE_CHANGE_NONE, BRIDGE_FIELDS, BRIDGE_STATES, type BridgeSettings } from '../domain/settings/index.js';
+import { ok, type Route, route } from '../http/route.js';
+import { AtLeastOneOf, T } from '../http/schema.js';
 import { ProblemSchema } from './schemas.js';
 
 const problem = (description: string) => ({

@@ -1,6 +1,7 @@
 // Health, the OpenAPI document and the UPnP device description.
+
+import { ok, type Route, route } from '../http/route.js';
 import { T } from '../http/schema.js';
-import { route, ok, type Route } from '../http/route.js';
 import { BridgeStatusSchema } from './settings.js';
 
 export interface HealthSource {

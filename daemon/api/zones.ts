@@ -1,9 +1,9 @@
 // Zones: listing (filtered by assignments), creation, settings and deletion, volume, mute and power, and All off.
-import { T, IdParams, Volume, AtLeastOneOf } from '../http/schema.js';
-import { route, ok, created, noContent, type Route } from '../http/route.js';
+
 import { TONE_NONE, volumeRequestOf, ZONE_SETTINGS_NONE, type ZonesService } from '../domain/audio/index.js';
-import { Name, SkippedSchema, ZoneSchema } from './schemas.js';
 import { SceneToneSchema } from '../domain/shared/index.js';
+import { created, noContent, ok, type Route, route } from '../http/route.js';
+import { AtLeastOneOf, IdParams, T, Volume } from '../http/schema.js';
 import {
   AmplifierName,
   Channel,
@@ -13,6 +13,7 @@ import {
   VolumeBody,
   volumeBadRequest,
 } from './audio-bodies.js';
+import { Name, SkippedSchema, ZoneSchema } from './schemas.js';
 
 const zoneUnavailable = unavailableDoc(
   'the zone cannot answer (its unit is not fitted or silent, or its amplifier is not configured)',

@@ -1,12 +1,12 @@
 // The amplifier settings: one amplifier from --driver and --serial-port, or the config file's list of amplifiers,
 // each checked against its driver family's option schema (drivers/index.ts); and the store key of an amplifier.
 import { createHash } from 'node:crypto';
-import { Type, type TObject } from '@sinclair/typebox';
+import { type TObject, Type } from '@sinclair/typebox';
 import {
-  DRIVER_NAMES,
   checkSetting,
-  driverFamily,
+  DRIVER_NAMES,
   type DriverFamily,
+  driverFamily,
   type SettingProblem,
 } from '../../drivers/index.js';
 import { nameProblem } from '../names.js';

@@ -1,6 +1,6 @@
 // The settings as the three sources name them: every section's schema, each setting with its flag, AZC_* variable
 // and config-file key (derived from its path unless its schema says otherwise), and the config file's schema.
-import { Kind, Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import { Kind, type Static, type TObject, type TSchema, Type } from '@sinclair/typebox';
 import { AMPLIFIER } from './amplifiers.js';
 import { MQTT } from './mqtt.js';
 import { DISCOVERY, FIRST_START, LIMITS, LOGGING, PLAYBACK, SECURITY, SERVER, SSE, STATE } from './sections.js';

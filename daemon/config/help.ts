@@ -1,9 +1,9 @@
 // `azcd --help`, generated from the settings' schemas: grouped by section, each setting with its flag, variable,
 // config-file key, range, default and description, then every driver family's options for the amplifier list.
-import { Kind, Type, type TObject, type TSchema } from '@sinclair/typebox';
-import { DRIVER_FAMILIES, literals, type DriverFamily } from '../../drivers/index.js';
+import { Kind, type TObject, type TSchema, Type } from '@sinclair/typebox';
+import { DRIVER_FAMILIES, type DriverFamily, literals } from '../../drivers/index.js';
 import { entrySchema } from './amplifiers.js';
-import { CONFIG_FILE, SECTIONS, SETTINGS, kindOf, type Setting } from './catalog.js';
+import { CONFIG_FILE, kindOf, SECTIONS, SETTINGS, type Setting } from './catalog.js';
 
 const WIDTH = 100;
 const INDENT = '      ';

@@ -3,9 +3,9 @@
 // where its value came from: `flag --port`, `environment AZC_PORT`, `config file F, key "port"`.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { checkSetting, closest } from '../../drivers/index.js';
-import { CONFIG_FILE, FILE_SCHEMA, SETTINGS, kindOf, settingAt, type Setting } from './catalog.js';
+import { CONFIG_FILE, FILE_SCHEMA, kindOf, SETTINGS, type Setting, settingAt } from './catalog.js';
 import { parseJsonText } from './json-text.js';
 
 export interface Layer {

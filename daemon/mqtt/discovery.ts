@@ -1,9 +1,10 @@
 // Home Assistant discovery: one retained config message per entity, every entity on one device per appliance.
-import type { ResolvedBridgeOptions } from './options.js';
+
 import { MAX_SLEEP_MINUTES } from '../domain/scenes/index.js';
-import { NO_SOURCE, OFF, OFFLINE, ONLINE, ON, PRESS, percent, sourceLabels } from './payloads.js';
+import type { ResolvedBridgeOptions } from './options.js';
+import { NO_SOURCE, OFF, OFFLINE, ON, ONLINE, PRESS, percent, sourceLabels } from './payloads.js';
 import type { Topics, ZoneField } from './topics.js';
-import { STEPPED_TONE, ZONE_STATUS, amplifierKeyOf, toneStepsOf, type BridgeView } from './view.js';
+import { amplifierKeyOf, type BridgeView, STEPPED_TONE, toneStepsOf, ZONE_STATUS } from './view.js';
 
 type Payload = Record<string, unknown>;
 

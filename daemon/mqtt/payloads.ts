@@ -1,6 +1,7 @@
 // How values look on the wire: percent volumes, ON/OFF switches and the player names a zone's source select offers.
-import type { PlaybackView, PlayerView } from '../domain/shared/index.js';
+
 import { stepToTone, toneToStep } from '../domain/audio/index.js';
+import type { PlaybackView, PlayerView } from '../domain/shared/index.js';
 
 /**
  * The select option meaning "no player": choosing it detaches the zone. Not "None": Home Assistant's MQTT select

@@ -3,7 +3,7 @@
 import { discoveryMessages } from './discovery.js';
 import type { ResolvedBridgeOptions } from './options.js';
 import type { Topics } from './topics.js';
-import { stateMessages, type BridgeView } from './view.js';
+import { type BridgeView, stateMessages } from './view.js';
 
 /** Publishes retained; `done` (QoS 1 only) learns whether the broker acknowledged it. */
 export type Send = (topic: string, payload: string, qos: 0 | 1, done?: (delivered: boolean) => void) => void;

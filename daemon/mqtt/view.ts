@@ -2,17 +2,17 @@
 // scenes of amplifiers that are not configured get no entities: nothing could be done with them until they are again.
 import type { PlaybackView, PlayerView, SceneView, ZoneView } from '../domain/shared/index.js';
 import {
-  NO_SOURCE,
-  OFFLINE,
-  ONLINE,
   minutesLeft,
+  NO_SOURCE,
   nowPlaying,
   nowPlayingAttributes,
+  OFFLINE,
+  ONLINE,
   onOff,
   percent,
   sourceLabels,
-  toneStep,
   type ToneSteps,
+  toneStep,
 } from './payloads.js';
 import type { Topics } from './topics.js';
 

@@ -1,8 +1,9 @@
 // The SQL of backup and restore: every configuration row read in one snapshot, and all of them replaced at once.
-import type { Db, Store } from './db.js';
-import type { UserRow } from './users-repo.js';
+
 import type { InputDeviceRow, PlayerRow, ZoneRow } from './audio-repo.js';
+import type { Db, Store } from './db.js';
 import type { PlaylistSummaryRow, TrackRow } from './playlists-repo.js';
+import type { UserRow } from './users-repo.js';
 
 /** A zone as a backup carries it: every column but the sleep timer, which belongs to the moment. */
 export type ZoneConfigRow = Omit<ZoneRow, 'sleep_until'>;

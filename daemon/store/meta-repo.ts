@@ -1,7 +1,8 @@
 // The `meta` table: the device's identity (its UPnP UDN), how many times the daemon started, and the amplifier
 // channels whose zone or input an admin deleted, so the next start does not recreate them from the amplifier's description.
-import type { Db } from './db.js';
+
 import type { AmplifierRef } from './audio-repo.js';
+import type { Db } from './db.js';
 
 export type DeletedKind = 'zone' | 'input';
 

@@ -1,6 +1,7 @@
 // Opens the daemon's SQLite files: the one place that knows how better-sqlite3 finds its native addon.
-import Database from 'better-sqlite3';
+
 import { createRequire } from 'node:module';
+import Database from 'better-sqlite3';
 
 let addonPath: string | undefined;
 

@@ -1,6 +1,7 @@
 // Users, API-key material, login sessions and assignment lists.
-import type { Db } from './db.js';
+
 import type { Role } from '../domain/shared/index.js';
+import type { Db } from './db.js';
 
 export interface UserRow {
   id: string;

@@ -1,6 +1,6 @@
 // The port under every serial family's link: opened and reopened with back-off, a connection counter that makes work
 // begun on a port that has since gone away stale, and one queue per bus. Exchanges are link.ts's.
-import { openPort, parseTcpPort, type BytePort, type OpenPort } from '../port.js';
+import { type BytePort, type OpenPort, openPort, parseTcpPort } from '../port.js';
 import type { Clock } from './clock.js';
 
 export type LinkLog = (

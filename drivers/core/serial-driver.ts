@@ -15,12 +15,12 @@ import { checkTone } from '../driver.js';
 import { monotonicClock } from './clock.js';
 import { DriverEvents } from './events.js';
 import {
-  TIMINGS,
   type CoreOptions,
   type FirstRead,
   type LineOptions,
   type SerialOptions,
   type SerialTimings,
+  TIMINGS,
 } from './serial-options.js';
 import { WorkLoop } from './work-loop.js';
 

@@ -12,7 +12,7 @@ import type {
   ZoneState,
   ZoneTone,
 } from '../driver.js';
-import { ZONE_FLAGS, stepToTone, stepToVolume, toneToStep, volumeToStep } from '../driver.js';
+import { stepToTone, stepToVolume, toneToStep, volumeToStep, ZONE_FLAGS } from '../driver.js';
 
 /** What the daemon writes: the zone's state, then its tone (bass, treble, balance in native steps; loudness 0/1). */
 export type Attribute = 'power' | 'source' | 'volume' | 'muted' | 'bass' | 'treble' | 'balance' | 'loudness';

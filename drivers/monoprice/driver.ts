@@ -3,19 +3,19 @@
 import { SerialDriver } from '../core/serial-driver.js';
 import type { FirstRead, ReadReply, SerialOptions, WriteOutcome } from '../core/serial-options.js';
 import type { Topology } from '../core/units.js';
-import { ZoneBook, bit, statusFields, type Attribute, type Write } from '../core/zone-book.js';
+import { type Attribute, bit, statusFields, type Write, ZoneBook } from '../core/zone-book.js';
 import { MonopriceLink } from './link.js';
 import { MONOPRICE_DEFAULTS } from './options.js';
 import {
+  isZoneAddress,
   MAX_UNITS,
   MONOPRICE_SOUND,
+  type SetAttribute,
   SOURCE_COUNT,
-  VOLUME_STEPS,
-  ZONES_PER_UNIT,
-  isZoneAddress,
   unitOf,
   unitZones,
-  type SetAttribute,
+  VOLUME_STEPS,
+  ZONES_PER_UNIT,
 } from './protocol.js';
 
 export type MonopriceOptions = SerialOptions;

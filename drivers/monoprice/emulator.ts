@@ -1,14 +1,14 @@
 // The amplifier side of the Monoprice/Dayton RS-232 protocol, byte for byte, with fault switches for tests and demos.
 import { CommandRejections, EmulatorPort, type OutputOptions } from '../emulator-port.js';
 import {
-  MAX_UNITS,
-  ZONES_PER_UNIT,
   attributeValue,
   encodeAttribute,
   encodeStatus,
+  MAX_UNITS,
   parseCommand,
   SET_RANGES,
   type SetAttribute,
+  ZONES_PER_UNIT,
   type ZoneStatus,
 } from './protocol.js';
 

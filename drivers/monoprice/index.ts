@@ -3,8 +3,8 @@ import { checkedOptions } from '../family.js';
 import { MonopriceDriver, type MonopriceOptions } from './driver.js';
 import { MONOPRICE_OPTIONS } from './options.js';
 
-export { MonopriceDriver, MONOPRICE_DEFAULTS, type MonopriceOptions } from './driver.js';
-export { MonopriceEmulator, type EmulatorOptions, type KeypadChange } from './emulator.js';
+export { MONOPRICE_DEFAULTS, MonopriceDriver, type MonopriceOptions } from './driver.js';
+export { type EmulatorOptions, type KeypadChange, MonopriceEmulator } from './emulator.js';
 export * as monopriceProtocol from './protocol.js';
 
 export function createMonopriceDriver(options: MonopriceOptions): MonopriceDriver {

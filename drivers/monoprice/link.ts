@@ -4,14 +4,14 @@ import { Link, type Outcome, type Request } from '../core/link.js';
 import type { ReconnectingPortOptions } from '../core/reconnecting-port.js';
 import type { WriteOutcome } from '../core/serial-options.js';
 import {
-  LineFramer,
-  ReplyCollector,
-  ZONES_PER_UNIT,
   encodeQuery,
   encodeSet,
-  unitZones,
   type Frame,
+  LineFramer,
+  ReplyCollector,
   type SetAttribute,
+  unitZones,
+  ZONES_PER_UNIT,
   type ZoneStatus,
 } from './protocol.js';
 

@@ -11,12 +11,6 @@ import { bit, type Write } from '../core/zone-book.js';
 import { RnetLink } from './link.js';
 import { RNET_DEFAULTS } from './options.js';
 import {
-  MAX_CONTROLLERS,
-  PARAMETER,
-  RNET_SOUND,
-  SOURCE_COUNT,
-  VOLUME_STEPS,
-  ZONES_PER_CONTROLLER,
   channelOf,
   controllerChannels,
   controllerOf,
@@ -25,9 +19,15 @@ import {
   encodeSource,
   encodeVolume,
   encodeZonePower,
-  isChannel,
-  zoneOf,
   type Heard,
+  isChannel,
+  MAX_CONTROLLERS,
+  PARAMETER,
+  RNET_SOUND,
+  SOURCE_COUNT,
+  VOLUME_STEPS,
+  ZONES_PER_CONTROLLER,
+  zoneOf,
 } from './protocol.js';
 import { RnetZoneBook } from './zone-book.js';
 

@@ -1,17 +1,17 @@
 // Frames the emulator puts on the bus besides its replies: wall keypad events and the chatter a real bus carries.
 import {
   CONTROLLER_KEYPAD,
-  EVENT,
-  KEY_MUTE,
-  TYPE,
   channelOf,
   controllerOf,
+  type DeviceId,
+  EVENT,
   encodeFrame,
   encodeKeypadKey,
   encodeZoneInfoReply,
-  zoneOf,
-  type DeviceId,
+  KEY_MUTE,
+  TYPE,
   type ZoneInfo,
+  zoneOf,
 } from './protocol.js';
 
 /** The id a zone's wall keypad uses on the bus (any id other than the host's 0x70 and the controller's 0x7F). */

@@ -3,7 +3,14 @@ import { isMain, runEmulatorCli } from '../emulator-cli.js';
 import { EmulatorPort, type OutputOptions } from '../emulator-port.js';
 import { chatterFrame, keypadKeyFrame, keypadMuteFrame } from './emulator-bus.js';
 import {
+  channelOf,
+  controllerOf,
+  decodeEvent,
+  decodeParameter,
+  decodeZoneInfoRequest,
   EVENT,
+  encodeZoneInfoReply,
+  type Frame,
   FrameParser,
   KEY,
   KEY_MUTE,
@@ -13,15 +20,8 @@ import {
   TONE_STEPS,
   VOLUME_STEPS,
   ZONES_PER_CONTROLLER,
-  channelOf,
-  controllerOf,
-  decodeEvent,
-  decodeParameter,
-  decodeZoneInfoRequest,
-  encodeZoneInfoReply,
-  zoneOf,
-  type Frame,
   type ZoneInfo,
+  zoneOf,
 } from './protocol.js';
 
 export interface EmulatorOptions extends OutputOptions {

@@ -3,8 +3,8 @@ import { checkedOptions } from '../family.js';
 import { RnetDriver, type RnetOptions } from './driver.js';
 import { RNET_OPTIONS } from './options.js';
 
-export { RnetDriver, RNET_DEFAULTS, type RnetOptions } from './driver.js';
-export { RnetEmulator, type EmulatorOptions, type EmulatedZone } from './emulator.js';
+export { RNET_DEFAULTS, RnetDriver, type RnetOptions } from './driver.js';
+export { type EmulatedZone, type EmulatorOptions, RnetEmulator } from './emulator.js';
 export * as rnetProtocol from './protocol.js';
 
 export function createRnetDriver(options: RnetOptions): RnetDriver {

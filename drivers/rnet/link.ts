@@ -3,7 +3,7 @@
 import type { Framer } from '../core/link.js';
 import { Link, type Outcome } from '../core/link.js';
 import type { LinkLog, ReconnectingPortOptions } from '../core/reconnecting-port.js';
-import { FrameParser, classify, encodeZoneInfoRequest, type Frame, type Heard, type ZoneInfo } from './protocol.js';
+import { classify, encodeZoneInfoRequest, type Frame, FrameParser, type Heard, type ZoneInfo } from './protocol.js';
 
 export interface Reply {
   outcome: Outcome;

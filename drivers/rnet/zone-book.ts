@@ -14,7 +14,7 @@
 // Muting as "volume 0 with the volume remembered" was the alternative; it was not chosen because it changes the
 // volume the controller stores (its turn-on and keypad display show 0) and the daemon would see volume 0 in every
 // poll, whereas the protocol's own mute keeps the volume and is undone by the same volume set the driver sends.
-import { ZoneBook, type Attribute, type Fields, type ReadKind, type Wire, type Write } from '../core/zone-book.js';
+import { type Attribute, type Fields, type ReadKind, type Wire, type Write, ZoneBook } from '../core/zone-book.js';
 
 export class RnetZoneBook extends ZoneBook {
   /**

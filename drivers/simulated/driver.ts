@@ -1,6 +1,10 @@
 // The simulated amplifier: 6 zones x 6 sources in memory, with the timing shape of a serial one, under the same
 // ownership rule as the real drivers (drivers/core/zone-book.ts): its in-memory hardware is the truth about the
 // present, setZone records intents applied after a short delay, and a keypad change supersedes older intents.
+
+import { type Clock, monotonicClock } from '../core/clock.js';
+import { DriverEvents } from '../core/events.js';
+import { bit, type Fields, type Reported, type Wire, ZoneBook } from '../core/zone-book.js';
 import type {
   AmplifierDriver,
   DriverDescription,
@@ -13,10 +17,7 @@ import type {
   ZoneState,
   ZoneTone,
 } from '../driver.js';
-import { monotonicClock, type Clock } from '../core/clock.js';
-import { DriverEvents } from '../core/events.js';
-import { ZoneBook, bit, type Fields, type Reported, type Wire } from '../core/zone-book.js';
-import { ZONE_FLAGS, checkTone, stepToTone, stepToVolume, toneToStep, volumeToStep } from '../driver.js';
+import { checkTone, stepToTone, stepToVolume, toneToStep, volumeToStep, ZONE_FLAGS } from '../driver.js';
 import { SIMULATED_APPLY_DELAY_MS, SIMULATED_ZONES } from './options.js';
 
 export { SIMULATED_ZONES } from './options.js';

@@ -4,11 +4,11 @@ import { SimulatedDriver, type SimulatedOptions } from './driver.js';
 import { SIMULATED_OPTIONS } from './options.js';
 
 export {
-  SimulatedDriver,
   SIMULATED_SOUND,
-  SIMULATED_ZONES,
   SIMULATED_SOURCES,
+  SIMULATED_ZONES,
   type SimulatedChange,
+  SimulatedDriver,
   type SimulatedOptions,
 } from './driver.js';
 

@@ -4,17 +4,17 @@ import type { Outcome } from '../core/link.js';
 import { SerialDriver } from '../core/serial-driver.js';
 import type { FirstRead, ReadReply } from '../core/serial-options.js';
 import type { Topology } from '../core/units.js';
-import { ZoneBook, bit, statusFields, type Attribute, type Fields, type Write } from '../core/zone-book.js';
-import { XantechLink, type Reply } from './link.js';
+import { type Attribute, bit, type Fields, statusFields, type Write, ZoneBook } from '../core/zone-book.js';
+import { type Reply, XantechLink } from './link.js';
 import { XANTECH_DEFAULTS, type XantechOptions } from './options.js';
 import {
+  isZone,
   MAX_ZONES,
+  type SetAttribute,
   SOURCE_COUNT,
   VOLUME_STEPS,
   XANTECH_MODELS,
   XANTECH_SOUND,
-  isZone,
-  type SetAttribute,
   type ZoneCount,
   type ZoneStatus,
 } from './protocol.js';

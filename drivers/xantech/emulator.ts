@@ -1,15 +1,15 @@
 // The amplifier side of the Xantech RS-232 protocol, byte for byte, with fault switches for tests and demos.
 import { CommandRejections, EmulatorPort, type OutputOptions } from '../emulator-port.js';
 import {
-  MAX_ZONES,
-  VOLUME_STEPS,
   acceptsValue,
   attributeValue,
+  type Command,
   encodeStatus,
   encodeValue,
+  MAX_ZONES,
   parseCommand,
-  type Command,
   type SetAttribute,
+  VOLUME_STEPS,
   type ZoneCount,
   type ZoneStatus,
 } from './protocol.js';

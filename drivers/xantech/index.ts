@@ -4,8 +4,8 @@ import { XantechDriver } from './driver.js';
 import { XANTECH_OPTIONS, type XantechOptions } from './options.js';
 
 export { XantechDriver } from './driver.js';
+export { type EmulatorOptions, type KeypadChange, XantechEmulator } from './emulator.js';
 export { XANTECH_DEFAULTS, type XantechOptions } from './options.js';
-export { XantechEmulator, type EmulatorOptions, type KeypadChange } from './emulator.js';
 export * as xantechProtocol from './protocol.js';
 
 export function createXantechDriver(options: XantechOptions): XantechDriver {

@@ -3,11 +3,11 @@
 import { Link, type Outcome, type Request } from '../core/link.js';
 import type { ReconnectingPortOptions } from '../core/reconnecting-port.js';
 import {
-  Framer,
   encodeActivityUpdates,
   encodeQuery,
   encodeSet,
   type Frame,
+  Framer,
   type SetAttribute,
   type ZoneStatus,
 } from './protocol.js';

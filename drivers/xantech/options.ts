@@ -1,10 +1,10 @@
 // The Xantech family's options (defaults with the reason for each, and the schema the configuration and the factory
 // check them with) and its entry in the driver registry.
 import { Type } from '@sinclair/typebox';
-import type { DriverFamily } from '../family.js';
 import type { SerialOptions, SerialTimings } from '../core/serial-options.js';
 import { serialOptionsSchema } from '../core/serial-schema.js';
-import { XANTECH_MODELS, ZONE_COUNTS, type XantechModel, type ZoneCount } from './protocol.js';
+import type { DriverFamily } from '../family.js';
+import { XANTECH_MODELS, type XantechModel, ZONE_COUNTS, type ZoneCount } from './protocol.js';
 
 export interface XantechOptions extends SerialOptions {
   model?: XantechModel;

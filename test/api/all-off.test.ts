@@ -1,9 +1,9 @@
 // POST /api/zones/all-off from outside: every zone the caller may see that is on goes off, nothing else does.
 import t, { type Test } from 'tap';
-import { startTestDaemon } from '../helpers/daemon.js';
-import { injectClient, createUser } from '../helpers/inject.js';
-import type { SimulatedDriver } from '../../drivers/simulated/index.js';
 import type { StampedEvent } from '../../daemon/domain/shared/events.js';
+import type { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { createUser, injectClient } from '../helpers/inject.js';
 
 /** A daemon whose first four zones are on (the last two off). */
 async function setup(t: Test) {

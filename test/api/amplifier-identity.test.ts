@@ -1,11 +1,12 @@
 // Amplifier identity in the store: an install upgraded from the single-amplifier schema keeps its ids, listed
 // amplifiers keep their zones across restarts and reordering, and a renamed amplifier's zones are kept, unavailable.
-import t from 'tap';
-import Database from 'better-sqlite3';
+
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
+import t from 'tap';
+import { type AmplifierConfig, amplifierKey } from '../../daemon/config.js';
 import { MIGRATIONS } from '../../daemon/store/migrations.js';
-import { amplifierKey, type AmplifierConfig } from '../../daemon/config.js';
 import { startDaemon, tempDir } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
 

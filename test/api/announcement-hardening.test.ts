@@ -2,23 +2,24 @@
 // plays only through stream players it may use (named or chosen, checked again when its turn comes); a stream
 // player deleted or given another output while it announces ends the announcement at once, its zones are put back
 // and the next one plays; a sound that is not in the music folder is refused when it is asked for.
-import t from 'tap';
+
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { concurrently } from '../helpers/concurrency.js';
-import { radioStation, TRACKS } from '../helpers/mpd-rig.js';
+import t from 'tap';
 import {
-  announcementEnded as ended,
-  announcementStarted as started,
   CHIME,
   chimeFolder,
+  announcementEnded as ended,
+  announcementStarted as started,
   zoneState as state,
   zonesOf as zones,
 } from '../helpers/announcement-rig.js';
-import { startStreamDaemon, type StreamRig } from '../helpers/stream-rig.js';
+import { concurrently } from '../helpers/concurrency.js';
 import { tempDir } from '../helpers/daemon.js';
 import { createUser, injectClient } from '../helpers/inject.js';
+import { radioStation, TRACKS } from '../helpers/mpd-rig.js';
+import { type StreamRig, startStreamDaemon } from '../helpers/stream-rig.js';
 
 concurrently(t, 3);
 const music = chimeFolder(t);

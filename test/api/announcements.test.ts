@@ -1,22 +1,23 @@
 // Announcements through the API on the real MPD: a chime interrupts a playing stream player on two zones, and every
 // zone's power, route, volume and mute and the player's track and position are back afterwards; what someone changes
 // meanwhile is kept; limits, assignments, the queue, cancelling and failures.
-import t from 'tap';
+
 import { copyFileSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import { concurrently } from '../helpers/concurrency.js';
-import { TRACKS } from '../helpers/mpd-rig.js';
+import t from 'tap';
+import { defaultConfig } from '../../daemon/config.js';
 import {
-  announcementEnded as ended,
-  announcementStarted as started,
   CHIME,
   chimeFolder,
+  announcementEnded as ended,
+  announcementStarted as started,
   zoneState as state,
   zonesOf as zones,
 } from '../helpers/announcement-rig.js';
-import { startStreamDaemon } from '../helpers/stream-rig.js';
+import { concurrently } from '../helpers/concurrency.js';
 import { createUser, injectClient } from '../helpers/inject.js';
-import { defaultConfig } from '../../daemon/config.js';
+import { TRACKS } from '../helpers/mpd-rig.js';
+import { startStreamDaemon } from '../helpers/stream-rig.js';
 
 concurrently(t, 3);
 const music = chimeFolder(t);

@@ -2,12 +2,12 @@
 // account — and, only when sealed under a passphrase, the broker password; a restore puts them back and the bridge
 // runs on them at once. Real mosquitto with a password on loopback.
 import t, { type Test } from 'tap';
+import { defaultConfig } from '../../daemon/config.js';
 import { client } from '../helpers/client.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
 import { startBroker } from '../helpers/mosquitto.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { defaultConfig } from '../../daemon/config.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 const auth = { username: 'azcd-bridge', password: 'broker-secret-in-a-backup' };

@@ -1,16 +1,17 @@
 // Backup and restore, black-box: a backup from one daemon restores on a fresh one with every user, key, zone, limit,
 // playlist and scene; a bad document changes nothing; a restore keeps a private copy and ends sessions and streams.
-import t, { type Test } from 'tap';
-import Database from 'better-sqlite3';
+
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { injectClient, createUser, type Client } from '../helpers/inject.js';
-import { client } from '../helpers/client.js';
-import { openStream } from '../helpers/sse.js';
-import { volumeToStep } from '../../drivers/driver.js';
-import { within, WAIT_MS } from '../helpers/wait-for.js';
+import Database from 'better-sqlite3';
+import t, { type Test } from 'tap';
 import { BACKUP_VERSION, restoreBodyBytes } from '../../daemon/domain/backup/backup-format.js';
+import { volumeToStep } from '../../drivers/driver.js';
+import { client } from '../helpers/client.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { type Client, createUser, injectClient } from '../helpers/inject.js';
+import { openStream } from '../helpers/sse.js';
+import { WAIT_MS, within } from '../helpers/wait-for.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 

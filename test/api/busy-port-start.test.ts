@@ -1,8 +1,9 @@
 // A start that cannot listen on its port stops before it creates anything: no state folder, no first administrator.
-import t from 'tap';
+
 import { existsSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
+import t from 'tap';
 import { tempDir } from '../helpers/daemon.js';
 import { runAzcd } from '../helpers/process.js';
 import { within } from '../helpers/wait-for.js';

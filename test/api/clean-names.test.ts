@@ -1,11 +1,12 @@
 // Names people give are shown everywhere (dashboard, MQTT, Home Assistant, M3U files): control characters, line
 // breaks and bidi overrides are refused with a 400 naming the field, and scene names that read the same are one name.
-import t from 'tap';
-import Database from 'better-sqlite3';
+
 import path from 'node:path';
+import Database from 'better-sqlite3';
+import t from 'tap';
+import { loadConfig } from '../../daemon/config.js';
 import { startDaemon, startTestDaemon, tempDir } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
-import { loadConfig } from '../../daemon/config.js';
 
 const BAD: Array<[string, string, RegExp]> = [
   ['NUL', 'Kitchen\u0000', /control character or line break \(U\+0000 at position \d+\)/],

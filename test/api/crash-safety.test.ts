@@ -1,13 +1,14 @@
 // SIGKILL during a stream of acknowledged writes: after a restart every acknowledged write is there
 // and the database is intact.
-import t from 'tap';
+
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { tempDir } from '../helpers/daemon.js';
+import t from 'tap';
 import { client } from '../helpers/client.js';
+import { tempDir } from '../helpers/daemon.js';
 import { startedDaemon } from '../helpers/process.js';
-import { waitFor, WAIT_MS } from '../helpers/wait-for.js';
+import { WAIT_MS, waitFor } from '../helpers/wait-for.js';
 
 /** How long the writes before the kill may take: about 50 scrypt hashes at N=16384, on a busy machine. */
 const WRITES_WAIT_MS = 3 * WAIT_MS;

@@ -1,12 +1,13 @@
 // Switching the driver, or taking an amplifier out of the config file, on the same state directory: its zones, inputs
 // and players are listed as unavailable with the reason (so assignments and scenes still name them), writes to them
 // are 409s, scenes skip them, admins delete them for good, and configuring the amplifier again brings the rest back.
-import t from 'tap';
+
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
+import { type AmplifierConfig, amplifierKey } from '../../daemon/config.js';
 import { startDaemon, tempDir } from '../helpers/daemon.js';
-import { injectClient, createUser } from '../helpers/inject.js';
-import { amplifierKey, type AmplifierConfig } from '../../daemon/config.js';
+import { createUser, injectClient } from '../helpers/inject.js';
 
 interface Zone {
   id: string;

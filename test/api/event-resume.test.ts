@@ -1,10 +1,11 @@
 // Resuming the event stream across a restart of a real daemon process: ids of the run before are never replayed as a gap.
-import t from 'tap';
+
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../helpers/daemon.js';
+import t from 'tap';
 import { client } from '../helpers/client.js';
-import { startedDaemon, type DaemonProcess } from '../helpers/process.js';
+import { tempDir } from '../helpers/daemon.js';
+import { type DaemonProcess, startedDaemon } from '../helpers/process.js';
 import { eventOf, isEvent, openStream, type SseClient } from '../helpers/sse.js';
 
 t.test('a client that resumes after a restart is told to refetch, then follows the new run', async (t) => {

@@ -1,10 +1,10 @@
 // The event stream over real loopback sockets: framing, credentials, visibility, revocation, replay, backpressure.
 import t from 'tap';
-import { startTestDaemon } from '../helpers/daemon.js';
-import { client, createUser } from '../helpers/client.js';
-import { openStream, eventOf, isEvent, type SseClient } from '../helpers/sse.js';
 import { defaultConfig } from '../../daemon/config.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { client, createUser } from '../helpers/client.js';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { eventOf, isEvent, openStream, type SseClient } from '../helpers/sse.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const sse = { ...defaultConfig().sse, pingIntervalMs: 200, replayEvents: 64, maxBufferedBytes: 256 * 1024 };

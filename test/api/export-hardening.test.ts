@@ -1,11 +1,12 @@
 // Export under attack: long names, symbolic links on the path, and a folder swapped for a link while exports run.
-import t from 'tap';
+
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { startTestDaemon, tempDir } from '../helpers/daemon.js';
+import t from 'tap';
 import { client } from '../helpers/client.js';
+import { startTestDaemon, tempDir } from '../helpers/daemon.js';
 
 /** Every entry below `dir`, as relative paths (links are listed, not followed). */
 function tree(dir: string): string[] {

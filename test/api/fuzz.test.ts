@@ -1,7 +1,8 @@
 // Property-based fuzzing of every route: arbitrary bodies and path parameters never give a 5xx,
 // a rejected request changes nothing, and the daemon stays healthy.
-import t from 'tap';
+
 import fc from 'fast-check';
+import t from 'tap';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
 

@@ -1,11 +1,11 @@
 // Group volume from outside: a player's volume is the average of the zones the caller sees, a change keeps their
 // balance and moves only the zones the caller may touch, and relative changes (delta) apply to the daemon's value.
 import t, { type Test } from 'tap';
-import { startTestDaemon } from '../helpers/daemon.js';
-import { injectClient, createUser } from '../helpers/inject.js';
-import { openStream, isEvent, eventOf } from '../helpers/sse.js';
-import type { SimulatedDriver } from '../../drivers/simulated/index.js';
 import type { StampedEvent } from '../../daemon/domain/shared/events.js';
+import type { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { createUser, injectClient } from '../helpers/inject.js';
+import { eventOf, isEvent, openStream } from '../helpers/sse.js';
 
 /** A daemon with a player attached to the first two zones, set to 0.8 and 0.4. */
 async function setup(t: Test) {

@@ -1,10 +1,11 @@
 // DNS rebinding: over a real socket, a request under a name that is not the appliance's is refused with 421 before
 // any route, file or credential check; the appliance's own names (its host name and addresses included, read from a
 // machine the test makes up) and an added name are answered; a browser refused gets a page saying which to use.
-import t from 'tap';
+
 import http from 'node:http';
-import { startTestDaemon } from '../helpers/daemon.js';
+import t from 'tap';
 import { mdnsHostname } from '../../daemon/discovery/mdns-hostname.js';
+import { startTestDaemon } from '../helpers/daemon.js';
 
 function get(
   base: string,

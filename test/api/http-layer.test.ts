@@ -1,9 +1,10 @@
 // The HTTP layer seen from outside: routing errors, body rules, request ids, OpenAPI and log redaction.
-import t from 'tap';
+
 import net from 'node:net';
-import { startTestDaemon } from '../helpers/daemon.js';
+import t from 'tap';
 import { client } from '../helpers/client.js';
-import { within, WAIT_MS } from '../helpers/wait-for.js';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { WAIT_MS, within } from '../helpers/wait-for.js';
 
 t.test('http layer', async (t) => {
   const d = await startTestDaemon(t);

@@ -1,10 +1,11 @@
 // <stateDir>/initial-admin.txt after the first administrator replaced the generated password: the password is gone
 // from the disk, the API key line stays while that key works.
-import t from 'tap';
+
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { client } from '../helpers/client.js';
+import t from 'tap';
 import { startWithGeneratedAdmin } from '../browser/first-start.js';
+import { client } from '../helpers/client.js';
 
 /** Signs in as `admin` with the generated password and replaces it, as the dashboard's forced change does. */
 async function forcedChange(base: string, password: string): Promise<void> {

@@ -1,7 +1,7 @@
 // Daemon.inject(): the same request pipeline as the socket, so a request answers alike through either door.
 import t from 'tap';
+import { type Client, client, type Reply, type RequestOptions } from '../helpers/client.js';
 import { startTestDaemon } from '../helpers/daemon.js';
-import { client, type Client, type Reply, type RequestOptions } from '../helpers/client.js';
 import { injectClient } from '../helpers/inject.js';
 
 /** The headers the pipeline itself sets (uWS adds Date and Content-Length on the wire). */

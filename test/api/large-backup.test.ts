@@ -1,10 +1,11 @@
 // A backup of a large configuration is written while it is sent: the event loop keeps answering others, and a client
 // that does not read holds back the daemon instead of making it build the whole document in memory.
-import t from 'tap';
+
 import http from 'node:http';
-import { startTestDaemon } from '../helpers/daemon.js';
-import { client } from '../helpers/client.js';
+import t from 'tap';
 import { fillPlaylists } from '../helpers/big-state.js';
+import { client } from '../helpers/client.js';
+import { startTestDaemon } from '../helpers/daemon.js';
 import { within } from '../helpers/wait-for.js';
 
 const PLAYLISTS = 100;

@@ -1,15 +1,16 @@
 // Restores of large and of the largest documents: the body is read and the configuration written in slices, so
 // the daemon answers others meanwhile; and a backup of the largest configuration the limits allow restores.
-import t from 'tap';
-import http from 'node:http';
+
 import { appendFileSync, createReadStream, createWriteStream, rmSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
+import t from 'tap';
 import { defaultConfig } from '../../daemon/config.js';
 import { restoreBodyBytes } from '../../daemon/domain/backup/backup-format.js';
-import { startTestDaemon, tempDir } from '../helpers/daemon.js';
-import { client, createUser } from '../helpers/client.js';
-import { injectClient } from '../helpers/inject.js';
 import { fillPlaylists } from '../helpers/big-state.js';
+import { client, createUser } from '../helpers/client.js';
+import { startTestDaemon, tempDir } from '../helpers/daemon.js';
+import { injectClient } from '../helpers/inject.js';
 import { within } from '../helpers/wait-for.js';
 
 /** POSTs the file `body`; `sent` resolves once its last byte is written, `answer` with the status and text. */

@@ -1,15 +1,16 @@
 // The library cannot be turned against the players: a listing too long for MPD leaves the transport alone, rescans
 // run one at a time for those who may ask (never more often than a minute), and a scan ends with the player it ran on.
-import t, { type Test } from 'tap';
+
 import { linkSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import t, { type Test } from 'tap';
+import { tempDir } from '../helpers/daemon.js';
+import { fakeMpdProgram } from '../helpers/fake-mpd-program.js';
 import type { Client } from '../helpers/inject.js';
 import { createUser, injectClient } from '../helpers/inject.js';
-import { fakeMpdProgram } from '../helpers/fake-mpd-program.js';
-import { tempDir } from '../helpers/daemon.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import { musicFolder, tone, TRACKS } from '../helpers/mpd-rig.js';
-import { startStreamDaemon, type StreamRig } from '../helpers/stream-rig.js';
+import { musicFolder, TRACKS, tone } from '../helpers/mpd-rig.js';
+import { type StreamRig, startStreamDaemon } from '../helpers/stream-rig.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /** Tracks in the big folder: each lists with three 1000-character tags, so the folder's listing passes MPD's 8 MiB. */

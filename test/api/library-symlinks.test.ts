@@ -1,11 +1,12 @@
 // Files outside the music folder do not play through a symlink swapped in after a track was accepted: the path is
 // checked again when the track is queued, and a swap after that is refused by the kernel when MPD opens the file
 // (each mpd runs under Landlock, allowed to read beneath the music folder only).
-import t, { type Test } from 'tap';
+
 import { rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
+import t, { type Test } from 'tap';
 import { tempDir } from '../helpers/daemon.js';
-import { musicFolder, tone, TRACKS } from '../helpers/mpd-rig.js';
+import { musicFolder, TRACKS, tone } from '../helpers/mpd-rig.js';
 import { playlistOf, startStreamDaemon } from '../helpers/stream-rig.js';
 
 /** A 20-second tone outside the music folder, removed after the test. */

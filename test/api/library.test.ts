@@ -1,10 +1,11 @@
 // The music library through the API, read by a stream player's real MPD: folders and tracks with their tags a page
 // at a time, tracks added to a playlist from it, a rescan that finds a new file, and the refusals.
-import t from 'tap';
+
 import path from 'node:path';
-import { musicFolder, tone, TRACKS } from '../helpers/mpd-rig.js';
-import { startStreamDaemon } from '../helpers/stream-rig.js';
+import t from 'tap';
 import { createUser, injectClient } from '../helpers/inject.js';
+import { musicFolder, TRACKS, tone } from '../helpers/mpd-rig.js';
+import { startStreamDaemon } from '../helpers/stream-rig.js';
 
 t.test('the library lists folders first, then tracks with their tags, a page at a time', async (t) => {
   const rig = await startStreamDaemon(t);

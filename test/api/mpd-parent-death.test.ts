@@ -1,8 +1,9 @@
 // A daemon killed with SIGKILL takes its MPDs with it: each mpd is started with a parent-death signal, so a crash
 // does not leave a stream player playing into the rooms until the next start.
-import t from 'tap';
+
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
 import { client } from '../helpers/client.js';
 import { tempDir } from '../helpers/daemon.js';
 import { MPD, musicFolder, TRACKS } from '../helpers/mpd-rig.js';

@@ -1,8 +1,9 @@
 // The OpenAPI document as a client generator reads it: every schema compiles under ajv's defaults (strict, with the
 // standard formats only), paging parameters are integers with their bounds, and every component is used by an operation.
-import t from 'tap';
+
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import t from 'tap';
 import { startTestDaemon } from '../helpers/daemon.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;

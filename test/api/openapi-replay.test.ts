@@ -1,16 +1,17 @@
 // A realistic session over a real socket, every answer checked against /api/openapi.json as a validating proxy checks
 // it: every operation is called, the error cases each route can meet are provoked, and a gap in the document fails.
 // A new route fails the coverage check below until the session calls it; a new status fails until it is documented.
-import t from 'tap';
+
 import http from 'node:http';
 import { Validator as OpenApiValidator } from '@seriousme/openapi-schema-validator';
-import { startTestDaemon } from '../helpers/daemon.js';
-import { OpenApiCheck } from '../helpers/openapi-check.js';
-import { openStream, eventOf, type SseClient } from '../helpers/sse.js';
-import { waitFor, within } from '../helpers/wait-for.js';
+import t from 'tap';
 import { defaultConfig } from '../../daemon/config.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { startTestDaemon } from '../helpers/daemon.js';
 import { MPD, musicFolder, TRACKS } from '../helpers/mpd-rig.js';
+import { OpenApiCheck } from '../helpers/openapi-check.js';
+import { eventOf, openStream, type SseClient } from '../helpers/sse.js';
+import { waitFor, within } from '../helpers/wait-for.js';
 
 const NO_SUCH_ID = '00000000-0000-4000-8000-000000000000';
 // Small stream caps, so the session can meet both (429 for one user, 503 for the appliance).

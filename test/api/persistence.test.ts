@@ -1,9 +1,10 @@
 // Restart on the same state directory: everything acknowledged is still there and the amplifier is restored.
-import t from 'tap';
+
 import { rmSync } from 'node:fs';
-import { startDaemon, tempDir } from '../helpers/daemon.js';
-import { injectClient, createUser } from '../helpers/inject.js';
+import t from 'tap';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { startDaemon, tempDir } from '../helpers/daemon.js';
+import { createUser, injectClient } from '../helpers/inject.js';
 
 t.test('state survives a restart', async (t) => {
   const stateDir = tempDir();

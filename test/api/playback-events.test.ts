@@ -2,11 +2,11 @@
 // assigned the player, library scans reach everyone, announcements reach those who see all of their zones, and each
 // matches the document's event schema.
 import t from 'tap';
-import { musicFolder, TRACKS } from '../helpers/mpd-rig.js';
-import { playlistOf, startStreamDaemon } from '../helpers/stream-rig.js';
 import { createUser } from '../helpers/inject.js';
-import { eventOf, openStream, type SseClient } from '../helpers/sse.js';
+import { musicFolder, TRACKS } from '../helpers/mpd-rig.js';
 import { OpenApiCheck } from '../helpers/openapi-check.js';
+import { eventOf, openStream, type SseClient } from '../helpers/sse.js';
+import { playlistOf, startStreamDaemon } from '../helpers/stream-rig.js';
 
 const music = musicFolder(t);
 const file = (track: string) => `file:${track}`;

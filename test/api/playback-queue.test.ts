@@ -1,8 +1,9 @@
 // What a stream player plays from a playlist, on the real MPD: tracks that cannot play are passed over with an event
 // naming the playlist track and why, a radio served on loopback plays, and editing the playing playlist changes what
 // plays next without interrupting the track that plays.
-import t from 'tap';
+
 import path from 'node:path';
+import t from 'tap';
 import { concurrently } from '../helpers/concurrency.js';
 import { musicFolder, radioStation, TRACKS } from '../helpers/mpd-rig.js';
 import { playlistOf, startStreamDaemon } from '../helpers/stream-rig.js';

@@ -1,9 +1,10 @@
 // Two edges of a stream player's playback on the real MPD: a start past the end of a track whose length the playlist
 // knows is refused, and a player that had nothing current shows nothing again after an announcement.
-import t from 'tap';
+
 import path from 'node:path';
+import t from 'tap';
 import { concurrently } from '../helpers/concurrency.js';
-import { musicFolder, radioStation, tone, TRACKS } from '../helpers/mpd-rig.js';
+import { musicFolder, radioStation, TRACKS, tone } from '../helpers/mpd-rig.js';
 import { startStreamDaemon } from '../helpers/stream-rig.js';
 
 concurrently(t, 2);

@@ -1,8 +1,9 @@
 // The stream-player walk-through in docs/playback.md, run as it is written against the real MPD (a null output
 // instead of a DAC, a folder of sox tones instead of an album): every status it promises is the one the daemon answers.
-import path from 'node:path';
-import { readdirSync, rmSync } from 'node:fs';
+
 import { execFileSync } from 'node:child_process';
+import { readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
 import { tempDir } from '../helpers/daemon.js';
 import { tone } from '../helpers/mpd-rig.js';

@@ -2,9 +2,9 @@
 // and none while paused, positions, next, previous, seek, a playlist played to its end, and the player's state.
 import t from 'tap';
 import { concurrently } from '../helpers/concurrency.js';
-import { playlistOf, startStreamDaemon, TRACKS } from '../helpers/stream-rig.js';
-import { musicFolder } from '../helpers/mpd-rig.js';
 import { createUser, injectClient } from '../helpers/inject.js';
+import { musicFolder } from '../helpers/mpd-rig.js';
+import { playlistOf, startStreamDaemon, TRACKS } from '../helpers/stream-rig.js';
 
 concurrently(t, 3);
 const music = musicFolder(t);

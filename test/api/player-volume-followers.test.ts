@@ -1,9 +1,10 @@
 // Everyone who may see a player reads one volume for it: an Operator assigned the player but none of its zones reads
 // the stored volume, which follows the zones, before and after a restart, and also on a database an older daemon wrote.
-import t from 'tap';
+
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import t from 'tap';
 import { startDaemon, tempDir } from '../helpers/daemon.js';
 import { createUser, injectClient } from '../helpers/inject.js';
 

@@ -1,8 +1,8 @@
 // Players and zones from outside: routing rules, group volume, validation, and what reaches the amplifier.
 import t, { type Test } from 'tap';
-import { startTestDaemon } from '../helpers/daemon.js';
-import { injectClient, createUser } from '../helpers/inject.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { createUser, injectClient } from '../helpers/inject.js';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 

@@ -1,10 +1,11 @@
 // Caps on playlists, tracks and exports (config.limits), and the paged summary list of GET /api/playlists.
-import t, { type Test } from 'tap';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import t, { type Test } from 'tap';
 import { defaultConfig } from '../../daemon/config.js';
 import { startDaemon, startTestDaemon, tempDir } from '../helpers/daemon.js';
-import { injectClient, createUser } from '../helpers/inject.js';
+import { createUser, injectClient } from '../helpers/inject.js';
 
 const limits = (overrides: Partial<ReturnType<typeof defaultConfig>['limits']>) => ({
   config: { limits: { ...defaultConfig().limits, ...overrides } },

@@ -1,9 +1,10 @@
 // Playlists from outside: tracks, permutation reorder, favorites, the summary list, M3U download and export.
-import t, { type Test } from 'tap';
-import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, existsSync, writeFileSync } from 'node:fs';
+
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import t, { type Test } from 'tap';
 import { startTestDaemon, tempDir } from '../helpers/daemon.js';
-import { injectClient, createUser } from '../helpers/inject.js';
+import { createUser, injectClient } from '../helpers/inject.js';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 

@@ -1,7 +1,7 @@
 // The read cache (daemon/http/read-cache.ts): repeated reads skip the service, and every change shows in the next read.
 import t from 'tap';
 import { startTestDaemon } from '../helpers/daemon.js';
-import { injectClient, createUser } from '../helpers/inject.js';
+import { createUser, injectClient } from '../helpers/inject.js';
 
 t.test('cached reads', async (t) => {
   const d = await startTestDaemon(t);

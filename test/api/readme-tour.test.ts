@@ -1,6 +1,7 @@
 // The README's quick tour, run as it is written: every status it promises is the status the daemon answers.
-import t from 'tap';
+
 import { readdirSync, rmSync } from 'node:fs';
+import t from 'tap';
 import { startTestDaemon, tempDir } from '../helpers/daemon.js';
 import { runBash, shellBlocks } from '../helpers/readme.js';
 

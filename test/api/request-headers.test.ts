@@ -1,19 +1,20 @@
 // The two front doors of the pipeline, the uWS adapter and inject(), give a handler the same request headers: a feature
 // that reads one must not pass its in-process tests and do nothing over a socket.
-import t, { type Test } from 'tap';
+
 import { Type } from '@sinclair/typebox';
-import { HttpServer } from '../../daemon/http/server.js';
+import t, { type Test } from 'tap';
+import type { InjectResponse } from '../../daemon/http/inject.js';
 import {
   CAPTURED_HEADERS,
   PIPELINE_HEADERS,
-  ROUTE_HEADERS,
-  route,
   type RequestHeaders,
+  ROUTE_HEADERS,
   type Route,
+  route,
 } from '../../daemon/http/route.js';
+import { HttpServer } from '../../daemon/http/server.js';
 import { createLogger } from '../../daemon/log.js';
 import { client, type Reply } from '../helpers/client.js';
-import type { InjectResponse } from '../../daemon/http/inject.js';
 
 /** Paths on each side of every prefix the adapter could treat apart: the API, its event streams, the dashboard. */
 const NAMING_ALL = ['/api/headers-seen', '/api/stream/headers-seen', '/headers-seen'];

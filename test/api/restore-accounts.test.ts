@@ -1,8 +1,9 @@
 // After a restore the admin who ran it is told which credentials apply (the backup's accounts replaced this
 // appliance's), and the first-admin file keeps only the credentials that still sign in.
-import t from 'tap';
+
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
 

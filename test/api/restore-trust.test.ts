@@ -1,12 +1,13 @@
 // A restore trusts nothing it has not checked: sealed secrets with a hash at a cost azcd would not use, or one API key
 // for two users, are refused with a 400 naming the field before any file is written (no copy of the database).
-import t from 'tap';
+
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
+import { verifyPassword } from '../../daemon/domain/accounts/secrets.js';
+import { sealSecrets } from '../../daemon/domain/backup/backup-crypto.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
-import { sealSecrets } from '../../daemon/domain/backup/backup-crypto.js';
-import { verifyPassword } from '../../daemon/domain/accounts/secrets.js';
 
 const PASSPHRASE = 'a passphrase kept apart';
 const salt = Buffer.alloc(16, 7).toString('base64url');

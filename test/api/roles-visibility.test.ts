@@ -1,7 +1,7 @@
 // Roles and assignment lists: what an Operator and a Viewer may see and change.
 import t from 'tap';
 import { startTestDaemon } from '../helpers/daemon.js';
-import { injectClient, createUser } from '../helpers/inject.js';
+import { createUser, injectClient } from '../helpers/inject.js';
 
 // Cases that change shared state put it back in teardown, so none depends on another having run.
 t.test('roles and assignments', async (t) => {

@@ -1,10 +1,10 @@
 // Scenes and tone: a scene captures each zone's tone and applies it (the amplifier, the zone and zone.toneChanged),
 // undo brings the tone back, and a scene without a tone (saved before tone controls) leaves the tone alone.
 import t, { type Test } from 'tap';
+import type { StampedEvent } from '../../daemon/domain/shared/index.js';
+import type { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
-import type { SimulatedDriver } from '../../drivers/simulated/index.js';
-import type { StampedEvent } from '../../daemon/domain/shared/index.js';
 
 async function setup(t: Test) {
   const d = await startTestDaemon(t);

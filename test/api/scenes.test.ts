@@ -1,9 +1,9 @@
 // Scenes from outside: save, edit, delete, apply and undo, with limits, permissions and events.
 import t, { type Test } from 'tap';
-import { defaultConfig, amplifierKey, type AmplifierConfig } from '../../daemon/config.js';
+import { type AmplifierConfig, amplifierKey, defaultConfig } from '../../daemon/config.js';
 import { startTestDaemon } from '../helpers/daemon.js';
-import { injectClient, createUser, type Client } from '../helpers/inject.js';
-import { openStream, eventOf, isEvent, type SseClient } from '../helpers/sse.js';
+import { type Client, createUser, injectClient } from '../helpers/inject.js';
+import { eventOf, isEvent, openStream, type SseClient } from '../helpers/sse.js';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 

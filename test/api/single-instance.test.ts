@@ -1,10 +1,11 @@
 // One daemon per address and per state folder: a second one stops at once with one line naming what is taken.
-import t from 'tap';
+
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../helpers/daemon.js';
+import t from 'tap';
 import { client } from '../helpers/client.js';
-import { runAzcd, startedDaemon, type AzcdProcess } from '../helpers/process.js';
+import { tempDir } from '../helpers/daemon.js';
+import { type AzcdProcess, runAzcd, startedDaemon } from '../helpers/process.js';
 import { within } from '../helpers/wait-for.js';
 
 /** A daemon expected to refuse to start: its exit and its whole stderr. */

@@ -1,11 +1,12 @@
 // The state directory stays private whatever the umask: every folder 0700, every file 0600 (database, WAL, key,
 // first-admin file, exports), also when an older install left wider modes behind.
-import t, { type Test } from 'tap';
+
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startDaemon, tempDir, type TestDaemon } from '../helpers/daemon.js';
+import t, { type Test } from 'tap';
 import { client, createUser } from '../helpers/client.js';
+import { startDaemon, type TestDaemon, tempDir } from '../helpers/daemon.js';
 import { runAzcd } from '../helpers/process.js';
 import { within } from '../helpers/wait-for.js';
 

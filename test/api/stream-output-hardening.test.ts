@@ -2,16 +2,17 @@
 // restore: an ALSA device is a sound card's PCM name (never a plugin that writes a file or runs a program), a FIFO a
 // path that leads into a folder FIFOs are kept in, outside the state folder, and one FIFO is one output however its
 // path is spelled. A row an older version stored keeps its player, and its MPD refuses to start on it.
-import t from 'tap';
+
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
+import { AudioRepo } from '../../daemon/store/audio-repo.js';
+import { Store } from '../../daemon/store/db.js';
+import { concurrently } from '../helpers/concurrency.js';
 import { tempDir } from '../helpers/daemon.js';
 import { musicFolder, TRACKS } from '../helpers/mpd-rig.js';
 import { startStreamDaemon } from '../helpers/stream-rig.js';
-import { concurrently } from '../helpers/concurrency.js';
-import { Store } from '../../daemon/store/db.js';
-import { AudioRepo } from '../../daemon/store/audio-repo.js';
 
 concurrently(t, 3);
 const music = musicFolder(t);

@@ -1,14 +1,15 @@
 // Stream players as resources: made, changed and deleted by admins, each with its own MPD (private folder, started,
 // restarted on a new output, stopped with its player), kept across restarts and backups, and restarted by the daemon
 // when MPD dies.
-import t from 'tap';
+
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
 import { concurrently } from '../helpers/concurrency.js';
-import { musicFolder, TRACKS } from '../helpers/mpd-rig.js';
-import { startStreamDaemon } from '../helpers/stream-rig.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { createUser, injectClient } from '../helpers/inject.js';
+import { musicFolder, TRACKS } from '../helpers/mpd-rig.js';
+import { startStreamDaemon } from '../helpers/stream-rig.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 concurrently(t, 3);

@@ -2,10 +2,11 @@
 // appliance or on an unusual port is refused before MPD fetches it (unless playback.streamHosts names it), and a
 // non-admin's skip of a stream says only that it cannot be reached, whether the port was closed, the server answered
 // an HTTP error or something that is not audio. Real MPD, loopback servers.
-import t from 'tap';
+
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import t from 'tap';
 import { createUser } from '../helpers/inject.js';
 import { musicFolder, radioStation, TRACKS } from '../helpers/mpd-rig.js';
 import { eventOf, openStream, type SseClient } from '../helpers/sse.js';

@@ -1,13 +1,14 @@
 // One track address everywhere: what the README and the docs teach is a URI stream players play, and adding a track
 // they would refuse at Play is answered with a warning that names the form they play (the track is kept).
-import t from 'tap';
+
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT } from '../helpers/paths.js';
+import t from 'tap';
+import { defaultConfig } from '../../daemon/config.js';
+import { parseTrackUri } from '../../drivers/playback.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
-import { parseTrackUri } from '../../drivers/playback.js';
-import { defaultConfig } from '../../daemon/config.js';
+import { ROOT } from '../helpers/paths.js';
 
 t.test('every track URI the README and the docs teach is one a stream player plays', async (t) => {
   const files = [

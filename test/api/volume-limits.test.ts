@@ -1,11 +1,11 @@
 // Volume limits from outside: every path that sets a zone's volume ends at or below its maxVolume, and a zone that
 // powers on starts at its turn-on volume (simulated amplifier; the Monoprice path is in test/drivers).
 import t, { type Test } from 'tap';
-import { startTestDaemon } from '../helpers/daemon.js';
-import { injectClient, createUser } from '../helpers/inject.js';
-import { waitFor } from '../helpers/wait-for.js';
-import type { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { asWriter, type StampedEvent } from '../../daemon/domain/shared/index.js';
+import type { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { createUser, injectClient } from '../helpers/inject.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const STEPS = 38;
 const step = (volume: number) => Math.round(volume * STEPS);

@@ -1,14 +1,15 @@
 // A unit of the amplifier that stops answering: its zones are unavailable (API, events, health), every write to them is
 // a 409 that changes nothing, multi-zone writes skip them and say so, and they come back by themselves.
-import t, { type Test } from 'tap';
+
 import { rmSync } from 'node:fs';
+import t, { type Test } from 'tap';
+import type { StampedEvent, ZoneView } from '../../daemon/domain/shared/events.js';
+import { SimulatedDriver } from '../../drivers/simulated/index.js';
+import type { StartOptions } from '../helpers/daemon.js';
 import { startDaemon, startTestDaemon, tempDir } from '../helpers/daemon.js';
-import { injectClient, createUser } from '../helpers/inject.js';
+import { createUser, injectClient } from '../helpers/inject.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { isEvent, openStream } from '../helpers/sse.js';
-import { SimulatedDriver } from '../../drivers/simulated/index.js';
-import type { StampedEvent, ZoneView } from '../../daemon/domain/shared/events.js';
-import type { StartOptions } from '../helpers/daemon.js';
 
 const UNIT = 'unit 2 does not answer';
 const REASON = `amplifier "simulated" (driver simulated): ${UNIT}`;

@@ -1,9 +1,9 @@
 // What the dashboard's zone and input forms rely on: a turn-on volume above the zone's limit is refused naming the
 // limit, the free zone outputs are listed, and an input device is renamed with PUT /api/input-devices/{id}.
 import t, { type Test } from 'tap';
-import { startTestDaemon } from '../helpers/daemon.js';
-import { injectClient, createUser } from '../helpers/inject.js';
 import type { StampedEvent } from '../../daemon/domain/shared/index.js';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { createUser, injectClient } from '../helpers/inject.js';
 
 async function setup(t: Test) {
   const d = await startTestDaemon(t);

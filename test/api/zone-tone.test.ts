@@ -1,12 +1,13 @@
 // Tone controls and amplifier status on the zone resource, PUT /api/zones/{id}/tone and its refusals, the
 // zone.toneChanged and zone.statusChanged events, and the tone kept across a restart (simulated amplifier, every control).
-import t, { type Test } from 'tap';
+
 import { rmSync } from 'node:fs';
-import { startDaemon, startTestDaemon, tempDir } from '../helpers/daemon.js';
-import { injectClient, createUser } from '../helpers/inject.js';
-import { waitFor } from '../helpers/wait-for.js';
-import { SimulatedDriver } from '../../drivers/simulated/index.js';
+import t, { type Test } from 'tap';
 import type { StampedEvent } from '../../daemon/domain/shared/index.js';
+import { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { startDaemon, startTestDaemon, tempDir } from '../helpers/daemon.js';
+import { createUser, injectClient } from '../helpers/inject.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 async function setup(t: Test) {
   const d = await startTestDaemon(t);

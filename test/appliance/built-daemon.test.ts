@@ -2,15 +2,16 @@
 // native addons and some packages outside). Everything that crosses the bundle's edges is exercised: the sd_notify
 // addon found from the bundle's folder, uWS and SQLite required from node_modules, the MQTT bridge's chunk and its
 // external `mqtt` package loaded when configured, and a write acknowledged through the group commit.
-import t from 'tap';
+
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import t from 'tap';
 import { bundleDaemon } from '../../scripts/bundle.mjs';
+import { client } from '../helpers/client.js';
+import { startBroker } from '../helpers/mosquitto.js';
 import { Receiver } from '../helpers/notify-receiver.js';
 import { ROOT, startedDaemon } from '../helpers/process.js';
-import { startBroker } from '../helpers/mosquitto.js';
-import { client } from '../helpers/client.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 t.test(

@@ -1,9 +1,10 @@
 // The real daemon under a stand-in systemd: READY=1 with a status once listening, WATCHDOG=1 while healthy,
 // STOPPING=1 on SIGTERM, all on a real unix datagram socket.
-import t from 'tap';
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import t from 'tap';
 import { Receiver } from '../helpers/notify-receiver.js';
 import { startedDaemon } from '../helpers/process.js';
 

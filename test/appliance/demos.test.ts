@@ -1,12 +1,13 @@
 // `npm run demo:rnet` and `npm run demo:xantech` as docs/drivers.md gives them: the daemon on the emulated amplifier over a pty.
-import t from 'tap';
+
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import t from 'tap';
 import { client } from '../helpers/client.js';
 import { ROOT } from '../helpers/paths.js';
-import { waitFor, within, Changes } from '../helpers/wait-for.js';
+import { Changes, waitFor, within } from '../helpers/wait-for.js';
 
 const DEMOS = [
   // The command the amplifier gets for zone 1 at volume 0.5: RNET has 50 steps (zone 11), Xantech 38 (zone 1).

@@ -1,12 +1,13 @@
 // install.sh's last step against a real daemon: systemd/stream-players.mjs turns INPUT=DEVICE answers into stream
 // players over the API on loopback (new ones, an output for the player already on an input, nothing twice).
-import t from 'tap';
+
 import { execFile } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
+import { tempDir } from '../helpers/daemon.js';
 import { ROOT } from '../helpers/paths.js';
 import { startStreamDaemon } from '../helpers/stream-rig.js';
-import { tempDir } from '../helpers/daemon.js';
 
 const TOOL = path.join(ROOT, 'systemd', 'stream-players.mjs');
 

@@ -1,17 +1,18 @@
 // Child of mdns.test.ts, in a test-made network namespace: `announce` is one appliance, `daemon` a whole azcd (end of
 // stdin = stop), `browse` a DNS-SD browser (stdin: `browse <type>`, `goodbye <type> <instance>`). JSON lines on stdout.
+
+import { rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { DNSPacket, PacketType, QType, RType } from '@homebridge/ciao/lib/coder/DNSPacket.js';
 import { Question } from '@homebridge/ciao/lib/coder/Question.js';
+import type { ARecord } from '@homebridge/ciao/lib/coder/records/ARecord.js';
 import type { PTRRecord } from '@homebridge/ciao/lib/coder/records/PTRRecord.js';
 import type { SRVRecord } from '@homebridge/ciao/lib/coder/records/SRVRecord.js';
 import type { TXTRecord } from '@homebridge/ciao/lib/coder/records/TXTRecord.js';
-import type { ARecord } from '@homebridge/ciao/lib/coder/records/ARecord.js';
-import { rmSync } from 'node:fs';
 import { MdnsAnnouncer } from '../../daemon/discovery/mdns.js';
 import { startDaemon, tempDir } from '../helpers/daemon.js';
-import { Changes, waitFor } from '../helpers/wait-for.js';
 import { bindUdp, closeUdp } from '../helpers/sockets.js';
+import { Changes, waitFor } from '../helpers/wait-for.js';
 
 const GROUP = '224.0.0.251';
 const PORT = 5353;

@@ -1,12 +1,13 @@
 // mDNS / DNS-SD: two appliances and a browser on a bridge inside throwaway network namespaces, never a real LAN.
-import t from 'tap';
+
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import t from 'tap';
 import { mdnsHostname, networkLinks, txtRecord } from '../../daemon/discovery/mdns.js';
 import { LineChild } from '../helpers/line-child.js';
-import { nodeEntry } from '../helpers/paths.js';
 import { createNetwork } from '../helpers/netns.js';
+import { nodeEntry } from '../helpers/paths.js';
 
 /** The child (test/appliance/mdns-child.ts) as this suite runs: bundled, or under tsx. */
 const CHILD = nodeEntry('test/appliance/mdns-child.ts');

@@ -4,12 +4,11 @@ import type { Socket } from 'node:dgram';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setImmediate as nextLoop } from 'node:timers/promises';
-import { renderDescription } from '../../daemon/discovery/description.js';
+import { controllerUdn, renderDescription } from '../../daemon/discovery/description.js';
 import { AZC_DEVICE_TYPE, SsdpAnnouncer, UPNP_BASIC_DEVICE_TYPE } from '../../daemon/discovery/ssdp.js';
-import { controllerUdn } from '../../daemon/discovery/description.js';
-import { Changes, waitFor } from '../helpers/wait-for.js';
 import { bindUdp, closeUdp, freeUdpPort } from '../helpers/sockets.js';
 import { SSDP_GROUP as GROUP, mSearch, parseSsdp } from '../helpers/ssdp.js';
+import { Changes, waitFor } from '../helpers/wait-for.js';
 
 const mode = process.argv[2] === 'multicast' ? 'multicast' : 'unicast';
 const LOOPBACK = '127.0.0.1';

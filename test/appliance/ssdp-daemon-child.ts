@@ -1,11 +1,11 @@
 // Child of ssdp.test.ts, run inside a throwaway network namespace: a whole daemon with SSDP on loopback, stopped by
 // Daemon.stop(); prints one JSON line with the NOTIFY messages seen before and after the stop.
 import { rmSync } from 'node:fs';
-import { AZC_DEVICE_TYPE, UPNP_BASIC_DEVICE_TYPE, controllerUdn } from '../../daemon/discovery/description.js';
-import { tempDir, startDaemon } from '../helpers/daemon.js';
-import { Changes, waitFor } from '../helpers/wait-for.js';
+import { AZC_DEVICE_TYPE, controllerUdn, UPNP_BASIC_DEVICE_TYPE } from '../../daemon/discovery/description.js';
+import { startDaemon, tempDir } from '../helpers/daemon.js';
 import { bindUdp, closeUdp } from '../helpers/sockets.js';
 import { SSDP_GROUP as GROUP, parseSsdp } from '../helpers/ssdp.js';
+import { Changes, waitFor } from '../helpers/wait-for.js';
 
 const LOOPBACK = '127.0.0.1';
 

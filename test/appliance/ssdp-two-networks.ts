@@ -4,9 +4,9 @@ import type { Socket } from 'node:dgram';
 import { createInterface } from 'node:readline';
 import { setImmediate as nextLoop } from 'node:timers/promises';
 import { SsdpAnnouncer } from '../../daemon/discovery/ssdp.js';
-import { Changes, waitFor as waitForCondition } from '../helpers/wait-for.js';
 import { bindUdp, closeUdp } from '../helpers/sockets.js';
 import { SSDP_GROUP as GROUP, mSearch, parseSsdp } from '../helpers/ssdp.js';
+import { Changes, waitFor as waitForCondition } from '../helpers/wait-for.js';
 
 const WAIT_MS = 8000;
 const [mode = '', configText = '{}'] = process.argv.slice(2);

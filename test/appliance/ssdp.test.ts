@@ -1,19 +1,20 @@
 // SSDP and /description.xml: real sockets inside a throwaway network namespace (or 127.0.0.1 only), never a real LAN.
-import t, { type Test } from 'tap';
+
 import { spawnSync } from 'node:child_process';
+import t, { type Test } from 'tap';
 import {
   AZC_DEVICE_TYPE,
   AZC_XML_NAMESPACE,
-  UPNP_BASIC_DEVICE_TYPE,
   controllerUdn,
   escapeXml,
   renderDescription,
+  UPNP_BASIC_DEVICE_TYPE,
 } from '../../daemon/discovery/description.js';
-import { SsdpAnnouncer, answeringTarget, selectInterfaces } from '../../daemon/discovery/ssdp.js';
-import { bindUdp, closeUdp } from '../helpers/sockets.js';
+import { answeringTarget, SsdpAnnouncer, selectInterfaces } from '../../daemon/discovery/ssdp.js';
 import { LineChild } from '../helpers/line-child.js';
-import { nodeEntry } from '../helpers/paths.js';
 import { createNetwork } from '../helpers/netns.js';
+import { nodeEntry } from '../helpers/paths.js';
+import { bindUdp, closeUdp } from '../helpers/sockets.js';
 
 /** The children (test/appliance/ssdp-*.ts) as this suite runs: bundled, or under tsx. */
 const CHILD = nodeEntry('test/appliance/ssdp-child.ts');

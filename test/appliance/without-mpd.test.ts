@@ -2,14 +2,15 @@
 // MPD is hidden from the child process by a private mount namespace (its program covered by /dev/null) and a PATH
 // without it, so nothing of the machine's own mpd can be found; where namespaces cannot be made here, the child is
 // pointed at a program name that does not exist instead, and the test says so.
-import t from 'tap';
-import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
+
+import { type SpawnOptions, spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { startedDaemon } from '../helpers/process.js';
-import { tempDir } from '../helpers/daemon.js';
+import t from 'tap';
 import { client } from '../helpers/client.js';
+import { tempDir } from '../helpers/daemon.js';
 import { MPD } from '../helpers/mpd-rig.js';
+import { startedDaemon } from '../helpers/process.js';
 
 /** Whether this process may make a mount namespace and cover a file in it (root, or CAP_SYS_ADMIN). */
 function canHideMpd(): boolean {

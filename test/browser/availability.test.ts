@@ -1,13 +1,14 @@
 // The dashboard with zones that cannot answer: a missing unit greys its zones with the reason and disables their
 // controls until it answers again; an amplifier taken out of the configuration leaves greyed zones, players and
 // inputs that the Users tab still names and an admin deletes.
-import t from 'tap';
+
 import { rmSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { startDaemon, tempDir } from '../helpers/daemon.js';
-import { client, createUser } from '../helpers/client.js';
-import { amplifierKey, type AmplifierConfig } from '../../daemon/config.js';
+import t from 'tap';
+import { type AmplifierConfig, amplifierKey } from '../../daemon/config.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { client, createUser } from '../helpers/client.js';
+import { startDaemon, tempDir } from '../helpers/daemon.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
 import { eventually, signIn, unlabelled } from './session.js';
 

@@ -1,8 +1,9 @@
 // Backup download and restore from the dashboard's Settings tab, in a real browser against a real daemon.
-import t from 'tap';
+
 import { readFileSync } from 'node:fs';
-import { seededDaemon } from './seed.js';
+import t from 'tap';
 import { chromiumMissing, launch, screenshot } from './browser.js';
+import { seededDaemon } from './seed.js';
 import { signIn, unlabelled } from './session.js';
 
 // A page global used inside evaluate(): the project compiles without the DOM lib.

@@ -1,10 +1,10 @@
 // The Home Assistant bridge card of the Settings tab, in Debian chromium against a real daemon and a real mosquitto:
 // an admin connects the bridge without a restart, mistakes are named, start-up settings cannot be edited.
 import t from 'tap';
-import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { client, createUser } from '../helpers/client.js';
-import { startBroker, Watcher } from '../helpers/mosquitto.js';
 import { defaultConfig } from '../../daemon/config.js';
+import { client, createUser } from '../helpers/client.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { startBroker, Watcher } from '../helpers/mosquitto.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
 import { signIn, unlabelled } from './session.js';
 

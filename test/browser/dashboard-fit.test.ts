@@ -1,13 +1,14 @@
 // The dashboard's rough edges real users hit, in Debian chromium against a real daemon: who is signed in at
 // 1280 px, a phone's header and messages, an operator's group volume, and counts in words.
-import t from 'tap';
+
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { startTestDaemon, tempDir } from '../helpers/daemon.js';
+import t from 'tap';
 import { client, createUser } from '../helpers/client.js';
-import { seededDaemon } from './seed.js';
+import { startTestDaemon, tempDir } from '../helpers/daemon.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
+import { seededDaemon } from './seed.js';
 import { PHONE, signIn, unlabelled } from './session.js';
 
 // A page global used inside evaluate() callbacks: the project compiles without the DOM lib.

@@ -1,15 +1,16 @@
 // The dashboard's forms and feedback in a real browser: refusals said in the dashboard's words, the announcement
 // dialog's sound picker, what a player with no zones or at 0% shows, the New player and New zone dialogs, the zone
 // dialog's turn-on volume and renaming an input. Desktop and phone sizes where the layout differs.
-import t, { type Test } from 'tap';
+
 import { randomUUID } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
-import { seededDaemon } from './seed.js';
-import { chromiumMissing, launch, screenshot } from './browser.js';
-import { PHONE, eventually, signIn } from './session.js';
+import t, { type Test } from 'tap';
 import { musicFolder, TRACKS } from '../helpers/mpd-rig.js';
 import { startStreamDaemon } from '../helpers/stream-rig.js';
 import { WAIT_MS } from '../helpers/wait-for.js';
+import { chromiumMissing, launch, screenshot } from './browser.js';
+import { seededDaemon } from './seed.js';
+import { eventually, PHONE, signIn } from './session.js';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 /** Messages stay until dismissed, so a check never races their timer. */

@@ -1,14 +1,15 @@
 // The dashboard after the outside probe: messages that leave and speak plainly, downloads, access for new
 // users, password changes and a paged playlist list, in Debian chromium against a real in-process daemon.
-import t from 'tap';
+
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { startTestDaemon } from '../helpers/daemon.js';
+import t from 'tap';
 import { client } from '../helpers/client.js';
-import { seededDaemon } from './seed.js';
+import { startTestDaemon } from '../helpers/daemon.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
 import { startWithGeneratedAdmin } from './first-start.js';
-import { PHONE, eventually, signIn, unlabelled } from './session.js';
+import { seededDaemon } from './seed.js';
+import { eventually, PHONE, signIn, unlabelled } from './session.js';
 
 /** Bad names for "Save on appliance", each refused by the API with a different message. */
 const BAD_NAMES: Array<[string, RegExp]> = [
@@ -203,14 +204,18 @@ t.test('the dashboard after the outside probe', { skip: chromiumMissing() }, asy
   t.test('the playlist list is fetched page by page and tracks only when a playlist is opened', async (t) => {
     const many = await startTestDaemon(t);
     const admin = client(many.base, many.adminKey);
-    // More than one page of the largest size the dashboard asks for (200).
+    // More than one page of the largest size the dashboard asks for (200), made five at a time: the list is in order
+    // of creation, and each five end before the next five begin, so Mix 201 to 205 are the second page.
     const count = 205;
-    for (let i = 1; i <= count; i++) {
+    const create = async (i: number) => {
       const res = await admin.post('/api/playlists', {
         name: `Mix ${String(i).padStart(3, '0')}`,
         tracks: [{ title: `Song ${i}`, uri: `file:///music/${i}.flac`, durationMs: 60_000 }],
       });
       if (res.status !== 201) throw new Error(`creating playlist ${i} failed: ${res.status} ${res.text}`);
+    };
+    for (let first = 1; first <= count; first += 5) {
+      await Promise.all([0, 1, 2, 3, 4].map((k) => create(first + k)));
     }
     const listed = (await admin.get('/api/playlists?limit=200&offset=200')).body as Array<{ id: string; name: string }>;
     const mix204 = listed.find((p) => p.name === 'Mix 204')!.id;

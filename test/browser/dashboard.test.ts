@@ -1,11 +1,12 @@
 // The dashboard in a real browser (Debian chromium via playwright-core) against a real in-process daemon.
-import t from 'tap';
+
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { client, type Client } from '../helpers/client.js';
-import { seededDaemon } from './seed.js';
+import t from 'tap';
+import { type Client, client } from '../helpers/client.js';
 import { chromiumMissing, launch, screenshot, watchConsole } from './browser.js';
-import { PHONE, eventually, grabSlider, signIn, unlabelled } from './session.js';
+import { seededDaemon } from './seed.js';
+import { eventually, grabSlider, PHONE, signIn, unlabelled } from './session.js';
 
 // Page globals inside evaluate() callbacks: the project compiles without the DOM lib.
 declare const sessionStorage: { getItem(key: string): string | null; length: number };

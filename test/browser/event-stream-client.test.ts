@@ -1,12 +1,13 @@
 // The dashboard's event-stream client (daemon/ui/js/stream.js) run in Node against a real daemon:
 // SSE parsing, resume with Last-Event-ID, stream.reset after a gap, and the 401 that ends a session.
-import t from 'tap';
+
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import t from 'tap';
 import { defaultConfig } from '../../daemon/config.js';
 import { UI_DIR } from '../../daemon/paths.js';
-import { startTestDaemon } from '../helpers/daemon.js';
 import { client } from '../helpers/client.js';
+import { startTestDaemon } from '../helpers/daemon.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
 interface UiEvent {

@@ -2,9 +2,9 @@
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { defaultConfig, type Config } from '../../daemon/config.js';
-import { createLogger } from '../../daemon/log.js';
 import { Daemon } from '../../daemon/app.js';
+import { type Config, defaultConfig } from '../../daemon/config.js';
+import { createLogger } from '../../daemon/log.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { tempDir } from '../helpers/daemon.js';
 import { TEST_PASSWORDS } from '../helpers/passwords.js';

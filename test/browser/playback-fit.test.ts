@@ -2,10 +2,11 @@
 // 1280×800 desktop and a 390×844 phone: the library path names every folder and goes up one, no view is wider than
 // the screen, a message naming a long address wraps inside its strip, and the seek bar moves the track from the
 // keyboard and spans its row on a phone with both times beside it.
-import t from 'tap';
+
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import t from 'tap';
 import { musicFolder, TRACKS } from '../helpers/mpd-rig.js';
 import { playlistOf, startStreamDaemon } from '../helpers/stream-rig.js';
 import { WAIT_MS } from '../helpers/wait-for.js';

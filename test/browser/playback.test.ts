@@ -1,17 +1,18 @@
 // Stream players in the dashboard, in Debian chromium against a real daemon whose players are real MPDs writing to
 // FIFOs the test reads (sox tones): the now-playing card and its buttons, Play on a playlist, the library browser,
 // the announcement form, and a viewer's card without buttons.
-import t from 'tap';
+
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
+import { tempDir } from '../helpers/daemon.js';
+import { createUser } from '../helpers/inject.js';
 import { musicFolder, TRACKS } from '../helpers/mpd-rig.js';
 import { playlistOf, startStreamDaemon } from '../helpers/stream-rig.js';
-import { createUser } from '../helpers/inject.js';
-import { tempDir } from '../helpers/daemon.js';
 import { WAIT_MS } from '../helpers/wait-for.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
-import { PHONE, eventually, signIn, unlabelled } from './session.js';
+import { eventually, PHONE, signIn, unlabelled } from './session.js';
 
 // A page global used inside waitForFunction() callbacks: the project compiles without the DOM lib.
 declare const document: any;

@@ -1,9 +1,10 @@
 // The dashboard's speaker safety, group volume, all off, sleep timers and scenes, in a real browser.
-import t from 'tap';
+
 import type { Page } from 'playwright-core';
+import t from 'tap';
 import type { Client } from '../helpers/client.js';
-import { seededDaemon } from './seed.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
+import { seededDaemon } from './seed.js';
 import { eventually, grabSlider, signIn, unlabelled } from './session.js';
 
 interface ZoneState {

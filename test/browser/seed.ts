@@ -1,5 +1,5 @@
 // Gives a fresh simulated appliance realistic rooms, sources, playlists and users for the dashboard tests.
-import { client, createUser, type Client } from '../helpers/client.js';
+import { type Client, client, createUser } from '../helpers/client.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 
 export interface Seeded {

@@ -1,7 +1,7 @@
 // Shared steps of the dashboard tests: signing in through the form, waiting on API state, finding unnamed controls.
 import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
-import { watchConsole, type Browser } from './browser.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { type Browser, watchConsole } from './browser.js';
 
 // A page global used inside evaluate() callbacks: the project compiles without the DOM lib.
 declare const document: any;

@@ -1,9 +1,9 @@
 // The dashboard's "Add a track" teaches the track address stream players play, and says so when a track is added in
 // a form they would refuse at Play (the track is added all the same). Desktop and phone.
 import t from 'tap';
-import { seededDaemon } from './seed.js';
 import { chromiumMissing, launch } from './browser.js';
-import { PHONE, eventually, signIn } from './session.js';
+import { seededDaemon } from './seed.js';
+import { eventually, PHONE, signIn } from './session.js';
 
 /** Messages stay until dismissed, so a check never races their timer. */
 const STAY = { path: '/?toastMs=600000' };

@@ -7,7 +7,7 @@ import type { Clock } from '../../drivers/core/clock.js';
 import type { AmplifierDriver } from '../../drivers/driver.js';
 import { stepToVolume, volumeToStep } from '../../drivers/driver.js';
 import type { EmulatorPort } from '../../drivers/emulator-port.js';
-import { daemonOnMemory, type ApiZone } from './daemon-rig.js';
+import { type ApiZone, daemonOnMemory } from './daemon-rig.js';
 import type { DriverWiring } from './memory-rig.js';
 
 /** A write as the emulator recorded it. */

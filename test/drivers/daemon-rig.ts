@@ -1,10 +1,10 @@
 // The whole daemon on a serial driver wired to its emulator over an in-memory line, the driver and the emulator on a
 // hand-driven clock: the API in process, the domain events recorded, the amplifier link up.
 import type { Test } from 'tap';
+import type { StampedEvent } from '../../daemon/domain/shared/events.js';
+import type { Clock } from '../../drivers/core/clock.js';
 import type { AmplifierDriver } from '../../drivers/driver.js';
 import type { EmulatorPort } from '../../drivers/emulator-port.js';
-import type { Clock } from '../../drivers/core/clock.js';
-import type { StampedEvent } from '../../daemon/domain/shared/events.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
 import { MemorySerial } from '../helpers/memory-serial.js';

@@ -4,8 +4,8 @@ import type { Test } from 'tap';
 import type { Clock } from '../../drivers/core/clock.js';
 import type { AmplifierDriver, DriverOptions, ZoneState } from '../../drivers/driver.js';
 import type { EmulatorPort } from '../../drivers/emulator-port.js';
-import { memoryRig, type DriverWiring, type MemoryRig } from './memory-rig.js';
-import { serialRig, type SerialRig } from './serial-rig.js';
+import { type DriverWiring, type MemoryRig, memoryRig } from './memory-rig.js';
+import { type SerialRig, serialRig } from './serial-rig.js';
 
 /**
  * Driver timings on a real line (the end-to-end tests, and other suites' daemons on a pty): short polls and gaps so

@@ -3,12 +3,12 @@
 // at the idle interval; a write waits behind one short read at most while watched.
 import t, { type Test } from 'tap';
 import { ACTIVITY_MS } from '../../drivers/core/work-loop.js';
-import { MONOPRICE_DEFAULTS, WATCHED_POLL_MS } from '../../drivers/monoprice/driver.js';
-import { isZoneEvent, nextEvent } from './events.js';
-import { onNextCommand, type MemoryRig } from './memory-rig.js';
-import { ON, rig } from './monoprice-rig.js';
 import type { MonopriceDriver } from '../../drivers/monoprice/driver.js';
+import { MONOPRICE_DEFAULTS, WATCHED_POLL_MS } from '../../drivers/monoprice/driver.js';
 import type { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
+import { isZoneEvent, nextEvent } from './events.js';
+import { type MemoryRig, onNextCommand } from './memory-rig.js';
+import { ON, rig } from './monoprice-rig.js';
 
 type Rig = MemoryRig<MonopriceDriver, MonopriceEmulator>;
 

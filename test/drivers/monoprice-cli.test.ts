@@ -1,12 +1,13 @@
 // The Monoprice commands as docs/drivers.md writes them: the emulator makes its own pty link, answers on it and removes
 // it on SIGTERM; the demo keeps its state out of ./data.
-import t from 'tap';
-import type { Test } from 'tap';
+
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SerialPort } from 'serialport';
+import type { Test } from 'tap';
+import t from 'tap';
 import { decodeStatus, encodeQuery } from '../../drivers/monoprice/protocol.js';
 import { ROOT } from '../helpers/paths.js';
 

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { driverConformance } from './conformance.js';
 import { conformanceBase, onNextCommand } from './memory-rig.js';
-import { STEPS, flagsOf, fromStatus, observed, rig, toKeypad, toneOf } from './monoprice-rig.js';
+import { flagsOf, fromStatus, observed, rig, STEPS, toKeypad, toneOf } from './monoprice-rig.js';
 
 const UNIT_2 = [21, 22, 23, 24, 25, 26];
 

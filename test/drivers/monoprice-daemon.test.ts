@@ -2,9 +2,9 @@
 // (test/drivers/daemon-cases.ts), with the Monoprice's own addresses and commands; then tone controls and amplifier
 // status on a family that lacks some of them.
 import t from 'tap';
+import type { Clock } from '../../drivers/core/clock.js';
 import { MonopriceDriver } from '../../drivers/monoprice/driver.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
-import type { Clock } from '../../drivers/core/clock.js';
 import { daemonCases } from './daemon-cases.js';
 import { daemonOnMemory } from './daemon-rig.js';
 import type { DriverWiring } from './memory-rig.js';

@@ -1,11 +1,12 @@
 // The Monoprice driver against emulators that format replies differently: echo, prompts, line breaks, split chunks,
 // pacing; on an in-memory line with production timings on a hand-driven clock.
-import t from 'tap';
+
 import type { Test } from 'tap';
+import t from 'tap';
 import { MONOPRICE_DEFAULTS } from '../../drivers/monoprice/driver.js';
 import type { EmulatorOptions } from '../../drivers/monoprice/emulator.js';
 import { isStatus, isZoneEvent, nextEvent, zoneEvents } from './events.js';
-import { ON, observed, rig, timeouts, type Rig } from './monoprice-rig.js';
+import { ON, observed, type Rig, rig, timeouts } from './monoprice-rig.js';
 
 /** Three units, so no probe is meant to time out; a little pacing splits replies, prompts included, across chunks. */
 const UNITS = 3;

@@ -1,13 +1,14 @@
 // How a player's mpd is put under azc-confine, with a stand-in for it: the folders it is given (its own folder and
 // a FIFO output's to write, the music folder to read, nothing else of the state folder), and a kernel without
 // Landlock said once in the log, not with every start.
-import t, { type Test } from 'tap';
+
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import t, { type Test } from 'tap';
+import { MpdProcess } from '../../drivers/mpd/process.js';
 import { tempDir } from '../helpers/daemon.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { waitFor, within } from '../helpers/wait-for.js';
-import { MpdProcess } from '../../drivers/mpd/process.js';
 
 const NO_LANDLOCK = 'Landlock is not available (Function not implemented)';
 

@@ -1,5 +1,5 @@
 // What a player's MPD leaves private and reachable on the real MPD: file modes, sockets, outputs, stop, leftovers.
-import t from 'tap';
+
 import { spawn } from 'node:child_process';
 import {
   existsSync,
@@ -12,13 +12,14 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
 import { MpdConnection } from '../../drivers/mpd/connection.js';
 import { systemClock } from '../../drivers/mpd/engine.js';
+import { createPlaybackEngine } from '../../drivers/mpd/index.js';
 import { concurrently } from '../helpers/concurrency.js';
 import { MPD, musicFolder, startEngine, TRACKS } from '../helpers/mpd-rig.js';
-import { createPlaybackEngine } from '../../drivers/mpd/index.js';
-import { waitFor, within, WAIT_MS } from '../helpers/wait-for.js';
 import { freePort } from '../helpers/sockets.js';
+import { WAIT_MS, waitFor, within } from '../helpers/wait-for.js';
 
 concurrently(t, 3);
 const music = musicFolder(t);

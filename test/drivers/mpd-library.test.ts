@@ -1,10 +1,11 @@
 // The music folder on the real MPD: listings paginated with tags, rescans, and nothing outside the folder plays.
-import t from 'tap';
+
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../helpers/daemon.js';
+import t from 'tap';
 import { concurrently } from '../helpers/concurrency.js';
-import { musicFolder, startEngine, tone, TRACKS } from '../helpers/mpd-rig.js';
+import { tempDir } from '../helpers/daemon.js';
+import { musicFolder, startEngine, TRACKS, tone } from '../helpers/mpd-rig.js';
 
 concurrently(t, 3);
 const music = musicFolder(t);

@@ -1,13 +1,14 @@
 // One run of a player's mpd, with a stand-in program in its place: the reason given for an exit quotes only what it
 // said in the last seconds before it, never its start-up lines nor a track's failure already reported, and a machine
 // without setpriv still starts it (saying once what it loses).
-import t from 'tap';
+
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
+import { MpdProcess } from '../../drivers/mpd/process.js';
 import { tempDir } from '../helpers/daemon.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { waitFor, within } from '../helpers/wait-for.js';
-import { MpdProcess } from '../../drivers/mpd/process.js';
 
 /**
  * A program that says `startup` on stderr, then on SIGUSR1 says `track` and, on SIGUSR2, `last` and exits with

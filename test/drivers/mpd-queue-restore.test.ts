@@ -1,12 +1,13 @@
 // Radio, queue edits while playing, snapshot/restore and a killed MPD, on the real MPD.
-import t from 'tap';
+
 import { execFileSync } from 'node:child_process';
 import { cpSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
 import type { PlaybackEvent } from '../../drivers/playback.js';
-import { tempDir } from '../helpers/daemon.js';
 import { concurrently } from '../helpers/concurrency.js';
-import { musicFolder, radioStation, startEngine, SOX, TRACKS } from '../helpers/mpd-rig.js';
+import { tempDir } from '../helpers/daemon.js';
+import { musicFolder, radioStation, SOX, startEngine, TRACKS } from '../helpers/mpd-rig.js';
 
 concurrently(t, 3);
 const music = musicFolder(t);

@@ -1,11 +1,12 @@
 // Tracks that cannot play on the real MPD: each is passed over with an event saying why, and the queue goes on.
-import t, { type Test } from 'tap';
+
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import t, { type Test } from 'tap';
 import type { PlaybackEvent } from '../../drivers/playback.js';
 import { concurrently } from '../helpers/concurrency.js';
-import { musicFolder, radioStation, startEngine, tone, TRACKS } from '../helpers/mpd-rig.js';
-import { waitFor, WAIT_MS } from '../helpers/wait-for.js';
+import { musicFolder, radioStation, startEngine, TRACKS, tone } from '../helpers/mpd-rig.js';
+import { WAIT_MS, waitFor } from '../helpers/wait-for.js';
 
 concurrently(t, 3);
 const music = musicFolder(t);

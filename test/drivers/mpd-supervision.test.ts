@@ -1,13 +1,14 @@
 // The engine's watch over its mpd, on a clock the test moves: restarts with back-off, stop's escalation, missing mpd.
-import t, { type Test } from 'tap';
+
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { SEEK_RETRY_MS } from '../../drivers/mpd/player.js';
+import t, { type Test } from 'tap';
 import { createPlaybackEngine, MPD_MISSING } from '../../drivers/mpd/index.js';
+import { SEEK_RETRY_MS } from '../../drivers/mpd/player.js';
 import { PlaybackError, type PlaybackEvent } from '../../drivers/playback.js';
 import { tempDir } from '../helpers/daemon.js';
-import { ManualClock } from '../helpers/manual-clock.js';
 import { fakeMpdProgram } from '../helpers/fake-mpd-program.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
 const TIMING = { restartFirstMs: 1_000, restartMaxMs: 8_000, stableMs: 60_000, stopTimeoutMs: 5_000 };

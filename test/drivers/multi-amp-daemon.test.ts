@@ -3,15 +3,15 @@
 // are listed with their amplifier, changes reach the right wire, keypads on either reach the zones, and one
 // amplifier unplugged leaves the other working.
 import t, { type Test } from 'tap';
+import { type AmplifierConfig, amplifierKey } from '../../daemon/config.js';
+import type { StampedEvent } from '../../daemon/domain/shared/events.js';
+import type { ZoneView as Zone } from '../../daemon/domain/shared/views.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
 import { RnetEmulator } from '../../drivers/rnet/emulator.js';
-import { amplifierKey, type AmplifierConfig } from '../../daemon/config.js';
-import type { StampedEvent } from '../../daemon/domain/shared/events.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { injectClient } from '../helpers/inject.js';
 import { MemorySerial, openByPath } from '../helpers/memory-serial.js';
 import { VirtualTime } from '../helpers/virtual-time.js';
-import type { ZoneView as Zone } from '../../daemon/domain/shared/views.js';
 
 interface Health {
   status: string;

@@ -2,12 +2,12 @@
 // power first and a keypad's change heard, the adapter unplugged and plugged back, a port that appears after start.
 // Everything else about the drivers runs on the in-memory line (the families' own test files).
 import t from 'tap';
-import { stepToVolume, volumeToStep, type AmplifierDriver, type ZoneState } from '../../drivers/driver.js';
+import { type AmplifierDriver, stepToVolume, volumeToStep, type ZoneState } from '../../drivers/driver.js';
 import type { EmulatorPort } from '../../drivers/emulator-port.js';
 import { isStatus, isZoneEvent, nextEventWithin } from './events.js';
 import * as monoprice from './monoprice-rig.js';
 import * as rnet from './rnet-rig.js';
-import { settledWithin, startOnline, type SerialRig } from './serial-rig.js';
+import { type SerialRig, settledWithin, startOnline } from './serial-rig.js';
 import * as xantech from './xantech-rig.js';
 
 interface PtyFamily {

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { driverConformance } from './conformance.js';
 import { conformanceBase, onNextCommand } from './memory-rig.js';
-import { STEPS, flagsOf, fromEmulated, observed, rig, toEmulated, toneOf } from './rnet-rig.js';
+import { flagsOf, fromEmulated, observed, rig, STEPS, toEmulated, toneOf } from './rnet-rig.js';
 
 const CONTROLLER_2 = [21, 22, 23, 24, 25, 26];
 

@@ -1,7 +1,6 @@
 // RNET codec: the documents' byte examples, escapes, checksum, and the parser under noise, splits and bus traffic.
 import t from 'tap';
 import {
-  FrameParser,
   checksum,
   classify,
   decodeEvent,
@@ -19,8 +18,9 @@ import {
   encodeZoneInfoRequest,
   encodeZonePower,
   escapeBytes,
-  PARAMETER,
   type Frame,
+  FrameParser,
+  PARAMETER,
   type ZoneInfo,
 } from '../../drivers/rnet/protocol.js';
 

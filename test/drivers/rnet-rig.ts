@@ -2,11 +2,11 @@
 import type { ZoneFlags, ZoneState, ZoneTone } from '../../drivers/driver.js';
 import { stepToVolume, volumeToStep } from '../../drivers/driver.js';
 import { RnetDriver, type RnetOptions } from '../../drivers/rnet/driver.js';
-import { RnetEmulator, type EmulatedZone, type EmulatorOptions } from '../../drivers/rnet/emulator.js';
+import { type EmulatedZone, type EmulatorOptions, RnetEmulator } from '../../drivers/rnet/emulator.js';
 import { RNET_SOUND } from '../../drivers/rnet/protocol.js';
 import { FAST_TIMINGS, familyRigs } from './family-rigs.js';
 import type { MemoryRig } from './memory-rig.js';
-import { fromNative, toNative, type PanelChange } from './tone-rig.js';
+import { fromNative, type PanelChange, toNative } from './tone-rig.js';
 
 export const STEPS = 50;
 

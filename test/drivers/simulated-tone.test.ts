@@ -1,9 +1,9 @@
 // The simulated amplifier's tone: its hardware does not outlive the process, so the tone the daemon remembers
 // becomes the hardware's at start, unreported; a value the store kept that is no number is left out.
 import t, { type Test } from 'tap';
+import type { DriverEvent } from '../../drivers/driver.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { VirtualTime } from '../helpers/virtual-time.js';
-import type { DriverEvent } from '../../drivers/driver.js';
 import { isZoneEvent, zoneEvents } from './events.js';
 
 const ON = { power: true, muted: false, volume: 0.5, source: 2 };

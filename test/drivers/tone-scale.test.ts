@@ -1,7 +1,7 @@
 // The one tone scale of the driver seam: every family's native steps map onto it and back without loss, and a change
 // off the scale or for a control the family lacks is refused before anything is recorded.
 import t from 'tap';
-import { checkTone, stepToTone, toneToStep, type SoundDescription, type ToneScale } from '../../drivers/driver.js';
+import { checkTone, type SoundDescription, stepToTone, type ToneScale, toneToStep } from '../../drivers/driver.js';
 import { MONOPRICE_SOUND } from '../../drivers/monoprice/protocol.js';
 import { RNET_SOUND } from '../../drivers/rnet/protocol.js';
 import { XANTECH_SOUND } from '../../drivers/xantech/protocol.js';

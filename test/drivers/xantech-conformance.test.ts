@@ -3,7 +3,7 @@
 import t from 'tap';
 import { driverConformance } from './conformance.js';
 import { conformanceBase, onNextCommand } from './memory-rig.js';
-import { STEPS, flagsOf, fromStatus, observed, rig, toKeypad, toneOf } from './xantech-rig.js';
+import { flagsOf, fromStatus, observed, rig, STEPS, toKeypad, toneOf } from './xantech-rig.js';
 
 const EXPANSION = [9, 10, 11, 12, 13, 14, 15, 16];
 

@@ -1,12 +1,12 @@
 // The Xantech driver and emulator as test rigs (test/drivers/family-rigs.ts), and what its test files share.
 import type { ZoneFlags, ZoneState, ZoneTone } from '../../drivers/driver.js';
 import { XantechDriver, type XantechOptions } from '../../drivers/xantech/driver.js';
-import { XantechEmulator, type EmulatorOptions, type KeypadChange } from '../../drivers/xantech/emulator.js';
+import { type EmulatorOptions, type KeypadChange, XantechEmulator } from '../../drivers/xantech/emulator.js';
 import { XANTECH_SOUND, type ZoneStatus } from '../../drivers/xantech/protocol.js';
 import { FAST_TIMINGS, familyRigs } from './family-rigs.js';
 import type { MemoryRig } from './memory-rig.js';
 import { fromStatusLine, toStatusChange } from './serial-rig.js';
-import { fromNative, toNative, type PanelChange } from './tone-rig.js';
+import { fromNative, type PanelChange, toNative } from './tone-rig.js';
 
 export const STEPS = 38;
 

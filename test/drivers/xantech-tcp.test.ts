@@ -1,8 +1,8 @@
 // The Xantech driver over tcp:// (an IP-serial adapter), in real time: a loopback server bridges each connection to the
 // emulator. The production command timeout, so a loaded machine does not make a reply miss it.
 import net from 'node:net';
-import t from 'tap';
 import type { Test } from 'tap';
+import t from 'tap';
 import { XantechDriver } from '../../drivers/xantech/driver.js';
 import { XantechEmulator } from '../../drivers/xantech/emulator.js';
 import { isStatus, isZoneEvent, nextEventWithin as nextEvent } from './events.js';

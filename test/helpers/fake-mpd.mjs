@@ -12,8 +12,8 @@
 // `--mode held-scan` keeps every `update` running (status shows `updating_db`) until the process gets SIGUSR1, then
 // tells `idle` the database changed; each `update` it takes is a line in `updates.log` beside its config.
 import { appendFileSync, readFileSync, rmSync } from 'node:fs';
-import path from 'node:path';
 import { createServer } from 'node:net';
+import path from 'node:path';
 
 const args = process.argv.slice(2);
 const mode = args[0] === '--mode' ? args[1] : 'serve';

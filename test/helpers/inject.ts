@@ -1,8 +1,8 @@
 // The test client of client.ts sending through the daemon's in-process pipeline (Daemon.inject): no socket.
 import type { Daemon } from '../../daemon/app.js';
-import { clientOver, createUser, type Client, type Reply } from './client.js';
+import { type Client, clientOver, createUser, type Reply } from './client.js';
 
-export { createUser, type Client, type Reply };
+export { type Client, createUser, type Reply };
 
 /** Anything that takes an injected request: a Daemon (a TestDaemon's `daemon`). */
 export interface Injectable {

@@ -1,8 +1,9 @@
 // A test child process that speaks JSON lines on stdout and takes commands on stdin (namespace discovery tests).
-import type { Test } from 'tap';
+
 import { spawn } from 'node:child_process';
+import type { Test } from 'tap';
 import { ROOT } from './paths.js';
-import { Changes, waitFor, within, WAIT_MS } from './wait-for.js';
+import { Changes, WAIT_MS, waitFor, within } from './wait-for.js';
 
 /** A child process speaking JSON lines: `next()` resolves with its next line, rejecting if it exits first. */
 export class LineChild {

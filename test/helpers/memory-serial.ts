@@ -1,7 +1,8 @@
 // A serial adapter made of in-memory lines (drivers/memory-port.ts) for driver tests: each open gives the driver a
 // new line with the emulator on its far end; the adapter can be pulled out, plugged back, or drop its connection.
+
+import { type DeviceStream, type MemoryIo, type MemoryLine, memoryLine } from '../../drivers/memory-port.js';
 import type { OpenPort } from '../../drivers/port.js';
-import { memoryLine, type DeviceStream, type MemoryIo, type MemoryLine } from '../../drivers/memory-port.js';
 
 /** What sits behind the adapter: an emulator (drivers/emulator-port.ts), or anything else that takes a stream. */
 export interface LineDevice {

@@ -1,11 +1,11 @@
 // Runs Debian's mosquitto on a free loopback port with a temporary config, and a client that records what it sees.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
-import { Changes, waitFor, WAIT_MS } from './wait-for.js';
 import { freePort } from './sockets.js';
+import { Changes, WAIT_MS, waitFor } from './wait-for.js';
 
 export const MOSQUITTO = '/usr/sbin/mosquitto';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createPlaybackEngine, type MpdEngineOptions } from '../../drivers/mpd/index.js';
 import type { PlaybackEngine, PlaybackEvent } from '../../drivers/playback.js';
 import { tempDir } from './daemon.js';
-import { Changes, waitFor, WAIT_MS } from './wait-for.js';
+import { Changes, WAIT_MS, waitFor } from './wait-for.js';
 
 interface Teardown {
   teardown(fn: () => unknown): void;

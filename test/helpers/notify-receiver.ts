@@ -1,5 +1,5 @@
 // A real AF_UNIX datagram socket (a python3 receiver) standing in for systemd's NOTIFY_SOCKET.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Changes, waitFor, within } from './wait-for.js';
 

@@ -2,8 +2,9 @@
 // CPU per first admin, login, user creation and password change; a full run makes hundreds). Production's cost stays
 // under test: test/unit/secrets.test.ts checks hashPassword's default, and test/api/storage-at-rest.test.ts a daemon
 // started without a hasher.
-import { hashPassword, verifyPassword, SCRYPT, type ScryptCost } from '../../daemon/domain/accounts/secrets.js';
+
 import type { PasswordHasher } from '../../daemon/domain/accounts/authentication.js';
+import { hashPassword, SCRYPT, type ScryptCost, verifyPassword } from '../../daemon/domain/accounts/secrets.js';
 
 /** scrypt parameters of TEST_PASSWORDS; verifyPassword reads them back from each hash. */
 export const TEST_SCRYPT: Readonly<ScryptCost> = { ...SCRYPT, N: 1024 };

@@ -1,5 +1,5 @@
 // Raw pseudo-terminal pairs made by socat, with unplug (links vanish) and replug (same paths again) for driver tests.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -3,12 +3,12 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { defaultConfig, type Config } from '../../daemon/config.js';
+import { type Config, defaultConfig } from '../../daemon/config.js';
 import type { StampedEvent } from '../../daemon/domain/shared/index.js';
-import { startTestDaemon, tempDir, type StartOptions, type TestDaemon } from './daemon.js';
-import { injectClient, type Client } from './inject.js';
+import { type StartOptions, startTestDaemon, type TestDaemon, tempDir } from './daemon.js';
+import { type Client, injectClient } from './inject.js';
 import { FifoReader, MPD, musicFolder, TRACKS } from './mpd-rig.js';
-import { Changes, waitFor, WAIT_MS } from './wait-for.js';
+import { Changes, WAIT_MS, waitFor } from './wait-for.js';
 
 export { TRACKS };
 

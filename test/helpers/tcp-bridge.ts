@@ -1,8 +1,8 @@
 // A loopback IP-serial adapter for tests: a TCP server that hands each connection to an emulator, and can drop it or refuse.
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { within } from './wait-for.js';
 import { freePort } from './sockets.js';
+import { within } from './wait-for.js';
 
 /** What sits behind the adapter: anything that takes over a byte stream (any emulator's attach(), drivers/emulator-port.ts). */
 export interface BridgedDevice {

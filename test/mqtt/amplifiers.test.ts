@@ -1,12 +1,12 @@
 // Several amplifiers over MQTT: one link sensor per amplifier, keyed by its name, and each zone's availability
 // following its own amplifier's link.
 import t from 'tap';
+import { type AmplifierConfig, amplifierKey } from '../../daemon/config.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
-import { amplifierKey, type AmplifierConfig } from '../../daemon/config.js';
-import { createUser } from '../helpers/client.js';
 import { FAST_TIMINGS } from '../drivers/family-rigs.js';
-import { BASE, bridged, configTopic } from './setup.js';
 import { emulatorOnPty } from '../drivers/serial-rig.js';
+import { createUser } from '../helpers/client.js';
+import { BASE, bridged, configTopic } from './setup.js';
 
 interface Zone {
   id: string;

@@ -1,14 +1,15 @@
 // Availability and broker failures over a real mosquitto: last will, restarts on both sides, birth message, auth.
-import t from 'tap';
+
 import { rmSync } from 'node:fs';
-import { client } from '../helpers/client.js';
-import { startDaemon, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon.js';
-import { spawnDaemon, type DaemonProcess } from '../helpers/process.js';
-import { startBroker, Watcher } from '../helpers/mosquitto.js';
-import { waitFor, within, WAIT_MS } from '../helpers/wait-for.js';
+import t from 'tap';
 import { amplifierKey, defaultConfig, type MqttConfig } from '../../daemon/config.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
-import { BASE, PREFIX, bridged, configCount, configs, configTopic } from './setup.js';
+import { client } from '../helpers/client.js';
+import { startDaemon, startTestDaemon, type TestDaemon, tempDir } from '../helpers/daemon.js';
+import { startBroker, Watcher } from '../helpers/mosquitto.js';
+import { type DaemonProcess, spawnDaemon } from '../helpers/process.js';
+import { WAIT_MS, waitFor, within } from '../helpers/wait-for.js';
+import { BASE, bridged, configCount, configs, configTopic, PREFIX } from './setup.js';
 
 /** Six zones and two players on the simulated amplifier, as bridged() sets them up. */
 const ALL = configCount({ zones: 6, players: 2 });

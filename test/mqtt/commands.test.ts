@@ -1,14 +1,14 @@
 // Commands from a Home Assistant-like client through a real mosquitto: amplifier, state topics, permissions, garbage.
 import t from 'tap';
-import { client } from '../helpers/client.js';
-import type { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { WARN_BUDGET } from '../../daemon/mqtt/options.js';
 import { MonopriceDriver } from '../../drivers/monoprice/driver.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
+import type { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { FAST } from '../drivers/monoprice-rig.js';
-import { WARN_BUDGET } from '../../daemon/mqtt/options.js';
-import { BASE, bridged } from './setup.js';
 import { emulatorOnPty } from '../drivers/serial-rig.js';
-import { within, WAIT_MS } from '../helpers/wait-for.js';
+import { client } from '../helpers/client.js';
+import { WAIT_MS, within } from '../helpers/wait-for.js';
+import { BASE, bridged } from './setup.js';
 
 const zoneTopic = (id: string, field: string) => `${BASE}/zone/${id}/${field}`;
 

@@ -1,10 +1,11 @@
 // The MQTT settings: flags, environment and config file, the password never from a flag, and clear errors.
-import t from 'tap';
+
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
 import { loadConfig } from '../../daemon/config.js';
-import { tempDir } from '../helpers/daemon.js';
 import { errorOf } from '../helpers/config-files.js';
+import { tempDir } from '../helpers/daemon.js';
 
 const CWD = '/srv/azcd';
 

@@ -1,14 +1,15 @@
 // Home Assistant discovery over a real mosquitto: what appears, with which keys, and how it follows changes.
 import t from 'tap';
+import { defaultConfig } from '../../daemon/config.js';
 import { client } from '../helpers/client.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { startBroker, Watcher } from '../helpers/mosquitto.js';
-import { defaultConfig } from '../../daemon/config.js';
-import { BASE, PREFIX, SIMULATED_ZONE_ENTITIES, bridged, configCount, configs, configTopic } from './setup.js';
+import { BASE, bridged, configCount, configs, configTopic, PREFIX, SIMULATED_ZONE_ENTITIES } from './setup.js';
 
 /** Six zones and two players on the simulated amplifier, as bridged() sets them up. */
 const ALL = configCount({ zones: 6, players: 2 });
-import { within, WAIT_MS } from '../helpers/wait-for.js';
+
+import { WAIT_MS, within } from '../helpers/wait-for.js';
 
 /** Keys Home Assistant requires (or needs for a device-bound entity) per MQTT component. */
 const REQUIRED: Record<string, string[]> = {

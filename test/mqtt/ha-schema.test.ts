@@ -2,13 +2,13 @@
 // real clients hit (a detached zone, players named "None", a zone limited to 0, a zone whose unit is silent), scenes
 // and sleep timers.
 import t from 'tap';
-import { client, createUser } from '../helpers/client.js';
-import { ManualClock } from '../helpers/manual-clock.js';
-import { startTestDaemon } from '../helpers/daemon.js';
 import { defaultConfig } from '../../daemon/config.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
-import { BASE, SIMULATED_ZONE_ENTITIES, bridged, configCount, configs, configTopic } from './setup.js';
+import { client, createUser } from '../helpers/client.js';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { haViolations } from './ha-rules.js';
+import { BASE, bridged, configCount, configs, configTopic, SIMULATED_ZONE_ENTITIES } from './setup.js';
 
 const zoneTopic = (id: string, field: string) => `${BASE}/zone/${id}/${field}`;
 /**

@@ -1,10 +1,10 @@
 // The wire format of values and the command topics the bridge accepts, without a broker.
 import t from 'tap';
 import {
-  NOTHING_PLAYING,
   minutesLeft,
-  nowPlaying,
+  NOTHING_PLAYING,
   type NowPlayingFields,
+  nowPlaying,
   parseMinutes,
   parseOnOff,
   parsePercent,

@@ -6,8 +6,8 @@ import t from 'tap';
 import { defaultConfig } from '../../daemon/config.js';
 import { createUser } from '../helpers/client.js';
 import { MPD, musicFolder, TRACKS } from '../helpers/mpd-rig.js';
-import { BASE, bridged, configTopic } from './setup.js';
 import { haViolations } from './ha-rules.js';
+import { BASE, bridged, configTopic } from './setup.js';
 
 const music = musicFolder(t);
 const playerTopic = (id: string, field: string) => `${BASE}/player/${id}/${field}`;

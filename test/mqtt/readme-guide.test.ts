@@ -1,12 +1,12 @@
 // The Home Assistant guide (docs/home-assistant.md), run as it is written against a fresh daemon and a real mosquitto that wants a
 // login: every block a user pastes works, and the hub ends up with the entities of the account the guide creates.
 import t from 'tap';
+import { defaultConfig } from '../../daemon/config.js';
 import { client } from '../helpers/client.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { startBroker, Watcher } from '../helpers/mosquitto.js';
 import { runBash, shellBlocks } from '../helpers/readme.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { defaultConfig } from '../../daemon/config.js';
 import { configCount, configs } from './setup.js';
 
 /** The blocks a user pastes into a terminal; the one that starts the daemon with flags is the other way to do it. */

@@ -1,9 +1,9 @@
 // The retained topics the bridge leaves on a broker are remembered in the store, so whichever bridge runs next
 // (after a restart, under another account, with another base topic) clears what it does not publish itself.
 import t from 'tap';
+import { defaultConfig, type MqttConfig } from '../../daemon/config.js';
 import { createUser } from '../helpers/client.js';
 import { startTestDaemon } from '../helpers/daemon.js';
-import { defaultConfig, type MqttConfig } from '../../daemon/config.js';
 import { BASE, bridged, configCount, configs } from './setup.js';
 
 const mqtt = (url: string, extra: Partial<MqttConfig>): MqttConfig => ({

@@ -1,13 +1,14 @@
 // The bridge settings an admin edits (GET/PUT /api/settings/mqtt): applied at once over a real mosquitto, checked,
 // the broker password sealed at rest and never shown, and start-up settings winning field by field.
-import t from 'tap';
+
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
+import { defaultConfig } from '../../daemon/config.js';
 import { client, createUser } from '../helpers/client.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startBroker, Watcher } from '../helpers/mosquitto.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { defaultConfig } from '../../daemon/config.js';
 import { BASE, configCount, configs } from './setup.js';
 
 /** Follows GET /api/health until the bridge reports the state (each poll is a real request). */

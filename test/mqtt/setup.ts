@@ -1,8 +1,9 @@
 // Shared set-up for the MQTT bridge tests: a broker, a daemon bridged to it as a named account, a hub-like watcher.
-import { startTestDaemon, type StartOptions, type TestDaemon } from '../helpers/daemon.js';
-import { client, createUser, type Client } from '../helpers/client.js';
-import { startBroker, Watcher, type Broker } from '../helpers/mosquitto.js';
+
 import { defaultConfig } from '../../daemon/config.js';
+import { type Client, client, createUser } from '../helpers/client.js';
+import { type StartOptions, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { type Broker, startBroker, Watcher } from '../helpers/mosquitto.js';
 
 export const BASE = 'azc/test';
 export const PREFIX = 'homeassistant';

@@ -1,10 +1,10 @@
 // Tone controls and what the amplifier reports about a zone, in Home Assistant over a real mosquitto: the entities a
 // zone gets for the controls its family has, commands into the zone's tone, and tone and status changes on the topics.
 import t from 'tap';
-import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import type { DriverDescription } from '../../drivers/driver.js';
 import { MonopriceDriver } from '../../drivers/monoprice/driver.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
+import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { FAST } from '../drivers/monoprice-rig.js';
 import { emulatorOnPty } from '../drivers/serial-rig.js';
 import { BASE, bridged, configTopic } from './setup.js';

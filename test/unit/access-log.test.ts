@@ -1,8 +1,9 @@
 // Access-log lines: valid JSON in pino's shape, apiKey values redacted, client text escaped.
-import t from 'tap';
+
 import { Writable } from 'node:stream';
-import { createLogger } from '../../daemon/log.js';
+import t from 'tap';
 import { createAccessLog } from '../../daemon/http/access-log.js';
+import { createLogger } from '../../daemon/log.js';
 
 function capture(level = 'info') {
   const lines: string[] = [];

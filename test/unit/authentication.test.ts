@@ -1,7 +1,7 @@
 // Authentication called directly: what a caller carries, re-checks from the caller alone, and the change events.
 import t from 'tap';
 import { isInternal } from '../../daemon/domain/shared/events.js';
-import { accountsRig, type AccountsRig } from '../helpers/accounts.js';
+import { type AccountsRig, accountsRig } from '../helpers/accounts.js';
 
 /** The caller of a fresh login session of `username`. */
 async function sessionCaller(rig: AccountsRig, username: string, password: string) {

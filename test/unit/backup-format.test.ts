@@ -1,13 +1,13 @@
 // The backup document on its own: what a restore accepts, what it refuses and how it says so, and the sealed secrets.
 import t, { type Test } from 'tap';
+import { openSecrets, sealedSecretsProblem, sealSecrets } from '../../daemon/domain/backup/backup-crypto.js';
 import {
   BACKUP_VERSION,
-  UPGRADES,
+  type BackupDocument,
   parseBackup,
   parseSecrets,
-  type BackupDocument,
+  UPGRADES,
 } from '../../daemon/domain/backup/backup-format.js';
-import { openSecrets, sealSecrets, sealedSecretsProblem } from '../../daemon/domain/backup/backup-crypto.js';
 import { DomainError } from '../../daemon/domain/shared/errors.js';
 
 const LIMITS = { playlists: 500, tracksPerPlaylist: 5000, scenes: 100 };

@@ -1,10 +1,11 @@
 // The install step that builds the sd_notify addon (scripts/build-native.mjs), run with a stand-in node-gyp: an
 // `npm ci` shows one line when the build works, and node-gyp's own output with the reason when it does not.
-import t from 'tap';
+
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import t from 'tap';
 import { ROOT } from '../helpers/paths.js';
 
 /** Runs the build script in a folder with a native/binding.gyp, with a node-gyp that chatters and exits `status`. */

@@ -1,6 +1,6 @@
 // The config file's list of amplifiers: what it yields, the single amplifier of --driver, and the errors for bad lists.
 import t from 'tap';
-import { MAX_AMPLIFIERS, amplifierKey, amplifiersOf, loadConfig } from '../../daemon/config.js';
+import { amplifierKey, amplifiersOf, loadConfig, MAX_AMPLIFIERS } from '../../daemon/config.js';
 import { configFile, errorOf } from '../helpers/config-files.js';
 
 const CWD = '/srv/azcd';

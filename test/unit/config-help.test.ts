@@ -3,10 +3,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { helpText, loadConfig } from '../../daemon/config.js';
 import { SETTINGS } from '../../daemon/config/catalog.js';
 import { flagText } from '../../daemon/config/help.js';
 import { withSettingsReference } from '../../daemon/config/reference.js';
+import { helpText, loadConfig } from '../../daemon/config.js';
 import { DRIVER_FAMILIES } from '../../drivers/index.js';
 import { ROOT } from '../helpers/paths.js';
 

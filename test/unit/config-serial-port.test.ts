@@ -3,8 +3,8 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { loadConfig } from '../../daemon/config.js';
-import { tempDir } from '../helpers/daemon.js';
 import { configError } from '../helpers/config-files.js';
+import { tempDir } from '../helpers/daemon.js';
 
 const CWD = '/srv/azcd';
 

@@ -1,6 +1,7 @@
 // Configuration layers (defaults < JSON file < AZC_* environment < flags) and the errors for bad values.
-import t from 'tap';
+
 import path from 'node:path';
+import t from 'tap';
 import { defaultConfig, loadConfig } from '../../daemon/config.js';
 import { configFile, errorOf } from '../helpers/config-files.js';
 

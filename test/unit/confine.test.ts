@@ -1,10 +1,11 @@
 // azc-confine (native/confine.c), the Landlock wrapper each mpd runs under: a program it runs reaches only the folders
 // it was given, whatever symlinks a path goes through, and can make FIFOs only where it may write; where Landlock is
 // refused it runs the program unconfined and says so in one line.
-import t, { type Test } from 'tap';
+
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import t, { type Test } from 'tap';
 import { tempDir } from '../helpers/daemon.js';
 import { ROOT } from '../helpers/paths.js';
 

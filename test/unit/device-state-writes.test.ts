@@ -1,9 +1,10 @@
 // Device state written through the group commit: a zone changed many times in one turn costs one UPDATE when the
 // turn commits (counted by a trigger in the real SQLite file), reads see every change at once, and a commit that
 // fails puts the in-memory zones back to what the database holds.
-import t from 'tap';
-import Database from 'better-sqlite3';
+
 import path from 'node:path';
+import Database from 'better-sqlite3';
+import t from 'tap';
 import { admin, audioRig } from '../helpers/audio-rig.js';
 
 function countUpdates(store: { db: Database.Database }): () => number {

@@ -5,8 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { loadConfig } from '../../daemon/config.js';
-import { DRIVER_FAMILIES, DRIVER_NAMES, createDriver, driverFamily } from '../../drivers/index.js';
 import type { DriverOptions } from '../../drivers/driver.js';
+import { createDriver, DRIVER_FAMILIES, DRIVER_NAMES, driverFamily } from '../../drivers/index.js';
 import { configFile, errorOf } from '../helpers/config-files.js';
 import { ROOT } from '../helpers/paths.js';
 

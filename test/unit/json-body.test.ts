@@ -1,7 +1,7 @@
 // Request bodies: JSON nesting is bounded before parsing, and no input shape can turn validation into a 500.
 import t from 'tap';
-import { MAX_JSON_DEPTH, nestsDeeperThan, parseJsonBody, T, Validator, Volume } from '../../daemon/http/schema.js';
 import { HttpError } from '../../daemon/http/problem.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan, parseJsonBody, T, Validator, Volume } from '../../daemon/http/schema.js';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;

@@ -1,10 +1,11 @@
 // The layer rules of ARCHITECTURE.md hold for every TypeScript file under daemon/, drivers/ and native/, and the checker
 // that says so finds each kind of wrong arrow in a small made-up tree.
-import t from 'tap';
-import { readFileSync, readdirSync } from 'node:fs';
+
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT } from '../helpers/paths.js';
+import t from 'tap';
 import { checkLayers, layerOf } from '../helpers/layer-rules.js';
+import { ROOT } from '../helpers/paths.js';
 
 /** Every .ts file under the folders the rules cover, by repository path. */
 function projectSources(): Map<string, string> {

@@ -2,7 +2,7 @@
 // writes, by size, by the one-shot flush timer, or at once by flush and flushSync.
 import t from 'tap';
 import { batchWrites } from '../../daemon/log.js';
-import { waitFor, Changes } from '../helpers/wait-for.js';
+import { Changes, waitFor } from '../helpers/wait-for.js';
 
 function target() {
   const changes = new Changes();

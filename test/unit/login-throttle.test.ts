@@ -1,7 +1,7 @@
 // Failed-password back-off on an injected clock: free failures, growth, the cap, expiry, and who a success or a
 // trusted address lets through.
 import t from 'tap';
-import { LoginThrottle, canonicalAddress, isLoopback } from '../../daemon/domain/accounts/login-throttle.js';
+import { canonicalAddress, isLoopback, LoginThrottle } from '../../daemon/domain/accounts/login-throttle.js';
 
 const ADDRESS = '192.0.2.1';
 const OTHER_ADDRESS = '198.51.100.7';

@@ -6,9 +6,9 @@ import {
   field,
   type MpdAck,
   quote,
-  records,
-  ReplyParser,
   type Reply,
+  ReplyParser,
+  records,
 } from '../../drivers/mpd/protocol.js';
 
 function parse(chunks: string[]): Array<{ reply: Reply; greeting?: string }> {

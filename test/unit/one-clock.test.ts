@@ -1,9 +1,10 @@
 // One Clock interface for the whole project: drivers, the playback engine and the daemon's timers take the same
 // type (drivers/core/clock.ts, re-exported by drivers/driver.ts and daemon/domain/shared), so a test's manual clock
 // fits every one of them. A second declaration fails here.
-import t from 'tap';
+
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
 import { ROOT } from '../helpers/paths.js';
 
 function sources(dir: string): string[] {

@@ -1,7 +1,8 @@
 // Track URIs a stream player accepts, and file: paths resolved on a real folder with real symlinks.
-import t from 'tap';
+
 import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
 import { parseFolder, parseTrackUri, resolveMusicFile } from '../../drivers/playback-uri.js';
 import { tempDir } from '../helpers/daemon.js';
 

@@ -1,7 +1,8 @@
 // The access policy on its own, and every write of the domain services refusing a caller below any front door.
-import t from 'tap';
+
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
 import type { Caller, Role } from '../../daemon/domain/shared/access.js';
 import type { DomainEvent, PlayerView, StampedEvent, ZoneView } from '../../daemon/domain/shared/events.js';
 import {

@@ -1,10 +1,10 @@
 // The shared byte port: tcp:// addresses parsed or refused clearly, and both kinds of port opened, used and closed.
 import net from 'node:net';
 import t, { type Test } from 'tap';
-import { openPort, parseTcpPort, type BytePort } from '../../drivers/port.js';
+import { type BytePort, openPort, parseTcpPort } from '../../drivers/port.js';
 import { createPtyPair } from '../helpers/pty.js';
-import { within } from '../helpers/wait-for.js';
 import { freePort } from '../helpers/sockets.js';
+import { within } from '../helpers/wait-for.js';
 
 t.test('parseTcpPort reads host and port from the forms an installer writes', async (t) => {
   t.same(parseTcpPort('tcp://127.0.0.1:4999'), { host: '127.0.0.1', port: 4999 });

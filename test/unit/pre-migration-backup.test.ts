@@ -1,10 +1,11 @@
 // Before a schema migration of an existing database the store keeps a private copy of it as it was, the last five.
-import t, { type Test } from 'tap';
-import Database from 'better-sqlite3';
-import { readdirSync, rmSync, statSync, existsSync } from 'node:fs';
+
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { MIGRATIONS } from '../../daemon/store/migrations.js';
+import Database from 'better-sqlite3';
+import t, { type Test } from 'tap';
 import { Store } from '../../daemon/store/db.js';
+import { MIGRATIONS } from '../../daemon/store/migrations.js';
 import { tempDir } from '../helpers/daemon.js';
 
 const ZONE_ID = '22222221-2222-4222-8222-222222222222';

@@ -1,7 +1,8 @@
 // The pseudo-terminal pairs the driver tests unplug and replug (test/helpers/pty.ts): an unplug leaves no link,
 // even when socat could not remove its own.
-import t from 'tap';
+
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import t from 'tap';
 import { createPtyPair } from '../helpers/pty.js';
 
 const present = (link: string): boolean => {

@@ -1,16 +1,17 @@
 // The bridge's record of the retained topics it left on a broker, kept in a real store while a restore holds that
 // store: nothing is published that could not be recorded, and clears acknowledged meanwhile are recorded after.
-import t from 'tap';
+
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { Store, StoreBusyError } from '../../daemon/store/db.js';
-import { MetaRepo } from '../../daemon/store/meta-repo.js';
-import { BridgeRepo } from '../../daemon/store/bridge-repo.js';
+import t from 'tap';
 import { defaultConfig } from '../../daemon/config.js';
 import { resolveBridgeOptions } from '../../daemon/mqtt/options.js';
 import { StatePublisher } from '../../daemon/mqtt/publisher.js';
 import { Topics } from '../../daemon/mqtt/topics.js';
-import { EMPTY_VIEW, type BridgeView } from '../../daemon/mqtt/view.js';
+import { type BridgeView, EMPTY_VIEW } from '../../daemon/mqtt/view.js';
+import { BridgeRepo } from '../../daemon/store/bridge-repo.js';
+import { Store, StoreBusyError } from '../../daemon/store/db.js';
+import { MetaRepo } from '../../daemon/store/meta-repo.js';
 import { tempDir } from '../helpers/daemon.js';
 
 const BROKER = 'mqtt://127.0.0.1:1883';

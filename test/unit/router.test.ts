@@ -1,6 +1,6 @@
 // The path router: static beats param, decoded params, 405 with the allowed methods, trailing slash, not-found.
 import t from 'tap';
-import { Router, type RouteLookup } from '../../daemon/http/router.js';
+import { type RouteLookup, Router } from '../../daemon/http/router.js';
 
 function usersRouter(): Router<string> {
   const router = new Router<string>();

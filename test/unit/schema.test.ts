@@ -1,7 +1,7 @@
 // Request validation: messages that name the field, the rule and the value; one 400 HttpError per bad input.
 import t from 'tap';
-import { isUuid, T, Uuid, UuidList, Validator, Volume } from '../../daemon/http/schema.js';
 import { HttpError } from '../../daemon/http/problem.js';
+import { isUuid, T, Uuid, UuidList, Validator, Volume } from '../../daemon/http/schema.js';
 
 const volumeBody = new Validator(T.Object({ volume: Volume }));
 

@@ -1,16 +1,17 @@
 // Secrets at rest: key and token formats, sealing, keyed digests, masking, scrypt passwords and the device key file.
-import t from 'tap';
+
 import { randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
 import {
   API_KEY_RE,
   DeviceSecrets,
-  SESSION_TOKEN_RE,
   generateApiKey,
   generateSessionToken,
   hashPassword,
   maskApiKey,
+  SESSION_TOKEN_RE,
   sameDigest,
   verifyPassword,
   writePrivateFile,

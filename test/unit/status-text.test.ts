@@ -1,6 +1,7 @@
 // Status text has one source, Node's http.STATUS_CODES: the status line uWS sends and each problem's title.
-import t from 'tap';
+
 import { STATUS_CODES } from 'node:http';
+import t from 'tap';
 import { HttpError, statusLine, toProblem } from '../../daemon/http/problem.js';
 
 const ANSWERED = [200, 201, 204, 304, 400, 401, 403, 404, 405, 409, 413, 415, 421, 429, 500, 503];

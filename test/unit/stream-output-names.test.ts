@@ -1,10 +1,11 @@
 // The closed lists a stream player's output is checked against: the ALSA names a sound card's devices have, and FIFO
 // paths resolved into a FIFO folder outside the state folder; MPD's configuration refuses anything else again.
-import t from 'tap';
+
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { alsaDeviceProblem, placeFifo } from '../../drivers/playback.js';
+import t from 'tap';
 import { playerFiles, renderConfig } from '../../drivers/mpd/config.js';
+import { alsaDeviceProblem, placeFifo } from '../../drivers/playback.js';
 import { tempDir } from '../helpers/daemon.js';
 
 t.test("ALSA devices are a card's PCM names, bare or with positional or CARD/DEV/SUBDEV arguments", async (t) => {

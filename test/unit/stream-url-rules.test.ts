@@ -1,8 +1,8 @@
 // Where a stream player may fetch a stream from: http(s) on a usual port (80, 443, 8000–8999) of a host other than
 // this appliance, or a host or host:port playback.streamHosts names; checked without any network.
 import t from 'tap';
-import { parseTrackUri, STREAM_PORTS } from '../../drivers/playback-uri.js';
 import { loadConfig } from '../../daemon/config.js';
+import { parseTrackUri, STREAM_PORTS } from '../../drivers/playback-uri.js';
 import { errorOf } from '../helpers/config-files.js';
 
 const refusal = (uri: string, hosts: readonly string[] = []) => {

@@ -1,9 +1,10 @@
 // The audio capability's primitives under scenes, sleep timers and restore, without HTTP: the pop-free apply and its
 // queue, zone states, sleep state, and reload.
-import t from 'tap';
+
 import type { Test } from 'tap';
+import t from 'tap';
 import { Amplifiers, type ZoneTarget } from '../../daemon/domain/audio/index.js';
-import { asWriter, DomainError, type Caller } from '../../daemon/domain/shared/index.js';
+import { asWriter, type Caller, DomainError } from '../../daemon/domain/shared/index.js';
 import type { ZoneState } from '../../drivers/driver.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { admin, audioRig } from '../helpers/audio-rig.js';

@@ -1,9 +1,7 @@
 // The accounts capability's entry: credentials to callers and login sessions (authentication), user administration,
 // and the device's secrets (API keys sealed at rest, password hashes). The rest of the daemon imports this file.
 export { Authentication, type AuthenticationOptions, type PasswordHasher } from './authentication.js';
-export { UserAdmin, type NewUser } from './user-admin.js';
-export { reconcileInitialAdminFile, type InitialAdminFileOutcome } from './initial-admin-file.js';
-export type { UserView } from './user-account.js';
+export { type InitialAdminFileOutcome, reconcileInitialAdminFile } from './initial-admin-file.js';
 export {
   DeviceSecrets,
   generateApiKey,
@@ -12,3 +10,5 @@ export {
   verifyPassword,
   writePrivateFile,
 } from './secrets.js';
+export type { UserView } from './user-account.js';
+export { type NewUser, UserAdmin } from './user-admin.js';

@@ -1,7 +1,7 @@
 // <stateDir>/initial-admin.txt keeps only what still signs in: after the first password is changed, and after a restore.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { UserRow } from '../../store/users-repo.js';
-import { verifyPassword, writePrivateFile, type DeviceSecrets } from './secrets.js';
+import { type DeviceSecrets, verifyPassword, writePrivateFile } from './secrets.js';
 
 /** What became of the file. */
 export type InitialAdminFileOutcome = 'kept' | 'rewritten' | 'removed' | 'absent';

@@ -11,7 +11,7 @@
 //   so they survive restarts). Failing the admin's login from elsewhere therefore cannot lock the owner out.
 //   The per-address limit applies to everyone, trusted or not.
 // - The address is the TCP peer's; forwarding headers (X-Forwarded-For) are not trusted, since anyone can send them.
-import { BlockList, SocketAddress, isIPv4, isIPv6 } from 'node:net';
+import { BlockList, isIPv4, isIPv6, SocketAddress } from 'node:net';
 
 interface Entry {
   failures: number;

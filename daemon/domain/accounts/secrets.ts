@@ -1,5 +1,5 @@
 // Secrets at rest: API keys sealed with a device key (secretbox), keyed digests for lookup, scrypt passwords.
-import { createHmac, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHmac, randomBytes, type ScryptOptions, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import nacl from 'tweetnacl';

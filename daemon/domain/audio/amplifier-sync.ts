@@ -2,7 +2,6 @@
 // on start, changes read back from the hardware (keypads, front panel) turned into state and events under the
 // same volume rule as every other path, and which zones can answer (a unit that stops answering, and comes back).
 import { randomUUID } from 'node:crypto';
-import { toneToStep, volumeToStep } from '../../../drivers/driver.js';
 import type {
   AmplifierDriver,
   DriverEvent,
@@ -12,18 +11,18 @@ import type {
   ZoneState,
   ZoneTone,
 } from '../../../drivers/driver.js';
+import { toneToStep, volumeToStep } from '../../../drivers/driver.js';
+import type { Logger } from '../../log.js';
 import type { AmplifierRef, AudioRepo, ZoneRow } from '../../store/audio-repo.js';
-import { refOf, type Amplifier } from './amplifiers.js';
 import type { Store } from '../../store/db.js';
 import type { MetaRepo } from '../../store/meta-repo.js';
-import type { Logger } from '../../log.js';
-import type { EventBus } from '../shared/index.js';
-import type { Availability } from './availability.js';
+import type { AmplifierStatusView, EventBus } from '../shared/index.js';
+import { type Amplifier, refOf } from './amplifiers.js';
 import { hardwareOf, limitsOf, newZoneRow, zoneView } from './audio-views.js';
+import type { Availability } from './availability.js';
 import { effectiveVolume } from './volume-rule.js';
-import type { ZoneChange, ZoneCommits } from './zone-changes.js';
 import { changes } from './zone-apply.js';
-import type { AmplifierStatusView } from '../shared/index.js';
+import type { ZoneChange, ZoneCommits } from './zone-changes.js';
 import { amplifierStatusOf, statusDiffers, storedTone, toneColumns, toneFor, toneViewOf } from './zone-tone.js';
 
 export class AmplifierSync {

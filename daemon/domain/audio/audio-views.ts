@@ -1,12 +1,13 @@
 // Pure helpers shared by the audio services and the amplifier sync: zone views and the events a change publishes.
-import type { AmplifierDriver, ZoneState } from '../../../drivers/driver.js';
+
 import { randomUUID } from 'node:crypto';
+import type { AmplifierDriver, ZoneState } from '../../../drivers/driver.js';
 import type { AmplifierRef, AudioRepo, ZoneRow } from '../../store/audio-repo.js';
-import { zoneFor } from '../shared/index.js';
 import type { Caller, DomainEvent, EventBus, ZoneView } from '../shared/index.js';
-import type { VolumeLimits } from './volume-rule.js';
+import { zoneFor } from '../shared/index.js';
 import type { Amplifiers } from './amplifiers.js';
 import type { Availability } from './availability.js';
+import type { VolumeLimits } from './volume-rule.js';
 import { amplifierStatusOf, toneControlsOf, toneViewOf } from './zone-tone.js';
 
 export function hardwareOf(zone: ZoneRow): ZoneState {

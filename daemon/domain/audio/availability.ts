@@ -4,8 +4,8 @@
 // Runtime state: followed from the drivers and read at start, never stored.
 import type { AmplifierDriver, ZoneAvailability } from '../../../drivers/driver.js';
 import type { PlayerRow, ZoneRow } from '../../store/audio-repo.js';
-import type { Amplifier, Amplifiers } from './amplifiers.js';
 import { conflict, type DomainError } from '../shared/index.js';
+import type { Amplifier, Amplifiers } from './amplifiers.js';
 
 /** Where a player or an input device is fed (both rows carry the same columns). */
 type InputBinding = Pick<PlayerRow, 'input_amplifier' | 'input_driver'>;

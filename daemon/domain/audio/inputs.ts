@@ -2,11 +2,11 @@
 // not configured are listed as unavailable: a favorite mark is the users' data and still changes, and admins delete them.
 import { randomUUID } from 'node:crypto';
 import type { InputDeviceRow } from '../../store/audio-repo.js';
+import type { Caller, InputDeviceView } from '../shared/index.js';
 import { conflict, invalid, notFound, requireAdmin, requireWriter } from '../shared/index.js';
-import type { InputDeviceView, Caller } from '../shared/index.js';
 import { refOf } from './amplifiers.js';
-import { availabilityOf } from './availability.js';
 import type { AudioParts } from './audio-parts.js';
+import { availabilityOf } from './availability.js';
 
 /** What a change of an input device naming neither of its settings is told (the REST schema says the same). */
 export const INPUT_SETTINGS_NONE = 'send at least one of "name" and "kind"';

@@ -3,9 +3,10 @@
 import type { PlayerRow, StreamOutputKind } from '../../store/audio-repo.js';
 
 export type { StreamOutputKind };
-import { conflict, invalid } from '../shared/index.js';
-import type { StreamOutput } from '../shared/index.js';
+
 import { alsaDeviceProblem, placeFifo, resolveFifoPath } from '../../../drivers/playback.js';
+import type { StreamOutput } from '../shared/index.js';
+import { conflict, invalid } from '../shared/index.js';
 
 /** Answers about stream players, given by the capability that plays them. */
 export interface StreamHooks {

@@ -1,7 +1,8 @@
 // The one way zone changes are committed, from the API and from the amplifier alike: rows written, sleep timers
 // ended by a power-off, player volumes derived from their zones, and the events that describe all of it.
-import type { Store } from '../../store/db.js';
+
 import type { AudioRepo, PlayerRow, ZoneRow } from '../../store/audio-repo.js';
+import type { Store } from '../../store/db.js';
 import type { DomainEvent, EventBus } from '../shared/index.js';
 import { publishZoneEvents, zonesChangedEvent } from './audio-views.js';
 import { averageZoneVolume } from './volume-rule.js';

@@ -1,9 +1,10 @@
 // A zone's sleep timer as state: set or cancelled by a caller, cleared when the zone goes off, and the power-off when
 // it is due. The timers' schedule (one timer for the zone due first) lives in scenes/sleep-timers.ts.
-import { conflict, invalid } from '../shared/index.js';
+
 import type { Caller, ZoneView } from '../shared/index.js';
-import { zoneViewNow } from './audio-views.js';
+import { conflict, invalid } from '../shared/index.js';
 import type { AudioParts } from './audio-parts.js';
+import { zoneViewNow } from './audio-views.js';
 
 export class ZoneSleep {
   constructor(private readonly parts: AudioParts) {}

@@ -1,10 +1,11 @@
 // A zone's tone and what its amplifier reports about it, as the API shows them: the stored tone (or, before any was
 // stored, the one read from the amplifier) on the controls the family has, which controls it lacks and why, and flags.
-import { TONE_CONTROLS } from '../../../drivers/driver.js';
+
 import type { AmplifierDriver, SoundDescription, ToneControl, ZoneFlags, ZoneTone } from '../../../drivers/driver.js';
+import { TONE_CONTROLS } from '../../../drivers/driver.js';
 import type { ZoneRow, ZoneToneColumns } from '../../store/audio-repo.js';
-import { conflict, invalid } from '../shared/index.js';
 import type { AmplifierStatusView, ToneControlsView, ZoneToneView } from '../shared/index.js';
+import { conflict, invalid } from '../shared/index.js';
 
 /** What a tone change naming no control is told (the REST schema says the same). */
 export const TONE_NONE = 'send at least one of "bass", "treble", "balance" and "loudness"';

@@ -1,5 +1,5 @@
 // The secrets of a backup sealed under a passphrase: scrypt derives the key, NaCl secretbox seals and authenticates.
-import { randomBytes, scrypt as scryptCb, type ScryptOptions } from 'node:crypto';
+import { randomBytes, type ScryptOptions, scrypt as scryptCb } from 'node:crypto';
 import nacl from 'tweetnacl';
 
 /** How the key was derived; stored in the document so a later version can raise the cost and still read old ones. */

@@ -1,8 +1,8 @@
 // After a restore, the admin who ran it is told which credentials now apply (the backup's accounts replaced this
 // appliance's); the first-admin file is kept only for what still works (accounts' reconcileInitialAdminFile).
 import type { UserRow } from '../../store/users-repo.js';
-import type { Caller } from '../shared/index.js';
 import type { InitialAdminFileOutcome } from '../accounts/index.js';
+import type { Caller } from '../shared/index.js';
 
 /** Where a credential of the restoring admin's account comes from after the restore. */
 export type CredentialSource = 'unchanged' | 'backup' | 'none' | 'new';

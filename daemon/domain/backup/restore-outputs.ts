@@ -2,7 +2,7 @@
 // resolved, outside the state folder) and kept as it resolves, so two spellings of one FIFO are one output.
 import { placeOutput } from '../audio/index.js';
 import type { FieldErrors } from '../shared/index.js';
-import { failed, type BackupDocument } from './backup-format.js';
+import { type BackupDocument, failed } from './backup-format.js';
 
 /**
  * The document with every FIFO path as it resolves here; refuses (400, nothing changed) a backup whose player has an

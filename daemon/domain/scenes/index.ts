@@ -2,12 +2,12 @@
 // switch zones off when they are due. Both act on zones only through the audio capability. The rest of the daemon
 // imports this file.
 export {
-  ScenesService,
-  SCENE_CHANGE_NONE,
   type ApplyResult,
+  SCENE_CHANGE_NONE,
   type SceneAudio,
   type SceneChange,
   type SceneLimits,
   type SceneLookups,
+  ScenesService,
 } from './scenes.js';
-export { SleepTimers, MAX_SLEEP_MINUTES, type SleepAudio } from './sleep-timers.js';
+export { MAX_SLEEP_MINUTES, type SleepAudio, SleepTimers } from './sleep-timers.js';

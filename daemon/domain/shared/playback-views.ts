@@ -1,5 +1,5 @@
 // The JSON shapes of a stream player's playback and of an announcement, as schemas: the API and the events carry them.
-import { Type as T, type Static } from '@sinclair/typebox';
+import { type Static, Type as T } from '@sinclair/typebox';
 
 const Id = T.String({ format: 'uuid' });
 const Text = T.Union([T.String(), T.Null()]);

@@ -1,5 +1,5 @@
 // The JSON shape of a scene, as a schema: the API and the event stream document it, the types derive from it.
-import { Type as T, type Static } from '@sinclair/typebox';
+import { type Static, Type as T } from '@sinclair/typebox';
 
 const ToneValue = (what: string) =>
   T.Optional(

@@ -1,5 +1,5 @@
 // The JSON shapes of resources, as schemas: the API documents them and the types below derive from them.
-import { Type as T, type Static } from '@sinclair/typebox';
+import { type Static, Type as T } from '@sinclair/typebox';
 
 const Binding = (what: string) =>
   T.Object({
