@@ -45,13 +45,15 @@ export interface Skip {
  * - failed: MPD failed it at its turn (or behind where playback is): reported when playback leaves or passes it.
  * - awaiting: playback passed or left it while MPD's word about it may still be on its way (`cause` once it came);
  *   explain() settles it: with a word it is a skip, without one it played between two reads (back to queued).
+ * - passed: playback passed over it and it was reported. MPD, stopped, may name it as its song: nothing is current.
  */
 type State =
   | { is: 'refused'; cause: SkipCause }
   | { is: 'queued' }
   | { is: 'failedAhead'; cause: SkipCause }
   | { is: 'failed'; cause: SkipCause }
-  | { is: 'awaiting'; cause: SkipCause | null };
+  | { is: 'awaiting'; cause: SkipCause | null }
+  | { is: 'passed' };
 
 interface Slot {
   uri: string;
@@ -88,7 +90,7 @@ export class QueueModel {
    * backwards jump or the end of the queue, when nothing in between can have been skipped.
    */
   private cursor: { at: number; played: boolean } | null = null;
-  /** A queue loaded while stopped: the entry current while MPD has none, until playback starts or MPD names one. */
+  /** A queue loaded while stopped: the entry current until playback starts (null: none), whatever MPD names. */
   private parked: { index: number | null } | null = null;
   /** A playing track left out of a replaced queue: it plays to its end, outside the indexes. */
   private detached: { mpdId: number; uri: string } | null = null;
@@ -132,10 +134,11 @@ export class QueueModel {
     return this.pausedStart === index;
   }
 
-  /** Where a resume from a stop starts: the song MPD names, else the parked entry, else the first entry. */
+  /** Where a resume from a stop starts: the parked entry, else the song MPD names, else the first entry. */
   restartPoint(songId: number | null): RestartPoint {
+    if (this.parked) return this.entries.length ? { index: this.parked.index ?? 0 } : null;
     if (songId !== null) return { songId };
-    return this.entries.length ? { index: this.parked?.index ?? 0 } : null;
+    return this.entries.length ? { index: 0 } : null;
   }
 
   /** A new queue: nothing is current, nothing was said about it, nothing is left out. */
@@ -154,7 +157,7 @@ export class QueueModel {
     this.pausedStart = null;
   }
 
-  /** The queue was loaded while stopped: entry `index` is current while MPD has none (null: none). */
+  /** The queue was loaded while stopped: entry `index` is current (null: none) until playback starts. */
   park(index: number | null): void {
     this.parked = { index };
   }
@@ -219,7 +222,7 @@ export class QueueModel {
     const from = cursor === null ? 0 : cursor.played ? cursor.at : cursor.at + 1;
     for (let i = Math.max(0, from); i < this.entries.length; i++) {
       const entry = this.entries[i]!;
-      if (entry.state.is === 'refused' || !matches(entry)) continue;
+      if (entry.state.is === 'refused' || entry.state.is === 'passed' || !matches(entry)) continue;
       entry.state = cursor === null || i > cursor.at ? { is: 'failedAhead', cause } : { is: 'failed', cause };
       return i;
     }
@@ -278,7 +281,8 @@ export class QueueModel {
   /**
    * Stopped. With no song: after playing on its own, the queue ended; else the parked entry (if any) is current.
    * Stopped by the failure of its song (or of one it opened ahead of it) with more queued after it: not settled, the
-   * engine goes on; with nothing after it: the queue ended. Any other stop is on the entry MPD names.
+   * engine goes on; with nothing after it: the queue ended. Any other stop is on an entry, current unless the queue
+   * was parked, or it is one playback passed over (MPD names a failed song as its own while stopped on it).
    */
   private readStopped(s: MpdStatus, index: number | null, errorAt: number | null, now: number): Reading {
     if (s.songId === null) {
@@ -291,8 +295,13 @@ export class QueueModel {
         return { settled: false, goOnAfter: errorAt, keepError: false };
       return this.ended(s, now);
     }
-    this.parked = null;
+    if (this.parked) {
+      const parked = this.parked.index;
+      return this.settled(this.statusOf(s, now, parked, 'untagged'), [], parked ?? 0);
+    }
     const skips = index !== null ? this.advance(index) : [];
+    if (index !== null && this.entries[index]!.state.is === 'passed')
+      return this.settled(this.statusOf(s, now, null, 'nothing'), skips, index);
     return this.settled(this.statusOf(s, now, index, 'song'), skips, index ?? 0);
   }
 
@@ -369,6 +378,7 @@ export class QueueModel {
         if (over) skips.push(this.take(i));
         return;
       case 'queued':
+      case 'passed':
         entry.state = { is: 'awaiting', cause: null };
         return;
       case 'failed':
@@ -399,7 +409,7 @@ export class QueueModel {
 
   /**
    * The status to publish with entry `index` current. `song`: MPD's song (tags and position are its); `untagged`: an
-   * entry MPD does not show (parked); `nothing`: nothing current (the queue ended).
+   * entry MPD does not show (parked); `nothing`: nothing current (the queue ended, or MPD names a passed entry).
    */
   private statusOf(
     s: MpdStatus,
@@ -425,13 +435,13 @@ export class QueueModel {
     };
   }
 
-  /** Entry `index` is reported: a queued entry once (it is queued again), one never queued each time it is passed. */
+  /** Entry `index` is reported: a queued entry once (it is passed), one never queued each time it is passed. */
   private take(index: number): Skip {
     const entry = this.entries[index]!;
     const { state } = entry;
     const cause = state.is === 'refused' || state.is === 'failed' || state.is === 'failedAhead' ? state.cause : null;
     const awaited = state.is === 'awaiting' ? state.cause : null;
-    if (state.is !== 'refused') entry.state = { is: 'queued' };
+    if (state.is !== 'refused') entry.state = { is: 'passed' };
     return { index, uri: entry.uri, cause: (cause ?? awaited)! };
   }
 }

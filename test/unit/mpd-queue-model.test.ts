@@ -196,6 +196,34 @@ const ROWS: Row[] = [
     steps: [{ park: 'b' }, stopped(null), start('b'), playing('b')],
     says: ['stopped b untagged', 'playing b'],
   },
+  {
+    // The view hid this behind a map of the entries passed over: the engine itself said a failed stream was current.
+    name: 'MPD names the stream that failed as its song while stopped after it: nothing is current',
+    queue: 'a',
+    steps: [
+      start('a'),
+      opening('a'),
+      stopped('a', curl('a')),
+      log(curl('a')),
+      stopped('a'),
+      stopped('a'),
+      start('a'),
+      opening('a'),
+    ],
+    says: ['playing a', 'skip a: unreachable', 'stopped nothing', 'stopped nothing', 'stopped nothing', 'playing a'],
+  },
+  {
+    name: 'MPD names the last of a queue of failed tracks as its song while stopped: nothing is current',
+    queue: 'ab',
+    steps: [start('a'), stopped('a', gone('a')), stopped('b', gone('b')), stopped('b')],
+    says: ['skip a: missing', 'go on after a', 'skip b: missing', 'stopped nothing', 'stopped nothing'],
+  },
+  {
+    // The view hid this behind a map of the players given back with nothing current.
+    name: 'a queue given back with nothing current: MPD names its first entry while stopped, nothing is current',
+    steps: [{ park: null }, stopped('a'), stopped(null), start('a'), playing('a')],
+    says: ['stopped nothing', 'stopped nothing', 'playing a'],
+  },
 ];
 
 /**
