@@ -68,3 +68,32 @@ t.test(
     t.match(services.bus.replay(lastBefore), { reset: /restored/ }, 'no event from before it is replayed');
   },
 );
+
+t.test(
+  "a player deleted leaves its users' assignment lists: their views say so at once and their access is re-checked",
+  async (t) => {
+    const d = await startTestDaemon(t);
+    const { services } = d.daemon;
+    const admin = services.authentication.callerOfAccount('admin')!;
+    const player = services.players.create(admin, { name: 'Kitchen', input: { channel: 1 } });
+    const op = await services.users.create(admin, {
+      username: 'kitchen-op',
+      role: 'Operator',
+      assignments: { playerIds: [player.id], zoneIds: [] },
+    });
+    t.same(services.users.get(admin, op.id).assignments.playerIds, [player.id], 'assigned (and the view kept)');
+    const changed: string[] = [];
+    t.teardown(
+      services.bus.subscribe(
+        'test',
+        (event) => {
+          if (event.type === 'access.changed') changed.push(event.payload.userId);
+        },
+        { internal: true },
+      ),
+    );
+    services.players.remove(admin, player.id);
+    t.same(services.users.get(admin, op.id).assignments.playerIds, []);
+    t.same(changed, [op.id], "the user's access is re-checked");
+  },
+);
