@@ -20,7 +20,6 @@ import type { Notifier } from '../native/index.js';
 import { Lifecycle } from './lifecycle.js';
 import { announceReady } from './systemd.js';
 import { compose, type Services } from './compose.js';
-import { coalescingFrom, stepsOff, BENCH_SWITCH, type Coalescing } from './coalescing.js';
 
 export { VERSION };
 export type { Services };
@@ -52,8 +51,6 @@ export interface DaemonOptions {
   clock?: Clock;
   /** Password hashing; production scrypt cost by default (tests pass the same format at a lower cost). */
   passwordHasher?: PasswordHasher;
-  /** The write path's coalescing steps; all on unless given or turned off by the benchmark switch (coalescing.ts). */
-  coalescing?: Coalescing;
   /** The machine's host name and addresses as the Host allow-list reads them; the OS's unless given (tests). */
   machine?: Machine;
 }
@@ -107,10 +104,6 @@ export class Daemon {
     const { config, logger, lifecycle } = this;
     this.startedAt = Date.now();
     try {
-      const coalescing = this.options.coalescing ?? coalescingFrom(process.env);
-      const off = stepsOff(coalescing);
-      if (off.length)
-        logger.warn({ off, switch: BENCH_SWITCH }, 'benchmark switch: coalescing steps of the write path are off');
       const amplifiers = this.options.driver
         ? new Amplifiers([singleAmplifier(this.options.driver)])
         : await this.createAmplifiers();
@@ -119,7 +112,7 @@ export class Daemon {
       // The store's lock is the state folder's: a second azcd stops there, before it reads or creates the device key.
       const opened: OpenedStore = await lifecycle.start(
         'store',
-        () => openStore(config.stateDir, coalescing.commit),
+        () => openStore(config.stateDir),
         () => opened.store.close(),
       );
       const { store, identity } = opened;
@@ -135,7 +128,6 @@ export class Daemon {
         clock: this.options.clock,
         startedAt: this.startedAt,
         port: () => this.port,
-        coalescing,
         machine: this.options.machine,
       }));
       await lifecycle.start(
@@ -333,8 +325,8 @@ interface OpenedStore {
   identity: { udn: string; eventRun: number };
 }
 
-function openStore(stateDir: string, groupCommit: boolean): OpenedStore {
-  const store = new Store(path.join(stateDir, 'azc.db'), { groupCommit });
+function openStore(stateDir: string): OpenedStore {
+  const store = new Store(path.join(stateDir, 'azc.db'));
   try {
     const meta = new MetaRepo(store.db);
     const identity = store.transaction(() => {

@@ -46,7 +46,6 @@ import { BridgeSupervisor } from './mqtt/supervisor.js';
 import { dashboardUrl } from './mqtt/options.js';
 import { renderDescription } from './discovery/description.js';
 import { mdnsHostname } from './discovery/mdns-hostname.js';
-import type { Coalescing } from './coalescing.js';
 import { createPlaybackEngine, playbackEngineMissing } from '../drivers/index.js';
 
 /** Everything the daemon runs, built once its store is open: what app.ts starts and stops, and what tests drive. */
@@ -85,8 +84,6 @@ export interface ComposeInput {
   startedAt: number;
   /** The port the API listens on, once it does (the bridge's link to the dashboard). */
   port(): number;
-  /** The write path's coalescing steps (all on, except in the benchmark that measures them). */
-  coalescing: Coalescing;
   /** Where the machine's host name and addresses are read (the Host allow-list, the hub's link); the OS's unless given. */
   machine?: Machine;
 }
@@ -209,7 +206,7 @@ export function compose(input: ComposeInput): Services {
     unavailable: () =>
       backups.applying ? 'a restore is replacing the configuration; try again in a few seconds' : undefined,
     // Device state changed by this turn's requests is committed before their answers are written.
-    endOfTurn: input.coalescing.turn ? () => store.flushBatch() : undefined,
+    endOfTurn: () => store.flushBatch(),
   });
   let openApiJson: string | undefined;
   server.add([
@@ -319,7 +316,7 @@ function descriptionXml(udn: string, friendlyName: string): string {
  * or fails the daemon.
  */
 function mqttSupervisor(
-  parts: Pick<ComposeInput, 'config' | 'logger' | 'identity' | 'amplifiers' | 'port' | 'coalescing' | 'machine'> & {
+  parts: Pick<ComposeInput, 'config' | 'logger' | 'identity' | 'amplifiers' | 'port' | 'machine'> & {
     audio: Audio;
     scenes: ScenesService;
     sleepTimers: SleepTimers;
@@ -367,7 +364,6 @@ function mqttSupervisor(
       },
       clock: parts.clock,
       log: logger,
-      coalescing: parts.coalescing,
     }),
     bus: parts.bus,
   });

@@ -1,6 +1,5 @@
 // The MQTT bridge: one broker connection, retained discovery and state, commands into the domain; never fatal.
 import mqtt, { type MqttClient } from 'mqtt';
-import type { Coalescing } from '../coalescing.js';
 import type { BridgeStatus } from '../domain/settings/index.js';
 import type { AccountState, BusEvent, Caller, Clock, EventBus } from '../domain/shared/index.js';
 import type { Logger } from '../log.js';
@@ -42,8 +41,6 @@ export interface BridgeDeps {
   /** Time for the sleep timers' minutes left (the timers' own clock). */
   clock: Clock;
   log: Logger;
-  /** The bridge's coalescing steps; both on unless the write-path benchmark turns one off (daemon/coalescing.ts). */
-  coalescing?: Pick<Coalescing, 'mqtt-commands' | 'mqtt-state'>;
 }
 
 /** How long stop() waits for the broker to take the last messages before the socket is dropped. */
@@ -74,8 +71,6 @@ export class MqttBridge {
   private lastError = '';
   /** Why the account cannot act (missing or disabled), while it cannot; the bridge stays connected meanwhile. */
   private accountIssue: string | undefined;
-  /** Retained state published once per turn (see scheduleSync); off only for the write-path benchmark. */
-  private readonly coalesceState: boolean;
 
   constructor(private readonly deps: BridgeDeps) {
     const { options } = deps;
@@ -87,8 +82,6 @@ export class MqttBridge {
       (topic, payload, qos, done) => this.send(topic, payload, qos, done),
       deps.memory,
     );
-    const coalesce = deps.coalescing ?? { 'mqtt-commands': true, 'mqtt-state': true };
-    this.coalesceState = coalesce['mqtt-state'];
     this.commands = new CommandHandler(
       this.topics,
       {
@@ -99,7 +92,6 @@ export class MqttBridge {
         caller: () => deps.caller(),
       },
       this.log,
-      coalesce['mqtt-commands'],
     );
     this.backoffMs = options.reconnectMinMs;
   }
@@ -255,7 +247,6 @@ export class MqttBridge {
   }
 
   private scheduleSync(): void {
-    if (!this.coalesceState) return this.sync();
     // Coalesced: one API call that changes six zones publishes once, after the last of its events.
     this.syncing ??= setImmediate(() => {
       this.syncing = undefined;

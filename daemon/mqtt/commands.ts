@@ -57,8 +57,6 @@ export class CommandHandler {
     private readonly domain: CommandDomain,
     /** The bridge's logger: it names the component already, so lines here do not repeat it. */
     private readonly log: Logger,
-    /** Off only for the write-path benchmark (daemon/coalescing.ts): each volume command is then applied at once. */
-    private readonly coalesceVolumes = true,
   ) {}
 
   /** Never throws: whatever arrives, the worst outcome is a warning. */
@@ -110,8 +108,7 @@ export class CommandHandler {
       const volume = parsePercent(text);
       if (!volume.ok) throw new Rejected(volume.reason);
       this.volumes.set(topic, { topic, target, volume: volume.value });
-      if (this.coalesceVolumes) this.flushing ??= setImmediate(() => this.flushVolumes());
-      else this.flushVolumes();
+      this.flushing ??= setImmediate(() => this.flushVolumes());
       return;
     }
     if (target.kind !== 'zone') throw new Rejected('not a command topic of this bridge');

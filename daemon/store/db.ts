@@ -49,19 +49,15 @@ export class Store {
   private cacheSize = 0;
   /** The database file, opened to sync it during a long transaction (settleLong). */
   private longFile: FileHandle | undefined;
-  /** Off only for the benchmark of the write path (daemon/coalescing.ts): each commitSoon then commits at once. */
-  private readonly groupCommit: boolean;
 
   /**
    * `exclusive` (the daemon's way, and the default): this connection holds SQLite's locks for as long as it is
-   * open. Tests that watch commits land from a second connection turn it off. `groupCommit` (default on) is
-   * turned off by the write-path benchmark only.
+   * open. Tests that watch commits land from a second connection turn it off.
    */
   constructor(
     readonly file: string,
-    options: { exclusive?: boolean; groupCommit?: boolean } = {},
+    options: { exclusive?: boolean } = {},
   ) {
-    this.groupCommit = options.groupCommit ?? true;
     // Private before SQLite opens anything: the files hold usernames, roles and password hashes.
     // (A folder that cannot hold them was refused before, with its fix: prepareStateDir in paths.ts.)
     ensurePrivateDir(path.dirname(file));
@@ -174,7 +170,7 @@ export class Store {
         // A batch nobody awaits must not become an unhandled rejection; its writers see the error.
       });
       this.batch = { promise, resolve, reject };
-      if (this.groupCommit) setImmediate(() => this.flushBatch());
+      setImmediate(() => this.flushBatch());
     }
     const outer = this.undo;
     const undo: Array<() => void> = [];
@@ -188,10 +184,7 @@ export class Store {
       this.undo = outer;
     }
     outer?.push(...undo);
-    const committed = this.batch.promise;
-    // Without the group commit each outermost call is its own transaction (the benchmark's comparison).
-    if (!this.groupCommit && !outer) this.flushBatch();
-    return committed;
+    return this.batch.promise;
   }
 
   /**

@@ -1,17 +1,19 @@
-// The write path's coalescing steps on and off (ARCHITECTURE.md, "The write path"). Each removable step is turned off
-// in a daemon of its own (AZCD_BENCH_UNCOALESCED, daemon/coalescing.ts) and measured in the same run as the daemon with
-// every step on, alternating: the volume PUT under wrk against bare uWS (the HTTP turn's end-of-turn flush, the group
-// commit), MQTT volume-command bursts and the state fan-out of a PUT through a real mosquitto (the bridge's two
-// steps), and the Monoprice drag for the drivers' intents (monoprice.ts: driver against one command per change).
+// The write path's coalescing steps (ARCHITECTURE.md, "The write path"), each against a revision without it. The
+// production code has no switch for them: BENCH_AGAINST names work trees of other revisions, each with its own
+// `npm run build` (a commit with one step replaced by the plain code), as `name=/path/to/tree,...`; each runs as a
+// daemon of its own beside this tree's build, in the same run, alternating: the volume PUT under wrk against bare
+// uWS (the HTTP turn's end-of-turn flush, the group commit), MQTT volume-command bursts and the state fan-out of a
+// PUT through a real mosquitto (the bridge's two steps). The Monoprice drag measures the drivers' intents
+// (monoprice.ts: driver against one command per change) and needs no other revision.
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import mqtt from 'mqtt';
-import { BENCH_SWITCH, type CoalescingStep } from '../../daemon/coalescing.js';
 import { MOSQUITTO, startBroker, Watcher } from '../helpers/mosquitto.js';
-import { startBaseline, type BaselineProcess } from './lib/baseline.js';
-import { startBenchDaemon, type BenchDaemon } from './lib/daemon-process.js';
-import { setupPlayers, type Fixture } from './lib/fixture.js';
+import { type BaselineProcess, startBaseline } from './lib/baseline.js';
+import { type BenchDaemon, startBenchDaemon } from './lib/daemon-process.js';
+import { type Fixture, setupPlayers } from './lib/fixture.js';
 import { readCpuNs, readWriteCalls } from './lib/proc.js';
-import { makeRow, skippedRow, type Row, type SectionOptions } from './lib/report.js';
+import { makeRow, type Row, type SectionOptions, skippedRow } from './lib/report.js';
 import { median, round } from './lib/stats.js';
 import { assertWrk, generatorBound, pinProcess, runWrk, type WrkResult } from './lib/wrk.js';
 import { benchMonoprice } from './monoprice.js';
@@ -22,44 +24,59 @@ const CONNECTIONS = 10;
 /** A burst of volume commands as a dragged Home Assistant slider sends them, one zone, as fast as the client writes. */
 const BURST = 200;
 
+/** A build to measure: this tree's (no checkout), or another revision's work tree. */
 interface Variant {
   name: string;
-  off: CoalescingStep[];
+  checkout?: string;
 }
 
-const HTTP_VARIANTS: Variant[] = [
-  { name: 'every step on', off: [] },
-  { name: 'turn off', off: ['turn'] },
-  { name: 'commit off', off: ['commit'] },
-  { name: 'turn and commit off', off: ['turn', 'commit'] },
-];
+const AGAINST = 'BENCH_AGAINST';
 
-const MQTT_VARIANTS: Variant[] = [
-  { name: 'every step on', off: [] },
-  { name: 'mqtt-commands off', off: ['mqtt-commands'] },
-  { name: 'mqtt-state off', off: ['mqtt-state'] },
-];
+/** This tree, then the revisions BENCH_AGAINST names; an entry without a build stops the run with its fix. */
+export function variantsFrom(value: string | undefined): Variant[] {
+  const others = (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry): Variant => {
+      const eq = entry.indexOf('=');
+      if (eq <= 0) throw new Error(`${AGAINST}: "${entry}" is not name=/path/to/work-tree`);
+      const checkout = path.resolve(entry.slice(eq + 1));
+      if (!existsSync(path.join(checkout, 'dist/daemon/main.js')))
+        throw new Error(`${AGAINST}: ${checkout} has no build; run npm run build there`);
+      return { name: entry.slice(0, eq), checkout };
+    });
+  return [{ name: 'this tree' }, ...others];
+}
 
-const env = (v: Variant): Record<string, string> => (v.off.length ? { [BENCH_SWITCH]: v.off.join(',') } : {});
 const spreadOf = (values: number[]): [number, number] => [Math.min(...values), Math.max(...values)];
 
 export async function benchCoalescing(options: SectionOptions): Promise<Row[]> {
   const rows: Row[] = [];
-  rows.push(...(await httpSteps(options)));
-  rows.push(...(await mqttSteps(options)));
+  const variants = variantsFrom(process.env[AGAINST]);
+  if (variants.length > 1) {
+    rows.push(...(await httpSteps(options, variants)));
+    rows.push(...(await mqttSteps(options, variants)));
+  } else {
+    rows.push(
+      skippedRow(
+        'coalescing',
+        'PUT and MQTT against revisions without a step',
+        `set ${AGAINST}=name=/path/to/work-tree,... (each a revision with its own npm run build)`,
+      ),
+    );
+  }
   const drag = await benchMonoprice(options);
   rows.push(...drag.map((row) => ({ ...row, section: 'coalescing', name: `driver intents: ${row.name}` })));
   return rows;
 }
 
-/** The group volume PUT against bare uWS, with each HTTP-side step on and off, in alternating rounds. */
-async function httpSteps(options: SectionOptions): Promise<Row[]> {
+/** The group volume PUT against bare uWS, this tree and each other revision, in alternating rounds. */
+async function httpSteps(options: SectionOptions, variants: Variant[]): Promise<Row[]> {
   try {
     assertWrk();
   } catch (err) {
-    return [
-      skippedRow('coalescing', 'PUT /api/players/{id}/volume, turn and commit on and off', (err as Error).message),
-    ];
+    return [skippedRow('coalescing', 'PUT /api/players/{id}/volume against other revisions', (err as Error).message)];
   }
   const durationS = options.quick ? 2 : 5;
   const rounds = options.quick ? 2 : 5;
@@ -67,8 +84,8 @@ async function httpSteps(options: SectionOptions): Promise<Row[]> {
   const fixtures: Fixture[] = [];
   let baseline: BaselineProcess | undefined;
   try {
-    for (const variant of HTTP_VARIANTS) {
-      const daemon = await startBenchDaemon({ logLevel: 'info', stdout: 'discard', env: env(variant) });
+    for (const variant of variants) {
+      const daemon = await startBenchDaemon({ logLevel: 'info', stdout: 'discard', checkout: variant.checkout });
       daemons.push(daemon);
       fixtures.push(await setupPlayers(daemon.base, daemon.adminKey));
       pinProcess(daemon.pid, SERVER_CORE);
@@ -83,7 +100,7 @@ async function httpSteps(options: SectionOptions): Promise<Row[]> {
     pinProcess(baseline.pid, SERVER_CORE);
     const bareServer = baseline;
     options.log(
-      `coalescing: ${HTTP_VARIANTS.length} daemons and bare uWS on core ${SERVER_CORE}, wrk on core ${GENERATOR_CORE}; ${rounds} rounds of ${durationS} s`,
+      `coalescing: ${variants.length} daemons and bare uWS on core ${SERVER_CORE}, wrk on core ${GENERATOR_CORE}; ${rounds} rounds of ${durationS} s`,
     );
     const load = (base: string, pid: number, key: string, playerId: string, title: string, seconds: number) =>
       runWrk({
@@ -117,9 +134,9 @@ async function httpSteps(options: SectionOptions): Promise<Row[]> {
     };
     const warmup = options.quick ? 1 : 2;
     await run('bare', 'bare warm-up', warmup);
-    for (let i = 0; i < daemons.length; i++) await run(i, `${HTTP_VARIANTS[i]!.name} warm-up`, warmup);
+    for (let i = 0; i < daemons.length; i++) await run(i, `${variants[i]!.name} warm-up`, warmup);
     const bare: WrkResult[] = [];
-    const subjects = HTTP_VARIANTS.map(() => ({
+    const subjects = variants.map(() => ({
       runs: [] as WrkResult[],
       writes: [] as number[],
       vsBare: [] as number[],
@@ -130,21 +147,21 @@ async function httpSteps(options: SectionOptions): Promise<Row[]> {
       bare.push(b);
       const thisRound: number[] = [];
       for (let i = 0; i < daemons.length; i++) {
-        const { wrk, writesPerRequest } = await run(i, `${HTTP_VARIANTS[i]!.name} round ${round_}`, durationS);
+        const { wrk, writesPerRequest } = await run(i, `${variants[i]!.name} round ${round_}`, durationS);
         const s = subjects[i]!;
         s.runs.push(wrk);
         s.writes.push(writesPerRequest);
         s.vsBare.push(wrk.reqPerSec / b.reqPerSec);
         thisRound.push(wrk.reqPerSec);
         options.log(
-          `coalescing: round ${round_} ${HTTP_VARIANTS[i]!.name}: ${round(wrk.reqPerSec)} req/s (bare ${round(b.reqPerSec)}), ${round(wrk.serverCpuUsPerRequest)} µs CPU/req, ${round(writesPerRequest, 3)} write calls/req`,
+          `coalescing: round ${round_} ${variants[i]!.name}: ${round(wrk.reqPerSec)} req/s (bare ${round(b.reqPerSec)}), ${round(wrk.serverCpuUsPerRequest)} µs CPU/req, ${round(writesPerRequest, 3)} write calls/req`,
         );
       }
-      // What the step gains, per round: every step on against this variant.
+      // What the step gains, per round: this tree against this variant.
       for (let i = 0; i < daemons.length; i++) subjects[i]!.vsOn.push(thisRound[0]! / thisRound[i]!);
     }
     const bareCpu = median(bare.map((r) => r.serverCpuUsPerRequest));
-    return HTTP_VARIANTS.map((variant, i) => {
+    return variants.map((variant, i) => {
       const s = subjects[i]!;
       const bound = [...s.runs, ...bare].filter(generatorBound).length;
       const cpu = median(s.runs.map((r) => r.serverCpuUsPerRequest));
@@ -156,17 +173,16 @@ async function httpSteps(options: SectionOptions): Promise<Row[]> {
         baseline: median(bare.map((r) => r.reqPerSec)),
         ratio: bound ? Number.NaN : median(s.vsBare),
         spread: bound ? undefined : spreadOf(s.vsBare),
-        target: i === 0 ? { on: 'ratio', op: '>=', threshold: 0.5 } : undefined,
         note:
           (bound ? `refused: wrk's core was full while the server's was not in ${bound} run(s); ` : '') +
           `CPU ${round(cpu)} µs/req (bare ${round(bareCpu)}); ${round(median(s.writes), 3)} write calls/req; ` +
           (i === 0
             ? 'the subject'
-            : `every step on ÷ this: ${round(median(s.vsOn))} (${spreadOf(s.vsOn)
+            : `this tree ÷ this: ${round(median(s.vsOn))} (${spreadOf(s.vsOn)
                 .map((r) => round(r))
                 .join('–')})`),
         details: {
-          off: variant.off,
+          checkout: variant.checkout ?? 'this tree',
           reqPerSec: s.runs.map((r) => round(r.reqPerSec)),
           vsBare: s.vsBare,
           vsOn: s.vsOn,
@@ -200,13 +216,13 @@ interface MqttSide {
   fanout: MqttRun[];
 }
 
-/** Volume-command bursts and a PUT's state fan-out through mosquitto, with each of the bridge's steps on and off. */
-async function mqttSteps(options: SectionOptions): Promise<Row[]> {
+/** Volume-command bursts and a PUT's state fan-out through mosquitto, this tree against each other revision. */
+async function mqttSteps(options: SectionOptions, variants: Variant[]): Promise<Row[]> {
   if (!existsSync(MOSQUITTO))
     return [
       skippedRow(
         'coalescing',
-        'MQTT commands and state on and off',
+        'MQTT commands and state against other revisions',
         `${MOSQUITTO} is missing (apt-get install mosquitto)`,
       ),
     ];
@@ -217,11 +233,11 @@ async function mqttSteps(options: SectionOptions): Promise<Row[]> {
   try {
     const broker = await startBroker(t);
     const sides: MqttSide[] = [];
-    for (const [i, variant] of MQTT_VARIANTS.entries()) {
+    for (const [i, variant] of variants.entries()) {
       const base = `azc/bench-${i}`;
       const daemon = await startBenchDaemon({
         logLevel: 'warn',
-        env: env(variant),
+        checkout: variant.checkout,
         args: ['--mqtt-url', broker.url, '--mqtt-account', 'admin', '--mqtt-base-topic', base],
       });
       cleanups.push(() => daemon.stop());
@@ -269,7 +285,10 @@ async function mqttSteps(options: SectionOptions): Promise<Row[]> {
       ),
     ]);
   } finally {
-    for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
+    for (const cleanup of cleanups.reverse())
+      await Promise.resolve(cleanup()).catch(() => {
+        // A cleanup that fails (a daemon already gone) must not stop the others.
+      });
   }
 }
 
@@ -315,7 +334,7 @@ async function fanout(side: MqttSide, count: number, from: number): Promise<Mqtt
   };
 }
 
-/** One variant's MQTT figure; against every step on (`on`) when it has a step off. */
+/** One variant's MQTT figure; against this tree (`on`) when it is another revision. */
 function mqttRow(name: string, unit: string, runs: MqttRun[], on: MqttRun[] | undefined): Row {
   const ratios = on ? runs.map((run, k) => run.cpuUs / on[k]!.cpuUs) : [];
   return makeRow({
@@ -328,7 +347,7 @@ function mqttRow(name: string, unit: string, runs: MqttRun[], on: MqttRun[] | un
     spread: on ? spreadOf(ratios) : undefined,
     note:
       `until the last value is on the state topics ${round(median(runs.map((x) => x.ms)))} ms; ${round(median(runs.map((x) => x.messages)))} state messages` +
-      (on ? '; ratio: CPU with this step off ÷ every step on, per round' : '; the baseline of the variants below'),
+      (on ? '; ratio: CPU of this revision ÷ this tree, per round' : '; the baseline of the variants below'),
     details: { runs },
   });
 }

@@ -42,8 +42,10 @@ export interface DaemonSpawnOptions {
   limits?: Record<string, number>;
   /** More command-line arguments (the MQTT bridge's). */
   args?: string[];
-  /** More environment (the write-path benchmark's switch, daemon/coalescing.ts). */
+  /** More environment. */
   env?: Record<string, string>;
+  /** Another work tree whose build runs instead of this one's (a revision to compare against, with its own build). */
+  checkout?: string;
   /** Node options before the entry (a preloaded meter), besides BENCH_DAEMON_NODE_ARGS. */
   nodeArgs?: string[];
   /** An IPC channel to the daemon (what a preloaded meter answers on). */
@@ -99,6 +101,7 @@ export async function spawnBenchDaemon(options: DaemonSpawnOptions = {}): Promis
   const started = performance.now();
   const azcd = runAzcd({
     entry: 'built',
+    entryPath: options.checkout && path.join(options.checkout, 'dist/daemon/main.js'),
     args,
     env: { ...options.env, AZC_ADMIN_PASSWORD: ADMIN_PASSWORD },
     // BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the daemon under benchmark load.
@@ -119,7 +122,9 @@ export async function spawnBenchDaemon(options: DaemonSpawnOptions = {}): Promis
     }
     await waitHealthy(boundPort, deadline, child);
   } catch (err) {
-    await azcd.stop('SIGTERM', 1000).catch(() => {});
+    await azcd.stop('SIGTERM', 1000).catch(() => {
+      // Already gone: the start's own error is the one to report.
+    });
     if (!options.stateDir && !options.keepStateDir) rmSync(stateDir, { recursive: true, force: true });
     const stderr = azcd.stderr().slice(0, 8192).trim();
     throw new Error(`${(err as Error).message}${stderr ? `\nazcd stderr: ${stderr}` : ''}`);
@@ -139,7 +144,9 @@ export async function spawnBenchDaemon(options: DaemonSpawnOptions = {}): Promis
     listeningMs,
     readyMs,
     stop: async () => {
-      await azcd.stop('SIGTERM', 12_000).catch(() => {});
+      await azcd.stop('SIGTERM', 12_000).catch(() => {
+        // Already gone: nothing left to stop.
+      });
       if (!options.keepStateDir) rmSync(stateDir, { recursive: true, force: true });
     },
   };
