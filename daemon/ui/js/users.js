@@ -3,7 +3,7 @@
 
 import { del, get, post, put } from './api.js';
 import { confirmDialog, field, keyDialog, openDialog } from './dialogs.js';
-import { attempt, count, h, reconcile, text, toast, uid } from './dom.js';
+import { attempt, count, h, reconcile, toast, uid } from './dom.js';
 import { icon } from './icons.js';
 import { changed, loadAudio, loadUsers, sorted, state } from './store.js';
 
