@@ -125,13 +125,19 @@ t.test('a command that fails does not hold up the next one on the player', async
   t.same(calls, ['playUri http://radio.example/a', 'playUri http://radio.example/a answered', 'pause']);
 });
 
-t.test('a player deleted: what it played is forgotten', async (t) => {
+t.test('a player deleted: what it played is forgotten, last', async (t) => {
   const { transport, now, bus, playStarted, answer } = await rig(t);
   const playing = transport.play(admin, PLAYER, { uri: 'http://radio.example/a' });
   await within(playStarted, undefined, 'the play to reach the engine');
   answer();
   await within(playing, undefined, 'the play to answer');
   t.same(now.session(PLAYER)?.trackIds, [null], 'the URI is the session');
+  // Subscribed after NowPlaying, as the announcements and the engines' follower are: they still hear it first.
+  let sessionWhenServicesHeard: unknown;
+  bus.subscribe('services', (event) => {
+    if (event.type === 'player.deleted') sessionWhenServicesHeard = now.session(PLAYER);
+  });
   bus.publish({ type: 'player.deleted', payload: { playerId: PLAYER } });
-  t.equal(now.session(PLAYER), undefined);
+  t.ok(sessionWhenServicesHeard, 'the services that stop its announcement and its engine hear it while it is there');
+  t.equal(now.session(PLAYER), undefined, 'then it is forgotten');
 });
