@@ -1,11 +1,11 @@
 // One run of a player's mpd: spawned in the foreground under umask 077, tied to the daemon's life by a parent-death
 // signal, confined by Landlock to the folders it needs, stderr logged, ready when its socket greets.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PlaybackError, type PlaybackEngineOptions } from '../playback.js';
 import type { Clock } from '../core/clock.js';
+import { type PlaybackEngineOptions, PlaybackError } from '../playback.js';
 import type { PlayerFiles } from './config.js';
 import type { MpdConnection } from './connection.js';
 
@@ -41,7 +41,8 @@ export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 export const MPD_MISSING =
   'MPD is not installed: stream players are played by MPD (install it with: apt-get install mpd)';
 
-function executable(file: string): boolean {
+/** Whether `file` exists and the daemon's user may run it. */
+export function executable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
     return true;

@@ -1,0 +1,89 @@
+// The receiver contract: what one kind of casting receiver (Squeezelite, AirPlay, UPnP, …) tells the supervisor that
+// runs it — its program, how it is started, what its log lines mean, and how the sender's volume maps to 0..1.
+
+/** The receivers a stream player can run; the next kind (Spotify Connect, AirPlay 2) is one more module and name. */
+export type ReceiverKindName = 'squeezelite' | 'airplay' | 'upnp';
+
+/** What a cast is doing, as the receiver reports it. */
+export type CastState = 'idle' | 'playing' | 'paused';
+
+/** What the sender says plays; a field it does not give stays null. */
+export interface CastMetadata {
+  title: string | null;
+  artist: string | null;
+  album: string | null;
+  /** Cover art as the sender sent it. */
+  artwork: { mime: string; data: Buffer } | null;
+}
+
+/**
+ * Where a receiver's PCM goes: an ALSA device it opens itself, or a FIFO (raw PCM in PCM_FORMAT) that the supervisor
+ * opens and hands it as its standard output or names in its configuration.
+ */
+export type ReceiverOutput = { kind: 'alsa'; device: string } | { kind: 'fifo'; path: string };
+
+/** What a receiver is started with, whatever its kind. */
+export interface ReceiverSettings {
+  /** The stream player's id: names the receiver's private folder and, hashed, its MAC address. */
+  playerId: string;
+  /** The name senders show: the player's name. */
+  name: string;
+  output: ReceiverOutput;
+  /** The address the daemon serves on: a receiver that listens binds only there. */
+  listenHost: string;
+  /** The receiver's private folder (0700), for generated configuration and state. */
+  dir: string;
+  /** For a receiver that connects out (Squeezelite): the music server, `host:port`; unset to find one on the LAN. */
+  server?: string;
+}
+
+/** How to start one run of a receiver. */
+export interface Launch {
+  args: string[];
+  /**
+   * `stdout`: the program writes PCM on its standard output, which the supervisor points at the FIFO. `self`: the
+   * program opens its output itself (an ALSA device, or a FIFO named in its configuration).
+   */
+  pcm: 'stdout' | 'self';
+  /** Files to write (0600) in the private folder before each start: generated configuration. */
+  files?: Array<{ name: string; content: string }>;
+}
+
+/** What one line of the program's log says, if anything the supervisor reports. */
+export type ReceiverReport =
+  | { type: 'state'; state: CastState }
+  | { type: 'metadata'; metadata: Partial<CastMetadata> }
+  /** The sender's volume, already mapped to 0..1. */
+  | { type: 'volume'; volume: number }
+  /** The sender connected to or left the receiver (the music server, an AirPlay client). */
+  | { type: 'sender'; connected: boolean };
+
+/** Reads a run's log, a line at a time; a fresh one for each run, so it may keep state between lines. */
+export interface LogParser {
+  line(line: string): ReceiverReport[];
+}
+
+/** The volume scale of a protocol and 0..1 (the player's group volume), both ways. */
+export interface VolumeMapping {
+  /** The protocol's value (a 16.16 gain, dB, a percentage) as 0..1. */
+  toLevel(value: number): number;
+  /** 0..1 as the protocol's value, for giving a change made here back to the sender. */
+  fromLevel(level: number): number;
+}
+
+/** One kind of receiver: everything that differs between Squeezelite, AirPlay, UPnP, … */
+export interface ReceiverKind {
+  readonly kind: ReceiverKindName;
+  /** The program's name, looked up in PATH. */
+  readonly program: string;
+  /** The Debian package that installs it: named in the error when the program is missing. */
+  readonly debianPackage: string;
+  launch(settings: ReceiverSettings): Launch;
+  parser(): LogParser;
+  readonly volume: VolumeMapping;
+}
+
+/** The message for a machine without a receiver's program: what switching that receiver on answers. */
+export function missingProgram(kind: ReceiverKind, program: string): string {
+  return `${program} is not installed: the ${kind.kind} receiver runs it (install it with: apt-get install --no-install-recommends ${kind.debianPackage})`;
+}

@@ -1,0 +1,315 @@
+// Runs one receiver of any kind for a stream player: its private folder, its output, the process tied to the
+// daemon's life, restarted with back-off, its log read into state, metadata and volume events.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chmodSync, closeSync, constants, fstatSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { type Clock, monotonicClock } from '../core/clock.js';
+import { playerFiles } from '../mpd/config.js';
+import { type Exit, executable, type Log, SETPRIV } from '../mpd/process.js';
+import { PlaybackError, placeFifo } from '../playback.js';
+import {
+  type CastMetadata,
+  type CastState,
+  type LogParser,
+  missingProgram,
+  type ReceiverKind,
+  type ReceiverSettings,
+} from './receiver.js';
+
+export interface SupervisorTiming {
+  /** The first restart waits this long, each next one twice as long, up to restartMaxMs. */
+  restartFirstMs: number;
+  restartMaxMs: number;
+  /** A run this long resets the back-off. */
+  stableMs: number;
+  /** From SIGTERM to SIGKILL. */
+  stopTimeoutMs: number;
+}
+
+/** The same back-off and stop bound as a player's MPD (docs/playback.md). */
+export const DEFAULT_RECEIVER_TIMING: SupervisorTiming = {
+  restartFirstMs: 1_000,
+  restartMaxMs: 30_000,
+  stableMs: 60_000,
+  stopTimeoutMs: 5_000,
+};
+
+export interface SupervisorOptions {
+  kind: ReceiverKind;
+  /** The daemon's state folder: the receiver's files go in `<stateDir>/players/<id>/<kind>/` (0700). */
+  stateDir: string;
+  settings: Omit<ReceiverSettings, 'dir'>;
+  clock?: Clock;
+  log?: Log;
+  timing?: Partial<SupervisorTiming>;
+  /** The folders the program is looked up in, as in PATH (the daemon's PATH unless given). */
+  searchPath?: string;
+  /** util-linux's setpriv, which ties the receiver to the daemon's life; tests name a missing one. */
+  setprivPath?: string;
+}
+
+/** `stopped`: not started, or stopped; `running`: the process is up; `restarting`: it went away, back soon. */
+export type ReceiverPhase = 'stopped' | 'running' | 'restarting';
+
+export type ReceiverEvent =
+  | { type: 'engine'; up: true; pid: number | undefined }
+  | { type: 'engine'; up: false; detail: string }
+  | { type: 'state'; state: CastState }
+  | { type: 'metadata'; metadata: CastMetadata }
+  /** The sender's volume, 0..1. */
+  | { type: 'volume'; volume: number }
+  | { type: 'sender'; connected: boolean };
+
+export type ReceiverListener = (event: ReceiverEvent) => void;
+
+const EMPTY_METADATA: CastMetadata = { title: null, artist: null, album: null, artwork: null };
+/** Lines of the log kept to explain an exit. */
+const KEPT_LINES = 5;
+const LINE_MAX = 500;
+
+export class ReceiverSupervisor {
+  private readonly clock: Clock;
+  private readonly log: Log;
+  private readonly timing: SupervisorTiming;
+  private readonly settings: ReceiverSettings;
+  private readonly listeners = new Set<ReceiverListener>();
+  private child: ChildProcess | undefined;
+  private exited: Promise<Exit> | undefined;
+  private restartTimer: unknown;
+  private restartDelay: number;
+  private upSince = 0;
+  private stopping = false;
+  private currentPhase: ReceiverPhase = 'stopped';
+  private currentReason: string | null = null;
+  private cast: { state: CastState; metadata: CastMetadata; volume: number | null; sender: boolean } = {
+    state: 'idle',
+    metadata: EMPTY_METADATA,
+    volume: null,
+    sender: false,
+  };
+
+  constructor(private readonly options: SupervisorOptions) {
+    this.clock = options.clock ?? monotonicClock;
+    this.log = options.log ?? (() => undefined);
+    this.timing = { ...DEFAULT_RECEIVER_TIMING, ...options.timing };
+    this.restartDelay = this.timing.restartFirstMs;
+    const dir = path.join(playerFiles(options.stateDir, options.settings.playerId).dir, options.kind.kind);
+    this.settings = { ...options.settings, dir };
+  }
+
+  get phase(): ReceiverPhase {
+    return this.currentPhase;
+  }
+
+  /** Why the receiver is not running (its last exit, and when it restarts); null while it runs or was stopped. */
+  get reason(): string | null {
+    return this.currentReason;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** What the cast is doing, as last reported: state, metadata, the sender's volume (null until it sent one). */
+  status(): { state: CastState; metadata: CastMetadata; volume: number | null; sender: boolean } {
+    return { ...this.cast };
+  }
+
+  onEvent(listener: ReceiverListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Starts the receiver; rejects with engine-missing (naming the Debian package) or bad-request (its output). */
+  async start(): Promise<void> {
+    if (this.currentPhase !== 'stopped') return;
+    const program = this.findProgram();
+    this.stopping = false;
+    mkdirSync(this.settings.dir, { recursive: true, mode: 0o700 });
+    chmodSync(this.settings.dir, 0o700);
+    this.run(program);
+  }
+
+  /** Stops it (SIGTERM, SIGKILL after the bound) and any restart to come; resolves once the process is gone. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.clock.clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
+    const child = this.child;
+    const exited = this.exited;
+    if (child && exited && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      let timer: unknown;
+      const killed = new Promise<void>((resolve) => {
+        timer = this.clock.setTimeout(() => {
+          if (child.exitCode === null && child.signalCode === null) {
+            this.log(
+              'warn',
+              `${this.options.kind.program} did not stop within ${this.timing.stopTimeoutMs} ms: killing it`,
+            );
+            child.kill('SIGKILL');
+          }
+          resolve();
+        }, this.timing.stopTimeoutMs);
+      });
+      await Promise.race([exited, killed]);
+      this.clock.clearTimeout(timer);
+      await exited;
+    }
+    this.child = undefined;
+    this.exited = undefined;
+    this.currentPhase = 'stopped';
+    this.currentReason = null;
+    this.setState('idle');
+  }
+
+  /** The program's path: PATH only, so that a program taken out of it counts as not installed. */
+  private findProgram(): string {
+    const { kind } = this.options;
+    const dirs = (this.options.searchPath ?? process.env.PATH ?? '').split(':').filter(Boolean);
+    const found = dirs.map((dir) => path.join(dir, kind.program)).find(executable);
+    if (!found) throw new PlaybackError('engine-missing', missingProgram(kind, kind.program));
+    return found;
+  }
+
+  /**
+   * Where the PCM goes for a program that writes it on stdout: the FIFO, opened read-write so the open never waits
+   * for a reader (the program then waits on a full FIFO instead); the child keeps the only descriptor.
+   */
+  private openFifo(): number {
+    const { output } = this.settings;
+    if (output.kind !== 'fifo') throw new Error('only a FIFO output is handed over as standard output');
+    const place = placeFifo(output.path, this.options.stateDir);
+    if (place.problem !== undefined)
+      throw new PlaybackError('bad-request', `the receiver's FIFO ${output.path} ${place.problem}`);
+    try {
+      execFileSync('mkfifo', ['-m', '600', place.path], { stdio: 'ignore' });
+    } catch {
+      // It exists already (the usual case): what it is is checked on the open descriptor below.
+    }
+    const fd = openSync(place.path, constants.O_RDWR | constants.O_NOFOLLOW);
+    if (!fstatSync(fd).isFIFO()) {
+      closeSync(fd);
+      throw new PlaybackError('bad-request', `the receiver's output ${place.path} is not a FIFO`);
+    }
+    return fd;
+  }
+
+  private run(program: string): void {
+    const { kind } = this.options;
+    const launch = kind.launch(this.settings);
+    for (const file of launch.files ?? [])
+      writeFileSync(path.join(this.settings.dir, file.name), file.content, { mode: 0o600 });
+    const fd = launch.pcm === 'stdout' ? this.openFifo() : undefined;
+    // umask 077 before exec, as for MPD: whatever the receiver creates is the daemon user's alone. setpriv gives it
+    // the parent-death signal, so a daemon killed with SIGKILL takes its receivers with it.
+    const command = ['/bin/sh', '-c', 'umask 077 && exec "$0" "$@"', program, ...launch.args];
+    const setpriv = this.options.setprivPath ?? SETPRIV;
+    const tied = executable(setpriv);
+    if (!tied)
+      this.log('warn', `${setpriv} is missing (util-linux): ${kind.program} outlives a daemon killed with SIGKILL`);
+    const [file, ...args] = tied ? [setpriv, '--pdeathsig', 'SIGTERM', '--', ...command] : command;
+    let child: ChildProcess;
+    try {
+      child = spawn(file!, args, { stdio: ['ignore', fd ?? 'ignore', 'pipe'], cwd: this.settings.dir });
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+    this.child = child;
+    this.currentPhase = 'running';
+    this.currentReason = null;
+    this.upSince = this.clock.now();
+    const parser = kind.parser();
+    const recent: string[] = [];
+    let partial = '';
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop()!.slice(0, LINE_MAX);
+      for (const raw of lines) {
+        const line = raw.trim().slice(0, LINE_MAX);
+        if (!line) continue;
+        this.log('debug', `${kind.program}: ${line}`, { pid: child.pid });
+        recent.push(line);
+        if (recent.length > KEPT_LINES) recent.shift();
+        this.heard(parser, line);
+      }
+    });
+    child.once('error', (err) => this.log('error', `${kind.program} could not be started: ${err.message}`));
+    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    void this.exited.then((exit) => this.ended(child, exit, recent));
+    this.emit({ type: 'engine', up: true, pid: child.pid });
+  }
+
+  private heard(parser: LogParser, line: string): void {
+    for (const report of parser.line(line)) {
+      switch (report.type) {
+        case 'state':
+          this.setState(report.state);
+          break;
+        case 'metadata':
+          this.cast.metadata = { ...this.cast.metadata, ...report.metadata };
+          this.emit({ type: 'metadata', metadata: this.cast.metadata });
+          break;
+        case 'volume':
+          this.cast.volume = report.volume;
+          this.emit({ type: 'volume', volume: report.volume });
+          break;
+        case 'sender':
+          this.cast.sender = report.connected;
+          this.emit({ type: 'sender', connected: report.connected });
+          break;
+      }
+    }
+  }
+
+  private setState(state: CastState): void {
+    if (state === 'idle') this.cast.metadata = EMPTY_METADATA;
+    if (state === this.cast.state) return;
+    this.cast.state = state;
+    this.emit({ type: 'state', state });
+  }
+
+  private ended(child: ChildProcess, exit: Exit, recent: string[]): void {
+    if (this.stopping || child !== this.child) return;
+    const { program } = this.options.kind;
+    const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+    const words = recent.length ? `: ${recent.join(' | ')}` : '';
+    if (this.clock.now() - this.upSince >= this.timing.stableMs) this.restartDelay = this.timing.restartFirstMs;
+    const wait = this.restartDelay;
+    this.restartDelay = Math.min(this.timing.restartMaxMs, wait * 2);
+    const detail = `${program} ${how}${words}; restarting in ${wait} ms`;
+    this.currentPhase = 'restarting';
+    this.currentReason = detail;
+    this.log('warn', detail);
+    this.setState('idle');
+    this.emit({ type: 'engine', up: false, detail });
+    this.restartTimer = this.clock.setTimeout(() => this.restart(), wait);
+  }
+
+  private restart(): void {
+    this.restartTimer = undefined;
+    if (this.stopping) return;
+    try {
+      this.run(this.findProgram());
+    } catch (err) {
+      // The program was removed, or its output went wrong, while it was down: say so and try again later.
+      const detail = `${this.options.kind.program} could not be restarted: ${(err as Error).message}`;
+      this.currentReason = detail;
+      this.log('error', detail);
+      this.emit({ type: 'engine', up: false, detail });
+      const wait = this.restartDelay;
+      this.restartDelay = Math.min(this.timing.restartMaxMs, wait * 2);
+      this.restartTimer = this.clock.setTimeout(() => this.restart(), wait);
+    }
+  }
+
+  private emit(event: ReceiverEvent): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.log('error', `a receiver listener threw: ${(err as Error).message}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,248 @@
+// Debian's squeezelite run by the receiver supervisor, against a stand-in slimproto server on loopback: it joins as
+// the player, its PCM reaches the FIFO, the server's volume is the sender's volume (the samples stay at full scale
+// unless the server asks for a digital volume), a killed one comes back with back-off, a stopped one lets go of the
+// FIFO, and a machine without it is told which package to install.
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, readSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import { PlaybackError } from '../../drivers/playback.js';
+import { macOf, squeezelite } from '../../drivers/receivers/squeezelite.js';
+import { type ReceiverEvent, ReceiverSupervisor } from '../../drivers/receivers/supervisor.js';
+import { tempDir } from '../helpers/daemon.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+import { SlimprotoServer, UNITY_GAIN } from '../helpers/slimproto-server.js';
+import { Changes, waitFor } from '../helpers/wait-for.js';
+
+/** The tone's amplitude: a sine at half of full scale, so 16-bit samples peak at 16 384. */
+const TONE_PEAK = 16384;
+
+/** Reads the FIFO without blocking and keeps the byte count and the largest 16-bit sample seen. */
+class PcmReader {
+  bytes = 0;
+  peak = 0;
+  /** The last read found no writer left (end of file), rather than a writer with nothing to say. */
+  atEnd = false;
+  readonly changes = new Changes();
+  private readonly fd: number;
+  private readonly buffer = Buffer.alloc(1 << 18);
+  private timer: NodeJS.Timeout | undefined;
+  private polls = 0;
+
+  constructor(file: string) {
+    this.fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    this.poll();
+  }
+
+  /** Resolves once samples of `peak` or more arrived (the tone, not the silence around it). */
+  async tone(peak: number, what: string): Promise<void> {
+    await waitFor(() => this.peak >= peak, undefined, { what, changes: this.changes });
+  }
+
+  /** Resolves once `count` more bytes arrived than when called. */
+  async more(count: number, what: string): Promise<void> {
+    const goal = this.bytes + count;
+    await waitFor(() => this.bytes >= goal, undefined, { what, changes: this.changes });
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    closeSync(this.fd);
+  }
+
+  private poll(): void {
+    // At most ten minutes of polls, so a forgotten reader ends by itself.
+    if (++this.polls > 30_000) return;
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(this.fd, this.buffer, 0, this.buffer.length, null);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+        this.atEnd = false;
+        break;
+      }
+      if (n === 0) {
+        this.atEnd = true;
+        break;
+      }
+      this.atEnd = false;
+      this.bytes += n;
+      for (let i = 0; i + 1 < n; i += 2) this.peak = Math.max(this.peak, Math.abs(this.buffer.readInt16LE(i)));
+    }
+    this.changes.notify();
+    this.timer = setTimeout(() => this.poll(), 20);
+  }
+}
+
+async function rig(t: Test, options: { clock?: ManualClock; searchPath?: string } = {}) {
+  const dir = tempDir('azc-receiver-');
+  const fifos = tempDir('azc-receiver-fifo-');
+  t.teardown(() => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(fifos, { recursive: true, force: true });
+  });
+  const fifo = path.join(fifos, 'out.pcm');
+  execFileSync('mkfifo', ['-m', '600', fifo]);
+  const tone = path.join(dir, 'tone.flac');
+  execFileSync('sox', [
+    '-D',
+    '-n',
+    '-r',
+    '44100',
+    '-b',
+    '16',
+    '-c',
+    '2',
+    tone,
+    'synth',
+    '2',
+    'sine',
+    '440',
+    'vol',
+    '0.5',
+  ]);
+  const server = await SlimprotoServer.start(tone);
+  t.teardown(() => server.close());
+  const reader = new PcmReader(fifo);
+  t.teardown(() => reader.close());
+  const events: ReceiverEvent[] = [];
+  const changes = new Changes();
+  const supervisor = new ReceiverSupervisor({
+    kind: squeezelite,
+    stateDir: dir,
+    settings: {
+      playerId: 'kitchen',
+      name: 'Kitchen',
+      output: { kind: 'fifo', path: fifo },
+      listenHost: '127.0.0.1',
+      server: server.address,
+    },
+    clock: options.clock,
+    searchPath: options.searchPath ?? process.env.PATH,
+  });
+  supervisor.onEvent((event) => {
+    events.push(event);
+    changes.notify();
+  });
+  t.teardown(() => supervisor.stop());
+  const event = <T extends ReceiverEvent>(what: string, match: (e: ReceiverEvent) => e is T, since = 0) =>
+    waitFor(() => events.slice(since).find(match), undefined, { what, changes });
+  return { supervisor, server, reader, events, event, fifo };
+}
+
+const isVolume = (e: ReceiverEvent): e is Extract<ReceiverEvent, { type: 'volume' }> => e.type === 'volume';
+const isDown = (e: ReceiverEvent): e is Extract<ReceiverEvent, { type: 'engine'; up: false }> =>
+  e.type === 'engine' && !e.up;
+const isUp = (e: ReceiverEvent): e is Extract<ReceiverEvent, { type: 'engine'; up: true }> =>
+  e.type === 'engine' && e.up;
+const isPlaying = (e: ReceiverEvent): e is Extract<ReceiverEvent, { type: 'state' }> =>
+  e.type === 'state' && e.state === 'playing';
+
+t.test('squeezelite joins the server as the player and the stream it is sent arrives on the FIFO', async (t) => {
+  const { supervisor, server, reader, event } = await rig(t);
+  await supervisor.start();
+  const hello = await server.hello();
+  t.equal(hello.mac, macOf('kitchen'), 'the server knows the player by the MAC made from its id');
+  // With `-o -` squeezelite's gain is 0 until the first audg: a server sends one when a player connects.
+  server.volume(UNITY_GAIN, false);
+  server.play();
+  await reader.tone(TONE_PEAK - 2, 'the tone on the FIFO');
+  await event('the playing state', isPlaying);
+  t.equal(supervisor.status().state, 'playing');
+});
+
+t.test('the server volume is reported as the sender volume, the samples staying at full scale', async (t) => {
+  const { supervisor, server, reader, event } = await rig(t);
+  await supervisor.start();
+  await server.hello();
+  // A server whose player volume is fixed at 100% still sends its volume, with `adjust` off: 3840 (−24.6 dB) is
+  // what Lyrion sends for volume 50 (its dBToFixed of 50·(50−100)/101 dB).
+  server.volume(3840, false);
+  const volume = await event('the sender volume', isVolume);
+  t.equal(volume.volume, 0.5, 'volume 50 on the server is 0.5');
+  t.equal(supervisor.status().volume, 0.5);
+  server.play();
+  await reader.tone(TONE_PEAK - 2, 'the tone at full scale on the FIFO');
+  await event('the playing state', isPlaying);
+  // The stream ran out and a mebibyte of silence followed it: every sample of the tone was read.
+  await server.stat('STMu');
+  await reader.more(1 << 20, 'the silence after the tone');
+  t.ok(reader.peak <= TONE_PEAK + 1, `nothing louder than the tone arrived (${reader.peak})`);
+});
+
+t.test(
+  'a server that asks for digital volume gets attenuated samples: why the player must be fixed at 100%',
+  async (t) => {
+    const { supervisor, server, reader, event } = await rig(t);
+    await supervisor.start();
+    await server.hello();
+    // 0x8000 is half the amplitude (−6 dB): what Lyrion sends with its default digital volume control on.
+    server.volume(0x8000, true);
+    await event('the sender volume', isVolume);
+    server.play();
+    await server.stat('STMu');
+    await reader.more(1 << 20, 'the silence after the tone');
+    t.ok(
+      reader.peak > TONE_PEAK / 2 - 16 && reader.peak < TONE_PEAK / 2 + 16,
+      `the samples peak at half the tone (${reader.peak})`,
+    );
+  },
+);
+
+t.test('a killed squeezelite is restarted after 1 s, then after 2 s', async (t) => {
+  const clock = new ManualClock(1_000_000);
+  const { supervisor, server, events, event } = await rig(t, { clock });
+  await supervisor.start();
+  await server.hello(1);
+  const first = supervisor.pid!;
+  process.kill(first, 'SIGKILL');
+  const down = await event('the first exit', isDown);
+  t.match(down.detail, /^squeezelite was killed by SIGKILL.*; restarting in 1000 ms$/);
+  t.equal(supervisor.phase, 'restarting');
+  t.equal(supervisor.reason, down.detail, 'the reason is the exit');
+  const seen = events.length;
+  clock.advance(999);
+  t.equal(supervisor.phase, 'restarting', 'not before the second is up');
+  clock.advance(1);
+  const up = await event('the restart', isUp, seen);
+  t.not(up.pid, first, 'a new process');
+  t.equal(supervisor.phase, 'running');
+  t.equal(supervisor.reason, null);
+  await server.hello(2);
+  process.kill(up.pid!, 'SIGKILL');
+  const again = await event('the second exit', isDown, seen);
+  t.match(again.detail, /restarting in 2000 ms$/, 'the wait doubles');
+});
+
+t.test('stopping squeezelite ends it and lets go of the FIFO', async (t) => {
+  const { supervisor, server, reader } = await rig(t);
+  await supervisor.start();
+  await server.hello();
+  server.volume(UNITY_GAIN, false);
+  server.play();
+  await reader.tone(TONE_PEAK - 2, 'the tone on the FIFO');
+  const pid = supervisor.pid!;
+  await supervisor.stop();
+  t.equal(supervisor.phase, 'stopped');
+  t.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, 'the process is gone');
+  await waitFor(() => reader.atEnd, undefined, { what: 'end of file on the FIFO: no writer holds it' });
+});
+
+t.test('without squeezelite in PATH, starting is refused naming the Debian package', async (t) => {
+  const empty = tempDir('azc-no-squeezelite-');
+  t.teardown(() => rmSync(empty, { recursive: true, force: true }));
+  const { supervisor, server } = await rig(t, { searchPath: `${empty}:/nonexistent` });
+  const err = await supervisor.start().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.type(err, PlaybackError);
+  t.equal((err as PlaybackError).code, 'engine-missing');
+  t.equal(
+    (err as PlaybackError).message,
+    'squeezelite is not installed: the squeezelite receiver runs it (install it with: apt-get install --no-install-recommends squeezelite)',
+  );
+  t.equal(supervisor.phase, 'stopped');
+  t.equal(server.hellos.length, 0, 'nothing connected');
+});
