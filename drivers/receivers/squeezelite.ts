@@ -85,9 +85,10 @@ export const squeezelite: ReceiverKind = {
       args: [
         ...output,
         // The FIFO's format is 44.1 kHz: a 48 kHz stream is resampled to it, with no attenuation (squeezelite's
-        // resampler takes 1 dB off unless told otherwise), and only when its rate is not 44.1 kHz already.
+        // resampler takes 1 dB off unless told otherwise), and only when its rate is not 44.1 kHz already. A bare
+        // `-r 44100` is only a maximum: squeezelite would then play 48 kHz at 24 kHz, the rate it divides into.
         '-r',
-        '44100',
+        '44100-44100',
         '-R',
         'hLE::0',
         '-n',

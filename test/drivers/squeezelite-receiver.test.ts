@@ -21,6 +21,8 @@ const TONE_PEAK = 16384;
 class PcmReader {
   bytes = 0;
   peak = 0;
+  /** Stereo frames with sound in them (the tone, not the silence squeezelite writes before and after it). */
+  soundFrames = 0;
   /** The last read found no writer left (end of file), rather than a writer with nothing to say. */
   atEnd = false;
   readonly changes = new Changes();
@@ -68,14 +70,20 @@ class PcmReader {
       }
       this.atEnd = false;
       this.bytes += n;
-      for (let i = 0; i + 1 < n; i += 2) this.peak = Math.max(this.peak, Math.abs(this.buffer.readInt16LE(i)));
+      // Reads are whole frames: the FIFO's writer writes them whole, and the buffer holds a whole number of them.
+      for (let i = 0; i + 3 < n; i += 4) {
+        const left = this.buffer.readInt16LE(i);
+        const right = this.buffer.readInt16LE(i + 2);
+        this.peak = Math.max(this.peak, Math.abs(left), Math.abs(right));
+        if (left !== 0 || right !== 0) this.soundFrames++;
+      }
     }
     this.changes.notify();
     this.timer = setTimeout(() => this.poll(), 20);
   }
 }
 
-async function rig(t: Test, options: { clock?: ManualClock; searchPath?: string } = {}) {
+async function rig(t: Test, options: { clock?: ManualClock; searchPath?: string; rate?: number } = {}) {
   const dir = tempDir('azc-receiver-');
   const fifos = tempDir('azc-receiver-fifo-');
   t.teardown(() => {
@@ -85,23 +93,8 @@ async function rig(t: Test, options: { clock?: ManualClock; searchPath?: string 
   const fifo = path.join(fifos, 'out.pcm');
   execFileSync('mkfifo', ['-m', '600', fifo]);
   const tone = path.join(dir, 'tone.flac');
-  execFileSync('sox', [
-    '-D',
-    '-n',
-    '-r',
-    '44100',
-    '-b',
-    '16',
-    '-c',
-    '2',
-    tone,
-    'synth',
-    '2',
-    'sine',
-    '440',
-    'vol',
-    '0.5',
-  ]);
+  const rate = String(options.rate ?? 44_100);
+  execFileSync('sox', ['-D', '-n', '-r', rate, '-b', '16', '-c', '2', tone, ...'synth 2 sine 440 vol 0.5'.split(' ')]);
   const server = await SlimprotoServer.start(tone);
   t.teardown(() => server.close());
   const reader = new PcmReader(fifo);
@@ -189,6 +182,20 @@ t.test(
     );
   },
 );
+
+t.test('a 48 kHz stream reaches the FIFO resampled to 44.1 kHz, at full scale', async (t) => {
+  const { supervisor, server, reader } = await rig(t, { rate: 48_000 });
+  await supervisor.start();
+  await server.hello();
+  server.volume(UNITY_GAIN, false);
+  server.play();
+  await server.stat('STMu');
+  await reader.more(1 << 20, 'the silence after the tone');
+  // Two seconds of tone are 88 200 frames at 44.1 kHz (96 000 at 48 kHz, 48 000 at 24 kHz); the resampler's
+  // filter adds a few frames of ringing at each end.
+  t.ok(Math.abs(reader.soundFrames - 88_200) < 500, `two seconds at 44.1 kHz (${reader.soundFrames} frames)`);
+  t.ok(reader.peak >= TONE_PEAK - 2, `no attenuation (${reader.peak})`);
+});
 
 t.test('a killed squeezelite is restarted after 1 s, then after 2 s', async (t) => {
   const clock = new ManualClock(1_000_000);
