@@ -31,6 +31,8 @@ export interface ReceiverSettings {
   output: ReceiverOutput;
   /** The address the daemon serves on: a receiver that listens binds only there. */
   listenHost: string;
+  /** The network interface of listenHost, for a program that takes a name (shairport-sync's mDNS). */
+  listenInterface?: string;
   /** The receiver's private folder (0700), for generated configuration and state. */
   dir: string;
   /** For a receiver that connects out (Squeezelite): the music server, `host:port`; unset to find one on the LAN. */
@@ -47,6 +49,11 @@ export interface Launch {
   pcm: 'stdout' | 'self';
   /** Files to write (0600) in the private folder before each start: generated configuration. */
   files?: Array<{ name: string; content: string }>;
+  /**
+   * A FIFO the program writes metadata into (AirPlay's metadata pipe), named in the private folder: the supervisor
+   * makes it before the start and gives its lines to the parser, as it does the program's log lines.
+   */
+  metadataPipe?: string;
 }
 
 /** What one line of the program's log says, if anything the supervisor reports. */
@@ -58,9 +65,12 @@ export type ReceiverReport =
   /** The sender connected to or left the receiver (the music server, an AirPlay client). */
   | { type: 'sender'; connected: boolean };
 
-/** Reads a run's log, a line at a time; a fresh one for each run, so it may keep state between lines. */
+/**
+ * Reads a run's log and its metadata pipe (Launch.metadataPipe), a line at a time, each line saying where it came
+ * from; a fresh one for each run, so it may keep state between lines.
+ */
 export interface LogParser {
-  line(line: string): ReceiverReport[];
+  line(line: string, from: 'log' | 'metadata'): ReceiverReport[];
 }
 
 /** The volume scale of a protocol and 0..1 (the player's group volume), both ways. */

@@ -2,6 +2,7 @@
 // daemon's life, restarted with back-off, its log read into state, metadata and volume events.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, closeSync, constants, fstatSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { Socket } from 'node:net';
 import path from 'node:path';
 import { type Clock, monotonicClock } from '../core/clock.js';
 import { playerFiles } from '../mpd/config.js';
@@ -46,6 +47,10 @@ export interface SupervisorOptions {
   searchPath?: string;
   /** util-linux's setpriv, which ties the receiver to the daemon's life; tests name a missing one. */
   setprivPath?: string;
+  /** Added to the daemon's environment (AirPlay: the D-Bus system bus its Avahi listens on). */
+  env?: Record<string, string>;
+  /** A command the program is run through, such as `ip netns exec <name>` (tests run receivers in a namespace). */
+  prefix?: string[];
 }
 
 /** `stopped`: not started, or stopped; `running`: the process is up; `restarting`: it went away, back soon. */
@@ -66,6 +71,8 @@ const EMPTY_METADATA: CastMetadata = { title: null, artist: null, album: null, a
 /** Lines of the log kept to explain an exit. */
 const KEPT_LINES = 5;
 const LINE_MAX = 500;
+/** A metadata line may carry cover art in base64. */
+const METADATA_LINE_MAX = 8 << 20;
 
 export class ReceiverSupervisor {
   private readonly clock: Clock;
@@ -74,6 +81,7 @@ export class ReceiverSupervisor {
   private readonly settings: ReceiverSettings;
   private readonly listeners = new Set<ReceiverListener>();
   private child: ChildProcess | undefined;
+  private metadata: Socket | undefined;
   private exited: Promise<Exit> | undefined;
   private restartTimer: unknown;
   private restartDelay: number;
@@ -156,6 +164,8 @@ export class ReceiverSupervisor {
       this.clock.clearTimeout(timer);
       await exited;
     }
+    this.metadata?.destroy();
+    this.metadata = undefined;
     this.child = undefined;
     this.exited = undefined;
     this.currentPhase = 'stopped';
@@ -195,11 +205,50 @@ export class ReceiverSupervisor {
     return fd;
   }
 
+  /**
+   * The metadata FIFO, made in the private folder and opened read-write (so it never reads end-of-file between two
+   * writers), read as a socket: no thread of the pool waits on it.
+   */
+  private openMetadata(name: string, parser: LogParser): Socket {
+    const file = path.join(this.settings.dir, name);
+    try {
+      execFileSync('mkfifo', ['-m', '600', file], { stdio: 'ignore' });
+    } catch {
+      // It is there from an earlier run: checked below.
+    }
+    const fd = openSync(file, constants.O_RDWR | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    if (!fstatSync(fd).isFIFO()) {
+      closeSync(fd);
+      throw new PlaybackError('failed', `${file} is not a FIFO: remove it`);
+    }
+    const socket = new Socket({ fd, readable: true, writable: false });
+    this.readLines(socket, METADATA_LINE_MAX, (line) => this.heard(parser, line, 'metadata'));
+    socket.on('error', (err) => this.log('warn', `reading ${file}: ${err.message}`));
+    return socket;
+  }
+
+  /** Calls `line` with each line of `stream`, trimmed and cut to `max` characters. */
+  private readLines(stream: NodeJS.ReadableStream, max: number, line: (text: string) => void): void {
+    let partial = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop()!.slice(0, max);
+      for (const raw of lines) {
+        const text = raw.trim().slice(0, max);
+        if (text) line(text);
+      }
+    });
+  }
+
   private run(program: string): void {
     const { kind } = this.options;
     const launch = kind.launch(this.settings);
     for (const file of launch.files ?? [])
       writeFileSync(path.join(this.settings.dir, file.name), file.content, { mode: 0o600 });
+    const parser = kind.parser();
+    this.metadata?.destroy();
+    this.metadata = launch.metadataPipe ? this.openMetadata(launch.metadataPipe, parser) : undefined;
     const fd = launch.pcm === 'stdout' ? this.openFifo() : undefined;
     // umask 077 before exec, as for MPD: whatever the receiver creates is the daemon user's alone. setpriv gives it
     // the parent-death signal, so a daemon killed with SIGKILL takes its receivers with it.
@@ -208,10 +257,15 @@ export class ReceiverSupervisor {
     const tied = executable(setpriv);
     if (!tied)
       this.log('warn', `${setpriv} is missing (util-linux): ${kind.program} outlives a daemon killed with SIGKILL`);
-    const [file, ...args] = tied ? [setpriv, '--pdeathsig', 'SIGTERM', '--', ...command] : command;
+    const prefixed = [...(this.options.prefix ?? []), ...command];
+    const [file, ...args] = tied ? [setpriv, '--pdeathsig', 'SIGTERM', '--', ...prefixed] : prefixed;
     let child: ChildProcess;
     try {
-      child = spawn(file!, args, { stdio: ['ignore', fd ?? 'ignore', 'pipe'], cwd: this.settings.dir });
+      child = spawn(file!, args, {
+        stdio: ['ignore', fd ?? 'ignore', 'pipe'],
+        cwd: this.settings.dir,
+        env: { ...process.env, ...this.options.env },
+      });
     } finally {
       if (fd !== undefined) closeSync(fd);
     }
@@ -219,20 +273,12 @@ export class ReceiverSupervisor {
     this.currentPhase = 'running';
     this.currentReason = null;
     this.upSince = this.clock.now();
-    const parser = kind.parser();
     const recent: string[] = [];
-    let partial = '';
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      const lines = (partial + chunk).split('\n');
-      partial = lines.pop()!.slice(0, LINE_MAX);
-      for (const raw of lines) {
-        const line = raw.trim().slice(0, LINE_MAX);
-        if (!line) continue;
-        this.log('debug', `${kind.program}: ${line}`, { pid: child.pid });
-        recent.push(line);
-        if (recent.length > KEPT_LINES) recent.shift();
-        this.heard(parser, line);
-      }
+    this.readLines(child.stderr!, LINE_MAX, (line) => {
+      this.log('debug', `${kind.program}: ${line}`, { pid: child.pid });
+      recent.push(line);
+      if (recent.length > KEPT_LINES) recent.shift();
+      this.heard(parser, line, 'log');
     });
     child.once('error', (err) => this.log('error', `${kind.program} could not be started: ${err.message}`));
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
@@ -240,8 +286,8 @@ export class ReceiverSupervisor {
     this.emit({ type: 'engine', up: true, pid: child.pid });
   }
 
-  private heard(parser: LogParser, line: string): void {
-    for (const report of parser.line(line)) {
+  private heard(parser: LogParser, line: string, from: 'log' | 'metadata'): void {
+    for (const report of parser.line(line, from)) {
       switch (report.type) {
         case 'state':
           this.setState(report.state);

@@ -1,0 +1,137 @@
+// The AirPlay receiver: Debian's shairport-sync (AirPlay 1 in Debian 12) named after the stream player, PCM on its
+// standard output, volume left at full scale; state, titles, artwork and the sender's volume from its metadata pipe.
+import type { CastMetadata, Launch, LogParser, ReceiverKind, ReceiverReport, ReceiverSettings } from './receiver.js';
+
+/** The metadata FIFO's name in the receiver's private folder. */
+export const METADATA_PIPE = 'metadata';
+/** AirPlay's volume scale: −30 dB (quietest) to 0 dB, and −144 for mute. */
+const AIRPLAY_MIN_DB = -30;
+const AIRPLAY_MUTE_DB = -144;
+
+function levelOfAirplay(db: number): number {
+  if (!(db > AIRPLAY_MIN_DB)) return 0;
+  return Math.round(Math.min(1, (db - AIRPLAY_MIN_DB) / -AIRPLAY_MIN_DB) * 100) / 100;
+}
+
+function airplayOfLevel(level: number): number {
+  if (!(level > 0)) return AIRPLAY_MUTE_DB;
+  return AIRPLAY_MIN_DB * (1 - Math.min(1, level));
+}
+
+/** A libconfig string: quoted, with `\` and `"` escaped; no line breaks. */
+function quoted(text: string, what: string): string {
+  if (/[\0\r\n]/.test(text)) throw new Error(`${what} cannot contain a line break or NUL`);
+  return `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+/** The 8-hex-digit type and code of an item, as text: `ssnc`, `core`, `pvol`, … */
+const fourcc = (hex: string) => Buffer.from(hex, 'hex').toString('latin1');
+const ITEM = /^<item><type>([0-9a-f]{8})<\/type><code>([0-9a-f]{8})<\/code><length>(\d+)<\/length>(<\/item>)?$/;
+const DATA_START = '<data encoding="base64">';
+const DATA_END = '</data></item>';
+
+function imageType(data: Buffer): string {
+  if (data[0] === 0xff && data[1] === 0xd8) return 'image/jpeg';
+  if (data.subarray(0, 4).toString('latin1') === '\x89PNG') return 'image/png';
+  return 'application/octet-stream';
+}
+
+/**
+ * shairport-sync's metadata pipe: items of `<item><type>…</type><code>…</code><length>…</length>`, then, when
+ * the length is not 0, a `<data encoding="base64">` line and the base64 ending in `</data></item>`.
+ */
+class ShairportMetadata implements LogParser {
+  private item: { type: string; code: string } | undefined;
+  private data = '';
+
+  line(line: string, from: 'log' | 'metadata'): ReceiverReport[] {
+    if (from !== 'metadata') return [];
+    const head = ITEM.exec(line);
+    if (head) {
+      const item = { type: fourcc(head[1]!), code: fourcc(head[2]!) };
+      this.item = undefined;
+      this.data = '';
+      if (head[4] || head[3] === '0') return this.report(item, Buffer.alloc(0));
+      this.item = item;
+      return [];
+    }
+    if (!this.item || line === DATA_START) return [];
+    this.data += line.endsWith(DATA_END) ? line.slice(0, -DATA_END.length) : line;
+    if (!line.endsWith(DATA_END)) return [];
+    const item = this.item;
+    this.item = undefined;
+    return this.report(item, Buffer.from(this.data, 'base64'));
+  }
+
+  private report(item: { type: string; code: string }, data: Buffer): ReceiverReport[] {
+    const text = () => data.toString('utf8');
+    const field = (name: keyof Omit<CastMetadata, 'artwork'>): ReceiverReport[] => [
+      { type: 'metadata', metadata: { [name]: text() || null } },
+    ];
+    if (item.type === 'core') {
+      if (item.code === 'minm') return field('title');
+      if (item.code === 'asar') return field('artist');
+      if (item.code === 'asal') return field('album');
+      return [];
+    }
+    if (item.type !== 'ssnc') return [];
+    switch (item.code) {
+      case 'pvol': {
+        // "airplay volume,volume in dB,lowest,highest": the first is the sender's slider on AirPlay's scale.
+        const db = Number(text().split(',')[0]);
+        return Number.isFinite(db) ? [{ type: 'volume', volume: levelOfAirplay(db) }] : [];
+      }
+      case 'pbeg':
+      case 'prsm':
+        return [{ type: 'state', state: 'playing' }];
+      case 'pfls':
+        return [{ type: 'state', state: 'paused' }];
+      case 'pend':
+        return [{ type: 'state', state: 'idle' }];
+      case 'abeg':
+        return [{ type: 'sender', connected: true }];
+      case 'aend':
+        return [{ type: 'sender', connected: false }];
+      case 'PICT':
+        return data.length ? [{ type: 'metadata', metadata: { artwork: { mime: imageType(data), data } } }] : [];
+      default:
+        return [];
+    }
+  }
+}
+
+export const shairport: ReceiverKind = {
+  kind: 'airplay',
+  program: 'shairport-sync',
+  debianPackage: 'shairport-sync',
+  launch(settings: ReceiverSettings): Launch {
+    if (settings.output.kind !== 'fifo') throw new Error('the AirPlay receiver plays into a FIFO output only, for now');
+    const name = quoted(settings.name, 'a receiver name');
+    const lines = [
+      'general = {',
+      `  name = ${name};`,
+      // PCM on stdout, which the supervisor points at the FIFO: 44.1 kHz 16-bit stereo, AirPlay's own format.
+      '  output_backend = "stdout";',
+      '  mdns_backend = "avahi";',
+      ...(settings.listenInterface ? [`  interface = ${quoted(settings.listenInterface, 'an interface')};`] : []),
+      // The sender's volume is reported (pvol) and moves the zones; the samples stay at full scale.
+      '  ignore_volume_control = "yes";',
+      '};',
+      'metadata = {',
+      '  enabled = "yes";',
+      '  include_cover_art = "yes";',
+      `  pipe_name = ${quoted(`${settings.dir}/${METADATA_PIPE}`, 'the metadata pipe')};`,
+      '};',
+      'diagnostics = { log_verbosity = 0; };',
+      '',
+    ];
+    return {
+      args: ['-c', `${settings.dir}/shairport-sync.conf`, '-u'],
+      pcm: 'stdout',
+      files: [{ name: 'shairport-sync.conf', content: lines.join('\n') }],
+      metadataPipe: METADATA_PIPE,
+    };
+  },
+  parser: () => new ShairportMetadata(),
+  volume: { toLevel: levelOfAirplay, fromLevel: airplayOfLevel },
+};

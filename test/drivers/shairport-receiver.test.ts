@@ -1,0 +1,224 @@
+// Debian's shairport-sync run by the receiver supervisor in a network namespace the test makes, beside an Avahi on a
+// private D-Bus (shairport-sync 3.3.8 exits without one): an AirPlay session from the test sets the sender's volume
+// and the titles, which the supervisor reports from the metadata pipe.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import { shairport } from '../../drivers/receivers/shairport.js';
+import { type ReceiverEvent, ReceiverSupervisor } from '../../drivers/receivers/supervisor.js';
+import { tempDir } from '../helpers/daemon.js';
+import { createNetwork } from '../helpers/netns.js';
+import { Changes, waitFor } from '../helpers/wait-for.js';
+
+/** Starts `command` and resolves once its output (stdout or stderr) matches `ready`; killed in teardown. */
+async function daemon(t: Test, command: string[], ready: RegExp, env: Record<string, string> = {}) {
+  const child: ChildProcess = spawn(command[0]!, command.slice(1), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  t.teardown(() => {
+    child.kill();
+  });
+  let said = '';
+  const changes = new Changes();
+  for (const stream of [child.stdout!, child.stderr!])
+    stream.setEncoding('utf8').on('data', (chunk: string) => {
+      said += chunk;
+      changes.notify();
+    });
+  // What it said is in the failure: a daemon that exits at start says why.
+  await waitFor(() => ready.test(said), undefined, { what: `${command[0]} to say ${ready}`, changes }).catch(
+    (err: Error) => {
+      throw new Error(`${err.message}; it said: ${said.slice(-2000)}`);
+    },
+  );
+  return said;
+}
+
+/** A namespace with a veth pair to the test's side, D-Bus and Avahi for shairport-sync. */
+async function airplayNetwork(t: Test) {
+  const tag = `${process.pid % 100_000}`;
+  const ns = `azc-ap-${tag}`;
+  const [hostIf, nsIf] = [`azap${tag}h`, `azap${tag}n`];
+  const subnet = `10.241.${process.pid % 250}`;
+  const made = createNetwork(
+    t,
+    [ns],
+    [
+      ['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nsIf, 'netns', ns],
+      ['addr', 'add', `${subnet}.1/24`, 'dev', hostIf],
+      ['link', 'set', hostIf, 'up'],
+      ['-n', ns, 'addr', 'add', `${subnet}.2/24`, 'dev', nsIf],
+      ['-n', ns, 'link', 'set', nsIf, 'up'],
+      ['-n', ns, 'link', 'set', 'lo', 'up'],
+    ],
+  );
+  if (!made.ok) return { ok: false as const, why: made.why };
+  const dir = tempDir('azc-airplay-');
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const bus = path.join(dir, 'bus');
+  writeFileSync(
+    path.join(dir, 'dbus.conf'),
+    [
+      '<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">',
+      '<busconfig>',
+      '  <type>system</type>',
+      `  <listen>unix:path=${bus}</listen>`,
+      '  <auth>EXTERNAL</auth>',
+      '  <policy context="default">',
+      '    <allow user="*"/>',
+      '    <allow own="*"/>',
+      '    <allow send_type="method_call"/>',
+      '    <allow send_destination="*" eavesdrop="true"/>',
+      '    <allow eavesdrop="true"/>',
+      '  </policy>',
+      '</busconfig>',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    path.join(dir, 'avahi.conf'),
+    `[server]\nuse-ipv4=yes\nuse-ipv6=no\nallow-interfaces=${nsIf}\n[publish]\npublish-hinfo=no\npublish-workstation=no\n`,
+  );
+  const env = { DBUS_SYSTEM_BUS_ADDRESS: `unix:path=${bus}` };
+  await daemon(
+    t,
+    ['dbus-daemon', '--config-file', path.join(dir, 'dbus.conf'), '--nofork', '--print-address'],
+    /unix:/,
+  );
+  // Avahi keeps its pid file and socket in /run/avahi-daemon: a /run of its own, in a mount namespace of its own.
+  const avahi = `mount -t tmpfs tmpfs /run && mkdir -m 755 /run/avahi-daemon && exec avahi-daemon --no-drop-root --no-chroot --no-rlimits -f ${dir}/avahi.conf`;
+  await daemon(t, ['ip', 'netns', 'exec', ns, 'unshare', '--mount', 'sh', '-c', avahi], /Server startup complete/, env);
+  return { ok: true as const, ns, nsIf, address: `${subnet}.2`, env, dir };
+}
+
+/** One RTSP connection of an AirPlay 1 sender: each request resolves with the reply's status line. */
+class RtspSender {
+  private cseq = 0;
+  private received = '';
+  private readonly changes = new Changes();
+  private constructor(private readonly socket: Socket) {
+    socket.setEncoding('utf8').on('data', (chunk: string) => {
+      this.received += chunk;
+      this.changes.notify();
+    });
+  }
+
+  static async open(host: string, port: number): Promise<RtspSender> {
+    // shairport-sync listens a moment after it starts: try until it answers.
+    const socket = await waitFor(
+      () =>
+        new Promise<Socket | undefined>((resolve) => {
+          const s = connect(port, host);
+          s.once('connect', () => resolve(s));
+          s.once('error', () => resolve(undefined));
+        }),
+      undefined,
+      { what: `shairport-sync to listen on ${host}:${port}` },
+    );
+    return new RtspSender(socket);
+  }
+
+  async request(method: string, headers: Record<string, string> = {}, body = Buffer.alloc(0)): Promise<string> {
+    const cseq = ++this.cseq;
+    const lines = [`${method} rtsp://127.0.0.1/1 RTSP/1.0`, `CSeq: ${cseq}`, 'User-Agent: AirPlay/381.13'];
+    for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+    if (body.length) lines.push(`Content-Length: ${body.length}`);
+    this.socket.write(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), body]));
+    const reply = await waitFor(
+      () => new RegExp(`^(RTSP/1.0 [^\\r]*)\\r\\nCSeq: ${cseq}\\r\\n`, 'm').exec(this.received),
+      undefined,
+      { what: `the reply to ${method}`, changes: this.changes },
+    );
+    return reply[1]!;
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+/** DMAP tags as a sender sends now-playing: `mlit` holding 4-letter tags of UTF-8 text. */
+function dmap(tags: Record<string, string>): Buffer {
+  const tag = (code: string, data: Buffer) => {
+    const head = Buffer.alloc(8);
+    head.write(code, 0, 'latin1');
+    head.writeUInt32BE(data.length, 4);
+    return Buffer.concat([head, data]);
+  };
+  return tag('mlit', Buffer.concat(Object.entries(tags).map(([code, text]) => tag(code, Buffer.from(text)))));
+}
+
+t.test('an AirPlay sender volume and titles come out of the supervisor, read from the metadata pipe', async (t) => {
+  const net = await airplayNetwork(t);
+  if (!net.ok) {
+    t.comment(`network namespaces cannot be made here (${net.why}): the AirPlay receiver goes unverified`);
+    return;
+  }
+  const fifo = path.join(net.dir, 'out.pcm');
+  execFileSync('mkfifo', ['-m', '600', fifo]);
+  const events: ReceiverEvent[] = [];
+  const changes = new Changes();
+  const supervisor = new ReceiverSupervisor({
+    kind: shairport,
+    stateDir: path.join(net.dir, 'state'),
+    settings: {
+      playerId: 'kitchen',
+      name: 'Kitchen "AirPlay"',
+      output: { kind: 'fifo', path: fifo },
+      listenHost: net.address,
+      listenInterface: net.nsIf,
+    },
+    env: net.env,
+    prefix: ['ip', 'netns', 'exec', net.ns],
+  });
+  supervisor.onEvent((event) => {
+    events.push(event);
+    changes.notify();
+  });
+  t.teardown(() => supervisor.stop());
+  await supervisor.start();
+  const sender = await RtspSender.open(net.address, 5000);
+  t.teardown(() => sender.close());
+  const session = { 'DACP-ID': '14413BE4996FEA4D', 'Active-Remote': '2543110914', Session: '1' };
+  const sdp = [
+    'v=0',
+    'o=iTunes 1 0 IN IP4 127.0.0.1',
+    's=iTunes',
+    'c=IN IP4 127.0.0.1',
+    't=0 0',
+    'm=audio 0 RTP/AVP 96',
+    'a=rtpmap:96 AppleLossless',
+    'a=fmtp:96 352 0 16 40 10 14 2 255 0 0 44100',
+    '',
+  ].join('\r\n');
+  t.equal(await sender.request('ANNOUNCE', { 'Content-Type': 'application/sdp' }, Buffer.from(sdp)), 'RTSP/1.0 200 OK');
+  const transport = 'RTP/AVP/UDP;unicast;interleaved=0-1;mode=record;control_port=6100;timing_port=6101';
+  t.equal(await sender.request('SETUP', { ...session, Transport: transport }), 'RTSP/1.0 200 OK');
+  t.equal(
+    await sender.request('RECORD', { ...session, Range: 'npt=0-', 'RTP-Info': 'seq=1;rtptime=0' }),
+    'RTSP/1.0 200 OK',
+  );
+  const volume = (level: number) =>
+    waitFor(() => supervisor.status().volume === level, undefined, { what: `the sender volume ${level}`, changes });
+  await sender.request(
+    'SET_PARAMETER',
+    { ...session, 'Content-Type': 'text/parameters' },
+    Buffer.from('volume: -15.000000\r\n'),
+  );
+  await volume(0.5);
+  t.pass('AirPlay −15 dB is 0.5');
+  await sender.request(
+    'SET_PARAMETER',
+    { ...session, 'Content-Type': 'application/x-dmap-tagged' },
+    Buffer.from(dmap({ minm: 'Blue Tone', asar: 'Sox Combo', asal: 'Loopback' })),
+  );
+  await waitFor(() => supervisor.status().metadata.album === 'Loopback', undefined, { what: 'the album', changes });
+  t.match(supervisor.status().metadata, { title: 'Blue Tone', artist: 'Sox Combo', album: 'Loopback' });
+  t.ok(
+    events.some((e) => e.type === 'state' && e.state === 'playing'),
+    'the session began playing',
+  );
+});
