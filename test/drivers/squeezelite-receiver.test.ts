@@ -222,6 +222,22 @@ t.test('a killed squeezelite is restarted after 1 s, then after 2 s', async (t) 
   t.match(again.detail, /restarting in 2000 ms$/, 'the wait doubles');
 });
 
+t.test('a receiver stopped while it waits to restart stays stopped', async (t) => {
+  const clock = new ManualClock(1_000_000);
+  const { supervisor, server, events, event } = await rig(t, { clock });
+  await supervisor.start();
+  await server.hello(1);
+  process.kill(supervisor.pid!, 'SIGKILL');
+  await event('the exit', isDown);
+  await supervisor.stop();
+  const seen = events.length;
+  clock.advance(60_000);
+  t.equal(supervisor.phase, 'stopped');
+  t.equal(supervisor.reason, null);
+  t.same(events.slice(seen).filter(isUp), [], 'no restart came');
+  t.equal(clock.pending, 0, 'no timer left');
+});
+
 t.test('stopping squeezelite ends it and lets go of the FIFO', async (t) => {
   const { supervisor, server, reader } = await rig(t);
   await supervisor.start();
