@@ -9,7 +9,7 @@ import t, { type Test } from 'tap';
 import { shairport } from '../../drivers/receivers/shairport.js';
 import { type ReceiverEvent, ReceiverSupervisor } from '../../drivers/receivers/supervisor.js';
 import { tempDir } from '../helpers/daemon.js';
-import { createNetwork } from '../helpers/netns.js';
+import { vethNetwork } from '../helpers/veth-network.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
 /** Starts `command` and resolves once its output (stdout or stderr) matches `ready`; killed in teardown. */
@@ -39,23 +39,9 @@ async function daemon(t: Test, command: string[], ready: RegExp, env: Record<str
 
 /** A namespace with a veth pair to the test's side, D-Bus and Avahi for shairport-sync. */
 async function airplayNetwork(t: Test) {
-  const tag = `${process.pid % 100_000}`;
-  const ns = `azc-ap-${tag}`;
-  const [hostIf, nsIf] = [`azap${tag}h`, `azap${tag}n`];
-  const subnet = `10.241.${process.pid % 250}`;
-  const made = createNetwork(
-    t,
-    [ns],
-    [
-      ['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nsIf, 'netns', ns],
-      ['addr', 'add', `${subnet}.1/24`, 'dev', hostIf],
-      ['link', 'set', hostIf, 'up'],
-      ['-n', ns, 'addr', 'add', `${subnet}.2/24`, 'dev', nsIf],
-      ['-n', ns, 'link', 'set', nsIf, 'up'],
-      ['-n', ns, 'link', 'set', 'lo', 'up'],
-    ],
-  );
+  const made = vethNetwork(t, 'ap', 241);
   if (!made.ok) return { ok: false as const, why: made.why };
+  const { ns, nsIf } = made;
   const dir = tempDir('azc-airplay-');
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const bus = path.join(dir, 'bus');
@@ -91,7 +77,7 @@ async function airplayNetwork(t: Test) {
   // Avahi keeps its pid file and socket in /run/avahi-daemon: a /run of its own, in a mount namespace of its own.
   const avahi = `mount -t tmpfs tmpfs /run && mkdir -m 755 /run/avahi-daemon && exec avahi-daemon --no-drop-root --no-chroot --no-rlimits -f ${dir}/avahi.conf`;
   await daemon(t, ['ip', 'netns', 'exec', ns, 'unshare', '--mount', 'sh', '-c', avahi], /Server startup complete/, env);
-  return { ok: true as const, ns, nsIf, address: `${subnet}.2`, env, dir };
+  return { ok: true as const, ns, nsIf, address: made.address, env, dir };
 }
 
 /** One RTSP connection of an AirPlay 1 sender: each request resolves with the reply's status line. */

@@ -3,85 +3,20 @@
 // unless the server asks for a digital volume), a killed one comes back with back-off, a stopped one lets go of the
 // FIFO, and a machine without it is told which package to install.
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync, readSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { PlaybackError } from '../../drivers/playback.js';
 import { macOf, squeezelite } from '../../drivers/receivers/squeezelite.js';
 import { type ReceiverEvent, ReceiverSupervisor } from '../../drivers/receivers/supervisor.js';
 import { tempDir } from '../helpers/daemon.js';
 import { ManualClock } from '../helpers/manual-clock.js';
+import { PcmReader } from '../helpers/pcm-reader.js';
+import { refusedWithoutProgram, stopsAndLetsGo } from '../helpers/receiver-checks.js';
 import { SlimprotoServer, UNITY_GAIN } from '../helpers/slimproto-server.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
 /** The tone's amplitude: a sine at half of full scale, so 16-bit samples peak at 16 384. */
 const TONE_PEAK = 16384;
-
-/** Reads the FIFO without blocking and keeps the byte count and the largest 16-bit sample seen. */
-class PcmReader {
-  bytes = 0;
-  peak = 0;
-  /** Stereo frames with sound in them (the tone, not the silence squeezelite writes before and after it). */
-  soundFrames = 0;
-  /** The last read found no writer left (end of file), rather than a writer with nothing to say. */
-  atEnd = false;
-  readonly changes = new Changes();
-  private readonly fd: number;
-  private readonly buffer = Buffer.alloc(1 << 18);
-  private timer: NodeJS.Timeout | undefined;
-  private polls = 0;
-
-  constructor(file: string) {
-    this.fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-    this.poll();
-  }
-
-  /** Resolves once samples of `peak` or more arrived (the tone, not the silence around it). */
-  async tone(peak: number, what: string): Promise<void> {
-    await waitFor(() => this.peak >= peak, undefined, { what, changes: this.changes });
-  }
-
-  /** Resolves once `count` more bytes arrived than when called. */
-  async more(count: number, what: string): Promise<void> {
-    const goal = this.bytes + count;
-    await waitFor(() => this.bytes >= goal, undefined, { what, changes: this.changes });
-  }
-
-  close(): void {
-    clearTimeout(this.timer);
-    closeSync(this.fd);
-  }
-
-  private poll(): void {
-    // At most ten minutes of polls, so a forgotten reader ends by itself.
-    if (++this.polls > 30_000) return;
-    for (;;) {
-      let n: number;
-      try {
-        n = readSync(this.fd, this.buffer, 0, this.buffer.length, null);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
-        this.atEnd = false;
-        break;
-      }
-      if (n === 0) {
-        this.atEnd = true;
-        break;
-      }
-      this.atEnd = false;
-      this.bytes += n;
-      // Reads are whole frames: the FIFO's writer writes them whole, and the buffer holds a whole number of them.
-      for (let i = 0; i + 3 < n; i += 4) {
-        const left = this.buffer.readInt16LE(i);
-        const right = this.buffer.readInt16LE(i + 2);
-        this.peak = Math.max(this.peak, Math.abs(left), Math.abs(right));
-        if (left !== 0 || right !== 0) this.soundFrames++;
-      }
-    }
-    this.changes.notify();
-    this.timer = setTimeout(() => this.poll(), 20);
-  }
-}
 
 async function rig(t: Test, options: { clock?: ManualClock; searchPath?: string; rate?: number } = {}) {
   const dir = tempDir('azc-receiver-');
@@ -245,27 +180,17 @@ t.test('stopping squeezelite ends it and lets go of the FIFO', async (t) => {
   server.volume(UNITY_GAIN, false);
   server.play();
   await reader.tone(TONE_PEAK - 2, 'the tone on the FIFO');
-  const pid = supervisor.pid!;
-  await supervisor.stop();
-  t.equal(supervisor.phase, 'stopped');
-  t.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, 'the process is gone');
-  await waitFor(() => reader.atEnd, undefined, { what: 'end of file on the FIFO: no writer holds it' });
+  await stopsAndLetsGo(t, supervisor, reader);
 });
 
 t.test('without squeezelite in PATH, starting is refused naming the Debian package', async (t) => {
   const empty = tempDir('azc-no-squeezelite-');
   t.teardown(() => rmSync(empty, { recursive: true, force: true }));
   const { supervisor, server } = await rig(t, { searchPath: `${empty}:/nonexistent` });
-  const err = await supervisor.start().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  t.type(err, PlaybackError);
-  t.equal((err as PlaybackError).code, 'engine-missing');
-  t.equal(
-    (err as PlaybackError).message,
-    'squeezelite is not installed: the squeezelite receiver runs it (install it with: apt-get install --no-install-recommends squeezelite)',
-  );
-  t.equal(supervisor.phase, 'stopped');
+  await refusedWithoutProgram(t, supervisor, {
+    program: 'squeezelite',
+    kind: 'squeezelite',
+    debianPackage: 'squeezelite',
+  });
   t.equal(server.hellos.length, 0, 'nothing connected');
 });
