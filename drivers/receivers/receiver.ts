@@ -54,6 +54,8 @@ export interface Launch {
    * makes it before the start and gives its lines to the parser, as it does the program's log lines.
    */
   metadataPipe?: string;
+  /** Added to its environment (gmediarender: CHARSET, without which GLib refuses a name that is not ASCII). */
+  env?: Record<string, string>;
 }
 
 /** What one line of the program's log says, if anything the supervisor reports. */

@@ -68,9 +68,11 @@ export type ReceiverEvent =
 export type ReceiverListener = (event: ReceiverEvent) => void;
 
 const EMPTY_METADATA: CastMetadata = { title: null, artist: null, album: null, artwork: null };
-/** Lines of the log kept to explain an exit. */
+/** Lines of the log kept to explain an exit, each cut to LINE_MAX characters, as the log gets them. */
 const KEPT_LINES = 5;
 const LINE_MAX = 500;
+/** What the parser gets of a log line: gmediarender logs a sender's whole DIDL-Lite (the titles) on one line. */
+const LOG_LINE_MAX = 64 << 10;
 /** A metadata line may carry cover art in base64. */
 const METADATA_LINE_MAX = 8 << 20;
 
@@ -264,7 +266,7 @@ export class ReceiverSupervisor {
       child = spawn(file!, args, {
         stdio: ['ignore', fd ?? 'ignore', 'pipe'],
         cwd: this.settings.dir,
-        env: { ...process.env, ...this.options.env },
+        env: { ...process.env, ...this.options.env, ...launch.env },
       });
     } finally {
       if (fd !== undefined) closeSync(fd);
@@ -274,9 +276,10 @@ export class ReceiverSupervisor {
     this.currentReason = null;
     this.upSince = this.clock.now();
     const recent: string[] = [];
-    this.readLines(child.stderr!, LINE_MAX, (line) => {
-      this.log('debug', `${kind.program}: ${line}`, { pid: child.pid });
-      recent.push(line);
+    this.readLines(child.stderr!, LOG_LINE_MAX, (line) => {
+      const short = line.slice(0, LINE_MAX);
+      this.log('debug', `${kind.program}: ${short}`, { pid: child.pid });
+      recent.push(short);
       if (recent.length > KEPT_LINES) recent.shift();
       this.heard(parser, line, 'log');
     });
