@@ -36,6 +36,15 @@ export function uuidOf(playerId: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/**
+ * The port libupnp serves the player's description and control on. gmediarender's default (49494) is one for every
+ * renderer, and libupnp retries a taken port instead of moving on (port 0 takes 49152, the same for all): so each
+ * player gets its own, from its id, within the dynamic range. Two players collide once in 16 384 pairs.
+ */
+export function portOf(playerId: string): number {
+  return 49152 + (createHash('sha256').update(`azcd upnp port ${playerId}`).digest().readUInt16BE(0) % 16384);
+}
+
 /** An ALSA device name as GStreamer's pipeline syntax takes it unquoted. */
 const ALSA_DEVICE = /^[A-Za-z0-9_:,=.-]+$/;
 
@@ -161,6 +170,8 @@ export const upnp: ReceiverKind = {
         uuidOf(settings.playerId),
         // libupnp serves on this interface's address only (it refuses loopback); unset, it takes the first one up.
         ...(settings.listenInterface ? ['--interface-name', settings.listenInterface] : []),
+        '--port',
+        String(portOf(settings.playerId)),
         '--gstout-audiopipe',
         pipeline,
         // The log is where the state variables are read from: at info level, each change is logged.

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { type ReceiverEvent, ReceiverSupervisor } from '../../drivers/receivers/supervisor.js';
-import { upnp, uuidOf } from '../../drivers/receivers/upnp.js';
+import { portOf, upnp, uuidOf } from '../../drivers/receivers/upnp.js';
 import { tempDir } from '../helpers/daemon.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PcmReader } from '../helpers/pcm-reader.js';
@@ -95,6 +95,7 @@ const xmlText = (text: string) =>
 /** A UPnP control point reduced to what a sender does: the device description, then SOAP actions. */
 class ControlPoint {
   private constructor(
+    readonly location: string,
     readonly description: string,
     private readonly controls: Map<string, string>,
   ) {}
@@ -107,7 +108,7 @@ class ControlPoint {
       const url = /<controlURL>([^<]+)<\/controlURL>/.exec(service[1]!);
       if (type && url) controls.set(type[1]!, new URL(url[1]!, location).href);
     }
-    return new ControlPoint(description, controls);
+    return new ControlPoint(location, description, controls);
   }
 
   /** Calls `action` of `service` with `args` (XML-escaped here); resolves with the response, or throws its fault. */
@@ -162,40 +163,48 @@ async function rig(t: Test, options: { clock?: ManualClock; name?: string } = {}
   const events: ReceiverEvent[] = [];
   const changes = new Changes();
   /**
-   * Where libupnp serves the description of each run, from the log line `Registered IP=<address> port=<port>`, once
-   * gmediarender says it is ready: only then does it log the state variables a control point changes.
+   * A renderer for player `playerId` in the namespace, playing into `output`, and a control point for each of its
+   * runs: libupnp's address and port come from the log line `Registered IP=<address> port=<port>`, used once
+   * gmediarender says it is ready (only then does it log the state variables a control point changes).
    */
-  const locations: string[] = [];
-  let registered: string | undefined;
-  const supervisor = new ReceiverSupervisor({
-    kind: upnp,
-    stateDir: path.join(dir, 'state'),
-    settings: {
-      playerId: 'kitchen',
-      name: options.name ?? 'Kitchen',
-      output: { kind: 'fifo', path: fifo },
-      listenHost: net.address,
-      listenInterface: net.nsIf,
-    },
-    clock: options.clock,
-    prefix: ['ip', 'netns', 'exec', net.ns],
-    log: (_level, message) => {
-      const where = /^gmediarender: .*\| upnp\] Registered IP=([\d.]+) port=(\d+)/.exec(message);
-      if (where) registered = `http://${where[1]}:${where[2]}/description.xml`;
-      if (registered && /^gmediarender: .*\| main\] Ready for rendering\.$/.test(message)) locations.push(registered);
-      changes.notify();
-    },
-  });
+  const renderer = (playerId: string, name: string, output: string, clock?: ManualClock) => {
+    const locations: string[] = [];
+    let registered: string | undefined;
+    const supervisor = new ReceiverSupervisor({
+      kind: upnp,
+      stateDir: path.join(dir, 'state'),
+      settings: {
+        playerId,
+        name,
+        output: { kind: 'fifo', path: output },
+        listenHost: net.address,
+        listenInterface: net.nsIf,
+      },
+      clock,
+      prefix: ['ip', 'netns', 'exec', net.ns],
+      log: (_level, message) => {
+        const where = /^gmediarender: .*\| upnp\] Registered IP=([\d.]+) port=(\d+)/.exec(message);
+        if (where) registered = `http://${where[1]}:${where[2]}/description.xml`;
+        if (registered && /^gmediarender: .*\| main\] Ready for rendering\.$/.test(message)) locations.push(registered);
+        changes.notify();
+      },
+    });
+    t.teardown(() => supervisor.stop());
+    /** A control point for gmediarender's `run`-th run (1: the first), once that run is ready. */
+    const controlPoint = async (run = 1) =>
+      ControlPoint.open(
+        await waitFor(() => locations[run - 1], undefined, {
+          what: `${name}'s renderer to be ready (run ${run})`,
+          changes,
+        }),
+      );
+    return { supervisor, controlPoint };
+  };
+  const { supervisor, controlPoint } = renderer('kitchen', options.name ?? 'Kitchen', fifo, options.clock);
   supervisor.onEvent((event) => {
     events.push(event);
     changes.notify();
   });
-  t.teardown(() => supervisor.stop());
-  /** A control point for gmediarender's `run`-th run (1: the first), once that run is ready. */
-  const controlPoint = async (run = 1) =>
-    ControlPoint.open(
-      await waitFor(() => locations[run - 1], undefined, { what: `gmediarender to register (run ${run})`, changes }),
-    );
   const event = <T extends ReceiverEvent>(what: string, match: (e: ReceiverEvent) => e is T, since = 0) =>
     waitFor(() => events.slice(since).find(match), undefined, { what, changes });
   /** Sets the URI with its DIDL-Lite and plays it. */
@@ -203,7 +212,7 @@ async function rig(t: Test, options: { clock?: ManualClock; name?: string } = {}
     await cp.call('AVTransport', 'SetAVTransportURI', { CurrentURI: media, CurrentURIMetaData: didl(media, tags) });
     await cp.call('AVTransport', 'Play', { Speed: '1' });
   };
-  return { ok: true as const, supervisor, reader, events, event, changes, controlPoint, cast };
+  return { ok: true as const, supervisor, reader, events, event, changes, controlPoint, cast, renderer, dir };
 }
 
 const isState =
@@ -248,6 +257,16 @@ test(
   },
   { name: 'Küche' },
 );
+
+test('two players run their renderers side by side on one address, each on a port of its own', async (t, r) => {
+  const garden = r.renderer('garden', 'Garden', path.join(r.dir, 'garden.pcm'));
+  await Promise.all([r.supervisor.start(), garden.supervisor.start()]);
+  const [kitchen, other] = await Promise.all([r.controlPoint(), garden.controlPoint()]);
+  t.match(kitchen.description, '<friendlyName>Kitchen</friendlyName>');
+  t.match(other.description, '<friendlyName>Garden</friendlyName>');
+  t.equal(new URL(kitchen.location).port, String(portOf('kitchen')), "the kitchen's port");
+  t.equal(new URL(other.location).port, String(portOf('garden')), "the garden's port");
+});
 
 test('a cast reaches the FIFO and plays until the sender stops it', async (t, {
   supervisor,
