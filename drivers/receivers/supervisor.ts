@@ -73,6 +73,11 @@ const KEPT_LINES = 5;
 const LINE_MAX = 500;
 /** What the parser gets of a log line: gmediarender logs a sender's whole DIDL-Lite (the titles) on one line. */
 const LOG_LINE_MAX = 64 << 10;
+/**
+ * The query of a URL in a log line: a sender's stream URL (which gmediarender logs) may carry a token there, and
+ * what the supervisor logs or gives as a reason must not.
+ */
+const URL_QUERY = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s?#'"<>]*)\?[^\s#'"<>]*/gi;
 /** A metadata line may carry cover art in base64. */
 const METADATA_LINE_MAX = 8 << 20;
 
@@ -277,7 +282,7 @@ export class ReceiverSupervisor {
     this.upSince = this.clock.now();
     const recent: string[] = [];
     this.readLines(child.stderr!, LOG_LINE_MAX, (line) => {
-      const short = line.slice(0, LINE_MAX);
+      const short = line.replace(URL_QUERY, '$1?[redacted]').slice(0, LINE_MAX);
       this.log('debug', `${kind.program}: ${short}`, { pid: child.pid });
       recent.push(short);
       if (recent.length > KEPT_LINES) recent.shift();

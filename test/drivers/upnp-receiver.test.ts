@@ -63,7 +63,7 @@ async function mediaServer(t: Test, host: string, dir: string) {
   const held = new Set<ServerResponse>();
   const size = promised + 44;
   const server = createServer((req, res) => {
-    if (req.url !== '/tone.wav') {
+    if (new URL(req.url ?? '/', 'http://x').pathname !== '/tone.wav') {
       res.writeHead(404).end();
       return;
     }
@@ -167,6 +167,8 @@ async function rig(t: Test, options: { clock?: ManualClock; name?: string } = {}
    * runs: libupnp's address and port come from the log line `Registered IP=<address> port=<port>`, used once
    * gmediarender says it is ready (only then does it log the state variables a control point changes).
    */
+  /** Every line the supervisors logged. */
+  const logged: string[] = [];
   const renderer = (playerId: string, name: string, output: string, clock?: ManualClock) => {
     const locations: string[] = [];
     let registered: string | undefined;
@@ -183,6 +185,7 @@ async function rig(t: Test, options: { clock?: ManualClock; name?: string } = {}
       clock,
       prefix: ['ip', 'netns', 'exec', net.ns],
       log: (_level, message) => {
+        logged.push(message);
         const where = /^gmediarender: .*\| upnp\] Registered IP=([\d.]+) port=(\d+)/.exec(message);
         if (where) registered = `http://${where[1]}:${where[2]}/description.xml`;
         if (registered && /^gmediarender: .*\| main\] Ready for rendering\.$/.test(message)) locations.push(registered);
@@ -208,11 +211,28 @@ async function rig(t: Test, options: { clock?: ManualClock; name?: string } = {}
   const event = <T extends ReceiverEvent>(what: string, match: (e: ReceiverEvent) => e is T, since = 0) =>
     waitFor(() => events.slice(since).find(match), undefined, { what, changes });
   /** Sets the URI with its DIDL-Lite and plays it. */
-  const cast = async (cp: ControlPoint, tags = { title: 'Blue Tone', artist: 'Sox Combo', album: 'Loopback' }) => {
-    await cp.call('AVTransport', 'SetAVTransportURI', { CurrentURI: media, CurrentURIMetaData: didl(media, tags) });
+  const cast = async (
+    cp: ControlPoint,
+    tags = { title: 'Blue Tone', artist: 'Sox Combo', album: 'Loopback' },
+    uri = media,
+  ) => {
+    await cp.call('AVTransport', 'SetAVTransportURI', { CurrentURI: uri, CurrentURIMetaData: didl(uri, tags) });
     await cp.call('AVTransport', 'Play', { Speed: '1' });
   };
-  return { ok: true as const, supervisor, reader, events, event, changes, controlPoint, cast, renderer, dir };
+  return {
+    ok: true as const,
+    supervisor,
+    reader,
+    events,
+    event,
+    changes,
+    controlPoint,
+    cast,
+    renderer,
+    dir,
+    media,
+    logged,
+  };
 }
 
 const isState =
@@ -344,6 +364,21 @@ test('the titles a sender sets with the URI come out of the supervisor', async (
     album: 'Loopback, Vol. 2',
     artwork: null,
   });
+});
+
+test('a token in the URL a sender casts stays out of what the supervisor logs', async (t, r) => {
+  await r.supervisor.start();
+  await r.cast(await r.controlPoint(), undefined, `${r.media}?token=s3cret-token&n=1`);
+  await r.event('the playing state', isState('playing'));
+  t.ok(
+    r.logged.some((line) => line.includes(`AVTransportURI: ${r.media}?[redacted]`)),
+    'the URI is logged without its query',
+  );
+  t.same(
+    r.logged.filter((line) => line.includes('s3cret')),
+    [],
+    'no line holds the token',
+  );
 });
 
 const clock = new ManualClock(1_000_000);
