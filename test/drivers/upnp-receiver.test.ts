@@ -311,6 +311,30 @@ test('a cast reaches the FIFO and plays until the sender stops it', async (t, {
   t.equal(supervisor.status().state, 'idle');
 });
 
+test("a sender's pause and resume are reported", async (t, {
+  supervisor,
+  reader,
+  event,
+  events,
+  controlPoint,
+  cast,
+}) => {
+  await supervisor.start();
+  const cp = await controlPoint();
+  await cast(cp);
+  await waitFor(() => reader.bytes >= TONE_FRAMES * 4, undefined, {
+    what: 'the second of tone on the FIFO',
+    changes: reader.changes,
+  });
+  let seen = events.length;
+  await cp.call('AVTransport', 'Pause');
+  await event('the paused state', isState('paused'), seen);
+  seen = events.length;
+  await cp.call('AVTransport', 'Play', { Speed: '1' });
+  await event('the playing state again', isState('playing'), seen);
+  t.equal(supervisor.status().state, 'playing');
+});
+
 test('the sender volume is reported on 0..1 while the samples stay at full scale', async (t, {
   supervisor,
   reader,
