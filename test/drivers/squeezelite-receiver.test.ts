@@ -11,7 +11,13 @@ import { type ReceiverEvent, ReceiverSupervisor } from '../../drivers/receivers/
 import { tempDir } from '../helpers/daemon.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PcmReader } from '../helpers/pcm-reader.js';
-import { refusedWithoutProgram, stopsAndLetsGo } from '../helpers/receiver-checks.js';
+import {
+  isDown,
+  isUp,
+  refusedWithoutProgram,
+  restartsWithBackOff,
+  stopsAndLetsGo,
+} from '../helpers/receiver-checks.js';
 import { SlimprotoServer, UNITY_GAIN } from '../helpers/slimproto-server.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
@@ -60,10 +66,6 @@ async function rig(t: Test, options: { clock?: ManualClock; searchPath?: string;
 }
 
 const isVolume = (e: ReceiverEvent): e is Extract<ReceiverEvent, { type: 'volume' }> => e.type === 'volume';
-const isDown = (e: ReceiverEvent): e is Extract<ReceiverEvent, { type: 'engine'; up: false }> =>
-  e.type === 'engine' && !e.up;
-const isUp = (e: ReceiverEvent): e is Extract<ReceiverEvent, { type: 'engine'; up: true }> =>
-  e.type === 'engine' && e.up;
 const isPlaying = (e: ReceiverEvent): e is Extract<ReceiverEvent, { type: 'state' }> =>
   e.type === 'state' && e.state === 'playing';
 
@@ -136,25 +138,9 @@ t.test('a killed squeezelite is restarted after 1 s, then after 2 s', async (t) 
   const clock = new ManualClock(1_000_000);
   const { supervisor, server, events, event } = await rig(t, { clock });
   await supervisor.start();
-  await server.hello(1);
-  const first = supervisor.pid!;
-  process.kill(first, 'SIGKILL');
-  const down = await event('the first exit', isDown);
-  t.match(down.detail, /^squeezelite was killed by SIGKILL.*; restarting in 1000 ms$/);
-  t.equal(supervisor.phase, 'restarting');
-  t.equal(supervisor.reason, down.detail, 'the reason is the exit');
-  const seen = events.length;
-  clock.advance(999);
-  t.equal(supervisor.phase, 'restarting', 'not before the second is up');
-  clock.advance(1);
-  const up = await event('the restart', isUp, seen);
-  t.not(up.pid, first, 'a new process');
-  t.equal(supervisor.phase, 'running');
-  t.equal(supervisor.reason, null);
-  await server.hello(2);
-  process.kill(up.pid!, 'SIGKILL');
-  const again = await event('the second exit', isDown, seen);
-  t.match(again.detail, /restarting in 2000 ms$/, 'the wait doubles');
+  await restartsWithBackOff(t, { supervisor, clock, events, event }, 'squeezelite', async (run) => {
+    await server.hello(run);
+  });
 });
 
 t.test('a receiver stopped while it waits to restart stays stopped', async (t) => {

@@ -14,7 +14,7 @@ import { portOf, upnp, uuidOf } from '../../drivers/receivers/upnp.js';
 import { tempDir } from '../helpers/daemon.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PcmReader } from '../helpers/pcm-reader.js';
-import { refusedWithoutProgram, stopsAndLetsGo } from '../helpers/receiver-checks.js';
+import { refusedWithoutProgram, restartsWithBackOff, stopsAndLetsGo } from '../helpers/receiver-checks.js';
 import { vethNetwork } from '../helpers/veth-network.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
@@ -239,11 +239,6 @@ const isState =
   (state: string) =>
   (e: ReceiverEvent): e is Extract<ReceiverEvent, { type: 'state' }> =>
     e.type === 'state' && e.state === state;
-const isDown = (e: ReceiverEvent): e is Extract<ReceiverEvent, { type: 'engine'; up: false }> =>
-  e.type === 'engine' && !e.up;
-const isUp = (e: ReceiverEvent): e is Extract<ReceiverEvent, { type: 'engine'; up: true }> =>
-  e.type === 'engine' && e.up;
-
 /** Runs `body` with the rig, or says why gmediarender goes unverified here. */
 function test(
   name: string,
@@ -407,26 +402,14 @@ test('a token in the URL a sender casts stays out of what the supervisor logs', 
 
 const clock = new ManualClock(1_000_000);
 test(
-  'a killed gmediarender is restarted after 1 s, then after 2 s',
+  'a killed gmediarender is restarted after 1 s, then after 2 s, as the same renderer',
   async (t, { supervisor, events, event, controlPoint }) => {
     await supervisor.start();
-    const firstPoint = await controlPoint(1);
-    const first = supervisor.pid!;
-    process.kill(first, 'SIGKILL');
-    const down = await event('the first exit', isDown);
-    t.match(down.detail, /^gmediarender was killed by SIGKILL.*; restarting in 1000 ms$/);
-    t.equal(supervisor.phase, 'restarting');
-    const seen = events.length;
-    clock.advance(999);
-    t.equal(supervisor.phase, 'restarting', 'not before the second is up');
-    clock.advance(1);
-    const up = await event('the restart', isUp, seen);
-    t.not(up.pid, first, 'a new process');
-    const udn = (cp: ControlPoint) => /<UDN>([^<]+)<\/UDN>/.exec(cp.description)?.[1];
-    t.equal(udn(await controlPoint(2)), udn(firstPoint), 'the restarted one is the same renderer to control points');
-    process.kill(up.pid!, 'SIGKILL');
-    const again = await event('the second exit', isDown, seen);
-    t.match(again.detail, /restarting in 2000 ms$/, 'the wait doubles');
+    const udns: Array<string | undefined> = [];
+    await restartsWithBackOff(t, { supervisor, clock, events, event }, 'gmediarender', async (run) => {
+      udns.push(/<UDN>([^<]+)<\/UDN>/.exec((await controlPoint(run)).description)?.[1]);
+    });
+    t.equal(udns[1], udns[0], 'the restarted one is the same renderer to control points');
   },
   { clock },
 );
