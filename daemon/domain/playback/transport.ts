@@ -137,7 +137,6 @@ export class Transport {
       const announcement = this.now.announcementOf(player.id);
       if (announcement)
         throw conflict(`player "${player.name}" is playing announcement ${announcement}: try again when it has ended`);
-      this.now.used(player.id);
       await task(await this.engines.ready(player.id), player.id);
       this.now.refresh(player.id);
       return this.now.view(player.id);
