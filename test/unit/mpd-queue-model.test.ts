@@ -1,5 +1,6 @@
-// The engine's queue model as a table: sequences of MPD's status reads and log lines, as recorded when a race was
-// found, and what the engine publishes and reports for them. Each past race is one row, named after what happened.
+// The engine's queue model as a table: sequences of MPD's status reads and log lines, each as the fix of a race found
+// in the engine recorded it (its commit is named beside its row), and what the engine publishes and reports for them.
+// Each past race is one row, named after what happened; the other rows are the rules they rest on.
 import t from 'tap';
 import { type Entry, QueueModel, type Skip } from '../../drivers/mpd/queue-model.js';
 import { failedUri, type MpdStatus, skipReason } from '../../drivers/mpd/status.js';
