@@ -172,7 +172,7 @@ export function compose(input: ComposeInput): Services {
   // The hottest reads are answered from encoded copies until anything changes: every event (domain or internal: an
   // access change, a restore), a rolled-back write.
   const readCache = new ReadCache(['GET /api/players', 'GET /api/zones', 'GET /api/users/me']);
-  bus.subscribe('read-cache', () => readCache.clear(), { internal: true });
+  bus.subscribe('read-cache', (event) => readCache.changed(event), { internal: true });
   store.onRollback(() => readCache.clear());
   const backups = new BackupService(store, new BackupRepo(store), secrets, amplifiers, {
     limits: config.limits,

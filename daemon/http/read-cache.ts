@@ -1,10 +1,17 @@
-// Encoded answers of the hottest read routes, kept per user and path until anything changes: every bus event
-// (domain or access), a rolled-back write and a restore empty it, so no answer outlives the state it shows.
-import type { Caller } from '../domain/shared/index.js';
+// Encoded answers of the hottest read routes, kept per user and path until anything they show changes: every bus
+// event (domain or access) but a playing player's position, a rolled-back write and a restore empty it, so no answer
+// outlives the state it shows.
+import type { BusEvent, Caller } from '../domain/shared/index.js';
 import type { ApiResult, Route } from './route.js';
 
 /** Entries kept before the cache is emptied (a bound against many users and paths, not a working-set size). */
 export const READ_CACHE_LIMIT = 1000;
+
+/**
+ * Events that change nothing the cached routes answer: a playing stream player's position, published about once a
+ * second per player, is only in the playback routes, which are not cached.
+ */
+const UNSEEN = new Set<string>(['player.position']);
 
 export class ReadCache {
   private readonly routes: ReadonlySet<string>;
@@ -45,6 +52,11 @@ export class ReadCache {
 
   clear(): void {
     if (this.entries.size > 0) this.entries.clear();
+  }
+
+  /** Told of every bus event: empties the cache unless the event changes nothing its routes answer. */
+  changed(event: BusEvent): void {
+    if (!UNSEEN.has(event.type)) this.clear();
   }
 
   get size(): number {

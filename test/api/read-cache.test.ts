@@ -37,6 +37,27 @@ t.test('cached reads', async (t) => {
     t.ok(calls <= 1, `the service was asked ${calls} times for two reads`);
   });
 
+  t.test("a playing player's position does not empty the cache: the reads it serves do not show it", async (t) => {
+    const players = d.daemon.services.players;
+    const list = players.list;
+    let calls = 0;
+    players.list = (...args) => {
+      calls++;
+      return list.apply(players, args);
+    };
+    t.teardown(() => {
+      players.list = list;
+    });
+    await op.get('/api/players');
+    const before = calls;
+    d.daemon.services.bus.publish({
+      type: 'player.position',
+      payload: { playerId: mine.id, positionMs: 1000, durationMs: null, positionAt: new Date().toISOString() },
+    });
+    await op.get('/api/players');
+    t.equal(calls, before, 'the read after the position event was answered from the cache');
+  });
+
   t.test('a volume change shows in the next read of players and zones', async (t) => {
     await players();
     await op.get('/api/zones');
