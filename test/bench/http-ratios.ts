@@ -387,9 +387,10 @@ function ratioRow(
   return makeRow({
     section: 'http',
     name: c.against.length > 1 ? `${c.name} vs ${label}` : c.name,
-    value: medianOf(azcd, (r) => r.reqPerSec),
-    unit: 'req/s',
-    baseline: medianOf(base, (r) => r.reqPerSec),
+    // The figures the ratio is made of: CPU per request when that is what is judged (the rates are in the note).
+    value: byCpu ? medianOf(azcd, (r) => r.serverCpuUsPerRequest) : medianOf(azcd, (r) => r.reqPerSec),
+    unit: byCpu ? 'µs CPU/req' : 'req/s',
+    baseline: byCpu ? medianOf(base, (r) => r.serverCpuUsPerRequest) : medianOf(base, (r) => r.reqPerSec),
     ratio: refused ? Number.NaN : median(judged),
     spread: refused ? undefined : [Math.min(...judged), Math.max(...judged)],
     target,
@@ -400,7 +401,8 @@ function ratioRow(
       (contended
         ? `NOISY: in ${contended} of ${base.length + azcd.length} runs neither the server's nor the generator's core was full (another process competed)${byCpu ? ', so the ratio judged is CPU per request (baseline µs/req ÷ azcd µs/req, per round)' : ''}; `
         : '') +
-      `against ${label}; req/s ratio ${round(median(ratios))}, rounds ${ratios.map((r) => round(r)).join('/')}; ` +
+      `against ${label}; req/s ${round(medianOf(azcd, (r) => r.reqPerSec))} against ${round(medianOf(base, (r) => r.reqPerSec))}, ` +
+      `ratio ${round(median(ratios))}, rounds ${ratios.map((r) => round(r)).join('/')}; ` +
       `CPU ratio (baseline µs/req ÷ azcd µs/req) ${round(cpuRatio)}, rounds ${cpuRatios.map((r) => round(r)).join('/')}; ` +
       `CPU per request: azcd ${med(azcd, (r) => r.serverCpuUsPerRequest)} µs at ${pct(azcd, (r) => r.serverCpuShare)}% of its core, ` +
       `baseline ${med(base, (r) => r.serverCpuUsPerRequest)} µs at ${pct(base, (r) => r.serverCpuShare)}%; ` +
