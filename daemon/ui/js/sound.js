@@ -185,11 +185,11 @@ function steppedControl(zoneId, control, readOnly, onError) {
   });
   input.addEventListener('input', () => {
     showStep(Number(input.value));
-    sender.push(Number(input.value));
+    void sender.push(Number(input.value));
   });
   // The released step is sent again if the amplifier reported another one meanwhile: the hand that let go wins.
   input.addEventListener('change', () => {
-    sender.push(Number(input.value));
+    void sender.push(Number(input.value));
     release();
   });
 

@@ -97,7 +97,7 @@ export function volumeControl({ label, readOnly, send, onError, nudge }) {
 
   const push = () => {
     latest = Number(input.value) / 100;
-    pump();
+    void pump();
   };
   const release = () => {
     if (!dragging) return;
@@ -173,7 +173,8 @@ function meter(label, readout) {
   };
   el.setLabel = (name) => bar.setAttribute('aria-label', name);
   el.setLimit = (fraction) => setLimit(el, bar, Math.round(fraction * 100));
-  // A meter takes no input: nothing to disable.
-  el.setDisabled = () => {};
+  el.setDisabled = () => {
+    // A meter takes no input: nothing to disable.
+  };
   return el;
 }
