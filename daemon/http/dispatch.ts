@@ -52,8 +52,11 @@ export interface PipelineOptions {
 
 export interface Compiled {
   route: Route;
+  // biome-ignore lint/suspicious/noExplicitAny: one compiled entry per route, whatever its schemas; the route types them
   params?: Validator<any>;
+  // biome-ignore lint/suspicious/noExplicitAny: as params
   body?: Validator<any>;
+  // biome-ignore lint/suspicious/noExplicitAny: as params
   query?: Validator<any>;
   /** Its answers may come from the read cache. */
   cached?: boolean;
@@ -88,8 +91,10 @@ function readsOf(route: Route): HeaderReads {
  * One request on its way through the pipeline. Handlers see it as their ApiRequest; each front door (the uWS
  * adapter, inject) extends it with how it reaches its client.
  */
+// biome-ignore lint/suspicious/noExplicitAny: the request of any route; each handler sees it typed by its route's schemas
 export abstract class PipelineRequest implements ApiRequest<Record<string, string>, any> {
   params: Record<string, string> = {};
+  // biome-ignore lint/suspicious/noExplicitAny: as the class
   body: any = undefined;
   /** The route's body sink while its body streams in (JsonRoute.streamBody). */
   sink: BodySink | undefined;

@@ -15,6 +15,7 @@ export interface InjectRequest {
   remoteAddress?: string;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read the JSON body of any route without declaring its shape
 export interface InjectResponse<T = any> {
   status: number;
   headers: Headers;
