@@ -1,11 +1,11 @@
 // One run of a player's mpd: spawned in the foreground under umask 077, tied to the daemon's life by a parent-death
 // signal, confined by Landlock to the folders it needs, stderr logged, ready when its socket greets.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PlaybackError, type PlaybackEngineOptions } from '../playback.js';
 import type { Clock } from '../core/clock.js';
+import { type PlaybackEngineOptions, PlaybackError } from '../playback.js';
 import type { PlayerFiles } from './config.js';
 import type { MpdConnection } from './connection.js';
 
@@ -24,7 +24,7 @@ export interface ProcessOptions {
    * Each line mpd writes to stderr (its log), after it was logged; true when the line was taken as one track's
    * failure (reported with that track), so it is not quoted again as the reason of a later exit.
    */
-  onLine?: (line: string) => boolean | void;
+  onLine?: (line: string) => boolean | undefined;
   /** util-linux's setpriv, which gives mpd its parent-death signal; tests name a missing one to see the fallback. */
   setprivPath?: string;
   /** The music folder's real path: mpd may read beneath it (and nowhere else outside the system folders). */
