@@ -88,11 +88,18 @@ function latestSender(send, onError, onIdle) {
   let sent = null;
   let busy = false;
   let lastStart = -Infinity;
+  /** Values sent since the sender last went busy (their echoes are no news), and whether another one was reported. */
+  const mine = new Set();
+  let overtaken = false;
   const sender = {
     get busy() {
       return busy;
     },
-    forget: () => (sent = null),
+    /** The amplifier reported `reported`: what was sent is no longer what it has, so the next push sends again. */
+    forget: (reported) => {
+      sent = null;
+      if (busy && !mine.has(reported)) overtaken = true;
+    },
     async push(value) {
       latest = value;
       if (busy) return;
@@ -104,14 +111,18 @@ function latestSender(send, onError, onIdle) {
           const value = latest;
           if (value === sent) break;
           lastStart = performance.now();
+          mine.add(value);
+          overtaken = false;
           await send(value);
-          sent = value;
+          // Overtaken by a change at the amplifier while in flight (a keypad): the value has to go again.
+          if (!overtaken) sent = value;
         }
       } catch (err) {
         latest = sent = null;
         onError(err);
       } finally {
         busy = false;
+        mine.clear();
         onIdle();
       }
     },
@@ -195,7 +206,7 @@ function steppedControl(zoneId, control, readOnly, onError) {
 
   el.update = (zone) => {
     const next = controlView(zone, control);
-    if (next.step !== view?.step) sender.forget();
+    if (next.step !== view?.step) sender.forget(next.step);
     view = next;
     el.classList.toggle('is-unavailable', !next.available);
     input.hidden = !next.available;
