@@ -51,6 +51,9 @@ export function volumeControl({ label, readOnly, send, onError, nudge }) {
   let dragging = false;
   let settleTimer = 0;
   let lastStart = -Infinity;
+  /** Values sent since the pump last went busy (their echoes are no news), and whether another one was reported. */
+  const mine = new Set();
+  let overtaken = false;
 
   const show = (fraction) => {
     const v = Math.round(fraction * 100);
@@ -81,8 +84,11 @@ export function volumeControl({ label, readOnly, send, onError, nudge }) {
         const value = latest;
         if (value === null || value === sent) break;
         lastStart = performance.now();
+        mine.add(value);
+        overtaken = false;
         await send(value);
-        sent = value;
+        // Overtaken by another value reported while in flight (a keypad, another client): it has to go again.
+        if (!overtaken) sent = value;
       }
     } catch (err) {
       latest = sent = null;
@@ -91,6 +97,7 @@ export function volumeControl({ label, readOnly, send, onError, nudge }) {
       onError?.(err);
     } finally {
       busy = false;
+      mine.clear();
       settle();
     }
   }
@@ -126,7 +133,10 @@ export function volumeControl({ label, readOnly, send, onError, nudge }) {
   });
 
   el.setValue = (fraction) => {
-    if (fraction !== model) sent = null;
+    if (fraction !== model) {
+      sent = null;
+      if (busy && !mine.has(fraction)) overtaken = true;
+    }
     model = fraction;
     if (!held()) show(fraction);
   };
