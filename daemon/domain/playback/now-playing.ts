@@ -1,7 +1,7 @@
 // What each stream player plays, as the API and the events show it: the engine's status joined with the playlist it
 // plays, the engine's events turned into domain events (positions at most once a second), and the player's state.
 // Each player's lane (serially) and everything kept per player are this file's own: other modules use the methods.
-import type { PlaybackEvent, PlaybackStatus } from '../../../drivers/playback.js';
+import { type PlaybackEvent, stoppedStatus } from '../../../drivers/playback.js';
 import type { Clock, EventBus, PlaybackView, TrackSkipReason } from '../shared/index.js';
 import type { StreamEngines } from './engines.js';
 
@@ -28,19 +28,7 @@ export type SessionView = Readonly<Pick<Session, 'playlistId' | 'stale'>> & {
 /** Position events of one player are at least this far apart. */
 export const POSITION_INTERVAL_MS = 1000;
 
-const NOTHING: PlaybackStatus = {
-  state: 'stopped',
-  queueLength: 0,
-  index: null,
-  uri: null,
-  title: null,
-  artist: null,
-  album: null,
-  name: null,
-  durationMs: null,
-  positionMs: 0,
-  positionAt: 0,
-};
+const NOTHING = stoppedStatus();
 
 export class NowPlaying {
   /** What each stream player plays besides what its engine knows. */
