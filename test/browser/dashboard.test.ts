@@ -93,7 +93,9 @@ t.test('the dashboard in a real browser', { skip: chromiumMissing() }, async (t)
     await eventually(async () => inFlight === 0, 'the last request finished');
     t.equal(maxInFlight, 1, 'never more than one volume request in flight');
     // The slider starts a request at most every MIN_GAP_MS; read from the module the page runs, not copied here.
-    const minGapMs = await page.evaluate(async () => (await import('/js/volume.js' as string)).MIN_GAP_MS as number);
+    const minGapMs = await page.evaluate(
+      async () => (await import('/js/latest-sender.js' as string)).MIN_GAP_MS as number,
+    );
     const ceiling = Math.floor(elapsed / minGapMs) + 2;
     t.ok(
       requests >= 1 && requests <= ceiling,

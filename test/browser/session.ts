@@ -59,7 +59,11 @@ export async function grabSlider(page: Page, slider: Locator, at: number) {
   await page.mouse.down();
   return {
     to: (fraction: number, steps: number) => page.mouse.move(box.x + box.width * fraction, y, { steps }),
-    release: () => page.mouse.up(),
+    /** Lets go, and waits until the control has nothing on its way (aria-busy gone): the next step starts clean. */
+    release: async () => {
+      await page.mouse.up();
+      await slider.and(page.locator(':not([aria-busy])')).waitFor();
+    },
   };
 }
 
