@@ -31,7 +31,7 @@ import { BridgeSettings } from './domain/settings/index.js';
 import { type Clock, DomainEventSchema, EventBus, StreamResetSchema, systemClock } from './domain/shared/index.js';
 import { type Machine, OS_MACHINE } from './http/host-check.js';
 import { buildOpenApi } from './http/openapi.js';
-import { ReadCache } from './http/read-cache.js';
+import { CACHED_ROUTES, ReadCache } from './http/read-cache.js';
 import { HttpServer } from './http/server.js';
 import { EventStreams } from './http/sse.js';
 import { createStaticHandler } from './http/static.js';
@@ -171,7 +171,7 @@ export function compose(input: ComposeInput): Services {
   const mqtt = bridgeSettings.control;
   // The hottest reads are answered from encoded copies until anything changes: every event (domain or internal: an
   // access change, a restore), a rolled-back write.
-  const readCache = new ReadCache(['GET /api/players', 'GET /api/zones', 'GET /api/users/me']);
+  const readCache = new ReadCache(CACHED_ROUTES);
   bus.subscribe('read-cache', (event) => readCache.changed(event), { internal: true });
   store.onRollback(() => readCache.clear());
   const backups = new BackupService(store, new BackupRepo(store), secrets, amplifiers, {

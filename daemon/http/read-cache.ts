@@ -7,18 +7,22 @@ import type { ApiResult, Route } from './route.js';
 /** Entries kept before the cache is emptied (a bound against many users and paths, not a working-set size). */
 export const READ_CACHE_LIMIT = 1000;
 
+/** The routes whose answers are kept: answered from state the bus announces every change of. */
+export const CACHED_ROUTES = ['GET /api/players', 'GET /api/zones', 'GET /api/users/me'];
+
 /**
  * Events that change nothing the cached routes answer: a playing stream player's position, published about once a
- * second per player, is only in the playback routes, which are not cached.
+ * second per player, is only in the playback routes, which are not cached. test/api/read-cache.test.ts checks, from
+ * the OpenAPI document, that no cached route's answer has a field such an event carries (its ids aside).
  */
-const UNSEEN = new Set<string>(['player.position']);
+export const UNSEEN_EVENTS: ReadonlySet<string> = new Set(['player.position']);
 
 export class ReadCache {
   private readonly routes: ReadonlySet<string>;
   private readonly entries = new Map<string, ApiResult>();
 
-  /** `routes`: "GET /api/players" and the like, answered from state the bus announces every change of. */
-  constructor(routes: string[]) {
+  /** `routes`: "GET /api/players" and the like (CACHED_ROUTES). */
+  constructor(routes: readonly string[]) {
     this.routes = new Set(routes);
   }
 
@@ -56,7 +60,7 @@ export class ReadCache {
 
   /** Told of every bus event: empties the cache unless the event changes nothing its routes answer. */
   changed(event: BusEvent): void {
-    if (!UNSEEN.has(event.type)) this.clear();
+    if (!UNSEEN_EVENTS.has(event.type)) this.clear();
   }
 
   get size(): number {

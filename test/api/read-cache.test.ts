@@ -1,5 +1,7 @@
 // The read cache (daemon/http/read-cache.ts): repeated reads skip the service, and every change shows in the next read.
 import t from 'tap';
+import { DomainEventSchema } from '../../daemon/domain/shared/events.js';
+import { CACHED_ROUTES, UNSEEN_EVENTS } from '../../daemon/http/read-cache.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { createUser, injectClient } from '../helpers/inject.js';
 
@@ -56,6 +58,47 @@ t.test('cached reads', async (t) => {
     });
     await op.get('/api/players');
     t.equal(calls, before, 'the read after the position event was answered from the cache');
+  });
+
+  t.test('no cached answer has a field of an event that leaves the cache as it is', async (t) => {
+    const doc = (await admin.get('/api/openapi.json')).body as {
+      paths: Record<string, Record<string, { responses: Record<string, any> }>>;
+      components?: { schemas?: Record<string, unknown> };
+    };
+    /** Every property name an answer of this schema can carry, $refs followed. */
+    const fieldsOf = (schema: any, seen = new Set<unknown>(), out = new Set<string>()): Set<string> => {
+      if (!schema || typeof schema !== 'object' || seen.has(schema)) return out;
+      seen.add(schema);
+      if (typeof schema.$ref === 'string')
+        fieldsOf(doc.components?.schemas?.[schema.$ref.split('/').pop()!], seen, out);
+      for (const name of Object.keys(schema.properties ?? {})) out.add(name);
+      for (const value of Object.values(schema)) if (typeof value === 'object') fieldsOf(value, seen, out);
+      return out;
+    };
+    const carried = new Map<string, string[]>();
+    for (const event of DomainEventSchema.anyOf) {
+      const type = (event.properties.type as { const: string }).const;
+      if (!UNSEEN_EVENTS.has(type)) continue;
+      const payload = Object.keys((event.properties.payload as { properties: object }).properties);
+      carried.set(
+        type,
+        payload.filter((name) => !name.endsWith('Id')),
+      );
+    }
+    t.same([...carried.keys()].sort(), [...UNSEEN_EVENTS].sort(), 'each event left out is one the daemon sends');
+    for (const cached of CACHED_ROUTES) {
+      const [method, path] = cached.split(' ') as [string, string];
+      const answer = doc.paths[path]?.[method.toLowerCase()]?.responses['200'];
+      t.ok(answer, `${cached} is documented`);
+      const fields = fieldsOf(answer);
+      t.ok(fields.size > 0, `${cached} answers with fields`);
+      for (const [type, names] of carried)
+        t.same(
+          names.filter((name) => fields.has(name)),
+          [],
+          `${cached} shows nothing ${type} changes`,
+        );
+    }
   });
 
   t.test('a volume change shows in the next read of players and zones', async (t) => {
