@@ -1,28 +1,29 @@
 // The composition root: opens the store, builds the services on it (compose.ts), starts them in one order and stops
 // them in the reverse one: drivers, sleep timers, HTTP and the event stream, the listener, MQTT, SSDP, mDNS, systemd.
 // The constructor only stores options; start() does the I/O.
-import { VERSION, prepareStateDir } from './paths.js';
+
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import type { AmplifierDriver, DriverOptions } from '../drivers/driver.js';
+import { createDriver } from '../drivers/index.js';
+import type { Notifier } from '../native/index.js';
+import { compose, type Services } from './compose.js';
 import { amplifiersOf, type Config } from './config.js';
+import type { SsdpAnnouncerOptions } from './discovery/ssdp.js';
+import { DeviceSecrets, type PasswordHasher, writePrivateFile } from './domain/accounts/index.js';
+import { type Amplifier, Amplifiers, singleAmplifier } from './domain/audio/index.js';
+import type { Clock } from './domain/shared/index.js';
+import type { Machine } from './http/host-check.js';
+import type { InjectRequest, InjectResponse } from './http/inject.js';
+import { Lifecycle } from './lifecycle.js';
 import type { Logger } from './log.js';
+import { prepareStateDir, VERSION } from './paths.js';
 import { Store } from './store/db.js';
 import { MetaRepo } from './store/meta-repo.js';
-import { DeviceSecrets, writePrivateFile, type PasswordHasher } from './domain/accounts/index.js';
-import type { Clock } from './domain/shared/index.js';
-import { Amplifiers, singleAmplifier, type Amplifier } from './domain/audio/index.js';
-import type { InjectRequest, InjectResponse } from './http/inject.js';
-import type { Machine } from './http/host-check.js';
-import { createDriver } from '../drivers/index.js';
-import type { AmplifierDriver, DriverOptions } from '../drivers/driver.js';
-import type { SsdpAnnouncerOptions } from './discovery/ssdp.js';
-import type { Notifier } from '../native/index.js';
-import { Lifecycle } from './lifecycle.js';
 import { announceReady } from './systemd.js';
-import { compose, type Services } from './compose.js';
 
-export { VERSION };
 export type { Services };
+export { VERSION };
 
 /** How long shutdown lets requests in flight finish before the connections close. */
 const SHUTDOWN_DRAIN_MS = 5000;
@@ -96,7 +97,9 @@ export class Daemon {
   start(adminPassword?: string): Promise<Started> {
     if (this.starting) return Promise.reject(new Error('the daemon was already started'));
     const starting = this.startOnce(adminPassword);
-    this.starting = starting.catch(() => {});
+    this.starting = starting.catch(() => {
+      // The caller of start() gets the failure; stop() only waits for the start to be over.
+    });
     return starting;
   }
 
@@ -157,12 +160,16 @@ export class Daemon {
       // The uWS app exists since compose(); closing it ends every connection that is left.
       await lifecycle.start(
         'http',
-        () => {},
+        () => {
+          // Nothing to start: the app exists since compose(); the step is here for its stop.
+        },
         () => services.server.close(),
       );
       await lifecycle.start(
         'event stream',
-        () => {},
+        () => {
+          // Nothing to start: streams open with their requests; the step is here for its stop.
+        },
         () => services.streams.dispose(),
       );
       const initialAdmin = await this.ensureInitialAdmin(services, adminPassword);
@@ -195,7 +202,9 @@ export class Daemon {
       }
       const notifier = this.options.notifier;
       if (notifier) {
-        let stopSystemd = () => {};
+        let stopSystemd = () => {
+          // Replaced by announceReady's stop once systemd was told.
+        };
         await lifecycle.start(
           'systemd',
           () =>
@@ -214,7 +223,9 @@ export class Daemon {
       }
       return { port: this.port, initialAdmin, services };
     } catch (err) {
-      await lifecycle.stop().catch(() => {});
+      await lifecycle.stop().catch(() => {
+        // The start's own error is the one to throw; a step that fails to stop logs its own.
+      });
       throw err;
     }
   }
@@ -281,7 +292,7 @@ export class Daemon {
       );
       return;
     }
-    const { MdnsAnnouncer } = await import('./discovery/mdns.js');
+    const { MdnsAnnouncer } = await keepingStackHooks(() => import('./discovery/mdns.js'));
     const mdns = new MdnsAnnouncer({
       udn,
       name: config.friendlyName,
@@ -313,6 +324,23 @@ export class Daemon {
       list.push({ name: amplifier.name, key: amplifier.key, driver });
     }
     return new Amplifiers(list);
+  }
+}
+
+/**
+ * Runs `load` (an import) and puts back the stack-trace hooks it replaced. ciao installs source-map-support as it loads
+ * (`Error.prepareStackTrace`, `process.emit`): each stack formatted after that reads and parses the bundle's source maps
+ * and keeps them, ~5 MB of an idle appliance's memory (ARCHITECTURE.md, "Memory"). The daemon's stacks name the
+ * bundle's lines as they do without mDNS.
+ */
+async function keepingStackHooks<T>(load: () => Promise<T>): Promise<T> {
+  const { prepareStackTrace } = Error;
+  const { emit } = process;
+  try {
+    return await load();
+  } finally {
+    Error.prepareStackTrace = prepareStackTrace;
+    process.emit = emit;
   }
 }
 

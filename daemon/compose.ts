@@ -4,49 +4,49 @@
 // before and starts the services after, in order.
 import path from 'node:path';
 import { Type as T } from '@sinclair/typebox';
-import { VERSION } from './paths.js';
-import { defaultMusicDir, type Config, type MqttConfig } from './config.js';
-import type { Logger } from './log.js';
-import type { Store } from './store/db.js';
-import { UsersRepo } from './store/users-repo.js';
-import { AudioRepo } from './store/audio-repo.js';
-import { MetaRepo } from './store/meta-repo.js';
-import { PlaylistsRepo } from './store/playlists-repo.js';
-import { BackupRepo } from './store/backup-repo.js';
-import { ScenesRepo } from './store/scenes-repo.js';
-import { BridgeRepo } from './store/bridge-repo.js';
-import { DomainEventSchema, EventBus, StreamResetSchema, systemClock, type Clock } from './domain/shared/index.js';
-import { Authentication, UserAdmin, type DeviceSecrets, type PasswordHasher } from './domain/accounts/index.js';
-import { createAudio, type Amplifiers, type Audio } from './domain/audio/index.js';
-import { Playback, type EngineFactory } from './domain/playback/index.js';
-import { PlaylistsService } from './domain/playlists/index.js';
-import { ScenesService, SleepTimers } from './domain/scenes/index.js';
-import { BackupService, restoreBodyBytes } from './domain/backup/index.js';
-import { BridgeSettings } from './domain/settings/index.js';
-import { HttpServer } from './http/server.js';
-import { ReadCache } from './http/read-cache.js';
-import { EventStreams } from './http/sse.js';
-import { buildOpenApi } from './http/openapi.js';
-import { createStaticHandler } from './http/static.js';
-import { OS_MACHINE, type Machine } from './http/host-check.js';
-import { userRoutes } from './api/users.js';
-import { playerRoutes } from './api/players.js';
-import { zoneRoutes } from './api/zones.js';
-import { playlistRoutes } from './api/playlists.js';
-import { playbackRoutes } from './api/playback.js';
-import { libraryRoutes } from './api/library.js';
+import { loadPlaybackEngines, playbackEngineMissing } from '../drivers/index.js';
 import { announcementRoutes } from './api/announcements.js';
-import { inputRoutes } from './api/input-devices.js';
-import { sceneRoutes } from './api/scenes.js';
 import { backupRoutes } from './api/backup.js';
+import { inputRoutes } from './api/input-devices.js';
+import { libraryRoutes } from './api/library.js';
+import { playbackRoutes } from './api/playback.js';
+import { playerRoutes } from './api/players.js';
+import { playlistRoutes } from './api/playlists.js';
+import { sceneRoutes } from './api/scenes.js';
+import { ProblemSchema } from './api/schemas.js';
 import { bridgeSettingsRoutes } from './api/settings.js';
 import { systemRoutes } from './api/system.js';
-import { ProblemSchema } from './api/schemas.js';
-import { BridgeSupervisor } from './mqtt/supervisor.js';
-import { dashboardUrl } from './mqtt/options.js';
+import { userRoutes } from './api/users.js';
+import { zoneRoutes } from './api/zones.js';
+import { type Config, defaultMusicDir, type MqttConfig } from './config.js';
 import { renderDescription } from './discovery/description.js';
 import { mdnsHostname } from './discovery/mdns-hostname.js';
-import { createPlaybackEngine, playbackEngineMissing } from '../drivers/index.js';
+import { Authentication, type DeviceSecrets, type PasswordHasher, UserAdmin } from './domain/accounts/index.js';
+import { type Amplifiers, type Audio, createAudio } from './domain/audio/index.js';
+import { BackupService, restoreBodyBytes } from './domain/backup/index.js';
+import { type EngineFactory, Playback } from './domain/playback/index.js';
+import { PlaylistsService } from './domain/playlists/index.js';
+import { ScenesService, SleepTimers } from './domain/scenes/index.js';
+import { BridgeSettings } from './domain/settings/index.js';
+import { type Clock, DomainEventSchema, EventBus, StreamResetSchema, systemClock } from './domain/shared/index.js';
+import { type Machine, OS_MACHINE } from './http/host-check.js';
+import { buildOpenApi } from './http/openapi.js';
+import { CACHED_ROUTES, ReadCache } from './http/read-cache.js';
+import { HttpServer } from './http/server.js';
+import { EventStreams } from './http/sse.js';
+import { createStaticHandler } from './http/static.js';
+import type { Logger } from './log.js';
+import { dashboardUrl } from './mqtt/options.js';
+import { BridgeSupervisor } from './mqtt/supervisor.js';
+import { VERSION } from './paths.js';
+import { AudioRepo } from './store/audio-repo.js';
+import { BackupRepo } from './store/backup-repo.js';
+import { BridgeRepo } from './store/bridge-repo.js';
+import type { Store } from './store/db.js';
+import { MetaRepo } from './store/meta-repo.js';
+import { PlaylistsRepo } from './store/playlists-repo.js';
+import { ScenesRepo } from './store/scenes-repo.js';
+import { UsersRepo } from './store/users-repo.js';
 
 /** Everything the daemon runs, built once its store is open: what app.ts starts and stops, and what tests drive. */
 export interface Services extends Audio {
@@ -171,8 +171,8 @@ export function compose(input: ComposeInput): Services {
   const mqtt = bridgeSettings.control;
   // The hottest reads are answered from encoded copies until anything changes: every event (domain or internal: an
   // access change, a restore), a rolled-back write.
-  const readCache = new ReadCache(['GET /api/players', 'GET /api/zones', 'GET /api/users/me']);
-  bus.subscribe('read-cache', () => readCache.clear(), { internal: true });
+  const readCache = new ReadCache(CACHED_ROUTES);
+  bus.subscribe('read-cache', (event) => readCache.changed(event), { internal: true });
   store.onRollback(() => readCache.clear());
   const backups = new BackupService(store, new BackupRepo(store), secrets, amplifiers, {
     limits: config.limits,
@@ -264,8 +264,9 @@ function engineDeps(config: Config, logger: Logger) {
   const { stateDir } = config;
   const { musicDir, mpdPath, streamHosts } = config.playback;
   const log = logger.child({ component: 'mpd' });
-  const factory: EngineFactory = ({ id, output }) =>
-    createPlaybackEngine({
+  // The engine's code is loaded with the first stream player (ARCHITECTURE.md, "Memory").
+  const factory: EngineFactory = async ({ id, output }) =>
+    (await loadPlaybackEngines()).createPlaybackEngine({
       id,
       stateDir,
       musicDir,

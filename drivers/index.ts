@@ -3,16 +3,17 @@
 import type { AmplifierDriver, DriverOptions } from './driver.js';
 import type { DriverFamily } from './family.js';
 import { monoprice } from './monoprice/options.js';
+import type { MpdEngineOptions } from './mpd/index.js';
+import { findMpd } from './mpd/process.js';
+import { PlaybackError } from './playback.js';
 import { rnet } from './rnet/options.js';
 import { simulated } from './simulated/options.js';
 import { xantech } from './xantech/options.js';
-import { createPlaybackEngine, type MpdEngineOptions } from './mpd/index.js';
-import { PlaybackError } from './playback.js';
 
-export type { DriverFamily } from './family.js';
-export { checkSetting, closest, defaultsOf, literals, type SettingProblem } from './settings.js';
 /** The characters no text shown to people may hold (names, and the metadata engines read), and the cleaning. */
 export { cleanText, FORBIDDEN, LONE_SURROGATE } from './clean-text.js';
+export type { DriverFamily } from './family.js';
+export { checkSetting, closest, defaultsOf, literals, type SettingProblem } from './settings.js';
 
 /** Every family, in the order help lists them (systemd/install.sh reads the names from this line before a build). */
 export const DRIVER_FAMILIES = [simulated, monoprice, rnet, xantech] as const;
@@ -31,15 +32,27 @@ export async function createDriver(name: string, options: DriverOptions): Promis
   return family.create(options);
 }
 
-export { createPlaybackEngine, MPD_MISSING, type MpdEngineOptions } from './mpd/index.js';
+export type { MpdEngineOptions } from './mpd/index.js';
+export { MPD_MISSING } from './mpd/process.js';
+
+/** The stream players' engine (MPD): its factory and what it needs. */
+export type PlaybackEngines = typeof import('./mpd/index.js');
+
+/**
+ * The stream players' engine code, loaded when the first stream player needs an engine: a daemon without one never
+ * holds it (ARCHITECTURE.md, "Memory").
+ */
+export function loadPlaybackEngines(): Promise<PlaybackEngines> {
+  return import('./mpd/index.js');
+}
 
 /**
  * Why a stream player's engine cannot run here (MPD is not installed: the message names the package), or undefined
- * when it can. Building an engine only looks the program up; nothing is started.
+ * when it can. Only looks the program up: the engine's code is not loaded for it.
  */
 export function playbackEngineMissing(options: Pick<MpdEngineOptions, 'mpdPath'>): string | undefined {
   try {
-    createPlaybackEngine({ id: 'check', stateDir: '.', musicDir: '.', output: { kind: 'null' }, ...options });
+    findMpd(options.mpdPath);
     return undefined;
   } catch (err) {
     if (err instanceof PlaybackError && err.code === 'engine-missing') return err.message;

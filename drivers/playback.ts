@@ -60,6 +60,21 @@ export interface PlaybackStatus {
   positionAt: number;
 }
 
+/** The status of a player with nothing loaded, read at `at` on the engine's clock. */
+export const stoppedStatus = (at = 0): PlaybackStatus => ({
+  state: 'stopped',
+  queueLength: 0,
+  index: null,
+  uri: null,
+  title: null,
+  artist: null,
+  album: null,
+  name: null,
+  durationMs: null,
+  positionMs: 0,
+  positionAt: at,
+});
+
 /**
  * What announcements save and give back: the queue, the track and where in it, and whether it played. A track that
  * was left out of a replaced queue is saved as the track that would play after it, from its start.

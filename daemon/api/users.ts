@@ -1,9 +1,10 @@
 // Login sessions and user accounts (docs/api.md, "Authentication and roles").
-import { T, IdParams, AtLeastOneOf } from '../http/schema.js';
-import { route, ok, created, noContent, type Route } from '../http/route.js';
-import { badRequest } from '../http/problem.js';
-import { parseRole, type Role } from '../domain/shared/index.js';
+
 import type { Authentication, UserAdmin } from '../domain/accounts/index.js';
+import { parseRole, type Role } from '../domain/shared/index.js';
+import { badRequest } from '../http/problem.js';
+import { created, noContent, ok, type Route, route } from '../http/route.js';
+import { AtLeastOneOf, IdParams, T } from '../http/schema.js';
 import { ApiKeySchema, AssignmentsSchema, RoleSchema, UserSchema } from './schemas.js';
 
 const Username = T.String({ description: '3-64 characters of A-Z a-z 0-9 . _ -', errorMessage: 'must be a string' });

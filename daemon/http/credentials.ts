@@ -1,6 +1,7 @@
 // Finds the request's credential: X-API-Key, then Authorization: Bearer, then ?apiKey= (first present wins).
-import type { RequestHeaders } from './route.js';
+
 import type { Credential } from '../domain/shared/index.js';
+import type { RequestHeaders } from './route.js';
 
 export type { Credential };
 

@@ -1,26 +1,26 @@
 // The request pipeline without a socket: route, credential → caller, route access, validation, handler, problem details,
 // access log. Its two front doors are the uWS adapter (server.ts) and inject (inject.ts).
 import { randomBytes } from 'node:crypto';
-import { redactUrl } from '../log.js';
-import type { Logger } from '../log.js';
 import type { Caller } from '../domain/shared/index.js';
-import { HttpError, asHttpError, statusLine, toProblem, unauthorized } from './problem.js';
-import { Router, type RouteLookup } from './router.js';
-import { checkJsonMediaType, parseJsonBody, Validator } from './schema.js';
+import type { Logger } from '../log.js';
+import { redactUrl } from '../log.js';
+import { type AccessLog, createAccessLog } from './access-log.js';
+import { type Credential, extractCredential } from './credentials.js';
+import { HostAllowList, type HostNames, Misdirected, misdirectedPage, prefersHtml } from './host-check.js';
+import { asHttpError, HttpError, statusLine, toProblem, unauthorized } from './problem.js';
+import type { ReadCache } from './read-cache.js';
 import {
-  CAPTURED_HEADERS,
-  ROUTE_HEADERS,
   type ApiRequest,
   type ApiResult,
   type BodySink,
+  CAPTURED_HEADERS,
   type JsonRoute,
   type RequestHeaders,
+  ROUTE_HEADERS,
   type Route,
 } from './route.js';
-import { extractCredential, type Credential } from './credentials.js';
-import { createAccessLog, type AccessLog } from './access-log.js';
-import type { ReadCache } from './read-cache.js';
-import { HostAllowList, Misdirected, misdirectedPage, prefersHtml, type HostNames } from './host-check.js';
+import { type RouteLookup, Router } from './router.js';
+import { checkJsonMediaType, parseJsonBody, Validator } from './schema.js';
 
 /** Where a response is written: the uWS response itself, or the recorder of inject.ts. */
 export interface ResponseSink {
@@ -52,8 +52,11 @@ export interface PipelineOptions {
 
 export interface Compiled {
   route: Route;
+  // biome-ignore lint/suspicious/noExplicitAny: one compiled entry per route, whatever its schemas; the route types them
   params?: Validator<any>;
+  // biome-ignore lint/suspicious/noExplicitAny: as params
   body?: Validator<any>;
+  // biome-ignore lint/suspicious/noExplicitAny: as params
   query?: Validator<any>;
   /** Its answers may come from the read cache. */
   cached?: boolean;
@@ -88,8 +91,10 @@ function readsOf(route: Route): HeaderReads {
  * One request on its way through the pipeline. Handlers see it as their ApiRequest; each front door (the uWS
  * adapter, inject) extends it with how it reaches its client.
  */
+// biome-ignore lint/suspicious/noExplicitAny: the request of any route; each handler sees it typed by its route's schemas
 export abstract class PipelineRequest implements ApiRequest<Record<string, string>, any> {
   params: Record<string, string> = {};
+  // biome-ignore lint/suspicious/noExplicitAny: as the class
   body: any = undefined;
   /** The route's body sink while its body streams in (JsonRoute.streamBody). */
   sink: BodySink | undefined;
@@ -307,25 +312,24 @@ export class Dispatcher {
 
   /** Writes status, headers and body; HEAD gets the headers of the GET without its body. */
   respond(sink: ResponseSink, request: PipelineRequest, result: ApiResult, closeConnection: boolean): void {
-    // The status line and every header go to uWS in one call (it writes the status text as given, and each
-    // native call costs more than the bytes).
-    let head = `${statusLine(result.status)}\r\nX-Request-Id: ${request.requestId}\r\nX-Content-Type-Options: nosniff`;
-    if (request.compiled?.route.sensitive) head += '\r\nCache-Control: no-store';
+    sink.writeStatus(statusLine(result.status));
+    sink.writeHeader('X-Request-Id', request.requestId);
+    sink.writeHeader('X-Content-Type-Options', 'nosniff');
+    if (request.compiled?.route.sensitive) sink.writeHeader('Cache-Control', 'no-store');
     if (result.headers) {
       for (const [key, value] of Object.entries(result.headers)) {
         // A line break would start a header of its own: never sent as one.
-        head += `\r\n${key.replace(LINE_BREAKS, '')}: ${value.replace(LINE_BREAKS, ' ')}`;
+        sink.writeHeader(key.replace(LINE_BREAKS, ''), value.replace(LINE_BREAKS, ' '));
       }
     }
     if (result.status === 204 || result.status === 304) {
-      sink.writeStatus(head);
       // This uWS build aborts the process if endWithoutBody gets explicit undefined arguments.
       sink.endWithoutBody();
       return;
     }
     if (result.stream !== undefined) {
       // The body follows a piece at a time (the socket adapter pumps it; inject reads it whole).
-      sink.writeStatus(`${head}\r\nContent-Type: ${result.contentType ?? 'application/json'}`);
+      sink.writeHeader('Content-Type', result.contentType ?? 'application/json');
       if (request.method === 'HEAD') {
         result.stream.close();
         sink.end('', closeConnection);
@@ -333,13 +337,12 @@ export class Dispatcher {
       return;
     }
     if (result.raw !== undefined) {
-      sink.writeStatus(`${head}\r\nContent-Type: ${result.contentType ?? 'application/json'}`);
+      sink.writeHeader('Content-Type', result.contentType ?? 'application/json');
       sink.end(request.method === 'HEAD' ? '' : result.raw, closeConnection);
     } else if (result.body !== undefined) {
-      sink.writeStatus(`${head}\r\nContent-Type: application/json`);
+      sink.writeHeader('Content-Type', 'application/json');
       sink.end(request.method === 'HEAD' ? '' : JSON.stringify(result.body), closeConnection);
     } else {
-      sink.writeStatus(head);
       sink.end('', closeConnection);
     }
   }

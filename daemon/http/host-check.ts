@@ -1,7 +1,7 @@
 // The Host allow-list: requests are answered only under names that lead to this appliance, so a page on another
 // site cannot read the API from a LAN browser by pointing its own DNS name at the appliance (DNS rebinding).
 import { isIP } from 'node:net';
-import { hostname, networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
+import { hostname, type NetworkInterfaceInfo, networkInterfaces } from 'node:os';
 import { HttpError } from './problem.js';
 
 /** Where the machine's own names come from: the operating system, or what a test makes up. */
@@ -84,14 +84,11 @@ export function hostAllowed(header: string, names: HostNames, machine: MachineNa
 
 /**
  * The allow-list the server uses: hostAllowed against the machine's names, read at start and again when a Host is
- * refused (the host name or an address may have changed since; at most once per REREAD_MS), remembering the last
- * header it allowed: a client sends the same Host on every request, and the check builds several strings and runs
- * two patterns for it. A refused header is never remembered, and a re-read forgets the remembered one.
+ * refused (the host name or an address may have changed since; at most once per REREAD_MS).
  */
 export class HostAllowList {
   private machine: MachineNames;
   private readAt: number;
-  private lastAllowed: string | undefined;
 
   constructor(
     readonly names: HostNames,
@@ -102,13 +99,11 @@ export class HostAllowList {
   }
 
   allows(header: string): boolean {
-    if (header === this.lastAllowed) return true;
     let allowed = hostAllowed(header, this.names, this.machine);
     if (!allowed && this.now() - this.readAt >= REREAD_MS) {
       this.reread();
       allowed = hostAllowed(header, this.names, this.machine);
     }
-    if (allowed) this.lastAllowed = header;
     return allowed;
   }
 
@@ -134,7 +129,6 @@ export class HostAllowList {
   private reread(): void {
     this.machine = readMachine(this.names.machine ?? OS_MACHINE);
     this.readAt = this.now();
-    this.lastAllowed = undefined;
   }
 }
 

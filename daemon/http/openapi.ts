@@ -1,8 +1,9 @@
 // Builds the OpenAPI 3.1 document from the same route schemas that validate requests, and from what each route is:
 // its access, body, parameters and paging decide which errors and headers it can answer with.
+
+import { NAME_PATTERN } from '../names.js';
 import type { HeaderDoc, ResponseDoc, Route } from './route.js';
 import type { TSchema } from './schema.js';
-import { NAME_PATTERN } from '../names.js';
 
 const SECURITY = [{ ApiKeyHeader: [] }, { Bearer: [] }, { ApiKeyQuery: [] }];
 

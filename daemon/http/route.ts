@@ -1,6 +1,7 @@
 // What a route is: method, path template, who may call it, its schemas, and a plain handler.
-import type { TSchema, Static } from './schema.js';
+
 import type { Caller } from '../domain/shared/index.js';
+import type { Static, TSchema } from './schema.js';
 import type { HttpResponse } from './uws.js';
 
 /**
@@ -154,6 +155,7 @@ export interface RawRoute<P extends TSchema = TSchema> extends RouteBase<P, TSch
   open(req: ApiRequest<Static<P>, undefined>, res: HttpResponse): void;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a list of routes of every schema; route() keeps each handler typed by its own
 export type Route = JsonRoute<any, any> | RawRoute<any>;
 
 /** Identity helper that keeps the handler's types tied to its schemas. */

@@ -1,15 +1,16 @@
 // Route schemas: TypeBox types compiled once, JSON bodies parsed within a nesting bound, validation into field
 // errors, shared building blocks.
-import { Type, FormatRegistry } from '@sinclair/typebox';
-import type { TObject, TSchema, Static } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { badRequest, HttpError, type FieldErrors } from './problem.js';
+
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import { FormatRegistry, Type } from '@sinclair/typebox';
+import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
 import { Id, type IdDecoder, idDecoder } from '../ids.js';
 import { nameProblem } from '../names.js';
+import { badRequest, type FieldErrors, HttpError } from './problem.js';
 
-export { Type as T };
 export { isUuid } from '../ids.js';
-export type { TSchema, Static };
+export type { Static, TSchema };
+export { Type as T };
 
 FormatRegistry.Set('date-time', (value) => !Number.isNaN(Date.parse(value)));
 /** A user-given name or title: no control characters, line breaks or bidi overrides (daemon/names.ts). */

@@ -1,11 +1,12 @@
 // The uWS adapter: headers, body reading with the cap, abort, cork and write around the request pipeline (dispatch.ts).
+
+import { Dispatcher, EMPTY_QUERY, type PipelineOptions, PipelineRequest } from './dispatch.js';
+import { type InjectRequest, type InjectResponse, inject } from './inject.js';
 import { HttpError } from './problem.js';
-import { loadUws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from './uws.js';
-import { CAPTURED_HEADERS, type ApiResult, type RequestHeaders, type Route } from './route.js';
-import { Dispatcher, EMPTY_QUERY, PipelineRequest, type PipelineOptions } from './dispatch.js';
-import { inject, type InjectRequest, type InjectResponse } from './inject.js';
 import { isPaused, isUnderWay, move, onAbort, type RequestState } from './request-lifecycle.js';
+import { type ApiResult, CAPTURED_HEADERS, type RequestHeaders, type Route } from './route.js';
 import { sendStreamed } from './streamed-body.js';
+import { type HttpRequest, type HttpResponse, loadUws, type TemplatedApp, type us_listen_socket } from './uws.js';
 
 export interface ServerOptions extends PipelineOptions {
   /**
@@ -403,23 +404,17 @@ export class HttpServer {
   }
 }
 
-// req.forEach takes a callback: these two slots let one module-level function serve every request.
-let firstContentLength: string | undefined;
-let contentLengthDiffers = false;
-
-function compareContentLength(key: string, value: string): void {
-  if (key !== 'content-length') return;
-  const length = value.trim();
-  if (firstContentLength === undefined) firstContentLength = length;
-  else if (length !== firstContentLength) contentLengthDiffers = true;
-}
-
 /** Whether the request carries Content-Length headers with different values (identical repeats are harmless). */
 function contentLengthsDisagree(req: HttpRequest): boolean {
-  firstContentLength = undefined;
-  contentLengthDiffers = false;
-  req.forEach(compareContentLength);
-  return contentLengthDiffers;
+  let first: string | undefined;
+  let differs = false;
+  req.forEach((key, value) => {
+    if (key !== 'content-length') return;
+    const length = value.trim();
+    if (first === undefined) first = length;
+    else if (length !== first) differs = true;
+  });
+  return differs;
 }
 
 function remoteAddress(res: HttpResponse): string {

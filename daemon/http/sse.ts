@@ -1,21 +1,22 @@
 // The server-sent-events stream: framing, replay, heartbeats and backpressure; who sees what is the policy's call.
-import type { Logger } from '../log.js';
+
 import type { Config } from '../config.js';
+import type { Authentication } from '../domain/accounts/index.js';
+import type { Caller, CallerViews, EventBus, StampedEvent } from '../domain/shared/index.js';
 import {
   accessChangeNeedsRefetch,
   canSeeEvent,
-  eventPayloadFor,
-  seesPayloadAsPublished,
   EVENT_ID_PATTERN,
-  STREAM_EVENT_TYPES,
+  eventPayloadFor,
   isInternal,
+  STREAM_EVENT_TYPES,
+  seesPayloadAsPublished,
 } from '../domain/shared/index.js';
-import type { Caller, CallerViews, EventBus, StampedEvent } from '../domain/shared/index.js';
-import type { Authentication } from '../domain/accounts/index.js';
-import { T } from './schema.js';
-import type { ApiRequest, RawRoute } from './route.js';
-import type { HttpResponse } from './uws.js';
+import type { Logger } from '../log.js';
 import { HttpError, statusLine } from './problem.js';
+import type { ApiRequest, RawRoute } from './route.js';
+import { T } from './schema.js';
+import type { HttpResponse } from './uws.js';
 
 export interface StreamOptions {
   retryMs: number;

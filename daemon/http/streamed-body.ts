@@ -1,9 +1,10 @@
 // Sends a body made while it is sent (a BodySource) to a uWS response: a few milliseconds of pieces per event-loop
 // turn, and only as fast as the client takes them (uWS backpressure), so a large answer holds neither the loop nor
 // memory.
+
+import { SLICE_MS } from '../domain/shared/index.js';
 import type { BodySource } from './route.js';
 import type { HttpResponse } from './uws.js';
-import { SLICE_MS } from '../domain/shared/index.js';
 
 /**
  * Pumps `source` into `res` (its status and headers already written). `gone` says the client left (uWS's

@@ -1,10 +1,11 @@
 // Commands from the hub: parsed and sent through the same domain services and policy as REST, which check the
 // bridge account as they run.
-import type { Logger } from '../log.js';
-import { DomainError, type Caller } from '../domain/shared/index.js';
+
 import type { PlayersService, ZonesService } from '../domain/audio/index.js';
-import { MAX_SLEEP_MINUTES, type ScenesService, type SleepTimers } from '../domain/scenes/index.js';
 import type { Transport } from '../domain/playback/index.js';
+import { MAX_SLEEP_MINUTES, type ScenesService, type SleepTimers } from '../domain/scenes/index.js';
+import { type Caller, DomainError } from '../domain/shared/index.js';
+import type { Logger } from '../log.js';
 import { MAX_COMMAND_BYTES, WARN_BUDGET, WARN_WINDOW_MS } from './options.js';
 import {
   LEGACY_NO_SOURCE,
@@ -17,8 +18,8 @@ import {
   parseToneStep,
   sourceLabels,
 } from './payloads.js';
-import { bridgedPlayers, toneStepsOf, type SteppedTone } from './view.js';
 import type { CommandTarget, PlayerCommand, Topics } from './topics.js';
+import { bridgedPlayers, type SteppedTone, toneStepsOf } from './view.js';
 
 /** The slice of the audio capability the bridge reads and drives. */
 export interface BridgeAudio {

@@ -1,10 +1,10 @@
 // Runs the MQTT bridge with the settings that apply now and replaces it when an admin changes them: no restart. The
 // MQTT client is loaded only once a broker URL is set.
 import type { MqttConfig } from '../config.js';
-import type { BridgeDeps, MqttBridge } from './bridge.js';
-import { defaultBaseTopic, resolveBridgeOptions, type BridgeIdentity, type ResolvedBridgeOptions } from './options.js';
 import type { BridgeControl, BridgeStatus } from '../domain/settings/index.js';
 import type { EventBus } from '../domain/shared/index.js';
+import type { BridgeDeps, MqttBridge } from './bridge.js';
+import { type BridgeIdentity, defaultBaseTopic, type ResolvedBridgeOptions, resolveBridgeOptions } from './options.js';
 
 export interface SupervisorDeps {
   /** The settings that apply now (start-up ones merged with the dashboard's). */

@@ -83,7 +83,6 @@ export class AudioRepo {
    * The group-commit key of each zone's row write, made once per zone: a key built per change is a new string, and
    * hashing it is a good part of what a volume change costs here.
    */
-  private readonly zoneWriteKeys = new Map<string, string>();
   /** Zones changed in the open group commit, as the database holds them (see updateZone and writeZone). */
   private readonly committedZones = new Map<string, Readonly<ZoneRow>>();
 
@@ -249,7 +248,7 @@ export class AudioRepo {
   updateZone(state: ZoneRowUpdate): void {
     const id = state.id;
     const zone = this.zones_.get(id);
-    if (this.store.deferWrite(this.zoneWriteKey(id), () => this.writeZone(id))) {
+    if (this.store.deferWrite(`zone:${id}`, () => this.writeZone(id))) {
       // The row as the database holds it, kept from the turn's first change: the write compares against it.
       if (zone && !this.committedZones.has(id)) {
         this.committedZones.set(id, zone);
@@ -260,12 +259,6 @@ export class AudioRepo {
       this.s.updateZone.run({ id, volume, muted, power, source, player_id, sleep_until });
     }
     if (zone) this.putZone(zoneWith(zone, state));
-  }
-
-  private zoneWriteKey(id: string): string {
-    let key = this.zoneWriteKeys.get(id);
-    if (key === undefined) this.zoneWriteKeys.set(id, (key = `zone:${id}`));
-    return key;
   }
 
   /**
@@ -331,7 +324,6 @@ export class AudioRepo {
     this.s.deleteZone.run(id);
     const emptied = this.s.deleteEmptyScenes.all() as string[];
     this.zones_.delete(id);
-    this.zoneWriteKeys.delete(id);
     this.sortedZones = undefined;
     return emptied;
   }

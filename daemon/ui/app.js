@@ -143,9 +143,11 @@ function start() {
   openStream();
   // If the stream cannot connect (a proxy that buffers, say), still show the state.
   setTimeout(() => {
-    if (state.me && !state.loaded.audio && !loadingNow) refetch();
+    if (state.me && !state.loaded.audio && !loadingNow) void refetch();
   }, 3000);
-  get('/api/health').then(showHealth, () => {});
+  get('/api/health').then(showHealth, () => {
+    // The health line is a courtesy: the views load and report on their own.
+  });
   requirePasswordChange();
 }
 
@@ -156,11 +158,11 @@ function openStream() {
     onState: showConnection,
     onUnauthorized: () => endSession('Your session has ended. Please sign in again.'),
     onOpen: (resumed) => {
-      if (!resumed) refetch();
+      if (!resumed) void refetch();
     },
     onEvent: (event) => {
       if (backlog) backlog.push(event);
-      else if (!applyEvent(event)) refetch();
+      else if (!applyEvent(event)) void refetch();
     },
   });
 }
@@ -229,7 +231,7 @@ subscribe((topics) => {
     requirePasswordChange();
     if (renderedRole !== state.me.role) {
       buildViews();
-      if (can.admin()) refetch();
+      if (can.admin()) void refetch();
     }
     route();
   }
@@ -240,7 +242,7 @@ subscribe((topics) => {
 
 // Coming back to a tab that slept: pick up assignment changes that no event announced.
 document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState === 'visible' && state.me && !backlog) refetch();
+  if (document.visibilityState === 'visible' && state.me && !backlog) void refetch();
 });
 
 // ---- header bits ---------------------------------------------------------------------------------
@@ -272,7 +274,7 @@ let applianceTitle = 'Audio Zone Controller';
 
 async function boot() {
   hydrateIcons();
-  applianceName().then((name) => {
+  void applianceName().then((name) => {
     if (!name) return;
     applianceTitle = name;
     for (const el of document.querySelectorAll('[data-appliance-name]')) el.textContent = name;
@@ -288,4 +290,4 @@ async function boot() {
   }
 }
 
-boot();
+void boot();

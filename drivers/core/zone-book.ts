@@ -180,16 +180,14 @@ export class ZoneBook {
       }
     }
     // The daemon knows what it asked for: that is no news to report back.
+    // Written in place: no one else holds a zone's told state, and this runs for every zone of a volume change.
     const told = zone.told;
     if (told) {
-      zone.told = {
-        ...told,
-        power: power ?? told.power,
-        source: source ?? told.source,
-        volume: volume ?? told.volume,
-        muted: muted ?? told.muted,
-        ...tone,
-      };
+      if (power !== undefined) told.power = power;
+      if (source !== undefined) told.source = source;
+      if (volume !== undefined) told.volume = volume;
+      if (muted !== undefined) told.muted = muted;
+      if (tone) Object.assign(told, tone);
     } else if (zone.hardware) zone.told = this.overlay(zone);
     return complaint;
   }

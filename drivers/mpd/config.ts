@@ -1,7 +1,7 @@
 // The private folder and mpd.conf of one stream player's MPD: a unix socket only, no discovery, volume left at 100%.
-import { chmodSync, mkdirSync, realpathSync, writeFileSync, renameSync, lstatSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PCM_FORMAT, PlaybackError, alsaDeviceProblem, placeFifo, type PlaybackOutput } from '../playback.js';
+import { alsaDeviceProblem, PCM_FORMAT, PlaybackError, type PlaybackOutput, placeFifo } from '../playback.js';
 
 /** Most entries a queue holds (the playlist cap is lower); MPD is told the same so it never refuses first. */
 export const QUEUE_MAX = 10_000;

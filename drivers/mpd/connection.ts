@@ -1,8 +1,8 @@
 // One connection to an MPD control socket: requests answered in order, each within a time limit on the engine clock.
 import { createConnection, type Socket } from 'node:net';
-import { PlaybackError } from '../playback.js';
 import type { Clock } from '../core/clock.js';
-import { encodeRequest, ReplyParser, type Pairs, type Reply } from './protocol.js';
+import { PlaybackError } from '../playback.js';
+import { encodeRequest, type Pairs, type Reply, ReplyParser } from './protocol.js';
 
 interface Pending {
   resolve: (results: Pairs[]) => void;

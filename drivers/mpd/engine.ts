@@ -1,28 +1,28 @@
 // A stream player's engine: its own mpd, started, watched and restarted with back-off, playback given back after a crash.
 import path from 'node:path';
+import type { Clock } from '../core/clock.js';
 import {
-  PlaybackError,
-  placeFifo,
   type PlaybackEngine,
   type PlaybackEngineOptions,
+  PlaybackError,
   type PlaybackEvent,
   type PlaybackListener,
   type PlaybackSnapshot,
   type PlaybackStatus,
+  placeFifo,
 } from '../playback.js';
-import type { Clock } from '../core/clock.js';
 import {
+  type ConfigInput,
   musicRootOf,
+  type PlayerFiles,
   playerFiles,
   renderConfig,
   writePlayerConfig,
-  type ConfigInput,
-  type PlayerFiles,
 } from './config.js';
 import { MpdConnection } from './connection.js';
 import { MpdLibrary } from './library.js';
 import { MpdPlayer } from './player.js';
-import { findMpd, MpdProcess, type Log } from './process.js';
+import { findMpd, type Log, MpdProcess } from './process.js';
 import { command, field } from './protocol.js';
 
 export interface MpdTiming {

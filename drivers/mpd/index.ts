@@ -3,8 +3,8 @@ import type { PlaybackEngine } from '../playback.js';
 import { MpdEngine, type MpdEngineOptions } from './engine.js';
 import { findMpd } from './process.js';
 
-export { MPD_MISSING } from './process.js';
 export type { MpdEngineOptions, MpdTiming } from './engine.js';
+export { MPD_MISSING } from './process.js';
 
 /**
  * An engine for one stream player, not started yet. Throws an engine-missing PlaybackError, whose message names the

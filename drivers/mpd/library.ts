@@ -1,17 +1,18 @@
 // The music folder through MPD's database: one folder listed a page at a time with its tags, and rescans.
-import { OUTPUT_BUFFER_KIB } from './config.js';
+
+import { cleanText } from '../clean-text.js';
 import {
   LIBRARY_PAGE_MAX,
-  PlaybackError,
   type LibraryEntry,
   type LibraryPage,
+  PlaybackError,
   type PlaybackLibrary,
   type ResolvedTrack,
 } from '../playback.js';
 import { parseFolder, parseTrackUri, resolveMusicFile } from '../playback-uri.js';
+import { OUTPUT_BUFFER_KIB } from './config.js';
 import type { MpdConnection } from './connection.js';
 import { ACK, command, field, MpdAck, type Pairs } from './protocol.js';
-import { cleanText } from '../clean-text.js';
 import { tag } from './status.js';
 
 export interface LibraryContext {

@@ -81,7 +81,7 @@ export async function addEntries(context: AddContext, entries: Entry[], position
     const commands = batch.map((entry, j) =>
       at === null ? command('addid', entry.target!) : command('addid', entry.target!, at + j),
     );
-    let results;
+    let results: Array<Array<[string, string]>>;
     try {
       results = await context.connection.request(commands);
     } catch (err) {

@@ -8,6 +8,7 @@ import {
   type PlaybackState,
   type PlaybackStatus,
   type Recovery,
+  stoppedStatus,
 } from '../playback.js';
 import type { MpdConnection } from './connection.js';
 import { addEntries, prepareEntries } from './loader.js';
@@ -70,19 +71,7 @@ export class MpdPlayer {
   private startPaused = false;
 
   constructor(private readonly link: PlayerLink) {
-    this.current = {
-      state: 'stopped',
-      queueLength: 0,
-      index: null,
-      uri: null,
-      title: null,
-      artist: null,
-      album: null,
-      name: null,
-      durationMs: null,
-      positionMs: 0,
-      positionAt: link.clock.now(),
-    };
+    this.current = stoppedStatus(link.clock.now());
   }
 
   status(): PlaybackStatus {

@@ -24,7 +24,7 @@ export interface ProcessOptions {
    * Each line mpd writes to stderr (its log), after it was logged; true when the line was taken as one track's
    * failure (reported with that track), so it is not quoted again as the reason of a later exit.
    */
-  onLine?: (line: string) => boolean | void;
+  onLine?: (line: string) => boolean | undefined;
   /** util-linux's setpriv, which gives mpd its parent-death signal; tests name a missing one to see the fallback. */
   setprivPath?: string;
   /** The music folder's real path: mpd may read beneath it (and nowhere else outside the system folders). */

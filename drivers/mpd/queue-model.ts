@@ -90,8 +90,8 @@ export class QueueModel {
    * backwards jump or the end of the queue, when nothing in between can have been skipped.
    */
   private cursor: { at: number; played: boolean } | null = null;
-  /** A queue loaded while stopped: the entry current until playback starts (null: none), whatever MPD names. */
-  private parked: { index: number | null } | null = null;
+  /** A queue loaded while stopped: the entry current while MPD has none, until playback starts or MPD names one. */
+  private parked: number | null = null;
   /** A playing track left out of a replaced queue: it plays to its end, outside the indexes. */
   private detached: { mpdId: number; uri: string } | null = null;
   /** The entry the engine's last start began with, when it began paused (see startedAt). */
@@ -134,11 +134,10 @@ export class QueueModel {
     return this.pausedStart === index;
   }
 
-  /** Where a resume from a stop starts: the parked entry, else the song MPD names, else the first entry. */
+  /** Where a resume from a stop starts: the song MPD names, else the parked entry, else the first entry. */
   restartPoint(songId: number | null): RestartPoint {
-    if (this.parked) return this.entries.length ? { index: this.parked.index ?? 0 } : null;
     if (songId !== null) return { songId };
-    return this.entries.length ? { index: 0 } : null;
+    return this.entries.length ? { index: this.parked ?? 0 } : null;
   }
 
   /** A new queue: nothing is current, nothing was said about it, nothing is left out. */
@@ -157,9 +156,9 @@ export class QueueModel {
     this.pausedStart = null;
   }
 
-  /** The queue was loaded while stopped: entry `index` is current (null: none) until playback starts. */
+  /** The queue was loaded while stopped: entry `index` is current while MPD has none (null: none). */
   park(index: number | null): void {
-    this.parked = { index };
+    this.parked = index;
   }
 
   /**
@@ -281,24 +280,20 @@ export class QueueModel {
   /**
    * Stopped. With no song: after playing on its own, the queue ended; else the parked entry (if any) is current.
    * Stopped by the failure of its song (or of one it opened ahead of it) with more queued after it: not settled, the
-   * engine goes on; with nothing after it: the queue ended. Any other stop is on an entry, current unless the queue
-   * was parked, or it is one playback passed over (MPD names a failed song as its own while stopped on it).
+   * engine goes on; with nothing after it: the queue ended. Any other stop is on the entry MPD names, current unless
+   * playback passed over it (MPD names a failed song as its own while stopped on it).
    */
   private readStopped(s: MpdStatus, index: number | null, errorAt: number | null, now: number): Reading {
     if (s.songId === null) {
       if (this.cursor !== null) return this.ended(s, now);
-      const parked = this.parked?.index ?? null;
-      return this.settled(this.statusOf(s, now, parked, 'untagged'), [], parked ?? 0);
+      return this.settled(this.statusOf(s, now, this.parked, 'untagged'), [], this.parked ?? 0);
     }
     if (s.error !== null && index !== null && errorAt !== null && errorAt >= index) {
       if (errorAt > index || this.firstQueued(index + 1) !== null)
         return { settled: false, goOnAfter: errorAt, keepError: false };
       return this.ended(s, now);
     }
-    if (this.parked) {
-      const parked = this.parked.index;
-      return this.settled(this.statusOf(s, now, parked, 'untagged'), [], parked ?? 0);
-    }
+    this.parked = null;
     const skips = index !== null ? this.advance(index) : [];
     if (index !== null && this.entries[index]!.state.is === 'passed')
       return this.settled(this.statusOf(s, now, null, 'nothing'), skips, index);
@@ -336,7 +331,7 @@ export class QueueModel {
     }
     const skips = index !== null ? this.advance(index) : [];
     if (s.songId !== null) this.parked = null;
-    const shown = s.songId !== null ? index : (this.parked?.index ?? null);
+    const shown = s.songId !== null ? index : this.parked;
     // It plays after all (MPD opened it again at its turn): what it said when it opened it ahead no longer holds.
     if (shown !== null && plays && this.entries[shown]!.state.is === 'failedAhead')
       this.entries[shown]!.state = { is: 'queued' };

@@ -1,6 +1,7 @@
 // Reading MPD's `status` and `currentsong` replies, and the words of its playback errors (pure).
-import type { PlaybackState, SkipReason } from '../playback.js';
+
 import { cleanText } from '../clean-text.js';
+import type { PlaybackState, SkipReason } from '../playback.js';
 import { field, type Pairs } from './protocol.js';
 
 /** What one read of `status` + `currentsong` says. */

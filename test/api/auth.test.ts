@@ -1,13 +1,14 @@
 // Authentication from outside: the three credential forms, precedence, sessions, expiry, throttling, live permissions.
-import t from 'tap';
+
 import http from 'node:http';
+import t from 'tap';
+import { Authentication } from '../../daemon/domain/accounts/authentication.js';
+import { DeviceSecrets, hashPassword } from '../../daemon/domain/accounts/secrets.js';
+import { asHttpError } from '../../daemon/http/problem.js';
+import { UsersRepo } from '../../daemon/store/users-repo.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { createUser, injectClient, type Reply } from '../helpers/inject.js';
 import { TEST_PASSWORDS } from '../helpers/passwords.js';
-import { Authentication } from '../../daemon/domain/accounts/authentication.js';
-import { DeviceSecrets, hashPassword } from '../../daemon/domain/accounts/secrets.js';
-import { UsersRepo } from '../../daemon/store/users-repo.js';
-import { asHttpError } from '../../daemon/http/problem.js';
 
 const HOUR = 3600_000;
 

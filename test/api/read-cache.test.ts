@@ -1,5 +1,7 @@
 // The read cache (daemon/http/read-cache.ts): repeated reads skip the service, and every change shows in the next read.
 import t from 'tap';
+import { DomainEventSchema } from '../../daemon/domain/shared/events.js';
+import { CACHED_ROUTES, UNSEEN_EVENTS } from '../../daemon/http/read-cache.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { createUser, injectClient } from '../helpers/inject.js';
 
@@ -35,6 +37,68 @@ t.test('cached reads', async (t) => {
     t.equal(second.text, first.text, 'the same bytes');
     t.equal(second.headers.get('content-type'), 'application/json');
     t.ok(calls <= 1, `the service was asked ${calls} times for two reads`);
+  });
+
+  t.test("a playing player's position does not empty the cache: the reads it serves do not show it", async (t) => {
+    const players = d.daemon.services.players;
+    const list = players.list;
+    let calls = 0;
+    players.list = (...args) => {
+      calls++;
+      return list.apply(players, args);
+    };
+    t.teardown(() => {
+      players.list = list;
+    });
+    await op.get('/api/players');
+    const before = calls;
+    d.daemon.services.bus.publish({
+      type: 'player.position',
+      payload: { playerId: mine.id, positionMs: 1000, durationMs: null, positionAt: new Date().toISOString() },
+    });
+    await op.get('/api/players');
+    t.equal(calls, before, 'the read after the position event was answered from the cache');
+  });
+
+  t.test('no cached answer has a field of an event that leaves the cache as it is', async (t) => {
+    const doc = (await admin.get('/api/openapi.json')).body as {
+      paths: Record<string, Record<string, { responses: Record<string, any> }>>;
+      components?: { schemas?: Record<string, unknown> };
+    };
+    /** Every property name an answer of this schema can carry, $refs followed. */
+    const fieldsOf = (schema: any, seen = new Set<unknown>(), out = new Set<string>()): Set<string> => {
+      if (!schema || typeof schema !== 'object' || seen.has(schema)) return out;
+      seen.add(schema);
+      if (typeof schema.$ref === 'string')
+        fieldsOf(doc.components?.schemas?.[schema.$ref.split('/').pop()!], seen, out);
+      for (const name of Object.keys(schema.properties ?? {})) out.add(name);
+      for (const value of Object.values(schema)) if (typeof value === 'object') fieldsOf(value, seen, out);
+      return out;
+    };
+    const carried = new Map<string, string[]>();
+    for (const event of DomainEventSchema.anyOf) {
+      const type = (event.properties.type as { const: string }).const;
+      if (!UNSEEN_EVENTS.has(type)) continue;
+      const payload = Object.keys((event.properties.payload as { properties: object }).properties);
+      carried.set(
+        type,
+        payload.filter((name) => !name.endsWith('Id')),
+      );
+    }
+    t.same([...carried.keys()].sort(), [...UNSEEN_EVENTS].sort(), 'each event left out is one the daemon sends');
+    for (const cached of CACHED_ROUTES) {
+      const [method, path] = cached.split(' ') as [string, string];
+      const answer = doc.paths[path]?.[method.toLowerCase()]?.responses['200'];
+      t.ok(answer, `${cached} is documented`);
+      const fields = fieldsOf(answer);
+      t.ok(fields.size > 0, `${cached} answers with fields`);
+      for (const [type, names] of carried)
+        t.same(
+          names.filter((name) => fields.has(name)),
+          [],
+          `${cached} shows nothing ${type} changes`,
+        );
+    }
   });
 
   t.test('a volume change shows in the next read of players and zones', async (t) => {

@@ -57,7 +57,8 @@ t.test('a handler sees the same request headers over a socket as through inject(
     maxBodyBytes: 64 * 1024,
     authenticate: () => null,
     fallback: (req, res) => {
-      res.writeStatus('200 OK\r\nContent-Type: application/json');
+      res.writeStatus('200 OK');
+      res.writeHeader('Content-Type', 'application/json');
       res.end(JSON.stringify(req.headers));
       return true;
     },

@@ -1,7 +1,7 @@
 // The user endpoints from outside: statuses, bodies, who may call them, the last-Admin rule, and bad input.
 import t, { type Test } from 'tap';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { injectClient, createUser, type Client, type Reply, type Injectable } from '../helpers/inject.js';
+import { type Client, createUser, type Injectable, injectClient, type Reply } from '../helpers/inject.js';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const FULL_KEY = /^svc_[0-9a-f]{48}$/;

@@ -3,13 +3,13 @@
 // `npm run bench:log` (`-- --quick` for fewer lines). Lines go to a file in memory (tmpfs: a flush fsyncs, which
 // /dev/null refuses); the figure is the process's CPU per line (the main thread and libuv's pool together, where the
 // writes run), a median over alternating rounds.
-import { once, type EventEmitter } from 'node:events';
+import { type EventEmitter, once } from 'node:events';
 import { existsSync, openSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { createLogger, stdoutDestination, type LogDestination } from '../../daemon/log.js';
 import { createAccessLog } from '../../daemon/http/access-log.js';
+import { createLogger, type LogDestination, stdoutDestination } from '../../daemon/log.js';
 import { median, round } from './lib/stats.js';
 
 const quick = process.argv.includes('--quick');
@@ -56,7 +56,9 @@ async function measure(variant: Variant): Promise<number> {
   // closes the file.
   const stream = destination as unknown as EventEmitter & { flush(cb: () => void): void; end(): void };
   const closed = once(stream, 'close');
-  stream.flush(() => {});
+  stream.flush(() => {
+    // The close below is what the run waits for.
+  });
   stream.end();
   await closed;
   const used = process.cpuUsage(before);

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnBenchDaemon, waitHealthy } from './lib/daemon-process.js';
-import { ROOT, sleep, spawnTracked, stopChild } from './lib/processes.js';
 import { readContextSwitches, readMemory, readSmapsRollup } from './lib/proc.js';
+import { ROOT, sleep, spawnTracked, stopChild } from './lib/processes.js';
 import { makeRow, type Row, type SectionOptions } from './lib/report.js';
 import { median, round } from './lib/stats.js';
 

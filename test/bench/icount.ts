@@ -71,12 +71,18 @@ function callgrind(outDir: string): string[] {
 
 let agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
 
+/**
+ * One request over the keep-alive pool. A pooled connection may have been closed by the server meanwhile (uWS ends
+ * a connection idle for 10 s, which a slow callgrind window of the other server outlasts on a busy machine): a
+ * request that fails on a reused connection before any answer is sent once more on a new one.
+ */
 function request(
   port: number,
   method: string,
   target: string,
   headers: Record<string, string>,
   body?: string,
+  retry = true,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -87,7 +93,11 @@ function request(
       },
     );
     req.once('timeout', () => req.destroy(new Error(`${method} ${target}: no answer in 60 s`)));
-    req.once('error', reject);
+    req.once('error', (err: NodeJS.ErrnoException) => {
+      if (retry && req.reusedSocket && err.code === 'ECONNRESET')
+        resolve(request(port, method, target, headers, body, false));
+      else reject(err);
+    });
     req.end(body);
   });
 }

@@ -1,32 +1,63 @@
 // An idle appliance should sleep: system calls, wake-ups and processes of the built daemon with no client at all, as
-// `npm start` runs it and as the installed service runs it (SSDP, mDNS, systemd watchdog), against bare uWS.
+// `npm start` runs it and as the installed service runs it (SSDP, mDNS, systemd watchdog), against bare uWS; and
+// its resident memory once start-up is over, against the appliance's budget (< 60 MB with no stream player).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BARE_SCRIPT } from './cold-start.js';
-import { sleep, spawnTracked, stopChild } from './lib/processes.js';
-import { readContextSwitches } from './lib/proc.js';
-import { makeRow, skippedRow, type Row, type SectionOptions } from './lib/report.js';
-import { traceIdle, type IdleTrace } from './lib/syscalls.js';
-import { runAzcd, type AzcdProcess } from '../helpers/process.js';
 import { Receiver } from '../helpers/notify-receiver.js';
+import { type AzcdProcess, runAzcd } from '../helpers/process.js';
+import { BARE_SCRIPT } from './cold-start.js';
+import { readContextSwitches, readMemory, readSmapsRollup } from './lib/proc.js';
+import { sleep, spawnTracked, stopChild } from './lib/processes.js';
+import { makeRow, type Row, type SectionOptions, skippedRow } from './lib/report.js';
+import { type IdleTrace, traceIdle } from './lib/syscalls.js';
 
 interface Sample extends IdleTrace {
   /** Context switches of all threads over a window of the same length before the trace (strace's own stops excluded). */
   switches: number;
+  /** Resident memory once start-up has settled, read before the trace (strace stops the process, not its memory). */
+  memory: IdleMemory;
 }
+
+interface IdleMemory {
+  rssKb: number;
+  /** The JS heap, native allocations and buffers. */
+  anonKb: number;
+  /** Pages of node's binary, its shared libraries and the addons that were touched (shared, clean, but resident). */
+  fileKb: number;
+  /** Private_Dirty + Private_Clean: what this process alone holds. */
+  privateKb: number;
+}
+
+/** The appliance's budget for the idle daemon with no stream player configured (issue 37), in 10^6 bytes of VmRSS. */
+export const IDLE_RSS_BUDGET_MB = 60;
+
+function readIdleMemory(pid: number): IdleMemory {
+  const memory = readMemory(pid);
+  const smaps = readSmapsRollup(pid);
+  return {
+    rssKb: memory.rss,
+    anonKb: memory.anon,
+    fileKb: memory.file,
+    privateKb: smaps ? smaps.privateDirty + smaps.privateClean : Number.NaN,
+  };
+}
+
+const kbToMB = (kb: number) => (kb * 1024) / 1e6;
+const mb = (kb: number) => `${Math.round(kbToMB(kb) * 10) / 10} MB`;
 
 const per5s = (n: number, windowMs: number) => (n * 5000) / windowMs;
 
 /** Lets start-up finish (V8 shrinks its heap), counts context switches over one window, then traces another. */
 async function measure(pid: number, settleMs: number, windowMs: number): Promise<Sample> {
   await sleep(settleMs);
+  const memory = readIdleMemory(pid);
   const before = readContextSwitches(pid).total;
   const started = performance.now();
   await sleep(windowMs);
   const switches = ((readContextSwitches(pid).total - before) * windowMs) / (performance.now() - started);
-  return { ...(await traceIdle(pid, windowMs)), switches };
+  return { ...(await traceIdle(pid, windowMs)), switches, memory };
 }
 
 /** A network namespace whose only link is a veth pair: discovery runs for real, and nothing leaves this machine. */
@@ -74,7 +105,9 @@ async function daemonSample(
     await azcd.waitFor(/listening on http/, 30_000);
     return await measure(azcd.child.pid!, settleMs, windowMs);
   } finally {
-    await azcd?.stop('SIGTERM', 12_000).catch(() => {});
+    await azcd?.stop('SIGTERM', 12_000).catch(() => {
+      // Killed after the wait: the sample is taken, and the state folder goes below either way.
+    });
     rmSync(stateDir, { recursive: true, force: true });
   }
 }
@@ -90,7 +123,22 @@ async function bareSample(settleMs: number, windowMs: number): Promise<Sample> {
   }
 }
 
-function rows(label: string, sample: Sample, bare: Sample, note: string): Row[] {
+/** The idle daemon's resident memory against the budget, with what it is made of beside bare uWS's. */
+function memoryRow(label: string, sample: Sample, bare: Sample, settleMs: number): Row {
+  const parts = (m: IdleMemory) =>
+    `anonymous (heap + native) ${mb(m.anonKb)}, file pages (node, libraries, addons) ${mb(m.fileKb)}, private ${mb(m.privateKb)}`;
+  return makeRow({
+    section: 'idle',
+    name: `${label}: idle RSS ${Math.round(settleMs / 1000)} s after start, no stream player (budget < ${IDLE_RSS_BUDGET_MB} MB)`,
+    value: kbToMB(sample.memory.rssKb),
+    unit: 'MB',
+    baseline: kbToMB(bare.memory.rssKb),
+    target: { on: 'value', op: '<', threshold: IDLE_RSS_BUDGET_MB },
+    note: `VmRSS in 10^6 bytes; daemon: ${parts(sample.memory)}; bare uWS: ${parts(bare.memory)}; what is not configured is not loaded (ARCHITECTURE.md, "Memory")`,
+  });
+}
+
+function rows(label: string, sample: Sample, bare: Sample, note: string, settleMs: number): Row[] {
   const wakes = per5s(sample.wakes, sample.windowMs);
   const bareWakes = per5s(bare.wakes, bare.windowMs);
   const seconds = Math.round(sample.windowMs / 1000);
@@ -98,6 +146,7 @@ function rows(label: string, sample: Sample, bare: Sample, note: string): Row[] 
     `${s.loopWakes} event-loop and ${s.threadWakes} thread wake-ups, ${s.memoryCalls} memory calls, ${s.processes} processes started in ${Math.round(s.windowMs / 1000)} s; ` +
     `${Math.round(per5s(s.switches, s.windowMs) * 10) / 10} context switches per 5 s`;
   return [
+    memoryRow(label, sample, bare, settleMs),
     makeRow({
       section: 'idle',
       name: `${label}: wake-ups per 5 s, all threads (strace over ${seconds} s, no client)`,
@@ -145,6 +194,7 @@ export async function benchIdle(options: SectionOptions): Promise<Row[]> {
     started,
     bare,
     'dist/daemon/main.js as npm start runs it, on 127.0.0.1',
+    settleMs,
   );
 
   const name = `azcidle${process.pid % 10000}`;
@@ -165,6 +215,7 @@ export async function benchIdle(options: SectionOptions): Promise<Row[]> {
         installed,
         bare,
         `in network namespace ${name} (a veth pair: nothing leaves the machine)`,
+        settleMs,
       ),
     );
   } finally {

@@ -1,10 +1,11 @@
 // Benchmark: a one-second slider drag through the Monoprice driver at 9600 baud, against a send-every-change baseline;
 // run as a script, then the keypad benchmark (monoprice-keypad.ts).
+
+import { isMain } from '../../drivers/emulator-cli.js';
 import { MONOPRICE_DEFAULTS, MonopriceDriver } from '../../drivers/monoprice/driver.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
-import { LineFramer, VOLUME_STEPS, encodeSet } from '../../drivers/monoprice/protocol.js';
-import { isMain } from '../../drivers/emulator-cli.js';
-import { benchDrag, printDrag, type DragFamily, type DragResult } from './lib/drag.js';
+import { encodeSet, LineFramer, VOLUME_STEPS } from '../../drivers/monoprice/protocol.js';
+import { benchDrag, type DragFamily, type DragResult, printDrag } from './lib/drag.js';
 import { mainKeypad } from './monoprice-keypad.js';
 
 export type { DragResult } from './lib/drag.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isMain } from '../../drivers/emulator-cli.js';
 import type { FamilyName, KeypadRun } from './lib/keypad-child.js';
-import { BENCH_DIR, ROOT, forkTs, nextMessage, stopChild } from './lib/processes.js';
+import { BENCH_DIR, forkTs, nextMessage, ROOT, stopChild } from './lib/processes.js';
 import { percentile } from './lib/stats.js';
 
 export interface KeypadOptions {

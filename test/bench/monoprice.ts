@@ -1,7 +1,7 @@
 // Includes the Monoprice slider-drag benchmark (test/bench/monoprice-drag.ts) when it exists, in a child process.
 import path from 'node:path';
 import { BENCH_DIR, forkTs, nextMessage, stopChild } from './lib/processes.js';
-import { makeRow, skippedRow, type Row, type SectionOptions } from './lib/report.js';
+import { makeRow, type Row, type SectionOptions, skippedRow } from './lib/report.js';
 
 interface DragShape {
   changes?: number;

@@ -4,11 +4,11 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import mqtt from 'mqtt';
+import { client } from '../helpers/client.js';
+import { tempDir } from '../helpers/daemon.js';
 import { startBroker, Watcher } from '../helpers/mosquitto.js';
 import { spawnDaemon } from '../helpers/process.js';
-import { tempDir } from '../helpers/daemon.js';
-import { client } from '../helpers/client.js';
-import { summarize, type Summary } from './lib/stats.js';
+import { type Summary, summarize } from './lib/stats.js';
 
 const quick = process.argv.includes('--quick');
 const ROUND_TRIPS = quick ? 200 : 1000;
@@ -113,13 +113,13 @@ async function main(): Promise<void> {
     sixZoneFanout: summarize(fanout),
   };
   process.stdout.write(
-    [
+    `${[
       `broker-only echo round trip (baseline):        ${ms(result.baselineEcho)}`,
       `MQTT command → amplifier → state topic:        ${ms(result.commandRoundTrip)}  (${(result.commandRoundTrip.p50 / result.baselineEcho.p50).toFixed(1)}× baseline p50)`,
       `PUT /api/players/{id}/volume response:         ${ms(result.apiPut)}`,
       `one PUT → all 6 zone + player state topics:   ${ms(result.sixZoneFanout)}`,
       JSON.stringify(result),
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
 }
 
@@ -129,5 +129,8 @@ main()
     process.exitCode = 1;
   })
   .finally(async () => {
-    for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
+    for (const cleanup of cleanups.reverse())
+      await Promise.resolve(cleanup()).catch(() => {
+        // The rest still runs; the run's own error, if any, was reported above.
+      });
   });

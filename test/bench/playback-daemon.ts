@@ -7,10 +7,10 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { tempDir } from '../helpers/daemon.js';
 import { MPD, SOX, tone } from '../helpers/mpd-rig.js';
-import { startBenchDaemon, type BenchDaemon } from './lib/daemon-process.js';
+import { type BenchDaemon, startBenchDaemon } from './lib/daemon-process.js';
 import { delay, engineWithFifo, fifoWithProbe, firstByte, PCM_BYTES_PER_SECOND } from './lib/pcm-probe.js';
 import { readCpuNs, readMemory, readSmapsRollup } from './lib/proc.js';
-import { makeRow, skippedRow, type Row, type SectionOptions } from './lib/report.js';
+import { makeRow, type Row, type SectionOptions, skippedRow } from './lib/report.js';
 import { summarize } from './lib/stats.js';
 
 const WARMUP = 3;

@@ -6,13 +6,13 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { musicRootOf, playerFiles, renderConfig, writePlayerConfig } from '../../drivers/mpd/config.js';
 import { MpdConnection } from '../../drivers/mpd/connection.js';
-import { MpdProcess } from '../../drivers/mpd/process.js';
 import { systemClock } from '../../drivers/mpd/engine.js';
+import { MpdProcess } from '../../drivers/mpd/process.js';
 import { tempDir } from '../helpers/daemon.js';
 import { MPD, tone } from '../helpers/mpd-rig.js';
-import { delay, engineWithFifo, fifoWithProbe, firstByte, type FifoProbe } from './lib/pcm-probe.js';
+import { delay, engineWithFifo, type FifoProbe, fifoWithProbe, firstByte } from './lib/pcm-probe.js';
 import { readCpuMs, readLoadAverage, readMemory, readSmapsRollup } from './lib/proc.js';
-import { summarize, type Summary } from './lib/stats.js';
+import { type Summary, summarize } from './lib/stats.js';
 
 const quick = process.argv.includes('--quick');
 const RUNS = quick ? 10 : 40;

@@ -2,8 +2,8 @@
 import { isMain } from '../../drivers/emulator-cli.js';
 import { RNET_DEFAULTS, RnetDriver } from '../../drivers/rnet/driver.js';
 import { RnetEmulator } from '../../drivers/rnet/emulator.js';
-import { VOLUME_STEPS, encodeVolume } from '../../drivers/rnet/protocol.js';
-import { benchDrag, printDrag, type DragFamily, type DragResult } from './lib/drag.js';
+import { encodeVolume, VOLUME_STEPS } from '../../drivers/rnet/protocol.js';
+import { benchDrag, type DragFamily, type DragResult, printDrag } from './lib/drag.js';
 
 export type { DragResult } from './lib/drag.js';
 

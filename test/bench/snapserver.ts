@@ -1,16 +1,16 @@
 // Peer comparison: snapserver's Client.SetVolume JSON-RPC against our PUT /api/zones/{id}/volume, on loopback only.
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startBenchDaemon, type BenchDaemon } from './lib/daemon-process.js';
-import { setupPlayers } from './lib/fixture.js';
-import { runJsonRpcLoad, runLoad, type LoadResult, type RequestSpec } from './lib/load.js';
-import { sleep, spawnTracked, stopChild } from './lib/processes.js';
 import { freePort } from '../helpers/sockets.js';
+import { type BenchDaemon, startBenchDaemon } from './lib/daemon-process.js';
+import { setupPlayers } from './lib/fixture.js';
+import { type LoadResult, type RequestSpec, runJsonRpcLoad, runLoad } from './lib/load.js';
 import { processRunning, readMemory } from './lib/proc.js';
-import { formatTable, makeRow, skippedRow, type Row, type SectionOptions } from './lib/report.js';
+import { sleep, spawnTracked, stopChild } from './lib/processes.js';
+import { formatTable, makeRow, type Row, type SectionOptions, skippedRow } from './lib/report.js';
 import { round } from './lib/stats.js';
 
 export const SNAPCAST_INSTALL_HINT =

@@ -2,12 +2,12 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startBenchDaemon, type BenchDaemon } from './lib/daemon-process.js';
+import { type BenchDaemon, startBenchDaemon } from './lib/daemon-process.js';
 import { createPlaylist, setupPlayers } from './lib/fixture.js';
-import { runLoad, type LoadResult } from './lib/load.js';
-import { BENCH_DIR, ensureBuild, forkTs, nextMessage, sleep, stopChild } from './lib/processes.js';
+import { type LoadResult, runLoad } from './lib/load.js';
 import { readCpuMs, readFdCount, readLoadAverage, readMemory, readSocketCount, readThreads } from './lib/proc.js';
-import { formatTable, machineInfo, makeRow, writeResults, type Row } from './lib/report.js';
+import { BENCH_DIR, ensureBuild, forkTs, nextMessage, sleep, stopChild } from './lib/processes.js';
+import { formatTable, machineInfo, makeRow, type Row, writeResults } from './lib/report.js';
 import { mean, round } from './lib/stats.js';
 
 const SAMPLE_EVERY_S = 10;

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { startBaseline } from './lib/baseline.js';
 import { startBenchDaemon } from './lib/daemon-process.js';
 import { setupPlayers } from './lib/fixture.js';
-import { BENCH_DIR, forkTs, nextMessage, sleep, stopChild } from './lib/processes.js';
 import { readCpuMs, readMemory } from './lib/proc.js';
+import { BENCH_DIR, forkTs, nextMessage, sleep, stopChild } from './lib/processes.js';
 import { makeRow, type Row, type SectionOptions } from './lib/report.js';
 import { round, summarize } from './lib/stats.js';
 import { assertWrk, runWrk, type WrkResult } from './lib/wrk.js';
@@ -73,7 +73,7 @@ async function startServer(kind: 'azcd' | 'bare', n: number): Promise<{ server: 
     },
     n + 512,
   );
-  return { server: { ...bare, adminKey: 'svc_' + '0'.repeat(48) }, playerId: randomUUID() };
+  return { server: { ...bare, adminKey: `svc_${'0'.repeat(48)}` }, playerId: randomUUID() };
 }
 
 async function fanout(

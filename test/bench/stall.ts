@@ -19,13 +19,13 @@ import http from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { startBenchDaemon, type BenchDaemon } from './lib/daemon-process.js';
-import { ensureBuild, ROOT } from './lib/processes.js';
-import { readLoadAverage, readMemory } from './lib/proc.js';
-import { METER_NODE_ARGS, phaseMeter, type PhaseMeter } from './lib/phase-meter.js';
-import { attribute } from './lib/profile-sections.js';
-import { longestGc, longestSection, sectionDetails, stallTable, type Phase } from './lib/stall-report.js';
 import { fillPlaylists } from '../helpers/big-state.js';
+import { type BenchDaemon, startBenchDaemon } from './lib/daemon-process.js';
+import { METER_NODE_ARGS, type PhaseMeter, phaseMeter } from './lib/phase-meter.js';
+import { readLoadAverage, readMemory } from './lib/proc.js';
+import { ensureBuild, ROOT } from './lib/processes.js';
+import { attribute } from './lib/profile-sections.js';
+import { longestGc, longestSection, type Phase, sectionDetails, stallTable } from './lib/stall-report.js';
 
 const USAGE = `usage: npm run bench:stall [-- --scale F | --quick | --playlists N --tracks N]
   --scale F      F × the limits: round(500 F) playlists of 5000 tracks (default 1)

@@ -2,8 +2,8 @@
 import { isMain } from '../../drivers/emulator-cli.js';
 import { XANTECH_DEFAULTS, XantechDriver } from '../../drivers/xantech/driver.js';
 import { XantechEmulator } from '../../drivers/xantech/emulator.js';
-import { Framer, VOLUME_STEPS, encodeSet } from '../../drivers/xantech/protocol.js';
-import { benchDrag, printDrag, type DragFamily, type DragResult } from './lib/drag.js';
+import { encodeSet, Framer, VOLUME_STEPS } from '../../drivers/xantech/protocol.js';
+import { benchDrag, type DragFamily, type DragResult, printDrag } from './lib/drag.js';
 
 export type { DragResult } from './lib/drag.js';
 

@@ -1,7 +1,14 @@
 // Launches Debian's chromium through playwright-core and watches pages for console errors (CSP included).
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import {
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Page,
+  type Browser as PlaywrightBrowser,
+} from 'playwright-core';
+import tap from 'tap';
 import { ROOT } from '../helpers/paths.js';
 
 // A page global used inside evaluate(): the project compiles without the DOM lib.
@@ -25,21 +32,40 @@ export const chromiumMissing = (): string | false =>
   existsSync(CHROMIUM) ? false : `no chromium at ${CHROMIUM} (apt-get install -y chromium)`;
 
 export interface Browser {
-  /** A fresh, isolated context (own sessionStorage) on one shared browser. */
+  /** A fresh, isolated context (own cookies, storage and cache) on the file's one Chromium. */
   context(options?: BrowserContextOptions): Promise<BrowserContext>;
-  close(): Promise<void>;
 }
 
+/** The file's Chromium, launched by the first test that asks for it. */
+let running: Promise<PlaywrightBrowser> | undefined;
+
 /**
- * Chromium for one test, closed in its teardown. chromium.launch gives every run a fresh temporary profile
- * (user-data-dir) and removes it on close.
+ * Chromium for one test: the contexts it opens are closed in its teardown, so nothing of it outlives it (no page
+ * left polling a daemon that stopped). The browser process itself is shared by the tests of the file, as starting
+ * one costs seconds of CPU, and closed when the file's last test ends. chromium.launch gives it a fresh temporary
+ * profile (user-data-dir) and removes it on close; contexts share nothing with each other.
  */
 export async function launch(t: { teardown(fn: () => unknown): void }): Promise<Browser> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true, timeout: 20_000 });
-  t.teardown(() => browser.close());
+  if (!running) {
+    running = chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true, timeout: 20_000 });
+    const launched = running;
+    // A launch that failed has failed the test that asked for it already: nothing to close then.
+    tap.teardown(() =>
+      launched.then(
+        (browser) => browser.close(),
+        () => undefined,
+      ),
+    );
+  }
+  const browser = await running;
+  const contexts = new Set<BrowserContext>();
+  t.teardown(() => Promise.all([...contexts].map((context) => context.close())));
   return {
-    context: (options) => browser.newContext({ viewport: { width: 1280, height: 860 }, ...options }),
-    close: () => browser.close(),
+    async context(options) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, ...options });
+      contexts.add(context);
+      return context;
+    },
   };
 }
 

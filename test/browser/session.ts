@@ -1,6 +1,6 @@
 // Shared steps of the dashboard tests: signing in through the form, waiting on API state, finding unnamed controls.
 import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
-import { waitFor } from '../helpers/wait-for.js';
+import { WAIT_MS, waitFor } from '../helpers/wait-for.js';
 import { type Browser, watchConsole } from './browser.js';
 
 // A page global used inside evaluate() callbacks: the project compiles without the DOM lib.
@@ -36,7 +36,9 @@ export async function signIn(
   { path = '/', live = true }: { path?: string; live?: boolean } = {},
 ): Promise<Session> {
   const context = await browser.context(options);
-  context.setDefaultTimeout(8000);
+  // The suite's one bound on a wait (wait-for.ts): it only decides how long a failing step takes to say so. 8 s was
+  // too short for a page's first load while a CPU hog and three other test files shared the machine's two cores.
+  context.setDefaultTimeout(WAIT_MS);
   const page = await context.newPage();
   const session: Session = { page, console: watchConsole(page), urls: [] };
   page.on('request', (request) => session.urls.push(request.url()));
@@ -59,7 +61,11 @@ export async function grabSlider(page: Page, slider: Locator, at: number) {
   await page.mouse.down();
   return {
     to: (fraction: number, steps: number) => page.mouse.move(box.x + box.width * fraction, y, { steps }),
-    release: () => page.mouse.up(),
+    /** Lets go, and waits until the control has nothing on its way (aria-busy gone): the next step starts clean. */
+    release: async () => {
+      await page.mouse.up();
+      await slider.and(page.locator(':not([aria-busy])')).waitFor();
+    },
   };
 }
 

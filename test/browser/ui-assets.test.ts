@@ -4,6 +4,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
+import ts from 'typescript';
+import { servedBytes } from '../../daemon/http/static.js';
 import { UI_DIR } from '../../daemon/paths.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 
@@ -32,12 +34,28 @@ t.test('the whole dashboard is at most 80 KB gzipped', async (t) => {
   let raw = 0;
   let gzipped = 0;
   for (const file of served) {
-    const body = readFileSync(file);
+    const body = servedBytes(file, readFileSync(file));
     raw += body.length;
     gzipped += gzipSync(body, { level: 9 }).length;
   }
   t.comment(`daemon/ui: ${served.length} files, ${raw} bytes raw, ${gzipped} bytes gzipped (budget ${BUDGET_BYTES})`);
   t.ok(gzipped <= BUDGET_BYTES, `${gzipped} bytes gzipped`);
+});
+
+t.test('scripts and styles are served without their comment lines, and nothing else of them changes', async (t) => {
+  const scripts = served.filter((file) => file.endsWith('.js'));
+  // Compiled with every comment removed, the file as served and the source give the same program.
+  const program = (text: string) =>
+    ts.transpileModule(text, { compilerOptions: { removeComments: true, target: ts.ScriptTarget.ESNext } }).outputText;
+  let saved = 0;
+  for (const file of [...scripts, ...served.filter((file) => file.endsWith('.css'))]) {
+    const source = readFileSync(file, 'utf8');
+    const sent = servedBytes(file, Buffer.from(source)).toString('utf8');
+    saved += source.length - sent.length;
+    t.notMatch(sent, /^\s*\/\//m, `${rel(file)}: no comment line left`);
+    if (file.endsWith('.js')) t.equal(program(sent), program(source), `${rel(file)}: the same program`);
+  }
+  t.ok(saved > 0, `${saved} bytes of comment lines left out`);
 });
 
 t.test('index.html has nothing the CSP would block: no inline script, style or handler', async (t) => {

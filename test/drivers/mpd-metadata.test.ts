@@ -1,14 +1,15 @@
 // Metadata from outside — a radio's icy-name, a stream's or a file's title, artist and album tags — is cleaned by
 // the names' rule where MPD's status is read: no bidi overrides, line separators or control characters reach the
 // API, the dashboard or MQTT. Real MPD playing a loopback radio station, and MPD's replies read directly.
-import t from 'tap';
+
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import t from 'tap';
+import { createPlaybackEngine } from '../../drivers/mpd/index.js';
+import { parseStatus } from '../../drivers/mpd/status.js';
 import { tempDir } from '../helpers/daemon.js';
 import { MPD, musicFolder, radioStation, startEngine, tone } from '../helpers/mpd-rig.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
-import { createPlaybackEngine } from '../../drivers/index.js';
-import { parseStatus } from '../../drivers/mpd/status.js';
 
 const HOSTILE = {
   title: 'Evil\u202Etxt.exe\u2028second line',

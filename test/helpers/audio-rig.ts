@@ -1,16 +1,17 @@
 // The audio services on a real SQLite file and a driver, without HTTP: what the unit tests of routing and apply share.
-import type { Test } from 'tap';
+
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { tempDir } from './daemon.js';
-import { Store } from '../../daemon/store/db.js';
-import { UsersRepo } from '../../daemon/store/users-repo.js';
-import { MetaRepo } from '../../daemon/store/meta-repo.js';
-import { AudioRepo } from '../../daemon/store/audio-repo.js';
-import { createAudio, type Amplifiers, type Audio } from '../../daemon/domain/audio/index.js';
+import type { Test } from 'tap';
+import { type Amplifiers, type Audio, createAudio } from '../../daemon/domain/audio/index.js';
 import { asWriter, EventBus, type StampedEvent, type Writer } from '../../daemon/domain/shared/index.js';
+import { AudioRepo } from '../../daemon/store/audio-repo.js';
+import { Store } from '../../daemon/store/db.js';
+import { MetaRepo } from '../../daemon/store/meta-repo.js';
+import { UsersRepo } from '../../daemon/store/users-repo.js';
 import type { AmplifierDriver } from '../../drivers/driver.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
+import { tempDir } from './daemon.js';
 import './sqlite-guard.js';
 
 /** An admin caller; a Writer too, for the pop-free apply (which leaves the role check to its operation). */

@@ -156,6 +156,8 @@ export async function startEngine(
   const fifo = path.join(fifos, 'out.pcm');
   execFileSync('mkfifo', ['-m', '600', fifo]);
   // Test radio stations listen on loopback ports: allowed, as playback.streamHosts allows them on an appliance.
+  // What the engine logged (MPD's own log lines among it), kept to explain a wait that times out.
+  const logged: string[] = [];
   const engine = createPlaybackEngine({
     id: 'player-1',
     stateDir,
@@ -163,6 +165,10 @@ export async function startEngine(
     output: { kind: 'fifo', path: fifo },
     mpdPath: MPD,
     streamHosts: ['127.0.0.1'],
+    log: (level, message) => {
+      logged.push(`${level}: ${message}`);
+      if (logged.length > 40) logged.shift();
+    },
     ...options,
   });
   const events: PlaybackEvent[] = [];
@@ -179,8 +185,16 @@ export async function startEngine(
     rmSync(fifos, { recursive: true, force: true });
   });
   await engine.start();
+  /** A timed-out wait says what the engine saw: its events, its status and the last lines it logged. */
+  const explained = (err: unknown): never => {
+    if (!(err instanceof Error) || !err.message.startsWith('timed out')) throw err;
+    const seen = events.map((event) => JSON.stringify(event)).slice(-20);
+    throw new Error(
+      `${err.message}\nevents:\n${seen.join('\n')}\nstatus: ${JSON.stringify(engine.status())}\nlog:\n${logged.join('\n')}`,
+    );
+  };
   const next = (match: (event: PlaybackEvent) => boolean, what: string, from = 0) =>
-    waitFor(() => events.slice(from).find(match), WAIT_MS, { what, changes });
+    waitFor(() => events.slice(from).find(match), WAIT_MS, { what, changes }).catch(explained);
   return {
     engine,
     music,
@@ -188,7 +202,10 @@ export async function startEngine(
     fifo,
     events,
     next: next as EngineRig['next'],
-    until: (match, what) => waitFor(() => match(engine.status()), WAIT_MS, { what, changes }).then(() => undefined),
+    until: (match, what) =>
+      waitFor(() => match(engine.status()), WAIT_MS, { what, changes })
+        .catch(explained)
+        .then(() => undefined),
     reader: () => (reader ??= new FifoReader(fifo)),
   };
 }

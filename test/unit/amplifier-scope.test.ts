@@ -1,13 +1,14 @@
 // A player can only feed zones of its own amplifier, even when several amplifiers are configured at once.
-import t from 'tap';
-import type { Test } from 'tap';
+
 import { randomUUID } from 'node:crypto';
-import { AudioRepo, type PlayerRow } from '../../daemon/store/audio-repo.js';
-import { asHttpError } from '../../daemon/http/problem.js';
-import { UsersRepo } from '../../daemon/store/users-repo.js';
-import { MetaRepo } from '../../daemon/store/meta-repo.js';
+import type { Test } from 'tap';
+import t from 'tap';
 import { Amplifiers, createAudio } from '../../daemon/domain/audio/index.js';
 import { EventBus } from '../../daemon/domain/shared/index.js';
+import { asHttpError } from '../../daemon/http/problem.js';
+import { AudioRepo, type PlayerRow } from '../../daemon/store/audio-repo.js';
+import { MetaRepo } from '../../daemon/store/meta-repo.js';
+import { UsersRepo } from '../../daemon/store/users-repo.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { admin, audioRig } from '../helpers/audio-rig.js';
 

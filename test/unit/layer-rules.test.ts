@@ -14,7 +14,8 @@ function projectSources(): Map<string, string> {
     for (const entry of readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
       const rel = path.posix.join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (entry.name !== 'node_modules' && entry.name !== 'build') walk(rel);
+        // The dashboard is browser code with its own type check (tsconfig.ui.json), outside the daemon's layers.
+        if (entry.name !== 'node_modules' && entry.name !== 'build' && rel !== 'daemon/ui') walk(rel);
       } else if (entry.name.endsWith('.ts')) {
         sources.set(rel, readFileSync(path.join(ROOT, rel), 'utf8'));
       }

@@ -1,5 +1,6 @@
-// The engine's queue model as a table: sequences of MPD's status reads and log lines, as recorded when a race was
-// found, and what the engine publishes and reports for them. Each past race is one row, named after what happened.
+// The engine's queue model as a table: sequences of MPD's status reads and log lines, each as the fix of a race found
+// in the engine recorded it (its commit is named beside its row), and what the engine publishes and reports for them.
+// Each past race is one row, named after what happened; the other rows are the rules they rest on.
 import t from 'tap';
 import { type Entry, QueueModel, type Skip } from '../../drivers/mpd/queue-model.js';
 import { failedUri, type MpdStatus, skipReason } from '../../drivers/mpd/status.js';
@@ -14,7 +15,9 @@ type Step =
   | { read: Partial<MpdStatus>; late?: string[] }
   | { next: true }
   | { previous: true }
-  | { park: string | null };
+  | { park: string | null }
+  /** An announcement took the player and gave it back: the snapshot it took when it began, stopped, loaded again. */
+  | { giveBack: true };
 
 interface Row {
   /** What happened. */
@@ -219,10 +222,11 @@ const ROWS: Row[] = [
     says: ['skip a: missing', 'go on after a', 'skip b: missing', 'stopped nothing', 'stopped nothing'],
   },
   {
-    // The view hid this behind a map of the players given back with nothing current.
-    name: 'a queue given back with nothing current: MPD names its first entry while stopped, nothing is current',
-    steps: [{ park: null }, stopped('a'), stopped(null), start('a'), playing('a')],
-    says: ['stopped nothing', 'stopped nothing', 'playing a'],
+    // The view hid this behind a map of the players given back: the snapshot named the failed stream as current.
+    name: 'a player stopped after a stream that failed is given back after an announcement with nothing current',
+    queue: 'a',
+    steps: [start('a'), opening('a'), stopped('a', curl('a')), stopped('a'), { giveBack: true }, stopped(null)],
+    says: ['playing a', 'skip a: unreachable', 'stopped nothing', 'stopped nothing', 'stopped nothing'],
   },
 ];
 
@@ -236,22 +240,24 @@ class Engine {
   private startPaused = false;
   /** The error the engine cleared: MPD shows it no more. */
   private cleared: string | null = null;
+  private readonly entries: Entry[];
+  /** The status published last: what a snapshot gives back. */
+  private published: PlaybackStatus | null = null;
 
   constructor(row: Row) {
     const letters = [...(row.queue ?? LETTERS)];
-    this.model.replace(
-      letters.map(
-        (letter): Entry =>
-          row.refused?.includes(letter)
-            ? {
-                uri: `file:${letter}`,
-                target: null,
-                cause: { reason: 'missing', detail: `${letter} is gone` },
-                mpdId: null,
-              }
-            : { uri: `file:${letter}`, target: `${letter}.flac`, cause: null, mpdId: id(letter) },
-      ),
+    this.entries = letters.map(
+      (letter): Entry =>
+        row.refused?.includes(letter)
+          ? {
+              uri: `file:${letter}`,
+              target: null,
+              cause: { reason: 'missing', detail: `${letter} is gone` },
+              mpdId: null,
+            }
+          : { uri: `file:${letter}`, target: `${letter}.flac`, cause: null, mpdId: id(letter) },
     );
+    this.model.replace(this.entries);
   }
 
   step(step: Step): void {
@@ -260,7 +266,12 @@ class Engine {
     else if ('read' in step) this.observe(step.read, step.late ?? []);
     else if ('next' in step) this.model.moved();
     else if ('previous' in step) this.model.moved(true);
-    else this.model.park(step.park === null ? null : LETTERS.indexOf(step.park));
+    else if ('park' in step) this.model.park(step.park === null ? null : LETTERS.indexOf(step.park));
+    else {
+      // As MpdPlayer.restore() loads a stopped snapshot: the same queue, parked on the entry it named.
+      this.model.replace(this.entries);
+      this.model.park(this.published?.index ?? null);
+    }
   }
 
   private startAt(index: number, paused: boolean): void {
@@ -294,6 +305,7 @@ class Engine {
       return;
     }
     this.report(reading.skips, late);
+    this.published = reading.status;
     this.says.push(shown(reading.status));
   }
 

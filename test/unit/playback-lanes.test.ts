@@ -6,7 +6,7 @@ import { StreamEngines, Transport } from '../../daemon/domain/playback/index.js'
 import { NowPlaying } from '../../daemon/domain/playback/now-playing.js';
 import { type Caller, EventBus, type PlayerView, systemClock } from '../../daemon/domain/shared/index.js';
 import { createLogger } from '../../daemon/log.js';
-import type { PlaybackEngine, PlaybackStatus } from '../../drivers/playback.js';
+import { type PlaybackEngine, stoppedStatus } from '../../drivers/playback.js';
 import { within } from '../helpers/wait-for.js';
 
 const PLAYER = '6f1c2c8e-4a55-4b1e-9b53-7f0e2f6a1a01';
@@ -18,19 +18,7 @@ const admin: Caller = {
   zoneIds: new Set(),
   credential: { kind: 'account' },
 };
-const STOPPED: PlaybackStatus = {
-  state: 'stopped',
-  queueLength: 0,
-  index: null,
-  uri: null,
-  title: null,
-  artist: null,
-  album: null,
-  name: null,
-  durationMs: null,
-  positionMs: 0,
-  positionAt: 0,
-};
+const STOPPED = stoppedStatus();
 
 /** An engine whose playUri answers only when the test lets it (or fails when told to); every call is written down. */
 function recordingEngine() {

@@ -2,18 +2,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/db.js';
 import type { Assignments, UserRow, UsersRepo } from '../../store/users-repo.js';
-import { requireAdmin, requireAdminOrSelf, conflict, forbidden, invalid, notFound } from '../shared/index.js';
-import type { Caller, Role, EventBus } from '../shared/index.js';
-import { NO_PASSWORD, generateApiKey, generateSessionToken, type DeviceSecrets } from './secrets.js';
-import { CACHE_LIMIT, type Authentication } from './authentication.js';
+import type { Caller, EventBus, Role } from '../shared/index.js';
+import { conflict, forbidden, invalid, notFound, requireAdmin, requireAdminOrSelf } from '../shared/index.js';
+import { type Authentication, CACHE_LIMIT } from './authentication.js';
 import { reconcileInitialAdminFile } from './initial-admin-file.js';
+import { type DeviceSecrets, generateApiKey, generateSessionToken, NO_PASSWORD } from './secrets.js';
 import {
   checkAssignments,
   openApiKey,
+  type UserView,
   userView,
   validatePassword,
   validateUsername,
-  type UserView,
 } from './user-account.js';
 
 export interface NewUser {

@@ -1,14 +1,15 @@
 // What the audio services share, built once by createAudio (index.ts): each service's constructor only stores it.
-import type { Store } from '../../store/db.js';
+
 import type { AudioRepo } from '../../store/audio-repo.js';
-import type { UsersRepo } from '../../store/users-repo.js';
+import type { Store } from '../../store/db.js';
 import type { MetaRepo } from '../../store/meta-repo.js';
+import type { UsersRepo } from '../../store/users-repo.js';
 import type { EventBus } from '../shared/index.js';
 import type { Amplifiers } from './amplifiers.js';
-import type { Availability } from './availability.js';
 import type { AudioLookup } from './audio-lookup.js';
-import type { ZoneCommits } from './zone-changes.js';
+import type { Availability } from './availability.js';
 import type { StreamHooks } from './stream-outputs.js';
+import type { ZoneCommits } from './zone-changes.js';
 
 export interface AudioParts {
   store: Store;

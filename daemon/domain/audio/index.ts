@@ -2,46 +2,46 @@
 // apply, zone sleep state, and the amplifiers kept in step with the database. The rest of the daemon imports this file.
 import type { AmplifierDriver } from '../../../drivers/driver.js';
 import type { Logger } from '../../log.js';
-import type { Store } from '../../store/db.js';
 import type { AudioRepo } from '../../store/audio-repo.js';
-import type { UsersRepo } from '../../store/users-repo.js';
+import type { Store } from '../../store/db.js';
 import type { MetaRepo } from '../../store/meta-repo.js';
+import type { UsersRepo } from '../../store/users-repo.js';
 import type { EventBus } from '../shared/index.js';
 import { Amplifiers, singleAmplifier } from './amplifiers.js';
-import { Availability } from './availability.js';
 import { AudioLookup } from './audio-lookup.js';
-import { ZoneCommits } from './zone-changes.js';
-import { ZoneApplier } from './zone-apply.js';
-import { PlayersService } from './players.js';
-import { ZonesService } from './zones.js';
-import { InputsService } from './inputs.js';
-import { ZoneSleep } from './zone-sleep.js';
-import { HardwareSync } from './hardware-sync.js';
-import { NO_STREAMS, type StreamHooks } from './stream-outputs.js';
 import type { AudioParts } from './audio-parts.js';
+import { Availability } from './availability.js';
+import { HardwareSync } from './hardware-sync.js';
+import { InputsService } from './inputs.js';
+import { PlayersService } from './players.js';
+import { NO_STREAMS, type StreamHooks } from './stream-outputs.js';
+import { ZoneApplier } from './zone-apply.js';
+import { ZoneCommits } from './zone-changes.js';
+import { ZoneSleep } from './zone-sleep.js';
+import { ZonesService } from './zones.js';
 
-export { Amplifiers, singleAmplifier, type Amplifier } from './amplifiers.js';
+/** The drivers' mapping between the tone scale (-1..1) and a family's native steps, for views in native steps. */
+export { stepToTone, toneToStep } from '../../../drivers/driver.js';
+export { type Amplifier, Amplifiers, singleAmplifier } from './amplifiers.js';
 export type { Availability, Skipped } from './availability.js';
-export { PlayersService, PLAYER_CHANGE_NONE, type NewPlayer, type PlayerChange } from './players.js';
+export type { HardwareSync } from './hardware-sync.js';
+export { INPUT_SETTINGS_NONE, InputsService } from './inputs.js';
+export { type NewPlayer, PLAYER_CHANGE_NONE, type PlayerChange, PlayersService } from './players.js';
 export {
+  type OutputRequest,
   outputColumns,
   outputOf,
   placeOutput,
   resolveOutput,
-  sameOutput,
-  type OutputRequest,
   type StreamHooks,
   type StreamOutputKind,
+  sameOutput,
 } from './stream-outputs.js';
-export { ZonesService, ZONE_SETTINGS_NONE } from './zones.js';
-export { InputsService, INPUT_SETTINGS_NONE } from './inputs.js';
+export { effectiveVolume, VOLUME_REQUEST_FIELDS, type VolumeRequest, volumeRequestOf } from './volume-rule.js';
+export type { ApplyOptions, ApplyOutcome, ZoneApplier, ZoneTarget } from './zone-apply.js';
 export type { ZoneSleep } from './zone-sleep.js';
-export type { HardwareSync } from './hardware-sync.js';
-export type { ZoneApplier, ApplyOptions, ApplyOutcome, ZoneTarget } from './zone-apply.js';
-export { VOLUME_REQUEST_FIELDS, effectiveVolume, volumeRequestOf, type VolumeRequest } from './volume-rule.js';
-export { TONE_NONE, storedTone, toneColumns } from './zone-tone.js';
-/** The drivers' mapping between the tone scale (-1..1) and a family's native steps, for views in native steps. */
-export { stepToTone, toneToStep } from '../../../drivers/driver.js';
+export { storedTone, TONE_NONE, toneColumns } from './zone-tone.js';
+export { ZONE_SETTINGS_NONE, ZonesService } from './zones.js';
 
 /**
  * How long one phase of a pop-free apply waits for the amplifiers to take its commands. An amplifier that is

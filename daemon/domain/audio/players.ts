@@ -1,24 +1,24 @@
 // Players: the sources wired to amplifier inputs, as each caller sees them; routing to zones and group volume.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { refOf } from './amplifiers.js';
-import { zoneWith, type PlayerRow, type ZoneRow } from '../../store/audio-repo.js';
+import { type PlayerRow, type ZoneRow, zoneWith } from '../../store/audio-repo.js';
+import type { Caller, PlayerView, StreamOutput } from '../shared/index.js';
 import {
   canSeePlayer,
+  conflict,
+  invalid,
   playerFor,
   requireAdmin,
   visiblePlayers,
   visibleZones,
-  conflict,
-  invalid,
 } from '../shared/index.js';
-import type { Caller, PlayerView, StreamOutput } from '../shared/index.js';
+import { refOf } from './amplifiers.js';
+import type { AudioParts } from './audio-parts.js';
 import { limitsOf } from './audio-views.js';
+import { availabilityOf } from './availability.js';
+import { checkOutputForm, checkOutputFree, outputColumns, outputOf, playerOn, sameOutput } from './stream-outputs.js';
 import { effectiveVolume, groupFactor, requestedVolume, roundVolume, type VolumeRequest } from './volume-rule.js';
 import type { ZoneChange } from './zone-changes.js';
-import { availabilityOf } from './availability.js';
-import type { AudioParts } from './audio-parts.js';
-import { checkOutputForm, checkOutputFree, outputColumns, outputOf, playerOn, sameOutput } from './stream-outputs.js';
 
 /** A new player: its name, the amplifier input it feeds and, for a stream player, its audio output. */
 export interface NewPlayer {

@@ -1,14 +1,14 @@
 // Zones: the amplifier outputs as each caller sees them; the admin's settings and deletion; volume, mute and power
 // under the volume rule, each operation checking its caller once, where it loads the zone.
 import type { ZoneState } from '../../../drivers/driver.js';
-import { refOf } from './amplifiers.js';
 import type { ZoneRow } from '../../store/audio-repo.js';
-import { requireAdmin, visibleZones, conflict, invalid } from '../shared/index.js';
 import type { Caller, DomainEvent, ZoneView } from '../shared/index.js';
-import { limitsOf, newZoneRow, zonesChangedEvent, zoneViewNow } from './audio-views.js';
-import { effectiveVolume, requestedVolume, type VolumeRequest } from './volume-rule.js';
-import type { Skipped } from './availability.js';
+import { conflict, invalid, requireAdmin, visibleZones } from '../shared/index.js';
+import { refOf } from './amplifiers.js';
 import type { AudioParts } from './audio-parts.js';
+import { limitsOf, newZoneRow, zonesChangedEvent, zoneViewNow } from './audio-views.js';
+import type { Skipped } from './availability.js';
+import { effectiveVolume, requestedVolume, type VolumeRequest } from './volume-rule.js';
 import { checkToneChange, knownTone, toneColumns, toneDiffers, toneViewOf } from './zone-tone.js';
 
 /** What a change of a zone's settings naming none of them is told (the REST schema says the same). */

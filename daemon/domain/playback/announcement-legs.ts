@@ -2,7 +2,7 @@
 // amplifier), among the players the caller may use, preferring one that is idle and feeds no other room, so that as
 // little as possible is interrupted.
 import type { PlayerRow, ZoneRow } from '../../store/audio-repo.js';
-import { canSeePlayer, canSeeZone, isAdmin, type Caller } from '../shared/index.js';
+import { type Caller, canSeePlayer, canSeeZone, isAdmin } from '../shared/index.js';
 import type { ZoneReason } from './announcement-view.js';
 
 /** One stream player and the zones it announces on. */

@@ -2,6 +2,8 @@
 // one at a time; the queue is capped per user and in all, so one user cannot hold the appliance's speakers.
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
+import { sameOutput, type ZoneApplier } from '../audio/index.js';
+import type { AnnouncementView, Caller, DomainEvent, EventBus, Writer } from '../shared/index.js';
 import {
   announcementFor,
   asWriter,
@@ -13,12 +15,10 @@ import {
   notFound,
   throttled,
 } from '../shared/index.js';
-import type { AnnouncementView, Caller, DomainEvent, EventBus, Writer } from '../shared/index.js';
-import { sameOutput, type ZoneApplier } from '../audio/index.js';
-import { engineCall } from './errors.js';
-import { runAnnouncement, type RunDeps } from './announcement-run.js';
 import { chooseLegs, type Leg } from './announcement-legs.js';
-import { ended, newView, type AnnouncementRequest, type Job } from './announcement-view.js';
+import { type RunDeps, runAnnouncement } from './announcement-run.js';
+import { type AnnouncementRequest, ended, type Job, newView } from './announcement-view.js';
+import { engineCall } from './errors.js';
 
 export type AnnouncementLimits = Pick<Config['limits'], 'announcementsQueued' | 'announcementsPerUser'>;
 
@@ -56,7 +56,7 @@ export class Announcements {
     recheck: () => Caller = () => caller,
   ): Promise<AnnouncementView> {
     const writer = asWriter(caller);
-    const zoneIds = [...new Set(request.zoneIds.map((id) => id.toLowerCase()))];
+    const zoneIds = [...new Set(request.zoneIds)];
     const { targets, skipped } = this.deps.zoneStates.captureSome(writer, zoneIds);
     if (targets.length === 0)
       throw conflict(
@@ -141,9 +141,8 @@ export class Announcements {
    */
   private requestedPlayer(caller: Writer, playerId: string | undefined): string | undefined {
     if (playerId === undefined) return undefined;
-    const id = playerId.toLowerCase();
-    const player = this.deps.repo.player(id);
-    if (!player || !canSeePlayer(caller, id)) {
+    const player = this.deps.repo.player(playerId);
+    if (!player || !canSeePlayer(caller, playerId)) {
       const why = isAdmin(caller)
         ? 'must name a stream player, or be left out'
         : 'must name a stream player assigned to you, or be left out';
@@ -153,7 +152,7 @@ export class Announcements {
       throw invalid(`player ${playerId} is not a stream player`, {
         playerId: ['must name a stream player (one with an output)'],
       });
-    return id;
+    return playerId;
   }
 
   /**
@@ -239,10 +238,9 @@ export class Announcements {
       throw throttled(`you have ${mine} announcements waiting already; try again when one has played`, retry);
   }
 
-  private find(caller: Caller, rawId: string): Job {
-    const id = rawId.toLowerCase();
+  private find(caller: Caller, id: string): Job {
     const job = [this.current, ...this.queue, ...this.endedJobs].find((candidate) => candidate?.view.id === id);
-    if (!job || !this.visible(caller, job)) throw notFound(`no announcement with id ${rawId}`);
+    if (!job || !this.visible(caller, job)) throw notFound(`no announcement with id ${id}`);
     return job;
   }
 

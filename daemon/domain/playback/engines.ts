@@ -4,11 +4,15 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import type { PlaybackEngine, PlaybackEvent } from '../../../drivers/playback.js';
 import type { Logger } from '../../log.js';
-import { conflict, unavailable, type EngineState, type EngineView, type StreamOutput } from '../shared/index.js';
 import { sameOutput } from '../audio/index.js';
+import { conflict, type EngineState, type EngineView, type StreamOutput, unavailable } from '../shared/index.js';
 
-/** An engine for a player and its output, not started; throws an engine-missing PlaybackError without MPD. */
-export type EngineFactory = (player: { id: string; output: StreamOutput }) => PlaybackEngine;
+/**
+ * An engine for a player and its output, not started; fails with an engine-missing PlaybackError without MPD. It may
+ * answer later: the daemon's factory loads the engine's code when the first stream player needs it
+ * (ARCHITECTURE.md, "Memory").
+ */
+export type EngineFactory = (player: { id: string; output: StreamOutput }) => PlaybackEngine | Promise<PlaybackEngine>;
 
 export interface EngineDeps {
   factory: EngineFactory;
@@ -145,22 +149,17 @@ export class StreamEngines {
       this.setState(playerId, slot, 'missing', missing);
       return;
     }
-    try {
-      slot.engine = this.deps.factory({ id: playerId, output });
-    } catch (err) {
-      this.setState(playerId, slot, 'failed', (err as Error).message);
-      return;
-    }
-    slot.unsubscribe = slot.engine.onEvent((event) => this.engineEvent(playerId, slot, event));
     this.start(playerId, slot);
   }
 
   private start(playerId: string, slot: Slot): void {
-    if (slot.starting || !slot.engine) return;
+    if (slot.starting) return;
     this.setState(playerId, slot, 'starting', null);
-    const engine = slot.engine;
     slot.starting = (async () => {
       try {
+        const engine = slot.engine ?? (await this.make(playerId, slot));
+        // Removed while its code loaded (the player deleted, the daemon stopping): nothing was started.
+        if (!engine) return;
         if (this.deps.createMusicDir) mkdirSync(this.deps.musicDir, { recursive: true, mode: 0o700 });
         await engine.start();
         if (this.slots.get(playerId) === slot) this.setState(playerId, slot, 'up', null);
@@ -172,6 +171,15 @@ export class StreamEngines {
         slot.starting = undefined;
       }
     })();
+  }
+
+  /** Builds the slot's engine, not started, if the slot is still its player's once the factory has it. */
+  private async make(playerId: string, slot: Slot): Promise<PlaybackEngine | undefined> {
+    const engine = await this.deps.factory({ id: playerId, output: slot.output });
+    if (this.stopped || this.slots.get(playerId) !== slot) return undefined;
+    slot.engine = engine;
+    slot.unsubscribe = engine.onEvent((event) => this.engineEvent(playerId, slot, event));
+    return engine;
   }
 
   /** The engine's own supervision: down while it restarts, up again (with how the playback came back), faults. */

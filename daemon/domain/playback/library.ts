@@ -3,15 +3,15 @@
 import type { LibraryPage, PlaybackEngine } from '../../../drivers/playback.js';
 import type { Logger } from '../../log.js';
 import {
+  type Caller,
+  type Clock,
   conflict,
+  type EventBus,
   forbidden,
   isAdmin,
   requireWriter,
   throttled,
   unavailable,
-  type Caller,
-  type Clock,
-  type EventBus,
 } from '../shared/index.js';
 import type { StreamEngines } from './engines.js';
 import { engineCall } from './errors.js';

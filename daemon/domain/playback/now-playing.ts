@@ -1,7 +1,7 @@
 // What each stream player plays, as the API and the events show it: the engine's status joined with the playlist it
 // plays, the engine's events turned into domain events (positions at most once a second), and the player's state.
 // Each player's lane (serially) and everything kept per player are this file's own: other modules use the methods.
-import type { PlaybackEvent, PlaybackStatus } from '../../../drivers/playback.js';
+import { type PlaybackEvent, stoppedStatus } from '../../../drivers/playback.js';
 import type { Clock, EventBus, PlaybackView, TrackSkipReason } from '../shared/index.js';
 import type { StreamEngines } from './engines.js';
 
@@ -28,19 +28,7 @@ export type SessionView = Readonly<Pick<Session, 'playlistId' | 'stale'>> & {
 /** Position events of one player are at least this far apart. */
 export const POSITION_INTERVAL_MS = 1000;
 
-const NOTHING: PlaybackStatus = {
-  state: 'stopped',
-  queueLength: 0,
-  index: null,
-  uri: null,
-  title: null,
-  artist: null,
-  album: null,
-  name: null,
-  durationMs: null,
-  positionMs: 0,
-  positionAt: 0,
-};
+const NOTHING = stoppedStatus();
 
 export class NowPlaying {
   /** What each stream player plays besides what its engine knows. */
@@ -52,18 +40,6 @@ export class NowPlaying {
   /** The last view published per player, positions aside: a view is published again only when something else changed. */
   private readonly published = new Map<string, string>();
   private readonly lastPosition = new Map<string, number>();
-  /**
-   * The queue entry each player's engine passed over last (it could not play). Stopped on it, MPD names it as its
-   * current song again on a later read: the player shows nothing playing instead, as it did when the entry failed.
-   */
-  private readonly passedOver = new Map<string, number>();
-  /** Players that showed nothing playing when their announcement began. */
-  private readonly idleBefore = new Set<string>();
-  /**
-   * Players given back after an announcement that showed nothing playing before it: MPD reads the first entry of the
-   * queue put back as its current song all the same, so the view shows nothing.
-   */
-  private readonly nothingCurrent = new Set<string>();
 
   constructor(
     private readonly engines: StreamEngines,
@@ -158,17 +134,8 @@ export class NowPlaying {
   /** The playback of a stream player as the API shows it. */
   view(playerId: string): PlaybackView {
     const engine = this.engines.view(playerId) ?? { state: 'stopped', detail: null };
-    let status = this.engines.engineOf(playerId)?.status() ?? NOTHING;
-    if (status.state !== 'stopped') {
-      // Something plays: what the engine says is current counts again.
-      this.nothingCurrent.delete(playerId);
-      this.passedOver.delete(playerId);
-    } else if (
-      status.index !== null &&
-      (this.nothingCurrent.has(playerId) || this.passedOver.get(playerId) === status.index)
-    ) {
-      status = { ...NOTHING, queueLength: status.queueLength, positionAt: status.positionAt };
-    }
+    // The engine's status says what is current: nothing, after a track that failed or a queue given back with nothing.
+    const status = this.engines.engineOf(playerId)?.status() ?? NOTHING;
     const session = this.sessions.get(playerId);
     const index = status.index;
     return {
@@ -196,28 +163,21 @@ export class NowPlaying {
     return this.engines.up(playerId)?.status().state === 'playing';
   }
 
-  /**
-   * The player plays announcement `id` from now on; what it shows now decides what it shows after (givenBack), and
-   * its session is held to be given back.
-   */
+  /** The player plays announcement `id` from now on; its session is held to be given back. */
   announce(playerId: string, id: string): void {
-    const before = this.view(playerId);
-    if (before.index === null && before.uri === null) this.idleBefore.add(playerId);
-    else this.idleBefore.delete(playerId);
     this.announcing.set(playerId, { id, session: this.sessions.get(playerId) });
   }
 
   /**
    * The announcement gave the player back: `restored`, its playback is as before and so is its session; else it
-   * plays nothing of before. One that showed nothing playing before it shows nothing again. Answers whether the
-   * session given back is stale (its playlist changed meanwhile: the queue should follow it now).
+   * plays nothing of before. Answers whether the session given back is stale (its playlist changed meanwhile: the
+   * queue should follow it now).
    */
   givenBack(playerId: string, restored: boolean): boolean {
     const held = this.announcing.get(playerId)?.session;
     if (restored && held) this.sessions.set(playerId, held);
     else this.sessions.delete(playerId);
     this.announcing.delete(playerId);
-    if (this.idleBefore.delete(playerId)) this.nothingCurrent.add(playerId);
     return restored && held?.stale === true;
   }
 
@@ -225,12 +185,6 @@ export class NowPlaying {
   released(playerId: string): void {
     this.sessions.delete(playerId);
     this.announcing.delete(playerId);
-  }
-
-  /** A transport command reached the player: what its engine says is current counts again. */
-  used(playerId: string): void {
-    this.nothingCurrent.delete(playerId);
-    this.passedOver.delete(playerId);
   }
 
   /** The playlist track of a queue entry, if it is one. */
@@ -266,9 +220,6 @@ export class NowPlaying {
     this.announcing.delete(playerId);
     this.published.delete(playerId);
     this.lastPosition.delete(playerId);
-    this.nothingCurrent.delete(playerId);
-    this.passedOver.delete(playerId);
-    this.idleBefore.delete(playerId);
   }
 
   /** The engines' events, as domain events. */
@@ -291,7 +242,6 @@ export class NowPlaying {
         this.position(playerId, event);
         return;
       case 'skipped':
-        if (event.index !== null) this.passedOver.set(playerId, event.index);
         this.skipped(playerId, event);
         return;
       case 'library':

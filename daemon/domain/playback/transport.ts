@@ -44,7 +44,7 @@ export class Transport {
       const first =
         request.trackId === undefined
           ? playlist.tracks[0]
-          : playlist.tracks.find((track) => track.id === request.trackId!.toLowerCase());
+          : playlist.tracks.find((track) => track.id === request.trackId);
       if (!first)
         throw invalid(`playlist "${playlist.name}" has no track ${request.trackId}`, {
           trackId: ['is not a track of this playlist'],
@@ -52,14 +52,7 @@ export class Transport {
       // The playlist knows the track's length when it was added with one: a start past it would only skip the track.
       if (request.positionMs !== undefined && first.durationMs !== null)
         withinTrack(request.positionMs, first.durationMs, `track "${first.title}"`);
-      await this.playTracks(
-        id,
-        engine,
-        playlist.id,
-        playlist.tracks,
-        request.trackId?.toLowerCase(),
-        request.positionMs ?? 0,
-      );
+      await this.playTracks(id, engine, playlist.id, playlist.tracks, request.trackId, request.positionMs ?? 0);
     });
   }
 
@@ -131,13 +124,12 @@ export class Transport {
     recheck: Recheck,
     task: (engine: PlaybackEngine, playerId: string) => Promise<void>,
   ): Promise<PlaybackView> {
-    return this.now.serially(playerId.toLowerCase(), async () => {
-      const player = this.players.get(asWriter(recheck()), playerId.toLowerCase());
+    return this.now.serially(playerId, async () => {
+      const player = this.players.get(asWriter(recheck()), playerId);
       streamPlayer(player);
       const announcement = this.now.announcementOf(player.id);
       if (announcement)
         throw conflict(`player "${player.name}" is playing announcement ${announcement}: try again when it has ended`);
-      this.now.used(player.id);
       await task(await this.engines.ready(player.id), player.id);
       this.now.refresh(player.id);
       return this.now.view(player.id);

@@ -1,7 +1,8 @@
 // Sleep timers: powers zones off when their sleepUntil comes. One timer, for the earliest zone due, rescheduled from
 // the stored timers whenever one changes; no polling. Timers live in the store, so they survive a restart.
-import { invalid, systemClock } from '../shared/index.js';
+
 import type { Caller, Clock, EventBus, ZoneView } from '../shared/index.js';
+import { invalid, systemClock } from '../shared/index.js';
 
 /** The zones' sleep state the timers schedule from (audio's ZoneSleep). */
 export interface SleepAudio {

@@ -1,12 +1,12 @@
 // The MQTT bridge settings an admin edits in the dashboard: checked, stored (the broker password sealed with the
 // device key), and merged with those given at start, which win field by field.
-import { mqttUrlProblem, settingNames, type MqttConfig } from '../../config.js';
+import { type MqttConfig, mqttUrlProblem, settingNames } from '../../config.js';
 import { usernameProblem } from '../../names.js';
+import { type BridgeRepo, brokerOf, type SavedBridgeSettings } from '../../store/bridge-repo.js';
 import type { Store } from '../../store/db.js';
-import { brokerOf, type BridgeRepo, type SavedBridgeSettings } from '../../store/bridge-repo.js';
-import { conflict, invalid, requireAdmin } from '../shared/index.js';
-import type { AccountState, Caller, FieldErrors } from '../shared/index.js';
 import type { DeviceSecrets } from '../accounts/index.js';
+import type { AccountState, Caller, FieldErrors } from '../shared/index.js';
+import { conflict, invalid, requireAdmin } from '../shared/index.js';
 
 export const BRIDGE_FIELDS = ['url', 'username', 'password', 'account'] as const;
 export type BridgeField = (typeof BRIDGE_FIELDS)[number];
@@ -83,7 +83,9 @@ export class BridgeSettings<Control extends BridgeControl = BridgeControl> {
     private readonly startup: MqttConfig,
     private readonly accountState: (username: string) => AccountState,
     control: (settings: BridgeSettings<Control>) => Control,
-    private readonly log: (fields: Record<string, unknown>, message: string) => void = () => {},
+    private readonly log: (fields: Record<string, unknown>, message: string) => void = () => {
+      // No logger given (tests): nothing to say.
+    },
   ) {
     this.control = control(this);
   }

@@ -32,7 +32,9 @@ export const session = {
 };
 
 /** @type {(error: ApiError) => void} */
-let onUnauthorized = () => {};
+let onUnauthorized = () => {
+  // Replaced by the app at start (setUnauthorizedHandler); a 401 before that has no session to end.
+};
 
 /** Called once when any authenticated request gets a 401 (expired, revoked, user disabled). */
 export function setUnauthorizedHandler(handler) {
@@ -123,7 +125,7 @@ export async function apiResponse(method, path, body, options = {}) {
 export function nextLink(headers) {
   for (const part of (headers.get('link') ?? '').split(',')) {
     const match = /<([^>]*)>\s*;(?:[^;]*;)*\s*rel="?([^";]*)"?/.exec(part.trim());
-    if (match && match[2].split(/\s+/).includes('next')) return match[1];
+    if (match?.[2].split(/\s+/).includes('next')) return match[1];
   }
   return null;
 }

@@ -42,7 +42,7 @@ export function inputsView(section) {
   };
 }
 
-function inputCard(input) {
+function inputCard(_input) {
   const glyph = h('span', { class: 'input-glyph' });
   const name = h('h2', { class: 'card-title' });
   const meta = h('p', { class: 'card-meta' });

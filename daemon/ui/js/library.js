@@ -78,7 +78,7 @@ export function libraryPanel(getPlaylist, mutate) {
     attr(crumbs.lastElementChild, 'aria-current', 'location');
     up.disabled = !path;
     attr(up, 'title', path ? `Up to ${parentOf(path) || 'Music'}` : 'This is the top of the music library');
-    load(`/api/library?folder=${encodeURIComponent(path)}&limit=${PAGE}&offset=0`, false);
+    void load(`/api/library?folder=${encodeURIComponent(path)}&limit=${PAGE}&offset=0`, false);
   }
 
   function entryRow(entry) {
@@ -132,6 +132,8 @@ export function libraryPanel(getPlaylist, mutate) {
 
   box.addEventListener('toggle', () => box.open && folder === null && open(''));
   more.addEventListener('click', () => next && load(next, true));
-  panel.update = () => {};
+  panel.update = () => {
+    // The panel loads its folders when opened: nothing from the state to show.
+  };
   return panel;
 }

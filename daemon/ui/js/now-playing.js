@@ -70,7 +70,7 @@ export function nowPlaying(getPlayer) {
     if (!playback?.durationMs || bar.classList.contains('is-disabled')) return;
     const target = Math.round(Math.max(0, Math.min(positionMs, playback.durationMs - 1)));
     bar.value = target;
-    send('seek', { positionMs: target });
+    void send('seek', { positionMs: target });
   };
   if (writable) {
     // The bar is the seek control: a click lands at that fraction of the track.

@@ -241,7 +241,7 @@ function playerCard(player) {
   return card;
 }
 
-function zoneRow(zone, ownerId, className = 'zone-row') {
+function zoneRow(_zone, ownerId, className = 'zone-row') {
   const name = h('span', { class: 'zone-name' });
   const sub = h('span', { class: 'zone-sub' });
   const reason = h('span', { class: 'unavailable-reason', hidden: true });
@@ -478,7 +478,7 @@ async function deleteZone(zone) {
 
 /** Admins rename players (PUT /api/players/{id}); the update event refreshes every page. Zones: editZone. */
 function renameThing(kind, thing) {
-  openDialog({
+  void openDialog({
     title: `Rename ${thing.name}`,
     content: [
       field({

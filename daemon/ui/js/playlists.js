@@ -98,7 +98,7 @@ function favoriteToggle(getPlaylist, withText) {
   return button;
 }
 
-function playlistItem(playlist) {
+function playlistItem(_playlist) {
   const name = h('span', { class: 'pl-name' });
   const meta = h('span', { class: 'pl-meta' });
   const open = h(
@@ -213,7 +213,9 @@ export function mutate(playlist, localChange, request) {
     if (queues.get(id) !== next) return;
     queues.delete(id);
     state.locked.delete(id);
-    loadPlaylist(id).catch(() => {});
+    loadPlaylist(id).catch(() => {
+      // A background reload: the page keeps what it shows, and the next change loads it again.
+    });
   });
   return next;
 }
@@ -228,7 +230,7 @@ function setFavorite(p) {
 }
 
 function createPlaylist() {
-  openDialog({
+  void openDialog({
     title: 'New playlist',
     content: [field({ name: 'name', label: 'Name', required: true, maxlength: '100', autocomplete: 'off' })],
     submitLabel: 'Create playlist',
@@ -247,7 +249,7 @@ function playOn(p) {
   if (!players.length) return toast('No stream player can play now.', 'error');
   const tracks = p.tracks ?? [];
   const from = tracks.map((track, i) => ({ value: track.id, label: `${i + 1}. ${track.title}` }));
-  openDialog({
+  void openDialog({
     title: `Play ${p.name}`,
     content: [
       field({
@@ -277,7 +279,7 @@ function playOn(p) {
 }
 
 function deletePlaylist(p) {
-  confirmDialog({
+  void confirmDialog({
     title: `Delete ${p.name}?`,
     message: `This removes the playlist and its ${count(trackCount(p), 'track')}. Exported files are kept.`,
     confirmLabel: 'Delete playlist',
@@ -349,6 +351,8 @@ function addTrackForm(getPlaylist) {
       for (const warning of warnings) toast(`Added, but ${warning}.`, 'error');
     }
   });
-  form.update = () => {};
+  form.update = () => {
+    // The form keeps what is typed in it: nothing from the state to show.
+  };
   return form;
 }

@@ -60,7 +60,7 @@ export function scenesSection() {
   return el;
 }
 
-function sceneItem(scene) {
+function sceneItem(_scene) {
   const name = h('span', { class: 'scene-name' });
   const meta = h('span', { class: 'scene-meta' });
   const apply = can.change()

@@ -3,7 +3,7 @@
 
 import { put } from './api.js';
 import { attr, h, text, uid } from './dom.js';
-import { MIN_GAP_MS } from './volume.js';
+import { latestSender } from './latest-sender.js';
 
 /** The three stepped controls, in the order the panel shows them. */
 export const STEPPED = ['bass', 'treble', 'balance'];
@@ -77,48 +77,6 @@ export function statusBadges() {
   return el;
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Sends only the latest value, one request in flight and at most one start per MIN_GAP_MS, as the volume slider does:
- * a drag or a held arrow key is a handful of requests, not one per step. `onIdle` runs when nothing is left to send.
- */
-function latestSender(send, onError, onIdle) {
-  let latest = null;
-  let sent = null;
-  let busy = false;
-  let lastStart = -Infinity;
-  const sender = {
-    get busy() {
-      return busy;
-    },
-    forget: () => (sent = null),
-    async push(value) {
-      latest = value;
-      if (busy) return;
-      busy = true;
-      try {
-        while (latest !== sent) {
-          const wait = lastStart + MIN_GAP_MS - performance.now();
-          if (wait > 0) await sleep(wait);
-          const value = latest;
-          if (value === sent) break;
-          lastStart = performance.now();
-          await send(value);
-          sent = value;
-        }
-      } catch (err) {
-        latest = sent = null;
-        onError(err);
-      } finally {
-        busy = false;
-        onIdle();
-      }
-    },
-  };
-  return sender;
-}
-
 /**
  * One stepped control: a slider in the amplifier's native steps, its value in words beside it and for screen readers.
  * A change from the amplifier moves it unless the user holds it (dragging, sending, or just let go).
@@ -162,15 +120,17 @@ function steppedControl(zoneId, control, readOnly, onError) {
       if (!held() && view?.step !== undefined) showStep(view.step);
     }, SETTLE_MS);
   };
-  const sender = latestSender(
-    (step) => put(`/api/zones/${zoneId}/tone`, { [control]: fromStep(step, view) }),
-    (err) => {
+  const sender = latestSender({
+    send: (step) => put(`/api/zones/${zoneId}/tone`, { [control]: fromStep(step, view) }),
+    onError: (err) => {
       dragging = false;
       if (view?.step !== undefined) showStep(view.step);
       onError(err);
     },
-    settle,
-  );
+    onIdle: () => settle(),
+    handHeld: () => dragging,
+    marks: input,
+  });
   const release = () => {
     dragging = false;
     settle();
@@ -185,17 +145,17 @@ function steppedControl(zoneId, control, readOnly, onError) {
   });
   input.addEventListener('input', () => {
     showStep(Number(input.value));
-    sender.push(Number(input.value));
+    void sender.push(Number(input.value));
   });
   // The released step is sent again if the amplifier reported another one meanwhile: the hand that let go wins.
   input.addEventListener('change', () => {
-    sender.push(Number(input.value));
+    void sender.push(Number(input.value));
     release();
   });
 
   el.update = (zone) => {
     const next = controlView(zone, control);
-    if (next.step !== view?.step) sender.forget();
+    if (next.step !== view?.step) sender.reported(next.step);
     view = next;
     el.classList.toggle('is-unavailable', !next.available);
     input.hidden = !next.available;

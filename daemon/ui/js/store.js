@@ -143,7 +143,10 @@ export async function loadPlaylists() {
   state.loaded.playlists = true;
   changed('playlists');
   const open = state.playlists.get(state.openPlaylistId);
-  if (open && !items.find((p) => p.id === open.id)?.tracks) loadPlaylist(open.id).catch(() => {});
+  if (open && !items.find((p) => p.id === open.id)?.tracks)
+    loadPlaylist(open.id).catch(() => {
+      // A background reload: the page keeps what it shows, and the next change loads it again.
+    });
 }
 
 const loadingTracks = new Set();
@@ -154,7 +157,9 @@ export function ensureTracks(id) {
   if (!playlist || playlist.tracks || state.locked.has(id) || loadingTracks.has(id)) return;
   loadingTracks.add(id);
   loadPlaylist(id)
-    .catch(() => {})
+    .catch(() => {
+      // A background load: the next change, or opening the playlist again, tries again.
+    })
     .finally(() => loadingTracks.delete(id));
 }
 export async function loadInputs() {
@@ -234,7 +239,9 @@ function refetchSoon(key, job) {
     key,
     setTimeout(() => {
       refetchTimers.delete(key);
-      job().catch(() => {});
+      job().catch(() => {
+        // A background reload: the page keeps what it shows, and the next change loads it again.
+      });
     }, 120),
   );
 }

@@ -119,6 +119,6 @@ export function followEvents(o) {
     controller?.abort();
   }
 
-  connect();
+  void connect();
   return { stop };
 }

@@ -58,7 +58,7 @@ export function trackList({ getPlaylist, mutate }) {
     announce(`Removed ${track.title}`);
   }
 
-  function trackRow(track) {
+  function trackRow(_track) {
     const pos = h('span', { class: 'track-pos' });
     const title = h('span', { class: 'track-title' });
     const uri = h('span', { class: 'track-uri' });

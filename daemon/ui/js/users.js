@@ -52,7 +52,7 @@ function store(user) {
 /** A visible label plus words for screen readers ("Role" → "Role of bob", "Show" → "Show API key of bob"). */
 const named = (visible, name, what = '') => [visible, h('span', { class: 'sr-only', text: ` ${what}of ${name}` })];
 
-function userCard(user) {
+function userCard(_user) {
   const titleId = uid('user');
   const card = h('li', { class: 'card user-card', 'aria-labelledby': titleId });
   card.update = (u) => {
@@ -228,7 +228,9 @@ async function regenerateKey(u) {
     onSubmit: () => post(`/api/users/${u.id}/api-key`),
   });
   if (!result) return;
-  loadUsers().catch(() => {});
+  loadUsers().catch(() => {
+    // A background reload: the page keeps what it shows, and the next change loads it again.
+  });
   await keyDialog({
     title: `New API key of ${u.username}`,
     apiKey: result.apiKey,
@@ -411,7 +413,9 @@ async function createUser() {
   }).then((user) => {
     if (!user) return;
     store({ ...user, apiKey: `${user.apiKey.slice(0, 8)}…${user.apiKey.slice(-4)}` });
-    loadUsers().catch(() => {});
+    loadUsers().catch(() => {
+      // A background reload: the page keeps what it shows, and the next change loads it again.
+    });
     return keyDialog({
       title: `API key of ${user.username}`,
       apiKey: user.apiKey,

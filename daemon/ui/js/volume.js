@@ -3,13 +3,16 @@
 // in flight per slider carrying only the latest value, and live events never yank a slider in the user's hand.
 import { h, percent, text } from './dom.js';
 import { icon } from './icons.js';
+import { latestSender } from './latest-sender.js';
 
-/** Smallest gap between the starts of two requests of one slider (a throttle on top of "one in flight"). */
-export const MIN_GAP_MS = 80;
 /** After release, echoes of our own intermediate values may still arrive: wait before showing the model. */
 const SETTLE_MS = 400;
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * A reported volume this close to one we sent is its echo: the amplifier keeps whole steps, so what it reports for a
+ * value is within half a step of it (38 steps on the coarsest amplifier families).
+ */
+const ECHO_TOLERANCE = 0.5 / 38;
 
 /**
  * @param {object} o
@@ -45,12 +48,8 @@ export function volumeControl({ label, readOnly, send, onError, nudge }) {
   /** The zone's maxVolume in percent: the thumb stops there, as the daemon would clamp anyway. */
   let limit = 100;
   let model = 0;
-  let latest = null;
-  let sent = null;
-  let busy = false;
   let dragging = false;
   let settleTimer = 0;
-  let lastStart = -Infinity;
 
   const show = (fraction) => {
     const v = Math.round(fraction * 100);
@@ -59,10 +58,22 @@ export function volumeControl({ label, readOnly, send, onError, nudge }) {
     input.style.setProperty('--fill', `${v}%`);
     text(readout, `${v}%`);
   };
-  const held = () => dragging || busy || settleTimer !== 0;
+  const sender = latestSender({
+    send,
+    onError: (err) => {
+      dragging = false;
+      show(model);
+      onError?.(err);
+    },
+    onIdle: () => settle(),
+    handHeld: () => dragging,
+    isEcho: (reported, sent) => Math.abs(reported - sent) < ECHO_TOLERANCE,
+    marks: input,
+  });
+  const held = () => dragging || sender.busy || settleTimer !== 0;
 
   const settle = () => {
-    if (dragging || busy) return;
+    if (dragging || sender.busy) return;
     clearTimeout(settleTimer);
     settleTimer = setTimeout(() => {
       settleTimer = 0;
@@ -70,35 +81,7 @@ export function volumeControl({ label, readOnly, send, onError, nudge }) {
     }, SETTLE_MS);
   };
 
-  async function pump() {
-    if (busy) return;
-    busy = true;
-    try {
-      while (latest !== null && latest !== sent) {
-        const wait = lastStart + MIN_GAP_MS - performance.now();
-        if (wait > 0) await sleep(wait);
-        // Read the value only now: whatever arrived during the wait collapses into this one request.
-        const value = latest;
-        if (value === null || value === sent) break;
-        lastStart = performance.now();
-        await send(value);
-        sent = value;
-      }
-    } catch (err) {
-      latest = sent = null;
-      dragging = false;
-      show(model);
-      onError?.(err);
-    } finally {
-      busy = false;
-      settle();
-    }
-  }
-
-  const push = () => {
-    latest = Number(input.value) / 100;
-    pump();
-  };
+  const push = () => void sender.push(Number(input.value) / 100);
   const release = () => {
     if (!dragging) return;
     dragging = false;
@@ -108,7 +91,7 @@ export function volumeControl({ label, readOnly, send, onError, nudge }) {
 
   input.addEventListener('pointerdown', () => {
     dragging = true;
-    sent = null;
+    sender.forget();
     clearTimeout(settleTimer);
     settleTimer = 0;
     window.addEventListener('pointerup', release, { once: true });
@@ -126,7 +109,7 @@ export function volumeControl({ label, readOnly, send, onError, nudge }) {
   });
 
   el.setValue = (fraction) => {
-    if (fraction !== model) sent = null;
+    if (fraction !== model) sender.reported(fraction);
     model = fraction;
     if (!held()) show(fraction);
   };
@@ -173,7 +156,8 @@ function meter(label, readout) {
   };
   el.setLabel = (name) => bar.setAttribute('aria-label', name);
   el.setLimit = (fraction) => setLimit(el, bar, Math.round(fraction * 100));
-  // A meter takes no input: nothing to disable.
-  el.setDisabled = () => {};
+  el.setDisabled = () => {
+    // A meter takes no input: nothing to disable.
+  };
   return el;
 }

@@ -5,9 +5,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { spawnTracked, sleep } from './processes.js';
-import { freePort } from '../../helpers/sockets.js';
 import { runAzcd } from '../../helpers/process.js';
+import { freePort } from '../../helpers/sockets.js';
+import { sleep, spawnTracked } from './processes.js';
 
 export type LogLevel = 'info' | 'warn' | 'silent';
 

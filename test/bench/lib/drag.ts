@@ -3,7 +3,7 @@
 import type { AmplifierDriver } from '../../../drivers/driver.js';
 import { volumeToStep } from '../../../drivers/driver.js';
 import type { EmulatorPort } from '../../../drivers/emulator-port.js';
-import { openPort, type BytePort } from '../../../drivers/port.js';
+import { type BytePort, openPort } from '../../../drivers/port.js';
 import { createPtyPair } from '../../helpers/pty.js';
 
 export const CHANGES = 100;

@@ -1,5 +1,5 @@
 // Puts a benchmark daemon into a realistic state through its API: players routed to zones, playlists with tracks.
-import { client, type Client } from '../../helpers/client.js';
+import { type Client, client } from '../../helpers/client.js';
 
 export interface Fixture {
   api: Client;

@@ -1,7 +1,7 @@
 // Load-generator child for newline-delimited JSON-RPC over TCP (snapserver's control port): closed loop per connection.
 import net from 'node:net';
-import { summarize } from './stats.js';
 import type { JsonRpcSpec, LoadResult } from './load.js';
+import { summarize } from './stats.js';
 
 function run(spec: JsonRpcSpec): Promise<LoadResult> {
   return new Promise((resolve) => {
@@ -89,6 +89,13 @@ function run(spec: JsonRpcSpec): Promise<LoadResult> {
 process.once('message', (message: { type: string; spec: JsonRpcSpec }) => {
   if (message.type !== 'run') return;
   setTimeout(() => process.exit(3), (message.spec.durationS + 30) * 1000).unref();
-  run(message.spec).then((result) => process.send?.({ type: 'result', result }, () => process.exit(0)));
+  run(message.spec).then(
+    (result) => process.send?.({ type: 'result', result }, () => process.exit(0)),
+    (err: unknown) => {
+      // A load that fails ends the child with the reason, instead of an unhandled rejection.
+      process.stderr.write(`${(err as Error).stack ?? err}\n`);
+      process.exit(1);
+    },
+  );
 });
 process.send?.({ type: 'ready' });

@@ -1,7 +1,7 @@
 // Load-generator child: runs autocannon for one bounded run and reports exact per-response latencies over IPC.
 import { createRequire } from 'node:module';
-import { summarize } from './stats.js';
 import type { LoadResult, LoadSpec, SoakMixedArgs } from './load.js';
+import { summarize } from './stats.js';
 
 const require = createRequire(import.meta.url);
 

@@ -1,7 +1,7 @@
 // Parent side of the load generator: one autocannon run in its own process, plus the server's CPU use meanwhile.
 import path from 'node:path';
-import { BENCH_DIR, assertLoopback, forkTs, nextMessage, stopChild } from './processes.js';
 import { readCpuMs } from './proc.js';
+import { assertLoopback, BENCH_DIR, forkTs, nextMessage, stopChild } from './processes.js';
 import type { Summary } from './stats.js';
 
 export interface RequestSpec {

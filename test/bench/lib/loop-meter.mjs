@@ -10,8 +10,8 @@
 // time of the process's other threads (the collector's helpers, libuv's pool). A garbage-collection pause is reported
 // with its wall time and a bound on its own part: no more than the CPU time all threads ran in its section. The parent
 // sends {meter: 'reset'} at the start of a phase and {meter: 'take'} at its end, and gets the phase's figures back.
-import { closeSync, openSync, readSync, readdirSync } from 'node:fs';
-import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { constants, PerformanceObserver, performance } from 'node:perf_hooks';
 
 const TICK_MS = 1;
 /** Sections and pauses kept per phase, the longest first. */

@@ -1,6 +1,6 @@
 // Readers for /proc: resident memory, open descriptors, CPU time and limits of a process (Linux only).
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 export interface MemoryKb {
   rss: number;

@@ -1,9 +1,9 @@
 // Child processes for benchmarks: spawn with a deadline, track them, and stop each one by its own pid.
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import path from 'node:path';
-import { openFileLimit } from './proc.js';
 import { buildAll, ensureBuild as ensureProjectBuild } from '../../../scripts/ensure-build.mjs';
 import { ROOT } from '../../helpers/paths.js';
+import { openFileLimit } from './proc.js';
 
 export { ROOT };
 export const BENCH_DIR = path.join(ROOT, 'test/bench');

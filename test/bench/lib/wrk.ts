@@ -1,10 +1,11 @@
 // One bounded wrk run (the native load generator) pinned to its own core, with both sides' CPU time per request.
+
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { readCpuNs } from './proc.js';
 import { assertLoopback, spawnTracked, stopChild } from './processes.js';
-import { readCpuMs } from './proc.js';
 
 export interface WrkSpec {
   title: string;
@@ -147,7 +148,8 @@ export async function runWrk(spec: WrkSpec): Promise<WrkResult> {
     spec.base,
   ];
   try {
-    const serverBefore = readCpuMs(spec.serverPid);
+    // The scheduler's nanoseconds, not 10 ms ticks: on a busy machine a server may run only ~100 ms of a 5 s run.
+    const serverBefore = readCpuNs(spec.serverPid);
     const started = performance.now();
     const child = spawnTracked('taskset', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -158,7 +160,7 @@ export async function runWrk(spec: WrkSpec): Promise<WrkResult> {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     clearTimeout(deadline);
     const wallMs = performance.now() - started;
-    const serverCpuMs = readCpuMs(spec.serverPid) - serverBefore;
+    const serverCpuMs = (readCpuNs(spec.serverPid) - serverBefore) / 1e6;
     const line = /^WRK (.*)$/m.exec(out)?.[1];
     if (code !== 0 || !line)
       throw new Error(`wrk "${spec.title}" failed (exit ${code}): ${(err || out).slice(0, 500)}`);
