@@ -1,5 +1,5 @@
 // The read cache (daemon/http/read-cache.ts): repeated reads skip the service, and every change shows in the next read.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { DomainEventSchema } from '../../daemon/domain/shared/events.js';
 import { CACHED_ROUTES, UNSEEN_EVENTS } from '../../daemon/http/read-cache.js';
 import { startTestDaemon } from '../helpers/daemon.js';
@@ -21,43 +21,40 @@ t.test('cached reads', async (t) => {
   const players = async () =>
     (await op.get('/api/players')).body as Array<{ id: string; name: string; volume: number }>;
 
-  t.test('a repeated read is answered without asking the players service again', async (t) => {
-    const players = d.daemon.services.players;
-    const list = players.list;
-    let calls = 0;
-    players.list = (...args) => {
-      calls++;
-      return list.apply(players, args);
+  /** Counts the players service's list calls for the rest of the test `t`. */
+  const countListCalls = (t: Test) => {
+    const service = d.daemon.services.players;
+    const list = service.list;
+    const counter = { calls: 0 };
+    service.list = (...args) => {
+      counter.calls++;
+      return list.apply(service, args);
     };
     t.teardown(() => {
-      players.list = list;
+      service.list = list;
     });
+    return counter;
+  };
+
+  t.test('a repeated read is answered without asking the players service again', async (t) => {
+    const counter = countListCalls(t);
     const first = await op.get('/api/players');
     const second = await op.get('/api/players');
     t.equal(second.text, first.text, 'the same bytes');
     t.equal(second.headers.get('content-type'), 'application/json');
-    t.ok(calls <= 1, `the service was asked ${calls} times for two reads`);
+    t.ok(counter.calls <= 1, `the service was asked ${counter.calls} times for two reads`);
   });
 
   t.test("a playing player's position does not empty the cache: the reads it serves do not show it", async (t) => {
-    const players = d.daemon.services.players;
-    const list = players.list;
-    let calls = 0;
-    players.list = (...args) => {
-      calls++;
-      return list.apply(players, args);
-    };
-    t.teardown(() => {
-      players.list = list;
-    });
+    const counter = countListCalls(t);
     await op.get('/api/players');
-    const before = calls;
+    const before = counter.calls;
     d.daemon.services.bus.publish({
       type: 'player.position',
       payload: { playerId: mine.id, positionMs: 1000, durationMs: null, positionAt: new Date().toISOString() },
     });
     await op.get('/api/players');
-    t.equal(calls, before, 'the read after the position event was answered from the cache');
+    t.equal(counter.calls, before, 'the read after the position event was answered from the cache');
   });
 
   t.test('no cached answer has a field of an event that leaves the cache as it is', async (t) => {

@@ -10,6 +10,7 @@ import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { MemorySerial } from '../helpers/memory-serial.js';
+import { WAIT_MS } from '../helpers/wait-for.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
 import { seededDaemon } from './seed.js';
 import { eventually, grabSlider, PHONE, signIn } from './session.js';
@@ -101,6 +102,12 @@ t.test('the Sound panel on the simulated amplifier', { skip: chromiumMissing() }
       };
       page.on('requestfinished', done);
       page.on('requestfailed', done);
+      // The page's events reach the test in order, but after the daemon has the request: once the full cut's request
+      // is seen finished, every request before it has been seen too.
+      const last = page.waitForEvent('requestfinished', {
+        predicate: (r) => isTone(r) && r.postDataJSON()?.bass === -1,
+        timeout: WAIT_MS,
+      });
       // A fast drag from flat to full cut: seven steps in one go, before any answer can come back.
       await slider.evaluate((input: any) => {
         for (let step = -1; step >= -7; step--) {
@@ -109,6 +116,7 @@ t.test('the Sound panel on the simulated amplifier', { skip: chromiumMissing() }
         }
         input.dispatchEvent(new Event('change', { bubbles: true }));
       });
+      await last;
       await eventually(async () => (await tone()).bass === -1, 'bass at full cut in the API');
       await eventually(async () => inFlight === 0, 'the last request finished');
       t.equal(maxInFlight, 1, 'never more than one tone request in flight');

@@ -90,3 +90,73 @@ export function latestSender({ send, onError, onIdle, handHeld, isEcho = (a, b) 
     },
   };
 }
+
+/** After the hand lets go, echoes of its own intermediate values may still arrive: wait this long before showing. */
+const SETTLE_MS = 400;
+
+/**
+ * A range input whose values go out through a latestSender, held while the hand is on it, while a value is on its way
+ * and for SETTLE_MS after: what the amplifier reports moves it only once it is let go of (`showModel`). Letting go
+ * sends the value under the hand. The caller shows each value as it is dragged and calls `push()` from its own
+ * `input` handler; `reported(value)` when the amplifier reports one.
+ * @template T
+ * @param {object} o
+ * @param {HTMLInputElement} o.input
+ * @param {() => T} o.read                     the input's value, as sent
+ * @param {(value: T) => Promise<unknown>} o.send
+ * @param {(error: Error) => void} o.onError
+ * @param {() => void} o.showModel             shows what the amplifier reports now
+ * @param {(reported: T, sent: T) => boolean} [o.isEcho]
+ */
+export function heldSlider({ input, read, send, onError, showModel, isEcho }) {
+  let dragging = false;
+  let settleTimer = 0;
+  const sender = latestSender({
+    send,
+    onError: (err) => {
+      dragging = false;
+      showModel();
+      onError(err);
+    },
+    onIdle: () => settle(),
+    handHeld: () => dragging,
+    isEcho,
+    marks: input,
+  });
+  const held = () => dragging || sender.busy || settleTimer !== 0;
+  const settle = () => {
+    if (dragging || sender.busy) return;
+    clearTimeout(settleTimer);
+    settleTimer = setTimeout(() => {
+      settleTimer = 0;
+      if (!held()) showModel();
+    }, SETTLE_MS);
+  };
+  const push = () => void sender.push(read());
+  const release = () => {
+    if (!dragging) return;
+    dragging = false;
+    push();
+    settle();
+  };
+  input.addEventListener('pointerdown', () => {
+    dragging = true;
+    sender.forget();
+    clearTimeout(settleTimer);
+    settleTimer = 0;
+    window.addEventListener('pointerup', release, { once: true });
+    window.addEventListener('pointercancel', release, { once: true });
+  });
+  // The value let go of is sent again if the amplifier reported another one meanwhile: the hand that let go wins.
+  input.addEventListener('change', () => {
+    push();
+    release();
+    settle();
+  });
+  return {
+    held,
+    push,
+    /** @param {T} value */
+    reported: (value) => sender.reported(value),
+  };
+}

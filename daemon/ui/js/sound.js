@@ -3,13 +3,11 @@
 
 import { put } from './api.js';
 import { attr, h, text, uid } from './dom.js';
-import { latestSender } from './latest-sender.js';
+import { heldSlider } from './latest-sender.js';
 
 /** The three stepped controls, in the order the panel shows them. */
 export const STEPPED = ['bass', 'treble', 'balance'];
 const LABELS = { bass: 'Bass', treble: 'Treble', balance: 'Balance', loudness: 'Loudness' };
-/** After release, echoes of our own intermediate steps may still arrive: wait before showing the model (as volume.js). */
-const SETTLE_MS = 400;
 
 /** The native step of a value on the API's −1…1 scale: the amplifier has `down` steps below flat and `up` above. */
 export const toStep = (value, { down, up }) => Math.round(value < 0 ? value * down : value * up);
@@ -102,9 +100,6 @@ function steppedControl(zoneId, control, readOnly, onError) {
     reason,
   );
   let view = null;
-  let dragging = false;
-  let settleTimer = 0;
-  const held = () => dragging || sender.busy || settleTimer !== 0;
   const showStep = (step) => {
     if (Number(input.value) !== step) input.value = String(step);
     const said = stepWords(control, step);
@@ -112,50 +107,23 @@ function steppedControl(zoneId, control, readOnly, onError) {
     text(words, said);
     input.style.setProperty('--fill', `${((step + view.down) / (view.down + view.up)) * 100}%`);
   };
-  const settle = () => {
-    if (dragging || sender.busy) return;
-    clearTimeout(settleTimer);
-    settleTimer = setTimeout(() => {
-      settleTimer = 0;
-      if (!held() && view?.step !== undefined) showStep(view.step);
-    }, SETTLE_MS);
-  };
-  const sender = latestSender({
+  const slider = heldSlider({
+    input,
+    read: () => Number(input.value),
     send: (step) => put(`/api/zones/${zoneId}/tone`, { [control]: fromStep(step, view) }),
-    onError: (err) => {
-      dragging = false;
+    onError,
+    showModel: () => {
       if (view?.step !== undefined) showStep(view.step);
-      onError(err);
     },
-    onIdle: () => settle(),
-    handHeld: () => dragging,
-    marks: input,
-  });
-  const release = () => {
-    dragging = false;
-    settle();
-  };
-  input.addEventListener('pointerdown', () => {
-    dragging = true;
-    sender.forget();
-    clearTimeout(settleTimer);
-    settleTimer = 0;
-    window.addEventListener('pointerup', release, { once: true });
-    window.addEventListener('pointercancel', release, { once: true });
   });
   input.addEventListener('input', () => {
     showStep(Number(input.value));
-    void sender.push(Number(input.value));
-  });
-  // The released step is sent again if the amplifier reported another one meanwhile: the hand that let go wins.
-  input.addEventListener('change', () => {
-    void sender.push(Number(input.value));
-    release();
+    slider.push();
   });
 
   el.update = (zone) => {
     const next = controlView(zone, control);
-    if (next.step !== view?.step) sender.reported(next.step);
+    if (next.step !== view?.step) slider.reported(next.step);
     view = next;
     el.classList.toggle('is-unavailable', !next.available);
     input.hidden = !next.available;
@@ -169,7 +137,7 @@ function steppedControl(zoneId, control, readOnly, onError) {
     input.disabled = readOnly || !zone.available;
     attr(input, 'min', String(-next.down));
     attr(input, 'max', String(next.up));
-    if (!held()) showStep(next.step);
+    if (!slider.held()) showStep(next.step);
   };
   return el;
 }

@@ -3,10 +3,7 @@
 // in flight per slider carrying only the latest value, and live events never yank a slider in the user's hand.
 import { h, percent, text } from './dom.js';
 import { icon } from './icons.js';
-import { latestSender } from './latest-sender.js';
-
-/** After release, echoes of our own intermediate values may still arrive: wait before showing the model. */
-const SETTLE_MS = 400;
+import { heldSlider } from './latest-sender.js';
 
 /**
  * A reported volume this close to one we sent is its echo: the amplifier keeps whole steps, so what it reports for a
@@ -48,9 +45,6 @@ export function volumeControl({ label, readOnly, send, onError, nudge }) {
   /** The zone's maxVolume in percent: the thumb stops there, as the daemon would clamp anyway. */
   let limit = 100;
   let model = 0;
-  let dragging = false;
-  let settleTimer = 0;
-
   const show = (fraction) => {
     const v = Math.round(fraction * 100);
     if (Number(input.value) !== v) input.value = String(v);
@@ -58,60 +52,25 @@ export function volumeControl({ label, readOnly, send, onError, nudge }) {
     input.style.setProperty('--fill', `${v}%`);
     text(readout, `${v}%`);
   };
-  const sender = latestSender({
+  const slider = heldSlider({
+    input,
+    read: () => Number(input.value) / 100,
     send,
-    onError: (err) => {
-      dragging = false;
-      show(model);
-      onError?.(err);
-    },
-    onIdle: () => settle(),
-    handHeld: () => dragging,
+    onError: (err) => onError?.(err),
+    showModel: () => show(model),
     isEcho: (reported, sent) => Math.abs(reported - sent) < ECHO_TOLERANCE,
-    marks: input,
   });
-  const held = () => dragging || sender.busy || settleTimer !== 0;
 
-  const settle = () => {
-    if (dragging || sender.busy) return;
-    clearTimeout(settleTimer);
-    settleTimer = setTimeout(() => {
-      settleTimer = 0;
-      if (!held()) show(model);
-    }, SETTLE_MS);
-  };
-
-  const push = () => void sender.push(Number(input.value) / 100);
-  const release = () => {
-    if (!dragging) return;
-    dragging = false;
-    push();
-    settle();
-  };
-
-  input.addEventListener('pointerdown', () => {
-    dragging = true;
-    sender.forget();
-    clearTimeout(settleTimer);
-    settleTimer = 0;
-    window.addEventListener('pointerup', release, { once: true });
-    window.addEventListener('pointercancel', release, { once: true });
-  });
   input.addEventListener('input', () => {
     if (Number(input.value) > limit) input.value = String(limit);
     show(Number(input.value) / 100);
-    push();
-  });
-  input.addEventListener('change', () => {
-    push();
-    release();
-    settle();
+    slider.push();
   });
 
   el.setValue = (fraction) => {
-    if (fraction !== model) sender.reported(fraction);
+    if (fraction !== model) slider.reported(fraction);
     model = fraction;
-    if (!held()) show(fraction);
+    if (!slider.held()) show(fraction);
   };
   el.setLabel = (name) => {
     input.setAttribute('aria-label', name);
