@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the system tools the test suite uses (socat for serial ptys, Chromium for the dashboard tests,
 # systemd-analyze for the unit checks, curl and jq for the README's tour, mosquitto as the MQTT bridge's broker, mpd for
-# the stream players' engine and sox for the audio its tests generate, MP3 included). Needs root; does nothing when
-# everything is already there.
+# the stream players' engine and sox for the audio its tests generate, MP3 included; the casting receivers —
+# squeezelite, shairport-sync with the Avahi daemon and a D-Bus bus it advertises through, gmediarender with the
+# GStreamer plugins it plays with, which Debian only recommends). Needs root; does nothing when everything is already
+# there.
 set -euo pipefail
 need=()
 command -v socat >/dev/null 2>&1 || need+=(socat)
@@ -17,6 +19,14 @@ command -v jq >/dev/null 2>&1 || need+=(jq)
 command -v sox >/dev/null 2>&1 || need+=(sox)
 # sox writes MP3 only with this format library.
 [ -n "$(find /usr/lib -name 'libsox_fmt_mp3.so' -print -quit 2>/dev/null)" ] || need+=(libsox-fmt-mp3)
+command -v squeezelite >/dev/null 2>&1 || need+=(squeezelite)
+command -v shairport-sync >/dev/null 2>&1 || need+=(shairport-sync)
+[ -x /usr/sbin/avahi-daemon ] || need+=(avahi-daemon)
+command -v dbus-daemon >/dev/null 2>&1 || need+=(dbus)
+command -v gmediarender >/dev/null 2>&1 || need+=(gmediarender)
+# playbin (gmediarender's player) is in -base, the HTTP source it fetches a sender's URL with in -good.
+[ -n "$(find /usr/lib -name 'libgstplayback.so' -print -quit 2>/dev/null)" ] || need+=(gstreamer1.0-plugins-base)
+[ -n "$(find /usr/lib -name 'libgstsoup.so' -print -quit 2>/dev/null)" ] || need+=(gstreamer1.0-plugins-good)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi

@@ -31,11 +31,13 @@ the service runs (POST /api/players with the first administrator's API key from 
 AZC_API_KEY when that file is gone); a player already on that input gets the output instead.
 
 Steps: from apt, whatever of nodejs, npm, build-essential, python3, libnode-dev (Node's headers, so node-gyp
-needs no download), mpd (plays the stream players) and alsa-utils (aplay, to list the outputs) is missing, as on a fresh Raspberry Pi OS image; npm ci (only if the source tree lacks its dev dependencies) and npm run build in the source tree; copy
+needs no download), mpd (plays the stream players), alsa-utils (aplay, to list the outputs) and the casting receivers
+(shairport-sync with avahi-daemon, gmediarender with gstreamer1.0-plugins-base and -good, squeezelite) is missing, as on a fresh Raspberry Pi OS image; npm ci (only if the source tree lacks its dev dependencies) and npm run build in the source tree; copy
 package.json, package-lock.json, dist/, native/, scripts/ and daemon/ui/ into a staging directory and run
 npm ci --omit=dev there (which also builds the sd_notify addon); swap it into place; install the sysusers entry
 (user azcd in dialout and audio), /etc/modules-load.d/azcd.conf (usbserial, cdc_acm), /etc/azcd/config.json if
-missing and the unit; disable and mask Debian's system-wide mpd.service and mpd.socket; then systemctl
+missing and the unit; disable and mask Debian's system-wide mpd.service and mpd.socket, and the receivers' own
+shairport-sync, squeezelite and gmediarender services; then systemctl
 daemon-reload, enable and restart, and create the stream players.
 EOF
 }
@@ -135,6 +137,15 @@ command -v python3 >/dev/null || MISSING+=(python3)
 # azcd starts one mpd per stream player; aplay lists the outputs it can play into.
 command -v mpd >/dev/null || MISSING+=(mpd)
 command -v aplay >/dev/null || MISSING+=(alsa-utils)
+# The casting receivers a stream player can run (docs/playback.md): AirPlay through shairport-sync, which advertises
+# through the Avahi daemon; UPnP/DLNA through gmediarender, whose player (playbin) and HTTP source are GStreamer
+# plugins Debian only recommends; Squeezelite. Without recommends: no desktop sound server comes along.
+command -v shairport-sync >/dev/null || MISSING+=(shairport-sync)
+[[ -x /usr/sbin/avahi-daemon ]] || MISSING+=(avahi-daemon)
+command -v gmediarender >/dev/null || MISSING+=(gmediarender)
+[[ -n "$(find /usr/lib -name 'libgstplayback.so' -print -quit 2>/dev/null)" ]] || MISSING+=(gstreamer1.0-plugins-base)
+[[ -n "$(find /usr/lib -name 'libgstsoup.so' -print -quit 2>/dev/null)" ]] || MISSING+=(gstreamer1.0-plugins-good)
+command -v squeezelite >/dev/null || MISSING+=(squeezelite)
 if [[ ! -f /usr/include/node/node.h ]] && { ! command -v node >/dev/null || dpkg -S "$(readlink -f "$(command -v node)")" 2>/dev/null | grep -q '^nodejs:'; }; then
   MISSING+=(libnode-dev)
 fi
@@ -419,6 +430,11 @@ if [[ $DRY_RUN -eq 1 || -e /lib/systemd/system/mpd.service || -e /usr/lib/system
   run systemctl disable mpd.service mpd.socket || log "warning: could not disable mpd.service/mpd.socket; masking them next"
 fi
 run systemctl mask mpd.service mpd.socket
+# The receivers' packages enable a system-wide receiver each, under the host's name and on the default sound card:
+# azcd runs its own per stream player instead. Masked like mpd; the Avahi daemon stays (AirPlay advertises through it).
+run systemctl disable shairport-sync.service squeezelite.service gmediarender.service ||
+  log "warning: could not disable the receivers' own services; masking them next"
+run systemctl mask shairport-sync.service squeezelite.service gmediarender.service
 
 sed -e "s#/opt/azcd#$PREFIX#g" -e "s#^ExecStart=/usr/bin/node #ExecStart=$NODE #" "$SRC_DIR/systemd/azcd.service" |
   write_file "$UNIT_DIR/azcd.service" 0644
@@ -434,6 +450,8 @@ fi
 run systemctl daemon-reload
 # Masking does not stop what the package's installation already started.
 run systemctl stop mpd.socket mpd.service || log "warning: could not stop mpd.service/mpd.socket; they stay masked and stop at the next boot"
+run systemctl stop shairport-sync.service squeezelite.service gmediarender.service ||
+  log "warning: could not stop the receivers' own services; they stay masked and stop at the next boot"
 if [[ $ENABLE -eq 1 ]]; then
   run systemctl enable azcd.service
   run systemctl restart azcd.service

@@ -195,19 +195,31 @@ t.test('install.sh --dry-run --prefix shows every step and changes nothing', asy
   );
   t.match(
     out,
-    /\+ systemctl daemon-reload\n\+ systemctl stop mpd\.socket mpd\.service\n\+ systemctl enable azcd\.service\n\+ systemctl restart azcd\.service/,
+    /\+ systemctl disable shairport-sync\.service squeezelite\.service gmediarender\.service\n\+ systemctl mask shairport-sync\.service squeezelite\.service gmediarender\.service\n/,
+    "the receivers' own system-wide services disabled and masked",
+  );
+  t.match(
+    out,
+    /\+ systemctl daemon-reload\n\+ systemctl stop mpd\.socket mpd\.service\n\+ systemctl stop shairport-sync\.service squeezelite\.service gmediarender\.service\n\+ systemctl enable azcd\.service\n\+ systemctl restart azcd\.service/,
   );
   t.same(readdirSync(target), [], 'nothing created under the prefix');
   t.same(systemState(), before, 'no system file touched');
 });
 
 t.test(
-  'install.sh on an image without compilers and mpd installs them from apt first, or only names them with --no-apt',
+  'install.sh on an image without compilers, mpd and the receivers installs them from apt first, or only names them with --no-apt',
   async (t) => {
-    // A PATH with every command of this machine except the compilers, python3, mpd and aplay: a fresh Raspberry Pi OS image.
+    // A PATH with every command of this machine except the compilers, python3, mpd, aplay and the receivers: a fresh
+    // Raspberry Pi OS image.
     const bin = join(scratch, 'fresh-image-bin');
     mkdirSync(bin);
-    const absent = new Set(['cc', 'c++', 'gcc', 'g++', 'make', 'python3', 'mpd', 'aplay']);
+    const absent = new Set(
+      ['cc', 'c++', 'gcc', 'g++', 'make', 'python3', 'mpd', 'aplay'].concat([
+        'shairport-sync',
+        'gmediarender',
+        'squeezelite',
+      ]),
+    );
     for (const dir of ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
       if (!existsSync(dir)) continue;
       for (const name of readdirSync(dir)) {
@@ -224,7 +236,7 @@ t.test(
     t.equal(result.status, 0, result.stderr);
     t.match(
       result.stdout,
-      /\+ apt-get update -q\n\+ env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends python3 build-essential mpd alsa-utils\n/,
+      /\+ apt-get update -q\n\+ env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends python3 build-essential mpd alsa-utils shairport-sync gmediarender squeezelite\n/,
     );
     t.ok(result.stdout.indexOf('apt-get install') < result.stdout.indexOf('npm run build'), 'before anything is built');
     const told = dry(['--no-apt']);
@@ -232,7 +244,7 @@ t.test(
     t.notMatch(told.stdout, /apt-get update/);
     t.match(
       told.stdout,
-      /warning: missing packages: python3 build-essential mpd alsa-utils \(apt-get install python3 build-essential mpd alsa-utils\)/,
+      /warning: missing packages: python3 build-essential mpd alsa-utils shairport-sync gmediarender squeezelite \(apt-get install python3 build-essential mpd alsa-utils shairport-sync gmediarender squeezelite\)/,
     );
   },
 );
