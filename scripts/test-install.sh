@@ -13,7 +13,7 @@
 # into /home/pi, and starts the Monoprice emulator on the host; its pseudo-terminal appears in the container as
 # /dev/serial/by-id/usb-Emulated_Monoprice_MPR-6ZHMAUT-if00-port0 (group dialout, as udev would leave a USB adapter).
 # Then `sudo systemd/install.sh` runs under script(1) and gets its answers when it asks (driver, port number), and the
-# service is checked: Type=notify and active, /api/health with the driver online, /api/zones with the first admin's
+# service is checked: the casting receivers installed with their own services masked and Avahi running; Type=notify and active, /api/health with the driver online, /api/zones with the first admin's
 # key, the service user in dialout, restart and a clean stop. The container is powered off at the end; the last run's
 # tree and logs stay in $AZC_INSTALL_DIR/run until the next run. Every wait is bounded.
 set -euo pipefail
@@ -289,6 +289,16 @@ grep -qE '(Setting up|Unpacking) nodejs' "$RUN/install.log"
 check "install.sh installed nodejs from apt" $?
 in_ct 20 sh -c 'dpkg -s nodejs npm build-essential libnode-dev >/dev/null'
 check "nodejs, npm, build-essential and libnode-dev are installed" $?
+in_ct 20 sh -c 'dpkg -s shairport-sync avahi-daemon gmediarender gstreamer1.0-plugins-base gstreamer1.0-plugins-good squeezelite >/dev/null'
+check "the casting receivers and what they need are installed (shairport-sync, avahi-daemon, gmediarender, GStreamer's plugins, squeezelite)" $?
+receivers="$(in_ct 20 systemctl is-enabled shairport-sync.service squeezelite.service gmediarender.service 2>/dev/null | tr '\n' ' ')"
+[ "$receivers" = "masked masked masked " ]
+check "the receivers' own system-wide services are masked" $? "$receivers"
+receivers_active="$(in_ct 20 systemctl is-active shairport-sync.service squeezelite.service gmediarender.service 2>/dev/null | tr '\n' ' ')"
+! echo "$receivers_active" | grep -qw active
+check "none of the receivers' own services runs" $? "$receivers_active"
+in_ct 20 systemctl is-active --quiet avahi-daemon.service
+check "the Avahi daemon runs (AirPlay advertises through it)" $?
 
 # --- The service under systemd --------------------------------------------------------------------------------
 if [ "$install_code" = 0 ]; then
