@@ -1,5 +1,6 @@
 // Child of mdns.test.ts, in a test-made network namespace: `announce` is one appliance, `daemon` a whole azcd (end of
-// stdin = stop), `browse` a DNS-SD browser (stdin: `browse <type>`, `goodbye <type> <instance>`). JSON lines on stdout.
+// stdin = stop), `browse` a DNS-SD browser (stdin: `browse <type>`, `resolve <host>`, `goodbye <type> <instance>`).
+// JSON lines on stdout.
 
 import { rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -117,8 +118,8 @@ async function browse(): Promise<void> {
   });
   say({ listening: true });
 
-  const query = (type: string) => {
-    const packet = DNSPacket.createDNSQueryPacket({ questions: [new Question(type, QType.PTR)] });
+  const query = (name: string, type = QType.PTR) => {
+    const packet = DNSPacket.createDNSQueryPacket({ questions: [new Question(name, type)] });
     socket.send(packet.encode(), PORT, GROUP);
   };
 
@@ -154,6 +155,12 @@ async function browse(): Promise<void> {
           return { ...i, addresses: hosts.get(i.target!.toLowerCase()) };
         }),
       });
+    } else if (command === 'resolve') {
+      // `resolve <host>`: asks for the host's address, forgetting any an earlier answer gave, and waits for one.
+      hosts.delete(key);
+      query(type, QType.A);
+      await waitFor(() => hosts.has(key), WAIT_MS, { what: `the address of ${type}`, changes });
+      say({ resolved: type, addresses: hosts.get(key) });
     } else if (command === 'goodbye') {
       // `goodbye <type> <instance name>`: waits for that instance's PTR with TTL 0.
       const instance = line.split(' ').slice(2).join(' ');

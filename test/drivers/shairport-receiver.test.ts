@@ -1,82 +1,22 @@
 // Debian's shairport-sync run by the receiver supervisor in a network namespace the test makes, beside an Avahi on a
 // private D-Bus (shairport-sync 3.3.8 exits without one): an AirPlay session from the test sets the sender's volume,
 // the titles and the cover art, which the supervisor reports from the metadata pipe.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { shairport } from '../../drivers/receivers/shairport.js';
 import { type ReceiverEvent, ReceiverSupervisor } from '../../drivers/receivers/supervisor.js';
-import { tempDir } from '../helpers/daemon.js';
+import { startAvahi } from '../helpers/avahi.js';
 import { vethNetwork } from '../helpers/veth-network.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
-
-/** Starts `command` and resolves once its output (stdout or stderr) matches `ready`; killed in teardown. */
-async function daemon(t: Test, command: string[], ready: RegExp, env: Record<string, string> = {}) {
-  const child: ChildProcess = spawn(command[0]!, command.slice(1), {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  t.teardown(() => {
-    child.kill();
-  });
-  let said = '';
-  const changes = new Changes();
-  for (const stream of [child.stdout!, child.stderr!])
-    stream.setEncoding('utf8').on('data', (chunk: string) => {
-      said += chunk;
-      changes.notify();
-    });
-  // What it said is in the failure: a daemon that exits at start says why.
-  await waitFor(() => ready.test(said), undefined, { what: `${command[0]} to say ${ready}`, changes }).catch(
-    (err: Error) => {
-      throw new Error(`${err.message}; it said: ${said.slice(-2000)}`);
-    },
-  );
-  return said;
-}
 
 /** A namespace with a veth pair to the test's side, D-Bus and Avahi for shairport-sync. */
 async function airplayNetwork(t: Test) {
   const made = vethNetwork(t, 'ap', 241);
   if (!made.ok) return { ok: false as const, why: made.why };
   const { ns, nsIf } = made;
-  const dir = tempDir('azc-airplay-');
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const bus = path.join(dir, 'bus');
-  writeFileSync(
-    path.join(dir, 'dbus.conf'),
-    [
-      '<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">',
-      '<busconfig>',
-      '  <type>system</type>',
-      `  <listen>unix:path=${bus}</listen>`,
-      '  <auth>EXTERNAL</auth>',
-      '  <policy context="default">',
-      '    <allow user="*"/>',
-      '    <allow own="*"/>',
-      '    <allow send_type="method_call"/>',
-      '    <allow send_destination="*" eavesdrop="true"/>',
-      '    <allow eavesdrop="true"/>',
-      '  </policy>',
-      '</busconfig>',
-      '',
-    ].join('\n'),
-  );
-  writeFileSync(
-    path.join(dir, 'avahi.conf'),
-    `[server]\nuse-ipv4=yes\nuse-ipv6=no\nallow-interfaces=${nsIf}\n[publish]\npublish-hinfo=no\npublish-workstation=no\n`,
-  );
-  const env = { DBUS_SYSTEM_BUS_ADDRESS: `unix:path=${bus}` };
-  await daemon(
-    t,
-    ['dbus-daemon', '--config-file', path.join(dir, 'dbus.conf'), '--nofork', '--print-address'],
-    /unix:/,
-  );
-  // Avahi keeps its pid file and socket in /run/avahi-daemon: a /run of its own, in a mount namespace of its own.
-  const avahi = `mount -t tmpfs tmpfs /run && mkdir -m 755 /run/avahi-daemon && exec avahi-daemon --no-drop-root --no-chroot --no-rlimits -f ${dir}/avahi.conf`;
-  await daemon(t, ['ip', 'netns', 'exec', ns, 'unshare', '--mount', 'sh', '-c', avahi], /Server startup complete/, env);
+  const { env, dir } = await startAvahi(t, { ns, link: nsIf });
   return { ok: true as const, ns, nsIf, address: made.address, env, dir };
 }
 
