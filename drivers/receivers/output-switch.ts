@@ -4,11 +4,13 @@
 import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
+import type { Clock } from '../core/clock.js';
 
 /** Bytes of one PCM frame as every source writes it: 16-bit little-endian samples, two channels. */
 export const FRAME_BYTES = 4;
 
 interface Source {
+  readonly name: string;
   readonly stream: Readable;
   /** Bytes read from it so far: where its frames begin. */
   seen: number;
@@ -16,7 +18,24 @@ interface Source {
   carry: Buffer | null;
   forwarded: number;
   onData: (chunk: Buffer) => void;
+  /** Dropping (not selected): bytes it may still be read before it waits, as of `paced`; the timer that resumes it. */
+  credit: number;
+  paced: number;
+  wait: unknown;
 }
+
+/**
+ * Drop a source that is not selected at the pace a sound card reads, instead of leaving it unread: Squeezelite's
+ * output thread starts the next track only after its blocked write of silence returns, so a receiver left unread never
+ * reports a cast that begins; read at the PCM's own rate it runs as if it played to a card nobody listens to.
+ */
+export interface DropPace {
+  bytesPerSecond: number;
+  clock: Clock;
+}
+
+/** What a dropped source may be read ahead of its pace: a quarter of a second. */
+const DROP_CREDIT_SECONDS = 0.25;
 
 /** What went where, per source: bytes written to the output, and bytes it wrote while another one was selected. */
 export interface SourceCounts {
@@ -26,10 +45,10 @@ export interface SourceCounts {
 
 /**
  * The switch reads the selected source and writes its frames to the output, holding it back while the output is full
- * (the source then waits on its own pipe, as it would on a sound card). A source that is not selected is not read:
- * its program waits on a full pipe until it is selected again or stopped, which the arbiter does through the
- * receiver's protocol (a paused cast). So an idle Squeezelite, which writes silence without end and as fast as its
- * pipe takes, costs nothing while it is not selected.
+ * (the source then waits on its own pipe, as it would on a sound card). A source that is not selected is not read
+ * (its program waits on a full pipe until it is selected again or stopped), or, with a DropPace, is read and dropped
+ * at that pace: an idle Squeezelite, which writes silence without end and as fast as its pipe takes, then costs one
+ * read of its rate.
  */
 export class OutputSwitch {
   private readonly sources = new Map<string, Source>();
@@ -37,7 +56,10 @@ export class OutputSwitch {
   /** The output is full: the selected source is paused until it drains. */
   private full = false;
 
-  constructor(private readonly output: Writable) {
+  constructor(
+    private readonly output: Writable,
+    private readonly drop?: DropPace,
+  ) {
     output.on('drain', () => {
       this.full = false;
       const source = this.selected === null ? undefined : this.sources.get(this.selected);
@@ -53,11 +75,22 @@ export class OutputSwitch {
   /** Adds a source under `name`; it is read only once selected. */
   add(name: string, stream: Readable): void {
     if (this.sources.has(name)) throw new Error(`the output already has a source named ${name}`);
-    const source: Source = { stream, seen: 0, carry: null, forwarded: 0, onData: () => undefined };
+    const source: Source = {
+      name,
+      stream,
+      seen: 0,
+      carry: null,
+      forwarded: 0,
+      onData: () => undefined,
+      credit: 0,
+      paced: 0,
+      wait: undefined,
+    };
     source.onData = (chunk: Buffer) => this.take(name, source, chunk);
     stream.pause();
     stream.on('data', source.onData);
     this.sources.set(name, source);
+    this.startDropping(source);
   }
 
   /** Forgets a source (its program ended): it is deselected first if it was selected. */
@@ -65,6 +98,7 @@ export class OutputSwitch {
     const source = this.sources.get(name);
     if (!source) return;
     if (this.selected === name) this.select(null);
+    this.drop?.clock.clearTimeout(source.wait);
     source.stream.off('data', source.onData);
     this.sources.delete(name);
   }
@@ -83,7 +117,12 @@ export class OutputSwitch {
     }
     this.selected = name;
     const next = name === null ? undefined : this.sources.get(name);
-    if (next && !this.full) next.stream.resume();
+    if (next) {
+      this.drop?.clock.clearTimeout(next.wait);
+      next.wait = undefined;
+      if (!this.full) next.stream.resume();
+    }
+    if (before) this.startDropping(before);
   }
 
   counts(name: string): SourceCounts | undefined {
@@ -94,7 +133,7 @@ export class OutputSwitch {
   private take(name: string, source: Source, chunk: Buffer): void {
     const at = source.seen;
     source.seen += chunk.length;
-    if (name !== this.selected) return;
+    if (name !== this.selected) return this.dropped(source, chunk.length);
     let bytes = chunk;
     if (source.carry) {
       bytes = Buffer.concat([source.carry, chunk]);
@@ -112,6 +151,36 @@ export class OutputSwitch {
       this.full = true;
       source.stream.pause();
     }
+  }
+
+  /** A source that lost the output, or came while another has it, is read at the drop pace (with one). */
+  private startDropping(source: Source): void {
+    if (!this.drop) return;
+    source.credit = 0;
+    source.paced = this.drop.clock.now();
+    source.stream.resume();
+  }
+
+  /** Counts `bytes` read from a source not selected against its pace; past it, the source waits until the pace says. */
+  private dropped(source: Source, bytes: number): void {
+    if (!this.drop) return;
+    const { bytesPerSecond, clock } = this.drop;
+    const now = clock.now();
+    source.credit = Math.min(
+      bytesPerSecond * DROP_CREDIT_SECONDS,
+      source.credit + ((now - source.paced) * bytesPerSecond) / 1000,
+    );
+    source.paced = now;
+    source.credit -= bytes;
+    if (source.credit >= 0 || source.wait !== undefined) return;
+    source.stream.pause();
+    source.wait = clock.setTimeout(
+      () => {
+        source.wait = undefined;
+        if (this.sources.get(source.name) === source && this.selected !== source.name) source.stream.resume();
+      },
+      Math.ceil((-source.credit * 1000) / bytesPerSecond),
+    );
   }
 }
 

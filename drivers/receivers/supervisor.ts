@@ -4,6 +4,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, closeSync, constants, fstatSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { Socket } from 'node:net';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { type Clock, monotonicClock } from '../core/clock.js';
 import { playerFiles } from '../mpd/config.js';
 import { type Exit, executable, type Log, SETPRIV } from '../mpd/process.js';
@@ -51,6 +52,11 @@ export interface SupervisorOptions {
   env?: Record<string, string>;
   /** A command the program is run through, such as `ip netns exec <name>` (tests run receivers in a namespace). */
   prefix?: string[];
+  /**
+   * Takes the PCM of a program that writes it on its standard output (Launch.pcm `stdout`): each run's output comes
+   * here as a readable pipe instead of going to the FIFO, for the player's output switch to pass on or drop.
+   */
+  pcm?: (stream: Readable) => void;
 }
 
 /** `stopped`: not started, or stopped; `running`: the process is up; `restarting`: it went away, back soon. */
@@ -80,6 +86,30 @@ const LOG_LINE_MAX = 64 << 10;
 const URL_QUERY = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s?#'"<>]*)\?[^\s#'"<>]*/gi;
 /** A metadata line may carry cover art in base64. */
 const METADATA_LINE_MAX = 8 << 20;
+
+/** A receiver's program as found in `searchPath` (PATH unless given), or engine-missing naming its Debian package. */
+export function findProgram(kind: ReceiverKind, searchPath = process.env.PATH ?? ''): string {
+  const dirs = searchPath.split(':').filter(Boolean);
+  const found = dirs.map((dir) => path.join(dir, kind.program)).find(executable);
+  if (!found) throw new PlaybackError('engine-missing', missingProgram(kind, kind.program));
+  return found;
+}
+
+/**
+ * A player's FIFO output, placed where a FIFO may be (as MPD's is) and made if missing; bad-request naming the fix
+ * otherwise. Its type is checked by whoever opens it.
+ */
+export function makeFifo(target: string, stateDir: string): string {
+  const place = placeFifo(target, stateDir);
+  if (place.problem !== undefined)
+    throw new PlaybackError('bad-request', `the receiver's FIFO ${target} ${place.problem}`);
+  try {
+    execFileSync('mkfifo', ['-m', '600', place.path], { stdio: 'ignore' });
+  } catch {
+    // It exists already (the usual case): what it is is checked on the open descriptor.
+  }
+  return place.path;
+}
 
 export class ReceiverSupervisor {
   private readonly clock: Clock;
@@ -180,13 +210,8 @@ export class ReceiverSupervisor {
     this.setState('idle');
   }
 
-  /** The program's path: PATH only, so that a program taken out of it counts as not installed. */
   private findProgram(): string {
-    const { kind } = this.options;
-    const dirs = (this.options.searchPath ?? process.env.PATH ?? '').split(':').filter(Boolean);
-    const found = dirs.map((dir) => path.join(dir, kind.program)).find(executable);
-    if (!found) throw new PlaybackError('engine-missing', missingProgram(kind, kind.program));
-    return found;
+    return findProgram(this.options.kind, this.options.searchPath);
   }
 
   /**
@@ -196,18 +221,11 @@ export class ReceiverSupervisor {
   private openFifo(): number {
     const { output } = this.settings;
     if (output.kind !== 'fifo') throw new Error('only a FIFO output is handed over as standard output');
-    const place = placeFifo(output.path, this.options.stateDir);
-    if (place.problem !== undefined)
-      throw new PlaybackError('bad-request', `the receiver's FIFO ${output.path} ${place.problem}`);
-    try {
-      execFileSync('mkfifo', ['-m', '600', place.path], { stdio: 'ignore' });
-    } catch {
-      // It exists already (the usual case): what it is is checked on the open descriptor below.
-    }
-    const fd = openSync(place.path, constants.O_RDWR | constants.O_NOFOLLOW);
+    const fifo = makeFifo(output.path, this.options.stateDir);
+    const fd = openSync(fifo, constants.O_RDWR | constants.O_NOFOLLOW);
     if (!fstatSync(fd).isFIFO()) {
       closeSync(fd);
-      throw new PlaybackError('bad-request', `the receiver's output ${place.path} is not a FIFO`);
+      throw new PlaybackError('bad-request', `the receiver's output ${fifo} is not a FIFO`);
     }
     return fd;
   }
@@ -256,7 +274,8 @@ export class ReceiverSupervisor {
     const parser = kind.parser();
     this.metadata?.destroy();
     this.metadata = launch.metadataPipe ? this.openMetadata(launch.metadataPipe, parser) : undefined;
-    const fd = launch.pcm === 'stdout' ? this.openFifo() : undefined;
+    const piped = launch.pcm === 'stdout' && this.options.pcm !== undefined;
+    const fd = launch.pcm === 'stdout' && !piped ? this.openFifo() : undefined;
     // umask 077 before exec, as for MPD: whatever the receiver creates is the daemon user's alone. setpriv gives it
     // the parent-death signal, so a daemon killed with SIGKILL takes its receivers with it.
     const command = ['/bin/sh', '-c', 'umask 077 && exec "$0" "$@"', program, ...launch.args];
@@ -269,7 +288,7 @@ export class ReceiverSupervisor {
     let child: ChildProcess;
     try {
       child = spawn(file!, args, {
-        stdio: ['ignore', fd ?? 'ignore', 'pipe'],
+        stdio: ['ignore', piped ? 'pipe' : (fd ?? 'ignore'), 'pipe'],
         cwd: this.settings.dir,
         env: { ...process.env, ...this.options.env, ...launch.env },
       });
@@ -277,6 +296,7 @@ export class ReceiverSupervisor {
       if (fd !== undefined) closeSync(fd);
     }
     this.child = child;
+    if (piped && child.stdout) this.options.pcm!(child.stdout);
     this.currentPhase = 'running';
     this.currentReason = null;
     this.upSince = this.clock.now();

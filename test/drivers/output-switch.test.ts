@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import t, { type Test } from 'tap';
-import { FRAME_BYTES, fifoOutput, OutputSwitch } from '../../drivers/receivers/output-switch.js';
+import { type DropPace, FRAME_BYTES, fifoOutput, OutputSwitch } from '../../drivers/receivers/output-switch.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
 /** A frame whose four bytes say which source wrote it: misaligned output shows as a frame no source wrote. */
@@ -16,13 +17,13 @@ const FRAMES = { a: [1, 2, 3, 4], b: [5, 6, 7, 8] } as const;
 const frames = (who: keyof typeof FRAMES, count: number) =>
   Buffer.from(Array.from({ length: count }, () => FRAMES[who]).flat());
 
-/** A FIFO, the switch writing into it, and a reader of it that keeps what it read. */
-function rig(t: Test) {
+/** A FIFO, the switch writing into it (dropping at `drop`'s pace, if given), and a reader that keeps what it read. */
+function rig(t: Test, drop?: DropPace) {
   const dir = mkdtempSync(path.join(tmpdir(), 'azc-switch-'));
   const fifo = path.join(dir, 'out.pcm');
   execFileSync('mkfifo', ['-m', '600', fifo]);
   const output = fifoOutput(fifo);
-  const sw = new OutputSwitch(output);
+  const sw = new OutputSwitch(output, drop);
   const reader = new Socket({ fd: openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK), writable: false });
   const received: Buffer[] = [];
   const changes = new Changes();
@@ -137,4 +138,26 @@ t.test('a source removed while selected leaves the output with none', async (t) 
   t.equal(r.sw.active, null);
   t.throws(() => r.sw.select('b'), /no source named b/);
   t.throws(() => r.sw.add('a', new PassThrough()), /already has a source named a/);
+});
+
+t.test('with a drop pace, a source not selected is read at that pace and none of it reaches the output', async (t) => {
+  const clock = new ManualClock(0);
+  const r = rig(t, { bytesPerSecond: 4000, clock });
+  const seenB = () => r.sw.counts('b')!.seen;
+  r.sw.select('a');
+  // A second of b at the pace is read at once; what it writes after waits for the pace.
+  r.sources.b.write(frames('b', 1000));
+  await waitFor(() => seenB() === 4000, undefined, { what: 'the first second of b read' });
+  r.sources.b.write(frames('b', 1000));
+  r.sources.a.write(frames('a', 2));
+  await r.until(8);
+  t.equal(seenB(), 4000, 'b waits while a plays');
+  clock.advance(999);
+  r.sources.a.write(frames('a', 2));
+  await r.until(16);
+  t.equal(seenB(), 4000, 'not before a second has passed');
+  clock.advance(1);
+  await waitFor(() => seenB() === 8000, undefined, { what: 'the second second of b read' });
+  t.equal(r.who(), 'aaaa', 'only the selected source reached the output');
+  t.same(r.sw.counts('b'), { forwarded: 0, seen: 8000 });
 });
