@@ -2,7 +2,6 @@
 // the player, its PCM reaches the FIFO, the server's volume is the sender's volume (the samples stay at full scale
 // unless the server asks for a digital volume), a killed one comes back with back-off, a stopped one lets go of the
 // FIFO, and a machine without it is told which package to install.
-import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
@@ -14,8 +13,10 @@ import { PcmReader } from '../helpers/pcm-reader.js';
 import {
   isDown,
   isUp,
+  receiverFolders,
   refusedWithoutProgram,
   restartsWithBackOff,
+  soxTone,
   stopsAndLetsGo,
 } from '../helpers/receiver-checks.js';
 import { SlimprotoServer, UNITY_GAIN } from '../helpers/slimproto-server.js';
@@ -25,17 +26,9 @@ import { Changes, waitFor } from '../helpers/wait-for.js';
 const TONE_PEAK = 16384;
 
 async function rig(t: Test, options: { clock?: ManualClock; searchPath?: string; rate?: number } = {}) {
-  const dir = tempDir('azc-receiver-');
-  const fifos = tempDir('azc-receiver-fifo-');
-  t.teardown(() => {
-    rmSync(dir, { recursive: true, force: true });
-    rmSync(fifos, { recursive: true, force: true });
-  });
-  const fifo = path.join(fifos, 'out.pcm');
-  execFileSync('mkfifo', ['-m', '600', fifo]);
+  const { dir, fifo } = receiverFolders(t, 'azc-receiver');
   const tone = path.join(dir, 'tone.flac');
-  const rate = String(options.rate ?? 44_100);
-  execFileSync('sox', ['-D', '-n', '-r', rate, '-b', '16', '-c', '2', tone, ...'synth 2 sine 440 vol 0.5'.split(' ')]);
+  soxTone(tone, 2, options.rate);
   const server = await SlimprotoServer.start(tone);
   t.teardown(() => server.close());
   const reader = new PcmReader(fifo);

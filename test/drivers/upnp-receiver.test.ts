@@ -14,7 +14,7 @@ import { portOf, upnp, uuidOf } from '../../drivers/receivers/upnp.js';
 import { tempDir } from '../helpers/daemon.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PcmReader } from '../helpers/pcm-reader.js';
-import { refusedWithoutProgram, restartsWithBackOff, stopsAndLetsGo } from '../helpers/receiver-checks.js';
+import { refusedWithoutProgram, restartsWithBackOff, soxTone, stopsAndLetsGo } from '../helpers/receiver-checks.js';
 import { vethNetwork } from '../helpers/veth-network.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
@@ -43,18 +43,7 @@ const missing = gmediarenderMissing();
  */
 async function mediaServer(t: Test, host: string, dir: string) {
   const file = path.join(dir, 'tone.wav');
-  execFileSync('sox', [
-    '-D',
-    '-n',
-    '-r',
-    '44100',
-    '-b',
-    '16',
-    '-c',
-    '2',
-    file,
-    ...'synth 1 sine 440 vol 0.5'.split(' '),
-  ]);
+  soxTone(file, 1);
   const wav = readFileSync(file);
   // A minute's length in the header's RIFF and data sizes (sox writes a plain 44-byte header).
   const promised = 60 * TONE_FRAMES * 4;

@@ -1,12 +1,35 @@
 // What holds for every receiver kind, checked the same way for each: without its program in PATH the start is refused
 // naming the Debian package, a killed one comes back with back-off, and once stopped its process is gone and its FIFO
-// free.
+// free; and the folders and the tone every receiver test starts from.
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import type { Test } from 'tap';
 import { PlaybackError } from '../../drivers/playback.js';
 import type { ReceiverEvent, ReceiverSupervisor } from '../../drivers/receivers/supervisor.js';
+import { tempDir } from './daemon.js';
 import type { ManualClock } from './manual-clock.js';
 import type { PcmReader } from './pcm-reader.js';
 import { waitFor } from './wait-for.js';
+
+/** A receiver's state folder and a FIFO output (`fifo`, made) in a folder of its own: both removed in teardown. */
+export function receiverFolders(t: Test, prefix: string): { dir: string; fifo: string } {
+  const dir = tempDir(`${prefix}-`);
+  const fifos = tempDir(`${prefix}-fifo-`);
+  t.teardown(() => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(fifos, { recursive: true, force: true });
+  });
+  const fifo = path.join(fifos, 'out.pcm');
+  execFileSync('mkfifo', ['-m', '600', fifo]);
+  return { dir, fifo };
+}
+
+/** What a sender plays in the tests, written by sox to `file` (its type from the name): a 440 Hz sine at half of full scale, 16-bit stereo. */
+export function soxTone(file: string, seconds: number, rate = 44_100): void {
+  const synth = `synth ${seconds} sine 440 vol 0.5`.split(' ');
+  execFileSync('sox', ['-D', '-n', '-r', String(rate), '-b', '16', '-c', '2', file, ...synth]);
+}
 
 /** Starts `supervisor` (made with a search path lacking `program`) and checks the refusal names `debianPackage`. */
 export async function refusedWithoutProgram(

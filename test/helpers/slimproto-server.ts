@@ -24,6 +24,8 @@ export class SlimprotoServer {
   readonly stats: string[] = [];
   /** HTTP requests for the file, by path. */
   readonly fetched: string[] = [];
+  /** The names the player gave in SETD answers, in order. */
+  readonly names: string[] = [];
   private readonly sockets = new Set<Socket>();
   private player: Socket | undefined;
   private buffered = Buffer.alloc(0);
@@ -118,6 +120,14 @@ export class SlimprotoServer {
     this.send('audg', payload);
   }
 
+  /** Asks the player its name (`setd` 0), as a server does when it connects, and resolves with the answer. */
+  async name(): Promise<string> {
+    const count = this.names.length;
+    this.send('setd', Buffer.from([0]));
+    await waitFor(() => this.names.length > count, undefined, { what: "the player's name", changes: this.changes });
+    return this.names[count]!;
+  }
+
   /** Ends the player's connection, as a server that restarts would. */
   drop(): void {
     this.player?.destroy();
@@ -169,6 +179,8 @@ export class SlimprotoServer {
         this.hellos.push({ mac, capabilities: payload.subarray(36).toString('latin1') });
       } else if (opcode === 'STAT') {
         this.stats.push(payload.toString('latin1', 0, 4));
+      } else if (opcode === 'SETD' && payload[0] === 0) {
+        this.names.push(payload.subarray(1).toString('utf8').replace(/\0+$/, ''));
       }
       this.changes.notify();
     }

@@ -1,0 +1,450 @@
+// Casting into stream players: the receivers each player wants run under a supervisor, their PCM reaches the
+// player's FIFO through one output switch, the arbiter decides which source holds it, and a sender's volume moves the
+// player's zones.
+import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
+import {
+  type CastMetadata,
+  fifoOutput,
+  findProgram,
+  makeFifo,
+  OutputSwitch,
+  type ReceiverEvent,
+  type ReceiverKind,
+  ReceiverSupervisor,
+  type SourceCounts,
+  type SupervisorTiming,
+  shairport,
+  squeezelite,
+  upnp,
+} from '../../../drivers/index.js';
+import { PCM_FORMAT } from '../../../drivers/playback.js';
+import type { Logger } from '../../log.js';
+import { type Clock, type StreamOutput, systemClock } from '../shared/index.js';
+import { type ArbiterAction, CastArbiter } from './cast-arbiter.js';
+import {
+  RECEIVER_KINDS,
+  type ReceiverKindName,
+  type ReceiverRunState,
+  type ReceiverRuntime,
+  STOPPED_RECEIVER,
+  type WantedReceiver,
+} from './receiver-runtime.js';
+
+/** Bytes of PCM a second: the pace at which a receiver that does not hold the output is read and dropped. */
+const PCM_BYTES_PER_SECOND = PCM_FORMAT.rate * PCM_FORMAT.channels * (PCM_FORMAT.bits / 8);
+
+const KINDS: Record<ReceiverKindName, ReceiverKind> = { airplay: shairport, upnp, squeezelite };
+
+export interface CastingDeps {
+  /** The daemon's state folder: each receiver's private folder is made under it. */
+  stateDir: string;
+  /** The address the daemon serves on, where a receiver that listens binds, and its interface. */
+  listenHost: string;
+  listenInterface?: string;
+  /** A player's name and output as stored now; undefined once it is gone. */
+  player(playerId: string): { name: string; output: StreamOutput | null } | undefined;
+  /** Pauses the player's MPD if it plays; resolves once it no longer writes the output. */
+  pauseMpd(playerId: string): Promise<void>;
+  /** Sets the player's group volume (0..1): its zones, each within its maxVolume, as every path does. */
+  setGroupVolume(playerId: string, level: number): Promise<void>;
+  /** A receiver's state() changed. */
+  onChange(playerId: string, kind: ReceiverKindName): void;
+  clock?: Clock;
+  log?: Logger;
+  /** Tests: the kinds' modules, the folders programs are looked up in, a command to run them through (a netns). */
+  kinds?: Partial<Record<ReceiverKindName, ReceiverKind>>;
+  searchPath?: string;
+  prefix?: string[];
+  timing?: Partial<SupervisorTiming>;
+  /** Added to the receivers' environment (AirPlay: the D-Bus system bus its Avahi listens on). */
+  env?: Record<string, string>;
+}
+
+/** What plays on a player: the source holding its output, and what the sender says plays when it is a cast. */
+export interface CastNowPlaying {
+  source: 'mpd' | ReceiverKindName | 'announcement' | null;
+  metadata: CastMetadata | null;
+}
+
+/** One receiver running for a player. */
+interface Running {
+  kind: ReceiverKindName;
+  server: string | null;
+  supervisor: ReceiverSupervisor;
+  /** The PCM pipe of its current run, a source of the player's switch. */
+  pcm: Readable | undefined;
+  /** The arbiter gave the output to another source: its cast reads as idle until it reports a state again. */
+  ended: boolean;
+  /** The sender's volume last reported, and the level last set from it (a report equal to that is an echo). */
+  heard: number | null;
+  applied: number | null;
+  off: () => void;
+}
+
+/** Everything about one player's casting; its work runs one step at a time on `queue`. */
+interface PlayerCasting {
+  id: string;
+  arbiter: CastArbiter;
+  running: Map<ReceiverKindName, Running>;
+  /** Why a wanted receiver does not run: its program missing, an output it cannot play to, a start that failed. */
+  problems: Map<ReceiverKindName, string>;
+  wanted: readonly WantedReceiver[];
+  /** The name and output the running receivers were started with: a change restarts them. */
+  startedAs: string | undefined;
+  out: { socket: Socket; switch: OutputSwitch } | undefined;
+  /** state() as last told to onChange, per kind. */
+  told: Map<ReceiverKindName, string>;
+  queue: Promise<void>;
+}
+
+/**
+ * The receivers' runtime (ReceiverRuntime): the API's switches say what runs; the transport and the announcements
+ * say when MPD or an announcement takes the output (mpdStarted, announcementStarted, …). A player whose output is
+ * not a FIFO runs no receiver for now: state() says why.
+ */
+export class Casting implements ReceiverRuntime {
+  private readonly players = new Map<string, PlayerCasting>();
+  private readonly clock: Clock;
+  private readonly kinds: Record<ReceiverKindName, ReceiverKind>;
+  private closed = false;
+
+  constructor(private readonly deps: CastingDeps) {
+    this.clock = deps.clock ?? systemClock;
+    this.kinds = { ...KINDS, ...deps.kinds };
+  }
+
+  apply(playerId: string, wanted: readonly WantedReceiver[]): Promise<void> {
+    const player = this.player(playerId);
+    return this.step(player, () => {
+      player.wanted = this.closed ? [] : wanted;
+      return this.reconcile(player);
+    });
+  }
+
+  /** The player was renamed or given another output (player.updated): its receivers restart under the new ones. */
+  playerChanged(playerId: string): Promise<void> {
+    const player = this.players.get(playerId);
+    return player ? this.step(player, () => this.reconcile(player)) : Promise.resolve();
+  }
+
+  state(playerId: string, kind: ReceiverKindName): ReceiverRunState {
+    const player = this.players.get(playerId);
+    const problem = player?.problems.get(kind);
+    if (problem !== undefined) return { ...STOPPED_RECEIVER, detail: problem };
+    const running = player?.running.get(kind);
+    if (!running) return STOPPED_RECEIVER;
+    const { supervisor } = running;
+    return {
+      phase: supervisor.phase,
+      cast: running.ended ? 'idle' : supervisor.status().state,
+      detail: supervisor.reason,
+    };
+  }
+
+  missing(kind: ReceiverKindName): string | undefined {
+    try {
+      findProgram(this.kinds[kind], this.deps.searchPath);
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+
+  /** The source holding the player's output, with the cast's titles when a receiver holds it. */
+  nowPlaying(playerId: string): CastNowPlaying {
+    const player = this.players.get(playerId);
+    if (!player) return { source: null, metadata: null };
+    if (player.arbiter.announcement) return { source: 'announcement', metadata: null };
+    const holder = player.arbiter.holder;
+    if (holder === null || holder === 'mpd') return { source: holder, metadata: null };
+    return { source: holder, metadata: player.running.get(holder)?.supervisor.status().metadata ?? null };
+  }
+
+  /** Bytes of a receiver's PCM written to the player's output and read in all (the rest was dropped). */
+  pcmCounts(playerId: string, kind: ReceiverKindName): SourceCounts | undefined {
+    return this.players.get(playerId)?.out?.switch.counts(kind);
+  }
+
+  /** A person started the player's MPD: a cast that held the output ends (or is dropped) and MPD has it. */
+  mpdStarted(playerId: string): Promise<void> {
+    return this.arbitrate(playerId, (arbiter) => arbiter.mpdStarted());
+  }
+
+  /** The player's MPD paused or stopped: the output is nobody's until a source starts. */
+  mpdStopped(playerId: string): Promise<void> {
+    return this.arbitrate(playerId, (arbiter) => arbiter.mpdStopped());
+  }
+
+  /** An announcement begins on the player (MPD plays it): no cast's PCM passes until it ends. */
+  announcementStarted(playerId: string): Promise<void> {
+    return this.arbitrate(playerId, (arbiter) => arbiter.announcementStarted());
+  }
+
+  /** The announcement ended and gave MPD its playback back: a cast that held the output has it again. */
+  announcementEnded(playerId: string): Promise<void> {
+    return this.arbitrate(playerId, (arbiter) => arbiter.announcementEnded());
+  }
+
+  /** Stops every receiver and lets go of every output (the daemon stops). */
+  async stop(): Promise<void> {
+    this.closed = true;
+    await Promise.all(
+      [...this.players.values()].map((player) =>
+        this.step(player, () => {
+          player.wanted = [];
+          return this.reconcile(player);
+        }),
+      ),
+    );
+  }
+
+  private player(playerId: string): PlayerCasting {
+    let player = this.players.get(playerId);
+    if (!player) {
+      const stopped = JSON.stringify(STOPPED_RECEIVER);
+      player = {
+        id: playerId,
+        arbiter: new CastArbiter(),
+        running: new Map(),
+        problems: new Map(),
+        wanted: [],
+        startedAs: undefined,
+        out: undefined,
+        told: new Map(RECEIVER_KINDS.map((kind) => [kind, stopped])),
+        queue: Promise.resolve(),
+      };
+      this.players.set(playerId, player);
+    }
+    return player;
+  }
+
+  /** Runs `work` after the player's earlier work, then tells onChange what changed; a failure is logged. */
+  private step(player: PlayerCasting, work: () => Promise<void> | void): Promise<void> {
+    const next = player.queue.then(async () => {
+      try {
+        await work();
+      } catch (err) {
+        this.deps.log?.error({ player: player.id, err: (err as Error).message }, 'casting failed');
+      }
+      this.tell(player);
+    });
+    player.queue = next;
+    return next;
+  }
+
+  private arbitrate(playerId: string, input: (arbiter: CastArbiter) => ArbiterAction[]): Promise<void> {
+    const player = this.player(playerId);
+    return this.step(player, () => this.carryOut(player, input(player.arbiter)));
+  }
+
+  private tell(player: PlayerCasting): void {
+    for (const kind of RECEIVER_KINDS) {
+      const now = JSON.stringify(this.state(player.id, kind));
+      if (player.told.get(kind) === now) continue;
+      player.told.set(kind, now);
+      try {
+        this.deps.onChange(player.id, kind);
+      } catch (err) {
+        this.deps.log?.error({ player: player.id, err: (err as Error).message }, 'a receiver change listener threw');
+      }
+    }
+  }
+
+  /** Starts and stops receivers until those running are the wanted ones, under the player's name and output now. */
+  private async reconcile(player: PlayerCasting): Promise<void> {
+    const info = this.deps.player(player.id);
+    const startedAs = info && JSON.stringify([info.name, info.output]);
+    const restart = startedAs !== player.startedAs;
+    const wanted = new Map(info ? player.wanted.map((w) => [w.kind, w]) : []);
+    player.problems.clear();
+    for (const running of [...player.running.values()]) {
+      const still = wanted.get(running.kind);
+      if (restart || !still || still.server !== running.server) await this.stopOne(player, running);
+    }
+    player.startedAs = startedAs;
+    if (wanted.size === 0 || !info) return this.closeOutput(player);
+    const output = info.output;
+    if (output?.kind !== 'fifo') {
+      const what = output?.kind === 'alsa' ? `the ALSA device ${output.device}` : 'none (null)';
+      const detail = `receivers play into a FIFO output only for now, and this player's output is ${what}: give the player a FIFO output to cast to it`;
+      for (const kind of wanted.keys()) player.problems.set(kind, detail);
+      return this.closeOutput(player);
+    }
+    if (!player.out) {
+      try {
+        const socket = fifoOutput(makeFifo(output.path, this.deps.stateDir));
+        socket.on('error', (err) =>
+          this.deps.log?.warn({ player: player.id, err: err.message }, "writing the player's FIFO failed"),
+        );
+        const pace = { bytesPerSecond: PCM_BYTES_PER_SECOND, clock: this.clock };
+        player.out = { socket, switch: new OutputSwitch(socket, pace) };
+      } catch (err) {
+        for (const kind of wanted.keys()) player.problems.set(kind, (err as Error).message);
+        return;
+      }
+    }
+    for (const want of wanted.values()) {
+      if (player.running.has(want.kind)) continue;
+      await this.startOne(player, info.name, output, want);
+    }
+  }
+
+  private async startOne(
+    player: PlayerCasting,
+    name: string,
+    output: StreamOutput & { kind: 'fifo' },
+    want: WantedReceiver,
+  ): Promise<void> {
+    const { kind } = want;
+    const log = this.deps.log;
+    const running: Running = {
+      kind,
+      server: want.server,
+      supervisor: new ReceiverSupervisor({
+        kind: this.kinds[kind],
+        stateDir: this.deps.stateDir,
+        settings: {
+          playerId: player.id,
+          name,
+          output,
+          listenHost: this.deps.listenHost,
+          ...(this.deps.listenInterface === undefined ? {} : { listenInterface: this.deps.listenInterface }),
+          ...(want.server === null ? {} : { server: want.server }),
+        },
+        clock: this.clock,
+        log: (level, msg, fields) => log?.[level]({ player: player.id, receiver: kind, ...fields }, msg),
+        ...(this.deps.timing ? { timing: this.deps.timing } : {}),
+        ...(this.deps.searchPath === undefined ? {} : { searchPath: this.deps.searchPath }),
+        ...(this.deps.prefix ? { prefix: this.deps.prefix } : {}),
+        ...(this.deps.env ? { env: this.deps.env } : {}),
+        pcm: (stream) => this.takePcm(player, running, stream),
+      }),
+      pcm: undefined,
+      ended: false,
+      heard: null,
+      applied: null,
+      off: () => undefined,
+    };
+    running.off = running.supervisor.onEvent(
+      (event) => void this.step(player, () => this.heard(player, running, event)),
+    );
+    player.running.set(kind, running);
+    try {
+      await running.supervisor.start();
+    } catch (err) {
+      running.off();
+      player.running.delete(kind);
+      player.problems.set(kind, (err as Error).message);
+    }
+  }
+
+  /** Stops a receiver; the output goes to nobody if its cast held it. */
+  private async stopOne(player: PlayerCasting, running: Running): Promise<void> {
+    running.off();
+    await running.supervisor.stop();
+    player.running.delete(running.kind);
+    this.dropPcm(player, running);
+    await this.carryOut(player, player.arbiter.castEnded(running.kind));
+  }
+
+  /** A run's PCM pipe becomes the receiver's source on the player's switch, in place of the last run's. */
+  private takePcm(player: PlayerCasting, running: Running, stream: Readable): void {
+    this.dropPcm(player, running);
+    running.pcm = stream;
+    stream.on('error', (err) =>
+      this.deps.log?.debug({ player: player.id, receiver: running.kind, err: err.message }, 'receiver PCM pipe'),
+    );
+    if (player.out) player.out.switch.add(running.kind, stream);
+    else stream.destroy();
+  }
+
+  private dropPcm(player: PlayerCasting, running: Running): void {
+    if (!running.pcm) return;
+    player.out?.switch.remove(running.kind);
+    running.pcm.destroy();
+    running.pcm = undefined;
+  }
+
+  /** No receiver runs: the player's FIFO is let go of. */
+  private closeOutput(player: PlayerCasting): void {
+    player.out?.socket.destroy();
+    player.out = undefined;
+  }
+
+  private async heard(player: PlayerCasting, running: Running, event: ReceiverEvent): Promise<void> {
+    if (player.running.get(running.kind) !== running) return;
+    if (event.type === 'state') {
+      running.ended = false;
+      if (event.state === 'playing') {
+        const actions = player.arbiter.castStarted(running.kind);
+        // MPD is asked to pause before any cast takes the output, not only when the arbiter saw it start: a
+        // playlist that began by a path that did not say so (a restored queue) never plays under a cast either.
+        const takes = actions.some((action) => action.do === 'select' && action.source === running.kind);
+        if (takes && !actions.some((action) => action.do === 'pauseMpd')) actions.unshift({ do: 'pauseMpd' });
+        await this.carryOut(player, actions);
+        await this.applyVolume(player, running);
+      } else if (event.state === 'idle') {
+        await this.carryOut(player, player.arbiter.castEnded(running.kind));
+      }
+    } else if (event.type === 'volume') {
+      running.heard = event.volume;
+      await this.applyVolume(player, running);
+    }
+  }
+
+  /**
+   * The sender's volume becomes the player's group volume while its cast holds the output; a report made meanwhile
+   * (a server sends its volume each time the receiver connects) waits for the cast to start. A report equal to the
+   * level last set from it is an echo and sets nothing.
+   */
+  private async applyVolume(player: PlayerCasting, running: Running): Promise<void> {
+    const level = running.heard;
+    if (level === null || level === running.applied || player.arbiter.holder !== running.kind) return;
+    running.applied = level;
+    try {
+      await this.deps.setGroupVolume(player.id, level);
+    } catch (err) {
+      this.deps.log?.warn(
+        { player: player.id, receiver: running.kind, err: (err as Error).message },
+        "the sender's volume could not be set on the player's zones",
+      );
+    }
+  }
+
+  /**
+   * Does what the arbiter asked, in order: MPD is paused (and that awaited) before a cast's PCM is let through, so
+   * the two never write the output at once; a pause that fails lets nothing through.
+   */
+  private async carryOut(player: PlayerCasting, actions: ArbiterAction[]): Promise<void> {
+    for (const action of actions) {
+      switch (action.do) {
+        case 'pauseMpd':
+          try {
+            await this.deps.pauseMpd(player.id);
+          } catch (err) {
+            this.deps.log?.error(
+              { player: player.id, err: (err as Error).message },
+              "the player's MPD could not be paused for a cast: the cast's PCM is not let through",
+            );
+            player.out?.switch.select(null);
+            return;
+          }
+          break;
+        case 'endCast': {
+          // None of the three protocols lets this side end the cast yet: its PCM is dropped and it reads as idle.
+          const running = player.running.get(action.kind);
+          if (running) running.ended = true;
+          break;
+        }
+        case 'select': {
+          const out = player.out;
+          if (!out) break;
+          const present = action.source !== null && out.switch.counts(action.source) !== undefined;
+          out.switch.select(present ? action.source : null);
+          break;
+        }
+      }
+    }
+  }
+}
