@@ -122,13 +122,31 @@ async function browse(): Promise<void> {
     const packet = DNSPacket.createDNSQueryPacket({ questions: [new Question(name, type)] });
     socket.send(packet.encode(), PORT, GROUP);
   };
+  /**
+   * Asks, then asks again after 1 s, 2 s, 4 s… until `answered` resolves, as a browser does (RFC 6762 §5.2): a
+   * responder still probing its names (Avahi registering a service it was just given) answers only a later question.
+   */
+  const ask = async (name: string, type: QType, answered: Promise<unknown>) => {
+    let interval = 1000;
+    let timer: NodeJS.Timeout | undefined;
+    const again = () => {
+      query(name, type);
+      timer = setTimeout(again, interval);
+      interval *= 2;
+    };
+    again();
+    try {
+      await answered;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 
   for await (const line of createInterface({ input: process.stdin })) {
     const [command = '', type = ''] = line.split(' ');
     const key = type.toLowerCase();
     if (command === 'browse') {
       // Like avahi-browse -r: ask for the type, then wait for every instance's SRV, TXT and address.
-      query(type);
       const complete = () => {
         const names = [...(ptrs.get(key) ?? [])];
         return (
@@ -139,16 +157,15 @@ async function browse(): Promise<void> {
           })
         );
       };
-      await waitFor(complete, WAIT_MS, { what: `instances of ${type} with SRV, TXT and A`, changes }).catch(
-        (err: Error) => {
-          const seen = {
-            ptrs: [...ptrs].map(([k, v]) => [k, [...v]]),
-            instances: [...instances.values()],
-            hosts: [...hosts],
-          };
-          throw new Error(`${err.message}; seen: ${JSON.stringify(seen)}`);
-        },
-      );
+      const found = waitFor(complete, WAIT_MS, { what: `instances of ${type} with SRV, TXT and A`, changes });
+      await ask(type, QType.PTR, found).catch((err: Error) => {
+        const seen = {
+          ptrs: [...ptrs].map(([k, v]) => [k, [...v]]),
+          instances: [...instances.values()],
+          hosts: [...hosts],
+        };
+        throw new Error(`${err.message}; seen: ${JSON.stringify(seen)}`);
+      });
       say({
         found: [...ptrs.get(key)!].sort().map((n) => {
           const i = instances.get(n.toLowerCase())!;
@@ -158,8 +175,11 @@ async function browse(): Promise<void> {
     } else if (command === 'resolve') {
       // `resolve <host>`: asks for the host's address, forgetting any an earlier answer gave, and waits for one.
       hosts.delete(key);
-      query(type, QType.A);
-      await waitFor(() => hosts.has(key), WAIT_MS, { what: `the address of ${type}`, changes });
+      await ask(
+        type,
+        QType.A,
+        waitFor(() => hosts.has(key), WAIT_MS, { what: `the address of ${type}`, changes }),
+      );
       say({ resolved: type, addresses: hosts.get(key) });
     } else if (command === 'goodbye') {
       // `goodbye <type> <instance name>`: waits for that instance's PTR with TTL 0.
