@@ -88,8 +88,14 @@ export function prepareStateDir(dir: string): void {
     const where = existing === path.resolve(dir) ? 'it' : existing;
     throw new StateDirError(`the state folder ${dir} cannot be used: ${where} is a file, not a folder; ${FIX}`);
   }
-  // Everything under the state folder is made private: a home folder or the root would lose every other mode.
-  if (path.resolve(dir) === path.parse(path.resolve(dir)).root || path.resolve(dir) === homedir()) {
+  // Everything under the state folder is made private: a home folder or the root would lose every other mode. The
+  // folder systemd made for the service (StateDirectory=, named in $STATE_DIRECTORY) is its own, also when it is the
+  // home of the system user azcd runs as (systemd/azcd.sysusers gives azcd /var/lib/azcd).
+  const resolved = path.resolve(dir);
+  const madeForService = (process.env.STATE_DIRECTORY ?? '')
+    .split(':')
+    .some((d) => d !== '' && path.resolve(d) === resolved);
+  if (resolved === path.parse(resolved).root || (resolved === homedir() && !madeForService)) {
     throw new StateDirError(
       `the state folder ${dir} is not a folder of azcd's own (azcd makes everything in it private); ${FIX}`,
     );
