@@ -136,7 +136,8 @@ for (const order of ['avahi first', 'daemon first'] as const) {
       // Who holds the port: both responders, each with its own socket (SO_REUSEADDR).
       const sockets = spawnSync('ip', ['netns', 'exec', nsA, 'ss', '-Hlnup', 'sport = :5353'], { encoding: 'utf8' });
       t.match(sockets.stdout, /"avahi-daemon"/, 'avahi-daemon has a socket on UDP 5353');
-      t.match(sockets.stdout, /"node"/, "and so has the daemon's responder");
+      const node = path.basename(process.execPath).slice(0, 15); // the kernel's name of the announcing process
+      t.ok(sockets.stdout.includes(`"${node}"`), "and so has the daemon's responder");
 
       announcer.end();
       t.match(await announcer.next(), {
