@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { AmplifierDriver, DriverOptions } from '../drivers/driver.js';
 import { createDriver } from '../drivers/index.js';
 import type { Notifier } from '../native/index.js';
-import { compose, type Services } from './compose.js';
+import { type ComposeInput, compose, type Services } from './compose.js';
 import { amplifiersOf, type Config } from './config.js';
 import type { SsdpAnnouncerOptions } from './discovery/ssdp.js';
 import { DeviceSecrets, type PasswordHasher, writePrivateFile } from './domain/accounts/index.js';
@@ -54,6 +54,8 @@ export interface DaemonOptions {
   passwordHasher?: PasswordHasher;
   /** The machine's host name and addresses as the Host allow-list reads them; the OS's unless given (tests). */
   machine?: Machine;
+  /** Runs the receivers the players' switches ask for (tests pass one that records them); see ComposeInput. */
+  receiverRuntime?: ComposeInput['receiverRuntime'];
 }
 
 export interface Started {
@@ -132,6 +134,7 @@ export class Daemon {
         startedAt: this.startedAt,
         port: () => this.port,
         machine: this.options.machine,
+        receiverRuntime: this.options.receiverRuntime,
       }));
       await lifecycle.start(
         'amplifier',
@@ -150,6 +153,12 @@ export class Daemon {
         'playback',
         () => services.playback.start(),
         () => services.playback.stop(),
+      );
+      // Each stream player's receivers follow its switches once its engine has begun.
+      await lifecycle.start(
+        'receivers',
+        () => services.receivers.start(),
+        () => services.receivers.stop(),
       );
       // Timers power zones off through the amplifiers, so they run only while those do.
       await lifecycle.start(

@@ -12,6 +12,7 @@ import { libraryRoutes } from './api/library.js';
 import { playbackRoutes } from './api/playback.js';
 import { playerRoutes } from './api/players.js';
 import { playlistRoutes } from './api/playlists.js';
+import { receiverRoutes } from './api/receivers.js';
 import { sceneRoutes } from './api/scenes.js';
 import { ProblemSchema } from './api/schemas.js';
 import { bridgeSettingsRoutes } from './api/settings.js';
@@ -24,7 +25,13 @@ import { mdnsHostname } from './discovery/mdns-hostname.js';
 import { Authentication, type DeviceSecrets, type PasswordHasher, UserAdmin } from './domain/accounts/index.js';
 import { type Amplifiers, type Audio, createAudio } from './domain/audio/index.js';
 import { BackupService, restoreBodyBytes } from './domain/backup/index.js';
-import { type EngineFactory, Playback } from './domain/playback/index.js';
+import {
+  type EngineFactory,
+  ListedReceivers,
+  Playback,
+  type ReceiverRuntime,
+  ReceiverSwitches,
+} from './domain/playback/index.js';
 import { PlaylistsService } from './domain/playlists/index.js';
 import { ScenesService, SleepTimers } from './domain/scenes/index.js';
 import { BridgeSettings } from './domain/settings/index.js';
@@ -45,6 +52,7 @@ import { BridgeRepo } from './store/bridge-repo.js';
 import type { Store } from './store/db.js';
 import { MetaRepo } from './store/meta-repo.js';
 import { PlaylistsRepo } from './store/playlists-repo.js';
+import { ReceiversRepo } from './store/receivers-repo.js';
 import { ScenesRepo } from './store/scenes-repo.js';
 import { UsersRepo } from './store/users-repo.js';
 
@@ -67,6 +75,8 @@ export interface Services extends Audio {
   mqtt: BridgeSupervisor;
   /** Stream players: their engines, transport, library and announcements (started after the amplifiers). */
   playback: Playback;
+  /** Which receivers each stream player runs (started after the stream players). */
+  receivers: ReceiverSwitches;
 }
 
 export interface ComposeInput {
@@ -86,6 +96,8 @@ export interface ComposeInput {
   port(): number;
   /** Where the machine's host name and addresses are read (the Host allow-list, the hub's link); the OS's unless given. */
   machine?: Machine;
+  /** Runs the receivers the players' switches ask for; until the receivers run, one that only keeps the lists. */
+  receiverRuntime?: ReceiverRuntime;
 }
 
 /** Builds every service on the open store; see Services. */
@@ -141,6 +153,15 @@ export function compose(input: ComposeInput): Services {
   });
   // Playback plays what audio routes: audio asks it about stream players from now on.
   audio.attachPlayback(playback.hooks);
+  const receivers = new ReceiverSwitches({
+    store,
+    repo: new ReceiversRepo(store.db),
+    players: audioRepo,
+    playerViews: audio.players,
+    bus,
+    runtime: input.receiverRuntime ?? new ListedReceivers(),
+    log: logger,
+  });
   const sceneLookups = { zone: audio.zones.get.bind(audio.zones), player: audio.players.get.bind(audio.players) };
   const scenes = new ScenesService(store, new ScenesRepo(store.db), audio.zoneStates, sceneLookups, bus, config.limits);
   const sleepTimers = new SleepTimers(audio.zoneSleep, bus, (level, fields, msg) => logger[level](fields, msg), clock);
@@ -231,6 +252,7 @@ export function compose(input: ComposeInput): Services {
     ...playbackRoutes(playback.transport),
     ...libraryRoutes(playback.library),
     ...announcementRoutes(playback.announcements),
+    ...receiverRoutes(receivers),
     ...inputRoutes(audio.inputs),
     ...backupRoutes(backups, restoreBodyBytes(config.limits)),
     ...sceneRoutes(scenes, sleepTimers),
@@ -253,6 +275,7 @@ export function compose(input: ComposeInput): Services {
     server,
     mqtt,
     playback,
+    receivers,
   };
 }
 

@@ -168,7 +168,7 @@ export const LIMITS = Type.Object({
 });
 
 /** A host name, an IPv4 address or a bracketed IPv6 one, with a port or not: an entry of playback.streamHosts. */
-const STREAM_HOST =
+export const STREAM_HOST =
   /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::(?:[1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d{2}|655[0-2]\d|6553[0-5]))?$/i;
 
 /** The stream players: what they play from, the program that plays them, and announcements. */

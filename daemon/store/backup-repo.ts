@@ -3,6 +3,7 @@
 import type { InputDeviceRow, PlayerRow, ZoneRow } from './audio-repo.js';
 import type { Db, Store } from './db.js';
 import type { PlaylistSummaryRow, TrackRow } from './playlists-repo.js';
+import type { PlayerReceiverRow } from './receivers-repo.js';
 import type { UserRow } from './users-repo.js';
 
 /** A zone as a backup carries it: every column but the sleep timer, which belongs to the moment. */
@@ -44,6 +45,8 @@ export interface ConfigurationRows {
   users: UserRow[];
   assignments: AssignmentRow[];
   players: PlayerRow[];
+  /** The receivers switched on per player. */
+  playerReceivers: PlayerReceiverRow[];
   zones: ZoneConfigRow[];
   inputDevices: InputDeviceRow[];
   playlists: PlaylistSummaryRow[];
@@ -66,6 +69,7 @@ export class BackupRepo {
       players: db.prepare(
         'SELECT id, name, volume, input_amplifier, input_driver, input_channel, created_at, output_kind, output_target FROM players ORDER BY created_at, id',
       ),
+      playerReceivers: db.prepare('SELECT player_id, kind, server FROM player_receivers ORDER BY player_id, kind'),
       zones: db.prepare(
         `SELECT id, name, volume, muted, power, source, player_id, output_amplifier, output_driver, output_channel, created_at,
                 max_volume, turn_on_volume, tone_bass, tone_treble, tone_balance, tone_loudness
@@ -95,6 +99,7 @@ export class BackupRepo {
         'DELETE FROM assignments',
         'DELETE FROM users',
         'DELETE FROM zones',
+        'DELETE FROM player_receivers',
         'DELETE FROM players',
         'DELETE FROM input_devices',
         'DELETE FROM meta',
@@ -109,6 +114,9 @@ export class BackupRepo {
       insertPlayer: db.prepare(
         `INSERT INTO players (id, name, volume, input_amplifier, input_driver, input_channel, created_at, output_kind, output_target)
          VALUES (@id, @name, @volume, @input_amplifier, @input_driver, @input_channel, @created_at, @output_kind, @output_target)`,
+      ),
+      insertPlayerReceiver: db.prepare(
+        'INSERT INTO player_receivers (player_id, kind, server) VALUES (@player_id, @kind, @server)',
       ),
       insertZone: db.prepare(
         `INSERT INTO zones (id, name, volume, muted, power, source, player_id, output_amplifier, output_driver, output_channel, created_at,
@@ -140,6 +148,7 @@ export class BackupRepo {
         'assignments',
         'trusted_addresses',
         'players',
+        'player_receivers',
         'zones',
         'scene_zones',
       ].map((table) => db.prepare(`PRAGMA foreign_key_check(${table})`)),
@@ -159,6 +168,7 @@ export class BackupRepo {
       users: this.s.users.all() as UserRow[],
       assignments: this.s.assignments.all() as AssignmentRow[],
       players: this.s.players.all() as PlayerRow[],
+      playerReceivers: this.s.playerReceivers.all() as PlayerReceiverRow[],
       zones: this.s.zones.all() as ZoneConfigRow[],
       inputDevices: this.s.inputs.all() as InputDeviceRow[],
       playlists: this.s.playlists.all() as PlaylistSummaryRow[],
@@ -204,6 +214,7 @@ export class BackupRepo {
     for (const row of rows.users) this.s.insertUser.run(row);
     for (const row of rows.assignments) this.s.insertAssignment.run(row);
     for (const row of rows.players) this.s.insertPlayer.run(row);
+    for (const row of rows.playerReceivers) this.s.insertPlayerReceiver.run(row);
     for (const row of rows.zones) this.s.insertZone.run(row);
     for (const row of rows.inputDevices) this.s.insertInput.run(row);
     for (const row of rows.playlists) this.s.insertPlaylist.run(row);

@@ -225,6 +225,16 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE scene_zones ADD COLUMN tone_balance REAL CHECK (tone_balance IS NULL OR (tone_balance >= -1 AND tone_balance <= 1));
   ALTER TABLE scene_zones ADD COLUMN tone_loudness INTEGER CHECK (tone_loudness IS NULL OR tone_loudness IN (0, 1));
   `,
+  // 8: receivers. A row is a receiver an admin switched on for a player (AirPlay, UPnP/DLNA, Squeezelite); server is
+  // Squeezelite's music server (`host` or `host:port`; NULL: found on the LAN). The rows go with their player.
+  `
+  CREATE TABLE player_receivers (
+    player_id TEXT NOT NULL REFERENCES players(id) ON DELETE CASCADE,
+    kind      TEXT NOT NULL CHECK (kind IN ('airplay', 'upnp', 'squeezelite')),
+    server    TEXT CHECK (server IS NULL OR kind = 'squeezelite'),
+    PRIMARY KEY (player_id, kind)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /**

@@ -580,6 +580,31 @@ type DomainEvent =
         recovery: 'fresh' | 'restored' | 'lost' | null;
       };
     }
+  /** a stream player's receiver was switched on or off, or how it runs changed (started, stopped, restarting, a cast began or ended); the whole receiver as GET …/receivers shows it */
+  | {
+      type: 'player.receiverChanged';
+      payload: {
+        playerId: string;
+        receiver: {
+          /** airplay (shairport-sync), upnp (a UPnP/DLNA renderer: gmediarender) or squeezelite */
+          kind: 'airplay' | 'upnp' | 'squeezelite';
+          /** switched on for this player by an admin */
+          enabled: boolean;
+          /** squeezelite only: its music server (host or host:port); null: found on the LAN, or another kind */
+          server: string | null;
+          /** whether its program is installed here (detail says what to install when not) */
+          available: boolean;
+          /** the Debian package that installs its program */
+          package: string;
+          /** stopped (switched off, or not started), running (its process is up), restarting (it went away, back soon) */
+          phase: 'stopped' | 'running' | 'restarting';
+          /** what a sender does through it */
+          cast: 'idle' | 'playing' | 'paused';
+          /** why it cannot run (its program missing) or is not running, or what it last reported going wrong; null when all is well */
+          detail: string | null;
+        };
+      };
+    }
   /** a rescan of the music folder began or ended */
   | {
       type: 'library.scanChanged';

@@ -49,6 +49,8 @@ const REQUIRED = [
   'GET /api/library 404',
   'POST /api/announcements 400',
   'DELETE /api/announcements/{id} 409',
+  'GET /api/players/{id}/receivers 409',
+  'PUT /api/players/{id}/receivers/{kind} 400',
 ];
 
 /** Over node:http, which sends the Host header given (fetch sends the URL's own). */
@@ -405,6 +407,13 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     );
     await call('PUT', `/api/players/${stream.id}`, 200, { body: { output: { kind: 'null' } } });
     await call('GET', `/api/players/${player.id}/playback`, 409);
+    // Receivers switched off only: the session starts no receiver program.
+    await call('GET', `/api/players/${stream.id}/receivers`, 200);
+    await call('GET', `/api/players/${player.id}/receivers`, 409);
+    await call('PUT', `/api/players/${stream.id}/receivers/squeezelite`, 200, { body: { enabled: false } });
+    await call('PUT', `/api/players/${stream.id}/receivers/airplay`, 400, {
+      body: { enabled: false, server: 'lms.lan' },
+    });
     const top = await call('GET', '/api/library?folder=tones&limit=1', 200);
     if (!top.headers.get('link')) problems.push('GET /api/library?folder=tones&limit=1: no Link to the next page');
     await call('GET', '/api/library?folder=nowhere', 404);

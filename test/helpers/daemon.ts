@@ -49,6 +49,8 @@ export interface StartOptions {
   productionPasswords?: boolean;
   /** The host name and addresses the daemon reads as its machine's (see DaemonOptions); the test machine's by default. */
   machine?: DaemonOptions['machine'];
+  /** Runs the receivers the players' switches ask for (see DaemonOptions). */
+  receiverRuntime?: DaemonOptions['receiverRuntime'];
 }
 
 export function tempDir(prefix = 'azc-test-'): string {
@@ -99,6 +101,7 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
     clock: options.clock,
     passwordHasher: options.productionPasswords ? undefined : TEST_PASSWORDS,
     machine: options.machine,
+    receiverRuntime: options.receiverRuntime,
   });
   const adminPassword = options.adminPassword ?? 'admin-password-1';
   const { port } = await daemon.start(adminPassword);

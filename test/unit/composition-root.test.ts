@@ -53,6 +53,7 @@ t.test(
     const heard: string[] = [];
     record(heard, 'amplifiers', services.hardware, 'reload');
     record(heard, 'stream players', services.playback, 'reload');
+    record(heard, 'receivers', services.receivers, 'reload');
     record(heard, 'sleep timers', services.sleepTimers, 'reschedule');
     record(heard, 'bridge', services.mqtt, 'resync');
     record(heard, 'accounts', services.users, 'accountsReplaced');
@@ -60,7 +61,7 @@ t.test(
     services.bus.publish({ type: 'configuration.replaced', payload: {} });
     t.same(
       [...heard].sort(),
-      ['accounts', 'amplifiers', 'bridge', 'event streams', 'sleep timers', 'stream players'],
+      ['accounts', 'amplifiers', 'bridge', 'event streams', 'receivers', 'sleep timers', 'stream players'],
       'each reacted once',
     );
     t.equal(heard[0], 'amplifiers', 'the rows are reread before any service reads them');

@@ -6,11 +6,11 @@ import { mqttUrlProblem } from '../../config.js';
 import { type IdDecoder, Id as IdSchema, idDecoder } from '../../ids.js';
 import { nameKey, nameProblem, usernameProblem } from '../../names.js';
 import { passwordHashProblem } from '../accounts/index.js';
-import { type FieldErrors, invalid } from '../shared/index.js';
+import { type FieldErrors, invalid, serverProblem } from '../shared/index.js';
 
 export const BACKUP_FORMAT = 'azcd-backup';
 /** The version this azcd writes. A change of the document's shape adds a version and an upgrade step below. */
-export const BACKUP_VERSION = 3;
+export const BACKUP_VERSION = 4;
 
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 /** Any letter case is accepted; parseBackup and parseSecrets hand on the canonical (lower-case) form. */
@@ -71,6 +71,19 @@ const StreamOutputEntry = T.Union(
   { errorMessage: 'must be null, {"kind":"alsa","device":…}, {"kind":"fifo","path":…} or {"kind":"null"}' },
 );
 
+/** A receiver switched on for a player: its kind and (Squeezelite) its music server, null to find one on the LAN. */
+const ReceiverEntry = T.Object(
+  {
+    kind: T.Union([T.Literal('airplay'), T.Literal('upnp'), T.Literal('squeezelite')], {
+      errorMessage: 'must be airplay, upnp or squeezelite',
+    }),
+    server: T.Union([T.String({ minLength: 1, maxLength: 259 }), T.Null()], {
+      errorMessage: 'must be null or a music server (host or host:port)',
+    }),
+  },
+  { additionalProperties: false, errorMessage: 'must be an object of "kind" and "server"' },
+);
+
 const PlayerEntry = T.Object({
   id: Id,
   name: Name(100),
@@ -78,6 +91,8 @@ const PlayerEntry = T.Object({
   input: Place,
   output: T.Union([StreamOutputEntry, T.Null()], { errorMessage: 'must be null or a stream output' }),
   createdAt: Timestamp,
+  /** The receivers switched on; absent: none (and every player of a backup from before receivers). */
+  receivers: T.Optional(T.Array(ReceiverEntry, { maxItems: 3 })),
 });
 
 const ToneValue = T.Number({ minimum: -1, maximum: 1, errorMessage: 'must be a number from -1 to 1' });
@@ -227,7 +242,7 @@ export const BackupSchema = T.Object(
   {
     title: 'Backup',
     description:
-      'the whole configuration of the appliance (format version 3). `secrets` (password hashes, API keys and the broker password, sealed under a passphrase) only in backups made with POST.',
+      'the whole configuration of the appliance (format version 4). `secrets` (password hashes, API keys and the broker password, sealed under a passphrase) only in backups made with POST.',
   },
 );
 
@@ -259,6 +274,7 @@ export type SecretsPlain = Static<typeof SecretsPlainSchema>;
  * restores into a newer azcd.
  * 1 → 2: players have an `output` (stream players); every player of a version 1 backup is a device wired to its input.
  * 2 → 3: zones and scene zones may carry a `tone`; a version 2 backup has none, and its zones restore without one.
+ * 3 → 4: players may carry the `receivers` switched on; a version 3 backup has none, and its players restore without.
  */
 export const UPGRADES: Record<number, (doc: Record<string, unknown>) => Record<string, unknown>> = {
   1: (doc) => ({
@@ -272,6 +288,7 @@ export const UPGRADES: Record<number, (doc: Record<string, unknown>) => Record<s
       : doc.players,
   }),
   2: (doc) => doc,
+  3: (doc) => doc,
 };
 
 /** The limits a document must keep (the same as the API enforces one request at a time). */
@@ -510,6 +527,20 @@ function relations(doc: BackupDocument, limits: DocumentLimits): FieldErrors {
     if (p.output?.kind === 'fifo' && (!p.output.path.startsWith('/') || p.output.path.split('/').includes('..'))) {
       add(`backup.players.${i}.output.path`, 'must be an absolute path without ".."');
     }
+  });
+  doc.players.forEach((p, i) => {
+    const kinds = new Set<string>();
+    p.receivers?.forEach((r, j) => {
+      const field = `backup.players.${i}.receivers.${j}`;
+      if (kinds.has(r.kind)) add(`${field}.kind`, 'names a receiver twice for one player');
+      kinds.add(r.kind);
+      if (r.server === null) return;
+      if (r.kind !== 'squeezelite') add(`${field}.server`, 'is for the squeezelite receiver only');
+      else {
+        const problem = serverProblem(r.server);
+        if (problem) add(`${field}.server`, problem);
+      }
+    });
   });
   const bridge = doc.settings.mqtt;
   const urlProblem = bridge?.url ? mqttUrlProblem(bridge.url) : undefined;

@@ -76,6 +76,11 @@ export function documentOf(rows: ConfigurationRows, header: DocumentHeader): Bac
       ...toneEntryOf(z),
     }),
   );
+  const receivers = groupBy(
+    rows.playerReceivers,
+    (r) => r.player_id,
+    (r) => ({ kind: r.kind, server: r.server }),
+  );
   const deletedChannels: BackupDocument['settings']['deletedChannels'] = [];
   for (const row of rows.meta) {
     const deleted = parseDeletedKey(row.key, row.value);
@@ -113,6 +118,8 @@ export function documentOf(rows: ConfigurationRows, header: DocumentHeader): Bac
       input: { amplifier: p.input_amplifier, driver: p.input_driver, channel: p.input_channel },
       output: outputOf(p),
       createdAt: p.created_at,
+      // Left out when none is switched on, as in the backups from before receivers.
+      ...(receivers.has(p.id) && { receivers: receivers.get(p.id) }),
     })),
     zones: rows.zones.map((z) => ({
       id: z.id,
@@ -241,6 +248,9 @@ export function configurationOf(
       output_kind: outputColumns(p.output).kind,
       output_target: outputColumns(p.output).target,
     })),
+    playerReceivers: doc.players.flatMap((p) =>
+      (p.receivers ?? []).map((r) => ({ player_id: p.id, kind: r.kind, server: r.server })),
+    ),
     zones,
     inputDevices: doc.inputDevices.map((d) => ({
       id: d.id,

@@ -18,6 +18,14 @@ export { type AnnouncementLimits, Announcements } from './announcements.js';
 export { type EngineFactory, StreamEngines } from './engines.js';
 export { Library } from './library.js';
 export { POSITION_INTERVAL_MS } from './now-playing.js';
+export {
+  RECEIVER_KINDS,
+  type ReceiverRunState,
+  type ReceiverRuntime,
+  STOPPED_RECEIVER,
+  type WantedReceiver,
+} from './receiver-runtime.js';
+export { ListedReceivers, programMissing, type ReceiverSwitch, ReceiverSwitches } from './receiver-switches.js';
 export { type PlayRequest, placeOf, Transport } from './transport.js';
 
 export interface PlaybackDeps {

@@ -1,6 +1,6 @@
 // The seam between a stream player's receiver switches (stored, changed through the API) and the receivers that run:
 // the settings side says which receivers a player wants, the runtime starts, stops and reports them.
-import type { ReceiverKindName } from '../../../drivers/receivers/receiver.js';
+import type { ReceiverKindName } from '../../../drivers/index.js';
 
 export type { ReceiverKindName };
 

@@ -1,6 +1,7 @@
 // The typed domain events and the in-process bus that numbers them and keeps a replay ring.
 import { type Static, Type as T, type TSchema } from '@sinclair/typebox';
 import { AnnouncementSchema, EngineSchema, PlaybackSchema, SKIP_REASONS } from './playback-views.js';
+import { ReceiverSchema } from './receiver-views.js';
 import { SceneSchema, type SceneView } from './scene-views.js';
 import {
   AmplifierStatusSchema,
@@ -180,6 +181,11 @@ export const DomainEventSchema = T.Union([
       }),
     }),
     "a stream player's MPD went down, came up, could not start, or an output could not open",
+  ),
+  event(
+    'player.receiverChanged',
+    T.Object({ playerId: Id, receiver: ReceiverSchema }),
+    "a stream player's receiver was switched on or off, or how it runs changed (started, stopped, restarting, a cast began or ended); the whole receiver as GET …/receivers shows it",
   ),
   event('library.scanChanged', T.Object({ scanning: T.Boolean() }), 'a rescan of the music folder began or ended'),
   event(

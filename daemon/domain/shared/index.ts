@@ -7,6 +7,7 @@ export * from './errors.js';
 export * from './events.js';
 export * from './playback-views.js';
 export * from './policy.js';
+export * from './receiver-views.js';
 export * from './scene-views.js';
 export * from './slices.js';
 export * from './views.js';

@@ -139,6 +139,7 @@ export function canSeeEvent(caller: Caller, event: DomainEvent): boolean {
     case 'player.position':
     case 'player.trackSkipped':
     case 'player.engineChanged':
+    case 'player.receiverChanged':
       return caller.playerIds.has(event.payload.playerId);
     case 'announcement.queued':
     case 'announcement.started':

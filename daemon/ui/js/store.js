@@ -397,6 +397,8 @@ function apply({ type, payload: p }) {
     // The export's own answer says where the file went; the library is read when its panel opens.
     case 'playlist.exported':
     case 'library.scanChanged':
+    // No panel shows a player's receivers yet: nothing here holds what the event changes.
+    case 'player.receiverChanged':
       return null;
     default:
       return unknownEvent(type);
