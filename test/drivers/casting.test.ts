@@ -2,12 +2,16 @@
 // server on loopback and a real FIFO: a cast pauses the playlist before its PCM reaches the FIFO, MPD or an
 // announcement takes the output from it, the server's volume becomes the player's group volume, and the receiver
 // follows the player's switches, name and life.
+
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { Casting } from '../../daemon/domain/playback/casting.js';
 import type { ReceiverRunState } from '../../daemon/domain/playback/receiver-runtime.js';
+import type { StreamOutput } from '../../daemon/domain/shared/index.js';
+import { createLogger } from '../../daemon/log.js';
 import { tempDir } from '../helpers/daemon.js';
 import { PcmReader } from '../helpers/pcm-reader.js';
 import { receiverFolders, soxTone } from '../helpers/receiver-checks.js';
@@ -51,7 +55,7 @@ async function rig(t: Test, options: { holdPause?: boolean; output?: 'fifo' | 'a
   const reader = new PcmReader(fifo);
   t.teardown(() => reader.close());
   const playerId = randomUUID();
-  const player = {
+  const player: { name: string; output: StreamOutput } = {
     name: 'Kitchen',
     output:
       options.output === 'alsa' ? { kind: 'alsa' as const, device: 'hw:0' } : { kind: 'fifo' as const, path: fifo },
@@ -61,6 +65,8 @@ async function rig(t: Test, options: { holdPause?: boolean; output?: 'fifo' | 'a
   const pauses: Array<{ bytesOnFifo: number; volumes: number }> = [];
   const volumes: number[] = [];
   const told: ReceiverRunState[] = [];
+  /** What the runtime and its supervisors logged, a JSON line each. */
+  const logged: string[] = [];
   let release: () => void = () => undefined;
   const paused = new Promise<void>((resolve) => {
     release = resolve;
@@ -85,6 +91,7 @@ async function rig(t: Test, options: { holdPause?: boolean; output?: 'fifo' | 'a
       changes.notify();
     },
     timing: { restartFirstMs: 50 },
+    log: createLogger('debug', { write: (line: string) => void logged.push(line) }),
   });
   t.teardown(() => casting.stop());
   const until = <T>(what: string, condition: () => T) => waitFor(condition, undefined, { what, changes });
@@ -107,6 +114,7 @@ async function rig(t: Test, options: { holdPause?: boolean; output?: 'fifo' | 'a
   };
   return {
     casting,
+    fifo,
     server,
     reader,
     player,
@@ -114,6 +122,7 @@ async function rig(t: Test, options: { holdPause?: boolean; output?: 'fifo' | 'a
     pauses,
     volumes,
     told,
+    logged,
     release,
     until,
     counts,
@@ -220,6 +229,22 @@ t.test('switched off, squeezelite ends and the FIFO is free', async (t) => {
   t.same(r.told.at(-1), r.state(), 'the stop was told');
 });
 
+t.test('switched off while nobody reads the FIFO, squeezelite ends on its SIGTERM', async (t) => {
+  const r = await rig(t);
+  await r.cast();
+  r.reader.close();
+  // More let through than the FIFO (64 KiB) and the switch's buffer (16 KiB) hold: squeezelite is held back.
+  await waitFor(() => r.counts().forwarded - r.reader.bytes > 80 << 10, undefined, { what: 'the output full' });
+  const pid = squeezelitePid(r.playerId);
+  await r.casting.apply(r.playerId, []);
+  t.throws(() => process.kill(pid!, 0), { code: 'ESRCH' }, 'the process is gone');
+  t.same(
+    r.logged.filter((line) => line.includes('killing it')),
+    [],
+    'it was not killed for outliving its stop',
+  );
+});
+
 t.test('a killed squeezelite is restarted, and each phase is told', async (t) => {
   const r = await rig(t);
   await r.apply();
@@ -244,6 +269,22 @@ t.test('a renamed player’s squeezelite restarts under the new name', async (t)
   await r.server.hello(2);
   t.equal(await r.server.name(), 'Living Room');
   t.equal(r.state().phase, 'running');
+});
+
+t.test('a player given another FIFO lets go of the first and casts into the new one', async (t) => {
+  const r = await rig(t);
+  await r.cast();
+  const other = path.join(path.dirname(r.fifo), 'other.pcm');
+  execFileSync('mkfifo', ['-m', '600', other]);
+  const reader = new PcmReader(other);
+  t.teardown(() => reader.close());
+  r.player.output = { kind: 'fifo', path: other };
+  await r.casting.playerChanged(r.playerId);
+  await waitFor(() => r.reader.atEnd, undefined, { what: 'end of file on the first FIFO: no writer holds it' });
+  await r.server.hello(2);
+  r.server.volume(UNITY_GAIN, false);
+  r.server.play();
+  await reader.tone(TONE_PEAK - 2, 'the tone on the new FIFO');
 });
 
 t.test('a player whose output is an ALSA device runs no receiver, and says why', async (t) => {

@@ -16,6 +16,7 @@ export class PcmReader {
   private readonly buffer = Buffer.alloc(1 << 18);
   private timer: NodeJS.Timeout | undefined;
   private polls = 0;
+  private closed = false;
 
   constructor(file: string) {
     this.fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -33,7 +34,10 @@ export class PcmReader {
     await waitFor(() => this.bytes >= goal, undefined, { what, changes: this.changes });
   }
 
+  /** Stops reading and closes the FIFO; again, does nothing. */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     clearTimeout(this.timer);
     closeSync(this.fd);
   }

@@ -263,7 +263,9 @@ export class Casting implements ReceiverRuntime {
       if (restart || !still || still.server !== running.server) await this.stopOne(player, running);
     }
     player.startedAs = startedAs;
-    if (wanted.size === 0 || !info) return this.closeOutput(player);
+    // The output may be another FIFO now: it is opened again below.
+    if (restart || wanted.size === 0 || !info) this.closeOutput(player);
+    if (wanted.size === 0 || !info) return;
     const output = info.output;
     if (output?.kind !== 'fifo') {
       const what = output?.kind === 'alsa' ? `the ALSA device ${output.device}` : 'none (null)';
@@ -342,9 +344,12 @@ export class Casting implements ReceiverRuntime {
   /** Stops a receiver; the output goes to nobody if its cast held it. */
   private async stopOne(player: PlayerCasting, running: Running): Promise<void> {
     running.off();
-    await running.supervisor.stop();
-    player.running.delete(running.kind);
+    const stopped = running.supervisor.stop();
+    // Its pipe is let go of at once: a receiver waiting to write into a full output (nobody reads the FIFO) would
+    // otherwise not see its SIGTERM, and be killed only after the stop bound.
     this.dropPcm(player, running);
+    await stopped;
+    player.running.delete(running.kind);
     await this.carryOut(player, player.arbiter.castEnded(running.kind));
   }
 
