@@ -24,10 +24,13 @@ class RecordingRuntime implements ReceiverRuntime {
   readonly calls: Array<{ playerId: string; wanted: WantedReceiver[] }> = [];
   readonly states = new Map<string, ReceiverRunState>();
   readonly changes = new Changes();
+  /** While set, each apply waits for it after being recorded. */
+  gate: Promise<void> | undefined;
   constructor(private readonly absent: readonly ReceiverKindName[] = []) {}
   async apply(playerId: string, wanted: readonly WantedReceiver[]): Promise<void> {
     this.calls.push({ playerId, wanted: [...wanted] });
     this.changes.notify();
+    await this.gate;
   }
   state(playerId: string, kind: ReceiverKindName): ReceiverRunState {
     return this.states.get(`${playerId}/${kind}`) ?? STOPPED_RECEIVER;
@@ -428,4 +431,25 @@ t.test('a backup whose receivers break the rules is refused, naming the field, a
     t.match(res.body.errors[`backup.players.0.${field}`], [message], `${what}: named by its field`);
   }
   t.match((await api.get(`/api/players/${id}/receivers`)).body.items[0], { kind: 'airplay', enabled: true });
+});
+
+t.test('a player\'s lists reach the runtime one at a time, and none once the switches stopped', async (t) => {
+  const { d, api, runtime, streamPlayer } = await start(t);
+  const id = await streamPlayer('Kitchen', 1);
+  let open!: () => void;
+  runtime.gate = new Promise((resolve) => (open = resolve));
+  const from = runtime.calls.length;
+  const first = api.put(`/api/players/${id}/receivers/upnp`, { enabled: true });
+  await waitFor(() => runtime.calls.length > from || undefined, undefined, {
+    what: 'the first list',
+    changes: runtime.changes,
+  });
+  const second = api.put(`/api/players/${id}/receivers/airplay`, { enabled: true });
+  await waitFor(async () => (await api.get(`/api/players/${id}/receivers`)).body.items[0].enabled || undefined);
+  t.equal(runtime.calls.length, from + 1, 'the second list waits for the first apply');
+  d.daemon.services.receivers.stop();
+  open();
+  t.equal((await first).status, 200);
+  t.equal((await second).status, 200, 'the switch is stored and answered');
+  t.same(runtime.listsOf(id, from), [[{ kind: 'upnp', server: null }]], 'nothing was handed on after the stop');
 });

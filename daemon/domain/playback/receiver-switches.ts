@@ -54,6 +54,7 @@ export class ReceiverSwitches {
   /** Per player, the last apply asked: the next waits for it, so the runtime gets a player's lists in order. */
   private readonly lanes = new Map<string, Promise<void>>();
   private readonly packageOf: (kind: ReceiverKindName) => string;
+  private stopped = false;
 
   constructor(private readonly deps: ReceiverSwitchesDeps) {
     this.packageOf = deps.packageOf ?? ((kind) => RECEIVER_KIND_MODULES[kind].debianPackage);
@@ -85,7 +86,9 @@ export class ReceiverSwitches {
     void this.reload();
   }
 
+  /** Stops following the players; an apply not yet begun is not made (the runtime stops its receivers itself). */
   stop(): void {
+    this.stopped = true;
     this.deps.bus.removeListeners('receiver-switches');
   }
 
@@ -163,14 +166,18 @@ export class ReceiverSwitches {
     return Promise.all([...ids].map((id) => this.applyTo(id))).then(() => undefined);
   }
 
-  /** Hands the runtime the player's whole list, after the one asked before it; a failure is logged. */
+  /**
+   * Hands the runtime the player's whole list, read when its turn comes, after the one asked before it; nothing once
+   * stopped (the store may be closed then). A failure is logged: the lane never rejects.
+   */
   private applyTo(playerId: string): Promise<void> {
     const previous = this.lanes.get(playerId) ?? Promise.resolve();
     const next = previous.then(async () => {
-      const wanted = this.wanted(playerId);
-      if (wanted.length > 0) this.running.add(playerId);
-      else this.running.delete(playerId);
+      if (this.stopped) return;
       try {
+        const wanted = this.wanted(playerId);
+        if (wanted.length > 0) this.running.add(playerId);
+        else this.running.delete(playerId);
         await this.deps.runtime.apply(playerId, wanted);
       } catch (err) {
         this.deps.log.warn(
