@@ -122,6 +122,8 @@ t.test('names stored before these rules are cleaned when the database is upgrade
       for (const column of ['tone_bass', 'tone_treble', 'tone_balance', 'tone_loudness'])
         db.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
     }
+    // 8: receivers.
+    db.exec('DROP TABLE player_receivers');
   })();
   db.pragma('user_version = 4');
   db.close();
