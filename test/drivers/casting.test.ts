@@ -8,10 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { Casting } from '../../daemon/domain/playback/casting.js';
+import { Casting, type CastingDeps } from '../../daemon/domain/playback/casting.js';
 import type { ReceiverRunState } from '../../daemon/domain/playback/receiver-runtime.js';
 import type { StreamOutput } from '../../daemon/domain/shared/index.js';
 import { createLogger } from '../../daemon/log.js';
+import { squeezelite } from '../../drivers/receivers/squeezelite.js';
 import { tempDir } from '../helpers/daemon.js';
 import { PcmReader } from '../helpers/pcm-reader.js';
 import { receiverFolders, soxTone } from '../helpers/receiver-checks.js';
@@ -46,7 +47,10 @@ function squeezelitePid(playerId: string): number | undefined {
  * with recording stand-ins for the playlist's pause, the group volume and the change events. `holdPause`: the
  * playlist's pause does not finish until the test says.
  */
-async function rig(t: Test, options: { holdPause?: boolean; output?: 'fifo' | 'alsa' } = {}) {
+async function rig(
+  t: Test,
+  options: { holdPause?: boolean; output?: 'fifo' | 'alsa'; kinds?: CastingDeps['kinds'] } = {},
+) {
   const { dir, fifo } = receiverFolders(t, 'azc-casting');
   const tone = path.join(dir, 'tone.flac');
   soxTone(tone, 10);
@@ -91,6 +95,7 @@ async function rig(t: Test, options: { holdPause?: boolean; output?: 'fifo' | 'a
       changes.notify();
     },
     timing: { restartFirstMs: 50 },
+    ...(options.kinds ? { kinds: options.kinds } : {}),
     log: createLogger('debug', { write: (line: string) => void logged.push(line) }),
   });
   t.teardown(() => casting.stop());
@@ -115,6 +120,7 @@ async function rig(t: Test, options: { holdPause?: boolean; output?: 'fifo' | 'a
   return {
     casting,
     fifo,
+    tone,
     server,
     reader,
     player,
@@ -215,6 +221,37 @@ t.test(
     t.same(r.volumes, [1, 0.5, 0.88], 'each level once; the repeated 50 set nothing');
   },
 );
+
+t.test('a second cast takes the output from the first, whose PCM is then dropped', async (t) => {
+  // A second squeezelite stands in for another kind of receiver: the runtime treats every kind alike.
+  const r = await rig(t, { kinds: { airplay: { ...squeezelite, kind: 'airplay' } } });
+  const second = await SlimprotoServer.start(r.tone);
+  t.teardown(() => second.close());
+  await r.casting.apply(r.playerId, [
+    { kind: 'squeezelite', server: r.server.address },
+    { kind: 'airplay', server: second.address },
+  ]);
+  await r.server.hello();
+  r.server.volume(UNITY_GAIN, false);
+  r.server.play();
+  await r.reader.tone(TONE_PEAK - 2, 'the first cast on the FIFO');
+  // Paused by its sender, the first cast keeps the output (before its tone could end by itself).
+  r.server.command('p');
+  await r.server.stat('STMp');
+  await r.until('the first cast paused', () => r.state().cast === 'paused');
+  t.equal(r.casting.nowPlaying(r.playerId).source, 'squeezelite', 'the paused cast holds the output');
+  await second.hello();
+  second.volume(UNITY_GAIN, false);
+  second.play();
+  await r.until('the second cast to begin', () => r.pauses.length === 2);
+  const airplay = () => r.casting.pcmCounts(r.playerId, 'airplay')!;
+  await waitFor(() => airplay().forwarded > 0, undefined, { what: 'the second cast let through' });
+  t.equal(r.casting.nowPlaying(r.playerId).source, 'airplay');
+  t.equal(r.state().cast, 'idle', 'the first cast reads as idle');
+  const forwarded = r.counts().forwarded;
+  await r.readMore(1 << 18, "the first squeezelite's PCM read after the second cast began");
+  t.equal(r.counts().forwarded, forwarded, 'none of the first cast’s PCM was let through');
+});
 
 t.test('switched off, squeezelite ends and the FIFO is free', async (t) => {
   const r = await rig(t);
