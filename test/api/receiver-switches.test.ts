@@ -121,21 +121,26 @@ t.test(
     t.equal(squeeze.status, 200);
     t.match(squeeze.body, { kind: 'squeezelite', enabled: true, server: 'lms.lan:9000', available: true });
     t.same(runtime.listsOf(id).at(-1), [{ kind: 'squeezelite', server: 'lms.lan:9000' }]);
+    t.equal((await api.put(`/api/players/${id}/receivers/upnp`, { enabled: true })).status, 200);
     t.equal((await api.put(`/api/players/${id}/receivers/airplay`, { enabled: true })).status, 200);
     t.same(
       runtime.listsOf(id).at(-1),
       [
         { kind: 'airplay', server: null },
+        { kind: 'upnp', server: null },
         { kind: 'squeezelite', server: 'lms.lan:9000' },
       ],
       'the whole list, in the order the API lists the kinds',
     );
     const airplayOff = await api.put(`/api/players/${id}/receivers/airplay`, { enabled: false });
     t.match(airplayOff.body, { kind: 'airplay', enabled: false });
-    t.same(runtime.listsOf(id).at(-1), [{ kind: 'squeezelite', server: 'lms.lan:9000' }]);
+    t.same(runtime.listsOf(id).at(-1), [
+      { kind: 'upnp', server: null },
+      { kind: 'squeezelite', server: 'lms.lan:9000' },
+    ]);
     t.same(
       (await api.get(`/api/players/${id}/receivers`)).body.items.map((r: { enabled: boolean }) => r.enabled),
-      [false, false, true],
+      [false, true, true],
     );
   },
 );
@@ -433,7 +438,7 @@ t.test('a backup whose receivers break the rules is refused, naming the field, a
   t.match((await api.get(`/api/players/${id}/receivers`)).body.items[0], { kind: 'airplay', enabled: true });
 });
 
-t.test('a player\'s lists reach the runtime one at a time, and none once the switches stopped', async (t) => {
+t.test("a player's lists reach the runtime one at a time, and none once the switches stopped", async (t) => {
   const { d, api, runtime, streamPlayer } = await start(t);
   const id = await streamPlayer('Kitchen', 1);
   let open!: () => void;
