@@ -39,11 +39,9 @@ export async function createDriver(name: string, options: DriverOptions): Promis
 export type { MpdEngineOptions } from './mpd/index.js';
 export { MPD_MISSING } from './mpd/process.js';
 
-/** What the casting runtime runs: each receiver kind's module, the receivers' supervisor and the output switch. */
+/** What the casting runtime runs: the receivers' supervisor and the output switch (the kinds' modules are below). */
 export { fifoOutput, OutputSwitch, type SourceCounts } from './receivers/output-switch.js';
 export type { CastMetadata, ReceiverKind } from './receivers/receiver.js';
-export { shairport } from './receivers/shairport.js';
-export { squeezelite } from './receivers/squeezelite.js';
 export {
   findProgram,
   makeFifo,
@@ -51,7 +49,6 @@ export {
   ReceiverSupervisor,
   type SupervisorTiming,
 } from './receivers/supervisor.js';
-export { upnp } from './receivers/upnp.js';
 
 /** The stream players' engine (MPD): its factory and what it needs. */
 export type PlaybackEngines = typeof import('./mpd/index.js');

@@ -9,14 +9,12 @@ import {
   findProgram,
   makeFifo,
   OutputSwitch,
+  RECEIVER_KIND_MODULES,
   type ReceiverEvent,
   type ReceiverKind,
   ReceiverSupervisor,
   type SourceCounts,
   type SupervisorTiming,
-  shairport,
-  squeezelite,
-  upnp,
 } from '../../../drivers/index.js';
 import { PCM_FORMAT } from '../../../drivers/playback.js';
 import type { Logger } from '../../log.js';
@@ -33,8 +31,6 @@ import {
 
 /** Bytes of PCM a second: the pace at which a receiver that does not hold the output is read and dropped. */
 const PCM_BYTES_PER_SECOND = PCM_FORMAT.rate * PCM_FORMAT.channels * (PCM_FORMAT.bits / 8);
-
-const KINDS: Record<ReceiverKindName, ReceiverKind> = { airplay: shairport, upnp, squeezelite };
 
 export interface CastingDeps {
   /** The daemon's state folder: each receiver's private folder is made under it. */
@@ -111,7 +107,7 @@ export class Casting implements ReceiverRuntime {
 
   constructor(private readonly deps: CastingDeps) {
     this.clock = deps.clock ?? systemClock;
-    this.kinds = { ...KINDS, ...deps.kinds };
+    this.kinds = { ...RECEIVER_KIND_MODULES, ...deps.kinds };
   }
 
   apply(playerId: string, wanted: readonly WantedReceiver[]): Promise<void> {
