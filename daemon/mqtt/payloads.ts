@@ -122,7 +122,11 @@ export function parseOnOff(payload: string): Parsed<boolean> {
 }
 
 /** What the now-playing line is made of. */
-export type NowPlayingFields = Pick<PlaybackView, 'uri' | 'title' | 'artist' | 'name'>;
+export type NowPlayingFields = Pick<PlaybackView, 'uri' | 'title' | 'artist' | 'name'> &
+  Partial<Pick<PlaybackView, 'source'>>;
+
+/** How the line names a cast whose sender gives no title. */
+const CAST_NAMES: Record<string, string> = { airplay: 'AirPlay', upnp: 'UPnP/DLNA', squeezelite: 'Squeezelite' };
 
 /** What a now-playing sensor shows when nothing is current. */
 export const NOTHING_PLAYING = 'Nothing playing';
@@ -134,10 +138,13 @@ const STATE_MAX = 255;
  * the length Home Assistant takes.
  */
 export function nowPlaying(playback: NowPlayingFields): string {
-  if (playback.uri === null) return NOTHING_PLAYING;
+  const cast = playback.source === undefined ? undefined : CAST_NAMES[playback.source];
+  if (playback.uri === null && cast === undefined) return NOTHING_PLAYING;
   // A URL ending in a slash has no last segment: the whole URI then (Home Assistant reads a blank state as no value).
   const title =
-    playback.title ?? playback.name ?? (playback.uri.slice(playback.uri.lastIndexOf('/') + 1) || playback.uri);
+    playback.title ??
+    playback.name ??
+    (playback.uri === null ? `${cast} cast` : playback.uri.slice(playback.uri.lastIndexOf('/') + 1) || playback.uri);
   const line = playback.artist && playback.title ? `${playback.artist} – ${playback.title}` : title;
   // Cut by code points, as Home Assistant counts: a cut by UTF-16 units could split an emoji's surrogate pair.
   const points = [...line];
@@ -146,8 +153,9 @@ export function nowPlaying(playback: NowPlayingFields): string {
 
 /** The details beside the line (the sensor's attributes); the position has its own topic, as it changes every second. */
 export function nowPlayingAttributes(playback: PlaybackView): string {
-  const { state, title, artist, album, name, uri, durationMs, playlistId, trackId } = playback;
+  const { source, state, title, artist, album, name, uri, durationMs, playlistId, trackId } = playback;
   return JSON.stringify({
+    source,
     state,
     title,
     artist,

@@ -200,6 +200,8 @@ type Engine = {
 type Playback = {
   playerId: string;
   engine: Engine;
+  /** what holds the player's output and what the other fields describe: its playlist engine (mpd), a cast through one of its receivers, or an announcement. During a cast, title, artist and album are the sender's and the queue fields are empty */
+  source: 'mpd' | 'airplay' | 'upnp' | 'squeezelite' | 'announcement';
   state: 'playing' | 'paused' | 'stopped';
   /** the playlist being played (null: a URI played on its own, or nothing) */
   playlistId: string | null;

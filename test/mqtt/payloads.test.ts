@@ -155,6 +155,25 @@ t.test(
 );
 
 t.test(
+  "a cast's now-playing line: the sender's artist and title, or which receiver casts when it gives none",
+  async (t) => {
+    const cast = (fields: Partial<NowPlayingFields>): NowPlayingFields => ({
+      uri: null,
+      title: null,
+      artist: null,
+      name: null,
+      source: 'airplay',
+      ...fields,
+    });
+    t.equal(nowPlaying(cast({ title: 'So What', artist: 'Miles Davis' })), 'Miles Davis – So What');
+    t.equal(nowPlaying(cast({})), 'AirPlay cast', 'a cast without titles is still something playing');
+    t.equal(nowPlaying(cast({ source: 'upnp' })), 'UPnP/DLNA cast');
+    t.equal(nowPlaying(cast({ source: 'squeezelite' })), 'Squeezelite cast');
+    t.equal(nowPlaying(cast({ source: 'mpd' })), NOTHING_PLAYING, 'the playlist engine with nothing current');
+  },
+);
+
+t.test(
   'a long now-playing line is cut by code points, as Home Assistant counts them, never inside an emoji',
   async (t) => {
     // 253 letters, then emoji: the 254th code point is the first emoji, whose second half is UTF-16 unit 255.

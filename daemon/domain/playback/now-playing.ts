@@ -25,6 +25,18 @@ export type SessionView = Readonly<Pick<Session, 'playlistId' | 'stale'>> & {
   readonly refused: ReadonlySet<string>;
 };
 
+/** A cast that holds a player's output, as the casting runtime reports it. */
+export interface CastView {
+  source: 'airplay' | 'upnp' | 'squeezelite';
+  state: 'playing' | 'paused';
+  title: string | null;
+  artist: string | null;
+  album: string | null;
+}
+
+/** The cast that holds a player's output now, if one does. */
+export type CastLookup = (playerId: string) => CastView | undefined;
+
 /** Position events of one player are at least this far apart. */
 export const POSITION_INTERVAL_MS = 1000;
 
@@ -40,6 +52,8 @@ export class NowPlaying {
   /** The last view published per player, positions aside: a view is published again only when something else changed. */
   private readonly published = new Map<string, string>();
   private readonly lastPosition = new Map<string, number>();
+  /** The casts holding players' outputs (none until the casting runtime is attached). */
+  private casts: CastLookup = () => undefined;
 
   constructor(
     private readonly engines: StreamEngines,
@@ -131,9 +145,21 @@ export class NowPlaying {
     if (session) session.playlistId = null;
   }
 
+  /** Attaches the casting runtime: from now on a cast that holds a player's output is what its playback shows. */
+  attachCasts(lookup: CastLookup): void {
+    this.casts = lookup;
+  }
+
+  /** A cast began, changed what it plays, or ended on the player: its playback is published again. */
+  castChanged(playerId: string): void {
+    this.refresh(playerId);
+  }
+
   /** The playback of a stream player as the API shows it. */
   view(playerId: string): PlaybackView {
     const engine = this.engines.view(playerId) ?? { state: 'stopped', detail: null };
+    const cast = this.announcementOf(playerId) === undefined ? this.casts(playerId) : undefined;
+    if (cast) return this.castView(playerId, engine, cast);
     // The engine's status says what is current: nothing, after a track that failed or a queue given back with nothing.
     const status = this.engines.engineOf(playerId)?.status() ?? NOTHING;
     const session = this.sessions.get(playerId);
@@ -141,6 +167,7 @@ export class NowPlaying {
     return {
       playerId,
       engine,
+      source: this.announcementOf(playerId) === undefined ? 'mpd' : 'announcement',
       state: status.state,
       playlistId: session?.playlistId ?? null,
       trackId: index === null ? null : (session?.trackIds[index] ?? null),
@@ -155,6 +182,29 @@ export class NowPlaying {
       positionMs: Math.max(0, Math.round(status.positionMs)),
       positionAt: new Date(status.positionAt || this.clock.now()).toISOString(),
       announcementId: this.announcementOf(playerId) ?? null,
+    };
+  }
+
+  /** A cast's playback: the sender's titles; no queue, no length, no position (no sender here reports them). */
+  private castView(playerId: string, engine: PlaybackView['engine'], cast: CastView): PlaybackView {
+    return {
+      playerId,
+      engine,
+      source: cast.source,
+      state: cast.state,
+      playlistId: null,
+      trackId: null,
+      index: null,
+      queueLength: 0,
+      uri: null,
+      title: cast.title,
+      artist: cast.artist,
+      album: cast.album,
+      name: null,
+      durationMs: null,
+      positionMs: 0,
+      positionAt: new Date(this.clock.now()).toISOString(),
+      announcementId: null,
     };
   }
 

@@ -28,6 +28,13 @@ export const PlaybackSchema = T.Object(
   {
     playerId: Id,
     engine: EngineSchema,
+    source: T.Union(
+      [T.Literal('mpd'), T.Literal('airplay'), T.Literal('upnp'), T.Literal('squeezelite'), T.Literal('announcement')],
+      {
+        description:
+          "what holds the player's output and what the other fields describe: its playlist engine (mpd), a cast through one of its receivers, or an announcement. During a cast, title, artist and album are the sender's and the queue fields are empty",
+      },
+    ),
     state: T.Union([T.Literal('playing'), T.Literal('paused'), T.Literal('stopped')]),
     playlistId: T.Union([Id, T.Null()], {
       description: 'the playlist being played (null: a URI played on its own, or nothing)',

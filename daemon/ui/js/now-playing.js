@@ -93,12 +93,16 @@ export function nowPlaying(getPlayer) {
       seekTo(event.key === 'Home' ? 0 : Number(bar.value) + step);
     });
   }
+  /** @type {Record<string, string>} */
+  const CAST_NAMES = { airplay: 'AirPlay', upnp: 'UPnP/DLNA', squeezelite: 'Squeezelite' };
   panel.update = (player) => {
     const p = state.playback.get(player.id);
     const playing = p?.state === 'playing';
-    const current = p && (p.title || p.name || p.uri);
+    // A cast: the sender's titles, and which receiver it came through; this side can only end it (Pause).
+    const cast = p ? CAST_NAMES[p.source] : undefined;
+    const current = p && (p.title || p.name || p.uri || (cast && `${cast} cast`));
     text(title, current || 'Nothing playing');
-    text(byline, current ? [p.artist, p.album && `(${p.album})`].filter(Boolean).join(' ') : '');
+    text(byline, current ? [p.artist, p.album && `(${p.album})`, cast && `· ${cast}`].filter(Boolean).join(' ') : '');
     const down = p && p.engine.state !== 'up';
     engine.hidden = !down;
     text(engine, down ? [ENGINE_TEXT[p.engine.state], p.engine.detail].filter(Boolean).join(': ') : '');
@@ -116,7 +120,7 @@ export function nowPlaying(getPlayer) {
     if (!writable) return;
     // Commands wait while an announcement plays on the player (the daemon answers 409), like any unavailable player.
     const usable = player.available && p?.engine.state !== 'missing' && !p?.announcementId;
-    for (const control of controls) control.disabled = !usable;
+    for (const control of controls) control.disabled = !usable || (!!cast && control !== toggle);
     bar.classList.toggle('is-disabled', !usable || !total);
     attr(seek, 'aria-disabled', usable && total ? null : 'true');
     attr(seek, 'title', usable && total ? 'Click, or use the arrow keys, to move within the track' : null);
