@@ -158,7 +158,11 @@ export class Daemon {
       await lifecycle.start(
         'receivers',
         () => services.receivers.start(),
-        () => services.receivers.stop(),
+        async () => {
+          services.receivers.stop();
+          // Every receiver stops and lets go of its player's output before the players' MPDs stop.
+          await services.casting?.stop();
+        },
       );
       // Timers power zones off through the amplifiers, so they run only while those do.
       await lifecycle.start(

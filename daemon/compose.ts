@@ -2,6 +2,7 @@
 // MQTT bridge's supervisor, built on an open store into one typed Services object. Nothing here writes, reads state,
 // opens a socket or starts a timer (the uWS binary is loaded, and listens only when told): app.ts opens the store
 // before and starts the services after, in order.
+import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { Type as T } from '@sinclair/typebox';
 import { loadPlaybackEngines, playbackEngineMissing } from '../drivers/index.js';
@@ -23,9 +24,10 @@ import { type Config, defaultMusicDir, type MqttConfig } from './config.js';
 import { renderDescription } from './discovery/description.js';
 import { mdnsHostname } from './discovery/mdns-hostname.js';
 import { Authentication, type DeviceSecrets, type PasswordHasher, UserAdmin } from './domain/accounts/index.js';
-import { type Amplifiers, type Audio, createAudio } from './domain/audio/index.js';
+import { type Amplifiers, type Audio, createAudio, outputOf } from './domain/audio/index.js';
 import { BackupService, restoreBodyBytes } from './domain/backup/index.js';
 import {
+  Casting,
   type EngineFactory,
   ListedReceivers,
   Playback,
@@ -35,7 +37,14 @@ import {
 import { PlaylistsService } from './domain/playlists/index.js';
 import { ScenesService, SleepTimers } from './domain/scenes/index.js';
 import { BridgeSettings } from './domain/settings/index.js';
-import { type Clock, DomainEventSchema, EventBus, StreamResetSchema, systemClock } from './domain/shared/index.js';
+import {
+  type Caller,
+  type Clock,
+  DomainEventSchema,
+  EventBus,
+  StreamResetSchema,
+  systemClock,
+} from './domain/shared/index.js';
 import { type Machine, OS_MACHINE } from './http/host-check.js';
 import { buildOpenApi } from './http/openapi.js';
 import { CACHED_ROUTES, ReadCache } from './http/read-cache.js';
@@ -77,6 +86,8 @@ export interface Services extends Audio {
   playback: Playback;
   /** Which receivers each stream player runs (started after the stream players). */
   receivers: ReceiverSwitches;
+  /** Runs them (unless a test gave its own runtime): stopped with the switches, before the stream players. */
+  casting: Casting | undefined;
 }
 
 export interface ComposeInput {
@@ -153,15 +164,36 @@ export function compose(input: ComposeInput): Services {
   });
   // Playback plays what audio routes: audio asks it about stream players from now on.
   audio.attachPlayback(playback.hooks);
+  // The receivers a player's switches ask for run in the casting runtime, which tells the player's playback (a cast's
+  // titles) and, handed them once both exist, the switches (their events) what changed.
+  const casting = input.receiverRuntime
+    ? undefined
+    : new Casting({
+        stateDir: config.stateDir,
+        listenHost: config.host,
+        ...listenInterface(config.host),
+        player: (id) => {
+          const row = audioRepo.player(id);
+          return row && { name: row.name, output: outputOf(row) };
+        },
+        pauseMpd: (id) => playback.pauseForCast(id),
+        // A sender's volume is the rooms' volume: the player's zones, each within its limit, as every path sets them.
+        setGroupVolume: (id, level) => audio.players.setVolume(castCaller(id), id, level),
+        onNowPlaying: (id) => playback.castChanged(id),
+        clock,
+        log: logger.child({ component: 'casting' }),
+      });
+  if (casting) playback.attachCasting(casting);
   const receivers = new ReceiverSwitches({
     store,
     repo: new ReceiversRepo(store.db),
     players: audioRepo,
     playerViews: audio.players,
     bus,
-    runtime: input.receiverRuntime ?? new ListedReceivers(),
+    runtime: input.receiverRuntime ?? casting ?? new ListedReceivers(),
     log: logger,
   });
+  casting?.attachListener((id, kind) => receivers.stateChanged(id, kind));
   const sceneLookups = { zone: audio.zones.get.bind(audio.zones), player: audio.players.get.bind(audio.players) };
   const scenes = new ScenesService(store, new ScenesRepo(store.db), audio.zoneStates, sceneLookups, bus, config.limits);
   const sleepTimers = new SleepTimers(audio.zoneSleep, bus, (level, fields, msg) => logger[level](fields, msg), clock);
@@ -276,6 +308,7 @@ export function compose(input: ComposeInput): Services {
     mqtt,
     playback,
     receivers,
+    casting,
   };
 }
 
@@ -391,4 +424,27 @@ function mqttSupervisor(
     }),
     bus: parts.bus,
   });
+}
+
+/** The interface the daemon serves on, for a receiver that takes a name (AirPlay's mDNS, UPnP); none for every address. */
+function listenInterface(host: string): { listenInterface?: string } {
+  for (const [name, addresses] of Object.entries(networkInterfaces())) {
+    if (addresses?.some((address) => address.address === host && !address.internal)) return { listenInterface: name };
+  }
+  return {};
+}
+
+/**
+ * Who sets the rooms' volume for a sender: the appliance itself, on the player's zones (the Admin who switched the
+ * receiver on let any sender on the LAN play into the player); each zone stays within its limit as on every path.
+ */
+function castCaller(playerId: string): Caller {
+  return {
+    userId: 'cast',
+    username: `cast into player ${playerId}`,
+    role: 'Admin',
+    playerIds: new Set([playerId]),
+    zoneIds: new Set(),
+    credential: { kind: 'account' },
+  };
 }

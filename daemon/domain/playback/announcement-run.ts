@@ -122,7 +122,7 @@ function hold(job: Job, leg: Leg, deps: RunDeps): Promise<Held> {
     if (!player || !output || deps.engines.engineOf(leg.playerId) !== engine)
       throw new Error('it was deleted or changed just now');
     job.taken.set(leg.playerId, { output, amplifier: deps.amplifierName(player.input_amplifier, player.input_driver) });
-    deps.now.announce(leg.playerId, job.view.id);
+    await deps.now.announce(leg.playerId, job.view.id);
     const snapshot = await engine
       .snapshot()
       .catch(() => ({ queue: [], index: null, positionMs: 0, state: 'stopped' as const }));
@@ -268,6 +268,7 @@ function giveBack(held: Held, deps: RunDeps, job: Job): Promise<void> {
   return deps.now.serially(leg.playerId, async () => {
     if (job.lost.has(leg.playerId)) {
       deps.now.released(leg.playerId);
+      await deps.now.announcementOver(leg.playerId);
       deps.now.refresh(leg.playerId);
       return;
     }
@@ -281,6 +282,7 @@ function giveBack(held: Held, deps: RunDeps, job: Job): Promise<void> {
       job.view.detail = job.view.detail ? `${job.view.detail}; ${why}` : why;
     }
     const stale = deps.now.givenBack(leg.playerId, restored);
+    await deps.now.announcementOver(leg.playerId);
     deps.now.refresh(leg.playerId);
     if (stale) void deps.transport.follow(leg.playerId).catch(() => undefined);
   });

@@ -44,8 +44,10 @@ export interface CastingDeps {
   pauseMpd(playerId: string): Promise<void>;
   /** Sets the player's group volume (0..1): its zones, each within its maxVolume, as every path does. */
   setGroupVolume(playerId: string, level: number): Promise<void>;
-  /** A receiver's state() changed. */
-  onChange(playerId: string, kind: ReceiverKindName): void;
+  /** A receiver's state() changed (or given later: attachListener). */
+  onChange?(playerId: string, kind: ReceiverKindName): void;
+  /** What castView() shows for the player changed: a cast took or left the output, or its titles changed. */
+  onNowPlaying?(playerId: string): void;
   clock?: Clock;
   log?: Logger;
   /** Tests: the kinds' modules, the folders programs are looked up in, a command to run them through (a netns). */
@@ -61,6 +63,15 @@ export interface CastingDeps {
 export interface CastNowPlaying {
   source: 'mpd' | ReceiverKindName | 'announcement' | null;
   metadata: CastMetadata | null;
+}
+
+/** A cast holding a player's output, as its playback shows it. */
+export interface CastView {
+  source: ReceiverKindName;
+  state: 'playing' | 'paused';
+  title: string | null;
+  artist: string | null;
+  album: string | null;
 }
 
 /** One receiver running for a player. */
@@ -89,8 +100,9 @@ interface PlayerCasting {
   /** The name and output the running receivers were started with: a change restarts them. */
   startedAs: string | undefined;
   out: { socket: Socket; switch: OutputSwitch } | undefined;
-  /** state() as last told to onChange, per kind. */
+  /** state() as last told to onChange, per kind; castView() as last told to onNowPlaying. */
   told: Map<ReceiverKindName, string>;
+  toldView: string;
   queue: Promise<void>;
 }
 
@@ -105,9 +117,18 @@ export class Casting implements ReceiverRuntime {
   private readonly kinds: Record<ReceiverKindName, ReceiverKind>;
   private closed = false;
 
+  /** Told when a receiver's state() changed: the deps' onChange, or one attached once its owner exists. */
+  private onChange: ((playerId: string, kind: ReceiverKindName) => void) | undefined;
+
   constructor(private readonly deps: CastingDeps) {
+    this.onChange = deps.onChange?.bind(deps);
     this.clock = deps.clock ?? systemClock;
     this.kinds = { ...RECEIVER_KIND_MODULES, ...deps.kinds };
+  }
+
+  /** The receivers' switches, built after this runtime (they are handed it), hear its state changes from now on. */
+  attachListener(listener: (playerId: string, kind: ReceiverKindName) => void): void {
+    this.onChange = listener;
   }
 
   apply(playerId: string, wanted: readonly WantedReceiver[]): Promise<void> {
@@ -155,6 +176,37 @@ export class Casting implements ReceiverRuntime {
     const holder = player.arbiter.holder;
     if (holder === null || holder === 'mpd') return { source: holder, metadata: null };
     return { source: holder, metadata: player.running.get(holder)?.supervisor.status().metadata ?? null };
+  }
+
+  /** The cast holding the player's output now, if one does (none while an announcement holds it). */
+  castView(playerId: string): CastView | undefined {
+    const player = this.players.get(playerId);
+    const holder = player?.arbiter.holder;
+    if (!player || player.arbiter.announcement || holder === null || holder === undefined || holder === 'mpd')
+      return undefined;
+    const running = player.running.get(holder);
+    if (!running || running.ended) return undefined;
+    const status = running.supervisor.status();
+    if (status.state === 'idle') return undefined;
+    const { title, artist, album } = status.metadata;
+    return { source: holder, state: status.state, title, artist, album };
+  }
+
+  /**
+   * A person paused or stopped the player while a cast held its output: the cast loses it (its PCM is dropped; no
+   * protocol here lets this side end it) and reads as idle until its sender plays again. Answers whether one held it.
+   */
+  async endCast(playerId: string): Promise<boolean> {
+    const player = this.players.get(playerId);
+    if (!player) return false;
+    let ended = false;
+    await this.step(player, () => {
+      const holder = player.arbiter.holder;
+      if (holder === null || holder === 'mpd') return;
+      ended = true;
+      return this.carryOut(player, [...player.arbiter.castEnded(holder), { do: 'endCast', kind: holder }]);
+    });
+    return ended;
   }
 
   /** Bytes of a receiver's PCM written to the player's output and read in all (the rest was dropped). */
@@ -208,6 +260,7 @@ export class Casting implements ReceiverRuntime {
         startedAs: undefined,
         out: undefined,
         told: new Map(RECEIVER_KINDS.map((kind) => [kind, stopped])),
+        toldView: 'null',
         queue: Promise.resolve(),
       };
       this.players.set(playerId, player);
@@ -235,12 +288,21 @@ export class Casting implements ReceiverRuntime {
   }
 
   private tell(player: PlayerCasting): void {
+    const view = JSON.stringify(this.castView(player.id) ?? null);
+    if (view !== player.toldView) {
+      player.toldView = view;
+      try {
+        this.deps.onNowPlaying?.(player.id);
+      } catch (err) {
+        this.deps.log?.error({ player: player.id, err: (err as Error).message }, 'a now-playing listener threw');
+      }
+    }
     for (const kind of RECEIVER_KINDS) {
       const now = JSON.stringify(this.state(player.id, kind));
       if (player.told.get(kind) === now) continue;
       player.told.set(kind, now);
       try {
-        this.deps.onChange(player.id, kind);
+        this.onChange?.(player.id, kind);
       } catch (err) {
         this.deps.log?.error({ player: player.id, err: (err as Error).message }, 'a receiver change listener threw');
       }

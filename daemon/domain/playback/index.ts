@@ -7,6 +7,7 @@ import { type Audio, outputOf, type StreamHooks } from '../audio/index.js';
 import type { PlaylistsService } from '../playlists/index.js';
 import { type Clock, conflict, type EventBus, type StreamOutput } from '../shared/index.js';
 import { type AnnouncementLimits, Announcements } from './announcements.js';
+import type { Casting } from './casting.js';
 import { type EngineDeps, StreamEngines } from './engines.js';
 import { Library } from './library.js';
 import { NowPlaying } from './now-playing.js';
@@ -15,6 +16,7 @@ import { Transport } from './transport.js';
 export { LIBRARY_PAGE_MAX } from '../../../drivers/playback.js';
 export type { AnnouncementRequest } from './announcement-view.js';
 export { type AnnouncementLimits, Announcements } from './announcements.js';
+export { Casting, type CastingDeps } from './casting.js';
 export { type EngineFactory, StreamEngines } from './engines.js';
 export { Library } from './library.js';
 export { POSITION_INTERVAL_MS } from './now-playing.js';
@@ -126,6 +128,31 @@ export class Playback {
     this.deps.bus.removeListeners('now-playing');
     await this.announcements.stop();
     await this.engines.stopAll();
+  }
+
+  /**
+   * Attaches the casting runtime: a player's transport and announcements tell it who starts the output, and a cast
+   * holding the output is what the player's playback shows.
+   */
+  attachCasting(casting: Casting): void {
+    this.now.attachCasts(casting);
+  }
+
+  /**
+   * Pauses a player's MPD for a cast that takes its output, if it plays; resolves once it no longer writes. Outside
+   * the player's lane on purpose: the casting runtime's work is awaited inside it (a person's play waits for the cast
+   * to let go), so waiting for the lane here could wait for itself. The engine orders its own commands.
+   */
+  async pauseForCast(playerId: string): Promise<void> {
+    const engine = this.engines.up(playerId);
+    if (engine?.status().state !== 'playing') return;
+    await engine.pause();
+    this.now.refresh(playerId);
+  }
+
+  /** A cast took or left a player's output, or its titles changed: the player's playback is published again. */
+  castChanged(playerId: string): void {
+    this.now.castChanged(playerId);
   }
 
   /** The players' rows were replaced (a restore, the start): engines follow them; sessions of players gone are dropped. */

@@ -3,6 +3,7 @@
 // Each player's lane (serially) and everything kept per player are this file's own: other modules use the methods.
 import { type PlaybackEvent, stoppedStatus } from '../../../drivers/playback.js';
 import type { Clock, EventBus, PlaybackView, TrackSkipReason } from '../shared/index.js';
+import type { CastView } from './casting.js';
 import type { StreamEngines } from './engines.js';
 
 /** What a player plays besides what its engine knows: the playlist, and which of its tracks each queue entry is. */
@@ -25,17 +26,22 @@ export type SessionView = Readonly<Pick<Session, 'playlistId' | 'stale'>> & {
   readonly refused: ReadonlySet<string>;
 };
 
-/** A cast that holds a player's output, as the casting runtime reports it. */
-export interface CastView {
-  source: 'airplay' | 'upnp' | 'squeezelite';
-  state: 'playing' | 'paused';
-  title: string | null;
-  artist: string | null;
-  album: string | null;
+/**
+ * What the casting runtime (casting.ts) is told and asked by the player's transport and announcements, so that one
+ * source at a time holds the output: the source a person started last.
+ */
+export interface CastHooks {
+  /** The cast holding the player's output, if one does. */
+  castView(playerId: string): CastView | undefined;
+  /** A person starts the player's MPD: a cast that held the output loses it. */
+  mpdStarted(playerId: string): Promise<void>;
+  /** The player's MPD paused or stopped. */
+  mpdStopped(playerId: string): Promise<void>;
+  /** A person paused or stopped the player while a cast held it: the cast loses the output; whether one held it. */
+  endCast(playerId: string): Promise<boolean>;
+  announcementStarted(playerId: string): Promise<void>;
+  announcementEnded(playerId: string): Promise<void>;
 }
-
-/** The cast that holds a player's output now, if one does. */
-export type CastLookup = (playerId: string) => CastView | undefined;
 
 /** Position events of one player are at least this far apart. */
 export const POSITION_INTERVAL_MS = 1000;
@@ -52,8 +58,8 @@ export class NowPlaying {
   /** The last view published per player, positions aside: a view is published again only when something else changed. */
   private readonly published = new Map<string, string>();
   private readonly lastPosition = new Map<string, number>();
-  /** The casts holding players' outputs (none until the casting runtime is attached). */
-  private casts: CastLookup = () => undefined;
+  /** The casting runtime, once attached: until then no cast ever holds an output. */
+  private casts: CastHooks | undefined;
 
   constructor(
     private readonly engines: StreamEngines,
@@ -146,8 +152,8 @@ export class NowPlaying {
   }
 
   /** Attaches the casting runtime: from now on a cast that holds a player's output is what its playback shows. */
-  attachCasts(lookup: CastLookup): void {
-    this.casts = lookup;
+  attachCasts(hooks: CastHooks): void {
+    this.casts = hooks;
   }
 
   /** A cast began, changed what it plays, or ended on the player: its playback is published again. */
@@ -155,10 +161,25 @@ export class NowPlaying {
     this.refresh(playerId);
   }
 
+  /** Before a person's play or resume reaches MPD: a cast holding the output lets go of it first. */
+  mpdStarting(playerId: string): Promise<void> {
+    return this.casts?.mpdStarted(playerId) ?? Promise.resolve();
+  }
+
+  /** After MPD paused or stopped at a person's command. */
+  mpdStopped(playerId: string): Promise<void> {
+    return this.casts?.mpdStopped(playerId) ?? Promise.resolve();
+  }
+
+  /** A person's pause or stop: ends the cast holding the output, if one does (then MPD is left as it is). */
+  endCast(playerId: string): Promise<boolean> {
+    return this.casts?.endCast(playerId) ?? Promise.resolve(false);
+  }
+
   /** The playback of a stream player as the API shows it. */
   view(playerId: string): PlaybackView {
     const engine = this.engines.view(playerId) ?? { state: 'stopped', detail: null };
-    const cast = this.announcementOf(playerId) === undefined ? this.casts(playerId) : undefined;
+    const cast = this.announcementOf(playerId) === undefined ? this.casts?.castView(playerId) : undefined;
     if (cast) return this.castView(playerId, engine, cast);
     // The engine's status says what is current: nothing, after a track that failed or a queue given back with nothing.
     const status = this.engines.engineOf(playerId)?.status() ?? NOTHING;
@@ -213,9 +234,18 @@ export class NowPlaying {
     return this.engines.up(playerId)?.status().state === 'playing';
   }
 
-  /** The player plays announcement `id` from now on; its session is held to be given back. */
-  announce(playerId: string, id: string): void {
+  /**
+   * The player plays announcement `id` from now on; its session is held to be given back. Resolves once no cast's
+   * PCM reaches the output any more.
+   */
+  announce(playerId: string, id: string): Promise<void> {
     this.announcing.set(playerId, { id, session: this.sessions.get(playerId) });
+    return this.casts?.announcementStarted(playerId) ?? Promise.resolve();
+  }
+
+  /** The announcement let go of the player (given back or lost): a cast that held the output has it again. */
+  announcementOver(playerId: string): Promise<void> {
+    return this.casts?.announcementEnded(playerId) ?? Promise.resolve();
   }
 
   /**

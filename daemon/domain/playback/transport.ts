@@ -32,7 +32,10 @@ export class Transport {
 
   play(caller: Caller, playerId: string, request: PlayRequest, recheck: Recheck = () => caller): Promise<PlaybackView> {
     return this.command(playerId, recheck, async (engine, id) => {
+      // The source a person started last holds the output: a cast holding it lets go before MPD plays (once the
+      // request is known to be good: a refused one leaves the cast playing).
       if ('uri' in request) {
+        await this.now.mpdStarting(id);
         await this.now.load(id, { ...emptySession(), trackIds: [null] }, () =>
           engineCall(() => engine.playUri(request.uri), 'uri'),
         );
@@ -52,20 +55,36 @@ export class Transport {
       // The playlist knows the track's length when it was added with one: a start past it would only skip the track.
       if (request.positionMs !== undefined && first.durationMs !== null)
         withinTrack(request.positionMs, first.durationMs, `track "${first.title}"`);
+      await this.now.mpdStarting(id);
       await this.playTracks(id, engine, playlist.id, playlist.tracks, request.trackId, request.positionMs ?? 0);
     });
   }
 
+  /** Pauses the player: the cast holding its output if one does (which then loses it), else its MPD. */
   pause(caller: Caller, playerId: string, recheck: Recheck = () => caller): Promise<PlaybackView> {
-    return this.command(playerId, recheck, (engine) => engineCall(() => engine.pause()));
+    return this.command(playerId, recheck, (engine, id) => this.halt(id, () => engine.pause()));
   }
 
   resume(caller: Caller, playerId: string, recheck: Recheck = () => caller): Promise<PlaybackView> {
-    return this.command(playerId, recheck, (engine) => engineCall(() => engine.resume()));
+    return this.command(playerId, recheck, async (engine, id) => {
+      await this.now.mpdStarting(id);
+      await engineCall(() => engine.resume());
+    });
   }
 
+  /** Stops the player: the cast holding its output if one does (which then loses it), else its MPD. */
   stop(caller: Caller, playerId: string, recheck: Recheck = () => caller): Promise<PlaybackView> {
-    return this.command(playerId, recheck, (engine) => engineCall(() => engine.stopPlayback()));
+    return this.command(playerId, recheck, (engine, id) => this.halt(id, () => engine.stopPlayback()));
+  }
+
+  /**
+   * A pause or stop: a cast holding the output is what a person sees playing, so it is the cast that ends (MPD is
+   * paused under it already); otherwise MPD does as asked and the output is nobody's.
+   */
+  private async halt(playerId: string, command: () => Promise<void>): Promise<void> {
+    if (await this.now.endCast(playerId)) return;
+    await engineCall(command);
+    await this.now.mpdStopped(playerId);
   }
 
   next(caller: Caller, playerId: string, recheck: Recheck = () => caller): Promise<PlaybackView> {

@@ -1,0 +1,139 @@
+// Casting through the whole daemon: a stream player whose Squeezelite receiver an Admin switched on (Debian's
+// squeezelite, a stand-in slimproto server on loopback, the player's FIFO output, the real MPD). The cast pauses the
+// playlist and shows as the player's playback, the server's volume moves the player's rooms, a person's pause ends
+// the cast, Play gives the output back to the playlist, and an announcement holds the output and gives it back.
+
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import { CHIME, chimeFolder } from '../helpers/announcement-rig.js';
+import { tempDir } from '../helpers/daemon.js';
+import { TRACKS } from '../helpers/mpd-rig.js';
+import { soxTone } from '../helpers/receiver-checks.js';
+import { SlimprotoServer, UNITY_GAIN } from '../helpers/slimproto-server.js';
+import { startStreamDaemon } from '../helpers/stream-rig.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+/** What Lyrion sends for volume 50 (a 16.16 gain): the receiver maps it to 0.5. */
+const HALF_GAIN = 3840;
+
+async function castRig(t: Test) {
+  const rig = await startStreamDaemon(t, { music: chimeFolder(t) });
+  const { api, d } = rig;
+  const kitchen = await rig.fifoPlayer('Kitchen', 1);
+  // The FIFO is read as a sound card would: MPD's and the cast's PCM both reach it.
+  kitchen.reader();
+  const zones = (await api.get('/api/zones')).body as Array<{ id: string }>;
+  const attached = [zones[0]!.id, zones[1]!.id];
+  t.equal((await api.post(`/api/players/${kitchen.id}/attach-zones`, { zoneIds: attached })).status, 204);
+  // The rooms at one level, so the player's group volume is each room's.
+  for (const id of attached) t.equal((await api.put(`/api/zones/${id}/volume`, { volume: 0.3 })).status, 204);
+  const dir = tempDir('azc-cast-');
+  const tone = path.join(dir, 'tone.flac');
+  soxTone(tone, 30);
+  const server = await SlimprotoServer.start(tone);
+  t.teardown(() => server.close());
+  const casting = d.daemon.services.casting!;
+  const forwarded = () => casting.pcmCounts(kitchen.id, 'squeezelite')?.forwarded ?? 0;
+  const mpdState = () => d.daemon.services.playback.engines.engineOf(kitchen.id)?.status().state;
+  /**
+   * The server casts, with its volume for the player sent on connection as a server does (`gain`, full by default):
+   * resolves with the cast's playback once it holds the output.
+   */
+  const cast = async (gain = UNITY_GAIN) => {
+    const from = rig.events.length;
+    const on = await api.put(`/api/players/${kitchen.id}/receivers/squeezelite`, {
+      enabled: true,
+      server: server.address,
+    });
+    t.equal(on.status, 200, on.text);
+    await server.hello();
+    server.volume(gain, false);
+    server.play();
+    return (
+      await rig.next(
+        'player.playbackChanged',
+        (e) => e.payload.playerId === kitchen.id && e.payload.playback.source === 'squeezelite',
+        from,
+      )
+    ).payload.playback;
+  };
+  return { ...rig, kitchen, attached, server, forwarded, mpdState, cast };
+}
+
+t.test(
+  "a cast pauses the player's playlist and becomes its playback; a person's pause ends it; Play gives the output back",
+  async (t) => {
+    const rig = await castRig(t);
+    const { api, kitchen } = rig;
+    t.equal(
+      (await api.post(`/api/players/${kitchen.id}/play`, { uri: `file:${TRACKS.long}` })).body.source,
+      'mpd',
+      'the playlist engine plays first',
+    );
+    await rig.until(kitchen.id, (p) => p.state === 'playing', 'the track to play');
+
+    const playback = await rig.cast();
+    t.match(playback, { source: 'squeezelite', state: 'playing', uri: null, queueLength: 0 }, 'the cast is shown');
+    t.equal(rig.mpdState(), 'paused', 'the playlist was paused for it, where it was');
+    await waitFor(() => rig.forwarded() > 0, undefined, { what: "the cast's PCM on the player's output" });
+    const receiver = (await api.get(`/api/players/${kitchen.id}/receivers`)).body.items.find(
+      (r: { kind: string }) => r.kind === 'squeezelite',
+    );
+    t.match(receiver, { enabled: true, phase: 'running', cast: 'playing' }, 'its receiver says it casts');
+
+    const from = rig.events.length;
+    const paused = await api.post(`/api/players/${kitchen.id}/pause`);
+    t.equal(paused.status, 200);
+    t.match(paused.body, { source: 'mpd', state: 'paused' }, 'Pause ends the cast: the paused playlist shows again');
+    const idle = await rig.next(
+      'player.receiverChanged',
+      (e) => e.payload.playerId === kitchen.id && e.payload.receiver.cast === 'idle',
+      from,
+    );
+    t.equal(idle.payload.receiver.phase, 'running', 'the receiver keeps running, ready for the next cast');
+    t.equal(rig.mpdState(), 'paused', 'and the playlist stays paused');
+
+    const resumed = await api.post(`/api/players/${kitchen.id}/resume`);
+    t.match(resumed.body, { source: 'mpd', state: 'playing' }, 'Play gives the output back to the playlist');
+  },
+);
+
+t.test("the server's volume is the rooms' volume: the player's zones move, each within its limit", async (t) => {
+  const rig = await castRig(t);
+  const { api, kitchen, attached } = rig;
+  t.equal((await api.put(`/api/zones/${attached[1]}`, { maxVolume: 0.4 })).status, 200);
+  const zoneVolumes = async () => {
+    const zones = (await api.get('/api/zones')).body as Array<{ id: string; volume: number }>;
+    return attached.map((id) => zones.find((zone) => zone.id === id)!.volume);
+  };
+  const from = rig.events.length;
+  await rig.cast(HALF_GAIN);
+  await rig.next('player.volumeChanged', (e) => e.payload.playerId === kitchen.id, from);
+  t.same(await zoneVolumes(), [0.5, 0.4], "the server's volume 50 when the cast began: the second room at its limit");
+  const later = rig.events.length;
+  // A gain of 1000 is about −36 dB: volume 27 on Lyrion's scale.
+  rig.server.volume(1000, true);
+  await rig.next('player.volumeChanged', (e) => e.payload.playerId === kitchen.id, later);
+  const [first, second] = await zoneVolumes();
+  t.ok(first! < 0.5 && second! < 0.4, `turned down in the app: both rooms lower (${first}, ${second})`);
+  t.equal(Math.round((first! / second!) * 100) / 100, 1.25, 'keeping their balance');
+});
+
+t.test('an announcement holds the output during a cast and gives it back to the cast', async (t) => {
+  const rig = await castRig(t);
+  const { api, kitchen, attached } = rig;
+  await rig.cast();
+  const from = rig.events.length;
+  const id = (await api.post('/api/announcements', { uri: CHIME, zoneIds: [attached[0]], volume: 0.6 })).body.id;
+  const during = await rig.next(
+    'player.playbackChanged',
+    (e) => e.payload.playerId === kitchen.id && e.payload.playback.source === 'announcement',
+    from,
+  );
+  t.equal(during.payload.playback.announcementId, id, 'the announcement holds the player');
+  await rig.next('announcement.ended', (e) => e.payload.announcement.id === id, from);
+  const after = await rig.until(kitchen.id, (p) => p.source === 'squeezelite', 'the cast to hold the output again');
+  t.equal(after.state, 'playing', 'the cast plays on');
+  const before = rig.forwarded();
+  await waitFor(() => rig.forwarded() > before, undefined, { what: "the cast's PCM on the output again" });
+});
