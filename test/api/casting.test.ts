@@ -3,6 +3,7 @@
 // playlist and shows as the player's playback, the server's volume moves the player's rooms, a person's pause ends
 // the cast, Play gives the output back to the playlist, and an announcement holds the output and gives it back.
 
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { CHIME, chimeFolder } from '../helpers/announcement-rig.js';
@@ -16,8 +17,8 @@ import { waitFor } from '../helpers/wait-for.js';
 /** What Lyrion sends for volume 50 (a 16.16 gain): the receiver maps it to 0.5. */
 const HALF_GAIN = 3840;
 
-async function castRig(t: Test) {
-  const rig = await startStreamDaemon(t, { music: chimeFolder(t) });
+async function castRig(t: Test, options: { stateDir?: string; music?: string } = {}) {
+  const rig = await startStreamDaemon(t, { ...options, music: options.music ?? chimeFolder(t) });
   const { api, d } = rig;
   const kitchen = await rig.fifoPlayer('Kitchen', 1);
   // The FIFO is read as a sound card would: MPD's and the cast's PCM both reach it.
@@ -137,3 +138,37 @@ t.test('an announcement holds the output during a cast and gives it back to the 
   const before = rig.forwarded();
   await waitFor(() => rig.forwarded() > before, undefined, { what: "the cast's PCM on the output again" });
 });
+
+t.test(
+  'a restart while casting: the receiver stops with the daemon, runs again after, and the next cast plays',
+  async (t) => {
+    const stateDir = tempDir('azc-cast-restart-');
+    t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
+    const music = chimeFolder(t);
+    const first = await castRig(t, { stateDir, music });
+    await first.cast();
+    await first.d.stop();
+    await waitFor(() => !first.server.connected, undefined, { what: 'squeezelite to stop with the daemon' });
+    const second = await startStreamDaemon(t, { stateDir, music });
+    await second.until(first.kitchen.id, (p) => p.engine.state === 'up', "the player's MPD after the restart");
+    await first.server.hello(2);
+    const receivers = (await second.api.get(`/api/players/${first.kitchen.id}/receivers`)).body.items;
+    t.match(
+      receivers.find((r: { kind: string }) => r.kind === 'squeezelite'),
+      { enabled: true, phase: 'running', server: first.server.address },
+      'switched on still, and running',
+    );
+    first.server.volume(UNITY_GAIN, false);
+    first.server.play();
+    const playback = await second.until(
+      first.kitchen.id,
+      (p) => p.source === 'squeezelite',
+      'the cast after the restart',
+    );
+    t.equal(playback.state, 'playing');
+    const casting = second.d.daemon.services.casting!;
+    await waitFor(() => (casting.pcmCounts(first.kitchen.id, 'squeezelite')?.forwarded ?? 0) > 0, undefined, {
+      what: "the cast's PCM on the output after the restart",
+    });
+  },
+);
