@@ -8,6 +8,9 @@ type StreamEvent = DomainEvent | StreamReset;
 /** A playlist as the page holds it: the list gives summaries, the open (or an edited) one has its tracks too. */
 type PlaylistHeld = (PlaylistSummary & { tracks?: Track[] }) | Playlist;
 
+/** One receiver of a stream player (AirPlay, UPnP/DLNA, Squeezelite), as GET /api/players/{id}/receivers lists it. */
+type Receiver = Extract<DomainEvent, { type: 'player.receiverChanged' }>['payload']['receiver'];
+
 /** The client-side model (store.js `state`): what the signed-in user may see, kept current by the event stream. */
 interface DashboardState {
   me: User | null;
@@ -17,6 +20,8 @@ interface DashboardState {
   inputs: Map<string, InputDevice>;
   scenes: Map<string, Scene>;
   playback: Map<string, Playback>;
+  /** The receivers of each stream player whose Casting dialog is open (GET …/receivers, then `player.receiverChanged`). */
+  receivers: Map<string, Receiver[]>;
   announcements: Map<string, Announcement>;
   undoReady: boolean;
   users: User[] | null;

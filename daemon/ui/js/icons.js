@@ -43,6 +43,7 @@ const PATHS = {
   next: '<path d="M18 5v14M5 5l10 7-10 7z"/>',
   folder: '<path d="M3 6a2 2 0 0 1 2-2h4l2 3h8a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2z"/>',
   megaphone: '<path d="M3 10v4h4l9 5V5L7 10z"/><path d="M19.5 9.5a3.5 3.5 0 0 1 0 5"/>',
+  cast: '<path d="M2 8V6a2 2 0 0 1 2-2h16a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2h-6M2 12a9 9 0 0 1 8 8M2 16a5 5 0 0 1 4 4M2 20h.01"/>',
   tv: '<rect x="2" y="4" width="20" height="14" rx="2"/><path d="M8 21h8"/>',
 };
 

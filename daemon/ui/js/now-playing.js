@@ -19,6 +19,9 @@ const ENGINE_TEXT = {
   stopped: 'Stopped',
 };
 
+/** Each receiver's name, as the now-playing card and the Casting dialog say it. @type {Record<string, string>} */
+export const CAST_NAMES = { airplay: 'AirPlay', upnp: 'UPnP/DLNA', squeezelite: 'Squeezelite' };
+
 /** The badge of a stream player's card: what it plays, not whether a zone is on. */
 export const playbackState = (playerId) => state.playback.get(playerId)?.state ?? 'stopped';
 export const stateText = (s) => STATE_TEXT[s];
@@ -93,8 +96,6 @@ export function nowPlaying(getPlayer) {
       seekTo(event.key === 'Home' ? 0 : Number(bar.value) + step);
     });
   }
-  /** @type {Record<string, string>} */
-  const CAST_NAMES = { airplay: 'AirPlay', upnp: 'UPnP/DLNA', squeezelite: 'Squeezelite' };
   panel.update = (player) => {
     const p = state.playback.get(player.id);
     const playing = p?.state === 'playing';

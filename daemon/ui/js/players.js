@@ -3,6 +3,7 @@
 
 import { announceDialog, announcementStatus } from './announce.js';
 import { del, get, post, put } from './api.js';
+import { castingDialog } from './casting.js';
 import { confirmDialog, field, openDialog } from './dialogs.js';
 import { announce, attempt, attr, h, iconButton, reconcile, showReason, text, toast } from './dom.js';
 import { icon } from './icons.js';
@@ -137,6 +138,17 @@ function playerCard(player) {
         onClick: () => renameThing('player', card.player),
       })
     : null;
+  // Its receivers are an admin's setting, as its name is; the card's now-playing line says when one casts.
+  const casting =
+    can.admin() && player.output
+      ? iconButton({
+          icon: icon('cast'),
+          label: '',
+          className: 'btn btn-icon btn-quiet',
+          action: 'casting',
+          onClick: () => castingDialog(card.player),
+        })
+      : null;
   const remove = can.admin()
     ? iconButton({
         icon: icon('trash'),
@@ -177,7 +189,15 @@ function playerCard(player) {
   const card = h(
     'article',
     { class: 'card player-card' },
-    h('header', { class: 'card-head' }, h('div', { class: 'card-head-text' }, title, meta), badge, rename, remove),
+    h(
+      'header',
+      { class: 'card-head' },
+      h('div', { class: 'card-head-text' }, title, meta),
+      badge,
+      casting,
+      rename,
+      remove,
+    ),
     reason,
     np,
     group,
@@ -216,6 +236,10 @@ function playerCard(player) {
       attr(remove, 'title', `Delete player ${p.name}`);
       attr(rename, 'aria-label', `Rename player ${p.name}`);
       attr(rename, 'title', `Rename player ${p.name}`);
+    }
+    if (casting) {
+      attr(casting, 'aria-label', `Casting on ${p.name}`);
+      attr(casting, 'title', `Casting on ${p.name}: AirPlay, UPnP/DLNA and Squeezelite`);
     }
     volume.setLabel(`${p.name} group volume`);
     // The zones listed are the ones this user may see, and so is the average beside them (as the API counts it).

@@ -46,6 +46,7 @@ const LABELS = {
   treble: 'Treble',
   balance: 'Balance',
   loudness: 'Loudness',
+  server: 'Music server',
 };
 
 /**

@@ -13,6 +13,8 @@ export const state = {
   scenes: new Map(),
   /** What each stream player plays (GET /api/players/{id}/playback), kept current by the player.* events. */
   playback: new Map(),
+  /** The receivers of each stream player whose Casting dialog is open, kept current by player.receiverChanged. */
+  receivers: new Map(),
   /** Announcements this page saw (its own answers and the announcement.* events), by id. */
   announcements: new Map(),
   /** An apply (or undo) happened since this page loaded, so the undo slot holds something. */
@@ -62,6 +64,7 @@ export function reset() {
     'inputs',
     'scenes',
     'playback',
+    'receivers',
     'announcements',
     'hardware',
     'locked',
@@ -111,6 +114,23 @@ export async function loadPlayback(playerId) {
   } catch {
     // Its card says the player is unavailable or its engine is down (from the player and engine events).
   }
+}
+
+/** A stream player's receivers (GET /api/players/{id}/receivers), held while its Casting dialog shows them. */
+export async function loadReceivers(playerId) {
+  state.receivers.set(playerId, (await get(`/api/players/${playerId}/receivers`)).items);
+  changed('receivers');
+}
+
+/** One receiver as an answer or an event gives it, into the list held for its player (none held: nothing to do). */
+export function setReceiver(playerId, receiver) {
+  const list = state.receivers.get(playerId);
+  if (!list) return null;
+  state.receivers.set(
+    playerId,
+    list.map((r) => (r.kind === receiver.kind ? receiver : r)),
+  );
+  return 'receivers';
 }
 
 /** The list asks for the largest page the API gives; the bound stops a server that never ends the list. */
@@ -214,6 +234,13 @@ export async function loadPlaylist(id) {
 export function loadAll() {
   const jobs = [loadAudio(), loadPlaylists(), loadInputs(), loadScenes()];
   if (can.admin()) jobs.push(loadUsers());
+  // An open Casting dialog reads its receivers again too (events may have been missed).
+  for (const id of state.receivers.keys())
+    jobs.push(
+      loadReceivers(id).catch(() => {
+        // The dialog keeps what it shows; the rest of the page must still load.
+      }),
+    );
   return Promise.all(jobs);
 }
 
@@ -397,9 +424,9 @@ function apply({ type, payload: p }) {
     // The export's own answer says where the file went; the library is read when its panel opens.
     case 'playlist.exported':
     case 'library.scanChanged':
-    // No panel shows a player's receivers yet: nothing here holds what the event changes.
-    case 'player.receiverChanged':
       return null;
+    case 'player.receiverChanged':
+      return setReceiver(p.playerId, p.receiver);
     default:
       return unknownEvent(type);
   }
