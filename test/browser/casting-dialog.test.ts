@@ -10,7 +10,7 @@ import type { ReceiverKindName } from '../../drivers/index.js';
 import { createUser } from '../helpers/inject.js';
 import { startStreamDaemon } from '../helpers/stream-rig.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
-import { eventually, signIn, unlabelled } from './session.js';
+import { eventually, PHONE, signIn, unlabelled } from './session.js';
 
 /** Runs nothing: a receiver handed to it reads as running, a state the test sets shows, a kind told absent is missing. */
 class StandInRuntime implements ReceiverRuntime {
@@ -58,9 +58,9 @@ t.test("a stream player's receivers in the dashboard", { skip: chromiumMissing()
   const browser = await launch(t);
 
   t.test(
-    'an admin switches Squeezelite on, sets its server, sees refusals in words, and switches it off',
+    'on a phone, an admin switches Squeezelite on, sets its server, sees refusals in words, and switches it off',
     async (t) => {
-      const { page, console } = await signIn(browser, rig.d.base, 'admin', rig.d.adminPassword);
+      const { page, console } = await signIn(browser, rig.d.base, 'admin', rig.d.adminPassword, PHONE);
       console.allow(/status of 40[09] \((Bad Request|Conflict)\)/);
       await page.getByRole('button', { name: 'Casting on Den stream' }).click();
       const dialog = page.getByRole('dialog', { name: 'Casting on Den stream' });
@@ -99,7 +99,9 @@ t.test("a stream player's receivers in the dashboard", { skip: chromiumMissing()
       await eventually(async () => (await receiver('squeezelite')).server === 'lms.lan:9000', 'the server');
       t.ok(await alert.isHidden(), 'the refusal is gone once the server is taken');
       t.ok(await dialog.isVisible(), 'Enter in the field uses the server without closing the dialog');
-      await screenshot(page, 'casting-dialog', false);
+      const fits = await dialog.evaluate((el: any) => el.scrollWidth <= el.clientWidth);
+      t.ok(fits, 'the dialog is no wider than a phone');
+      await screenshot(page, 'casting-dialog-phone', false);
 
       // Shairport-sync goes away while the dialog is open: switching AirPlay on is refused, naming the package.
       runtime.absent.add('airplay');
