@@ -1,13 +1,15 @@
 // Debian's shairport-sync run by the receiver supervisor in a network namespace the test makes, beside an Avahi on a
 // private D-Bus (shairport-sync 3.3.8 exits without one): an AirPlay session from the test sets the sender's volume,
-// the titles and the cover art, which the supervisor reports from the metadata pipe.
+// the titles and the cover art, which the supervisor reports from the metadata pipe; a stand-in sender's tone
+// (RTP audio, uncompressed ALAC) comes out on the FIFO at full scale.
 import { execFileSync } from 'node:child_process';
-import { connect, type Socket } from 'node:net';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { shairport } from '../../drivers/receivers/shairport.js';
 import { type ReceiverEvent, ReceiverSupervisor } from '../../drivers/receivers/supervisor.js';
 import { startAvahi } from '../helpers/avahi.js';
+import { PcmReader } from '../helpers/pcm-reader.js';
+import { ALAC_SDP, RaopSender, RtspSender } from '../helpers/raop-sender.js';
 import { vethNetwork } from '../helpers/veth-network.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
@@ -20,50 +22,42 @@ async function airplayNetwork(t: Test) {
   return { ok: true as const, ns, nsIf, address: made.address, env, dir };
 }
 
-/** One RTSP connection of an AirPlay 1 sender: each request resolves with the reply's status line. */
-class RtspSender {
-  private cseq = 0;
-  private received = '';
-  private readonly changes = new Changes();
-  private constructor(private readonly socket: Socket) {
-    socket.setEncoding('utf8').on('data', (chunk: string) => {
-      this.received += chunk;
-      this.changes.notify();
-    });
+/**
+ * shairport-sync named `name` under the receiver supervisor in a fresh AirPlay network, its PCM on a FIFO `reader`
+ * reads; every event it gives goes to `events`. Undefined (and a comment) where namespaces cannot be made.
+ */
+async function airplayReceiver(t: Test, name: string) {
+  const net = await airplayNetwork(t);
+  if (!net.ok) {
+    t.comment(`network namespaces cannot be made here (${net.why}): the AirPlay receiver goes unverified`);
+    return undefined;
   }
-
-  static async open(host: string, port: number): Promise<RtspSender> {
-    // shairport-sync listens a moment after it starts: try until it answers.
-    const socket = await waitFor(
-      () =>
-        new Promise<Socket | undefined>((resolve) => {
-          const s = connect(port, host);
-          s.once('connect', () => resolve(s));
-          s.once('error', () => resolve(undefined));
-        }),
-      undefined,
-      { what: `shairport-sync to listen on ${host}:${port}` },
-    );
-    return new RtspSender(socket);
-  }
-
-  async request(method: string, headers: Record<string, string> = {}, body = Buffer.alloc(0)): Promise<string> {
-    const cseq = ++this.cseq;
-    const lines = [`${method} rtsp://127.0.0.1/1 RTSP/1.0`, `CSeq: ${cseq}`, 'User-Agent: AirPlay/381.13'];
-    for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
-    if (body.length) lines.push(`Content-Length: ${body.length}`);
-    this.socket.write(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), body]));
-    const reply = await waitFor(
-      () => new RegExp(`^(RTSP/1.0 [^\\r]*)\\r\\nCSeq: ${cseq}\\r\\n`, 'm').exec(this.received),
-      undefined,
-      { what: `the reply to ${method}`, changes: this.changes },
-    );
-    return reply[1]!;
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
+  const fifo = path.join(net.dir, 'out.pcm');
+  execFileSync('mkfifo', ['-m', '600', fifo]);
+  const reader = new PcmReader(fifo);
+  t.teardown(() => reader.close());
+  const events: ReceiverEvent[] = [];
+  const changes = new Changes();
+  const supervisor = new ReceiverSupervisor({
+    kind: shairport,
+    stateDir: path.join(net.dir, 'state'),
+    settings: {
+      playerId: 'kitchen',
+      name,
+      output: { kind: 'fifo', path: fifo },
+      listenHost: net.address,
+      listenInterface: net.nsIf,
+    },
+    env: net.env,
+    prefix: ['ip', 'netns', 'exec', net.ns],
+  });
+  supervisor.onEvent((event) => {
+    events.push(event);
+    changes.notify();
+  });
+  t.teardown(() => supervisor.stop());
+  await supervisor.start();
+  return { address: net.address, reader, events, changes, supervisor };
 }
 
 /** DMAP tags as a sender sends now-playing: `mlit` holding 4-letter tags of UTF-8 text. */
@@ -80,50 +74,14 @@ function dmap(tags: Record<string, string>): Buffer {
 t.test(
   'an AirPlay sender volume, titles and artwork come out of the supervisor, read from the metadata pipe',
   async (t) => {
-    const net = await airplayNetwork(t);
-    if (!net.ok) {
-      t.comment(`network namespaces cannot be made here (${net.why}): the AirPlay receiver goes unverified`);
-      return;
-    }
-    const fifo = path.join(net.dir, 'out.pcm');
-    execFileSync('mkfifo', ['-m', '600', fifo]);
-    const events: ReceiverEvent[] = [];
-    const changes = new Changes();
-    const supervisor = new ReceiverSupervisor({
-      kind: shairport,
-      stateDir: path.join(net.dir, 'state'),
-      settings: {
-        playerId: 'kitchen',
-        name: 'Kitchen "AirPlay"',
-        output: { kind: 'fifo', path: fifo },
-        listenHost: net.address,
-        listenInterface: net.nsIf,
-      },
-      env: net.env,
-      prefix: ['ip', 'netns', 'exec', net.ns],
-    });
-    supervisor.onEvent((event) => {
-      events.push(event);
-      changes.notify();
-    });
-    t.teardown(() => supervisor.stop());
-    await supervisor.start();
-    const sender = await RtspSender.open(net.address, 5000);
+    const receiver = await airplayReceiver(t, 'Kitchen "AirPlay"');
+    if (!receiver) return;
+    const { supervisor, events, changes } = receiver;
+    const sender = await RtspSender.open(receiver.address, 5000);
     t.teardown(() => sender.close());
     const session = { 'DACP-ID': '14413BE4996FEA4D', 'Active-Remote': '2543110914', Session: '1' };
-    const sdp = [
-      'v=0',
-      'o=iTunes 1 0 IN IP4 127.0.0.1',
-      's=iTunes',
-      'c=IN IP4 127.0.0.1',
-      't=0 0',
-      'm=audio 0 RTP/AVP 96',
-      'a=rtpmap:96 AppleLossless',
-      'a=fmtp:96 352 0 16 40 10 14 2 255 0 0 44100',
-      '',
-    ].join('\r\n');
     t.equal(
-      await sender.request('ANNOUNCE', { 'Content-Type': 'application/sdp' }, Buffer.from(sdp)),
+      await sender.request('ANNOUNCE', { 'Content-Type': 'application/sdp' }, Buffer.from(ALAC_SDP)),
       'RTSP/1.0 200 OK',
     );
     const transport = 'RTP/AVP/UDP;unicast;interleaved=0-1;mode=record;control_port=6100;timing_port=6101';
@@ -161,5 +119,34 @@ t.test(
       events.some((e) => e.type === 'state' && e.state === 'playing'),
       'the session began playing',
     );
+  },
+);
+
+/** The tone the sender plays: a sine at half of full scale, so 16-bit samples peak at 16 384. */
+const TONE = { frequency: 440, amplitude: 16384, seconds: 4 };
+
+t.test(
+  'an AirPlay sender’s tone reaches the FIFO at full scale while its volume is −15 dB, reported as 0.5',
+  async (t) => {
+    const receiver = await airplayReceiver(t, 'Kitchen');
+    if (!receiver) return;
+    const { supervisor, reader, changes } = receiver;
+    const sender = await RaopSender.open(receiver.address);
+    t.teardown(() => sender.close());
+    await sender.start();
+    t.equal(await sender.volume(-15), 'RTSP/1.0 200 OK');
+    const playing = sender.play(TONE);
+    await reader.tone(TONE.amplitude - 2, 'the tone on the FIFO at full scale');
+    t.ok(reader.peak <= TONE.amplitude, `no louder than sent (peak ${reader.peak})`);
+    // The metadata pipe is read beside the PCM: its reports may come a moment after the tone.
+    await waitFor(() => supervisor.status().volume === 0.5, undefined, { what: 'the sender volume 0.5', changes });
+    t.pass('the sender’s −15 dB is reported as 0.5');
+    await waitFor(() => supervisor.status().state === 'playing', undefined, { what: 'the cast to play', changes });
+    t.pass('the cast plays');
+    await playing;
+    t.equal(await sender.stop(), 'RTSP/1.0 200 OK');
+    await waitFor(() => supervisor.status().state === 'idle', undefined, { what: 'the cast to end', changes });
+    const states = receiver.events.flatMap((e) => (e.type === 'state' ? [e.state] : []));
+    t.same(states.slice(-2), ['playing', 'idle'], 'playing, then idle once the session ended');
   },
 );
