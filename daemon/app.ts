@@ -154,6 +154,12 @@ export class Daemon {
         () => services.playback.start(),
         () => services.playback.stop(),
       );
+      // A cast's rooms are woken from the first cast on, so they are followed before the receivers start.
+      await lifecycle.start(
+        'cast rooms',
+        () => services.castRooms.start(),
+        () => services.castRooms.stop(),
+      );
       // Each stream player's receivers follow its switches once its engine has begun.
       await lifecycle.start(
         'receivers',

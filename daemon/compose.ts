@@ -8,6 +8,7 @@ import { Type as T } from '@sinclair/typebox';
 import { loadPlaybackEngines, playbackEngineMissing } from '../drivers/index.js';
 import { announcementRoutes } from './api/announcements.js';
 import { backupRoutes } from './api/backup.js';
+import { castSettingsRoutes } from './api/cast-settings.js';
 import { inputRoutes } from './api/input-devices.js';
 import { libraryRoutes } from './api/library.js';
 import { playbackRoutes } from './api/playback.js';
@@ -28,6 +29,7 @@ import { type Amplifiers, type Audio, createAudio, outputOf } from './domain/aud
 import { BackupService, restoreBodyBytes } from './domain/backup/index.js';
 import {
   Casting,
+  CastRooms,
   type EngineFactory,
   ListedReceivers,
   Playback,
@@ -58,6 +60,7 @@ import { VERSION } from './paths.js';
 import { AudioRepo } from './store/audio-repo.js';
 import { BackupRepo } from './store/backup-repo.js';
 import { BridgeRepo } from './store/bridge-repo.js';
+import { CastSettingsRepo } from './store/cast-settings-repo.js';
 import type { Store } from './store/db.js';
 import { MetaRepo } from './store/meta-repo.js';
 import { PlaylistsRepo } from './store/playlists-repo.js';
@@ -88,6 +91,8 @@ export interface Services extends Audio {
   receivers: ReceiverSwitches;
   /** Runs them (unless a test gave its own runtime): stopped with the switches, before the stream players. */
   casting: Casting | undefined;
+  /** Wakes each stream player's rooms for a cast, and powers them off after it when set to. */
+  castRooms: CastRooms;
 }
 
 export interface ComposeInput {
@@ -164,6 +169,18 @@ export function compose(input: ComposeInput): Services {
   });
   // Playback plays what audio routes: audio asks it about stream players from now on.
   audio.attachPlayback(playback.hooks);
+  // A cast taking or leaving a player's output wakes its rooms or starts their power-off.
+  const castRooms = new CastRooms({
+    store,
+    repo: new CastSettingsRepo(store.db),
+    rows: audioRepo,
+    players: audio.players,
+    zones: audio.zones,
+    caller: castCaller,
+    bus,
+    clock,
+    log: logger.child({ component: 'cast-rooms' }),
+  });
   // The receivers a player's switches ask for run in the casting runtime, which tells the player's playback (a cast's
   // titles) and, handed them once both exist, the switches (their events) what changed.
   const casting = input.receiverRuntime
@@ -180,6 +197,7 @@ export function compose(input: ComposeInput): Services {
         // A sender's volume is the rooms' volume: the player's zones, each within its limit, as every path sets them.
         setGroupVolume: (id, level) => audio.players.setVolume(castCaller(id), id, level),
         onNowPlaying: (id) => playback.castChanged(id),
+        onHolder: (id, holder) => castRooms.holderChanged(id, holder),
         clock,
         log: logger.child({ component: 'casting' }),
       });
@@ -285,6 +303,7 @@ export function compose(input: ComposeInput): Services {
     ...libraryRoutes(playback.library),
     ...announcementRoutes(playback.announcements),
     ...receiverRoutes(receivers),
+    ...castSettingsRoutes(castRooms),
     ...inputRoutes(audio.inputs),
     ...backupRoutes(backups, restoreBodyBytes(config.limits)),
     ...sceneRoutes(scenes, sleepTimers),
@@ -309,6 +328,7 @@ export function compose(input: ComposeInput): Services {
     playback,
     receivers,
     casting,
+    castRooms,
   };
 }
 
@@ -435,8 +455,9 @@ function listenInterface(host: string): { listenInterface?: string } {
 }
 
 /**
- * Who sets the rooms' volume for a sender: the appliance itself, on the player's zones (the Admin who switched the
- * receiver on let any sender on the LAN play into the player); each zone stays within its limit as on every path.
+ * Who sets the rooms' volume for a sender, and wakes and powers off the rooms for a cast: the appliance itself, on
+ * the player's zones (the Admin who switched the receiver on let any sender on the LAN play into the player); each
+ * zone stays within its limit and starts at its turn-on volume as on every path.
  */
 function castCaller(playerId: string): Caller {
   return {

@@ -1,6 +1,7 @@
 // The SQL of backup and restore: every configuration row read in one snapshot, and all of them replaced at once.
 
 import type { InputDeviceRow, PlayerRow, ZoneRow } from './audio-repo.js';
+import type { CastSettingsRow, CastWakeZoneRow } from './cast-settings-repo.js';
 import type { Db, Store } from './db.js';
 import type { PlaylistSummaryRow, TrackRow } from './playlists-repo.js';
 import type { PlayerReceiverRow } from './receivers-repo.js';
@@ -47,6 +48,9 @@ export interface ConfigurationRows {
   players: PlayerRow[];
   /** The receivers switched on per player. */
   playerReceivers: PlayerReceiverRow[];
+  /** The rooms that wake for a cast, per player that has settings, and the zones chosen. */
+  castSettings: CastSettingsRow[];
+  castWakeZones: CastWakeZoneRow[];
   zones: ZoneConfigRow[];
   inputDevices: InputDeviceRow[];
   playlists: PlaylistSummaryRow[];
@@ -70,6 +74,10 @@ export class BackupRepo {
         'SELECT id, name, volume, input_amplifier, input_driver, input_channel, created_at, output_kind, output_target FROM players ORDER BY created_at, id',
       ),
       playerReceivers: db.prepare('SELECT player_id, kind, server FROM player_receivers ORDER BY player_id, kind'),
+      castSettings: db.prepare(
+        'SELECT player_id, wake_chosen, off_after_minutes FROM player_cast_settings ORDER BY player_id',
+      ),
+      castWakeZones: db.prepare('SELECT player_id, zone_id FROM player_cast_wake_zones ORDER BY player_id, zone_id'),
       zones: db.prepare(
         `SELECT id, name, volume, muted, power, source, player_id, output_amplifier, output_driver, output_channel, created_at,
                 max_volume, turn_on_volume, tone_bass, tone_treble, tone_balance, tone_loudness
@@ -98,6 +106,8 @@ export class BackupRepo {
         'DELETE FROM trusted_addresses',
         'DELETE FROM assignments',
         'DELETE FROM users',
+        'DELETE FROM player_cast_wake_zones',
+        'DELETE FROM player_cast_settings',
         'DELETE FROM zones',
         'DELETE FROM player_receivers',
         'DELETE FROM players',
@@ -117,6 +127,13 @@ export class BackupRepo {
       ),
       insertPlayerReceiver: db.prepare(
         'INSERT INTO player_receivers (player_id, kind, server) VALUES (@player_id, @kind, @server)',
+      ),
+      insertCastSettings: db.prepare(
+        `INSERT INTO player_cast_settings (player_id, wake_chosen, off_after_minutes)
+         VALUES (@player_id, @wake_chosen, @off_after_minutes)`,
+      ),
+      insertCastWakeZone: db.prepare(
+        'INSERT INTO player_cast_wake_zones (player_id, zone_id) VALUES (@player_id, @zone_id)',
       ),
       insertZone: db.prepare(
         `INSERT INTO zones (id, name, volume, muted, power, source, player_id, output_amplifier, output_driver, output_channel, created_at,
@@ -149,6 +166,8 @@ export class BackupRepo {
         'trusted_addresses',
         'players',
         'player_receivers',
+        'player_cast_settings',
+        'player_cast_wake_zones',
         'zones',
         'scene_zones',
       ].map((table) => db.prepare(`PRAGMA foreign_key_check(${table})`)),
@@ -169,6 +188,8 @@ export class BackupRepo {
       assignments: this.s.assignments.all() as AssignmentRow[],
       players: this.s.players.all() as PlayerRow[],
       playerReceivers: this.s.playerReceivers.all() as PlayerReceiverRow[],
+      castSettings: this.s.castSettings.all() as CastSettingsRow[],
+      castWakeZones: this.s.castWakeZones.all() as CastWakeZoneRow[],
       zones: this.s.zones.all() as ZoneConfigRow[],
       inputDevices: this.s.inputs.all() as InputDeviceRow[],
       playlists: this.s.playlists.all() as PlaylistSummaryRow[],
@@ -216,6 +237,8 @@ export class BackupRepo {
     for (const row of rows.players) this.s.insertPlayer.run(row);
     for (const row of rows.playerReceivers) this.s.insertPlayerReceiver.run(row);
     for (const row of rows.zones) this.s.insertZone.run(row);
+    for (const row of rows.castSettings) this.s.insertCastSettings.run(row);
+    for (const row of rows.castWakeZones) this.s.insertCastWakeZone.run(row);
     for (const row of rows.inputDevices) this.s.insertInput.run(row);
     for (const row of rows.playlists) this.s.insertPlaylist.run(row);
     for (const row of rows.scenes) this.s.insertScene.run(row);

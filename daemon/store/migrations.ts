@@ -235,6 +235,22 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (player_id, kind)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 9: rooms that wake for a cast. A player with a row chose its settings: wake_chosen 1 wakes the zones listed in
+  // player_cast_wake_zones (none listed: none), 0 the zones attached when the cast starts; off_after_minutes powers
+  // the woken zones off that long after the cast ends (NULL: never). The rows go with their player and zone.
+  `
+  CREATE TABLE player_cast_settings (
+    player_id         TEXT NOT NULL PRIMARY KEY REFERENCES players(id) ON DELETE CASCADE,
+    wake_chosen       INTEGER NOT NULL CHECK (wake_chosen IN (0, 1)),
+    off_after_minutes INTEGER CHECK (off_after_minutes IS NULL OR (off_after_minutes >= 1 AND off_after_minutes <= 720))
+  ) STRICT, WITHOUT ROWID;
+  CREATE TABLE player_cast_wake_zones (
+    player_id TEXT NOT NULL REFERENCES player_cast_settings(player_id) ON DELETE CASCADE,
+    zone_id   TEXT NOT NULL REFERENCES zones(id) ON DELETE CASCADE,
+    PRIMARY KEY (player_id, zone_id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX player_cast_wake_zones_zone ON player_cast_wake_zones(zone_id);
+  `,
 ];
 
 /**

@@ -124,6 +124,8 @@ t.test('names stored before these rules are cleaned when the database is upgrade
     }
     // 8: receivers.
     db.exec('DROP TABLE player_receivers');
+    // 9: cast settings.
+    db.exec('DROP TABLE player_cast_wake_zones; DROP TABLE player_cast_settings');
   })();
   db.pragma('user_version = 4');
   db.close();

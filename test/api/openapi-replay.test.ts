@@ -51,6 +51,7 @@ const REQUIRED = [
   'DELETE /api/announcements/{id} 409',
   'GET /api/players/{id}/receivers 409',
   'PUT /api/players/{id}/receivers/{kind} 400',
+  'PUT /api/players/{id}/cast-settings 400',
 ];
 
 /** Over node:http, which sends the Host header given (fetch sends the URL's own). */
@@ -413,6 +414,13 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     await call('PUT', `/api/players/${stream.id}/receivers/squeezelite`, 200, { body: { enabled: false } });
     await call('PUT', `/api/players/${stream.id}/receivers/airplay`, 400, {
       body: { enabled: false, server: 'lms.lan' },
+    });
+    await call('GET', `/api/players/${stream.id}/cast-settings`, 200);
+    await call('PUT', `/api/players/${stream.id}/cast-settings`, 200, {
+      body: { wakeZoneIds: null, offAfterMinutes: 10 },
+    });
+    await call('PUT', `/api/players/${stream.id}/cast-settings`, 400, {
+      body: { wakeZoneIds: [NO_SUCH_ID], offAfterMinutes: null },
     });
     const top = await call('GET', '/api/library?folder=tones&limit=1', 200);
     if (!top.headers.get('link')) problems.push('GET /api/library?folder=tones&limit=1: no Link to the next page');

@@ -84,6 +84,19 @@ const ReceiverEntry = T.Object(
   { additionalProperties: false, errorMessage: 'must be an object of "kind" and "server"' },
 );
 
+/** The rooms that wake for a cast into a player (see docs/api.md, cast settings). */
+const CastEntry = T.Object(
+  {
+    wakeZoneIds: T.Union([T.Array(Id, { maxItems: 1000 }), T.Null()], {
+      errorMessage: 'must be null (the zones attached when the cast starts) or a list of zone ids',
+    }),
+    offAfterMinutes: T.Union([T.Integer({ minimum: 1, maximum: 720 }), T.Null()], {
+      errorMessage: 'must be null (never) or a whole number of minutes from 1 to 720',
+    }),
+  },
+  { additionalProperties: false, errorMessage: 'must be an object of "wakeZoneIds" and "offAfterMinutes"' },
+);
+
 const PlayerEntry = T.Object({
   id: Id,
   name: Name(100),
@@ -93,6 +106,8 @@ const PlayerEntry = T.Object({
   createdAt: Timestamp,
   /** The receivers switched on; absent: none (and every player of a backup from before receivers). */
   receivers: T.Optional(T.Array(ReceiverEntry, { maxItems: 3 })),
+  /** The rooms that wake for a cast; absent: the defaults (and every player of a backup from before them). */
+  cast: T.Optional(CastEntry),
 });
 
 const ToneValue = T.Number({ minimum: -1, maximum: 1, errorMessage: 'must be a number from -1 to 1' });
@@ -275,6 +290,8 @@ export type SecretsPlain = Static<typeof SecretsPlainSchema>;
  * 1 → 2: players have an `output` (stream players); every player of a version 1 backup is a device wired to its input.
  * 2 → 3: zones and scene zones may carry a `tone`; a version 2 backup has none, and its zones restore without one.
  * 3 → 4: players may carry the `receivers` switched on; a version 3 backup has none, and its players restore without.
+ *   Players may also carry their `cast` settings (an optional field of version 4: a backup without it restores the
+ *   defaults, so no new version).
  */
 export const UPGRADES: Record<number, (doc: Record<string, unknown>) => Record<string, unknown>> = {
   1: (doc) => ({
@@ -566,6 +583,17 @@ function relations(doc: BackupDocument, limits: DocumentLimits): FieldErrors {
     });
     u.assignments.zoneIds.forEach((id, j) => {
       if (!zones.has(id)) add(`backup.users.${i}.assignments.zoneIds.${j}`, `names no zone of the backup (${id})`);
+    });
+  });
+  doc.players.forEach((p, i) => {
+    const seen = new Set<string>();
+    p.cast?.wakeZoneIds?.forEach((id, j) => {
+      const field = `backup.players.${i}.cast.wakeZoneIds.${j}`;
+      const zone = zones.get(id);
+      if (!zone) add(field, `names no zone of the backup (${id})`);
+      else if (!sameAmplifier(zone, p.id)) add(field, 'names a zone of another amplifier than the player');
+      if (seen.has(id)) add(field, 'names a zone twice');
+      seen.add(id);
     });
   });
   doc.zones.forEach((z, i) => {

@@ -81,6 +81,20 @@ export function documentOf(rows: ConfigurationRows, header: DocumentHeader): Bac
     (r) => r.player_id,
     (r) => ({ kind: r.kind, server: r.server }),
   );
+  const wakeZones = groupBy(
+    rows.castWakeZones,
+    (r) => r.player_id,
+    (r) => r.zone_id,
+  );
+  const castSettings = new Map(
+    rows.castSettings.map((c) => [
+      c.player_id,
+      {
+        wakeZoneIds: c.wake_chosen === 1 ? (wakeZones.get(c.player_id) ?? []) : null,
+        offAfterMinutes: c.off_after_minutes,
+      },
+    ]),
+  );
   const deletedChannels: BackupDocument['settings']['deletedChannels'] = [];
   for (const row of rows.meta) {
     const deleted = parseDeletedKey(row.key, row.value);
@@ -120,6 +134,8 @@ export function documentOf(rows: ConfigurationRows, header: DocumentHeader): Bac
       createdAt: p.created_at,
       // Left out when none is switched on, as in the backups from before receivers.
       ...(receivers.has(p.id) && { receivers: receivers.get(p.id) }),
+      // Left out while the player keeps the defaults, as in the backups from before cast settings.
+      ...(castSettings.has(p.id) && { cast: castSettings.get(p.id) }),
     })),
     zones: rows.zones.map((z) => ({
       id: z.id,
@@ -250,6 +266,20 @@ export function configurationOf(
     })),
     playerReceivers: doc.players.flatMap((p) =>
       (p.receivers ?? []).map((r) => ({ player_id: p.id, kind: r.kind, server: r.server })),
+    ),
+    castSettings: doc.players.flatMap((p) =>
+      p.cast && (p.cast.wakeZoneIds !== null || p.cast.offAfterMinutes !== null)
+        ? [
+            {
+              player_id: p.id,
+              wake_chosen: p.cast.wakeZoneIds === null ? (0 as const) : (1 as const),
+              off_after_minutes: p.cast.offAfterMinutes,
+            },
+          ]
+        : [],
+    ),
+    castWakeZones: doc.players.flatMap((p) =>
+      (p.cast?.wakeZoneIds ?? []).map((zone_id) => ({ player_id: p.id, zone_id })),
     ),
     zones,
     inputDevices: doc.inputDevices.map((d) => ({

@@ -19,7 +19,7 @@ import {
 import { PCM_FORMAT } from '../../../drivers/playback.js';
 import type { Logger } from '../../log.js';
 import { type Clock, type StreamOutput, systemClock } from '../shared/index.js';
-import { type ArbiterAction, CastArbiter } from './cast-arbiter.js';
+import { type ArbiterAction, CastArbiter, type OutputHolder } from './cast-arbiter.js';
 import {
   RECEIVER_KINDS,
   type ReceiverKindName,
@@ -48,6 +48,8 @@ export interface CastingDeps {
   onChange?(playerId: string, kind: ReceiverKindName): void;
   /** What castView() shows for the player changed: a cast took or left the output, or its titles changed. */
   onNowPlaying?(playerId: string): void;
+  /** Who holds the player's output changed (MPD, a receiver kind, or nobody), told once the change was carried out. */
+  onHolder?(playerId: string, holder: OutputHolder): void;
   clock?: Clock;
   log?: Logger;
   /** Tests: the kinds' modules, the folders programs are looked up in, a command to run them through (a netns). */
@@ -103,6 +105,8 @@ interface PlayerCasting {
   /** state() as last told to onChange, per kind; castView() as last told to onNowPlaying. */
   told: Map<ReceiverKindName, string>;
   toldView: string;
+  /** The output's holder as last told to onHolder. */
+  toldHolder: OutputHolder;
   queue: Promise<void>;
 }
 
@@ -261,6 +265,7 @@ export class Casting implements ReceiverRuntime {
         out: undefined,
         told: new Map(RECEIVER_KINDS.map((kind) => [kind, stopped])),
         toldView: 'null',
+        toldHolder: null,
         queue: Promise.resolve(),
       };
       this.players.set(playerId, player);
@@ -288,6 +293,15 @@ export class Casting implements ReceiverRuntime {
   }
 
   private tell(player: PlayerCasting): void {
+    const holder = player.arbiter.holder;
+    if (holder !== player.toldHolder) {
+      player.toldHolder = holder;
+      try {
+        this.deps.onHolder?.(player.id, holder);
+      } catch (err) {
+        this.deps.log?.error({ player: player.id, err: (err as Error).message }, 'an output holder listener threw');
+      }
+    }
     const view = JSON.stringify(this.castView(player.id) ?? null);
     if (view !== player.toldView) {
       player.toldView = view;

@@ -16,6 +16,7 @@ import { Transport } from './transport.js';
 export { LIBRARY_PAGE_MAX } from '../../../drivers/playback.js';
 export type { AnnouncementRequest } from './announcement-view.js';
 export { type AnnouncementLimits, Announcements } from './announcements.js';
+export { CastRooms, type CastRoomsDeps, MAX_CAST_OFF_MINUTES } from './cast-rooms.js';
 export { Casting, type CastingDeps } from './casting.js';
 export { type EngineFactory, StreamEngines } from './engines.js';
 export { Library } from './library.js';
