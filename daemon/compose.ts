@@ -194,6 +194,8 @@ export function compose(input: ComposeInput): Services {
           return row && { name: row.name, output: outputOf(row) };
         },
         pauseMpd: (id) => playback.pauseForCast(id),
+        // An ALSA player's MPD plays into its private FIFO while the daemon holds the device for its receivers.
+        routeMpd: (id, output) => playback.engines.reroute(id, output),
         // A sender's volume is the rooms' volume: the player's zones, each within its limit, as every path sets them.
         setGroupVolume: (id, level) => audio.players.setVolume(castCaller(id), id, level),
         onNowPlaying: (id) => playback.castChanged(id),
@@ -232,7 +234,7 @@ export function compose(input: ComposeInput): Services {
     (name) => authentication.accountState(name),
     (settings) =>
       mqttSupervisor(
-        { ...input, audio, scenes, sleepTimers, playback, bus, authentication, clock },
+        { ...input, audio, scenes, sleepTimers, playback, receivers, bus, authentication, clock },
         store,
         bridgeRepo,
         (): MqttConfig => settings.effective(),
@@ -398,6 +400,7 @@ function mqttSupervisor(
     scenes: ScenesService;
     sleepTimers: SleepTimers;
     playback: Playback;
+    receivers: ReceiverSwitches;
     bus: EventBus;
     authentication: Authentication;
     clock: Clock;
@@ -424,6 +427,7 @@ function mqttSupervisor(
       scenes: parts.scenes,
       sleep: parts.sleepTimers,
       playback: parts.playback.transport,
+      receivers: parts.receivers,
       bus: parts.bus,
       caller: () => parts.authentication.callerOfAccount(options.account),
       accountState: () => parts.authentication.accountState(options.account),

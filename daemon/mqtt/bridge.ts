@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import {
   type BridgeAudio,
   type BridgePlayback,
+  type BridgeReceivers,
   type BridgeScenes,
   type BridgeSleep,
   CommandHandler,
@@ -30,6 +31,7 @@ export interface BridgeDeps {
   scenes: BridgeScenes;
   sleep: BridgeSleep;
   playback: BridgePlayback;
+  receivers: BridgeReceivers;
   bus: EventBus;
   /** The bridge account as a caller, from current state; null when it is missing or disabled. */
   caller(): Caller | null;
@@ -89,6 +91,7 @@ export class MqttBridge {
         scenes: deps.scenes,
         sleep: deps.sleep,
         playback: deps.playback,
+        receivers: deps.receivers,
         caller: () => deps.caller(),
       },
       this.log,
@@ -294,15 +297,13 @@ export class MqttBridge {
     const amplifiers = this.deps.amplifiers();
     const zones = this.deps.audio.zones.list(caller).filter((zone) => onConfigured(amplifiers, zone.output));
     const players = bridgedPlayers(this.deps.audio.players.list(caller));
+    const streams = players.filter((player) => player.output !== null);
     return {
       account: true,
       zones,
       players,
-      playback: new Map(
-        players
-          .filter((player) => player.output !== null)
-          .map((player) => [player.id, this.deps.playback.get(caller, player.id)]),
-      ),
+      playback: new Map(streams.map((player) => [player.id, this.deps.playback.get(caller, player.id)])),
+      receivers: new Map(streams.map((player) => [player.id, this.deps.receivers.list(caller, player.id)])),
       scenes: bridgedScenes(this.deps.scenes.list(caller), zones),
       amplifiers,
       now: this.deps.clock.now(),

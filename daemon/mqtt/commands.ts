@@ -1,8 +1,9 @@
 // Commands from the hub: parsed and sent through the same domain services and policy as REST, which check the
 // bridge account as they run.
 
+import type { ReceiverKindName } from '../../drivers/index.js';
 import type { PlayersService, ZonesService } from '../domain/audio/index.js';
-import type { Transport } from '../domain/playback/index.js';
+import type { ReceiverSwitches, Transport } from '../domain/playback/index.js';
 import { MAX_SLEEP_MINUTES, type ScenesService, type SleepTimers } from '../domain/scenes/index.js';
 import { type Caller, DomainError } from '../domain/shared/index.js';
 import type { Logger } from '../log.js';
@@ -32,12 +33,15 @@ export type BridgeScenes = Pick<ScenesService, 'list' | 'apply'>;
 export type BridgeSleep = Pick<SleepTimers, 'set'>;
 /** Stream players' now-playing, and the transport Home Assistant offers. */
 export type BridgePlayback = Pick<Transport, 'get' | 'pause' | 'resume' | 'next' | 'previous'>;
+/** Stream players' receivers: how each runs, and an admin's switch of one. */
+export type BridgeReceivers = Pick<ReceiverSwitches, 'list' | 'set'>;
 
 export interface CommandDomain {
   audio: BridgeAudio;
   scenes: BridgeScenes;
   sleep: BridgeSleep;
   playback: BridgePlayback;
+  receivers: BridgeReceivers;
   /** The bridge's account as a caller, from current state; null when it is missing or disabled. */
   caller(): Caller | null;
 }
@@ -103,6 +107,7 @@ export class CommandHandler {
       );
       return;
     }
+    if (target.kind === 'receiver') return this.receiver(topic, caller, target.id, target.receiver, text);
     if (target.kind === 'player' && target.field !== 'volume')
       return this.transport(topic, caller, target.id, target.field, text);
     if (target.field === 'volume') {
@@ -204,6 +209,18 @@ export class CommandHandler {
         ? playback.next(caller, playerId, () => this.caller())
         : playback.previous(caller, playerId, () => this.caller()),
     );
+  }
+
+  /**
+   * A receiver's switch, through the same call as PUT /api/players/{id}/receivers/{kind}, which checks the account is
+   * an Admin. Squeezelite's music server is not set over MQTT: a receiver switched on keeps the one it has.
+   */
+  private receiver(topic: string, caller: Caller, playerId: string, kind: ReceiverKindName, text: string): void {
+    const on = parseOnOff(text);
+    if (!on.ok) throw new Rejected(on.reason);
+    const { receivers } = this.domain;
+    const server = on.value ? (receivers.list(caller, playerId).find((r) => r.kind === kind)?.server ?? null) : null;
+    this.settle(topic, receivers.set(caller, playerId, kind, { enabled: on.value, server }));
   }
 
   private flushVolumes(): void {

@@ -2,15 +2,20 @@
 
 import { MAX_SLEEP_MINUTES } from '../domain/scenes/index.js';
 import type { ResolvedBridgeOptions } from './options.js';
-import { NO_SOURCE, OFF, OFFLINE, ON, ONLINE, PRESS, percent, sourceLabels } from './payloads.js';
+import { NO_SOURCE, OFF, OFFLINE, ON, ONLINE, PRESS, percent, RECEIVER_NAMES, sourceLabels } from './payloads.js';
 import type { Topics, ZoneField } from './topics.js';
-import { amplifierKeyOf, type BridgeView, STEPPED_TONE, toneStepsOf, ZONE_STATUS } from './view.js';
+import { amplifierKeyOf, type BridgeView, bridgedReceivers, STEPPED_TONE, toneStepsOf, ZONE_STATUS } from './view.js';
 
 type Payload = Record<string, unknown>;
 
 const TONE_ICONS = { bass: 'mdi:speaker', treble: 'mdi:music-clef-treble', balance: 'mdi:scale-balance' } as const;
 const STATUS_NAMES = { paging: 'paging', doNotDisturb: 'do not disturb', party: 'party mode' } as const;
 const STATUS_ICONS = { paging: 'mdi:bullhorn', doNotDisturb: 'mdi:minus-circle', party: 'mdi:party-popper' } as const;
+const RECEIVER_ICONS = {
+  airplay: 'mdi:apple-airplay',
+  upnp: 'mdi:cast-audio',
+  squeezelite: 'mdi:speaker-wireless',
+} as const;
 
 /** Every discovery config the view calls for, by topic, as the JSON text to publish retained. */
 export function discoveryMessages(
@@ -216,6 +221,22 @@ export function discoveryMessages(
         payload_press: PRESS,
         icon,
         ...engineUp,
+      });
+    }
+    // A receiver runs beside the player's MPD, not in it: its switch is usable whenever the bridge is. It is an
+    // admin's setting (configuration, not a control), so only an Admin bridge account's commands are taken.
+    for (const receiver of bridgedReceivers(view, id)) {
+      const state = topics.receiver(id, receiver.kind);
+      add('switch', `player_${id}_receiver_${receiver.kind}`, {
+        name: `${player.name} ${RECEIVER_NAMES[receiver.kind]}`,
+        state_topic: state,
+        command_topic: topics.command(state),
+        json_attributes_topic: topics.receiverAttributes(id, receiver.kind),
+        payload_on: ON,
+        payload_off: OFF,
+        entity_category: 'config',
+        icon: RECEIVER_ICONS[receiver.kind],
+        availability: [bridgeUp],
       });
     }
   }

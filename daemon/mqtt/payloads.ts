@@ -1,7 +1,7 @@
 // How values look on the wire: percent volumes, ON/OFF switches and the player names a zone's source select offers.
 
 import { stepToTone, toneToStep } from '../domain/audio/index.js';
-import type { PlaybackView, PlayerView } from '../domain/shared/index.js';
+import type { PlaybackView, PlayerView, ReceiverView } from '../domain/shared/index.js';
 
 /**
  * The select option meaning "no player": choosing it detaches the zone. Not "None": Home Assistant's MQTT select
@@ -125,8 +125,12 @@ export function parseOnOff(payload: string): Parsed<boolean> {
 export type NowPlayingFields = Pick<PlaybackView, 'uri' | 'title' | 'artist' | 'name'> &
   Partial<Pick<PlaybackView, 'source'>>;
 
-/** How the line names a cast whose sender gives no title. */
-const CAST_NAMES: Record<string, string> = { airplay: 'AirPlay', upnp: 'UPnP/DLNA', squeezelite: 'Squeezelite' };
+/** How a receiver kind is named: its switch's entity, and the now-playing line of a cast whose sender gives no title. */
+export const RECEIVER_NAMES: Record<string, string> = {
+  airplay: 'AirPlay',
+  upnp: 'UPnP/DLNA',
+  squeezelite: 'Squeezelite',
+};
 
 /** What a now-playing sensor shows when nothing is current. */
 export const NOTHING_PLAYING = 'Nothing playing';
@@ -138,7 +142,7 @@ const STATE_MAX = 255;
  * the length Home Assistant takes.
  */
 export function nowPlaying(playback: NowPlayingFields): string {
-  const cast = playback.source === undefined ? undefined : CAST_NAMES[playback.source];
+  const cast = playback.source === undefined ? undefined : RECEIVER_NAMES[playback.source];
   if (playback.uri === null && cast === undefined) return NOTHING_PLAYING;
   // A URL ending in a slash has no last segment: the whole URI then (Home Assistant reads a blank state as no value).
   const title =
@@ -166,4 +170,10 @@ export function nowPlayingAttributes(playback: PlaybackView): string {
     playlist_id: playlistId,
     track_id: trackId,
   });
+}
+
+/** How a receiver runs, beside its switch (the switch's attributes): the same fields as the API's receiver. */
+export function receiverAttributes(receiver: ReceiverView): string {
+  const { phase, cast, detail, server } = receiver;
+  return JSON.stringify({ phase, cast, detail, server });
 }

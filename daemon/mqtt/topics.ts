@@ -1,4 +1,7 @@
 // The topic layout: one place that names every state, command, availability and discovery topic.
+
+import type { ReceiverKindName } from '../../drivers/index.js';
+import { RECEIVER_KINDS } from '../domain/playback/index.js';
 import { canonicalId, isUuid } from '../ids.js';
 
 /** The zone fields that take commands: its volume, switches, source, sleep timer and tone controls. */
@@ -17,6 +20,7 @@ export type PlayerCommand = 'volume' | 'playing' | 'next' | 'previous';
 export type CommandTarget =
   | { kind: 'zone'; id: string; field: ZoneCommand }
   | { kind: 'player'; id: string; field: PlayerCommand }
+  | { kind: 'receiver'; id: string; receiver: ReceiverKindName }
   | { kind: 'scene'; id: string }
   | { kind: 'all-off' };
 
@@ -67,6 +71,16 @@ export class Topics {
     return `${this.player(id, 'now_playing')}/attributes`;
   }
 
+  /** A stream player's receiver switch: `ON` while an admin has it switched on (a command switches it). */
+  receiver(id: string, kind: ReceiverKindName): string {
+    return `${this.base}/player/${id}/receiver/${kind}`;
+  }
+
+  /** How the receiver runs, as JSON (Home Assistant's json_attributes_topic of its switch). */
+  receiverAttributes(id: string, kind: ReceiverKindName): string {
+    return `${this.receiver(id, kind)}/attributes`;
+  }
+
   /** An amplifier link: `online` or `offline`; zones on it are available only while it is online. */
   amplifier(key: string): string {
     return `${this.base}/amplifier/${key}/status`;
@@ -87,7 +101,13 @@ export class Topics {
 
   /** Subscriptions that cover every command topic. */
   get commandFilters(): string[] {
-    return [`${this.base}/zone/+/+/set`, `${this.base}/player/+/+/set`, `${this.base}/scene/+/set`, this.allOffCommand];
+    return [
+      `${this.base}/zone/+/+/set`,
+      `${this.base}/player/+/+/set`,
+      `${this.base}/player/+/receiver/+/set`,
+      `${this.base}/scene/+/set`,
+      this.allOffCommand,
+    ];
   }
 
   discovery(component: string, nodeId: string, objectId: string): string {
@@ -104,6 +124,10 @@ export class Topics {
     // The MQTT front door for ids: a hub may send them in any letter case.
     const id = canonicalId(named);
     if (parts.length === 2 && parts[0] === 'scene') return { kind: 'scene', id };
+    if (parts.length === 4 && parts[0] === 'player' && parts[2] === 'receiver') {
+      const receiver = RECEIVER_KINDS.find((kind) => kind === parts[3]);
+      return receiver && { kind: 'receiver', id, receiver };
+    }
     if (parts.length !== 3) return undefined;
     const [kind, , field] = parts as [string, string, string];
     if (kind === 'zone' && ZONE_COMMANDS.includes(field)) return { kind, id, field: field as ZoneCommand };

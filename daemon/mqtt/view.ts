@@ -1,6 +1,6 @@
 // What the bridge's account may see right now, and the retained state topics that follow from it. Zones, players and
 // scenes of amplifiers that are not configured get no entities: nothing could be done with them until they are again.
-import type { PlaybackView, PlayerView, SceneView, ZoneView } from '../domain/shared/index.js';
+import type { PlaybackView, PlayerView, ReceiverView, SceneView, ZoneView } from '../domain/shared/index.js';
 import {
   minutesLeft,
   NO_SOURCE,
@@ -10,6 +10,7 @@ import {
   ONLINE,
   onOff,
   percent,
+  receiverAttributes,
   sourceLabels,
   type ToneSteps,
   toneStep,
@@ -42,6 +43,8 @@ export interface BridgeView {
   scenes: readonly SceneView[];
   /** The playback of each bridged stream player, by player id. */
   playback: ReadonlyMap<string, PlaybackView>;
+  /** The receivers of each bridged stream player, by player id: every kind, in the API's order. */
+  receivers: ReadonlyMap<string, readonly ReceiverView[]>;
   /** `key` (config.ts amplifierKey) names topics and entities, so they follow the amplifier, not the list order. */
   amplifiers: ReadonlyArray<BridgeAmplifier>;
   /** When the view was taken (epoch ms): sleep timers are published as minutes left from then. */
@@ -85,9 +88,18 @@ export const EMPTY_VIEW: BridgeView = {
   players: [],
   scenes: [],
   playback: new Map(),
+  receivers: new Map(),
   amplifiers: [],
   now: 0,
 };
+
+/**
+ * The receivers that get a switch: those whose program is installed here (one that cannot run could only be switched
+ * off, and the API already says what to install).
+ */
+export function bridgedReceivers(view: BridgeView, playerId: string): ReceiverView[] {
+  return (view.receivers.get(playerId) ?? []).filter((receiver) => receiver.available);
+}
 
 /** Every state topic the view calls for, by topic, as the text to publish retained. */
 export function stateMessages(view: BridgeView, topics: Topics): Map<string, string> {
@@ -122,6 +134,10 @@ export function stateMessages(view: BridgeView, topics: Topics): Map<string, str
     messages.set(topics.nowPlayingAttributes(id), nowPlayingAttributes(playback));
     messages.set(topics.player(id, 'position'), String(Math.round(playback.positionMs / 1000)));
     messages.set(topics.player(id, 'availability'), playback.engine.state === 'up' ? ONLINE : OFFLINE);
+    for (const receiver of bridgedReceivers(view, id)) {
+      messages.set(topics.receiver(id, receiver.kind), onOff(receiver.enabled));
+      messages.set(topics.receiverAttributes(id, receiver.kind), receiverAttributes(receiver));
+    }
   }
   return messages;
 }

@@ -39,6 +39,14 @@ export function playerFiles(stateDir: string, id: string): PlayerFiles {
   };
 }
 
+/**
+ * The FIFO an ALSA player's MPD plays into while receivers run for it (the daemon then holds the device and feeds it
+ * from here or from a cast): the one FIFO allowed inside the state folder, as it is the player's own.
+ */
+export function castFifo(files: Pick<PlayerFiles, 'dir'>): string {
+  return path.join(files.dir, 'cast-mpd.pcm');
+}
+
 export interface ConfigInput {
   files: PlayerFiles;
   /** The music folder's real path. */
@@ -81,6 +89,8 @@ function outputBlock(output: PlaybackOutput, files: PlayerFiles): string[] {
       return ['  type "alsa"', ...common, `  device ${value(output.device, 'the ALSA device')}`];
     }
     case 'fifo': {
+      if (output.path === castFifo(files))
+        return ['  type "fifo"', ...common, `  path ${value(output.path, 'the FIFO path')}`, `  format "${pcm}"`];
       if (!path.isAbsolute(output.path) || output.path.split('/').includes('..')) {
         throw new PlaybackError(
           'bad-request',

@@ -47,10 +47,7 @@ function squeezelitePid(playerId: string): number | undefined {
  * with recording stand-ins for the playlist's pause, the group volume and the change events. `holdPause`: the
  * playlist's pause does not finish until the test says.
  */
-async function rig(
-  t: Test,
-  options: { holdPause?: boolean; output?: 'fifo' | 'alsa'; kinds?: CastingDeps['kinds'] } = {},
-) {
+async function rig(t: Test, options: { holdPause?: boolean; kinds?: CastingDeps['kinds'] } = {}) {
   const { dir, fifo } = receiverFolders(t, 'azc-casting');
   const tone = path.join(dir, 'tone.flac');
   soxTone(tone, 10);
@@ -59,11 +56,7 @@ async function rig(
   const reader = new PcmReader(fifo);
   t.teardown(() => reader.close());
   const playerId = randomUUID();
-  const player: { name: string; output: StreamOutput } = {
-    name: 'Kitchen',
-    output:
-      options.output === 'alsa' ? { kind: 'alsa' as const, device: 'hw:0' } : { kind: 'fifo' as const, path: fifo },
-  };
+  const player: { name: string; output: StreamOutput } = { name: 'Kitchen', output: { kind: 'fifo', path: fifo } };
   const changes = new Changes();
   /** Each pause of the playlist, with what had reached the FIFO and been set as volume when it was asked. */
   const pauses: Array<{ bytesOnFifo: number; volumes: number }> = [];
@@ -322,19 +315,6 @@ t.test('a player given another FIFO lets go of the first and casts into the new 
   r.server.volume(UNITY_GAIN, false);
   r.server.play();
   await reader.tone(TONE_PEAK - 2, 'the tone on the new FIFO');
-});
-
-t.test('a player whose output is an ALSA device runs no receiver, and says why', async (t) => {
-  const r = await rig(t, { output: 'alsa' });
-  await r.apply();
-  t.same(r.state(), {
-    phase: 'stopped',
-    cast: 'idle',
-    detail:
-      "receivers play into a FIFO output only for now, and this player's output is the ALSA device hw:0: give the player a FIFO output to cast to it",
-  });
-  t.equal(squeezelitePid(r.playerId), undefined, 'no squeezelite started');
-  t.same(r.told, [r.state()], 'the refusal was told');
 });
 
 t.test('a kind whose program is missing is named with its package', async (t) => {

@@ -1,8 +1,11 @@
 // Casting into stream players: the receivers each player wants run under a supervisor, their PCM reaches the
 // player's FIFO through one output switch, the arbiter decides which source holds it, and a sender's volume moves the
 // player's zones.
-import type { Socket } from 'node:net';
-import type { Readable } from 'node:stream';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, fstatSync, mkdirSync, openSync } from 'node:fs';
+import { Socket } from 'node:net';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import {
   type CastMetadata,
   fifoOutput,
@@ -16,7 +19,9 @@ import {
   type SourceCounts,
   type SupervisorTiming,
 } from '../../../drivers/index.js';
+import { castFifo, playerFiles } from '../../../drivers/mpd/config.js';
 import { PCM_FORMAT } from '../../../drivers/playback.js';
+import { AlsaOutput, findAplay } from '../../../drivers/receivers/alsa-output.js';
 import type { Logger } from '../../log.js';
 import { type Clock, type StreamOutput, systemClock } from '../shared/index.js';
 import { type ArbiterAction, CastArbiter, type OutputHolder } from './cast-arbiter.js';
@@ -44,6 +49,11 @@ export interface CastingDeps {
   pauseMpd(playerId: string): Promise<void>;
   /** Sets the player's group volume (0..1): its zones, each within its maxVolume, as every path does. */
   setGroupVolume(playerId: string, level: number): Promise<void>;
+  /**
+   * An ALSA player's MPD plays into `output` (its private FIFO) while receivers run for it, and into its device again
+   * once given null; resolves once the MPD that held the device let go of it. Without it, MPD is left as it is.
+   */
+  routeMpd?(playerId: string, output: StreamOutput | null): Promise<void>;
   /** A receiver's state() changed (or given later: attachListener). */
   onChange?(playerId: string, kind: ReceiverKindName): void;
   /** What castView() shows for the player changed: a cast took or left the output, or its titles changed. */
@@ -91,6 +101,18 @@ interface Running {
   off: () => void;
 }
 
+/**
+ * A player's output while receivers run for it: its FIFO, or, for an ALSA device, an aplay the daemon runs on it with
+ * the player's MPD as one more source (`mpd`, read from its private FIFO).
+ */
+interface Output {
+  sink: Writable;
+  switch: OutputSwitch;
+  /** The output receivers are started with: a FIFO (their PCM comes on a pipe, never written there themselves). */
+  receiverOutput: StreamOutput & { kind: 'fifo' };
+  alsa?: { aplay: AlsaOutput; mpd: Socket };
+}
+
 /** Everything about one player's casting; its work runs one step at a time on `queue`. */
 interface PlayerCasting {
   id: string;
@@ -101,7 +123,7 @@ interface PlayerCasting {
   wanted: readonly WantedReceiver[];
   /** The name and output the running receivers were started with: a change restarts them. */
   startedAs: string | undefined;
-  out: { socket: Socket; switch: OutputSwitch } | undefined;
+  out: Output | undefined;
   /** state() as last told to onChange, per kind; castView() as last told to onNowPlaying. */
   told: Map<ReceiverKindName, string>;
   toldView: string;
@@ -113,7 +135,8 @@ interface PlayerCasting {
 /**
  * The receivers' runtime (ReceiverRuntime): the API's switches say what runs; the transport and the announcements
  * say when MPD or an announcement takes the output (mpdStarted, announcementStarted, …). A player whose output is
- * not a FIFO runs no receiver for now: state() says why.
+ * an ALSA device has it held by the daemon (one aplay) while receivers run for it, its MPD playing into a private
+ * FIFO that is one more source of the switch.
  */
 export class Casting implements ReceiverRuntime {
   private readonly players = new Map<string, PlayerCasting>();
@@ -214,8 +237,14 @@ export class Casting implements ReceiverRuntime {
   }
 
   /** Bytes of a receiver's PCM written to the player's output and read in all (the rest was dropped). */
-  pcmCounts(playerId: string, kind: ReceiverKindName): SourceCounts | undefined {
+  pcmCounts(playerId: string, kind: ReceiverKindName | 'mpd'): SourceCounts | undefined {
     return this.players.get(playerId)?.out?.switch.counts(kind);
+  }
+
+  /** The aplay holding an ALSA player's device while its receivers run: its pid, the bytes it took, why it is down. */
+  deviceOutput(playerId: string): { pid: number | undefined; written: number; reason: string | null } | undefined {
+    const aplay = this.players.get(playerId)?.out?.alsa?.aplay;
+    return aplay && { pid: aplay.pid, written: aplay.written, reason: aplay.reason };
   }
 
   /** A person started the player's MPD: a cast that held the output ends (or is dropped) and MPD has it. */
@@ -335,24 +364,20 @@ export class Casting implements ReceiverRuntime {
       if (restart || !still || still.server !== running.server) await this.stopOne(player, running);
     }
     player.startedAs = startedAs;
-    // The output may be another FIFO now: it is opened again below.
-    if (restart || wanted.size === 0 || !info) this.closeOutput(player);
+    // The output may be another FIFO or device now: it is opened again below.
+    if (restart || wanted.size === 0 || !info) await this.closeOutput(player);
     if (wanted.size === 0 || !info) return;
     const output = info.output;
-    if (output?.kind !== 'fifo') {
-      const what = output?.kind === 'alsa' ? `the ALSA device ${output.device}` : 'none (null)';
-      const detail = `receivers play into a FIFO output only for now, and this player's output is ${what}: give the player a FIFO output to cast to it`;
+    if (output === null || output.kind === 'null') {
+      const detail =
+        "receivers play into the player's output, and this player has none (null): give it a FIFO or an ALSA device to cast to it";
       for (const kind of wanted.keys()) player.problems.set(kind, detail);
-      return this.closeOutput(player);
+      return;
     }
     if (!player.out) {
       try {
-        const socket = fifoOutput(makeFifo(output.path, this.deps.stateDir));
-        socket.on('error', (err) =>
-          this.deps.log?.warn({ player: player.id, err: err.message }, "writing the player's FIFO failed"),
-        );
-        const pace = { bytesPerSecond: PCM_BYTES_PER_SECOND, clock: this.clock };
-        player.out = { socket, switch: new OutputSwitch(socket, pace) };
+        player.out =
+          output.kind === 'alsa' ? await this.openAlsa(player, output.device) : this.openFifo(player, output);
       } catch (err) {
         for (const kind of wanted.keys()) player.problems.set(kind, (err as Error).message);
         return;
@@ -360,14 +385,72 @@ export class Casting implements ReceiverRuntime {
     }
     for (const want of wanted.values()) {
       if (player.running.has(want.kind)) continue;
-      await this.startOne(player, info.name, output, want);
+      await this.startOne(player, info.name, player.out.receiverOutput, want);
     }
+  }
+
+  /** The player's FIFO, written by the switch (and by its MPD, which the arbiter pauses before a cast writes). */
+  private openFifo(player: PlayerCasting, output: StreamOutput & { kind: 'fifo' }): Output {
+    const sink = fifoOutput(makeFifo(output.path, this.deps.stateDir));
+    sink.on('error', (err) =>
+      this.deps.log?.warn({ player: player.id, err: err.message }, "writing the player's FIFO failed"),
+    );
+    return { sink, switch: new OutputSwitch(sink, this.pace()), receiverOutput: output };
+  }
+
+  /**
+   * The player's ALSA device, held by the daemon while receivers run (no two programs may open it, and an MPD that
+   * is paused may keep it): its MPD is moved to its private FIFO first, which then is the switch's `mpd` source,
+   * passed whenever no cast holds the output; aplay plays what the switch writes.
+   */
+  private async openAlsa(player: PlayerCasting, device: string): Promise<Output> {
+    const log = this.deps.log;
+    // aplay missing changes nothing: MPD keeps the device.
+    findAplay(this.deps.searchPath);
+    const fifo = castFifo(playerFiles(this.deps.stateDir, player.id));
+    const mpd = readFifo(fifo);
+    mpd.on('error', (err) => log?.warn({ player: player.id, err: err.message }, "reading the player's MPD failed"));
+    const aplay = new AlsaOutput({
+      device,
+      clock: this.clock,
+      log: (level, msg, fields) => log?.[level]({ player: player.id, ...fields }, msg),
+      ...(this.deps.searchPath === undefined ? {} : { searchPath: this.deps.searchPath }),
+      ...(this.deps.timing ? { timing: this.deps.timing } : {}),
+    });
+    try {
+      await this.deps.routeMpd?.(player.id, { kind: 'fifo', path: fifo });
+      aplay.start();
+    } catch (err) {
+      mpd.destroy();
+      await this.deps.routeMpd?.(player.id, null);
+      throw err;
+    }
+    const out: Output = {
+      sink: aplay.sink,
+      switch: new OutputSwitch(aplay.sink, this.pace()),
+      receiverOutput: { kind: 'fifo', path: fifo },
+      alsa: { aplay, mpd },
+    };
+    out.switch.add('mpd', mpd);
+    this.select(out, null);
+    return out;
+  }
+
+  /** A source that does not hold the output is read and dropped at the PCM's own pace. */
+  private pace() {
+    return { bytesPerSecond: PCM_BYTES_PER_SECOND, clock: this.clock };
+  }
+
+  /** The switch passes `source`; none named, it passes the player's MPD where MPD is one of its sources (ALSA). */
+  private select(out: Output, source: string | null): void {
+    const present = source !== null && out.switch.counts(source) !== undefined;
+    out.switch.select(present ? source : out.alsa ? 'mpd' : null);
   }
 
   private async startOne(
     player: PlayerCasting,
     name: string,
-    output: StreamOutput & { kind: 'fifo' },
+    output: Output['receiverOutput'],
     want: WantedReceiver,
   ): Promise<void> {
     const { kind } = want;
@@ -443,10 +526,22 @@ export class Casting implements ReceiverRuntime {
     running.pcm = undefined;
   }
 
-  /** No receiver runs: the player's FIFO is let go of. */
-  private closeOutput(player: PlayerCasting): void {
-    player.out?.socket.destroy();
+  /**
+   * No receiver runs: the player's FIFO is let go of; an ALSA device is let go of by aplay before the player's MPD
+   * is given it back (not when the daemon stops: its MPD stops too).
+   */
+  private async closeOutput(player: PlayerCasting): Promise<void> {
+    const out = player.out;
     player.out = undefined;
+    if (!out) return;
+    if (!out.alsa) {
+      out.sink.destroy();
+      return;
+    }
+    await out.alsa.aplay.stop();
+    out.switch.remove('mpd');
+    out.alsa.mpd.destroy();
+    if (!this.closed) await this.deps.routeMpd?.(player.id, null);
   }
 
   private async heard(player: PlayerCasting, running: Running, event: ReceiverEvent): Promise<void> {
@@ -504,7 +599,7 @@ export class Casting implements ReceiverRuntime {
               { player: player.id, err: (err as Error).message },
               "the player's MPD could not be paused for a cast: the cast's PCM is not let through",
             );
-            player.out?.switch.select(null);
+            if (player.out) this.select(player.out, null);
             return;
           }
           break;
@@ -514,14 +609,29 @@ export class Casting implements ReceiverRuntime {
           if (running) running.ended = true;
           break;
         }
-        case 'select': {
-          const out = player.out;
-          if (!out) break;
-          const present = action.source !== null && out.switch.counts(action.source) !== undefined;
-          out.switch.select(present ? action.source : null);
+        case 'select':
+          if (player.out) this.select(player.out, action.source);
           break;
-        }
       }
     }
   }
+}
+
+/**
+ * The private FIFO the player's MPD writes, made if missing (0600) and opened read-write, so it never reads end of
+ * file while MPD restarts, as a socket: no thread of the pool waits on it.
+ */
+function readFifo(file: string): Socket {
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  try {
+    execFileSync('mkfifo', ['-m', '600', file], { stdio: 'ignore' });
+  } catch {
+    // It is there from an earlier run: what it is is checked on the open descriptor.
+  }
+  const fd = openSync(file, constants.O_RDWR | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  if (!fstatSync(fd).isFIFO()) {
+    closeSync(fd);
+    throw new Error(`${file} is not a FIFO: remove it`);
+  }
+  return new Socket({ fd, readable: true, writable: false });
 }

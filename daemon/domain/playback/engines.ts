@@ -30,6 +30,9 @@ export interface EngineDeps {
 export type EngineListener = (playerId: string, event: PlaybackEvent | { type: 'state' }) => void;
 
 interface Slot {
+  /** The player's own output, as stored. */
+  own: StreamOutput;
+  /** What its MPD plays into: the own output, or the one the casting runtime routed it to (reroute). */
   output: StreamOutput;
   engine: PlaybackEngine | undefined;
   state: EngineState;
@@ -43,6 +46,8 @@ const RETRY_MS = 2000;
 
 export class StreamEngines {
   private readonly slots = new Map<string, Slot>();
+  /** Where an ALSA player's MPD plays instead of its device while the casting runtime holds that device. */
+  private readonly reroutes = new Map<string, StreamOutput>();
   private stopped = false;
 
   constructor(
@@ -68,9 +73,30 @@ export class StreamEngines {
   async set(playerId: string, output: StreamOutput | null): Promise<void> {
     if (this.stopped) return;
     const slot = this.slots.get(playerId);
-    if (slot && output && sameOutput(slot.output, output)) return;
+    const plays = output && this.effective(playerId, output);
+    if (slot && output && plays && sameOutput(slot.output, plays)) {
+      slot.own = output;
+      return;
+    }
     if (slot) await this.remove(playerId, { keepFiles: true });
-    if (output) this.add(playerId, output);
+    if (output && plays) this.add(playerId, output, plays);
+  }
+
+  /**
+   * The player's MPD plays into `output` instead of its ALSA device (null: into the device again): the casting
+   * runtime holds the device while receivers run for the player. The engine restarts with the other output;
+   * resolves once the one that held the device stopped. A player whose own output is no ALSA device keeps it.
+   */
+  async reroute(playerId: string, output: StreamOutput | null): Promise<void> {
+    if (output) this.reroutes.set(playerId, output);
+    else this.reroutes.delete(playerId);
+    const slot = this.slots.get(playerId);
+    if (slot) await this.set(playerId, slot.own);
+  }
+
+  /** What the player's MPD plays into: its own output, or where it was rerouted while that is an ALSA device. */
+  private effective(playerId: string, own: StreamOutput): StreamOutput {
+    return (own.kind === 'alsa' && this.reroutes.get(playerId)) || own;
   }
 
   /** Stops a player's engine and forgets it; its files go too unless kept (a player deleted takes them along). */
@@ -134,8 +160,9 @@ export class StreamEngines {
     }
   }
 
-  private add(playerId: string, output: StreamOutput): void {
+  private add(playerId: string, own: StreamOutput, output: StreamOutput): void {
     const slot: Slot = {
+      own,
       output,
       engine: undefined,
       state: 'starting',
