@@ -13,7 +13,7 @@ import { chimeFolder } from '../helpers/announcement-rig.js';
 import { concurrently } from '../helpers/concurrency.js';
 import { type StartOptions, startTestDaemon, tempDir } from '../helpers/daemon.js';
 import { createUser, injectClient } from '../helpers/inject.js';
-import { MPD } from '../helpers/mpd-rig.js';
+import { MPD, TRACKS } from '../helpers/mpd-rig.js';
 import { soxTone } from '../helpers/receiver-checks.js';
 import { SlimprotoServer, UNITY_GAIN } from '../helpers/slimproto-server.js';
 import { startStreamDaemon } from '../helpers/stream-rig.js';
@@ -212,4 +212,24 @@ t.test("a cast attaches and powers on the player's chosen wake zones", async (t)
   await rig.cast();
   await rig.next('player.zonesChanged', (e) => e.payload.playerId === kitchen.id, from);
   t.match(await zone(zones[3]!), { power: true, muted: false, playerId: kitchen.id });
+});
+
+t.test("a person's Pause that ends the cast starts the power-off, and their Play cancels it", async (t) => {
+  const rig = await castRig(t);
+  const { api, d, kitchen, zones, zone } = rig;
+  const rooms = d.daemon.services.castRooms;
+  t.equal((await api.post(`/api/players/${kitchen.id}/attach-zones`, { zoneIds: [zones[0]] })).status, 204);
+  t.equal((await api.put(`/api/zones/${zones[0]}/power`, { power: false })).status, 204);
+  await api.put(`/api/players/${kitchen.id}/cast-settings`, { wakeZoneIds: null, offAfterMinutes: 30 });
+  t.equal((await api.post(`/api/players/${kitchen.id}/play`, { uri: `file:${TRACKS.long}` })).status, 200);
+  await rig.until(kitchen.id, (p) => p.state === 'playing', 'the playlist to play');
+  const from = rig.events.length;
+  await rig.cast();
+  await rig.next('zone.powerChanged', (e) => e.payload.zoneId === zones[0] && e.payload.power, from);
+  t.notOk(rooms.pending(kitchen.id), 'nothing is pending while the cast plays');
+  t.equal((await api.post(`/api/players/${kitchen.id}/pause`)).status, 200);
+  t.ok(rooms.pending(kitchen.id), 'the pause ended the cast: the power-off waits');
+  t.equal((await api.post(`/api/players/${kitchen.id}/resume`)).status, 200);
+  t.notOk(rooms.pending(kitchen.id), 'Play on the player cancelled it');
+  t.equal((await zone(zones[0]!)).power, true, 'and the room stays on');
 });
