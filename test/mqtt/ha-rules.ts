@@ -8,6 +8,8 @@ const NO_VALUE = (payload: string) => payload.trim() === '' || payload.toLowerCa
 /** `<prefix>/<component>/<node_id>/<object_id>/config`, ids of letters, digits, `_` and `-` (discovery.py). */
 const TOPIC_ID = /^[a-zA-Z0-9_-]+$/;
 const MODES = ['auto', 'box', 'slider'];
+/** entity.py: the only entity categories (a config switch, a diagnostic sensor); anything else refuses the config. */
+const CATEGORIES = ['config', 'diagnostic'];
 /** A zone entity's object id names its zone: `zone_<uuid>_<field>`. */
 const ZONE_OBJECT = /^zone_([0-9a-f-]{36})_/;
 
@@ -38,6 +40,10 @@ export function haViolations(retained: ReadonlyMap<string, string>, prefix = 'ho
     else uniqueIds.set(id, topic);
     const state = typeof config.state_topic === 'string' ? retained.get(config.state_topic) : undefined;
     problems.push(...componentRules(component ?? '', config, state).map((problem) => `${where} ${problem}`));
+    if (config.entity_category !== undefined && !CATEGORIES.includes(config.entity_category as string))
+      problems.push(
+        `${where} entity_category ${String(config.entity_category)} is not one of ${CATEGORIES.join(', ')}`,
+      );
     problems.push(...attributeRules(config, retained).map((problem) => `${where} ${problem}`));
     problems.push(
       ...availabilityRules(config, retained, ZONE_OBJECT.exec(objectId ?? '')?.[1]).map(

@@ -115,6 +115,10 @@ t.test(
     t.same(haViolations(new Map(hub.latest).set(receiverTopic(stream.id, 'airplay'), 'on')), [
       `${config}: state "on" is neither ON nor OFF`,
     ]);
+    const controls = JSON.stringify({ ...hub.json(config), entity_category: 'controls' });
+    t.same(haViolations(new Map(hub.latest).set(config, controls)), [
+      `${config}: entity_category controls is not one of config, diagnostic`,
+    ]);
     t.same(haViolations(new Map(hub.latest).set(attributes(stream.id, 'airplay'), '"running"')), [
       `${config}: attributes on ${attributes(stream.id, 'airplay')} are not a JSON object`,
     ]);
