@@ -184,6 +184,13 @@ say "source: $(git -C "$REPO" rev-parse --short HEAD) (git archive HEAD) in /hom
 PORT="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')"
 mkdir -p "$ROOT/etc/azcd"
 printf 'AZC_HOST=127.0.0.1\nAZC_PORT=%s\nAZC_SSDP_INTERFACES=lo\n' "$PORT" >"$ROOT/etc/azcd/azcd.env"
+# install.sh installs avahi-daemon (AirPlay advertises through it) and it starts in the container, on the host's
+# network: kept off every interface, it runs as the appliance needs it but sends nothing onto a network this test does
+# not own (avahi-daemon waits for an allowed interface that never comes).
+mkdir -p "$ROOT/etc/systemd/system/avahi-daemon.service.d" "$ROOT/etc/azc-test"
+printf '[server]\nallow-interfaces=azc-none\nuse-ipv6=no\n' >"$ROOT/etc/azc-test/avahi-daemon.conf"
+printf '[Service]\nExecStart=\nExecStart=/usr/sbin/avahi-daemon -s -f /etc/azc-test/avahi-daemon.conf\n' \
+  >"$ROOT/etc/systemd/system/avahi-daemon.service.d/azc-test.conf"
 
 # --- The amplifier: the Monoprice emulator on the host, its line plugged into the container -----------------
 mkdir -p "$RUN/emulator"
