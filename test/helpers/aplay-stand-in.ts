@@ -32,11 +32,11 @@ export function aplaySearchPath(t: Teardown): string {
 
 /**
  * Points this process and its children (MPD, aplay) at an ALSA configuration whose `default` is the null PCM and
- * aplay at `aplaySearchPath`, until the teardown puts PATH and ALSA_CONFIG_PATH back.
+ * aplay at `aplaySearchPath`, until the teardown puts PATH and ALSA_CONFIG_PATH back. The configuration is written
+ * in `folder`, which must be one a confined MPD may read (the music folder).
  */
-export function nullAlsaDefault(t: Teardown): void {
-  const dir = tempDir('azc-alsa-conf-');
-  const conf = path.join(dir, 'asound.conf');
+export function nullAlsaDefault(t: Teardown, folder: string): void {
+  const conf = path.join(folder, 'asound.conf');
   writeFileSync(conf, '</usr/share/alsa/alsa.conf>\npcm.!default { type null }\n', { mode: 0o600 });
   const before = { PATH: process.env.PATH, ALSA_CONFIG_PATH: process.env.ALSA_CONFIG_PATH };
   process.env.PATH = `${aplaySearchPath(t)}:${before.PATH ?? ''}`;
@@ -46,6 +46,6 @@ export function nullAlsaDefault(t: Teardown): void {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(conf, { force: true });
   });
 }
