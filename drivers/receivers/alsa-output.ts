@@ -42,6 +42,8 @@ export interface AlsaOutputOptions {
   log?: Log;
   /** The receivers' back-off and stop bound. */
   timing?: Partial<SupervisorTiming>;
+  /** aplay went away or runs again: `reason` changed. */
+  onChange?: () => void;
 }
 
 /** Lines of aplay's log kept to explain an exit. */
@@ -164,7 +166,9 @@ export class AlsaOutput {
     const child = spawn(file!, args, { stdio: ['pipe', 'ignore', 'pipe'] });
     this.child = child;
     this.upSince = this.clock.now();
+    const wasDown = this.lastReason !== null;
     this.lastReason = null;
+    if (wasDown) this.options.onChange?.();
     child.stdin!.on('error', (err) => this.log('debug', `aplay's standard input: ${err.message}`));
     const recent: string[] = [];
     let partial = '';
@@ -218,6 +222,7 @@ export class AlsaOutput {
     this.restartDelay = Math.min(this.timing.restartMaxMs, wait * 2);
     this.lastReason = `aplay on ${this.options.device} ${how}${words}; restarting in ${wait} ms`;
     this.log('warn', this.lastReason);
+    this.options.onChange?.();
     this.restartTimer = this.clock.setTimeout(() => {
       this.restartTimer = undefined;
       if (!this.stopping) this.run();

@@ -10,6 +10,7 @@ import { Socket } from 'node:net';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { Casting } from '../../daemon/domain/playback/casting.js';
+import type { ReceiverRunState } from '../../daemon/domain/playback/receiver-runtime.js';
 import type { StreamOutput } from '../../daemon/domain/shared/index.js';
 import { createLogger } from '../../daemon/log.js';
 import { castFifo, playerFiles } from '../../drivers/mpd/config.js';
@@ -50,6 +51,8 @@ async function rig(t: Test, options: { searchPath?: string } = {}) {
   const pauses: number[] = [];
   /** Each move of MPD: where to, and whether an aplay still ran when it was asked. */
   const routes: Array<{ output: StreamOutput | null; aplayRan: boolean }> = [];
+  /** Squeezelite's state each time a change was told. */
+  const told: ReceiverRunState[] = [];
   /** What the runtime and aplay's keeper logged, a JSON line each. */
   const logged: string[] = [];
   let writer: Socket | undefined;
@@ -70,7 +73,10 @@ async function rig(t: Test, options: { searchPath?: string } = {}) {
       routes.push({ output, aplayRan: pid !== undefined && alive(pid) });
       changes.notify();
     },
-    onChange: () => changes.notify(),
+    onChange: (id, kind) => {
+      if (id === playerId && kind === 'squeezelite') told.push(casting.state(id, kind));
+      changes.notify();
+    },
     timing: { restartFirstMs: 50 },
     searchPath,
     log: createLogger('debug', { write: (line: string) => void logged.push(line) }),
@@ -107,6 +113,7 @@ async function rig(t: Test, options: { searchPath?: string } = {}) {
     privateFifo,
     pauses,
     routes,
+    told,
     logged,
     counts,
     until,
@@ -176,25 +183,37 @@ t.test('switched off, aplay ends before the player’s MPD is given its device b
   t.same(r.state(), { phase: 'stopped', cast: 'idle', detail: null });
 });
 
-t.test('a killed aplay is restarted, and the switch feeds the new one', async (t) => {
-  const r = await rig(t);
-  await r.apply();
-  const pid = r.device()!.pid!;
-  process.kill(pid, 'SIGKILL');
-  const restarted = await waitFor(
-    () => {
-      const now = r.device()?.pid;
-      return now !== undefined && now !== pid ? now : undefined;
-    },
-    undefined,
-    { what: 'a new aplay' },
-  );
-  t.ok(alive(restarted), 'the new aplay runs');
-  const written = r.device()!.written;
-  r.mpdWrite(2 * SECOND);
-  await waitFor(() => r.device()!.written >= written + SECOND, undefined, { what: "MPD's PCM taken by the new aplay" });
-  t.equal(r.routes.length, 1, 'MPD was not moved again');
-});
+t.test(
+  'a killed aplay is restarted, the receiver saying why meanwhile, and the switch feeds the new one',
+  async (t) => {
+    const r = await rig(t);
+    await r.apply();
+    // Squeezelite connected and its report heard (the same list again waits for the runtime's earlier work): from
+    // here on nothing but aplay's own change tells the receiver's state.
+    await r.server.hello();
+    await r.apply();
+    const pid = r.device()!.pid!;
+    process.kill(pid, 'SIGKILL');
+    const down = await r.until('aplay’s exit told', () => r.told.find((s) => s.detail !== null));
+    t.match(down, { phase: 'running', detail: /^aplay on null was killed by SIGKILL.*; restarting in 50 ms$/ });
+    await r.until('aplay back told', () => r.told.at(-1)?.detail === null);
+    const restarted = await waitFor(
+      () => {
+        const now = r.device()?.pid;
+        return now !== undefined && now !== pid ? now : undefined;
+      },
+      undefined,
+      { what: 'a new aplay' },
+    );
+    t.ok(alive(restarted), 'the new aplay runs');
+    const written = r.device()!.written;
+    r.mpdWrite(2 * SECOND);
+    await waitFor(() => r.device()!.written >= written + SECOND, undefined, {
+      what: "MPD's PCM taken by the new aplay",
+    });
+    t.equal(r.routes.length, 1, 'MPD was not moved again');
+  },
+);
 
 t.test('without aplay, the receiver says to install alsa-utils and MPD keeps the device', async (t) => {
   // squeezelite alone in the search path.

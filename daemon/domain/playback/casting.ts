@@ -182,7 +182,8 @@ export class Casting implements ReceiverRuntime {
     return {
       phase: supervisor.phase,
       cast: running.ended ? 'idle' : supervisor.status().state,
-      detail: supervisor.reason,
+      // An ALSA player's receivers play nowhere while the daemon's aplay is down: each says why.
+      detail: supervisor.reason ?? player?.out?.alsa?.aplay.reason ?? null,
     };
   }
 
@@ -416,6 +417,7 @@ export class Casting implements ReceiverRuntime {
       log: (level, msg, fields) => log?.[level]({ player: player.id, ...fields }, msg),
       ...(this.deps.searchPath === undefined ? {} : { searchPath: this.deps.searchPath }),
       ...(this.deps.timing ? { timing: this.deps.timing } : {}),
+      onChange: () => void this.step(player, () => undefined),
     });
     try {
       await this.deps.routeMpd?.(player.id, { kind: 'fifo', path: fifo });
