@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { type Clock, monotonicClock } from '../core/clock.js';
 import { type Exit, executable, type Log, SETPRIV } from '../mpd/process.js';
 import { PCM_FORMAT, PlaybackError } from '../playback.js';
+import { stopChild } from './child.js';
 import { DEFAULT_RECEIVER_TIMING, type SupervisorTiming } from './supervisor.js';
 
 /** The program that plays to the device, and the Debian package that installs it. */
@@ -106,26 +107,16 @@ export class AlsaOutput {
     this.stopping = true;
     this.clock.clearTimeout(this.restartTimer);
     this.restartTimer = undefined;
-    const child = this.child;
-    const exited = this.exited;
-    if (child && exited && child.exitCode === null && child.signalCode === null) {
+    if (this.child && this.exited) {
       // Its standard input ends too: aplay waiting there for PCM (nothing holds the output) only sees the SIGTERM
       // once a read returns.
-      child.stdin?.destroy();
-      child.kill('SIGTERM');
-      let timer: unknown;
-      const bound = new Promise<void>((resolve) => {
-        timer = this.clock.setTimeout(() => {
-          if (child.exitCode === null && child.signalCode === null) {
-            this.log('warn', `aplay did not stop within ${this.timing.stopTimeoutMs} ms: killing it`);
-            child.kill('SIGKILL');
-          }
-          resolve();
-        }, this.timing.stopTimeoutMs);
+      this.child.stdin?.destroy();
+      const boundMs = this.timing.stopTimeoutMs;
+      await stopChild(this.child, this.exited, {
+        clock: this.clock,
+        boundMs,
+        killing: () => this.log('warn', `aplay did not stop within ${boundMs} ms: killing it`),
       });
-      await Promise.race([exited, bound]);
-      this.clock.clearTimeout(timer);
-      await exited;
     }
     this.child = undefined;
     this.exited = undefined;

@@ -2,13 +2,14 @@
 // daemon's life, restarted with back-off, its log read into state, metadata and volume events.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, closeSync, constants, fstatSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
-import { Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { type Clock, monotonicClock } from '../core/clock.js';
 import { playerFiles } from '../mpd/config.js';
 import { type Exit, executable, type Log, SETPRIV } from '../mpd/process.js';
 import { PlaybackError, placeFifo } from '../playback.js';
+import { readFifo, stopChild } from './child.js';
 import {
   type CastMetadata,
   type CastState,
@@ -180,26 +181,14 @@ export class ReceiverSupervisor {
     this.stopping = true;
     this.clock.clearTimeout(this.restartTimer);
     this.restartTimer = undefined;
-    const child = this.child;
-    const exited = this.exited;
-    if (child && exited && child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      let timer: unknown;
-      const killed = new Promise<void>((resolve) => {
-        timer = this.clock.setTimeout(() => {
-          if (child.exitCode === null && child.signalCode === null) {
-            this.log(
-              'warn',
-              `${this.options.kind.program} did not stop within ${this.timing.stopTimeoutMs} ms: killing it`,
-            );
-            child.kill('SIGKILL');
-          }
-          resolve();
-        }, this.timing.stopTimeoutMs);
+    if (this.child && this.exited) {
+      const { program } = this.options.kind;
+      const boundMs = this.timing.stopTimeoutMs;
+      await stopChild(this.child, this.exited, {
+        clock: this.clock,
+        boundMs,
+        killing: () => this.log('warn', `${program} did not stop within ${boundMs} ms: killing it`),
       });
-      await Promise.race([exited, killed]);
-      this.clock.clearTimeout(timer);
-      await exited;
     }
     this.metadata?.destroy();
     this.metadata = undefined;
@@ -236,17 +225,7 @@ export class ReceiverSupervisor {
    */
   private openMetadata(name: string, parser: LogParser): Socket {
     const file = path.join(this.settings.dir, name);
-    try {
-      execFileSync('mkfifo', ['-m', '600', file], { stdio: 'ignore' });
-    } catch {
-      // It is there from an earlier run: checked below.
-    }
-    const fd = openSync(file, constants.O_RDWR | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-    if (!fstatSync(fd).isFIFO()) {
-      closeSync(fd);
-      throw new PlaybackError('failed', `${file} is not a FIFO: remove it`);
-    }
-    const socket = new Socket({ fd, readable: true, writable: false });
+    const socket = readFifo(file);
     this.readLines(socket, METADATA_LINE_MAX, (line) => this.heard(parser, line, 'metadata'));
     socket.on('error', (err) => this.log('warn', `reading ${file}: ${err.message}`));
     return socket;

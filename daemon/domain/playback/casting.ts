@@ -1,9 +1,5 @@
-// Casting into stream players: the receivers each player wants run under a supervisor, their PCM reaches the
-// player's FIFO through one output switch, the arbiter decides which source holds it, and a sender's volume moves the
-// player's zones.
-import { execFileSync } from 'node:child_process';
-import { closeSync, constants, fstatSync, mkdirSync, openSync } from 'node:fs';
-import { Socket } from 'node:net';
+import { mkdirSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import {
@@ -22,6 +18,7 @@ import {
 import { castFifo, playerFiles } from '../../../drivers/mpd/config.js';
 import { PCM_FORMAT } from '../../../drivers/playback.js';
 import { AlsaOutput, findAplay } from '../../../drivers/receivers/alsa-output.js';
+import { readFifo } from '../../../drivers/receivers/child.js';
 import type { Logger } from '../../log.js';
 import { type Clock, type StreamOutput, systemClock } from '../shared/index.js';
 import { type ArbiterAction, CastArbiter, type OutputHolder } from './cast-arbiter.js';
@@ -409,6 +406,7 @@ export class Casting implements ReceiverRuntime {
     // aplay missing changes nothing: MPD keeps the device.
     findAplay(this.deps.searchPath);
     const fifo = castFifo(playerFiles(this.deps.stateDir, player.id));
+    mkdirSync(path.dirname(fifo), { recursive: true, mode: 0o700 });
     const mpd = readFifo(fifo);
     mpd.on('error', (err) => log?.warn({ player: player.id, err: err.message }, "reading the player's MPD failed"));
     const aplay = new AlsaOutput({
@@ -617,23 +615,4 @@ export class Casting implements ReceiverRuntime {
       }
     }
   }
-}
-
-/**
- * The private FIFO the player's MPD writes, made if missing (0600) and opened read-write, so it never reads end of
- * file while MPD restarts, as a socket: no thread of the pool waits on it.
- */
-function readFifo(file: string): Socket {
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  try {
-    execFileSync('mkfifo', ['-m', '600', file], { stdio: 'ignore' });
-  } catch {
-    // It is there from an earlier run: what it is is checked on the open descriptor.
-  }
-  const fd = openSync(file, constants.O_RDWR | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  if (!fstatSync(fd).isFIFO()) {
-    closeSync(fd);
-    throw new Error(`${file} is not a FIFO: remove it`);
-  }
-  return new Socket({ fd, readable: true, writable: false });
 }
