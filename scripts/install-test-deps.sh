@@ -2,7 +2,7 @@
 # Installs the system tools the test suite uses (socat for serial ptys, Chromium for the dashboard tests,
 # systemd-analyze for the unit checks, curl and jq for the README's tour, mosquitto as the MQTT bridge's broker, mpd for
 # the stream players' engine and sox for the audio its tests generate, MP3 included; the casting receivers —
-# squeezelite, shairport-sync with the Avahi daemon and a D-Bus bus it advertises through, gmediarender with the
+# squeezelite, shairport-sync with the Avahi daemon and a D-Bus bus it advertises through, aplay for ALSA players, gmediarender with the
 # GStreamer plugins it plays with, which Debian only recommends). Needs root; does nothing when everything is already
 # there.
 set -euo pipefail
@@ -20,6 +20,8 @@ command -v sox >/dev/null 2>&1 || need+=(sox)
 # sox writes MP3 only with this format library.
 [ -n "$(find /usr/lib -name 'libsox_fmt_mp3.so' -print -quit 2>/dev/null)" ] || need+=(libsox-fmt-mp3)
 command -v squeezelite >/dev/null 2>&1 || need+=(squeezelite)
+# aplay: the daemon feeds an ALSA stream player's device through it while a receiver is on (ALSA's null device here).
+command -v aplay >/dev/null 2>&1 || need+=(alsa-utils)
 command -v shairport-sync >/dev/null 2>&1 || need+=(shairport-sync)
 [ -x /usr/sbin/avahi-daemon ] || need+=(avahi-daemon)
 command -v dbus-daemon >/dev/null 2>&1 || need+=(dbus)
