@@ -5,18 +5,14 @@
 // drives it on a hand-driven clock.
 
 import { rmSync } from 'node:fs';
-import path from 'node:path';
 import t, { type Test } from 'tap';
 import { defaultConfig } from '../../daemon/config.js';
 import { ListedReceivers } from '../../daemon/domain/playback/index.js';
-import { chimeFolder } from '../helpers/announcement-rig.js';
+import { castRig } from '../helpers/cast-rig.js';
 import { concurrently } from '../helpers/concurrency.js';
 import { type StartOptions, startTestDaemon, tempDir } from '../helpers/daemon.js';
 import { createUser, injectClient } from '../helpers/inject.js';
 import { MPD, TRACKS } from '../helpers/mpd-rig.js';
-import { soxTone } from '../helpers/receiver-checks.js';
-import { SlimprotoServer, UNITY_GAIN } from '../helpers/slimproto-server.js';
-import { startStreamDaemon } from '../helpers/stream-rig.js';
 
 concurrently(t, 2);
 
@@ -148,41 +144,17 @@ t.test('a backup carries the cast settings; a restore brings them back, an older
   t.same((await api.get(settings)).body, { wakeZoneIds: null, offAfterMinutes: null }, 'and nothing changed');
 });
 
-/** A stream player with a FIFO output whose Squeezelite receiver casts from a stand-in server, its rooms off. */
-async function castRig(t: Test) {
-  const rig = await startStreamDaemon(t, { music: chimeFolder(t) });
+/** The cast rig, with the zones' ids and a zone as the API shows it. */
+async function roomsRig(t: Test) {
+  const rig = await castRig(t);
   const { api } = rig;
-  const kitchen = await rig.fifoPlayer('Kitchen', 1);
-  kitchen.reader();
   const zones = ((await api.get('/api/zones')).body as Array<{ id: string }>).map((zone) => zone.id);
-  const dir = tempDir('azc-cast-');
-  const tone = path.join(dir, 'tone.flac');
-  soxTone(tone, 30);
-  const server = await SlimprotoServer.start(tone);
-  t.teardown(() => server.close());
   const zone = async (id: string) => (await api.get(`/api/zones/${id}`)).body;
-  /** The server casts; resolves once the cast holds the output. */
-  const cast = async () => {
-    const from = rig.events.length;
-    const on = await api.put(`/api/players/${kitchen.id}/receivers/squeezelite`, {
-      enabled: true,
-      server: server.address,
-    });
-    t.equal(on.status, 200, on.text);
-    await server.hello();
-    server.volume(UNITY_GAIN, false);
-    server.play();
-    await rig.next(
-      'player.playbackChanged',
-      (e) => e.payload.playerId === kitchen.id && e.payload.playback.source === 'squeezelite',
-      from,
-    );
-  };
-  return { ...rig, kitchen, zones, zone, cast };
+  return { ...rig, zones, zone };
 }
 
 t.test('a cast powers on the zones attached to the player, one at its turn-on volume', async (t) => {
-  const rig = await castRig(t);
+  const rig = await roomsRig(t);
   const { api, kitchen, zones, zone } = rig;
   const attached = [zones[0]!, zones[1]!];
   t.equal((await api.post(`/api/players/${kitchen.id}/attach-zones`, { zoneIds: attached })).status, 204);
@@ -201,7 +173,7 @@ t.test('a cast powers on the zones attached to the player, one at its turn-on vo
 });
 
 t.test("a cast attaches and powers on the player's chosen wake zones", async (t) => {
-  const rig = await castRig(t);
+  const rig = await roomsRig(t);
   const { api, kitchen, zones, zone } = rig;
   const put = await api.put(`/api/players/${kitchen.id}/cast-settings`, {
     wakeZoneIds: [zones[3]],
@@ -215,7 +187,7 @@ t.test("a cast attaches and powers on the player's chosen wake zones", async (t)
 });
 
 t.test("a person's Pause that ends the cast starts the power-off, and their Play cancels it", async (t) => {
-  const rig = await castRig(t);
+  const rig = await roomsRig(t);
   const { api, d, kitchen, zones, zone } = rig;
   const rooms = d.daemon.services.castRooms;
   t.equal((await api.post(`/api/players/${kitchen.id}/attach-zones`, { zoneIds: [zones[0]] })).status, 204);

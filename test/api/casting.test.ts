@@ -4,67 +4,37 @@
 // the cast, Play gives the output back to the playlist, and an announcement holds the output and gives it back.
 
 import { rmSync } from 'node:fs';
-import path from 'node:path';
 import t, { type Test } from 'tap';
 import { CHIME, chimeFolder } from '../helpers/announcement-rig.js';
+import { castRig } from '../helpers/cast-rig.js';
 import { tempDir } from '../helpers/daemon.js';
 import { TRACKS } from '../helpers/mpd-rig.js';
-import { soxTone } from '../helpers/receiver-checks.js';
-import { SlimprotoServer, UNITY_GAIN } from '../helpers/slimproto-server.js';
+import { UNITY_GAIN } from '../helpers/slimproto-server.js';
 import { startStreamDaemon } from '../helpers/stream-rig.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /** What Lyrion sends for volume 50 (a 16.16 gain): the receiver maps it to 0.5. */
 const HALF_GAIN = 3840;
 
-async function castRig(t: Test, options: { stateDir?: string; music?: string } = {}) {
-  const rig = await startStreamDaemon(t, { ...options, music: options.music ?? chimeFolder(t) });
-  const { api, d } = rig;
-  const kitchen = await rig.fifoPlayer('Kitchen', 1);
-  // The FIFO is read as a sound card would: MPD's and the cast's PCM both reach it.
-  kitchen.reader();
+/** The cast rig, with two zones attached to the player at one level, and the counts the tests read. */
+async function castingRig(t: Test, options: { stateDir?: string; music?: string } = {}) {
+  const rig = await castRig(t, options);
+  const { api, d, kitchen } = rig;
   const zones = (await api.get('/api/zones')).body as Array<{ id: string }>;
   const attached = [zones[0]!.id, zones[1]!.id];
   t.equal((await api.post(`/api/players/${kitchen.id}/attach-zones`, { zoneIds: attached })).status, 204);
   // The rooms at one level, so the player's group volume is each room's.
   for (const id of attached) t.equal((await api.put(`/api/zones/${id}/volume`, { volume: 0.3 })).status, 204);
-  const dir = tempDir('azc-cast-');
-  const tone = path.join(dir, 'tone.flac');
-  soxTone(tone, 30);
-  const server = await SlimprotoServer.start(tone);
-  t.teardown(() => server.close());
   const casting = d.daemon.services.casting!;
   const forwarded = () => casting.pcmCounts(kitchen.id, 'squeezelite')?.forwarded ?? 0;
   const mpdState = () => d.daemon.services.playback.engines.engineOf(kitchen.id)?.status().state;
-  /**
-   * The server casts, with its volume for the player sent on connection as a server does (`gain`, full by default):
-   * resolves with the cast's playback once it holds the output.
-   */
-  const cast = async (gain = UNITY_GAIN) => {
-    const from = rig.events.length;
-    const on = await api.put(`/api/players/${kitchen.id}/receivers/squeezelite`, {
-      enabled: true,
-      server: server.address,
-    });
-    t.equal(on.status, 200, on.text);
-    await server.hello();
-    server.volume(gain, false);
-    server.play();
-    return (
-      await rig.next(
-        'player.playbackChanged',
-        (e) => e.payload.playerId === kitchen.id && e.payload.playback.source === 'squeezelite',
-        from,
-      )
-    ).payload.playback;
-  };
-  return { ...rig, kitchen, attached, server, forwarded, mpdState, cast };
+  return { ...rig, attached, forwarded, mpdState };
 }
 
 t.test(
   "a cast pauses the player's playlist and becomes its playback; a person's pause ends it; Play gives the output back",
   async (t) => {
-    const rig = await castRig(t);
+    const rig = await castingRig(t);
     const { api, kitchen } = rig;
     t.equal(
       (await api.post(`/api/players/${kitchen.id}/play`, { uri: `file:${TRACKS.long}` })).body.source,
@@ -100,7 +70,7 @@ t.test(
 );
 
 t.test("the server's volume is the rooms' volume: the player's zones move, each within its limit", async (t) => {
-  const rig = await castRig(t);
+  const rig = await castingRig(t);
   const { api, kitchen, attached } = rig;
   t.equal((await api.put(`/api/zones/${attached[1]}`, { maxVolume: 0.4 })).status, 200);
   const zoneVolumes = async () => {
@@ -121,7 +91,7 @@ t.test("the server's volume is the rooms' volume: the player's zones move, each 
 });
 
 t.test('an announcement holds the output during a cast and gives it back to the cast', async (t) => {
-  const rig = await castRig(t);
+  const rig = await castingRig(t);
   const { api, kitchen, attached } = rig;
   await rig.cast();
   const from = rig.events.length;
@@ -145,7 +115,7 @@ t.test(
     const stateDir = tempDir('azc-cast-restart-');
     t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
     const music = chimeFolder(t);
-    const first = await castRig(t, { stateDir, music });
+    const first = await castingRig(t, { stateDir, music });
     await first.cast();
     await first.d.stop();
     await waitFor(() => !first.server.connected, undefined, { what: 'squeezelite to stop with the daemon' });

@@ -1,0 +1,45 @@
+// A daemon with the real MPD and a stream player "Kitchen" on a FIFO the test reads, and a stand-in slimproto server
+// that casts a tone to the player's Squeezelite receiver (Debian's squeezelite) once the test switches it on.
+import path from 'node:path';
+import type { Test } from 'tap';
+import { chimeFolder } from './announcement-rig.js';
+import { tempDir } from './daemon.js';
+import { soxTone } from './receiver-checks.js';
+import { SlimprotoServer, UNITY_GAIN } from './slimproto-server.js';
+import { startStreamDaemon } from './stream-rig.js';
+
+export async function castRig(t: Test, options: { stateDir?: string; music?: string } = {}) {
+  const rig = await startStreamDaemon(t, { ...options, music: options.music ?? chimeFolder(t) });
+  const { api } = rig;
+  const kitchen = await rig.fifoPlayer('Kitchen', 1);
+  // The FIFO is read as a sound card would: MPD's and the cast's PCM both reach it.
+  kitchen.reader();
+  const dir = tempDir('azc-cast-');
+  const tone = path.join(dir, 'tone.flac');
+  soxTone(tone, 30);
+  const server = await SlimprotoServer.start(tone);
+  t.teardown(() => server.close());
+  /**
+   * Switches the player's Squeezelite on and the server casts, with its volume for the player sent on connection as
+   * a server does (`gain`, full by default): resolves with the cast's playback once it holds the output.
+   */
+  const cast = async (gain = UNITY_GAIN) => {
+    const from = rig.events.length;
+    const on = await api.put(`/api/players/${kitchen.id}/receivers/squeezelite`, {
+      enabled: true,
+      server: server.address,
+    });
+    t.equal(on.status, 200, on.text);
+    await server.hello();
+    server.volume(gain, false);
+    server.play();
+    return (
+      await rig.next(
+        'player.playbackChanged',
+        (e) => e.payload.playerId === kitchen.id && e.payload.playback.source === 'squeezelite',
+        from,
+      )
+    ).payload.playback;
+  };
+  return { ...rig, kitchen, server, cast };
+}
