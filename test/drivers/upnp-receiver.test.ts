@@ -208,10 +208,22 @@ async function rig(t: Test, options: { clock?: ManualClock; name?: string } = {}
     await cp.call('AVTransport', 'SetAVTransportURI', { CurrentURI: uri, CurrentURIMetaData: didl(uri, tags) });
     await cp.call('AVTransport', 'Play', { Speed: '1' });
   };
+  /** The renderer started, a sender casting to it, and the second of tone on the FIFO: the control point. */
+  const castSecond = async (): Promise<ControlPoint> => {
+    await supervisor.start();
+    const cp = await controlPoint();
+    await cast(cp);
+    await waitFor(() => reader.bytes >= TONE_FRAMES * 4, undefined, {
+      what: 'the second of tone on the FIFO',
+      changes: reader.changes,
+    });
+    return cp;
+  };
   return {
     ok: true as const,
     supervisor,
     reader,
+    castSecond,
     events,
     event,
     changes,
@@ -295,21 +307,8 @@ test('a cast reaches the FIFO and plays until the sender stops it', async (t, {
   t.equal(supervisor.status().state, 'idle');
 });
 
-test("a sender's pause and resume are reported", async (t, {
-  supervisor,
-  reader,
-  event,
-  events,
-  controlPoint,
-  cast,
-}) => {
-  await supervisor.start();
-  const cp = await controlPoint();
-  await cast(cp);
-  await waitFor(() => reader.bytes >= TONE_FRAMES * 4, undefined, {
-    what: 'the second of tone on the FIFO',
-    changes: reader.changes,
-  });
+test("a sender's pause and resume are reported", async (t, { supervisor, event, events, castSecond }) => {
+  const cp = await castSecond();
   let seen = events.length;
   await cp.call('AVTransport', 'Pause');
   await event('the paused state', isState('paused'), seen);
@@ -403,13 +402,8 @@ test(
   { clock },
 );
 
-test('stopping gmediarender ends it and lets go of the FIFO', async (t, { supervisor, reader, controlPoint, cast }) => {
-  await supervisor.start();
-  await cast(await controlPoint());
-  await waitFor(() => reader.bytes >= TONE_FRAMES * 4, undefined, {
-    what: 'the second of tone on the FIFO',
-    changes: reader.changes,
-  });
+test('stopping gmediarender ends it and lets go of the FIFO', async (t, { supervisor, reader, castSecond }) => {
+  await castSecond();
   await stopsAndLetsGo(t, supervisor, reader);
 });
 
