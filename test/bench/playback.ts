@@ -1,6 +1,7 @@
 // Stream player engine: play request → first PCM byte on the FIFO against the same MPD driven by bare protocol
 // commands (measured in the same run), memory of the engine's process and of MPD idle and playing FLAC, CPU while
-// playing (npm run bench:playback; needs mpd and sox; -- --quick for fewer runs).
+// playing; then casting: a squeezelite cast through the casting runtime against squeezelite straight into a FIFO
+// (npm run bench:playback; needs mpd, sox and squeezelite; -- --quick for fewer runs, -- --cast-only for casting alone).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -10,11 +11,13 @@ import { systemClock } from '../../drivers/mpd/engine.js';
 import { MpdProcess } from '../../drivers/mpd/process.js';
 import { tempDir } from '../helpers/daemon.js';
 import { MPD, tone } from '../helpers/mpd-rig.js';
+import { benchCast, type CastFigures } from './lib/cast-bench.js';
 import { delay, engineWithFifo, type FifoProbe, fifoWithProbe, firstByte } from './lib/pcm-probe.js';
 import { readCpuMs, readLoadAverage, readMemory, readSmapsRollup } from './lib/proc.js';
 import { type Summary, summarize } from './lib/stats.js';
 
 const quick = process.argv.includes('--quick');
+const castOnly = process.argv.includes('--cast-only');
 const RUNS = quick ? 10 : 40;
 const WARMUP = 3;
 const PLAYING_WINDOW_MS = quick ? 4_000 : 10_000;
@@ -68,6 +71,41 @@ async function main(): Promise<void> {
   const loadBefore = readLoadAverage();
   const dir = tempDir('azc-bench-playback-');
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const mpdReport = castOnly ? undefined : await benchMpd(dir);
+  const cast = await benchCast(dir, { runs: RUNS, warmup: WARMUP, windowMs: PLAYING_WINDOW_MS }, cleanups);
+  const loadAfter = readLoadAverage();
+  const report = [
+    `load average (1 min): ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after (2 cores; above ~1 the figures are noisy)`,
+    ...(mpdReport?.lines ?? []),
+    ...castLines(cast, mpdReport?.result.cpuWhilePlayingFlac.engineProcessCoreShare),
+  ];
+  process.stdout.write(`${report.join('\n')}\n`);
+  mkdirSync('bench-results', { recursive: true });
+  writeFileSync(
+    path.join('bench-results', `playback-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+    `${JSON.stringify({ loadAverage: { before: loadBefore, after: loadAfter }, mpd: mpdReport?.result, cast }, null, 2)}\n`,
+  );
+}
+
+/** The casting figures as report lines; `mpdCoreShare`: the engine process's share of a core while MPD plays. */
+function castLines(cast: CastFigures, mpdCoreShare: number | undefined): string[] {
+  const { casting, bare, idleReceiver, addedMedian } = cast.cpuPerAudioSecond;
+  return [
+    `cast start (strm s) → the tone on the FIFO, squeezelite straight into it (baseline): ${ms(cast.toneOnFifo.bare)}`,
+    `cast start (strm s) → the tone on the FIFO, through the casting runtime:             ${ms(cast.toneOnFifo.casting)}  (+${(cast.toneOnFifo.casting.p50 - cast.toneOnFifo.bare.p50).toFixed(1)} ms at p50)`,
+    `cast start (strm s) → the tone read by a sink at the PCM's rate (20 ms periods), squeezelite straight into the FIFO: ${ms(cast.toneReadAtPcmRate.bare)}`,
+    `cast start (strm s) → the tone read by a sink at the PCM's rate (20 ms periods), through the runtime:         ${ms(cast.toneReadAtPcmRate.casting)}  (${(cast.toneReadAtPcmRate.casting.p50 - cast.toneReadAtPcmRate.bare.p50).toFixed(1)} ms at p50)`,
+    `cast start (strm s) → the player's STMs at the server: ${ms(cast.trackStarted.bare)} straight, ${ms(cast.trackStarted.casting)} under the runtime`,
+    `CPU per second of a cast (FIFO read at the PCM's rate): bench process ${casting.bench.toFixed(2)} ms through the runtime, ${bare.bench.toFixed(2)} ms with squeezelite straight into the FIFO (the runtime adds ${addedMedian.toFixed(2)} ms, median of the rounds' differences); squeezelite ${casting.squeezelite.toFixed(1)} / ${bare.squeezelite.toFixed(1)} ms (over ${casting.audioSeconds.toFixed(1)} / ${bare.audioSeconds.toFixed(1)} s of audio, ${casting.rounds.length} alternating windows each; per window ${casting.rounds.map((r) => r.toFixed(1)).join('/')} and ${bare.rounds.map((r) => r.toFixed(1)).join('/')} ms)`,
+    `CPU per second, a receiver switched on and idle (its silence read and dropped at the PCM's rate): ${idleReceiver.bench.toFixed(2)} ms`,
+    ...(mpdCoreShare === undefined
+      ? []
+      : [`CPU per second of MPD playing FLAC, engine process (above): ${(mpdCoreShare * 1000).toFixed(2)} ms`]),
+  ];
+}
+
+/** The engine and bare MPD figures, measured in `dir`. */
+async function benchMpd(dir: string) {
   const music = path.join(dir, 'music');
   mkdirSync(music);
   tone(path.join(music, 'short.flac'), 5, 440, { title: 'Short' });
@@ -112,11 +150,12 @@ async function main(): Promise<void> {
   await delay(PLAYING_WINDOW_MS);
   const cpu1 = { mpd: readCpuMs(mpdPid), engine: readCpuMs(process.pid), at: performance.now() };
   const playing = { engine: readMemory(process.pid), mpd: readMemory(mpdPid), mpdPrivate: privateKb(mpdPid) };
+  // Quiet before the casting figures.
+  await engineSide.engine.stopPlayback();
   const wall = cpu1.at - cpu0.at;
 
   const result = {
     runs: RUNS,
-    loadAverage: { before: loadBefore, after: readLoadAverage() },
     firstPcmByte: { engine: summarize(engineTimes), bareProtocol: summarize(bareTimes) },
     ratioP50: summarize(engineTimes).p50 / summarize(bareTimes).p50,
     memoryKb: {
@@ -131,7 +170,6 @@ async function main(): Promise<void> {
     },
   };
   const report = [
-    `load average (1 min): ${loadBefore.toFixed(2)} before, ${result.loadAverage.after.toFixed(2)} after (2 cores; above ~1 the figures are noisy)`,
     `play request → first PCM byte, bare MPD protocol (baseline): ${ms(result.firstPcmByte.bareProtocol)}`,
     `play request → first PCM byte, through the engine:           ${ms(result.firstPcmByte.engine)}  (${result.ratioP50.toFixed(2)}× baseline p50)`,
     // The engine runs inside this tsx process: its RSS is mostly the harness, shown beside the figure from before.
@@ -139,12 +177,7 @@ async function main(): Promise<void> {
     `RSS playing FLAC: engine process ${mb(playing.engine.rss)}, mpd ${mb(playing.mpd.rss)} (private ${mb(playing.mpdPrivate)})`,
     `CPU playing FLAC: mpd ${(result.cpuWhilePlayingFlac.mpdCoreShare * 100).toFixed(1)}% of a core, engine process ${(result.cpuWhilePlayingFlac.engineProcessCoreShare * 100).toFixed(1)}% (over ${Math.round(wall)} ms)`,
   ];
-  process.stdout.write(`${report.join('\n')}\n`);
-  mkdirSync('bench-results', { recursive: true });
-  writeFileSync(
-    path.join('bench-results', `playback-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
-    `${JSON.stringify(result, null, 2)}\n`,
-  );
+  return { result, lines: report };
 }
 
 try {
