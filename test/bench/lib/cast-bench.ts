@@ -117,7 +117,11 @@ async function bareSqueezelite(dir: string, fifo: string, server: string): Promi
     server,
   });
   const out = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
-  const child = spawn('squeezelite', launch.args, { cwd: folder, stdio: ['ignore', out, 'ignore'] });
+  // Tied to this process's life as the supervisor ties a receiver (setpriv execs squeezelite: the pid is its own).
+  const child = spawn('setpriv', ['--pdeathsig', 'SIGTERM', '--', 'squeezelite', ...launch.args], {
+    cwd: folder,
+    stdio: ['ignore', out, 'ignore'],
+  });
   closeSync(out);
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
@@ -150,7 +154,8 @@ export interface CastFigures {
 
 /**
  * Runs the casting benchmark in `dir` (removed by the caller): `runs` rounds after `warmup`, the two paths interleaved,
- * then CPU windows of `windowMs` each; every process and server it starts is ended through `cleanups`.
+ * then a CPU window of `windowMs` with the receiver idle and WINDOW_ROUNDS alternating windows of `windowMs / 2` per
+ * path after one of warm-up; every process and server it starts is ended through `cleanups`.
  */
 export async function benchCast(
   dir: string,
@@ -190,7 +195,8 @@ export async function benchCast(
   cleanups.push(async () => {
     if (bare.exitCode !== null || bare.signalCode !== null) return;
     const exited = new Promise((resolve) => bare.once('exit', resolve));
-    bare.kill('SIGTERM');
+    // SIGKILL: on SIGTERM squeezelite waits for its output thread, which waits on a FIFO nobody reads any more.
+    bare.kill('SIGKILL');
     await exited;
   });
   for (const server of [castServer, bareServer]) {
