@@ -36,9 +36,12 @@ export async function createDriver(name: string, options: DriverOptions): Promis
   return family.create(options);
 }
 
+/** An ALSA player's device while receivers are on: the daemon's aplay, and the private FIFO its MPD plays into. */
+export { castFifo, playerFiles } from './mpd/config.js';
 export type { MpdEngineOptions } from './mpd/index.js';
 export { MPD_MISSING } from './mpd/process.js';
-
+export { AlsaOutput, findAplay } from './receivers/alsa-output.js';
+export { readFifo } from './receivers/child.js';
 /** What the casting runtime runs: the receivers' supervisor and the output switch (the kinds' modules are below). */
 export { fifoOutput, OutputSwitch, type SourceCounts } from './receivers/output-switch.js';
 export type { CastMetadata, ReceiverKind } from './receivers/receiver.js';

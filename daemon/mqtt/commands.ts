@@ -1,9 +1,8 @@
 // Commands from the hub: parsed and sent through the same domain services and policy as REST, which check the
 // bridge account as they run.
 
-import type { ReceiverKindName } from '../../drivers/index.js';
 import type { PlayersService, ZonesService } from '../domain/audio/index.js';
-import type { ReceiverSwitches, Transport } from '../domain/playback/index.js';
+import type { ReceiverKindName, ReceiverSwitches, Transport } from '../domain/playback/index.js';
 import { MAX_SLEEP_MINUTES, type ScenesService, type SleepTimers } from '../domain/scenes/index.js';
 import { type Caller, DomainError } from '../domain/shared/index.js';
 import type { Logger } from '../log.js';

@@ -1,6 +1,6 @@
 // The topic layout: one place that names every state, command, availability and discovery topic.
 
-import type { ReceiverKindName } from '../../drivers/index.js';
+import type { ReceiverKindName } from '../domain/playback/index.js';
 import { RECEIVER_KINDS } from '../domain/playback/index.js';
 import { canonicalId, isUuid } from '../ids.js';
 

@@ -3,22 +3,24 @@ import type { Socket } from 'node:net';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import {
+  AlsaOutput,
   type CastMetadata,
+  castFifo,
   fifoOutput,
+  findAplay,
   findProgram,
   makeFifo,
   OutputSwitch,
+  playerFiles,
   RECEIVER_KIND_MODULES,
   type ReceiverEvent,
   type ReceiverKind,
   ReceiverSupervisor,
+  readFifo,
   type SourceCounts,
   type SupervisorTiming,
 } from '../../../drivers/index.js';
-import { castFifo, playerFiles } from '../../../drivers/mpd/config.js';
 import { PCM_FORMAT } from '../../../drivers/playback.js';
-import { AlsaOutput, findAplay } from '../../../drivers/receivers/alsa-output.js';
-import { readFifo } from '../../../drivers/receivers/child.js';
 import type { Logger } from '../../log.js';
 import { type Clock, type StreamOutput, systemClock } from '../shared/index.js';
 import { type ArbiterAction, CastArbiter, type OutputHolder } from './cast-arbiter.js';

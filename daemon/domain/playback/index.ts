@@ -23,6 +23,7 @@ export { Library } from './library.js';
 export { POSITION_INTERVAL_MS } from './now-playing.js';
 export {
   RECEIVER_KINDS,
+  type ReceiverKindName,
   type ReceiverRunState,
   type ReceiverRuntime,
   STOPPED_RECEIVER,
