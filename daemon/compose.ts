@@ -31,7 +31,6 @@ import {
   Casting,
   CastRooms,
   type EngineFactory,
-  ListedReceivers,
   Playback,
   type ReceiverRuntime,
   ReceiverSwitches,
@@ -112,7 +111,7 @@ export interface ComposeInput {
   port(): number;
   /** Where the machine's host name and addresses are read (the Host allow-list, the hub's link); the OS's unless given. */
   machine?: Machine;
-  /** Runs the receivers the players' switches ask for; until the receivers run, one that only keeps the lists. */
+  /** Runs the receivers the players' switches ask for: the casting runtime, unless a test gives one that starts none. */
   receiverRuntime?: ReceiverRuntime;
 }
 
@@ -183,6 +182,7 @@ export function compose(input: ComposeInput): Services {
   });
   // The receivers a player's switches ask for run in the casting runtime, which tells the player's playback (a cast's
   // titles) and, handed them once both exist, the switches (their events) what changed.
+  // Tests may give a runtime of their own (one that starts no program); the daemon's is the casting runtime.
   const casting = input.receiverRuntime
     ? undefined
     : new Casting({
@@ -204,13 +204,14 @@ export function compose(input: ComposeInput): Services {
         log: logger.child({ component: 'casting' }),
       });
   if (casting) playback.attachCasting(casting);
+  const runtime: ReceiverRuntime = casting ?? (input.receiverRuntime as ReceiverRuntime);
   const receivers = new ReceiverSwitches({
     store,
     repo: new ReceiversRepo(store.db),
     players: audioRepo,
     playerViews: audio.players,
     bus,
-    runtime: input.receiverRuntime ?? casting ?? new ListedReceivers(),
+    runtime,
     log: logger,
   });
   casting?.attachListener((id, kind) => receivers.stateChanged(id, kind));
