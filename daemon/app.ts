@@ -56,6 +56,8 @@ export interface DaemonOptions {
   machine?: Machine;
   /** Runs the receivers the players' switches ask for (tests pass one that records them); see ComposeInput. */
   receiverRuntime?: ComposeInput['receiverRuntime'];
+  /** Tests only: how the casting runtime runs the receivers (a network namespace); see ComposeInput. */
+  castingOptions?: ComposeInput['castingOptions'];
 }
 
 export interface Started {
@@ -135,6 +137,7 @@ export class Daemon {
         port: () => this.port,
         machine: this.options.machine,
         receiverRuntime: this.options.receiverRuntime,
+        castingOptions: this.options.castingOptions,
       }));
       await lifecycle.start(
         'amplifier',

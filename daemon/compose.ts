@@ -29,6 +29,7 @@ import { type Amplifiers, type Audio, createAudio, outputOf } from './domain/aud
 import { BackupService, restoreBodyBytes } from './domain/backup/index.js';
 import {
   Casting,
+  type CastingDeps,
   CastRooms,
   type EngineFactory,
   Playback,
@@ -113,6 +114,12 @@ export interface ComposeInput {
   machine?: Machine;
   /** Runs the receivers the players' switches ask for: the casting runtime, unless a test gives one that starts none. */
   receiverRuntime?: ReceiverRuntime;
+  /**
+   * Tests only: the casting runtime runs each receiver through `prefix` (`ip netns exec <name>`, a network namespace
+   * the test made, as libupnp refuses loopback) and has it listen on `listenInterface` (the namespace's) instead of
+   * config.host's interface. The daemon never sets it.
+   */
+  castingOptions?: Pick<CastingDeps, 'prefix' | 'listenInterface'>;
 }
 
 /** Builds every service on the open store; see Services. */
@@ -189,6 +196,7 @@ export function compose(input: ComposeInput): Services {
         stateDir: config.stateDir,
         listenHost: config.host,
         ...listenInterface(config.host),
+        ...input.castingOptions,
         player: (id) => {
           const row = audioRepo.player(id);
           return row && { name: row.name, output: outputOf(row) };

@@ -3,10 +3,8 @@
 // device description): a WAV served from the test's side of the veth pair reaches the FIFO at full scale, the
 // sender's volume, titles and state come out of the supervisor, a killed one comes back with back-off, a stopped one
 // lets go of the FIFO, and a machine without it is told which package to install.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { type ReceiverEvent, ReceiverSupervisor } from '../../drivers/receivers/supervisor.js';
@@ -14,130 +12,21 @@ import { portOf, upnp, uuidOf } from '../../drivers/receivers/upnp.js';
 import { tempDir } from '../helpers/daemon.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { PcmReader } from '../helpers/pcm-reader.js';
-import { refusedWithoutProgram, restartsWithBackOff, soxTone, stopsAndLetsGo } from '../helpers/receiver-checks.js';
+import { refusedWithoutProgram, restartsWithBackOff, stopsAndLetsGo } from '../helpers/receiver-checks.js';
+import {
+  ControlPoint,
+  gmediarenderMissing,
+  mediaServer,
+  rendererLocations,
+  TONE_FRAMES,
+} from '../helpers/upnp-control-point.js';
 import { vethNetwork } from '../helpers/veth-network.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
 /** The tone's amplitude: a sine at half of full scale, so 16-bit samples peak at 16 384. */
 const TONE_PEAK = 16384;
-/** One second of the tone, in stereo frames (4 bytes each): what the test's server sends of a WAV whose header
- * promises a minute, and what gmediarender writes of it, with no silence around it. */
-const TONE_FRAMES = 44_100;
 
-/**
- * Why gmediarender cannot run here, if it cannot: it aborts at start without GStreamer's playbin, which Debian's
- * package only recommends (gstreamer1.0-plugins-base and -good).
- */
-function gmediarenderMissing(): string | undefined {
-  const run = spawnSync('gmediarender', ['--dump-devicedesc'], { encoding: 'utf8' });
-  if (run.error) return `gmediarender cannot be run (${run.error.message}): install gmediarender`;
-  if (run.status === 0) return undefined;
-  const said = run.stderr.trim().split('\n').pop();
-  return `gmediarender aborts at start (${said}): install gstreamer1.0-plugins-base and gstreamer1.0-plugins-good`;
-}
 const missing = gmediarenderMissing();
-
-/**
- * A WAV served as a sender's media server would, from the test's side of the veth pair: its header promises a
- * minute, one second of the tone follows and the response stays open, so the renderer plays until it is stopped.
- */
-async function mediaServer(t: Test, host: string, dir: string) {
-  const file = path.join(dir, 'tone.wav');
-  soxTone(file, 1);
-  const wav = readFileSync(file);
-  // A minute's length in the header's RIFF and data sizes (sox writes a plain 44-byte header).
-  const promised = 60 * TONE_FRAMES * 4;
-  wav.writeUInt32LE(promised + 36, 4);
-  wav.writeUInt32LE(promised, 40);
-  const held = new Set<ServerResponse>();
-  const size = promised + 44;
-  const server = createServer((req, res) => {
-    if (new URL(req.url ?? '/', 'http://x').pathname !== '/tone.wav') {
-      res.writeHead(404).end();
-      return;
-    }
-    // GStreamer's HTTP source gives up on a response silent for 15 s and asks again from where it was: it gets
-    // the rest of what was sent, then waits again.
-    const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
-    const from = range ? Math.min(Number(range[1]), size - 1) : 0;
-    const headers = { 'Content-Type': 'audio/wav', 'Accept-Ranges': 'bytes', 'Content-Length': String(size - from) };
-    if (range) res.writeHead(206, { ...headers, 'Content-Range': `bytes ${from}-${size - 1}/${size}` });
-    else res.writeHead(200, headers);
-    if (from < wav.length) res.write(wav.subarray(from));
-    held.add(res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const res of held) res.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  return `http://${host}:${(server.address() as AddressInfo).port}/tone.wav`;
-}
-
-/** Text as XML element content or an attribute value. */
-const xmlText = (text: string) =>
-  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-
-/** A UPnP control point reduced to what a sender does: the device description, then SOAP actions. */
-class ControlPoint {
-  private constructor(
-    readonly location: string,
-    readonly description: string,
-    private readonly controls: Map<string, string>,
-  ) {}
-
-  static async open(location: string): Promise<ControlPoint> {
-    const description = await (await fetch(location)).text();
-    const controls = new Map<string, string>();
-    for (const service of description.matchAll(/<service>([\s\S]*?)<\/service>/g)) {
-      const type = /<serviceType>urn:schemas-upnp-org:service:(\w+):1<\/serviceType>/.exec(service[1]!);
-      const url = /<controlURL>([^<]+)<\/controlURL>/.exec(service[1]!);
-      if (type && url) controls.set(type[1]!, new URL(url[1]!, location).href);
-    }
-    return new ControlPoint(location, description, controls);
-  }
-
-  /** Calls `action` of `service` with `args` (XML-escaped here); resolves with the response, or throws its fault. */
-  async call(service: string, action: string, args: Record<string, string> = {}): Promise<string> {
-    const url = this.controls.get(service);
-    if (!url) throw new Error(`the device description has no ${service} service`);
-    const body = Object.entries({ InstanceID: '0', ...args })
-      .map(([name, value]) => `<${name}>${xmlText(value)}</${name}>`)
-      .join('');
-    const type = `urn:schemas-upnp-org:service:${service}:1`;
-    const reply = await fetch(url, {
-      method: 'POST',
-      headers: { 'Content-Type': 'text/xml; charset="utf-8"', SOAPACTION: `"${type}#${action}"` },
-      body: `<?xml version="1.0"?><s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" s:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"><s:Body><u:${action} xmlns:u="${type}">${body}</u:${action}></s:Body></s:Envelope>`,
-    });
-    const text = await reply.text();
-    if (!reply.ok) throw new Error(`${action} answered ${reply.status}: ${text}`);
-    return text;
-  }
-}
-
-/**
- * DIDL-Lite as a control point sends it: the resource with its DLNA flags and the cover's URL come before the
- * album, making a line of the renderer's log longer than the 500 characters kept of a line to explain an exit.
- */
-function didl(uri: string, tags: { title: string; artist: string; album: string }): string {
-  return [
-    '<DIDL-Lite xmlns="urn:schemas-upnp-org:metadata-1-0/DIDL-Lite/" xmlns:dc="http://purl.org/dc/elements/1.1/"',
-    ' xmlns:upnp="urn:schemas-upnp-org:metadata-1-0/upnp/" xmlns:dlna="urn:schemas-dlna-org:metadata-1-0/">',
-    '<item id="tone-1" parentID="album-7" restricted="1">',
-    `<res protocolInfo="http-get:*:audio/wav:DLNA.ORG_PN=LPCM;DLNA.ORG_OP=01;DLNA.ORG_CI=0;DLNA.ORG_FLAGS=01700000000000000000000000000000" duration="0:01:00.000" size="10584044" bitsPerSample="16" sampleFrequency="44100" nrAudioChannels="2">${xmlText(uri)}</res>`,
-    `<upnp:albumArtURI dlna:profileID="JPEG_TN">${xmlText(uri.replace(/tone\.wav$/, 'covers/album-7/front-cover-320x320.jpg'))}</upnp:albumArtURI>`,
-    `<dc:title>${xmlText(tags.title)}</dc:title>`,
-    `<upnp:artist role="Performer">${xmlText(tags.artist)}</upnp:artist>`,
-    `<dc:creator>${xmlText(tags.artist)}</dc:creator>`,
-    `<upnp:album>${xmlText(tags.album)}</upnp:album>`,
-    '<upnp:class>object.item.audioItem.musicTrack</upnp:class>',
-    '</item></DIDL-Lite>',
-  ].join('');
-}
 
 async function rig(t: Test, options: { clock?: ManualClock; name?: string } = {}) {
   const net = vethNetwork(t, 'up', 242);
@@ -151,16 +40,14 @@ async function rig(t: Test, options: { clock?: ManualClock; name?: string } = {}
   t.teardown(() => reader.close());
   const events: ReceiverEvent[] = [];
   const changes = new Changes();
-  /**
-   * A renderer for player `playerId` in the namespace, playing into `output`, and a control point for each of its
-   * runs: libupnp's address and port come from the log line `Registered IP=<address> port=<port>`, used once
-   * gmediarender says it is ready (only then does it log the state variables a control point changes).
-   */
   /** Every line the supervisors logged. */
   const logged: string[] = [];
+  /**
+   * A renderer for player `playerId` in the namespace, playing into `output`, and a control point for each of its
+   * runs, found from what its supervisor logged (rendererLocations).
+   */
   const renderer = (playerId: string, name: string, output: string, clock?: ManualClock) => {
-    const locations: string[] = [];
-    let registered: string | undefined;
+    const lines: string[] = [];
     const supervisor = new ReceiverSupervisor({
       kind: upnp,
       stateDir: path.join(dir, 'state'),
@@ -175,9 +62,7 @@ async function rig(t: Test, options: { clock?: ManualClock; name?: string } = {}
       prefix: ['ip', 'netns', 'exec', net.ns],
       log: (_level, message) => {
         logged.push(message);
-        const where = /^gmediarender: .*\| upnp\] Registered IP=([\d.]+) port=(\d+)/.exec(message);
-        if (where) registered = `http://${where[1]}:${where[2]}/description.xml`;
-        if (registered && /^gmediarender: .*\| main\] Ready for rendering\.$/.test(message)) locations.push(registered);
+        lines.push(message);
         changes.notify();
       },
     });
@@ -185,7 +70,7 @@ async function rig(t: Test, options: { clock?: ManualClock; name?: string } = {}
     /** A control point for gmediarender's `run`-th run (1: the first), once that run is ready. */
     const controlPoint = async (run = 1) =>
       ControlPoint.open(
-        await waitFor(() => locations[run - 1], undefined, {
+        await waitFor(() => rendererLocations(lines)[run - 1], undefined, {
           what: `${name}'s renderer to be ready (run ${run})`,
           changes,
         }),
@@ -204,10 +89,7 @@ async function rig(t: Test, options: { clock?: ManualClock; name?: string } = {}
     cp: ControlPoint,
     tags = { title: 'Blue Tone', artist: 'Sox Combo', album: 'Loopback' },
     uri = media,
-  ) => {
-    await cp.call('AVTransport', 'SetAVTransportURI', { CurrentURI: uri, CurrentURIMetaData: didl(uri, tags) });
-    await cp.call('AVTransport', 'Play', { Speed: '1' });
-  };
+  ) => cp.cast(uri, tags);
   /** The renderer started, a sender casting to it, and the second of tone on the FIFO: the control point. */
   const castSecond = async (): Promise<ControlPoint> => {
     await supervisor.start();

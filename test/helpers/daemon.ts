@@ -51,6 +51,8 @@ export interface StartOptions {
   machine?: DaemonOptions['machine'];
   /** Runs the receivers the players' switches ask for (see DaemonOptions). */
   receiverRuntime?: DaemonOptions['receiverRuntime'];
+  /** Runs the casting runtime's receivers in a network namespace (see DaemonOptions). */
+  castingOptions?: DaemonOptions['castingOptions'];
 }
 
 export function tempDir(prefix = 'azc-test-'): string {
@@ -102,6 +104,7 @@ export async function startDaemon(options: StartOptions = {}): Promise<TestDaemo
     passwordHasher: options.productionPasswords ? undefined : TEST_PASSWORDS,
     machine: options.machine,
     receiverRuntime: options.receiverRuntime,
+    castingOptions: options.castingOptions,
   });
   const adminPassword = options.adminPassword ?? 'admin-password-1';
   const { port } = await daemon.start(adminPassword);
