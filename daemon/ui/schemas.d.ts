@@ -604,6 +604,8 @@ type DomainEvent =
           cast: 'idle' | 'playing' | 'paused';
           /** why it cannot run (its program missing) or is not running, or what it last reported going wrong; null when all is well */
           detail: string | null;
+          /** airplay only, while its program runs: the protocol it runs as, "AirPlay 1" or "AirPlay 2" (an AirPlay 2 build of shairport-sync with nqptp running) */
+          variant?: string;
         };
       };
     }

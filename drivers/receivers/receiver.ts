@@ -22,6 +22,16 @@ export interface CastMetadata {
  */
 export type ReceiverOutput = { kind: 'alsa'; device: string } | { kind: 'fifo'; path: string };
 
+/** What a kind found out about its installed program when the receiver started (ReceiverKind.probe). */
+export interface ProgramBuild {
+  /** Its version as it prints it: `3.3.8`, `4.3.7`. */
+  version: string;
+  /** What it was built with, as it says: `AirPlay2`, `Avahi`, `metadata`, … */
+  features: string[];
+  /** The protocol it runs as here, which the receiver's state shows (`AirPlay 1`, `AirPlay 2`); null if one only. */
+  variant: string | null;
+}
+
 /** What a receiver is started with, whatever its kind. */
 export interface ReceiverSettings {
   /** The stream player's id: names the receiver's private folder and, hashed, its MAC address. */
@@ -37,6 +47,8 @@ export interface ReceiverSettings {
   dir: string;
   /** For a receiver that connects out (Squeezelite): the music server, `host:port`; unset to find one on the LAN. */
   server?: string;
+  /** What the kind's probe found at this start (ReceiverKind.probe); unset for a kind without one. */
+  build?: ProgramBuild;
 }
 
 /** How to start one run of a receiver. */
@@ -88,6 +100,12 @@ export interface ReceiverKind {
   readonly kind: ReceiverKindName;
   /** The program's name, looked up in PATH. */
   readonly program: string;
+  /**
+   * Asks the installed program what it is (its build, a companion service it needs), once at each start of the
+   * receiver; each run's launch gets the answer as `settings.build`. Rejects (a PlaybackError) saying what to
+   * install when it cannot run here. Left out by a kind whose program runs one way only.
+   */
+  probe?(program: string): Promise<ProgramBuild>;
   /** The Debian package that installs it: named in the error when the program is missing. */
   readonly debianPackage: string;
   launch(settings: ReceiverSettings): Launch;

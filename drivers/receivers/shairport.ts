@@ -1,6 +1,9 @@
-// The AirPlay receiver: Debian's shairport-sync (AirPlay 1 in Debian 12) named after the stream player, PCM on its
-// standard output, volume left at full scale; state, titles, artwork and the sender's volume from its metadata pipe.
+// The AirPlay receiver: shairport-sync named after the stream player, PCM on its standard output, volume left at full
+// scale; state, titles, artwork and the sender's volume from its metadata pipe. Debian 12's is AirPlay 1; a build with
+// AirPlay 2 runs as AirPlay 2 while nqptp runs (shairport-build.ts asks which at each start).
 import type { CastMetadata, Launch, LogParser, ReceiverKind, ReceiverReport, ReceiverSettings } from './receiver.js';
+import { choosesServiceType, NQPTP_SHM, probeShairport } from './shairport-build.js';
+import { macOf } from './squeezelite.js';
 
 /** The metadata FIFO's name in the receiver's private folder. */
 export const METADATA_PIPE = 'metadata';
@@ -100,38 +103,75 @@ class ShairportMetadata implements LogParser {
   }
 }
 
-export const shairport: ReceiverKind = {
-  kind: 'airplay',
-  program: 'shairport-sync',
-  debianPackage: 'shairport-sync',
-  launch(settings: ReceiverSettings): Launch {
-    if (settings.output.kind !== 'fifo') throw new Error('the AirPlay receiver plays into a FIFO output only, for now');
-    const name = quoted(settings.name, 'a receiver name');
-    const lines = [
-      'general = {',
-      `  name = ${name};`,
-      // PCM on stdout, which the supervisor points at the FIFO: 44.1 kHz 16-bit stereo, AirPlay's own format.
-      '  output_backend = "stdout";',
-      '  mdns_backend = "avahi";',
-      ...(settings.listenInterface ? [`  interface = ${quoted(settings.listenInterface, 'an interface')};`] : []),
-      // The sender's volume is reported (pvol) and moves the zones; the samples stay at full scale.
-      '  ignore_volume_control = "yes";',
-      '};',
-      'metadata = {',
-      '  enabled = "yes";',
-      '  include_cover_art = "yes";',
-      `  pipe_name = ${quoted(`${settings.dir}/${METADATA_PIPE}`, 'the metadata pipe')};`,
-      '};',
-      'diagnostics = { log_verbosity = 0; };',
-      '',
-    ];
-    return {
-      args: ['-c', `${settings.dir}/shairport-sync.conf`, '-u'],
-      pcm: 'stdout',
-      files: [{ name: 'shairport-sync.conf', content: lines.join('\n') }],
-      metadataPipe: METADATA_PIPE,
-    };
-  },
-  parser: () => new ShairportMetadata(),
-  volume: { toLevel: levelOfAirplay, fromLevel: airplayOfLevel },
-};
+/**
+ * A stable AirPlay 2 device id for the player (senders and the Home app know a speaker by it, by default the
+ * machine's MAC): the player's made-up MAC, the one its Squeezelite has, as libconfig's 64-bit integer.
+ */
+export function airplayDeviceId(playerId: string): string {
+  return `0x${macOf(playerId).replaceAll(':', '').toUpperCase()}L`;
+}
+
+/** shairport-sync.conf for one run: AirPlay 1 (Debian's 3.3.8) unless the probe found it runs as AirPlay 2. */
+function configuration(settings: ReceiverSettings): string {
+  const name = quoted(settings.name, 'a receiver name');
+  const build = settings.build;
+  const airplay2 = build?.variant === 'AirPlay 2';
+  // An AirPlay 2 build of 5.1 on is told which it runs as (AirPlay 1 when nqptp is not running).
+  const serviceType =
+    build?.features.includes('AirPlay2') && choosesServiceType(build)
+      ? [`  service_type = "${airplay2 ? 'airplay2' : 'classic'}";`]
+      : [];
+  const lines = [
+    'general = {',
+    `  name = ${name};`,
+    ...serviceType,
+    // PCM on stdout, which the supervisor points at the FIFO: 44.1 kHz 16-bit stereo, AirPlay's own format.
+    '  output_backend = "stdout";',
+    '  mdns_backend = "avahi";',
+    ...(settings.listenInterface ? [`  interface = ${quoted(settings.listenInterface, 'an interface')};`] : []),
+    // The sender's volume is reported (pvol) and moves the zones; the samples stay at full scale.
+    '  ignore_volume_control = "yes";',
+    ...(airplay2 ? [`  airplay_device_id = ${airplayDeviceId(settings.playerId)};`] : []),
+    '};',
+    // 5.0 on chooses the stdout format, 48 kHz 32-bit for AirPlay 2 unless told: the FIFO's is 44.1 kHz 16-bit.
+    ...(build && Number(build.version.split('.')[0]) >= 5
+      ? ['stdout = {', '  output_rate = 44100;', '  output_format = "S16_LE";', '  output_channels = 2;', '};']
+      : []),
+    'metadata = {',
+    '  enabled = "yes";',
+    '  include_cover_art = "yes";',
+    `  pipe_name = ${quoted(`${settings.dir}/${METADATA_PIPE}`, 'the metadata pipe')};`,
+    '};',
+    'diagnostics = { log_verbosity = 0; };',
+    '',
+  ];
+  return lines.join('\n');
+}
+
+/**
+ * The AirPlay kind. `nqptpShm`: where nqptp's shared memory is looked for (tests name a file of their own; the
+ * daemon's is /dev/shm/nqptp).
+ */
+export function airplayKind(options: { nqptpShm?: string } = {}): ReceiverKind {
+  const nqptpShm = options.nqptpShm ?? NQPTP_SHM;
+  return {
+    kind: 'airplay',
+    program: 'shairport-sync',
+    debianPackage: 'shairport-sync',
+    probe: (program) => probeShairport(program, nqptpShm),
+    launch(settings: ReceiverSettings): Launch {
+      if (settings.output.kind !== 'fifo')
+        throw new Error('the AirPlay receiver plays into a FIFO output only, for now');
+      return {
+        args: ['-c', `${settings.dir}/shairport-sync.conf`, '-u'],
+        pcm: 'stdout',
+        files: [{ name: 'shairport-sync.conf', content: configuration(settings) }],
+        metadataPipe: METADATA_PIPE,
+      };
+    },
+    parser: () => new ShairportMetadata(),
+    volume: { toLevel: levelOfAirplay, fromLevel: airplayOfLevel },
+  };
+}
+
+export const shairport: ReceiverKind = airplayKind();

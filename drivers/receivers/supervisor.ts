@@ -156,6 +156,11 @@ export class ReceiverSupervisor {
     return this.child?.pid;
   }
 
+  /** The protocol its program runs as, as the kind's probe found at the last start (`AirPlay 2`); null if one only. */
+  get variant(): string | null {
+    return this.settings.build?.variant ?? null;
+  }
+
   /** What the cast is doing, as last reported: state, metadata, the sender's volume (null until it sent one). */
   status(): { state: CastState; metadata: CastMetadata; volume: number | null; sender: boolean } {
     return { ...this.cast };
@@ -166,11 +171,19 @@ export class ReceiverSupervisor {
     return () => this.listeners.delete(listener);
   }
 
-  /** Starts the receiver; rejects with engine-missing (naming the Debian package) or bad-request (its output). */
+  /**
+   * Starts the receiver; rejects with engine-missing (naming the Debian package, or what else the kind's probe found
+   * missing: nqptp for an AirPlay 2 build) or bad-request (its output).
+   */
   async start(): Promise<void> {
     if (this.currentPhase !== 'stopped') return;
     const program = this.findProgram();
     this.stopping = false;
+    // What the installed program is, asked once a start (each restart reuses it): a refusal is the start's.
+    const build = await this.options.kind.probe?.(program);
+    // Stopped, or started by another call, while the program was asked.
+    if (this.stopping || this.currentPhase !== 'stopped') return;
+    if (build) this.settings.build = build;
     mkdirSync(this.settings.dir, { recursive: true, mode: 0o700 });
     chmodSync(this.settings.dir, 0o700);
     this.run(program);

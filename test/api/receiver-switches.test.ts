@@ -179,6 +179,20 @@ t.test("the runtime's state shows in the receiver, and a change of it is sent on
   t.match((await api.get(`/api/players/${id}/receivers`)).body.items[0], { phase: 'running', cast: 'playing' });
 });
 
+t.test('the AirPlay a receiver runs as shows in the receiver and its event', async (t) => {
+  const { d, api, runtime, events, streamPlayer } = await start(t);
+  const id = await streamPlayer('Kitchen', 1);
+  await api.put(`/api/players/${id}/receivers/airplay`, { enabled: true });
+  runtime.states.set(`${id}/airplay`, { phase: 'running', cast: 'idle', detail: null, variant: 'AirPlay 2' });
+  const from = events.length;
+  d.daemon.services.receivers.stateChanged(id, 'airplay');
+  const published = events.slice(from).find((e) => e.type === 'player.receiverChanged');
+  t.match(published?.payload, { receiver: { kind: 'airplay', variant: 'AirPlay 2' } });
+  const items = (await api.get(`/api/players/${id}/receivers`)).body.items;
+  t.equal(items[0].variant, 'AirPlay 2');
+  t.notOk('variant' in items[1], 'a kind that runs one way has none');
+});
+
 t.test('a receiver event reaches the users who see its player, and no one else', async (t) => {
   const { d, api, streamPlayer } = await start(t);
   const kitchen = await streamPlayer('Kitchen', 1);

@@ -77,6 +77,7 @@ t.test(
     const receiver = await airplayReceiver(t, 'Kitchen "AirPlay"');
     if (!receiver) return;
     const { supervisor, events, changes } = receiver;
+    t.equal(supervisor.variant, 'AirPlay 1', 'Debian’s shairport-sync, built without AirPlay 2, runs as AirPlay 1');
     const sender = await RtspSender.open(receiver.address, 5000);
     t.teardown(() => sender.close());
     const session = { 'DACP-ID': '14413BE4996FEA4D', 'Active-Remote': '2543110914', Session: '1' };

@@ -183,6 +183,7 @@ export class Casting implements ReceiverRuntime {
       cast: running.ended ? 'idle' : supervisor.status().state,
       // An ALSA player's receivers play nowhere while the daemon's aplay is down: each says why.
       detail: supervisor.reason ?? player?.out?.alsa?.aplay.reason ?? null,
+      ...(supervisor.variant === null ? {} : { variant: supervisor.variant }),
     };
   }
 

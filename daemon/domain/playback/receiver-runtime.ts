@@ -22,6 +22,8 @@ export interface ReceiverRunState {
   cast: 'idle' | 'playing' | 'paused';
   /** Why it is not running, or what it last reported going wrong; null when all is well. */
   detail: string | null;
+  /** For a kind whose program runs one of two protocols, the one it runs as (AirPlay: `AirPlay 1` or `AirPlay 2`). */
+  variant?: string;
 }
 
 export const STOPPED_RECEIVER: ReceiverRunState = { phase: 'stopped', cast: 'idle', detail: null };

@@ -223,6 +223,7 @@ export class ReceiverSwitches {
       phase: state.phase,
       cast: state.cast,
       detail: missing ?? state.detail,
+      ...(state.variant === undefined ? {} : { variant: state.variant }),
     };
   }
 }

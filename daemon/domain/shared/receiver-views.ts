@@ -28,6 +28,12 @@ export const ReceiverSchema = T.Object(
       description:
         'why it cannot run (its program missing) or is not running, or what it last reported going wrong; null when all is well',
     }),
+    variant: T.Optional(
+      T.String({
+        description:
+          'airplay only, while its program runs: the protocol it runs as, "AirPlay 1" or "AirPlay 2" (an AirPlay 2 build of shairport-sync with nqptp running)',
+      }),
+    ),
   },
   { title: 'Receiver' },
 );
