@@ -85,6 +85,13 @@ export type ReceiverReport =
  */
 export interface LogParser {
   line(line: string, from: 'log' | 'metadata'): ReceiverReport[];
+  /**
+   * For a parser whose metadata can come after its line (UPnP's cover art, fetched from the sender's media server):
+   * where it goes, while the run is the current one, and what to log meanwhile.
+   */
+  later?(late: { metadata(metadata: Partial<CastMetadata>): void; log(message: string): void }): void;
+  /** The run ended: work under way for it (a fetch) is dropped. */
+  close?(): void;
 }
 
 /** The volume scale of a protocol and 0..1 (the player's group volume), both ways. */

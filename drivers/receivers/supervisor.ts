@@ -120,6 +120,8 @@ export class ReceiverSupervisor {
   private readonly listeners = new Set<ReceiverListener>();
   private child: ChildProcess | undefined;
   private metadata: Socket | undefined;
+  /** The current run's log parser, until the run ends. */
+  private parser: LogParser | undefined;
   private exited: Promise<Exit> | undefined;
   private restartTimer: unknown;
   private restartDelay: number;
@@ -205,6 +207,7 @@ export class ReceiverSupervisor {
     }
     this.metadata?.destroy();
     this.metadata = undefined;
+    this.closeParser();
     this.child = undefined;
     this.exited = undefined;
     this.currentPhase = 'stopped';
@@ -264,6 +267,14 @@ export class ReceiverSupervisor {
     for (const file of launch.files ?? [])
       writeFileSync(path.join(this.settings.dir, file.name), file.content, { mode: 0o600 });
     const parser = kind.parser();
+    this.closeParser();
+    this.parser = parser;
+    parser.later?.({
+      metadata: (metadata) => {
+        if (this.parser === parser) this.addMetadata(metadata);
+      },
+      log: (message) => this.log('info', message),
+    });
     this.metadata?.destroy();
     this.metadata = launch.metadataPipe ? this.openMetadata(launch.metadataPipe, parser) : undefined;
     const piped = launch.pcm === 'stdout' && this.options.pcm !== undefined;
@@ -313,8 +324,7 @@ export class ReceiverSupervisor {
           this.setState(report.state);
           break;
         case 'metadata':
-          this.cast.metadata = { ...this.cast.metadata, ...report.metadata };
-          this.emit({ type: 'metadata', metadata: this.cast.metadata });
+          this.addMetadata(report.metadata);
           break;
         case 'volume':
           this.cast.volume = report.volume;
@@ -326,6 +336,17 @@ export class ReceiverSupervisor {
           break;
       }
     }
+  }
+
+  private addMetadata(metadata: Partial<CastMetadata>): void {
+    this.cast.metadata = { ...this.cast.metadata, ...metadata };
+    this.emit({ type: 'metadata', metadata: this.cast.metadata });
+  }
+
+  /** The run's parser is done with: metadata it would still give (a cover being fetched) is dropped. */
+  private closeParser(): void {
+    this.parser?.close?.();
+    this.parser = undefined;
   }
 
   private setState(state: CastState): void {
@@ -347,6 +368,7 @@ export class ReceiverSupervisor {
     this.currentPhase = 'restarting';
     this.currentReason = detail;
     this.log('warn', detail);
+    this.closeParser();
     this.setState('idle');
     this.emit({ type: 'engine', up: false, detail });
     this.restartTimer = this.clock.setTimeout(() => this.restart(), wait);

@@ -1,6 +1,7 @@
 // The UPnP/DLNA receiver: Debian's gmediarender (gmrender-resurrect) as a media renderer named after the stream
 // player; state, titles and the sender's volume from the state variables it logs, the samples kept at full scale.
 import { createHash } from 'node:crypto';
+import { ArtworkFetcher, type LateMetadata } from './artwork-fetch.js';
 import type {
   CastMetadata,
   CastState,
@@ -83,12 +84,16 @@ function element(didl: string, ...tags: string[]): string | null {
   return null;
 }
 
-/** Title, artist and album from the DIDL-Lite a control point set with the URI; empty metadata is all null. */
-export function didlMetadata(didl: string): Omit<CastMetadata, 'artwork'> {
+/** What a DIDL-Lite item says: the titles, and the URL of its cover (fetched only under ArtworkFetcher's rule). */
+export type DidlMetadata = Omit<CastMetadata, 'artwork'> & { artworkUrl: string | null };
+
+/** Title, artist, album and cover URL from the DIDL-Lite a control point set with the URI; empty metadata is all null. */
+export function didlMetadata(didl: string): DidlMetadata {
   return {
     title: element(didl, 'dc:title'),
     artist: element(didl, 'upnp:artist', 'dc:creator'),
     album: element(didl, 'upnp:album'),
+    artworkUrl: element(didl, 'upnp:albumArtURI'),
   };
 }
 
@@ -103,6 +108,8 @@ class GmediarenderLog implements LogParser {
   private didl: string[] | undefined;
   private volume: number | undefined;
   private muted = false;
+  /** The covers the tracks' DIDL-Lite name, fetched from the media server the renderer plays from. */
+  private readonly art = new ArtworkFetcher();
 
   line(line: string, from: 'log' | 'metadata'): ReceiverReport[] {
     if (from !== 'log') return [];
@@ -122,6 +129,9 @@ class GmediarenderLog implements LogParser {
         if (state) reports.push({ type: 'state', state });
       } else if (name === 'CurrentTrackMetaData') {
         this.didl = [value];
+      } else if (name === 'CurrentTrackURI') {
+        // Logged before the track's DIDL-Lite: the host its cover may be fetched from.
+        this.art.trackUri = value;
       }
     } else if (service === 'control') {
       if (name === 'Volume' && /^\d+$/.test(value)) {
@@ -142,7 +152,18 @@ class GmediarenderLog implements LogParser {
     if (!this.didl) return [];
     const didl = this.didl.join('\n');
     this.didl = undefined;
-    return [{ type: 'metadata', metadata: didlMetadata(didl) }];
+    const { artworkUrl, ...titles } = didlMetadata(didl);
+    // The last track's cover is gone at once; this one's follows once fetched.
+    this.art.track(artworkUrl);
+    return [{ type: 'metadata', metadata: { ...titles, artwork: null } }];
+  }
+
+  later(late: LateMetadata): void {
+    this.art.listen(late);
+  }
+
+  close(): void {
+    this.art.close();
   }
 }
 
