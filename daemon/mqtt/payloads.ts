@@ -174,6 +174,6 @@ export function nowPlayingAttributes(playback: PlaybackView): string {
 
 /** How a receiver runs, beside its switch (the switch's attributes): the same fields as the API's receiver. */
 export function receiverAttributes(receiver: ReceiverView): string {
-  const { phase, cast, detail, server } = receiver;
-  return JSON.stringify({ phase, cast, detail, server });
+  const { phase, cast, detail, server, variant } = receiver;
+  return JSON.stringify({ phase, cast, detail, server, ...(variant === undefined ? {} : { variant }) });
 }

@@ -174,6 +174,21 @@ t.test('a switch through the API and a change in how the receiver runs reach the
   t.same(hub.json(attributes(stream.id, 'upnp')), { ...casting, server: null });
 });
 
+t.test('the AirPlay a receiver runs as is among its attributes', async (t) => {
+  const { hub, admin, stream, runtime, d } = await receiverBridge(t);
+  t.equal((await admin.put(`/api/players/${stream.id}/receivers/airplay`, { enabled: true })).status, 200);
+  runtime.states.set(`${stream.id}/airplay`, { phase: 'running', cast: 'idle', detail: null, variant: 'AirPlay 2' });
+  d.daemon.services.receivers.stateChanged(stream.id, 'airplay');
+  await hub.value(attributes(stream.id, 'airplay'), (payload) => JSON.parse(payload).phase === 'running');
+  t.same(hub.json(attributes(stream.id, 'airplay')), {
+    phase: 'running',
+    cast: 'idle',
+    detail: null,
+    server: null,
+    variant: 'AirPlay 2',
+  });
+});
+
 t.test('an Operator bridge account’s switch commands are refused, logged, and change nothing', async (t) => {
   const { hub, d, stream, runtime, receiverOf } = await receiverBridge(t, { role: 'Operator' });
   t.equal(await hub.value(receiverTopic(stream.id, 'airplay'), 'OFF'), 'OFF', 'an Operator account sees the switch');
