@@ -211,7 +211,15 @@ export function compose(input: ComposeInput): Services {
         clock,
         log: logger.child({ component: 'casting' }),
       });
-  if (casting) playback.attachCasting(casting);
+  if (casting) {
+    playback.attachCasting(casting);
+    // A volume changed here (the dashboard, a keypad, Home Assistant) goes back to the sender of the cast holding
+    // the player's output, where its protocol allows.
+    bus.subscribe('casting', (event) => {
+      if (event.type === 'player.volumeChanged')
+        casting.groupVolumeChanged(event.payload.playerId, event.payload.volume);
+    });
+  }
   const runtime: ReceiverRuntime = casting ?? (input.receiverRuntime as ReceiverRuntime);
   const receivers = new ReceiverSwitches({
     store,

@@ -77,7 +77,35 @@ export type ReceiverReport =
   /** The sender's volume, already mapped to 0..1. */
   | { type: 'volume'; volume: number }
   /** The sender connected to or left the receiver (the music server, an AirPlay client). */
-  | { type: 'sender'; connected: boolean };
+  | { type: 'sender'; connected: boolean }
+  /**
+   * Where this side reaches what the sender listens to (SenderRemote): the renderer's own UPnP control
+   * (gmediarender), the music server (Squeezelite), as the run logged it.
+   */
+  | { type: 'endpoint'; endpoint: ReceiverEndpoint };
+
+/** An address and port a receiver's run logged (see the `endpoint` report). */
+export interface ReceiverEndpoint {
+  host: string;
+  port: number;
+}
+
+/**
+ * What this side can tell the sender, for a kind whose protocol allows it: a volume changed here (the dashboard, a
+ * keypad, Home Assistant), so the sender's slider shows the rooms' volume — the run's report of the volume it then
+ * has is an echo, which the runtime recognises by the level it sent — and a pause, when the cast loses the output.
+ */
+export interface SenderRemote {
+  /**
+   * Gives the sender `level` (0..1) through `endpoint`; rejects when it could not (the caller logs it). `signal`
+   * aborts a request that takes too long.
+   */
+  setVolume(endpoint: ReceiverEndpoint, settings: ReceiverSettings, level: number, signal: AbortSignal): Promise<void>;
+  /** The level the sender reports back for `level`: `level` on the protocol's own scale. */
+  echoOf(level: number): number;
+  /** Pauses the sender's playback (a person paused the player, or started its playlist, during the cast). */
+  pause(endpoint: ReceiverEndpoint, settings: ReceiverSettings, signal: AbortSignal): Promise<void>;
+}
 
 /**
  * Reads a run's log and its metadata pipe (Launch.metadataPipe), a line at a time, each line saying where it came
@@ -118,6 +146,8 @@ export interface ReceiverKind {
   launch(settings: ReceiverSettings): Launch;
   parser(): LogParser;
   readonly volume: VolumeMapping;
+  /** Present where the protocol lets this side reach the sender (UPnP, Squeezelite through its server). */
+  readonly remote?: SenderRemote;
 }
 
 /** The message for a machine without a receiver's program: what switching that receiver on answers. */

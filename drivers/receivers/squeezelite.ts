@@ -1,7 +1,16 @@
 // The Squeezelite receiver: Debian's squeezelite joins a Lyrion Music Server or Music Assistant as a player named
 // after the stream player; state and the server's volume come from its slimproto log.
 import { createHash } from 'node:crypto';
-import type { CastState, Launch, LogParser, ReceiverKind, ReceiverReport, ReceiverSettings } from './receiver.js';
+import type {
+  CastState,
+  Launch,
+  LogParser,
+  ReceiverEndpoint,
+  ReceiverKind,
+  ReceiverReport,
+  ReceiverSettings,
+  SenderRemote,
+} from './receiver.js';
 
 /** 0 dB in slimproto's 16.16 fixed-point gain (`audg`). */
 const UNITY = 0x10000;
@@ -48,6 +57,9 @@ const STATES: Record<string, CastState> = {
 class SqueezeliteLog implements LogParser {
   private state: CastState | undefined;
 
+  /** `serverHttpPort`: where the server's JSON-RPC answers (SERVER_HTTP_PORT). */
+  constructor(private readonly serverHttpPort: number) {}
+
   line(raw: string): ReceiverReport[] {
     const line = raw.replace(PREFIX, '');
     const stat = /^STAT: (STM[a-z])$/.exec(line);
@@ -60,6 +72,9 @@ class SqueezeliteLog implements LogParser {
     const audg = /^audg gainL: (\d+) gainR: (\d+) adjust: \d+$/.exec(line);
     if (audg) return [{ type: 'volume', volume: levelOfGain(Math.max(Number(audg[1]), Number(audg[2]))) }];
     if (line === 'connected') return [{ type: 'sender', connected: true }];
+    // The server it connects to (named or found on the LAN): its JSON-RPC is where a volume changed here goes.
+    const server = /^connecting to ([\d.]+):\d+$/.exec(line);
+    if (server) return [{ type: 'endpoint', endpoint: { host: server[1]!, port: this.serverHttpPort } }];
     if (/^(error reading from socket|No messages from server|unable to connect to server)/.test(line)) {
       const reports: ReceiverReport[] = [{ type: 'sender', connected: false }];
       if (this.state !== undefined && this.state !== 'idle') reports.push({ type: 'state', state: 'idle' });
@@ -70,7 +85,48 @@ class SqueezeliteLog implements LogParser {
   }
 }
 
-export const squeezelite: ReceiverKind = {
+/**
+ * The music server's HTTP port, where its JSON-RPC (`/jsonrpc.js`) answers: Lyrion's web port, 9000 unless its owner
+ * moved it; Music Assistant's Squeezebox provider serves the same API on its "JSON-RPC CLI" port.
+ */
+export const SERVER_HTTP_PORT = 9000;
+
+/** One command for the player on the music server's JSON-RPC, as Lyrion's apps send it: rejected unless it answers 200. */
+async function serverCommand(
+  endpoint: ReceiverEndpoint,
+  settings: ReceiverSettings,
+  command: string[],
+  signal: AbortSignal,
+): Promise<void> {
+  const response = await fetch(`http://${endpoint.host}:${endpoint.port}/jsonrpc.js`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 1, method: 'slim.request', params: [macOf(settings.playerId), command] }),
+    signal,
+  });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`the music server answered its JSON-RPC with HTTP ${response.status}`);
+}
+
+/**
+ * Slimproto has no message from the player for either, so both go to the music server: a volume changed here as the
+ * player's `mixer volume` (0..100), which the server's and its apps' sliders then show and which it sends the player
+ * as a gain (`audg`, reported back as an echo); a pause as `pause 1`.
+ */
+const serverRemote: SenderRemote = {
+  setVolume: (endpoint, settings, level, signal) =>
+    serverCommand(
+      endpoint,
+      settings,
+      ['mixer', 'volume', String(Math.round(Math.min(1, Math.max(0, level)) * 100))],
+      signal,
+    ),
+  echoOf: (level) => levelOfGain(gainOfLevel(level)),
+  pause: (endpoint, settings, signal) => serverCommand(endpoint, settings, ['pause', '1'], signal),
+};
+
+/** The Squeezelite receiver; a server whose JSON-RPC is on another port than Lyrion's (tests) names it. */
+export const squeezeliteReceiver = (serverHttpPort = SERVER_HTTP_PORT): ReceiverKind => ({
   kind: 'squeezelite',
   program: 'squeezelite',
   debianPackage: 'squeezelite',
@@ -103,6 +159,9 @@ export const squeezelite: ReceiverKind = {
       pcm: settings.output.kind === 'fifo' ? 'stdout' : 'self',
     };
   },
-  parser: () => new SqueezeliteLog(),
+  parser: () => new SqueezeliteLog(serverHttpPort),
   volume: { toLevel: levelOfGain, fromLevel: gainOfLevel },
-};
+  remote: serverRemote,
+});
+
+export const squeezelite: ReceiverKind = squeezeliteReceiver();

@@ -15,8 +15,10 @@ import {
   type CastState,
   type LogParser,
   missingProgram,
+  type ReceiverEndpoint,
   type ReceiverKind,
   type ReceiverSettings,
+  type SenderRemote,
 } from './receiver.js';
 
 export interface SupervisorTiming {
@@ -27,6 +29,8 @@ export interface SupervisorTiming {
   stableMs: number;
   /** From SIGTERM to SIGKILL. */
   stopTimeoutMs: number;
+  /** How long a volume given to the sender (sendVolume) may take before it is given up. */
+  remoteMs: number;
 }
 
 /** The same back-off and stop bound as a player's MPD (docs/playback.md). */
@@ -35,6 +39,7 @@ export const DEFAULT_RECEIVER_TIMING: SupervisorTiming = {
   restartMaxMs: 30_000,
   stableMs: 60_000,
   stopTimeoutMs: 5_000,
+  remoteMs: 5_000,
 };
 
 export interface SupervisorOptions {
@@ -129,6 +134,10 @@ export class ReceiverSupervisor {
   private stopping = false;
   private currentPhase: ReceiverPhase = 'stopped';
   private currentReason: string | null = null;
+  /** Where the current run reaches the sender's side for a volume (its `endpoint` report). */
+  private endpoint: ReceiverEndpoint | undefined;
+  private sendingVolume = false;
+  private volumeWaiting: number | undefined;
   private cast: { state: CastState; metadata: CastMetadata; volume: number | null; sender: boolean } = {
     state: 'idle',
     metadata: EMPTY_METADATA,
@@ -166,6 +175,51 @@ export class ReceiverSupervisor {
   /** What the cast is doing, as last reported: state, metadata, the sender's volume (null until it sent one). */
   status(): { state: CastState; metadata: CastMetadata; volume: number | null; sender: boolean } {
     return { ...this.cast };
+  }
+
+  /**
+   * Gives the sender a volume changed on this side (0..1), where the kind's protocol allows it and the run said where
+   * (its `endpoint`); answers whether it will be sent. One request at a time: a level asked for meanwhile replaces the
+   * one waiting, so a dragged slider sends its last value, not each step. A request that fails is logged.
+   */
+  sendVolume(level: number): boolean {
+    const { remote } = this.options.kind;
+    if (!remote || !this.endpoint || this.currentPhase !== 'running') return false;
+    this.volumeWaiting = level;
+    if (!this.sendingVolume) void this.sendWaitingVolume(remote);
+    return true;
+  }
+
+  /**
+   * Pauses the sender's playback where the kind's protocol allows it and the run said where; answers whether it was
+   * asked. A request that fails is logged.
+   */
+  pauseSender(): boolean {
+    const { remote } = this.options.kind;
+    const endpoint = this.endpoint;
+    if (!remote || !endpoint || this.currentPhase !== 'running') return false;
+    remote
+      .pause(endpoint, this.settings, AbortSignal.timeout(this.timing.remoteMs))
+      .catch((err: Error) => this.log('warn', `the sender could not be paused: ${err.message}`));
+    return true;
+  }
+
+  private async sendWaitingVolume(remote: SenderRemote): Promise<void> {
+    this.sendingVolume = true;
+    try {
+      while (this.volumeWaiting !== undefined && this.endpoint && !this.stopping) {
+        const level = this.volumeWaiting;
+        this.volumeWaiting = undefined;
+        try {
+          await remote.setVolume(this.endpoint, this.settings, level, AbortSignal.timeout(this.timing.remoteMs));
+        } catch (err) {
+          this.log('warn', `the volume could not be given to the sender: ${(err as Error).message}`);
+        }
+      }
+    } finally {
+      this.sendingVolume = false;
+      this.volumeWaiting = undefined;
+    }
   }
 
   onEvent(listener: ReceiverListener): () => void {
@@ -264,6 +318,8 @@ export class ReceiverSupervisor {
   private run(program: string): void {
     const { kind } = this.options;
     const launch = kind.launch(this.settings);
+    // Where the last run listened or connected says nothing about this one's.
+    this.endpoint = undefined;
     for (const file of launch.files ?? [])
       writeFileSync(path.join(this.settings.dir, file.name), file.content, { mode: 0o600 });
     const parser = kind.parser();
@@ -333,6 +389,9 @@ export class ReceiverSupervisor {
         case 'sender':
           this.cast.sender = report.connected;
           this.emit({ type: 'sender', connected: report.connected });
+          break;
+        case 'endpoint':
+          this.endpoint = report.endpoint;
           break;
       }
     }

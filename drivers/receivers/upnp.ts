@@ -7,9 +7,11 @@ import type {
   CastState,
   Launch,
   LogParser,
+  ReceiverEndpoint,
   ReceiverKind,
   ReceiverReport,
   ReceiverSettings,
+  SenderRemote,
 } from './receiver.js';
 
 /** The FIFO's format: what any stream is converted and resampled to. */
@@ -120,6 +122,12 @@ class GmediarenderLog implements LogParser {
     }
     const reports = this.endDidl();
     const [service, text] = [logged[1]!, logged[2]!];
+    // libupnp's address and port: where RenderingControl is reached to give the sender a volume changed here.
+    const registered = service === 'upnp' && /^Registered IP=([0-9a-f.:]+) port=(\d+)/i.exec(text);
+    if (registered) {
+      reports.push({ type: 'endpoint', endpoint: { host: registered[1]!, port: Number(registered[2]) } });
+      return reports;
+    }
     const variable = /^(\w+): ?(.*)$/.exec(text);
     if (!variable) return reports;
     const [name, value] = [variable[1]!, variable[2]!];
@@ -167,6 +175,59 @@ class GmediarenderLog implements LogParser {
   }
 }
 
+/** The services this side calls on gmediarender, with their control URLs in its description (`--dump-devicedesc`). */
+const SERVICES = {
+  RenderingControl: {
+    type: 'urn:schemas-upnp-org:service:RenderingControl:1',
+    control: '/upnp/control/rendercontrol1',
+  },
+  AVTransport: { type: 'urn:schemas-upnp-org:service:AVTransport:1', control: '/upnp/control/rendertransport1' },
+};
+
+/** One action on the renderer's own control URL, as a control point calls it: rejected unless it answers 200. */
+async function soap(
+  endpoint: ReceiverEndpoint,
+  service: keyof typeof SERVICES,
+  action: string,
+  args: Record<string, string>,
+  signal: AbortSignal,
+): Promise<void> {
+  const { type, control } = SERVICES[service];
+  const fields = Object.entries(args)
+    .map(([name, value]) => `<${name}>${value}</${name}>`)
+    .join('');
+  const body =
+    '<?xml version="1.0" encoding="utf-8"?>' +
+    '<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" s:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/">' +
+    `<s:Body><u:${action} xmlns:u="${type}">${fields}</u:${action}></s:Body></s:Envelope>`;
+  const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host;
+  const response = await fetch(`http://${host}:${endpoint.port}${control}`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/xml; charset="utf-8"', soapaction: `"${type}#${action}"` },
+    body,
+    signal,
+  });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`the renderer answered ${action} with HTTP ${response.status}`);
+}
+
+/**
+ * The renderer is this side's own: a volume changed here goes to its RenderingControl (Volume, and Mute off above
+ * 0), a pause to its AVTransport. gmediarender events both to the control points subscribed to it (BubbleUPnP, Home
+ * Assistant, Music Assistant), whose sliders and buttons then show them; the volume lands on its decoy volume
+ * element only, so the samples stay at full scale.
+ */
+const rendererRemote: SenderRemote = {
+  async setVolume(endpoint, _settings, level, signal) {
+    const volume = volumeOfLevel(level);
+    const master = { InstanceID: '0', Channel: 'Master' };
+    await soap(endpoint, 'RenderingControl', 'SetVolume', { ...master, DesiredVolume: String(volume) }, signal);
+    if (volume > 0) await soap(endpoint, 'RenderingControl', 'SetMute', { ...master, DesiredMute: '0' }, signal);
+  },
+  echoOf: (level) => levelOfVolume(volumeOfLevel(level)),
+  pause: (endpoint, _settings, signal) => soap(endpoint, 'AVTransport', 'Pause', { InstanceID: '0' }, signal),
+};
+
 export const upnp: ReceiverKind = {
   kind: 'upnp',
   program: 'gmediarender',
@@ -207,4 +268,5 @@ export const upnp: ReceiverKind = {
   },
   parser: () => new GmediarenderLog(),
   volume: { toLevel: levelOfVolume, fromLevel: volumeOfLevel },
+  remote: rendererRemote,
 };

@@ -12,7 +12,7 @@ import { Casting, type CastingDeps } from '../../daemon/domain/playback/casting.
 import type { ReceiverRunState } from '../../daemon/domain/playback/receiver-runtime.js';
 import type { StreamOutput } from '../../daemon/domain/shared/index.js';
 import { createLogger } from '../../daemon/log.js';
-import { squeezelite } from '../../drivers/receivers/squeezelite.js';
+import { macOf, squeezelite, squeezeliteReceiver } from '../../drivers/receivers/squeezelite.js';
 import { tempDir } from '../helpers/daemon.js';
 import { PcmReader } from '../helpers/pcm-reader.js';
 import { receiverFolders, soxTone } from '../helpers/receiver-checks.js';
@@ -45,12 +45,16 @@ function squeezelitePid(playerId: string): number | undefined {
 /**
  * A stream player with a FIFO output read by the test, a slimproto server playing a tone, and the casting runtime
  * with recording stand-ins for the playlist's pause, the group volume and the change events. `holdPause`: the
- * playlist's pause does not finish until the test says.
+ * playlist's pause does not finish until the test says; `serverVolume`: the receiver finds the server's JSON-RPC;
+ * `toneSeconds`: the tone's length (10 s), which the FIFO's reader takes faster than real time.
  */
-async function rig(t: Test, options: { holdPause?: boolean; kinds?: CastingDeps['kinds'] } = {}) {
+async function rig(
+  t: Test,
+  options: { holdPause?: boolean; kinds?: CastingDeps['kinds']; serverVolume?: boolean; toneSeconds?: number } = {},
+) {
   const { dir, fifo } = receiverFolders(t, 'azc-casting');
   const tone = path.join(dir, 'tone.flac');
-  soxTone(tone, 10);
+  soxTone(tone, options.toneSeconds ?? 10);
   const server = await SlimprotoServer.start(tone);
   t.teardown(() => server.close());
   const reader = new PcmReader(fifo);
@@ -88,7 +92,11 @@ async function rig(t: Test, options: { holdPause?: boolean; kinds?: CastingDeps[
       changes.notify();
     },
     timing: { restartFirstMs: 50 },
-    ...(options.kinds ? { kinds: options.kinds } : {}),
+    kinds: {
+      // The stand-in's JSON-RPC is on its own port, not Lyrion's 9000.
+      ...(options.serverVolume ? { squeezelite: squeezeliteReceiver(server.httpPort) } : {}),
+      ...options.kinds,
+    },
     log: createLogger('debug', { write: (line: string) => void logged.push(line) }),
   });
   t.teardown(() => casting.stop());
@@ -214,6 +222,47 @@ t.test(
     t.same(r.volumes, [1, 0.5, 0.88], 'each level once; the repeated 50 set nothing');
   },
 );
+
+t.test(
+  'a volume changed on this side goes to the music server while the cast holds the output, and its echo sets nothing',
+  async (t) => {
+    // A minute of tone: the cast goes on holding the output while the server's answers come back.
+    const r = await rig(t, { serverVolume: true, toneSeconds: 60 });
+    await r.apply();
+    await r.server.hello();
+    t.notOk(r.casting.groupVolumeChanged(r.playerId, 0.3), 'nothing is given while no cast holds the output');
+    await r.cast();
+    await r.until('the volume of the cast', () => r.volumes.length === 1);
+    t.notOk(r.casting.groupVolumeChanged(r.playerId, 1), 'the volume the server has already is not given again');
+    // A slider dragged here gives several levels before the server's first answer comes back.
+    for (const level of [0.42, 0.2, 0.3, 0.35])
+      t.ok(r.casting.groupVolumeChanged(r.playerId, level), `level ${level} is given`);
+    await waitFor(() => r.server.mixer.at(-1)?.volume === 35, undefined, {
+      what: 'the last level of the drag at the server',
+      changes: r.server.changes,
+    });
+    t.same(r.server.mixer[0], { mac: macOf(r.playerId), volume: 42 }, "as the player's mixer volume, 0..100");
+    // The server's own change after them: reports come in order, so once it moved the rooms every echo was heard.
+    r.server.volume(HALF_GAIN, false);
+    await r.until('volume 50 from the server', () => r.volumes.length === 2);
+    t.same(r.volumes, [1, 0.5], 'no echo of a volume given from here moved the rooms');
+    t.equal(r.casting.nowPlaying(r.playerId).source, 'squeezelite', 'the cast held the output all along');
+  },
+);
+
+t.test('a playlist started during a cast pauses the cast at its music server', async (t) => {
+  const r = await rig(t, { serverVolume: true, toneSeconds: 60 });
+  await r.cast();
+  await r.casting.mpdStarted(r.playerId);
+  await waitFor(() => r.server.pauses.length === 1, undefined, {
+    what: 'the pause asked of the server',
+    changes: r.server.changes,
+  });
+  t.same(r.server.pauses, [macOf(r.playerId)], "the player's own");
+  await r.server.stat('STMp');
+  await r.until('the cast paused', () => r.state().cast === 'paused');
+  t.equal(r.casting.nowPlaying(r.playerId).source, 'mpd', 'the playlist holds the output');
+});
 
 t.test('a second cast takes the output from the first, whose PCM is then dropped', async (t) => {
   // A second squeezelite stands in for another kind of receiver: the runtime treats every kind alike.

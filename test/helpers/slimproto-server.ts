@@ -1,8 +1,15 @@
 // A stand-in Lyrion (slimproto) server on loopback: takes a squeezelite's HELO, tells it to stream a file from an
-// HTTP server beside it (`strm s`), to pause, go on or stop, and sends volume (`audg`), as a real server would.
+// HTTP server beside it (`strm s`), to pause, go on or stop, and sends volume (`audg`), as a real server would. Its
+// HTTP server also answers Lyrion's JSON-RPC `mixer volume` and `pause 1`, giving the player that volume or pause
+// as a real server does.
 
 import { readFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type Server as HttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type Socket } from 'node:net';
 import { Changes, waitFor } from './wait-for.js';
@@ -26,6 +33,10 @@ export class SlimprotoServer {
   readonly fetched: string[] = [];
   /** The names the player gave in SETD answers, in order. */
   readonly names: string[] = [];
+  /** Each JSON-RPC `mixer volume` asked of the server: the player's MAC and the volume (0..100). */
+  readonly mixer: Array<{ mac: string; volume: number }> = [];
+  /** The MAC of each JSON-RPC `pause 1` asked of the server. */
+  readonly pauses: string[] = [];
   private readonly sockets = new Set<Socket>();
   private player: Socket | undefined;
   private buffered = Buffer.alloc(0);
@@ -40,6 +51,10 @@ export class SlimprotoServer {
     const body = readFileSync(file);
     const self: { it?: SlimprotoServer } = {};
     const http = createHttpServer((req, res) => {
+      if (req.method === 'POST' && req.url === '/jsonrpc.js') {
+        self.it?.jsonRpc(req, res);
+        return;
+      }
       self.it?.fetched.push(req.url ?? '');
       self.it?.changes.notify();
       res.writeHead(200, { 'content-type': 'audio/flac', 'content-length': body.length });
@@ -52,6 +67,11 @@ export class SlimprotoServer {
       new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve)),
     ]);
     return self.it;
+  }
+
+  /** The port of its HTTP server, where its JSON-RPC answers. */
+  get httpPort(): number {
+    return (this.http.address() as AddressInfo).port;
   }
 
   /** `127.0.0.1:<port>`, for squeezelite's `-s`. */
@@ -148,6 +168,39 @@ export class SlimprotoServer {
     head.writeUInt16BE(4 + payload.length, 0);
     head.write(opcode, 2, 'latin1');
     this.player.write(Buffer.concat([head, payload]));
+  }
+
+  /**
+   * `slim.request` with `[mac, ["mixer", "volume", v]]` or `[mac, ["pause", "1"]]`: recorded, answered as Lyrion
+   * does, and the player gets the gain of volume v on Lyrion's curve (50·(v−100)/101 dB; 0 is silence), or `strm p`.
+   */
+  private jsonRpc(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        id: number;
+        method: string;
+        params: [string, string[]];
+      };
+      const [mac, command] = request.params;
+      const words = command.join(' ');
+      if (request.method === 'slim.request' && /^mixer volume \d+$/.test(words)) {
+        const volume = Number(command[2]);
+        this.mixer.push({ mac, volume });
+        const gain = volume <= 0 ? 0 : Math.round(UNITY_GAIN * 10 ** ((50 * (volume - 100)) / 101 / 20));
+        if (this.connected) this.volume(gain, true);
+      } else if (request.method === 'slim.request' && words === 'pause 1') {
+        this.pauses.push(mac);
+        if (this.connected) this.command('p');
+      } else {
+        res.writeHead(400).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: request.id, method: request.method, params: request.params, result: {} }));
+      this.changes.notify();
+    });
   }
 
   private accept(socket: Socket): void {

@@ -33,6 +33,8 @@ import {
   type WantedReceiver,
 } from './receiver-runtime.js';
 
+/** Levels given to a sender and not reported back yet, kept to know their echoes (a long drag gives more). */
+const SENT_KEPT = 16;
 /** Bytes of PCM a second: the pace at which a receiver that does not hold the output is read and dropped. */
 const PCM_BYTES_PER_SECOND = PCM_FORMAT.rate * PCM_FORMAT.channels * (PCM_FORMAT.bits / 8);
 
@@ -97,6 +99,11 @@ interface Running {
   /** The sender's volume last reported, and the level last set from it (a report equal to that is an echo). */
   heard: number | null;
   applied: number | null;
+  /**
+   * The levels given to the sender (SenderRemote) whose report has not come back yet, oldest first, each as the
+   * sender will report it: such a report is an echo. A dragged slider gives several before the first comes back.
+   */
+  sent: number[];
   off: () => void;
 }
 
@@ -221,8 +228,9 @@ export class Casting implements ReceiverRuntime {
   }
 
   /**
-   * A person paused or stopped the player while a cast held its output: the cast loses it (its PCM is dropped; no
-   * protocol here lets this side end it) and reads as idle until its sender plays again. Answers whether one held it.
+   * A person paused or stopped the player while a cast held its output: the cast loses it (its PCM is dropped, its
+   * sender paused where the protocol allows) and reads as idle until its sender plays again. Answers whether one held
+   * it.
    */
   async endCast(playerId: string): Promise<boolean> {
     const player = this.players.get(playerId);
@@ -266,6 +274,27 @@ export class Casting implements ReceiverRuntime {
   /** The announcement ended and gave MPD its playback back: a cast that held the output has it again. */
   announcementEnded(playerId: string): Promise<void> {
     return this.arbitrate(playerId, (arbiter) => arbiter.announcementEnded());
+  }
+
+  /**
+   * The player's group volume changed (player.volumeChanged: the dashboard, a keypad, Home Assistant, or the sender's
+   * own volume set on the rooms): a cast holding the output whose protocol allows it gives it to its sender, unless
+   * the sender has that volume already. Answers whether it was given.
+   */
+  groupVolumeChanged(playerId: string, level: number): boolean {
+    const player = this.players.get(playerId);
+    const holder = player?.arbiter.holder;
+    if (!player || player.arbiter.announcement || holder === null || holder === undefined || holder === 'mpd')
+      return false;
+    const running = player.running.get(holder);
+    const remote = this.kinds[holder].remote;
+    if (!running || running.ended || !remote) return false;
+    const echo = remote.echoOf(level);
+    if (echo === running.heard) return false;
+    if (!running.supervisor.sendVolume(level)) return false;
+    running.sent.push(echo);
+    if (running.sent.length > SENT_KEPT) running.sent.shift();
+    return true;
   }
 
   /** Stops every receiver and lets go of every output (the daemon stops). */
@@ -484,6 +513,7 @@ export class Casting implements ReceiverRuntime {
       ended: false,
       heard: null,
       applied: null,
+      sent: [],
       off: () => undefined,
     };
     running.off = running.supervisor.onEvent(
@@ -563,8 +593,15 @@ export class Casting implements ReceiverRuntime {
         await this.carryOut(player, player.arbiter.castEnded(running.kind));
       }
     } else if (event.type === 'volume') {
+      // Reports come in the order the levels were given: the ones before an echo will not come any more.
+      const at = running.sent.indexOf(event.volume);
+      const echo = at >= 0;
+      running.sent = echo ? running.sent.slice(at + 1) : [];
       running.heard = event.volume;
-      await this.applyVolume(player, running);
+      // The sender shows the volume given to it from here: the rooms are there already, and stay as they are
+      // (setting them from the sender's rounded value would move rooms a limit or a balance keeps apart).
+      if (echo) running.applied = event.volume;
+      else await this.applyVolume(player, running);
     }
   }
 
@@ -607,9 +644,13 @@ export class Casting implements ReceiverRuntime {
           }
           break;
         case 'endCast': {
-          // None of the three protocols lets this side end the cast yet: its PCM is dropped and it reads as idle.
+          // Its PCM is dropped and it reads as idle until it reports again; its sender is paused where the protocol
+          // lets this side reach it (UPnP, Squeezelite through its server), and plays on unheard where not (AirPlay).
           const running = player.running.get(action.kind);
-          if (running) running.ended = true;
+          if (running) {
+            running.ended = true;
+            running.supervisor.pauseSender();
+          }
           break;
         }
         case 'select':
