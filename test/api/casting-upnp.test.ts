@@ -27,6 +27,9 @@ const TAGS = { title: 'Blue Tone', artist: 'Sox Combo', album: 'Loopback' };
  * to 0.4), its UPnP receiver switched on by the Admin and ready, and a control point for it.
  */
 async function upnpCastRig(t: Test, net: Extract<VethNetwork, { ok: true }>) {
+  const dir = tempDir('azc-upnp-cast-');
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const media = await mediaServer(t, net.hostAddress, dir);
   const rig = await startStreamDaemon(t, {
     // gmediarender's lines, where the control point finds it, are logged at debug level.
     config: { logLevel: 'debug' },
@@ -41,9 +44,6 @@ async function upnpCastRig(t: Test, net: Extract<VethNetwork, { ok: true }>) {
   t.equal((await api.post(`/api/players/${kitchen.id}/attach-zones`, { zoneIds: attached })).status, 204);
   for (const id of attached) t.equal((await api.put(`/api/zones/${id}/volume`, { volume: 0.3 })).status, 204);
   t.equal((await api.put(`/api/zones/${attached[1]}`, { maxVolume: 0.4 })).status, 200);
-  const dir = tempDir('azc-upnp-cast-');
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const media = await mediaServer(t, net.hostAddress, dir);
   const on = await api.put(`/api/players/${kitchen.id}/receivers/upnp`, { enabled: true });
   t.equal(on.status, 200, on.text);
   await d.untilLog(/Ready for rendering/);

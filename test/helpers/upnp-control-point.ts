@@ -3,7 +3,7 @@
 // control point finds a renderer, read from gmediarender's log.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Test } from 'tap';
@@ -55,7 +55,6 @@ export async function mediaServer(t: Test, host: string, dir: string): Promise<s
   const promised = 60 * TONE_FRAMES * 4;
   wav.writeUInt32LE(promised + 36, 4);
   wav.writeUInt32LE(promised, 40);
-  const held = new Set<ServerResponse>();
   const size = promised + 44;
   const server = createServer((req, res) => {
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/tone.wav') {
@@ -70,14 +69,15 @@ export async function mediaServer(t: Test, host: string, dir: string): Promise<s
     if (range) res.writeHead(206, { ...headers, 'Content-Range': `bytes ${from}-${size - 1}/${size}` });
     else res.writeHead(200, headers);
     if (from < wav.length) res.write(wav.subarray(from));
-    held.add(res);
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  // Closed first, then every connection cut: a renderer still playing asks again at once when its response is cut,
+  // and a server still listening would take that request and wait for it.
   t.teardown(
     () =>
       new Promise<void>((resolve) => {
-        for (const res of held) res.destroy();
         server.close(() => resolve());
+        server.closeAllConnections();
       }),
   );
   return `http://${host}:${(server.address() as AddressInfo).port}/tone.wav`;
