@@ -103,6 +103,16 @@ t.test("a stream player's receivers in the dashboard", { skip: chromiumMissing()
       t.ok(fits, 'the dialog is no wider than a phone');
       await screenshot(page, 'casting-dialog-phone', false);
 
+      // A running AirPlay receiver says which AirPlay it runs.
+      const airplay = dialog.getByRole('switch', { name: 'AirPlay' });
+      await airplay.check();
+      await row('airplay').getByText('Ready', { exact: true }).waitFor();
+      runtime.states.set(`${id}/airplay`, { phase: 'running', cast: 'idle', detail: null, variant: 'AirPlay 2' });
+      rig.d.daemon.services.receivers.stateChanged(id, 'airplay');
+      await row('airplay').getByText('Ready (AirPlay 2)', { exact: true }).waitFor();
+      await airplay.uncheck();
+      await row('airplay').getByText('Off', { exact: true }).waitFor();
+
       // Shairport-sync goes away while the dialog is open: switching AirPlay on is refused, naming the package.
       runtime.absent.add('airplay');
       await dialog.getByRole('switch', { name: 'AirPlay' }).click();

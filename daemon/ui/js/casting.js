@@ -8,14 +8,18 @@ import { attr, h, text, uid } from './dom.js';
 import { CAST_NAMES } from './now-playing.js';
 import { changed, loadReceivers, setReceiver, state, subscribe } from './store.js';
 
-/** How a receiver runs, in words; one switched on that has not come up yet is starting (or says why it stopped). */
+/**
+ * How a receiver runs, in words; one switched on that has not come up yet is starting (or says why it stopped). A
+ * running AirPlay receiver says which AirPlay it runs.
+ */
 export function receiverText(r) {
   if (!r.available) return `Not installed — apt-get install --no-install-recommends ${r.package}`;
   if (!r.enabled) return 'Off';
   const why = r.detail ? `: ${r.detail}` : '';
   if (r.phase === 'restarting') return `Restarting${why}`;
   if (r.phase === 'stopped') return r.detail ? `Stopped${why}` : 'Starting…';
-  return { playing: 'Casting', paused: 'Paused' }[r.cast] ?? 'Ready';
+  const words = { playing: 'Casting', paused: 'Paused' }[r.cast] ?? 'Ready';
+  return r.variant ? `${words} (${r.variant})` : words;
 }
 
 /** One receiver: its switch, its state, and for Squeezelite the music server. */
