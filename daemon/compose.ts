@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Type as T } from '@sinclair/typebox';
 import { loadPlaybackEngines, playbackEngineMissing } from '../drivers/index.js';
 import { announcementRoutes } from './api/announcements.js';
+import { artworkRoutes } from './api/artwork.js';
 import { backupRoutes } from './api/backup.js';
 import { castSettingsRoutes } from './api/cast-settings.js';
 import { inputRoutes } from './api/input-devices.js';
@@ -117,9 +118,10 @@ export interface ComposeInput {
   /**
    * Tests only: the casting runtime runs each receiver through `prefix` (`ip netns exec <name>`, a network namespace
    * the test made, as libupnp refuses loopback) and has it listen on `listenInterface` (the namespace's) instead of
-   * config.host's interface. The daemon never sets it.
+   * config.host's interface, and runs a kind's stand-in from `kinds` (a receiver whose program is a script). The
+   * daemon never sets it.
    */
-  castingOptions?: Pick<CastingDeps, 'prefix' | 'listenInterface'>;
+  castingOptions?: Pick<CastingDeps, 'prefix' | 'listenInterface' | 'kinds'>;
 }
 
 /** Builds every service on the open store; see Services. */
@@ -322,6 +324,7 @@ export function compose(input: ComposeInput): Services {
     ...libraryRoutes(playback.library),
     ...announcementRoutes(playback.announcements),
     ...receiverRoutes(receivers),
+    ...artworkRoutes(playback.transport),
     ...castSettingsRoutes(castRooms),
     ...inputRoutes(audio.inputs),
     ...backupRoutes(backups, restoreBodyBytes(config.limits)),

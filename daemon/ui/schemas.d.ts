@@ -214,6 +214,8 @@ type Playback = {
   title: string | null;
   artist: string | null;
   album: string | null;
+  /** during a cast whose sender gave cover art: where to get it, GET /api/players/{id}/artwork?v=<version> (the version changes with the image); null otherwise */
+  artwork: string | null;
   /** a radio stream's name (icy-name) */
   name: string | null;
   /** null for a stream without an end */

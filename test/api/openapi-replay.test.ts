@@ -2,12 +2,16 @@
 // it: every operation is called, the error cases each route can meet are provoked, and a gap in the document fails.
 // A new route fails the coverage check below until the session calls it; a new status fails until it is documented.
 
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { Validator as OpenApiValidator } from '@seriousme/openapi-schema-validator';
 import t from 'tap';
 import { defaultConfig } from '../../daemon/config.js';
 import { SimulatedDriver } from '../../drivers/simulated/index.js';
-import { startTestDaemon } from '../helpers/daemon.js';
+import { coverReceiver } from '../helpers/cover-receiver.js';
+import { startTestDaemon, tempDir } from '../helpers/daemon.js';
 import { MPD, musicFolder, TRACKS } from '../helpers/mpd-rig.js';
 import { OpenApiCheck } from '../helpers/openapi-check.js';
 import { eventOf, openStream, type SseClient } from '../helpers/sse.js';
@@ -81,7 +85,9 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
   const driver = new SimulatedDriver({ applyDelayMs: 1 });
   // Stream players are played by the real MPD, from a music folder of sox tones.
   const playback = { ...defaultConfig().playback, mpdPath: MPD, musicDir: musicFolder(t) };
-  const d = await startTestDaemon(t, { driver, config: { limits, mqtt, playback } });
+  // AirPlay's receiver is a stand-in that casts a cover (test/helpers/cover-receiver.ts): the other kinds start none.
+  const castingOptions = { kinds: { airplay: coverReceiver } };
+  const d = await startTestDaemon(t, { driver, config: { limits, mqtt, playback }, castingOptions });
   const document = await (await fetch(`${d.base}/api/openapi.json`)).json();
 
   t.test('the document is a valid OpenAPI 3.1 document', async (t) => {
@@ -392,7 +398,7 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
     });
   });
 
-  await t.test('stream players, their playback, the library and announcements', async () => {
+  await t.test('stream players, their playback, the library and announcements', async (t) => {
     const stream = (
       await call('POST', '/api/players', 201, {
         body: { name: 'Pi DAC', input: { channel: 4 }, output: { kind: 'null' } },
@@ -416,6 +422,27 @@ t.test('a session replayed against the OpenAPI document', async (t) => {
       body: { enabled: false, server: 'lms.lan' },
     });
     await call('GET', `/api/players/${stream.id}/cast-settings`, 200);
+    // A cast's cover: a player on a FIFO whose (stand-in) AirPlay receiver sends one, served and revalidated.
+    const fifos = tempDir('azc-replay-fifo-');
+    t.teardown(() => rmSync(fifos, { recursive: true, force: true }));
+    const fifo = path.join(fifos, 'cover.pcm');
+    execFileSync('mkfifo', ['-m', '600', fifo]);
+    const covered = (
+      await call('POST', '/api/players', 201, {
+        body: { name: 'Covered', input: { channel: 6 }, output: { kind: 'fifo', path: fifo } },
+      })
+    ).body;
+    await call('GET', `/api/players/${covered.id}/artwork`, 404);
+    await call('PUT', `/api/players/${covered.id}/receivers/airplay`, 200, { body: { enabled: true } });
+    const artwork: string = await waitFor(
+      async () => (await call('GET', `/api/players/${covered.id}/playback`, 200)).body.artwork,
+      undefined,
+      { what: "the cast's cover" },
+    );
+    const cover = await call('GET', artwork, 200);
+    await call('GET', artwork, 304, { headers: { 'If-None-Match': cover.headers.get('etag') ?? '' } });
+    await call('PUT', `/api/players/${covered.id}/receivers/airplay`, 200, { body: { enabled: false } });
+    await call('DELETE', `/api/players/${covered.id}`, 204);
     await call('PUT', `/api/players/${stream.id}/cast-settings`, 200, {
       body: { wakeZoneIds: null, offAfterMinutes: 10 },
     });

@@ -110,7 +110,10 @@ export class OpenApiCheck {
         problems.push(`${where}: a body of ${contentType} is sent, none is documented`);
       return problems;
     }
-    const media = response.content[contentType];
+    // A media type range (image/*) documents each type in it, as OpenAPI has it.
+    const range = contentType.replace(/\/.*/, '/*');
+    const documentedType = response.content[contentType] || !response.content[range] ? contentType : range;
+    const media = response.content[documentedType];
     if (!media)
       return [
         ...problems,
@@ -125,7 +128,7 @@ export class OpenApiCheck {
         return [...problems, `${where}: the ${contentType} body is not JSON`];
       }
     }
-    const validate = this.ajv.getSchema(`${DOC_ID}${pointer}/content/${pointerSegment(contentType)}/schema`)!;
+    const validate = this.ajv.getSchema(`${DOC_ID}${pointer}/content/${pointerSegment(documentedType)}/schema`)!;
     if (!validate(value))
       problems.push(`${where}: body: ${this.ajv.errorsText(validate.errors)} in ${text.slice(0, 200)}`);
     return problems;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import path from 'node:path';
@@ -85,6 +86,27 @@ export interface CastView {
   title: string | null;
   artist: string | null;
   album: string | null;
+  /** The version of the cover art its sender gave (changes with the image), or null without one. */
+  artwork: string | null;
+}
+
+/** A cast's cover art as its sender gave it, and its version (a short hash of the bytes). */
+export interface CastArtwork {
+  mime: string;
+  data: Buffer;
+  version: string;
+}
+
+/** Each image's version, computed once per image the sender gave. */
+const artworkVersions = new WeakMap<Buffer, string>();
+function artworkOf(artwork: CastMetadata['artwork']): CastArtwork | undefined {
+  if (!artwork) return undefined;
+  let version = artworkVersions.get(artwork.data);
+  if (version === undefined) {
+    version = createHash('sha256').update(artwork.data).digest('base64url').slice(0, 16);
+    artworkVersions.set(artwork.data, version);
+  }
+  return { mime: artwork.mime, data: artwork.data, version };
 }
 
 /** One receiver running for a player. */
@@ -224,7 +246,17 @@ export class Casting implements ReceiverRuntime {
     const status = running.supervisor.status();
     if (status.state === 'idle') return undefined;
     const { title, artist, album } = status.metadata;
-    return { source: holder, state: status.state, title, artist, album };
+    const artwork = artworkOf(status.metadata.artwork)?.version ?? null;
+    return { source: holder, state: status.state, title, artist, album, artwork };
+  }
+
+  /** The cover art of the cast castView() shows, if its sender gave one. */
+  castArtwork(playerId: string): CastArtwork | undefined {
+    const view = this.castView(playerId);
+    if (!view) return undefined;
+    return artworkOf(
+      this.players.get(playerId)?.running.get(view.source)?.supervisor.status().metadata.artwork ?? null,
+    );
   }
 
   /**

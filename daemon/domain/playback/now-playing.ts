@@ -3,7 +3,7 @@
 // Each player's lane (serially) and everything kept per player are this file's own: other modules use the methods.
 import { type PlaybackEvent, stoppedStatus } from '../../../drivers/playback.js';
 import type { Clock, EventBus, PlaybackView, TrackSkipReason } from '../shared/index.js';
-import type { CastView } from './casting.js';
+import type { CastArtwork, CastView } from './casting.js';
 import type { StreamEngines } from './engines.js';
 
 /** What a player plays besides what its engine knows: the playlist, and which of its tracks each queue entry is. */
@@ -33,6 +33,8 @@ export type SessionView = Readonly<Pick<Session, 'playlistId' | 'stale'>> & {
 export interface CastHooks {
   /** The cast holding the player's output, if one does. */
   castView(playerId: string): CastView | undefined;
+  /** That cast's cover art, if its sender gave one. */
+  castArtwork(playerId: string): CastArtwork | undefined;
   /** A person starts the player's MPD: a cast that held the output loses it. */
   mpdStarted(playerId: string): Promise<void>;
   /** The player's MPD paused or stopped. */
@@ -198,6 +200,7 @@ export class NowPlaying {
       title: status.title,
       artist: status.artist,
       album: status.album,
+      artwork: null,
       name: status.name,
       durationMs: status.durationMs,
       positionMs: Math.max(0, Math.round(status.positionMs)),
@@ -221,12 +224,18 @@ export class NowPlaying {
       title: cast.title,
       artist: cast.artist,
       album: cast.album,
+      artwork: cast.artwork === null ? null : `/api/players/${playerId}/artwork?v=${cast.artwork}`,
       name: null,
       durationMs: null,
       positionMs: 0,
       positionAt: new Date(this.clock.now()).toISOString(),
       announcementId: null,
     };
+  }
+
+  /** The cover art of the cast its playback shows now (none during an announcement). */
+  castArtwork(playerId: string): CastArtwork | undefined {
+    return this.announcementOf(playerId) === undefined ? this.casts?.castArtwork(playerId) : undefined;
   }
 
   /** Whether a stream player plays now (its player's `state`). */

@@ -4,7 +4,16 @@
 import type { PlaybackEngine, PlaybackError } from '../../../drivers/playback.js';
 import type { PlayersService } from '../audio/index.js';
 import type { PlaylistsService, TrackView } from '../playlists/index.js';
-import { asWriter, type Caller, conflict, invalid, type PlaybackView, type PlayerView } from '../shared/index.js';
+import {
+  asWriter,
+  type Caller,
+  conflict,
+  invalid,
+  notFound,
+  type PlaybackView,
+  type PlayerView,
+} from '../shared/index.js';
+import type { CastArtwork } from './casting.js';
 import type { StreamEngines } from './engines.js';
 import { engineCall, fromPlaybackError, refusalReasons, refusedIndexes } from './errors.js';
 import { emptySession, type NowPlaying, type SessionView } from './now-playing.js';
@@ -28,6 +37,18 @@ export class Transport {
     const player = this.players.get(caller, playerId);
     streamPlayer(player);
     return this.now.view(player.id);
+  }
+
+  /** The cover art of the cast a stream player plays, for anyone who may see the player; not-found when none. */
+  artwork(caller: Caller, playerId: string): CastArtwork {
+    const player = this.players.get(caller, playerId);
+    streamPlayer(player);
+    const artwork = this.now.castArtwork(player.id);
+    if (!artwork)
+      throw notFound(
+        `player "${player.name}" shows no cover art: none is cast to it, or its sender gave none (its playback's artwork is null then)`,
+      );
+    return artwork;
   }
 
   play(caller: Caller, playerId: string, request: PlayRequest, recheck: Recheck = () => caller): Promise<PlaybackView> {

@@ -48,6 +48,10 @@ export const PlaybackSchema = T.Object(
     title: Text,
     artist: Text,
     album: Text,
+    artwork: T.Union([T.String(), T.Null()], {
+      description:
+        'during a cast whose sender gave cover art: where to get it, GET /api/players/{id}/artwork?v=<version> (the version changes with the image); null otherwise',
+    }),
     name: T.Union([T.String(), T.Null()], { description: "a radio stream's name (icy-name)" }),
     durationMs: T.Union([T.Integer({ minimum: 0 }), T.Null()], { description: 'null for a stream without an end' }),
     positionMs: T.Integer({ minimum: 0 }),
