@@ -212,17 +212,16 @@ async function soap(
 }
 
 /**
- * The renderer is this side's own: a volume changed here goes to its RenderingControl (Volume, and Mute off above
- * 0), a pause to its AVTransport. gmediarender events both to the control points subscribed to it (BubbleUPnP, Home
+ * The renderer is this side's own: a volume changed here goes to its RenderingControl's Volume, a pause to its
+ * AVTransport. gmediarender events both to the control points subscribed to it (BubbleUPnP, Home
  * Assistant, Music Assistant), whose sliders and buttons then show them; the volume lands on its decoy volume
  * element only, so the samples stay at full scale.
  */
 const rendererRemote: SenderRemote = {
   async setVolume(endpoint, _settings, level, signal) {
-    const volume = volumeOfLevel(level);
-    const master = { InstanceID: '0', Channel: 'Master' };
-    await soap(endpoint, 'RenderingControl', 'SetVolume', { ...master, DesiredVolume: String(volume) }, signal);
-    if (volume > 0) await soap(endpoint, 'RenderingControl', 'SetMute', { ...master, DesiredMute: '0' }, signal);
+    // gmediarender unmutes on SetVolume itself (the driver test shows it).
+    const args = { InstanceID: '0', Channel: 'Master', DesiredVolume: String(volumeOfLevel(level)) };
+    await soap(endpoint, 'RenderingControl', 'SetVolume', args, signal);
   },
   echoOf: (level) => levelOfVolume(volumeOfLevel(level)),
   pause: (endpoint, _settings, signal) => soap(endpoint, 'AVTransport', 'Pause', { InstanceID: '0' }, signal),

@@ -5,6 +5,7 @@
 
 import { rmSync } from 'node:fs';
 import t, { type Test } from 'tap';
+import { macOf } from '../../drivers/receivers/squeezelite.js';
 import { CHIME, chimeFolder } from '../helpers/announcement-rig.js';
 import { castRig } from '../helpers/cast-rig.js';
 import { tempDir } from '../helpers/daemon.js';
@@ -63,6 +64,11 @@ t.test(
     );
     t.equal(idle.payload.receiver.phase, 'running', 'the receiver keeps running, ready for the next cast');
     t.equal(rig.mpdState(), 'paused', 'and the playlist stays paused');
+    await waitFor(() => rig.server.pauses.length === 1, undefined, {
+      what: 'the cast paused at its music server',
+      changes: rig.server.changes,
+    });
+    await rig.server.stat('STMp');
 
     const resumed = await api.post(`/api/players/${kitchen.id}/resume`);
     t.match(resumed.body, { source: 'mpd', state: 'playing' }, 'Play gives the output back to the playlist');
@@ -88,6 +94,13 @@ t.test("the server's volume is the rooms' volume: the player's zones move, each 
   const [first, second] = await zoneVolumes();
   t.ok(first! < 0.5 && second! < 0.4, `turned down in the app: both rooms lower (${first}, ${second})`);
   t.equal(Math.round((first! / second!) * 100) / 100, 1.25, 'keeping their balance');
+  // A volume set here goes to the server, whose slider then shows it (as it shows where a limit holds the rooms).
+  t.equal((await api.put(`/api/players/${kitchen.id}/volume`, { volume: 0.2 })).status, 204);
+  await waitFor(() => rig.server.mixer.at(-1)?.volume === 20, undefined, {
+    what: 'the volume set in the API at the music server',
+    changes: rig.server.changes,
+  });
+  t.equal(rig.server.mixer.at(-1)?.mac, macOf(kitchen.id), "as the player's mixer volume");
 });
 
 t.test('an announcement holds the output during a cast and gives it back to the cast', async (t) => {

@@ -200,6 +200,34 @@ test("a sender's pause and resume are reported", async (t, { supervisor, event, 
   t.equal(supervisor.status().state, 'playing');
 });
 
+test('a volume and a pause given from this side reach the renderer, whose control points see them', async (t, {
+  supervisor,
+  changes,
+  event,
+  events,
+  castSecond,
+}) => {
+  const cp = await castSecond();
+  /** A state variable as the renderer answers a control point that asks for it. */
+  const asked = async (service: string, action: string, variable: string) => {
+    const answer = await cp.call(service, action, { InstanceID: '0', Channel: 'Master' });
+    return new RegExp(`<${variable}>([^<]*)</${variable}>`).exec(answer)?.[1];
+  };
+  // A sender that muted reads as volume 0; a volume given from here unmutes it.
+  await cp.call('RenderingControl', 'SetVolume', { Channel: 'Master', DesiredVolume: '60' });
+  await waitFor(() => supervisor.status().volume === 0.6, undefined, { what: 'the sender volume 0.6', changes });
+  await cp.call('RenderingControl', 'SetMute', { Channel: 'Master', DesiredMute: '1' });
+  await waitFor(() => supervisor.status().volume === 0, undefined, { what: 'the muted sender as volume 0', changes });
+  t.ok(supervisor.sendVolume(0.42), 'the volume is given');
+  await waitFor(() => supervisor.status().volume === 0.42, undefined, { what: 'the volume reported back', changes });
+  t.equal(await asked('RenderingControl', 'GetVolume', 'CurrentVolume'), '42', "the control point's volume");
+  t.equal(await asked('RenderingControl', 'GetMute', 'CurrentMute'), '0', 'no longer muted');
+  const seen = events.length;
+  t.ok(supervisor.pauseSender(), 'the pause is asked');
+  await event('the paused state', isState('paused'), seen);
+  t.equal(await asked('AVTransport', 'GetTransportInfo', 'CurrentTransportState'), 'PAUSED_PLAYBACK');
+});
+
 test('the sender volume is reported on 0..1 while the samples stay at full scale', async (t, {
   supervisor,
   reader,

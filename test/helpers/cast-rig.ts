@@ -2,6 +2,7 @@
 // that casts a tone to the player's Squeezelite receiver (Debian's squeezelite) once the test switches it on.
 import path from 'node:path';
 import type { Test } from 'tap';
+import { squeezeliteReceiver } from '../../drivers/receivers/squeezelite.js';
 import { chimeFolder } from './announcement-rig.js';
 import { tempDir } from './daemon.js';
 import { soxTone } from './receiver-checks.js';
@@ -9,16 +10,21 @@ import { SlimprotoServer, UNITY_GAIN } from './slimproto-server.js';
 import { startStreamDaemon } from './stream-rig.js';
 
 export async function castRig(t: Test, options: { stateDir?: string; music?: string } = {}) {
-  const rig = await startStreamDaemon(t, { ...options, music: options.music ?? chimeFolder(t) });
-  const { api } = rig;
-  const kitchen = await rig.fifoPlayer('Kitchen', 1);
-  // The FIFO is read as a sound card would: MPD's and the cast's PCM both reach it.
-  kitchen.reader();
   const dir = tempDir('azc-cast-');
   const tone = path.join(dir, 'tone.flac');
   soxTone(tone, 30);
   const server = await SlimprotoServer.start(tone);
   t.teardown(() => server.close());
+  const rig = await startStreamDaemon(t, {
+    ...options,
+    music: options.music ?? chimeFolder(t),
+    // The stand-in's JSON-RPC (volume and pause given to the server) is on its own port, not Lyrion's 9000.
+    castingOptions: { kinds: { squeezelite: squeezeliteReceiver(server.httpPort) } },
+  });
+  const { api } = rig;
+  const kitchen = await rig.fifoPlayer('Kitchen', 1);
+  // The FIFO is read as a sound card would: MPD's and the cast's PCM both reach it.
+  kitchen.reader();
   /**
    * Switches the player's Squeezelite on and the server casts, with its volume for the player sent on connection as
    * a server does (`gain`, full by default): resolves with the cast's playback once it holds the output.
