@@ -1,6 +1,7 @@
 // The AirPlay receiver: shairport-sync named after the stream player, PCM on its standard output, volume left at full
 // scale; state, titles, artwork and the sender's volume from its metadata pipe. Debian 12's is AirPlay 1; a build with
 // AirPlay 2 runs as AirPlay 2 while nqptp runs (shairport-build.ts asks which at each start).
+import { createHash } from 'node:crypto';
 import type { CastMetadata, Launch, LogParser, ReceiverKind, ReceiverReport, ReceiverSettings } from './receiver.js';
 import { choosesServiceType, NQPTP_SHM, probeShairport } from './shairport-build.js';
 import { macOf } from './squeezelite.js';
@@ -104,6 +105,15 @@ class ShairportMetadata implements LogParser {
 }
 
 /**
+ * The player's RTSP port, the same across restarts: shairport-sync's default (5000 for AirPlay 1, 7000 for AirPlay 2)
+ * is every player's, and a shairport-sync whose port is taken exits at start, so a second player's AirPlay would never
+ * run. 49152 + a hash of the player id modulo 16384, as UPnP's (two players' ports collide once in 16 384 pairs).
+ */
+export function airplayPort(playerId: string): number {
+  return 49152 + (createHash('sha256').update(`azcd airplay port ${playerId}`).digest().readUInt16BE(0) % 16384);
+}
+
+/**
  * A stable AirPlay 2 device id for the player (senders and the Home app know a speaker by it, by default the
  * machine's MAC): the player's made-up MAC, the one its Squeezelite has, as libconfig's 64-bit integer.
  */
@@ -125,6 +135,8 @@ function configuration(settings: ReceiverSettings): string {
     'general = {',
     `  name = ${name};`,
     ...serviceType,
+    // Senders find the port through mDNS (the service's SRV record), so any port does.
+    `  port = ${airplayPort(settings.playerId)};`,
     // PCM on stdout, which the supervisor points at the FIFO: 44.1 kHz 16-bit stereo, AirPlay's own format.
     '  output_backend = "stdout";',
     '  mdns_backend = "avahi";',

@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { mdnsHostname } from '../../daemon/discovery/mdns.js';
-import { shairport } from '../../drivers/receivers/shairport.js';
+import { airplayPort, shairport } from '../../drivers/receivers/shairport.js';
 import { ReceiverSupervisor } from '../../drivers/receivers/supervisor.js';
 import { startAvahi } from '../helpers/avahi.js';
 import { LineChild } from '../helpers/line-child.js';
@@ -122,7 +122,7 @@ for (const order of ['avahi first', 'daemon first'] as const) {
           {
             name: /^[0-9A-F]{12}@Kitchen AirPlay\._raop\._tcp\.local$/,
             target: avahiHost,
-            port: 5000,
+            port: airplayPort('kitchen'),
             addresses: [APPLIANCE],
           },
         ],

@@ -1,11 +1,12 @@
 // Debian's shairport-sync run by the receiver supervisor in a network namespace the test makes, beside an Avahi on a
 // private D-Bus (shairport-sync 3.3.8 exits without one): an AirPlay session from the test sets the sender's volume,
 // the titles and the cover art, which the supervisor reports from the metadata pipe; a stand-in sender's tone
-// (RTP audio, uncompressed ALAC) comes out on the FIFO at full scale.
+// (RTP audio, uncompressed ALAC) comes out on the FIFO at full scale. Two players' receivers run side by side, each
+// on a port of its own.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { shairport } from '../../drivers/receivers/shairport.js';
+import { airplayPort, shairport } from '../../drivers/receivers/shairport.js';
 import { type ReceiverEvent, ReceiverSupervisor } from '../../drivers/receivers/supervisor.js';
 import { startAvahi } from '../helpers/avahi.js';
 import { PcmReader } from '../helpers/pcm-reader.js';
@@ -22,17 +23,20 @@ async function airplayNetwork(t: Test) {
   return { ok: true as const, ns, nsIf, address: made.address, env, dir };
 }
 
+type AirplayNetwork = Extract<Awaited<ReturnType<typeof airplayNetwork>>, { ok: true }>;
+
 /**
- * shairport-sync named `name` under the receiver supervisor in a fresh AirPlay network, its PCM on a FIFO `reader`
- * reads; every event it gives goes to `events`. Undefined (and a comment) where namespaces cannot be made.
+ * shairport-sync named `name` under the receiver supervisor, as player `playerId`, in a fresh AirPlay network (or
+ * `shared`), its PCM on a FIFO `reader` reads; every event it gives goes to `events`. Undefined (and a comment) where
+ * namespaces cannot be made.
  */
-async function airplayReceiver(t: Test, name: string) {
-  const net = await airplayNetwork(t);
+async function airplayReceiver(t: Test, name: string, playerId = 'kitchen', shared?: AirplayNetwork) {
+  const net = shared ?? (await airplayNetwork(t));
   if (!net.ok) {
     t.comment(`network namespaces cannot be made here (${net.why}): the AirPlay receiver goes unverified`);
     return undefined;
   }
-  const fifo = path.join(net.dir, 'out.pcm');
+  const fifo = path.join(net.dir, `${playerId}.pcm`);
   execFileSync('mkfifo', ['-m', '600', fifo]);
   const reader = new PcmReader(fifo);
   t.teardown(() => reader.close());
@@ -42,7 +46,7 @@ async function airplayReceiver(t: Test, name: string) {
     kind: shairport,
     stateDir: path.join(net.dir, 'state'),
     settings: {
-      playerId: 'kitchen',
+      playerId,
       name,
       output: { kind: 'fifo', path: fifo },
       listenHost: net.address,
@@ -78,7 +82,7 @@ t.test(
     if (!receiver) return;
     const { supervisor, events, changes } = receiver;
     t.equal(supervisor.variant, 'AirPlay 1', 'Debian’s shairport-sync, built without AirPlay 2, runs as AirPlay 1');
-    const sender = await RtspSender.open(receiver.address, 5000);
+    const sender = await RtspSender.open(receiver.address, airplayPort('kitchen'));
     t.teardown(() => sender.close());
     const session = { 'DACP-ID': '14413BE4996FEA4D', 'Active-Remote': '2543110914', Session: '1' };
     t.equal(
@@ -132,7 +136,7 @@ t.test(
     const receiver = await airplayReceiver(t, 'Kitchen');
     if (!receiver) return;
     const { supervisor, reader, changes } = receiver;
-    const sender = await RaopSender.open(receiver.address);
+    const sender = await RaopSender.open(receiver.address, airplayPort('kitchen'));
     t.teardown(() => sender.close());
     await sender.start();
     t.equal(await sender.volume(-15), 'RTSP/1.0 200 OK');
@@ -151,3 +155,28 @@ t.test(
     t.same(states.slice(-2), ['playing', 'idle'], 'playing, then idle once the session ended');
   },
 );
+
+t.test('two players’ AirPlay receivers run side by side, each on a port of its own', async (t) => {
+  const net = await airplayNetwork(t);
+  if (!net.ok) {
+    t.comment(`network namespaces cannot be made here (${net.why}): two AirPlay receivers go unverified`);
+    return;
+  }
+  const kitchen = (await airplayReceiver(t, 'Kitchen', 'kitchen', net))!;
+  const porch = (await airplayReceiver(t, 'Porch', 'porch', net))!;
+  t.not(airplayPort('kitchen'), airplayPort('porch'), 'two ports');
+  for (const [id, receiver] of [
+    ['kitchen', kitchen],
+    ['porch', porch],
+  ] as const) {
+    const sender = await RtspSender.open(net.address, airplayPort(id));
+    t.teardown(() => sender.close());
+    t.equal(await sender.request('OPTIONS', {}), 'RTSP/1.0 200 OK', `${id}'s shairport-sync answers on its port`);
+    t.equal(receiver.supervisor.phase, 'running');
+    t.same(
+      receiver.events.filter((e) => e.type === 'engine' && !e.up),
+      [],
+      `${id}'s shairport-sync never exited`,
+    );
+  }
+});
