@@ -158,6 +158,22 @@ function attachmentName(header) {
   return name ? name.split(/[\\/]/).pop() || null : null;
 }
 
+/**
+ * An image the API serves (a cast's cover), as a data: URL for an <img>: the token travels in the Authorization
+ * header, which an <img> cannot send, and the page's CSP takes data: images.
+ */
+export async function imageUrl(path) {
+  const res = await send('GET', path, undefined, { accept: 'image/jpeg, image/png' });
+  if (!res.ok) throw await failure(res, true);
+  const blob = await res.blob();
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(blob);
+  });
+}
+
 export const get = (path, options) => api('GET', path, undefined, options);
 export const put = (path, body) => api('PUT', path, body);
 export const post = (path, body) => api('POST', path, body);

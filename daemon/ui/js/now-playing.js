@@ -1,7 +1,7 @@
 // @ts-check
 // A stream player's now-playing panel: title, artist and album, progress, state and the transport buttons.
 
-import { post } from './api.js';
+import { imageUrl, post } from './api.js';
 import { attempt, attr, duration, h, iconButton, text } from './dom.js';
 import { icon } from './icons.js';
 import { can, state } from './store.js';
@@ -32,6 +32,8 @@ export function nowPlaying(getPlayer) {
   const title = h('p', { class: 'np-title' });
   const byline = h('p', { class: 'np-by' });
   const engine = h('p', { class: 'unavailable-reason', hidden: true });
+  // A cast's cover art, where its sender gave one (the playback's artwork: its path, with a version).
+  const cover = h('img', { class: 'np-cover', alt: 'Cover art', hidden: true });
   const bar = h('progress', { class: 'np-bar', max: 1, value: 0, 'aria-hidden': writable ? 'true' : undefined });
   // For those who may move within the track the bar sits in a slider: focusable, its value in words, arrow keys seek.
   const seek = writable
@@ -61,8 +63,7 @@ export function nowPlaying(getPlayer) {
   const panel = h(
     'section',
     { class: 'now-playing' },
-    title,
-    byline,
+    h('div', { class: 'np-head' }, h('div', { class: 'np-text' }, title, byline), cover),
     engine,
     h('div', { class: 'np-progress' }, at, seek, length),
     writable ? h('div', { class: 'np-controls' }, controls) : null,
@@ -96,6 +97,25 @@ export function nowPlaying(getPlayer) {
       seekTo(event.key === 'Home' ? 0 : Number(bar.value) + step);
     });
   }
+  /** Shows the cover at `path` (fetched once per version), or none; a cover that cannot be fetched stays hidden. */
+  const showCover = (path) => {
+    if ((cover.dataset.path ?? null) === path) return;
+    if (path === null) delete cover.dataset.path;
+    else cover.dataset.path = path;
+    cover.hidden = true;
+    cover.removeAttribute('src');
+    if (path === null) return;
+    imageUrl(path).then(
+      (url) => {
+        if (cover.dataset.path !== path) return;
+        cover.src = url;
+        cover.hidden = false;
+      },
+      () => {
+        // No cover shown: the titles say what plays, and the next version of the playback tries again.
+      },
+    );
+  };
   panel.update = (player) => {
     const p = state.playback.get(player.id);
     const playing = p?.state === 'playing';
@@ -104,6 +124,7 @@ export function nowPlaying(getPlayer) {
     const current = p && (p.title || p.name || p.uri || (cast && `${cast} cast`));
     text(title, current || 'Nothing playing');
     text(byline, current ? [p.artist, p.album && `(${p.album})`, cast && `· ${cast}`].filter(Boolean).join(' ') : '');
+    showCover(p?.artwork ?? null);
     const down = p && p.engine.state !== 'up';
     engine.hidden = !down;
     text(engine, down ? [ENGINE_TEXT[p.engine.state], p.engine.detail].filter(Boolean).join(': ') : '');
