@@ -1,19 +1,25 @@
 // UPnP cover art: the renderer's log parser reads DIDL-Lite's upnp:albumArtURI and the daemon fetches the cover only
 // from the host and port of the URI the renderer was told to play (CurrentTrackURI), JPEG or PNG, at most 1 MiB, no
 // redirect followed, the URL never logged with its query; the cover reaches the supervisor's metadata as AirPlay's
-// does. The log lines are gmediarender's as it writes them (test/drivers/upnp-receiver.test.ts runs the real one);
-// the media servers are real HTTP servers on two loopback addresses, the sender's and another host. The supervisor
-// case runs a shell script standing in for gmediarender: only its log lines matter here.
+// does. The rules are checked on gmediarender's log lines as it writes them, against real HTTP servers on two
+// loopback addresses (the sender's media server and another host), and through the supervisor with a shell script
+// standing in for gmediarender; the last case runs the real gmediarender in a network namespace the test makes, a
+// control point casting a track whose cover is on the test's media server across the veth pair.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import t, { type Test } from 'tap';
 import { ARTWORK_MAX_BYTES } from '../../drivers/receivers/artwork-fetch.js';
 import type { CastMetadata } from '../../drivers/receivers/receiver.js';
 import { ReceiverSupervisor } from '../../drivers/receivers/supervisor.js';
 import { upnp } from '../../drivers/receivers/upnp.js';
 import { tempDir } from '../helpers/daemon.js';
+import { PcmReader } from '../helpers/pcm-reader.js';
+import { ControlPoint, gmediarenderMissing, mediaServer, rendererLocations } from '../helpers/upnp-control-point.js';
+import { vethNetwork } from '../helpers/veth-network.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(2000), Buffer.from([0xff, 0xd9])]);
@@ -205,3 +211,54 @@ t.test(
     t.same(supervisor.status().metadata.artwork, null, 'gone once the receiver stopped');
   },
 );
+
+t.test('gmediarender in a network namespace: the cover a sender names is fetched from its media server', async (t) => {
+  const missing = gmediarenderMissing();
+  if (missing) {
+    t.comment(`${missing}: the cover through gmediarender goes unverified`);
+    return;
+  }
+  const net = vethNetwork(t, 'ua', 244);
+  if (!net.ok) {
+    t.comment(`network namespaces cannot be made here (${net.why}): the cover through gmediarender goes unverified`);
+    return;
+  }
+  const dir = tempDir('azc-upnp-art-ns-');
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const fifo = path.join(dir, 'out.pcm');
+  execFileSync('mkfifo', ['-m', '600', fifo]);
+  const reader = new PcmReader(fifo);
+  t.teardown(() => reader.close());
+  const media = await mediaServer(t, net.hostAddress, dir, JPEG);
+  const lines: string[] = [];
+  const changes = new Changes();
+  const supervisor = new ReceiverSupervisor({
+    kind: upnp,
+    stateDir: path.join(dir, 'state'),
+    settings: {
+      playerId: 'kitchen',
+      name: 'Kitchen',
+      output: { kind: 'fifo', path: fifo },
+      listenHost: net.address,
+      listenInterface: net.nsIf,
+    },
+    prefix: ['ip', 'netns', 'exec', net.ns],
+    log: (_level, message) => {
+      lines.push(message);
+      changes.notify();
+    },
+  });
+  supervisor.onEvent(() => changes.notify());
+  t.teardown(() => supervisor.stop());
+  await supervisor.start();
+  const location = await waitFor(() => rendererLocations(lines)[0], undefined, { what: 'the renderer', changes });
+  await (await ControlPoint.open(location)).cast(media, {
+    title: 'Blue Tone',
+    artist: 'Sox',
+    album: 'Loop',
+  });
+  const artwork = await waitFor(() => supervisor.status().metadata.artwork, undefined, { what: 'the cover', changes });
+  t.equal(artwork.mime, 'image/jpeg');
+  t.ok(artwork.data.equals(JPEG), "the media server's cover, at the URL the DIDL-Lite named");
+  t.match(supervisor.status().metadata, { title: 'Blue Tone', album: 'Loop' }, 'beside the titles');
+});

@@ -45,9 +45,9 @@ export function rendererLocations(lines: readonly string[]): string[] {
 /**
  * A WAV served as a sender's media server would, on `host` (the test's side of the veth pair): its header promises
  * a minute, one second of the tone follows and the response stays open, so the renderer plays until it is stopped.
- * Resolves with its URL; closed in teardown.
+ * Given a `cover` (a JPEG), it serves it too, at the path didl() names. Resolves with its URL; closed in teardown.
  */
-export async function mediaServer(t: Test, host: string, dir: string): Promise<string> {
+export async function mediaServer(t: Test, host: string, dir: string, cover?: Buffer): Promise<string> {
   const file = path.join(dir, 'tone.wav');
   soxTone(file, 1);
   const wav = readFileSync(file);
@@ -57,6 +57,10 @@ export async function mediaServer(t: Test, host: string, dir: string): Promise<s
   wav.writeUInt32LE(promised, 40);
   const size = promised + 44;
   const server = createServer((req, res) => {
+    if (cover && new URL(req.url ?? '/', 'http://x').pathname === COVER_PATH) {
+      res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Content-Length': String(cover.length) }).end(cover);
+      return;
+    }
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/tone.wav') {
       res.writeHead(404).end();
       return;
@@ -82,6 +86,9 @@ export async function mediaServer(t: Test, host: string, dir: string): Promise<s
   );
   return `http://${host}:${(server.address() as AddressInfo).port}/tone.wav`;
 }
+
+/** Where the media server serves its cover, and the cover's URL in didl() (beside the track's). */
+export const COVER_PATH = '/covers/album-7/front-cover-320x320.jpg';
 
 /** Text as XML element content or an attribute value. */
 const xmlText = (text: string) =>
@@ -146,7 +153,7 @@ export function didl(uri: string, tags: { title: string; artist: string; album: 
     ' xmlns:upnp="urn:schemas-upnp-org:metadata-1-0/upnp/" xmlns:dlna="urn:schemas-dlna-org:metadata-1-0/">',
     '<item id="tone-1" parentID="album-7" restricted="1">',
     `<res protocolInfo="http-get:*:audio/wav:DLNA.ORG_PN=LPCM;DLNA.ORG_OP=01;DLNA.ORG_CI=0;DLNA.ORG_FLAGS=01700000000000000000000000000000" duration="0:01:00.000" size="10584044" bitsPerSample="16" sampleFrequency="44100" nrAudioChannels="2">${xmlText(uri)}</res>`,
-    `<upnp:albumArtURI dlna:profileID="JPEG_TN">${xmlText(uri.replace(/tone\.wav$/, 'covers/album-7/front-cover-320x320.jpg'))}</upnp:albumArtURI>`,
+    `<upnp:albumArtURI dlna:profileID="JPEG_TN">${xmlText(uri.replace(/\/tone\.wav$/, COVER_PATH))}</upnp:albumArtURI>`,
     `<dc:title>${xmlText(tags.title)}</dc:title>`,
     `<upnp:artist role="Performer">${xmlText(tags.artist)}</upnp:artist>`,
     `<dc:creator>${xmlText(tags.artist)}</dc:creator>`,
