@@ -1,10 +1,10 @@
 // One run of a player's mpd: spawned in the foreground under umask 077, tied to the daemon's life by a parent-death
 // signal, confined by Landlock to the folders it needs, stderr logged, ready when its socket greets.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Clock } from '../core/clock.js';
+import { confineArgs, findConfine, NO_LANDLOCK, systemConfinement } from '../core/confine.js';
 import { type PlaybackEngineOptions, PlaybackError } from '../playback.js';
 import type { PlayerFiles } from './config.js';
 import type { MpdConnection } from './connection.js';
@@ -70,52 +70,19 @@ export const SETPRIV = '/usr/bin/setpriv';
 let setprivMissingSaid = false;
 /** Said once per daemon: without azc-confine or Landlock, mpd opens any file the daemon's user may read. */
 let unconfinedSaid = false;
-/** azc-confine's line when the kernel has no Landlock (it then runs mpd unconfined). */
-const NO_LANDLOCK = /^azc-confine: Landlock is not available/;
-
-/**
- * Where azc-confine is built: `native/build/Release` in the folder above this module that has `native/`, from
- * source (drivers/mpd/), compiled (dist/drivers/mpd/) or bundled (dist/daemon/main.js or one of its chunks).
- */
-function findConfine(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  const candidates: string[] = [];
-  for (let i = 0; i < 5; i++) {
-    dir = path.dirname(dir);
-    candidates.push(path.join(dir, 'native', 'build', 'Release', 'azc-confine'));
-  }
-  return candidates.find(executable) ?? candidates[1]!;
-}
-
 /**
  * What mpd may reach of the file system: its libraries, configuration and devices (read), its own folder (conf,
  * database, socket, state) and the audio devices (write), the music folder (read) and a FIFO output's folder (write).
- * Not the rest of the state folder (the daemon's database, its key), nor any home folder. The folder of the mpd
- * program itself is readable too, so a program installed elsewhere than /usr still runs.
+ * Not the rest of the state folder (the daemon's database, its key), nor any home folder.
  */
 function confinement(options: ProcessOptions): string[] {
-  const read = ['/etc', '/proc', '/sys'];
-  // With systemd-resolved, /etc/resolv.conf leads into /run: http streams need it to resolve their host.
-  const resolver = realFile('/etc/resolv.conf');
-  if (resolver && !resolver.startsWith('/etc/')) read.push(resolver);
-  if (options.musicRoot) read.push(options.musicRoot);
-  const exec = ['/usr', '/lib', '/lib64', '/bin', '/sbin', path.dirname(realFile(options.mpdPath) ?? options.mpdPath)];
-  const write = [options.files.dir, '/dev/snd', '/dev/null', '/dev/shm'];
-  if (options.outputFolder) write.push(options.outputFolder);
-  return [
-    ...read.flatMap((dir) => ['--read', dir]),
-    ...exec.flatMap((dir) => ['--exec', dir]),
-    ...write.flatMap((dir) => ['--write', dir]),
-  ];
+  const rules = systemConfinement(options.mpdPath);
+  if (options.musicRoot) rules.read.push(options.musicRoot);
+  rules.write.unshift(options.files.dir, '/dev/snd');
+  if (options.outputFolder) rules.write.push(options.outputFolder);
+  return confineArgs(rules);
 }
 
-function realFile(file: string): string | undefined {
-  try {
-    return realpathSync(file);
-  } catch {
-    return undefined;
-  }
-}
 const LINE_MAX = 500;
 const CONNECT_RETRY_MS = 50;
 

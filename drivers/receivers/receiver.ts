@@ -68,6 +68,11 @@ export interface Launch {
   metadataPipe?: string;
   /** Added to its environment (gmediarender: CHARSET, without which GLib refuses a name that is not ASCII). */
   env?: Record<string, string>;
+  /**
+   * Folders it may reach besides the system's, its own folder and the audio devices (the supervisor runs it under
+   * Landlock): `read`, or every right (`write`).
+   */
+  confine?: { read?: string[]; write?: string[] };
 }
 
 /** What one line of the program's log says, if anything the supervisor reports. */

@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { type Clock, monotonicClock } from '../core/clock.js';
+import { type Confinement, confineArgs, findConfine, NO_LANDLOCK, systemConfinement } from '../core/confine.js';
 import { playerFiles } from '../mpd/config.js';
 import { type Exit, executable, type Log, SETPRIV } from '../mpd/process.js';
 import { PlaybackError, placeFifo } from '../playback.js';
@@ -13,6 +14,7 @@ import { readFifo, stopChild } from './child.js';
 import {
   type CastMetadata,
   type CastState,
+  type Launch,
   type LogParser,
   missingProgram,
   type ReceiverEndpoint,
@@ -54,6 +56,8 @@ export interface SupervisorOptions {
   searchPath?: string;
   /** util-linux's setpriv, which ties the receiver to the daemon's life; tests name a missing one. */
   setprivPath?: string;
+  /** The azc-confine program (native/); tests name a missing one to see the fallback. */
+  confinePath?: string;
   /** Added to the daemon's environment (AirPlay: the D-Bus system bus its Avahi listens on). */
   env?: Record<string, string>;
   /** A command the program is run through, such as `ip netns exec <name>` (tests run receivers in a namespace). */
@@ -115,6 +119,17 @@ export function makeFifo(target: string, stateDir: string): string {
     // It exists already (the usual case): what it is is checked on the open descriptor.
   }
   return place.path;
+}
+
+/** Said once per daemon: without azc-confine or Landlock, a receiver opens any file the daemon's user may read. */
+let unconfinedSaid = false;
+function unconfined(log: Log, why: string): void {
+  if (unconfinedSaid) return;
+  unconfinedSaid = true;
+  log(
+    'warn',
+    `${why}: receivers run without file-system confinement, so a receiver taken over by a sender could read the daemon's database`,
+  );
 }
 
 export class ReceiverSupervisor {
@@ -269,6 +284,15 @@ export class ReceiverSupervisor {
     this.setState('idle');
   }
 
+  /** What the receiver may reach: the system's files, its own folder and the audio devices, and its kind's own. */
+  private confinement(program: string, launch: Launch): Confinement {
+    const rules = systemConfinement(program);
+    rules.write.unshift(this.settings.dir, '/dev/snd');
+    rules.read.push(...(launch.confine?.read ?? []));
+    rules.write.push(...(launch.confine?.write ?? []));
+    return rules;
+  }
+
   private findProgram(): string {
     return findProgram(this.options.kind, this.options.searchPath);
   }
@@ -342,14 +366,22 @@ export class ReceiverSupervisor {
     const tied = executable(setpriv);
     if (!tied)
       this.log('warn', `${setpriv} is missing (util-linux): ${kind.program} outlives a daemon killed with SIGKILL`);
-    const prefixed = [...(this.options.prefix ?? []), ...command];
+    // azc-confine puts the receiver under Landlock, as it does mpd: it reaches its own folder, the audio devices and
+    // the system's files, and nothing else of the state folder (the daemon's database, its key, other players').
+    const confine = this.options.confinePath ?? findConfine();
+    const confined = executable(confine);
+    if (!confined)
+      unconfined(this.log, `${confine} is missing (the native part was not built: npm run-script install)`);
+    const inner = confined ? [confine, ...confineArgs(this.confinement(program, launch)), '--', ...command] : command;
+    const prefixed = [...(this.options.prefix ?? []), ...inner];
     const [file, ...args] = tied ? [setpriv, '--pdeathsig', 'SIGTERM', '--', ...prefixed] : prefixed;
     let child: ChildProcess;
     try {
       child = spawn(file!, args, {
         stdio: ['ignore', piped ? 'pipe' : (fd ?? 'ignore'), 'pipe'],
         cwd: this.settings.dir,
-        env: { ...process.env, ...this.options.env, ...launch.env },
+        // Its home is its own folder: what a program keeps there (GStreamer's registry, ALSA's settings) stays in it.
+        env: { ...process.env, HOME: this.settings.dir, ...this.options.env, ...launch.env },
       });
     } finally {
       if (fd !== undefined) closeSync(fd);
@@ -361,6 +393,10 @@ export class ReceiverSupervisor {
     this.upSince = this.clock.now();
     const recent: string[] = [];
     this.readLines(child.stderr!, LOG_LINE_MAX, (line) => {
+      if (NO_LANDLOCK.test(line)) {
+        unconfined(this.log, line.replace(/: \S+ runs without file-system confinement$/, ''));
+        return;
+      }
       const short = line.replace(URL_QUERY, '$1?[redacted]').slice(0, LINE_MAX);
       this.log('debug', `${kind.program}: ${short}`, { pid: child.pid });
       recent.push(short);
