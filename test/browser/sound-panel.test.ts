@@ -2,8 +2,8 @@
 // the keyboard reaches the API, a keypad's tone change moves the slider, a page shows a badge on the zone card, and a
 // Monoprice (on its emulator, over an in-memory line) shows its missing loudness as unavailable with the reason.
 
-import type { Page } from 'playwright-core';
-import t from 'tap';
+import type { Page, Request } from 'playwright-core';
+import t, { type Test } from 'tap';
 import { MemoryIo } from '../../drivers/memory-port.js';
 import { MonopriceDriver } from '../../drivers/monoprice/driver.js';
 import { MonopriceEmulator } from '../../drivers/monoprice/emulator.js';
@@ -13,13 +13,9 @@ import { MemorySerial } from '../helpers/memory-serial.js';
 import { WAIT_MS } from '../helpers/wait-for.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
 import { seededDaemon } from './seed.js';
-import { eventually, grabSlider, PHONE, signIn } from './session.js';
+import { eventually, grabSlider, PHONE, type Session, share, signIn } from './session.js';
 
 const DESKTOP = { viewport: { width: 1280, height: 800 } };
-const SCREENS = [
-  ['desktop', DESKTOP],
-  ['phone', PHONE],
-] as const;
 
 /** The zone card whose volume slider carries this zone's name. */
 const zoneRow = (page: Page, name: string) =>
@@ -43,12 +39,34 @@ t.test('the Sound panel on the simulated amplifier', { skip: chromiumMissing() }
   const channel = ((await api.get(`/api/zones/${kitchen}`)).body as { output: { channel: number } }).output.channel;
   const tone = async () =>
     ((await api.get(`/api/zones/${kitchen}`)).body as { tone: Record<string, number | boolean | null> }).tone;
+  // One signed-in admin page per screen size for the tests below: each opens the panel on a flat tone and leaves
+  // the page as it found it.
+  const pages: Record<'desktop' | 'phone', Session> = {
+    desktop: await signIn(browser, d.base, 'admin', d.adminPassword, DESKTOP),
+    phone: await signIn(browser, d.base, 'admin', d.adminPassword, PHONE),
+  };
 
-  for (const [size, options] of SCREENS) {
+  /** Sets Kitchen's tone flat and opens its panel once the page shows that, whatever tone the page saw before. */
+  async function openFlatKitchen(t: Test, page: Page) {
+    t.equal((await api.put(`/api/zones/${kitchen}/tone`, { bass: 0, treble: 0, balance: 0 })).status, 204);
+    const dialog = await openSound(page, 'Kitchen');
+    for (const [name, flat] of [
+      ['Bass', 'flat'],
+      ['Treble', 'flat'],
+      ['Balance', 'centre'],
+    ]) {
+      await dialog
+        .getByRole('slider', { name })
+        .and(page.locator(`[aria-valuetext="${flat}"]`))
+        .waitFor();
+    }
+    return dialog;
+  }
+
+  for (const size of ['desktop', 'phone'] as const) {
     t.test(`on a ${size}, bass moved with the keyboard reaches the API in the amplifier's steps`, async (t) => {
-      t.equal((await api.put(`/api/zones/${kitchen}/tone`, { bass: 0 })).status, 204);
-      const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, options);
-      const dialog = await openSound(page, 'Kitchen');
+      const { page, console } = share(t, pages[size]);
+      const dialog = await openFlatKitchen(t, page);
       const bass = dialog.getByRole('slider', { name: 'Bass' });
       t.equal(await bass.getAttribute('aria-valuetext'), 'flat');
       await bass.focus();
@@ -61,13 +79,12 @@ t.test('the Sound panel on the simulated amplifier', { skip: chromiumMissing() }
       t.ok(fits, 'the panel is no wider than its dialog');
       await screenshot(page, `sound-panel-${size}`, false);
       t.same(console.errors, []);
-      await page.context().close();
     });
   }
 
   t.test('a tone changed at the keypad moves the open panel', async (t) => {
-    const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, DESKTOP);
-    const dialog = await openSound(page, 'Kitchen');
+    const { page, console } = share(t, pages.desktop);
+    const dialog = await openFlatKitchen(t, page);
     driver.simulateKeypad(channel, { treble: -3 / 7, balance: -0.2 });
     await dialog.getByRole('slider', { name: 'Treble' }).and(page.locator('[aria-valuetext="−3"]')).waitFor();
     await dialog.getByRole('slider', { name: 'Balance' }).and(page.locator('[aria-valuetext="L 2"]')).waitFor();
@@ -77,31 +94,31 @@ t.test('the Sound panel on the simulated amplifier', { skip: chromiumMissing() }
       'in words beside the slider too',
     );
     t.same(console.errors, []);
-    await page.context().close();
   });
 
   t.test(
     'steps coming faster than the daemon answers go out one request at a time, carrying only the latest',
     async (t) => {
-      t.equal((await api.put(`/api/zones/${kitchen}/tone`, { bass: 0 })).status, 204);
-      const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, DESKTOP);
-      const dialog = await openSound(page, 'Kitchen');
+      const { page, console } = share(t, pages.desktop);
+      const dialog = await openFlatKitchen(t, page);
       const slider = dialog.getByRole('slider', { name: 'Bass' });
       let inFlight = 0;
       let maxInFlight = 0;
       const bodies: unknown[] = [];
       const isTone = (r: { url(): string; method(): string }) =>
         r.method() === 'PUT' && r.url().endsWith(`/api/zones/${kitchen}/tone`);
-      page.on('request', (r) => {
+      const sent = (r: Request) => {
         if (!isTone(r)) return;
         bodies.push(r.postDataJSON());
         maxInFlight = Math.max(maxInFlight, ++inFlight);
-      });
-      const done = (r: { url(): string; method(): string }) => {
+      };
+      const done = (r: Request) => {
         if (isTone(r)) inFlight--;
       };
+      page.on('request', sent);
       page.on('requestfinished', done);
       page.on('requestfailed', done);
+      t.teardown(() => page.off('request', sent).off('requestfinished', done).off('requestfailed', done));
       // The page's events reach the test in order, but after the daemon has the request: once the full cut's request
       // is seen finished, every request before it has been seen too.
       const last = page.waitForEvent('requestfinished', {
@@ -123,14 +140,12 @@ t.test('the Sound panel on the simulated amplifier', { skip: chromiumMissing() }
       t.same(bodies, [{ bass: -1 / 7 }, { bass: -1 }], 'the first step, then only the last one');
       t.equal(await slider.getAttribute('aria-valuetext'), '−7');
       t.same(console.errors, []);
-      await page.context().close();
     },
   );
 
   t.test('a keypad change does not yank the slider the user is dragging; the released step wins', async (t) => {
-    t.equal((await api.put(`/api/zones/${kitchen}/tone`, { balance: 0 })).status, 204);
-    const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, DESKTOP);
-    const dialog = await openSound(page, 'Kitchen');
+    const { page, console } = share(t, pages.desktop);
+    const dialog = await openFlatKitchen(t, page);
     const slider = dialog.getByRole('slider', { name: 'Balance' });
     const drag = await grabSlider(page, slider, 0.5);
     await drag.to(0.9, 5);
@@ -146,27 +161,27 @@ t.test('the Sound panel on the simulated amplifier', { skip: chromiumMissing() }
     await eventually(async () => (await tone()).balance === step / 10, `the released ${held} wins`);
     await slider.and(page.locator(`[aria-valuetext="${held}"]`)).waitFor();
     t.same(console.errors, []);
-    await page.context().close();
   });
 
   t.test(
     'a keypad change seen while the dragged step is on its way does not outlast the hand that lets go',
     async (t) => {
-      t.equal((await api.put(`/api/zones/${kitchen}/tone`, { balance: 0 })).status, 204);
-      const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, DESKTOP);
-      const dialog = await openSound(page, 'Kitchen');
+      const { page, console } = share(t, pages.desktop);
+      const dialog = await openFlatKitchen(t, page);
       const slider = dialog.getByRole('slider', { name: 'Balance' });
       // The step reaches the daemon at once, but its answer comes back only after the keypad's change has been seen:
       // the order a busy machine can give (the amplifier's event overtakes the answer to a request made before it).
       const sent: unknown[] = [];
       let answer!: () => void;
       const keypadSeen = new Promise<void>((resolve) => (answer = resolve));
-      await page.route(`**/api/zones/${kitchen}/tone`, async (route) => {
+      const address = `**/api/zones/${kitchen}/tone`;
+      await page.route(address, async (route) => {
         sent.push(route.request().postDataJSON());
         const response = await route.fetch();
         await keypadSeen;
         await route.fulfill({ response });
       });
+      t.teardown(() => page.unroute(address));
       const finished = new Promise<void>((resolve) => page.once('requestfinished', () => resolve()));
       const drag = await grabSlider(page, slider, 0.5);
       await drag.to(0.9, 1);
@@ -186,7 +201,6 @@ t.test('the Sound panel on the simulated amplifier', { skip: chromiumMissing() }
       await eventually(async () => (await tone()).balance === Number(held!.slice(2)) / 10, `the released ${held} wins`);
       await slider.and(page.locator(`[aria-valuetext="${held}"]`)).waitFor();
       t.same(console.errors, []);
-      await page.context().close();
     },
   );
 
@@ -227,7 +241,7 @@ t.test('the Sound panel on the simulated amplifier', { skip: chromiumMissing() }
   });
 
   t.test('a page on the amplifier shows a "Paging" badge on the zone card until it ends', async (t) => {
-    const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, PHONE);
+    const { page, console } = share(t, pages.phone);
     const badges = zoneRow(page, 'Kitchen').locator('.zone-flags');
     driver.simulateKeypad(channel, { paging: true, doNotDisturb: true });
     await badges.getByText('Paging').waitFor();
@@ -238,7 +252,6 @@ t.test('the Sound panel on the simulated amplifier', { skip: chromiumMissing() }
     await badges.getByText('Paging').waitFor({ state: 'detached' });
     t.equal(await badges.isHidden(), true, 'no badge when the amplifier reports nothing');
     t.same(console.errors, []);
-    await page.context().close();
   });
 });
 
