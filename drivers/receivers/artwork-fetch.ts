@@ -49,6 +49,8 @@ function origin(url: string): string | undefined {
 export function artworkRefusal(art: string, track: string | undefined): string | undefined {
   const from = origin(art);
   if (from === undefined) return 'it is not an http(s) URL';
+  // fetch() refuses such a URL naming it whole, password included; and no sender's cover needs one.
+  if (/^[a-z]+:\/\/[^/?#]*@/i.test(art)) return 'it carries a user name or password';
   if (track === undefined) return 'the renderer was told no URI to play';
   if (origin(track) !== from) return 'it is not on the host and port of the URI the renderer plays';
   return undefined;
@@ -137,7 +139,8 @@ export class ArtworkFetcher {
         // fetch() says "fetch failed" and puts why (a refused connection, a redirect) in its cause.
         const cause = (err.cause as Error | undefined)?.message;
         const why = err.name === 'TimeoutError' ? `it took over ${ARTWORK_TIMEOUT_MS} ms` : (cause ?? err.message);
-        late.log(`the cover ${loggedUrl(url)} could not be fetched: ${why}`);
+        // A message that names the URL names it without its query.
+        late.log(`the cover ${loggedUrl(url)} could not be fetched: ${why.split(url).join(loggedUrl(url))}`);
       },
     );
   }

@@ -74,13 +74,24 @@ export interface ConsoleWatch {
   errors: string[];
   /** Errors matching an allowed pattern, kept apart so a test can still look at them. */
   tolerated: string[];
-  allow(pattern: RegExp): void;
+  /** Tolerates errors matching `pattern` from now on; the function returned ends that (for a page tests share). */
+  allow(pattern: RegExp): () => void;
 }
 
 /** Collects console errors (CSP violations show up here) and uncaught exceptions. */
 export function watchConsole(page: Page): ConsoleWatch {
   const allowed: RegExp[] = [];
-  const watch: ConsoleWatch = { errors: [], tolerated: [], allow: (pattern) => allowed.push(pattern) };
+  const watch: ConsoleWatch = {
+    errors: [],
+    tolerated: [],
+    allow: (pattern) => {
+      allowed.push(pattern);
+      return () => {
+        const at = allowed.indexOf(pattern);
+        if (at >= 0) allowed.splice(at, 1);
+      };
+    },
+  };
   page.on('console', (message) => {
     if (message.type() !== 'error') return;
     const text = `${message.text()} (${message.location().url})`;

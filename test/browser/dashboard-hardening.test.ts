@@ -9,7 +9,7 @@ import { startTestDaemon } from '../helpers/daemon.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
 import { startWithGeneratedAdmin } from './first-start.js';
 import { seededDaemon } from './seed.js';
-import { eventually, PHONE, signIn, unlabelled } from './session.js';
+import { eventually, PHONE, share, signIn, unlabelled } from './session.js';
 
 /** Bad names for "Save on appliance", each refused by the API with a different message. */
 const BAD_NAMES: Array<[string, RegExp]> = [
@@ -42,10 +42,12 @@ async function saveAs(page: Page, name: string): Promise<void> {
 t.test('the dashboard after the outside probe', { skip: chromiumMissing() }, async (t) => {
   const { d, api, s } = await seededDaemon(t);
   const browser = await launch(t);
+  // One signed-in admin page for the tests below that check independent things: each leaves it as it found it.
+  // ?toastMs makes messages stay for ten minutes here, so only the cap and the buttons remove them.
+  const adminPage = await signIn(browser, d.base, 'admin', d.adminPassword, {}, { path: '/?toastMs=600000' });
 
   t.test('at most three messages show, a repeated one counts up, and Escape or the button dismisses one', async (t) => {
-    // ?toastMs makes messages stay for ten minutes here, so only the cap and the buttons remove them.
-    const admin = await signIn(browser, d.base, 'admin', d.adminPassword, {}, { path: '/?toastMs=600000' });
+    const admin = share(t, adminPage);
     const page = admin.page;
     admin.console.allow(/status of 400 \(Bad Request\)/);
     await openSaveForm(page, 'Sunday morning');
@@ -68,7 +70,6 @@ t.test('the dashboard after the outside probe', { skip: chromiumMissing() }, asy
     await toasts(page).first().getByRole('button', { name: 'Dismiss message' }).click();
     t.equal(await toasts(page).count(), 1, 'the close button dismissed one');
     t.same(admin.console.errors, []);
-    await page.context().close();
   });
 
   t.test('a message leaves by itself', async (t) => {
@@ -99,7 +100,7 @@ t.test('the dashboard after the outside probe', { skip: chromiumMissing() }, asy
   });
 
   t.test('a refused export names the field as the form does, not as the API does', async (t) => {
-    const admin = await signIn(browser, d.base, 'admin', d.adminPassword);
+    const admin = share(t, adminPage);
     const page = admin.page;
     admin.console.allow(/status of 400 \(Bad Request\)/);
     await openSaveForm(page, 'Workout');
@@ -108,11 +109,10 @@ t.test('the dashboard after the outside probe', { skip: chromiumMissing() }, asy
     t.equal(shown, 'File name: must not contain a ".." segment');
     t.notMatch(shown, /filePath/, 'the API field name is not shown');
     t.same(admin.console.errors, []);
-    await page.context().close();
   });
 
   t.test('Download saves the playlist as an M3U file on this device', async (t) => {
-    const admin = await signIn(browser, d.base, 'admin', d.adminPassword);
+    const admin = share(t, adminPage);
     const page = admin.page;
     await page.getByRole('link', { name: 'Playlists' }).click();
     await page.getByRole('button', { name: /^Dinner party/ }).click();
@@ -133,11 +133,10 @@ t.test('the dashboard after the outside probe', { skip: chromiumMissing() }, asy
     await screenshot(page, 'playlist-export-desktop');
     t.same(await unlabelled(page), [], 'every control on the Playlists view has an accessible name');
     t.same(admin.console.errors, []);
-    await page.context().close();
   });
 
   t.test('an admin creates an Operator with one zone assigned in the New user dialog', async (t) => {
-    const admin = await signIn(browser, d.base, 'admin', d.adminPassword);
+    const admin = share(t, adminPage);
     const page = admin.page;
     await page.getByRole('link', { name: 'Users' }).click();
     await page.getByRole('button', { name: 'New user' }).click();
@@ -157,7 +156,6 @@ t.test('the dashboard after the outside probe', { skip: chromiumMissing() }, asy
     t.equal(created?.role, 'Operator');
     t.same(created?.assignments, { playerIds: [], zoneIds: [s.zones.Patio] }, 'the API shows the zone assigned');
     t.same(admin.console.errors, []);
-    await page.context().close();
   });
 
   t.test('any signed-in user changes their own password from the header and stays signed in', async (t) => {

@@ -5,6 +5,7 @@ import { type Browser, watchConsole } from './browser.js';
 
 // A page global used inside evaluate() callbacks: the project compiles without the DOM lib.
 declare const document: any;
+declare const location: { hash: string };
 
 export const PHONE: BrowserContextOptions = {
   viewport: { width: 390, height: 844 },
@@ -48,6 +49,47 @@ export async function signIn(
   await page.getByRole('button', { name: 'Sign in' }).click();
   if (live) await page.locator('#conn[data-state="live"]').waitFor();
   return session;
+}
+
+/**
+ * A test's share of a signed-in page that several tests of a file use: a page costs a renderer, the dashboard's load
+ * and its first event stream, most of a browser test's CPU. The test sees only the console errors logged while it
+ * runs, a pattern it allows ends with it, and its teardown puts the page back as a sign-in shows it (`settle`), so no
+ * test depends on what another left or on the order they run in.
+ */
+export function share(t: { teardown(fn: () => unknown): void }, session: Session): Session {
+  const from = session.console.errors.length;
+  const allowed: Array<() => void> = [];
+  t.teardown(async () => {
+    for (const end of allowed) end();
+    await settle(session.page);
+  });
+  return {
+    page: session.page,
+    urls: session.urls,
+    console: {
+      get errors() {
+        return session.console.errors.slice(from);
+      },
+      tolerated: session.console.tolerated,
+      allow: (pattern) => {
+        const end = session.console.allow(pattern);
+        allowed.push(end);
+        return end;
+      },
+    },
+  };
+}
+
+/** Closes open dialogs, dismisses the messages and shows the Players view, as the page is after signing in. */
+export async function settle(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    for (const dialog of document.querySelectorAll('dialog[open]')) (dialog.forceClose ?? dialog.close).call(dialog);
+    for (const toast of [...document.getElementById('toasts').children]) toast.dismiss();
+    location.hash = '#players';
+  });
+  await page.waitForFunction(() => document.querySelector('dialog') === null);
+  await page.locator('section.view[data-view="players"]:not([hidden])').waitFor();
 }
 
 /**

@@ -138,21 +138,34 @@ t.test('a cover on another host, or another port of the same host, is not fetche
   t.same(other.requests, [], 'the other host got no request');
 });
 
-t.test('a cover that is not http(s), or named before any URI to play, is not fetched', async (t) => {
-  const { media } = await servers(t);
-  const p = parser();
-  t.teardown(p.close);
-  p.feed(castLines(`${media.base}/tone.wav`, 'file:///etc/passwd'));
-  await p.until('the refusal', () => p.logged.some((line) => /it is not an http\(s\) URL/.test(line)));
-  const first = parser();
-  t.teardown(first.close);
-  first.feed(
-    castLines(`${media.base}/tone.wav`, `${media.base}/covers/front.jpg`).filter((l) => !/CurrentTrackURI/.test(l)),
-  );
-  await first.until('the refusal', () => first.logged.some((line) => /was told no URI to play/.test(line)));
-  t.same([...p.late, ...first.late], []);
-  t.same(media.requests, [], 'nothing fetched');
-});
+t.test(
+  'a cover that is not http(s), carries a password, or is named before any URI to play, is not fetched',
+  async (t) => {
+    const { media } = await servers(t);
+    const p = parser();
+    t.teardown(p.close);
+    p.feed(castLines(`${media.base}/tone.wav`, 'file:///etc/passwd'));
+    await p.until('the refusal', () => p.logged.some((line) => /it is not an http\(s\) URL/.test(line)));
+    const password = parser();
+    t.teardown(password.close);
+    password.feed(
+      castLines(`${media.base}/tone.wav`, `${media.base.replace('//', '//user:s3cret@')}/covers/front.jpg`),
+    );
+    const [said] = await password.until('the refusal', () =>
+      password.logged.length > 0 ? password.logged : undefined,
+    );
+    t.match(said, /it carries a user name or password/);
+    t.notMatch(said, 's3cret', 'the password is not logged');
+    const first = parser();
+    t.teardown(first.close);
+    first.feed(
+      castLines(`${media.base}/tone.wav`, `${media.base}/covers/front.jpg`).filter((l) => !/CurrentTrackURI/.test(l)),
+    );
+    await first.until('the refusal', () => first.logged.some((line) => /was told no URI to play/.test(line)));
+    t.same([...p.late, ...password.late, ...first.late], []);
+    t.same(media.requests, [], 'nothing fetched');
+  },
+);
 
 t.test('a cover over 1 MiB, not an image, with bytes of another type, or behind a redirect is refused', async (t) => {
   const { media, other } = await servers(t);
