@@ -112,6 +112,13 @@ class GmediarenderLog implements LogParser {
   private muted = false;
   /** The covers the tracks' DIDL-Lite name, fetched from the media server the renderer plays from. */
   private readonly art = new ArtworkFetcher();
+  /**
+   * The last DIDL-Lite's titles and cover URL, and whether they were told since the transport was last stopped:
+   * gmediarender logs a value only when it changes, so a sender that plays the same track again after a stop sets
+   * no new CurrentTrackMetaData, while the supervisor forgot the titles when the cast went idle.
+   */
+  private current: { titles: Omit<CastMetadata, 'artwork'>; artworkUrl: string | null } | undefined;
+  private toldSinceStop = false;
 
   line(line: string, from: 'log' | 'metadata'): ReceiverReport[] {
     if (from !== 'log') return [];
@@ -135,6 +142,8 @@ class GmediarenderLog implements LogParser {
       if (name === 'TransportState') {
         const state = STATES[value];
         if (state) reports.push({ type: 'state', state });
+        if (state === 'idle') this.toldSinceStop = false;
+        else if (state && !this.toldSinceStop && this.current) reports.push(this.told(this.current));
       } else if (name === 'CurrentTrackMetaData') {
         this.didl = [value];
       } else if (name === 'CurrentTrackURI') {
@@ -161,9 +170,15 @@ class GmediarenderLog implements LogParser {
     const didl = this.didl.join('\n');
     this.didl = undefined;
     const { artworkUrl, ...titles } = didlMetadata(didl);
+    this.current = { titles, artworkUrl };
+    return [this.told(this.current)];
+  }
+
+  private told(current: NonNullable<GmediarenderLog['current']>): ReceiverReport {
+    this.toldSinceStop = true;
     // The last track's cover is gone at once; this one's follows once fetched.
-    this.art.track(artworkUrl);
-    return [{ type: 'metadata', metadata: { ...titles, artwork: null } }];
+    this.art.track(current.artworkUrl);
+    return { type: 'metadata', metadata: { ...current.titles, artwork: null } };
   }
 
   later(late: LateMetadata): void {

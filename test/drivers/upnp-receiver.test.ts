@@ -263,6 +263,28 @@ test('the sender volume is reported on 0..1 while the samples stay at full scale
   t.equal(supervisor.status().volume, 0.73, 'UPnP volume 0 is 0 and 73 is 0.73');
 });
 
+test('a sender that plays the same track again after a stop shows its titles again', async (t, {
+  supervisor,
+  event,
+  events,
+  changes,
+  castSecond,
+  cast,
+}) => {
+  const cp = await castSecond();
+  await waitFor(() => supervisor.status().metadata.title, undefined, { what: 'the title', changes });
+  let seen = events.length;
+  await cp.call('AVTransport', 'Stop');
+  await event('the idle state', isState('idle'), seen);
+  t.equal(supervisor.status().metadata.title, null, 'a stopped cast has no titles');
+  seen = events.length;
+  // The same URI and DIDL-Lite: gmediarender logs no new CurrentTrackMetaData for them.
+  await cast(cp);
+  await event('the playing state again', isState('playing'), seen);
+  await waitFor(() => supervisor.status().metadata.title, undefined, { what: 'the title again', changes });
+  t.match(supervisor.status().metadata, { title: 'Blue Tone', artist: 'Sox Combo', album: 'Loopback' });
+});
+
 test('the titles a sender sets with the URI come out of the supervisor', async (t, {
   supervisor,
   event,
