@@ -80,7 +80,7 @@ async function upnpCastRig(t: Test, net: Extract<VethNetwork, { ok: true }>) {
     cast,
     zoneVolumes,
     forwarded: () => casting.pcmCounts(kitchen.id, 'upnp')?.forwarded ?? 0,
-    holder: () => casting.nowPlaying(kitchen.id).source,
+    holder: () => casting.holder(kitchen.id),
     mpdState: () => d.daemon.services.playback.engines.engineOf(kitchen.id)?.status().state,
   };
 }

@@ -156,7 +156,7 @@ t.test('a cast that begins pauses the playlist before any of its PCM reaches the
   r.release();
   await r.reader.tone(TONE_PEAK - 2, 'the tone on the FIFO once the playlist paused');
   t.equal(r.state().cast, 'playing');
-  t.equal(r.casting.nowPlaying(r.playerId).source, 'squeezelite', 'the cast holds the output');
+  t.equal(r.casting.holder(r.playerId), 'squeezelite', 'the cast holds the output');
   t.equal(r.pauses.length, 1, 'one pause');
 });
 
@@ -170,7 +170,7 @@ t.test('a playlist started by a person takes the output: the cast’s PCM no lon
   t.equal(r.counts().forwarded, forwarded, 'none of it was let through');
   t.equal(r.reader.bytes, forwarded, 'the FIFO got nothing more');
   t.equal(r.state().cast, 'idle', 'the dropped cast reads as idle');
-  t.equal(r.casting.nowPlaying(r.playerId).source, 'mpd');
+  t.equal(r.casting.holder(r.playerId), 'mpd');
 });
 
 t.test('a cast that begins again after the playlist took over gets the output back', async (t) => {
@@ -187,14 +187,14 @@ t.test('a cast that begins again after the playlist took over gets the output ba
   await waitFor(() => r.counts().forwarded > forwarded, undefined, { what: 'the cast’s PCM let through again' });
   await waitFor(() => r.reader.bytes > forwarded, undefined, { what: 'the cast’s PCM on the FIFO again' });
   t.equal(r.state().cast, 'playing');
-  t.equal(r.casting.nowPlaying(r.playerId).source, 'squeezelite');
+  t.equal(r.casting.holder(r.playerId), 'squeezelite');
 });
 
 t.test('an announcement holds the output during a cast, and gives it back to the cast after', async (t) => {
   const r = await rig(t);
   await r.cast();
   await r.casting.announcementStarted(r.playerId);
-  t.equal(r.casting.nowPlaying(r.playerId).source, 'announcement');
+  t.equal(r.casting.holder(r.playerId), 'announcement');
   const forwarded = r.counts().forwarded;
   await waitFor(() => r.reader.bytes >= forwarded, undefined, { what: 'what was let through before, on the FIFO' });
   await r.readMore(1 << 18, "squeezelite's PCM read during the announcement");
@@ -202,7 +202,7 @@ t.test('an announcement holds the output during a cast, and gives it back to the
   t.equal(r.reader.bytes, forwarded, 'the FIFO got nothing from the cast');
   await r.casting.announcementEnded(r.playerId);
   await waitFor(() => r.reader.bytes > forwarded, undefined, { what: 'the cast’s PCM on the FIFO after' });
-  t.equal(r.casting.nowPlaying(r.playerId).source, 'squeezelite');
+  t.equal(r.casting.holder(r.playerId), 'squeezelite');
   t.equal(r.pauses.length, 1, 'the playlist was paused once, when the cast began');
 });
 
@@ -246,7 +246,7 @@ t.test(
     r.server.volume(HALF_GAIN, false);
     await r.until('volume 50 from the server', () => r.volumes.length === 2);
     t.same(r.volumes, [1, 0.5], 'no echo of a volume given from here moved the rooms');
-    t.equal(r.casting.nowPlaying(r.playerId).source, 'squeezelite', 'the cast held the output all along');
+    t.equal(r.casting.holder(r.playerId), 'squeezelite', 'the cast held the output all along');
   },
 );
 
@@ -261,7 +261,7 @@ t.test('a playlist started during a cast pauses the cast at its music server', a
   t.same(r.server.pauses, [macOf(r.playerId)], "the player's own");
   await r.server.stat('STMp');
   await r.until('the cast paused', () => r.state().cast === 'paused');
-  t.equal(r.casting.nowPlaying(r.playerId).source, 'mpd', 'the playlist holds the output');
+  t.equal(r.casting.holder(r.playerId), 'mpd', 'the playlist holds the output');
 });
 
 t.test('a second cast takes the output from the first, whose PCM is then dropped', async (t) => {
@@ -281,14 +281,14 @@ t.test('a second cast takes the output from the first, whose PCM is then dropped
   r.server.command('p');
   await r.server.stat('STMp');
   await r.until('the first cast paused', () => r.state().cast === 'paused');
-  t.equal(r.casting.nowPlaying(r.playerId).source, 'squeezelite', 'the paused cast holds the output');
+  t.equal(r.casting.holder(r.playerId), 'squeezelite', 'the paused cast holds the output');
   await second.hello();
   second.volume(UNITY_GAIN, false);
   second.play();
   await r.until('the second cast to begin', () => r.pauses.length === 2);
   const airplay = () => r.casting.pcmCounts(r.playerId, 'airplay')!;
   await waitFor(() => airplay().forwarded > 0, undefined, { what: 'the second cast let through' });
-  t.equal(r.casting.nowPlaying(r.playerId).source, 'airplay');
+  t.equal(r.casting.holder(r.playerId), 'airplay');
   t.equal(r.state().cast, 'idle', 'the first cast reads as idle');
   const forwarded = r.counts().forwarded;
   await r.readMore(1 << 18, "the first squeezelite's PCM read after the second cast began");
@@ -304,7 +304,7 @@ t.test('switched off, squeezelite ends and the FIFO is free', async (t) => {
   t.same(r.state(), { phase: 'stopped', cast: 'idle', detail: null });
   t.throws(() => process.kill(pid!, 0), { code: 'ESRCH' }, 'the process is gone');
   await waitFor(() => r.reader.atEnd, undefined, { what: 'end of file on the FIFO: no writer holds it' });
-  t.equal(r.casting.nowPlaying(r.playerId).source, null, 'nobody holds the output');
+  t.equal(r.casting.holder(r.playerId), null, 'nobody holds the output');
   t.same(r.told.at(-1), r.state(), 'the stop was told');
 });
 

@@ -73,11 +73,8 @@ export interface CastingDeps {
   env?: Record<string, string>;
 }
 
-/** What plays on a player: the source holding its output, and what the sender says plays when it is a cast. */
-export interface CastNowPlaying {
-  source: 'mpd' | ReceiverKindName | 'announcement' | null;
-  metadata: CastMetadata | null;
-}
+/** The source holding a player's output: its MPD, a receiver's cast, an announcement, or nobody. */
+export type OutputSource = 'mpd' | ReceiverKindName | 'announcement' | null;
 
 /** A cast holding a player's output, as its playback shows it. */
 export interface CastView {
@@ -225,14 +222,11 @@ export class Casting implements ReceiverRuntime {
     }
   }
 
-  /** The source holding the player's output, with the cast's titles when a receiver holds it. */
-  nowPlaying(playerId: string): CastNowPlaying {
+  /** The source holding the player's output now (what the playback shows of a cast is castView's). */
+  holder(playerId: string): OutputSource {
     const player = this.players.get(playerId);
-    if (!player) return { source: null, metadata: null };
-    if (player.arbiter.announcement) return { source: 'announcement', metadata: null };
-    const holder = player.arbiter.holder;
-    if (holder === null || holder === 'mpd') return { source: holder, metadata: null };
-    return { source: holder, metadata: player.running.get(holder)?.supervisor.status().metadata ?? null };
+    if (!player) return null;
+    return player.arbiter.announcement ? 'announcement' : player.arbiter.holder;
   }
 
   /** The cast holding the player's output now, if one does (none while an announcement holds it). */
