@@ -6,12 +6,12 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { musicFolder, TRACKS } from '../helpers/mpd-rig.js';
 import { playlistOf, startStreamDaemon } from '../helpers/stream-rig.js';
 import { WAIT_MS } from '../helpers/wait-for.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
-import { PHONE, signIn } from './session.js';
+import { PHONE, type Session, share, signIn } from './session.js';
 
 // Page globals used inside evaluate() callbacks: the project compiles without the DOM lib.
 declare const document: any;
@@ -83,23 +83,29 @@ t.test('the dashboard with a stream player, on a phone and a desktop', { skip: c
   const long = await playlistOf(api, 'Long', [`file:${TRACKS.long}`]);
   await playlistOf(api, 'Sunday morning', [`file:${TRACKS.a}`, LONG_URI]);
   const browser = await launch(t);
+  // One signed-in admin page per screen size for the tests below that check independent things: each leaves it as
+  // it found it. The message test keeps a page of its own, loaded with messages that stay.
+  const pages: Record<(typeof SIZES)[number][0], Session> = {
+    desktop: await signIn(browser, rig.d.base, 'admin', rig.d.adminPassword, DESKTOP),
+    phone: await signIn(browser, rig.d.base, 'admin', rig.d.adminPassword, PHONE),
+  };
 
-  /** Signs in, opens the playlist and its library panel. */
-  async function openLibrary(options: typeof DESKTOP | typeof PHONE) {
-    const session = await signIn(browser, rig.d.base, 'admin', rig.d.adminPassword, options);
-    const page = session.page;
+  /** Opens the playlist and its library panel. */
+  async function openLibrary(t: Test, session: Session) {
+    const shared = share(t, session);
+    const page = shared.page;
     await page.getByRole('link', { name: 'Playlists' }).click();
     await page.getByRole('button', { name: /^Long/ }).click();
     await page.getByRole('heading', { name: 'Long' }).waitFor();
     await page.getByText('Add from the music library').click();
     await page.getByRole('button', { name: ALBUMS, exact: true }).waitFor();
-    return session;
+    return shared;
   }
 
   t.test(
     'the path names each folder two deep, the last one current, and Up goes back one folder at a time',
     async (t) => {
-      const { page, console } = await openLibrary(DESKTOP);
+      const { page, console } = await openLibrary(t, pages.desktop);
       const up = page.getByRole('button', { name: 'Up one folder' });
       t.ok(await up.isDisabled(), 'at the top of the library there is nothing above');
       await page.getByRole('button', { name: ALBUMS, exact: true }).click();
@@ -128,13 +134,12 @@ t.test('the dashboard with a stream player, on a phone and a desktop', { skip: c
       await page.locator('.lib-folder', { hasText: BOX_SET }).waitFor();
       t.equal(await crumbs(page), `Music/${ALBUMS}`, 'a folder of the path goes back to it');
       t.same(console.errors, []);
-      await page.context().close();
     },
   );
 
-  for (const [size, options] of SIZES) {
+  for (const [size] of SIZES) {
     t.test(`on a ${size} no view is wider than the screen, the library open two folders deep included`, async (t) => {
-      const { page, console } = await signIn(browser, rig.d.base, 'admin', rig.d.adminPassword, options);
+      const { page, console } = share(t, pages[size]);
       for (const view of VIEWS) {
         await openView(page, view);
         const { scrollWidth, width, out } = await overflow(page);
@@ -145,7 +150,6 @@ t.test('the dashboard with a stream player, on a phone and a desktop', { skip: c
         await screenshot(page, `fit-${size}-${view.toLowerCase()}`, false);
       }
       t.same(console.errors, []);
-      await page.context().close();
     });
   }
 
@@ -195,7 +199,9 @@ t.test('the dashboard with a stream player, on a phone and a desktop', { skip: c
     );
     t.equal((await api.post(`/api/players/${lounge.id}/pause`)).status, 200);
     const paused = await rig.until(lounge.id, (playback) => playback.state === 'paused', 'the player to pause');
-    const { page, console } = await signIn(browser, rig.d.base, 'admin', rig.d.adminPassword, DESKTOP);
+    const { page, console } = share(t, pages.desktop);
+    // The page has been open all along: the keys move the bar from where it stands once it shows the pause.
+    await page.getByRole('button', { name: 'Play Lounge stream' }).waitFor();
     const seek = page.getByRole('slider', { name: 'Lounge stream track position' });
     await seek.waitFor();
     t.match(
@@ -224,11 +230,10 @@ t.test('the dashboard with a stream player, on a phone and a desktop', { skip: c
       'the position to move back',
     );
     t.same(console.errors, []);
-    await page.context().close();
   });
 
   t.test('on a phone the seek bar spans its row between the two times', async (t) => {
-    const { page, console } = await signIn(browser, rig.d.base, 'admin', rig.d.adminPassword, PHONE);
+    const { page, console } = share(t, pages.phone);
     const seek = page.getByRole('slider', { name: 'Lounge stream track position' });
     await seek.waitFor();
     const times = page.locator('.player-card .np-time');
@@ -240,6 +245,5 @@ t.test('the dashboard with a stream player, on a phone and a desktop', { skip: c
     t.ok(bar.width >= row.width / 2, `the bar is ${Math.round(bar.width)} px of the ${Math.round(row.width)} px panel`);
     await screenshot(page, 'seek-bar-phone', false);
     t.same(console.errors, []);
-    await page.context().close();
   });
 });

@@ -81,11 +81,17 @@ export function share(t: { teardown(fn: () => unknown): void }, session: Session
   };
 }
 
-/** Closes open dialogs, dismisses the messages and shows the Players view, as the page is after signing in. */
+/**
+ * Closes open dialogs, dismisses the messages, folds what was unfolded (the music library back at its top) and shows
+ * the Players view, as the page is after signing in.
+ */
 export async function settle(page: Page): Promise<void> {
   await page.evaluate(() => {
     for (const dialog of document.querySelectorAll('dialog[open]')) (dialog.forceClose ?? dialog.close).call(dialog);
     for (const toast of [...document.getElementById('toasts').children]) toast.dismiss();
+    for (const top of document.querySelectorAll('.lib-crumbs > .lib-crumb:first-child:not([aria-current])'))
+      top.click();
+    for (const box of document.querySelectorAll('details[open]')) box.open = false;
     location.hash = '#players';
   });
   await page.waitForFunction(() => document.querySelector('dialog') === null);
