@@ -7,7 +7,7 @@ import t from 'tap';
 import type { SimulatedDriver } from '../../drivers/simulated/index.js';
 import { chromiumMissing, launch, screenshot } from './browser.js';
 import { seededDaemon } from './seed.js';
-import { PHONE, signIn } from './session.js';
+import { PHONE, type Session, share, signIn } from './session.js';
 
 // Page globals used inside evaluate() callbacks: the project compiles without the DOM lib.
 declare const getComputedStyle: (el: any, pseudo?: string) => any;
@@ -78,6 +78,11 @@ t.test(
     // The living room's amplifier pages, in do-not-disturb and party mode: its badges are measured too.
     driver.simulateKeypad(1, { paging: true, doNotDisturb: true, party: true });
     const browser = await launch(t);
+    // One signed-in admin page per screen size, which both tests below use and leave as they found it.
+    const pages: Record<'phone' | 'desktop', Session> = {
+      phone: await signIn(browser, d.base, 'admin', d.adminPassword, PHONE),
+      desktop: await signIn(browser, d.base, 'admin', d.adminPassword, DESKTOP),
+    };
 
     for (const [size, options] of [
       ['phone', PHONE],
@@ -86,7 +91,7 @@ t.test(
       t.test(
         `every text meets ${AA}:1 on a ${size} (${options.colorScheme} theme), off and unavailable zones included`,
         async (t) => {
-          const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, options);
+          const { page, console } = share(t, pages[size]);
           for (const view of VIEWS) {
             await page.getByRole('link', { name: view }).click();
             await page.locator(`section.view[data-view="${view.toLowerCase()}"]:not([hidden])`).waitFor();
@@ -104,17 +109,13 @@ t.test(
             );
           }
           t.same(console.errors, []);
-          await page.context().close();
         },
       );
     }
 
     t.test('a zone that is off and one that cannot answer differ in words and mark, not only in colour', async (t) => {
-      for (const [size, options] of [
-        ['phone', PHONE],
-        ['desktop', DESKTOP],
-      ] as const) {
-        const { page, console } = await signIn(browser, d.base, 'admin', d.adminPassword, options);
+      for (const size of ['phone', 'desktop'] as const) {
+        const { page, console } = share(t, pages[size]);
         const row = (name: string) =>
           page.locator('li.zone-row').filter({ has: page.locator(`[aria-label="${name} volume"]`) });
         await page.locator('li.zone-row.is-unavailable').waitFor();
@@ -143,7 +144,6 @@ t.test(
         t.not(off.marks[0], silent.marks[0], `${size}: and the two marks differ`);
         await screenshot(page, `zones-off-and-unavailable-${size}`, size === 'desktop');
         t.same(console.errors, []);
-        await page.context().close();
       }
     });
   },
