@@ -85,14 +85,20 @@ export type ReceiverReport =
   | { type: 'sender'; connected: boolean }
   /**
    * Where this side reaches what the sender listens to (SenderRemote): the renderer's own UPnP control
-   * (gmediarender), the music server (Squeezelite), as the run logged it.
+   * (gmediarender), the music server (Squeezelite), the AirPlay sender's DACP server, as the run logged it; null
+   * when the run's current sender cannot be reached (an AirPlay sender that serves no DACP, or not found yet).
    */
-  | { type: 'endpoint'; endpoint: ReceiverEndpoint };
+  | { type: 'endpoint'; endpoint: ReceiverEndpoint | null };
 
 /** An address and port a receiver's run logged (see the `endpoint` report). */
 export interface ReceiverEndpoint {
   host: string;
   port: number;
+  /**
+   * What the sender asks each request to carry (AirPlay's Active-Remote): a credential of sorts, sent to `host`
+   * only, never logged or put in an error.
+   */
+  token?: string;
 }
 
 /**

@@ -1,8 +1,20 @@
 // The AirPlay receiver: shairport-sync named after the stream player, PCM on its standard output, volume left at full
-// scale; state, titles, artwork and the sender's volume from its metadata pipe. Debian 12's is AirPlay 1; a build with
+// scale; state, titles, artwork and the sender's volume from its metadata pipe, which also says how to reach the
+// sender's remote control (DACP) for a volume changed here and a pause. Debian 12's is AirPlay 1; a build with
 // AirPlay 2 runs as AirPlay 2 while nqptp runs (shairport-build.ts asks which at each start).
 import { createHash } from 'node:crypto';
-import type { CastMetadata, Launch, LogParser, ReceiverKind, ReceiverReport, ReceiverSettings } from './receiver.js';
+import { request } from 'node:http';
+import { isIP } from 'node:net';
+import type {
+  CastMetadata,
+  Launch,
+  LogParser,
+  ReceiverEndpoint,
+  ReceiverKind,
+  ReceiverReport,
+  ReceiverSettings,
+  SenderRemote,
+} from './receiver.js';
 import { choosesServiceType, NQPTP_SHM, probeShairport } from './shairport-build.js';
 import { macOf } from './squeezelite.js';
 
@@ -22,6 +34,12 @@ function airplayOfLevel(level: number): number {
   return AIRPLAY_MIN_DB * (1 - Math.min(1, level));
 }
 
+/**
+ * The dB given to the sender for `level`: to hundredths, as shairport-sync reports a volume (`pvol`, `%.2f`), so a
+ * sender that takes it and sends it back is reported at exactly the level it stands for.
+ */
+const dbOfLevel = (level: number) => Math.round(airplayOfLevel(level) * 100) / 100;
+
 /** A libconfig string: quoted, with `\` and `"` escaped; no line breaks. */
 function quoted(text: string, what: string): string {
   if (/[\0\r\n]/.test(text)) throw new Error(`${what} cannot contain a line break or NUL`);
@@ -40,6 +58,20 @@ function imageType(data: Buffer): string {
   return 'application/octet-stream';
 }
 
+/** What a sender's SETUP said about its remote control (DACP), as the `daid` and `acre` items that precede `clip`. */
+interface DacpSession {
+  /** The sender's DACP-ID: its DACP server is advertised as `iTunes_Ctrl_<id>._dacp._tcp`. */
+  id?: string;
+  /** Its Active-Remote, which every DACP request carries. */
+  token?: string;
+}
+
+/** An IP address as shairport-sync writes it (`inet_ntop`), an IPv4 one mapped into IPv6 as IPv4. */
+function senderHost(text: string): string | undefined {
+  const host = text.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+  return isIP(host) ? host : undefined;
+}
+
 /**
  * shairport-sync's metadata pipe: items of `<item><type>…</type><code>…</code><length>…</length>`, then, when
  * the length is not 0, a `<data encoding="base64">` line and the base64 ending in `</data></item>`.
@@ -47,6 +79,12 @@ function imageType(data: Buffer): string {
 class ShairportMetadata implements LogParser {
   private item: { type: string; code: string } | undefined;
   private data = '';
+  /** What the SETUP under way said so far (its `daid` and `acre` come before its `clip`). */
+  private setup: DacpSession = {};
+  /** The current session's sender and how to reach its DACP server; its port (`dapo`) comes later. */
+  private sender: { host: string; token: string } | undefined;
+  private dacpPort: number | undefined;
+  private dacpId: string | undefined;
 
   line(line: string, from: 'log' | 'metadata'): ReceiverReport[] {
     if (from !== 'metadata') return [];
@@ -98,11 +136,112 @@ class ShairportMetadata implements LogParser {
         return [{ type: 'sender', connected: false }];
       case 'PICT':
         return data.length ? [{ type: 'metadata', metadata: { artwork: { mime: imageType(data), data } } }] : [];
+      // A SETUP gives the sender's Active-Remote and DACP-ID (when it has a remote control), then its address.
+      case 'acre':
+        this.setup.token = /^[\x21-\x7e]{1,64}$/.test(text()) ? text() : undefined;
+        return [];
+      case 'daid':
+        this.setup.id = /^[0-9a-f]{1,16}$/i.test(text()) ? text() : undefined;
+        return [];
+      case 'clip':
+        return this.session(senderHost(text()));
+      // The port of the DACP server Avahi found for the session's DACP-ID.
+      case 'dapo': {
+        const port = Number(text());
+        if (!Number.isInteger(port) || port < 1 || port > 65535) return [];
+        this.dacpPort = port;
+        return this.endpoint();
+      }
       default:
         return [];
     }
   }
+
+  /**
+   * A new session from the sender at `host`: it is reached with what its SETUP said, at the port Avahi finds for its
+   * DACP-ID. shairport-sync looks the port up again only for another DACP-ID, so the same sender keeps its port.
+   */
+  private session(host: string | undefined): ReceiverReport[] {
+    const { id, token } = this.setup;
+    this.setup = {};
+    if (id !== this.dacpId) this.dacpPort = undefined;
+    this.dacpId = id;
+    this.sender = host && id && token ? { host, token } : undefined;
+    return this.endpoint();
+  }
+
+  /** The session's sender as the supervisor reaches it, or null until (or unless) it can be. */
+  private endpoint(): ReceiverReport[] {
+    const { sender, dacpPort } = this;
+    const endpoint = sender && dacpPort ? { host: sender.host, port: dacpPort, token: sender.token } : null;
+    return [{ type: 'endpoint', endpoint }];
+  }
 }
+
+/** Where a DACP request goes: a link-local IPv6 sender is reached on the interface the receiver listens on. */
+function dacpHost(endpoint: ReceiverEndpoint, settings: ReceiverSettings): string {
+  const linkLocal = /^fe[89ab][0-9a-f]:/i.test(endpoint.host);
+  return linkLocal && settings.listenInterface ? `${endpoint.host}%${settings.listenInterface}` : endpoint.host;
+}
+
+/**
+ * One DACP command, as shairport-sync sends its own: `GET /ctrl-int/1/<command>` with the session's Active-Remote;
+ * rejected unless the sender answers 2xx (iTunes: 204). `what` names it in an error, which never holds the token.
+ */
+function dacpCommand(
+  endpoint: ReceiverEndpoint,
+  settings: ReceiverSettings,
+  command: string,
+  what: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const token = endpoint.token;
+  if (token === undefined) return Promise.reject(new Error('the AirPlay sender gave no Active-Remote'));
+  const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host;
+  return new Promise<void>((resolve, reject) => {
+    const req = request(
+      {
+        host: dacpHost(endpoint, settings),
+        port: endpoint.port,
+        path: `/ctrl-int/1/${command}`,
+        headers: { host: `${host}:${endpoint.port}`, 'active-remote': token },
+        // One connection per command: nothing stays open to the sender between two.
+        agent: false,
+        signal,
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        // The body says nothing needed: read and dropped, bounded by the signal.
+        response.resume();
+        response.once('error', reject);
+        response.once('end', () => {
+          if (status >= 200 && status < 300) resolve();
+          else reject(new Error(`the AirPlay sender answered ${what} with HTTP ${status}`));
+        });
+      },
+    );
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * An AirPlay 1 sender (iTunes, Music, iOS) serves DACP, the remote control a receiver reaches it by: a volume changed
+ * here becomes its device volume (`dmcp.device-volume`, AirPlay's dB), which it shows and sends back as its volume
+ * (reported as `pvol`, an echo); a pause pauses its playback.
+ */
+const dacpRemote: SenderRemote = {
+  setVolume: (endpoint, settings, level, signal) =>
+    dacpCommand(
+      endpoint,
+      settings,
+      `setproperty?dmcp.device-volume=${dbOfLevel(level).toFixed(6)}`,
+      'a volume',
+      signal,
+    ),
+  echoOf: (level) => levelOfAirplay(dbOfLevel(level)),
+  pause: (endpoint, settings, signal) => dacpCommand(endpoint, settings, 'pause', 'a pause', signal),
+};
 
 /**
  * The player's RTSP port, the same across restarts: shairport-sync's default (5000 for AirPlay 1, 7000 for AirPlay 2)
@@ -183,6 +322,7 @@ export function airplayKind(options: { nqptpShm?: string } = {}): ReceiverKind {
     },
     parser: () => new ShairportMetadata(),
     volume: { toLevel: levelOfAirplay, fromLevel: airplayOfLevel },
+    remote: dacpRemote,
   };
 }
 

@@ -427,7 +427,7 @@ export class ReceiverSupervisor {
           this.emit({ type: 'sender', connected: report.connected });
           break;
         case 'endpoint':
-          this.endpoint = report.endpoint;
+          this.endpoint = report.endpoint ?? undefined;
           break;
       }
     }

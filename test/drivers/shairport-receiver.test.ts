@@ -2,7 +2,8 @@
 // private D-Bus (shairport-sync 3.3.8 exits without one): an AirPlay session from the test sets the sender's volume,
 // the titles and the cover art, which the supervisor reports from the metadata pipe; a stand-in sender's tone
 // (RTP audio, uncompressed ALAC) comes out on the FIFO at full scale. Two players' receivers run side by side, each
-// on a port of its own.
+// on a port of its own. A volume and a pause given from this side reach a stand-in sender's remote control (DACP),
+// which Avahi finds for shairport-sync.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import t, { type Test } from 'tap';
@@ -10,17 +11,24 @@ import { airplayPort, shairport } from '../../drivers/receivers/shairport.js';
 import { type ReceiverEvent, ReceiverSupervisor } from '../../drivers/receivers/supervisor.js';
 import { startAvahi } from '../helpers/avahi.js';
 import { PcmReader } from '../helpers/pcm-reader.js';
-import { ALAC_SDP, RaopSender, RtspSender } from '../helpers/raop-sender.js';
+import { ACTIVE_REMOTE, ALAC_SDP, DACP_ID, DacpServer, RaopSender, RtspSender } from '../helpers/raop-sender.js';
 import { vethNetwork } from '../helpers/veth-network.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
-/** A namespace with a veth pair to the test's side, D-Bus and Avahi for shairport-sync. */
-async function airplayNetwork(t: Test) {
+/**
+ * A namespace with a veth pair to the test's side, D-Bus and Avahi for shairport-sync. `dacp`: with a sender's
+ * remote control on the test's side of the pair, which that Avahi announces as `iTunes_Ctrl_<DACP-ID>._dacp._tcp`
+ * from a static service file (a sender's own responder announces it on a LAN; avahi-publish is not installed here).
+ */
+async function airplayNetwork(t: Test, { dacp: withDacp = false } = {}) {
   const made = vethNetwork(t, 'ap', 241);
   if (!made.ok) return { ok: false as const, why: made.why };
   const { ns, nsIf } = made;
-  const { env, dir } = await startAvahi(t, { ns, link: nsIf });
-  return { ok: true as const, ns, nsIf, address: made.address, env, dir };
+  const dacp = withDacp ? await DacpServer.listen(made.hostAddress) : undefined;
+  if (dacp) t.teardown(() => dacp.close());
+  const services = dacp ? [{ name: `iTunes_Ctrl_${DACP_ID}`, type: '_dacp._tcp', port: dacp.port }] : [];
+  const { env, dir } = await startAvahi(t, { ns, link: nsIf, services });
+  return { ok: true as const, ns, nsIf, address: made.address, env, dir, dacp };
 }
 
 type AirplayNetwork = Extract<Awaited<ReturnType<typeof airplayNetwork>>, { ok: true }>;
@@ -180,3 +188,125 @@ t.test('two players’ AirPlay receivers run side by side, each on a port of its
     );
   }
 });
+
+/**
+ * shairport-sync beside a stand-in sender's remote control, which Avahi announces. `session(activeRemote)` sets up
+ * an AirPlay session of that sender's whose requests carry `activeRemote` (null: none, nor a DACP-ID) and resolves
+ * once its volume −24 dB is reported as 0.2: its SETUP, read before, said by then how to reach its remote control.
+ * Undefined (and a comment) where namespaces cannot be made.
+ */
+async function remoteControlRig(t: Test) {
+  const net = await airplayNetwork(t, { dacp: true });
+  if (!net.ok) {
+    t.comment(`network namespaces cannot be made here (${net.why}): the sender's remote control goes unverified`);
+    return undefined;
+  }
+  const dacp = net.dacp!;
+  const receiver = (await airplayReceiver(t, 'Kitchen', 'kitchen', net))!;
+  const { events, changes } = receiver;
+  const session = async (activeRemote: string | null = ACTIVE_REMOTE) => {
+    const sender = await RaopSender.open(net.address, airplayPort('kitchen'), { activeRemote });
+    t.teardown(() => sender.close());
+    dacp.serve(sender);
+    await sender.start();
+    const seen = events.length;
+    t.equal(await sender.volume(-24), 'RTSP/1.0 200 OK');
+    await waitFor(() => events.slice(seen).some((e) => e.type === 'volume' && e.volume === 0.2), undefined, {
+      what: 'the session’s volume 0.2',
+      changes,
+    });
+    return sender;
+  };
+  return { ...receiver, dacp, session };
+}
+
+t.test(
+  'a volume and a pause given from this side reach the AirPlay sender’s remote control, found through Avahi',
+  async (t) => {
+    const rig = await remoteControlRig(t);
+    if (!rig) return;
+    const { supervisor, events, changes, dacp } = rig;
+    const sender = await rig.session();
+    const playing = sender.play({ ...TONE, seconds: 600 });
+    // shairport-sync looks for the sender's DACP port once the session plays: until it is found, nothing is sent.
+    await waitFor(() => supervisor.sendVolume(0.5), undefined, { what: 'the volume to be given to the sender' });
+    const remote = shairport.remote!;
+    for (const [level, db] of [
+      [0.5, '-15.000000'],
+      [0.37, '-18.900000'],
+      [0, '-144.000000'],
+    ] as const) {
+      if (level !== 0.5) t.ok(supervisor.sendVolume(level), `${level} is given`);
+      await waitFor(() => dacp.received('setproperty').length > 0, undefined, {
+        what: `the sender's DACP server to get ${level}`,
+        changes: dacp.changes,
+      });
+      t.same(
+        dacp.received('setproperty'),
+        [{ command: `setproperty?dmcp.device-volume=${db}`, activeRemote: ACTIVE_REMOTE }],
+        `${level} reaches the sender as its device volume ${db} dB, with the session's Active-Remote`,
+      );
+      dacp.requests.splice(0, dacp.requests.length);
+      // The sender sends it back as its volume, as iTunes does: the report is the echo the runtime knows.
+      await waitFor(() => supervisor.status().volume === remote.echoOf(level), undefined, {
+        what: `the sender's volume reported back for ${level}`,
+        changes,
+      });
+      t.equal(remote.echoOf(level), level, `reported back as ${level}`);
+    }
+    const seen = events.length;
+    t.ok(supervisor.pauseSender(), 'the pause is asked');
+    await waitFor(() => dacp.received('pause').length > 0, undefined, { what: 'the pause', changes: dacp.changes });
+    t.same(dacp.received('pause'), [{ command: 'pause', activeRemote: ACTIVE_REMOTE }], 'the sender gets the pause');
+    await playing;
+    await waitFor(() => events.slice(seen).some((e) => e.type === 'state' && e.state === 'paused'), undefined, {
+      what: 'the paused state',
+      changes,
+    });
+    t.pass('the sender paused, and the receiver says so');
+    t.same(dacp.failures, [], 'the sender did what it was asked');
+  },
+);
+
+t.test(
+  'the same sender’s next session is reached at once with its new Active-Remote; a sender without a remote control is not reached through the last one’s',
+  async (t) => {
+    const rig = await remoteControlRig(t);
+    if (!rig) return;
+    const { supervisor, changes, dacp, session } = rig;
+    const first = await session();
+    const playing = first.play({ ...TONE, seconds: 600 });
+    await waitFor(() => supervisor.sendVolume(0.5), undefined, { what: 'the volume to be given to the sender' });
+    await waitFor(() => dacp.received('setproperty').length > 0, undefined, {
+      what: 'the first session’s volume',
+      changes: dacp.changes,
+    });
+    await first.pause();
+    await playing;
+    t.equal(await first.stop(), 'RTSP/1.0 200 OK');
+    // shairport-sync takes the next session once this one's connection is closed.
+    first.close();
+    dacp.requests.splice(0, dacp.requests.length);
+
+    // shairport-sync keeps the port it found for that DACP-ID and does not look again.
+    const next = await session('3915442781');
+    t.ok(supervisor.sendVolume(0.5), 'the next session’s sender is reached as soon as its session is set up');
+    await waitFor(() => dacp.received('setproperty').length > 0, undefined, {
+      what: 'the next session’s volume',
+      changes: dacp.changes,
+    });
+    t.same(
+      dacp.received('setproperty'),
+      [{ command: 'setproperty?dmcp.device-volume=-15.000000', activeRemote: '3915442781' }],
+      'with its own Active-Remote',
+    );
+    await waitFor(() => supervisor.status().volume === 0.5, undefined, { what: 'the echo', changes });
+    t.equal(await next.stop(), 'RTSP/1.0 200 OK');
+    next.close();
+
+    await session(null);
+    t.notOk(supervisor.sendVolume(0.5), 'a sender without a remote control gets no volume');
+    t.notOk(supervisor.pauseSender(), 'nor a pause');
+    t.same(dacp.failures, [], 'the sender did what it was asked');
+  },
+);

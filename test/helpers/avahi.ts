@@ -1,7 +1,7 @@
 // Avahi on a private D-Bus inside a network namespace the test made: what shairport-sync 3.3.8 needs to advertise
 // AirPlay (it exits without a system bus), never the machine's own Avahi or bus.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Test } from 'tap';
 import { tempDir } from './daemon.js';
@@ -58,14 +58,35 @@ export interface PrivateAvahi {
   hostName: string;
 }
 
+/** A service Avahi announces from a static service file (its /etc/avahi/services), at its own host name. */
+export interface StaticService {
+  name: string;
+  /** `_dacp._tcp`, … */
+  type: string;
+  port: number;
+}
+
+/** An Avahi static service file: the names are the test's own, so XML-escaping them is not needed. */
+const serviceFile = ({ name, type, port }: StaticService) =>
+  [
+    '<?xml version="1.0" standalone="no"?>',
+    '<!DOCTYPE service-group SYSTEM "avahi-service.dtd">',
+    '<service-group>',
+    `  <name>${name}</name>`,
+    `  <service><type>${type}</type><port>${port}</port></service>`,
+    '</service-group>',
+    '',
+  ].join('\n');
+
 /**
  * Starts a D-Bus system bus of the test's own (a socket in a private folder), and avahi-daemon on it inside
  * namespace `ns`, on link `link` only, over IPv4; resolves once Avahi says its start-up is complete. `hostName`
- * (without `.local`) is the name Avahi announces; by default the machine's, as on an appliance.
+ * (without `.local`) is the name Avahi announces; by default the machine's, as on an appliance. `services`: what it
+ * announces besides, in place of the machine's static services.
  */
 export async function startAvahi(
   t: Test,
-  { ns, link, hostName }: { ns: string; link: string; hostName?: string },
+  { ns, link, hostName, services = [] }: { ns: string; link: string; hostName?: string; services?: StaticService[] },
 ): Promise<PrivateAvahi> {
   const dir = tempDir('azc-avahi-');
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -103,14 +124,19 @@ export async function startAvahi(
       '',
     ].join('\n'),
   );
+  const servicesDir = path.join(dir, 'services');
+  mkdirSync(servicesDir);
+  services.forEach((service, i) => writeFileSync(path.join(servicesDir, `${i}.service`), serviceFile(service)));
   const env = { DBUS_SYSTEM_BUS_ADDRESS: `unix:path=${bus}` };
   await startUntilSaid(
     t,
     ['dbus-daemon', '--config-file', path.join(dir, 'dbus.conf'), '--nofork', '--print-address'],
     /unix:/,
   );
-  // Avahi keeps its pid file and socket in /run/avahi-daemon: a /run of its own, in a mount namespace of its own.
-  const avahi = `mount -t tmpfs tmpfs /run && mkdir -m 755 /run/avahi-daemon && exec avahi-daemon --no-drop-root --no-chroot --no-rlimits -f ${dir}/avahi.conf`;
+  // Avahi keeps its pid file and socket in /run/avahi-daemon: a /run of its own, in a mount namespace of its own,
+  // where its static services' folder is the test's when the test gives services.
+  const own = services.length ? `mount --bind ${servicesDir} /etc/avahi/services && ` : '';
+  const avahi = `mount -t tmpfs tmpfs /run && mkdir -m 755 /run/avahi-daemon && ${own}exec avahi-daemon --no-drop-root --no-chroot --no-rlimits -f ${dir}/avahi.conf`;
   const said = await startUntilSaid(
     t,
     ['ip', 'netns', 'exec', ns, 'unshare', '--mount', 'sh', '-c', avahi],

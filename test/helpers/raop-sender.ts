@@ -1,7 +1,9 @@
 // A stand-in AirPlay 1 (RAOP) sender: RTSP for the session, volume and titles, and, after RECORD, a tone as RTP audio
 // in uncompressed ALAC frames (the format's escape form: no encoder needed), paced in real time, with sync packets on
-// the control port and answers to the receiver's timing requests, all unencrypted (the ANNOUNCE has no key).
+// the control port and answers to the receiver's timing requests, all unencrypted (the ANNOUNCE has no key). Its
+// remote control (DACP) is an HTTP server a receiver reaches it by, as iTunes serves it.
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';
+import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Changes, waitFor } from './wait-for.js';
@@ -28,6 +30,13 @@ export const ALAC_SDP = [
   `a=fmtp:96 ${FRAMES_PER_PACKET} 0 16 40 10 14 2 255 0 0 ${RAOP_RATE}`,
   '',
 ].join('\r\n');
+
+/**
+ * What the sender's requests say about its remote control, as iTunes sends them: its DACP-ID (its DACP server is
+ * advertised as `iTunes_Ctrl_<DACP-ID>._dacp._tcp`) and the Active-Remote a receiver's DACP requests must carry.
+ */
+export const DACP_ID = '14413BE4996FEA4D';
+export const ACTIVE_REMOTE = '2543110914';
 
 /** A reply's status line and headers (names lower-cased). */
 export interface RtspReply {
@@ -168,27 +177,40 @@ export class RaopSender {
   /** Timing requests answered, sync packets and audio packets sent. */
   readonly counts = { timing: 0, sync: 0, audio: 0 };
   readonly changes = new Changes();
-  private readonly session = { 'DACP-ID': '14413BE4996FEA4D', 'Active-Remote': '2543110914' };
+  private readonly session: Record<string, string>;
   private seq = 1;
   private rtptime = FRAMES_PER_PACKET * 1000;
   private ports: { audio: number; control: number } | undefined;
   private pacing: NodeJS.Timeout | undefined;
+  /** Ends the tone being played (a pause): play() resolves. */
+  private finishTone: (() => void) | undefined;
   private sessionId = '1';
+  private closed = false;
 
   private constructor(
     readonly rtsp: RtspSender,
     private readonly host: string,
     private readonly control: UdpSocket,
     private readonly timing: UdpSocket,
+    /** The session's Active-Remote; null for a sender without a remote control (no DACP-ID either). */
+    readonly activeRemote: string | null,
   ) {
+    this.session = activeRemote === null ? {} : { 'DACP-ID': DACP_ID, 'Active-Remote': activeRemote };
     timing.on('message', (request, from) => this.answerTiming(request, from));
   }
 
-  /** Connects to the receiver's RTSP port at `host`, with UDP ports on the address the connection comes from. */
-  static async open(host: string, port = 5000): Promise<RaopSender> {
+  /**
+   * Connects to the receiver's RTSP port at `host`, with UDP ports on the address the connection comes from.
+   * `activeRemote`: what this session's requests carry (a sender makes a new one for each session); null for none.
+   */
+  static async open(
+    host: string,
+    port = 5000,
+    { activeRemote = ACTIVE_REMOTE }: { activeRemote?: string | null } = {},
+  ): Promise<RaopSender> {
     const rtsp = await RtspSender.open(host, port);
     const [control, timing] = await Promise.all([udpSocket(rtsp.localAddress), udpSocket(rtsp.localAddress)]);
-    return new RaopSender(rtsp, host, control, timing);
+    return new RaopSender(rtsp, host, control, timing, activeRemote);
   }
 
   /** ANNOUNCE (ALAC, unencrypted), SETUP and RECORD: afterwards the receiver takes audio. Throws on a refusal. */
@@ -245,6 +267,7 @@ export class RaopSender {
     let sent = 0;
     let frame = 0;
     return new Promise<void>((resolve) => {
+      this.finishTone = resolve;
       const turn = () => {
         const due = Math.min(
           total,
@@ -269,14 +292,27 @@ export class RaopSender {
     });
   }
 
+  /** A pause, as a sender pauses: no more audio, and a FLUSH of what the receiver holds. */
+  async pause(): Promise<string> {
+    clearTimeout(this.pacing);
+    this.finishTone?.();
+    return this.rtsp.request('FLUSH', {
+      ...this.headers(),
+      'RTP-Info': `seq=${this.seq};rtptime=${this.rtptime}`,
+    });
+  }
+
   /** TEARDOWN: the session ends. */
   async stop(): Promise<string> {
     clearTimeout(this.pacing);
     return this.rtsp.request('TEARDOWN', this.headers());
   }
 
+  /** Closes its connection and ports; a second call does nothing (a test closes a session before the next one). */
   close(): void {
     clearTimeout(this.pacing);
+    if (this.closed) return;
+    this.closed = true;
     this.rtsp.close();
     this.control.close();
     this.timing.close();
@@ -330,5 +366,83 @@ export class RaopSender {
     this.timing.send(reply, from.port, from.address);
     this.counts.timing++;
     this.changes.notify();
+  }
+}
+
+/** A DACP request the sender's server got: its command (path and query after `/ctrl-int/1/`) and Active-Remote. */
+export interface DacpRequest {
+  command: string;
+  activeRemote: string | undefined;
+}
+
+/**
+ * The sender's remote control (DACP), on an address of the test's side: a receiver that carries the served
+ * session's Active-Remote sets its device volume (`setproperty?dmcp.device-volume=<dB>`), which it then sends the receiver as
+ * its volume, as iTunes does, and pauses it (`pause`), answered 204 as iTunes answers. Any other command (the
+ * receiver's own status requests) is answered 400, as a sender without the extended DACP answers; a request
+ * without its Active-Remote, 403. Each request is kept, in order.
+ */
+export class DacpServer {
+  readonly requests: DacpRequest[] = [];
+  readonly changes = new Changes();
+  /** What the sender did on a command and failed at: the test fails on it. */
+  readonly failures: string[] = [];
+  private sender: RaopSender | undefined;
+
+  private constructor(private readonly server: Server) {
+    server.on('request', (request, response) => {
+      const url = new URL(request.url ?? '/', 'http://dacp');
+      const command = url.pathname.replace(/^\/ctrl-int\/1\//, '') + url.search;
+      const activeRemote = request.headers['active-remote'] as string | undefined;
+      this.requests.push({ command, activeRemote });
+      this.changes.notify();
+      const act = this.action(url);
+      const known = activeRemote !== undefined && activeRemote === this.sender?.activeRemote;
+      response.statusCode = !act ? 400 : known ? 204 : 403;
+      response.end();
+      if (act && response.statusCode === 204 && this.sender)
+        act(this.sender).catch((err: Error) => {
+          this.failures.push(err.message);
+          this.changes.notify();
+        });
+    });
+  }
+
+  /** Listens on `host`, on a port of the system's choosing. */
+  static async listen(host: string): Promise<DacpServer> {
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, host, () => resolve());
+    });
+    return new DacpServer(server);
+  }
+
+  get port(): number {
+    return (this.server.address() as { port: number }).port;
+  }
+
+  /** The sender whose playback the commands act on. */
+  serve(sender: RaopSender): void {
+    this.sender = sender;
+  }
+
+  /** The requests for `command` (a path, or the start of a command with its query). */
+  received(command: string): DacpRequest[] {
+    return this.requests.filter((r) => r.command === command || r.command.startsWith(`${command}?`));
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** What the sender does on a command it knows; undefined for others. */
+  private action(url: URL): ((sender: RaopSender) => Promise<unknown>) | undefined {
+    if (url.pathname === '/ctrl-int/1/pause') return (sender) => sender.pause();
+    const db = url.searchParams.get('dmcp.device-volume');
+    if (url.pathname === '/ctrl-int/1/setproperty' && db !== null && Number.isFinite(Number(db)))
+      return (sender) => sender.volume(Number(db));
+    return undefined;
   }
 }
