@@ -117,11 +117,11 @@ export interface ComposeInput {
   receiverRuntime?: ReceiverRuntime;
   /**
    * Tests only: the casting runtime runs each receiver through `prefix` (`ip netns exec <name>`, a network namespace
-   * the test made, as libupnp refuses loopback) and has it listen on `listenInterface` (the namespace's) instead of
-   * config.host's interface, and runs a kind's stand-in from `kinds` (a receiver whose program is a script). The
-   * daemon never sets it.
+   * the test made, as libupnp refuses loopback) and has it listen on `listenHost` and `listenInterface` (the
+   * namespace's address and interface) instead of config.host and its interface, and runs a kind's stand-in from
+   * `kinds` (a receiver whose program is a script). The daemon never sets it.
    */
-  castingOptions?: Pick<CastingDeps, 'prefix' | 'listenInterface' | 'kinds'>;
+  castingOptions?: Partial<Pick<CastingDeps, 'prefix' | 'listenHost' | 'listenInterface' | 'kinds'>>;
 }
 
 /** Builds every service on the open store; see Services. */

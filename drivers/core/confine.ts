@@ -29,6 +29,15 @@ export function findConfine(): string {
 }
 
 /**
+ * native/'s azc-bind.node (a plain shared object, named as node-gyp names what it builds), built beside azc-confine:
+ * preloaded into a receiver, it keeps the receiver's TCP listening sockets to the address AZC_BIND_HOST names.
+ */
+export function findBindShim(confine = findConfine()): string | undefined {
+  const shim = path.join(path.dirname(confine), 'azc-bind.node');
+  return realFile(shim) === undefined ? undefined : shim;
+}
+
+/**
  * What any program needs: the system's configuration, /proc and /sys (read); its libraries and programs, and the
  * folder of the program itself, so one installed elsewhere than /usr still runs (exec); /dev/null and /dev/shm
  * (write). Nothing of the state folder: each caller adds the program's own folder.

@@ -126,10 +126,8 @@ const serverRemote: SenderRemote = {
 };
 
 /** The Squeezelite receiver; a server whose JSON-RPC is on another port than Lyrion's (tests) names it. */
-export const squeezeliteReceiver = (serverHttpPort = SERVER_HTTP_PORT): ReceiverKind<'squeezelite'> => ({
+export const squeezeliteReceiver = (serverHttpPort = SERVER_HTTP_PORT): ReceiverKind => ({
   kind: 'squeezelite',
-  displayName: 'Squeezelite',
-  takesServer: true,
   program: 'squeezelite',
   debianPackage: 'squeezelite',
   launch(settings: ReceiverSettings): Launch {
@@ -166,4 +164,4 @@ export const squeezeliteReceiver = (serverHttpPort = SERVER_HTTP_PORT): Receiver
   remote: serverRemote,
 });
 
-export const squeezelite: ReceiverKind<'squeezelite'> = squeezeliteReceiver();
+export const squeezelite: ReceiverKind = squeezeliteReceiver();

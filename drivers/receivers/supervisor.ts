@@ -6,7 +6,14 @@ import type { Socket } from 'node:net';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { type Clock, monotonicClock } from '../core/clock.js';
-import { type Confinement, confineArgs, findConfine, NO_LANDLOCK, systemConfinement } from '../core/confine.js';
+import {
+  type Confinement,
+  confineArgs,
+  findBindShim,
+  findConfine,
+  NO_LANDLOCK,
+  systemConfinement,
+} from '../core/confine.js';
 import { playerFiles } from '../mpd/config.js';
 import { type Exit, executable, type Log, SETPRIV } from '../mpd/process.js';
 import { PlaybackError, placeFifo } from '../playback.js';
@@ -58,6 +65,8 @@ export interface SupervisorOptions {
   setprivPath?: string;
   /** The azc-confine program (native/); tests name a missing one to see the fallback. */
   confinePath?: string;
+  /** azc-bind.node (native/), beside azc-confine unless given; '' runs without it (tests of the fallback). */
+  bindShimPath?: string;
   /** Added to the daemon's environment (AirPlay: the D-Bus system bus its Avahi listens on). */
   env?: Record<string, string>;
   /** A command the program is run through, such as `ip netns exec <name>` (tests run receivers in a namespace). */
@@ -130,6 +139,14 @@ function unconfined(log: Log, why: string): void {
     'warn',
     `${why}: receivers run without file-system confinement, so a receiver taken over by a sender could read the daemon's database`,
   );
+}
+
+/** Said once per daemon: without azc-bind.node, AirPlay and UPnP listen on addresses the daemon does not serve. */
+let unboundSaid = false;
+function unbound(log: Log, why: string): void {
+  if (unboundSaid) return;
+  unboundSaid = true;
+  log('warn', `${why}: receivers listen on every address, not only where the daemon serves`);
 }
 
 export class ReceiverSupervisor {
@@ -372,7 +389,13 @@ export class ReceiverSupervisor {
     const confined = executable(confine);
     if (!confined)
       unconfined(this.log, `${confine} is missing (the native part was not built: npm run-script install)`);
-    const inner = confined ? [confine, ...confineArgs(this.confinement(program, launch)), '--', ...command] : command;
+    // azc-bind.node, preloaded, keeps its TCP listening sockets to the daemon's address (none of the programs can).
+    const shim =
+      this.options.bindShimPath === undefined ? findBindShim(confine) : this.options.bindShimPath || undefined;
+    if (!shim) unbound(this.log, 'native/build/Release/azc-bind.node is missing (the native part was not built)');
+    const rules = this.confinement(program, launch);
+    if (shim) rules.exec.push(path.dirname(shim));
+    const inner = confined ? [confine, ...confineArgs(rules), '--', ...command] : command;
     const prefixed = [...(this.options.prefix ?? []), ...inner];
     const [file, ...args] = tied ? [setpriv, '--pdeathsig', 'SIGTERM', '--', ...prefixed] : prefixed;
     let child: ChildProcess;
@@ -381,7 +404,13 @@ export class ReceiverSupervisor {
         stdio: ['ignore', piped ? 'pipe' : (fd ?? 'ignore'), 'pipe'],
         cwd: this.settings.dir,
         // Its home is its own folder: what a program keeps there (GStreamer's registry, ALSA's settings) stays in it.
-        env: { ...process.env, HOME: this.settings.dir, ...this.options.env, ...launch.env },
+        env: {
+          ...process.env,
+          HOME: this.settings.dir,
+          ...(shim ? { LD_PRELOAD: shim, AZC_BIND_HOST: this.settings.listenHost } : {}),
+          ...this.options.env,
+          ...launch.env,
+        },
       });
     } finally {
       if (fd !== undefined) closeSync(fd);

@@ -242,10 +242,8 @@ const rendererRemote: SenderRemote = {
   pause: (endpoint, _settings, signal) => soap(endpoint, 'AVTransport', 'Pause', { InstanceID: '0' }, signal),
 };
 
-export const upnp: ReceiverKind<'upnp'> = {
+export const upnp: ReceiverKind = {
   kind: 'upnp',
-  displayName: 'UPnP/DLNA',
-  takesServer: false,
   program: 'gmediarender',
   debianPackage: 'gmediarender',
   launch(settings: ReceiverSettings): Launch {

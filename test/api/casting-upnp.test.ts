@@ -33,7 +33,7 @@ async function upnpCastRig(t: Test, net: Extract<VethNetwork, { ok: true }>) {
   const rig = await startStreamDaemon(t, {
     // gmediarender's lines, where the control point finds it, are logged at debug level.
     config: { logLevel: 'debug' },
-    castingOptions: { prefix: ['ip', 'netns', 'exec', net.ns], listenInterface: net.nsIf },
+    castingOptions: { prefix: ['ip', 'netns', 'exec', net.ns], listenHost: net.address, listenInterface: net.nsIf },
   });
   const { api, d } = rig;
   const kitchen = await rig.fifoPlayer('Kitchen', 1);
