@@ -28,6 +28,11 @@ t.test("a cast's cover on the now-playing card", { skip: chromiumMissing() }, as
     'the image is drawn: its CSP took it',
   );
   t.match(await img.getAttribute('src'), /^data:image\/png;base64,/, 'given as data, fetched with the token');
+  // A sender without titles: the card names the receiver as the receivers API does (its `name`).
+  const card = page.locator(`.player-card[data-key="${kitchen.id}"]`);
+  await card.locator('.np-title').getByText('AirPlay cast', { exact: true }).waitFor();
+  await card.locator('.np-by').getByText('· AirPlay', { exact: true }).waitFor();
+  t.pass("the card names the cast's receiver as the API does");
   t.notOk(
     urls.some((url) => /apiKey|token=/.test(url)),
     'no credential in a URL',
