@@ -9,29 +9,13 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { airplayPort, shairport } from '../../drivers/receivers/shairport.js';
 import { type ReceiverEvent, ReceiverSupervisor } from '../../drivers/receivers/supervisor.js';
-import { startAvahi } from '../helpers/avahi.js';
+import { type AirplayNetwork, airplayNetwork as makeAirplayNetwork } from '../helpers/airplay-network.js';
 import { PcmReader } from '../helpers/pcm-reader.js';
-import { ACTIVE_REMOTE, ALAC_SDP, DACP_ID, DacpServer, RaopSender, RtspSender } from '../helpers/raop-sender.js';
-import { vethNetwork } from '../helpers/veth-network.js';
+import { ACTIVE_REMOTE, ALAC_SDP, RaopSender, RtspSender } from '../helpers/raop-sender.js';
 import { Changes, waitFor } from '../helpers/wait-for.js';
 
-/**
- * A namespace with a veth pair to the test's side, D-Bus and Avahi for shairport-sync. `dacp`: with a sender's
- * remote control on the test's side of the pair, which that Avahi announces as `iTunes_Ctrl_<DACP-ID>._dacp._tcp`
- * from a static service file (a sender's own responder announces it on a LAN; avahi-publish is not installed here).
- */
-async function airplayNetwork(t: Test, { dacp: withDacp = false } = {}) {
-  const made = vethNetwork(t, 'ap', 241);
-  if (!made.ok) return { ok: false as const, why: made.why };
-  const { ns, nsIf } = made;
-  const dacp = withDacp ? await DacpServer.listen(made.hostAddress) : undefined;
-  if (dacp) t.teardown(() => dacp.close());
-  const services = dacp ? [{ name: `iTunes_Ctrl_${DACP_ID}`, type: '_dacp._tcp', port: dacp.port }] : [];
-  const { env, dir } = await startAvahi(t, { ns, link: nsIf, services });
-  return { ok: true as const, ns, nsIf, address: made.address, env, dir, dacp };
-}
-
-type AirplayNetwork = Extract<Awaited<ReturnType<typeof airplayNetwork>>, { ok: true }>;
+/** This file's AirPlay network: a namespace, Avahi in it and, with `dacp`, a sender's remote control. */
+const airplayNetwork = (t: Test, { dacp = false } = {}) => makeAirplayNetwork(t, { tag: 'ap', octet: 241, dacp });
 
 /**
  * shairport-sync named `name` under the receiver supervisor, as player `playerId`, in a fresh AirPlay network (or
