@@ -6,10 +6,6 @@ import { monoprice } from './monoprice/options.js';
 import type { MpdEngineOptions } from './mpd/index.js';
 import { findMpd } from './mpd/process.js';
 import { PlaybackError } from './playback.js';
-import type { ReceiverKind, ReceiverKindName } from './receivers/receiver.js';
-import { shairport } from './receivers/shairport.js';
-import { squeezelite } from './receivers/squeezelite.js';
-import { upnp } from './receivers/upnp.js';
 import { rnet } from './rnet/options.js';
 import { simulated } from './simulated/options.js';
 import { xantech } from './xantech/options.js';
@@ -78,11 +74,15 @@ export function playbackEngineMissing(options: Pick<MpdEngineOptions, 'mpdPath'>
   }
 }
 
-export type { ReceiverKindName } from './receivers/receiver.js';
-
-/** Each receiver kind's module (its program, its Debian package, how it runs), by the name the API uses. */
-export const RECEIVER_KIND_MODULES: Readonly<Record<ReceiverKindName, ReceiverKind>> = {
-  airplay: shairport,
-  upnp,
-  squeezelite,
-};
+/**
+ * The receiver kinds' registry (drivers/receivers/kinds.ts): each kind's module (its name, display name, program,
+ * Debian package, how it runs) listed once, and what derives from it.
+ */
+export {
+  isReceiverKind,
+  kindsInWords,
+  RECEIVER_KIND_LIST,
+  RECEIVER_KIND_MODULES,
+  RECEIVER_KIND_NAMES,
+  type ReceiverKindName,
+} from './receivers/kinds.js';

@@ -2,16 +2,22 @@
 // switch of one on or off.
 
 import type { ReceiverSwitches } from '../domain/playback/index.js';
-import { ReceiverSchema } from '../domain/shared/index.js';
+import {
+  KINDS_IN_WORDS,
+  NAMES_IN_WORDS,
+  ReceiverKindSchema,
+  ReceiverSchema,
+  SERVER_KINDS,
+} from '../domain/shared/index.js';
 import { ok, type Route, route } from '../http/route.js';
 import { T, Uuid } from '../http/schema.js';
 import { notFoundDoc } from './audio-bodies.js';
 
 const KindParams = T.Object({
   id: Uuid(),
-  kind: T.Union([T.Literal('airplay'), T.Literal('upnp'), T.Literal('squeezelite')], {
-    description: 'the receiver: airplay, upnp or squeezelite',
-    errorMessage: 'must be airplay, upnp or squeezelite',
+  kind: ReceiverKindSchema({
+    description: `the receiver: ${KINDS_IN_WORDS}`,
+    errorMessage: `must be ${KINDS_IN_WORDS}`,
   }),
 });
 
@@ -23,7 +29,7 @@ const SwitchBody = T.Object({
         T.String({
           minLength: 1,
           maxLength: 259,
-          description: 'squeezelite only: its music server (Lyrion Music Server, Music Assistant), host or host:port',
+          description: `${SERVER_KINDS} only: its music server (Lyrion Music Server, Music Assistant), host or host:port`,
         }),
         T.Null(),
       ],
@@ -43,8 +49,7 @@ export function receiverRoutes(receivers: ReceiverSwitches): Route[] {
       method: 'GET',
       path: '/api/players/{id}/receivers',
       access: 'user',
-      summary:
-        "A stream player's receivers: AirPlay, UPnP/DLNA and Squeezelite, each switched on or off, and how it runs",
+      summary: `A stream player's receivers: ${NAMES_IN_WORDS}, each switched on or off, and how it runs`,
       tags: ['receivers'],
       params: T.Object({ id: Uuid() }),
       responses: {
@@ -64,15 +69,14 @@ export function receiverRoutes(receivers: ReceiverSwitches): Route[] {
       summary: "Switch one of a stream player's receivers on or off",
       description:
         'Answers once the receiver started or stopped. Switching on needs its program installed (409 naming the Debian package ' +
-        'otherwise); switching off never does. Only squeezelite takes a server.',
+        `otherwise); switching off never does. Only ${SERVER_KINDS} takes a server.`,
       tags: ['receivers'],
       params: KindParams,
       body: SwitchBody,
       responses: {
         200: { description: 'the receiver', schema: ReceiverSchema },
         400: {
-          description:
-            'an unknown kind, a server for another kind than squeezelite, or a server that is not host or host:port',
+          description: `an unknown kind, a server for another kind than ${SERVER_KINDS}, or a server that is not host or host:port`,
         },
         404: notFoundDoc,
         409: {

@@ -11,11 +11,12 @@ type Payload = Record<string, unknown>;
 const TONE_ICONS = { bass: 'mdi:speaker', treble: 'mdi:music-clef-treble', balance: 'mdi:scale-balance' } as const;
 const STATUS_NAMES = { paging: 'paging', doNotDisturb: 'do not disturb', party: 'party mode' } as const;
 const STATUS_ICONS = { paging: 'mdi:bullhorn', doNotDisturb: 'mdi:minus-circle', party: 'mdi:party-popper' } as const;
-const RECEIVER_ICONS = {
+/** A receiver switch's icon where a kind has one of its own; any other kind's is the generic cast icon. */
+const RECEIVER_ICONS: Readonly<Record<string, string>> = {
   airplay: 'mdi:apple-airplay',
-  upnp: 'mdi:cast-audio',
   squeezelite: 'mdi:speaker-wireless',
-} as const;
+};
+const RECEIVER_ICON = 'mdi:cast-audio';
 
 /** Every discovery config the view calls for, by topic, as the JSON text to publish retained. */
 export function discoveryMessages(
@@ -235,7 +236,7 @@ export function discoveryMessages(
         payload_on: ON,
         payload_off: OFF,
         entity_category: 'config',
-        icon: RECEIVER_ICONS[receiver.kind],
+        icon: RECEIVER_ICONS[receiver.kind] ?? RECEIVER_ICON,
         availability: [bridgeUp],
       });
     }

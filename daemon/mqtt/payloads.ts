@@ -1,6 +1,7 @@
 // How values look on the wire: percent volumes, ON/OFF switches and the player names a zone's source select offers.
 
 import { stepToTone, toneToStep } from '../domain/audio/index.js';
+import { RECEIVER_DISPLAY_NAMES } from '../domain/playback/index.js';
 import type { PlaybackView, PlayerView, ReceiverView } from '../domain/shared/index.js';
 
 /**
@@ -125,12 +126,11 @@ export function parseOnOff(payload: string): Parsed<boolean> {
 export type NowPlayingFields = Pick<PlaybackView, 'uri' | 'title' | 'artist' | 'name'> &
   Partial<Pick<PlaybackView, 'source'>>;
 
-/** How a receiver kind is named: its switch's entity, and the now-playing line of a cast whose sender gives no title. */
-export const RECEIVER_NAMES: Record<string, string> = {
-  airplay: 'AirPlay',
-  upnp: 'UPnP/DLNA',
-  squeezelite: 'Squeezelite',
-};
+/**
+ * How a receiver kind is named (the drivers' registry's display names): its switch's entity, and the now-playing
+ * line of a cast whose sender gives no title.
+ */
+export const RECEIVER_NAMES: Readonly<Record<string, string>> = RECEIVER_DISPLAY_NAMES;
 
 /** What a now-playing sensor shows when nothing is current. */
 export const NOTHING_PLAYING = 'Nothing playing';

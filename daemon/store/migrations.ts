@@ -251,6 +251,20 @@ export const MIGRATIONS: string[] = [
   ) STRICT, WITHOUT ROWID;
   CREATE INDEX player_cast_wake_zones_zone ON player_cast_wake_zones(zone_id);
   `,
+  // 10: the receiver kinds are the drivers' registry's (drivers/receivers/kinds.ts): the table no longer lists them,
+  // nor which kind takes a server, so another kind needs no migration; the receivers' service checks each write, and
+  // leaves alone a row of a kind it does not know. SQLite changes a CHECK only by copying the table; the rows stay.
+  `
+  CREATE TABLE player_receivers_10 (
+    player_id TEXT NOT NULL REFERENCES players(id) ON DELETE CASCADE,
+    kind      TEXT NOT NULL CHECK (length(kind) BETWEEN 1 AND 40),
+    server    TEXT,
+    PRIMARY KEY (player_id, kind)
+  ) STRICT, WITHOUT ROWID;
+  INSERT INTO player_receivers_10 (player_id, kind, server) SELECT player_id, kind, server FROM player_receivers;
+  DROP TABLE player_receivers;
+  ALTER TABLE player_receivers_10 RENAME TO player_receivers;
+  `,
 ];
 
 /**

@@ -2,8 +2,11 @@
 // with Squeezelite's music server. Read rarely (a switch, the start, a restore): straight from SQLite.
 import type { Db } from './db.js';
 
-/** A receiver kind as the table holds it (the CHECK of migration 8). */
-export type ReceiverKindColumn = 'airplay' | 'upnp' | 'squeezelite';
+/**
+ * A receiver kind as the table holds it: the table does not check it (migration 10), the receivers' service does,
+ * against the drivers' registry; a row may name a kind a later build knew.
+ */
+export type ReceiverKindColumn = string;
 
 export interface PlayerReceiverRow {
   player_id: string;

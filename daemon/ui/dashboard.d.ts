@@ -22,6 +22,8 @@ interface DashboardState {
   playback: Map<string, Playback>;
   /** The receivers of each stream player whose Casting dialog is open (GET …/receivers, then `player.receiverChanged`). */
   receivers: Map<string, Receiver[]>;
+  /** Each receiver kind's name as people read it (`AirPlay`), as the receivers API gave it: kept once learnt. */
+  castNames: Map<string, string>;
   announcements: Map<string, Announcement>;
   undoReady: boolean;
   users: User[] | null;

@@ -590,8 +590,10 @@ type DomainEvent =
       payload: {
         playerId: string;
         receiver: {
-          /** airplay (shairport-sync), upnp (a UPnP/DLNA renderer: gmediarender) or squeezelite */
+          /** airplay (AirPlay: shairport-sync), upnp (UPnP/DLNA: gmediarender) or squeezelite (Squeezelite: squeezelite) */
           kind: 'airplay' | 'upnp' | 'squeezelite';
+          /** the receiver as people read it (AirPlay, UPnP/DLNA, Squeezelite) */
+          name: string;
           /** switched on for this player by an admin */
           enabled: boolean;
           /** squeezelite only: its music server (host or host:port); null: found on the LAN, or another kind */

@@ -1,8 +1,8 @@
 // The receiver contract: what one kind of casting receiver (Squeezelite, AirPlay, UPnP, …) tells the supervisor that
 // runs it — its program, how it is started, what its log lines mean, and how the sender's volume maps to 0..1.
 
-/** The receivers a stream player can run; the next kind (Spotify Connect, AirPlay 2) is one more module and name. */
-export type ReceiverKindName = 'squeezelite' | 'airplay' | 'upnp';
+/** The receivers a stream player can run: the names of the kinds listed in kinds.ts (the next kind is one module). */
+export type { ReceiverKindName } from './kinds.js';
 
 /** What a cast is doing, as the receiver reports it. */
 export type CastState = 'idle' | 'playing' | 'paused';
@@ -141,9 +141,17 @@ export interface VolumeMapping {
   fromLevel(level: number): number;
 }
 
-/** One kind of receiver: everything that differs between Squeezelite, AirPlay, UPnP, … */
-export interface ReceiverKind {
-  readonly kind: ReceiverKindName;
+/**
+ * One kind of receiver: everything that differs between Squeezelite, AirPlay, UPnP, … Listed once in kinds.ts, from
+ * which the API, the events, the store, MQTT and the dashboard learn it; `K` is its name, as a literal there.
+ */
+export interface ReceiverKind<K extends string = string> {
+  /** Its name in the API, the store, a backup and MQTT topics: lower case letters and digits. */
+  readonly kind: K;
+  /** What people read: the dashboard's label, MQTT's switch (`AirPlay`, `UPnP/DLNA`). */
+  readonly displayName: string;
+  /** Whether a switch of it takes a music server (`host` or `host:port`) that it connects to (Squeezelite). */
+  readonly takesServer: boolean;
   /** The program's name, looked up in PATH. */
   readonly program: string;
   /**

@@ -303,10 +303,12 @@ function configuration(settings: ReceiverSettings): string {
  * The AirPlay kind. `nqptpShm`: where nqptp's shared memory is looked for (tests name a file of their own; the
  * daemon's is /dev/shm/nqptp).
  */
-export function airplayKind(options: { nqptpShm?: string } = {}): ReceiverKind {
+export function airplayKind(options: { nqptpShm?: string } = {}): ReceiverKind<'airplay'> {
   const nqptpShm = options.nqptpShm ?? NQPTP_SHM;
   return {
     kind: 'airplay',
+    displayName: 'AirPlay',
+    takesServer: false,
     program: 'shairport-sync',
     debianPackage: 'shairport-sync',
     probe: (program) => probeShairport(program, nqptpShm),
@@ -326,4 +328,4 @@ export function airplayKind(options: { nqptpShm?: string } = {}): ReceiverKind {
   };
 }
 
-export const shairport: ReceiverKind = airplayKind();
+export const shairport: ReceiverKind<'airplay'> = airplayKind();

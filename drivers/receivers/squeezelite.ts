@@ -126,8 +126,10 @@ const serverRemote: SenderRemote = {
 };
 
 /** The Squeezelite receiver; a server whose JSON-RPC is on another port than Lyrion's (tests) names it. */
-export const squeezeliteReceiver = (serverHttpPort = SERVER_HTTP_PORT): ReceiverKind => ({
+export const squeezeliteReceiver = (serverHttpPort = SERVER_HTTP_PORT): ReceiverKind<'squeezelite'> => ({
   kind: 'squeezelite',
+  displayName: 'Squeezelite',
+  takesServer: true,
   program: 'squeezelite',
   debianPackage: 'squeezelite',
   launch(settings: ReceiverSettings): Launch {
@@ -164,4 +166,4 @@ export const squeezeliteReceiver = (serverHttpPort = SERVER_HTTP_PORT): Receiver
   remote: serverRemote,
 });
 
-export const squeezelite: ReceiverKind = squeezeliteReceiver();
+export const squeezelite: ReceiverKind<'squeezelite'> = squeezeliteReceiver();

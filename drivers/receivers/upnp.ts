@@ -242,8 +242,10 @@ const rendererRemote: SenderRemote = {
   pause: (endpoint, _settings, signal) => soap(endpoint, 'AVTransport', 'Pause', { InstanceID: '0' }, signal),
 };
 
-export const upnp: ReceiverKind = {
+export const upnp: ReceiverKind<'upnp'> = {
   kind: 'upnp',
+  displayName: 'UPnP/DLNA',
+  takesServer: false,
   program: 'gmediarender',
   debianPackage: 'gmediarender',
   launch(settings: ReceiverSettings): Launch {

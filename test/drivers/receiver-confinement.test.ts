@@ -14,6 +14,8 @@ import { Changes, waitFor } from '../helpers/wait-for.js';
 /** A receiver whose log says what it could read and write, then waits to be stopped. */
 const probing: ReceiverKind = {
   kind: 'squeezelite',
+  displayName: 'Squeezelite',
+  takesServer: true,
   program: 'sh',
   debianPackage: 'dash',
   launch: () => ({

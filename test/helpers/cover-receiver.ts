@@ -16,6 +16,8 @@ export const COVER = Buffer.concat([
 export function coverReceiverOf(cover: Buffer, mime: string): ReceiverKind {
   return {
     kind: 'airplay',
+    displayName: 'AirPlay',
+    takesServer: false,
     program: 'sh',
     debianPackage: 'dash',
     launch: () => ({

@@ -2,11 +2,19 @@
 // a document must pass as a whole (ids, references, uniqueness, limits) before a restore changes anything.
 import { FormatRegistry, type Static, Type as T, type TSchema } from '@sinclair/typebox';
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
+import { RECEIVER_KIND_MODULES, RECEIVER_KIND_NAMES } from '../../../drivers/index.js';
 import { mqttUrlProblem } from '../../config.js';
 import { type IdDecoder, Id as IdSchema, idDecoder } from '../../ids.js';
 import { nameKey, nameProblem, usernameProblem } from '../../names.js';
 import { passwordHashProblem } from '../accounts/index.js';
-import { type FieldErrors, invalid, serverProblem } from '../shared/index.js';
+import {
+  type FieldErrors,
+  invalid,
+  KINDS_IN_WORDS,
+  ReceiverKindSchema,
+  SERVER_KINDS,
+  serverProblem,
+} from '../shared/index.js';
 
 export const BACKUP_FORMAT = 'azcd-backup';
 /** The version this azcd writes. A change of the document's shape adds a version and an upgrade step below. */
@@ -74,9 +82,7 @@ const StreamOutputEntry = T.Union(
 /** A receiver switched on for a player: its kind and (Squeezelite) its music server, null to find one on the LAN. */
 const ReceiverEntry = T.Object(
   {
-    kind: T.Union([T.Literal('airplay'), T.Literal('upnp'), T.Literal('squeezelite')], {
-      errorMessage: 'must be airplay, upnp or squeezelite',
-    }),
+    kind: ReceiverKindSchema({ errorMessage: `must be ${KINDS_IN_WORDS}` }),
     server: T.Union([T.String({ minLength: 1, maxLength: 259 }), T.Null()], {
       errorMessage: 'must be null or a music server (host or host:port)',
     }),
@@ -105,7 +111,7 @@ const PlayerEntry = T.Object({
   output: T.Union([StreamOutputEntry, T.Null()], { errorMessage: 'must be null or a stream output' }),
   createdAt: Timestamp,
   /** The receivers switched on; absent: none (and every player of a backup from before receivers). */
-  receivers: T.Optional(T.Array(ReceiverEntry, { maxItems: 3 })),
+  receivers: T.Optional(T.Array(ReceiverEntry, { maxItems: RECEIVER_KIND_NAMES.length })),
   /** The rooms that wake for a cast; absent: the defaults (and every player of a backup from before them). */
   cast: T.Optional(CastEntry),
 });
@@ -552,7 +558,8 @@ function relations(doc: BackupDocument, limits: DocumentLimits): FieldErrors {
       if (kinds.has(r.kind)) add(`${field}.kind`, 'names a receiver twice for one player');
       kinds.add(r.kind);
       if (r.server === null) return;
-      if (r.kind !== 'squeezelite') add(`${field}.server`, 'is for the squeezelite receiver only');
+      if (!RECEIVER_KIND_MODULES[r.kind].takesServer)
+        add(`${field}.server`, `is for the ${SERVER_KINDS} receiver only`);
       else {
         const problem = serverProblem(r.server);
         if (problem) add(`${field}.server`, problem);

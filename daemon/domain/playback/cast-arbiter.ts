@@ -1,9 +1,10 @@
 // Who holds one stream player's output: its MPD, one receiver (a cast), or an announcement. The source a person
 // started last wins; an announcement pre-empts every source and gives the output back to the one that held it.
 // Pure: the player's playback service feeds it what happened and carries out the actions it returns.
+import type { ReceiverKindName } from './receiver-runtime.js';
 
 /** The receivers a stream player can run. */
-export type CastKind = 'airplay' | 'upnp' | 'squeezelite';
+export type CastKind = ReceiverKindName;
 
 /** Who the output belongs to when no announcement plays: a playing MPD, a cast, or nobody. */
 export type OutputHolder = 'mpd' | CastKind | null;

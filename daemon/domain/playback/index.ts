@@ -22,6 +22,7 @@ export { type EngineFactory, StreamEngines } from './engines.js';
 export { Library } from './library.js';
 export { POSITION_INTERVAL_MS } from './now-playing.js';
 export {
+  RECEIVER_DISPLAY_NAMES,
   RECEIVER_KINDS,
   type ReceiverKindName,
   type ReceiverRunState,

@@ -1,11 +1,16 @@
 // The seam between a stream player's receiver switches (stored, changed through the API) and the receivers that run:
 // the settings side says which receivers a player wants, the runtime starts, stops and reports them.
-import type { ReceiverKindName } from '../../../drivers/index.js';
+import { RECEIVER_KIND_LIST, RECEIVER_KIND_NAMES, type ReceiverKindName } from '../../../drivers/index.js';
 
 export type { ReceiverKindName };
 
-/** Every receiver kind, in the order the API lists them. */
-export const RECEIVER_KINDS: readonly ReceiverKindName[] = ['airplay', 'upnp', 'squeezelite'];
+/** Every receiver kind, in the order the API lists them: the drivers' registry (drivers/receivers/kinds.ts). */
+export const RECEIVER_KINDS: readonly ReceiverKindName[] = RECEIVER_KIND_NAMES;
+
+/** Each kind's name as people read it (`AirPlay`, `UPnP/DLNA`): the API's `name`, MQTT's switches. */
+export const RECEIVER_DISPLAY_NAMES: Readonly<Record<ReceiverKindName, string>> = Object.fromEntries(
+  RECEIVER_KIND_LIST.map((module) => [module.kind, module.displayName]),
+) as Record<ReceiverKindName, string>;
 
 /** One receiver a player wants running. */
 export interface WantedReceiver {

@@ -1,11 +1,12 @@
 // Receiver switches: which receivers (AirPlay, UPnP/DLNA, Squeezelite) an admin switched on for each stream player,
 // kept in SQLite, handed to the receiver runtime as each player's whole wanted list (after a switch, at start, after a
 // restore, and an empty one for a player deleted or no longer a stream player), and shown with how each one runs.
-import { findProgram, RECEIVER_KIND_MODULES, type ReceiverKindName } from '../../../drivers/index.js';
+// The kinds are the drivers' registry's: a stored row of a kind this build does not know is left alone, and said once.
+import { findProgram, isReceiverKind, RECEIVER_KIND_MODULES, type ReceiverKindName } from '../../../drivers/index.js';
 import type { Logger } from '../../log.js';
 import type { AudioRepo } from '../../store/audio-repo.js';
 import type { Store } from '../../store/db.js';
-import type { ReceiversRepo } from '../../store/receivers-repo.js';
+import type { PlayerReceiverRow, ReceiversRepo } from '../../store/receivers-repo.js';
 import type { PlayersService } from '../audio/index.js';
 import {
   type BusEvent,
@@ -13,12 +14,15 @@ import {
   conflict,
   type EventBus,
   invalid,
+  KINDS_IN_WORDS,
   type PlayerView,
   type ReceiverView,
   requireAdmin,
+  SERVER_KINDS,
   serverProblem,
 } from '../shared/index.js';
 import {
+  RECEIVER_DISPLAY_NAMES,
   RECEIVER_KINDS,
   type ReceiverRunState,
   type ReceiverRuntime,
@@ -54,6 +58,8 @@ export class ReceiverSwitches {
   /** Per player, the last apply asked: the next waits for it, so the runtime gets a player's lists in order. */
   private readonly lanes = new Map<string, Promise<void>>();
   private readonly packageOf: (kind: ReceiverKindName) => string;
+  /** Stored kinds this build does not know (a downgrade, a kind taken out), each logged once. */
+  private readonly unknownKinds = new Set<string>();
   private stopped = false;
 
   constructor(private readonly deps: ReceiverSwitchesDeps) {
@@ -106,12 +112,17 @@ export class ReceiverSwitches {
    */
   async set(caller: Caller, playerId: string, kind: ReceiverKindName, change: ReceiverSwitch): Promise<ReceiverView> {
     requireAdmin(caller, 'switching a receiver');
+    // The API's schema and MQTT's topics know the same kinds; this keeps any other caller from storing another.
+    if (!isReceiverKind(kind))
+      throw invalid(`"kind" must be ${KINDS_IN_WORDS}, got ${JSON.stringify(String(kind)).slice(0, 40)}`, {
+        kind: [`must be ${KINDS_IN_WORDS}`],
+      });
     const player = this.deps.playerViews.get(caller, playerId);
     const server = change.server ?? null;
     if (server !== null) {
-      if (kind !== 'squeezelite')
-        throw invalid(`"server" is for the squeezelite receiver only: leave it out for ${kind}`, {
-          server: ['is for the squeezelite receiver only'],
+      if (!RECEIVER_KIND_MODULES[kind].takesServer)
+        throw invalid(`"server" is for the ${SERVER_KINDS} receiver only: leave it out for ${kind}`, {
+          server: [`is for the ${SERVER_KINDS} receiver only`],
         });
       const problem = serverProblem(server);
       if (problem)
@@ -144,7 +155,7 @@ export class ReceiverSwitches {
   /** The list the runtime runs for a player: its receivers switched on, while it is a stream player. */
   wanted(playerId: string): WantedReceiver[] {
     if (this.deps.players.player(playerId)?.output_kind == null) return [];
-    const rows = this.deps.repo.ofPlayer(playerId);
+    const rows = this.rowsOf(playerId);
     return RECEIVER_KINDS.flatMap((kind) => {
       const row = rows.find((r) => r.kind === kind);
       return row ? [{ kind, server: row.server }] : [];
@@ -210,12 +221,30 @@ export class ReceiverSwitches {
     return receiver;
   }
 
+  /**
+   * A player's stored switches of the kinds this build knows; a row of another kind (stored by a build that knew it)
+   * is left in the store, unused, and logged once per kind.
+   */
+  private rowsOf(playerId: string): PlayerReceiverRow[] {
+    const rows = this.deps.repo.ofPlayer(playerId);
+    for (const row of rows) {
+      if (isReceiverKind(row.kind) || this.unknownKinds.has(row.kind)) continue;
+      this.unknownKinds.add(row.kind);
+      this.deps.log.warn(
+        { player: playerId, kind: row.kind.slice(0, 40) },
+        `a stored receiver switch names a kind this azcd does not know: it is left off (the kinds: ${KINDS_IN_WORDS})`,
+      );
+    }
+    return rows;
+  }
+
   private view(playerId: string, kind: ReceiverKindName): ReceiverView {
-    const row = this.deps.repo.ofPlayer(playerId).find((r) => r.kind === kind);
+    const row = this.rowsOf(playerId).find((r) => r.kind === kind);
     const missing = this.deps.runtime.missing(kind);
     const state: ReceiverRunState = row ? this.deps.runtime.state(playerId, kind) : STOPPED_RECEIVER;
     return {
       kind,
+      name: RECEIVER_DISPLAY_NAMES[kind],
       enabled: row !== undefined,
       server: row?.server ?? null,
       available: missing === undefined,

@@ -1,5 +1,6 @@
 // The JSON shapes of a stream player's playback and of an announcement, as schemas: the API and the events carry them.
 import { type Static, Type as T } from '@sinclair/typebox';
+import { RECEIVER_KIND_NAMES } from '../../../drivers/index.js';
 
 const Id = T.String({ format: 'uuid' });
 const Text = T.Union([T.String(), T.Null()]);
@@ -29,7 +30,7 @@ export const PlaybackSchema = T.Object(
     playerId: Id,
     engine: EngineSchema,
     source: T.Union(
-      [T.Literal('mpd'), T.Literal('airplay'), T.Literal('upnp'), T.Literal('squeezelite'), T.Literal('announcement')],
+      [T.Literal('mpd'), ...RECEIVER_KIND_NAMES.map((kind) => T.Literal(kind)), T.Literal('announcement')],
       {
         description:
           "what holds the player's output and what the other fields describe: its playlist engine (mpd), a cast through one of its receivers, or an announcement. During a cast, title, artist and album are the sender's and the queue fields are empty",

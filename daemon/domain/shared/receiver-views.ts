@@ -1,17 +1,38 @@
 // The JSON shape of one receiver of a stream player (AirPlay, UPnP/DLNA, Squeezelite), as a schema: the API and the
 // events carry it. And the form of Squeezelite's music server, which the API and a restore both check.
 import { isIPv4, isIPv6 } from 'node:net';
-import { type Static, Type as T } from '@sinclair/typebox';
+import { type SchemaOptions, type Static, Type as T } from '@sinclair/typebox';
+import { kindsInWords, RECEIVER_KIND_LIST, RECEIVER_KIND_NAMES } from '../../../drivers/index.js';
 import { STREAM_HOST } from '../../config/sections.js';
+
+/** A receiver kind's name: one of the drivers' registry (drivers/receivers/kinds.ts), in its order. */
+export function ReceiverKindSchema(options: SchemaOptions = {}) {
+  return T.Union(
+    RECEIVER_KIND_NAMES.map((kind) => T.Literal(kind)),
+    options,
+  );
+}
+
+/** Each kind and what it runs, for a schema's description: `airplay (AirPlay: shairport-sync), …`. */
+const KINDS_DESCRIBED = kindsInWords(RECEIVER_KIND_LIST.map((m) => `${m.kind} (${m.displayName}: ${m.program})`));
+
+/** Every kind's name in words (`airplay, upnp or squeezelite`), and as people read them (`AirPlay, … and …`). */
+export const KINDS_IN_WORDS = kindsInWords();
+export const NAMES_IN_WORDS = kindsInWords(
+  RECEIVER_KIND_LIST.map((m) => m.displayName),
+  'and',
+);
+
+/** The kinds whose switch takes a music server, in words (`squeezelite`). */
+export const SERVER_KINDS = kindsInWords(RECEIVER_KIND_LIST.filter((m) => m.takesServer).map((m) => m.kind));
 
 export const ReceiverSchema = T.Object(
   {
-    kind: T.Union([T.Literal('airplay'), T.Literal('upnp'), T.Literal('squeezelite')], {
-      description: 'airplay (shairport-sync), upnp (a UPnP/DLNA renderer: gmediarender) or squeezelite',
-    }),
+    kind: ReceiverKindSchema({ description: KINDS_DESCRIBED }),
+    name: T.String({ description: 'the receiver as people read it (AirPlay, UPnP/DLNA, Squeezelite)' }),
     enabled: T.Boolean({ description: 'switched on for this player by an admin' }),
     server: T.Union([T.String(), T.Null()], {
-      description: 'squeezelite only: its music server (host or host:port); null: found on the LAN, or another kind',
+      description: `${SERVER_KINDS} only: its music server (host or host:port); null: found on the LAN, or another kind`,
     }),
     available: T.Boolean({
       description: 'whether its program is installed here (detail says what to install when not)',

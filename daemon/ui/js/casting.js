@@ -1,11 +1,11 @@
 // @ts-check
-// A stream player's Casting dialog (admins): its AirPlay, UPnP/DLNA and Squeezelite receivers switched on or off,
-// Squeezelite's music server, and how each one runs in words, following player.receiverChanged.
+// A stream player's Casting dialog (admins): its receivers (AirPlay, UPnP/DLNA, Squeezelite: the kinds and their names
+// as the receivers API lists them) switched on or off, Squeezelite's music server, and how each one runs in words,
+// following player.receiverChanged.
 
 import { put } from './api.js';
 import { field, openDialog } from './dialogs.js';
 import { attr, h, text, uid } from './dom.js';
-import { CAST_NAMES } from './now-playing.js';
 import { changed, loadReceivers, setReceiver, state, subscribe } from './store.js';
 
 /**
@@ -22,8 +22,8 @@ export function receiverText(r) {
   return r.variant ? `${words} (${r.variant})` : words;
 }
 
-/** One receiver: its switch, its state, and for Squeezelite the music server. */
-function receiverRow(player, kind, say) {
+/** One receiver (`kind`, named `name`): its switch, its state, and for Squeezelite the music server. */
+function receiverRow(player, kind, name, say) {
   const id = uid('receiver');
   const input = h('input', { id, type: 'checkbox', role: 'switch', disabled: true, 'aria-describedby': `${id}-state` });
   const words = h('p', { class: 'tone-reason', id: `${id}-state`, text: 'Loading…' });
@@ -79,7 +79,7 @@ function receiverRow(player, kind, say) {
   const row = h(
     'div',
     { class: 'tone-row receiver', 'data-kind': kind },
-    h('label', { for: id, text: CAST_NAMES[kind] }),
+    h('label', { for: id, text: name }),
     input,
     words,
     server,
@@ -111,9 +111,15 @@ export function castingDialog(player) {
     error.hidden = !err;
     text(error, err ? (err.message ?? String(err)) : '');
   };
-  const rows = Object.keys(CAST_NAMES).map((kind) => receiverRow(player, kind, say));
+  const panel = h('div', { class: 'sound-panel' }, error);
+  /** A row per receiver, made from the first list the daemon gave, in its order. */
+  let rows = [];
   const render = () => {
     const list = state.receivers.get(player.id) ?? [];
+    if (rows.length === 0 && list.length > 0) {
+      rows = list.map((r) => receiverRow(player, r.kind, r.name, say));
+      error.before(...rows);
+    }
     for (const row of rows) row.update(list.find((r) => r.kind === row.kind));
   };
   const stop = subscribe((topics) => topics.has('receivers') && render());
@@ -121,7 +127,7 @@ export function castingDialog(player) {
   return openDialog({
     title: `Casting on ${player.name}`,
     description: `Phones, computers and music servers play into ${player.name} through these receivers, found on the network under its name.`,
-    content: [h('div', { class: 'sound-panel' }, rows, error)],
+    content: [panel],
     submitLabel: 'Done',
     cancelLabel: null,
   }).finally(() => {

@@ -4,7 +4,7 @@
 import { imageUrl, post } from './api.js';
 import { attempt, attr, duration, h, iconButton, text } from './dom.js';
 import { icon } from './icons.js';
-import { can, state } from './store.js';
+import { can, castName, state } from './store.js';
 
 const STATE_TEXT = { playing: 'Playing', paused: 'Paused', stopped: 'Stopped' };
 /** What an arrow key and Page Up/Down move the track by. */
@@ -19,8 +19,8 @@ const ENGINE_TEXT = {
   stopped: 'Stopped',
 };
 
-/** Each receiver's name, as the now-playing card and the Casting dialog say it. @type {Record<string, string>} */
-export const CAST_NAMES = { airplay: 'AirPlay', upnp: 'UPnP/DLNA', squeezelite: 'Squeezelite' };
+/** What holds the output besides a cast: any other source is a receiver kind. */
+const NOT_CAST = new Set(['mpd', 'announcement']);
 
 /** The badge of a stream player's card: what it plays, not whether a zone is on. */
 export const playbackState = (playerId) => state.playback.get(playerId)?.state ?? 'stopped';
@@ -120,7 +120,7 @@ export function nowPlaying(getPlayer) {
     const p = state.playback.get(player.id);
     const playing = p?.state === 'playing';
     // A cast: the sender's titles, and which receiver it came through; this side can only end it (Pause).
-    const cast = p ? CAST_NAMES[p.source] : undefined;
+    const cast = p && !NOT_CAST.has(p.source) ? castName(player.id, p.source) : undefined;
     const current = p && (p.title || p.name || p.uri || (cast && `${cast} cast`));
     text(title, current || 'Nothing playing');
     text(byline, current ? [p.artist, p.album && `(${p.album})`, cast && `· ${cast}`].filter(Boolean).join(' ') : '');

@@ -239,7 +239,7 @@ function playerCard(player) {
     }
     if (casting) {
       attr(casting, 'aria-label', `Casting on ${p.name}`);
-      attr(casting, 'title', `Casting on ${p.name}: AirPlay, UPnP/DLNA and Squeezelite`);
+      attr(casting, 'title', `Casting on ${p.name}: the receivers phones and music servers play into`);
     }
     volume.setLabel(`${p.name} group volume`);
     // The zones listed are the ones this user may see, and so is the average beside them (as the API counts it).

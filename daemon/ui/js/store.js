@@ -15,6 +15,8 @@ export const state = {
   playback: new Map(),
   /** The receivers of each stream player whose Casting dialog is open, kept current by player.receiverChanged. */
   receivers: new Map(),
+  /** Each receiver kind's name as people read it (`AirPlay`), as the receivers API gave it: kept once learnt. */
+  castNames: new Map(),
   /** Announcements this page saw (its own answers and the announcement.* events), by id. */
   announcements: new Map(),
   /** An apply (or undo) happened since this page loaded, so the undo slot holds something. */
@@ -118,12 +120,45 @@ export async function loadPlayback(playerId) {
 
 /** A stream player's receivers (GET /api/players/{id}/receivers), held while its Casting dialog shows them. */
 export async function loadReceivers(playerId) {
-  state.receivers.set(playerId, (await get(`/api/players/${playerId}/receivers`)).items);
+  const { items } = await get(`/api/players/${playerId}/receivers`);
+  learnCastNames(items);
+  state.receivers.set(playerId, items);
   changed('receivers');
+}
+
+/** Keeps the names of the receivers an answer or an event of the receivers API gave. */
+function learnCastNames(receivers) {
+  for (const r of receivers) state.castNames.set(r.kind, r.name);
+}
+
+/** The kinds whose names were asked for (once each: a failed answer leaves the kind standing in for its name). */
+const castNamesAsked = new Set();
+
+/**
+ * How people read receiver kind `kind` (`AirPlay`), as the receivers API names it: the daemon's registry of kinds,
+ * not a list here. Until a list of `playerId`'s receivers was read (asked once, here), the kind itself.
+ */
+export function castName(playerId, kind) {
+  const name = state.castNames.get(kind);
+  if (name !== undefined) return name;
+  if (!castNamesAsked.has(kind)) {
+    castNamesAsked.add(kind);
+    get(`/api/players/${playerId}/receivers`).then(
+      ({ items }) => {
+        learnCastNames(items);
+        changed('playback');
+      },
+      () => {
+        // The card says the kind instead; the next name learnt (the Casting dialog, an event) shows.
+      },
+    );
+  }
+  return kind;
 }
 
 /** One receiver as an answer or an event gives it, into the list held for its player (none held: nothing to do). */
 export function setReceiver(playerId, receiver) {
+  learnCastNames([receiver]);
   const list = state.receivers.get(playerId);
   if (!list) return null;
   state.receivers.set(
