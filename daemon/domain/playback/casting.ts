@@ -671,7 +671,8 @@ export class Casting implements ReceiverRuntime {
           break;
         case 'endCast': {
           // Its PCM is dropped and it reads as idle until it reports again; its sender is paused where the protocol
-          // lets this side reach it (UPnP, Squeezelite through its server), and plays on unheard where not (AirPlay).
+          // lets this side reach it (UPnP; Squeezelite through its server; AirPlay through the sender's DACP), and plays
+          // on unheard where not (an AirPlay sender without DACP).
           const running = player.running.get(action.kind);
           if (running) {
             running.ended = true;
