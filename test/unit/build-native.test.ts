@@ -32,7 +32,7 @@ function build(t: { teardown(fn: () => void): void }, status: number): { code: n
 t.test('a build that works prints one line and none of node-gyp’s', async (t) => {
   const { code, output } = build(t, 0);
   t.equal(code, 0);
-  t.equal(output, 'azcd: built the sd_notify addon and azc-confine (native/)\n');
+  t.equal(output, 'azcd: built the sd_notify addon, azc-confine and azc-bind (native/)\n');
 });
 
 t.test(
@@ -44,7 +44,7 @@ t.test(
     t.match(output, /gyp ERR! build error/);
     t.match(
       output,
-      /native\/ was not built; the daemon runs without systemd notification and starts each mpd unconfined/,
+      /native\/ was not built; the daemon runs without systemd notification, starts each mpd and receiver unconfined, and receivers listen on every address/,
     );
   },
 );
