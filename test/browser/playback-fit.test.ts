@@ -188,7 +188,8 @@ t.test('the dashboard with a stream player, on a phone and a desktop', { skip: c
     await api.post(`/api/players/${lounge.id}/stop`);
   });
 
-  t.test('the seek bar moves the track from the keyboard and says where it is', async (t) => {
+  /** Plays the long track from its start and pauses it; resolves with the paused playback. */
+  async function pauseOnLong(t: Test) {
     t.equal((await api.post(`/api/players/${lounge.id}/play`, { playlistId: long.id })).status, 200);
     // Paused only once the length is known: MPD learns it from the decoder, and a pause that comes first (seen under
     // a CPU hog) leaves a paused track whose length the daemon does not know yet.
@@ -198,7 +199,11 @@ t.test('the dashboard with a stream player, on a phone and a desktop', { skip: c
       'the track to play with its length known',
     );
     t.equal((await api.post(`/api/players/${lounge.id}/pause`)).status, 200);
-    const paused = await rig.until(lounge.id, (playback) => playback.state === 'paused', 'the player to pause');
+    return rig.until(lounge.id, (playback) => playback.state === 'paused', 'the player to pause');
+  }
+
+  t.test('the seek bar moves the track from the keyboard and says where it is', async (t) => {
+    const paused = await pauseOnLong(t);
     const { page, console } = share(t, pages.desktop);
     // The page has been open all along: the keys move the bar from where it stands once it shows the pause.
     await page.getByRole('button', { name: 'Play Lounge stream' }).waitFor();
@@ -233,6 +238,7 @@ t.test('the dashboard with a stream player, on a phone and a desktop', { skip: c
   });
 
   t.test('on a phone the seek bar spans its row between the two times', async (t) => {
+    await pauseOnLong(t);
     const { page, console } = share(t, pages.phone);
     const seek = page.getByRole('slider', { name: 'Lounge stream track position' });
     await seek.waitFor();
