@@ -18,6 +18,8 @@ import type {
 import { choosesServiceType, NQPTP_SHM, probeShairport } from './shairport-build.js';
 import { macOf } from './squeezelite.js';
 
+/** The volume shairport-sync 3.3.8 starts with before any sender set one (its `config.airplay_volume`), in dB. */
+const SHAIRPORT_DEFAULT_DB = -18;
 /** The metadata FIFO's name in the receiver's private folder. */
 export const METADATA_PIPE = 'metadata';
 /** AirPlay's volume scale: −30 dB (quietest) to 0 dB, and −144 for mute. */
@@ -85,6 +87,15 @@ class ShairportMetadata implements LogParser {
   private sender: { host: string; token: string } | undefined;
   private dacpPort: number | undefined;
   private dacpId: string | undefined;
+  /**
+   * The volume shairport-sync holds (dB): the last it reported, or its default before any. When a stream begins
+   * (`pbeg`) its player thread reports that held volume again, racing the sender's own volume of the new session
+   * (its SET_PARAMETER): from the last session or the default, it is not the sender's. So the first report after
+   * `pbeg` of the volume held then is not told, whichever side of the sender's it comes. Only the two reports after
+   * `pbeg` are looked at: where the player thread read the sender's volume already, its report is the second.
+   */
+  private heldDb = SHAIRPORT_DEFAULT_DB;
+  private stale: { db: number; reports: number } | undefined;
 
   line(line: string, from: 'log' | 'metadata'): ReceiverReport[] {
     if (from !== 'metadata') return [];
@@ -121,9 +132,16 @@ class ShairportMetadata implements LogParser {
       case 'pvol': {
         // "airplay volume,volume in dB,lowest,highest": the first is the sender's slider on AirPlay's scale.
         const db = Number(text().split(',')[0]);
-        return Number.isFinite(db) ? [{ type: 'volume', volume: levelOfAirplay(db) }] : [];
+        if (!Number.isFinite(db)) return [];
+        this.heldDb = db;
+        const stale = this.stale;
+        if (stale && (db === stale.db || ++stale.reports === 2)) this.stale = undefined;
+        if (stale && db === stale.db) return [];
+        return [{ type: 'volume', volume: levelOfAirplay(db) }];
       }
       case 'pbeg':
+        this.stale = { db: this.heldDb, reports: 0 };
+        return [{ type: 'state', state: 'playing' }];
       case 'prsm':
         return [{ type: 'state', state: 'playing' }];
       case 'pfls':

@@ -189,10 +189,25 @@ async function remoteControlRig(t: Test) {
   const receiver = (await airplayReceiver(t, 'Kitchen', 'kitchen', net))!;
   const { events, changes } = receiver;
   const session = async (activeRemote: string | null = ACTIVE_REMOTE) => {
-    const sender = await RaopSender.open(net.address, airplayPort('kitchen'), { activeRemote });
-    t.teardown(() => sender.close());
+    // shairport-sync lets a closed session's connection go once its threads are joined, a moment later, and answers
+    // ANNOUNCE with 453 meanwhile, as it answers a second sender: the next session asks again until it is taken.
+    const sender = await waitFor(
+      async () => {
+        const sender = await RaopSender.open(net.address, airplayPort('kitchen'), { activeRemote });
+        t.teardown(() => sender.close());
+        try {
+          await sender.start();
+          return sender;
+        } catch (err) {
+          sender.close();
+          if (/ANNOUNCE was refused: RTSP\/1\.0 453/.test((err as Error).message)) return undefined;
+          throw err;
+        }
+      },
+      undefined,
+      { what: 'the receiver to take the session' },
+    );
     dacp.serve(sender);
-    await sender.start();
     const seen = events.length;
     t.equal(await sender.volume(-24), 'RTSP/1.0 200 OK');
     await waitFor(() => events.slice(seen).some((e) => e.type === 'volume' && e.volume === 0.2), undefined, {
