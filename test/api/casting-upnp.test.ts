@@ -6,6 +6,7 @@
 // person's pause ends the cast. One daemon for the file: each case goes on from where the one before it left off.
 import { rmSync } from 'node:fs';
 import t, { type Test } from 'tap';
+import { pauseEndsTheCast } from '../helpers/cast-rig.js';
 import { tempDir } from '../helpers/daemon.js';
 import { TRACKS } from '../helpers/mpd-rig.js';
 import { startStreamDaemon } from '../helpers/stream-rig.js';
@@ -158,17 +159,7 @@ t.test('a UPnP cast through the daemon', async (t) => {
     const next = { ...TAGS, title: 'Green Tone' };
     t.match(await rig.cast(next), { source: 'upnp', state: 'playing', ...next }, 'the sender casts another track');
     t.equal(rig.mpdState(), 'paused', 'pausing the playlist');
-    const from = rig.events.length;
-    const paused = await api.post(`/api/players/${kitchen.id}/pause`);
-    t.equal(paused.status, 200);
-    t.match(paused.body, { source: 'mpd', state: 'paused' }, 'Pause ends the cast: the paused playlist shows again');
-    const idle = await rig.next(
-      'player.receiverChanged',
-      (e) => e.payload.playerId === kitchen.id && e.payload.receiver.cast === 'idle',
-      from,
-    );
-    t.equal(idle.payload.receiver.phase, 'running', 'the receiver keeps running, ready for the next cast');
+    await pauseEndsTheCast(t, rig, kitchen.id, rig.mpdState);
     t.equal(rig.holder(), null, 'the output is nobody’s');
-    t.equal(rig.mpdState(), 'paused', 'and the playlist stays paused');
   });
 });

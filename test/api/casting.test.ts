@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { macOf } from '../../drivers/receivers/squeezelite.js';
 import { CHIME, chimeFolder } from '../helpers/announcement-rig.js';
-import { castRig } from '../helpers/cast-rig.js';
+import { castRig, pauseEndsTheCast } from '../helpers/cast-rig.js';
 import { tempDir } from '../helpers/daemon.js';
 import { TRACKS } from '../helpers/mpd-rig.js';
 import { UNITY_GAIN } from '../helpers/slimproto-server.js';
@@ -53,17 +53,7 @@ t.test(
     );
     t.match(receiver, { enabled: true, phase: 'running', cast: 'playing' }, 'its receiver says it casts');
 
-    const from = rig.events.length;
-    const paused = await api.post(`/api/players/${kitchen.id}/pause`);
-    t.equal(paused.status, 200);
-    t.match(paused.body, { source: 'mpd', state: 'paused' }, 'Pause ends the cast: the paused playlist shows again');
-    const idle = await rig.next(
-      'player.receiverChanged',
-      (e) => e.payload.playerId === kitchen.id && e.payload.receiver.cast === 'idle',
-      from,
-    );
-    t.equal(idle.payload.receiver.phase, 'running', 'the receiver keeps running, ready for the next cast');
-    t.equal(rig.mpdState(), 'paused', 'and the playlist stays paused');
+    await pauseEndsTheCast(t, rig, kitchen.id, rig.mpdState);
     await waitFor(() => rig.server.pauses.length === 1, undefined, {
       what: 'the cast paused at its music server',
       changes: rig.server.changes,

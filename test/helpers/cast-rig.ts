@@ -7,7 +7,7 @@ import { chimeFolder } from './announcement-rig.js';
 import { tempDir } from './daemon.js';
 import { soxTone } from './receiver-checks.js';
 import { SlimprotoServer, UNITY_GAIN } from './slimproto-server.js';
-import { startStreamDaemon } from './stream-rig.js';
+import { type StreamRig, startStreamDaemon } from './stream-rig.js';
 
 export async function castRig(t: Test, options: { stateDir?: string; music?: string } = {}) {
   const dir = tempDir('azc-cast-');
@@ -48,4 +48,27 @@ export async function castRig(t: Test, options: { stateDir?: string; music?: str
     ).payload.playback;
   };
   return { ...rig, kitchen, server, cast };
+}
+
+/**
+ * A person's Pause on player `playerId` while a cast holds its output: the answer shows the paused playlist again,
+ * the receiver reads idle and keeps running, and the playlist stays paused (`mpdState`: its MPD's state).
+ */
+export async function pauseEndsTheCast(
+  t: Test,
+  rig: Pick<StreamRig, 'api' | 'events' | 'next'>,
+  playerId: string,
+  mpdState: () => string | undefined,
+): Promise<void> {
+  const from = rig.events.length;
+  const paused = await rig.api.post(`/api/players/${playerId}/pause`);
+  t.equal(paused.status, 200);
+  t.match(paused.body, { source: 'mpd', state: 'paused' }, 'Pause ends the cast: the paused playlist shows again');
+  const idle = await rig.next(
+    'player.receiverChanged',
+    (e) => e.payload.playerId === playerId && e.payload.receiver.cast === 'idle',
+    from,
+  );
+  t.equal(idle.payload.receiver.phase, 'running', 'the receiver keeps running, ready for the next cast');
+  t.equal(mpdState(), 'paused', 'and the playlist stays paused');
 }
