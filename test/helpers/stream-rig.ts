@@ -12,6 +12,9 @@ import { Changes, WAIT_MS, waitFor } from './wait-for.js';
 
 export { TRACKS };
 
+/** How long a new player's MPD may take to come up: its first scan of the music folder, which a test makes big. */
+const FIRST_SCAN_WAIT_MS = 90_000;
+
 interface Teardown {
   teardown(fn: () => unknown): void;
 }
@@ -69,13 +72,13 @@ export async function startStreamDaemon(
       what: `a ${type} event`,
       changes,
     })) as StreamRig['next'];
-  const until = async (playerId: string, match: (playback: any) => boolean, what: string) => {
+  const until = async (playerId: string, match: (playback: any) => boolean, what: string, timeoutMs = WAIT_MS) => {
     return waitFor(
       async () => {
         const playback = (await api.get(`/api/players/${playerId}/playback`)).body;
         return match(playback) ? playback : undefined;
       },
-      WAIT_MS,
+      timeoutMs,
       { what, changes },
     );
   };
@@ -85,7 +88,9 @@ export async function startStreamDaemon(
     const res = await api.post('/api/players', { name, input: { channel }, output: { kind: 'fifo', path: fifo } });
     if (res.status !== 201) throw new Error(`creating stream player ${name} failed: ${res.status} ${res.text}`);
     const id = res.body.id as string;
-    await until(id, (playback) => playback.engine.state === 'up', `${name}'s MPD to be up`);
+    // A player's MPD is up once it has scanned the whole music folder: a test's big folder (thousands of tracks) takes
+    // that scan longer than the suite's usual bound on a machine kept busy by a CPU hog, so this wait has its own.
+    await until(id, (playback) => playback.engine.state === 'up', `${name}'s MPD to be up`, FIRST_SCAN_WAIT_MS);
     let reader: FifoReader | undefined;
     return {
       id,
