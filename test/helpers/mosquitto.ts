@@ -28,9 +28,8 @@ export async function startBroker(
   options: { auth?: { username: string; password: string } } = {},
 ): Promise<Broker> {
   const dir = mkdtempSync(path.join(tmpdir(), 'azc-mosquitto-'));
-  const port = await freePort();
+  let port = await freePort();
   const lines = [
-    `listener ${port} 127.0.0.1`,
     'persistence false',
     'log_dest stderr',
     'log_type error',
@@ -50,7 +49,8 @@ export async function startBroker(
     lines.push('allow_anonymous true');
   }
   const conf = path.join(dir, 'mosquitto.conf');
-  writeFileSync(conf, `${lines.join('\n')}\n`);
+  const writeConf = () => writeFileSync(conf, `${[`listener ${port} 127.0.0.1`, ...lines].join('\n')}\n`);
+  writeConf();
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
 
@@ -76,7 +76,17 @@ export async function startBroker(
     }
     child = undefined;
   };
-  await start();
+  // A free port may be taken by another test file before mosquitto binds it: the first start takes another one then.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await start();
+      break;
+    } catch (err) {
+      if (attempt === 5 || !/Address already in use/.test((err as Error).message)) throw err;
+      port = await freePort();
+      writeConf();
+    }
+  }
   t.teardown(async () => {
     await stop();
     rmSync(dir, { recursive: true, force: true });
