@@ -41,6 +41,7 @@ export { readFifo } from './receivers/child.js';
 /** What the casting runtime runs: the receivers' supervisor and the output switch (the kinds' modules are below). */
 export { fifoOutput, OutputSwitch, type SourceCounts } from './receivers/output-switch.js';
 export type { CastMetadata, ReceiverKind } from './receivers/receiver.js';
+export { echoOf } from './receivers/receiver.js';
 export {
   findProgram,
   makeFifo,

@@ -25,7 +25,7 @@ export function findConfine(): string {
     dir = path.dirname(dir);
     candidates.push(path.join(dir, 'native', 'build', 'Release', 'azc-confine'));
   }
-  return candidates.find(runnable) ?? candidates[1]!;
+  return candidates.find(executable) ?? candidates[1]!;
 }
 
 /**
@@ -60,7 +60,8 @@ export function confineArgs(confinement: Confinement): string[] {
   ];
 }
 
-function runnable(file: string): boolean {
+/** Whether `file` exists and the daemon's user may run it. */
+export function executable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
     return true;

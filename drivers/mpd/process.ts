@@ -1,10 +1,10 @@
 // One run of a player's mpd: spawned in the foreground under umask 077, tied to the daemon's life by a parent-death
 // signal, confined by Landlock to the folders it needs, stderr logged, ready when its socket greets.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../core/clock.js';
-import { confineArgs, findConfine, NO_LANDLOCK, systemConfinement } from '../core/confine.js';
+import { confineArgs, executable, findConfine, NO_LANDLOCK, systemConfinement } from '../core/confine.js';
 import { type PlaybackEngineOptions, PlaybackError } from '../playback.js';
 import type { PlayerFiles } from './config.js';
 import type { MpdConnection } from './connection.js';
@@ -40,16 +40,6 @@ export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 /** The message for a machine without MPD: what the daemon answers when a stream player is created. */
 export const MPD_MISSING =
   'MPD is not installed: stream players are played by MPD (install it with: apt-get install mpd)';
-
-/** Whether `file` exists and the daemon's user may run it. */
-export function executable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Finds the mpd program: a path as given, or a name looked up in PATH and the usual system folders. */
 export function findMpd(program = 'mpd'): string {

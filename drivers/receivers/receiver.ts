@@ -112,8 +112,6 @@ export interface SenderRemote {
    * aborts a request that takes too long.
    */
   setVolume(endpoint: ReceiverEndpoint, settings: ReceiverSettings, level: number, signal: AbortSignal): Promise<void>;
-  /** The level the sender reports back for `level`: `level` on the protocol's own scale. */
-  echoOf(level: number): number;
   /** Pauses the sender's playback (a person paused the player, or started its playlist, during the cast). */
   pause(endpoint: ReceiverEndpoint, settings: ReceiverSettings, signal: AbortSignal): Promise<void>;
 }
@@ -172,4 +170,12 @@ export interface ReceiverKind<K extends string = string> {
 /** The message for a machine without a receiver's program: what switching that receiver on answers. */
 export function missingProgram(kind: ReceiverKind, program: string): string {
   return `${program} is not installed: the ${kind.kind} receiver runs it (install it with: apt-get install --no-install-recommends ${kind.debianPackage})`;
+}
+
+/**
+ * What a sender given `level` reports back (the echo the runtime recognises): `level` on the kind's protocol scale
+ * (VolumeMapping.fromLevel, what a SenderRemote sends) and back.
+ */
+export function echoOf(kind: ReceiverKind, level: number): number {
+  return kind.volume.toLevel(kind.volume.fromLevel(level));
 }

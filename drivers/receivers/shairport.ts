@@ -31,16 +31,14 @@ function levelOfAirplay(db: number): number {
   return Math.round(Math.min(1, (db - AIRPLAY_MIN_DB) / -AIRPLAY_MIN_DB) * 100) / 100;
 }
 
+/**
+ * 0..1 as AirPlay's dB, to hundredths, as shairport-sync reports a volume (`pvol`, `%.2f`): a sender given it that
+ * sends it back is reported at exactly the level it stands for.
+ */
 function airplayOfLevel(level: number): number {
   if (!(level > 0)) return AIRPLAY_MUTE_DB;
-  return AIRPLAY_MIN_DB * (1 - Math.min(1, level));
+  return Math.round(AIRPLAY_MIN_DB * (1 - Math.min(1, level)) * 100) / 100;
 }
-
-/**
- * The dB given to the sender for `level`: to hundredths, as shairport-sync reports a volume (`pvol`, `%.2f`), so a
- * sender that takes it and sends it back is reported at exactly the level it stands for.
- */
-const dbOfLevel = (level: number) => Math.round(airplayOfLevel(level) * 100) / 100;
 
 /** A libconfig string: quoted, with `\` and `"` escaped; no line breaks. */
 function quoted(text: string, what: string): string {
@@ -253,11 +251,10 @@ const dacpRemote: SenderRemote = {
     dacpCommand(
       endpoint,
       settings,
-      `setproperty?dmcp.device-volume=${dbOfLevel(level).toFixed(6)}`,
+      `setproperty?dmcp.device-volume=${airplayOfLevel(level).toFixed(6)}`,
       'a volume',
       signal,
     ),
-  echoOf: (level) => levelOfAirplay(dbOfLevel(level)),
   pause: (endpoint, settings, signal) => dacpCommand(endpoint, settings, 'pause', 'a pause', signal),
 };
 

@@ -121,7 +121,6 @@ const serverRemote: SenderRemote = {
       ['mixer', 'volume', String(Math.round(Math.min(1, Math.max(0, level)) * 100))],
       signal,
     ),
-  echoOf: (level) => levelOfGain(gainOfLevel(level)),
   pause: (endpoint, settings, signal) => serverCommand(endpoint, settings, ['pause', '1'], signal),
 };
 

@@ -9,13 +9,14 @@ import { type Clock, monotonicClock } from '../core/clock.js';
 import {
   type Confinement,
   confineArgs,
+  executable,
   findBindShim,
   findConfine,
   NO_LANDLOCK,
   systemConfinement,
 } from '../core/confine.js';
 import { playerFiles } from '../mpd/config.js';
-import { type Exit, executable, type Log, SETPRIV } from '../mpd/process.js';
+import { type Exit, type Log, SETPRIV } from '../mpd/process.js';
 import { PlaybackError, placeFifo } from '../playback.js';
 import { readFifo, stopChild } from './child.js';
 import {

@@ -238,7 +238,6 @@ const rendererRemote: SenderRemote = {
     const args = { InstanceID: '0', Channel: 'Master', DesiredVolume: String(volumeOfLevel(level)) };
     await soap(endpoint, 'RenderingControl', 'SetVolume', args, signal);
   },
-  echoOf: (level) => levelOfVolume(volumeOfLevel(level)),
   pause: (endpoint, _settings, signal) => soap(endpoint, 'AVTransport', 'Pause', { InstanceID: '0' }, signal),
 };
 

@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import t, { type Test } from 'tap';
+import { echoOf } from '../../drivers/receivers/receiver.js';
 import { airplayPort, shairport } from '../../drivers/receivers/shairport.js';
 import { type ReceiverEvent, ReceiverSupervisor } from '../../drivers/receivers/supervisor.js';
 import { type AirplayNetwork, airplayNetwork as makeAirplayNetwork } from '../helpers/airplay-network.js';
@@ -229,7 +230,6 @@ t.test(
     const playing = sender.play({ ...TONE, seconds: 600 });
     // shairport-sync looks for the sender's DACP port once the session plays: until it is found, nothing is sent.
     await waitFor(() => supervisor.sendVolume(0.5), undefined, { what: 'the volume to be given to the sender' });
-    const remote = shairport.remote!;
     for (const [level, db] of [
       [0.5, '-15.000000'],
       [0.37, '-18.900000'],
@@ -247,11 +247,11 @@ t.test(
       );
       dacp.requests.splice(0, dacp.requests.length);
       // The sender sends it back as its volume, as iTunes does: the report is the echo the runtime knows.
-      await waitFor(() => supervisor.status().volume === remote.echoOf(level), undefined, {
+      await waitFor(() => supervisor.status().volume === echoOf(shairport, level), undefined, {
         what: `the sender's volume reported back for ${level}`,
         changes,
       });
-      t.equal(remote.echoOf(level), level, `reported back as ${level}`);
+      t.equal(echoOf(shairport, level), level, `reported back as ${level}`);
     }
     const seen = events.length;
     t.ok(supervisor.pauseSender(), 'the pause is asked');

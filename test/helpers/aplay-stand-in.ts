@@ -3,7 +3,7 @@
 // configuration whose default device is alsa-lib's null PCM, so a player on `default` needs no sound card.
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { executable } from '../../drivers/mpd/process.js';
+import { executable } from '../../drivers/core/confine.js';
 import { tempDir } from './daemon.js';
 
 interface Teardown {

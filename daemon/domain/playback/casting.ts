@@ -7,6 +7,7 @@ import {
   AlsaOutput,
   type CastMetadata,
   castFifo,
+  echoOf,
   fifoOutput,
   findAplay,
   findProgram,
@@ -313,9 +314,9 @@ export class Casting implements ReceiverRuntime {
     if (!player || player.arbiter.announcement || holder === null || holder === undefined || holder === 'mpd')
       return false;
     const running = player.running.get(holder);
-    const remote = this.kinds[holder].remote;
-    if (!running || running.ended || !remote) return false;
-    const echo = remote.echoOf(level);
+    const kind = this.kinds[holder];
+    if (!running || running.ended || !kind.remote) return false;
+    const echo = echoOf(kind, level);
     if (echo === running.heard) return false;
     if (!running.supervisor.sendVolume(level)) return false;
     running.sent.push(echo);
