@@ -55,8 +55,26 @@ export interface StartOptions {
   castingOptions?: DaemonOptions['castingOptions'];
 }
 
+/** Folders made by `tempDir` in this process, removed when it exits (a test's teardown may still be using one). */
+const madeDirs: string[] = [];
+
+/** A new private folder under the system's temporary folder, removed with everything in it when the process exits. */
 export function tempDir(prefix = 'azc-test-'): string {
-  return mkdtempSync(path.join(tmpdir(), prefix));
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  if (madeDirs.length === 0) process.once('exit', removeMadeDirs);
+  madeDirs.push(dir);
+  return dir;
+}
+
+function removeMadeDirs(): void {
+  for (const dir of madeDirs.splice(0)) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch (err) {
+      // A folder left behind is litter, not a failure of what the file tested: say so and go on.
+      process.stderr.write(`# could not remove ${dir}: ${(err as Error).message}\n`);
+    }
+  }
 }
 
 export async function startDaemon(options: StartOptions = {}): Promise<TestDaemon> {
