@@ -2,10 +2,12 @@
 // azcd entry point: reads the configuration, starts the daemon, prints the first-start credentials, and stops the
 // daemon on SIGTERM / SIGINT. Everything that starts and stops lives in app.ts.
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { createNotifier } from '../native/index.js';
 import { Daemon, type InitialAdmin, VERSION } from './app.js';
 import { ConfigError, helpText, loadConfig } from './config.js';
 import { createLogger, flushLogSync } from './log.js';
+import { PROJECT_ROOT } from './paths.js';
 
 /** A shutdown that takes longer than this exits with status 1, so systemd is never left waiting. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -69,7 +71,11 @@ async function main(): Promise<void> {
   const { config } = loaded;
   const logger = createLogger(config.logLevel);
   const underSystemd = Boolean(process.env.NOTIFY_SOCKET || process.env.INVOCATION_ID);
-  const notifier = createNotifier((msg) => logger.warn(msg));
+  // The addon of this installation, named: left to search, the notifier tries each folder above its module, and
+  // each failed require() is path work enough to get node's path code optimised during start (scripts/bundle.mjs).
+  const notifier = createNotifier((msg) => logger.warn(msg), {
+    addonPaths: [path.join(PROJECT_ROOT, 'native', 'build', 'Release', 'azc_notify.node')],
+  });
   await checkListenAddress(config.host, config.port);
 
   const daemon = new Daemon({ config, logger, notifier });

@@ -1,8 +1,9 @@
 // Bundles the daemon's entry (daemon/main.ts) into dist/daemon/main.js: one module instead of ~300 (TypeBox alone is
 // ~220), minified, so the running service holds less source and fewer module records in memory and starts faster.
-// Code loaded on demand (the MQTT bridge, SSDP, mDNS) goes into chunks beside it, loaded only when configured.
+// What start-up runs is one chunk beside it; code loaded on demand (the amplifier families, the MPD engine, the MQTT
+// bridge, SSDP, mDNS) goes into chunks of its own, loaded only when configured.
 // Packages with native addons or loaded on demand stay outside the bundle and are required from node_modules.
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -38,6 +39,78 @@ export const REQUIRE_BANNER =
   "import { createRequire as __azcdRequire } from 'node:module'; const require = __azcdRequire(import.meta.url);";
 
 /**
+ * Everything start-up runs goes into one chunk. esbuild puts each module into the chunk of the entry points that reach
+ * it, and each module loaded on demand is an entry point: code start-up shares with the MQTT bridge went into one
+ * chunk, code it shares with the amplifier families into another, and so on, a dozen chunks loaded at start, each
+ * resolved and searched for by node (see trimBanners). Each module loaded on demand is made to reach what main.ts
+ * imports as well (a side-effect import appended to it, of modules that have run by then), so every module start-up
+ * runs is reached by the same entry points and lands in one chunk: start-up loads main.js and that chunk.
+ */
+function oneStartChunk() {
+  return {
+    name: 'azcd-one-start-chunk',
+    setup(build) {
+      const entry = build.initialOptions.entryPoints.main;
+      const startImports = new Set();
+      const onDemand = new Set();
+      build.onResolve({ filter: /^\./ }, async (args) => {
+        if (args.pluginData === 'azcd-inner') return undefined;
+        const isStart = args.importer === entry && args.kind === 'import-statement';
+        if (!isStart && args.kind !== 'dynamic-import') return undefined;
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: 'azcd-inner',
+        });
+        if (resolved.errors.length === 0 && !resolved.external) (isStart ? startImports : onDemand).add(resolved.path);
+        return undefined;
+      });
+      // main.ts's imports are resolved as soon as it is read, before any module loaded on demand is found.
+      build.onLoad({ filter: /\.ts$/ }, (args) => {
+        if (!onDemand.has(args.path)) return undefined;
+        const imports = [...startImports].map((file) => `import ${JSON.stringify(file)};`).join('\n');
+        return { contents: `${readFileSync(args.path, 'utf8')}\n${imports}\n`, loader: 'ts' };
+      });
+    },
+  };
+}
+
+/**
+ * Whether a bundle file's code (after the banner) calls the `require` the banner makes: in practice only the chunk
+ * that holds esbuild's `__require`, and a main.js with CommonJS packages inlined. Its name as a property
+ * (`module.require`) or inside a longer name (`require_foo`) does not count; a mention in a string does, which only
+ * keeps a banner that was not needed.
+ */
+const CALLS_REQUIRE = /(?<![\w$.])require(?![\w$])/;
+
+/**
+ * What node does for each bundle file it loads is work in its path code: the import that names the file is resolved
+ * (fileURLToPath, realpath, path.resolve), the folders above it are searched for the package.json that says its
+ * module type, and the banner's createRequire() resolves the file's folder again. Enough of that at start gets V8 to
+ * optimise `fileURLToPath` and `path.normalize` during start-up, and the optimising compiler's code and memory
+ * (~4 MB of RSS) stay with the process for good: a dozen chunks did, and with one start chunk the addons and packages
+ * required at start still leave little room (test/appliance/start-optimisation.test.ts fails when there is none). So
+ * a chunk whose code never calls `require` loses the banner (its line stays, empty: the source map's lines still
+ * match). (No package.json in the chunk folder to end that search: paths.ts, in the start chunk, finds the
+ * installation by the package.json above it.)
+ */
+function trimBanners(outdir) {
+  const chunks = path.join(outdir, 'chunks');
+  for (const file of [
+    path.join(outdir, 'main.js'),
+    ...readdirSync(chunks)
+      .filter((name) => name.endsWith('.js'))
+      .map((name) => path.join(chunks, name)),
+  ]) {
+    const text = readFileSync(file, 'utf8');
+    const at = text.indexOf(REQUIRE_BANNER);
+    if (at < 0 || CALLS_REQUIRE.test(text.slice(at + REQUIRE_BANNER.length))) continue;
+    writeFileSync(file, text.slice(0, at) + text.slice(at + REQUIRE_BANNER.length));
+  }
+}
+
+/**
  * Writes `<outdir>/main.js` and `<outdir>/chunks/` from `<root>/daemon/main.ts`; returns whether it succeeded. The
  * chunk folder is replaced as a whole, so chunks of an earlier build never linger.
  */
@@ -68,7 +141,9 @@ export async function bundleDaemon({
       external: EXTERNAL,
       banner: { js: REQUIRE_BANNER },
       logLevel: 'warning',
+      plugins: [oneStartChunk()],
     });
+    trimBanners(outdir);
     return true;
   } catch (err) {
     log(`build: bundling failed: ${err.message}`);

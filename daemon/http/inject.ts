@@ -1,6 +1,5 @@
 // inject(): a request sent through the whole pipeline in this process, its answer recorded as the wire would carry it.
 // Tests and in-process callers use it; the uWS adapter (server.ts) is the pipeline's other front door.
-import { gunzipSync } from 'node:zlib';
 import { type Compiled, type Dispatcher, EMPTY_QUERY, PipelineRequest, type ResponseSink } from './dispatch.js';
 import { type ApiResult, CAPTURED_HEADERS, type RequestHeaders } from './route.js';
 import { readAll } from './streamed-body.js';
@@ -137,7 +136,9 @@ class RecordedResponse implements ResponseSink {
   }
 
   reply(): InjectResponse {
-    const text = (this.headers.get('content-encoding') === 'gzip' ? gunzipSync(this.body) : this.body).toString('utf8');
+    // zlib only for a compressed answer: start-up does not load it (ARCHITECTURE.md, "Memory").
+    const gzipped = this.headers.get('content-encoding') === 'gzip';
+    const text = (gzipped ? process.getBuiltinModule('node:zlib').gunzipSync(this.body) : this.body).toString('utf8');
     const json = text !== '' && /json/.test(this.headers.get('content-type') ?? '');
     return { status: this.status, headers: this.headers, body: json ? JSON.parse(text) : undefined, text };
   }

@@ -1,6 +1,5 @@
 // HTTP's own errors, and the one place that turns any error (a domain error included) into RFC 9457 problem details;
 // the status text both use.
-import { STATUS_CODES } from 'node:http';
 import { DomainError, type DomainErrorKind, type FieldErrors } from '../domain/shared/index.js';
 
 export type { FieldErrors };
@@ -8,9 +7,77 @@ export type { FieldErrors };
 const WWW_AUTHENTICATE = 'Bearer realm="azcd"';
 
 /**
- * "404 Not Found" for every status Node knows, from its own table (http.STATUS_CODES), the one source of status text:
- * the status line uWS is given and, without the number, each problem's title. An array, read once per response.
+ * The text of each status, the one source of status text: the status line uWS is given and each problem's title.
+ * The same table as node's `http.STATUS_CODES` (test/unit/status-text.test.ts holds them equal), kept here so that
+ * start-up does not load node's HTTP client and server modules (~1 MB of RSS) for a table.
  */
+export const STATUS_CODES: Readonly<Record<number, string>> = {
+  100: 'Continue',
+  101: 'Switching Protocols',
+  102: 'Processing',
+  103: 'Early Hints',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  203: 'Non-Authoritative Information',
+  204: 'No Content',
+  205: 'Reset Content',
+  206: 'Partial Content',
+  207: 'Multi-Status',
+  208: 'Already Reported',
+  226: 'IM Used',
+  300: 'Multiple Choices',
+  301: 'Moved Permanently',
+  302: 'Found',
+  303: 'See Other',
+  304: 'Not Modified',
+  305: 'Use Proxy',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  407: 'Proxy Authentication Required',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  410: 'Gone',
+  411: 'Length Required',
+  412: 'Precondition Failed',
+  413: 'Payload Too Large',
+  414: 'URI Too Long',
+  415: 'Unsupported Media Type',
+  416: 'Range Not Satisfiable',
+  417: 'Expectation Failed',
+  418: "I'm a Teapot",
+  421: 'Misdirected Request',
+  422: 'Unprocessable Entity',
+  423: 'Locked',
+  424: 'Failed Dependency',
+  425: 'Too Early',
+  426: 'Upgrade Required',
+  428: 'Precondition Required',
+  429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
+  451: 'Unavailable For Legal Reasons',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+  505: 'HTTP Version Not Supported',
+  506: 'Variant Also Negotiates',
+  507: 'Insufficient Storage',
+  508: 'Loop Detected',
+  509: 'Bandwidth Limit Exceeded',
+  510: 'Not Extended',
+  511: 'Network Authentication Required',
+};
+
+/** "404 Not Found" for every status in STATUS_CODES. An array, read once per response. */
 const STATUS_LINES: string[] = [];
 for (const [code, text] of Object.entries(STATUS_CODES)) STATUS_LINES[Number(code)] = `${code} ${text}`;
 

@@ -3,7 +3,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { UI_DIR } from '../paths.js';
 import type { Fallback } from './dispatch.js';
 
@@ -65,6 +64,8 @@ export function servedBytes(name: string, bytes: Buffer): Buffer {
 }
 
 function load(dir: string, prefix = ''): Map<string, Asset> {
+  // zlib is loaded with the first page asked for (~1 MB of RSS): a daemon whose dashboard nobody opens never needs it.
+  const { gzipSync } = process.getBuiltinModule('node:zlib');
   const assets = new Map<string, Asset>();
   if (!existsSync(dir)) return assets;
   for (const name of readdirSync(dir)) {

@@ -3,7 +3,6 @@
 // sender's remote control (DACP) for a volume changed here and a pause. Debian 12's is AirPlay 1; a build with
 // AirPlay 2 runs as AirPlay 2 while nqptp runs (shairport-build.ts asks which at each start).
 import { createHash } from 'node:crypto';
-import { request } from 'node:http';
 import { isIP } from 'node:net';
 import type {
   CastMetadata,
@@ -214,6 +213,8 @@ function dacpCommand(
   const token = endpoint.token;
   if (token === undefined) return Promise.reject(new Error('the AirPlay sender gave no Active-Remote'));
   const host = endpoint.host.includes(':') ? `[${endpoint.host}]` : endpoint.host;
+  // node's HTTP client is loaded with the first remote command, not at start (ARCHITECTURE.md, "Memory").
+  const { request } = process.getBuiltinModule('node:http');
   return new Promise<void>((resolve, reject) => {
     const req = request(
       {

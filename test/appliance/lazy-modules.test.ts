@@ -1,7 +1,9 @@
 // What is not configured is not loaded (ARCHITECTURE.md, "Memory"): a daemon without a stream player never loads the
 // MPD engine's code; the first stream player made loads it, and its engine comes up. A loader hook in the child
-// (test/helpers/module-watch.mjs) writes down each watched class as its module loads, before the module runs. And
-// what discovery loads leaves the process's stack-trace hooks as they were (ciao would install source-map-support).
+// (test/helpers/module-watch.mjs) writes down each watched class as its module loads, before the module runs. Node's
+// HTTP module and zlib wait for their first use too (test/helpers/builtins-watch.mjs lists the built-ins a child
+// loaded). And what discovery loads leaves the process's stack-trace hooks as they were (ciao would install
+// source-map-support).
 
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +18,7 @@ import { waitFor } from '../helpers/wait-for.js';
 
 const MODULE_WATCH = path.join(ROOT, 'test/helpers/module-watch.mjs');
 const STACK_HOOKS_WATCH = path.join(ROOT, 'test/helpers/stack-hooks-watch.mjs');
+const BUILTINS_WATCH = path.join(ROOT, 'test/helpers/builtins-watch.mjs');
 
 /** A daemon whose loaded modules are watched for the MPD engine, and for the HTTP server as a check of the watch. */
 async function watchedDaemon(t: Test) {
@@ -23,12 +26,13 @@ async function watchedDaemon(t: Test) {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const loaded = path.join(dir, 'loaded.txt');
   writeFileSync(loaded, '');
+  const builtinsFile = path.join(dir, 'builtins.txt');
   const music = path.join(dir, 'music');
   mkdirSync(music);
   const stateDir = path.join(dir, 'state');
   const daemon = await startedDaemon(t, {
-    nodeArgs: ['--import', MODULE_WATCH],
-    env: { MODULE_WATCH_FILE: loaded, MODULE_WATCH_CLASSES: 'MpdEngine,HttpServer' },
+    nodeArgs: ['--import', MODULE_WATCH, '--import', BUILTINS_WATCH],
+    env: { MODULE_WATCH_FILE: loaded, MODULE_WATCH_CLASSES: 'MpdEngine,HttpServer', BUILTINS_WATCH_FILE: builtinsFile },
     args: ['--state-dir', stateDir, '--log-level', 'warn', '--playback-music-dir', music, '--playback-mpd-path', MPD],
   });
   const key = /apiKey=(\S+)/.exec(readFileSync(path.join(stateDir, 'initial-admin.txt'), 'utf8'))![1]!;
@@ -37,7 +41,12 @@ async function watchedDaemon(t: Test) {
       .split('\n')
       .filter(Boolean)
       .map((line) => line.split(' ')[0]);
-  return { api: client(daemon.base, key), classes };
+  /** The built-ins the daemon loaded, written as it exits: stops it. */
+  const builtins = async () => {
+    t.equal((await daemon.stop('SIGTERM')).code, 0, 'the daemon stopped');
+    return readFileSync(builtinsFile, 'utf8').split('\n').filter(Boolean);
+  };
+  return { api: client(daemon.base, key), classes, builtins };
 }
 
 t.test("a daemon without a stream player never loads the MPD engine's code", async (t) => {
@@ -47,6 +56,16 @@ t.test("a daemon without a stream player never loads the MPD engine's code", asy
   t.same(players.body, [], 'no player is configured');
   t.ok(classes().includes('HttpServer'), 'the watch sees what start-up loads (the HTTP server)');
   t.notOk(classes().includes('MpdEngine'), 'the MPD engine was not loaded');
+});
+
+t.test("a daemon that served the API but no page loads neither node's HTTP module nor zlib", async (t) => {
+  const { api, builtins } = await watchedDaemon(t);
+  t.equal((await api.get('/api/players')).status, 200);
+  t.equal((await api.get('/api/no-such-resource')).status, 404, 'a problem answer, with its status text');
+  const loaded = await builtins();
+  t.ok(loaded.includes('net'), 'the watch sees what start-up loads (net)');
+  t.notOk(loaded.includes('http'), "node's HTTP module was not loaded (the status texts are the daemon's own)");
+  t.notOk(loaded.includes('zlib'), 'zlib was not loaded (the dashboard is compressed with its first request)');
 });
 
 t.test("the first stream player made loads the MPD engine's code, and its engine comes up", async (t) => {

@@ -1,8 +1,16 @@
-// Status text has one source, Node's http.STATUS_CODES: the status line uWS sends and each problem's title.
+// Status text has one source, the daemon's table (http/problem.ts), which says what Node's http.STATUS_CODES says
+// (kept apart so that start-up need not load Node's HTTP module): the status line uWS sends and each problem's title.
 
 import { STATUS_CODES } from 'node:http';
 import t from 'tap';
-import { HttpError, statusLine, toProblem } from '../../daemon/http/problem.js';
+import { HttpError, STATUS_CODES as OWN_STATUS_CODES, statusLine, toProblem } from '../../daemon/http/problem.js';
+
+t.test("the daemon's table has Node's text for every status Node knows, and no other status", async (t) => {
+  t.same(
+    Object.entries(OWN_STATUS_CODES).map(([code, text]) => [Number(code), text]),
+    Object.entries(STATUS_CODES).map(([code, text]) => [Number(code), text]),
+  );
+});
 
 const ANSWERED = [200, 201, 204, 304, 400, 401, 403, 404, 405, 409, 413, 415, 421, 429, 500, 503];
 
