@@ -297,8 +297,13 @@ export function compose(input: ComposeInput): Services {
     // While a restore writes the configuration, reads would see half of it and writes would join its transaction.
     unavailable: () =>
       backups.applying ? 'a restore is replacing the configuration; try again in a few seconds' : undefined,
-    // Device state changed by this turn's requests is committed before their answers are written.
-    endOfTurn: () => store.flushBatch(),
+    // Device state changed by this turn's requests is committed before their answers are written, and the events of
+    // the turn leave for the streams then too: nothing is left for the next loop iteration, so the poll after this
+    // turn waits for the clients' next requests and takes them up together.
+    endOfTurn: () => {
+      store.flushBatch();
+      streams.flushNow();
+    },
   });
   let openApiJson: string | undefined;
   server.add([

@@ -225,12 +225,22 @@ export class EventStreams {
 
   /**
    * Queues a frame for the end of this event-loop turn: the events one request causes (a volume change
-   * touches a player and its zones) leave in one write per stream, after the request was answered.
+   * touches a player and its zones) leave in one write per stream, once they are committed (flushNow).
    */
   private post(stream: Stream, chunk: string): void {
     stream.outbox += chunk;
     this.dirty.add(stream);
     this.flushTimer ??= setImmediate(() => this.flushOutboxes());
+  }
+
+  /**
+   * Writes the queued frames now rather than at the turn's end: the HTTP turn calls this once its commit is in, so
+   * its events leave in that turn, before its answers, and no write is left pending for the next loop iteration.
+   */
+  flushNow(): void {
+    if (this.flushTimer === undefined) return;
+    clearImmediate(this.flushTimer);
+    this.flushOutboxes();
   }
 
   private flushOutboxes(): void {
