@@ -90,7 +90,7 @@ const CALLS_REQUIRE = /(?<![\w$.])require(?![\w$])/;
  * module type, and the banner's createRequire() resolves the file's folder again. Enough of that at start gets V8 to
  * optimise `fileURLToPath` and `path.normalize` during start-up, and the optimising compiler's code and memory
  * (~4 MB of RSS) stay with the process for good: a dozen chunks did, and with one start chunk the addons and packages
- * required at start still leave little room (test/appliance/start-optimisation.test.ts fails when there is none). So
+ * required at start still leave little room (`npm run bench -- --only start` reports the functions optimised). So
  * a chunk whose code never calls `require` loses the banner (its line stays, empty: the source map's lines still
  * match). (No package.json in the chunk folder to end that search: paths.ts, in the start chunk, finds the
  * installation by the package.json above it.)
