@@ -25,10 +25,16 @@ import { Changes, waitFor } from '../helpers/wait-for.js';
 /** The tone's amplitude: a sine at half of full scale, so 16-bit samples peak at 16 384. */
 const TONE_PEAK = 16384;
 
-async function rig(t: Test, options: { clock?: ManualClock; searchPath?: string; rate?: number } = {}) {
+async function rig(
+  t: Test,
+  options: { clock?: ManualClock; searchPath?: string; rate?: number; seconds?: number } = {},
+) {
   const { dir, fifo } = receiverFolders(t, 'azc-receiver');
   const tone = path.join(dir, 'tone.flac');
-  soxTone(tone, 2, options.rate);
+  // squeezelite writes to the FIFO as fast as it is read: the tone is long enough that the stream still plays whenever
+  // a test reads the state, however busy the machine (a 2 s tone had ended, and the receiver read idle, before one
+  // such read under load). A test that counts the frames asks for a length of its own.
+  soxTone(tone, options.seconds ?? 30, options.rate);
   const server = await SlimprotoServer.start(tone);
   t.teardown(() => server.close());
   const reader = new PcmReader(fifo);
@@ -114,7 +120,7 @@ t.test(
 );
 
 t.test('a 48 kHz stream reaches the FIFO resampled to 44.1 kHz, at full scale', async (t) => {
-  const { supervisor, server, reader } = await rig(t, { rate: 48_000 });
+  const { supervisor, server, reader } = await rig(t, { rate: 48_000, seconds: 2 });
   await supervisor.start();
   await server.hello();
   server.volume(UNITY_GAIN, false);
