@@ -24,6 +24,8 @@ export interface BenchDaemon {
   listeningMs: number | undefined;
   /** Milliseconds from spawn to the first 200 from /api/health. */
   readyMs: number;
+  /** What the daemon printed so far (with stdout 'read'; the first MiB). */
+  stdout(): string;
   stop(): Promise<void>;
 }
 
@@ -143,6 +145,7 @@ export async function spawnBenchDaemon(options: DaemonSpawnOptions = {}): Promis
     adminPassword: ADMIN_PASSWORD,
     listeningMs,
     readyMs,
+    stdout: () => azcd.stdout(),
     stop: async () => {
       await azcd.stop('SIGTERM', 12_000).catch(() => {
         // Already gone: nothing left to stop.
