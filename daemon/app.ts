@@ -285,7 +285,7 @@ export class Daemon {
   private async startSsdp(udn: string): Promise<void> {
     const { config, logger } = this;
     // Loaded only when enabled: development runs never pay for node-ssdp and its dependencies.
-    const { SsdpAnnouncer } = await import('./discovery/ssdp.js');
+    const { SsdpAnnouncer } = await loadAnnouncers();
     const ssdp = new SsdpAnnouncer({
       ...this.options.ssdp,
       udn,
@@ -314,7 +314,7 @@ export class Daemon {
       );
       return;
     }
-    const { MdnsAnnouncer } = await keepingStackHooks(() => import('./discovery/mdns.js'));
+    const { MdnsAnnouncer } = await loadAnnouncers();
     const mdns = new MdnsAnnouncer({
       udn,
       name: config.friendlyName,
@@ -347,6 +347,11 @@ export class Daemon {
     }
     return new Amplifiers(list);
   }
+}
+
+/** The announcers' module (node-ssdp and ciao bundled in), loaded the first time SSDP or mDNS starts. */
+function loadAnnouncers(): Promise<typeof import('./discovery/announcers.js')> {
+  return keepingStackHooks(() => import('./discovery/announcers.js'));
 }
 
 /**

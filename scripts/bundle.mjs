@@ -19,8 +19,6 @@ export const EXTERNAL = [
   '@btc-vision/uwebsockets.js',
   'serialport',
   '@serialport/*',
-  'node-ssdp',
-  '@homebridge/ciao',
   'mqtt',
 ];
 

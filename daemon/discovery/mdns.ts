@@ -1,14 +1,14 @@
 // mDNS / DNS-SD announcer: advertises azcd as _azc._tcp and its dashboard as _http._tcp with @homebridge/ciao.
 
 import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { networkInterfaces } from 'node:os';
-import type { CiaoService, Responder } from '@homebridge/ciao';
+import ciaoModule, { type CiaoService, type Responder } from '@homebridge/ciao';
 import { mdnsHostname } from './mdns-hostname.js';
 
-// Required, not imported: node reads a CommonJS package imported from an ES module with its export lexer, module by
-// module (ciao has ~40), and that work alone got the lexer optimised at start, ~12 MB (ARCHITECTURE.md, "Memory").
-const ciao = createRequire(import.meta.url)('@homebridge/ciao') as typeof import('@homebridge/ciao').default;
+// ciao is CommonJS (its default export is `exports.default`). The daemon's bundle holds it in this module's chunk,
+// loaded only with mDNS on: node neither reads its ~40 modules with its export lexer nor resolves them one by one
+// (scripts/bundle.mjs).
+const ciao = ciaoModule.default;
 
 export { mdnsHostname };
 

@@ -1,12 +1,11 @@
 // SSDP announcer: advertises azcd as its description declares it (root Basic:1 device, embedded controller) with
 // node-ssdp, on chosen interfaces only.
 import dgram, { type Socket } from 'node:dgram';
-import { createRequire } from 'node:module';
 import { networkInterfaces, type as osType, release } from 'node:os';
+// node-ssdp is CommonJS: its default import is its module.exports. The daemon's bundle holds it in this module's
+// chunk, loaded only with SSDP on (scripts/bundle.mjs).
+import nodeSsdp from 'node-ssdp';
 import { advertisements, normalizeUdn } from './description.js';
-
-// Required, not imported, as mdns.ts requires ciao: no pass of node's export lexer over the package at start.
-const nodeSsdp = createRequire(import.meta.url)('node-ssdp') as typeof import('node-ssdp').default;
 
 export { AZC_DEVICE_TYPE, UPNP_BASIC_DEVICE_TYPE } from './description.js';
 

@@ -1,8 +1,10 @@
 // The daemon as the service runs it: bundled by scripts/bundle.mjs (one minified module plus chunks loaded on demand,
 // native addons and some packages outside). Everything that crosses the bundle's edges is exercised: the sd_notify
 // addon found from the bundle's folder, uWS and SQLite required from node_modules, the MQTT bridge's chunk and its
-// external `mqtt` package loaded when configured, and a write acknowledged through the group commit.
+// external `mqtt` package loaded when configured, a write acknowledged through the group commit, and the discovery
+// chunk (node-ssdp and ciao bundled in) announcing and saying goodbye on a network of the test's own.
 
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,23 +12,33 @@ import t from 'tap';
 import { bundleDaemon } from '../../scripts/bundle.mjs';
 import { client } from '../helpers/client.js';
 import { startBroker } from '../helpers/mosquitto.js';
+import { createNetwork } from '../helpers/netns.js';
 import { Receiver } from '../helpers/notify-receiver.js';
-import { ROOT, startedDaemon } from '../helpers/process.js';
+import { ROOT, runAzcd, startedDaemon } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait-for.js';
+
+/** The bundle both cases run, made once: inside the project, as dist/ is (the bundle finds package.json,
+ * node_modules and native/build by walking up). */
+let bundling: Promise<string> | undefined;
+function bundled(): Promise<string> {
+  bundling ??= (async () => {
+    mkdirSync(path.join(ROOT, '.tap'), { recursive: true });
+    const outdir = mkdtempSync(path.join(ROOT, '.tap', 'bundle-'));
+    t.teardown(() => rmSync(outdir, { recursive: true, force: true }));
+    const logs: string[] = [];
+    if (!(await bundleDaemon({ root: ROOT, outdir, log: (line) => logs.push(line) })))
+      throw new Error(`bundling failed: ${logs.join('; ')}`);
+    return outdir;
+  })();
+  return bundling;
+}
 
 t.test(
   'the bundled daemon starts under a stand-in systemd, answers, writes, and loads the MQTT bridge on demand',
   async (t) => {
-    // Inside the project, as dist/ is: the bundle finds package.json, node_modules and native/build by walking up.
-    mkdirSync(path.join(ROOT, '.tap'), { recursive: true });
-    const outdir = mkdtempSync(path.join(ROOT, '.tap', 'bundle-'));
+    const outdir = await bundled();
     const dir = mkdtempSync(path.join(tmpdir(), 'azc-bundle-'));
-    t.teardown(() => {
-      rmSync(outdir, { recursive: true, force: true });
-      rmSync(dir, { recursive: true, force: true });
-    });
-    const logs: string[] = [];
-    t.ok(await bundleDaemon({ root: ROOT, outdir, log: (line) => logs.push(line) }), `bundled ${logs.join('; ')}`);
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
     t.ok(
       readdirSync(path.join(outdir, 'chunks')).some((f) => /^bridge-.*\.js$/.test(f)),
       'the MQTT bridge is a chunk of its own',
@@ -75,3 +87,66 @@ t.test(
     t.equal((await daemon.stop('SIGTERM')).code, 0);
   },
 );
+
+t.test('the bundled daemon announces over SSDP and mDNS from its discovery chunk, and says goodbye', async (t) => {
+  const ns = `azc-bundle-${process.pid}`;
+  const tag = String(process.pid % 100000);
+  // One namespace with a veth pair in it: a LAN link with an address and a multicast route, reachable from nowhere.
+  const network = createNetwork(
+    t,
+    [ns],
+    [
+      ['-n', ns, 'link', 'add', `ab${tag}a`, 'type', 'veth', 'peer', 'name', `ab${tag}b`],
+      ['-n', ns, 'addr', 'add', '10.78.0.1/24', 'dev', `ab${tag}a`],
+      ['-n', ns, 'addr', 'add', '10.78.0.2/24', 'dev', `ab${tag}b`],
+      ['-n', ns, 'link', 'set', `ab${tag}a`, 'up'],
+      ['-n', ns, 'link', 'set', `ab${tag}b`, 'up'],
+      ['-n', ns, 'link', 'set', 'lo', 'up'],
+      ['-n', ns, 'route', 'add', '224.0.0.0/4', 'dev', `ab${tag}a`],
+    ],
+  );
+  if (!network.ok) {
+    t.comment(`no network namespace here (${network.why}): the bundled discovery chunk is not verified in this run`);
+    return;
+  }
+  const outdir = await bundled();
+  t.ok(
+    readdirSync(path.join(outdir, 'chunks')).some((f) => /^announcers-.*\.js$/.test(f)),
+    'SSDP and mDNS are one chunk',
+  );
+  const dir = mkdtempSync(path.join(tmpdir(), 'azc-bundle-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const hooks = path.join(dir, 'hooks.txt');
+  const daemon = runAzcd({
+    entryPath: path.join(outdir, 'main.js'),
+    // Writes at exit whether Error.prepareStackTrace and process.emit are still the process's own.
+    nodeArgs: ['--import', path.join(ROOT, 'test/helpers/stack-hooks-watch.mjs')],
+    env: { STACK_HOOKS_FILE: hooks },
+    args: [
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '8080',
+      '--state-dir',
+      path.join(dir, 'state'),
+      '--ssdp',
+      '--ssdp-interfaces',
+      `ab${tag}a`,
+    ],
+    spawner: (command, args, options) => spawn('ip', ['netns', 'exec', ns, command, ...args], options),
+  });
+  t.teardown(() => daemon.stop('SIGKILL'));
+  await daemon.waitFor(/"component":"ssdp".*"msg":"SSDP announcing"/);
+  t.pass('node-ssdp, bundled, bound and announced');
+  await daemon.waitFor(/"component":"mdns".*"msg":"mDNS announcing"/);
+  t.pass('ciao, bundled, probed and announced');
+  t.same(await daemon.stop('SIGTERM'), { code: 0, signal: null }, 'a clean stop');
+  t.match(daemon.stdout(), /"msg":"SSDP stopped after byebye"/);
+  t.match(daemon.stdout(), /"msg":"mDNS stopped after goodbye"/);
+  t.notMatch(daemon.stdout() + daemon.stderr(), /"level":(40|50)/, 'no warning or error on the way');
+  t.equal(
+    readFileSync(hooks, 'utf8'),
+    'prepareStackTrace=kept emit=kept\n',
+    "the source-map-support bundled with ciao left the process's stack hooks as they were",
+  );
+});

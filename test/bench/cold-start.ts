@@ -14,7 +14,7 @@ const IDLE_SETTLE_MS = 1500;
  * which start-up work (V8 shrinking its heap after loading) is over.
  */
 const WAKE_WINDOW_MS = { full: 20_000, quick: 10_000 };
-const WAKE_SETTLE_MS = { full: 10_000, quick: 5_000 };
+const WAKE_SETTLE_MS = { full: 10_000, quick: 10_000 };
 
 type Wakes = NonNullable<StartSample['wakes']>;
 
