@@ -266,7 +266,7 @@ export function compose(input: ComposeInput): Services {
   const readCache = new ReadCache(CACHED_ROUTES);
   bus.subscribe('read-cache', (event) => readCache.changed(event), { internal: true });
   store.onRollback(() => readCache.clear());
-  const backups = new BackupService(store, new BackupRepo(store), secrets, amplifiers, {
+  const backups = new BackupService(store, () => new BackupRepo(store), secrets, amplifiers, {
     limits: config.limits,
     friendlyName: config.friendlyName,
     version: VERSION,

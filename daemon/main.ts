@@ -1,16 +1,32 @@
 #!/usr/bin/env node
 // azcd entry point: reads the configuration, starts the daemon, prints the first-start credentials, and stops the
 // daemon on SIGTERM / SIGINT. Everything that starts and stops lives in app.ts.
-import { createServer } from 'node:net';
+import { writeSync } from 'node:fs';
 import path from 'node:path';
-import { createNotifier } from '../native/index.js';
+import { createNotifier, fixMallocThresholds } from '../native/index.js';
 import { Daemon, type InitialAdmin, VERSION } from './app.js';
 import { ConfigError, helpText, loadConfig } from './config.js';
+import { canListen } from './http/server.js';
 import { createLogger, flushLogSync } from './log.js';
 import { PROJECT_ROOT } from './paths.js';
 
 /** A shutdown that takes longer than this exits with status 1, so systemd is never left waiting. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/**
+ * Writes to stdout as the log lines are written (straight to the file descriptor), without making `process.stdout`:
+ * for a pipe or a socket (the journal) node would load its net module for it (ARCHITECTURE.md, "Memory"). A pipe that
+ * cannot take the text now gets it through process.stdout.
+ */
+function printOut(text: string): void {
+  const bytes = Buffer.from(text);
+  let written = 0;
+  try {
+    while (written < bytes.length) written += writeSync(1, bytes, written);
+  } catch {
+    process.stdout.write(bytes.subarray(written));
+  }
+}
 
 function printCredentials(admin: InitialAdmin, underSystemd: boolean): void {
   const lines = underSystemd
@@ -22,17 +38,19 @@ function printCredentials(admin: InitialAdmin, underSystemd: boolean): void {
         `  API key:  ${admin.apiKey}`,
         `  saved in: ${admin.file} (mode 0600)`,
       ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  printOut(`${lines.join('\n')}\n`);
 }
 
 /**
  * Checks that host:port can be listened on before anything is created: a start that would fail there must not leave
  * a new state folder and a new administrator behind. The daemon binds the port for good later (port 0 needs no check).
+ * uWS answers whether it can; only when it cannot is node's net server asked, for the reason to give (its listen loads
+ * node's cluster module and what that loads, which a daemon that starts needs nowhere else).
  */
 function checkListenAddress(host: string, port: number): Promise<void> {
-  if (port === 0) return Promise.resolve();
+  if (port === 0 || canListen(host, port)) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const probe = createServer();
+    const probe = process.getBuiltinModule('node:net').createServer();
     probe.once('error', (err: NodeJS.ErrnoException) => {
       const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
       const why =
@@ -47,6 +65,7 @@ function checkListenAddress(host: string, port: number): Promise<void> {
         ),
       );
     });
+    // Free again by now: the daemon's own listen decides.
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
   });
 }
@@ -73,16 +92,17 @@ async function main(): Promise<void> {
   const underSystemd = Boolean(process.env.NOTIFY_SOCKET || process.env.INVOCATION_ID);
   // The addon of this installation, named: left to search, the notifier tries each folder above its module, and
   // each failed require() is path work enough to get node's path code optimised during start (scripts/bundle.mjs).
-  const notifier = createNotifier((msg) => logger.warn(msg), {
-    addonPaths: [path.join(PROJECT_ROOT, 'native', 'build', 'Release', 'azc_notify.node')],
-  });
+  const addonPaths = [path.join(PROJECT_ROOT, 'native', 'build', 'Release', 'azc_notify.node')];
+  const notifier = createNotifier((msg) => logger.warn(msg), { addonPaths });
+  // Before the first administrator's password hash, the first large block freed.
+  fixMallocThresholds({ addonPaths });
   await checkListenAddress(config.host, config.port);
 
   const daemon = new Daemon({ config, logger, notifier });
   const { port, initialAdmin, services } = await daemon.start(config.adminPassword);
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const shown = config.host === '0.0.0.0' ? 'localhost' : host;
-  process.stdout.write(
+  printOut(
     `azcd ${VERSION} listening on http://${host}:${port} (dashboard: http://${shown}:${port}/, amplifiers: ${services.amplifiers.list.map((a) => (a.name === a.driver.name ? a.name : `${a.name} (${a.driver.name})`)).join(', ')})\n`,
   );
   if (initialAdmin) printCredentials(initialAdmin, underSystemd);

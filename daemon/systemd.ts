@@ -1,7 +1,9 @@
 // systemd integration of a listening daemon: READY=1 with a status line, STATUS on amplifier changes, watchdog
 // pings while the event loop and the store are healthy, and STOPPING=1 when shutdown begins.
+
 import { type Notifier, startWatchdog, watchdogIntervalMs } from '../native/index.js';
 import type { EventBus } from './domain/shared/index.js';
+import { monotonicMs } from './runtime.js';
 
 /** Event-loop delay above which the watchdog is starved on purpose, so systemd restarts a wedged daemon. */
 export const WATCHDOG_MAX_LAG_MS = 5000;
@@ -20,11 +22,11 @@ export function announceReady({ notifier, bus, summary, storeHealthy, log }: Sys
   // The loop's lag is how late the watchdog's own tick runs: no sampling timer of its own (an idle daemon that
   // woke every 50 ms to sample the loop never slept).
   const intervalMs = watchdogIntervalMs() ?? 0;
-  let lastTick = performance.now();
+  let lastTick = monotonicMs();
   const stopWatchdog = startWatchdog(
     notifier,
     () => {
-      const now = performance.now();
+      const now = monotonicMs();
       const lagMs = now - lastTick - intervalMs;
       lastTick = now;
       return lagMs < WATCHDOG_MAX_LAG_MS && storeHealthy();

@@ -12,6 +12,7 @@ import { xantech } from './xantech/options.js';
 
 /** The characters no text shown to people may hold (names, and the metadata engines read), and the cleaning. */
 export { cleanText, FORBIDDEN, LONE_SURROGATE } from './clean-text.js';
+export { monotonicMs } from './core/clock.js';
 export type { DriverFamily } from './family.js';
 export { checkSetting, closest, defaultsOf, literals, type SettingProblem } from './settings.js';
 

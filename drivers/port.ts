@@ -1,5 +1,5 @@
 // One byte port for every serial driver: a local serial device, or raw TCP to an IP-serial adapter (tcp://host:port).
-import net from 'node:net';
+import type net from 'node:net';
 import type { SerialPort } from 'serialport';
 import { type Clock, monotonicClock } from './core/clock.js';
 
@@ -148,7 +148,8 @@ function openTcp(
   clock: Clock,
 ): Promise<BytePort> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host, port });
+    // node's net module is loaded with the first TCP connection, not at start (ARCHITECTURE.md, "Memory").
+    const socket = process.getBuiltinModule('node:net').connect({ host, port });
     const settle = (): void => {
       clock.clearTimeout(timer);
       signal?.removeEventListener('abort', aborted);

@@ -25,6 +25,7 @@ const MAX_STATUS_CHARS = 1024;
 
 interface Addon {
   notify(message: string): boolean;
+  fixMallocThresholds(): boolean;
 }
 
 export interface Notifier {
@@ -59,6 +60,17 @@ function loadAddon(paths: readonly string[]): { addon?: Addon; error?: string } 
     }
   }
   return { error: errors.join('; ') };
+}
+
+/**
+ * Keeps glibc's malloc at its starting mmap and trim thresholds (128 KiB), which it otherwise raises for good once a
+ * large block it mapped is freed: after the first password hash (scrypt's 16 MiB) up to 32 MiB of freed heap would
+ * stay with the process (ARCHITECTURE.md, "Memory"). Call it before the first large allocation. Returns whether it
+ * was applied: false without the addon or on another C library.
+ */
+export function fixMallocThresholds(options: NotifierOptions = {}): boolean {
+  const { addon } = loadAddon(options.addonPaths ?? defaultAddonPaths());
+  return typeof addon?.fixMallocThresholds === 'function' && addon.fixMallocThresholds();
 }
 
 /** Single-line status text, so a caller's newline cannot inject another systemd assignment. */

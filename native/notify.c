@@ -7,6 +7,10 @@
 #include <string.h>
 #include <node_api.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #ifndef AZC_NOTIFY_UNSUPPORTED
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -118,9 +122,29 @@ static napi_value Notify(napi_env env, napi_callback_info info) {
 #endif
 }
 
+/*
+ * fixMallocThresholds(): boolean. glibc's malloc starts with a 128 KiB mmap threshold and trim threshold and raises
+ * both when a block it mapped is freed: after a password hash (scrypt's 16 MiB) blocks up to 16 MiB come from the
+ * heap and up to 32 MiB of freed heap stays with the process. Setting them keeps them at their starting values (see
+ * ARCHITECTURE.md, "Memory"). false where the C library is not glibc.
+ */
+static napi_value FixMallocThresholds(napi_env env, napi_callback_info info) {
+  (void)info;
+#ifdef __GLIBC__
+  int mmap_ok = mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  int trim_ok = mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+  return boolean(env, mmap_ok == 1 && trim_ok == 1);
+#else
+  return boolean(env, false);
+#endif
+}
+
 NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   napi_value fn;
   if (napi_create_function(env, "notify", NAPI_AUTO_LENGTH, Notify, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "notify", fn) != napi_ok) return NULL;
+  if (napi_create_function(env, "fixMallocThresholds", NAPI_AUTO_LENGTH, FixMallocThresholds, NULL, &fn) != napi_ok)
+    return NULL;
+  if (napi_set_named_property(env, exports, "fixMallocThresholds", fn) != napi_ok) return NULL;
   return exports;
 }

@@ -75,6 +75,62 @@ function oneStartChunk() {
 }
 
 /**
+ * What some packages require at load for what azcd never uses, given stand-ins in the daemon's bundle. Each is
+ * replaced only where that package asks for it; anything else that asks gets the real module.
+ * - pino and sonic-boom: node's `worker_threads` (for `isMainThread`), `thread-stream` (pino.transport(), which runs
+ *   a worker thread) and `assert` (one check in sonic-boom). Loading the three costs an idle daemon ~0.5 MB.
+ * - ciao: `source-map-support/register`, which replaces node's stack formatting for the whole process. Bundled, every
+ *   stack formatted after it (bluebird, in the same chunk, formats some as it loads) parsed the bundle's source maps:
+ *   megabytes of memory, and enough work to get V8 to optimise during start-up. azcd's stacks name the bundle's lines.
+ * (ARCHITECTURE.md, "Memory".)
+ */
+const STAND_INS = [
+  {
+    importer: /node_modules[\\/](pino|sonic-boom)[\\/]/,
+    modules: {
+      // pino flushes an asynchronous destination at exit only from the main thread: azcd's logger lives there.
+      worker_threads: 'module.exports = { isMainThread: true };',
+      // Node's assert is loaded only to report a failed check.
+      assert:
+        "module.exports = function assert(value, message) { if (!value) process.getBuiltinModule('node:assert')(value, message); };",
+      // azcd writes to its own destination (daemon/log.ts) and never starts a transport.
+      'thread-stream':
+        "module.exports = function ThreadStream() { throw new Error('pino transports are not part of the azcd bundle'); };",
+    },
+  },
+  {
+    importer: /node_modules[\\/]@homebridge[\\/]ciao[\\/]/,
+    modules: { 'source-map-support/register': '' },
+  },
+];
+
+function standIns() {
+  return {
+    name: 'azcd-stand-ins',
+    setup(build) {
+      build.onResolve(
+        { filter: /^(node:)?(worker_threads|assert|thread-stream|source-map-support\/register)$/ },
+        (args) => {
+          const request = args.path.replace(/^node:/, '');
+          const index = STAND_INS.findIndex(
+            (entry) => entry.importer.test(args.importer) && Object.hasOwn(entry.modules, request),
+          );
+          if (index < 0) return undefined;
+          return { path: `${index}:${request}`, namespace: 'azcd-stand-in' };
+        },
+      );
+      build.onLoad({ filter: /.*/, namespace: 'azcd-stand-in' }, (args) => {
+        const [index, request] = [
+          Number(args.path.slice(0, args.path.indexOf(':'))),
+          args.path.slice(args.path.indexOf(':') + 1),
+        ];
+        return { contents: STAND_INS[index].modules[request], loader: 'js' };
+      });
+    },
+  };
+}
+
+/**
  * Whether a bundle file's code (after the banner) calls the `require` the banner makes: in practice only the chunk
  * that holds esbuild's `__require`, and a main.js with CommonJS packages inlined. Its name as a property
  * (`module.require`) or inside a longer name (`require_foo`) does not count; a mention in a string does, which only
@@ -139,7 +195,7 @@ export async function bundleDaemon({
       external: EXTERNAL,
       banner: { js: REQUIRE_BANNER },
       logLevel: 'warning',
-      plugins: [oneStartChunk()],
+      plugins: [oneStartChunk(), standIns()],
     });
     trimBanners(outdir);
     return true;

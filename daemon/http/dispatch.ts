@@ -1,9 +1,11 @@
 // The request pipeline without a socket: route, credential → caller, route access, validation, handler, problem details,
 // access log. Its two front doors are the uWS adapter (server.ts) and inject (inject.ts).
+
 import { randomBytes } from 'node:crypto';
 import type { Caller } from '../domain/shared/index.js';
 import type { Logger } from '../log.js';
 import { redactUrl } from '../log.js';
+import { monotonicMs } from '../runtime.js';
 import { type AccessLog, createAccessLog } from './access-log.js';
 import { type Credential, extractCredential } from './credentials.js';
 import { HostAllowList, type HostNames, Misdirected, misdirectedPage, prefersHtml } from './host-check.js';
@@ -100,7 +102,7 @@ export abstract class PipelineRequest implements ApiRequest<Record<string, strin
   sink: BodySink | undefined;
   caller: Caller | null = null;
   compiled: Compiled | undefined;
-  readonly started = performance.now();
+  readonly started = monotonicMs();
 
   constructor(
     private readonly dispatcher: Dispatcher,
@@ -353,7 +355,7 @@ export class Dispatcher {
       method: request.method,
       url: request.url,
       status,
-      ms: Math.round((performance.now() - request.started) * 100) / 100,
+      ms: Math.round((monotonicMs() - request.started) * 100) / 100,
     });
   }
 }

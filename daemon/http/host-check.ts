@@ -1,7 +1,7 @@
 // The Host allow-list: requests are answered only under names that lead to this appliance, so a page on another
 // site cannot read the API from a LAN browser by pointing its own DNS name at the appliance (DNS rebinding).
-import { isIP } from 'node:net';
 import { hostname, type NetworkInterfaceInfo, networkInterfaces } from 'node:os';
+import { monotonicMs } from '../runtime.js';
 import { HttpError } from './problem.js';
 
 /** Where the machine's own names come from: the operating system, or what a test makes up. */
@@ -60,6 +60,9 @@ export function readMachine(machine: Machine): MachineNames {
   return { hosts, addresses: [...new Set([...v4, ...v6])].slice(0, MAX_ADDRESSES) };
 }
 
+/** A dotted-quad IPv4 address, as node's net.isIP() takes one (no leading zeros). */
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
 /**
  * Whether a Host header names this appliance: an IP literal (v4, or v6 in brackets: an address cannot be pointed
  * elsewhere by a web site's DNS, and a port forward or NAT reaches it under one that is not on its links),
@@ -72,8 +75,10 @@ export function hostAllowed(header: string, names: HostNames, machine: MachineNa
   if (header === '') return true;
   const host = hostPart(header);
   if (host === undefined) return false;
-  if (host.startsWith('[')) return host.endsWith(']') && isIP(host.slice(1, -1)) === 6;
-  if (isIP(host) === 4 || host === 'localhost') return true;
+  // node's net module is loaded for an IPv6 literal only: every request carries a Host, and an idle daemon has no
+  // other use for it (ARCHITECTURE.md, "Memory").
+  if (host.startsWith('[')) return host.endsWith(']') && process.getBuiltinModule('node:net').isIPv6(host.slice(1, -1));
+  if (IPV4.test(host) || host === 'localhost') return true;
   if (names.mdnsHost && host.endsWith('.local')) {
     const label = host.slice(0, -'.local'.length);
     const rest = label.startsWith(names.mdnsHost) ? label.slice(names.mdnsHost.length) : undefined;
@@ -92,7 +97,7 @@ export class HostAllowList {
 
   constructor(
     readonly names: HostNames,
-    private readonly now: () => number = () => performance.now(),
+    private readonly now: () => number = monotonicMs,
   ) {
     this.machine = readMachine(names.machine ?? OS_MACHINE);
     this.readAt = now();

@@ -22,6 +22,21 @@ type ListenWithOptions = {
   listen(host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void): unknown;
 };
 
+/**
+ * Whether host:port can be listened on alone right now: a throwaway uWS listen, closed at once. Node's own net server
+ * would do, but its listen loads node's cluster module, and with it child_process, dgram and dns (~1 MB of an idle
+ * daemon's memory, ARCHITECTURE.md "Memory"). uWS says only yes or no.
+ */
+export function canListen(host: string, port: number): boolean {
+  const uws = loadUws().module;
+  let bound: us_listen_socket | false = false;
+  (uws.App() as unknown as ListenWithOptions).listen(host, port, EXCLUSIVE_PORT, (socket) => {
+    bound = socket;
+  });
+  if (bound) uws.us_listen_socket_close(bound);
+  return Boolean(bound);
+}
+
 const UPPER_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH']);
 /** The header names as bytes: uWS takes a Buffer as it is, where a string is encoded to UTF-8 on every call. */
 const NAME = Object.fromEntries(CAPTURED_HEADERS.map((name) => [name, Buffer.from(name, 'latin1')])) as Record<

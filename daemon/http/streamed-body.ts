@@ -3,6 +3,7 @@
 // memory.
 
 import { SLICE_MS } from '../domain/shared/index.js';
+import { monotonicMs } from '../runtime.js';
 import type { BodySource } from './route.js';
 import type { HttpResponse } from './uws.js';
 
@@ -31,9 +32,9 @@ export function sendStreamed(
   const run = (): void => {
     if (finished) return;
     if (gone()) return finish(false);
-    const until = performance.now() + SLICE_MS;
+    const until = monotonicMs() + SLICE_MS;
     try {
-      while (performance.now() < until) {
+      while (monotonicMs() < until) {
         const piece = source.read();
         if (piece === null) {
           res.cork(() => res.end());

@@ -63,13 +63,21 @@ function glibcAtLeast(have: string, need: string): boolean {
 }
 
 export function currentRuntime(): Runtime {
-  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
+  let glibc: { version: string | undefined } | undefined;
   return {
     platform: process.platform,
     arch: process.arch,
     abi: process.versions.modules,
     nodeVersion: process.version,
-    glibc: header?.glibcVersionRuntime,
+    // Read only where a choice depends on it (Node 22 and 24): node writes its whole diagnostic report to give it,
+    // a burst of allocation that an appliance on Node 20 need not pay at every start.
+    get glibc() {
+      glibc ??= {
+        version: (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header
+          ?.glibcVersionRuntime,
+      };
+      return glibc.version;
+    },
   };
 }
 

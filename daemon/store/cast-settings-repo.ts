@@ -2,6 +2,7 @@
 // starts), which, and after how many minutes the woken zones power off once the cast ends. Read at a cast's start
 // and end and by the API: straight from SQLite.
 import type { Db } from './db.js';
+import { preparedOnUse } from './statements.js';
 
 export interface CastSettingsRow {
   player_id: string;
@@ -26,21 +27,21 @@ export class CastSettingsRepo {
   private readonly s;
 
   constructor(db: Db) {
-    this.s = {
-      settings: db.prepare(
-        'SELECT player_id, wake_chosen, off_after_minutes FROM player_cast_settings WHERE player_id = ?',
-      ),
-      zones: db.prepare('SELECT zone_id FROM player_cast_wake_zones WHERE player_id = ? ORDER BY zone_id'),
-      upsert: db.prepare(
-        `INSERT INTO player_cast_settings (player_id, wake_chosen, off_after_minutes)
+    this.s = preparedOnUse({
+      settings: () =>
+        db.prepare('SELECT player_id, wake_chosen, off_after_minutes FROM player_cast_settings WHERE player_id = ?'),
+      zones: () => db.prepare('SELECT zone_id FROM player_cast_wake_zones WHERE player_id = ? ORDER BY zone_id'),
+      upsert: () =>
+        db.prepare(
+          `INSERT INTO player_cast_settings (player_id, wake_chosen, off_after_minutes)
          VALUES (@player_id, @wake_chosen, @off_after_minutes)
          ON CONFLICT (player_id) DO UPDATE SET wake_chosen = excluded.wake_chosen,
            off_after_minutes = excluded.off_after_minutes`,
-      ),
-      clearZones: db.prepare('DELETE FROM player_cast_wake_zones WHERE player_id = ?'),
-      addZone: db.prepare('INSERT INTO player_cast_wake_zones (player_id, zone_id) VALUES (?, ?)'),
-      reset: db.prepare('DELETE FROM player_cast_settings WHERE player_id = ?'),
-    };
+        ),
+      clearZones: () => db.prepare('DELETE FROM player_cast_wake_zones WHERE player_id = ?'),
+      addZone: () => db.prepare('INSERT INTO player_cast_wake_zones (player_id, zone_id) VALUES (?, ?)'),
+      reset: () => db.prepare('DELETE FROM player_cast_settings WHERE player_id = ?'),
+    });
   }
 
   /** The player's settings; the defaults when none were stored. */

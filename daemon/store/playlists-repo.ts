@@ -1,5 +1,6 @@
 // Playlists and their ordered tracks.
 import type { Db } from './db.js';
+import { preparedOnUse } from './statements.js';
 
 export interface PlaylistRow {
   id: string;
@@ -30,30 +31,32 @@ export class PlaylistsRepo {
   private readonly s;
 
   constructor(db: Db) {
-    this.s = {
-      insert: db.prepare(
-        'INSERT INTO playlists (id, name, is_favorite, created_at) VALUES (@id, @name, @is_favorite, @created_at)',
-      ),
-      byId: db.prepare('SELECT * FROM playlists WHERE id = ?'),
-      count: db.prepare('SELECT COUNT(*) FROM playlists').pluck(),
+    this.s = preparedOnUse({
+      insert: () =>
+        db.prepare(
+          'INSERT INTO playlists (id, name, is_favorite, created_at) VALUES (@id, @name, @is_favorite, @created_at)',
+        ),
+      byId: () => db.prepare('SELECT * FROM playlists WHERE id = ?'),
+      count: () => db.prepare('SELECT COUNT(*) FROM playlists').pluck(),
       // One row per playlist, through the playlists_order index; id breaks ties so pages never overlap or skip.
-      summaries: db.prepare(
-        `SELECT id, name, is_favorite, created_at, track_count, duration_ms FROM playlists ORDER BY created_at, name, id LIMIT ? OFFSET ?`,
-      ),
-      adjustSummary: db.prepare(
-        'UPDATE playlists SET track_count = track_count + ?, duration_ms = duration_ms + ? WHERE id = ?',
-      ),
-      remove: db.prepare('DELETE FROM playlists WHERE id = ?'),
-      setFavorite: db.prepare('UPDATE playlists SET is_favorite = ? WHERE id = ?'),
-      tracks: db.prepare('SELECT * FROM tracks WHERE playlist_id = ? ORDER BY position'),
-      trackCount: db.prepare('SELECT track_count FROM playlists WHERE id = ?').pluck(),
-      insertTrack: db.prepare(
-        `INSERT INTO tracks (id, playlist_id, position, title, uri, duration_ms)
+      summaries: () =>
+        db.prepare(
+          `SELECT id, name, is_favorite, created_at, track_count, duration_ms FROM playlists ORDER BY created_at, name, id LIMIT ? OFFSET ?`,
+        ),
+      adjustSummary: () =>
+        db.prepare('UPDATE playlists SET track_count = track_count + ?, duration_ms = duration_ms + ? WHERE id = ?'),
+      remove: () => db.prepare('DELETE FROM playlists WHERE id = ?'),
+      setFavorite: () => db.prepare('UPDATE playlists SET is_favorite = ? WHERE id = ?'),
+      tracks: () => db.prepare('SELECT * FROM tracks WHERE playlist_id = ? ORDER BY position'),
+      trackCount: () => db.prepare('SELECT track_count FROM playlists WHERE id = ?').pluck(),
+      insertTrack: () =>
+        db.prepare(
+          `INSERT INTO tracks (id, playlist_id, position, title, uri, duration_ms)
          VALUES (@id, @playlist_id, @position, @title, @uri, @duration_ms)`,
-      ),
-      deleteTrack: db.prepare('DELETE FROM tracks WHERE id = ?'),
-      setPosition: db.prepare('UPDATE tracks SET position = ? WHERE id = ?'),
-    };
+        ),
+      deleteTrack: () => db.prepare('DELETE FROM tracks WHERE id = ?'),
+      setPosition: () => db.prepare('UPDATE tracks SET position = ? WHERE id = ?'),
+    });
   }
 
   insert(row: PlaylistRow): void {

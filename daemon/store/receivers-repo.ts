@@ -1,6 +1,7 @@
 // The receivers switched on per player: one row per receiver an admin switched on (AirPlay, UPnP/DLNA, Squeezelite),
 // with Squeezelite's music server. Read rarely (a switch, the start, a restore): straight from SQLite.
 import type { Db } from './db.js';
+import { preparedOnUse } from './statements.js';
 
 /**
  * A receiver kind as the table holds it: the table does not check it (migration 10), the receivers' service does,
@@ -19,14 +20,15 @@ export class ReceiversRepo {
   private readonly s;
 
   constructor(db: Db) {
-    this.s = {
-      ofPlayer: db.prepare('SELECT player_id, kind, server FROM player_receivers WHERE player_id = ?'),
-      switchOn: db.prepare(
-        `INSERT INTO player_receivers (player_id, kind, server) VALUES (@player_id, @kind, @server)
+    this.s = preparedOnUse({
+      ofPlayer: () => db.prepare('SELECT player_id, kind, server FROM player_receivers WHERE player_id = ?'),
+      switchOn: () =>
+        db.prepare(
+          `INSERT INTO player_receivers (player_id, kind, server) VALUES (@player_id, @kind, @server)
          ON CONFLICT (player_id, kind) DO UPDATE SET server = excluded.server`,
-      ),
-      switchOff: db.prepare('DELETE FROM player_receivers WHERE player_id = ? AND kind = ?'),
-    };
+        ),
+      switchOff: () => db.prepare('DELETE FROM player_receivers WHERE player_id = ? AND kind = ?'),
+    });
   }
 
   /** The receivers switched on for a player, in no particular order. */

@@ -1,6 +1,7 @@
 // Scenes and the undo slot: per zone, the state to apply. Rows of kind 'undo' are the one slot holding what the last
 // apply replaced; every other query sees kind 'scene' only.
 import type { Db } from './db.js';
+import { preparedOnUse } from './statements.js';
 
 export interface SceneRow {
   id: string;
@@ -31,31 +32,35 @@ export class ScenesRepo {
   private readonly s;
 
   constructor(db: Db) {
-    this.s = {
-      scenes: db.prepare("SELECT * FROM scenes WHERE kind = 'scene'"),
-      scene: db.prepare("SELECT * FROM scenes WHERE id = ? AND kind = 'scene'"),
-      undo: db.prepare("SELECT * FROM scenes WHERE kind = 'undo'"),
-      count: db.prepare("SELECT COUNT(*) FROM scenes WHERE kind = 'scene'").pluck(),
-      allZones: db.prepare(
-        `SELECT z.scene_id, z.zone_id, z.power, z.volume, z.muted, z.player_id, z.tone_bass, z.tone_treble, z.tone_balance, z.tone_loudness
+    this.s = preparedOnUse({
+      scenes: () => db.prepare("SELECT * FROM scenes WHERE kind = 'scene'"),
+      scene: () => db.prepare("SELECT * FROM scenes WHERE id = ? AND kind = 'scene'"),
+      undo: () => db.prepare("SELECT * FROM scenes WHERE kind = 'undo'"),
+      count: () => db.prepare("SELECT COUNT(*) FROM scenes WHERE kind = 'scene'").pluck(),
+      allZones: () =>
+        db.prepare(
+          `SELECT z.scene_id, z.zone_id, z.power, z.volume, z.muted, z.player_id, z.tone_bass, z.tone_treble, z.tone_balance, z.tone_loudness
          FROM scene_zones z JOIN scenes s ON s.id = z.scene_id WHERE s.kind = 'scene'`,
-      ),
-      zones: db.prepare(
-        'SELECT zone_id, power, volume, muted, player_id, tone_bass, tone_treble, tone_balance, tone_loudness FROM scene_zones WHERE scene_id = ?',
-      ),
-      insert: db.prepare(
-        'INSERT INTO scenes (id, name, kind, created_at, updated_at) VALUES (@id, @name, @kind, @created_at, @updated_at)',
-      ),
-      insertZone: db.prepare(
-        `INSERT INTO scene_zones (scene_id, zone_id, power, volume, muted, player_id, tone_bass, tone_treble, tone_balance, tone_loudness)
+        ),
+      zones: () =>
+        db.prepare(
+          'SELECT zone_id, power, volume, muted, player_id, tone_bass, tone_treble, tone_balance, tone_loudness FROM scene_zones WHERE scene_id = ?',
+        ),
+      insert: () =>
+        db.prepare(
+          'INSERT INTO scenes (id, name, kind, created_at, updated_at) VALUES (@id, @name, @kind, @created_at, @updated_at)',
+        ),
+      insertZone: () =>
+        db.prepare(
+          `INSERT INTO scene_zones (scene_id, zone_id, power, volume, muted, player_id, tone_bass, tone_treble, tone_balance, tone_loudness)
          VALUES (@scene_id, @zone_id, @power, @volume, @muted, @player_id, @tone_bass, @tone_treble, @tone_balance, @tone_loudness)`,
-      ),
-      clearZones: db.prepare('DELETE FROM scene_zones WHERE scene_id = ?'),
-      rename: db.prepare('UPDATE scenes SET name = ?, updated_at = ? WHERE id = ?'),
-      touch: db.prepare('UPDATE scenes SET updated_at = ? WHERE id = ?'),
-      remove: db.prepare('DELETE FROM scenes WHERE id = ?'),
-      removeUndo: db.prepare("DELETE FROM scenes WHERE kind = 'undo'"),
-    };
+        ),
+      clearZones: () => db.prepare('DELETE FROM scene_zones WHERE scene_id = ?'),
+      rename: () => db.prepare('UPDATE scenes SET name = ?, updated_at = ? WHERE id = ?'),
+      touch: () => db.prepare('UPDATE scenes SET updated_at = ? WHERE id = ?'),
+      remove: () => db.prepare('DELETE FROM scenes WHERE id = ?'),
+      removeUndo: () => db.prepare("DELETE FROM scenes WHERE kind = 'undo'"),
+    });
   }
 
   /** Every saved scene with its zones (the undo slot left out), in no particular order. */

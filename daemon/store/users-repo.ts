@@ -2,6 +2,7 @@
 
 import type { Role } from '../domain/shared/index.js';
 import type { Db } from './db.js';
+import { preparedOnUse } from './statements.js';
 
 export interface UserRow {
   id: string;
@@ -34,53 +35,56 @@ export class UsersRepo {
   private readonly s;
 
   constructor(db: Db) {
-    this.s = {
-      insert: db.prepare(
-        `INSERT INTO users (id, username, role, password_hash, is_enabled, created_at, key_digest, key_nonce, key_box,
+    this.s = preparedOnUse({
+      insert: () =>
+        db.prepare(
+          `INSERT INTO users (id, username, role, password_hash, is_enabled, created_at, key_digest, key_nonce, key_box,
                             password_change_required)
          VALUES (@id, @username, @role, @password_hash, @is_enabled, @created_at, @key_digest, @key_nonce, @key_box,
                  @password_change_required)`,
-      ),
-      byId: db.prepare('SELECT * FROM users WHERE id = ?'),
-      byUsername: db.prepare('SELECT * FROM users WHERE username = ?'),
-      byKeyDigest: db.prepare('SELECT * FROM users WHERE key_digest = ?'),
-      list: db.prepare('SELECT * FROM users ORDER BY created_at, username'),
-      count: db.prepare('SELECT COUNT(*) AS n FROM users'),
-      update: db.prepare('UPDATE users SET role = @role, is_enabled = @is_enabled WHERE id = @id'),
-      remove: db.prepare('DELETE FROM users WHERE id = ?'),
-      setKey: db.prepare('UPDATE users SET key_digest = ?, key_nonce = ?, key_box = ? WHERE id = ?'),
-      setPassword: db.prepare('UPDATE users SET password_hash = ?, password_change_required = 0 WHERE id = ?'),
-      enabledAdmins: db.prepare(`SELECT COUNT(*) AS n FROM users WHERE role = 'Admin' AND is_enabled = 1`),
-      assignments: db.prepare('SELECT kind, target_id FROM assignments WHERE user_id = ?'),
-      clearAssignments: db.prepare('DELETE FROM assignments WHERE user_id = ?'),
-      addAssignment: db.prepare('INSERT OR IGNORE INTO assignments (user_id, kind, target_id) VALUES (?, ?, ?)'),
-      dropTarget: db.prepare('DELETE FROM assignments WHERE kind = ? AND target_id = ?'),
-      usersAssigned: db.prepare('SELECT DISTINCT user_id FROM assignments WHERE kind = ? AND target_id = ?'),
-      insertSession: db.prepare(
-        `INSERT INTO sessions (id, digest, user_id, created_at, last_used_at, expires_at)
+        ),
+      byId: () => db.prepare('SELECT * FROM users WHERE id = ?'),
+      byUsername: () => db.prepare('SELECT * FROM users WHERE username = ?'),
+      byKeyDigest: () => db.prepare('SELECT * FROM users WHERE key_digest = ?'),
+      list: () => db.prepare('SELECT * FROM users ORDER BY created_at, username'),
+      count: () => db.prepare('SELECT COUNT(*) AS n FROM users'),
+      update: () => db.prepare('UPDATE users SET role = @role, is_enabled = @is_enabled WHERE id = @id'),
+      remove: () => db.prepare('DELETE FROM users WHERE id = ?'),
+      setKey: () => db.prepare('UPDATE users SET key_digest = ?, key_nonce = ?, key_box = ? WHERE id = ?'),
+      setPassword: () => db.prepare('UPDATE users SET password_hash = ?, password_change_required = 0 WHERE id = ?'),
+      enabledAdmins: () => db.prepare(`SELECT COUNT(*) AS n FROM users WHERE role = 'Admin' AND is_enabled = 1`),
+      assignments: () => db.prepare('SELECT kind, target_id FROM assignments WHERE user_id = ?'),
+      clearAssignments: () => db.prepare('DELETE FROM assignments WHERE user_id = ?'),
+      addAssignment: () => db.prepare('INSERT OR IGNORE INTO assignments (user_id, kind, target_id) VALUES (?, ?, ?)'),
+      dropTarget: () => db.prepare('DELETE FROM assignments WHERE kind = ? AND target_id = ?'),
+      usersAssigned: () => db.prepare('SELECT DISTINCT user_id FROM assignments WHERE kind = ? AND target_id = ?'),
+      insertSession: () =>
+        db.prepare(
+          `INSERT INTO sessions (id, digest, user_id, created_at, last_used_at, expires_at)
          VALUES (@id, @digest, @user_id, @created_at, @last_used_at, @expires_at)`,
-      ),
-      sessionByDigest: db.prepare(
-        'SELECT id, user_id, created_at, last_used_at, expires_at FROM sessions WHERE digest = ?',
-      ),
-      sessionById: db.prepare('SELECT id, user_id, created_at, last_used_at, expires_at FROM sessions WHERE id = ?'),
-      touchSession: db.prepare('UPDATE sessions SET last_used_at = ? WHERE id = ?'),
-      deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
-      deleteUserSessions: db.prepare('DELETE FROM sessions WHERE user_id = ?'),
-      deleteExpiredSessions: db.prepare('DELETE FROM sessions WHERE expires_at <= ? OR last_used_at <= ?'),
-      isTrusted: db.prepare('SELECT 1 AS ok FROM trusted_addresses WHERE user_id = ? AND address = ?'),
-      trust: db.prepare(
-        `INSERT INTO trusted_addresses (user_id, address, last_success) VALUES (?, ?, ?)
+        ),
+      sessionByDigest: () =>
+        db.prepare('SELECT id, user_id, created_at, last_used_at, expires_at FROM sessions WHERE digest = ?'),
+      sessionById: () =>
+        db.prepare('SELECT id, user_id, created_at, last_used_at, expires_at FROM sessions WHERE id = ?'),
+      touchSession: () => db.prepare('UPDATE sessions SET last_used_at = ? WHERE id = ?'),
+      deleteSession: () => db.prepare('DELETE FROM sessions WHERE id = ?'),
+      deleteUserSessions: () => db.prepare('DELETE FROM sessions WHERE user_id = ?'),
+      deleteExpiredSessions: () => db.prepare('DELETE FROM sessions WHERE expires_at <= ? OR last_used_at <= ?'),
+      isTrusted: () => db.prepare('SELECT 1 AS ok FROM trusted_addresses WHERE user_id = ? AND address = ?'),
+      trust: () =>
+        db.prepare(
+          `INSERT INTO trusted_addresses (user_id, address, last_success) VALUES (?, ?, ?)
          ON CONFLICT (user_id, address) DO UPDATE SET last_success = excluded.last_success`,
-      ),
-      trimTrusted: db.prepare(
-        `DELETE FROM trusted_addresses WHERE user_id = @user_id AND address NOT IN (
+        ),
+      trimTrusted: () =>
+        db.prepare(
+          `DELETE FROM trusted_addresses WHERE user_id = @user_id AND address NOT IN (
            SELECT address FROM trusted_addresses WHERE user_id = @user_id ORDER BY last_success DESC, address LIMIT @keep)`,
-      ),
-      trustedAddresses: db.prepare(
-        'SELECT address FROM trusted_addresses WHERE user_id = ? ORDER BY last_success DESC, address',
-      ),
-    };
+        ),
+      trustedAddresses: () =>
+        db.prepare('SELECT address FROM trusted_addresses WHERE user_id = ? ORDER BY last_success DESC, address'),
+    });
   }
 
   insert(row: UserRow): void {

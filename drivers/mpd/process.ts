@@ -1,6 +1,6 @@
 // One run of a player's mpd: spawned in the foreground under umask 077, tied to the daemon's life by a parent-death
 // signal, confined by Landlock to the folders it needs, stderr logged, ready when its socket greets.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../core/clock.js';
@@ -113,7 +113,9 @@ export class MpdProcess {
     if (!confined) this.unconfined(`${confine} is missing (the native part was not built: npm run-script install)`);
     const inner = confined ? [confine, ...confinement(options), '--', ...command] : command;
     const [program, ...args] = tied ? [setpriv, '--pdeathsig', 'SIGTERM', '--', ...inner] : inner;
-    this.child = spawn(program!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.child = process
+      .getBuiltinModule('node:child_process')
+      .spawn(program!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
     this.child.once('error', (err) => options.log('error', `mpd could not be started: ${err.message}`));
     if (this.child.pid !== undefined) writeFileSync(files.pid, `${this.child.pid}\n`, { mode: 0o600 });

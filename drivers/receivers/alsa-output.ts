@@ -1,6 +1,6 @@
 // A stream player's ALSA device held by the daemon while receivers run for it: one aplay playing what the player's
 // output switch writes on its standard input, tied to the daemon's life, restarted with back-off if it dies.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { type Clock, monotonicClock } from '../core/clock.js';
@@ -155,7 +155,10 @@ export class AlsaOutput {
     if (!tied) this.log('warn', `${setpriv} is missing (util-linux): aplay outlives a daemon killed with SIGKILL`);
     const command = [program, ...aplayArgs(this.options.device)];
     const [file, ...args] = tied ? [setpriv, '--pdeathsig', 'SIGTERM', '--', ...command] : command;
-    const child = spawn(file!, args, { stdio: ['pipe', 'ignore', 'pipe'] });
+    // child_process waits for its first use, not the daemon's start (ARCHITECTURE.md, "Memory").
+    const child = process
+      .getBuiltinModule('node:child_process')
+      .spawn(file!, args, { stdio: ['pipe', 'ignore', 'pipe'] });
     this.child = child;
     this.upSince = this.clock.now();
     const wasDown = this.lastReason !== null;

@@ -1,8 +1,8 @@
 // What the receivers' supervisor and the ALSA output both do with their programs: stop one within a bound, and read a
 // FIFO of their own without a thread of the pool waiting on it.
-import { type ChildProcess, execFileSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { closeSync, constants, fstatSync, openSync } from 'node:fs';
-import { Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Clock } from '../core/clock.js';
 import type { Exit } from '../mpd/process.js';
 import { PlaybackError } from '../playback.js';
@@ -37,7 +37,7 @@ export async function stopChild(
  */
 export function readFifo(file: string): Socket {
   try {
-    execFileSync('mkfifo', ['-m', '600', file], { stdio: 'ignore' });
+    process.getBuiltinModule('node:child_process').execFileSync('mkfifo', ['-m', '600', file], { stdio: 'ignore' });
   } catch {
     // It is there from an earlier run: what it is is checked on the open descriptor.
   }
@@ -46,5 +46,5 @@ export function readFifo(file: string): Socket {
     closeSync(fd);
     throw new PlaybackError('failed', `${file} is not a FIFO: remove it`);
   }
-  return new Socket({ fd, readable: true, writable: false });
+  return new (process.getBuiltinModule('node:net').Socket)({ fd, readable: true, writable: false });
 }

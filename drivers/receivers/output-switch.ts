@@ -2,7 +2,7 @@
 // while that receiver is selected, whole frames only, so two sources never mix and a switch never leaves the output
 // between two samples.
 import { closeSync, constants, fstatSync, openSync } from 'node:fs';
-import { Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import type { Clock } from '../core/clock.js';
 
@@ -194,5 +194,6 @@ export function fifoOutput(file: string): Socket {
     closeSync(fd);
     throw new Error(`${file} is not a FIFO`);
   }
-  return new Socket({ fd, readable: false, writable: true });
+  // node's net module waits for the first receiver's output, not the daemon's start (ARCHITECTURE.md, "Memory").
+  return new (process.getBuiltinModule('node:net').Socket)({ fd, readable: false, writable: true });
 }

@@ -1,6 +1,6 @@
 // What the installed shairport-sync is, asked once at each start of an AirPlay receiver: its version and build flags
 // from `shairport-sync -V`, and whether it runs as AirPlay 1 or AirPlay 2 here (AirPlay 2 needs nqptp running).
-import { execFile } from 'node:child_process';
+
 import { accessSync, constants } from 'node:fs';
 import { promisify } from 'node:util';
 import { PlaybackError } from '../playback.js';
@@ -16,8 +16,6 @@ export const NQPTP_SHM = '/dev/shm/nqptp';
 const NQPTP_SOURCE = 'https://github.com/mikebrady/nqptp';
 /** `-V` answers at once; a program that does not within this long is not taken to be shairport-sync. */
 const VERSION_TIMEOUT_MS = 10_000;
-
-const run = promisify(execFile);
 
 /**
  * What `shairport-sync -V` prints, one line: the version, then a flag per build option, joined by `-`:
@@ -57,6 +55,8 @@ function nqptpRuns(shm: string): boolean {
 export async function probeShairport(program: string, nqptpShm = NQPTP_SHM): Promise<ProgramBuild> {
   let out: string;
   try {
+    // node's child_process waits for its first use, not the daemon's start (ARCHITECTURE.md, "Memory").
+    const run = promisify(process.getBuiltinModule('node:child_process').execFile);
     ({ stdout: out } = await run(program, ['-V'], { timeout: VERSION_TIMEOUT_MS, encoding: 'utf8' }));
   } catch (err) {
     throw new PlaybackError('failed', `${program} -V failed, so its build is unknown: ${(err as Error).message}`);

@@ -2,8 +2,8 @@
 // scale; state, titles, artwork and the sender's volume from its metadata pipe, which also says how to reach the
 // sender's remote control (DACP) for a volume changed here and a pause. Debian 12's is AirPlay 1; a build with
 // AirPlay 2 runs as AirPlay 2 while nqptp runs (shairport-build.ts asks which at each start).
+
 import { createHash } from 'node:crypto';
-import { isIP } from 'node:net';
 import type {
   CastMetadata,
   Launch,
@@ -68,7 +68,7 @@ interface DacpSession {
 /** An IP address as shairport-sync writes it (`inet_ntop`), an IPv4 one mapped into IPv6 as IPv4. */
 function senderHost(text: string): string | undefined {
   const host = text.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
-  return isIP(host) ? host : undefined;
+  return process.getBuiltinModule('node:net').isIP(host) ? host : undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 // Runs one receiver of any kind for a stream player: its private folder, its output, the process tied to the
 // daemon's life, restarted with back-off, its log read into state, metadata and volume events.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, constants, fstatSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import path from 'node:path';
@@ -124,7 +124,9 @@ export function makeFifo(target: string, stateDir: string): string {
   if (place.problem !== undefined)
     throw new PlaybackError('bad-request', `the receiver's FIFO ${target} ${place.problem}`);
   try {
-    execFileSync('mkfifo', ['-m', '600', place.path], { stdio: 'ignore' });
+    process
+      .getBuiltinModule('node:child_process')
+      .execFileSync('mkfifo', ['-m', '600', place.path], { stdio: 'ignore' });
   } catch {
     // It exists already (the usual case): what it is is checked on the open descriptor.
   }
@@ -401,7 +403,8 @@ export class ReceiverSupervisor {
     const [file, ...args] = tied ? [setpriv, '--pdeathsig', 'SIGTERM', '--', ...prefixed] : prefixed;
     let child: ChildProcess;
     try {
-      child = spawn(file!, args, {
+      // child_process waits for its first use, not the daemon's start (ARCHITECTURE.md, "Memory").
+      child = process.getBuiltinModule('node:child_process').spawn(file!, args, {
         stdio: ['ignore', piped ? 'pipe' : (fd ?? 'ignore'), 'pipe'],
         cwd: this.settings.dir,
         // Its home is its own folder: what a program keeps there (GStreamer's registry, ALSA's settings) stays in it.

@@ -14,7 +14,8 @@ import { client } from '../helpers/client.js';
 import { startBroker } from '../helpers/mosquitto.js';
 import { createNetwork } from '../helpers/netns.js';
 import { Receiver } from '../helpers/notify-receiver.js';
-import { ROOT, runAzcd, startedDaemon } from '../helpers/process.js';
+import { ROOT, runAzcd, spawnWithoutTestPreload, startedDaemon } from '../helpers/process.js';
+import { freePort } from '../helpers/sockets.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /** The bundle both cases run, made once: inside the project, as dist/ is (the bundle finds package.json,
@@ -149,4 +150,28 @@ t.test('the bundled daemon announces over SSDP and mDNS from its discovery chunk
     'prepareStackTrace=kept emit=kept\n',
     "the source-map-support bundled with ciao left the process's stack hooks as they were",
   );
+});
+
+t.test("the bundled daemon loads none of node's modules it has no use for yet", async (t) => {
+  const outdir = await bundled();
+  const dir = mkdtempSync(path.join(tmpdir(), 'azc-bundle-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const builtinsFile = path.join(dir, 'builtins.txt');
+  const daemon = await startedDaemon(t, {
+    entryPath: path.join(outdir, 'main.js'),
+    port: await freePort(),
+    nodeArgs: ['--import', path.join(ROOT, 'test/helpers/builtins-watch.mjs')],
+    env: { BUILTINS_WATCH_FILE: builtinsFile },
+    spawner: spawnWithoutTestPreload,
+    args: ['--state-dir', path.join(dir, 'state'), '--log-level', 'warn'],
+  });
+  const key = /apiKey=(svc_[0-9a-f]+)/.exec(readFileSync(path.join(dir, 'state', 'initial-admin.txt'), 'utf8'))?.[1];
+  t.equal((await client(daemon.base, key!).get('/api/players')).status, 200);
+  t.equal((await daemon.stop('SIGTERM')).code, 0);
+  const loaded = readFileSync(builtinsFile, 'utf8').split('\n').filter(Boolean);
+  t.ok(loaded.includes('crypto'), 'the watch sees what start-up loads (crypto)');
+  // pino's worker thread machinery and sonic-boom's assert have stand-ins in the bundle (scripts/bundle.mjs); stdout is
+  // a pipe here, written without making process.stdout (which would load net).
+  for (const name of ['worker_threads', 'assert', 'net', 'cluster', 'child_process', 'perf_hooks', 'http', 'zlib'])
+    t.notOk(loaded.includes(name), `${name} was not loaded`);
 });

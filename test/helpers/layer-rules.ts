@@ -17,7 +17,7 @@ const LAYERS: Array<[layer: Layer, test: RegExp]> = [
   ['discovery', /^daemon\/discovery\//],
   ['root', /^daemon\/(app|compose|main)\.ts$/],
   ['process', /^daemon\/(lifecycle|systemd)\.ts$/],
-  ['base', /^daemon\/(config|log|paths|names|ids)\.ts$|^daemon\/config\//],
+  ['base', /^daemon\/(config|log|paths|names|ids|runtime)\.ts$|^daemon\/config\//],
 ];
 
 export type Layer =

@@ -63,6 +63,15 @@ function cleanEnvironment(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/**
+ * A spawner (RunOptions.spawner) that starts the command without the test runner's preload: tap adds its process-info
+ * hook, which starts a worker thread and wraps child_process, to every child's NODE_OPTIONS, whatever env is given.
+ * For a child whose loaded modules a test counts.
+ */
+export function spawnWithoutTestPreload(command: string, args: string[], options: SpawnOptions): ChildProcess {
+  return spawn('env', ['-u', 'NODE_OPTIONS', command, ...args], options);
+}
+
 /** Starts azcd and returns at once (for --help, a bad flag, or a start that is expected to fail). */
 export function runAzcd(options: RunOptions = {}): AzcdProcess {
   const spawner = options.spawner ?? spawn;

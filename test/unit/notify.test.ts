@@ -1,11 +1,12 @@
 // sd_notify addon and wrapper: real datagrams to a real unix socket (a python3 receiver), path and abstract addresses.
 
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { createNotifier, startWatchdog, watchdogIntervalMs } from '../../native/index.js';
+import { createNotifier, fixMallocThresholds, startWatchdog, watchdogIntervalMs } from '../../native/index.js';
 import { Receiver } from '../helpers/notify-receiver.js';
 import { ROOT } from '../helpers/paths.js';
 
@@ -38,6 +39,54 @@ t.test('without NOTIFY_SOCKET the addon returns false and the notifier is a sile
   t.equal(notifier.stopping(), false);
   t.same(logs, [], 'nothing to say when the addon is present');
 });
+
+/**
+ * A child that hashes a password with scrypt (16 MiB, mapped and freed: glibc then raises its thresholds), then
+ * allocates 40 blocks of 1 MiB, each followed by a small block that stays, frees the large ones, and prints how many
+ * MiB of RSS stayed. With glibc's raised thresholds the large blocks come from the heap and their holes stay.
+ */
+const FRAGMENTING_CHILD = `
+const addon = require(process.argv[1]);
+if (process.argv[2] === 'fix' && !addon.fixMallocThresholds()) throw new Error('not applied');
+const rss = () => Number(/VmRSS:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]) / 1024;
+require('crypto').scryptSync('password', 'salt', 64, { N: 16384, r: 8, p: 1 });
+const before = rss();
+let large = [];
+const small = [];
+for (let i = 0; i < 40; i++) {
+  large.push(Buffer.alloc(1 << 20, 1));
+  small.push(Buffer.allocUnsafeSlow(4096).fill(1));
+}
+large = null;
+let rounds = 0;
+const settle = () => {
+  gc();
+  if (++rounds < 20) return setImmediate(settle);
+  process.stdout.write(JSON.stringify({ keptMiB: rss() - before, small: small.length }));
+};
+settle();
+`;
+
+t.test(
+  'fixMallocThresholds keeps freed large blocks from staying with the process after a password hash',
+  async (t) => {
+    t.equal(fixMallocThresholds(), true, 'applied here (glibc)');
+    const run = (mode: string) => {
+      const child = spawnSync(process.execPath, ['--expose-gc', '-e', FRAGMENTING_CHILD, ADDON, mode], {
+        encoding: 'utf8',
+      });
+      t.equal(child.status, 0, `${mode}: ${child.stderr}`);
+      return JSON.parse(child.stdout) as { keptMiB: number };
+    };
+    const without = run('default');
+    const fixed = run('fix');
+    t.ok(
+      without.keptMiB >= 30,
+      `glibc's raised thresholds keep the freed 40 MiB (${without.keptMiB.toFixed(1)} MiB kept)`,
+    );
+    t.ok(fixed.keptMiB < 10, `with the thresholds fixed they are given back (${fixed.keptMiB.toFixed(1)} MiB kept)`);
+  },
+);
 
 for (const kind of ['path', 'abstract'] as const) {
   t.test(`READY, STATUS, WATCHDOG and STOPPING datagrams reach a ${kind} socket`, async (t) => {

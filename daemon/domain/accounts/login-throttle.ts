@@ -11,7 +11,7 @@
 //   so they survive restarts). Failing the admin's login from elsewhere therefore cannot lock the owner out.
 //   The per-address limit applies to everyone, trusted or not.
 // - The address is the TCP peer's; forwarding headers (X-Forwarded-For) are not trusted, since anyone can send them.
-import { BlockList, isIPv4, isIPv6, SocketAddress } from 'node:net';
+import type { BlockList } from 'node:net';
 
 interface Entry {
   failures: number;
@@ -35,12 +35,22 @@ export interface LoginAttempt {
   failed(): void;
 }
 
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
+/** node's net module, loaded with the first sign-in rather than at start (ARCHITECTURE.md, "Memory"). */
+const net = () => process.getBuiltinModule('node:net');
+
+let loopback: BlockList | undefined;
+function loopbackList(): BlockList {
+  if (!loopback) {
+    loopback = new (net().BlockList)();
+    loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+    loopback.addAddress('::1', 'ipv6');
+  }
+  return loopback;
+}
 
 /** One spelling per address (IPv6 compressed, IPv4-mapped IPv6 as plain IPv4), so a key cannot be dodged by form. */
 export function canonicalAddress(address: string): string {
+  const { isIPv4, isIPv6, SocketAddress } = net();
   if (isIPv4(address)) return address;
   if (!isIPv6(address)) return address;
   const compressed = new SocketAddress({ address, family: 'ipv6' }).address.toLowerCase();
@@ -50,8 +60,9 @@ export function canonicalAddress(address: string): string {
 
 export function isLoopback(address: string): boolean {
   const canonical = canonicalAddress(address);
-  if (isIPv4(canonical)) return LOOPBACK.check(canonical, 'ipv4');
-  return isIPv6(canonical) && LOOPBACK.check(canonical, 'ipv6');
+  const { isIPv4, isIPv6 } = net();
+  if (isIPv4(canonical)) return loopbackList().check(canonical, 'ipv4');
+  return isIPv6(canonical) && loopbackList().check(canonical, 'ipv6');
 }
 
 export class LoginThrottle {

@@ -90,15 +90,25 @@ const ROWS_PER_SETTLE = 20_000;
 export class BackupService {
   private restoring = false;
   private writing = false;
+  private openedRepo: BackupRepo | undefined;
 
+  /**
+   * `openRepo` makes the repository (its ~30 statements) with the first backup or restore: prepared SQLite statements
+   * cost ~6 KB each, and an appliance idles without either (ARCHITECTURE.md, "Memory").
+   */
   constructor(
     private readonly store: Store,
-    private readonly repo: BackupRepo,
+    private readonly openRepo: () => BackupRepo,
     private readonly secrets: DeviceSecrets,
     private readonly amplifiers: Amplifiers,
     private readonly options: BackupOptions,
     private readonly now: () => number = Date.now,
   ) {}
+
+  private get repo(): BackupRepo {
+    this.openedRepo ??= this.openRepo();
+    return this.openedRepo;
+  }
 
   /** The configuration without secrets (nothing in it lets anyone sign in), written as it is sent. */
   export(caller: Caller): DocumentStream {

@@ -1,6 +1,5 @@
 // The JSON shape of one receiver of a stream player (AirPlay, UPnP/DLNA, Squeezelite), as a schema: the API and the
 // events carry it. And the form of Squeezelite's music server, which the API and a restore both check.
-import { isIPv4, isIPv6 } from 'node:net';
 import { type SchemaOptions, type Static, Type as T } from '@sinclair/typebox';
 import { kindsInWords, RECEIVER_KIND_LIST, RECEIVER_KIND_NAMES } from '../../../drivers/index.js';
 import { STREAM_HOST } from '../../config/sections.js';
@@ -71,7 +70,9 @@ export function serverProblem(server: string): string | undefined {
   if (server.length > SERVER_MAX || !STREAM_HOST.test(server)) return SERVER_FORM;
   const bracketed = server.startsWith('[');
   const host = bracketed ? server.slice(1, server.indexOf(']')) : server.split(':')[0]!;
-  // The host name rule lets digits through as labels: a dotted number must be an IPv4 address.
+  // The host name rule lets digits through as labels: a dotted number must be an IPv4 address. (node's net module is
+  // loaded here, with the first server given, not at start: ARCHITECTURE.md, "Memory".)
+  const { isIPv4, isIPv6 } = process.getBuiltinModule('node:net');
   if (bracketed ? !isIPv6(host) : /^[\d.]+$/.test(host) && !isIPv4(host)) return SERVER_FORM;
   return undefined;
 }
