@@ -18,7 +18,21 @@ export type VethNetwork =
   | { ok: false; why: string };
 
 /**
- * Makes namespace `azc-<tag>-<pid>` (deleted in teardown) with a veth pair on 10.<octet>.<pid % 250>.0/24: the
+ * The first 10.<octet>.x.0/24 from x = pid % 250 on that no interface here has an address in: a network left behind
+ * by a run that was killed (its teardown never ran) keeps its host side, and a new pair on the same subnet would be
+ * routed to the old one.
+ */
+function freeSubnet(octet: number): string {
+  const addresses = spawnSync('ip', ['-o', '-4', 'addr', 'show'], { encoding: 'utf8' }).stdout ?? '';
+  for (let step = 0; step < 250; step++) {
+    const subnet = `10.${octet}.${(process.pid + step) % 250}`;
+    if (!addresses.includes(` ${subnet}.`)) return subnet;
+  }
+  throw new Error(`every 10.${octet}.x.0/24 has an address here: remove the test networks left behind (ip netns list)`);
+}
+
+/**
+ * Makes namespace `azc-<tag>-<pid>` (deleted in teardown) with a veth pair on a free 10.<octet>.x.0/24 (freeSubnet): the
  * test's side is .1, the namespace's .2. `tag` is two letters, so that interface names stay within 15 characters;
  * `octet` differs between test files, so that two files running at once never share a subnet.
  */
@@ -26,7 +40,7 @@ export function vethNetwork(t: { teardown(fn: () => unknown): void }, tag: strin
   const id = `${process.pid % 100_000}`;
   const ns = `azc-${tag}-${id}`;
   const [hostIf, nsIf] = [`az${tag}${id}h`, `az${tag}${id}n`];
-  const subnet = `10.${octet}.${process.pid % 250}`;
+  const subnet = freeSubnet(octet);
   const made = createNetwork(
     t,
     [ns],
