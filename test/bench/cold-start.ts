@@ -44,6 +44,20 @@ async function optimisedAtStart(args: string[] = []): Promise<string[]> {
   return [...new Set(names.filter((name) => name !== undefined))];
 }
 
+/** The row of one optimisedAtStart() count (target: none). */
+function optimisedRow(name: string, optimised: string[]): Row {
+  return makeRow({
+    section: 'start',
+    name,
+    value: optimised.length,
+    unit: '',
+    target: { on: 'value', op: '<=', threshold: 0 },
+    note: optimised.length
+      ? `optimised: ${optimised.join(', ')} (the optimising compiler then stays resident, ~4 MB)`
+      : `none (--trace-opt); node's path work at start grows with the length of the checkout's path (${ROOT.length} characters here; the installed service's /opt/azcd is shorter)`,
+  });
+}
+
 /** Context switches of every thread of an idle process over a window: each one is a wake-up. */
 async function idleWakes(pid: number, startedAt: number, settleMs: number, windowMs: number): Promise<Wakes> {
   await sleep(Math.max(0, startedAt + settleMs - performance.now()));
@@ -190,30 +204,15 @@ export async function benchColdStart(options: SectionOptions): Promise<Row[]> {
   const bareWakes = bare[runs - 1]!.wakes!;
   const per5s = (w: Wakes, n = w.total) => (n * 5000) / w.windowMs;
   const optimised = await optimisedAtStart();
-  // The installed service announces itself over SSDP and mDNS, which load node-ssdp, ciao and their packages from
-  // node_modules: the same start, announcing on loopback only (nothing reaches a real network from a benchmark).
+  // The installed service announces itself over SSDP and mDNS, which load their chunk (node-ssdp and ciao bundled in):
+  // the same start, announcing on loopback only (nothing reaches a real network from a benchmark).
   const optimisedWithSsdp = await optimisedAtStart(['--ssdp', '--ssdp-interfaces', 'lo']);
   return [
-    makeRow({
-      section: 'start',
-      name: 'functions V8 optimised during a first start and its first request',
-      value: optimised.length,
-      unit: '',
-      target: { on: 'value', op: '<=', threshold: 0 },
-      note: optimised.length
-        ? `optimised: ${optimised.join(', ')} (the optimising compiler then stays resident, ~4 MB)`
-        : `none (--trace-opt); node's path work at start grows with the length of the checkout's path (${ROOT.length} characters here; the installed service's /opt/azcd is shorter)`,
-    }),
-    makeRow({
-      section: 'start',
-      name: 'functions V8 optimised during a first start and its first request, with SSDP (as installed)',
-      value: optimisedWithSsdp.length,
-      unit: '',
-      target: { on: 'value', op: '<=', threshold: 0 },
-      note: optimisedWithSsdp.length
-        ? `optimised: ${optimisedWithSsdp.join(', ')} (the optimising compiler then stays resident, ~4 MB)`
-        : `none (--trace-opt); node's path work at start grows with the length of the checkout's path (${ROOT.length} characters here; the installed service's /opt/azcd is shorter)`,
-    }),
+    optimisedRow('functions V8 optimised during a first start and its first request', optimised),
+    optimisedRow(
+      'functions V8 optimised during a first start and its first request, with SSDP (as installed)',
+      optimisedWithSsdp,
+    ),
     makeRow({
       section: 'start',
       name: `cold start, empty state dir: spawn → first 200 /api/health (median of ${runs})`,
