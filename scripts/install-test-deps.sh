@@ -8,7 +8,7 @@
 set -euo pipefail
 need=()
 command -v socat >/dev/null 2>&1 || need+=(socat)
-[ -x /usr/bin/chromium ] || need+=(chromium)
+[ -x /usr/bin/chromium-headless-shell ] || need+=(chromium-headless-shell)
 command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
