@@ -214,6 +214,7 @@ async function remoteControlRig(t: Test) {
     await waitFor(() => events.slice(seen).some((e) => e.type === 'volume' && e.volume === 0.2), undefined, {
       what: 'the session’s volume 0.2',
       changes,
+      seen: () => JSON.stringify(events.slice(seen)),
     });
     return sender;
   };

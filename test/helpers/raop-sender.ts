@@ -44,10 +44,17 @@ export interface RtspReply {
   headers: Record<string, string>;
 }
 
-/** One RTSP connection of an AirPlay 1 sender: each request resolves with the reply's status line. */
+/**
+ * One RTSP connection of an AirPlay 1 sender: each request resolves with the reply's status line. Requests go one at
+ * a time, each after the last one's reply, as a sender sends them: a request written while the receiver has not yet
+ * answered the one before (the remote control's volume, then the test's next step) can reach shairport-sync in the same
+ * read as that one, and under load it then answered only the first.
+ */
 export class RtspSender {
   private cseq = 0;
   private received = '';
+  /** The exchange under way: the next request is written once it has its reply (or failed). */
+  private turn: Promise<unknown> = Promise.resolve();
   private readonly changes = new Changes();
   private constructor(private readonly socket: Socket) {
     socket.setEncoding('utf8').on('data', (chunk: string) => {
@@ -80,8 +87,14 @@ export class RtspSender {
     return (await this.exchange(method, headers, body)).status;
   }
 
-  /** Sends a request and resolves with the reply's status line and headers. */
-  async exchange(method: string, headers: Record<string, string> = {}, body = Buffer.alloc(0)): Promise<RtspReply> {
+  /** Sends a request, after the reply to the one before, and resolves with its reply's status line and headers. */
+  exchange(method: string, headers: Record<string, string> = {}, body = Buffer.alloc(0)): Promise<RtspReply> {
+    const exchanged = this.turn.then(() => this.send(method, headers, body));
+    this.turn = exchanged.catch(() => undefined);
+    return exchanged;
+  }
+
+  private async send(method: string, headers: Record<string, string>, body: Buffer): Promise<RtspReply> {
     const cseq = ++this.cseq;
     const lines = [`${method} rtsp://127.0.0.1/1 RTSP/1.0`, `CSeq: ${cseq}`, 'User-Agent: AirPlay/381.13'];
     for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
@@ -91,7 +104,11 @@ export class RtspSender {
       () =>
         new RegExp(`^(RTSP/1.0 [^\\r]*)\\r\\nCSeq: ${cseq}\\r\\n((?:[^\\r]+\\r\\n)*)\\r\\n`, 'm').exec(this.received),
       undefined,
-      { what: `the reply to ${method}`, changes: this.changes },
+      {
+        what: `the reply to ${method} (CSeq ${cseq})`,
+        changes: this.changes,
+        seen: () => `the connection's last replies ${JSON.stringify(this.received.slice(-240))}`,
+      },
     );
     const replyHeaders: Record<string, string> = {};
     for (const line of reply[2]!.split('\r\n')) {

@@ -24,6 +24,8 @@ export interface WaitOptions {
   what?: string;
   /** Re-check when this fires instead of polling. */
   changes?: Changes;
+  /** What was seen meanwhile, added to the error on timeout, so a failure says more than what did not come. */
+  seen?: () => string;
 }
 
 /**
@@ -33,7 +35,7 @@ export interface WaitOptions {
 export function waitFor<T>(
   condition: () => T | Promise<T>,
   timeoutMs = WAIT_MS,
-  { what = 'a condition', changes }: WaitOptions = {},
+  { what = 'a condition', changes, seen }: WaitOptions = {},
 ): Promise<NonNullable<T>> {
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -49,7 +51,7 @@ export function waitFor<T>(
       else reject(error);
     };
     const deadline = setTimeout(
-      () => finish(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)),
+      () => finish(new Error(`timed out after ${timeoutMs} ms waiting for ${what}${seen ? `; seen: ${seen()}` : ''}`)),
       timeoutMs,
     );
     const check = async () => {
