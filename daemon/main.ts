@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // azcd entry point: reads the configuration, starts the daemon, prints the first-start credentials, and stops the
 // daemon on SIGTERM / SIGINT. Everything that starts and stops lives in app.ts.
-import { writeSync } from 'node:fs';
 import path from 'node:path';
 import { createNotifier, fixMallocThresholds } from '../native/index.js';
 import { Daemon, type InitialAdmin, VERSION } from './app.js';
@@ -9,24 +8,10 @@ import { ConfigError, helpText, loadConfig } from './config.js';
 import { canListen } from './http/server.js';
 import { createLogger, flushLogSync } from './log.js';
 import { PROJECT_ROOT } from './paths.js';
+import { printOut } from './runtime.js';
 
 /** A shutdown that takes longer than this exits with status 1, so systemd is never left waiting. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
-
-/**
- * Writes to stdout as the log lines are written (straight to the file descriptor), without making `process.stdout`:
- * for a pipe or a socket (the journal) node would load its net module for it (ARCHITECTURE.md, "Memory"). A pipe that
- * cannot take the text now gets it through process.stdout.
- */
-function printOut(text: string): void {
-  const bytes = Buffer.from(text);
-  let written = 0;
-  try {
-    while (written < bytes.length) written += writeSync(1, bytes, written);
-  } catch {
-    process.stdout.write(bytes.subarray(written));
-  }
-}
 
 function printCredentials(admin: InitialAdmin, underSystemd: boolean): void {
   const lines = underSystemd
