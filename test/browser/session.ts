@@ -43,8 +43,23 @@ export async function signIn(
   const page = await context.newPage();
   const session: Session = { page, console: watchConsole(page), urls: [] };
   page.on('request', (request) => session.urls.push(request.url()));
+  // What went wrong on the way to the form, for a failure to name: a form that never shows means the dashboard's
+  // script did not run or stopped before it, and only these say why.
+  const failed: string[] = [];
+  page.on('requestfailed', (request) => failed.push(`${request.url()}: ${request.failure()?.errorText}`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) failed.push(`${response.url()}: ${response.status()}`);
+  });
   await page.goto(`${base}${path}`);
-  await page.getByLabel('Username').fill(username);
+  try {
+    await page.getByLabel('Username').fill(username);
+  } catch (err) {
+    const message = (err as Error).message.split('\n')[0];
+    throw new Error(
+      `the sign-in form: ${message}; console errors ${JSON.stringify(session.console.errors)}, ` +
+        `requests that failed ${JSON.stringify(failed)}`,
+    );
+  }
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   if (live) await page.locator('#conn[data-state="live"]').waitFor();
