@@ -1,6 +1,6 @@
 // Real MPD for the playback tests: a music folder of sox tones, an engine whose FIFO output the test reads, its events.
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, mkdirSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, constants, cpSync, mkdirSync, openSync, readSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -42,18 +42,31 @@ export const TRACKS = {
   long: 'long/long.flac',
 } as const;
 
-/**
- * A music folder of short tones (3 s each, the long one 30 s), made by sox for this test file and removed after it.
- * Generated, never committed.
- */
-export function musicFolder(t: Teardown): string {
-  const dir = tempDir('azc-music-');
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+/** The tones of a music folder, made by sox once per test process; each folder is a copy (`musicFolder`). */
+let madeTones: string | undefined;
+
+function tonesOfThisProcess(): string {
+  if (madeTones) return madeTones;
+  const dir = tempDir('azc-tones-'); // removed when the process exits
   tone(path.join(dir, TRACKS.a), 3, 440, { title: 'Tone A', artist: 'Sine Band', album: 'Tones' });
   tone(path.join(dir, TRACKS.b), 3, 660, { title: 'Tone B', artist: 'Sine Band', album: 'Tones' });
   tone(path.join(dir, TRACKS.c), 3, 550);
   tone(path.join(dir, TRACKS.d), 3, 330, { title: 'Tone D', artist: 'Mp3 Band' });
   tone(path.join(dir, TRACKS.long), 30, 220, { title: 'Long Tone' });
+  madeTones = dir;
+  return dir;
+}
+
+/**
+ * A music folder of short tones (3 s each, the long one 30 s), removed after the test. sox makes the tones once per
+ * test process (encoding them, the MP3 and the 30 s FLAC above all, costs ~0.34 s of CPU a folder, and many rigs make
+ * a folder each); every folder gets its own copies, so a test may add, change or delete files in its own.
+ * Generated, never committed.
+ */
+export function musicFolder(t: Teardown): string {
+  const dir = tempDir('azc-music-');
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(tonesOfThisProcess(), dir, { recursive: true });
   return dir;
 }
 
