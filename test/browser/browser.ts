@@ -18,7 +18,8 @@ declare const requestAnimationFrame: (callback: () => void) => number;
 /**
  * Debian's `chromium-headless-shell`: the same Chromium (version, Blink, V8) built as the headless shell, without the
  * browser's windowing layer, as playwright runs Chromium headless by default. The same browser files take about a
- * third less CPU with it than with the full browser in `--headless` mode (docs/tests.md). `AZC_CHROMIUM` names another.
+ * quarter less CPU with it than with the full browser in `--headless` mode (docs/tests.md). `AZC_CHROMIUM` names
+ * another.
  */
 export const CHROMIUM = process.env.AZC_CHROMIUM ?? '/usr/bin/chromium-headless-shell';
 export const SCREENSHOTS = path.join(ROOT, 'test-artifacts', 'screenshots');

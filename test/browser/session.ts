@@ -1,5 +1,5 @@
 // Shared steps of the dashboard tests: signing in through the form, waiting on API state, finding unnamed controls.
-import type { BrowserContextOptions, Locator, Page } from 'playwright-core';
+import type { BrowserContextOptions, Locator, Page, Request, Response } from 'playwright-core';
 import { WAIT_MS, waitFor } from '../helpers/wait-for.js';
 import { type Browser, watchConsole } from './browser.js';
 
@@ -45,11 +45,13 @@ export async function signIn(
   page.on('request', (request) => session.urls.push(request.url()));
   // What went wrong on the way to the form, for a failure to name: a form that never shows means the dashboard's
   // script did not run or stopped before it, and only these say why.
+  // Watched until the form shows, not for the page's whole life.
   const failed: string[] = [];
-  page.on('requestfailed', (request) => failed.push(`${request.url()}: ${request.failure()?.errorText}`));
-  page.on('response', (response) => {
+  const onFailed = (request: Request) => failed.push(`${request.url()}: ${request.failure()?.errorText}`);
+  const onResponse = (response: Response) => {
     if (response.status() >= 400) failed.push(`${response.url()}: ${response.status()}`);
-  });
+  };
+  page.on('requestfailed', onFailed).on('response', onResponse);
   await page.goto(`${base}${path}`);
   try {
     await page.getByLabel('Username').fill(username);
@@ -59,6 +61,8 @@ export async function signIn(
       `the sign-in form: ${message}; console errors ${JSON.stringify(session.console.errors)}, ` +
         `requests that failed ${JSON.stringify(failed)}`,
     );
+  } finally {
+    page.off('requestfailed', onFailed).off('response', onResponse);
   }
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();

@@ -12,19 +12,20 @@ t.test('a change notice re-checks the condition at once, and the wait resolves w
   t.equal(await waiting, 'here');
 });
 
-t.test('a wait that times out names what it waited for, and what it saw when asked', async (t) => {
+t.test('a wait that times out names what it waited for, and what it saw when it failed', async (t) => {
   const seen: string[] = [];
   let asked = 0;
-  const error = await waitFor(() => false, 30, {
+  const waiting = waitFor(() => false, 30, {
     what: 'the volume 0.2',
     seen: () => {
       asked++;
       return JSON.stringify(seen);
     },
   }).catch((err: Error) => err);
-  seen.push('never reported');
-  t.equal(asked, 1, 'what was seen is read once, when the wait fails');
-  t.equal((error as Error).message, 'timed out after 30 ms waiting for the volume 0.2; seen: []');
+  seen.push('state playing'); // after the wait began: what was seen is read when it fails, not when it begins
+  const error = await waiting;
+  t.equal(asked, 1, 'what was seen is read once');
+  t.equal((error as Error).message, 'timed out after 30 ms waiting for the volume 0.2; seen: ["state playing"]');
   const plain = await waitFor(() => false, 30, { what: 'nothing' }).catch((err: Error) => err);
   t.equal((plain as Error).message, 'timed out after 30 ms waiting for nothing');
 });
