@@ -84,15 +84,10 @@ async function main(): Promise<void> {
   await checkListenAddress(config.host, config.port);
 
   const daemon = new Daemon({ config, logger, notifier });
-  const { port, initialAdmin, services } = await daemon.start(config.adminPassword);
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const shown = config.host === '0.0.0.0' ? 'localhost' : host;
-  printOut(
-    `azcd ${VERSION} listening on http://${host}:${port} (dashboard: http://${shown}:${port}/, amplifiers: ${services.amplifiers.list.map((a) => (a.name === a.driver.name ? a.name : `${a.name} (${a.driver.name})`)).join(', ')})\n`,
-  );
-  if (initialAdmin) printCredentials(initialAdmin, underSystemd);
-
+  // The handlers come before the start: a SIGTERM while it runs (systemd stopping a unit that is starting), or right
+  // after the listening line, is a clean stop, not the default action's kill with the database open.
   let stopping = false;
+  let starting: ReturnType<Daemon['start']> | undefined;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -103,6 +98,8 @@ async function main(): Promise<void> {
     }, SHUTDOWN_TIMEOUT_MS);
     force.unref();
     try {
+      // A signal during the start stops what the start made, once it is made.
+      await starting?.catch(() => undefined);
       await daemon.stop();
     } catch (err) {
       logger.error({ err }, 'error during shutdown');
@@ -114,6 +111,14 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  starting = daemon.start(config.adminPassword);
+  const { port, initialAdmin, services } = await starting;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const shown = config.host === '0.0.0.0' ? 'localhost' : host;
+  printOut(
+    `azcd ${VERSION} listening on http://${host}:${port} (dashboard: http://${shown}:${port}/, amplifiers: ${services.amplifiers.list.map((a) => (a.name === a.driver.name ? a.name : `${a.name} (${a.driver.name})`)).join(', ')})\n`,
+  );
+  if (initialAdmin) printCredentials(initialAdmin, underSystemd);
 }
 
 main().catch((err: unknown) => {

@@ -1,6 +1,6 @@
 // The real entry point as a child process: start-up output, first-admin credentials, flags, and graceful SIGTERM.
 
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync, watch } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -125,5 +125,26 @@ t.test('the azcd process', async (t) => {
     t.equal(code, 0);
     t.notMatch(second.stdout(), /password:|API key:|svc_/);
     t.notOk(second.stdout().includes(adminKey));
+  });
+
+  t.test('a SIGTERM while the start runs stops it cleanly, as one after it does', async (t) => {
+    const dir = tempDir('azc-proc-early-');
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    // The database file is made early in the start, before the first admin's password hash and the port: the signal
+    // is sent the moment it appears, while the start runs (on a fast machine it may land just after).
+    const database = path.join(dir, 'azc.db');
+    const watcher = watch(dir);
+    t.teardown(() => watcher.close());
+    const made = new Promise<void>((resolve) => watcher.on('change', () => existsSync(database) && resolve()));
+    const early = started(t, ['--host', '127.0.0.1', '--port', '0', '--state-dir', dir, '--log-level', 'warn'], {
+      AZC_ADMIN_PASSWORD: 'early-admin-password-3',
+    });
+    await within(made, undefined, 'the database file');
+    early.child.kill('SIGTERM');
+    const { code, signal } = await within(early.exited, undefined, 'the early stop');
+    t.same({ code, signal }, { code: 0, signal: null }, 'exited 0 by its own shutdown, not killed by the signal');
+    const db = new Database(database);
+    t.teardown(() => db.close());
+    t.same(db.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
   });
 });
