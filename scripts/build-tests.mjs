@@ -1,8 +1,8 @@
 // `npm test`'s first step: type-checks the project (tsc, as `tsc --noEmit` did) and bundles every test file, and
 // every script a test starts as a child process, into .test-build/ with esbuild. A test process then starts from
 // JavaScript instead of loading tsx, and from a few bundle chunks instead of ~300 modules (TypeBox alone is ~220).
-// Under tap every test process also pays for tap's process-info hook (a loader thread, ≈0.2 s of CPU, whatever the
-// file holds), so quick test files are bundled together, a few per process (see GROUP_FILES and SOLO).
+// Every test process also pays for starting node and loading tap (and, under tap's runner, its process-info hook:
+// scripts/run-tests.mjs), so quick test files are bundled together, a few per process (see GROUP_FILES and SOLO).
 // The code is transformed as tsx transforms it (esbuild, tsconfig.json); `import.meta.url` keeps naming the module's
 // own place (see importMetaUrl), so paths found from it, and isMain() checks, work as they do from the sources.
 import { spawnSync } from 'node:child_process';
