@@ -1,17 +1,13 @@
 // scripts/run-tests.mjs, the runner of `npm test`: on tap test files that pass, fail, crash and hang, it counts what
 // tap's own runner counts, fails the run for each, and says why a process failed. CI reads its summary line.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { tempDir } from '../helpers/daemon.js';
 import { ROOT } from '../helpers/paths.js';
 import { within } from '../helpers/wait-for.js';
 
 const RUNNER = path.join(ROOT, 'scripts', 'run-tests.mjs');
-/** tap, named by its file URL: the files below live in a temporary folder, outside the project's node_modules. */
-const TAP = import.meta.resolve('tap');
-
 const FILES: Record<string, string> = {
   'pass.mjs': `
     t.test('a group', async (t) => { t.ok(true, 'one'); t.equal(2, 2, 'two'); });
@@ -28,9 +24,13 @@ const FILES: Record<string, string> = {
     t.test('waits forever', () => new Promise(() => setInterval(() => undefined, 1000)));`,
 };
 
-const dir = tempDir('azc-runner-');
+// Inside the project (in its ignored build folder), not under /tmp: tap's runner saves each file's TAP under .tap/ at
+// the file's path relative to the project, and for a file outside it that path leads out of .tap/.
+mkdirSync(path.join(ROOT, '.test-build'), { recursive: true });
+const dir = mkdtempSync(path.join(ROOT, '.test-build', 'runner-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 for (const [name, body] of Object.entries(FILES))
-  writeFileSync(path.join(dir, name), `import t from ${JSON.stringify(TAP)};\n${body}\n`);
+  writeFileSync(path.join(dir, name), `import t from 'tap';\n${body}\n`);
 const file = (name: string) => path.join(dir, name);
 
 /**
