@@ -6,7 +6,7 @@
 // Why not tap's runner here: it gives every test process, and through NODE_OPTIONS every node process a test starts
 // (daemons, stream players, mDNS children), its process-info hook (@tapjs/processinfo), which records every loaded
 // module for coverage on a loader thread of its own, whatever the coverage setting. With coverage off that is all
-// cost: ~0.2 s of CPU per process that loads little, ~0.8 s per test process that loads the daemon (docs/tests.md
+// cost: ~0.2 s of CPU for a process that loads little, up to ~0.8 s for a test process that loads the daemon (docs/tests.md
 // has the suite's figures). `npm run test:coverage` and `npx tap <file>` still use tap's runner.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
