@@ -29,16 +29,10 @@ const KILL_GRACE_MS = 5_000;
 
 /** Every bundled test file, in name order (the order tap's runner takes them in). */
 function allFiles() {
-  const found = [];
-  const walk = (dir) => {
-    for (const entry of readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-      const rel = path.posix.join(dir, entry.name);
-      if (entry.isDirectory()) walk(rel);
-      else if (entry.name.endsWith('.test.js')) found.push(rel);
-    }
-  };
-  walk(BUILD);
-  return found.sort();
+  return readdirSync(path.join(ROOT, BUILD), { recursive: true })
+    .filter((file) => file.endsWith('.test.js'))
+    .map((file) => path.posix.join(BUILD, file))
+    .sort();
 }
 
 /**
@@ -102,7 +96,9 @@ function runFile(file, id, job) {
       const problems = [];
       if (timedOut) problems.push(`timed out after ${TIMEOUT_S} s`);
       if (code !== 0 && code !== null) problems.push(`exited with code ${code}`);
-      if (signal && !timedOut) problems.push(`killed by ${signal}`);
+      // tap's root test ends its process with SIGALRM once it has reported what outlived the time limit.
+      if (signal === 'SIGALRM') problems.push(`ended at the time limit (${TIMEOUT_S} s)`);
+      else if (signal && !timedOut) problems.push(`killed by ${signal}`);
       if (!final?.ok && problems.length === 0) problems.push('its TAP did not pass');
       // A process that failed without a failing test point (a crash, a time-out) still counts one failure.
       if (problems.length > 0 && counts.fail === 0) counts.fail++;
